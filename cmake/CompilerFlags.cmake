@@ -1,0 +1,15 @@
+# Warning flags for the project's own targets (third-party headers are included as SYSTEM).
+set(ONEFLOW_CXX_WARNINGS -Wall -Wextra -Wno-unused-parameter)
+if(ONEFLOW_WERROR)
+  list(APPEND ONEFLOW_CXX_WARNINGS -Werror)
+endif()
+
+# oneflow_target_warnings(target): apply the project's warnings to C++ sources; CUDA sources get
+# the host-compiler warnings through -Xcompiler.
+function(oneflow_target_warnings target)
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${ONEFLOW_CXX_WARNINGS}>)
+  if(ONEFLOW_WITH_CUDA)
+    string(REPLACE ";" "," _xc "${ONEFLOW_CXX_WARNINGS}")
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=${_xc}>)
+  endif()
+endfunction()

@@ -1,0 +1,41 @@
+// Conversions between Python objects and core types shared by the binding files.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+
+#include "oneflow/core/functional/functional.h"
+
+namespace oneflow::python {
+
+namespace py = pybind11;
+
+// dtype objects are singletons: flow.float32 is x.dtype.
+py::object dtype_to_py(DType dt);
+DType dtype_from_py(py::handle h, const char* op);
+std::optional<DType> optional_dtype(py::handle h, const char* op);
+
+py::object device_to_py(Device d);
+// Accepts a flow.device, a string ("cuda:0") or an int (a CUDA index).
+Device device_from_py(py::handle h, const char* op);
+std::optional<Device> optional_device(py::handle h, const char* op);
+
+bool is_scalar(py::handle h);
+Scalar scalar_from_py(py::handle h, const char* op);
+bool is_tensor(py::handle h);
+
+// A shape from varargs `(2, 3)`, a single sequence `((2, 3),)` or a flow.Size.
+Shape shape_from_args(py::args args, const char* op);
+Shape shape_from_sequence(py::handle h, const char* op);
+// An int or a sequence of ints (dims).
+std::vector<int64_t> dims_from_py(py::handle h, const char* op);
+
+void init_dtype_device(py::module_& m);
+void init_tensor(py::module_& m);
+void init_functional(py::module_& m);
+void init_autograd(py::module_& m);
+
+}  // namespace oneflow::python

@@ -1,0 +1,34 @@
+// oneflow._oneflow_internal: the native module. Submodules and classes are initialised from the
+// explicit list below; core exceptions map to the Python exception of the same name.
+#include "oneflow/api/python/common.h"
+
+namespace oneflow::python {
+
+PYBIND11_MODULE(_oneflow_internal, m) {
+  m.doc() = "OneFlow's native core";
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const TypeError& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const ValueError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const IndexError& e) {
+      PyErr_SetString(PyExc_IndexError, e.what());
+    } catch (const NotImplementedError& e) {
+      PyErr_SetString(PyExc_NotImplementedError, e.what());
+    } catch (const Error& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+
+  init_dtype_device(m);
+  init_tensor(m);
+  py::module_ c = m.def_submodule("_C", "the functional API (oneflow._C)");
+  init_functional(c);
+  init_autograd(m);
+
+  m.attr("with_cuda") = cuda_built();
+}
+
+}  // namespace oneflow::python

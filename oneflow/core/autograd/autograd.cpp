@@ -1,0 +1,207 @@
+#include "oneflow/core/autograd/autograd.h"
+
+#include <atomic>
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "oneflow/core/functional/functional.h"
+
+namespace oneflow {
+
+namespace F = functional;
+
+namespace {
+thread_local bool t_grad_mode = true;
+std::atomic<uint64_t> g_sequence_nr{0};
+}  // namespace
+
+bool grad_mode_enabled() { return t_grad_mode; }
+void set_grad_mode(bool enabled) { t_grad_mode = enabled; }
+uint64_t next_sequence_nr() { return g_sequence_nr.fetch_add(1, std::memory_order_relaxed); }
+
+Tensor SavedTensor::unpack(const char* op) const {
+  if (tensor->version() != saved_version)
+    throw_error<RuntimeError>(
+        op, "one of the variables needed for gradient computation has been modified by an "
+            "inplace operation: [", dtype_name(tensor->dtype()), " ", shape_str(tensor->shape()),
+        "] is at version ", tensor->version(), "; expected version ", saved_version,
+        " instead.");
+  return tensor;
+}
+
+PrimNode::PrimNode(const Primitive& p, Attrs a) : prim(p), attrs(std::move(a)) {}
+
+std::string PrimNode::name() const { return std::string(prim.name()) + "Backward"; }
+
+void PrimNode::release_saved() {
+  saved_inputs.clear();
+  saved_outputs.clear();
+  released = true;
+}
+
+TensorList PrimNode::apply(TensorList&& out_grads) {
+  if (released)
+    throw_error<RuntimeError>(
+        prim.name(), "trying to backward through the graph a second time (or directly access "
+                     "saved tensors after they have already been freed). Saved intermediate "
+                     "values of the graph are freed when you call .backward() or "
+                     "autograd.grad(). Specify retain_graph=True if you need to backward "
+                     "through the graph a second time.");
+  for (size_t i = 0; i < out_grads.size(); ++i)
+    if (!out_grads[i]) {
+      const TensorMeta& m = output_metas[i];
+      out_grads[i] = F::zeros(m.shape, CreationOptions{m.dtype, m.device, ""});
+    }
+  TensorList inputs, outputs;
+  for (const auto& s : saved_inputs) inputs.push_back(s.unpack(prim.name()));
+  for (const auto& s : saved_outputs) outputs.push_back(s.unpack(prim.name()));
+  std::vector<bool> needs(next_edges.size());
+  for (size_t i = 0; i < next_edges.size(); ++i) needs[i] = next_edges[i].node != nullptr;
+  GradContext ctx{attrs, inputs, outputs, input_metas, needs};
+  TensorList grads = prim.grad(ctx, out_grads);
+  grads.resize(next_edges.size());
+  return grads;
+}
+
+AccumulateGrad::AccumulateGrad(Tensor l) : leaf(std::move(l)) {
+  output_metas.push_back(leaf->meta());
+}
+
+TensorList AccumulateGrad::apply(TensorList&& out_grads) {
+  Tensor g = std::move(out_grads[0]);
+  if (!g) return {};
+  AutogradMeta& am = leaf->autograd();
+  if (am.grad) {
+    am.grad = F::add(am.grad, g);
+  } else if (grad_mode_enabled()) {
+    am.grad = g;  // create_graph: keep the gradient's own history
+  } else if (g.use_count() == 1 && g->storage().use_count() == 1 && g->is_contiguous() &&
+             !g->requires_grad()) {
+    am.grad = g;  // nobody else sees this memory: take it
+  } else {
+    // It aliases memory someone else holds (an expanded view, a user's tensor): copy, so that a
+    // later in-place update of .grad cannot write through it.
+    am.grad = F::clone(F::detach(g));
+  }
+  return {};
+}
+
+Edge gradient_edge(const Tensor& t) {
+  AutogradMeta& am = t->autograd();
+  if (am.grad_fn) return Edge{am.grad_fn, am.output_nr};
+  if (!am.requires_grad) return Edge{};
+  std::shared_ptr<Node> acc = am.grad_accumulator.lock();
+  if (!acc) {
+    auto node = std::make_shared<AccumulateGrad>(t);
+    node->sequence_nr = UINT64_MAX;  // leaves run last
+    am.grad_accumulator = node;
+    acc = node;
+  }
+  return Edge{acc, 0};
+}
+
+TensorList run_backward(const TensorList& outputs, const TensorList& grad_outputs,
+                        bool retain_graph, bool create_graph, const TensorList& inputs,
+                        bool allow_unused) {
+  const char* op = inputs.empty() ? "backward" : "autograd.grad";
+  GradModeGuard mode(create_graph);
+  // Seed gradients.
+  std::unordered_map<Node*, TensorList> buffers;
+  std::unordered_map<Node*, std::shared_ptr<Node>> owners;
+  std::vector<Node*> roots;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& out = outputs[i];
+    if (!out->requires_grad())
+      throw_error<RuntimeError>(op, "element ", i, " of tensors does not require grad and does "
+                                "not have a grad_fn");
+    Tensor g = i < grad_outputs.size() ? grad_outputs[i] : nullptr;
+    if (!g) {
+      if (out->numel() != 1)
+        throw_error<RuntimeError>(op, "grad can be implicitly created only for scalar outputs, "
+                                  "got an output of shape ", shape_str(out->shape()));
+      g = F::ones(out->shape(), CreationOptions{out->dtype(), out->device(), ""});
+    } else if (g->shape() != out->shape()) {
+      throw_error<RuntimeError>(op, "mismatch in shape: grad_output[", i, "] has a shape of ",
+                                shape_str(g->shape()), " and output[", i, "] has a shape of ",
+                                shape_str(out->shape()));
+    }
+    Edge e = gradient_edge(out);
+    Node* n = e.node.get();
+    owners[n] = e.node;
+    TensorList& buf = buffers[n];
+    buf.resize(n->output_metas.size());
+    buf[e.input_nr] = buf[e.input_nr] ? F::add(buf[e.input_nr], g) : g;
+    roots.push_back(n);
+  }
+  // Dependencies: how many edges point at each reachable node.
+  std::unordered_map<Node*, int> deps;
+  {
+    std::vector<Node*> stack(roots.begin(), roots.end());
+    std::unordered_set<Node*> seen(roots.begin(), roots.end());
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      for (const Edge& e : n->next_edges) {
+        if (!e.node) continue;
+        deps[e.node.get()]++;
+        owners.emplace(e.node.get(), e.node);
+        if (seen.insert(e.node.get()).second) stack.push_back(e.node.get());
+      }
+    }
+  }
+  // Capture points for autograd.grad.
+  std::unordered_map<Node*, std::vector<std::pair<int, size_t>>> captures;
+  TensorList results(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i]->requires_grad())
+      throw_error<RuntimeError>(op, "one of the differentiated tensors (input ", i,
+                                ") does not require grad");
+    Edge e = gradient_edge(inputs[i]);
+    captures[e.node.get()].push_back({e.input_nr, i});
+    owners.emplace(e.node.get(), e.node);
+  }
+
+  auto later_first = [](Node* a, Node* b) { return a->sequence_nr < b->sequence_nr; };
+  std::priority_queue<Node*, std::vector<Node*>, decltype(later_first)> ready(later_first);
+  std::unordered_set<Node*> queued;
+  for (Node* r : roots)
+    if (deps[r] == 0 && queued.insert(r).second) ready.push(r);
+
+  while (!ready.empty()) {
+    Node* n = ready.top();
+    ready.pop();
+    TensorList grads = std::move(buffers[n]);
+    grads.resize(n->output_metas.size());
+    buffers.erase(n);
+    for (size_t k = 0; k < n->retained.size() && k < grads.size(); ++k)
+      if (auto t = n->retained[k].lock(); t && grads[k])
+        t->autograd().grad = create_graph ? grads[k] : F::clone(F::detach(grads[k]));
+    if (auto it = captures.find(n); it != captures.end()) {
+      for (auto [nr, idx] : it->second) results[idx] = grads[nr];
+      if (dynamic_cast<AccumulateGrad*>(n)) continue;  // autograd.grad never writes .grad
+    }
+    if (!inputs.empty() && dynamic_cast<AccumulateGrad*>(n)) continue;
+    TensorList in_grads = n->apply(std::move(grads));
+    if (!retain_graph) n->release_saved();
+    for (size_t k = 0; k < n->next_edges.size() && k < in_grads.size(); ++k) {
+      const Edge& e = n->next_edges[k];
+      if (!e.node) continue;
+      Node* next = e.node.get();
+      if (in_grads[k]) {
+        TensorList& buf = buffers[next];
+        buf.resize(next->output_metas.size());
+        buf[e.input_nr] = buf[e.input_nr] ? F::add(buf[e.input_nr], in_grads[k]) : in_grads[k];
+      }
+      if (--deps[next] == 0 && queued.insert(next).second) ready.push(next);
+    }
+  }
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!results[i] && !allow_unused)
+      throw_error<RuntimeError>(op, "one of the differentiated tensors (input ", i,
+                                ") appears to not have been used in the graph. Set "
+                                "allow_unused=True if this is the desired behavior.");
+  return results;
+}
+
+}  // namespace oneflow

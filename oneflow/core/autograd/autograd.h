@@ -1,0 +1,93 @@
+// Autograd: grad mode, the graph of backward nodes recorded by the dispatcher, and the engine
+// that walks it (DESIGN.md section 6).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "oneflow/core/common/attrs.h"
+#include "oneflow/core/ops/primitive.h"
+
+namespace oneflow {
+
+// ---- grad mode ----
+bool grad_mode_enabled();
+void set_grad_mode(bool enabled);
+class GradModeGuard {
+ public:
+  explicit GradModeGuard(bool enabled) : prev_(grad_mode_enabled()) { set_grad_mode(enabled); }
+  ~GradModeGuard() { set_grad_mode(prev_); }
+  GradModeGuard(const GradModeGuard&) = delete;
+  GradModeGuard& operator=(const GradModeGuard&) = delete;
+
+ private:
+  bool prev_;
+};
+
+// ---- the backward graph ----
+class Node;
+struct Edge {
+  std::shared_ptr<Node> node;  // null: no gradient flows to this input
+  int input_nr = 0;            // which of node's forward outputs this edge feeds
+};
+
+// A tensor saved for backward, with the version it had then (Note [Version counter sharing]).
+struct SavedTensor {
+  Tensor tensor;
+  int64_t saved_version = 0;
+  Tensor unpack(const char* op) const;
+};
+
+class Node {
+ public:
+  virtual ~Node() = default;
+  // Gradients of this node's forward inputs, given gradients of its forward outputs (entries
+  // may be null when no gradient reached that output).
+  virtual TensorList apply(TensorList&& out_grads) = 0;
+  virtual std::string name() const = 0;
+  virtual void release_saved() {}
+
+  std::vector<Edge> next_edges;
+  std::vector<TensorMeta> output_metas;
+  // Non-leaf tensors that asked for retain_grad(), per forward output.
+  std::vector<std::weak_ptr<TensorImpl>> retained;
+  uint64_t sequence_nr = 0;
+};
+
+// Backward of one primitive call.
+class PrimNode final : public Node {
+ public:
+  PrimNode(const Primitive& prim, Attrs attrs);
+  TensorList apply(TensorList&& out_grads) override;
+  std::string name() const override;
+  void release_saved() override;
+
+  const Primitive& prim;
+  Attrs attrs;
+  std::vector<SavedTensor> saved_inputs, saved_outputs;
+  std::vector<TensorMeta> input_metas;
+  bool released = false;
+};
+
+// Accumulates into a leaf's .grad.
+class AccumulateGrad final : public Node {
+ public:
+  explicit AccumulateGrad(Tensor leaf);
+  TensorList apply(TensorList&& out_grads) override;
+  std::string name() const override { return "AccumulateGrad"; }
+  Tensor leaf;
+};
+
+uint64_t next_sequence_nr();
+// The edge that carries a gradient into `t` (its grad_fn, or its leaf accumulator).
+Edge gradient_edge(const Tensor& t);
+
+// Runs backward from `outputs` seeded with `grad_outputs` (null: ones for a scalar output).
+// With `inputs` empty, accumulates into the leaves' .grad (Tensor.backward); otherwise returns
+// the gradients of `inputs` without touching .grad (flow.autograd.grad).
+TensorList run_backward(const TensorList& outputs, const TensorList& grad_outputs,
+                        bool retain_graph, bool create_graph, const TensorList& inputs = {},
+                        bool allow_unused = false);
+
+}  // namespace oneflow

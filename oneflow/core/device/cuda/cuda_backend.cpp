@@ -1,0 +1,111 @@
+// CUDA backend: one compute stream per device, a caching allocator over cudaMalloc, copies
+// ordered on the stream.
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "oneflow/core/device/caching_allocator.h"
+#include "oneflow/core/device/cuda/cuda_context.h"
+
+namespace oneflow {
+
+namespace {
+
+struct DeviceState {
+  cudaStream_t stream = nullptr;
+  cublasHandle_t cublas = nullptr;
+  std::unique_ptr<CachingAllocator> alloc;
+};
+
+class CudaBackend final : public DeviceBackend {
+ public:
+  int device_count() override {
+    std::call_once(count_once_, [this] {
+      int n = 0;
+      if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError();
+        n = 0;
+      }
+      count_ = n;
+      states_.resize(n);
+      state_once_ = std::vector<std::once_flag>(n);
+    });
+    return count_;
+  }
+
+  DeviceState& state(int index) {
+    if (index < 0 || index >= device_count())
+      throw_error<RuntimeError>("cuda", "invalid device index ", index, ": ", count_,
+                                " CUDA device(s) available");
+    std::call_once(state_once_[index], [this, index] {
+      OF_CUDA_CHECK(cudaSetDevice(index));
+      DeviceState& s = states_[index];
+      OF_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
+      OF_CUBLAS_CHECK(cublasCreate(&s.cublas));
+      OF_CUBLAS_CHECK(cublasSetStream(s.cublas, s.stream));
+      s.alloc = std::make_unique<CachingAllocator>(
+          "cuda allocator",
+          [index](size_t n) -> void* {
+            void* p = nullptr;
+            cudaSetDevice(index);
+            if (cudaMalloc(&p, n) != cudaSuccess) {
+              cudaGetLastError();
+              return nullptr;
+            }
+            return p;
+          },
+          [index, stream = s.stream](void* p) {
+            cudaSetDevice(index);
+            cudaStreamSynchronize(stream);
+            cudaFree(p);
+          });
+    });
+    OF_CUDA_CHECK(cudaSetDevice(index));
+    return states_[index];
+  }
+
+  Allocator& allocator(int index) override { return *state(index).alloc; }
+
+  void copy(void* dst, Device dst_dev, const void* src, Device src_dev, size_t nbytes) override {
+    if (nbytes == 0) return;
+    const bool to_host = dst_dev.type == DeviceType::kCPU;
+    const bool from_host = src_dev.type == DeviceType::kCPU;
+    if (to_host && from_host) return cpu_backend().copy(dst, dst_dev, src, src_dev, nbytes);
+    int index = from_host ? dst_dev.index : src_dev.index;
+    cudaStream_t stream = state(index).stream;
+    cudaMemcpyKind kind = to_host     ? cudaMemcpyDeviceToHost
+                          : from_host ? cudaMemcpyHostToDevice
+                                      : cudaMemcpyDeviceToDevice;
+    if (!to_host && !from_host && dst_dev.index != src_dev.index) {
+      // Peer copy: order it after the source's queued work, then wait for it.
+      OF_CUDA_CHECK(cudaStreamSynchronize(stream));
+      OF_CUDA_CHECK(cudaMemcpyPeer(dst, dst_dev.index, src, src_dev.index, nbytes));
+      return;
+    }
+    OF_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, kind, stream));
+    // Host memory may be freed or read as soon as we return: wait for copies that touch it.
+    if (to_host || from_host) OF_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+
+  void synchronize(int index) override { OF_CUDA_CHECK(cudaStreamSynchronize(state(index).stream)); }
+
+ private:
+  std::once_flag count_once_;
+  int count_ = 0;
+  std::vector<DeviceState> states_;
+  std::vector<std::once_flag> state_once_;
+};
+
+CudaBackend& the_backend() {
+  static CudaBackend* backend = new CudaBackend();  // never destroyed: tensors may outlive statics
+  return *backend;
+}
+
+}  // namespace
+
+bool cuda_built() { return true; }
+DeviceBackend& cuda_backend() { return the_backend(); }
+cudaStream_t cuda_stream(int index) { return the_backend().state(index).stream; }
+cublasHandle_t cublas_handle(int index) { return the_backend().state(index).cublas; }
+
+}  // namespace oneflow

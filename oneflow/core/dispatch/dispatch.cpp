@@ -1,0 +1,134 @@
+#include "oneflow/core/dispatch/dispatch.h"
+
+#include "oneflow/core/autograd/autograd.h"
+
+namespace oneflow {
+
+namespace {
+
+thread_local bool t_lazy_mode = false;
+
+DispatchMode select_mode(const TensorList& inputs, const Attrs& attrs) {
+  if (t_lazy_mode) return DispatchMode::kLazy;
+  for (const Tensor& t : inputs)
+    if (t->kind() == TensorKind::kGlobal) return DispatchMode::kEagerGlobal;
+  if (attrs.has("placement") && !attrs.get<std::string>("placement").empty())
+    return DispatchMode::kEagerGlobal;
+  return DispatchMode::kEagerLocal;
+}
+
+void check_inputs(const Primitive& prim, const TensorList& inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i]) throw_error<TypeError>(prim.name(), "input ", i, " is None");
+    if (prim.traits().cross_device) continue;
+    if (inputs[i]->device() != inputs[0]->device())
+      throw_error<RuntimeError>(prim.name(), "expected all tensors to be on the same device, but "
+                                "found at least two devices, ", inputs[0]->device().str(),
+                                " and ", inputs[i]->device().str());
+  }
+}
+
+void run_kernel(const Primitive& prim, Device device, const TensorList& inputs,
+                const TensorList& outputs, const Attrs& attrs) {
+  if (device.type == DeviceType::kCPU)
+    prim.compute_cpu(inputs, outputs, attrs);
+  else
+    prim.compute_cuda(inputs, outputs, attrs);
+}
+
+// `input_versions`: the inputs' versions before the kernel ran, so that an in-place op that
+// overwrote a saved input is caught at backward time.
+void record_autograd(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
+                     const Attrs& attrs, const std::vector<int64_t>& input_versions) {
+  const PrimTraits traits = prim.traits();
+  auto node = std::make_shared<PrimNode>(prim, attrs);
+  node->sequence_nr = next_sequence_nr();
+  node->next_edges.reserve(inputs.size());
+  for (const Tensor& t : inputs) {
+    node->next_edges.push_back(gradient_edge(t));
+    node->input_metas.push_back(t->meta());
+  }
+  if (traits.saves_inputs)
+    for (size_t i = 0; i < inputs.size(); ++i)
+      node->saved_inputs.push_back({inputs[i], input_versions[i]});
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& out = outputs[i];
+    node->output_metas.push_back(out->meta());
+    node->retained.emplace_back();
+    // Saving the output itself would make it own its own grad_fn; save a detached alias.
+    if (traits.saves_outputs) node->saved_outputs.push_back({alias_detached(out), out->version()});
+    if (!is_floating(out->dtype())) continue;
+    AutogradMeta& am = out->autograd();
+    am.requires_grad = true;
+    am.grad_fn = node;
+    am.output_nr = static_cast<int>(i);
+  }
+}
+
+TensorList eager_local(const Primitive& prim, const TensorList& inputs, const Attrs& attrs,
+                       const Tensor& inplace_out) {
+  check_inputs(prim, inputs);
+  const PrimTraits traits = prim.traits();
+  std::vector<TensorMeta> metas = prim.infer(inputs, attrs);
+  TensorList outputs;
+  outputs.reserve(metas.size());
+  if (traits.is_view) {
+    for (TensorMeta& m : metas) outputs.push_back(make_view(inputs[0], m.shape, m.strides, m.offset));
+  } else if (inplace_out) {
+    if (!traits.may_run_in_place || metas.size() != 1)
+      throw_error<RuntimeError>(prim.name(), "cannot run in place");
+    if (metas[0].shape != inplace_out->shape())
+      throw_error<RuntimeError>(prim.name(), "output with shape ", shape_str(inplace_out->shape()),
+                                " doesn't match the broadcast shape ", shape_str(metas[0].shape));
+    if (metas[0].dtype != inplace_out->dtype())
+      throw_error<RuntimeError>(prim.name(), "result type ", dtype_name(metas[0].dtype),
+                                " can't be cast to the desired output type ",
+                                dtype_name(inplace_out->dtype()));
+    outputs.push_back(inplace_out);
+  } else {
+    for (TensorMeta& m : metas) outputs.push_back(empty_tensor(m.shape, m.dtype, m.device));
+  }
+
+  bool needs_grad = false;
+  if (traits.differentiable && grad_mode_enabled())
+    for (const Tensor& t : inputs) needs_grad = needs_grad || t->requires_grad();
+  if (inplace_out && grad_mode_enabled() && inplace_out->requires_grad() && inplace_out->is_leaf())
+    throw_error<RuntimeError>(prim.name(), "a leaf Variable that requires grad is being used in "
+                              "an in-place operation.");
+
+  std::vector<int64_t> input_versions;
+  if (needs_grad)
+    for (const Tensor& t : inputs) input_versions.push_back(t->version());
+  if (!traits.is_view) {
+    Device device = metas.empty() ? inputs[0]->device() : metas[0].device;
+    if (traits.cross_device && !inputs.empty() && inputs[0]->device().type == DeviceType::kCUDA)
+      device = inputs[0]->device();  // copies out of a GPU run on the GPU's backend
+    run_kernel(prim, device, inputs, outputs, attrs);
+  }
+  if (inplace_out) inplace_out->bump_version();
+  if (needs_grad) record_autograd(prim, inputs, outputs, attrs, input_versions);
+  return outputs;
+}
+
+}  // namespace
+
+bool lazy_mode_enabled() { return t_lazy_mode; }
+void set_lazy_mode(bool enabled) { t_lazy_mode = enabled; }
+LazyModeGuard::LazyModeGuard(bool enabled) : prev_(t_lazy_mode) { t_lazy_mode = enabled; }
+LazyModeGuard::~LazyModeGuard() { t_lazy_mode = prev_; }
+
+TensorList dispatch(const Primitive& prim, const TensorList& inputs, const Attrs& attrs,
+                    const Tensor& inplace_out) {
+  switch (select_mode(inputs, attrs)) {
+    case DispatchMode::kLazy:
+      throw_error<NotImplementedError>(prim.name(), "lazy mode (tracing inside nn.Graph) is not "
+                                       "implemented yet");
+    case DispatchMode::kEagerGlobal:
+      throw_error<NotImplementedError>(prim.name(), "eager global mode (tensors with placement "
+                                       "and sbp) is not implemented yet");
+    case DispatchMode::kEagerLocal: return eager_local(prim, inputs, attrs, inplace_out);
+  }
+  throw_error<RuntimeError>(prim.name(), "unknown dispatch mode");
+}
+
+}  // namespace oneflow

@@ -1,0 +1,44 @@
+#include "oneflow/core/framework/tensor.h"
+
+namespace oneflow {
+
+Storage::Storage(Device device, size_t nbytes) : device_(device), nbytes_(nbytes) {
+  data_ = backend_of(device.type).allocator(device.index).allocate(nbytes);
+}
+
+Storage::Storage(Device device, void* data, size_t nbytes, std::function<void()> release)
+    : device_(device), data_(data), nbytes_(nbytes), release_(std::move(release)) {}
+
+Storage::~Storage() {
+  if (release_) {
+    release_();
+  } else if (data_) {
+    backend_of(device_.type).allocator(device_.index).deallocate(data_, nbytes_);
+  }
+}
+
+TensorImpl::TensorImpl(TensorMeta meta, std::shared_ptr<Storage> storage,
+                       std::shared_ptr<VersionCounter> version)
+    : meta_(std::move(meta)), storage_(std::move(storage)), version_(std::move(version)) {}
+
+Tensor empty_tensor(const Shape& shape, DType dtype, Device device) {
+  for (int64_t d : shape)
+    if (d < 0)
+      throw_error<ValueError>("empty", "expected a shape with non-negative sizes, got ",
+                              shape_str(shape));
+  TensorMeta meta{shape, contiguous_strides(shape), 0, dtype, device};
+  auto storage = std::make_shared<Storage>(device, numel(shape) * itemsize(dtype));
+  return std::make_shared<TensorImpl>(std::move(meta), std::move(storage),
+                                      std::make_shared<VersionCounter>());
+}
+
+Tensor make_view(const Tensor& base, const Shape& shape, const Strides& strides, int64_t offset) {
+  TensorMeta meta{shape, strides, offset, base->dtype(), base->device()};
+  return std::make_shared<TensorImpl>(std::move(meta), base->storage(), base->version_counter());
+}
+
+Tensor alias_detached(const Tensor& t) {
+  return std::make_shared<TensorImpl>(t->meta(), t->storage(), t->version_counter());
+}
+
+}  // namespace oneflow

@@ -1,0 +1,122 @@
+// Storage, TensorImpl and the Tensor handle.
+//
+// A Tensor is a shared handle to a TensorImpl. A local TensorImpl views a Storage through shape,
+// strides (in elements) and a storage offset; views share the Storage and the version counter.
+// Global and lazy tensors have their place in `TensorKind`; the dispatcher rejects them until
+// those modes are built (see dispatch/dispatch.cpp).
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+
+#include "oneflow/core/common/dtype.h"
+#include "oneflow/core/common/shape.h"
+#include "oneflow/core/device/device.h"
+
+namespace oneflow {
+
+class Node;
+
+// A block of device memory. Owned memory returns to its allocator when the last tensor viewing
+// it is gone; borrowed memory (from NumPy, DLPack) calls its release function instead.
+class Storage {
+ public:
+  // Allocates nbytes on `device` from its caching allocator.
+  Storage(Device device, size_t nbytes);
+  // Wraps memory owned elsewhere; `release` runs when the storage dies.
+  Storage(Device device, void* data, size_t nbytes, std::function<void()> release);
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  void* data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
+
+ private:
+  Device device_;
+  void* data_ = nullptr;
+  size_t nbytes_ = 0;
+  std::function<void()> release_;  // empty for memory from the allocator
+};
+
+// Note [Version counter sharing]: every view of a storage shares one counter; in-place ops bump
+// it, and autograd compares it with the value recorded when a tensor was saved for backward.
+struct VersionCounter {
+  std::atomic<int64_t> version{0};
+};
+
+struct TensorMeta {
+  Shape shape;
+  Strides strides;
+  int64_t offset = 0;  // in elements
+  DType dtype = DType::kFloat32;
+  Device device;
+};
+
+enum class TensorKind : int8_t { kLocal, kGlobal, kLazy };
+
+// Autograd state of one tensor (DESIGN.md section 6).
+struct AutogradMeta {
+  bool requires_grad = false;
+  bool retains_grad = false;
+  std::shared_ptr<class TensorImpl> grad;
+  std::shared_ptr<Node> grad_fn;  // null for leaves
+  int output_nr = 0;
+  std::weak_ptr<Node> grad_accumulator;  // leaves: the node that accumulates into .grad
+};
+
+class TensorImpl {
+ public:
+  TensorImpl(TensorMeta meta, std::shared_ptr<Storage> storage,
+             std::shared_ptr<VersionCounter> version);
+
+  const TensorMeta& meta() const { return meta_; }
+  const Shape& shape() const { return meta_.shape; }
+  const Strides& strides() const { return meta_.strides; }
+  int64_t offset() const { return meta_.offset; }
+  DType dtype() const { return meta_.dtype; }
+  Device device() const { return meta_.device; }
+  int64_t ndim() const { return static_cast<int64_t>(meta_.shape.size()); }
+  int64_t numel() const { return oneflow::numel(meta_.shape); }
+  bool is_contiguous() const { return oneflow::is_contiguous(meta_.shape, meta_.strides); }
+  TensorKind kind() const { return kind_; }
+
+  const std::shared_ptr<Storage>& storage() const { return storage_; }
+  // Address of element 0 of this view.
+  void* data() const {
+    return static_cast<char*>(storage_->data()) + meta_.offset * itemsize(meta_.dtype);
+  }
+  template <typename T>
+  T* data_as() const {
+    return static_cast<T*>(data());
+  }
+
+  const std::shared_ptr<VersionCounter>& version_counter() const { return version_; }
+  int64_t version() const { return version_->version.load(std::memory_order_relaxed); }
+  void bump_version() { version_->version.fetch_add(1, std::memory_order_relaxed); }
+
+  AutogradMeta& autograd() { return autograd_; }
+  const AutogradMeta& autograd() const { return autograd_; }
+  bool requires_grad() const { return autograd_.requires_grad; }
+  bool is_leaf() const { return autograd_.grad_fn == nullptr; }
+
+ private:
+  TensorMeta meta_;
+  std::shared_ptr<Storage> storage_;
+  std::shared_ptr<VersionCounter> version_;
+  TensorKind kind_ = TensorKind::kLocal;
+  AutogradMeta autograd_;
+};
+
+using Tensor = std::shared_ptr<TensorImpl>;
+
+// A new contiguous tensor with uninitialised memory.
+Tensor empty_tensor(const Shape& shape, DType dtype, Device device);
+// A tensor viewing `base`'s storage with other shape/strides/offset (shares the version counter).
+Tensor make_view(const Tensor& base, const Shape& shape, const Strides& strides, int64_t offset);
+// A tensor sharing `t`'s storage and meta without its autograd state.
+Tensor alias_detached(const Tensor& t);
+
+}  // namespace oneflow

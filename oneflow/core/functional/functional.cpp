@@ -1,0 +1,470 @@
+// The functional ops declared in functional.h: argument checks, type promotion, broadcasting,
+// and composition of primitives through the dispatcher.
+#include "oneflow/core/functional/functional.h"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+
+#include "oneflow/core/autograd/autograd.h"
+#include "oneflow/core/dispatch/dispatch.h"
+#include "oneflow/core/ops/primitives.h"
+
+namespace oneflow {
+
+DType Scalar::dtype() const {
+  switch (kind) {
+    case Kind::kBool: return DType::kBool;
+    case Kind::kInt: return DType::kInt64;
+    case Kind::kFloat: return default_dtype();
+  }
+  return DType::kInt64;
+}
+
+namespace functional {
+
+namespace {
+
+// PyTorch's combine_categories: `higher` wins unless `lower` is of a higher category.
+std::optional<DType> combine(std::optional<DType> higher, std::optional<DType> lower) {
+  if (!higher) return lower;
+  if (!lower) return higher;
+  if (is_floating(*higher)) return higher;
+  if (*higher == DType::kBool || is_floating(*lower)) return promote_types(*higher, *lower);
+  return higher;
+}
+
+std::optional<DType> fold(std::optional<DType> acc, DType dt) {
+  return acc ? promote_types(*acc, dt) : dt;
+}
+
+std::string device_str(Device d) { return d.str(); }
+
+}  // namespace
+
+DType result_type(const std::vector<Tensor>& tensors, const std::vector<Scalar>& scalars) {
+  std::optional<DType> dim, zero, wrapped;
+  for (const Tensor& t : tensors) {
+    if (t->ndim() > 0)
+      dim = fold(dim, t->dtype());
+    else
+      zero = fold(zero, t->dtype());
+  }
+  for (const Scalar& s : scalars) wrapped = fold(wrapped, s.dtype());
+  std::optional<DType> r = combine(dim, combine(zero, wrapped));
+  return r ? *r : default_dtype();
+}
+
+Tensor scalar_tensor(Scalar s, DType dtype, Device device) {
+  double v = s.to_double();
+  return dispatch1(prim::fill(), {}, Attrs{{"shape", std::vector<int64_t>{}}, {"dtype", dtype},
+                                           {"device", device_str(device)}, {"value", v}});
+}
+
+// ---- views and copies ----
+
+Tensor to(const Tensor& x, std::optional<DType> dtype, std::optional<Device> device, bool copy) {
+  DType dt = dtype.value_or(x->dtype());
+  Device dev = device.value_or(x->device());
+  if (!copy && dt == x->dtype() && dev == x->device()) return x;
+  return dispatch1(prim::copy(), {x}, Attrs{{"dtype", dt}, {"device", device_str(dev)}});
+}
+
+Tensor clone(const Tensor& x) { return to(x, std::nullopt, std::nullopt, true); }
+
+Tensor contiguous(const Tensor& x) { return x->is_contiguous() ? x : clone(x); }
+
+Tensor detach(const Tensor& x) { return alias_detached(x); }
+
+Tensor permute(const Tensor& x, const std::vector<int64_t>& perm) {
+  const int64_t nd = x->ndim();
+  if (static_cast<int64_t>(perm.size()) != nd)
+    throw_error<RuntimeError>("permute", "number of dims don't match in permute: expected ", nd,
+                              " dims, got ", perm.size());
+  std::vector<int64_t> p(perm.size());
+  std::vector<bool> seen(perm.size(), false);
+  for (size_t i = 0; i < perm.size(); ++i) {
+    p[i] = wrap_dim("permute", perm[i], nd);
+    if (seen[p[i]]) throw_error<RuntimeError>("permute", "repeated dim ", perm[i], " in permute");
+    seen[p[i]] = true;
+  }
+  return dispatch1(prim::permute(), {x}, Attrs{{"perm", p}});
+}
+
+Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {
+  const int64_t nd = x->ndim();
+  if (nd == 0) return x;
+  std::vector<int64_t> perm(nd);
+  for (int64_t i = 0; i < nd; ++i) perm[i] = i;
+  std::swap(perm[wrap_dim("transpose", dim0, nd)], perm[wrap_dim("transpose", dim1, nd)]);
+  return dispatch1(prim::permute(), {x}, Attrs{{"perm", perm}});
+}
+
+Tensor expand(const Tensor& x, const Shape& shape_in) {
+  const int64_t nd = x->ndim();
+  if (static_cast<int64_t>(shape_in.size()) < nd)
+    throw_error<RuntimeError>("expand", "the number of sizes provided (", shape_in.size(),
+                              ") must be greater or equal to the number of dimensions in the "
+                              "tensor (", nd, ")");
+  Shape shape = shape_in;
+  const size_t lead = shape.size() - nd;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    int64_t have = i < lead ? 1 : x->shape()[i - lead];
+    if (shape[i] == -1) {
+      if (i < lead)
+        throw_error<RuntimeError>("expand", "-1 is not allowed in a leading, non-existing dim");
+      shape[i] = have;
+    }
+    if (have != shape[i] && have != 1)
+      throw_error<RuntimeError>("expand", "the expanded size of the tensor (", shape[i],
+                                ") must match the existing size (", have,
+                                ") at non-singleton dimension ", i, ". Target sizes: ",
+                                shape_str(shape_in), ". Tensor sizes: ", shape_str(x->shape()));
+  }
+  if (shape == x->shape()) return x;
+  return dispatch1(prim::expand(), {x}, Attrs{{"shape", shape}});
+}
+
+namespace {
+Shape infer_reshape(const char* op, const Shape& in, const Shape& shape) {
+  Shape out = shape;
+  int64_t infer_at = -1, known = 1;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == -1) {
+      if (infer_at >= 0) throw_error<RuntimeError>(op, "only one dimension can be inferred");
+      infer_at = static_cast<int64_t>(i);
+    } else if (out[i] < 0) {
+      throw_error<RuntimeError>(op, "invalid shape dimension ", out[i]);
+    } else {
+      known *= out[i];
+    }
+  }
+  const int64_t n = numel(in);
+  if (infer_at >= 0) {
+    if (known == 0 || n % known != 0)
+      throw_error<RuntimeError>(op, "shape '", shape_str(shape), "' is invalid for input of size ",
+                                n);
+    out[infer_at] = n / known;
+  } else if (known != n) {
+    throw_error<RuntimeError>(op, "shape '", shape_str(shape), "' is invalid for input of size ",
+                              n);
+  }
+  return out;
+}
+}  // namespace
+
+Tensor view(const Tensor& x, const Shape& shape) {
+  Shape out = infer_reshape("view", x->shape(), shape);
+  if (!x->is_contiguous())
+    throw_error<RuntimeError>("view", "view size is not compatible with input tensor's size and "
+                              "stride (at least one dimension spans across two contiguous "
+                              "subspaces). Use .reshape(...) instead.");
+  return dispatch1(prim::view(), {x}, Attrs{{"shape", out}});
+}
+
+Tensor reshape(const Tensor& x, const Shape& shape) {
+  Shape out = infer_reshape("reshape", x->shape(), shape);
+  if (out == x->shape()) return x;
+  return dispatch1(prim::view(), {contiguous(x)}, Attrs{{"shape", out}});
+}
+
+// ---- elementwise ----
+
+namespace {
+
+// Casts both operands to their promoted dtype.
+std::pair<Tensor, Tensor> promote(const Tensor& a, const Tensor& b) {
+  DType dt = result_type({a, b});
+  return {to(a, dt, std::nullopt), to(b, dt, std::nullopt)};
+}
+
+// A wrapped-number operand as a 0-dim tensor of the dtype promotion chose.
+Tensor wrap(const Tensor& like, Scalar s, DType* dt) {
+  *dt = result_type({like}, {s});
+  return scalar_tensor(s, *dt, like->device());
+}
+
+bool is_one(Scalar s) { return s.to_double() == 1.0; }
+
+void check_alpha(const char* op, DType dt, Scalar alpha) {
+  if (!is_floating(dt) && alpha.kind == Scalar::Kind::kFloat)
+    throw_error<TypeError>(op, "for integral input tensors, argument alpha must not be a floating "
+                           "point number");
+}
+
+}  // namespace
+
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
+  auto [x, y] = promote(a, b);
+  check_alpha("add", x->dtype(), alpha);
+  if (!is_one(alpha)) y = mul(y, alpha);
+  return dispatch1(prim::add(), {x, y});
+}
+
+namespace {
+// b * alpha, kept integral when both are.
+Scalar scaled(Scalar b, Scalar alpha) {
+  if (b.kind == Scalar::Kind::kFloat || alpha.kind == Scalar::Kind::kFloat)
+    return Scalar::from_double(b.to_double() * alpha.to_double());
+  if (b.kind == Scalar::Kind::kBool && alpha.kind == Scalar::Kind::kBool) return b;
+  return Scalar::from_int(b.i * alpha.i);
+}
+}  // namespace
+
+Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
+  DType dt;
+  Tensor y = wrap(a, scaled(b, alpha), &dt);
+  return dispatch1(prim::add(), {to(a, dt, std::nullopt), y});
+}
+
+Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
+  if (a->dtype() == DType::kBool || b->dtype() == DType::kBool)
+    throw_error<TypeError>("sub", "subtraction with two bool tensors is not supported; use the "
+                           "`^` or `logical_xor()` operator instead");
+  Scalar neg_alpha = alpha.kind == Scalar::Kind::kFloat ? Scalar::from_double(-alpha.f)
+                                                        : Scalar::from_int(-alpha.i);
+  return add(a, b, neg_alpha);
+}
+
+Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
+  Scalar nb = b.kind == Scalar::Kind::kFloat ? Scalar::from_double(-b.f) : Scalar::from_int(-b.i);
+  return add(a, nb, alpha);
+}
+
+Tensor rsub(const Tensor& a, Scalar b) { return add(neg(a), b); }
+
+Tensor mul(const Tensor& a, const Tensor& b) {
+  auto [x, y] = promote(a, b);
+  return dispatch1(prim::mul(), {x, y});
+}
+
+Tensor mul(const Tensor& a, Scalar b) {
+  DType dt;
+  Tensor y = wrap(a, b, &dt);
+  return dispatch1(prim::mul(), {to(a, dt, std::nullopt), y});
+}
+
+Tensor neg(const Tensor& a) {
+  if (a->dtype() == DType::kBool)
+    throw_error<TypeError>("neg", "negation, the `-` operator, on a bool tensor is not supported");
+  return mul(a, Scalar::from_int(-1));
+}
+
+Tensor relu(const Tensor& a) { return dispatch1(prim::relu(), {a}); }
+
+Tensor relu_grad(const Tensor& dy, const Tensor& y) { return dispatch1(prim::relu_grad(), {dy, y}); }
+
+namespace {
+Tensor inplace_binary(const char* op, const Primitive& p, const Tensor& self, Tensor other) {
+  DType dt = result_type({self, other});
+  if (promote_types(dt, self->dtype()) != self->dtype() ||
+      (is_floating(dt) && !is_floating(self->dtype())))
+    throw_error<RuntimeError>(op, "result type ", dtype_name(dt),
+                              " can't be cast to the desired output type ",
+                              dtype_name(self->dtype()));
+  other = to(other, self->dtype(), std::nullopt);
+  return dispatch1(p, {self, other}, {}, self);
+}
+}  // namespace
+
+Tensor add_(const Tensor& self, const Tensor& other, Scalar alpha) {
+  Tensor y = is_one(alpha) ? other : mul(other, alpha);
+  return inplace_binary("add_", prim::add(), self, y);
+}
+
+Tensor add_(const Tensor& self, Scalar other, Scalar alpha) {
+  DType dt;
+  return inplace_binary("add_", prim::add(), self, wrap(self, scaled(other, alpha), &dt));
+}
+
+Tensor mul_(const Tensor& self, const Tensor& other) {
+  return inplace_binary("mul_", prim::mul(), self, other);
+}
+
+Tensor mul_(const Tensor& self, Scalar other) {
+  DType dt;
+  return inplace_binary("mul_", prim::mul(), self, wrap(self, other, &dt));
+}
+
+// ---- reductions ----
+
+Tensor sum(const Tensor& x, const std::vector<int64_t>& dims_in, bool keepdim,
+           std::optional<DType> dtype) {
+  const int64_t nd = x->ndim();
+  std::vector<int64_t> dims;
+  if (dims_in.empty()) {
+    for (int64_t d = 0; d < nd; ++d) dims.push_back(d);
+  } else {
+    for (int64_t d : dims_in) {
+      int64_t w = wrap_dim("sum", d, nd);
+      if (nd == 0) continue;
+      if (std::find(dims.begin(), dims.end(), w) != dims.end())
+        throw_error<RuntimeError>("sum", "dim ", w, " appears multiple times in the list of dims");
+      dims.push_back(w);
+    }
+    std::sort(dims.begin(), dims.end());
+  }
+  DType out = dtype.value_or(is_integral(x->dtype(), true) ? DType::kInt64 : x->dtype());
+  return dispatch1(prim::reduce_sum(), {x},
+                   Attrs{{"dims", dims}, {"keepdim", keepdim}, {"dtype", out}});
+}
+
+Tensor sum_to(const Tensor& x, const Shape& shape) {
+  if (x->shape() == shape) return x;
+  const int64_t nd = x->ndim(), lead = nd - static_cast<int64_t>(shape.size());
+  if (lead < 0)
+    throw_error<RuntimeError>("sum_to", "cannot sum shape ", shape_str(x->shape()), " to ",
+                              shape_str(shape));
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < nd; ++d)
+    if (d < lead || (shape[d - lead] == 1 && x->shape()[d] != 1)) dims.push_back(d);
+  Tensor s = dims.empty() ? x : sum(x, dims, true);
+  return reshape(s, shape);
+}
+
+// ---- linear algebra ----
+
+namespace {
+// cuBLAS and oneDNN take each matrix with a unit stride along rows or columns; anything else
+// (and broadcast batch dims) is made contiguous first.
+Tensor gemm_operand(const Tensor& t) {
+  const int64_t nd = t->ndim();
+  const auto& st = t->strides();
+  bool ok = st[nd - 1] == 1 || st[nd - 2] == 1;
+  if (nd == 3 && st[0] == 0 && t->shape()[0] > 1) ok = false;
+  return ok ? t : contiguous(t);
+}
+}  // namespace
+
+Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
+  const int64_t na = a_in->ndim(), nb = b_in->ndim();
+  if (na == 0 || nb == 0)
+    throw_error<RuntimeError>("matmul", "both arguments to matmul need to be at least 1D, but "
+                              "they are ", na, "D and ", nb, "D");
+  if (a_in->dtype() != b_in->dtype())
+    throw_error<RuntimeError>("matmul", "expected both inputs to have the same dtype, but got ",
+                              dtype_name(a_in->dtype()), " and ", dtype_name(b_in->dtype()));
+  if (a_in->dtype() == DType::kBool)
+    throw_error<TypeError>("matmul", "expected a numeric dtype, got bool");
+  const Shape &sa = a_in->shape(), &sb = b_in->shape();
+  const int64_t k_a = sa[na - 1], k_b = nb == 1 ? sb[0] : sb[nb - 2];
+  if (k_a != k_b)
+    throw_error<RuntimeError>("matmul", "shapes ", shape_str(sa), " and ", shape_str(sb),
+                              " cannot be multiplied (", na == 1 ? 1 : sa[na - 2], "x", k_a,
+                              " and ", k_b, "x", nb == 1 ? 1 : sb[nb - 1], ")");
+  // Promote 1-D operands to matrices, remembering which dims to drop from the result.
+  Tensor a = na == 1 ? reshape(a_in, {1, sa[0]}) : a_in;
+  Tensor b = nb == 1 ? reshape(b_in, {sb[0], 1}) : b_in;
+  Tensor out;
+  if (a->ndim() == 2 && b->ndim() == 2) {
+    out = dispatch1(prim::matmul(), {gemm_operand(a), gemm_operand(b)});
+  } else if (b->ndim() == 2 && a->is_contiguous()) {
+    // [..., m, k] @ [k, n]: fold the batch into rows, one GEMM.
+    const Shape& s = a->shape();
+    Tensor a2 = reshape(a, {numel(s) / s.back(), s.back()});
+    Tensor o2 = dispatch1(prim::matmul(), {a2, gemm_operand(b)});
+    Shape os(s.begin(), s.end() - 1);
+    os.push_back(b->shape()[1]);
+    out = reshape(o2, os);
+  } else {
+    const Shape &s1 = a->shape(), &s2 = b->shape();
+    Shape batch = broadcast_shapes("matmul", Shape(s1.begin(), s1.end() - 2),
+                                   Shape(s2.begin(), s2.end() - 2));
+    const int64_t nbatch = numel(batch);
+    Shape ea = batch, eb = batch;
+    ea.insert(ea.end(), s1.end() - 2, s1.end());
+    eb.insert(eb.end(), s2.end() - 2, s2.end());
+    auto as3 = [&](const Tensor& t, const Shape& full) {
+      Tensor e = expand(t, full);
+      if (batch.size() == 1 && e->strides()[0] != 0) return gemm_operand(e);
+      return gemm_operand(reshape(e, {nbatch, full[full.size() - 2], full.back()}));
+    };
+    Tensor o3 = dispatch1(prim::matmul(), {as3(a, ea), as3(b, eb)});
+    Shape os = batch;
+    os.push_back(s1[s1.size() - 2]);
+    os.push_back(s2.back());
+    out = reshape(o3, os);
+  }
+  if (na == 1 || nb == 1) {
+    Shape os = out->shape();
+    if (nb == 1) os.erase(os.end() - 1);
+    if (na == 1) os.erase(os.end() - (nb == 1 ? 1 : 2));
+    out = reshape(out, os);
+  }
+  return out;
+}
+
+// ---- creation ----
+
+namespace {
+Attrs creation_attrs(const Shape& shape, const CreationOptions& opts) {
+  for (int64_t d : shape)
+    if (d < 0)
+      throw_error<RuntimeError>("empty", "trying to create tensor with negative dimension ", d,
+                                ": ", shape_str(shape));
+  return Attrs{{"shape", shape},
+               {"dtype", opts.dtype},
+               {"device", device_str(opts.device)},
+               {"placement", opts.placement}};
+}
+}  // namespace
+
+Tensor full(const Shape& shape, Scalar value, const CreationOptions& opts) {
+  Attrs attrs = creation_attrs(shape, opts);
+  attrs.set("value", value.to_double());
+  return dispatch1(prim::fill(), {}, attrs);
+}
+
+Tensor zeros(const Shape& shape, const CreationOptions& opts) {
+  return full(shape, Scalar::from_int(0), opts);
+}
+
+Tensor ones(const Shape& shape, const CreationOptions& opts) {
+  return full(shape, Scalar::from_int(1), opts);
+}
+
+Tensor zeros_like(const Tensor& x) {
+  return zeros(x->shape(), CreationOptions{x->dtype(), x->device(), ""});
+}
+
+Tensor ones_like(const Tensor& x) {
+  return ones(x->shape(), CreationOptions{x->dtype(), x->device(), ""});
+}
+
+Tensor randn(const Shape& shape, const CreationOptions& opts) {
+  Attrs attrs = creation_attrs(shape, opts);
+  const uint64_t n = static_cast<uint64_t>(numel(shape));
+  attrs.set("mean", 0.0);
+  attrs.set("std", 1.0);
+  attrs.set("seed", static_cast<int64_t>(initial_seed()));
+  attrs.set("offset", static_cast<int64_t>(reserve_random_offset((n + 3) / 4)));
+  return dispatch1(prim::random_normal(), {}, attrs);
+}
+
+}  // namespace functional
+
+namespace {
+std::mutex g_rng_mu;
+uint64_t g_seed = 67280421310721ull;
+uint64_t g_offset = 0;
+}  // namespace
+
+void manual_seed(uint64_t seed) {
+  std::lock_guard<std::mutex> lock(g_rng_mu);
+  g_seed = seed;
+  g_offset = 0;
+}
+
+uint64_t initial_seed() {
+  std::lock_guard<std::mutex> lock(g_rng_mu);
+  return g_seed;
+}
+
+uint64_t reserve_random_offset(uint64_t n) {
+  std::lock_guard<std::mutex> lock(g_rng_mu);
+  uint64_t start = g_offset;
+  g_offset += n;
+  return start;
+}
+
+}  // namespace oneflow

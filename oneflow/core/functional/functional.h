@@ -1,0 +1,105 @@
+// The C++ functional API (oneflow._C): public ops that validate arguments, promote dtypes,
+// broadcast and compose primitives through the dispatcher. flow.*, flow.nn.functional.* and
+// Tensor.* are bound to these. Errors name the op as the user called it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "oneflow/core/common/attrs.h"
+#include "oneflow/core/framework/tensor.h"
+
+namespace oneflow {
+
+// A Python number passed where a tensor may go; promotes as a "wrapped number" (PyTorch's rule:
+// it never raises a tensor operand's dtype within the same category).
+struct Scalar {
+  enum class Kind : int8_t { kBool, kInt, kFloat } kind = Kind::kInt;
+  int64_t i = 0;
+  double f = 0.0;
+
+  Scalar() = default;
+  static Scalar from_bool(bool v) { return Scalar{Kind::kBool, v ? 1 : 0, v ? 1.0 : 0.0}; }
+  static Scalar from_int(int64_t v) { return Scalar{Kind::kInt, v, static_cast<double>(v)}; }
+  static Scalar from_double(double v) { return Scalar{Kind::kFloat, static_cast<int64_t>(v), v}; }
+  double to_double() const { return kind == Kind::kFloat ? f : static_cast<double>(i); }
+  // The dtype a wrapped number of this kind takes: bool, int64, or the default float dtype.
+  DType dtype() const;
+
+ private:
+  Scalar(Kind k, int64_t iv, double fv) : kind(k), i(iv), f(fv) {}
+};
+
+// Placement of a global tensor ("cpu:[0,1]"); empty means a local tensor.
+struct CreationOptions {
+  DType dtype;
+  Device device;
+  std::string placement;
+};
+
+namespace functional {
+
+// ---- type promotion ----
+// PyTorch's result_type over tensor operands (by dim > zero-dim) and wrapped scalars.
+DType result_type(const std::vector<Tensor>& tensors, const std::vector<Scalar>& scalars = {});
+
+// ---- elementwise ----
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha = Scalar::from_int(1));
+Tensor add(const Tensor& a, Scalar b, Scalar alpha = Scalar::from_int(1));
+Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha = Scalar::from_int(1));
+Tensor sub(const Tensor& a, Scalar b, Scalar alpha = Scalar::from_int(1));
+Tensor rsub(const Tensor& a, Scalar b);  // b - a
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, Scalar b);
+Tensor neg(const Tensor& a);
+Tensor relu(const Tensor& a);
+Tensor relu_grad(const Tensor& dy, const Tensor& y);
+// In place: self = self + alpha * other; returns self.
+Tensor add_(const Tensor& self, const Tensor& other, Scalar alpha = Scalar::from_int(1));
+Tensor add_(const Tensor& self, Scalar other, Scalar alpha = Scalar::from_int(1));
+Tensor mul_(const Tensor& self, const Tensor& other);
+Tensor mul_(const Tensor& self, Scalar other);
+
+// ---- reductions ----
+// dims empty: all dims. dtype: output dtype (default: int64 for integers/bool, else the input's).
+Tensor sum(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false,
+           std::optional<DType> dtype = std::nullopt);
+// Sums `x` down to `shape` (the inverse of broadcasting it).
+Tensor sum_to(const Tensor& x, const Shape& shape);
+
+// ---- linear algebra ----
+Tensor matmul(const Tensor& a, const Tensor& b);
+
+// ---- views and copies ----
+Tensor permute(const Tensor& x, const std::vector<int64_t>& perm);
+Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1);
+Tensor expand(const Tensor& x, const Shape& shape);
+Tensor reshape(const Tensor& x, const Shape& shape);
+Tensor view(const Tensor& x, const Shape& shape);
+Tensor contiguous(const Tensor& x);
+// A copy cast to dtype and moved to device; returns x itself when nothing changes and !copy.
+Tensor to(const Tensor& x, std::optional<DType> dtype, std::optional<Device> device,
+          bool copy = false);
+Tensor clone(const Tensor& x);
+Tensor detach(const Tensor& x);
+
+// ---- creation ----
+Tensor full(const Shape& shape, Scalar value, const CreationOptions& opts);
+Tensor zeros(const Shape& shape, const CreationOptions& opts);
+Tensor ones(const Shape& shape, const CreationOptions& opts);
+Tensor zeros_like(const Tensor& x);
+Tensor ones_like(const Tensor& x);
+Tensor randn(const Shape& shape, const CreationOptions& opts);
+// A 0-dim tensor holding `s` with the given dtype on `device`.
+Tensor scalar_tensor(Scalar s, DType dtype, Device device);
+
+}  // namespace functional
+
+// The default random generator (Philox; DESIGN.md section 4): seed and counter offset.
+void manual_seed(uint64_t seed);
+uint64_t initial_seed();
+// Reserves `n` counter values and returns the first.
+uint64_t reserve_random_offset(uint64_t n);
+
+}  // namespace oneflow

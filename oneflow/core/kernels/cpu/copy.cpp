@@ -1,0 +1,96 @@
+// CPU kernels of the copy and creation primitives: strided copy with dtype cast, fill, and the
+// Philox normal generator.
+#include <cmath>
+
+#include "oneflow/core/common/philox.h"
+#include "oneflow/core/kernels/cpu/cpu_kernels.h"
+#include "oneflow/core/kernels/cpu/strided_loop.h"
+#include "oneflow/core/ops/primitives.h"
+
+namespace oneflow {
+
+namespace {
+
+// Casts one value the way PyTorch does: floating -> integer truncates toward zero, anything ->
+// bool is "!= 0", 16-bit floats round to nearest even.
+template <typename To, typename From>
+To cast_value(From v) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return compute_t<From>(v) != compute_t<From>(0);
+  } else if constexpr (std::is_same_v<To, float16> || std::is_same_v<To, bfloat16>) {
+    if constexpr (std::is_same_v<From, double>)
+      return To(static_cast<float>(v));
+    else
+      return To(static_cast<float>(compute_t<From>(v)));
+  } else {
+    return static_cast<To>(compute_t<From>(v));
+  }
+}
+
+}  // namespace
+
+// Copies `src` (any strides, same shape, on the CPU) into `dst` (any strides), casting.
+void copy_cpu(const Tensor& src, const Tensor& dst) {
+  const Shape& shape = dst->shape();
+  std::array<std::vector<int64_t>, 2> strides = {cpu::broadcast_byte_strides(dst, shape),
+                                                 cpu::broadcast_byte_strides(src, shape)};
+  std::array<char*, 2> ptrs = {static_cast<char*>(dst->data()), static_cast<char*>(src->data())};
+  visit_dtype(src->dtype(), [&]<typename S>() {
+    visit_dtype(dst->dtype(), [&]<typename D>() {
+      cpu::strided_loop<2>(shape, strides, ptrs, [&](std::array<char*, 2> p, const auto& s,
+                                                     int64_t n) {
+        if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
+          D* o = reinterpret_cast<D*>(p[0]);
+          const S* x = reinterpret_cast<const S*>(p[1]);
+          for (int64_t i = 0; i < n; ++i) o[i] = cast_value<D>(x[i]);
+        } else {
+          for (int64_t i = 0; i < n; ++i)
+            *reinterpret_cast<D*>(p[0] + i * s[0]) =
+                cast_value<D>(*reinterpret_cast<const S*>(p[1] + i * s[1]));
+        }
+      });
+    });
+  });
+}
+
+void Copy::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
+  copy_cpu(in[0], out[0]);
+}
+
+void Fill::compute_cpu(const TensorList&, const TensorList& out, const Attrs& attrs) const {
+  const double value = attrs.get<double>("value");
+  const int64_t n = out[0]->numel();
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    const T v = cast_value<T>(value);
+    T* o = out[0]->data_as<T>();
+#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain)
+    for (int64_t i = 0; i < n; ++i) o[i] = v;
+  });
+}
+
+void RandomNormal::compute_cpu(const TensorList&, const TensorList& out,
+                               const Attrs& attrs) const {
+  const double mean = attrs.get<double>("mean"), std = attrs.get<double>("std");
+  const Philox4x32 gen(static_cast<uint64_t>(attrs.get<int64_t>("seed")));
+  const uint64_t offset = static_cast<uint64_t>(attrs.get<int64_t>("offset"));
+  const int64_t n = out[0]->numel();
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<compute_t<T>>) {
+      T* o = out[0]->data_as<T>();
+      // Counter c yields elements 4c .. 4c+3 (two Box-Muller pairs).
+      const int64_t groups = (n + 3) / 4;
+#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain)
+      for (int64_t c = 0; c < groups; ++c) {
+        uint32_t r[4];
+        gen(offset + static_cast<uint64_t>(c), r);
+        float z[4];
+        box_muller(uint_to_unit_float(r[0]), uint_to_unit_float(r[1]), &z[0], &z[1]);
+        box_muller(uint_to_unit_float(r[2]), uint_to_unit_float(r[3]), &z[2], &z[3]);
+        for (int64_t k = 0; k < 4 && 4 * c + k < n; ++k)
+          o[4 * c + k] = T(static_cast<compute_t<T>>(mean + std * static_cast<double>(z[k])));
+      }
+    }
+  });
+}
+
+}  // namespace oneflow

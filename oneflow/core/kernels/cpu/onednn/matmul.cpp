@@ -1,0 +1,129 @@
+// CPU matmul: oneDNN for float32 (primitives cached by shape and strides), OpenBLAS for float64,
+// a plain loop for the other dtypes. All oneDNN calls live in kernels/cpu/onednn/ so a move to
+// oneDNN's v3 API touches one folder (DESIGN.md section 9).
+#include <cblas.h>
+
+#include <dnnl.hpp>
+#include <mutex>
+#include <unordered_map>
+
+#include "oneflow/core/ops/primitives.h"
+
+namespace oneflow {
+
+namespace {
+
+struct Mat {
+  int64_t batch, rows, cols;
+  int64_t bstride, rstride, cstride;  // elements
+};
+
+Mat as_mat(const Tensor& t) {
+  const int64_t nd = t->ndim();
+  const auto &s = t->shape(), &st = t->strides();
+  Mat m{nd == 3 ? s[0] : 1, s[nd - 2], s[nd - 1], nd == 3 ? st[0] : 0, st[nd - 2], st[nd - 1]};
+  // Size-1 dims may carry any stride; normalise so the layout checks below see a plain one.
+  if (m.rows == 1) m.rstride = m.cols;
+  if (m.cols == 1) m.cstride = 1;
+  if (m.batch == 1) m.bstride = m.rows * m.cols;
+  return m;
+}
+
+class OneDnnMatmul {
+ public:
+  static OneDnnMatmul& get() {
+    static OneDnnMatmul* instance = new OneDnnMatmul();
+    return *instance;
+  }
+
+  void run(const Mat& a, const Mat& b, const Mat& c, const void* pa, const void* pb, void* pc) {
+    using dnnl::memory;
+    const memory::dims da{a.batch, a.rows, a.cols}, sa{a.bstride, a.rstride, a.cstride};
+    const memory::dims db{b.batch, b.rows, b.cols}, sb{b.bstride, b.rstride, b.cstride};
+    const memory::dims dc{c.batch, c.rows, c.cols}, sc{c.bstride, c.rstride, c.cstride};
+    std::string key;
+    for (const auto* v : {&da, &sa, &db, &sb, &dc, &sc})
+      for (int64_t x : *v) key += std::to_string(x) + ",";
+    dnnl::matmul* prim;
+    memory::desc ma(da, memory::data_type::f32, sa), mb(db, memory::data_type::f32, sb),
+        mc(dc, memory::data_type::f32, sc);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = cache_.find(key);
+      if (it == cache_.end()) {
+        if (cache_.size() > 4096) cache_.clear();
+        dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ma, mb, mc), engine_);
+        it = cache_.emplace(key, dnnl::matmul(pd)).first;
+      }
+      prim = &it->second;
+    }
+    dnnl::stream stream(engine_);
+    memory am(ma, engine_, const_cast<void*>(pa)), bm(mb, engine_, const_cast<void*>(pb)),
+        cm(mc, engine_, pc);
+    prim->execute(stream, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
+    stream.wait();
+  }
+
+ private:
+  OneDnnMatmul() : engine_(dnnl::engine::kind::cpu, 0) {}
+  dnnl::engine engine_;
+  std::mutex mu_;
+  std::unordered_map<std::string, dnnl::matmul> cache_;
+};
+
+// BLAS wants each matrix with unit stride along rows or along columns.
+bool blas_layout(const Mat& m) { return m.cstride == 1 || m.rstride == 1; }
+
+void gemm_f64(const Mat& a, const Mat& b, const Mat& c, const double* pa, const double* pb,
+              double* pc) {
+  for (int64_t i = 0; i < c.batch; ++i) {
+    const bool ta = a.cstride != 1, tb = b.cstride != 1;
+    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                c.rows, c.cols, a.cols, 1.0, pa + i * a.bstride,
+                std::max<int64_t>(1, ta ? a.cstride : a.rstride), pb + i * b.bstride,
+                std::max<int64_t>(1, tb ? b.cstride : b.rstride), 0.0, pc + i * c.bstride,
+                std::max<int64_t>(1, c.rstride));
+  }
+}
+
+template <typename T>
+void gemm_loop(const Mat& a, const Mat& b, const Mat& c, const T* pa, const T* pb, T* pc) {
+  using C = compute_t<T>;
+#pragma omp parallel for collapse(2) schedule(static) if (c.batch * c.rows * c.cols * a.cols > 65536)
+  for (int64_t i = 0; i < c.batch; ++i)
+    for (int64_t r = 0; r < c.rows; ++r)
+      for (int64_t col = 0; col < c.cols; ++col) {
+        C acc = C(0);
+        for (int64_t k = 0; k < a.cols; ++k)
+          acc += C(pa[i * a.bstride + r * a.rstride + k * a.cstride]) *
+                 C(pb[i * b.bstride + k * b.rstride + col * b.cstride]);
+        pc[i * c.bstride + r * c.rstride + col * c.cstride] = T(acc);
+      }
+}
+
+}  // namespace
+
+void Matmul::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
+  const Mat a = as_mat(in[0]), b = as_mat(in[1]), c = as_mat(out[0]);
+  if (c.batch * c.rows * c.cols == 0) return;
+  const DType dt = out[0]->dtype();
+  if (a.cols == 0) {  // empty inner dimension: the product is all zeros
+    visit_dtype(dt, [&]<typename T>() {
+      std::fill(out[0]->data_as<T>(), out[0]->data_as<T>() + out[0]->numel(), T(0));
+    });
+    return;
+  }
+  if (dt == DType::kFloat32 && a.bstride > 0 && b.bstride > 0) {
+    OneDnnMatmul::get().run(a, b, c, in[0]->data(), in[1]->data(), out[0]->data());
+  } else if (dt == DType::kFloat64 && blas_layout(a) && blas_layout(b)) {
+    gemm_f64(a, b, c, in[0]->data_as<double>(), in[1]->data_as<double>(),
+             out[0]->data_as<double>());
+  } else {
+    visit_dtype(dt, [&]<typename T>() {
+      if constexpr (!std::is_same_v<T, bool>)
+        gemm_loop<T>(a, b, c, in[0]->data_as<T>(), in[1]->data_as<T>(), out[0]->data_as<T>());
+    });
+  }
+}
+
+}  // namespace oneflow

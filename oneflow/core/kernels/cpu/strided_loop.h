@@ -1,0 +1,99 @@
+// The CPU elementwise driver: walks N operands of one shape (operand 0 is the output) with
+// per-operand strides, where stride 0 broadcasts. Dims are coalesced first, the walk is split
+// across OpenMP threads, and the innermost run is handed to a typed functor that can take a
+// vectorisable path when its strides are unit. Included only by kernels/cpu/*.cpp.
+#pragma once
+
+#include <omp.h>
+
+#include <array>
+#include <vector>
+
+#include "oneflow/core/framework/tensor.h"
+
+namespace oneflow::cpu {
+
+// Byte strides of `t` broadcast to `shape` (t's dims align with the trailing dims of `shape`).
+inline std::vector<int64_t> broadcast_byte_strides(const Tensor& t, const Shape& shape) {
+  std::vector<int64_t> s(shape.size(), 0);
+  const size_t lead = shape.size() - t->shape().size();
+  const int64_t isz = static_cast<int64_t>(itemsize(t->dtype()));
+  for (size_t i = 0; i < t->shape().size(); ++i)
+    s[lead + i] = t->shape()[i] == 1 ? 0 : t->strides()[i] * isz;
+  return s;
+}
+
+// Elements below which the walk stays on one thread.
+constexpr int64_t kParallelGrain = 32768;
+
+// fn(std::array<char*, N> ptrs, const std::array<int64_t, N>& byte_strides, int64_t count)
+// processes `count` elements along the innermost dim starting at ptrs.
+template <size_t N, typename Fn>
+void strided_loop(const Shape& shape, std::array<std::vector<int64_t>, N> strides,
+                  std::array<char*, N> base, Fn&& fn) {
+  // Coalesce: drop size-1 dims, merge dim i into i+1 when every operand is contiguous across it.
+  Shape dims;
+  std::array<std::vector<int64_t>, N> st;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    if (!dims.empty()) {
+      bool merge = true;
+      for (size_t k = 0; k < N; ++k)
+        merge = merge && st[k].back() == strides[k][d] * shape[d];
+      if (merge) {
+        dims.back() *= shape[d];
+        for (size_t k = 0; k < N; ++k) st[k].back() = strides[k][d];
+        continue;
+      }
+    }
+    dims.push_back(shape[d]);
+    for (size_t k = 0; k < N; ++k) st[k].push_back(strides[k][d]);
+  }
+  if (dims.empty()) {
+    dims.push_back(1);
+    for (size_t k = 0; k < N; ++k) st[k].push_back(0);
+  }
+  for (int64_t d : dims)
+    if (d == 0) return;
+  const int64_t nd = static_cast<int64_t>(dims.size());
+  const int64_t inner = dims[nd - 1];
+  int64_t outer = 1;
+  for (int64_t d = 0; d < nd - 1; ++d) outer *= dims[d];
+  std::array<int64_t, N> inner_strides;
+  for (size_t k = 0; k < N; ++k) inner_strides[k] = st[k][nd - 1];
+
+  // Runs rows [begin, end) of the outer index space, splitting inner runs when chunked.
+  auto run_range = [&](int64_t begin, int64_t end) {
+    // element range [begin, end) over the flattened index space
+    int64_t idx = begin;
+    while (idx < end) {
+      int64_t row = idx / inner, col = idx % inner;
+      int64_t count = std::min(inner - col, end - idx);
+      std::array<char*, N> p = base;
+      int64_t rem = row;
+      for (int64_t d = nd - 2; d >= 0; --d) {
+        int64_t i = rem % dims[d];
+        rem /= dims[d];
+        for (size_t k = 0; k < N; ++k) p[k] += i * st[k][d];
+      }
+      for (size_t k = 0; k < N; ++k) p[k] += col * inner_strides[k];
+      fn(p, inner_strides, count);
+      idx += count;
+    }
+  };
+  const int64_t total = outer * inner;
+  const int nthreads = omp_get_max_threads();
+  if (total < kParallelGrain || nthreads == 1) {
+    run_range(0, total);
+    return;
+  }
+  const int64_t chunks = std::min<int64_t>(nthreads, (total + kParallelGrain - 1) / kParallelGrain);
+#pragma omp parallel for num_threads(chunks) schedule(static)
+  for (int64_t c = 0; c < chunks; ++c) {
+    // 64-element aligned chunk boundaries keep vector loops aligned with each other.
+    int64_t b = total * c / chunks / 64 * 64, e = c + 1 == chunks ? total : total * (c + 1) / chunks / 64 * 64;
+    if (b < e) run_range(b, e);
+  }
+}
+
+}  // namespace oneflow::cpu

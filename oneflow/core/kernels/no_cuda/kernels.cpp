@@ -1,0 +1,32 @@
+// Linked when ONEFLOW_WITH_CUDA=OFF: the CUDA kernels of every primitive raise a clear error.
+// (A CUDA tensor cannot be created in such a build, so these are reached only by a bug.)
+#include "oneflow/core/ops/primitives.h"
+
+namespace oneflow {
+
+namespace {
+[[noreturn]] void no_cuda(const Primitive& p) {
+  throw_error<RuntimeError>(p.name(), "has no CUDA implementation: this oneflow was built "
+                            "without CUDA support (ONEFLOW_WITH_CUDA=OFF)");
+}
+}  // namespace
+
+void Add::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { no_cuda(*this); }
+void Mul::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { no_cuda(*this); }
+void Relu::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { no_cuda(*this); }
+void ReluGrad::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
+void ReduceSum::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
+void Matmul::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
+void Copy::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { no_cuda(*this); }
+void Fill::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { no_cuda(*this); }
+void RandomNormal::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
+
+}  // namespace oneflow

@@ -1,0 +1,54 @@
+// The Primitive interface: the unit that has kernels (DESIGN.md section 3).
+//
+// One class per primitive declares its meta inference, traits and gradient here in ops/; its
+// kernels are the compute_cpu / compute_cuda methods, defined in kernels/cpu/ and kernels/cuda/
+// (kernels/no_cuda/ when CUDA is off). Gradients are written with functional ops, so they are
+// differentiable themselves and will trace into graphs unchanged.
+#pragma once
+
+#include <vector>
+
+#include "oneflow/core/common/attrs.h"
+#include "oneflow/core/framework/tensor.h"
+
+namespace oneflow {
+
+using TensorList = std::vector<Tensor>;
+
+struct PrimTraits {
+  bool differentiable = true;
+  bool is_view = false;          // outputs alias input 0's storage; no kernel runs
+  bool cross_device = false;     // inputs and outputs may live on different devices
+  bool saves_inputs = false;     // grad() reads ctx.inputs
+  bool saves_outputs = false;    // grad() reads ctx.outputs
+  bool may_run_in_place = false; // the output may be input 0 itself (x.add_(y))
+};
+
+// What a gradient rule sees: the attributes, what the forward saved, and which inputs need a
+// gradient. Metas of all inputs are always available.
+struct GradContext {
+  const Attrs& attrs;
+  const TensorList& inputs;   // empty unless traits().saves_inputs
+  const TensorList& outputs;  // empty unless traits().saves_outputs
+  const std::vector<TensorMeta>& input_metas;
+  const std::vector<bool>& needs_input_grad;
+};
+
+class Primitive {
+ public:
+  virtual ~Primitive() = default;
+  virtual const char* name() const = 0;
+  virtual PrimTraits traits() const { return {}; }
+  // Output metas. For views, strides and offset address input 0's storage; otherwise outputs
+  // are allocated contiguous and only shape, dtype and device matter.
+  virtual std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const = 0;
+  // Gradients of the inputs given the gradients of the outputs (null where none flows).
+  virtual TensorList grad(const GradContext& ctx, const TensorList& out_grads) const;
+
+  virtual void compute_cpu(const TensorList& inputs, const TensorList& outputs,
+                           const Attrs& attrs) const = 0;
+  virtual void compute_cuda(const TensorList& inputs, const TensorList& outputs,
+                            const Attrs& attrs) const = 0;
+};
+
+}  // namespace oneflow

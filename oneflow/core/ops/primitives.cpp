@@ -1,0 +1,303 @@
+// Meta inference, traits and gradient rules of every primitive declared in primitives.h.
+#include "oneflow/core/ops/primitives.h"
+
+#include <algorithm>
+
+#include "oneflow/core/functional/functional.h"
+
+namespace oneflow {
+
+namespace F = functional;
+
+TensorList Primitive::grad(const GradContext&, const TensorList&) const {
+  throw_error<RuntimeError>(name(), "has no gradient rule");
+}
+
+namespace {
+
+TensorMeta contiguous_meta(Shape shape, DType dtype, Device device) {
+  Strides strides = contiguous_strides(shape);
+  return TensorMeta{std::move(shape), std::move(strides), 0, dtype, device};
+}
+
+void check_arity(const Primitive& p, const TensorList& inputs, size_t n) {
+  if (inputs.size() != n)
+    throw_error<RuntimeError>(p.name(), "expected ", n, " inputs, got ", inputs.size());
+}
+
+Device device_attr(const Attrs& attrs) {
+  return Device::parse(attrs.get<std::string>("device"));
+}
+
+}  // namespace
+
+// ---- elementwise ----
+
+PrimTraits BinaryElementwise::traits() const {
+  PrimTraits t;
+  t.may_run_in_place = true;
+  return t;
+}
+
+std::vector<TensorMeta> BinaryElementwise::infer(const TensorList& in, const Attrs&) const {
+  check_arity(*this, in, 2);
+  if (in[0]->dtype() != in[1]->dtype())
+    throw_error<TypeError>(name(), "expected both inputs to have the same dtype, got ",
+                           dtype_name(in[0]->dtype()), " and ", dtype_name(in[1]->dtype()));
+  return {contiguous_meta(broadcast_shapes(name(), in[0]->shape(), in[1]->shape()),
+                          in[0]->dtype(), in[0]->device())};
+}
+
+TensorList Add::grad(const GradContext& ctx, const TensorList& dy) const {
+  TensorList dx(2);
+  for (int i = 0; i < 2; ++i)
+    if (ctx.needs_input_grad[i]) dx[i] = F::sum_to(dy[0], ctx.input_metas[i].shape);
+  return dx;
+}
+
+PrimTraits Mul::traits() const {
+  PrimTraits t = BinaryElementwise::traits();
+  t.saves_inputs = true;
+  return t;
+}
+
+TensorList Mul::grad(const GradContext& ctx, const TensorList& dy) const {
+  TensorList dx(2);
+  if (ctx.needs_input_grad[0])
+    dx[0] = F::sum_to(F::mul(dy[0], ctx.inputs[1]), ctx.input_metas[0].shape);
+  if (ctx.needs_input_grad[1])
+    dx[1] = F::sum_to(F::mul(dy[0], ctx.inputs[0]), ctx.input_metas[1].shape);
+  return dx;
+}
+
+PrimTraits Relu::traits() const {
+  PrimTraits t;
+  t.saves_outputs = true;
+  t.may_run_in_place = true;
+  return t;
+}
+
+std::vector<TensorMeta> Relu::infer(const TensorList& in, const Attrs&) const {
+  check_arity(*this, in, 1);
+  if (in[0]->dtype() == DType::kBool)
+    throw_error<TypeError>(name(), "expected a numeric dtype, got bool");
+  return {contiguous_meta(in[0]->shape(), in[0]->dtype(), in[0]->device())};
+}
+
+TensorList Relu::grad(const GradContext& ctx, const TensorList& dy) const {
+  return {F::relu_grad(dy[0], ctx.outputs[0])};
+}
+
+PrimTraits ReluGrad::traits() const {
+  PrimTraits t;
+  t.saves_inputs = true;
+  return t;
+}
+
+TensorList ReluGrad::grad(const GradContext& ctx, const TensorList& dy) const {
+  // d/d(dy) relu_grad(dy, y) = mask(y > 0); the mask has zero derivative in y.
+  TensorList dx(2);
+  if (ctx.needs_input_grad[0]) dx[0] = F::relu_grad(dy[0], ctx.inputs[1]);
+  return dx;
+}
+
+// ---- reductions ----
+
+std::vector<TensorMeta> ReduceSum::infer(const TensorList& in, const Attrs& attrs) const {
+  check_arity(*this, in, 1);
+  const auto& dims = attrs.get<std::vector<int64_t>>("dims");
+  const bool keepdim = attrs.get<bool>("keepdim");
+  Shape out;
+  for (int64_t d = 0; d < in[0]->ndim(); ++d) {
+    bool reduced = std::find(dims.begin(), dims.end(), d) != dims.end();
+    if (!reduced)
+      out.push_back(in[0]->shape()[d]);
+    else if (keepdim)
+      out.push_back(1);
+  }
+  return {contiguous_meta(out, attrs.get<DType>("dtype"), in[0]->device())};
+}
+
+TensorList ReduceSum::grad(const GradContext& ctx, const TensorList& dy) const {
+  const Shape& in_shape = ctx.input_metas[0].shape;
+  Shape kept = in_shape;
+  for (int64_t d : ctx.attrs.get<std::vector<int64_t>>("dims")) kept[d] = 1;
+  Tensor g = F::reshape(dy[0], kept);
+  if (g->dtype() != ctx.input_metas[0].dtype) g = F::to(g, ctx.input_metas[0].dtype, std::nullopt);
+  return {F::expand(g, in_shape)};
+}
+
+// ---- linear algebra ----
+
+PrimTraits Matmul::traits() const {
+  PrimTraits t;
+  t.saves_inputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> Matmul::infer(const TensorList& in, const Attrs&) const {
+  check_arity(*this, in, 2);
+  const Tensor &a = in[0], &b = in[1];
+  if (a->ndim() != b->ndim() || a->ndim() < 2 || a->ndim() > 3)
+    throw_error<RuntimeError>(name(), "expected two 2-D or two 3-D inputs, got shapes ",
+                              shape_str(a->shape()), " and ", shape_str(b->shape()));
+  if (a->dtype() != b->dtype())
+    throw_error<TypeError>(name(), "expected both inputs to have the same dtype, got ",
+                           dtype_name(a->dtype()), " and ", dtype_name(b->dtype()));
+  const int64_t nd = a->ndim();
+  const Shape &sa = a->shape(), &sb = b->shape();
+  if (sa[nd - 1] != sb[nd - 2] || (nd == 3 && sa[0] != sb[0]))
+    throw_error<RuntimeError>(name(), "shapes ", shape_str(sa), " and ", shape_str(sb),
+                              " cannot be multiplied (", sa[nd - 2], "x", sa[nd - 1], " and ",
+                              sb[nd - 2], "x", sb[nd - 1], ")");
+  Shape out = sa;
+  out[nd - 1] = sb[nd - 1];
+  return {contiguous_meta(out, a->dtype(), a->device())};
+}
+
+TensorList Matmul::grad(const GradContext& ctx, const TensorList& dy) const {
+  const Tensor &a = ctx.inputs[0], &b = ctx.inputs[1];
+  const int64_t nd = a->ndim();
+  TensorList dx(2);
+  if (ctx.needs_input_grad[0]) dx[0] = F::matmul(dy[0], F::transpose(b, nd - 2, nd - 1));
+  if (ctx.needs_input_grad[1]) dx[1] = F::matmul(F::transpose(a, nd - 2, nd - 1), dy[0]);
+  return dx;
+}
+
+// ---- copies and creation ----
+
+PrimTraits Copy::traits() const {
+  PrimTraits t;
+  t.cross_device = true;
+  return t;
+}
+
+std::vector<TensorMeta> Copy::infer(const TensorList& in, const Attrs& attrs) const {
+  check_arity(*this, in, 1);
+  return {contiguous_meta(in[0]->shape(), attrs.get<DType>("dtype"), device_attr(attrs))};
+}
+
+TensorList Copy::grad(const GradContext& ctx, const TensorList& dy) const {
+  return {F::to(dy[0], ctx.input_metas[0].dtype, ctx.input_metas[0].device)};
+}
+
+PrimTraits Fill::traits() const {
+  PrimTraits t;
+  t.differentiable = false;
+  return t;
+}
+
+std::vector<TensorMeta> Fill::infer(const TensorList& in, const Attrs& attrs) const {
+  check_arity(*this, in, 0);
+  return {contiguous_meta(attrs.get<std::vector<int64_t>>("shape"), attrs.get<DType>("dtype"),
+                          device_attr(attrs))};
+}
+
+PrimTraits RandomNormal::traits() const {
+  PrimTraits t;
+  t.differentiable = false;
+  return t;
+}
+
+std::vector<TensorMeta> RandomNormal::infer(const TensorList& in, const Attrs& attrs) const {
+  check_arity(*this, in, 0);
+  DType dt = attrs.get<DType>("dtype");
+  if (!is_floating(dt))
+    throw_error<TypeError>(name(), "expected a floating point dtype, got ", dtype_name(dt));
+  return {contiguous_meta(attrs.get<std::vector<int64_t>>("shape"), dt, device_attr(attrs))};
+}
+
+// ---- views ----
+
+namespace {
+PrimTraits view_traits() {
+  PrimTraits t;
+  t.is_view = true;
+  return t;
+}
+}  // namespace
+
+PrimTraits Permute::traits() const { return view_traits(); }
+
+std::vector<TensorMeta> Permute::infer(const TensorList& in, const Attrs& attrs) const {
+  check_arity(*this, in, 1);
+  const auto& perm = attrs.get<std::vector<int64_t>>("perm");
+  const TensorMeta& m = in[0]->meta();
+  TensorMeta out = m;
+  for (size_t i = 0; i < perm.size(); ++i) {
+    out.shape[i] = m.shape[perm[i]];
+    out.strides[i] = m.strides[perm[i]];
+  }
+  return {out};
+}
+
+TensorList Permute::grad(const GradContext& ctx, const TensorList& dy) const {
+  const auto& perm = ctx.attrs.get<std::vector<int64_t>>("perm");
+  std::vector<int64_t> inv(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) inv[perm[i]] = static_cast<int64_t>(i);
+  return {F::permute(dy[0], inv)};
+}
+
+PrimTraits Expand::traits() const { return view_traits(); }
+
+std::vector<TensorMeta> Expand::infer(const TensorList& in, const Attrs& attrs) const {
+  check_arity(*this, in, 1);
+  const auto& shape = attrs.get<std::vector<int64_t>>("shape");
+  const TensorMeta& m = in[0]->meta();
+  TensorMeta out = m;
+  out.shape = shape;
+  out.strides.assign(shape.size(), 0);
+  const size_t lead = shape.size() - m.shape.size();
+  for (size_t i = 0; i < m.shape.size(); ++i)
+    out.strides[lead + i] = m.shape[i] == shape[lead + i] ? m.strides[i] : 0;
+  return {out};
+}
+
+TensorList Expand::grad(const GradContext& ctx, const TensorList& dy) const {
+  return {F::sum_to(dy[0], ctx.input_metas[0].shape)};
+}
+
+PrimTraits View::traits() const { return view_traits(); }
+
+std::vector<TensorMeta> View::infer(const TensorList& in, const Attrs& attrs) const {
+  check_arity(*this, in, 1);
+  TensorMeta out = in[0]->meta();
+  out.shape = attrs.get<std::vector<int64_t>>("shape");
+  out.strides = contiguous_strides(out.shape);
+  return {out};
+}
+
+TensorList View::grad(const GradContext& ctx, const TensorList& dy) const {
+  return {F::reshape(dy[0], ctx.input_metas[0].shape)};
+}
+
+// ---- instances ----
+
+namespace prim {
+#define OF_INSTANCE(cls, fn)   \
+  const cls& fn() {            \
+    static const cls instance; \
+    return instance;           \
+  }
+OF_INSTANCE(Add, add)
+OF_INSTANCE(Mul, mul)
+OF_INSTANCE(Relu, relu)
+OF_INSTANCE(ReluGrad, relu_grad)
+OF_INSTANCE(ReduceSum, reduce_sum)
+OF_INSTANCE(Matmul, matmul)
+OF_INSTANCE(Copy, copy)
+OF_INSTANCE(Fill, fill)
+OF_INSTANCE(RandomNormal, random_normal)
+OF_INSTANCE(Permute, permute)
+OF_INSTANCE(Expand, expand)
+OF_INSTANCE(View, view)
+#undef OF_INSTANCE
+}  // namespace prim
+
+std::vector<const Primitive*> all_primitives() {
+  return {&prim::add(),    &prim::mul(),  &prim::relu(),          &prim::relu_grad(),
+          &prim::reduce_sum(), &prim::matmul(), &prim::copy(),  &prim::fill(),
+          &prim::random_normal(), &prim::permute(), &prim::expand(), &prim::view()};
+}
+
+}  // namespace oneflow

@@ -1,0 +1,163 @@
+// Every primitive of the core, in one list. A primitive is registered by being declared here;
+// `all_primitives()` (primitives.cpp) enumerates them for tests and the graph IR.
+#pragma once
+
+#include "oneflow/core/ops/primitive.h"
+
+namespace oneflow {
+
+#define OF_PRIMITIVE_KERNELS                                                        \
+  void compute_cpu(const TensorList& inputs, const TensorList& outputs,             \
+                   const Attrs& attrs) const override;                              \
+  void compute_cuda(const TensorList& inputs, const TensorList& outputs,            \
+                    const Attrs& attrs) const override;
+
+#define OF_VIEW_KERNELS                                                             \
+  void compute_cpu(const TensorList&, const TensorList&, const Attrs&) const override {} \
+  void compute_cuda(const TensorList&, const TensorList&, const Attrs&) const override {}
+
+// ---- elementwise (kernels/*/elementwise.*) ----------------------------------------------
+// Binary elementwise ops take two inputs of one dtype whose shapes broadcast; the functional
+// layer promotes dtypes first.
+class BinaryElementwise : public Primitive {
+ public:
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+};
+
+class Add final : public BinaryElementwise {
+ public:
+  const char* name() const override { return "add"; }
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+class Mul final : public BinaryElementwise {
+ public:
+  const char* name() const override { return "mul"; }
+  PrimTraits traits() const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+class Relu final : public Primitive {
+ public:
+  const char* name() const override { return "relu"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// relu_grad(dy, y) = dy where y > 0, else 0.
+class ReluGrad final : public BinaryElementwise {
+ public:
+  const char* name() const override { return "relu_grad"; }
+  PrimTraits traits() const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// ---- reductions (kernels/*/reduce.*) -----------------------------------------------------
+// attrs: dims (sorted, wrapped, non-empty unless the input is 0-dim), keepdim, dtype (output).
+class ReduceSum final : public Primitive {
+ public:
+  const char* name() const override { return "sum"; }
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// ---- linear algebra (kernels/cpu/onednn/matmul.cpp, kernels/cuda/matmul.cpp) -------------
+// [b, m, k] x [b, k, n] -> [b, m, n], or the same without the batch dim; any strides.
+class Matmul final : public Primitive {
+ public:
+  const char* name() const override { return "matmul"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// ---- copies and creation (kernels/*/copy.*, kernels/*/random.*) --------------------------
+// Copies any strided input into a new contiguous tensor; attrs dtype and device choose a cast
+// and a device transfer.
+class Copy final : public Primitive {
+ public:
+  const char* name() const override { return "copy"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// No inputs; attrs shape, dtype, device, value (double).
+class Fill final : public Primitive {
+ public:
+  const char* name() const override { return "fill"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// No inputs; attrs shape, dtype, device, mean, std, seed, offset (Philox counter base).
+class RandomNormal final : public Primitive {
+ public:
+  const char* name() const override { return "normal"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// ---- views (no kernels: outputs alias input 0) -------------------------------------------
+// attrs perm: a permutation of the dims.
+class Permute final : public Primitive {
+ public:
+  const char* name() const override { return "permute"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_VIEW_KERNELS
+};
+
+// attrs shape: the broadcast target (same rank or more leading dims).
+class Expand final : public Primitive {
+ public:
+  const char* name() const override { return "expand"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_VIEW_KERNELS
+};
+
+// attrs shape: a new shape for a contiguous input (the functional layer copies otherwise).
+class View final : public Primitive {
+ public:
+  const char* name() const override { return "view"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_VIEW_KERNELS
+};
+
+#undef OF_VIEW_KERNELS
+
+// The single instance of each primitive.
+namespace prim {
+const Add& add();
+const Mul& mul();
+const Relu& relu();
+const ReluGrad& relu_grad();
+const ReduceSum& reduce_sum();
+const Matmul& matmul();
+const Copy& copy();
+const Fill& fill();
+const RandomNormal& random_normal();
+const Permute& permute();
+const Expand& expand();
+const View& view();
+}  // namespace prim
+
+std::vector<const Primitive*> all_primitives();
+
+}  // namespace oneflow

@@ -1,0 +1,103 @@
+// CPU kernels through the functional API: values against hand-computed results, broadcasting,
+// strided inputs, dtypes.
+#include <gtest/gtest.h>
+
+#include "oneflow/core/functional/functional.h"
+#include "test_util.h"
+
+namespace oneflow {
+
+namespace F = functional;
+using test::from_vector;
+using test::to_vector;
+
+TEST(Kernels, AddMulBroadcast) {
+  Tensor a = from_vector({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor b = from_vector({10, 20, 30}, {3});
+  EXPECT_EQ(to_vector(F::add(a, b)), (std::vector<float>{11, 22, 33, 14, 25, 36}));
+  EXPECT_EQ(to_vector(F::mul(a, b)), (std::vector<float>{10, 40, 90, 40, 100, 180}));
+  Tensor col = from_vector({1, 2}, {2, 1});
+  EXPECT_EQ(to_vector(F::add(a, col)), (std::vector<float>{2, 3, 4, 6, 7, 8}));
+  EXPECT_EQ(to_vector(F::add(a, b, Scalar::from_int(2))),
+            (std::vector<float>{21, 42, 63, 24, 45, 66}));
+}
+
+TEST(Kernels, StridedInputs) {
+  Tensor a = from_vector({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor at = F::transpose(a, 0, 1);  // [[1,4],[2,5],[3,6]]
+  EXPECT_FALSE(at->is_contiguous());
+  EXPECT_EQ(to_vector(F::contiguous(at)), (std::vector<float>{1, 4, 2, 5, 3, 6}));
+  EXPECT_EQ(to_vector(F::relu(F::add(at, Scalar::from_double(-3.5)))),
+            (std::vector<float>{0, 0.5f, 0, 1.5f, 0, 2.5f}));
+}
+
+TEST(Kernels, LargeParallelAdd) {
+  const int64_t n = 1 << 20;
+  Tensor a = F::full({n}, Scalar::from_double(1.5), {DType::kFloat32, Device{}, ""});
+  Tensor s = F::sum(F::add(a, a));
+  EXPECT_DOUBLE_EQ(to_vector(s)[0], 3.0 * n);
+}
+
+TEST(Kernels, SumOverDims) {
+  Tensor a = from_vector({1, 2, 3, 4, 5, 6}, {2, 3});
+  EXPECT_EQ(to_vector(F::sum(a)), (std::vector<float>{21}));
+  EXPECT_EQ(to_vector(F::sum(a, {0})), (std::vector<float>{5, 7, 9}));
+  EXPECT_EQ(to_vector(F::sum(a, {1})), (std::vector<float>{6, 15}));
+  EXPECT_EQ(F::sum(a, {-1}, true)->shape(), (Shape{2, 1}));
+  EXPECT_EQ(to_vector(F::sum(F::transpose(a, 0, 1), {0})), (std::vector<float>{6, 15}));
+  Tensor ints = F::full({3, 4}, Scalar::from_int(2), {DType::kInt32, Device{}, ""});
+  Tensor si = F::sum(ints);
+  EXPECT_EQ(si->dtype(), DType::kInt64);
+  EXPECT_EQ(to_vector<int64_t>(si)[0], 24);
+  Tensor empty = F::zeros({0, 3}, {DType::kFloat32, Device{}, ""});
+  EXPECT_EQ(to_vector(F::sum(empty, {0})), (std::vector<float>{0, 0, 0}));
+}
+
+TEST(Kernels, MatmulShapesAndValues) {
+  Tensor a = from_vector({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor b = from_vector({1, 0, 0, 1, 1, 1}, {3, 2});
+  EXPECT_EQ(to_vector(F::matmul(a, b)), (std::vector<float>{4, 5, 10, 11}));
+  // Transposed operands go to oneDNN as strided views.
+  Tensor bt = F::transpose(from_vector({1, 0, 1, 0, 1, 1}, {2, 3}), 0, 1);
+  EXPECT_EQ(to_vector(F::matmul(a, bt)), (std::vector<float>{4, 5, 10, 11}));
+  Tensor v = from_vector({1, 1, 1}, {3});
+  EXPECT_EQ(to_vector(F::matmul(a, v)), (std::vector<float>{6, 15}));
+  EXPECT_EQ(F::matmul(v, b)->shape(), (Shape{2}));
+  Tensor batch = F::ones({4, 2, 3}, {DType::kFloat32, Device{}, ""});
+  EXPECT_EQ(F::matmul(batch, b)->shape(), (Shape{4, 2, 2}));
+  Tensor d = F::to(a, DType::kFloat64, std::nullopt);
+  Tensor r = F::matmul(d, F::to(b, DType::kFloat64, std::nullopt));
+  EXPECT_EQ(to_vector<double>(r), (std::vector<double>{4, 5, 10, 11}));
+  Tensor i = F::to(a, DType::kInt64, std::nullopt);
+  EXPECT_EQ(to_vector<int64_t>(F::matmul(i, F::to(b, DType::kInt64, std::nullopt))),
+            (std::vector<int64_t>{4, 5, 10, 11}));
+  EXPECT_THROW(F::matmul(a, a), RuntimeError);
+}
+
+TEST(Kernels, CastRoundsLikePyTorch) {
+  Tensor a = from_vector({-1.7f, -0.5f, 0.5f, 2.9f}, {4});
+  EXPECT_EQ(to_vector<int64_t>(F::to(a, DType::kInt64, std::nullopt)),
+            (std::vector<int64_t>{-1, 0, 0, 2}));
+  Tensor h = F::to(a, DType::kFloat16, std::nullopt);
+  EXPECT_EQ(static_cast<float>(to_vector<float16>(h)[3]), 2.900390625f);
+  EXPECT_EQ(to_vector<bool>(F::to(a, DType::kBool, std::nullopt)),
+            (std::vector<bool>{true, true, true, true}));
+}
+
+TEST(Kernels, RandnIsSeededAndNormal) {
+  manual_seed(123);
+  CreationOptions o{DType::kFloat32, Device{}, ""};
+  std::vector<float> x = to_vector(F::randn({100000}, o));
+  manual_seed(123);
+  std::vector<float> y = to_vector(F::randn({100000}, o));
+  EXPECT_EQ(x, y);
+  double mean = 0, sq = 0;
+  for (float v : x) mean += v;
+  mean /= x.size();
+  for (float v : x) sq += (v - mean) * (v - mean);
+  EXPECT_NEAR(mean, 0.0, 0.02);
+  EXPECT_NEAR(sq / x.size(), 1.0, 0.02);
+  EXPECT_NE(to_vector(F::randn({4}, o)), to_vector(F::randn({4}, o)));
+}
+
+}  // namespace oneflow
