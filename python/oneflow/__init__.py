@@ -1,0 +1,99 @@
+"""OneFlow: a deep learning framework with a C++ core, used as ``import oneflow as flow``."""
+
+from oneflow import _oneflow_internal
+from oneflow._oneflow_internal import (
+    Tensor,
+    bfloat16,
+    bool,
+    device,
+    dtype,
+    float16,
+    float32,
+    float64,
+    from_numpy,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    promote_types,
+    set_default_dtype,
+    uint8,
+)
+from oneflow._oneflow_internal import _C  # noqa: F401  (oneflow._C, the functional API)
+
+import sys as _sys
+
+_sys.modules["oneflow._C"] = _C
+
+# dtype aliases, as in OneFlow and PyTorch
+float = float32
+double = float64
+half = float16
+int = int32
+long = int64
+char = int8
+
+from oneflow.framework.size import Size  # noqa: E402
+from oneflow.framework import tensor_methods as _tensor_methods  # noqa: E402
+from oneflow.framework.tensor_str import set_printoptions  # noqa: E402,F401
+from oneflow.framework.creation import (  # noqa: E402,F401
+    as_tensor,
+    full,
+    manual_seed,
+    initial_seed,
+    ones,
+    ones_like,
+    randn,
+    seed,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from oneflow.framework.placement import placement  # noqa: E402,F401
+from oneflow.autograd import (  # noqa: E402,F401
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from oneflow import autograd, cuda, nn, sbp  # noqa: E402,F401
+
+_tensor_methods.install()
+
+add = _C.add
+sub = _C.sub
+mul = _C.mul
+matmul = _C.matmul
+relu = _C.relu
+sum = _C.sum
+neg = _C.neg
+negative = _C.neg
+reshape = _C.reshape
+transpose = _C.transpose
+permute = _C.permute
+clone = _C.clone
+result_type = _C.result_type
+
+
+def mm(input, mat2):
+    """Matrix product of two 2-D tensors."""
+    if input.ndim != 2 or mat2.ndim != 2:
+        raise RuntimeError(
+            f"mm: expected 2-D tensors, got {input.ndim}-D and {mat2.ndim}-D"
+        )
+    return _C.matmul(input, mat2)
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(input):
+    return input.numel()
+
+
+__version__ = "0.1.0"
+
+del _sys

@@ -1,0 +1,144 @@
+"""Tensor creation: flow.tensor, zeros/ones/full/randn and the default generator's seed."""
+
+import builtins
+
+import numpy as np
+
+from oneflow import _oneflow_internal as _internal
+from oneflow._oneflow_internal import _C
+
+
+def _infer_numpy(data):
+    """Data as a NumPy array with PyTorch's dtype inference for Python values."""
+    if isinstance(data, np.ndarray):
+        return data
+    arr = np.array(data)
+    if arr.dtype == np.float64:
+        return arr  # cast to the default dtype below
+    if arr.dtype.kind in "iu":
+        return arr.astype(np.int64)
+    if arr.dtype.kind == "b":
+        return arr
+    if arr.dtype.kind == "O" or arr.dtype.kind in "USV":
+        raise TypeError(
+            f"tensor: could not infer dtype of {type(data).__name__} "
+            f"(expected nested sequences of numbers or bools)"
+        )
+    return arr
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new tensor holding a copy of ``data`` (nested lists, NumPy arrays, numbers, tensors)."""
+    if isinstance(data, _internal.Tensor):
+        t = _C.to(data.detach(), dtype, device, copy=True)
+    else:
+        from_python = not isinstance(data, np.ndarray)
+        arr = _infer_numpy(data)
+        if arr.dtype == np.float64 and from_python and dtype is None:
+            dtype = _internal.get_default_dtype()
+        arr = np.require(arr, requirements="C")  # keeps 0-dim arrays 0-dim
+        t = _C.to(_internal.from_numpy(arr), dtype, device, copy=True)
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Shares memory with ``data`` when it is already a suitable tensor or NumPy array."""
+    if isinstance(data, _internal.Tensor):
+        return _C.to(data, dtype, device)
+    if isinstance(data, np.ndarray) and data.dtype.kind in "biuf":
+        return _C.to(_internal.from_numpy(data), dtype, device)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        return tuple(size[0])
+    return size
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
+    return _C.zeros(
+        *_size(size),
+        dtype=dtype,
+        device=device,
+        requires_grad=requires_grad,
+        placement=placement,
+        sbp=sbp,
+    )
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
+    return _C.ones(
+        *_size(size),
+        dtype=dtype,
+        device=device,
+        requires_grad=requires_grad,
+        placement=placement,
+        sbp=sbp,
+    )
+
+
+def randn(
+    *size, dtype=None, device=None, requires_grad=False, placement=None, sbp=None, generator=None
+):
+    if generator is not None:
+        raise NotImplementedError("randn: generator= is not implemented yet")
+    return _C.randn(
+        *_size(size),
+        dtype=dtype,
+        device=device,
+        requires_grad=requires_grad,
+        placement=placement,
+        sbp=sbp,
+    )
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
+    if isinstance(size, builtins.int):
+        size = (size,)
+    return _C.full(
+        tuple(size),
+        fill_value,
+        dtype=dtype,
+        device=device,
+        requires_grad=requires_grad,
+        placement=placement,
+        sbp=sbp,
+    )
+
+
+def zeros_like(input, dtype=None, device=None, requires_grad=False):
+    return zeros(
+        *input.shape,
+        dtype=dtype or input.dtype,
+        device=device or input.device,
+        requires_grad=requires_grad,
+    )
+
+
+def ones_like(input, dtype=None, device=None, requires_grad=False):
+    return ones(
+        *input.shape,
+        dtype=dtype or input.dtype,
+        device=device or input.device,
+        requires_grad=requires_grad,
+    )
+
+
+def manual_seed(seed):
+    """Seeds the default (Philox) generator; the same seed gives the same numbers."""
+    _C.manual_seed(builtins.int(seed))
+
+
+def initial_seed():
+    return _C.initial_seed()
+
+
+def seed():
+    import random
+
+    s = random.getrandbits(63)
+    manual_seed(s)
+    return s

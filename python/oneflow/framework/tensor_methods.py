@@ -1,0 +1,262 @@
+"""Methods of oneflow.Tensor written in Python on top of oneflow._C (the C++ binding defines
+the metadata, autograd attributes and numpy())."""
+
+import builtins
+
+import numpy as np
+
+from oneflow import _oneflow_internal as _internal
+from oneflow._oneflow_internal import Tensor, _C
+from oneflow.framework.size import Size
+from oneflow.framework.tensor_str import tensor_repr
+
+
+def _shape(self):
+    return Size(self._shape)
+
+
+def size(self, dim=None):
+    if dim is None:
+        return Size(self._shape)
+    nd = len(self._shape)
+    if not -builtins.max(nd, 1) <= dim < builtins.max(nd, 1):
+        raise IndexError(
+            f"size: dimension out of range (expected to be in range of "
+            f"[{-builtins.max(nd, 1)}, {builtins.max(nd, 1) - 1}], but got {dim})"
+        )
+    return self._shape[dim]
+
+
+def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    from oneflow import autograd
+
+    if inputs is not None:
+        raise NotImplementedError("backward: inputs= is not implemented yet")
+    autograd.backward(self, gradient, retain_graph, create_graph)
+
+
+def requires_grad_(self, requires_grad=True):
+    self.requires_grad = requires_grad
+    return self
+
+
+def item(self):
+    if self.numel() != 1:
+        raise RuntimeError(
+            f"item: a Tensor with {self.numel()} elements cannot be converted to Scalar"
+        )
+    return self.numpy().reshape(()).item()
+
+
+def tolist(self):
+    return self.numpy().tolist()
+
+
+def _to(self, *args, **kwargs):
+    """to(dtype), to(device), to(device, dtype), to(other), with copy=False."""
+    dtype = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    if kwargs:
+        raise TypeError(f"to: unexpected keyword arguments {sorted(kwargs)}")
+    for a in args:
+        if isinstance(a, _internal.dtype):
+            dtype = a
+        elif isinstance(a, (str, _internal.device)):
+            device = a
+        elif isinstance(a, Tensor):
+            dtype, device = a.dtype, a.device
+        else:
+            raise TypeError(f"to: unexpected argument of type {type(a).__name__}")
+    return _C.to(self, dtype, device, copy)
+
+
+def cuda(self, device=None):
+    if device is None:
+        device = "cuda"
+    elif isinstance(device, builtins.int):
+        device = f"cuda:{device}"
+    return _C.to(self, None, device)
+
+
+def cpu(self):
+    return _C.to(self, None, "cpu")
+
+
+def _cast(dtype):
+    def method(self):
+        return _C.to(self, dtype, None)
+
+    return method
+
+
+def __array__(self, dtype=None, copy=None):
+    a = self.numpy()
+    return a if dtype is None else a.astype(dtype)
+
+
+def __len__(self):
+    if self.ndim == 0:
+        raise TypeError("len() of a 0-d tensor")
+    return self._shape[0]
+
+
+def __bool__(self):
+    if self.numel() != 1:
+        raise RuntimeError(
+            f"bool: Boolean value of Tensor with {self.numel()} elements is ambiguous"
+        )
+    return builtins.bool(self.item())
+
+
+def __iter__(self):
+    if self.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    for i in range(self._shape[0]):
+        yield _select(self, i)
+
+
+def _select(self, i):
+    # Row i as a tensor (a copy until indexing lands with the tensor core work).
+    return tensor_from_numpy_copy(self.numpy()[i], self)
+
+
+def tensor_from_numpy_copy(arr, like):
+    arr = np.require(arr, requirements="C")
+    return _C.to(_internal.from_numpy(arr), like.dtype, like.device, True)
+
+
+def _sum(self, dim=None, keepdim=False, dtype=None):
+    return _C.sum(self, dim, keepdim, dtype=dtype)
+
+
+def _reshape(self, *shape):
+    return _C.reshape(self, *shape)
+
+
+def _view(self, *shape):
+    return _C.view(self, *shape)
+
+
+def _permute(self, *dims):
+    return _C.permute(self, *dims)
+
+
+def _expand(self, *sizes):
+    return _C.expand(self, *sizes)
+
+
+def _flip_t(self):
+    if self.ndim > 2:
+        raise RuntimeError(f"T: expected a tensor with <= 2 dims, got {self.ndim}")
+    return _C.transpose(self, 0, 1) if self.ndim == 2 else self
+
+
+def _zero_(self):
+    _C.mul_(self, 0)
+    return self
+
+
+def _rsub(self, other):
+    return _C.sub(other, self)
+
+
+def _rmatmul(self, other):
+    return _C.matmul(other, self)
+
+
+def _truediv_unsupported(self, other):
+    raise NotImplementedError("div: not implemented yet (arrives with the CPU op library)")
+
+
+def _float_value(self):
+    return builtins.float(self.item())
+
+
+def _int_value(self):
+    return builtins.int(self.item())
+
+
+def _method(fn):
+    """Binds a _C function (a builtin, which has no __get__) as a Tensor method."""
+
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def install():
+    methods = {
+        "shape": property(_shape),
+        "size": size,
+        "__repr__": tensor_repr,
+        "__str__": tensor_repr,
+        "backward": backward,
+        "requires_grad_": requires_grad_,
+        "item": item,
+        "tolist": tolist,
+        "to": _to,
+        "cuda": cuda,
+        "cpu": cpu,
+        "float": _cast(_internal.float32),
+        "double": _cast(_internal.float64),
+        "half": _cast(_internal.float16),
+        "bfloat16": _cast(_internal.bfloat16),
+        "long": _cast(_internal.int64),
+        "int": _cast(_internal.int32),
+        "short": _cast(_internal.int16),
+        "char": _cast(_internal.int8),
+        "byte": _cast(_internal.uint8),
+        "bool": _cast(_internal.bool),
+        "__array__": __array__,
+        "__len__": __len__,
+        "__bool__": __bool__,
+        "__float__": _float_value,
+        "__int__": _int_value,
+        "__index__": _int_value,
+        "__iter__": __iter__,
+        "add": lambda self, other, alpha=1: _C.add(self, other, alpha=alpha),
+        "add_": lambda self, other, alpha=1: _C.add_(self, other, alpha=alpha),
+        "sub": lambda self, other, alpha=1: _C.sub(self, other, alpha=alpha),
+        "mul": _C.mul,
+        "mul_": _C.mul_,
+        "neg": _C.neg,
+        "matmul": _C.matmul,
+        "mm": lambda self, other: __import__("oneflow").mm(self, other),
+        "relu": _C.relu,
+        "sum": _sum,
+        "reshape": _reshape,
+        "view": _view,
+        "permute": _permute,
+        "transpose": _C.transpose,
+        "expand": _expand,
+        "expand_as": lambda self, other: _C.expand(self, *other.shape),
+        "contiguous": _C.contiguous,
+        "clone": _C.clone,
+        "detach": _C.detach,
+        "zero_": _zero_,
+        "T": property(_flip_t),
+        "__add__": _C.add,
+        "__radd__": _C.add,
+        "__iadd__": _C.add_,
+        "__sub__": _C.sub,
+        "__rsub__": _rsub,
+        "__mul__": _C.mul,
+        "__rmul__": _C.mul,
+        "__imul__": _C.mul_,
+        "__neg__": _C.neg,
+        "__matmul__": _C.matmul,
+        "__rmatmul__": _rmatmul,
+        "__truediv__": _truediv_unsupported,
+        "__pos__": lambda self: self,
+        "__eq__": object.__eq__,
+        "__hash__": object.__hash__,
+    }
+    for name, fn in methods.items():
+        if type(fn).__name__ == "builtin_function_or_method":
+            fn = _method(fn)
+        setattr(Tensor, name, fn)

@@ -1,0 +1,9 @@
+"""oneflow.nn.functional."""
+
+from oneflow._oneflow_internal import _C
+
+
+def relu(input, inplace=False):
+    if inplace:
+        raise NotImplementedError("relu: inplace=True is not implemented yet")
+    return _C.relu(input)

@@ -1,0 +1,101 @@
+"""Differential testing: run the same computation in oneflow and PyTorch (and NumPy where
+given) on the same random inputs; compare forward values, dtypes and input gradients.
+
+A test writes the computation once against a module argument ``lib`` that is either
+``oneflow`` or ``torch``:
+
+    check(lambda lib, a, b: lib.matmul(a, b).relu(), [(3, 4), (4, 5)], device=device)
+"""
+
+import numpy as np
+import torch
+
+import oneflow as flow
+
+_TORCH_DTYPES = {
+    "float32": torch.float32,
+    "float64": torch.float64,
+    "float16": torch.float16,
+    "int64": torch.int64,
+    "int32": torch.int32,
+    "bool": torch.bool,
+}
+_FLOW_DTYPES = {
+    "float32": flow.float32,
+    "float64": flow.float64,
+    "float16": flow.float16,
+    "int64": flow.int64,
+    "int32": flow.int32,
+    "bool": flow.bool,
+}
+_TOL = {"float32": (1e-5, 1e-4), "float64": (1e-10, 1e-9), "float16": (1e-2, 1e-2)}
+
+
+def random_array(rng, shape, dtype):
+    if dtype == "bool":
+        return rng.random(shape) > 0.5
+    if dtype.startswith("int"):
+        return rng.integers(-5, 6, size=shape).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def _to_numpy(t):
+    if isinstance(t, torch.Tensor):
+        return t.detach().cpu().numpy()
+    return t.detach().cpu().numpy()
+
+
+def assert_close(actual, expected, dtype, what):
+    atol, rtol = _TOL.get(dtype, (0, 0))
+    a, e = np.asarray(actual), np.asarray(expected)
+    assert a.shape == e.shape, f"{what}: shape {a.shape} != {e.shape}"
+    np.testing.assert_allclose(
+        a.astype(np.float64), e.astype(np.float64), atol=atol, rtol=rtol, err_msg=what
+    )
+
+
+def check(
+    fn,
+    shapes,
+    dtype="float32",
+    device="cpu",
+    grad=True,
+    seed=0,
+    numpy_fn=None,
+    transform=None,
+):
+    """Compares fn(flow, *inputs) with fn(torch, *inputs).
+
+    shapes: one shape per input. transform(lib, tensor, i) may return a non-contiguous view
+    of input i (e.g. a transpose) before fn sees it. Gradients are compared for floating
+    dtypes, with a random cotangent so every output element matters.
+    """
+    rng = np.random.default_rng(seed)
+    arrays = [random_array(rng, s, dtype) for s in shapes]
+    floating = dtype.startswith("float")
+    grad = grad and floating
+
+    def run(lib, dtypes, dev):
+        leaves = [
+            lib.tensor(a, dtype=dtypes[dtype], device=dev, requires_grad=grad) for a in arrays
+        ]
+        inputs = [transform(lib, t, i) if transform else t for i, t in enumerate(leaves)]
+        return leaves, fn(lib, *inputs)
+
+    f_leaves, f_out = run(flow, _FLOW_DTYPES, device)
+    t_leaves, t_out = run(torch, _TORCH_DTYPES, "cpu")
+    assert str(f_out.dtype).split(".")[-1] == str(t_out.dtype).split(".")[-1], (
+        f"dtype {f_out.dtype} != {t_out.dtype}"
+    )
+    assert tuple(f_out.shape) == tuple(t_out.shape), f"shape {f_out.shape} != {t_out.shape}"
+    assert_close(_to_numpy(f_out), _to_numpy(t_out), dtype, "forward")
+    if numpy_fn is not None:
+        assert_close(_to_numpy(f_out), numpy_fn(*arrays), dtype, "forward vs numpy")
+    if grad:
+        cot = random_array(rng, tuple(t_out.shape), dtype)
+        (f_out * flow.tensor(cot, device=device)).sum().backward()
+        (t_out * torch.tensor(cot)).sum().backward()
+        for i, (fl, tl) in enumerate(zip(f_leaves, t_leaves)):
+            assert fl.grad is not None, f"input {i} got no gradient"
+            assert_close(_to_numpy(fl.grad), _to_numpy(tl.grad), dtype, f"grad of input {i}")
+    return f_out

@@ -1,0 +1,123 @@
+"""Autograd through the slice: backward, accumulation, retain_graph, autograd.grad, grad modes,
+the version-counter check."""
+
+import numpy as np
+import pytest
+import torch
+
+import oneflow as flow
+
+
+def test_issue_example_gradient(device):
+    x = flow.randn(3, 4, requires_grad=True, device=device)
+    (x.relu() @ flow.ones(4, 2, device=device)).sum().backward()
+    expected = (x.detach().cpu().numpy() > 0) * 2.0
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), expected)
+
+
+def test_leaf_and_grad_fn(device):
+    x = flow.ones(2, 2, device=device, requires_grad=True)
+    y = (x * 3).sum()
+    assert x.is_leaf and not y.is_leaf
+    assert y.grad_fn is not None and x.grad_fn is None
+    assert "sumBackward" in repr(y.grad_fn)
+    y.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((2, 2), 3.0))
+
+
+def test_gradients_accumulate(device):
+    x = flow.tensor([1.0, 2.0], device=device, requires_grad=True)
+    for _ in range(3):
+        (x * x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [6.0, 12.0])
+
+
+def test_backward_twice_needs_retain_graph(device):
+    x = flow.tensor([1.0, 2.0], device=device, requires_grad=True)
+    y = (x * x).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    with pytest.raises(RuntimeError, match="second time"):
+        y.backward()
+
+
+def test_non_scalar_backward_needs_gradient(device):
+    x = flow.ones(3, device=device, requires_grad=True)
+    y = x * 2
+    with pytest.raises(RuntimeError, match="scalar outputs"):
+        y.backward()
+    y.backward(flow.tensor([1.0, 2.0, 3.0], device=device))
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 4.0, 6.0])
+
+
+def test_autograd_grad_and_higher_order(device):
+    x = flow.tensor([2.0], device=device, requires_grad=True)
+    y = (x * x * x).sum()
+    (g,) = flow.autograd.grad(y, x, create_graph=True)
+    np.testing.assert_allclose(g.numpy(), [12.0])
+    (g2,) = flow.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(g2.numpy(), [12.0])
+    assert x.grad is None
+
+
+def test_no_grad_and_set_grad_enabled(device):
+    x = flow.ones(2, device=device, requires_grad=True)
+    with flow.no_grad():
+        y = x * 2
+    assert not y.requires_grad
+    with flow.set_grad_enabled(False):
+        assert not flow.is_grad_enabled()
+    assert flow.is_grad_enabled()
+
+    @flow.no_grad()
+    def f(t):
+        return t * 2
+
+    assert not f(x).requires_grad
+
+
+def test_inplace_modification_of_saved_tensor_is_an_error(device):
+    x = flow.ones(2, device=device, requires_grad=True)
+    h = x + 1
+    y = (h * h).sum()
+    h.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+
+
+def test_inplace_on_leaf_requiring_grad_is_an_error(device):
+    x = flow.ones(2, device=device, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        x.add_(1)
+    with flow.no_grad():
+        x.add_(1)
+    np.testing.assert_array_equal(x.numpy(), [2.0, 2.0])
+
+
+def test_retain_grad_on_non_leaf(device):
+    x = flow.ones(2, device=device, requires_grad=True)
+    h = x * 3
+    h.retain_grad()
+    (h * h).sum().backward()
+    np.testing.assert_allclose(h.grad.numpy(), [6.0, 6.0])
+
+
+def test_mlp_gradients_match_torch():
+    rng = np.random.default_rng(0)
+    xs = rng.standard_normal((8, 5)).astype(np.float32)
+    w1 = rng.standard_normal((5, 7)).astype(np.float32)
+    w2 = rng.standard_normal((7, 3)).astype(np.float32)
+
+    def run(lib):
+        x = lib.tensor(xs)
+        a = lib.tensor(w1, requires_grad=True)
+        b = lib.tensor(w2, requires_grad=True)
+        loss = ((x @ a).relu() @ b).sum()
+        loss.backward()
+        return loss.item(), a.grad.numpy(), b.grad.numpy()
+
+    lf, af, bf = run(flow)
+    lt, at, bt = run(torch)
+    assert abs(lf - lt) < 1e-4
+    np.testing.assert_allclose(af, at, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(bf, bt, rtol=1e-5, atol=1e-5)

@@ -1,0 +1,149 @@
+"""The slice's ops (add, sub, mul, matmul, sum, relu) against PyTorch and NumPy: random shapes,
+broadcasting, non-contiguous inputs, dtypes, values and gradients."""
+
+import numpy as np
+import pytest
+
+from differential import check
+
+FLOAT_DTYPES = ["float32", "float64"]
+
+
+def random_shape(rng, ndim, lo=1, hi=6):
+    return tuple(int(s) for s in rng.integers(lo, hi, size=ndim))
+
+
+def broadcast_pair(rng):
+    nd = int(rng.integers(0, 4))
+    a = list(random_shape(rng, nd))
+    b = list(a)
+    for i in range(nd):
+        r = rng.random()
+        if r < 0.25:
+            a[i] = 1
+        elif r < 0.5:
+            b[i] = 1
+    drop = int(rng.integers(0, nd + 1))
+    return tuple(a), tuple(b[drop:])
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda lib, a, b: a + b,
+        lambda lib, a, b: a * b,
+        lambda lib, a, b: a - b,
+        lambda lib, a, b: lib.add(a, b, alpha=2.5),
+        lambda lib, a, b: (a * 2 + 1) * b - 0.5,
+    ],
+    ids=["add", "mul", "sub", "add_alpha", "scalar_mix"],
+)
+def test_binary_broadcast(op, dtype, seed, device):
+    rng = np.random.default_rng(seed)
+    sa, sb = broadcast_pair(rng)
+    check(op, [sa, sb], dtype=dtype, device=device, seed=seed)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool"])
+def test_binary_integer_and_bool(dtype, device):
+    check(lambda lib, a, b: a + b, [(3, 4), (4,)], dtype=dtype, device=device)
+    check(lambda lib, a, b: a * b, [(2, 3), (2, 1)], dtype=dtype, device=device)
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_relu(dtype, seed, device):
+    rng = np.random.default_rng(seed)
+    shape = random_shape(rng, int(rng.integers(0, 4)))
+    check(
+        lambda lib, a: a.relu(),
+        [shape],
+        dtype=dtype,
+        device=device,
+        seed=seed,
+        numpy_fn=lambda a: np.maximum(a, 0),
+    )
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_sum_dims(dtype, seed, device):
+    rng = np.random.default_rng(seed)
+    nd = int(rng.integers(1, 5))
+    shape = random_shape(rng, nd)
+    k = int(rng.integers(1, nd + 1))
+    dims = sorted(int(d) for d in rng.choice(nd, size=k, replace=False))
+    dims = [d - nd if rng.random() < 0.5 else d for d in dims]
+    keepdim = bool(rng.random() < 0.5)
+    check(
+        lambda lib, a: a.sum(dims, keepdim=keepdim),
+        [shape],
+        dtype=dtype,
+        device=device,
+        seed=seed,
+        numpy_fn=lambda a: a.sum(axis=tuple(dims), keepdims=keepdim),
+    )
+    check(lambda lib, a: a.sum(), [shape], dtype=dtype, device=device, seed=seed)
+
+
+def test_sum_integer_promotes_to_int64(device):
+    check(lambda lib, a: a.sum(0), [(4, 3)], dtype="int32", device=device)
+    check(lambda lib, a: a.sum(), [(4, 3)], dtype="bool", device=device)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        [(3, 4), (4, 5)],
+        [(4,), (4, 5)],
+        [(3, 4), (4,)],
+        [(4,), (4,)],
+        [(2, 3, 4), (4, 5)],
+        [(2, 3, 4), (2, 4, 5)],
+        [(2, 1, 3, 4), (5, 4, 2)],
+        [(3, 4), (2, 4, 5)],
+        [(1, 64), (64, 33)],
+    ],
+    ids=lambda s: "x".join(str(d) for d in s),
+)
+def test_matmul_forms(shapes, seed, device):
+    check(
+        lambda lib, a, b: lib.matmul(a, b),
+        shapes,
+        device=device,
+        seed=seed,
+        numpy_fn=np.matmul,
+    )
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+def test_matmul_dtypes(dtype, device):
+    if device == "cuda" and dtype == "int64":
+        pytest.skip("integer matmul is CPU only")
+    check(lambda lib, a, b: a @ b, [(5, 7), (7, 3)], dtype=dtype, device=device)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_non_contiguous_inputs(seed, device):
+    def transposed(lib, t, i):
+        return t.transpose(0, 1)
+
+    check(lambda lib, a, b: a @ b, [(6, 5), (7, 6)], device=device, seed=seed,
+          transform=transposed)
+    check(lambda lib, a, b: (a + b).relu() * a, [(4, 3), (4, 3)], device=device, seed=seed,
+          transform=transposed)
+    check(lambda lib, a: a.sum(0), [(5, 3)], device=device, seed=seed, transform=transposed)
+
+
+def test_zero_size_dims(device):
+    check(lambda lib, a, b: a + b, [(0, 3), (3,)], device=device)
+    check(lambda lib, a: a.sum(0), [(0, 3)], device=device)
+    check(lambda lib, a, b: a @ b, [(2, 0), (0, 3)], device=device)
+    check(lambda lib, a: a.relu(), [(0,)], device=device)
+
+
+def test_large_parallel_elementwise(device):
+    check(lambda lib, a, b: (a * b + a).relu().sum(1), [(300, 1000), (1000,)], device=device)

@@ -1,0 +1,166 @@
+"""flow.Tensor basics: creation, metadata, NumPy interop, printing, devices, seeding."""
+
+import numpy as np
+import pytest
+
+import oneflow as flow
+
+
+def test_creation_and_metadata(device):
+    x = flow.zeros(2, 3, device=device)
+    assert x.shape == flow.Size([2, 3]) and x.shape == (2, 3)
+    assert repr(x.shape) == "oneflow.Size([2, 3])"
+    assert x.dtype is flow.float32
+    assert x.stride() == (3, 1) and x.stride(0) == 3
+    assert x.ndim == 2 and x.dim() == 2 and x.numel() == 6 and len(x) == 2
+    assert x.size() == (2, 3) and x.size(-1) == 3
+    assert x.is_contiguous()
+    assert x.device == flow.device(device)
+    assert flow.ones((4,), dtype=flow.int64, device=device).dtype is flow.int64
+    np.testing.assert_array_equal(flow.ones(2, 2, device=device).numpy(), np.ones((2, 2)))
+    np.testing.assert_array_equal(flow.full((2,), 7, device=device).numpy(), [7, 7])
+    assert flow.full((2,), 7).dtype is flow.int64
+    assert flow.full((2,), 7.0).dtype is flow.float32
+
+
+def test_tensor_dtype_inference():
+    assert flow.tensor([1, 2]).dtype is flow.int64
+    assert flow.tensor([1, 2.5]).dtype is flow.float32
+    assert flow.tensor([True, False]).dtype is flow.bool
+    assert flow.tensor(np.array([1.0], dtype=np.float64)).dtype is flow.float64
+    assert flow.tensor(3).shape == ()
+    assert flow.tensor([[1, 2], [3, 4]], dtype=flow.float32).dtype is flow.float32
+    with pytest.raises(TypeError):
+        flow.tensor(["a", "b"])
+
+
+def test_dtype_aliases():
+    assert flow.float is flow.float32 and flow.double is flow.float64
+    assert flow.half is flow.float16 and flow.long is flow.int64 and flow.int is flow.int32
+    assert repr(flow.float32) == "oneflow.float32"
+    assert flow.float32.is_floating_point and not flow.int64.is_floating_point
+    assert flow.get_default_dtype() is flow.float32
+
+
+def test_from_numpy_shares_memory():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = flow.from_numpy(a)
+    a[0, 0] = 100
+    assert t.numpy()[0, 0] == 100
+    n = t.numpy()
+    n[1, 2] = -1
+    assert a[1, 2] == -1
+    # a non-contiguous array keeps its strides
+    tt = flow.from_numpy(a.T)
+    assert tt.stride() == (1, 3)
+    np.testing.assert_array_equal(tt.numpy(), a.T)
+    with pytest.raises(TypeError):
+        flow.from_numpy([1, 2])
+    with pytest.raises(TypeError):
+        flow.from_numpy(np.array(["x"]))
+
+
+def test_numpy_view_outlives_tensor():
+    n = flow.ones(1000).numpy()
+    import gc
+
+    gc.collect()
+    assert n.sum() == 1000
+
+
+def test_casts_round_like_pytorch():
+    x = flow.tensor([-1.7, -0.5, 0.5, 2.9])
+    np.testing.assert_array_equal(x.long().numpy(), [-1, 0, 0, 2])
+    assert x.to(flow.int32).dtype is flow.int32
+    assert x.half().numpy().dtype == np.float16
+    np.testing.assert_array_equal(x.bool().numpy(), [True, True, True, True])
+    assert x.double().dtype is flow.float64
+
+
+def test_item_tolist_and_conversions():
+    assert flow.tensor(3.5).item() == 3.5
+    assert flow.tensor([[1, 2], [3, 4]]).tolist() == [[1, 2], [3, 4]]
+    assert float(flow.tensor([2.0])) == 2.0 and int(flow.tensor(7)) == 7
+    assert bool(flow.tensor(True))
+    with pytest.raises(RuntimeError):
+        bool(flow.ones(2))
+    with pytest.raises(RuntimeError):
+        flow.ones(2).item()
+    assert [r.tolist() for r in flow.tensor([[1, 2], [3, 4]])] == [[1, 2], [3, 4]]
+    np.testing.assert_array_equal(np.asarray(flow.ones(2)), [1.0, 1.0])
+
+
+def test_print_format():
+    assert repr(flow.tensor([1, 2, 3])) == "tensor([1, 2, 3], dtype=oneflow.int64)"
+    assert repr(flow.ones(2, 2)) == (
+        "tensor([[1., 1.],\n        [1., 1.]], dtype=oneflow.float32)"
+    )
+    assert repr(flow.tensor(3.5)) == "tensor(3.5000, dtype=oneflow.float32)"
+    assert repr(flow.tensor([0.5, -1.25])) == "tensor([ 0.5000, -1.2500], dtype=oneflow.float32)"
+    assert repr(flow.zeros(0, 3)) == "tensor([], size=(0, 3), dtype=oneflow.float32)"
+    assert repr(flow.tensor([True, False])) == "tensor([ True, False], dtype=oneflow.bool)"
+    assert repr(flow.tensor([1e-6, 1.0])) == (
+        "tensor([1.0000e-06, 1.0000e+00], dtype=oneflow.float32)"
+    )
+    x = flow.ones(2, requires_grad=True)
+    assert repr(x).endswith("dtype=oneflow.float32, requires_grad=True)")
+    assert repr(x * 2).endswith("grad_fn=<mulBackward>)")
+    big = repr(flow.zeros(100, 100))
+    assert "..." in big and big.count("\n") == 6
+
+
+def test_print_matches_torch_layout():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    for shape in [(5,), (3, 4), (2, 2, 3), (2000,), (40, 40)]:
+        a = rng.standard_normal(shape).astype(np.float32)
+        f = repr(flow.tensor(a)).replace(", dtype=oneflow.float32", "")
+        t = repr(torch.tensor(a))
+        assert f == t, f"\n{f}\n!=\n{t}"
+
+
+def test_set_printoptions():
+    try:
+        flow.set_printoptions(precision=2)
+        assert repr(flow.tensor([0.123456])) == "tensor([0.12], dtype=oneflow.float32)"
+    finally:
+        flow.set_printoptions(profile="default")
+
+
+def test_manual_seed_reproducible():
+    flow.manual_seed(42)
+    a = flow.randn(100).numpy()
+    flow.manual_seed(42)
+    b = flow.randn(100).numpy()
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(flow.randn(100).numpy(), b)
+    x = flow.randn(200000).numpy()
+    assert abs(x.mean()) < 0.01 and abs(x.std() - 1) < 0.01
+
+
+def test_device_objects():
+    d = flow.device("cuda:1")
+    assert d.type == "cuda" and d.index == 1 and repr(d) == "device(type='cuda', index=1)"
+    assert flow.device("cpu") == "cpu"
+    with pytest.raises(ValueError):
+        flow.device("tpu")
+
+
+def test_cuda_to_and_back(device):
+    x = flow.randn(3, 4)
+    y = x.to(device)
+    assert y.device == flow.device(device)
+    np.testing.assert_array_equal(y.cpu().numpy(), x.numpy())
+    if device == "cuda":
+        assert y.is_cuda and x.cuda().is_cuda
+        z = (y * 2 + y).relu().sum(1)
+        np.testing.assert_allclose(z.cpu().numpy(), np.maximum(3 * x.numpy(), 0).sum(1), rtol=1e-5)
+
+
+def test_cuda_without_cuda_is_a_clear_error():
+    if flow.cuda.is_available():
+        pytest.skip("CUDA is available")
+    with pytest.raises(RuntimeError, match="CUDA"):
+        flow.ones(2).cuda()
+    with pytest.raises(RuntimeError, match="CUDA"):
+        flow.ones(2, device="cuda")
