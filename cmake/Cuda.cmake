@@ -3,9 +3,16 @@
 if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
   set(CMAKE_CUDA_ARCHITECTURES ${ONEFLOW_CUDA_ARCHITECTURES})
 endif()
+enable_language(CUDA)
+# Set after enable_language: CMake before 3.26 knows nvcc's flags only up to C++17 and would
+# fail the compiler's own check; nvcc 12+ takes -std=c++20.
+if(NOT DEFINED CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+  set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+  set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+endif()
 set(CMAKE_CUDA_STANDARD 20)
 set(CMAKE_CUDA_STANDARD_REQUIRED ON)
-enable_language(CUDA)
+set(CMAKE_CUDA_EXTENSIONS OFF)
 find_package(CUDAToolkit REQUIRED)
 
 set(_cublas_hints "")

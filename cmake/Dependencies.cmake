@@ -1,9 +1,15 @@
 # System dependencies (installed by tools/install_deps.sh from third_party/debian-packages.txt).
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(dnnl CONFIG REQUIRED)          # oneDNN: matmul (and later conv, pooling, norms)
-find_package(BLAS REQUIRED)                 # OpenBLAS: float64 GEMM where oneDNN has no kernel
-find_path(CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas x86_64-linux-gnu/openblas-pthread
-          x86_64-linux-gnu REQUIRED)
+# OpenBLAS: float64 GEMM where oneDNN has no kernel. Found explicitly (not FindBLAS) so that the
+# header and the library always come from the same OpenBLAS build.
+find_path(CBLAS_INCLUDE_DIR cblas.h
+          PATH_SUFFIXES x86_64-linux-gnu/openblas-pthread x86_64-linux-gnu/openblas-openmp openblas
+          REQUIRED)
+find_library(OPENBLAS_LIBRARY NAMES openblas
+             PATH_SUFFIXES openblas-pthread openblas-openmp x86_64-linux-gnu/openblas-pthread
+             REQUIRED)
+message(STATUS "OpenBLAS: ${OPENBLAS_LIBRARY} (cblas.h in ${CBLAS_INCLUDE_DIR})")
 
 if(ONEFLOW_BUILD_PYTHON)
   find_package(Python 3.8 REQUIRED COMPONENTS Interpreter Development.Module)

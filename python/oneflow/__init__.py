@@ -80,9 +80,7 @@ result_type = _C.result_type
 def mm(input, mat2):
     """Matrix product of two 2-D tensors."""
     if input.ndim != 2 or mat2.ndim != 2:
-        raise RuntimeError(
-            f"mm: expected 2-D tensors, got {input.ndim}-D and {mat2.ndim}-D"
-        )
+        raise RuntimeError(f"mm: expected 2-D tensors, got {input.ndim}-D and {mat2.ndim}-D")
     return _C.matmul(input, mat2)
 
 

@@ -22,8 +22,15 @@ TEST(CachingAllocator, RoundsToSizeClasses) {
 TEST(CachingAllocator, ReusesFreedBlocks) {
   int raw_allocs = 0, raw_frees = 0;
   CachingAllocator a(
-      "test", [&](size_t n) { ++raw_allocs; return std::malloc(n); },
-      [&](void* p) { ++raw_frees; std::free(p); });
+      "test",
+      [&](size_t n) {
+        ++raw_allocs;
+        return std::malloc(n);
+      },
+      [&](void* p) {
+        ++raw_frees;
+        std::free(p);
+      });
   void* p = a.allocate(1000);
   EXPECT_EQ(a.allocated_bytes(), 1024u);
   a.deallocate(p, 1000);
@@ -39,7 +46,8 @@ TEST(CachingAllocator, ReusesFreedBlocks) {
 }
 
 TEST(CachingAllocator, OutOfMemoryIsAnError) {
-  CachingAllocator a("test", [](size_t) -> void* { return nullptr; }, [](void*) {});
+  CachingAllocator a(
+      "test", [](size_t) -> void* { return nullptr; }, [](void*) {});
   EXPECT_THROW(a.allocate(64), RuntimeError);
 }
 

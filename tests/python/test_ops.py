@@ -131,10 +131,14 @@ def test_non_contiguous_inputs(seed, device):
     def transposed(lib, t, i):
         return t.transpose(0, 1)
 
-    check(lambda lib, a, b: a @ b, [(6, 5), (7, 6)], device=device, seed=seed,
-          transform=transposed)
-    check(lambda lib, a, b: (a + b).relu() * a, [(4, 3), (4, 3)], device=device, seed=seed,
-          transform=transposed)
+    check(lambda lib, a, b: a @ b, [(6, 5), (7, 6)], device=device, seed=seed, transform=transposed)
+    check(
+        lambda lib, a, b: (a + b).relu() * a,
+        [(4, 3), (4, 3)],
+        device=device,
+        seed=seed,
+        transform=transposed,
+    )
     check(lambda lib, a: a.sum(0), [(5, 3)], device=device, seed=seed, transform=transposed)
 
 

@@ -92,9 +92,7 @@ def test_item_tolist_and_conversions():
 
 def test_print_format():
     assert repr(flow.tensor([1, 2, 3])) == "tensor([1, 2, 3], dtype=oneflow.int64)"
-    assert repr(flow.ones(2, 2)) == (
-        "tensor([[1., 1.],\n        [1., 1.]], dtype=oneflow.float32)"
-    )
+    assert repr(flow.ones(2, 2)) == ("tensor([[1., 1.],\n        [1., 1.]], dtype=oneflow.float32)")
     assert repr(flow.tensor(3.5)) == "tensor(3.5000, dtype=oneflow.float32)"
     assert repr(flow.tensor([0.5, -1.25])) == "tensor([ 0.5000, -1.2500], dtype=oneflow.float32)"
     assert repr(flow.zeros(0, 3)) == "tensor([], size=(0, 3), dtype=oneflow.float32)"

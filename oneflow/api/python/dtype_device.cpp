@@ -89,7 +89,8 @@ Shape shape_from_sequence(py::handle h, const char* op) {
 }
 
 Shape shape_from_args(py::args args, const char* op) {
-  if (args.size() == 1 && py::isinstance<py::sequence>(args[0])) return shape_from_sequence(args[0], op);
+  if (args.size() == 1 && py::isinstance<py::sequence>(args[0]))
+    return shape_from_sequence(args[0], op);
   return shape_from_sequence(args, op);
 }
 
@@ -103,13 +104,15 @@ void init_dtype_device(py::module_& m) {
       .def("__repr__", [](const PyDType& d) { return std::string("oneflow.") + dtype_name(d.dt); })
       .def("__str__", [](const PyDType& d) { return std::string("oneflow.") + dtype_name(d.dt); })
       .def("__hash__", [](const PyDType& d) { return static_cast<int>(d.dt); })
-      .def("__eq__", [](const PyDType& a, py::handle b) {
-        return py::isinstance<PyDType>(b) && b.cast<PyDType&>().dt == a.dt;
-      })
-      .def_property_readonly("is_floating_point", [](const PyDType& d) { return is_floating(d.dt); })
-      .def_property_readonly("is_signed", [](const PyDType& d) {
-        return d.dt != DType::kBool && d.dt != DType::kUInt8;
-      })
+      .def("__eq__",
+           [](const PyDType& a, py::handle b) {
+             return py::isinstance<PyDType>(b) && b.cast<PyDType&>().dt == a.dt;
+           })
+      .def_property_readonly("is_floating_point",
+                             [](const PyDType& d) { return is_floating(d.dt); })
+      .def_property_readonly(
+          "is_signed",
+          [](const PyDType& d) { return d.dt != DType::kBool && d.dt != DType::kUInt8; })
       .def_property_readonly("itemsize", [](const PyDType& d) { return itemsize(d.dt); });
   for (int i = 0; i < kNumDTypes; ++i) {
     DType dt = static_cast<DType>(i);
@@ -117,9 +120,11 @@ void init_dtype_device(py::module_& m) {
     m.attr(dtype_name(dt)) = dtype_objects()[i];
   }
   m.def("get_default_dtype", [] { return dtype_to_py(default_dtype()); });
-  m.def("set_default_dtype", [](py::handle d) { set_default_dtype(dtype_from_py(d, "set_default_dtype")); });
+  m.def("set_default_dtype",
+        [](py::handle d) { set_default_dtype(dtype_from_py(d, "set_default_dtype")); });
   m.def("promote_types", [](py::handle a, py::handle b) {
-    return dtype_to_py(promote_types(dtype_from_py(a, "promote_types"), dtype_from_py(b, "promote_types")));
+    return dtype_to_py(
+        promote_types(dtype_from_py(a, "promote_types"), dtype_from_py(b, "promote_types")));
   });
 
   py::class_<Device>(m, "device")
@@ -129,7 +134,8 @@ void init_dtype_device(py::module_& m) {
              if (!index.is_none()) {
                if (py::isinstance<py::str>(spec) &&
                    spec.cast<std::string>().find(':') != std::string::npos)
-                 throw_error<ValueError>("device", "type (string) must not include an index "
+                 throw_error<ValueError>("device",
+                                         "type (string) must not include an index "
                                          "because index was passed explicitly: ",
                                          spec.cast<std::string>());
                d.index = index.cast<int>();
@@ -137,25 +143,27 @@ void init_dtype_device(py::module_& m) {
              return d;
            }),
            py::arg("type"), py::arg("index") = py::none())
-      .def_property_readonly("type", [](const Device& d) {
-        return d.type == DeviceType::kCPU ? "cpu" : "cuda";
-      })
+      .def_property_readonly(
+          "type", [](const Device& d) { return d.type == DeviceType::kCPU ? "cpu" : "cuda"; })
       .def_property_readonly("index", [](const Device& d) { return d.index; })
-      .def("__repr__", [](const Device& d) {
-        return str_cat("device(type='", d.type == DeviceType::kCPU ? "cpu" : "cuda",
-                       "', index=", d.index, ")");
-      })
+      .def("__repr__",
+           [](const Device& d) {
+             return str_cat("device(type='", d.type == DeviceType::kCPU ? "cpu" : "cuda",
+                            "', index=", d.index, ")");
+           })
       .def("__str__", &Device::str)
-      .def("__eq__", [](const Device& a, py::handle b) {
-        if (py::isinstance<Device>(b)) return a == b.cast<Device>();
-        if (py::isinstance<py::str>(b)) return a == Device::parse(b.cast<std::string>());
-        return false;
-      })
+      .def("__eq__",
+           [](const Device& a, py::handle b) {
+             if (py::isinstance<Device>(b)) return a == b.cast<Device>();
+             if (py::isinstance<py::str>(b)) return a == Device::parse(b.cast<std::string>());
+             return false;
+           })
       .def("__hash__", [](const Device& d) { return static_cast<int>(d.type) * 1024 + d.index; });
 
   m.def("cuda_device_count", [] { return cuda_built() ? cuda_backend().device_count() : 0; });
-  m.def("cuda_synchronize", [](int index) { cuda_backend().synchronize(index); },
-        py::arg("index") = 0);
+  m.def(
+      "cuda_synchronize", [](int index) { cuda_backend().synchronize(index); },
+      py::arg("index") = 0);
   m.def("memory_allocated", [](py::handle dev) {
     Device d = device_from_py(dev, "memory_allocated");
     return backend_of(d.type).allocator(d.index).allocated_bytes();

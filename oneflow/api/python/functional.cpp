@@ -49,8 +49,10 @@ CreationOptions creation_options(py::handle dtype, py::handle device, py::handle
 Tensor with_grad(Tensor t, bool requires_grad) {
   if (requires_grad) {
     if (!is_floating(t->dtype()))
-      throw_error<RuntimeError>("requires_grad", "only Tensors of floating point dtype can "
-                                "require gradients, got ", dtype_name(t->dtype()));
+      throw_error<RuntimeError>("requires_grad",
+                                "only Tensors of floating point dtype can "
+                                "require gradients, got ",
+                                dtype_name(t->dtype()));
     t->autograd().requires_grad = true;
   }
   return t;
@@ -59,61 +61,91 @@ Tensor with_grad(Tensor t, bool requires_grad) {
 }  // namespace
 
 void init_functional(py::module_& m) {
-  m.def("add", [](py::handle a, py::handle b, py::handle alpha) {
-    Scalar al = scalar_from_py(alpha, "add");
-    if (!is_tensor(a) && is_tensor(b) && is_scalar(a))  // number + tensor
-      std::swap(a, b);
-    return binary("add", a, b, [&](const Tensor& x, const Tensor& y) { return F::add(x, y, al); },
-                  [&](const Tensor& x, Scalar s) { return F::add(x, s, al); });
-  }, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-  m.def("sub", [](py::handle a, py::handle b, py::handle alpha) {
-    Scalar al = scalar_from_py(alpha, "sub");
-    if (!is_tensor(a) && is_tensor(b) && is_scalar(a)) {
-      Tensor y = b.cast<Tensor>();
-      Scalar s = scalar_from_py(a, "sub");
-      py::gil_scoped_release nogil;
-      return F::add(F::mul(y, al.kind == Scalar::Kind::kFloat ? Scalar::from_double(-al.f)
-                                                               : Scalar::from_int(-al.i)),
-                    s);
-    }
-    return binary("sub", a, b, [&](const Tensor& x, const Tensor& y) { return F::sub(x, y, al); },
-                  [&](const Tensor& x, Scalar s) { return F::sub(x, s, al); });
-  }, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-  m.def("mul", [](py::handle a, py::handle b) {
-    if (!is_tensor(a) && is_tensor(b) && is_scalar(a)) std::swap(a, b);
-    return binary("mul", a, b, [](const Tensor& x, const Tensor& y) { return F::mul(x, y); },
-                  [](const Tensor& x, Scalar s) { return F::mul(x, s); });
-  }, py::arg("input"), py::arg("other"));
-  m.def("add_", [](py::handle self, py::handle other, py::handle alpha) {
-    Scalar al = scalar_from_py(alpha, "add_");
-    return binary("add_", self, other,
-                  [&](const Tensor& x, const Tensor& y) { return F::add_(x, y, al); },
-                  [&](const Tensor& x, Scalar s) { return F::add_(x, s, al); });
-  }, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-  m.def("mul_", [](py::handle self, py::handle other) {
-    return binary("mul_", self, other, [](const Tensor& x, const Tensor& y) { return F::mul_(x, y); },
-                  [](const Tensor& x, Scalar s) { return F::mul_(x, s); });
-  }, py::arg("input"), py::arg("other"));
+  m.def(
+      "add",
+      [](py::handle a, py::handle b, py::handle alpha) {
+        Scalar al = scalar_from_py(alpha, "add");
+        if (!is_tensor(a) && is_tensor(b) && is_scalar(a))  // number + tensor
+          std::swap(a, b);
+        return binary(
+            "add", a, b, [&](const Tensor& x, const Tensor& y) { return F::add(x, y, al); },
+            [&](const Tensor& x, Scalar s) { return F::add(x, s, al); });
+      },
+      py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  m.def(
+      "sub",
+      [](py::handle a, py::handle b, py::handle alpha) {
+        Scalar al = scalar_from_py(alpha, "sub");
+        if (!is_tensor(a) && is_tensor(b) && is_scalar(a)) {
+          Tensor y = b.cast<Tensor>();
+          Scalar s = scalar_from_py(a, "sub");
+          py::gil_scoped_release nogil;
+          return F::add(F::mul(y, al.kind == Scalar::Kind::kFloat ? Scalar::from_double(-al.f)
+                                                                  : Scalar::from_int(-al.i)),
+                        s);
+        }
+        return binary(
+            "sub", a, b, [&](const Tensor& x, const Tensor& y) { return F::sub(x, y, al); },
+            [&](const Tensor& x, Scalar s) { return F::sub(x, s, al); });
+      },
+      py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  m.def(
+      "mul",
+      [](py::handle a, py::handle b) {
+        if (!is_tensor(a) && is_tensor(b) && is_scalar(a)) std::swap(a, b);
+        return binary(
+            "mul", a, b, [](const Tensor& x, const Tensor& y) { return F::mul(x, y); },
+            [](const Tensor& x, Scalar s) { return F::mul(x, s); });
+      },
+      py::arg("input"), py::arg("other"));
+  m.def(
+      "add_",
+      [](py::handle self, py::handle other, py::handle alpha) {
+        Scalar al = scalar_from_py(alpha, "add_");
+        return binary(
+            "add_", self, other,
+            [&](const Tensor& x, const Tensor& y) { return F::add_(x, y, al); },
+            [&](const Tensor& x, Scalar s) { return F::add_(x, s, al); });
+      },
+      py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  m.def(
+      "mul_",
+      [](py::handle self, py::handle other) {
+        return binary(
+            "mul_", self, other, [](const Tensor& x, const Tensor& y) { return F::mul_(x, y); },
+            [](const Tensor& x, Scalar s) { return F::mul_(x, s); });
+      },
+      py::arg("input"), py::arg("other"));
   m.def("neg", [](py::handle x) { return F::neg(as_tensor(x, "neg", "input")); });
-  m.def("relu", [](py::handle x) {
-    Tensor t = as_tensor(x, "relu", "input");
-    py::gil_scoped_release nogil;
-    return F::relu(t);
-  }, py::arg("input"));
-  m.def("matmul", [](py::handle a, py::handle b) {
-    Tensor x = as_tensor(a, "matmul", "input"), y = as_tensor(b, "matmul", "other");
-    py::gil_scoped_release nogil;
-    return F::matmul(x, y);
-  }, py::arg("input"), py::arg("other"));
-  m.def("sum", [](py::handle x, py::handle dim, bool keepdim, py::handle dtype) {
-    Tensor t = as_tensor(x, "sum", "input");
-    std::vector<int64_t> dims = dim.is_none() ? std::vector<int64_t>{} : dims_from_py(dim, "sum");
-    if (!dim.is_none() && dims.empty()) dims = {};  // sum(x, dim=[]) reduces everything
-    auto dt = optional_dtype(dtype, "sum");
-    py::gil_scoped_release nogil;
-    return F::sum(t, dims, keepdim, dt);
-  }, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
-     py::arg("dtype") = py::none());
+  m.def(
+      "relu",
+      [](py::handle x) {
+        Tensor t = as_tensor(x, "relu", "input");
+        py::gil_scoped_release nogil;
+        return F::relu(t);
+      },
+      py::arg("input"));
+  m.def(
+      "matmul",
+      [](py::handle a, py::handle b) {
+        Tensor x = as_tensor(a, "matmul", "input"), y = as_tensor(b, "matmul", "other");
+        py::gil_scoped_release nogil;
+        return F::matmul(x, y);
+      },
+      py::arg("input"), py::arg("other"));
+  m.def(
+      "sum",
+      [](py::handle x, py::handle dim, bool keepdim, py::handle dtype) {
+        Tensor t = as_tensor(x, "sum", "input");
+        std::vector<int64_t> dims =
+            dim.is_none() ? std::vector<int64_t>{} : dims_from_py(dim, "sum");
+        if (!dim.is_none() && dims.empty()) dims = {};  // sum(x, dim=[]) reduces everything
+        auto dt = optional_dtype(dtype, "sum");
+        py::gil_scoped_release nogil;
+        return F::sum(t, dims, keepdim, dt);
+      },
+      py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
+      py::arg("dtype") = py::none());
 
   // ---- views and copies ----
   m.def("reshape", [](py::handle x, py::args shape) {
@@ -125,23 +157,30 @@ void init_functional(py::module_& m) {
   m.def("permute", [](py::handle x, py::args dims) {
     return F::permute(as_tensor(x, "permute", "input"), shape_from_args(dims, "permute"));
   });
-  m.def("transpose", [](py::handle x, int64_t d0, int64_t d1) {
-    return F::transpose(as_tensor(x, "transpose", "input"), d0, d1);
-  }, py::arg("input"), py::arg("dim0"), py::arg("dim1"));
+  m.def(
+      "transpose",
+      [](py::handle x, int64_t d0, int64_t d1) {
+        return F::transpose(as_tensor(x, "transpose", "input"), d0, d1);
+      },
+      py::arg("input"), py::arg("dim0"), py::arg("dim1"));
   m.def("expand", [](py::handle x, py::args shape) {
     return F::expand(as_tensor(x, "expand", "input"), shape_from_args(shape, "expand"));
   });
-  m.def("contiguous", [](py::handle x) { return F::contiguous(as_tensor(x, "contiguous", "input")); });
+  m.def("contiguous",
+        [](py::handle x) { return F::contiguous(as_tensor(x, "contiguous", "input")); });
   m.def("clone", [](py::handle x) { return F::clone(as_tensor(x, "clone", "input")); });
   m.def("detach", [](py::handle x) { return F::detach(as_tensor(x, "detach", "input")); });
-  m.def("to", [](py::handle x, py::handle dtype, py::handle device, bool copy) {
-    Tensor t = as_tensor(x, "to", "input");
-    auto dt = optional_dtype(dtype, "to");
-    auto dev = optional_device(device, "to");
-    py::gil_scoped_release nogil;
-    return F::to(t, dt, dev, copy);
-  }, py::arg("input"), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
-     py::arg("copy") = false);
+  m.def(
+      "to",
+      [](py::handle x, py::handle dtype, py::handle device, bool copy) {
+        Tensor t = as_tensor(x, "to", "input");
+        auto dt = optional_dtype(dtype, "to");
+        auto dev = optional_device(device, "to");
+        py::gil_scoped_release nogil;
+        return F::to(t, dt, dev, copy);
+      },
+      py::arg("input"), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+      py::arg("copy") = false);
   m.def("result_type", [](py::args args) {
     std::vector<Tensor> ts;
     std::vector<Scalar> ss;
@@ -155,41 +194,51 @@ void init_functional(py::module_& m) {
   });
 
   // ---- creation ----
-  m.def("full", [](py::handle size, py::handle value, py::handle dtype, py::handle device,
-                   bool requires_grad, py::handle placement, py::handle sbp) {
-    Scalar v = scalar_from_py(value, "full");
-    CreationOptions o = creation_options(dtype, device, placement, sbp, "full");
-    if (dtype.is_none()) o.dtype = v.dtype();
-    return with_grad(F::full(shape_from_sequence(size, "full"), v, o), requires_grad);
-  }, py::arg("size"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(),
-     py::arg("device") = py::none(), py::arg("requires_grad") = false,
-     py::arg("placement") = py::none(), py::arg("sbp") = py::none());
+  m.def(
+      "full",
+      [](py::handle size, py::handle value, py::handle dtype, py::handle device, bool requires_grad,
+         py::handle placement, py::handle sbp) {
+        Scalar v = scalar_from_py(value, "full");
+        CreationOptions o = creation_options(dtype, device, placement, sbp, "full");
+        if (dtype.is_none()) o.dtype = v.dtype();
+        return with_grad(F::full(shape_from_sequence(size, "full"), v, o), requires_grad);
+      },
+      py::arg("size"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("device") = py::none(), py::arg("requires_grad") = false,
+      py::arg("placement") = py::none(), py::arg("sbp") = py::none());
   auto creation = [&m](const char* name, Tensor (*fn)(const Shape&, const CreationOptions&)) {
-    m.def(name, [name, fn](py::args size, py::handle dtype, py::handle device, bool requires_grad,
-                           py::handle placement, py::handle sbp) {
-      CreationOptions o = creation_options(dtype, device, placement, sbp, name);
-      Shape shape = shape_from_args(size, name);
-      Tensor t;
-      {
-        py::gil_scoped_release nogil;
-        t = fn(shape, o);
-      }
-      return with_grad(t, requires_grad);
-    }, py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
-       py::arg("requires_grad") = false, py::arg("placement") = py::none(),
-       py::arg("sbp") = py::none());
+    m.def(
+        name,
+        [name, fn](py::args size, py::handle dtype, py::handle device, bool requires_grad,
+                   py::handle placement, py::handle sbp) {
+          CreationOptions o = creation_options(dtype, device, placement, sbp, name);
+          Shape shape = shape_from_args(size, name);
+          Tensor t;
+          {
+            py::gil_scoped_release nogil;
+            t = fn(shape, o);
+          }
+          return with_grad(t, requires_grad);
+        },
+        py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+        py::arg("requires_grad") = false, py::arg("placement") = py::none(),
+        py::arg("sbp") = py::none());
   };
   creation("zeros", &F::zeros);
   creation("ones", &F::ones);
   creation("randn", &F::randn);
-  m.def("zeros_like", [](py::handle x) { return F::zeros_like(as_tensor(x, "zeros_like", "input")); });
+  m.def("zeros_like",
+        [](py::handle x) { return F::zeros_like(as_tensor(x, "zeros_like", "input")); });
   m.def("ones_like", [](py::handle x) { return F::ones_like(as_tensor(x, "ones_like", "input")); });
-  m.def("manual_seed", [](py::int_ seed) {
-    // Like PyTorch, any Python int is accepted and taken modulo 2**64.
-    py::int_ mod = py::reinterpret_steal<py::int_>(
-        PyNumber_And(seed.ptr(), py::int_(0xFFFFFFFFFFFFFFFFull).ptr()));
-    manual_seed(mod.cast<uint64_t>());
-  }, py::arg("seed"));
+  m.def(
+      "manual_seed",
+      [](py::int_ seed) {
+        // Like PyTorch, any Python int is accepted and taken modulo 2**64.
+        py::int_ mod = py::reinterpret_steal<py::int_>(
+            PyNumber_And(seed.ptr(), py::int_(0xFFFFFFFFFFFFFFFFull).ptr()));
+        manual_seed(mod.cast<uint64_t>());
+      },
+      py::arg("seed"));
   m.def("initial_seed", [] { return initial_seed(); });
 }
 

@@ -9,16 +9,26 @@ namespace {
 
 const char* numpy_format(DType dt) {
   switch (dt) {
-    case DType::kBool: return "?";
-    case DType::kUInt8: return "B";
-    case DType::kInt8: return "b";
-    case DType::kInt16: return "h";
-    case DType::kInt32: return "i";
-    case DType::kInt64: return "q";
-    case DType::kFloat16: return "e";
-    case DType::kFloat32: return "f";
-    case DType::kFloat64: return "d";
-    case DType::kBFloat16: break;
+    case DType::kBool:
+      return "?";
+    case DType::kUInt8:
+      return "B";
+    case DType::kInt8:
+      return "b";
+    case DType::kInt16:
+      return "h";
+    case DType::kInt32:
+      return "i";
+    case DType::kInt64:
+      return "q";
+    case DType::kFloat16:
+      return "e";
+    case DType::kFloat32:
+      return "f";
+    case DType::kFloat64:
+      return "d";
+    case DType::kBFloat16:
+      break;
   }
   throw_error<TypeError>("numpy", "got unsupported dtype ", dtype_name(dt),
                          " (NumPy has no bfloat16; convert with .float() first)");
@@ -40,8 +50,7 @@ DType dtype_from_numpy(const py::dtype& d) {
     if (size == 4) return DType::kFloat32;
     if (size == 8) return DType::kFloat64;
   }
-  throw_error<TypeError>("from_numpy", "can't convert np.ndarray of type ",
-                         std::string(py::str(d)),
+  throw_error<TypeError>("from_numpy", "can't convert np.ndarray of type ", std::string(py::str(d)),
                          ". The only supported types are: float64, float32, float16, int64, "
                          "int32, int16, int8, uint8, and bool.");
 }
@@ -65,28 +74,32 @@ Tensor from_numpy(py::array arr) {
   for (py::ssize_t i = 0; i < arr.ndim(); ++i) {
     shape.push_back(arr.shape(i));
     if (arr.strides(i) < 0)
-      throw_error<ValueError>("from_numpy", "at least one stride in the given numpy array is "
+      throw_error<ValueError>("from_numpy",
+                              "at least one stride in the given numpy array is "
                               "negative, and tensors with negative strides are not currently "
                               "supported. (You can probably work around this by making a copy "
                               "of your array with array.copy().)");
     if (arr.strides(i) % static_cast<py::ssize_t>(isz) != 0)
-      throw_error<ValueError>("from_numpy", "given numpy array strides not a multiple of the "
+      throw_error<ValueError>("from_numpy",
+                              "given numpy array strides not a multiple of the "
                               "element byte size. Copy the numpy array to reallocate the memory.");
     strides.push_back(arr.strides(i) / static_cast<py::ssize_t>(isz));
   }
   if (!arr.writeable())
-    PyErr_WarnEx(PyExc_UserWarning, "The given NumPy array is not writable; writing to the "
-                 "tensor is undefined behavior.", 1);
+    PyErr_WarnEx(PyExc_UserWarning,
+                 "The given NumPy array is not writable; writing to the "
+                 "tensor is undefined behavior.",
+                 1);
   // The storage spans the bytes the view can reach; it holds a reference to the array.
   int64_t span = 1;
   for (size_t i = 0; i < shape.size(); ++i) span += (shape[i] - 1) * strides[i];
   if (numel(shape) == 0) span = 0;
   auto* ref = new py::object(arr);
-  auto storage = std::make_shared<Storage>(
-      Device{}, const_cast<void*>(arr.data()), static_cast<size_t>(span) * isz, [ref] {
-        py::gil_scoped_acquire gil;
-        delete ref;
-      });
+  auto storage = std::make_shared<Storage>(Device{}, const_cast<void*>(arr.data()),
+                                           static_cast<size_t>(span) * isz, [ref] {
+                                             py::gil_scoped_acquire gil;
+                                             delete ref;
+                                           });
   TensorMeta meta{shape, strides, 0, dt, Device{}};
   return std::make_shared<TensorImpl>(meta, storage, std::make_shared<VersionCounter>());
 }
@@ -112,15 +125,17 @@ void init_tensor(py::module_& m) {
 
   py::class_<TensorImpl, std::shared_ptr<TensorImpl>>(m, "Tensor", py::dynamic_attr())
       .def_property_readonly("_shape", [](const TensorImpl& t) { return to_tuple(t.shape()); })
-      .def("stride", [](const TensorImpl& t, py::object dim) -> py::object {
-        if (dim.is_none()) return to_tuple(t.strides());
-        return py::int_(t.strides()[wrap_dim("stride", dim.cast<int64_t>(), t.ndim())]);
-      }, py::arg("dim") = py::none())
+      .def(
+          "stride",
+          [](const TensorImpl& t, py::object dim) -> py::object {
+            if (dim.is_none()) return to_tuple(t.strides());
+            return py::int_(t.strides()[wrap_dim("stride", dim.cast<int64_t>(), t.ndim())]);
+          },
+          py::arg("dim") = py::none())
       .def_property_readonly("dtype", [](const TensorImpl& t) { return dtype_to_py(t.dtype()); })
       .def_property_readonly("device", [](const TensorImpl& t) { return device_to_py(t.device()); })
-      .def_property_readonly("is_cuda", [](const TensorImpl& t) {
-        return t.device().type == DeviceType::kCUDA;
-      })
+      .def_property_readonly(
+          "is_cuda", [](const TensorImpl& t) { return t.device().type == DeviceType::kCUDA; })
       .def_property_readonly("ndim", &TensorImpl::ndim)
       .def("dim", &TensorImpl::ndim)
       .def("numel", &TensorImpl::numel)
@@ -129,25 +144,26 @@ void init_tensor(py::module_& m) {
       .def("storage_offset", &TensorImpl::offset)
       .def("is_contiguous", &TensorImpl::is_contiguous)
       .def("data_ptr", [](const TensorImpl& t) { return reinterpret_cast<uintptr_t>(t.data()); })
-      .def_property_readonly("is_global", [](const TensorImpl& t) {
-        return t.kind() == TensorKind::kGlobal;
-      })
-      .def_property_readonly("is_local", [](const TensorImpl& t) {
-        return t.kind() == TensorKind::kLocal;
-      })
-      .def_property_readonly("is_lazy", [](const TensorImpl& t) { return t.kind() == TensorKind::kLazy; })
+      .def_property_readonly("is_global",
+                             [](const TensorImpl& t) { return t.kind() == TensorKind::kGlobal; })
+      .def_property_readonly("is_local",
+                             [](const TensorImpl& t) { return t.kind() == TensorKind::kLocal; })
+      .def_property_readonly("is_lazy",
+                             [](const TensorImpl& t) { return t.kind() == TensorKind::kLazy; })
       .def_property_readonly("_version", &TensorImpl::version)
       // ---- autograd ----
       .def_property("requires_grad", &TensorImpl::requires_grad,
                     [](TensorImpl& t, bool v) {
                       if (!t.is_leaf() && !v)
-                        throw_error<RuntimeError>("requires_grad", "you can only change "
+                        throw_error<RuntimeError>("requires_grad",
+                                                  "you can only change "
                                                   "requires_grad flags of leaf variables. If you "
                                                   "want to use a computed variable in a subgraph "
                                                   "that doesn't require differentiation use "
                                                   "var_no_grad = var.detach().");
                       if (v && !is_floating(t.dtype()))
-                        throw_error<RuntimeError>("requires_grad", "only Tensors of floating "
+                        throw_error<RuntimeError>("requires_grad",
+                                                  "only Tensors of floating "
                                                   "point dtype can require gradients, got ",
                                                   dtype_name(t.dtype()));
                       t.autograd().requires_grad = v;
@@ -165,21 +181,23 @@ void init_tensor(py::module_& m) {
                                         dtype_name(g->dtype()), " vs ", dtype_name(t.dtype()));
             t.autograd().grad = std::move(g);
           })
-      .def("retain_grad", [](std::shared_ptr<TensorImpl> t) {
-        if (!t->requires_grad())
-          throw_error<RuntimeError>("retain_grad", "can't retain_grad on Tensor that has "
-                                    "requires_grad=False");
-        AutogradMeta& am = t->autograd();
-        if (!am.grad_fn) return;
-        am.retains_grad = true;
-        am.grad_fn->retained.resize(am.grad_fn->output_metas.size());
-        am.grad_fn->retained[am.output_nr] = t;
-      })
-      .def_property_readonly("retains_grad", [](const TensorImpl& t) { return t.autograd().retains_grad; })
+      .def("retain_grad",
+           [](std::shared_ptr<TensorImpl> t) {
+             if (!t->requires_grad())
+               throw_error<RuntimeError>("retain_grad",
+                                         "can't retain_grad on Tensor that has "
+                                         "requires_grad=False");
+             AutogradMeta& am = t->autograd();
+             if (!am.grad_fn) return;
+             am.retains_grad = true;
+             am.grad_fn->retained.resize(am.grad_fn->output_metas.size());
+             am.grad_fn->retained[am.output_nr] = t;
+           })
+      .def_property_readonly("retains_grad",
+                             [](const TensorImpl& t) { return t.autograd().retains_grad; })
       // ---- NumPy ----
       .def("numpy", [](std::shared_ptr<TensorImpl> t) {
-        if (t->device().type != DeviceType::kCPU)
-          t = functional::to(t, std::nullopt, Device{});
+        if (t->device().type != DeviceType::kCPU) t = functional::to(t, std::nullopt, Device{});
         return numpy_view(t);
       });
 

@@ -23,10 +23,11 @@ uint64_t next_sequence_nr() { return g_sequence_nr.fetch_add(1, std::memory_orde
 Tensor SavedTensor::unpack(const char* op) const {
   if (tensor->version() != saved_version)
     throw_error<RuntimeError>(
-        op, "one of the variables needed for gradient computation has been modified by an "
-            "inplace operation: [", dtype_name(tensor->dtype()), " ", shape_str(tensor->shape()),
-        "] is at version ", tensor->version(), "; expected version ", saved_version,
-        " instead.");
+        op,
+        "one of the variables needed for gradient computation has been modified by an "
+        "inplace operation: [",
+        dtype_name(tensor->dtype()), " ", shape_str(tensor->shape()), "] is at version ",
+        tensor->version(), "; expected version ", saved_version, " instead.");
   return tensor;
 }
 
@@ -43,11 +44,12 @@ void PrimNode::release_saved() {
 TensorList PrimNode::apply(TensorList&& out_grads) {
   if (released)
     throw_error<RuntimeError>(
-        prim.name(), "trying to backward through the graph a second time (or directly access "
-                     "saved tensors after they have already been freed). Saved intermediate "
-                     "values of the graph are freed when you call .backward() or "
-                     "autograd.grad(). Specify retain_graph=True if you need to backward "
-                     "through the graph a second time.");
+        prim.name(),
+        "trying to backward through the graph a second time (or directly access "
+        "saved tensors after they have already been freed). Saved intermediate "
+        "values of the graph are freed when you call .backward() or "
+        "autograd.grad(). Specify retain_graph=True if you need to backward "
+        "through the graph a second time.");
   for (size_t i = 0; i < out_grads.size(); ++i)
     if (!out_grads[i]) {
       const TensorMeta& m = output_metas[i];
@@ -113,13 +115,16 @@ TensorList run_backward(const TensorList& outputs, const TensorList& grad_output
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& out = outputs[i];
     if (!out->requires_grad())
-      throw_error<RuntimeError>(op, "element ", i, " of tensors does not require grad and does "
+      throw_error<RuntimeError>(op, "element ", i,
+                                " of tensors does not require grad and does "
                                 "not have a grad_fn");
     Tensor g = i < grad_outputs.size() ? grad_outputs[i] : nullptr;
     if (!g) {
       if (out->numel() != 1)
-        throw_error<RuntimeError>(op, "grad can be implicitly created only for scalar outputs, "
-                                  "got an output of shape ", shape_str(out->shape()));
+        throw_error<RuntimeError>(op,
+                                  "grad can be implicitly created only for scalar outputs, "
+                                  "got an output of shape ",
+                                  shape_str(out->shape()));
       g = F::ones(out->shape(), CreationOptions{out->dtype(), out->device(), ""});
     } else if (g->shape() != out->shape()) {
       throw_error<RuntimeError>(op, "mismatch in shape: grad_output[", i, "] has a shape of ",

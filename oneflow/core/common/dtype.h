@@ -38,9 +38,9 @@ void set_default_dtype(DType dt);
 
 template <typename T>
 struct DTypeOf;
-#define OF_DTYPE_OF(T, D) \
-  template <>             \
-  struct DTypeOf<T> {     \
+#define OF_DTYPE_OF(T, D)             \
+  template <>                         \
+  struct DTypeOf<T> {                 \
     static constexpr DType value = D; \
   };
 OF_DTYPE_OF(bool, DType::kBool)
@@ -59,16 +59,26 @@ OF_DTYPE_OF(double, DType::kFloat64)
 template <typename F>
 decltype(auto) visit_dtype(DType dt, F&& f) {
   switch (dt) {
-    case DType::kBool: return f.template operator()<bool>();
-    case DType::kUInt8: return f.template operator()<uint8_t>();
-    case DType::kInt8: return f.template operator()<int8_t>();
-    case DType::kInt16: return f.template operator()<int16_t>();
-    case DType::kInt32: return f.template operator()<int32_t>();
-    case DType::kInt64: return f.template operator()<int64_t>();
-    case DType::kFloat16: return f.template operator()<float16>();
-    case DType::kBFloat16: return f.template operator()<bfloat16>();
-    case DType::kFloat32: return f.template operator()<float>();
-    case DType::kFloat64: return f.template operator()<double>();
+    case DType::kBool:
+      return f.template operator()<bool>();
+    case DType::kUInt8:
+      return f.template operator()<uint8_t>();
+    case DType::kInt8:
+      return f.template operator()<int8_t>();
+    case DType::kInt16:
+      return f.template operator()<int16_t>();
+    case DType::kInt32:
+      return f.template operator()<int32_t>();
+    case DType::kInt64:
+      return f.template operator()<int64_t>();
+    case DType::kFloat16:
+      return f.template operator()<float16>();
+    case DType::kBFloat16:
+      return f.template operator()<bfloat16>();
+    case DType::kFloat32:
+      return f.template operator()<float>();
+    case DType::kFloat64:
+      return f.template operator()<double>();
   }
   throw RuntimeError("visit_dtype: unknown dtype");
 }

@@ -51,9 +51,9 @@ template <typename E, typename... Args>
 }  // namespace oneflow
 
 // Checks an internal invariant; a failure is a bug in oneflow, reported as RuntimeError.
-#define OF_ASSERT(cond)                                                                        \
-  do {                                                                                         \
-    if (!(cond))                                                                               \
-      throw ::oneflow::RuntimeError(::oneflow::str_cat("internal error: ", #cond, " at ", __FILE__, \
-                                                       ":", __LINE__));                        \
+#define OF_ASSERT(cond)                                                                    \
+  do {                                                                                     \
+    if (!(cond))                                                                           \
+      throw ::oneflow::RuntimeError(                                                       \
+          ::oneflow::str_cat("internal error: ", #cond, " at ", __FILE__, ":", __LINE__)); \
   } while (0)

@@ -46,8 +46,7 @@ void* CachingAllocator::allocate(size_t nbytes) {
     }
     p = raw_alloc_(size);
   }
-  if (!p)
-    throw_error<RuntimeError>(name_, "out of memory: tried to allocate ", nbytes, " bytes");
+  if (!p) throw_error<RuntimeError>(name_, "out of memory: tried to allocate ", nbytes, " bytes");
   std::lock_guard<std::mutex> lock(mu_);
   allocated_ += size;
   return p;

@@ -25,8 +25,8 @@ class CachingAllocator : public Allocator {
   size_t cached_bytes() const override;
   void empty_cache() override;
 
-  // Size classes: multiples of 512 B up to 1 MiB, then multiples of 1 MiB... rounded up to
-  // 1/8 powers of two above that, so reuse stays likely and waste stays under 12.5%.
+  // Size classes: multiples of 512 B up to 1 MiB; above that, multiples of 1/8 of the size's
+  // power of two, so reuse stays likely and waste stays under 12.5%.
   static size_t round_size(size_t nbytes);
 
  private:

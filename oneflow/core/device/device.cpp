@@ -27,8 +27,10 @@ Device Device::parse(const std::string& s) {
   }
   if (kind == "cpu") return Device{DeviceType::kCPU, index};
   if (kind == "cuda") return Device{DeviceType::kCUDA, index};
-  throw_error<ValueError>("device", "expected one of cpu, cuda device type at start of device "
-                          "string, got '", s, "'");
+  throw_error<ValueError>("device",
+                          "expected one of cpu, cuda device type at start of device "
+                          "string, got '",
+                          s, "'");
 }
 
 DeviceBackend& backend_of(DeviceType type) {

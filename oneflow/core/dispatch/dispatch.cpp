@@ -22,9 +22,10 @@ void check_inputs(const Primitive& prim, const TensorList& inputs) {
     if (!inputs[i]) throw_error<TypeError>(prim.name(), "input ", i, " is None");
     if (prim.traits().cross_device) continue;
     if (inputs[i]->device() != inputs[0]->device())
-      throw_error<RuntimeError>(prim.name(), "expected all tensors to be on the same device, but "
-                                "found at least two devices, ", inputs[0]->device().str(),
-                                " and ", inputs[i]->device().str());
+      throw_error<RuntimeError>(prim.name(),
+                                "expected all tensors to be on the same device, but "
+                                "found at least two devices, ",
+                                inputs[0]->device().str(), " and ", inputs[i]->device().str());
   }
 }
 
@@ -73,7 +74,8 @@ TensorList eager_local(const Primitive& prim, const TensorList& inputs, const At
   TensorList outputs;
   outputs.reserve(metas.size());
   if (traits.is_view) {
-    for (TensorMeta& m : metas) outputs.push_back(make_view(inputs[0], m.shape, m.strides, m.offset));
+    for (TensorMeta& m : metas)
+      outputs.push_back(make_view(inputs[0], m.shape, m.strides, m.offset));
   } else if (inplace_out) {
     if (!traits.may_run_in_place || metas.size() != 1)
       throw_error<RuntimeError>(prim.name(), "cannot run in place");
@@ -93,7 +95,8 @@ TensorList eager_local(const Primitive& prim, const TensorList& inputs, const At
   if (traits.differentiable && grad_mode_enabled())
     for (const Tensor& t : inputs) needs_grad = needs_grad || t->requires_grad();
   if (inplace_out && grad_mode_enabled() && inplace_out->requires_grad() && inplace_out->is_leaf())
-    throw_error<RuntimeError>(prim.name(), "a leaf Variable that requires grad is being used in "
+    throw_error<RuntimeError>(prim.name(),
+                              "a leaf Variable that requires grad is being used in "
                               "an in-place operation.");
 
   std::vector<int64_t> input_versions;
@@ -121,12 +124,15 @@ TensorList dispatch(const Primitive& prim, const TensorList& inputs, const Attrs
                     const Tensor& inplace_out) {
   switch (select_mode(inputs, attrs)) {
     case DispatchMode::kLazy:
-      throw_error<NotImplementedError>(prim.name(), "lazy mode (tracing inside nn.Graph) is not "
+      throw_error<NotImplementedError>(prim.name(),
+                                       "lazy mode (tracing inside nn.Graph) is not "
                                        "implemented yet");
     case DispatchMode::kEagerGlobal:
-      throw_error<NotImplementedError>(prim.name(), "eager global mode (tensors with placement "
+      throw_error<NotImplementedError>(prim.name(),
+                                       "eager global mode (tensors with placement "
                                        "and sbp) is not implemented yet");
-    case DispatchMode::kEagerLocal: return eager_local(prim, inputs, attrs, inplace_out);
+    case DispatchMode::kEagerLocal:
+      return eager_local(prim, inputs, attrs, inplace_out);
   }
   throw_error<RuntimeError>(prim.name(), "unknown dispatch mode");
 }

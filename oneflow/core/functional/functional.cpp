@@ -14,9 +14,12 @@ namespace oneflow {
 
 DType Scalar::dtype() const {
   switch (kind) {
-    case Kind::kBool: return DType::kBool;
-    case Kind::kInt: return DType::kInt64;
-    case Kind::kFloat: return default_dtype();
+    case Kind::kBool:
+      return DType::kBool;
+    case Kind::kInt:
+      return DType::kInt64;
+    case Kind::kFloat:
+      return default_dtype();
   }
   return DType::kInt64;
 }
@@ -57,8 +60,11 @@ DType result_type(const std::vector<Tensor>& tensors, const std::vector<Scalar>&
 
 Tensor scalar_tensor(Scalar s, DType dtype, Device device) {
   double v = s.to_double();
-  return dispatch1(prim::fill(), {}, Attrs{{"shape", std::vector<int64_t>{}}, {"dtype", dtype},
-                                           {"device", device_str(device)}, {"value", v}});
+  return dispatch1(prim::fill(), {},
+                   Attrs{{"shape", std::vector<int64_t>{}},
+                         {"dtype", dtype},
+                         {"device", device_str(device)},
+                         {"value", v}});
 }
 
 // ---- views and copies ----
@@ -105,7 +111,8 @@ Tensor expand(const Tensor& x, const Shape& shape_in) {
   if (static_cast<int64_t>(shape_in.size()) < nd)
     throw_error<RuntimeError>("expand", "the number of sizes provided (", shape_in.size(),
                               ") must be greater or equal to the number of dimensions in the "
-                              "tensor (", nd, ")");
+                              "tensor (",
+                              nd, ")");
   Shape shape = shape_in;
   const size_t lead = shape.size() - nd;
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -116,10 +123,10 @@ Tensor expand(const Tensor& x, const Shape& shape_in) {
       shape[i] = have;
     }
     if (have != shape[i] && have != 1)
-      throw_error<RuntimeError>("expand", "the expanded size of the tensor (", shape[i],
-                                ") must match the existing size (", have,
-                                ") at non-singleton dimension ", i, ". Target sizes: ",
-                                shape_str(shape_in), ". Tensor sizes: ", shape_str(x->shape()));
+      throw_error<RuntimeError>(
+          "expand", "the expanded size of the tensor (", shape[i],
+          ") must match the existing size (", have, ") at non-singleton dimension ", i,
+          ". Target sizes: ", shape_str(shape_in), ". Tensor sizes: ", shape_str(x->shape()));
   }
   if (shape == x->shape()) return x;
   return dispatch1(prim::expand(), {x}, Attrs{{"shape", shape}});
@@ -156,7 +163,8 @@ Shape infer_reshape(const char* op, const Shape& in, const Shape& shape) {
 Tensor view(const Tensor& x, const Shape& shape) {
   Shape out = infer_reshape("view", x->shape(), shape);
   if (!x->is_contiguous())
-    throw_error<RuntimeError>("view", "view size is not compatible with input tensor's size and "
+    throw_error<RuntimeError>("view",
+                              "view size is not compatible with input tensor's size and "
                               "stride (at least one dimension spans across two contiguous "
                               "subspaces). Use .reshape(...) instead.");
   return dispatch1(prim::view(), {x}, Attrs{{"shape", out}});
@@ -188,7 +196,8 @@ bool is_one(Scalar s) { return s.to_double() == 1.0; }
 
 void check_alpha(const char* op, DType dt, Scalar alpha) {
   if (!is_floating(dt) && alpha.kind == Scalar::Kind::kFloat)
-    throw_error<TypeError>(op, "for integral input tensors, argument alpha must not be a floating "
+    throw_error<TypeError>(op,
+                           "for integral input tensors, argument alpha must not be a floating "
                            "point number");
 }
 
@@ -219,7 +228,8 @@ Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
 
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
   if (a->dtype() == DType::kBool || b->dtype() == DType::kBool)
-    throw_error<TypeError>("sub", "subtraction with two bool tensors is not supported; use the "
+    throw_error<TypeError>("sub",
+                           "subtraction with two bool tensors is not supported; use the "
                            "`^` or `logical_xor()` operator instead");
   Scalar neg_alpha = alpha.kind == Scalar::Kind::kFloat ? Scalar::from_double(-alpha.f)
                                                         : Scalar::from_int(-alpha.i);
@@ -252,7 +262,9 @@ Tensor neg(const Tensor& a) {
 
 Tensor relu(const Tensor& a) { return dispatch1(prim::relu(), {a}); }
 
-Tensor relu_grad(const Tensor& dy, const Tensor& y) { return dispatch1(prim::relu_grad(), {dy, y}); }
+Tensor relu_grad(const Tensor& dy, const Tensor& y) {
+  return dispatch1(prim::relu_grad(), {dy, y});
+}
 
 namespace {
 Tensor inplace_binary(const char* op, const Primitive& p, const Tensor& self, Tensor other) {
@@ -339,8 +351,10 @@ Tensor gemm_operand(const Tensor& t) {
 Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
   const int64_t na = a_in->ndim(), nb = b_in->ndim();
   if (na == 0 || nb == 0)
-    throw_error<RuntimeError>("matmul", "both arguments to matmul need to be at least 1D, but "
-                              "they are ", na, "D and ", nb, "D");
+    throw_error<RuntimeError>("matmul",
+                              "both arguments to matmul need to be at least 1D, but "
+                              "they are ",
+                              na, "D and ", nb, "D");
   if (a_in->dtype() != b_in->dtype())
     throw_error<RuntimeError>("matmul", "expected both inputs to have the same dtype, but got ",
                               dtype_name(a_in->dtype()), " and ", dtype_name(b_in->dtype()));

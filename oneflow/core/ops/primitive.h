@@ -17,11 +17,11 @@ using TensorList = std::vector<Tensor>;
 
 struct PrimTraits {
   bool differentiable = true;
-  bool is_view = false;          // outputs alias input 0's storage; no kernel runs
-  bool cross_device = false;     // inputs and outputs may live on different devices
-  bool saves_inputs = false;     // grad() reads ctx.inputs
-  bool saves_outputs = false;    // grad() reads ctx.outputs
-  bool may_run_in_place = false; // the output may be input 0 itself (x.add_(y))
+  bool is_view = false;           // outputs alias input 0's storage; no kernel runs
+  bool cross_device = false;      // inputs and outputs may live on different devices
+  bool saves_inputs = false;      // grad() reads ctx.inputs
+  bool saves_outputs = false;     // grad() reads ctx.outputs
+  bool may_run_in_place = false;  // the output may be input 0 itself (x.add_(y))
 };
 
 // What a gradient rule sees: the attributes, what the forward saved, and which inputs need a

@@ -25,9 +25,7 @@ void check_arity(const Primitive& p, const TensorList& inputs, size_t n) {
     throw_error<RuntimeError>(p.name(), "expected ", n, " inputs, got ", inputs.size());
 }
 
-Device device_attr(const Attrs& attrs) {
-  return Device::parse(attrs.get<std::string>("device"));
-}
+Device device_attr(const Attrs& attrs) { return Device::parse(attrs.get<std::string>("device")); }
 
 }  // namespace
 
@@ -44,8 +42,8 @@ std::vector<TensorMeta> BinaryElementwise::infer(const TensorList& in, const Att
   if (in[0]->dtype() != in[1]->dtype())
     throw_error<TypeError>(name(), "expected both inputs to have the same dtype, got ",
                            dtype_name(in[0]->dtype()), " and ", dtype_name(in[1]->dtype()));
-  return {contiguous_meta(broadcast_shapes(name(), in[0]->shape(), in[1]->shape()),
-                          in[0]->dtype(), in[0]->device())};
+  return {contiguous_meta(broadcast_shapes(name(), in[0]->shape(), in[1]->shape()), in[0]->dtype(),
+                          in[0]->device())};
 }
 
 TensorList Add::grad(const GradContext& ctx, const TensorList& dy) const {
@@ -295,8 +293,8 @@ OF_INSTANCE(View, view)
 }  // namespace prim
 
 std::vector<const Primitive*> all_primitives() {
-  return {&prim::add(),    &prim::mul(),  &prim::relu(),          &prim::relu_grad(),
-          &prim::reduce_sum(), &prim::matmul(), &prim::copy(),  &prim::fill(),
+  return {&prim::add(),           &prim::mul(),     &prim::relu(),   &prim::relu_grad(),
+          &prim::reduce_sum(),    &prim::matmul(),  &prim::copy(),   &prim::fill(),
           &prim::random_normal(), &prim::permute(), &prim::expand(), &prim::view()};
 }
 

@@ -6,13 +6,13 @@
 
 namespace oneflow {
 
-#define OF_PRIMITIVE_KERNELS                                                        \
-  void compute_cpu(const TensorList& inputs, const TensorList& outputs,             \
-                   const Attrs& attrs) const override;                              \
-  void compute_cuda(const TensorList& inputs, const TensorList& outputs,            \
-                    const Attrs& attrs) const override;
+#define OF_PRIMITIVE_KERNELS                                                                 \
+  void compute_cpu(const TensorList& inputs, const TensorList& outputs, const Attrs& attrs)  \
+      const override;                                                                        \
+  void compute_cuda(const TensorList& inputs, const TensorList& outputs, const Attrs& attrs) \
+      const override;
 
-#define OF_VIEW_KERNELS                                                             \
+#define OF_VIEW_KERNELS                                                                  \
   void compute_cpu(const TensorList&, const TensorList&, const Attrs&) const override {} \
   void compute_cuda(const TensorList&, const TensorList&, const Attrs&) const override {}
 

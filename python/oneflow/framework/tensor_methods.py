@@ -6,7 +6,7 @@ import builtins
 import numpy as np
 
 from oneflow import _oneflow_internal as _internal
-from oneflow._oneflow_internal import Tensor, _C
+from oneflow._oneflow_internal import _C, Tensor
 from oneflow.framework.size import Size
 from oneflow.framework.tensor_str import tensor_repr
 

@@ -77,9 +77,14 @@ class CudaBackend final : public DeviceBackend {
                           : from_host ? cudaMemcpyHostToDevice
                                       : cudaMemcpyDeviceToDevice;
     if (!to_host && !from_host && dst_dev.index != src_dev.index) {
-      // Peer copy: order it after the source's queued work, then wait for it.
+      // Peer copy: order it after the source's queued work and the destination's, on the
+      // destination's stream, then wait for it (cudaMemcpyPeer runs on the legacy default
+      // stream, which our non-blocking streams do not synchronise with).
       OF_CUDA_CHECK(cudaStreamSynchronize(stream));
-      OF_CUDA_CHECK(cudaMemcpyPeer(dst, dst_dev.index, src, src_dev.index, nbytes));
+      cudaStream_t dst_stream = state(dst_dev.index).stream;
+      OF_CUDA_CHECK(
+          cudaMemcpyPeerAsync(dst, dst_dev.index, src, src_dev.index, nbytes, dst_stream));
+      OF_CUDA_CHECK(cudaStreamSynchronize(dst_stream));
       return;
     }
     OF_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, kind, stream));
@@ -87,7 +92,9 @@ class CudaBackend final : public DeviceBackend {
     if (to_host || from_host) OF_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
 
-  void synchronize(int index) override { OF_CUDA_CHECK(cudaStreamSynchronize(state(index).stream)); }
+  void synchronize(int index) override {
+    OF_CUDA_CHECK(cudaStreamSynchronize(state(index).stream));
+  }
 
  private:
   std::once_flag count_once_;

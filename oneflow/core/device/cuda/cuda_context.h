@@ -7,20 +7,20 @@
 
 #include "oneflow/core/common/error.h"
 
-#define OF_CUDA_CHECK(expr)                                                                   \
-  do {                                                                                        \
-    cudaError_t _e = (expr);                                                                  \
-    if (_e != cudaSuccess)                                                                    \
-      throw ::oneflow::RuntimeError(::oneflow::str_cat("cuda: ", #expr, " failed: ",          \
-                                                       cudaGetErrorString(_e)));              \
+#define OF_CUDA_CHECK(expr)                                                          \
+  do {                                                                               \
+    cudaError_t _e = (expr);                                                         \
+    if (_e != cudaSuccess)                                                           \
+      throw ::oneflow::RuntimeError(                                                 \
+          ::oneflow::str_cat("cuda: ", #expr, " failed: ", cudaGetErrorString(_e))); \
   } while (0)
 
-#define OF_CUBLAS_CHECK(expr)                                                                 \
-  do {                                                                                        \
-    cublasStatus_t _s = (expr);                                                               \
-    if (_s != CUBLAS_STATUS_SUCCESS)                                                          \
-      throw ::oneflow::RuntimeError(::oneflow::str_cat("cublas: ", #expr, " failed: status ", \
-                                                       static_cast<int>(_s)));                \
+#define OF_CUBLAS_CHECK(expr)                                                               \
+  do {                                                                                      \
+    cublasStatus_t _s = (expr);                                                             \
+    if (_s != CUBLAS_STATUS_SUCCESS)                                                        \
+      throw ::oneflow::RuntimeError(                                                        \
+          ::oneflow::str_cat("cublas: ", #expr, " failed: status ", static_cast<int>(_s))); \
   } while (0)
 
 namespace oneflow {

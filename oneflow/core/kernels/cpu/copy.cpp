@@ -37,18 +37,18 @@ void copy_cpu(const Tensor& src, const Tensor& dst) {
   std::array<char*, 2> ptrs = {static_cast<char*>(dst->data()), static_cast<char*>(src->data())};
   visit_dtype(src->dtype(), [&]<typename S>() {
     visit_dtype(dst->dtype(), [&]<typename D>() {
-      cpu::strided_loop<2>(shape, strides, ptrs, [&](std::array<char*, 2> p, const auto& s,
-                                                     int64_t n) {
-        if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
-          D* o = reinterpret_cast<D*>(p[0]);
-          const S* x = reinterpret_cast<const S*>(p[1]);
-          for (int64_t i = 0; i < n; ++i) o[i] = cast_value<D>(x[i]);
-        } else {
-          for (int64_t i = 0; i < n; ++i)
-            *reinterpret_cast<D*>(p[0] + i * s[0]) =
-                cast_value<D>(*reinterpret_cast<const S*>(p[1] + i * s[1]));
-        }
-      });
+      cpu::strided_loop<2>(shape, strides, ptrs,
+                           [&](std::array<char*, 2> p, const auto& s, int64_t n) {
+                             if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
+                               D* o = reinterpret_cast<D*>(p[0]);
+                               const S* x = reinterpret_cast<const S*>(p[1]);
+                               for (int64_t i = 0; i < n; ++i) o[i] = cast_value<D>(x[i]);
+                             } else {
+                               for (int64_t i = 0; i < n; ++i)
+                                 *reinterpret_cast<D*>(p[0] + i * s[0]) =
+                                     cast_value<D>(*reinterpret_cast<const S*>(p[1] + i * s[1]));
+                             }
+                           });
     });
   });
 }
@@ -68,8 +68,7 @@ void Fill::compute_cpu(const TensorList&, const TensorList& out, const Attrs& at
   });
 }
 
-void RandomNormal::compute_cpu(const TensorList&, const TensorList& out,
-                               const Attrs& attrs) const {
+void RandomNormal::compute_cpu(const TensorList&, const TensorList& out, const Attrs& attrs) const {
   const double mean = attrs.get<double>("mean"), std = attrs.get<double>("std");
   const Philox4x32 gen(static_cast<uint64_t>(attrs.get<int64_t>("seed")));
   const uint64_t offset = static_cast<uint64_t>(attrs.get<int64_t>("offset"));

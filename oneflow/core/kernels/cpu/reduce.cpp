@@ -120,8 +120,7 @@ void sum_kernel(const Tensor& x, const Tensor& out, const std::vector<int64_t>& 
 
 }  // namespace
 
-void ReduceSum::compute_cpu(const TensorList& in, const TensorList& out,
-                            const Attrs& attrs) const {
+void ReduceSum::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
   const auto& dims = attrs.get<std::vector<int64_t>>("dims");
   visit_dtype(in[0]->dtype(), [&]<typename T>() {
     visit_dtype(out[0]->dtype(), [&]<typename O>() { sum_kernel<T, O>(in[0], out[0], dims); });

@@ -38,8 +38,7 @@ void strided_loop(const Shape& shape, std::array<std::vector<int64_t>, N> stride
     if (shape[d] == 1) continue;
     if (!dims.empty()) {
       bool merge = true;
-      for (size_t k = 0; k < N; ++k)
-        merge = merge && st[k].back() == strides[k][d] * shape[d];
+      for (size_t k = 0; k < N; ++k) merge = merge && st[k].back() == strides[k][d] * shape[d];
       if (merge) {
         dims.back() *= shape[d];
         for (size_t k = 0; k < N; ++k) st[k].back() = strides[k][d];
@@ -91,7 +90,8 @@ void strided_loop(const Shape& shape, std::array<std::vector<int64_t>, N> stride
 #pragma omp parallel for num_threads(chunks) schedule(static)
   for (int64_t c = 0; c < chunks; ++c) {
     // 64-element aligned chunk boundaries keep vector loops aligned with each other.
-    int64_t b = total * c / chunks / 64 * 64, e = c + 1 == chunks ? total : total * (c + 1) / chunks / 64 * 64;
+    int64_t b = total * c / chunks / 64 * 64,
+            e = c + 1 == chunks ? total : total * (c + 1) / chunks / 64 * 64;
     if (b < e) run_range(b, e);
   }
 }

@@ -6,14 +6,17 @@ namespace oneflow {
 
 namespace {
 [[noreturn]] void no_cuda(const Primitive& p) {
-  throw_error<RuntimeError>(p.name(), "has no CUDA implementation: this oneflow was built "
+  throw_error<RuntimeError>(p.name(),
+                            "has no CUDA implementation: this oneflow was built "
                             "without CUDA support (ONEFLOW_WITH_CUDA=OFF)");
 }
 }  // namespace
 
 void Add::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { no_cuda(*this); }
 void Mul::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { no_cuda(*this); }
-void Relu::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { no_cuda(*this); }
+void Relu::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
 void ReluGrad::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
   no_cuda(*this);
 }
@@ -23,8 +26,12 @@ void ReduceSum::compute_cuda(const TensorList&, const TensorList&, const Attrs&)
 void Matmul::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
   no_cuda(*this);
 }
-void Copy::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { no_cuda(*this); }
-void Fill::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { no_cuda(*this); }
+void Copy::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
+void Fill::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
 void RandomNormal::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
   no_cuda(*this);
 }

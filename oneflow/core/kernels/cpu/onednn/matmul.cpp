@@ -89,7 +89,8 @@ void gemm_f64(const Mat& a, const Mat& b, const Mat& c, const double* pa, const 
 template <typename T>
 void gemm_loop(const Mat& a, const Mat& b, const Mat& c, const T* pa, const T* pb, T* pc) {
   using C = compute_t<T>;
-#pragma omp parallel for collapse(2) schedule(static) if (c.batch * c.rows * c.cols * a.cols > 65536)
+#pragma omp parallel for collapse(2) \
+    schedule(static) if (c.batch * c.rows * c.cols * a.cols > 65536)
   for (int64_t i = 0; i < c.batch; ++i)
     for (int64_t r = 0; r < c.rows; ++r)
       for (int64_t col = 0; col < c.cols; ++col) {

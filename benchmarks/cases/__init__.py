@@ -1,0 +1,13 @@
+"""Benchmark cases, one module per family; importing this package registers them all.
+
+Rows appear in the order of ``benchmarks.registry.FAMILY_ORDER``.
+"""
+
+from benchmarks.cases import (  # noqa: F401
+    dispatch,
+    elementwise,
+    matmul,
+    reduction,
+    startup,
+    training,
+)
