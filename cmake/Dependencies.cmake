@@ -21,6 +21,11 @@ if(ONEFLOW_BUILD_PYTHON)
       set(pybind11_DIR ${_pybind11_dir})
     endif()
   endif()
+  # pybind11 adds -flto to the module unless IPO is set explicitly; LTO makes every relink of the
+  # bindings slow and buys nothing measurable for them, so it stays off unless asked for.
+  if(NOT DEFINED CMAKE_INTERPROCEDURAL_OPTIMIZATION)
+    set(CMAKE_INTERPROCEDURAL_OPTIMIZATION OFF)
+  endif()
   find_package(pybind11 CONFIG REQUIRED)
 endif()
 

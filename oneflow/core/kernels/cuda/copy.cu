@@ -1,0 +1,173 @@
+// CUDA kernels of the copy and creation primitives: strided copy with dtype cast (within a GPU,
+// and staged through a contiguous buffer for host <-> device and device <-> device transfers),
+// fill, and the Philox normal generator (the same numbers as kernels/cpu/copy.cpp for a seed).
+#include <type_traits>
+
+#include "oneflow/core/common/philox.h"
+#include "oneflow/core/device/cuda/cuda_context.h"
+#include "oneflow/core/kernels/cpu/cpu_kernels.h"
+#include "oneflow/core/kernels/cuda/cuda_kernels.h"
+#include "oneflow/core/kernels/cuda/device/strided_indexer.cuh"
+#include "oneflow/core/ops/primitives.h"
+
+namespace oneflow {
+
+namespace {
+
+using cuda::StridedIndexer;
+
+// Casts one value as cast_value in kernels/cpu/copy.cpp does: floating -> integer truncates
+// toward zero, anything -> bool is "!= 0", 16-bit floats go through float (round to nearest
+// even).
+template <typename To, typename From>
+__host__ __device__ __forceinline__ To cast_value(From v) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return compute_t<From>(v) != compute_t<From>(0);
+  } else if constexpr (std::is_same_v<To, float16> || std::is_same_v<To, bfloat16>) {
+    if constexpr (std::is_same_v<From, double>)
+      return To(static_cast<float>(v));
+    else
+      return To(static_cast<float>(compute_t<From>(v)));
+  } else {
+    return static_cast<To>(compute_t<From>(v));
+  }
+}
+
+template <typename D, typename S>
+__global__ void cast_flat(int64_t n, D* dst, const S* src) {
+  for (int64_t i = cuda::grid_begin(); i < n; i += cuda::grid_step())
+    dst[i] = cast_value<D>(src[i]);
+}
+
+template <typename D, typename S>
+__global__ void cast_strided(int64_t n, StridedIndexer<2> ix, D* dst, const S* src) {
+  for (int64_t i = cuda::grid_begin(); i < n; i += cuda::grid_step()) {
+    int64_t off[2];
+    ix.offsets(i, off);
+    dst[off[0]] = cast_value<D>(src[off[1]]);
+  }
+}
+
+template <typename T>
+__global__ void fill_kernel(int64_t n, T* out, T value) {
+  for (int64_t i = cuda::grid_begin(); i < n; i += cuda::grid_step()) out[i] = value;
+}
+
+// Counter offset + c yields elements 4c .. 4c+3 (two Box-Muller pairs), as on the CPU.
+template <typename T>
+__global__ void normal_kernel(int64_t n, T* out, Philox4x32 gen, uint64_t offset, double mean,
+                              double stddev) {
+  const int64_t groups = (n + 3) / 4;
+  for (int64_t c = cuda::grid_begin(); c < groups; c += cuda::grid_step()) {
+    uint32_t r[4];
+    gen(offset + static_cast<uint64_t>(c), r);
+    float z[4];
+    box_muller(uint_to_unit_float(r[0]), uint_to_unit_float(r[1]), &z[0], &z[1]);
+    box_muller(uint_to_unit_float(r[2]), uint_to_unit_float(r[3]), &z[2], &z[3]);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      if (4 * c + k >= n) break;
+      // Explicit roundings: the host computes mean + std * z without a fused multiply-add.
+      const double v = __dadd_rn(mean, __dmul_rn(stddev, static_cast<double>(z[k])));
+      out[4 * c + k] = T(static_cast<compute_t<T>>(v));
+    }
+  }
+}
+
+// Device of a transfer's source or destination, for the backend's copy.
+bool on_cuda(const Tensor& t) { return t->device().type == DeviceType::kCUDA; }
+
+}  // namespace
+
+void copy_cuda(const Tensor& src, const Tensor& dst) {
+  OF_ASSERT(on_cuda(src) && on_cuda(dst) && src->device() == dst->device());
+  OF_ASSERT(src->shape() == dst->shape());
+  const int64_t n = dst->numel();
+  if (n == 0) return;
+  cudaStream_t stream = cuda_stream(dst->device().index);
+  const bool flat = src->is_contiguous() && dst->is_contiguous();
+  if (flat && src->dtype() == dst->dtype()) {
+    OF_CUDA_CHECK(cudaMemcpyAsync(dst->data(), src->data(), n * itemsize(dst->dtype()),
+                                  cudaMemcpyDeviceToDevice, stream));
+    return;
+  }
+  const Shape& shape = dst->shape();
+  visit_dtype(src->dtype(), [&]<typename S>() {
+    visit_dtype(dst->dtype(), [&]<typename D>() {
+      D* o = dst->data_as<D>();
+      const S* x = src->data_as<S>();
+      if (flat) {
+        cast_flat<D, S><<<cuda::grid_size(n), cuda::kBlockSize, 0, stream>>>(n, o, x);
+      } else {
+        const auto ix = cuda::make_indexer<2>(
+            "copy", shape,
+            {cuda::broadcast_strides(dst, shape), cuda::broadcast_strides(src, shape)});
+        cast_strided<D, S><<<cuda::grid_size(n), cuda::kBlockSize, 0, stream>>>(n, ix, o, x);
+      }
+      OF_CUDA_CHECK(cudaGetLastError());
+    });
+  });
+}
+
+// Called when the input or the output is on a GPU (dispatch.cpp). The output is contiguous.
+// Within one GPU this is one cast kernel. Across devices the data is first made contiguous in
+// the output's dtype on the side that holds it (cast kernel on the source GPU, or copy_cpu on
+// the host), then moved by the backend's copy in one transfer.
+void Copy::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&) const {
+  const Tensor& src = in[0];
+  const Tensor& dst = out[0];
+  if (on_cuda(src) && on_cuda(dst) && src->device() == dst->device()) {
+    copy_cuda(src, dst);
+    return;
+  }
+  if (!on_cuda(src) && !on_cuda(dst)) {
+    copy_cpu(src, dst);
+    return;
+  }
+  if (dst->numel() == 0) return;
+  OF_ASSERT(dst->is_contiguous() && src->shape() == dst->shape());
+  const bool ready = src->is_contiguous() && src->dtype() == dst->dtype();
+  Tensor staged = src;
+  if (!ready) {
+    staged = empty_tensor(src->shape(), dst->dtype(), src->device());
+    if (on_cuda(src))
+      copy_cuda(src, staged);
+    else
+      copy_cpu(src, staged);
+  }
+  // Host copies return when the bytes are there; peer copies wait for the source's stream.
+  cuda_backend().copy(dst->data(), dst->device(), staged->data(), staged->device(),
+                      dst->numel() * itemsize(dst->dtype()));
+}
+
+void Fill::compute_cuda(const TensorList&, const TensorList& out, const Attrs& attrs) const {
+  const double value = attrs.get<double>("value");
+  const int64_t n = out[0]->numel();
+  if (n == 0) return;
+  cudaStream_t stream = cuda_stream(out[0]->device().index);
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    const T v = cast_value<T>(value);
+    fill_kernel<T><<<cuda::grid_size(n), cuda::kBlockSize, 0, stream>>>(n, out[0]->data_as<T>(), v);
+    OF_CUDA_CHECK(cudaGetLastError());
+  });
+}
+
+void RandomNormal::compute_cuda(const TensorList&, const TensorList& out,
+                                const Attrs& attrs) const {
+  const double mean = attrs.get<double>("mean"), stddev = attrs.get<double>("std");
+  const Philox4x32 gen(static_cast<uint64_t>(attrs.get<int64_t>("seed")));
+  const uint64_t offset = static_cast<uint64_t>(attrs.get<int64_t>("offset"));
+  const int64_t n = out[0]->numel();
+  if (n == 0) return;
+  cudaStream_t stream = cuda_stream(out[0]->device().index);
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<compute_t<T>>) {
+      const int64_t groups = (n + 3) / 4;
+      normal_kernel<T><<<cuda::grid_size(groups), cuda::kBlockSize, 0, stream>>>(
+          n, out[0]->data_as<T>(), gen, offset, mean, stddev);
+      OF_CUDA_CHECK(cudaGetLastError());
+    }
+  });
+}
+
+}  // namespace oneflow

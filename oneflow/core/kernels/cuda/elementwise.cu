@@ -1,0 +1,176 @@
+// CUDA kernels of the elementwise primitives (add, mul, relu, relu_grad): one generic driver per
+// arity with a flat path (contiguous operands, or a single broadcast element) and a strided path
+// (StridedIndexer), and tiny per-op functors. Semantics mirror kernels/cpu/elementwise.cpp.
+#include <type_traits>
+
+#include "oneflow/core/device/cuda/cuda_context.h"
+#include "oneflow/core/kernels/cuda/device/strided_indexer.cuh"
+#include "oneflow/core/ops/primitives.h"
+
+namespace oneflow {
+
+namespace {
+
+using cuda::StridedIndexer;
+
+// ---- functors: arguments and results in compute_t<T> -------------------------------------
+
+struct AddOp {
+  template <typename C>
+  __device__ C operator()(C x, C y) const {
+    return C(x + y);
+  }
+};
+struct MulOp {
+  template <typename C>
+  __device__ C operator()(C x, C y) const {
+    return C(x * y);
+  }
+};
+struct OrOp {
+  __device__ bool operator()(bool x, bool y) const { return x || y; }
+};
+struct AndOp {
+  __device__ bool operator()(bool x, bool y) const { return x && y; }
+};
+struct ReluOp {
+  template <typename C>
+  __device__ C operator()(C x) const {
+    return x > C(0) ? x : C(0);
+  }
+};
+// relu_grad(dy, y) = dy where y > 0, else 0.
+struct ReluGradOp {
+  template <typename C>
+  __device__ C operator()(C dy, C y) const {
+    return y > C(0) ? dy : C(0);
+  }
+};
+
+// ---- kernels ------------------------------------------------------------------------------
+
+// Contiguous output; each input is contiguous with the output's shape (step 1) or a single
+// broadcast element (step 0).
+template <typename T, typename Op>
+__global__ void binary_flat(int64_t n, T* out, const T* a, int64_t a_step, const T* b,
+                            int64_t b_step, Op op) {
+  using C = compute_t<T>;
+  for (int64_t i = cuda::grid_begin(); i < n; i += cuda::grid_step())
+    out[i] = T(op(C(a[i * a_step]), C(b[i * b_step])));
+}
+
+template <typename T, typename Op>
+__global__ void binary_strided(int64_t n, StridedIndexer<3> ix, T* out, const T* a, const T* b,
+                               Op op) {
+  using C = compute_t<T>;
+  for (int64_t i = cuda::grid_begin(); i < n; i += cuda::grid_step()) {
+    int64_t off[3];
+    ix.offsets(i, off);
+    out[off[0]] = T(op(C(a[off[1]]), C(b[off[2]])));
+  }
+}
+
+template <typename T, typename Op>
+__global__ void unary_flat(int64_t n, T* out, const T* a, int64_t a_step, Op op) {
+  using C = compute_t<T>;
+  for (int64_t i = cuda::grid_begin(); i < n; i += cuda::grid_step())
+    out[i] = T(op(C(a[i * a_step])));
+}
+
+template <typename T, typename Op>
+__global__ void unary_strided(int64_t n, StridedIndexer<2> ix, T* out, const T* a, Op op) {
+  using C = compute_t<T>;
+  for (int64_t i = cuda::grid_begin(); i < n; i += cuda::grid_step()) {
+    int64_t off[2];
+    ix.offsets(i, off);
+    out[off[0]] = T(op(C(a[off[1]])));
+  }
+}
+
+// ---- drivers ------------------------------------------------------------------------------
+
+// The step of input `t` in the flat path (1: contiguous with out's shape, 0: one element), or
+// -1 when it needs the strided path.
+int64_t flat_step(const Tensor& t, const Shape& out_shape) {
+  if (t->numel() == 1) return 0;
+  if (t->shape() == out_shape && t->is_contiguous()) return 1;
+  return -1;
+}
+
+// out = op(a, b) with a, b broadcast to out's shape (out may be any strided view).
+template <typename T, typename Op>
+void binary_launch(const char* name, const Tensor& a, const Tensor& b, const Tensor& out, Op op) {
+  const int64_t n = out->numel();
+  if (n == 0) return;
+  cudaStream_t stream = cuda_stream(out->device().index);
+  const Shape& shape = out->shape();
+  T* o = out->data_as<T>();
+  const T* x = a->data_as<T>();
+  const T* y = b->data_as<T>();
+  const int64_t sa = flat_step(a, shape), sb = flat_step(b, shape);
+  if (out->is_contiguous() && sa >= 0 && sb >= 0) {
+    binary_flat<T><<<cuda::grid_size(n), cuda::kBlockSize, 0, stream>>>(n, o, x, sa, y, sb, op);
+  } else {
+    const auto ix = cuda::make_indexer<3>(
+        name, shape,
+        {cuda::broadcast_strides(out, shape), cuda::broadcast_strides(a, shape),
+         cuda::broadcast_strides(b, shape)});
+    binary_strided<T><<<cuda::grid_size(n), cuda::kBlockSize, 0, stream>>>(n, ix, o, x, y, op);
+  }
+  OF_CUDA_CHECK(cudaGetLastError());
+}
+
+// out = op(a) with a broadcast to out's shape.
+template <typename T, typename Op>
+void unary_launch(const char* name, const Tensor& a, const Tensor& out, Op op) {
+  const int64_t n = out->numel();
+  if (n == 0) return;
+  cudaStream_t stream = cuda_stream(out->device().index);
+  const Shape& shape = out->shape();
+  T* o = out->data_as<T>();
+  const T* x = a->data_as<T>();
+  const int64_t sa = flat_step(a, shape);
+  if (out->is_contiguous() && sa >= 0) {
+    unary_flat<T><<<cuda::grid_size(n), cuda::kBlockSize, 0, stream>>>(n, o, x, sa, op);
+  } else {
+    const auto ix = cuda::make_indexer<2>(
+        name, shape, {cuda::broadcast_strides(out, shape), cuda::broadcast_strides(a, shape)});
+    unary_strided<T><<<cuda::grid_size(n), cuda::kBlockSize, 0, stream>>>(n, ix, o, x, op);
+  }
+  OF_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace
+
+void Add::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&) const {
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (std::is_same_v<T, bool>)
+      binary_launch<T>(name(), in[0], in[1], out[0], OrOp{});
+    else
+      binary_launch<T>(name(), in[0], in[1], out[0], AddOp{});
+  });
+}
+
+void Mul::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&) const {
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (std::is_same_v<T, bool>)
+      binary_launch<T>(name(), in[0], in[1], out[0], AndOp{});
+    else
+      binary_launch<T>(name(), in[0], in[1], out[0], MulOp{});
+  });
+}
+
+void Relu::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&) const {
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (!std::is_same_v<T, bool>) unary_launch<T>(name(), in[0], out[0], ReluOp{});
+  });
+}
+
+void ReluGrad::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&) const {
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (!std::is_same_v<T, bool>)
+      binary_launch<T>(name(), in[0], in[1], out[0], ReluGradOp{});
+  });
+}
+
+}  // namespace oneflow
