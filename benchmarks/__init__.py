@@ -9,7 +9,7 @@ Importing this package is cheap: numpy, torch and oneflow are imported only when
 after the thread count has been pinned (see :mod:`benchmarks.env`).
 """
 
-__all__ = ["RunConfig", "all_cases", "run_case"]
+from benchmarks.registry import all_cases
+from benchmarks.timing import RunConfig, run_case
 
-from benchmarks.registry import all_cases  # noqa: E402
-from benchmarks.timing import RunConfig, run_case  # noqa: E402
+__all__ = ["RunConfig", "all_cases", "run_case"]

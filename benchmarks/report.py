@@ -104,24 +104,38 @@ def markdown(records, meta):
     return "\n".join(lines) + "\n"
 
 
+def _na_label(record):
+    missing = [n for n, r in record["results"].items() if r.get("status") == "missing"]
+    return f" n/a (missing in {', '.join(missing)})" if missing else " n/a"
+
+
 def plot(records, meta, path):
-    """Horizontal bar plot of the ratios (log scale), with the geometric mean dashed."""
+    """Horizontal bars of the ratios from 1 (log scale), with the geometric mean dashed."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    labels = [f"{r['family']}: {r['case']}" for r in records][::-1]
-    ratios = [r["ratio"] for r in records][::-1]
-    fig, ax = plt.subplots(figsize=(9, 0.42 * len(records) + 1.6))
-    for y, value in enumerate(ratios):
+    rows = records[::-1]
+    fig, ax = plt.subplots(figsize=(9, 0.42 * len(rows) + 1.6))
+    for y, rec in enumerate(rows):
+        value = rec["ratio"]
         if value:
-            ax.barh(y, value, color="tab:green" if value >= 1 else "tab:red")
-            ax.text(value, y, f" {value:.2f}", va="center", fontsize=8)
+            ax.barh(y, value - 1, left=1, color="tab:green" if value >= 1 else "tab:red")
+            ax.text(
+                value,
+                y,
+                f" {value:.2f} ",
+                va="center",
+                ha="left" if value >= 1 else "right",
+                fontsize=8,
+            )
         else:
-            ax.text(1, y, " n/a", va="center", fontsize=8, color="gray")
-    ax.set_yticks(range(len(labels)), labels, fontsize=8)
+            ax.text(1, y, _na_label(rec), va="center", fontsize=8, color="gray")
+    ax.set_yticks(range(len(rows)), [f"{r['family']}: {r['case']}" for r in rows], fontsize=8)
     ax.set_xscale("log")
+    span = max([abs(math.log10(r["ratio"])) for r in rows if r["ratio"]] + [0.3]) + 0.35
+    ax.set_xlim(10**-span, 10**span)
     ax.axvline(1.0, color="black", linewidth=0.8)
     mean, _ = geomean_ratio(records)
     if mean:

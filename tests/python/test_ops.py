@@ -151,3 +151,10 @@ def test_zero_size_dims(device):
 
 def test_large_parallel_elementwise(device):
     check(lambda lib, a, b: (a * b + a).relu().sum(1), [(300, 1000), (1000,)], device=device)
+
+
+def test_large_sums_split_across_threads(device):
+    # full reductions and few-output reductions take the split-and-combine path
+    check(lambda lib, a: a.sum(), [(1000, 1000)], device=device, grad=False)
+    check(lambda lib, a: a.sum(1), [(2, 300000)], device=device, grad=False)
+    check(lambda lib, a: a.sum((0, 2)), [(64, 3, 4096)], device=device, grad=False)
