@@ -4,6 +4,7 @@
 # Python suite with ONEFLOW_TEST_DEVICE=cuda, then the GPU benchmarks. System packages come from
 # .debs/ (tools/fetch_gpu_debs.sh run beforehand on a machine with apt), unpacked into a prefix.
 # Logs and results go to $OUT (or gpu_check_out/). Budget: under 8 minutes on 16 cores.
+# `gpu_check.sh build` stops after the build (for debugging sessions on the host).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -29,8 +30,10 @@ cmake -S . -B build-gpu -G Ninja -DONEFLOW_WITH_CUDA=ON -DPython_EXECUTABLE="$(c
   >"$out/configure.log" 2>&1 || { tail -40 "$out/configure.log"; exit 1; }
 ninja -C build-gpu -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error|FAILED" -A3 "$out/build.log" | head -60; exit 1; }
 stamp "build done"
+[[ "${1:-}" == "build" ]] && exit 0  # `gpu_check.sh build`: only set up and build
 
 rc=0
+echo "module links: $(ldd python/oneflow/_oneflow_internal*.so | grep -E 'stdc\+\+|gomp|dnnl|cublas' | awk '{print $3}' | tr '\n' ' ')"
 stamp "C++ tests"
 ctest --test-dir build-gpu --output-on-failure -j 8 2>&1 | tail -15 || rc=1
 stamp "Python tests on cuda"

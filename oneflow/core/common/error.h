@@ -3,9 +3,11 @@
 // says what was expected and what came: "matmul: expected ..., got ...".
 #pragma once
 
-#include <sstream>
+#include <charconv>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <type_traits>
 
 namespace oneflow {
 
@@ -34,12 +36,27 @@ class NotImplementedError : public Error {
   using Error::Error;
 };
 
-// Concatenates the streamable arguments into one string.
+namespace detail {
+// Appending without iostreams: no locale is consulted (a process may hold a global locale
+// installed by another library's C++ runtime), and it is faster.
+inline void append(std::string& s, std::string_view v) { s.append(v); }
+inline void append(std::string& s, const char* v) { s.append(v ? v : "(null)"); }
+inline void append(std::string& s, char c) { s.push_back(c); }
+inline void append(std::string& s, bool b) { s.append(b ? "True" : "False"); }
+template <typename T>
+requires(std::is_integral_v<T> || std::is_floating_point_v<T>) void append(std::string& s, T v) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  s.append(buf, r.ptr);
+}
+}  // namespace detail
+
+// Concatenates strings and numbers into one string.
 template <typename... Args>
 std::string str_cat(const Args&... args) {
-  std::ostringstream os;
-  (os << ... << args);
-  return os.str();
+  std::string s;
+  (detail::append(s, args), ...);
+  return s;
 }
 
 // throw_error<ValueError>("sum", "expected dim in range [-2, 1], got ", dim);
