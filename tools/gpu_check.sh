@@ -27,6 +27,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader ||
 stamp "configure + build (CUDA)"
 cmake -S . -B build-gpu -G Ninja -DONEFLOW_WITH_CUDA=ON -DPython_EXECUTABLE="$(command -v "$python")" \
   -DCMAKE_CUDA_ARCHITECTURES="${ONEFLOW_CUDA_ARCH:-90}" -DONEFLOW_PYTHON_OUTPUT_DIR="$root/python/oneflow" \
+  -DONEFLOW_STATIC_LIBSTDCXX=ON \
   >"$out/configure.log" 2>&1 || { tail -40 "$out/configure.log"; exit 1; }
 ninja -C build-gpu -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error|FAILED" -A3 "$out/build.log" | head -60; exit 1; }
 stamp "build done"
