@@ -1,6 +1,10 @@
 # System dependencies (installed by tools/install_deps.sh from third_party/debian-packages.txt).
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(dnnl CONFIG REQUIRED)          # oneDNN: matmul (and later conv, pooling, norms)
+# Sleef: vectorised transcendental functions (exp, erf, tanh) in the elementwise kernels.
+find_path(SLEEF_INCLUDE_DIR sleef.h PATH_SUFFIXES x86_64-linux-gnu REQUIRED)
+find_library(SLEEF_LIBRARY NAMES sleef REQUIRED)
+
 # OpenBLAS: float64 GEMM where oneDNN has no kernel. Found explicitly (not FindBLAS) so that the
 # header and the library always come from the same OpenBLAS build.
 find_path(CBLAS_INCLUDE_DIR cblas.h

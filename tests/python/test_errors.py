@@ -65,3 +65,14 @@ def test_lazy_and_global_modes_are_explicitly_not_implemented():
     with pytest.raises(NotImplementedError, match="global"):
         flow.zeros(2, placement=flow.placement("cpu", [0]), sbp=flow.sbp.broadcast)
     assert (flow.ones(2) + 1).sum().item() == 4.0
+
+
+def test_float_only_ops_reject_integers_clearly():
+    with pytest.raises(RuntimeError, match="mean.*int64"):
+        flow.ones(3, dtype=flow.int64).mean()
+    with pytest.raises(TypeError, match="softmax.*int64"):
+        flow.ones(3, dtype=flow.int64).softmax(0)
+    with pytest.raises(ValueError, match="gelu: approximate"):
+        flow.nn.functional.gelu(flow.ones(2), approximate="fast")
+    with pytest.raises(IndexError, match="softmax"):
+        flow.ones(2, 3).softmax(2)

@@ -158,3 +158,106 @@ def test_large_sums_split_across_threads(device):
     check(lambda lib, a: a.sum(), [(1000, 1000)], device=device, grad=False)
     check(lambda lib, a: a.sum(1), [(2, 300000)], device=device, grad=False)
     check(lambda lib, a: a.sum((0, 2)), [(64, 3, 4096)], device=device, grad=False)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_div_broadcast(dtype, seed, device):
+    rng = np.random.default_rng(seed)
+    sa, sb = broadcast_pair(rng)
+
+    def transform(lib, t, i):
+        # keep divisors away from zero so the comparison is about the op, not about 1/0
+        return t if i == 0 else t * t + 0.5
+
+    check(
+        lambda lib, a, b: a / b,
+        [sa, sb],
+        dtype=dtype,
+        device=device,
+        seed=seed,
+        transform=transform,
+    )
+    check(lambda lib, a: 2.5 / (a * a + 1), [sa], dtype=dtype, device=device, seed=seed)
+    check(lambda lib, a: lib.div(a, 4), [sa], dtype=dtype, device=device, seed=seed)
+
+
+def test_div_of_integers_is_floating(device):
+    check(lambda lib, a, b: a / (b * b + 1), [(3, 4), (4,)], dtype="int64", device=device)
+    check(lambda lib, a: a / 2, [(5,)], dtype="int32", device=device)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_exp_gelu(dtype, seed, device):
+    rng = np.random.default_rng(seed)
+    shape = random_shape(rng, int(rng.integers(0, 4)), hi=40)
+    check(
+        lambda lib, a: lib.exp(a), [shape], dtype=dtype, device=device, seed=seed, numpy_fn=np.exp
+    )
+    check(
+        lambda lib, a: a.exp(),
+        [shape],
+        dtype=dtype,
+        device=device,
+        seed=seed,
+        transform=lambda lib, t, i: t.transpose(0, -1) if t.ndim > 1 else t,
+    )
+    for approximate in ["none", "tanh"]:
+        check(
+            lambda lib, a, approximate=approximate: lib.nn.functional.gelu(
+                a, approximate=approximate
+            ),
+            [shape],
+            dtype=dtype,
+            device=device,
+            seed=seed,
+        )
+
+
+def test_exp_of_integers_is_floating(device):
+    check(lambda lib, a: lib.exp(a), [(7,)], dtype="int64", device=device)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_softmax(dtype, seed, device):
+    rng = np.random.default_rng(seed)
+    nd = int(rng.integers(1, 4))
+    shape = random_shape(rng, nd, hi=9)
+    dim = int(rng.integers(-nd, nd))
+    check(
+        lambda lib, a: lib.softmax(a * 3, dim=dim), [shape], dtype=dtype, device=device, seed=seed
+    )
+    check(
+        lambda lib, a: lib.nn.functional.softmax(a, dim=0),
+        [shape],
+        dtype=dtype,
+        device=device,
+        seed=seed,
+        transform=lambda lib, t, i: t.transpose(0, -1),
+    )
+
+
+def test_softmax_wide_rows_and_extremes(device):
+    check(lambda lib, a: a.softmax(-1), [(3, 5000)], device=device)
+    check(lambda lib, a: (a * 1000).softmax(1), [(4, 7)], device=device)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_mean(dtype, seed, device):
+    rng = np.random.default_rng(seed)
+    nd = int(rng.integers(1, 4))
+    shape = random_shape(rng, nd)
+    dims = sorted(int(d) for d in rng.choice(nd, size=int(rng.integers(1, nd + 1)), replace=False))
+    keepdim = bool(rng.random() < 0.5)
+    check(
+        lambda lib, a: a.mean(dims, keepdim=keepdim),
+        [shape],
+        dtype=dtype,
+        device=device,
+        seed=seed,
+        numpy_fn=lambda a: a.mean(axis=tuple(dims), keepdims=keepdim),
+    )
+    check(lambda lib, a: lib.mean(a), [shape], dtype=dtype, device=device, seed=seed)

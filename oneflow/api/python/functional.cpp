@@ -116,6 +116,63 @@ void init_functional(py::module_& m) {
             [](const Tensor& x, Scalar s) { return F::mul_(x, s); });
       },
       py::arg("input"), py::arg("other"));
+  m.def(
+      "div",
+      [](py::handle a, py::handle b, py::handle rounding_mode) {
+        if (!rounding_mode.is_none())
+          throw_error<NotImplementedError>("div", "rounding_mode is not implemented yet");
+        if (!is_tensor(a) && is_tensor(b) && is_scalar(a)) {
+          Tensor y = b.cast<Tensor>();
+          Scalar s = scalar_from_py(a, "div");
+          py::gil_scoped_release nogil;
+          return F::rdiv(y, s);
+        }
+        return binary(
+            "div", a, b, [](const Tensor& x, const Tensor& y) { return F::div(x, y); },
+            [](const Tensor& x, Scalar s) { return F::div(x, s); });
+      },
+      py::arg("input"), py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+  m.def(
+      "exp",
+      [](py::handle x) {
+        Tensor t = as_tensor(x, "exp", "input");
+        py::gil_scoped_release nogil;
+        return F::exp(t);
+      },
+      py::arg("input"));
+  m.def(
+      "gelu",
+      [](py::handle x, const std::string& approximate) {
+        Tensor t = as_tensor(x, "gelu", "input");
+        py::gil_scoped_release nogil;
+        return F::gelu(t, approximate);
+      },
+      py::arg("input"), py::kw_only(), py::arg("approximate") = "none");
+  m.def(
+      "softmax",
+      [](py::handle x, py::handle dim, py::handle dtype) {
+        Tensor t = as_tensor(x, "softmax", "input");
+        if (dim.is_none())
+          throw_error<TypeError>("softmax",
+                                 "dim must be given (implicit dim choice is deprecated)");
+        int64_t d = dim.cast<int64_t>();
+        auto dt = optional_dtype(dtype, "softmax");
+        py::gil_scoped_release nogil;
+        return F::softmax(t, d, dt);
+      },
+      py::arg("input"), py::arg("dim") = py::none(), py::kw_only(), py::arg("dtype") = py::none());
+  m.def(
+      "mean",
+      [](py::handle x, py::handle dim, bool keepdim, py::handle dtype) {
+        Tensor t = as_tensor(x, "mean", "input");
+        std::vector<int64_t> dims =
+            dim.is_none() ? std::vector<int64_t>{} : dims_from_py(dim, "mean");
+        auto dt = optional_dtype(dtype, "mean");
+        py::gil_scoped_release nogil;
+        return F::mean(t, dims, keepdim, dt);
+      },
+      py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
+      py::arg("dtype") = py::none());
   m.def("neg", [](py::handle x) { return F::neg(as_tensor(x, "neg", "input")); });
   m.def(
       "relu",

@@ -267,6 +267,61 @@ Tensor relu_grad(const Tensor& dy, const Tensor& y) {
 }
 
 namespace {
+// Integer and bool operands of ops with floating results compute in the default float dtype.
+DType float_result(DType dt) { return is_floating(dt) ? dt : default_dtype(); }
+}  // namespace
+
+Tensor div(const Tensor& a, const Tensor& b) {
+  DType dt = float_result(result_type({a, b}));
+  return dispatch1(prim::div(), {to(a, dt, std::nullopt), to(b, dt, std::nullopt)});
+}
+
+Tensor div(const Tensor& a, Scalar b) {
+  DType dt = float_result(result_type({a}, {b}));
+  return dispatch1(prim::div(), {to(a, dt, std::nullopt), scalar_tensor(b, dt, a->device())});
+}
+
+Tensor rdiv(const Tensor& a, Scalar b) {
+  DType dt = float_result(result_type({a}, {b}));
+  return dispatch1(prim::div(), {scalar_tensor(b, dt, a->device()), to(a, dt, std::nullopt)});
+}
+
+Tensor exp(const Tensor& x) {
+  return dispatch1(prim::exp(), {to(x, float_result(x->dtype()), std::nullopt)});
+}
+
+namespace {
+void check_approximate(const std::string& approximate) {
+  if (approximate != "none" && approximate != "tanh")
+    throw_error<ValueError>("gelu", "approximate argument must be either none or tanh, got '",
+                            approximate, "'");
+}
+}  // namespace
+
+Tensor gelu(const Tensor& x, const std::string& approximate) {
+  check_approximate(approximate);
+  return dispatch1(prim::gelu(), {x}, Attrs{{"approximate", approximate}});
+}
+
+Tensor gelu_grad(const Tensor& dy, const Tensor& x, const std::string& approximate) {
+  check_approximate(approximate);
+  return dispatch1(prim::gelu_grad(), {dy, x}, Attrs{{"approximate", approximate}});
+}
+
+Tensor softmax(const Tensor& x_in, int64_t dim, std::optional<DType> dtype) {
+  Tensor x = dtype ? to(x_in, *dtype, std::nullopt) : x_in;
+  if (!is_floating(x->dtype()))
+    throw_error<TypeError>("softmax", "expected a floating point input, got ",
+                           dtype_name(x->dtype()));
+  const int64_t d = wrap_dim("softmax", dim, x->ndim());
+  return dispatch1(prim::softmax(), {contiguous(x)}, Attrs{{"dim", d}});
+}
+
+Tensor softmax_grad(const Tensor& dy, const Tensor& y, int64_t dim) {
+  return dispatch1(prim::softmax_grad(), {contiguous(dy), contiguous(y)}, Attrs{{"dim", dim}});
+}
+
+namespace {
 Tensor inplace_binary(const char* op, const Primitive& p, const Tensor& self, Tensor other) {
   DType dt = result_type({self, other});
   if (promote_types(dt, self->dtype()) != self->dtype() ||
@@ -319,6 +374,23 @@ Tensor sum(const Tensor& x, const std::vector<int64_t>& dims_in, bool keepdim,
   DType out = dtype.value_or(is_integral(x->dtype(), true) ? DType::kInt64 : x->dtype());
   return dispatch1(prim::reduce_sum(), {x},
                    Attrs{{"dims", dims}, {"keepdim", keepdim}, {"dtype", out}});
+}
+
+Tensor mean(const Tensor& x_in, const std::vector<int64_t>& dims, bool keepdim,
+            std::optional<DType> dtype) {
+  Tensor x = dtype ? to(x_in, *dtype, std::nullopt) : x_in;
+  if (!is_floating(x->dtype()))
+    throw_error<RuntimeError>("mean",
+                              "could not infer output dtype. Input dtype must be either "
+                              "a floating point or complex dtype. Got: ",
+                              dtype_name(x->dtype()));
+  int64_t count = 1;
+  if (dims.empty()) {
+    count = x->numel();
+  } else {
+    for (int64_t d : dims) count *= x->ndim() == 0 ? 1 : x->shape()[wrap_dim("mean", d, x->ndim())];
+  }
+  return div(sum(x, dims, keepdim), Scalar::from_double(static_cast<double>(count)));
 }
 
 Tensor sum_to(const Tensor& x, const Shape& shape) {

@@ -55,6 +55,16 @@ Tensor mul(const Tensor& a, Scalar b);
 Tensor neg(const Tensor& a);
 Tensor relu(const Tensor& a);
 Tensor relu_grad(const Tensor& dy, const Tensor& y);
+// True division; integer inputs divide as the default float dtype.
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, Scalar b);
+Tensor rdiv(const Tensor& a, Scalar b);  // b / a
+Tensor exp(const Tensor& x);
+// approximate: "none" or "tanh"
+Tensor gelu(const Tensor& x, const std::string& approximate = "none");
+Tensor gelu_grad(const Tensor& dy, const Tensor& x, const std::string& approximate);
+Tensor softmax(const Tensor& x, int64_t dim, std::optional<DType> dtype = std::nullopt);
+Tensor softmax_grad(const Tensor& dy, const Tensor& y, int64_t dim);
 // In place: self = self + alpha * other; returns self.
 Tensor add_(const Tensor& self, const Tensor& other, Scalar alpha = Scalar::from_int(1));
 Tensor add_(const Tensor& self, Scalar other, Scalar alpha = Scalar::from_int(1));
@@ -65,6 +75,9 @@ Tensor mul_(const Tensor& self, Scalar other);
 // dims empty: all dims. dtype: output dtype (default: int64 for integers/bool, else the input's).
 Tensor sum(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false,
            std::optional<DType> dtype = std::nullopt);
+// dims empty: all dims; floating (or dtype=) only, like PyTorch.
+Tensor mean(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false,
+            std::optional<DType> dtype = std::nullopt);
 // Sums `x` down to `shape` (the inverse of broadcasting it).
 Tensor sum_to(const Tensor& x, const Shape& shape);
 

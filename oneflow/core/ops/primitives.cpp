@@ -99,6 +99,96 @@ TensorList ReluGrad::grad(const GradContext& ctx, const TensorList& dy) const {
   return dx;
 }
 
+PrimTraits Div::traits() const {
+  PrimTraits t = BinaryElementwise::traits();
+  t.saves_inputs = true;
+  return t;
+}
+
+TensorList Div::grad(const GradContext& ctx, const TensorList& dy) const {
+  const Tensor &a = ctx.inputs[0], &b = ctx.inputs[1];
+  TensorList dx(2);
+  if (ctx.needs_input_grad[0]) dx[0] = F::sum_to(F::div(dy[0], b), ctx.input_metas[0].shape);
+  if (ctx.needs_input_grad[1])  // d(a/b)/db = -a / b^2
+    dx[1] = F::sum_to(F::neg(F::div(F::mul(dy[0], a), F::mul(b, b))), ctx.input_metas[1].shape);
+  return dx;
+}
+
+// ---- unary math ----
+
+PrimTraits UnaryMath::traits() const {
+  PrimTraits t;
+  t.may_run_in_place = true;
+  return t;
+}
+
+std::vector<TensorMeta> UnaryMath::infer(const TensorList& in, const Attrs&) const {
+  check_arity(*this, in, 1);
+  if (!is_floating(in[0]->dtype()))
+    throw_error<TypeError>(name(), "expected a floating point input, got ",
+                           dtype_name(in[0]->dtype()));
+  return {contiguous_meta(in[0]->shape(), in[0]->dtype(), in[0]->device())};
+}
+
+PrimTraits Exp::traits() const {
+  PrimTraits t = UnaryMath::traits();
+  t.saves_outputs = true;
+  return t;
+}
+
+TensorList Exp::grad(const GradContext& ctx, const TensorList& dy) const {
+  return {F::mul(dy[0], ctx.outputs[0])};
+}
+
+PrimTraits Gelu::traits() const {
+  PrimTraits t = UnaryMath::traits();
+  t.saves_inputs = true;
+  return t;
+}
+
+TensorList Gelu::grad(const GradContext& ctx, const TensorList& dy) const {
+  return {F::gelu_grad(dy[0], ctx.inputs[0], ctx.attrs.get<std::string>("approximate"))};
+}
+
+PrimTraits GeluGrad::traits() const {
+  PrimTraits t;
+  t.differentiable = false;
+  return t;
+}
+
+PrimTraits Softmax::traits() const {
+  PrimTraits t;
+  t.saves_outputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> Softmax::infer(const TensorList& in, const Attrs& attrs) const {
+  check_arity(*this, in, 1);
+  if (!is_floating(in[0]->dtype()))
+    throw_error<TypeError>(name(), "expected a floating point input, got ",
+                           dtype_name(in[0]->dtype()));
+  OF_ASSERT(in[0]->is_contiguous());
+  (void)attrs.get<int64_t>("dim");
+  return {contiguous_meta(in[0]->shape(), in[0]->dtype(), in[0]->device())};
+}
+
+TensorList Softmax::grad(const GradContext& ctx, const TensorList& dy) const {
+  return {F::softmax_grad(dy[0], ctx.outputs[0], ctx.attrs.get<int64_t>("dim"))};
+}
+
+PrimTraits SoftmaxGrad::traits() const {
+  PrimTraits t;
+  t.differentiable = false;
+  return t;
+}
+
+std::vector<TensorMeta> SoftmaxGrad::infer(const TensorList& in, const Attrs&) const {
+  check_arity(*this, in, 2);
+  OF_ASSERT(in[0]->shape() == in[1]->shape() && in[0]->dtype() == in[1]->dtype());
+  OF_ASSERT(in[0]->is_contiguous() && in[1]->is_contiguous());
+  return {contiguous_meta(in[1]->shape(), in[1]->dtype(), in[1]->device())};
+}
+
 // ---- reductions ----
 
 std::vector<TensorMeta> ReduceSum::infer(const TensorList& in, const Attrs& attrs) const {
@@ -281,6 +371,12 @@ OF_INSTANCE(Add, add)
 OF_INSTANCE(Mul, mul)
 OF_INSTANCE(Relu, relu)
 OF_INSTANCE(ReluGrad, relu_grad)
+OF_INSTANCE(Div, div)
+OF_INSTANCE(Exp, exp)
+OF_INSTANCE(Gelu, gelu)
+OF_INSTANCE(GeluGrad, gelu_grad)
+OF_INSTANCE(Softmax, softmax)
+OF_INSTANCE(SoftmaxGrad, softmax_grad)
 OF_INSTANCE(ReduceSum, reduce_sum)
 OF_INSTANCE(Matmul, matmul)
 OF_INSTANCE(Copy, copy)
@@ -293,9 +389,11 @@ OF_INSTANCE(View, view)
 }  // namespace prim
 
 std::vector<const Primitive*> all_primitives() {
-  return {&prim::add(),           &prim::mul(),     &prim::relu(),   &prim::relu_grad(),
-          &prim::reduce_sum(),    &prim::matmul(),  &prim::copy(),   &prim::fill(),
-          &prim::random_normal(), &prim::permute(), &prim::expand(), &prim::view()};
+  return {&prim::div(),     &prim::exp(),          &prim::gelu(),          &prim::gelu_grad(),
+          &prim::softmax(), &prim::softmax_grad(), &prim::add(),           &prim::mul(),
+          &prim::relu(),    &prim::relu_grad(),    &prim::reduce_sum(),    &prim::matmul(),
+          &prim::copy(),    &prim::fill(),         &prim::random_normal(), &prim::permute(),
+          &prim::expand(),  &prim::view()};
 }
 
 }  // namespace oneflow

@@ -58,6 +58,67 @@ class ReluGrad final : public BinaryElementwise {
   OF_PRIMITIVE_KERNELS
 };
 
+// true division: floating inputs (the functional layer casts integers to the default dtype).
+class Div final : public BinaryElementwise {
+ public:
+  const char* name() const override { return "div"; }
+  PrimTraits traits() const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// ---- unary math (kernels/cpu/unary_math.cpp, kernels/cuda/unary_math.cu) -----------------
+// y = f(x) on floating inputs, same shape and dtype.
+class UnaryMath : public Primitive {
+ public:
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+};
+
+class Exp final : public UnaryMath {
+ public:
+  const char* name() const override { return "exp"; }
+  PrimTraits traits() const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// attrs approximate: "none" (erf form) or "tanh".
+class Gelu final : public UnaryMath {
+ public:
+  const char* name() const override { return "gelu"; }
+  PrimTraits traits() const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// gelu_grad(dy, x) = dy * gelu'(x); attrs approximate as Gelu. Not differentiable itself yet.
+class GeluGrad final : public BinaryElementwise {
+ public:
+  const char* name() const override { return "gelu_grad"; }
+  PrimTraits traits() const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// Softmax over attrs dim of a contiguous floating input.
+class Softmax final : public Primitive {
+ public:
+  const char* name() const override { return "softmax"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// softmax_grad(dy, y) = y * (dy - sum(dy * y, dim)); attrs dim. Not differentiable itself yet.
+class SoftmaxGrad final : public Primitive {
+ public:
+  const char* name() const override { return "softmax_grad"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
 // ---- reductions (kernels/*/reduce.*) -----------------------------------------------------
 // attrs: dims (sorted, wrapped, non-empty unless the input is 0-dim), keepdim, dtype (output).
 class ReduceSum final : public Primitive {
@@ -148,6 +209,12 @@ const Add& add();
 const Mul& mul();
 const Relu& relu();
 const ReluGrad& relu_grad();
+const Div& div();
+const Exp& exp();
+const Gelu& gelu();
+const GeluGrad& gelu_grad();
+const Softmax& softmax();
+const SoftmaxGrad& softmax_grad();
 const ReduceSum& reduce_sum();
 const Matmul& matmul();
 const Copy& copy();

@@ -166,8 +166,12 @@ def _rmatmul(self, other):
     return _C.matmul(other, self)
 
 
-def _truediv_unsupported(self, other):
-    raise NotImplementedError("div: not implemented yet (arrives with the CPU op library)")
+def _rtruediv(self, other):
+    return _C.div(other, self)
+
+
+def _mean(self, dim=None, keepdim=False, dtype=None):
+    return _C.mean(self, dim, keepdim, dtype=dtype)
 
 
 def _float_value(self):
@@ -251,7 +255,13 @@ def install():
         "__neg__": _C.neg,
         "__matmul__": _C.matmul,
         "__rmatmul__": _rmatmul,
-        "__truediv__": _truediv_unsupported,
+        "__truediv__": _C.div,
+        "__rtruediv__": _rtruediv,
+        "div": _C.div,
+        "exp": _C.exp,
+        "mean": _mean,
+        "softmax": lambda self, dim=None, dtype=None: _C.softmax(self, dim, dtype=dtype),
+        "gelu": lambda self, approximate="none": _C.gelu(self, approximate=approximate),
         "__pos__": lambda self: self,
         "__eq__": object.__eq__,
         "__hash__": object.__hash__,

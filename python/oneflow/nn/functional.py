@@ -7,3 +7,11 @@ def relu(input, inplace=False):
     if inplace:
         raise NotImplementedError("relu: inplace=True is not implemented yet")
     return _C.relu(input)
+
+
+def gelu(input, approximate="none"):
+    return _C.gelu(input, approximate=approximate)
+
+
+def softmax(input, dim=None, dtype=None):
+    return _C.softmax(input, dim, dtype=dtype)

@@ -1,6 +1,7 @@
-// CUDA kernels of the elementwise primitives (add, mul, relu, relu_grad): one generic driver per
-// arity with a flat path (contiguous operands, or a single broadcast element) and a strided path
-// (StridedIndexer), and tiny per-op functors. Semantics mirror kernels/cpu/elementwise.cpp.
+// CUDA kernels of the elementwise primitives (add, mul, div, relu, relu_grad, exp, gelu,
+// gelu_grad): one generic driver per arity with a flat path (contiguous operands, or a single
+// broadcast element) and a strided path (StridedIndexer), and tiny per-op functors. Semantics
+// mirror kernels/cpu/elementwise.cpp.
 #include <type_traits>
 
 #include "oneflow/core/device/cuda/cuda_context.h"
@@ -44,6 +45,44 @@ struct ReluGradOp {
   template <typename C>
   __device__ C operator()(C dy, C y) const {
     return y > C(0) ? dy : C(0);
+  }
+};
+
+struct DivOp {
+  template <typename C>
+  __device__ C operator()(C x, C y) const {
+    return C(x / y);
+  }
+};
+struct ExpOp {
+  __device__ float operator()(float x) const { return expf(x); }
+  __device__ double operator()(double x) const { return exp(x); }
+};
+// gelu(x) = x * Phi(x), exact (erf) or with the tanh approximation.
+struct GeluOp {
+  bool tanh_form;
+  template <typename C>
+  __device__ C operator()(C x) const {
+    if (tanh_form) {
+      C u = C(0.79788456080286535588) * (x + C(0.044715) * x * x * x);
+      return C(0.5) * x * (C(1) + tanh(u));
+    }
+    return C(0.5) * x * (C(1) + erf(x * C(0.70710678118654752440)));
+  }
+};
+struct GeluGradOp {
+  bool tanh_form;
+  template <typename C>
+  __device__ C operator()(C dy, C x) const {
+    if (tanh_form) {
+      const C k = C(0.79788456080286535588);
+      C t = tanh(k * (x + C(0.044715) * x * x * x));
+      C du = k * (C(1) + C(3 * 0.044715) * x * x);
+      return dy * (C(0.5) * (C(1) + t) + C(0.5) * x * (C(1) - t * t) * du);
+    }
+    C cdf = C(0.5) * (C(1) + erf(x * C(0.70710678118654752440)));
+    C pdf = C(0.39894228040143267794) * exp(C(-0.5) * x * x);
+    return dy * (cdf + x * pdf);
   }
 };
 
@@ -157,6 +196,36 @@ void Mul::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&
       binary_launch<T>(name(), in[0], in[1], out[0], AndOp{});
     else
       binary_launch<T>(name(), in[0], in[1], out[0], MulOp{});
+  });
+}
+
+void Div::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&) const {
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<compute_t<T>>)
+      binary_launch<T>(name(), in[0], in[1], out[0], DivOp{});
+  });
+}
+
+void Exp::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&) const {
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<compute_t<T>>)
+      unary_launch<T>(name(), in[0], out[0], ExpOp{});
+  });
+}
+
+void Gelu::compute_cuda(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  const bool tanh_form = attrs.get<std::string>("approximate") == "tanh";
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<compute_t<T>>)
+      unary_launch<T>(name(), in[0], out[0], GeluOp{tanh_form});
+  });
+}
+
+void GeluGrad::compute_cuda(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  const bool tanh_form = attrs.get<std::string>("approximate") == "tanh";
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<compute_t<T>>)
+      binary_launch<T>(name(), in[0], in[1], out[0], GeluGradOp{tanh_form});
   });
 }
 

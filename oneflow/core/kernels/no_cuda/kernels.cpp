@@ -36,4 +36,19 @@ void RandomNormal::compute_cuda(const TensorList&, const TensorList&, const Attr
   no_cuda(*this);
 }
 
+void Div::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { no_cuda(*this); }
+void Exp::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { no_cuda(*this); }
+void Gelu::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
+void GeluGrad::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
+void Softmax::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
+void SoftmaxGrad::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
+
 }  // namespace oneflow

@@ -1,0 +1,238 @@
+// CPU kernels of the unary math primitives (exp, gelu, gelu_grad) and softmax. Contiguous float
+// and double runs go through Sleef's vector functions (4 float / 2 double lanes, SSE2 baseline);
+// 16-bit floats and strided runs compute element by element in float.
+#include <sleef.h>
+
+#include <cmath>
+
+#include "oneflow/core/kernels/cpu/strided_loop.h"
+#include "oneflow/core/ops/primitives.h"
+
+namespace oneflow {
+
+namespace {
+
+constexpr double kSqrt1_2 = 0.70710678118654752440;      // 1/sqrt(2)
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;   // 1/sqrt(2 pi)
+constexpr double kSqrt2OverPi = 0.79788456080286535588;  // sqrt(2/pi)
+constexpr double kGeluCubic = 0.044715;
+
+// out = f(a). `vf(__m128)` and `vd(__m128d)` are the Sleef forms used on contiguous float and
+// double runs; `sc(C)` is the scalar form.
+template <typename T, typename Scalar, typename VecF, typename VecD>
+void unary_sleef(const Tensor& a, const Tensor& out, Scalar sc, VecF vf, VecD vd) {
+  using C = compute_t<T>;
+  const Shape& shape = out->shape();
+  std::array<std::vector<int64_t>, 2> strides = {cpu::broadcast_byte_strides(out, shape),
+                                                 cpu::broadcast_byte_strides(a, shape)};
+  std::array<char*, 2> ptrs = {static_cast<char*>(out->data()), static_cast<char*>(a->data())};
+  constexpr int64_t sz = sizeof(T);
+  cpu::strided_loop<2>(shape, strides, ptrs, [&](std::array<char*, 2> p, const auto& s, int64_t n) {
+    T* o = reinterpret_cast<T*>(p[0]);
+    const T* x = reinterpret_cast<const T*>(p[1]);
+    int64_t i = 0;
+    if (s[0] == sz && s[1] == sz) {
+      if constexpr (std::is_same_v<T, float>) {
+        for (; i + 4 <= n; i += 4) _mm_storeu_ps(o + i, vf(_mm_loadu_ps(x + i)));
+      } else if constexpr (std::is_same_v<T, double>) {
+        for (; i + 2 <= n; i += 2) _mm_storeu_pd(o + i, vd(_mm_loadu_pd(x + i)));
+      }
+      for (; i < n; ++i) o[i] = T(sc(C(x[i])));
+    } else {
+      for (; i < n; ++i)
+        *reinterpret_cast<T*>(p[0] + i * s[0]) =
+            T(sc(C(*reinterpret_cast<const T*>(p[1] + i * s[1]))));
+    }
+  });
+}
+
+template <typename C>
+C gelu_scalar(C x, bool tanh_form) {
+  if (tanh_form) {
+    C u = C(kSqrt2OverPi) * (x + C(kGeluCubic) * x * x * x);
+    return C(0.5) * x * (C(1) + std::tanh(u));
+  }
+  return C(0.5) * x * (C(1) + std::erf(x * C(kSqrt1_2)));
+}
+
+template <typename C>
+C gelu_grad_scalar(C dy, C x, bool tanh_form) {
+  if (tanh_form) {
+    C k = C(kSqrt2OverPi);
+    C u = k * (x + C(kGeluCubic) * x * x * x);
+    C t = std::tanh(u);
+    C du = k * (C(1) + C(3 * kGeluCubic) * x * x);
+    return dy * (C(0.5) * (C(1) + t) + C(0.5) * x * (C(1) - t * t) * du);
+  }
+  C cdf = C(0.5) * (C(1) + std::erf(x * C(kSqrt1_2)));
+  C pdf = C(kInvSqrt2Pi) * std::exp(C(-0.5) * x * x);
+  return dy * (cdf + x * pdf);
+}
+
+}  // namespace
+
+void Exp::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<compute_t<T>>)
+      unary_sleef<T>(
+          in[0], out[0], [](auto x) { return std::exp(x); },
+          [](__m128 v) { return Sleef_expf4_u10(v); },
+          [](__m128d v) { return Sleef_expd2_u10(v); });
+  });
+}
+
+void Gelu::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  const bool tanh_form = attrs.get<std::string>("approximate") == "tanh";
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<compute_t<T>>) {
+      auto sc = [tanh_form](auto x) { return gelu_scalar(x, tanh_form); };
+      if (tanh_form) {
+        unary_sleef<T>(
+            in[0], out[0], sc,
+            [](__m128 x) {
+              __m128 x3 = _mm_mul_ps(_mm_mul_ps(x, x), x);
+              __m128 u = _mm_mul_ps(_mm_set1_ps(float(kSqrt2OverPi)),
+                                    _mm_add_ps(x, _mm_mul_ps(_mm_set1_ps(float(kGeluCubic)), x3)));
+              __m128 t = Sleef_tanhf4_u10(u);
+              return _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5f), x), _mm_add_ps(_mm_set1_ps(1.f), t));
+            },
+            [](__m128d x) {
+              __m128d x3 = _mm_mul_pd(_mm_mul_pd(x, x), x);
+              __m128d u = _mm_mul_pd(_mm_set1_pd(kSqrt2OverPi),
+                                     _mm_add_pd(x, _mm_mul_pd(_mm_set1_pd(kGeluCubic), x3)));
+              __m128d t = Sleef_tanhd2_u10(u);
+              return _mm_mul_pd(_mm_mul_pd(_mm_set1_pd(0.5), x), _mm_add_pd(_mm_set1_pd(1.), t));
+            });
+      } else {
+        unary_sleef<T>(
+            in[0], out[0], sc,
+            [](__m128 x) {
+              __m128 e = Sleef_erff4_u10(_mm_mul_ps(x, _mm_set1_ps(float(kSqrt1_2))));
+              return _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5f), x), _mm_add_ps(_mm_set1_ps(1.f), e));
+            },
+            [](__m128d x) {
+              __m128d e = Sleef_erfd2_u10(_mm_mul_pd(x, _mm_set1_pd(kSqrt1_2)));
+              return _mm_mul_pd(_mm_mul_pd(_mm_set1_pd(0.5), x), _mm_add_pd(_mm_set1_pd(1.), e));
+            });
+      }
+    }
+  });
+}
+
+void GeluGrad::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  const bool tanh_form = attrs.get<std::string>("approximate") == "tanh";
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<compute_t<T>>)
+      cpu::binary_loop<T>(in[0], in[1], out[0], [tanh_form](auto dy, auto x) {
+        return gelu_grad_scalar(dy, x, tanh_form);
+      });
+  });
+}
+
+namespace {
+
+// [outer, n, inner] view of a contiguous tensor around `dim`.
+struct Rows {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+Rows rows_around(const Shape& shape, int64_t dim) {
+  Rows r;
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+    if (d < dim) r.outer *= shape[d];
+    if (d == dim) r.n = shape[d];
+    if (d > dim) r.inner *= shape[d];
+  }
+  return r;
+}
+
+// exp(x - m) of n contiguous elements into y, returning their sum.
+template <typename T>
+double exp_shifted(const T* x, T* y, int64_t n, compute_t<T> m) {
+  using C = compute_t<T>;
+  int64_t i = 0;
+  double total = 0;
+  if constexpr (std::is_same_v<T, float>) {
+    __m128 mv = _mm_set1_ps(m), acc = _mm_setzero_ps();
+    for (; i + 4 <= n; i += 4) {
+      __m128 e = Sleef_expf4_u10(_mm_sub_ps(_mm_loadu_ps(x + i), mv));
+      _mm_storeu_ps(y + i, e);
+      acc = _mm_add_ps(acc, e);
+    }
+    float lanes[4];
+    _mm_storeu_ps(lanes, acc);
+    total = double(lanes[0]) + lanes[1] + lanes[2] + lanes[3];
+  }
+  for (; i < n; ++i) {
+    C e = std::exp(C(x[i]) - m);
+    y[i] = T(e);
+    total += double(e);
+  }
+  return total;
+}
+
+}  // namespace
+
+void Softmax::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  const Rows r = rows_around(in[0]->shape(), attrs.get<int64_t>("dim"));
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    using C = compute_t<T>;
+    if constexpr (std::is_floating_point_v<C>) {
+      const T* x = in[0]->data_as<T>();
+      T* y = out[0]->data_as<T>();
+      const int64_t work = r.outer * r.inner;
+#pragma omp parallel for schedule(static) if (work * r.n > cpu::kParallelGrain && work > 1)
+      for (int64_t w = 0; w < work; ++w) {
+        const int64_t o = w / r.inner, k = w % r.inner;
+        const T* xr = x + o * r.n * r.inner + k;
+        T* yr = y + o * r.n * r.inner + k;
+        if (r.n == 0) continue;
+        C m = C(xr[0]);
+        for (int64_t i = 1; i < r.n; ++i) {
+          C v = C(xr[i * r.inner]);
+          m = v > m || std::isnan(v) ? v : m;
+        }
+        if (std::isinf(m) && m < 0) m = 0;  // a row of -inf gives nan, as in PyTorch
+        double total;
+        if (r.inner == 1) {
+          total = exp_shifted(xr, yr, r.n, m);
+        } else {
+          total = 0;
+          for (int64_t i = 0; i < r.n; ++i) {
+            C e = std::exp(C(xr[i * r.inner]) - m);
+            yr[i * r.inner] = T(e);
+            total += double(e);
+          }
+        }
+        const C inv = C(1.0 / total);
+        for (int64_t i = 0; i < r.n; ++i) yr[i * r.inner] = T(C(yr[i * r.inner]) * inv);
+      }
+    }
+  });
+}
+
+void SoftmaxGrad::compute_cpu(const TensorList& in, const TensorList& out,
+                              const Attrs& attrs) const {
+  const Rows r = rows_around(in[1]->shape(), attrs.get<int64_t>("dim"));
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    using C = compute_t<T>;
+    if constexpr (std::is_floating_point_v<C>) {
+      const T* dy = in[0]->data_as<T>();
+      const T* y = in[1]->data_as<T>();
+      T* dx = out[0]->data_as<T>();
+      const int64_t work = r.outer * r.inner;
+#pragma omp parallel for schedule(static) if (work * r.n > cpu::kParallelGrain && work > 1)
+      for (int64_t w = 0; w < work; ++w) {
+        const int64_t base = (w / r.inner) * r.n * r.inner + w % r.inner;
+        double dot = 0;
+        for (int64_t i = 0; i < r.n; ++i)
+          dot += double(C(dy[base + i * r.inner])) * double(C(y[base + i * r.inner]));
+        for (int64_t i = 0; i < r.n; ++i) {
+          const int64_t j = base + i * r.inner;
+          dx[j] = T(C(y[j]) * (C(dy[j]) - C(dot)));
+        }
+      }
+    }
+  });
+}
+
+}  // namespace oneflow
