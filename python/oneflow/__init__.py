@@ -39,6 +39,7 @@ from oneflow.framework import tensor_methods as _tensor_methods  # noqa: E402
 from oneflow.framework.tensor_str import set_printoptions  # noqa: E402,F401
 from oneflow.framework.creation import (  # noqa: E402,F401
     as_tensor,
+    eye,
     full,
     manual_seed,
     initial_seed,
@@ -74,6 +75,19 @@ true_divide = _C.div
 exp = _C.exp
 mean = _C.mean
 softmax = _C.softmax
+narrow = _C.narrow
+select = _C.select
+squeeze = _C.squeeze
+unsqueeze = _C.unsqueeze
+flatten = _C.flatten
+arange = _C.arange
+linspace = _C.linspace
+rand = _C.rand
+randint = _C.randint
+chunk = _tensor_methods.chunk
+split = _tensor_methods.split
+unbind = _tensor_methods.unbind
+
 negative = _C.neg
 reshape = _C.reshape
 transpose = _C.transpose

@@ -223,6 +223,67 @@ void init_functional(py::module_& m) {
   m.def("expand", [](py::handle x, py::args shape) {
     return F::expand(as_tensor(x, "expand", "input"), shape_from_args(shape, "expand"));
   });
+  m.def(
+      "slice",
+      [](py::handle x, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> stop,
+         int64_t step) { return F::slice(as_tensor(x, "slice", "input"), dim, start, stop, step); },
+      py::arg("input"), py::arg("dim"), py::arg("start"), py::arg("stop"), py::arg("step") = 1);
+  m.def(
+      "narrow",
+      [](py::handle x, int64_t dim, int64_t start, int64_t length) {
+        return F::narrow(as_tensor(x, "narrow", "input"), dim, start, length);
+      },
+      py::arg("input"), py::arg("dim"), py::arg("start"), py::arg("length"));
+  m.def(
+      "select",
+      [](py::handle x, int64_t dim, int64_t index) {
+        return F::select(as_tensor(x, "select", "input"), dim, index);
+      },
+      py::arg("input"), py::arg("dim"), py::arg("index"));
+  m.def(
+      "squeeze",
+      [](py::handle x, py::handle dim) {
+        std::vector<int64_t> dims =
+            dim.is_none() ? std::vector<int64_t>{} : dims_from_py(dim, "squeeze");
+        return F::squeeze(as_tensor(x, "squeeze", "input"), dims);
+      },
+      py::arg("input"), py::arg("dim") = py::none());
+  m.def(
+      "unsqueeze",
+      [](py::handle x, int64_t dim) {
+        return F::unsqueeze(as_tensor(x, "unsqueeze", "input"), dim);
+      },
+      py::arg("input"), py::arg("dim"));
+  m.def(
+      "flatten",
+      [](py::handle x, int64_t start_dim, int64_t end_dim) {
+        return F::flatten(as_tensor(x, "flatten", "input"), start_dim, end_dim);
+      },
+      py::arg("input"), py::arg("start_dim") = 0, py::arg("end_dim") = -1);
+  m.def(
+      "copy_",
+      [](py::handle dst, py::handle src) {
+        Tensor d = as_tensor(dst, "copy_", "self");
+        if (is_tensor(src)) return F::copy_(d, src.cast<Tensor>());
+        return F::fill_(d, scalar_from_py(src, "copy_"));
+      },
+      py::arg("input"), py::arg("src"));
+  m.def(
+      "fill_",
+      [](py::handle dst, py::handle value) {
+        Tensor d = as_tensor(dst, "fill_", "self");
+        if (is_tensor(value)) {
+          Tensor v = value.cast<Tensor>();
+          if (v->ndim() != 0)
+            throw_error<RuntimeError>("fill_",
+                                      "only supports 0-dimension value tensor but got "
+                                      "tensor with ",
+                                      v->ndim(), " dimensions.");
+          return F::copy_(d, v);
+        }
+        return F::fill_(d, scalar_from_py(value, "fill_"));
+      },
+      py::arg("input"), py::arg("value"));
   m.def("contiguous",
         [](py::handle x) { return F::contiguous(as_tensor(x, "contiguous", "input")); });
   m.def("clone", [](py::handle x) { return F::clone(as_tensor(x, "clone", "input")); });
@@ -284,6 +345,56 @@ void init_functional(py::module_& m) {
   creation("zeros", &F::zeros);
   creation("ones", &F::ones);
   creation("randn", &F::randn);
+  m.def(
+      "rand",
+      [](py::args size, py::handle dtype, py::handle device, bool requires_grad,
+         py::handle placement, py::handle sbp) {
+        CreationOptions o = creation_options(dtype, device, placement, sbp, "rand");
+        return with_grad(F::rand(shape_from_args(size, "rand"), o), requires_grad);
+      },
+      py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+      py::arg("requires_grad") = false, py::arg("placement") = py::none(),
+      py::arg("sbp") = py::none());
+  m.def(
+      "randint",
+      [](int64_t low, int64_t high, py::handle size, py::handle dtype, py::handle device,
+         py::handle placement, py::handle sbp) {
+        CreationOptions o = creation_options(dtype, device, placement, sbp, "randint");
+        if (dtype.is_none()) o.dtype = DType::kInt64;
+        return F::randint(low, high, shape_from_sequence(size, "randint"), o);
+      },
+      py::arg("low"), py::arg("high"), py::arg("size"), py::kw_only(),
+      py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+      py::arg("placement") = py::none(), py::arg("sbp") = py::none());
+  m.def(
+      "arange",
+      [](py::handle start, py::handle end, py::handle step, py::handle dtype, py::handle device,
+         bool requires_grad) {
+        Scalar s = scalar_from_py(start, "arange"), st = scalar_from_py(step, "arange");
+        Scalar e;
+        if (end.is_none()) {
+          e = s;
+          s = Scalar::from_int(0);
+        } else {
+          e = scalar_from_py(end, "arange");
+        }
+        Tensor t = F::arange(s, e, st, optional_dtype(dtype, "arange"),
+                             optional_device(device, "arange").value_or(Device{}));
+        return with_grad(t, requires_grad);
+      },
+      py::arg("start"), py::arg("end") = py::none(), py::arg("step") = 1, py::kw_only(),
+      py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+      py::arg("requires_grad") = false);
+  m.def(
+      "linspace",
+      [](double start, double end, int64_t steps, py::handle dtype, py::handle device,
+         bool requires_grad) {
+        CreationOptions o = creation_options(dtype, device, py::none(), py::none(), "linspace");
+        return with_grad(F::linspace(start, end, steps, o), requires_grad);
+      },
+      py::arg("start"), py::arg("end"), py::arg("steps"), py::kw_only(),
+      py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+      py::arg("requires_grad") = false);
   m.def("zeros_like",
         [](py::handle x) { return F::zeros_like(as_tensor(x, "zeros_like", "input")); });
   m.def("ones_like", [](py::handle x) { return F::ones_like(as_tensor(x, "ones_like", "input")); });

@@ -98,6 +98,12 @@ TensorList eager_local(const Primitive& prim, const TensorList& inputs, const At
     throw_error<RuntimeError>(prim.name(),
                               "a leaf Variable that requires grad is being used in "
                               "an in-place operation.");
+  // Note [In-place on views]: the base's history would have to be rewritten too (PyTorch's
+  // CopySlices); until that exists, refuse rather than compute a wrong gradient.
+  if (inplace_out && needs_grad && inplace_out->is_view())
+    throw_error<NotImplementedError>(prim.name(),
+                                     "in-place operations on a view of a tensor "
+                                     "that requires grad are not supported yet");
 
   std::vector<int64_t> input_versions;
   if (needs_grad)

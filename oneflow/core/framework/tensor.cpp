@@ -34,7 +34,9 @@ Tensor empty_tensor(const Shape& shape, DType dtype, Device device) {
 
 Tensor make_view(const Tensor& base, const Shape& shape, const Strides& strides, int64_t offset) {
   TensorMeta meta{shape, strides, offset, base->dtype(), base->device()};
-  return std::make_shared<TensorImpl>(std::move(meta), base->storage(), base->version_counter());
+  auto t = std::make_shared<TensorImpl>(std::move(meta), base->storage(), base->version_counter());
+  t->set_is_view(true);
+  return t;
 }
 
 Tensor alias_detached(const Tensor& t) {

@@ -82,6 +82,9 @@ class TensorImpl {
   int64_t numel() const { return oneflow::numel(meta_.shape); }
   bool is_contiguous() const { return oneflow::is_contiguous(meta_.shape, meta_.strides); }
   TensorKind kind() const { return kind_; }
+  // True for tensors made by a view op (they alias another tensor's storage).
+  bool is_view() const { return is_view_; }
+  void set_is_view(bool v) { is_view_ = v; }
 
   const std::shared_ptr<Storage>& storage() const { return storage_; }
   // Address of element 0 of this view.
@@ -107,6 +110,7 @@ class TensorImpl {
   std::shared_ptr<Storage> storage_;
   std::shared_ptr<VersionCounter> version_;
   TensorKind kind_ = TensorKind::kLocal;
+  bool is_view_ = false;
   AutogradMeta autograd_;
 };
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <mutex>
 
 #include "oneflow/core/autograd/autograd.h"
@@ -174,6 +175,113 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
   Shape out = infer_reshape("reshape", x->shape(), shape);
   if (out == x->shape()) return x;
   return dispatch1(prim::view(), {contiguous(x)}, Attrs{{"shape", out}});
+}
+
+Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start,
+             std::optional<int64_t> stop, int64_t step) {
+  const int64_t nd = x->ndim();
+  if (nd == 0) throw_error<IndexError>("slice", "slicing a 0-dim tensor");
+  const int64_t d = wrap_dim("slice", dim, nd);
+  if (step <= 0) throw_error<ValueError>("slice", "step must be greater than zero, got ", step);
+  const int64_t size = x->shape()[d];
+  auto clamp = [size](int64_t v) {
+    if (v < 0) v += size;
+    return std::min(std::max<int64_t>(v, 0), size);
+  };
+  const int64_t b = start ? clamp(*start) : 0;
+  const int64_t e = stop ? clamp(*stop) : size;
+  const int64_t len = e > b ? (e - b + step - 1) / step : 0;
+  if (b == 0 && len == size && step == 1) return x;
+  std::vector<int64_t> starts(nd, 0), steps(nd, 1), sizes(x->shape());
+  starts[d] = b;
+  steps[d] = step;
+  sizes[d] = len;
+  return dispatch1(prim::slice(), {x},
+                   Attrs{{"starts", starts}, {"steps", steps}, {"sizes", sizes}});
+}
+
+Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
+  const int64_t nd = x->ndim();
+  if (nd == 0) throw_error<RuntimeError>("narrow", "narrow() cannot be applied to a 0-dim tensor");
+  const int64_t d = wrap_dim("narrow", dim, nd);
+  const int64_t size = x->shape()[d];
+  if (start < 0) start += size;
+  if (start < 0 || start > size || length < 0 || start + length > size)
+    throw_error<IndexError>("narrow", "start (", start, ") + length (", length,
+                            ") exceeds dimension size (", size, ")");
+  return slice(x, d, start, start + length, 1);
+}
+
+Tensor select(const Tensor& x, int64_t dim, int64_t index) {
+  const int64_t nd = x->ndim();
+  if (nd == 0) throw_error<IndexError>("select", "invalid index of a 0-dim tensor");
+  const int64_t d = wrap_dim("select", dim, nd);
+  const int64_t size = x->shape()[d];
+  if (index < -size || index >= size)
+    throw_error<IndexError>("select", "index ", index, " is out of bounds for dimension ", d,
+                            " with size ", size);
+  if (index < 0) index += size;
+  std::vector<int64_t> starts(nd, 0), steps(nd, 1), sizes(x->shape());
+  starts[d] = index;
+  sizes[d] = 1;
+  Tensor s =
+      dispatch1(prim::slice(), {x}, Attrs{{"starts", starts}, {"steps", steps}, {"sizes", sizes}});
+  Attrs sq;
+  sq.set("dims", std::vector<int64_t>(1, d));
+  return dispatch1(prim::squeeze(), {s}, sq);
+}
+
+Tensor squeeze(const Tensor& x, const std::vector<int64_t>& dims_in) {
+  const int64_t nd = x->ndim();
+  std::vector<int64_t> dims;
+  if (dims_in.empty()) {
+    for (int64_t d = 0; d < nd; ++d)
+      if (x->shape()[d] == 1) dims.push_back(d);
+  } else {
+    for (int64_t d : dims_in) {
+      if (nd == 0) continue;
+      int64_t w = wrap_dim("squeeze", d, nd);
+      if (x->shape()[w] == 1) dims.push_back(w);
+    }
+    std::sort(dims.begin(), dims.end());
+  }
+  if (dims.empty()) return x;
+  return dispatch1(prim::squeeze(), {x}, Attrs{{"dims", dims}});
+}
+
+Tensor unsqueeze(const Tensor& x, int64_t dim) {
+  const int64_t d = wrap_dim("unsqueeze", dim, x->ndim() + 1);
+  return dispatch1(prim::unsqueeze(), {x}, Attrs{{"dim", d}});
+}
+
+Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
+  const int64_t nd = x->ndim();
+  if (nd == 0) return reshape(x, {1});
+  const int64_t s = wrap_dim("flatten", start_dim, nd), e = wrap_dim("flatten", end_dim, nd);
+  if (s > e) throw_error<RuntimeError>("flatten", "start_dim cannot come after end_dim");
+  Shape out;
+  int64_t m = 1;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (d < s || d > e) out.push_back(x->shape()[d]);
+    if (d >= s && d <= e) m *= x->shape()[d];
+    if (d == e) out.push_back(m);
+  }
+  return reshape(x, out);
+}
+
+Tensor copy_(const Tensor& dst, const Tensor& src) {
+  broadcast_shapes("copy_", src->shape(), dst->shape());
+  if (numel(broadcast_shapes("copy_", src->shape(), dst->shape())) != dst->numel())
+    throw_error<RuntimeError>("copy_", "the source of shape ", shape_str(src->shape()),
+                              " does not broadcast to the destination shape ",
+                              shape_str(dst->shape()));
+  Tensor s = to(src, dst->dtype(), dst->device());
+  return dispatch1(prim::assign(), {dst, s}, {}, dst);
+}
+
+Tensor fill_(const Tensor& dst, Scalar value) {
+  return dispatch1(prim::assign(), {dst, scalar_tensor(value, dst->dtype(), dst->device())}, {},
+                   dst);
 }
 
 // ---- elementwise ----
@@ -525,6 +633,61 @@ Tensor randn(const Shape& shape, const CreationOptions& opts) {
   attrs.set("seed", static_cast<int64_t>(initial_seed()));
   attrs.set("offset", static_cast<int64_t>(reserve_random_offset((n + 3) / 4)));
   return dispatch1(prim::random_normal(), {}, attrs);
+}
+
+Tensor rand(const Shape& shape, const CreationOptions& opts) {
+  if (!is_floating(opts.dtype))
+    throw_error<TypeError>("rand", "expected a floating point dtype, got ", dtype_name(opts.dtype));
+  Attrs attrs = creation_attrs(shape, opts);
+  attrs.set("low", 0.0);
+  attrs.set("high", 1.0);
+  attrs.set("seed", static_cast<int64_t>(initial_seed()));
+  attrs.set("offset", static_cast<int64_t>(reserve_random_offset((numel(shape) + 3) / 4)));
+  return dispatch1(prim::random_uniform(), {}, attrs);
+}
+
+Tensor randint(int64_t low, int64_t high, const Shape& shape, const CreationOptions& opts) {
+  if (low >= high)
+    throw_error<RuntimeError>("randint",
+                              "random_ expects 'from' to be less than 'to', but got "
+                              "from=",
+                              low, " >= to=", high);
+  if (high - low > (int64_t(1) << 32))
+    throw_error<ValueError>("randint", "range [low, high) wider than 2**32 is not supported yet");
+  Attrs attrs = creation_attrs(shape, opts);
+  attrs.set("low", static_cast<double>(low));
+  attrs.set("high", static_cast<double>(high));
+  attrs.set("seed", static_cast<int64_t>(initial_seed()));
+  attrs.set("offset", static_cast<int64_t>(reserve_random_offset((numel(shape) + 3) / 4)));
+  return dispatch1(prim::random_uniform(), {}, attrs);
+}
+
+Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype, Device device) {
+  const double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  if (st == 0) throw_error<RuntimeError>("arange", "step must be nonzero");
+  if ((st > 0 && e < s) || (st < 0 && e > s))
+    throw_error<RuntimeError>("arange", "upper bound and larger bound inconsistent with step sign");
+  const bool integral = start.kind != Scalar::Kind::kFloat && end.kind != Scalar::Kind::kFloat &&
+                        step.kind != Scalar::Kind::kFloat;
+  const DType dt = dtype.value_or(integral ? DType::kInt64 : default_dtype());
+  const int64_t n = static_cast<int64_t>(std::ceil((e - s) / st));
+  return dispatch1(prim::arange(), {},
+                   Attrs{{"n", std::max<int64_t>(n, 0)},
+                         {"start", s},
+                         {"step", st},
+                         {"dtype", dt},
+                         {"device", device_str(device)}});
+}
+
+Tensor linspace(double start, double end, int64_t steps, const CreationOptions& opts) {
+  if (steps < 0) throw_error<RuntimeError>("linspace", "number of steps must be non-negative");
+  const double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
+  return dispatch1(prim::arange(), {},
+                   Attrs{{"n", steps},
+                         {"start", start},
+                         {"step", step},
+                         {"dtype", opts.dtype},
+                         {"device", device_str(opts.device)}});
 }
 
 }  // namespace functional

@@ -91,6 +91,19 @@ Tensor expand(const Tensor& x, const Shape& shape);
 Tensor reshape(const Tensor& x, const Shape& shape);
 Tensor view(const Tensor& x, const Shape& shape);
 Tensor contiguous(const Tensor& x);
+// Python-slice semantics on one dim: start/stop clamp, negative ones count from the end,
+// step > 0.
+Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start,
+             std::optional<int64_t> stop, int64_t step = 1);
+Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length);
+Tensor select(const Tensor& x, int64_t dim, int64_t index);
+// dims empty: every size-1 dim.
+Tensor squeeze(const Tensor& x, const std::vector<int64_t>& dims = {});
+Tensor unsqueeze(const Tensor& x, int64_t dim);
+Tensor flatten(const Tensor& x, int64_t start_dim = 0, int64_t end_dim = -1);
+// In place: dst = src (broadcast, cast, moved to dst's device); returns dst.
+Tensor copy_(const Tensor& dst, const Tensor& src);
+Tensor fill_(const Tensor& dst, Scalar value);
 // A copy cast to dtype and moved to device; returns x itself when nothing changes and !copy.
 Tensor to(const Tensor& x, std::optional<DType> dtype, std::optional<Device> device,
           bool copy = false);
@@ -104,6 +117,10 @@ Tensor ones(const Shape& shape, const CreationOptions& opts);
 Tensor zeros_like(const Tensor& x);
 Tensor ones_like(const Tensor& x);
 Tensor randn(const Shape& shape, const CreationOptions& opts);
+Tensor rand(const Shape& shape, const CreationOptions& opts);
+Tensor randint(int64_t low, int64_t high, const Shape& shape, const CreationOptions& opts);
+Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype, Device device);
+Tensor linspace(double start, double end, int64_t steps, const CreationOptions& opts);
 // A 0-dim tensor holding `s` with the given dtype on `device`.
 Tensor scalar_tensor(Scalar s, DType dtype, Device device);
 

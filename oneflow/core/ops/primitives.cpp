@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/functional/functional.h"
 
 namespace oneflow {
@@ -359,6 +360,130 @@ TensorList View::grad(const GradContext& ctx, const TensorList& dy) const {
   return {F::reshape(dy[0], ctx.input_metas[0].shape)};
 }
 
+namespace {
+Tensor dispatch_slice_grad(const Tensor& dy, const Shape& in_shape, const Attrs& slice_attrs) {
+  Attrs a = slice_attrs;
+  a.set("shape", in_shape);
+  return dispatch1(prim::slice_grad(), {F::contiguous(dy)}, a);
+}
+}  // namespace
+
+PrimTraits Slice::traits() const { return view_traits(); }
+
+std::vector<TensorMeta> Slice::infer(const TensorList& in, const Attrs& attrs) const {
+  check_arity(*this, in, 1);
+  const auto& starts = attrs.get<std::vector<int64_t>>("starts");
+  const auto& steps = attrs.get<std::vector<int64_t>>("steps");
+  const auto& sizes = attrs.get<std::vector<int64_t>>("sizes");
+  TensorMeta out = in[0]->meta();
+  OF_ASSERT(static_cast<int64_t>(starts.size()) == in[0]->ndim());
+  for (size_t d = 0; d < starts.size(); ++d) {
+    if (sizes[d] > 0) out.offset += starts[d] * out.strides[d];
+    out.strides[d] *= steps[d];
+    out.shape[d] = sizes[d];
+  }
+  return {out};
+}
+
+TensorList Slice::grad(const GradContext& ctx, const TensorList& dy) const {
+  return {dispatch_slice_grad(dy[0], ctx.input_metas[0].shape, ctx.attrs)};
+}
+
+PrimTraits Squeeze::traits() const { return view_traits(); }
+
+std::vector<TensorMeta> Squeeze::infer(const TensorList& in, const Attrs& attrs) const {
+  check_arity(*this, in, 1);
+  const auto& dims = attrs.get<std::vector<int64_t>>("dims");
+  TensorMeta m = in[0]->meta(), out = m;
+  out.shape.clear();
+  out.strides.clear();
+  for (int64_t d = 0; d < in[0]->ndim(); ++d) {
+    if (std::find(dims.begin(), dims.end(), d) != dims.end() && m.shape[d] == 1) continue;
+    out.shape.push_back(m.shape[d]);
+    out.strides.push_back(m.strides[d]);
+  }
+  return {out};
+}
+
+TensorList Squeeze::grad(const GradContext& ctx, const TensorList& dy) const {
+  return {F::reshape(dy[0], ctx.input_metas[0].shape)};
+}
+
+PrimTraits Unsqueeze::traits() const { return view_traits(); }
+
+std::vector<TensorMeta> Unsqueeze::infer(const TensorList& in, const Attrs& attrs) const {
+  check_arity(*this, in, 1);
+  const int64_t dim = attrs.get<int64_t>("dim");
+  TensorMeta out = in[0]->meta();
+  // The new dim's stride keeps the view contiguous when the input is.
+  int64_t stride = dim < in[0]->ndim() ? out.shape[dim] * out.strides[dim] : 1;
+  out.shape.insert(out.shape.begin() + dim, 1);
+  out.strides.insert(out.strides.begin() + dim, stride);
+  return {out};
+}
+
+TensorList Unsqueeze::grad(const GradContext& ctx, const TensorList& dy) const {
+  return {F::reshape(dy[0], ctx.input_metas[0].shape)};
+}
+
+PrimTraits SliceGrad::traits() const { return {}; }
+
+std::vector<TensorMeta> SliceGrad::infer(const TensorList& in, const Attrs& attrs) const {
+  check_arity(*this, in, 1);
+  return {
+      contiguous_meta(attrs.get<std::vector<int64_t>>("shape"), in[0]->dtype(), in[0]->device())};
+}
+
+TensorList SliceGrad::grad(const GradContext& ctx, const TensorList& dy) const {
+  Attrs a = ctx.attrs;
+  return {dispatch1(prim::slice(), {dy[0]}, a)};
+}
+
+PrimTraits Assign::traits() const {
+  PrimTraits t;
+  t.may_run_in_place = true;
+  return t;
+}
+
+std::vector<TensorMeta> Assign::infer(const TensorList& in, const Attrs&) const {
+  check_arity(*this, in, 2);
+  OF_ASSERT(in[0]->dtype() == in[1]->dtype());
+  broadcast_shapes(name(), in[1]->shape(), in[0]->shape());
+  return {in[0]->meta()};
+}
+
+TensorList Assign::grad(const GradContext& ctx, const TensorList& dy) const {
+  // dst's old values are overwritten: no gradient flows to them.
+  TensorList dx(2);
+  if (ctx.needs_input_grad[0]) dx[0] = F::zeros_like(dy[0]);
+  if (ctx.needs_input_grad[1]) dx[1] = F::sum_to(dy[0], ctx.input_metas[1].shape);
+  return dx;
+}
+
+PrimTraits Arange::traits() const {
+  PrimTraits t;
+  t.differentiable = false;
+  return t;
+}
+
+std::vector<TensorMeta> Arange::infer(const TensorList& in, const Attrs& attrs) const {
+  check_arity(*this, in, 0);
+  return {
+      contiguous_meta({attrs.get<int64_t>("n")}, attrs.get<DType>("dtype"), device_attr(attrs))};
+}
+
+PrimTraits RandomUniform::traits() const {
+  PrimTraits t;
+  t.differentiable = false;
+  return t;
+}
+
+std::vector<TensorMeta> RandomUniform::infer(const TensorList& in, const Attrs& attrs) const {
+  check_arity(*this, in, 0);
+  return {contiguous_meta(attrs.get<std::vector<int64_t>>("shape"), attrs.get<DType>("dtype"),
+                          device_attr(attrs))};
+}
+
 // ---- instances ----
 
 namespace prim {
@@ -385,15 +510,42 @@ OF_INSTANCE(RandomNormal, random_normal)
 OF_INSTANCE(Permute, permute)
 OF_INSTANCE(Expand, expand)
 OF_INSTANCE(View, view)
+OF_INSTANCE(Slice, slice)
+OF_INSTANCE(Squeeze, squeeze)
+OF_INSTANCE(Unsqueeze, unsqueeze)
+OF_INSTANCE(SliceGrad, slice_grad)
+OF_INSTANCE(Assign, assign)
+OF_INSTANCE(Arange, arange)
+OF_INSTANCE(RandomUniform, random_uniform)
 #undef OF_INSTANCE
 }  // namespace prim
 
 std::vector<const Primitive*> all_primitives() {
-  return {&prim::div(),     &prim::exp(),          &prim::gelu(),          &prim::gelu_grad(),
-          &prim::softmax(), &prim::softmax_grad(), &prim::add(),           &prim::mul(),
-          &prim::relu(),    &prim::relu_grad(),    &prim::reduce_sum(),    &prim::matmul(),
-          &prim::copy(),    &prim::fill(),         &prim::random_normal(), &prim::permute(),
-          &prim::expand(),  &prim::view()};
+  return {&prim::div(),
+          &prim::exp(),
+          &prim::gelu(),
+          &prim::gelu_grad(),
+          &prim::softmax(),
+          &prim::softmax_grad(),
+          &prim::slice(),
+          &prim::squeeze(),
+          &prim::unsqueeze(),
+          &prim::slice_grad(),
+          &prim::assign(),
+          &prim::arange(),
+          &prim::random_uniform(),
+          &prim::add(),
+          &prim::mul(),
+          &prim::relu(),
+          &prim::relu_grad(),
+          &prim::reduce_sum(),
+          &prim::matmul(),
+          &prim::copy(),
+          &prim::fill(),
+          &prim::random_normal(),
+          &prim::permute(),
+          &prim::expand(),
+          &prim::view()};
 }
 
 }  // namespace oneflow

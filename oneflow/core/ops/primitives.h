@@ -201,7 +201,79 @@ class View final : public Primitive {
   OF_VIEW_KERNELS
 };
 
+// attrs starts, steps, sizes: one per input dim (steps > 0). Keeps the rank.
+class Slice final : public Primitive {
+ public:
+  const char* name() const override { return "slice"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_VIEW_KERNELS
+};
+
+// Removes the size-1 dims listed in attrs dims (sorted).
+class Squeeze final : public Primitive {
+ public:
+  const char* name() const override { return "squeeze"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_VIEW_KERNELS
+};
+
+// Inserts a size-1 dim at attrs dim (in [0, ndim]).
+class Unsqueeze final : public Primitive {
+ public:
+  const char* name() const override { return "unsqueeze"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_VIEW_KERNELS
+};
+
 #undef OF_VIEW_KERNELS
+
+// ---- scatter into zeros and in-place assignment (kernels/*/copy.*) -----------------------
+// The gradient of Slice: zeros of attrs shape with the slice (attrs starts, steps) set to the
+// input.
+class SliceGrad final : public Primitive {
+ public:
+  const char* name() const override { return "slice_grad"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// assign(dst, src): writes src (same dtype and device, broadcast to dst's shape) into dst in
+// place -- Tensor.copy_ and __setitem__.
+class Assign final : public Primitive {
+ public:
+  const char* name() const override { return "copy_"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// No inputs; attrs n, start, step (double), dtype, device: out[i] = start + i * step.
+class Arange final : public Primitive {
+ public:
+  const char* name() const override { return "arange"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// No inputs; attrs shape, dtype, device, low, high, seed, offset. Floating dtypes: uniform in
+// [low, high); integer dtypes: integers in [low, high).
+class RandomUniform final : public Primitive {
+ public:
+  const char* name() const override { return "uniform"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  OF_PRIMITIVE_KERNELS
+};
 
 // The single instance of each primitive.
 namespace prim {
@@ -223,6 +295,13 @@ const RandomNormal& random_normal();
 const Permute& permute();
 const Expand& expand();
 const View& view();
+const Slice& slice();
+const Squeeze& squeeze();
+const Unsqueeze& unsqueeze();
+const SliceGrad& slice_grad();
+const Assign& assign();
+const Arange& arange();
+const RandomUniform& random_uniform();
 }  // namespace prim
 
 std::vector<const Primitive*> all_primitives();

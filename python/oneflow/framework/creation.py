@@ -142,3 +142,14 @@ def seed():
     s = random.getrandbits(63)
     manual_seed(s)
     return s
+
+
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    """A 2-D tensor with ones on the diagonal."""
+    m = n if m is None else m
+    t = zeros(n * m, dtype=dtype, device=device)
+    t[:: m + 1][: builtins.min(n, m)] = 1
+    t = t.reshape(n, m)
+    if requires_grad:
+        t.requires_grad_()
+    return t

@@ -3,10 +3,9 @@ the metadata, autograd attributes and numpy())."""
 
 import builtins
 
-import numpy as np
-
 from oneflow import _oneflow_internal as _internal
 from oneflow._oneflow_internal import _C, Tensor
+from oneflow.framework.indexing import getitem, setitem
 from oneflow.framework.size import Size
 from oneflow.framework.tensor_str import tensor_repr
 
@@ -118,13 +117,40 @@ def __iter__(self):
 
 
 def _select(self, i):
-    # Row i as a tensor (a copy until indexing lands with the tensor core work).
-    return tensor_from_numpy_copy(self.numpy()[i], self)
+    return _C.select(self, 0, i)
 
 
-def tensor_from_numpy_copy(arr, like):
-    arr = np.require(arr, requirements="C")
-    return _C.to(_internal.from_numpy(arr), like.dtype, like.device, True)
+def chunk(self, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError(f"chunk: chunks must be greater than 0, got {chunks}")
+    size = self.size(dim)
+    step = max(-(-size // chunks), 1)
+    return split(self, step, dim)
+
+
+def split(self, split_size_or_sections, dim=0):
+    size = self.size(dim)
+    if isinstance(split_size_or_sections, builtins.int):
+        step = split_size_or_sections
+        if step <= 0 and size > 0:
+            raise RuntimeError(f"split: split_size must be positive, got {step}")
+        starts = list(range(0, size, step)) if size else [0]
+        return tuple(_C.narrow(self, dim, s, min(step, size - s)) for s in starts)
+    sections = list(split_size_or_sections)
+    if builtins.sum(sections) != size:
+        raise RuntimeError(
+            f"split: split_with_sizes expects split_sizes to sum exactly to {size} "
+            f"(input tensor's size at dimension {dim}), but got split_sizes={sections}"
+        )
+    out, start = [], 0
+    for s in sections:
+        out.append(_C.narrow(self, dim, start, s))
+        start += s
+    return tuple(out)
+
+
+def unbind(self, dim=0):
+    return tuple(_C.select(self, dim, i) for i in range(self.size(dim)))
 
 
 def _sum(self, dim=None, keepdim=False, dtype=None):
@@ -154,8 +180,7 @@ def _flip_t(self):
 
 
 def _zero_(self):
-    _C.mul_(self, 0)
-    return self
+    return _C.fill_(self, 0)
 
 
 def _rsub(self, other):
@@ -223,6 +248,18 @@ def install():
         "__int__": _int_value,
         "__index__": _int_value,
         "__iter__": __iter__,
+        "__getitem__": getitem,
+        "__setitem__": setitem,
+        "narrow": _C.narrow,
+        "select": _C.select,
+        "squeeze": lambda self, dim=None: _C.squeeze(self, dim),
+        "unsqueeze": _C.unsqueeze,
+        "flatten": lambda self, start_dim=0, end_dim=-1: _C.flatten(self, start_dim, end_dim),
+        "copy_": _C.copy_,
+        "fill_": _C.fill_,
+        "chunk": chunk,
+        "split": split,
+        "unbind": unbind,
         "add": lambda self, other, alpha=1: _C.add(self, other, alpha=alpha),
         "add_": lambda self, other, alpha=1: _C.add_(self, other, alpha=alpha),
         "sub": lambda self, other, alpha=1: _C.sub(self, other, alpha=alpha),

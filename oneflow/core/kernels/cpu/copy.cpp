@@ -1,6 +1,7 @@
 // CPU kernels of the copy and creation primitives: strided copy with dtype cast, fill, and the
 // Philox normal generator.
 #include <cmath>
+#include <cstring>
 
 #include "oneflow/core/common/philox.h"
 #include "oneflow/core/kernels/cpu/cpu_kernels.h"
@@ -28,6 +29,23 @@ To cast_value(From v) {
 }
 
 }  // namespace
+
+// One uniform draw from 32 random bits: [low, high) for floating types (24 bits of mantissa),
+// an integer in [low, high) otherwise. kernels/cuda/copy.cu draws the same numbers.
+template <typename T>
+T uniform_value(uint32_t bits, double low, double high) {
+  if constexpr (std::is_floating_point_v<compute_t<T>>) {
+    const double u = static_cast<double>(bits >> 8) * (1.0 / 16777216.0);  // [0, 1)
+    double v = low + u * (high - low);
+    if (v >= high) v = low;
+    return T(static_cast<compute_t<T>>(v));
+  } else {
+    const uint64_t range =
+        static_cast<uint64_t>(static_cast<int64_t>(high) - static_cast<int64_t>(low));
+    const int64_t v = static_cast<int64_t>(low) + static_cast<int64_t>(range ? bits % range : 0);
+    return cast_value<T>(v);
+  }
+}
 
 // Copies `src` (any strides, same shape, on the CPU) into `dst` (any strides), casting.
 void copy_cpu(const Tensor& src, const Tensor& dst) {
@@ -88,6 +106,67 @@ void RandomNormal::compute_cpu(const TensorList&, const TensorList& out, const A
         for (int64_t k = 0; k < 4 && 4 * c + k < n; ++k)
           o[4 * c + k] = T(static_cast<compute_t<T>>(mean + std * static_cast<double>(z[k])));
       }
+    }
+  });
+}
+
+}  // namespace oneflow
+
+namespace oneflow {
+
+namespace {
+// The view of `t` that Slice's attrs select (the same arithmetic as Slice::infer).
+Tensor slice_view(const Tensor& t, const Attrs& attrs) {
+  const auto& starts = attrs.get<std::vector<int64_t>>("starts");
+  const auto& steps = attrs.get<std::vector<int64_t>>("steps");
+  const auto& sizes = attrs.get<std::vector<int64_t>>("sizes");
+  Shape shape = t->shape();
+  Strides strides = t->strides();
+  int64_t offset = t->offset();
+  for (size_t d = 0; d < starts.size(); ++d) {
+    if (sizes[d] > 0) offset += starts[d] * strides[d];
+    strides[d] *= steps[d];
+    shape[d] = sizes[d];
+  }
+  return make_view(t, shape, strides, offset);
+}
+}  // namespace
+
+Tensor slice_view_of(const Tensor& t, const Attrs& attrs) { return slice_view(t, attrs); }
+
+void SliceGrad::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  std::memset(out[0]->data(), 0, out[0]->numel() * itemsize(out[0]->dtype()));
+  copy_cpu(in[0], slice_view(out[0], attrs));
+}
+
+void Assign::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
+  copy_cpu(in[1], out[0]);
+}
+
+void Arange::compute_cpu(const TensorList&, const TensorList& out, const Attrs& attrs) const {
+  const double start = attrs.get<double>("start"), step = attrs.get<double>("step");
+  const int64_t n = out[0]->numel();
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    T* o = out[0]->data_as<T>();
+    for (int64_t i = 0; i < n; ++i) o[i] = cast_value<T>(start + static_cast<double>(i) * step);
+  });
+}
+
+void RandomUniform::compute_cpu(const TensorList&, const TensorList& out,
+                                const Attrs& attrs) const {
+  const double low = attrs.get<double>("low"), high = attrs.get<double>("high");
+  const Philox4x32 gen(static_cast<uint64_t>(attrs.get<int64_t>("seed")));
+  const uint64_t offset = static_cast<uint64_t>(attrs.get<int64_t>("offset"));
+  const int64_t n = out[0]->numel();
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    T* o = out[0]->data_as<T>();
+    const int64_t groups = (n + 3) / 4;
+#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain)
+    for (int64_t c = 0; c < groups; ++c) {
+      uint32_t r[4];
+      gen(offset + static_cast<uint64_t>(c), r);
+      for (int64_t k = 0; k < 4 && 4 * c + k < n; ++k)
+        o[4 * c + k] = uniform_value<T>(r[k], low, high);
     }
   });
 }

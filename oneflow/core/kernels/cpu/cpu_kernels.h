@@ -2,11 +2,15 @@
 // host first). Kernels only; nothing here records autograd or dispatches.
 #pragma once
 
+#include "oneflow/core/common/attrs.h"
 #include "oneflow/core/framework/tensor.h"
 
 namespace oneflow {
 
 // Copies `src` into `dst` (same shape, any strides, both on the CPU), casting the dtype.
 void copy_cpu(const Tensor& src, const Tensor& dst);
+
+// The view of `t` that a Slice primitive's attrs (starts, steps, sizes) select.
+Tensor slice_view_of(const Tensor& t, const Attrs& attrs);
 
 }  // namespace oneflow

@@ -51,8 +51,8 @@ void unary_sleef(const Tensor& a, const Tensor& out, Scalar sc, VecF vf, VecD vd
 inline __m128 erf_ps(__m128 x) {
   const __m128 sign = _mm_and_ps(x, _mm_set1_ps(-0.0f));
   const __m128 a = _mm_andnot_ps(_mm_set1_ps(-0.0f), x);
-  const __m128 t = _mm_div_ps(_mm_set1_ps(1.0f),
-                              _mm_add_ps(_mm_set1_ps(1.0f), _mm_mul_ps(_mm_set1_ps(0.3275911f), a)));
+  const __m128 t = _mm_div_ps(
+      _mm_set1_ps(1.0f), _mm_add_ps(_mm_set1_ps(1.0f), _mm_mul_ps(_mm_set1_ps(0.3275911f), a)));
   __m128 poly = _mm_set1_ps(1.061405429f);
   poly = _mm_add_ps(_mm_mul_ps(poly, t), _mm_set1_ps(-1.453152027f));
   poly = _mm_add_ps(_mm_mul_ps(poly, t), _mm_set1_ps(1.421413741f));

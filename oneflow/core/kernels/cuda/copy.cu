@@ -74,6 +74,43 @@ __global__ void normal_kernel(int64_t n, T* out, Philox4x32 gen, uint64_t offset
   }
 }
 
+template <typename T>
+__global__ void arange_kernel(int64_t n, T* out, double start, double step) {
+  for (int64_t i = cuda::grid_begin(); i < n; i += cuda::grid_step())
+    out[i] = cast_value<T>(start + static_cast<double>(i) * step);
+}
+
+// The same draw as uniform_value in kernels/cpu/copy.cpp.
+template <typename T>
+__device__ T uniform_value(uint32_t bits, double low, double high) {
+  if constexpr (std::is_floating_point_v<compute_t<T>>) {
+    const double u = static_cast<double>(bits >> 8) * (1.0 / 16777216.0);
+    double v = low + u * (high - low);
+    if (v >= high) v = low;
+    return T(static_cast<compute_t<T>>(v));
+  } else {
+    const uint64_t range =
+        static_cast<uint64_t>(static_cast<int64_t>(high) - static_cast<int64_t>(low));
+    const int64_t v = static_cast<int64_t>(low) + static_cast<int64_t>(range ? bits % range : 0);
+    return cast_value<T>(v);
+  }
+}
+
+template <typename T>
+__global__ void uniform_kernel(int64_t n, T* out, Philox4x32 gen, uint64_t offset, double low,
+                               double high) {
+  const int64_t groups = (n + 3) / 4;
+  for (int64_t c = cuda::grid_begin(); c < groups; c += cuda::grid_step()) {
+    uint32_t r[4];
+    gen(offset + static_cast<uint64_t>(c), r);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      if (4 * c + k >= n) break;
+      out[4 * c + k] = uniform_value<T>(r[k], low, high);
+    }
+  }
+}
+
 // Device of a transfer's source or destination, for the backend's copy.
 bool on_cuda(const Tensor& t) { return t->device().type == DeviceType::kCUDA; }
 
@@ -167,6 +204,51 @@ void RandomNormal::compute_cuda(const TensorList&, const TensorList& out,
           n, out[0]->data_as<T>(), gen, offset, mean, stddev);
       OF_CUDA_CHECK(cudaGetLastError());
     }
+  });
+}
+
+void SliceGrad::compute_cuda(const TensorList& in, const TensorList& out,
+                             const Attrs& attrs) const {
+  const Tensor& dst = out[0];
+  if (dst->numel() == 0) return;
+  cudaStream_t stream = cuda_stream(dst->device().index);
+  OF_CUDA_CHECK(cudaMemsetAsync(dst->data(), 0, dst->numel() * itemsize(dst->dtype()), stream));
+  copy_cuda(in[0], slice_view_of(dst, attrs));
+}
+
+void Assign::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&) const {
+  const Tensor& dst = out[0];
+  const Tensor& src = in[1];
+  // src broadcast to dst's shape as a stride-0 view, then one strided copy.
+  Tensor b =
+      make_view(src, dst->shape(), cuda::broadcast_strides(src, dst->shape()), src->offset());
+  copy_cuda(b, dst);
+}
+
+void Arange::compute_cuda(const TensorList&, const TensorList& out, const Attrs& attrs) const {
+  const int64_t n = out[0]->numel();
+  if (n == 0) return;
+  cudaStream_t stream = cuda_stream(out[0]->device().index);
+  const double start = attrs.get<double>("start"), step = attrs.get<double>("step");
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    arange_kernel<T>
+        <<<cuda::grid_size(n), cuda::kBlockSize, 0, stream>>>(n, out[0]->data_as<T>(), start, step);
+    OF_CUDA_CHECK(cudaGetLastError());
+  });
+}
+
+void RandomUniform::compute_cuda(const TensorList&, const TensorList& out,
+                                 const Attrs& attrs) const {
+  const int64_t n = out[0]->numel();
+  if (n == 0) return;
+  cudaStream_t stream = cuda_stream(out[0]->device().index);
+  const Philox4x32 gen(static_cast<uint64_t>(attrs.get<int64_t>("seed")));
+  const uint64_t offset = static_cast<uint64_t>(attrs.get<int64_t>("offset"));
+  const double low = attrs.get<double>("low"), high = attrs.get<double>("high");
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    uniform_kernel<T><<<cuda::grid_size((n + 3) / 4), cuda::kBlockSize, 0, stream>>>(
+        n, out[0]->data_as<T>(), gen, offset, low, high);
+    OF_CUDA_CHECK(cudaGetLastError());
   });
 }
 

@@ -51,4 +51,17 @@ void SoftmaxGrad::compute_cuda(const TensorList&, const TensorList&, const Attrs
   no_cuda(*this);
 }
 
+void SliceGrad::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
+void Assign::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
+void Arange::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
+void RandomUniform::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
+
 }  // namespace oneflow

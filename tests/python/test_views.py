@@ -1,0 +1,154 @@
+"""Views and basic indexing against PyTorch: random shapes and keys (ints, slices with steps,
+None, Ellipsis), values and gradients, writes through views, split/chunk/unbind, zero-size dims."""
+
+import numpy as np
+import pytest
+import torch
+
+import oneflow as flow
+from differential import check
+
+
+def random_key(rng, shape):
+    items = []
+    for size in shape:
+        r = rng.random()
+        if r < 0.3:
+            items.append(int(rng.integers(-size, size)))
+        elif r < 0.8:
+            start = int(rng.integers(-size - 2, size + 2))
+            stop = int(rng.integers(-size - 2, size + 2))
+            step = int(rng.integers(1, 4))
+            items.append(
+                slice(
+                    start if rng.random() < 0.7 else None,
+                    stop if rng.random() < 0.7 else None,
+                    step,
+                )
+            )
+        else:
+            items.append(slice(None))
+        if rng.random() < 0.15:
+            items.append(None)
+    if rng.random() < 0.3 and items:
+        cut = int(rng.integers(0, len(items)))
+        items = items[:cut] + [Ellipsis]
+    return tuple(items)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_getitem_matches_torch(seed, device):
+    rng = np.random.default_rng(seed)
+    shape = tuple(int(s) for s in rng.integers(1, 6, size=int(rng.integers(1, 4))))
+    key = random_key(rng, shape)
+    check(lambda lib, a: a[key] * 2, [shape], device=device, seed=seed)
+
+
+def test_views_share_storage_and_write_through(device):
+    x = flow.zeros(4, 5, device=device)
+    v = x[1:3, ::2]
+    assert not v.is_contiguous()
+    v.fill_(3)
+    x[0] = 1
+    x[:, -1] = flow.tensor([5.0, 6.0, 7.0, 8.0], device=device)
+    t = torch.zeros(4, 5)
+    t[1:3, ::2] = 3
+    t[0] = 1
+    t[:, -1] = torch.tensor([5.0, 6.0, 7.0, 8.0])
+    np.testing.assert_array_equal(x.cpu().numpy(), t.numpy())
+    assert x._version == 3
+
+
+def test_setitem_broadcasts_and_casts(device):
+    x = flow.zeros(3, 4, dtype=flow.int64, device=device)
+    x[1:] = flow.tensor([1.9, -2.7, 3.0, 4.0], device=device)  # float into int64 truncates
+    np.testing.assert_array_equal(x.cpu().numpy()[1:], [[1, -2, 3, 4], [1, -2, 3, 4]])
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_view_ops_match_torch(seed, device):
+    rng = np.random.default_rng(seed)
+    shape = tuple(int(s) for s in rng.integers(1, 5, size=3))
+    d = int(rng.integers(-3, 3))
+    check(
+        lambda lib, a: a.narrow(d, 0, a.shape[d] - 1 if a.shape[d] > 1 else 1),
+        [shape],
+        device=device,
+        seed=seed,
+    )
+    check(lambda lib, a: a.select(d, -1), [shape], device=device, seed=seed)
+    check(lambda lib, a: a.unsqueeze(d).squeeze(), [shape], device=device, seed=seed)
+    check(lambda lib, a: a.transpose(0, 2).flatten(1), [shape], device=device, seed=seed)
+    check(lambda lib, a: a.chunk(2, d)[-1] * 2, [shape], device=device, seed=seed)
+
+
+def test_split_chunk_unbind_shapes():
+    t = torch.arange(10)
+    f = flow.arange(10)
+    for args in [(3,), ([2, 3, 5],), (10,), (4,)]:
+        assert [tuple(p.shape) for p in f.split(*args)] == [tuple(p.shape) for p in t.split(*args)]
+    for n in [1, 3, 4, 10]:
+        assert [p.tolist() for p in f.chunk(n)] == [p.tolist() for p in t.chunk(n)]
+    assert [r.tolist() for r in flow.arange(6).reshape(2, 3).unbind(1)] == [[0, 3], [1, 4], [2, 5]]
+
+
+def test_indexing_errors():
+    x = flow.zeros(2, 3)
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[2]
+    with pytest.raises(IndexError, match="too many indices"):
+        x[0, 0, 0]
+    with pytest.raises(ValueError, match="step must be greater than zero"):
+        x[::-1]
+    with pytest.raises(NotImplementedError, match="advanced indexing"):
+        x[flow.tensor([0, 1])]
+
+
+def test_inplace_on_view_of_grad_tensor_is_refused():
+    x = flow.ones(3, requires_grad=True)
+    h = x * 2
+    with pytest.raises(NotImplementedError, match="view"):
+        h[0] = 5
+
+
+def test_zero_size_views(device):
+    x = flow.zeros(0, 3, device=device)
+    assert x[:, 1].shape == (0,) and x[1:].shape == (0, 3)
+    assert flow.zeros(4, device=device)[3:1].shape == (0,)
+    check(lambda lib, a: a[2:2] + 1, [(5, 2)], device=device)
+
+
+def test_creation_matches_torch(device):
+    for args in [(5,), (2, 9), (1, 10, 3), (0, 1, 0.25), (-3, 3)]:
+        f, t = flow.arange(*args, device=device), torch.arange(*args)
+        assert str(f.dtype) == "oneflow." + str(t.dtype).split(".")[1]
+        np.testing.assert_allclose(f.cpu().numpy(), t.numpy())
+    np.testing.assert_allclose(
+        flow.linspace(-1, 2, 7, device=device).cpu().numpy(),
+        torch.linspace(-1, 2, 7).numpy(),
+        rtol=1e-6,
+    )
+    np.testing.assert_array_equal(flow.eye(3, 4, device=device).cpu().numpy(), np.eye(3, 4))
+
+
+def test_rand_and_randint(device):
+    flow.manual_seed(3)
+    a = flow.rand(1000, device=device).cpu().numpy()
+    flow.manual_seed(3)
+    b = flow.rand(1000, device=device).cpu().numpy()
+    np.testing.assert_array_equal(a, b)
+    assert a.min() >= 0 and a.max() < 1 and abs(a.mean() - 0.5) < 0.05
+    r = flow.randint(-3, 4, (2000,), device=device)
+    assert r.dtype is flow.int64
+    vals = r.cpu().numpy()
+    assert vals.min() == -3 and vals.max() == 3
+    with pytest.raises(RuntimeError):
+        flow.randint(5, 5, (3,))
+
+
+def test_rand_same_on_cpu_and_device(device):
+    flow.manual_seed(11)
+    a = flow.rand(64, device=device).cpu().numpy()
+    flow.manual_seed(11)
+    b = flow.rand(64).numpy()
+    np.testing.assert_allclose(a, b, rtol=1e-6)
