@@ -73,6 +73,7 @@ neg = _C.neg
 div = _C.div
 true_divide = _C.div
 exp = _C.exp
+where = _C.where
 mean = _C.mean
 softmax = _C.softmax
 narrow = _C.narrow

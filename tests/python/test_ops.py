@@ -261,3 +261,59 @@ def test_mean(dtype, seed, device):
         numpy_fn=lambda a: a.mean(axis=tuple(dims), keepdims=keepdim),
     )
     check(lambda lib, a: lib.mean(a), [shape], dtype=dtype, device=device, seed=seed)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_where(seed, device):
+    rng = np.random.default_rng(seed)
+    sa, sb = broadcast_pair(rng)
+    check(
+        lambda lib, a, b: lib.where(lib.tensor(rng_mask(sa, seed), device=a.device), a, b),
+        [sa, sb],
+        device=device,
+        seed=seed,
+    )
+    check(
+        lambda lib, a: lib.where(lib.tensor(rng_mask(sa, seed), device=a.device), a, 0.5),
+        [sa],
+        device=device,
+        seed=seed,
+    )
+
+
+def rng_mask(shape, seed):
+    return np.random.default_rng(seed + 100).random(shape) > 0.5
+
+
+DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"]
+SCALARS = [True, 3, 2.5]
+
+
+@pytest.mark.parametrize("op", ["add", "mul", "div", "where"])
+def test_promotion_table_matches_torch(op):
+    torch = pytest.importorskip("torch")
+    import oneflow as flow
+
+    def make(lib, dt, ndim):
+        t = lib.ones([2] * ndim, dtype=getattr(lib, dt))
+        return t
+
+    def run(lib, a, b):
+        if op == "where":
+            return lib.where(lib.ones(2, dtype=lib.bool), a, b)
+        return getattr(lib, op)(a, b)
+
+    mismatches = []
+    for da in DTYPES:
+        for db in DTYPES:
+            for nd_b in (1, 0):
+                f = run(flow, make(flow, da, 1), make(flow, db, nd_b)).dtype
+                t = run(torch, make(torch, da, 1), make(torch, db, nd_b)).dtype
+                if str(f).split(".")[-1] != str(t).split(".")[-1]:
+                    mismatches.append((da, db, nd_b, f, t))
+        for s in SCALARS:
+            f = run(flow, make(flow, da, 1), s).dtype
+            t = run(torch, make(torch, da, 1), s).dtype
+            if str(f).split(".")[-1] != str(t).split(".")[-1]:
+                mismatches.append((da, s, f, t))
+    assert not mismatches, mismatches

@@ -133,6 +133,17 @@ void init_functional(py::module_& m) {
       },
       py::arg("input"), py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
   m.def(
+      "where",
+      [](py::handle cond, py::handle x, py::handle y) {
+        Tensor c = as_tensor(cond, "where", "condition");
+        const bool tx = is_tensor(x), ty = is_tensor(y);
+        if (tx && ty) return F::where(c, x.cast<Tensor>(), y.cast<Tensor>());
+        if (tx) return F::where(c, x.cast<Tensor>(), scalar_from_py(y, "where"));
+        if (ty) return F::where(c, scalar_from_py(x, "where"), y.cast<Tensor>());
+        return F::where(c, scalar_from_py(x, "where"), scalar_from_py(y, "where"));
+      },
+      py::arg("condition"), py::arg("input"), py::arg("other"));
+  m.def(
       "exp",
       [](py::handle x) {
         Tensor t = as_tensor(x, "exp", "input");

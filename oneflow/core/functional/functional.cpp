@@ -321,6 +321,7 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
 namespace {
 // b * alpha, kept integral when both are.
 Scalar scaled(Scalar b, Scalar alpha) {
+  if (alpha.kind != Scalar::Kind::kFloat && alpha.i == 1) return b;  // keeps a bool a bool
   if (b.kind == Scalar::Kind::kFloat || alpha.kind == Scalar::Kind::kFloat)
     return Scalar::from_double(b.to_double() * alpha.to_double());
   if (b.kind == Scalar::Kind::kBool && alpha.kind == Scalar::Kind::kBool) return b;
@@ -392,6 +393,35 @@ Tensor div(const Tensor& a, Scalar b) {
 Tensor rdiv(const Tensor& a, Scalar b) {
   DType dt = float_result(result_type({a}, {b}));
   return dispatch1(prim::div(), {scalar_tensor(b, dt, a->device()), to(a, dt, std::nullopt)});
+}
+
+namespace {
+Tensor where_impl(const Tensor& cond, const Tensor& x, const Tensor& y, DType dt) {
+  if (cond->dtype() != DType::kBool)
+    throw_error<TypeError>("where", "expected condition to be a bool tensor, got ",
+                           dtype_name(cond->dtype()));
+  return dispatch1(prim::where(), {cond, to(x, dt, std::nullopt), to(y, dt, std::nullopt)});
+}
+}  // namespace
+
+Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y) {
+  return where_impl(cond, x, y, result_type({x, y}));
+}
+
+Tensor where(const Tensor& cond, const Tensor& x, Scalar y) {
+  DType dt = result_type({x}, {y});
+  return where_impl(cond, x, scalar_tensor(y, dt, x->device()), dt);
+}
+
+Tensor where(const Tensor& cond, Scalar x, const Tensor& y) {
+  DType dt = result_type({y}, {x});
+  return where_impl(cond, scalar_tensor(x, dt, y->device()), y, dt);
+}
+
+Tensor where(const Tensor& cond, Scalar x, Scalar y) {
+  DType dt = result_type({}, {x, y});
+  return where_impl(cond, scalar_tensor(x, dt, cond->device()),
+                    scalar_tensor(y, dt, cond->device()), dt);
 }
 
 Tensor exp(const Tensor& x) {

@@ -60,6 +60,11 @@ Tensor div(const Tensor& a, const Tensor& b);
 Tensor div(const Tensor& a, Scalar b);
 Tensor rdiv(const Tensor& a, Scalar b);  // b / a
 Tensor exp(const Tensor& x);
+// x where cond else y; x and y promote together (tensors or numbers).
+Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y);
+Tensor where(const Tensor& cond, const Tensor& x, Scalar y);
+Tensor where(const Tensor& cond, Scalar x, const Tensor& y);
+Tensor where(const Tensor& cond, Scalar x, Scalar y);
 // approximate: "none" or "tanh"
 Tensor gelu(const Tensor& x, const std::string& approximate = "none");
 Tensor gelu_grad(const Tensor& dy, const Tensor& x, const std::string& approximate);

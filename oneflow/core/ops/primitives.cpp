@@ -115,6 +115,36 @@ TensorList Div::grad(const GradContext& ctx, const TensorList& dy) const {
   return dx;
 }
 
+PrimTraits Where::traits() const {
+  PrimTraits t;
+  t.saves_inputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> Where::infer(const TensorList& in, const Attrs&) const {
+  check_arity(*this, in, 3);
+  if (in[0]->dtype() != DType::kBool)
+    throw_error<TypeError>(name(), "expected condition to be a bool tensor, got ",
+                           dtype_name(in[0]->dtype()));
+  if (in[1]->dtype() != in[2]->dtype())
+    throw_error<TypeError>(name(), "expected x and y to have the same dtype, got ",
+                           dtype_name(in[1]->dtype()), " and ", dtype_name(in[2]->dtype()));
+  Shape s = broadcast_shapes(name(), broadcast_shapes(name(), in[0]->shape(), in[1]->shape()),
+                             in[2]->shape());
+  return {contiguous_meta(s, in[1]->dtype(), in[1]->device())};
+}
+
+TensorList Where::grad(const GradContext& ctx, const TensorList& dy) const {
+  const Tensor& cond = ctx.inputs[0];
+  TensorList dx(3);
+  Tensor zero = F::zeros({}, CreationOptions{dy[0]->dtype(), dy[0]->device(), ""});
+  if (ctx.needs_input_grad[1])
+    dx[1] = F::sum_to(F::where(cond, dy[0], zero), ctx.input_metas[1].shape);
+  if (ctx.needs_input_grad[2])
+    dx[2] = F::sum_to(F::where(cond, zero, dy[0]), ctx.input_metas[2].shape);
+  return dx;
+}
+
 // ---- unary math ----
 
 PrimTraits UnaryMath::traits() const {
@@ -497,6 +527,7 @@ OF_INSTANCE(Mul, mul)
 OF_INSTANCE(Relu, relu)
 OF_INSTANCE(ReluGrad, relu_grad)
 OF_INSTANCE(Div, div)
+OF_INSTANCE(Where, where)
 OF_INSTANCE(Exp, exp)
 OF_INSTANCE(Gelu, gelu)
 OF_INSTANCE(GeluGrad, gelu_grad)
@@ -521,31 +552,19 @@ OF_INSTANCE(RandomUniform, random_uniform)
 }  // namespace prim
 
 std::vector<const Primitive*> all_primitives() {
-  return {&prim::div(),
-          &prim::exp(),
-          &prim::gelu(),
-          &prim::gelu_grad(),
-          &prim::softmax(),
-          &prim::softmax_grad(),
-          &prim::slice(),
-          &prim::squeeze(),
-          &prim::unsqueeze(),
-          &prim::slice_grad(),
-          &prim::assign(),
-          &prim::arange(),
-          &prim::random_uniform(),
-          &prim::add(),
-          &prim::mul(),
-          &prim::relu(),
-          &prim::relu_grad(),
-          &prim::reduce_sum(),
-          &prim::matmul(),
-          &prim::copy(),
-          &prim::fill(),
-          &prim::random_normal(),
-          &prim::permute(),
-          &prim::expand(),
-          &prim::view()};
+  return {&prim::where(),         &prim::div(),
+          &prim::exp(),           &prim::gelu(),
+          &prim::gelu_grad(),     &prim::softmax(),
+          &prim::softmax_grad(),  &prim::slice(),
+          &prim::squeeze(),       &prim::unsqueeze(),
+          &prim::slice_grad(),    &prim::assign(),
+          &prim::arange(),        &prim::random_uniform(),
+          &prim::add(),           &prim::mul(),
+          &prim::relu(),          &prim::relu_grad(),
+          &prim::reduce_sum(),    &prim::matmul(),
+          &prim::copy(),          &prim::fill(),
+          &prim::random_normal(), &prim::permute(),
+          &prim::expand(),        &prim::view()};
 }
 
 }  // namespace oneflow

@@ -58,6 +58,16 @@ class ReluGrad final : public BinaryElementwise {
   OF_PRIMITIVE_KERNELS
 };
 
+// where(cond, x, y): cond is bool; x and y share a dtype; all three broadcast together.
+class Where final : public Primitive {
+ public:
+  const char* name() const override { return "where"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
 // true division: floating inputs (the functional layer casts integers to the default dtype).
 class Div final : public BinaryElementwise {
  public:
@@ -282,6 +292,7 @@ const Mul& mul();
 const Relu& relu();
 const ReluGrad& relu_grad();
 const Div& div();
+const Where& where();
 const Exp& exp();
 const Gelu& gelu();
 const GeluGrad& gelu_grad();

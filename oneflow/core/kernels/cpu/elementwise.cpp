@@ -33,6 +33,26 @@ void Div::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&)
   });
 }
 
+void Where::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
+  const Shape& shape = out[0]->shape();
+  std::array<std::vector<int64_t>, 4> strides = {
+      cpu::broadcast_byte_strides(out[0], shape), cpu::broadcast_byte_strides(in[0], shape),
+      cpu::broadcast_byte_strides(in[1], shape), cpu::broadcast_byte_strides(in[2], shape)};
+  std::array<char*, 4> ptrs = {static_cast<char*>(out[0]->data()),
+                               static_cast<char*>(in[0]->data()), static_cast<char*>(in[1]->data()),
+                               static_cast<char*>(in[2]->data())};
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    cpu::strided_loop<4>(shape, strides, ptrs,
+                         [](std::array<char*, 4> p, const auto& s, int64_t n) {
+                           for (int64_t i = 0; i < n; ++i)
+                             *reinterpret_cast<T*>(p[0] + i * s[0]) =
+                                 *reinterpret_cast<const bool*>(p[1] + i * s[1])
+                                     ? *reinterpret_cast<const T*>(p[2] + i * s[2])
+                                     : *reinterpret_cast<const T*>(p[3] + i * s[3]);
+                         });
+  });
+}
+
 void Relu::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     using C = compute_t<T>;

@@ -126,6 +126,16 @@ __global__ void unary_strided(int64_t n, StridedIndexer<2> ix, T* out, const T* 
   }
 }
 
+template <typename T>
+__global__ void where_strided(int64_t n, StridedIndexer<4> ix, T* out, const bool* cond, const T* x,
+                              const T* y) {
+  for (int64_t i = cuda::grid_begin(); i < n; i += cuda::grid_step()) {
+    int64_t off[4];
+    ix.offsets(i, off);
+    out[off[0]] = cond[off[1]] ? x[off[2]] : y[off[3]];
+  }
+}
+
 // ---- drivers ------------------------------------------------------------------------------
 
 // The step of input `t` in the flat path (1: contiguous with out's shape, 0: one element), or
@@ -226,6 +236,23 @@ void GeluGrad::compute_cuda(const TensorList& in, const TensorList& out, const A
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     if constexpr (std::is_floating_point_v<compute_t<T>>)
       binary_launch<T>(name(), in[0], in[1], out[0], GeluGradOp{tanh_form});
+  });
+}
+
+void Where::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&) const {
+  const int64_t n = out[0]->numel();
+  if (n == 0) return;
+  cudaStream_t stream = cuda_stream(out[0]->device().index);
+  const Shape& shape = out[0]->shape();
+  const auto ix = cuda::make_indexer<4>(
+      name(), shape,
+      {cuda::broadcast_strides(out[0], shape), cuda::broadcast_strides(in[0], shape),
+       cuda::broadcast_strides(in[1], shape), cuda::broadcast_strides(in[2], shape)});
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    where_strided<T><<<cuda::grid_size(n), cuda::kBlockSize, 0, stream>>>(
+        n, ix, out[0]->data_as<T>(), in[0]->data_as<bool>(), in[1]->data_as<T>(),
+        in[2]->data_as<T>());
+    OF_CUDA_CHECK(cudaGetLastError());
   });
 }
 

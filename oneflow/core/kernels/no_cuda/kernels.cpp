@@ -64,4 +64,8 @@ void RandomUniform::compute_cuda(const TensorList&, const TensorList&, const Att
   no_cuda(*this);
 }
 
+void Where::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
+
 }  // namespace oneflow
