@@ -59,7 +59,8 @@ from oneflow.autograd import (  # noqa: E402,F401
     no_grad,
     set_grad_enabled,
 )
-from oneflow import autograd, cuda, nn, sbp  # noqa: E402,F401
+from oneflow import autograd, cuda, nn, sbp, utils  # noqa: E402,F401
+from oneflow.utils.dlpack import from_dlpack, to_dlpack  # noqa: E402,F401
 
 _tensor_methods.install()
 

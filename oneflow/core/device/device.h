@@ -52,6 +52,8 @@ DeviceBackend& cpu_backend();
 // Defined in cuda/ when built with CUDA, in no_cuda/ (throws RuntimeError) otherwise.
 DeviceBackend& cuda_backend();
 bool cuda_built();
+// Waits for all work on a CUDA device, on every stream (also other libraries' streams).
+void cuda_device_synchronize(int index);
 DeviceBackend& backend_of(DeviceType type);
 
 }  // namespace oneflow

@@ -218,6 +218,14 @@ def _method(fn):
     return method
 
 
+def __dlpack__(self, stream=None):
+    return _internal.to_dlpack(self)
+
+
+def __dlpack_device__(self):
+    return (1, 0) if self.device.type == "cpu" else (2, self.device.index)
+
+
 def install():
     methods = {
         "shape": property(_shape),
@@ -249,6 +257,8 @@ def install():
         "__index__": _int_value,
         "__iter__": __iter__,
         "__getitem__": getitem,
+        "__dlpack__": __dlpack__,
+        "__dlpack_device__": __dlpack_device__,
         "__setitem__": setitem,
         "narrow": _C.narrow,
         "select": _C.select,

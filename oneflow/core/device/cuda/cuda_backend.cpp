@@ -111,6 +111,10 @@ CudaBackend& the_backend() {
 }  // namespace
 
 bool cuda_built() { return true; }
+void cuda_device_synchronize(int index) {
+  OF_CUDA_CHECK(cudaSetDevice(index));
+  OF_CUDA_CHECK(cudaDeviceSynchronize());
+}
 DeviceBackend& cuda_backend() { return the_backend(); }
 cudaStream_t cuda_stream(int index) { return the_backend().state(index).stream; }
 cublasHandle_t cublas_handle(int index) { return the_backend().state(index).cublas; }
