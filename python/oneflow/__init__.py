@@ -21,6 +21,7 @@ from oneflow._oneflow_internal import (
     uint8,
 )
 from oneflow._oneflow_internal import _C  # noqa: F401  (oneflow._C, the functional API)
+from oneflow._oneflow_internal._C import Generator, default_generator
 
 import sys as _sys
 
@@ -39,7 +40,17 @@ from oneflow.framework import tensor_methods as _tensor_methods  # noqa: E402
 from oneflow.framework.tensor_str import set_printoptions  # noqa: E402,F401
 from oneflow.framework.creation import (  # noqa: E402,F401
     as_tensor,
+    empty,
+    empty_like,
     eye,
+    full_like,
+    get_rng_state,
+    normal,
+    rand,
+    rand_like,
+    randint,
+    randn_like,
+    set_rng_state,
     full,
     manual_seed,
     initial_seed,
@@ -52,6 +63,7 @@ from oneflow.framework.creation import (  # noqa: E402,F401
     zeros_like,
 )
 from oneflow.framework.placement import placement  # noqa: E402,F401
+from oneflow.framework.dtype_info import finfo, iinfo  # noqa: E402,F401
 from oneflow.autograd import (  # noqa: E402,F401
     enable_grad,
     inference_mode,
@@ -84,8 +96,6 @@ unsqueeze = _C.unsqueeze
 flatten = _C.flatten
 arange = _C.arange
 linspace = _C.linspace
-rand = _C.rand
-randint = _C.randint
 chunk = _tensor_methods.chunk
 split = _tensor_methods.split
 unbind = _tensor_methods.unbind

@@ -162,3 +162,60 @@ def test_cuda_without_cuda_is_a_clear_error():
         flow.ones(2).cuda()
     with pytest.raises(RuntimeError, match="CUDA"):
         flow.ones(2, device="cuda")
+
+
+def test_generators_and_rng_state(device):
+    g = flow.Generator().manual_seed(5)
+    a = flow.randn(8, generator=g, device=device).cpu().numpy()
+    g.manual_seed(5)
+    b = flow.randn(8, generator=g, device=device).cpu().numpy()
+    np.testing.assert_array_equal(a, b)
+    assert g.initial_seed() == 5
+    state = flow.get_rng_state()
+    assert state.dtype is flow.uint8 and state.shape == (16,)
+    x = flow.rand(5, device=device).cpu().numpy()
+    flow.set_rng_state(state)
+    y = flow.rand(5, device=device).cpu().numpy()
+    np.testing.assert_array_equal(x, y)
+    with pytest.raises(ValueError):
+        flow.set_rng_state(flow.zeros(3, dtype=flow.uint8))
+
+
+def test_finfo_iinfo_match_torch():
+    torch = pytest.importorskip("torch")
+    for name in ["float16", "bfloat16", "float32", "float64"]:
+        f, t = flow.finfo(getattr(flow, name)), torch.finfo(getattr(torch, name))
+        for attr in ["bits", "eps", "max", "min", "tiny", "resolution"]:
+            assert getattr(f, attr) == pytest.approx(getattr(t, attr)), (name, attr)
+    for name in ["uint8", "int8", "int16", "int32", "int64"]:
+        f, t = flow.iinfo(getattr(flow, name)), torch.iinfo(getattr(torch, name))
+        assert (f.bits, f.min, f.max) == (t.bits, t.min, t.max)
+
+
+def test_like_and_new_creation(device):
+    x = flow.ones(2, 3, dtype=flow.float64, device=device)
+    for y in [
+        flow.full_like(x, 7),
+        flow.empty_like(x),
+        flow.rand_like(x),
+        flow.randn_like(x),
+        x.new_zeros(2, 3),
+        x.new_ones((2, 3)),
+        x.new_full((2, 3), 1.5),
+        x.new_empty(2, 3),
+    ]:
+        assert y.shape == (2, 3) and y.dtype is flow.float64 and y.device == x.device
+    assert x.new_tensor([1, 2]).dtype is flow.float64
+    np.testing.assert_array_equal(flow.full_like(x, 7).cpu().numpy(), np.full((2, 3), 7.0))
+
+
+def test_normal_and_inplace_random(device):
+    flow.manual_seed(1)
+    n = flow.normal(2.0, 0.5, (20000,), device=device).cpu().numpy()
+    assert abs(n.mean() - 2.0) < 0.02 and abs(n.std() - 0.5) < 0.02
+    u = flow.empty(20000, device=device).uniform_(3, 4).cpu().numpy()
+    assert u.min() >= 3 and u.max() < 4
+    z = flow.zeros(20000, device=device).normal_(1.0, 2.0).cpu().numpy()
+    assert abs(z.mean() - 1.0) < 0.05
+    assert flow.ones(2, 3).mT.shape == (3, 2)
+    assert flow.arange(6).unflatten(0, (2, 3)).tolist() == [[0, 1, 2], [3, 4, 5]]

@@ -1,5 +1,8 @@
 // oneflow._C: the functional API bound from functional/functional.h. Arguments that may be a
 // tensor or a Python number are parsed here; the GIL is released around the computation.
+#include <cstring>
+#include <random>
+
 #include "oneflow/api/python/common.h"
 
 namespace oneflow::python {
@@ -58,9 +61,70 @@ Tensor with_grad(Tensor t, bool requires_grad) {
   return t;
 }
 
+std::shared_ptr<Generator> generator_from_py(py::handle h) {
+  if (h.is_none()) return nullptr;
+  if (!py::isinstance<Generator>(h))
+    throw_error<TypeError>("generator", "expected a oneflow.Generator, got ",
+                           std::string(py::str(py::type::of(h).attr("__name__"))));
+  return h.cast<std::shared_ptr<Generator>>();
+}
+
+uint64_t seed_from_py(py::int_ seed) {
+  // Like PyTorch, any Python int is accepted and taken modulo 2**64.
+  py::int_ mod = py::reinterpret_steal<py::int_>(
+      PyNumber_And(seed.ptr(), py::int_(0xFFFFFFFFFFFFFFFFull).ptr()));
+  return mod.cast<uint64_t>();
+}
+
+// The state as a 16-byte uint8 CPU tensor: seed then offset, little endian.
+Tensor rng_state_tensor(const Generator& g) {
+  auto [seed, offset] = g.state();
+  Tensor t = empty_tensor({16}, DType::kUInt8, Device{});
+  std::memcpy(t->data(), &seed, 8);
+  std::memcpy(t->data_as<uint8_t>() + 8, &offset, 8);
+  return t;
+}
+
+void set_rng_state(Generator& g, py::handle h) {
+  if (!is_tensor(h)) throw_error<TypeError>("set_rng_state", "expected a uint8 Tensor");
+  Tensor t = F::contiguous(F::to(h.cast<Tensor>(), std::nullopt, Device{}));
+  if (t->dtype() != DType::kUInt8 || t->numel() != 16)
+    throw_error<ValueError>("set_rng_state", "expected a uint8 tensor of 16 bytes, got ",
+                            dtype_name(t->dtype()), " of shape ", shape_str(t->shape()));
+  uint64_t seed, offset;
+  std::memcpy(&seed, t->data(), 8);
+  std::memcpy(&offset, t->data_as<uint8_t>() + 8, 8);
+  g.set_state(seed, offset);
+}
+
 }  // namespace
 
 void init_functional(py::module_& m) {
+  py::class_<Generator, std::shared_ptr<Generator>>(m, "Generator")
+      .def(py::init([](py::handle device) {
+             if (!device.is_none()) device_from_py(device, "Generator");
+             return std::make_shared<Generator>(67280421310721ull);
+           }),
+           py::arg("device") = py::none())
+      .def("manual_seed",
+           [](std::shared_ptr<Generator> g, py::int_ seed) {
+             g->manual_seed(seed_from_py(seed));
+             return g;
+           })
+      .def("initial_seed", &Generator::initial_seed)
+      .def("seed",
+           [](Generator& g) {
+             uint64_t s =
+                 static_cast<uint64_t>(std::random_device{}()) << 32 | std::random_device{}();
+             g.manual_seed(s);
+             return s;
+           })
+      .def("get_state", [](const Generator& g) { return rng_state_tensor(g); })
+      .def("set_state", [](Generator& g, py::handle t) { set_rng_state(g, t); });
+  m.attr("default_generator") = default_generator();
+  m.def("get_rng_state", [] { return rng_state_tensor(*default_generator()); });
+  m.def("set_rng_state", [](py::handle t) { set_rng_state(*default_generator(), t); });
+
   m.def(
       "add",
       [](py::handle a, py::handle b, py::handle alpha) {
@@ -355,28 +419,53 @@ void init_functional(py::module_& m) {
   };
   creation("zeros", &F::zeros);
   creation("ones", &F::ones);
-  creation("randn", &F::randn);
   m.def(
       "rand",
       [](py::args size, py::handle dtype, py::handle device, bool requires_grad,
-         py::handle placement, py::handle sbp) {
+         py::handle placement, py::handle sbp, py::handle generator) {
         CreationOptions o = creation_options(dtype, device, placement, sbp, "rand");
+        o.generator = generator_from_py(generator);
         return with_grad(F::rand(shape_from_args(size, "rand"), o), requires_grad);
       },
       py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
       py::arg("requires_grad") = false, py::arg("placement") = py::none(),
-      py::arg("sbp") = py::none());
+      py::arg("sbp") = py::none(), py::arg("generator") = py::none());
+  m.def(
+      "randn",
+      [](py::args size, py::handle dtype, py::handle device, bool requires_grad,
+         py::handle placement, py::handle sbp, py::handle generator) {
+        CreationOptions o = creation_options(dtype, device, placement, sbp, "randn");
+        o.generator = generator_from_py(generator);
+        return with_grad(F::randn(shape_from_args(size, "randn"), o), requires_grad);
+      },
+      py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+      py::arg("requires_grad") = false, py::arg("placement") = py::none(),
+      py::arg("sbp") = py::none(), py::arg("generator") = py::none());
+  m.def(
+      "normal",
+      [](double mean, double std, py::handle size, py::handle dtype, py::handle device,
+         bool requires_grad, py::handle generator) {
+        CreationOptions o = creation_options(dtype, device, py::none(), py::none(), "normal");
+        o.generator = generator_from_py(generator);
+        return with_grad(F::normal(mean, std, shape_from_sequence(size, "normal"), o),
+                         requires_grad);
+      },
+      py::arg("mean"), py::arg("std"), py::arg("size"), py::kw_only(),
+      py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+      py::arg("requires_grad") = false, py::arg("generator") = py::none());
   m.def(
       "randint",
       [](int64_t low, int64_t high, py::handle size, py::handle dtype, py::handle device,
-         py::handle placement, py::handle sbp) {
+         py::handle placement, py::handle sbp, py::handle generator) {
         CreationOptions o = creation_options(dtype, device, placement, sbp, "randint");
+        o.generator = generator_from_py(generator);
         if (dtype.is_none()) o.dtype = DType::kInt64;
         return F::randint(low, high, shape_from_sequence(size, "randint"), o);
       },
       py::arg("low"), py::arg("high"), py::arg("size"), py::kw_only(),
       py::arg("dtype") = py::none(), py::arg("device") = py::none(),
-      py::arg("placement") = py::none(), py::arg("sbp") = py::none());
+      py::arg("placement") = py::none(), py::arg("sbp") = py::none(),
+      py::arg("generator") = py::none());
   m.def(
       "arange",
       [](py::handle start, py::handle end, py::handle step, py::handle dtype, py::handle device,
@@ -410,14 +499,7 @@ void init_functional(py::module_& m) {
         [](py::handle x) { return F::zeros_like(as_tensor(x, "zeros_like", "input")); });
   m.def("ones_like", [](py::handle x) { return F::ones_like(as_tensor(x, "ones_like", "input")); });
   m.def(
-      "manual_seed",
-      [](py::int_ seed) {
-        // Like PyTorch, any Python int is accepted and taken modulo 2**64.
-        py::int_ mod = py::reinterpret_steal<py::int_>(
-            PyNumber_And(seed.ptr(), py::int_(0xFFFFFFFFFFFFFFFFull).ptr()));
-        manual_seed(mod.cast<uint64_t>());
-      },
-      py::arg("seed"));
+      "manual_seed", [](py::int_ seed) { manual_seed(seed_from_py(seed)); }, py::arg("seed"));
   m.def("initial_seed", [] { return initial_seed(); });
 }
 

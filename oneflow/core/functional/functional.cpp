@@ -655,14 +655,28 @@ Tensor ones_like(const Tensor& x) {
   return ones(x->shape(), CreationOptions{x->dtype(), x->device(), ""});
 }
 
-Tensor randn(const Shape& shape, const CreationOptions& opts) {
+namespace {
+// Seed and counter block of a random op drawing `n` numbers (four per counter).
+void set_random_attrs(Attrs& attrs, int64_t n, const CreationOptions& opts) {
+  const std::shared_ptr<Generator> gen = opts.generator ? opts.generator : default_generator();
+  const auto [seed, unused] = gen->state();
+  (void)unused;
+  attrs.set("seed", static_cast<int64_t>(seed));
+  attrs.set("offset", static_cast<int64_t>(gen->reserve(static_cast<uint64_t>(n + 3) / 4)));
+}
+}  // namespace
+
+Tensor normal(double mean, double std, const Shape& shape, const CreationOptions& opts) {
+  if (std < 0) throw_error<RuntimeError>("normal", "expects std >= 0.0, but found std ", std);
   Attrs attrs = creation_attrs(shape, opts);
-  const uint64_t n = static_cast<uint64_t>(numel(shape));
-  attrs.set("mean", 0.0);
-  attrs.set("std", 1.0);
-  attrs.set("seed", static_cast<int64_t>(initial_seed()));
-  attrs.set("offset", static_cast<int64_t>(reserve_random_offset((n + 3) / 4)));
+  attrs.set("mean", mean);
+  attrs.set("std", std);
+  set_random_attrs(attrs, numel(shape), opts);
   return dispatch1(prim::random_normal(), {}, attrs);
+}
+
+Tensor randn(const Shape& shape, const CreationOptions& opts) {
+  return normal(0.0, 1.0, shape, opts);
 }
 
 Tensor rand(const Shape& shape, const CreationOptions& opts) {
@@ -671,8 +685,7 @@ Tensor rand(const Shape& shape, const CreationOptions& opts) {
   Attrs attrs = creation_attrs(shape, opts);
   attrs.set("low", 0.0);
   attrs.set("high", 1.0);
-  attrs.set("seed", static_cast<int64_t>(initial_seed()));
-  attrs.set("offset", static_cast<int64_t>(reserve_random_offset((numel(shape) + 3) / 4)));
+  set_random_attrs(attrs, numel(shape), opts);
   return dispatch1(prim::random_uniform(), {}, attrs);
 }
 
@@ -687,8 +700,7 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, const CreationOpti
   Attrs attrs = creation_attrs(shape, opts);
   attrs.set("low", static_cast<double>(low));
   attrs.set("high", static_cast<double>(high));
-  attrs.set("seed", static_cast<int64_t>(initial_seed()));
-  attrs.set("offset", static_cast<int64_t>(reserve_random_offset((numel(shape) + 3) / 4)));
+  set_random_attrs(attrs, numel(shape), opts);
   return dispatch1(prim::random_uniform(), {}, attrs);
 }
 
@@ -722,28 +734,43 @@ Tensor linspace(double start, double end, int64_t steps, const CreationOptions& 
 
 }  // namespace functional
 
-namespace {
-std::mutex g_rng_mu;
-uint64_t g_seed = 67280421310721ull;
-uint64_t g_offset = 0;
-}  // namespace
+Generator::Generator(uint64_t seed) : seed_(seed) {}
 
-void manual_seed(uint64_t seed) {
-  std::lock_guard<std::mutex> lock(g_rng_mu);
-  g_seed = seed;
-  g_offset = 0;
+void Generator::manual_seed(uint64_t seed) {
+  std::lock_guard<std::mutex> lock(mu_);
+  seed_ = seed;
+  offset_ = 0;
 }
 
-uint64_t initial_seed() {
-  std::lock_guard<std::mutex> lock(g_rng_mu);
-  return g_seed;
+uint64_t Generator::initial_seed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return seed_;
 }
 
-uint64_t reserve_random_offset(uint64_t n) {
-  std::lock_guard<std::mutex> lock(g_rng_mu);
-  uint64_t start = g_offset;
-  g_offset += n;
+uint64_t Generator::reserve(uint64_t n) {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t start = offset_;
+  offset_ += n;
   return start;
 }
+
+std::pair<uint64_t, uint64_t> Generator::state() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return {seed_, offset_};
+}
+
+void Generator::set_state(uint64_t seed, uint64_t offset) {
+  std::lock_guard<std::mutex> lock(mu_);
+  seed_ = seed;
+  offset_ = offset;
+}
+
+std::shared_ptr<Generator> default_generator() {
+  static auto* gen = new std::shared_ptr<Generator>(std::make_shared<Generator>(67280421310721ull));
+  return *gen;
+}
+
+void manual_seed(uint64_t seed) { default_generator()->manual_seed(seed); }
+uint64_t initial_seed() { return default_generator()->initial_seed(); }
 
 }  // namespace oneflow

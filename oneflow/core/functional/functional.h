@@ -3,6 +3,8 @@
 // Tensor.* are bound to these. Errors name the op as the user called it.
 #pragma once
 
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,11 +33,32 @@ struct Scalar {
   Scalar(Kind k, int64_t iv, double fv) : kind(k), i(iv), f(fv) {}
 };
 
-// Placement of a global tensor ("cpu:[0,1]"); empty means a local tensor.
+// A counter-based (Philox) random generator: a seed and the next unused counter. Every random
+// op reserves a block of counters, so results depend only on (seed, offset), never on threads.
+class Generator {
+ public:
+  explicit Generator(uint64_t seed);
+  void manual_seed(uint64_t seed);
+  uint64_t initial_seed() const;
+  // Reserves `n` counter values and returns the first.
+  uint64_t reserve(uint64_t n);
+  // (seed, offset), for get_rng_state / set_rng_state.
+  std::pair<uint64_t, uint64_t> state() const;
+  void set_state(uint64_t seed, uint64_t offset);
+
+ private:
+  mutable std::mutex mu_;
+  uint64_t seed_, offset_ = 0;
+};
+std::shared_ptr<Generator> default_generator();
+
+// Placement of a global tensor ("cpu:[0,1]"); empty means a local tensor. `generator` is used
+// by random creation ops (null: the default generator).
 struct CreationOptions {
   DType dtype;
   Device device;
   std::string placement;
+  std::shared_ptr<Generator> generator = nullptr;
 };
 
 namespace functional {
@@ -126,15 +149,14 @@ Tensor rand(const Shape& shape, const CreationOptions& opts);
 Tensor randint(int64_t low, int64_t high, const Shape& shape, const CreationOptions& opts);
 Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype, Device device);
 Tensor linspace(double start, double end, int64_t steps, const CreationOptions& opts);
+Tensor normal(double mean, double std, const Shape& shape, const CreationOptions& opts);
 // A 0-dim tensor holding `s` with the given dtype on `device`.
 Tensor scalar_tensor(Scalar s, DType dtype, Device device);
 
 }  // namespace functional
 
-// The default random generator (Philox; DESIGN.md section 4): seed and counter offset.
+// The default generator's seed (DESIGN.md section 4).
 void manual_seed(uint64_t seed);
 uint64_t initial_seed();
-// Reserves `n` counter values and returns the first.
-uint64_t reserve_random_offset(uint64_t n);
 
 }  // namespace oneflow

@@ -83,8 +83,6 @@ def ones(*size, dtype=None, device=None, requires_grad=False, placement=None, sb
 def randn(
     *size, dtype=None, device=None, requires_grad=False, placement=None, sbp=None, generator=None
 ):
-    if generator is not None:
-        raise NotImplementedError("randn: generator= is not implemented yet")
     return _C.randn(
         *_size(size),
         dtype=dtype,
@@ -92,7 +90,99 @@ def randn(
         requires_grad=requires_grad,
         placement=placement,
         sbp=sbp,
+        generator=generator,
     )
+
+
+def rand(
+    *size, dtype=None, device=None, requires_grad=False, placement=None, sbp=None, generator=None
+):
+    return _C.rand(
+        *_size(size),
+        dtype=dtype,
+        device=device,
+        requires_grad=requires_grad,
+        placement=placement,
+        sbp=sbp,
+        generator=generator,
+    )
+
+
+def randint(low, high=None, size=None, dtype=None, device=None, generator=None, **kwargs):
+    if size is None and isinstance(high, (tuple, list)):
+        low, high, size = 0, low, high  # randint(high, size)
+    if high is None:
+        low, high = 0, low
+    if size is None:
+        raise TypeError("randint: missing the size argument")
+    if isinstance(size, builtins.int):
+        size = (size,)
+    return _C.randint(low, high, tuple(size), dtype=dtype, device=device, generator=generator)
+
+
+def normal(mean, std, size, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """Numbers from N(mean, std**2) of the given size (float mean and std)."""
+    if isinstance(size, builtins.int):
+        size = (size,)
+    return _C.normal(
+        builtins.float(mean),
+        builtins.float(std),
+        tuple(size),
+        dtype=dtype,
+        device=device,
+        requires_grad=requires_grad,
+        generator=generator,
+    )
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
+    """A tensor of the given size; its values are unspecified (this build zero-fills)."""
+    return zeros(
+        *size, dtype=dtype, device=device, requires_grad=requires_grad, placement=placement, sbp=sbp
+    )
+
+
+def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
+    return full(
+        tuple(input.shape),
+        fill_value,
+        dtype=dtype or input.dtype,
+        device=device or input.device,
+        requires_grad=requires_grad,
+    )
+
+
+def empty_like(input, dtype=None, device=None, requires_grad=False):
+    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def rand_like(input, dtype=None, device=None, requires_grad=False, generator=None):
+    return rand(
+        *input.shape,
+        dtype=dtype or input.dtype,
+        device=device or input.device,
+        requires_grad=requires_grad,
+        generator=generator,
+    )
+
+
+def randn_like(input, dtype=None, device=None, requires_grad=False, generator=None):
+    return randn(
+        *input.shape,
+        dtype=dtype or input.dtype,
+        device=device or input.device,
+        requires_grad=requires_grad,
+        generator=generator,
+    )
+
+
+def get_rng_state():
+    """The default generator's state as a uint8 tensor (seed and counter offset)."""
+    return _C.get_rng_state()
+
+
+def set_rng_state(state):
+    _C.set_rng_state(state)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):

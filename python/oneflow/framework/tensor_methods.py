@@ -226,7 +226,86 @@ def __dlpack_device__(self):
     return (1, 0) if self.device.type == "cpu" else (2, self.device.index)
 
 
+def _new_creation(fn):
+    def method(self, *size, dtype=None, device=None, requires_grad=False):
+        return fn(
+            *size,
+            dtype=dtype or self.dtype,
+            device=device or self.device,
+            requires_grad=requires_grad,
+        )
+
+    return method
+
+
+def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+    from oneflow.framework.creation import full
+
+    return full(
+        size,
+        fill_value,
+        dtype=dtype or self.dtype,
+        device=device or self.device,
+        requires_grad=requires_grad,
+    )
+
+
+def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    from oneflow.framework.creation import tensor
+
+    return tensor(
+        data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad
+    )
+
+
+def normal_(self, mean=0.0, std=1.0, generator=None):
+    from oneflow.framework.creation import normal
+
+    with _grad_off():
+        _C.copy_(
+            self,
+            normal(
+                mean,
+                std,
+                tuple(self.shape),
+                dtype=self.dtype,
+                device=self.device,
+                generator=generator,
+            ),
+        )
+    return self
+
+
+def uniform_(self, a=0.0, b=1.0, generator=None):
+    from oneflow.framework.creation import rand
+
+    with _grad_off():
+        r = rand(*self.shape, dtype=self.dtype, device=self.device, generator=generator)
+        _C.copy_(self, r * (b - a) + a)
+    return self
+
+
+def _grad_off():
+    from oneflow.autograd import no_grad
+
+    return no_grad()
+
+
+def _mT(self):
+    if self.ndim < 2:
+        raise RuntimeError(f"mT: expected a tensor with 2 or more dims, got {self.ndim}")
+    return _C.transpose(self, -2, -1)
+
+
+def unflatten(self, dim, sizes):
+    shape = list(self.shape)
+    d = dim if dim >= 0 else dim + len(shape)
+    return _C.reshape(self, *(shape[:d] + list(sizes) + shape[d + 1 :]))
+
+
 def install():
+    from oneflow.framework import creation
+
     methods = {
         "shape": property(_shape),
         "size": size,
@@ -291,6 +370,15 @@ def install():
         "detach": _C.detach,
         "zero_": _zero_,
         "T": property(_flip_t),
+        "mT": property(_mT),
+        "unflatten": unflatten,
+        "new_zeros": _new_creation(creation.zeros),
+        "new_ones": _new_creation(creation.ones),
+        "new_empty": _new_creation(creation.empty),
+        "new_full": new_full,
+        "new_tensor": new_tensor,
+        "normal_": normal_,
+        "uniform_": uniform_,
         "__add__": _C.add,
         "__radd__": _C.add,
         "__iadd__": _C.add_,
