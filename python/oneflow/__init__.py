@@ -87,6 +87,12 @@ div = _C.div
 true_divide = _C.div
 exp = _C.exp
 where = _C.where
+
+
+def nonzero(input, *, as_tuple=False):
+    return input.nonzero(as_tuple=as_tuple)
+
+
 mean = _C.mean
 softmax = _C.softmax
 narrow = _C.narrow

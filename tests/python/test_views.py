@@ -100,8 +100,8 @@ def test_indexing_errors():
         x[0, 0, 0]
     with pytest.raises(ValueError, match="step must be greater than zero"):
         x[::-1]
-    with pytest.raises(NotImplementedError, match="advanced indexing"):
-        x[flow.tensor([0, 1])]
+    with pytest.raises(TypeError, match="valid indices"):
+        x[1.5]
 
 
 def test_inplace_on_view_of_grad_tensor_is_refused():
@@ -152,3 +152,88 @@ def test_rand_same_on_cpu_and_device(device):
     flow.manual_seed(11)
     b = flow.rand(64).numpy()
     np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def random_advanced_key(rng, shape):
+    items = []
+    for size in shape:
+        r = rng.random()
+        if r < 0.35:
+            n = int(rng.integers(1, 4))
+            items.append(rng.integers(-size, size, size=n).tolist())
+        elif r < 0.5:
+            items.append(int(rng.integers(-size, size)))
+        else:
+            items.append(slice(None, None, int(rng.integers(1, 3))))
+    if not any(isinstance(i, list) for i in items):
+        items[0] = [0]
+    return tuple(items)
+
+
+def _torch_key(key):
+    return tuple(torch.tensor(k) if isinstance(k, list) else k for k in key)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_advanced_indexing_matches_torch(seed, device):
+    rng = np.random.default_rng(seed)
+    shape = tuple(int(s) for s in rng.integers(1, 5, size=int(rng.integers(1, 4))))
+    key = random_advanced_key(rng, shape)
+    # lists of equal length broadcast together; give every list the same length
+    lists = [k for k in key if isinstance(k, list)]
+    n = min(len(k) for k in lists)
+    key = tuple(k[:n] if isinstance(k, list) else k for k in key)
+    check(
+        lambda lib, a: a[key if lib is flow else _torch_key(key)] * 2,
+        [shape],
+        device=device,
+        seed=seed,
+    )
+
+
+def test_bool_mask_indexing_and_assignment(device):
+    a = np.arange(12.0).reshape(3, 4)
+    mask = a % 3 == 0
+    f = flow.tensor(a, device=device)
+    np.testing.assert_array_equal(f[flow.tensor(mask, device=device)].cpu().numpy(), a[mask])
+    np.testing.assert_array_equal(
+        f[:, [True, False, True, False]].cpu().numpy(), a[:, [True, False, True, False]]
+    )
+    f[flow.tensor(mask, device=device)] = -1
+    b = a.copy()
+    b[mask] = -1
+    np.testing.assert_array_equal(f.cpu().numpy(), b)
+
+
+def test_advanced_setitem_and_index_put(device):
+    x = flow.zeros(3, 4, device=device)
+    x[[0, 2], 1:3] = flow.tensor([5.0, 6.0], device=device)
+    t = torch.zeros(3, 4)
+    t[[0, 2], 1:3] = torch.tensor([5.0, 6.0])
+    np.testing.assert_array_equal(x.cpu().numpy(), t.numpy())
+    y = flow.zeros(5, device=device)
+    y.index_put_(
+        (flow.tensor([1, 1, 3], device=device),),
+        flow.tensor([1.0, 2.0, 3.0], device=device),
+        accumulate=True,
+    )
+    np.testing.assert_array_equal(y.cpu().numpy(), [0, 3, 0, 3, 0])
+
+
+def test_advanced_indexing_gradients_accumulate_repeats(device):
+    x = flow.ones(4, 3, device=device, requires_grad=True)
+    (x[[0, 0, 2], 1] * flow.tensor([1.0, 2.0, 3.0], device=device)).sum().backward()
+    expected = np.zeros((4, 3))
+    expected[0, 1] = 3
+    expected[2, 1] = 3
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), expected)
+
+
+def test_advanced_index_errors():
+    x = flow.zeros(3, 4)
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[[0, 3]]
+    with pytest.raises(IndexError, match="long, int, byte or bool"):
+        x[flow.tensor([0.5])]
+    with pytest.raises(ValueError, match="broadcast"):
+        x[[0, 1], [0, 1, 2]]

@@ -359,6 +359,35 @@ void init_functional(py::module_& m) {
         return F::fill_(d, scalar_from_py(value, "fill_"));
       },
       py::arg("input"), py::arg("value"));
+  m.def(
+      "index",
+      [](py::handle x, std::vector<Tensor> indices, int64_t dim) {
+        return F::index(as_tensor(x, "index", "input"), indices, dim);
+      },
+      py::arg("input"), py::arg("indices"), py::arg("dim"));
+  m.def(
+      "index_put_",
+      [](py::handle x, std::vector<Tensor> indices, int64_t dim, py::handle value,
+         bool accumulate) {
+        Tensor t = as_tensor(x, "index_put_", "input");
+        Tensor v = is_tensor(value) ? value.cast<Tensor>()
+                                    : F::scalar_tensor(scalar_from_py(value, "index_put_"),
+                                                       t->dtype(), t->device());
+        return F::index_put_(t, indices, dim, v, accumulate);
+      },
+      py::arg("input"), py::arg("indices"), py::arg("dim"), py::arg("values"),
+      py::arg("accumulate") = false);
+  m.def(
+      "nonzero",
+      [](py::handle x) {
+        Tensor t = as_tensor(x, "nonzero", "input");
+        if (t->dtype() != DType::kBool) t = F::to(t, DType::kBool, std::nullopt);
+        TensorList parts = F::nonzero(t);
+        py::tuple out(parts.size());
+        for (size_t i = 0; i < parts.size(); ++i) out[i] = parts[i];
+        return out;
+      },
+      py::arg("input"));
   m.def("contiguous",
         [](py::handle x) { return F::contiguous(as_tensor(x, "contiguous", "input")); });
   m.def("clone", [](py::handle x) { return F::clone(as_tensor(x, "clone", "input")); });

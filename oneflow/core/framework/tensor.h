@@ -9,6 +9,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "oneflow/core/common/dtype.h"
 #include "oneflow/core/common/shape.h"
@@ -115,6 +116,7 @@ class TensorImpl {
 };
 
 using Tensor = std::shared_ptr<TensorImpl>;
+using TensorList = std::vector<Tensor>;
 
 // A new contiguous tensor with uninitialised memory.
 Tensor empty_tensor(const Shape& shape, DType dtype, Device device);

@@ -284,6 +284,106 @@ Tensor fill_(const Tensor& dst, Scalar value) {
                    dst);
 }
 
+namespace {
+// Index tensors as IndexGather/IndexPut take them: int64, broadcast together, contiguous, on
+// x's device, and checked against the indexed dims' sizes.
+TensorList prepare_indices(const char* op, const Tensor& x, const TensorList& indices,
+                           int64_t dim) {
+  const int64_t k = static_cast<int64_t>(indices.size());
+  if (k == 0) throw_error<IndexError>(op, "expected at least one index tensor");
+  if (dim < 0 || dim + k > x->ndim())
+    throw_error<IndexError>(op, "too many indices for tensor of dimension ", x->ndim());
+  Shape b = indices[0]->shape();
+  for (const Tensor& t : indices) {
+    if (!is_integral(t->dtype(), false))
+      throw_error<IndexError>(op,
+                              "tensors used as indices must be long, int, byte or bool "
+                              "tensors, got ",
+                              dtype_name(t->dtype()));
+    b = broadcast_shapes(op, b, t->shape());
+  }
+  TensorList out;
+  for (int64_t j = 0; j < k; ++j) {
+    Tensor t = contiguous(expand(to(indices[j], DType::kInt64, x->device()), b));
+    // Bounds are checked on the host (a synchronisation point for GPU indices, as in PyTorch).
+    Tensor h = x->device().type == DeviceType::kCPU ? t : to(t, std::nullopt, Device{});
+    const int64_t size = x->shape()[dim + j];
+    const int64_t* v = h->data_as<int64_t>();
+    for (int64_t i = 0; i < h->numel(); ++i)
+      if (v[i] < -size || v[i] >= size)
+        throw_error<IndexError>(op, "index ", v[i], " is out of bounds for dimension ", dim + j,
+                                " with size ", size);
+    out.push_back(t);
+  }
+  return out;
+}
+}  // namespace
+
+Tensor index_gather_raw(const Tensor& x, const TensorList& indices, int64_t dim) {
+  TensorList in{x};
+  in.insert(in.end(), indices.begin(), indices.end());
+  Attrs a;
+  a.set("dim", dim);
+  return dispatch1(prim::index_gather(), in, a);
+}
+
+Tensor index_put_raw(const Tensor& dst, const Tensor& value, const TensorList& indices, int64_t dim,
+                     bool accumulate) {
+  TensorList in{dst, value};
+  in.insert(in.end(), indices.begin(), indices.end());
+  Attrs a;
+  a.set("dim", dim);
+  a.set("accumulate", accumulate);
+  return dispatch1(prim::index_put(), in, a, dst);
+}
+
+Tensor index(const Tensor& x, const TensorList& indices, int64_t dim) {
+  TensorList idx = prepare_indices("index", x, indices, dim);
+  return index_gather_raw(contiguous(x), idx, dim);
+}
+
+Tensor index_put_(const Tensor& x, const TensorList& indices, int64_t dim, const Tensor& value,
+                  bool accumulate) {
+  TensorList idx = prepare_indices("index_put_", x, indices, dim);
+  Shape gs(x->shape().begin(), x->shape().begin() + dim);
+  for (int64_t s : idx[0]->shape()) gs.push_back(s);
+  for (size_t d = dim + idx.size(); d < x->shape().size(); ++d) gs.push_back(x->shape()[d]);
+  Tensor v = contiguous(expand(to(value, x->dtype(), x->device()), gs));
+  if (x->is_contiguous()) return index_put_raw(x, v, idx, dim, accumulate);
+  // A strided destination: update a contiguous copy, then write it back through the view.
+  Tensor tmp = clone(x);
+  index_put_raw(tmp, v, idx, dim, accumulate);
+  return copy_(x, tmp);
+}
+
+TensorList nonzero(const Tensor& mask) {
+  if (mask->dtype() != DType::kBool)
+    throw_error<TypeError>("nonzero", "expected a bool tensor, got ", dtype_name(mask->dtype()));
+  // Data-dependent output size: computed on the host from a contiguous CPU copy.
+  Tensor h = contiguous(to(mask, std::nullopt, Device{}));
+  const bool* m = h->data_as<bool>();
+  const int64_t n = h->numel(), nd = h->ndim();
+  int64_t count = 0;
+  for (int64_t i = 0; i < n; ++i) count += m[i] ? 1 : 0;
+  TensorList out;
+  for (int64_t d = 0; d < std::max<int64_t>(nd, 1); ++d)
+    out.push_back(empty_tensor({count}, DType::kInt64, Device{}));
+  const Strides st = contiguous_strides(h->shape());
+  int64_t w = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!m[i]) continue;
+    int64_t rem = i;
+    for (int64_t d = 0; d < nd; ++d) {
+      out[d]->data_as<int64_t>()[w] = rem / std::max<int64_t>(st[d], 1);
+      rem %= std::max<int64_t>(st[d], 1);
+    }
+    if (nd == 0) out[0]->data_as<int64_t>()[w] = 0;
+    ++w;
+  }
+  for (Tensor& t : out) t = to(t, std::nullopt, mask->device());
+  return out;
+}
+
 // ---- elementwise ----
 
 namespace {

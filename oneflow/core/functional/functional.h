@@ -132,6 +132,19 @@ Tensor flatten(const Tensor& x, int64_t start_dim = 0, int64_t end_dim = -1);
 // In place: dst = src (broadcast, cast, moved to dst's device); returns dst.
 Tensor copy_(const Tensor& dst, const Tensor& src);
 Tensor fill_(const Tensor& dst, Scalar value);
+// Advanced indexing on consecutive dims [dim, dim + k) with k index tensors (int64 or int32,
+// broadcast together; negative indices count from the end). Out-of-range indices raise
+// IndexError.
+Tensor index(const Tensor& x, const TensorList& indices, int64_t dim);
+// In place: x[indices] = value (broadcast), or += with accumulate; returns x.
+Tensor index_put_(const Tensor& x, const TensorList& indices, int64_t dim, const Tensor& value,
+                  bool accumulate);
+// The primitives behind them, for prepared operands (see IndexGather / IndexPut).
+Tensor index_gather_raw(const Tensor& x, const TensorList& indices, int64_t dim);
+Tensor index_put_raw(const Tensor& dst, const Tensor& value, const TensorList& indices, int64_t dim,
+                     bool accumulate);
+// Indices of the true elements of a bool tensor, one int64 tensor per dim (as_tuple form).
+TensorList nonzero(const Tensor& mask);
 // A copy cast to dtype and moved to device; returns x itself when nothing changes and !copy.
 Tensor to(const Tensor& x, std::optional<DType> dtype, std::optional<Device> device,
           bool copy = false);

@@ -13,8 +13,6 @@
 
 namespace oneflow {
 
-using TensorList = std::vector<Tensor>;
-
 struct PrimTraits {
   bool differentiable = true;
   bool is_view = false;           // outputs alias input 0's storage; no kernel runs

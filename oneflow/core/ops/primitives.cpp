@@ -490,6 +490,72 @@ TensorList Assign::grad(const GradContext& ctx, const TensorList& dy) const {
   return dx;
 }
 
+namespace {
+// Shape of x[indices] on dims [dim, dim + k) (see IndexGather).
+Shape gathered_shape(const Shape& x, const Shape& b, int64_t dim, int64_t k) {
+  Shape out(x.begin(), x.begin() + dim);
+  for (int64_t s : b) out.push_back(s);
+  for (size_t d = dim + k; d < x.size(); ++d) out.push_back(x[d]);
+  return out;
+}
+}  // namespace
+
+PrimTraits IndexGather::traits() const {
+  PrimTraits t;
+  t.saves_inputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> IndexGather::infer(const TensorList& in, const Attrs& attrs) const {
+  OF_ASSERT(in.size() >= 2 && in[0]->is_contiguous());
+  const int64_t dim = attrs.get<int64_t>("dim"), k = static_cast<int64_t>(in.size()) - 1;
+  OF_ASSERT(dim >= 0 && dim + k <= in[0]->ndim());
+  for (int64_t j = 1; j <= k; ++j)
+    OF_ASSERT(in[j]->dtype() == DType::kInt64 && in[j]->shape() == in[1]->shape() &&
+              in[j]->is_contiguous() && in[j]->device() == in[0]->device());
+  return {contiguous_meta(gathered_shape(in[0]->shape(), in[1]->shape(), dim, k), in[0]->dtype(),
+                          in[0]->device())};
+}
+
+TensorList IndexGather::grad(const GradContext& ctx, const TensorList& dy) const {
+  TensorList idx(ctx.inputs.begin() + 1, ctx.inputs.end());
+  const TensorMeta& x = ctx.input_metas[0];
+  Tensor zeros = F::zeros(x.shape, CreationOptions{x.dtype, x.device, ""});
+  TensorList dx(ctx.inputs.size());
+  dx[0] = F::index_put_raw(zeros, F::contiguous(dy[0]), idx, ctx.attrs.get<int64_t>("dim"), true);
+  return dx;
+}
+
+PrimTraits IndexPut::traits() const {
+  PrimTraits t;
+  t.saves_inputs = true;
+  t.may_run_in_place = true;
+  return t;
+}
+
+std::vector<TensorMeta> IndexPut::infer(const TensorList& in, const Attrs& attrs) const {
+  OF_ASSERT(in.size() >= 3 && in[0]->is_contiguous() && in[1]->is_contiguous());
+  const int64_t dim = attrs.get<int64_t>("dim"), k = static_cast<int64_t>(in.size()) - 2;
+  OF_ASSERT(in[1]->shape() == gathered_shape(in[0]->shape(), in[2]->shape(), dim, k));
+  OF_ASSERT(in[0]->dtype() == in[1]->dtype());
+  return {in[0]->meta()};
+}
+
+TensorList IndexPut::grad(const GradContext& ctx, const TensorList& dy) const {
+  TensorList idx(ctx.inputs.begin() + 2, ctx.inputs.end());
+  const int64_t dim = ctx.attrs.get<int64_t>("dim");
+  const bool accumulate = ctx.attrs.get<bool>("accumulate");
+  TensorList dx(ctx.inputs.size());
+  Tensor g = F::contiguous(dy[0]);
+  if (ctx.needs_input_grad[0])
+    dx[0] = accumulate
+                ? g
+                : F::index_put_raw(F::clone(g), F::zeros_like(F::index_gather_raw(g, idx, dim)),
+                                   idx, dim, false);
+  if (ctx.needs_input_grad[1]) dx[1] = F::index_gather_raw(g, idx, dim);
+  return dx;
+}
+
 PrimTraits Arange::traits() const {
   PrimTraits t;
   t.differentiable = false;
@@ -547,6 +613,8 @@ OF_INSTANCE(Unsqueeze, unsqueeze)
 OF_INSTANCE(SliceGrad, slice_grad)
 OF_INSTANCE(Assign, assign)
 OF_INSTANCE(Arange, arange)
+OF_INSTANCE(IndexGather, index_gather)
+OF_INSTANCE(IndexPut, index_put)
 OF_INSTANCE(RandomUniform, random_uniform)
 #undef OF_INSTANCE
 }  // namespace prim

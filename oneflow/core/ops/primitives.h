@@ -266,6 +266,29 @@ class Assign final : public Primitive {
   OF_PRIMITIVE_KERNELS
 };
 
+// ---- advanced indexing (kernels/*/index.*) ------------------------------------------------
+// x[i_0, ..., i_{k-1}] on dims [dim, dim + k) of a contiguous x; the k index tensors are int64,
+// contiguous and of one shape B. out = x.shape[:dim] + B + x.shape[dim + k:]. attrs dim.
+class IndexGather final : public Primitive {
+ public:
+  const char* name() const override { return "index"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// In place on a contiguous dst: dst[i_0, ..., i_{k-1}] = value (or += with attrs accumulate);
+// inputs (dst, value, i_0, ..., i_{k-1}), value contiguous with the gathered shape. attrs dim.
+class IndexPut final : public Primitive {
+ public:
+  const char* name() const override { return "index_put_"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
 // No inputs; attrs n, start, step (double), dtype, device: out[i] = start + i * step.
 class Arange final : public Primitive {
  public:
@@ -312,6 +335,8 @@ const Unsqueeze& unsqueeze();
 const SliceGrad& slice_grad();
 const Assign& assign();
 const Arange& arange();
+const IndexGather& index_gather();
+const IndexPut& index_put();
 const RandomUniform& random_uniform();
 }  // namespace prim
 

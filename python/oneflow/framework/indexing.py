@@ -1,56 +1,99 @@
-"""Tensor.__getitem__ / __setitem__ for basic indexing: ints, slices with positive steps,
-None, Ellipsis. Every result is a view of the indexed tensor; writes go through it. Indexing
-with tensors, lists or bool masks (advanced indexing) is not implemented yet."""
+"""Tensor.__getitem__ / __setitem__ with PyTorch's semantics.
+
+Basic indices (ints, slices with positive steps, None, Ellipsis) give views. Advanced indices
+(integer tensors, lists, NumPy arrays, bool masks) gather into a new tensor: their broadcast
+shape takes the place of the indexed dims when those are adjacent, and goes first otherwise.
+Writes (__setitem__) go through the view, or scatter into it for advanced indices.
+"""
 
 import builtins
 
+import numpy as np
+
+from oneflow import _oneflow_internal as _internal
 from oneflow._oneflow_internal import _C, Tensor
 
 
 def _is_int(x):
-    return (
-        isinstance(x, builtins.int)
-        and not isinstance(x, builtins.bool)
-        or (hasattr(x, "__index__") and not isinstance(x, (Tensor, builtins.bool, builtins.float)))
+    if isinstance(x, (builtins.bool, Tensor, np.ndarray)):
+        return False
+    return isinstance(x, builtins.int) or (
+        hasattr(x, "__index__") and not isinstance(x, builtins.float)
     )
 
 
-def _normalize(key, ndim):
-    items = key if isinstance(key, tuple) else (key,)
-    for it in items:
-        if isinstance(it, (Tensor, list, builtins.bool)) or (
-            not _is_int(it) and it is not None and it is not Ellipsis and not isinstance(it, slice)
-        ):
-            if isinstance(it, (Tensor, list, builtins.bool)) or hasattr(it, "__array__"):
-                raise NotImplementedError(
-                    "getitem: indexing with tensors, lists or bool masks (advanced indexing) "
-                    "is not implemented yet"
-                )
-            raise TypeError(
-                f"getitem: expected ints, slices, None or Ellipsis as indices, "
-                f"got {type(it).__name__}"
+def _index_tensor(it, device):
+    if isinstance(it, Tensor):
+        t = it
+    else:
+        arr = np.asarray(it)
+        if arr.dtype.kind not in "biu":
+            raise IndexError(
+                "getitem: tensors used as indices must be long, int, byte or bool tensors, "
+                f"got {arr.dtype}"
             )
-    consuming = sum(1 for it in items if it is not None and it is not Ellipsis)
-    if sum(1 for it in items if it is Ellipsis) > 1:
-        raise IndexError("getitem: an index can only have a single ellipsis ('...')")
-    if consuming > ndim:
-        raise IndexError(
-            f"getitem: too many indices for tensor of dimension {ndim} (got {consuming})"
-        )
+        if arr.dtype.kind in "iu":
+            arr = arr.astype(np.int64)
+        t = _internal.from_numpy(np.require(arr, requirements="C"))
+    if t.device != device:
+        t = _C.to(t, None, device)
+    return t
+
+
+def _entries(key, x):
+    """The key as a list of ("basic", item) and ("adv", int64 tensor) entries, one per dim it
+    consumes or adds, with the Ellipsis expanded."""
+    items = key if isinstance(key, tuple) else (key,)
     out = []
+    ellipsis_at = None
+    consumed = 0
     for it in items:
         if it is Ellipsis:
-            out.extend([slice(None)] * (ndim - consuming))
+            if ellipsis_at is not None:
+                raise IndexError("getitem: an index can only have a single ellipsis ('...')")
+            ellipsis_at = len(out)
+        elif it is None or isinstance(it, slice) or _is_int(it):
+            out.append(("basic", it))
+            consumed += it is not None
+        elif isinstance(it, (Tensor, list, tuple, np.ndarray)):
+            t = _index_tensor(it, x.device)
+            if t.dtype == _internal.bool:
+                if t.ndim == 0:
+                    raise NotImplementedError(
+                        "getitem: indexing with a 0-dim bool is not implemented yet"
+                    )
+                parts = _C.nonzero(t)
+                out.extend(("adv", p) for p in parts)
+                consumed += t.ndim
+            else:
+                out.append(("adv", t))
+                consumed += 1
+        elif isinstance(it, builtins.bool):
+            raise NotImplementedError("getitem: indexing with a Python bool is not implemented yet")
         else:
-            out.append(it)
+            raise TypeError(
+                "getitem: only integers, slices, ellipsis, None, and integer or bool "
+                f"tensors/lists are valid indices, got {type(it).__name__}"
+            )
+    if consumed > x.ndim:
+        raise IndexError(
+            f"getitem: too many indices for tensor of dimension {x.ndim} (got {consumed})"
+        )
+    if ellipsis_at is not None:
+        out[ellipsis_at:ellipsis_at] = [("basic", slice(None))] * (x.ndim - consumed)
     return out
 
 
-def getitem(self, key):
-    t = self
+def _basic(t, entries):
+    """Applies the basic entries; advanced ones keep their dim (a full slice). Returns the view
+    and the dims of the advanced entries in it."""
     d = 0
-    for it in _normalize(key, self.ndim):
-        if it is None:
+    adv_dims = []
+    for kind, it in entries:
+        if kind == "adv":
+            adv_dims.append(d)
+            d += 1
+        elif it is None:
             t = _C.unsqueeze(t, d)
             d += 1
         elif isinstance(it, slice):
@@ -61,9 +104,43 @@ def getitem(self, key):
             d += 1
         else:
             t = _C.select(t, d, it.__index__())
-    return t
+    return t, adv_dims
+
+
+def _advanced_target(t, adv_dims):
+    """The view to index and the first indexed dim: adjacent advanced dims stay in place,
+    separated ones move to the front (PyTorch's rule)."""
+    if all(b == a + 1 for a, b in zip(adv_dims, adv_dims[1:])):
+        return t, adv_dims[0]
+    rest = [d for d in range(t.ndim) if d not in adv_dims]
+    return _C.permute(t, *(adv_dims + rest)), 0
+
+
+def getitem(self, key):
+    entries = _entries(key, self)
+    t, adv_dims = _basic(self, entries)
+    if not adv_dims:
+        return t
+    target, dim = _advanced_target(t, adv_dims)
+    return _C.index(target, [it for kind, it in entries if kind == "adv"], dim)
 
 
 def setitem(self, key, value):
-    view = getitem(self, key)
-    _C.copy_(view, value)
+    entries = _entries(key, self)
+    t, adv_dims = _basic(self, entries)
+    if not adv_dims:
+        _C.copy_(t, value)
+        return
+    target, dim = _advanced_target(t, adv_dims)
+    _C.index_put_(target, [it for kind, it in entries if kind == "adv"], dim, value)
+
+
+def index_put_(self, indices, values, accumulate=False):
+    """self[indices] = values (or += with accumulate), indices a tuple of index tensors for the
+    leading dims."""
+    idx = [_index_tensor(i, self.device) for i in indices]
+    return _C.index_put_(self, idx, 0, values, accumulate)
+
+
+def index_put(self, indices, values, accumulate=False):
+    return index_put_(_C.clone(self), indices, values, accumulate)

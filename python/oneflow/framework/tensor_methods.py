@@ -5,7 +5,7 @@ import builtins
 
 from oneflow import _oneflow_internal as _internal
 from oneflow._oneflow_internal import _C, Tensor
-from oneflow.framework.indexing import getitem, setitem
+from oneflow.framework.indexing import getitem, index_put, index_put_, setitem
 from oneflow.framework.size import Size
 from oneflow.framework.tensor_str import tensor_repr
 
@@ -303,6 +303,22 @@ def unflatten(self, dim, sizes):
     return _C.reshape(self, *(shape[:d] + list(sizes) + shape[d + 1 :]))
 
 
+def _nonzero(self, as_tuple=False):
+    parts = _C.nonzero(self)
+    if as_tuple:
+        return parts
+    return _stack_columns(parts if self.ndim else (), len(parts[0]))
+
+
+def _stack_columns(parts, n):
+    from oneflow.framework.creation import zeros
+
+    out = zeros(n, len(parts), dtype=_internal.int64)
+    for j, p in enumerate(parts):
+        out[:, j] = p
+    return out if not parts else _C.to(out, None, parts[0].device)
+
+
 def install():
     from oneflow.framework import creation
 
@@ -339,6 +355,9 @@ def install():
         "__dlpack__": __dlpack__,
         "__dlpack_device__": __dlpack_device__,
         "__setitem__": setitem,
+        "index_put_": index_put_,
+        "index_put": index_put,
+        "nonzero": lambda self, as_tuple=False: _nonzero(self, as_tuple),
         "narrow": _C.narrow,
         "select": _C.select,
         "squeeze": lambda self, dim=None: _C.squeeze(self, dim),

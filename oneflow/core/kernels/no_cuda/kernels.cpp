@@ -68,4 +68,11 @@ void Where::compute_cuda(const TensorList&, const TensorList&, const Attrs&) con
   no_cuda(*this);
 }
 
+void IndexGather::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
+void IndexPut::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
+
 }  // namespace oneflow

@@ -1,0 +1,96 @@
+// CPU kernels of advanced indexing: IndexGather (x[i_0, ..., i_k-1]) and IndexPut (the in-place
+// write or accumulation). Operands are contiguous and the indices already bounds-checked by the
+// functional layer; negative indices count from the end.
+#include <cstring>
+
+#include "oneflow/core/kernels/cpu/strided_loop.h"
+#include "oneflow/core/ops/primitives.h"
+
+namespace oneflow {
+
+namespace {
+
+// x viewed as [pre, adv_0, ..., adv_{k-1}, post] around the indexed dims.
+struct IndexGeometry {
+  int64_t pre = 1, post = 1, nb = 1;  // nb: number of index positions (numel of B)
+  std::vector<int64_t> sizes;         // sizes of the indexed dims
+  std::vector<const int64_t*> idx;
+};
+
+IndexGeometry geometry(const Tensor& x, const TensorList& indices, int64_t dim) {
+  IndexGeometry g;
+  const int64_t k = static_cast<int64_t>(indices.size());
+  for (int64_t d = 0; d < x->ndim(); ++d) {
+    if (d < dim) g.pre *= x->shape()[d];
+    if (d >= dim + k) g.post *= x->shape()[d];
+  }
+  for (int64_t j = 0; j < k; ++j) {
+    g.sizes.push_back(x->shape()[dim + j]);
+    g.idx.push_back(indices[j]->data_as<int64_t>());
+  }
+  g.nb = indices[0]->numel();
+  return g;
+}
+
+// Row of x (in units of `post` elements, within one `pre` block) that index position b names.
+inline int64_t row_of(const IndexGeometry& g, int64_t b) {
+  int64_t row = 0;
+  for (size_t j = 0; j < g.sizes.size(); ++j) {
+    int64_t v = g.idx[j][b];
+    if (v < 0) v += g.sizes[j];
+    row = row * g.sizes[j] + v;
+  }
+  return row;
+}
+
+int64_t rows_per_pre(const IndexGeometry& g) {
+  int64_t r = 1;
+  for (int64_t s : g.sizes) r *= s;
+  return r;
+}
+
+}  // namespace
+
+void IndexGather::compute_cpu(const TensorList& in, const TensorList& out,
+                              const Attrs& attrs) const {
+  const TensorList indices(in.begin() + 1, in.end());
+  const IndexGeometry g = geometry(in[0], indices, attrs.get<int64_t>("dim"));
+  const int64_t rows = rows_per_pre(g), isz = static_cast<int64_t>(itemsize(in[0]->dtype()));
+  const char* x = static_cast<const char*>(in[0]->data());
+  char* o = static_cast<char*>(out[0]->data());
+  const int64_t work = g.pre * g.nb;
+#pragma omp parallel for schedule(static) if (work * g.post > cpu::kParallelGrain)
+  for (int64_t w = 0; w < work; ++w) {
+    const int64_t p = w / g.nb, b = w % g.nb;
+    const int64_t src = (p * rows + row_of(g, b)) * g.post;
+    std::memcpy(o + w * g.post * isz, x + src * isz, static_cast<size_t>(g.post * isz));
+  }
+}
+
+void IndexPut::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  const TensorList indices(in.begin() + 2, in.end());
+  const IndexGeometry g = geometry(out[0], indices, attrs.get<int64_t>("dim"));
+  const int64_t rows = rows_per_pre(g);
+  const bool accumulate = attrs.get<bool>("accumulate");
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    T* dst = out[0]->data_as<T>();
+    const T* v = in[1]->data_as<T>();
+    // Serial: repeated indices must accumulate (or, without accumulate, the last write wins).
+    for (int64_t p = 0; p < g.pre; ++p)
+      for (int64_t b = 0; b < g.nb; ++b) {
+        T* d = dst + (p * rows + row_of(g, b)) * g.post;
+        const T* s = v + (p * g.nb + b) * g.post;
+        if (accumulate) {
+          if constexpr (std::is_same_v<T, bool>) {
+            for (int64_t i = 0; i < g.post; ++i) d[i] = d[i] || s[i];
+          } else {
+            for (int64_t i = 0; i < g.post; ++i) d[i] = T(compute_t<T>(d[i]) + compute_t<T>(s[i]));
+          }
+        } else {
+          std::memcpy(d, s, static_cast<size_t>(g.post) * sizeof(T));
+        }
+      }
+  });
+}
+
+}  // namespace oneflow
