@@ -45,6 +45,7 @@ from oneflow.framework.creation import (  # noqa: E402,F401
     eye,
     full_like,
     get_rng_state,
+    logspace,
     normal,
     rand,
     rand_like,
@@ -96,6 +97,11 @@ def nonzero(input, *, as_tuple=False):
 mean = _C.mean
 softmax = _C.softmax
 narrow = _C.narrow
+as_strided = _C.as_strided
+diagonal = _C.diagonal
+bernoulli = _C.bernoulli
+randperm = _C.randperm
+multinomial = _C.multinomial
 select = _C.select
 squeeze = _C.squeeze
 unsqueeze = _C.unsqueeze

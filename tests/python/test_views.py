@@ -237,3 +237,54 @@ def test_advanced_index_errors():
         x[flow.tensor([0.5])]
     with pytest.raises(ValueError, match="broadcast"):
         x[[0, 1], [0, 1, 2]]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_diagonal_unfold_as_strided_match_torch(seed, device):
+    rng = np.random.default_rng(seed)
+    shape = tuple(int(s) for s in rng.integers(2, 6, size=3))
+    off = int(rng.integers(-2, 3))
+    check(lambda lib, a: a.diagonal(off, 0, 2) * 2, [shape], device=device, seed=seed)
+    check(lambda lib, a: lib.diagonal(a, -1, 1, 0), [shape], device=device, seed=seed)
+    size = int(rng.integers(1, shape[1] + 1))
+    step = int(rng.integers(1, 3))
+    # overlapping windows: the gradient accumulates
+    check(lambda lib, a: a.unfold(1, size, step) * 3, [shape], device=device, seed=seed)
+    check(lambda lib, a: lib.as_strided(a, (2, 2), (1, 2), 1), [shape], device=device, seed=seed)
+
+
+def test_diagonal_of_strided_input_is_a_view_with_gradient(device):
+    check(lambda lib, a: a.transpose(0, 1).diagonal() * 2, [(3, 4)], device=device)
+    x = flow.zeros(3, 3, device=device)
+    x.diagonal().fill_(1)
+    np.testing.assert_array_equal(x.cpu().numpy(), np.eye(3))
+
+
+def test_as_strided_out_of_bounds():
+    with pytest.raises(RuntimeError, match="as_strided"):
+        flow.zeros(4).as_strided((3,), (2,))
+
+
+def test_bernoulli_randperm_multinomial(device):
+    flow.manual_seed(0)
+    p = flow.full((20000,), 0.3, device=device)
+    b = flow.bernoulli(p).cpu().numpy()
+    assert set(np.unique(b)) <= {0.0, 1.0} and abs(b.mean() - 0.3) < 0.02
+    r = flow.randperm(50, device=device).cpu().numpy()
+    assert sorted(r.tolist()) == list(range(50)) and r.tolist() != list(range(50))
+    w = flow.tensor([0.0, 1.0, 3.0], device=device)
+    m = flow.multinomial(w, 4000, replacement=True).cpu().numpy()
+    assert (m != 0).all() and abs((m == 2).mean() - 0.75) < 0.03
+    m2 = flow.multinomial(w, 2).cpu().numpy()
+    assert sorted(m2.tolist()) == [1, 2]
+    with pytest.raises(RuntimeError):
+        flow.multinomial(w, 4)
+
+
+def test_logspace_matches_torch():
+    np.testing.assert_allclose(
+        flow.logspace(-2, 2, 9).numpy(), torch.logspace(-2, 2, 9).numpy(), rtol=1e-6
+    )
+    np.testing.assert_allclose(
+        flow.logspace(0, 3, 4, base=2).numpy(), torch.logspace(0, 3, 4, base=2).numpy(), rtol=1e-6
+    )

@@ -388,6 +388,50 @@ void init_functional(py::module_& m) {
         return out;
       },
       py::arg("input"));
+  m.def(
+      "as_strided",
+      [](py::handle x, py::handle size, py::handle stride, std::optional<int64_t> offset) {
+        return F::as_strided(as_tensor(x, "as_strided", "input"),
+                             shape_from_sequence(size, "as_strided"),
+                             shape_from_sequence(stride, "as_strided"), offset);
+      },
+      py::arg("input"), py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none());
+  m.def(
+      "diagonal",
+      [](py::handle x, int64_t offset, int64_t dim1, int64_t dim2) {
+        return F::diagonal(as_tensor(x, "diagonal", "input"), offset, dim1, dim2);
+      },
+      py::arg("input"), py::arg("offset") = 0, py::arg("dim1") = 0, py::arg("dim2") = 1);
+  m.def(
+      "unfold",
+      [](py::handle x, int64_t dim, int64_t size, int64_t step) {
+        return F::unfold(as_tensor(x, "unfold", "input"), dim, size, step);
+      },
+      py::arg("input"), py::arg("dimension"), py::arg("size"), py::arg("step"));
+  m.def(
+      "bernoulli",
+      [](py::handle p, py::handle generator) {
+        return F::bernoulli(as_tensor(p, "bernoulli", "input"), generator_from_py(generator));
+      },
+      py::arg("input"), py::kw_only(), py::arg("generator") = py::none());
+  m.def(
+      "randperm",
+      [](int64_t n, py::handle dtype, py::handle device, py::handle generator) {
+        CreationOptions o = creation_options(dtype, device, py::none(), py::none(), "randperm");
+        if (dtype.is_none()) o.dtype = DType::kInt64;
+        o.generator = generator_from_py(generator);
+        return F::randperm(n, o);
+      },
+      py::arg("n"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+      py::arg("generator") = py::none());
+  m.def(
+      "multinomial",
+      [](py::handle w, int64_t num_samples, bool replacement, py::handle generator) {
+        return F::multinomial(as_tensor(w, "multinomial", "input"), num_samples, replacement,
+                              generator_from_py(generator));
+      },
+      py::arg("input"), py::arg("num_samples"), py::arg("replacement") = false, py::kw_only(),
+      py::arg("generator") = py::none());
   m.def("contiguous",
         [](py::handle x) { return F::contiguous(as_tensor(x, "contiguous", "input")); });
   m.def("clone", [](py::handle x) { return F::clone(as_tensor(x, "clone", "input")); });

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "oneflow/core/autograd/autograd.h"
+#include "oneflow/core/common/philox.h"
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/ops/primitives.h"
 
@@ -267,6 +268,98 @@ Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
     if (d == e) out.push_back(m);
   }
   return reshape(x, out);
+}
+
+namespace {
+// A view of x through AsStrided: `strides`/`offset` for x's storage, and the same geometry on a
+// contiguous tensor of x's shape for the gradient.
+Tensor strided_view(const Tensor& x, const Shape& size, const Strides& strides, int64_t offset,
+                    const Strides& grad_strides, int64_t grad_offset, bool differentiable) {
+  Attrs a;
+  a.set("size", size);
+  a.set("stride", strides);
+  a.set("offset", offset);
+  a.set("grad_size", size);
+  a.set("grad_stride", differentiable ? grad_strides : Strides{});
+  a.set("grad_offset", grad_offset);
+  return dispatch1(prim::as_strided(), {x}, a);
+}
+}  // namespace
+
+Tensor as_strided(const Tensor& x, const Shape& size, const Strides& stride,
+                  std::optional<int64_t> storage_offset) {
+  if (size.size() != stride.size())
+    throw_error<RuntimeError>("as_strided", "mismatch in length of strides and shape");
+  const int64_t offset = storage_offset.value_or(x->offset());
+  int64_t hi = offset, n = 1;
+  for (size_t d = 0; d < size.size(); ++d) {
+    if (size[d] < 0 || stride[d] < 0)
+      throw_error<RuntimeError>("as_strided", "negative sizes or strides are not supported");
+    hi += (size[d] - 1) * stride[d];
+    n *= size[d];
+  }
+  const int64_t capacity = static_cast<int64_t>(x->storage()->nbytes() / itemsize(x->dtype()));
+  if (n > 0 && (offset < 0 || hi >= capacity))
+    throw_error<RuntimeError>("as_strided", "setStorage: sizes ", shape_str(size), ", strides ",
+                              shape_str(stride), " and storage offset ", offset,
+                              " require memory beyond the storage's ", capacity, " elements");
+  return strided_view(x, size, stride, offset, stride, offset - x->offset(), x->is_contiguous());
+}
+
+Tensor diagonal(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2) {
+  const int64_t nd = x->ndim();
+  if (nd < 2) throw_error<RuntimeError>("diagonal", "expected a tensor with 2 or more dims");
+  const int64_t d1 = wrap_dim("diagonal", dim1, nd), d2 = wrap_dim("diagonal", dim2, nd);
+  if (d1 == d2)
+    throw_error<RuntimeError>("diagonal", "diagonal dimensions cannot be identical ", dim1, ", ",
+                              dim2);
+  const Strides cs = contiguous_strides(x->shape());
+  Shape size;
+  Strides st, gst;
+  for (int64_t d = 0; d < nd; ++d)
+    if (d != d1 && d != d2) {
+      size.push_back(x->shape()[d]);
+      st.push_back(x->strides()[d]);
+      gst.push_back(cs[d]);
+    }
+  const int64_t n1 = x->shape()[d1], n2 = x->shape()[d2];
+  const int64_t len =
+      std::max<int64_t>(0, offset >= 0 ? std::min(n1, n2 - offset) : std::min(n1 + offset, n2));
+  size.push_back(len);
+  st.push_back(x->strides()[d1] + x->strides()[d2]);
+  gst.push_back(cs[d1] + cs[d2]);
+  int64_t off = 0, goff = 0;
+  if (len > 0) {
+    off = offset >= 0 ? offset * x->strides()[d2] : -offset * x->strides()[d1];
+    goff = offset >= 0 ? offset * cs[d2] : -offset * cs[d1];
+  }
+  return strided_view(x, size, st, x->offset() + off, gst, goff, true);
+}
+
+Tensor unfold(const Tensor& x, int64_t dim, int64_t size, int64_t step) {
+  const int64_t nd = x->ndim();
+  const int64_t d = wrap_dim("unfold", dim, nd);
+  const int64_t n = nd == 0 ? 1 : x->shape()[d];
+  if (size > n)
+    throw_error<RuntimeError>("unfold", "maximum size for tensor at dimension ", d, " is ", n,
+                              " but size is ", size);
+  if (step <= 0) throw_error<RuntimeError>("unfold", "step is ", step, " but must be > 0");
+  const Strides cs = contiguous_strides(x->shape());
+  Shape out = x->shape();
+  Strides st = x->strides(), gst = cs;
+  if (nd == 0) {
+    out = {size};
+    st = {1};
+    gst = {1};
+  } else {
+    out[d] = (n - size) / step + 1;
+    st[d] = x->strides()[d] * step;
+    gst[d] = cs[d] * step;
+    out.push_back(size);
+    st.push_back(x->strides()[d]);
+    gst.push_back(cs[d]);
+  }
+  return strided_view(x, out, st, x->offset(), gst, 0, true);
 }
 
 Tensor copy_(const Tensor& dst, const Tensor& src) {
@@ -773,6 +866,87 @@ Tensor normal(double mean, double std, const Shape& shape, const CreationOptions
   attrs.set("std", std);
   set_random_attrs(attrs, numel(shape), opts);
   return dispatch1(prim::random_normal(), {}, attrs);
+}
+
+Tensor bernoulli(const Tensor& p, const std::shared_ptr<Generator>& generator) {
+  Attrs a;
+  CreationOptions opts{p->dtype(), p->device(), "", generator};
+  set_random_attrs(a, p->numel(), opts);
+  return dispatch1(prim::bernoulli(), {contiguous(p)}, a);
+}
+
+namespace {
+// Uniform doubles in [0, 1) drawn on the host from a generator's Philox stream.
+std::vector<double> host_uniforms(int64_t n, const std::shared_ptr<Generator>& generator) {
+  const std::shared_ptr<Generator> gen = generator ? generator : default_generator();
+  const uint64_t seed = gen->state().first, offset = gen->reserve((n + 3) / 4);
+  Philox4x32 philox(seed);
+  std::vector<double> u(n);
+  for (int64_t c = 0; c < (n + 3) / 4; ++c) {
+    uint32_t r[4];
+    philox(offset + static_cast<uint64_t>(c), r);
+    for (int64_t k = 0; k < 4 && 4 * c + k < n; ++k) u[4 * c + k] = (r[k] >> 8) / 16777216.0;
+  }
+  return u;
+}
+}  // namespace
+
+// randperm and multinomial are sequential by nature; they run on the host and the result moves
+// to the requested device.
+Tensor randperm(int64_t n, const CreationOptions& opts) {
+  if (n < 0) throw_error<RuntimeError>("randperm", "n must be non-negative, got ", n);
+  std::vector<double> u = host_uniforms(n, opts.generator);
+  Tensor t = empty_tensor({n}, DType::kInt64, Device{});
+  int64_t* p = t->data_as<int64_t>();
+  for (int64_t i = 0; i < n; ++i) p[i] = i;
+  for (int64_t i = n - 1; i > 0; --i)  // Fisher-Yates
+    std::swap(p[i], p[static_cast<int64_t>(u[i] * static_cast<double>(i + 1))]);
+  return to(t, opts.dtype, opts.device);
+}
+
+Tensor multinomial(const Tensor& weights, int64_t num_samples, bool replacement,
+                   const std::shared_ptr<Generator>& generator) {
+  if (weights->ndim() < 1 || weights->ndim() > 2)
+    throw_error<RuntimeError>("multinomial", "prob_dist must be 1 or 2 dim, got ", weights->ndim());
+  const int64_t rows = weights->ndim() == 2 ? weights->shape()[0] : 1;
+  const int64_t cats = weights->shape().back();
+  if (!replacement && num_samples > cats)
+    throw_error<RuntimeError>("multinomial", "cannot sample n_sample (", num_samples,
+                              ") > prob_dist.size(-1) (", cats, ") samples without replacement");
+  Tensor w = contiguous(to(weights, DType::kFloat64, Device{}));
+  const double* wp = w->data_as<double>();
+  std::vector<double> u = host_uniforms(rows * num_samples, generator);
+  Tensor out = empty_tensor({rows, num_samples}, DType::kInt64, Device{});
+  int64_t* o = out->data_as<int64_t>();
+  for (int64_t r = 0; r < rows; ++r) {
+    std::vector<double> row(wp + r * cats, wp + (r + 1) * cats);
+    for (double v : row)
+      if (v < 0 || !std::isfinite(v))
+        throw_error<RuntimeError>("multinomial",
+                                  "probability tensor contains either inf, nan "
+                                  "or element < 0");
+    for (int64_t s = 0; s < num_samples; ++s) {
+      double total = 0;
+      for (double v : row) total += v;
+      if (total <= 0)
+        throw_error<RuntimeError>("multinomial",
+                                  "invalid multinomial distribution (sum of "
+                                  "probabilities <= 0)");
+      double target = u[r * num_samples + s] * total, acc = 0;
+      int64_t pick = cats - 1;
+      for (int64_t c = 0; c < cats; ++c) {
+        acc += row[c];
+        if (target < acc && row[c] > 0) {
+          pick = c;
+          break;
+        }
+      }
+      o[r * num_samples + s] = pick;
+      if (!replacement) row[pick] = 0;
+    }
+  }
+  if (weights->ndim() == 1) out = reshape(out, {num_samples});
+  return to(out, std::nullopt, weights->device());
 }
 
 Tensor randn(const Shape& shape, const CreationOptions& opts) {

@@ -129,6 +129,13 @@ Tensor select(const Tensor& x, int64_t dim, int64_t index);
 Tensor squeeze(const Tensor& x, const std::vector<int64_t>& dims = {});
 Tensor unsqueeze(const Tensor& x, int64_t dim);
 Tensor flatten(const Tensor& x, int64_t start_dim = 0, int64_t end_dim = -1);
+// A view of x's storage (offset in elements; default: x's own). Differentiable when x is
+// contiguous.
+Tensor as_strided(const Tensor& x, const Shape& size, const Strides& stride,
+                  std::optional<int64_t> storage_offset);
+Tensor diagonal(const Tensor& x, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
+// Windows of `size` elements every `step` along `dim`, as a new last dim (a view).
+Tensor unfold(const Tensor& x, int64_t dim, int64_t size, int64_t step);
 // In place: dst = src (broadcast, cast, moved to dst's device); returns dst.
 Tensor copy_(const Tensor& dst, const Tensor& src);
 Tensor fill_(const Tensor& dst, Scalar value);
@@ -163,6 +170,10 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, const CreationOpti
 Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype, Device device);
 Tensor linspace(double start, double end, int64_t steps, const CreationOptions& opts);
 Tensor normal(double mean, double std, const Shape& shape, const CreationOptions& opts);
+Tensor bernoulli(const Tensor& p, const std::shared_ptr<Generator>& generator = nullptr);
+Tensor randperm(int64_t n, const CreationOptions& opts);
+Tensor multinomial(const Tensor& weights, int64_t num_samples, bool replacement,
+                   const std::shared_ptr<Generator>& generator = nullptr);
 // A 0-dim tensor holding `s` with the given dtype on `device`.
 Tensor scalar_tensor(Scalar s, DType dtype, Device device);
 

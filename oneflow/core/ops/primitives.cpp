@@ -456,6 +456,55 @@ TensorList Unsqueeze::grad(const GradContext& ctx, const TensorList& dy) const {
   return {F::reshape(dy[0], ctx.input_metas[0].shape)};
 }
 
+PrimTraits AsStrided::traits() const { return view_traits(); }
+
+std::vector<TensorMeta> AsStrided::infer(const TensorList& in, const Attrs& attrs) const {
+  check_arity(*this, in, 1);
+  TensorMeta out = in[0]->meta();
+  out.shape = attrs.get<std::vector<int64_t>>("size");
+  out.strides = attrs.get<std::vector<int64_t>>("stride");
+  out.offset = attrs.get<int64_t>("offset");
+  return {out};
+}
+
+TensorList AsStrided::grad(const GradContext& ctx, const TensorList& dy) const {
+  if (ctx.attrs.get<std::vector<int64_t>>("grad_stride").empty() &&
+      !ctx.attrs.get<std::vector<int64_t>>("grad_size").empty())
+    throw_error<NotImplementedError>(name(),
+                                     "backward of as_strided on a non-contiguous input "
+                                     "is not implemented yet");
+  Attrs a = ctx.attrs;
+  a.set("shape", ctx.input_metas[0].shape);
+  return {dispatch1(prim::as_strided_grad(), {F::contiguous(dy[0])}, a)};
+}
+
+PrimTraits AsStridedGrad::traits() const {
+  PrimTraits t;
+  t.differentiable = false;
+  return t;
+}
+
+std::vector<TensorMeta> AsStridedGrad::infer(const TensorList& in, const Attrs& attrs) const {
+  check_arity(*this, in, 1);
+  OF_ASSERT(in[0]->is_contiguous());
+  return {
+      contiguous_meta(attrs.get<std::vector<int64_t>>("shape"), in[0]->dtype(), in[0]->device())};
+}
+
+PrimTraits Bernoulli::traits() const {
+  PrimTraits t;
+  t.differentiable = false;
+  return t;
+}
+
+std::vector<TensorMeta> Bernoulli::infer(const TensorList& in, const Attrs&) const {
+  check_arity(*this, in, 1);
+  if (!is_floating(in[0]->dtype()))
+    throw_error<TypeError>(name(), "expected a floating point probability tensor, got ",
+                           dtype_name(in[0]->dtype()));
+  return {contiguous_meta(in[0]->shape(), in[0]->dtype(), in[0]->device())};
+}
+
 PrimTraits SliceGrad::traits() const { return {}; }
 
 std::vector<TensorMeta> SliceGrad::infer(const TensorList& in, const Attrs& attrs) const {
@@ -608,6 +657,9 @@ OF_INSTANCE(Permute, permute)
 OF_INSTANCE(Expand, expand)
 OF_INSTANCE(View, view)
 OF_INSTANCE(Slice, slice)
+OF_INSTANCE(AsStrided, as_strided)
+OF_INSTANCE(AsStridedGrad, as_strided_grad)
+OF_INSTANCE(Bernoulli, bernoulli)
 OF_INSTANCE(Squeeze, squeeze)
 OF_INSTANCE(Unsqueeze, unsqueeze)
 OF_INSTANCE(SliceGrad, slice_grad)
@@ -620,19 +672,39 @@ OF_INSTANCE(RandomUniform, random_uniform)
 }  // namespace prim
 
 std::vector<const Primitive*> all_primitives() {
-  return {&prim::where(),         &prim::div(),
-          &prim::exp(),           &prim::gelu(),
-          &prim::gelu_grad(),     &prim::softmax(),
-          &prim::softmax_grad(),  &prim::slice(),
-          &prim::squeeze(),       &prim::unsqueeze(),
-          &prim::slice_grad(),    &prim::assign(),
-          &prim::arange(),        &prim::random_uniform(),
-          &prim::add(),           &prim::mul(),
-          &prim::relu(),          &prim::relu_grad(),
-          &prim::reduce_sum(),    &prim::matmul(),
-          &prim::copy(),          &prim::fill(),
-          &prim::random_normal(), &prim::permute(),
-          &prim::expand(),        &prim::view()};
+  return {
+      &prim::add(),
+      &prim::mul(),
+      &prim::div(),
+      &prim::where(),
+      &prim::relu(),
+      &prim::relu_grad(),
+      &prim::exp(),
+      &prim::gelu(),
+      &prim::gelu_grad(),
+      &prim::softmax(),
+      &prim::softmax_grad(),
+      &prim::reduce_sum(),
+      &prim::matmul(),
+      &prim::copy(),
+      &prim::fill(),
+      &prim::random_normal(),
+      &prim::random_uniform(),
+      &prim::arange(),
+      &prim::bernoulli(),
+      &prim::permute(),
+      &prim::expand(),
+      &prim::view(),
+      &prim::slice(),
+      &prim::squeeze(),
+      &prim::unsqueeze(),
+      &prim::as_strided(),
+      &prim::slice_grad(),
+      &prim::as_strided_grad(),
+      &prim::assign(),
+      &prim::index_gather(),
+      &prim::index_put(),
+  };
 }
 
 }  // namespace oneflow

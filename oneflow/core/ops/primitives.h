@@ -241,6 +241,19 @@ class Unsqueeze final : public Primitive {
   OF_VIEW_KERNELS
 };
 
+// A view with any size/stride/storage offset (attrs size, stride, offset: absolute, on input
+// 0's storage). attrs grad_size/grad_stride/grad_offset place the same elements on a
+// contiguous tensor of the input's shape; empty grad_stride means no gradient rule (a strided
+// input given to as_strided).
+class AsStrided final : public Primitive {
+ public:
+  const char* name() const override { return "as_strided"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_VIEW_KERNELS
+};
+
 #undef OF_VIEW_KERNELS
 
 // ---- scatter into zeros and in-place assignment (kernels/*/copy.*) -----------------------
@@ -263,6 +276,25 @@ class Assign final : public Primitive {
   PrimTraits traits() const override;
   std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
   TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// The gradient of AsStrided: zeros of attrs shape, then dy added at the positions attrs
+// grad_size/grad_stride/grad_offset name (repeats accumulate: unfold with overlapping windows).
+class AsStridedGrad final : public Primitive {
+ public:
+  const char* name() const override { return "as_strided_grad"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// Draws 0/1 with probability input (floating, in [0, 1]); attrs seed, offset.
+class Bernoulli final : public Primitive {
+ public:
+  const char* name() const override { return "bernoulli"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
   OF_PRIMITIVE_KERNELS
 };
 
@@ -330,6 +362,9 @@ const Permute& permute();
 const Expand& expand();
 const View& view();
 const Slice& slice();
+const AsStrided& as_strided();
+const AsStridedGrad& as_strided_grad();
+const Bernoulli& bernoulli();
 const Squeeze& squeeze();
 const Unsqueeze& unsqueeze();
 const SliceGrad& slice_grad();

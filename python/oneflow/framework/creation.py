@@ -243,3 +243,15 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     if requires_grad:
         t.requires_grad_()
     return t
+
+
+def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False):
+    """``steps`` numbers from base**start to base**end, evenly spaced in the exponent."""
+    import math
+
+    exps = _C.linspace(start, end, steps, dtype=_internal.float64, device=device)
+    t = _C.exp(exps * math.log(base))
+    t = _C.to(t, dtype or _internal.get_default_dtype(), None)
+    if requires_grad:
+        t.requires_grad_()
+    return t

@@ -171,4 +171,47 @@ void RandomUniform::compute_cpu(const TensorList&, const TensorList& out,
   });
 }
 
+void AsStridedGrad::compute_cpu(const TensorList& in, const TensorList& out,
+                                const Attrs& attrs) const {
+  const auto& size = attrs.get<std::vector<int64_t>>("grad_size");
+  const auto& stride = attrs.get<std::vector<int64_t>>("grad_stride");
+  const int64_t offset = attrs.get<int64_t>("grad_offset");
+  const int64_t n = in[0]->numel(), nd = static_cast<int64_t>(size.size());
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    T* o = out[0]->data_as<T>();
+    const T* g = in[0]->data_as<T>();
+    std::fill(o, o + out[0]->numel(), T(0));
+    // Serial: overlapping windows (unfold with step < size) add into the same element.
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t off = offset, rem = i;
+      for (int64_t d = nd - 1; d >= 0; --d) {
+        off += (rem % size[d]) * stride[d];
+        rem /= size[d];
+      }
+      if constexpr (std::is_same_v<T, bool>)
+        o[off] = o[off] || g[i];
+      else
+        o[off] = T(compute_t<T>(o[off]) + compute_t<T>(g[i]));
+    }
+  });
+}
+
+void Bernoulli::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  const Philox4x32 gen(static_cast<uint64_t>(attrs.get<int64_t>("seed")));
+  const uint64_t offset = static_cast<uint64_t>(attrs.get<int64_t>("offset"));
+  const int64_t n = out[0]->numel();
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<compute_t<T>>) {
+      const T* p = in[0]->data_as<T>();
+      T* o = out[0]->data_as<T>();
+      for (int64_t c = 0; c < (n + 3) / 4; ++c) {
+        uint32_t r[4];
+        gen(offset + static_cast<uint64_t>(c), r);
+        for (int64_t k = 0; k < 4 && 4 * c + k < n; ++k)
+          o[4 * c + k] = T(uint_to_unit_float(r[k]) <= float(compute_t<T>(p[4 * c + k])) ? 1 : 0);
+      }
+    }
+  });
+}
+
 }  // namespace oneflow

@@ -252,4 +252,82 @@ void RandomUniform::compute_cuda(const TensorList&, const TensorList& out,
   });
 }
 
+namespace {
+
+struct StridedPlacement {
+  int nd = 0;
+  int64_t size[cuda::kMaxDims] = {}, stride[cuda::kMaxDims] = {};
+  int64_t offset = 0;
+};
+
+template <typename T>
+__global__ void as_strided_grad_kernel(int64_t n, StridedPlacement pl, const T* g, T* o) {
+  for (int64_t i = cuda::grid_begin(); i < n; i += cuda::grid_step()) {
+    int64_t off = pl.offset, rem = i;
+    for (int d = pl.nd - 1; d >= 0; --d) {
+      off += (rem % pl.size[d]) * pl.stride[d];
+      rem /= pl.size[d];
+    }
+    atomicAdd(o + off, g[i]);
+  }
+}
+
+template <typename T>
+__global__ void bernoulli_kernel(int64_t n, const T* p, T* out, Philox4x32 gen, uint64_t offset) {
+  for (int64_t c = cuda::grid_begin(); c < (n + 3) / 4; c += cuda::grid_step()) {
+    uint32_t r[4];
+    gen(offset + static_cast<uint64_t>(c), r);
+    for (int k = 0; k < 4 && 4 * c + k < n; ++k)
+      out[4 * c + k] = T(uint_to_unit_float(r[k]) <= float(compute_t<T>(p[4 * c + k])) ? 1 : 0);
+  }
+}
+
+}  // namespace
+
+void AsStridedGrad::compute_cuda(const TensorList& in, const TensorList& out,
+                                 const Attrs& attrs) const {
+  const auto& size = attrs.get<std::vector<int64_t>>("grad_size");
+  const auto& stride = attrs.get<std::vector<int64_t>>("grad_stride");
+  if (size.size() > static_cast<size_t>(cuda::kMaxDims))
+    throw_error<NotImplementedError>(name(), "more than ", cuda::kMaxDims, " dims on CUDA");
+  StridedPlacement pl;
+  pl.nd = static_cast<int>(size.size());
+  for (int d = 0; d < pl.nd; ++d) {
+    pl.size[d] = size[d];
+    pl.stride[d] = stride[d];
+  }
+  pl.offset = attrs.get<int64_t>("grad_offset");
+  cudaStream_t stream = cuda_stream(out[0]->device().index);
+  OF_CUDA_CHECK(
+      cudaMemsetAsync(out[0]->data(), 0, out[0]->numel() * itemsize(out[0]->dtype()), stream));
+  const int64_t n = in[0]->numel();
+  if (n == 0) return;
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      as_strided_grad_kernel<T><<<cuda::grid_size(n), cuda::kBlockSize, 0, stream>>>(
+          n, pl, in[0]->data_as<T>(), out[0]->data_as<T>());
+      OF_CUDA_CHECK(cudaGetLastError());
+    } else {
+      throw_error<NotImplementedError>(name(), "CUDA supports float32 and float64, got ",
+                                       dtype_name(out[0]->dtype()));
+    }
+  });
+}
+
+void Bernoulli::compute_cuda(const TensorList& in, const TensorList& out,
+                             const Attrs& attrs) const {
+  const int64_t n = out[0]->numel();
+  if (n == 0) return;
+  cudaStream_t stream = cuda_stream(out[0]->device().index);
+  const Philox4x32 gen(static_cast<uint64_t>(attrs.get<int64_t>("seed")));
+  const uint64_t offset = static_cast<uint64_t>(attrs.get<int64_t>("offset"));
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<compute_t<T>>) {
+      bernoulli_kernel<T><<<cuda::grid_size((n + 3) / 4), cuda::kBlockSize, 0, stream>>>(
+          n, in[0]->data_as<T>(), out[0]->data_as<T>(), gen, offset);
+      OF_CUDA_CHECK(cudaGetLastError());
+    }
+  });
+}
+
 }  // namespace oneflow

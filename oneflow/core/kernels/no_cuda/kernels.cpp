@@ -75,4 +75,11 @@ void IndexPut::compute_cuda(const TensorList&, const TensorList&, const Attrs&) 
   no_cuda(*this);
 }
 
+void AsStridedGrad::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
+void Bernoulli::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
+
 }  // namespace oneflow
