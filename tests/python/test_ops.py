@@ -285,7 +285,18 @@ def rng_mask(shape, seed):
     return np.random.default_rng(seed + 100).random(shape) > 0.5
 
 
-DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"]
+DTYPES = [
+    "bool",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+]
 SCALARS = [True, 3, 2.5]
 
 

@@ -1,5 +1,7 @@
 """flow.Tensor basics: creation, metadata, NumPy interop, printing, devices, seeding."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -219,3 +221,23 @@ def test_normal_and_inplace_random(device):
     assert abs(z.mean() - 1.0) < 0.05
     assert flow.ones(2, 3).mT.shape == (3, 2)
     assert flow.arange(6).unflatten(0, (2, 3)).tolist() == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_random_numbers_do_not_depend_on_thread_count():
+    import subprocess
+    import sys
+
+    code = (
+        "import hashlib, oneflow as flow; flow.manual_seed(7); "
+        "print(hashlib.sha1(flow.randn(100000).numpy().tobytes()).hexdigest(), "
+        "hashlib.sha1(flow.rand(100000).numpy().tobytes()).hexdigest())"
+    )
+    outs = set()
+    for threads in ("1", "2"):
+        env = dict(os.environ, OMP_NUM_THREADS=threads)
+        r = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+        )
+        assert r.returncode == 0, r.stderr
+        outs.add(r.stdout)
+    assert len(outs) == 1, outs

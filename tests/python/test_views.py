@@ -42,6 +42,11 @@ def test_getitem_matches_torch(seed, device):
     shape = tuple(int(s) for s in rng.integers(1, 6, size=int(rng.integers(1, 4))))
     key = random_key(rng, shape)
     check(lambda lib, a: a[key] * 2, [shape], device=device, seed=seed)
+    # the same key on a non-contiguous input of the same shape
+    rev = tuple(reversed(shape))
+    check(
+        lambda lib, a: a.permute(*reversed(range(a.ndim)))[key] * 2, [rev], device=device, seed=seed
+    )
 
 
 def test_views_share_storage_and_write_through(device):
