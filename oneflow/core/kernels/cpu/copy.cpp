@@ -4,48 +4,14 @@
 #include <cstring>
 
 #include "oneflow/core/common/philox.h"
+#include "oneflow/core/kernels/common/values.h"
 #include "oneflow/core/kernels/cpu/cpu_kernels.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/ops/primitives.h"
 
 namespace oneflow {
 
-namespace {
-
-// Casts one value the way PyTorch does: floating -> integer truncates toward zero, anything ->
-// bool is "!= 0", 16-bit floats round to nearest even.
-template <typename To, typename From>
-To cast_value(From v) {
-  if constexpr (std::is_same_v<To, bool>) {
-    return compute_t<From>(v) != compute_t<From>(0);
-  } else if constexpr (std::is_same_v<To, float16> || std::is_same_v<To, bfloat16>) {
-    if constexpr (std::is_same_v<From, double>)
-      return To(static_cast<float>(v));
-    else
-      return To(static_cast<float>(compute_t<From>(v)));
-  } else {
-    return static_cast<To>(compute_t<From>(v));
-  }
-}
-
-}  // namespace
-
-// One uniform draw from 32 random bits: [low, high) for floating types (24 bits of mantissa),
-// an integer in [low, high) otherwise. kernels/cuda/copy.cu draws the same numbers.
-template <typename T>
-T uniform_value(uint32_t bits, double low, double high) {
-  if constexpr (std::is_floating_point_v<compute_t<T>>) {
-    const double u = static_cast<double>(bits >> 8) * (1.0 / 16777216.0);  // [0, 1)
-    double v = low + u * (high - low);
-    if (v >= high) v = low;
-    return T(static_cast<compute_t<T>>(v));
-  } else {
-    const uint64_t range =
-        static_cast<uint64_t>(static_cast<int64_t>(high) - static_cast<int64_t>(low));
-    const int64_t v = static_cast<int64_t>(low) + static_cast<int64_t>(range ? bits % range : 0);
-    return cast_value<T>(v);
-  }
-}
+namespace {}  // namespace
 
 // Copies `src` (any strides, same shape, on the CPU) into `dst` (any strides), casting.
 void copy_cpu(const Tensor& src, const Tensor& dst) {

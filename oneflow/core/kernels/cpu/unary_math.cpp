@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "oneflow/core/kernels/common/layouts.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/ops/primitives.h"
 
@@ -148,20 +149,6 @@ void GeluGrad::compute_cpu(const TensorList& in, const TensorList& out, const At
 }
 
 namespace {
-
-// [outer, n, inner] view of a contiguous tensor around `dim`.
-struct Rows {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-Rows rows_around(const Shape& shape, int64_t dim) {
-  Rows r;
-  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
-    if (d < dim) r.outer *= shape[d];
-    if (d == dim) r.n = shape[d];
-    if (d > dim) r.inner *= shape[d];
-  }
-  return r;
-}
 
 // exp(x - m) of n contiguous elements into y, returning their sum.
 template <typename T>

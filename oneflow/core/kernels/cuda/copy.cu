@@ -5,6 +5,7 @@
 
 #include "oneflow/core/common/philox.h"
 #include "oneflow/core/device/cuda/cuda_context.h"
+#include "oneflow/core/kernels/common/values.h"
 #include "oneflow/core/kernels/cpu/cpu_kernels.h"
 #include "oneflow/core/kernels/cuda/cuda_kernels.h"
 #include "oneflow/core/kernels/cuda/device/strided_indexer.cuh"
@@ -15,23 +16,6 @@ namespace oneflow {
 namespace {
 
 using cuda::StridedIndexer;
-
-// Casts one value as cast_value in kernels/cpu/copy.cpp does: floating -> integer truncates
-// toward zero, anything -> bool is "!= 0", 16-bit floats go through float (round to nearest
-// even).
-template <typename To, typename From>
-__host__ __device__ __forceinline__ To cast_value(From v) {
-  if constexpr (std::is_same_v<To, bool>) {
-    return compute_t<From>(v) != compute_t<From>(0);
-  } else if constexpr (std::is_same_v<To, float16> || std::is_same_v<To, bfloat16>) {
-    if constexpr (std::is_same_v<From, double>)
-      return To(static_cast<float>(v));
-    else
-      return To(static_cast<float>(compute_t<From>(v)));
-  } else {
-    return static_cast<To>(compute_t<From>(v));
-  }
-}
 
 template <typename D, typename S>
 __global__ void cast_flat(int64_t n, D* dst, const S* src) {
@@ -78,22 +62,6 @@ template <typename T>
 __global__ void arange_kernel(int64_t n, T* out, double start, double step) {
   for (int64_t i = cuda::grid_begin(); i < n; i += cuda::grid_step())
     out[i] = cast_value<T>(start + static_cast<double>(i) * step);
-}
-
-// The same draw as uniform_value in kernels/cpu/copy.cpp.
-template <typename T>
-__device__ T uniform_value(uint32_t bits, double low, double high) {
-  if constexpr (std::is_floating_point_v<compute_t<T>>) {
-    const double u = static_cast<double>(bits >> 8) * (1.0 / 16777216.0);
-    double v = low + u * (high - low);
-    if (v >= high) v = low;
-    return T(static_cast<compute_t<T>>(v));
-  } else {
-    const uint64_t range =
-        static_cast<uint64_t>(static_cast<int64_t>(high) - static_cast<int64_t>(low));
-    const int64_t v = static_cast<int64_t>(low) + static_cast<int64_t>(range ? bits % range : 0);
-    return cast_value<T>(v);
-  }
 }
 
 template <typename T>

@@ -5,29 +5,13 @@
 #include <climits>
 
 #include "oneflow/core/device/cuda/cuda_context.h"
+#include "oneflow/core/kernels/common/layouts.h"
 #include "oneflow/core/kernels/cuda/cuda_kernels.h"
 #include "oneflow/core/ops/primitives.h"
 
 namespace oneflow {
 
 namespace {
-
-// A [batch, rows, cols] operand with element strides, as `as_mat` in kernels/cpu/onednn/.
-struct Mat {
-  int64_t batch, rows, cols;
-  int64_t bstride, rstride, cstride;
-};
-
-Mat as_mat(const Tensor& t) {
-  const int64_t nd = t->ndim();
-  const auto &s = t->shape(), &st = t->strides();
-  Mat m{nd == 3 ? s[0] : 1, s[nd - 2], s[nd - 1], nd == 3 ? st[0] : 0, st[nd - 2], st[nd - 1]};
-  // Size-1 dims may carry any stride; normalise so the layout checks below see a plain one.
-  if (m.rows == 1) m.rstride = m.cols;
-  if (m.cols == 1) m.cstride = 1;
-  if (m.batch == 1) m.bstride = m.rows * m.cols;
-  return m;
-}
 
 // How cuBLAS reads one operand of C^T = B^T A^T: a row-major matrix (unit column stride) is its
 // own transpose read column-major (no op, leading dim = row stride); a column-major one (unit

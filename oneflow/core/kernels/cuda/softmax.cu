@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "oneflow/core/device/cuda/cuda_context.h"
+#include "oneflow/core/kernels/common/layouts.h"
 #include "oneflow/core/kernels/cuda/device/strided_indexer.cuh"
 #include "oneflow/core/ops/primitives.h"
 
@@ -12,19 +13,6 @@ namespace oneflow {
 namespace {
 
 constexpr int kRowBlock = 256;
-
-struct Rows {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-Rows rows_around(const Shape& shape, int64_t dim) {
-  Rows r;
-  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
-    if (d < dim) r.outer *= shape[d];
-    if (d == dim) r.n = shape[d];
-    if (d > dim) r.inner *= shape[d];
-  }
-  return r;
-}
 
 // Reduces v over the block (blockDim.x == kRowBlock); every thread gets the result.
 template <typename V, typename Op>

@@ -7,27 +7,12 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "oneflow/core/kernels/common/layouts.h"
 #include "oneflow/core/ops/primitives.h"
 
 namespace oneflow {
 
 namespace {
-
-struct Mat {
-  int64_t batch, rows, cols;
-  int64_t bstride, rstride, cstride;  // elements
-};
-
-Mat as_mat(const Tensor& t) {
-  const int64_t nd = t->ndim();
-  const auto &s = t->shape(), &st = t->strides();
-  Mat m{nd == 3 ? s[0] : 1, s[nd - 2], s[nd - 1], nd == 3 ? st[0] : 0, st[nd - 2], st[nd - 1]};
-  // Size-1 dims may carry any stride; normalise so the layout checks below see a plain one.
-  if (m.rows == 1) m.rstride = m.cols;
-  if (m.cols == 1) m.cstride = 1;
-  if (m.batch == 1) m.bstride = m.rows * m.cols;
-  return m;
-}
 
 class OneDnnMatmul {
  public:
