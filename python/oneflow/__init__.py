@@ -88,6 +88,27 @@ div = _C.div
 true_divide = _C.div
 exp = _C.exp
 where = _C.where
+abs = _C.abs
+sqrt = _C.sqrt
+rsqrt = _C.rsqrt
+log = _C.log
+log1p = _C.log1p
+sin = _C.sin
+cos = _C.cos
+tanh = _C.tanh
+sigmoid = _C.sigmoid
+floor = _C.floor
+ceil = _C.ceil
+round = _C.round
+reciprocal = _C.reciprocal
+eq = _C.eq
+ne = _C.ne
+lt = _C.lt
+le = _C.le
+gt = _C.gt
+ge = _C.ge
+greater = _C.gt
+less = _C.lt
 
 
 def nonzero(input, *, as_tuple=False):

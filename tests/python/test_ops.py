@@ -328,3 +328,94 @@ def test_promotion_table_matches_torch(op):
             if str(f).split(".")[-1] != str(t).split(".")[-1]:
                 mismatches.append((da, s, f, t))
     assert not mismatches, mismatches
+
+
+UNARY = [
+    "abs",
+    "sqrt",
+    "rsqrt",
+    "log",
+    "log1p",
+    "sin",
+    "cos",
+    "tanh",
+    "sigmoid",
+    "floor",
+    "ceil",
+    "round",
+    "reciprocal",
+]
+POSITIVE = {"sqrt", "rsqrt", "log", "log1p", "reciprocal"}
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_math(name, dtype, seed, device):
+    rng = np.random.default_rng(seed)
+    shape = random_shape(rng, int(rng.integers(0, 4)), hi=30)
+
+    def positive(lib, t, i):
+        return t * t + 0.5 if name in POSITIVE else t * 3
+
+    check(
+        lambda lib, a: getattr(lib, name)(a),
+        [shape],
+        dtype=dtype,
+        device=device,
+        seed=seed,
+        transform=positive,
+    )
+    check(
+        lambda lib, a: getattr(a, name)(),
+        [shape],
+        dtype=dtype,
+        device=device,
+        seed=seed,
+        transform=lambda lib, t, i: (
+            positive(lib, t, i).transpose(0, -1) if t.ndim > 1 else positive(lib, t, i)
+        ),
+    )
+
+
+@pytest.mark.parametrize("name", ["abs", "floor", "ceil", "round", "sqrt", "sigmoid"])
+def test_unary_on_integers(name, device):
+    check(
+        lambda lib, a: getattr(lib, name)(a * a if name == "sqrt" else a),
+        [(9,)],
+        dtype="int64",
+        device=device,
+    )
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("op", ["eq", "ne", "lt", "le", "gt", "ge"])
+def test_comparisons(op, seed, device):
+    rng = np.random.default_rng(seed)
+    sa, sb = broadcast_pair(rng)
+    for dtype in ["float32", "int64", "bool"]:
+        check(
+            lambda lib, a, b: getattr(lib, op)(a, b),
+            [sa, sb],
+            dtype=dtype,
+            device=device,
+            seed=seed,
+            grad=False,
+        )
+    check(lambda lib, a: getattr(lib, op)(a, 0.5), [sa], device=device, seed=seed, grad=False)
+    sym = {
+        "eq": "__eq__",
+        "ne": "__ne__",
+        "lt": "__lt__",
+        "le": "__le__",
+        "gt": "__gt__",
+        "ge": "__ge__",
+    }[op]
+    check(
+        lambda lib, a, b: getattr(a, sym)(b),
+        [sa, sb],
+        dtype="int32",
+        device=device,
+        seed=seed,
+        grad=False,
+    )

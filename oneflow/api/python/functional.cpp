@@ -432,6 +432,46 @@ void init_functional(py::module_& m) {
       },
       py::arg("input"), py::arg("num_samples"), py::arg("replacement") = false, py::kw_only(),
       py::arg("generator") = py::none());
+  // Pointwise math functions and comparisons, one binding each.
+  const std::pair<const char*, UnaryFn> unary_fns[] = {
+      {"abs", UnaryFn::kAbs},
+      {"sqrt", UnaryFn::kSqrt},
+      {"rsqrt", UnaryFn::kRsqrt},
+      {"log", UnaryFn::kLog},
+      {"log1p", UnaryFn::kLog1p},
+      {"sin", UnaryFn::kSin},
+      {"cos", UnaryFn::kCos},
+      {"tanh", UnaryFn::kTanh},
+      {"sigmoid", UnaryFn::kSigmoid},
+      {"floor", UnaryFn::kFloor},
+      {"ceil", UnaryFn::kCeil},
+      {"round", UnaryFn::kRound},
+      {"reciprocal", UnaryFn::kReciprocal},
+  };
+  for (const auto& [name, fn] : unary_fns) {
+    m.def(
+        name,
+        [name = name, fn = fn](py::handle x) {
+          Tensor t = as_tensor(x, name, "input");
+          py::gil_scoped_release nogil;
+          return F::unary(fn, t);
+        },
+        py::arg("input"));
+  }
+  const std::pair<const char*, CompareFn> compare_fns[] = {
+      {"eq", CompareFn::kEq}, {"ne", CompareFn::kNe}, {"lt", CompareFn::kLt},
+      {"le", CompareFn::kLe}, {"gt", CompareFn::kGt}, {"ge", CompareFn::kGe},
+  };
+  for (const auto& [name, fn] : compare_fns) {
+    m.def(
+        name,
+        [name = name, fn = fn](py::handle a, py::handle b) {
+          return binary(
+              name, a, b, [fn](const Tensor& x, const Tensor& y) { return F::compare(fn, x, y); },
+              [fn](const Tensor& x, Scalar s) { return F::compare(fn, x, s); });
+        },
+        py::arg("input"), py::arg("other"));
+  }
   m.def("contiguous",
         [](py::handle x) { return F::contiguous(as_tensor(x, "contiguous", "input")); });
   m.def("clone", [](py::handle x) { return F::clone(as_tensor(x, "clone", "input")); });

@@ -617,6 +617,71 @@ Tensor where(const Tensor& cond, Scalar x, Scalar y) {
                     scalar_tensor(y, dt, cond->device()), dt);
 }
 
+Tensor unary(UnaryFn fn, const Tensor& x_in) {
+  const bool keeps =
+      fn == UnaryFn::kAbs || fn == UnaryFn::kFloor || fn == UnaryFn::kCeil || fn == UnaryFn::kRound;
+  const Tensor x = keeps ? x_in : to(x_in, float_result(x_in->dtype()), std::nullopt);
+  switch (fn) {
+    case UnaryFn::kAbs:
+      return dispatch1(prim::unary<UnaryFn::kAbs>(), {x});
+    case UnaryFn::kSqrt:
+      return dispatch1(prim::unary<UnaryFn::kSqrt>(), {x});
+    case UnaryFn::kRsqrt:
+      return dispatch1(prim::unary<UnaryFn::kRsqrt>(), {x});
+    case UnaryFn::kLog:
+      return dispatch1(prim::unary<UnaryFn::kLog>(), {x});
+    case UnaryFn::kLog1p:
+      return dispatch1(prim::unary<UnaryFn::kLog1p>(), {x});
+    case UnaryFn::kSin:
+      return dispatch1(prim::unary<UnaryFn::kSin>(), {x});
+    case UnaryFn::kCos:
+      return dispatch1(prim::unary<UnaryFn::kCos>(), {x});
+    case UnaryFn::kTanh:
+      return dispatch1(prim::unary<UnaryFn::kTanh>(), {x});
+    case UnaryFn::kSigmoid:
+      return dispatch1(prim::unary<UnaryFn::kSigmoid>(), {x});
+    case UnaryFn::kFloor:
+      return dispatch1(prim::unary<UnaryFn::kFloor>(), {x});
+    case UnaryFn::kCeil:
+      return dispatch1(prim::unary<UnaryFn::kCeil>(), {x});
+    case UnaryFn::kRound:
+      return dispatch1(prim::unary<UnaryFn::kRound>(), {x});
+    case UnaryFn::kReciprocal:
+      return dispatch1(prim::unary<UnaryFn::kReciprocal>(), {x});
+  }
+  throw_error<RuntimeError>("unary", "unknown function");
+}
+
+namespace {
+Tensor compare_impl(CompareFn fn, const Tensor& a, const Tensor& b) {
+  switch (fn) {
+    case CompareFn::kEq:
+      return dispatch1(prim::compare<CompareFn::kEq>(), {a, b});
+    case CompareFn::kNe:
+      return dispatch1(prim::compare<CompareFn::kNe>(), {a, b});
+    case CompareFn::kLt:
+      return dispatch1(prim::compare<CompareFn::kLt>(), {a, b});
+    case CompareFn::kLe:
+      return dispatch1(prim::compare<CompareFn::kLe>(), {a, b});
+    case CompareFn::kGt:
+      return dispatch1(prim::compare<CompareFn::kGt>(), {a, b});
+    case CompareFn::kGe:
+      return dispatch1(prim::compare<CompareFn::kGe>(), {a, b});
+  }
+  throw_error<RuntimeError>("compare", "unknown comparison");
+}
+}  // namespace
+
+Tensor compare(CompareFn fn, const Tensor& a, const Tensor& b) {
+  DType dt = result_type({a, b});
+  return compare_impl(fn, to(a, dt, std::nullopt), to(b, dt, std::nullopt));
+}
+
+Tensor compare(CompareFn fn, const Tensor& a, Scalar b) {
+  DType dt = result_type({a}, {b});
+  return compare_impl(fn, to(a, dt, std::nullopt), scalar_tensor(b, dt, a->device()));
+}
+
 Tensor exp(const Tensor& x) {
   return dispatch1(prim::exp(), {to(x, float_result(x->dtype()), std::nullopt)});
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "oneflow/core/common/attrs.h"
+#include "oneflow/core/common/op_kinds.h"
 #include "oneflow/core/framework/tensor.h"
 
 namespace oneflow {
@@ -83,6 +84,13 @@ Tensor div(const Tensor& a, const Tensor& b);
 Tensor div(const Tensor& a, Scalar b);
 Tensor rdiv(const Tensor& a, Scalar b);  // b / a
 Tensor exp(const Tensor& x);
+// abs/floor/ceil/round keep integer dtypes; the others compute integers in the default dtype.
+Tensor unary(UnaryFn fn, const Tensor& x);
+// Comparisons (promoting like add), bool results.
+Tensor compare(CompareFn fn, const Tensor& a, const Tensor& b);
+Tensor compare(CompareFn fn, const Tensor& a, Scalar b);
+inline Tensor gt(const Tensor& a, Scalar b) { return compare(CompareFn::kGt, a, b); }
+inline Tensor lt(const Tensor& a, Scalar b) { return compare(CompareFn::kLt, a, b); }
 // x where cond else y; x and y promote together (tensors or numbers).
 Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y);
 Tensor where(const Tensor& cond, const Tensor& x, Scalar y);

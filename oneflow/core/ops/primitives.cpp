@@ -161,6 +161,150 @@ std::vector<TensorMeta> UnaryMath::infer(const TensorList& in, const Attrs&) con
   return {contiguous_meta(in[0]->shape(), in[0]->dtype(), in[0]->device())};
 }
 
+template <UnaryFn K>
+const char* Unary<K>::name() const {
+  switch (K) {
+    case UnaryFn::kAbs:
+      return "abs";
+    case UnaryFn::kSqrt:
+      return "sqrt";
+    case UnaryFn::kRsqrt:
+      return "rsqrt";
+    case UnaryFn::kLog:
+      return "log";
+    case UnaryFn::kLog1p:
+      return "log1p";
+    case UnaryFn::kSin:
+      return "sin";
+    case UnaryFn::kCos:
+      return "cos";
+    case UnaryFn::kTanh:
+      return "tanh";
+    case UnaryFn::kSigmoid:
+      return "sigmoid";
+    case UnaryFn::kFloor:
+      return "floor";
+    case UnaryFn::kCeil:
+      return "ceil";
+    case UnaryFn::kRound:
+      return "round";
+    case UnaryFn::kReciprocal:
+      return "reciprocal";
+  }
+  return "unary";
+}
+
+namespace {
+constexpr bool keeps_integers(UnaryFn k) {
+  return k == UnaryFn::kAbs || k == UnaryFn::kFloor || k == UnaryFn::kCeil || k == UnaryFn::kRound;
+}
+// Rules whose gradient reads the output rather than the input.
+constexpr bool grad_from_output(UnaryFn k) {
+  return k == UnaryFn::kSqrt || k == UnaryFn::kRsqrt || k == UnaryFn::kTanh ||
+         k == UnaryFn::kSigmoid || k == UnaryFn::kReciprocal;
+}
+}  // namespace
+
+template <UnaryFn K>
+PrimTraits Unary<K>::traits() const {
+  PrimTraits t = UnaryMath::traits();
+  t.saves_outputs = grad_from_output(K);
+  t.saves_inputs = !grad_from_output(K);
+  return t;
+}
+
+template <UnaryFn K>
+std::vector<TensorMeta> Unary<K>::infer(const TensorList& in, const Attrs& attrs) const {
+  if (keeps_integers(K)) {
+    check_arity(*this, in, 1);
+    if (in[0]->dtype() == DType::kBool)
+      throw_error<TypeError>(name(), "expected a numeric input, got bool");
+    return {contiguous_meta(in[0]->shape(), in[0]->dtype(), in[0]->device())};
+  }
+  return UnaryMath::infer(in, attrs);
+}
+
+template <UnaryFn K>
+TensorList Unary<K>::grad(const GradContext& ctx, const TensorList& dy) const {
+  const Tensor& g = dy[0];
+  const Scalar one = Scalar::from_int(1);
+  switch (K) {
+    case UnaryFn::kAbs: {
+      const Tensor& x = ctx.inputs[0];
+      Tensor zero = F::zeros({}, CreationOptions{g->dtype(), g->device(), ""});
+      return {F::where(F::gt(x, Scalar::from_int(0)), g,
+                       F::where(F::lt(x, Scalar::from_int(0)), F::neg(g), zero))};
+    }
+    case UnaryFn::kSqrt:
+      return {F::div(g, F::mul(ctx.outputs[0], Scalar::from_int(2)))};
+    case UnaryFn::kRsqrt: {
+      const Tensor& y = ctx.outputs[0];
+      return {F::mul(F::mul(g, F::mul(F::mul(y, y), y)), Scalar::from_double(-0.5))};
+    }
+    case UnaryFn::kLog:
+      return {F::div(g, ctx.inputs[0])};
+    case UnaryFn::kLog1p:
+      return {F::div(g, F::add(ctx.inputs[0], one))};
+    case UnaryFn::kSin:
+      return {F::mul(g, F::unary(UnaryFn::kCos, ctx.inputs[0]))};
+    case UnaryFn::kCos:
+      return {F::neg(F::mul(g, F::unary(UnaryFn::kSin, ctx.inputs[0])))};
+    case UnaryFn::kTanh: {
+      const Tensor& y = ctx.outputs[0];
+      return {F::mul(g, F::rsub(F::mul(y, y), one))};
+    }
+    case UnaryFn::kSigmoid: {
+      const Tensor& y = ctx.outputs[0];
+      return {F::mul(g, F::mul(y, F::rsub(y, one)))};
+    }
+    case UnaryFn::kFloor:
+    case UnaryFn::kCeil:
+    case UnaryFn::kRound:
+      return {F::zeros_like(g)};
+    case UnaryFn::kReciprocal: {
+      const Tensor& y = ctx.outputs[0];
+      return {F::neg(F::mul(g, F::mul(y, y)))};
+    }
+  }
+  return {nullptr};
+}
+
+template <CompareFn K>
+const char* Compare<K>::name() const {
+  switch (K) {
+    case CompareFn::kEq:
+      return "eq";
+    case CompareFn::kNe:
+      return "ne";
+    case CompareFn::kLt:
+      return "lt";
+    case CompareFn::kLe:
+      return "le";
+    case CompareFn::kGt:
+      return "gt";
+    case CompareFn::kGe:
+      return "ge";
+  }
+  return "compare";
+}
+
+template <CompareFn K>
+PrimTraits Compare<K>::traits() const {
+  PrimTraits t;
+  t.differentiable = false;
+  return t;
+}
+
+template <CompareFn K>
+std::vector<TensorMeta> Compare<K>::infer(const TensorList& in, const Attrs&) const {
+  check_arity(*this, in, 2);
+  if (in[0]->dtype() != in[1]->dtype())
+    throw_error<TypeError>(name(), "expected both inputs to have the same dtype, got ",
+                           dtype_name(in[0]->dtype()), " and ", dtype_name(in[1]->dtype()));
+  return {contiguous_meta(broadcast_shapes(name(), in[0]->shape(), in[1]->shape()), DType::kBool,
+                          in[0]->device())};
+}
+
 PrimTraits Exp::traits() const {
   PrimTraits t = UnaryMath::traits();
   t.saves_outputs = true;
@@ -642,6 +786,36 @@ OF_INSTANCE(Mul, mul)
 OF_INSTANCE(Relu, relu)
 OF_INSTANCE(ReluGrad, relu_grad)
 OF_INSTANCE(Div, div)
+
+template <UnaryFn F>
+const Unary<F>& unary() {
+  static const Unary<F> instance;
+  return instance;
+}
+template <CompareFn F>
+const Compare<F>& compare() {
+  static const Compare<F> instance;
+  return instance;
+}
+template const Unary<UnaryFn::kAbs>& unary<UnaryFn::kAbs>();
+template const Unary<UnaryFn::kSqrt>& unary<UnaryFn::kSqrt>();
+template const Unary<UnaryFn::kRsqrt>& unary<UnaryFn::kRsqrt>();
+template const Unary<UnaryFn::kLog>& unary<UnaryFn::kLog>();
+template const Unary<UnaryFn::kLog1p>& unary<UnaryFn::kLog1p>();
+template const Unary<UnaryFn::kSin>& unary<UnaryFn::kSin>();
+template const Unary<UnaryFn::kCos>& unary<UnaryFn::kCos>();
+template const Unary<UnaryFn::kTanh>& unary<UnaryFn::kTanh>();
+template const Unary<UnaryFn::kSigmoid>& unary<UnaryFn::kSigmoid>();
+template const Unary<UnaryFn::kFloor>& unary<UnaryFn::kFloor>();
+template const Unary<UnaryFn::kCeil>& unary<UnaryFn::kCeil>();
+template const Unary<UnaryFn::kRound>& unary<UnaryFn::kRound>();
+template const Unary<UnaryFn::kReciprocal>& unary<UnaryFn::kReciprocal>();
+template const Compare<CompareFn::kEq>& compare<CompareFn::kEq>();
+template const Compare<CompareFn::kNe>& compare<CompareFn::kNe>();
+template const Compare<CompareFn::kLt>& compare<CompareFn::kLt>();
+template const Compare<CompareFn::kLe>& compare<CompareFn::kLe>();
+template const Compare<CompareFn::kGt>& compare<CompareFn::kGt>();
+template const Compare<CompareFn::kGe>& compare<CompareFn::kGe>();
 OF_INSTANCE(Where, where)
 OF_INSTANCE(Exp, exp)
 OF_INSTANCE(Gelu, gelu)
@@ -704,7 +878,47 @@ std::vector<const Primitive*> all_primitives() {
       &prim::assign(),
       &prim::index_gather(),
       &prim::index_put(),
+      &prim::unary<UnaryFn::kAbs>(),
+      &prim::unary<UnaryFn::kSqrt>(),
+      &prim::unary<UnaryFn::kRsqrt>(),
+      &prim::unary<UnaryFn::kLog>(),
+      &prim::unary<UnaryFn::kLog1p>(),
+      &prim::unary<UnaryFn::kSin>(),
+      &prim::unary<UnaryFn::kCos>(),
+      &prim::unary<UnaryFn::kTanh>(),
+      &prim::unary<UnaryFn::kSigmoid>(),
+      &prim::unary<UnaryFn::kFloor>(),
+      &prim::unary<UnaryFn::kCeil>(),
+      &prim::unary<UnaryFn::kRound>(),
+      &prim::unary<UnaryFn::kReciprocal>(),
+      &prim::compare<CompareFn::kEq>(),
+      &prim::compare<CompareFn::kNe>(),
+      &prim::compare<CompareFn::kLt>(),
+      &prim::compare<CompareFn::kLe>(),
+      &prim::compare<CompareFn::kGt>(),
+      &prim::compare<CompareFn::kGe>(),
   };
 }
+
+// The primitives instantiated from the templates (kernels are instantiated per backend).
+template class Unary<UnaryFn::kAbs>;
+template class Unary<UnaryFn::kSqrt>;
+template class Unary<UnaryFn::kRsqrt>;
+template class Unary<UnaryFn::kLog>;
+template class Unary<UnaryFn::kLog1p>;
+template class Unary<UnaryFn::kSin>;
+template class Unary<UnaryFn::kCos>;
+template class Unary<UnaryFn::kTanh>;
+template class Unary<UnaryFn::kSigmoid>;
+template class Unary<UnaryFn::kFloor>;
+template class Unary<UnaryFn::kCeil>;
+template class Unary<UnaryFn::kRound>;
+template class Unary<UnaryFn::kReciprocal>;
+template class Compare<CompareFn::kEq>;
+template class Compare<CompareFn::kNe>;
+template class Compare<CompareFn::kLt>;
+template class Compare<CompareFn::kLe>;
+template class Compare<CompareFn::kGt>;
+template class Compare<CompareFn::kGe>;
 
 }  // namespace oneflow

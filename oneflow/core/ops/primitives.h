@@ -2,6 +2,7 @@
 // `all_primitives()` (primitives.cpp) enumerates them for tests and the graph IR.
 #pragma once
 
+#include "oneflow/core/common/op_kinds.h"
 #include "oneflow/core/ops/primitive.h"
 
 namespace oneflow {
@@ -90,6 +91,29 @@ class Exp final : public UnaryMath {
   const char* name() const override { return "exp"; }
   PrimTraits traits() const override;
   TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// The pointwise math functions that share one template: y = f(x). abs/floor/ceil/round accept
+// every numeric dtype, the others floating ones (the functional layer casts integers).
+template <UnaryFn F>
+class Unary final : public UnaryMath {
+ public:
+  const char* name() const override;
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// Comparisons: two inputs of one dtype (promoted by the functional layer), broadcast; the
+// output is bool. Not differentiable.
+template <CompareFn F>
+class Compare final : public Primitive {
+ public:
+  const char* name() const override;
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
   OF_PRIMITIVE_KERNELS
 };
 
@@ -348,6 +372,10 @@ const Relu& relu();
 const ReluGrad& relu_grad();
 const Div& div();
 const Where& where();
+template <UnaryFn F>
+const Unary<F>& unary();
+template <CompareFn F>
+const Compare<F>& compare();
 const Exp& exp();
 const Gelu& gelu();
 const GeluGrad& gelu_grad();

@@ -15,3 +15,11 @@ def gelu(input, approximate="none"):
 
 def softmax(input, dim=None, dtype=None):
     return _C.softmax(input, dim, dtype=dtype)
+
+
+def sigmoid(input):
+    return _C.sigmoid(input)
+
+
+def tanh(input):
+    return _C.tanh(input)

@@ -240,4 +240,153 @@ void SoftmaxGrad::compute_cpu(const TensorList& in, const TensorList& out,
   });
 }
 
+namespace {
+
+// The scalar form of each UnaryFn, in compute_t (float for 16-bit floats).
+template <UnaryFn K, typename C>
+C apply_unary(C x) {
+  if constexpr (K == UnaryFn::kAbs) {
+    if constexpr (std::is_unsigned_v<C>)
+      return x;
+    else
+      return x < C(0) ? C(-x) : x;
+  } else if constexpr (K == UnaryFn::kFloor) {
+    if constexpr (std::is_integral_v<C>)
+      return x;
+    else
+      return std::floor(x);
+  } else if constexpr (K == UnaryFn::kCeil) {
+    if constexpr (std::is_integral_v<C>)
+      return x;
+    else
+      return std::ceil(x);
+  } else if constexpr (K == UnaryFn::kRound) {
+    if constexpr (std::is_integral_v<C>)
+      return x;
+    else
+      return std::nearbyint(x);  // half to even
+  } else if constexpr (K == UnaryFn::kSqrt) {
+    return std::sqrt(x);
+  } else if constexpr (K == UnaryFn::kRsqrt) {
+    return C(1) / std::sqrt(x);
+  } else if constexpr (K == UnaryFn::kLog) {
+    return std::log(x);
+  } else if constexpr (K == UnaryFn::kLog1p) {
+    return std::log1p(x);
+  } else if constexpr (K == UnaryFn::kSin) {
+    return std::sin(x);
+  } else if constexpr (K == UnaryFn::kCos) {
+    return std::cos(x);
+  } else if constexpr (K == UnaryFn::kTanh) {
+    return std::tanh(x);
+  } else if constexpr (K == UnaryFn::kSigmoid) {
+    return C(1) / (C(1) + std::exp(-x));
+  } else {
+    return C(1) / x;
+  }
+}
+
+}  // namespace
+
+template <UnaryFn K>
+void Unary<K>::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (!std::is_same_v<T, bool>) {
+      using C = compute_t<T>;
+      if constexpr (std::is_same_v<T, float> && (K == UnaryFn::kLog || K == UnaryFn::kSin ||
+                                                 K == UnaryFn::kCos || K == UnaryFn::kTanh)) {
+        unary_sleef<T>(
+            in[0], out[0], [](C x) { return apply_unary<K>(x); },
+            [](__m128 v) {
+              if constexpr (K == UnaryFn::kLog)
+                return Sleef_logf4_u10(v);
+              else if constexpr (K == UnaryFn::kSin)
+                return Sleef_sinf4_u10(v);
+              else if constexpr (K == UnaryFn::kCos)
+                return Sleef_cosf4_u10(v);
+              else
+                return Sleef_tanhf4_u10(v);
+            },
+            [](__m128d v) { return v; });
+      } else {
+        cpu::unary_loop<T>(in[0], out[0], [](C x) { return apply_unary<K>(x); });
+      }
+    }
+  });
+}
+
+template <CompareFn K>
+void Compare<K>::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
+  const Shape& shape = out[0]->shape();
+  std::array<std::vector<int64_t>, 3> strides = {cpu::broadcast_byte_strides(out[0], shape),
+                                                 cpu::broadcast_byte_strides(in[0], shape),
+                                                 cpu::broadcast_byte_strides(in[1], shape)};
+  std::array<char*, 3> ptrs = {static_cast<char*>(out[0]->data()),
+                               static_cast<char*>(in[0]->data()),
+                               static_cast<char*>(in[1]->data())};
+  visit_dtype(in[0]->dtype(), [&]<typename T>() {
+    using C = compute_t<T>;
+    cpu::strided_loop<3>(shape, strides, ptrs,
+                         [](std::array<char*, 3> p, const auto& s, int64_t n) {
+                           for (int64_t i = 0; i < n; ++i) {
+                             const C x = C(*reinterpret_cast<const T*>(p[1] + i * s[1]));
+                             const C y = C(*reinterpret_cast<const T*>(p[2] + i * s[2]));
+                             bool r;
+                             if constexpr (K == CompareFn::kEq)
+                               r = x == y;
+                             else if constexpr (K == CompareFn::kNe)
+                               r = x != y;
+                             else if constexpr (K == CompareFn::kLt)
+                               r = x < y;
+                             else if constexpr (K == CompareFn::kLe)
+                               r = x <= y;
+                             else if constexpr (K == CompareFn::kGt)
+                               r = x > y;
+                             else
+                               r = x >= y;
+                             *reinterpret_cast<bool*>(p[0] + i * s[0]) = r;
+                           }
+                         });
+  });
+}
+
+template void Unary<UnaryFn::kAbs>::compute_cpu(const TensorList&, const TensorList&,
+                                                const Attrs&) const;
+template void Unary<UnaryFn::kSqrt>::compute_cpu(const TensorList&, const TensorList&,
+                                                 const Attrs&) const;
+template void Unary<UnaryFn::kRsqrt>::compute_cpu(const TensorList&, const TensorList&,
+                                                  const Attrs&) const;
+template void Unary<UnaryFn::kLog>::compute_cpu(const TensorList&, const TensorList&,
+                                                const Attrs&) const;
+template void Unary<UnaryFn::kLog1p>::compute_cpu(const TensorList&, const TensorList&,
+                                                  const Attrs&) const;
+template void Unary<UnaryFn::kSin>::compute_cpu(const TensorList&, const TensorList&,
+                                                const Attrs&) const;
+template void Unary<UnaryFn::kCos>::compute_cpu(const TensorList&, const TensorList&,
+                                                const Attrs&) const;
+template void Unary<UnaryFn::kTanh>::compute_cpu(const TensorList&, const TensorList&,
+                                                 const Attrs&) const;
+template void Unary<UnaryFn::kSigmoid>::compute_cpu(const TensorList&, const TensorList&,
+                                                    const Attrs&) const;
+template void Unary<UnaryFn::kFloor>::compute_cpu(const TensorList&, const TensorList&,
+                                                  const Attrs&) const;
+template void Unary<UnaryFn::kCeil>::compute_cpu(const TensorList&, const TensorList&,
+                                                 const Attrs&) const;
+template void Unary<UnaryFn::kRound>::compute_cpu(const TensorList&, const TensorList&,
+                                                  const Attrs&) const;
+template void Unary<UnaryFn::kReciprocal>::compute_cpu(const TensorList&, const TensorList&,
+                                                       const Attrs&) const;
+template void Compare<CompareFn::kEq>::compute_cpu(const TensorList&, const TensorList&,
+                                                   const Attrs&) const;
+template void Compare<CompareFn::kNe>::compute_cpu(const TensorList&, const TensorList&,
+                                                   const Attrs&) const;
+template void Compare<CompareFn::kLt>::compute_cpu(const TensorList&, const TensorList&,
+                                                   const Attrs&) const;
+template void Compare<CompareFn::kLe>::compute_cpu(const TensorList&, const TensorList&,
+                                                   const Attrs&) const;
+template void Compare<CompareFn::kGt>::compute_cpu(const TensorList&, const TensorList&,
+                                                   const Attrs&) const;
+template void Compare<CompareFn::kGe>::compute_cpu(const TensorList&, const TensorList&,
+                                                   const Attrs&) const;
+
 }  // namespace oneflow

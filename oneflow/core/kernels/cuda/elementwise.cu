@@ -136,6 +136,77 @@ __global__ void where_strided(int64_t n, StridedIndexer<4> ix, T* out, const boo
   }
 }
 
+template <UnaryFn K>
+struct UnaryFnOp {
+  template <typename C>
+  __device__ C operator()(C x) const {
+    if constexpr (K == UnaryFn::kAbs) {
+      if constexpr (std::is_unsigned_v<C>)
+        return x;
+      else
+        return x < C(0) ? C(-x) : x;
+    } else if constexpr (K == UnaryFn::kFloor) {
+      if constexpr (std::is_integral_v<C>)
+        return x;
+      else
+        return floor(x);
+    } else if constexpr (K == UnaryFn::kCeil) {
+      if constexpr (std::is_integral_v<C>)
+        return x;
+      else
+        return ceil(x);
+    } else if constexpr (K == UnaryFn::kRound) {
+      if constexpr (std::is_integral_v<C>)
+        return x;
+      else
+        return rint(x);
+    } else if constexpr (K == UnaryFn::kSqrt) {
+      return sqrt(x);
+    } else if constexpr (K == UnaryFn::kRsqrt) {
+      return C(1) / sqrt(x);
+    } else if constexpr (K == UnaryFn::kLog) {
+      return log(x);
+    } else if constexpr (K == UnaryFn::kLog1p) {
+      return log1p(x);
+    } else if constexpr (K == UnaryFn::kSin) {
+      return sin(x);
+    } else if constexpr (K == UnaryFn::kCos) {
+      return cos(x);
+    } else if constexpr (K == UnaryFn::kTanh) {
+      return tanh(x);
+    } else if constexpr (K == UnaryFn::kSigmoid) {
+      return C(1) / (C(1) + exp(-x));
+    } else {
+      return C(1) / x;
+    }
+  }
+};
+
+template <CompareFn K, typename T>
+__global__ void compare_strided(int64_t n, StridedIndexer<3> ix, bool* out, const T* a,
+                                const T* b) {
+  using C = compute_t<T>;
+  for (int64_t i = cuda::grid_begin(); i < n; i += cuda::grid_step()) {
+    int64_t off[3];
+    ix.offsets(i, off);
+    const C x = C(a[off[1]]), y = C(b[off[2]]);
+    bool r;
+    if constexpr (K == CompareFn::kEq)
+      r = x == y;
+    else if constexpr (K == CompareFn::kNe)
+      r = x != y;
+    else if constexpr (K == CompareFn::kLt)
+      r = x < y;
+    else if constexpr (K == CompareFn::kLe)
+      r = x <= y;
+    else if constexpr (K == CompareFn::kGt)
+      r = x > y;
+    else
+      r = x >= y;
+    out[off[0]] = r;
+  }
+}
+
 // ---- drivers ------------------------------------------------------------------------------
 
 // The step of input `t` in the flat path (1: contiguous with out's shape, 0: one element), or
@@ -268,5 +339,68 @@ void ReluGrad::compute_cuda(const TensorList& in, const TensorList& out, const A
       binary_launch<T>(name(), in[0], in[1], out[0], ReluGradOp{});
   });
 }
+
+template <UnaryFn K>
+void Unary<K>::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&) const {
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (!std::is_same_v<T, bool>) unary_launch<T>(name(), in[0], out[0], UnaryFnOp<K>{});
+  });
+}
+
+template <CompareFn K>
+void Compare<K>::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&) const {
+  const int64_t n = out[0]->numel();
+  if (n == 0) return;
+  cudaStream_t stream = cuda_stream(out[0]->device().index);
+  const Shape& shape = out[0]->shape();
+  const auto ix = cuda::make_indexer<3>(
+      name(), shape,
+      {cuda::broadcast_strides(out[0], shape), cuda::broadcast_strides(in[0], shape),
+       cuda::broadcast_strides(in[1], shape)});
+  visit_dtype(in[0]->dtype(), [&]<typename T>() {
+    compare_strided<K, T><<<cuda::grid_size(n), cuda::kBlockSize, 0, stream>>>(
+        n, ix, out[0]->data_as<bool>(), in[0]->data_as<T>(), in[1]->data_as<T>());
+    OF_CUDA_CHECK(cudaGetLastError());
+  });
+}
+
+template void Unary<UnaryFn::kAbs>::compute_cuda(const TensorList&, const TensorList&,
+                                                 const Attrs&) const;
+template void Unary<UnaryFn::kSqrt>::compute_cuda(const TensorList&, const TensorList&,
+                                                  const Attrs&) const;
+template void Unary<UnaryFn::kRsqrt>::compute_cuda(const TensorList&, const TensorList&,
+                                                   const Attrs&) const;
+template void Unary<UnaryFn::kLog>::compute_cuda(const TensorList&, const TensorList&,
+                                                 const Attrs&) const;
+template void Unary<UnaryFn::kLog1p>::compute_cuda(const TensorList&, const TensorList&,
+                                                   const Attrs&) const;
+template void Unary<UnaryFn::kSin>::compute_cuda(const TensorList&, const TensorList&,
+                                                 const Attrs&) const;
+template void Unary<UnaryFn::kCos>::compute_cuda(const TensorList&, const TensorList&,
+                                                 const Attrs&) const;
+template void Unary<UnaryFn::kTanh>::compute_cuda(const TensorList&, const TensorList&,
+                                                  const Attrs&) const;
+template void Unary<UnaryFn::kSigmoid>::compute_cuda(const TensorList&, const TensorList&,
+                                                     const Attrs&) const;
+template void Unary<UnaryFn::kFloor>::compute_cuda(const TensorList&, const TensorList&,
+                                                   const Attrs&) const;
+template void Unary<UnaryFn::kCeil>::compute_cuda(const TensorList&, const TensorList&,
+                                                  const Attrs&) const;
+template void Unary<UnaryFn::kRound>::compute_cuda(const TensorList&, const TensorList&,
+                                                   const Attrs&) const;
+template void Unary<UnaryFn::kReciprocal>::compute_cuda(const TensorList&, const TensorList&,
+                                                        const Attrs&) const;
+template void Compare<CompareFn::kEq>::compute_cuda(const TensorList&, const TensorList&,
+                                                    const Attrs&) const;
+template void Compare<CompareFn::kNe>::compute_cuda(const TensorList&, const TensorList&,
+                                                    const Attrs&) const;
+template void Compare<CompareFn::kLt>::compute_cuda(const TensorList&, const TensorList&,
+                                                    const Attrs&) const;
+template void Compare<CompareFn::kLe>::compute_cuda(const TensorList&, const TensorList&,
+                                                    const Attrs&) const;
+template void Compare<CompareFn::kGt>::compute_cuda(const TensorList&, const TensorList&,
+                                                    const Attrs&) const;
+template void Compare<CompareFn::kGe>::compute_cuda(const TensorList&, const TensorList&,
+                                                    const Attrs&) const;
 
 }  // namespace oneflow

@@ -82,4 +82,51 @@ void Bernoulli::compute_cuda(const TensorList&, const TensorList&, const Attrs&)
   no_cuda(*this);
 }
 
+template <UnaryFn K>
+void Unary<K>::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
+template <CompareFn K>
+void Compare<K>::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
+template void Unary<UnaryFn::kAbs>::compute_cuda(const TensorList&, const TensorList&,
+                                                 const Attrs&) const;
+template void Unary<UnaryFn::kSqrt>::compute_cuda(const TensorList&, const TensorList&,
+                                                  const Attrs&) const;
+template void Unary<UnaryFn::kRsqrt>::compute_cuda(const TensorList&, const TensorList&,
+                                                   const Attrs&) const;
+template void Unary<UnaryFn::kLog>::compute_cuda(const TensorList&, const TensorList&,
+                                                 const Attrs&) const;
+template void Unary<UnaryFn::kLog1p>::compute_cuda(const TensorList&, const TensorList&,
+                                                   const Attrs&) const;
+template void Unary<UnaryFn::kSin>::compute_cuda(const TensorList&, const TensorList&,
+                                                 const Attrs&) const;
+template void Unary<UnaryFn::kCos>::compute_cuda(const TensorList&, const TensorList&,
+                                                 const Attrs&) const;
+template void Unary<UnaryFn::kTanh>::compute_cuda(const TensorList&, const TensorList&,
+                                                  const Attrs&) const;
+template void Unary<UnaryFn::kSigmoid>::compute_cuda(const TensorList&, const TensorList&,
+                                                     const Attrs&) const;
+template void Unary<UnaryFn::kFloor>::compute_cuda(const TensorList&, const TensorList&,
+                                                   const Attrs&) const;
+template void Unary<UnaryFn::kCeil>::compute_cuda(const TensorList&, const TensorList&,
+                                                  const Attrs&) const;
+template void Unary<UnaryFn::kRound>::compute_cuda(const TensorList&, const TensorList&,
+                                                   const Attrs&) const;
+template void Unary<UnaryFn::kReciprocal>::compute_cuda(const TensorList&, const TensorList&,
+                                                        const Attrs&) const;
+template void Compare<CompareFn::kEq>::compute_cuda(const TensorList&, const TensorList&,
+                                                    const Attrs&) const;
+template void Compare<CompareFn::kNe>::compute_cuda(const TensorList&, const TensorList&,
+                                                    const Attrs&) const;
+template void Compare<CompareFn::kLt>::compute_cuda(const TensorList&, const TensorList&,
+                                                    const Attrs&) const;
+template void Compare<CompareFn::kLe>::compute_cuda(const TensorList&, const TensorList&,
+                                                    const Attrs&) const;
+template void Compare<CompareFn::kGt>::compute_cuda(const TensorList&, const TensorList&,
+                                                    const Attrs&) const;
+template void Compare<CompareFn::kGe>::compute_cuda(const TensorList&, const TensorList&,
+                                                    const Attrs&) const;
+
 }  // namespace oneflow
