@@ -108,6 +108,11 @@ le = _C.le
 gt = _C.gt
 ge = _C.ge
 greater = _C.gt
+pow = _C.pow
+maximum = _C.maximum
+minimum = _C.minimum
+clamp = _C.clamp
+clip = _C.clamp
 less = _C.lt
 
 

@@ -419,3 +419,49 @@ def test_comparisons(op, seed, device):
         seed=seed,
         grad=False,
     )
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_pow(dtype, seed, device):
+    rng = np.random.default_rng(seed)
+    sa, sb = broadcast_pair(rng)
+
+    def positive(lib, t, i):
+        return t * t + 0.5 if i == 0 else t
+
+    check(
+        lambda lib, a, b: lib.pow(a, b),
+        [sa, sb],
+        dtype=dtype,
+        device=device,
+        seed=seed,
+        transform=positive,
+    )
+    check(
+        lambda lib, a: a**2 + a**3.5 + 2.0**a,
+        [sa],
+        dtype=dtype,
+        device=device,
+        seed=seed,
+        transform=positive,
+    )
+
+
+def test_pow_integer_and_errors(device):
+    check(lambda lib, a: a**2, [(5,)], dtype="int64", device=device)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_maximum_minimum_clamp(seed, device):
+    rng = np.random.default_rng(seed)
+    sa, sb = broadcast_pair(rng)
+    check(
+        lambda lib, a, b: lib.maximum(a, b) + lib.minimum(a, b) * 2,
+        [sa, sb],
+        device=device,
+        seed=seed,
+    )
+    check(lambda lib, a: a.clamp(-0.5, 0.7), [sa], device=device, seed=seed)
+    check(lambda lib, a: lib.clamp(a, min=0.1), [sa], device=device, seed=seed)
+    check(lambda lib, a: a.clip(max=0.2), [sa], dtype="float64", device=device, seed=seed)

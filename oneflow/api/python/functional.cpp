@@ -472,6 +472,41 @@ void init_functional(py::module_& m) {
         },
         py::arg("input"), py::arg("other"));
   }
+  m.def(
+      "pow",
+      [](py::handle a, py::handle b) {
+        if (!is_tensor(a) && is_tensor(b) && is_scalar(a)) {
+          Tensor y = b.cast<Tensor>();
+          Scalar s = scalar_from_py(a, "pow");
+          py::gil_scoped_release nogil;
+          return F::rpow(y, s);
+        }
+        return binary(
+            "pow", a, b, [](const Tensor& x, const Tensor& y) { return F::pow(x, y); },
+            [](const Tensor& x, Scalar s) { return F::pow(x, s); });
+      },
+      py::arg("input"), py::arg("exponent"));
+  m.def(
+      "maximum",
+      [](py::handle a, py::handle b) {
+        return F::maximum(as_tensor(a, "maximum", "input"), as_tensor(b, "maximum", "other"));
+      },
+      py::arg("input"), py::arg("other"));
+  m.def(
+      "minimum",
+      [](py::handle a, py::handle b) {
+        return F::minimum(as_tensor(a, "minimum", "input"), as_tensor(b, "minimum", "other"));
+      },
+      py::arg("input"), py::arg("other"));
+  m.def(
+      "clamp",
+      [](py::handle x, py::handle min, py::handle max) {
+        std::optional<Scalar> lo, hi;
+        if (!min.is_none()) lo = scalar_from_py(min, "clamp");
+        if (!max.is_none()) hi = scalar_from_py(max, "clamp");
+        return F::clamp(as_tensor(x, "clamp", "input"), lo, hi);
+      },
+      py::arg("input"), py::arg("min") = py::none(), py::arg("max") = py::none());
   m.def("contiguous",
         [](py::handle x) { return F::contiguous(as_tensor(x, "contiguous", "input")); });
   m.def("clone", [](py::handle x) { return F::clone(as_tensor(x, "clone", "input")); });

@@ -682,6 +682,55 @@ Tensor compare(CompareFn fn, const Tensor& a, Scalar b) {
   return compare_impl(fn, to(a, dt, std::nullopt), scalar_tensor(b, dt, a->device()));
 }
 
+Tensor pow(const Tensor& a, const Tensor& b) {
+  DType dt = float_result(result_type({a, b}));
+  return dispatch1(prim::pow(), {to(a, dt, std::nullopt), to(b, dt, std::nullopt)});
+}
+
+Tensor pow(const Tensor& a, Scalar b) {
+  if (b.kind != Scalar::Kind::kFloat && b.i == 2 && is_floating(a->dtype())) return mul(a, a);
+  if (b.kind != Scalar::Kind::kFloat && is_integral(a->dtype(), true)) {
+    // Integer ** integer stays an integer (square and multiply).
+    if (b.i < 0)
+      throw_error<RuntimeError>("pow", "integers to negative integer powers are not allowed");
+    Tensor x = to(a, result_type({a}, {b}), std::nullopt);
+    Tensor result = ones_like(x), base = x;
+    for (int64_t e = b.i; e > 0; e >>= 1) {
+      if (e & 1) result = mul(result, base);
+      if (e > 1) base = mul(base, base);
+    }
+    return result;
+  }
+  DType dt = float_result(result_type({a}, {b}));
+  return dispatch1(prim::pow(), {to(a, dt, std::nullopt), scalar_tensor(b, dt, a->device())});
+}
+
+Tensor rpow(const Tensor& a, Scalar b) {
+  DType dt = float_result(result_type({a}, {b}));
+  return dispatch1(prim::pow(), {scalar_tensor(b, dt, a->device()), to(a, dt, std::nullopt)});
+}
+
+Tensor maximum(const Tensor& a, const Tensor& b) {
+  DType dt = result_type({a, b});
+  Tensor x = to(a, dt, std::nullopt), y = to(b, dt, std::nullopt);
+  return where(compare(CompareFn::kGe, x, y), x, y);
+}
+
+Tensor minimum(const Tensor& a, const Tensor& b) {
+  DType dt = result_type({a, b});
+  Tensor x = to(a, dt, std::nullopt), y = to(b, dt, std::nullopt);
+  return where(compare(CompareFn::kLe, x, y), x, y);
+}
+
+Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
+  if (!min && !max)
+    throw_error<RuntimeError>("clamp", "at least one of 'min' or 'max' must not be None");
+  Tensor y = x;
+  if (min) y = where(compare(CompareFn::kLt, y, *min), *min, y);
+  if (max) y = where(compare(CompareFn::kGt, y, *max), *max, y);
+  return y;
+}
+
 Tensor exp(const Tensor& x) {
   return dispatch1(prim::exp(), {to(x, float_result(x->dtype()), std::nullopt)});
 }

@@ -84,6 +84,13 @@ Tensor div(const Tensor& a, const Tensor& b);
 Tensor div(const Tensor& a, Scalar b);
 Tensor rdiv(const Tensor& a, Scalar b);  // b / a
 Tensor exp(const Tensor& x);
+Tensor pow(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, Scalar b);
+Tensor rpow(const Tensor& a, Scalar b);  // b ** a
+// Elementwise max/min of two tensors, and clamping to optional bounds (composites of where).
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max);
 // abs/floor/ceil/round keep integer dtypes; the others compute integers in the default dtype.
 Tensor unary(UnaryFn fn, const Tensor& x);
 // Comparisons (promoting like add), bool results.

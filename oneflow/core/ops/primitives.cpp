@@ -115,6 +115,25 @@ TensorList Div::grad(const GradContext& ctx, const TensorList& dy) const {
   return dx;
 }
 
+PrimTraits Pow::traits() const {
+  PrimTraits t = BinaryElementwise::traits();
+  t.saves_inputs = true;
+  t.saves_outputs = true;
+  return t;
+}
+
+TensorList Pow::grad(const GradContext& ctx, const TensorList& dy) const {
+  const Tensor &a = ctx.inputs[0], &b = ctx.inputs[1], &y = ctx.outputs[0];
+  TensorList dx(2);
+  if (ctx.needs_input_grad[0])  // b * a^(b - 1)
+    dx[0] = F::sum_to(F::mul(dy[0], F::mul(b, F::pow(a, F::sub(b, Scalar::from_int(1))))),
+                      ctx.input_metas[0].shape);
+  if (ctx.needs_input_grad[1])  // a^b * log(a), 0 where a == 0
+    dx[1] =
+        F::sum_to(F::mul(dy[0], F::mul(y, F::unary(UnaryFn::kLog, a))), ctx.input_metas[1].shape);
+  return dx;
+}
+
 PrimTraits Where::traits() const {
   PrimTraits t;
   t.saves_inputs = true;
@@ -786,6 +805,7 @@ OF_INSTANCE(Mul, mul)
 OF_INSTANCE(Relu, relu)
 OF_INSTANCE(ReluGrad, relu_grad)
 OF_INSTANCE(Div, div)
+OF_INSTANCE(Pow, pow)
 
 template <UnaryFn F>
 const Unary<F>& unary() {
@@ -850,6 +870,7 @@ std::vector<const Primitive*> all_primitives() {
       &prim::add(),
       &prim::mul(),
       &prim::div(),
+      &prim::pow(),
       &prim::where(),
       &prim::relu(),
       &prim::relu_grad(),

@@ -59,6 +59,15 @@ class ReluGrad final : public BinaryElementwise {
   OF_PRIMITIVE_KERNELS
 };
 
+// pow(a, b) elementwise on floating inputs of one dtype (the functional layer promotes).
+class Pow final : public BinaryElementwise {
+ public:
+  const char* name() const override { return "pow"; }
+  PrimTraits traits() const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
 // where(cond, x, y): cond is bool; x and y share a dtype; all three broadcast together.
 class Where final : public Primitive {
  public:
@@ -371,6 +380,7 @@ const Mul& mul();
 const Relu& relu();
 const ReluGrad& relu_grad();
 const Div& div();
+const Pow& pow();
 const Where& where();
 template <UnaryFn F>
 const Unary<F>& unary();

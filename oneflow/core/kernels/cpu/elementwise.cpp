@@ -1,5 +1,7 @@
 // CPU kernels of the elementwise primitives (add, mul, div, relu, relu_grad) on the strided
 // driver.
+#include <cmath>
+
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/ops/primitives.h"
 
@@ -50,6 +52,13 @@ void Where::compute_cpu(const TensorList& in, const TensorList& out, const Attrs
                                      ? *reinterpret_cast<const T*>(p[2] + i * s[2])
                                      : *reinterpret_cast<const T*>(p[3] + i * s[3]);
                          });
+  });
+}
+
+void Pow::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<compute_t<T>>)
+      binary_loop<T>(in[0], in[1], out[0], [](auto x, auto y) { return std::pow(x, y); });
   });
 }
 

@@ -54,6 +54,12 @@ struct DivOp {
     return C(x / y);
   }
 };
+struct PowOp {
+  template <typename C>
+  __device__ C operator()(C x, C y) const {
+    return C(pow(x, y));
+  }
+};
 struct ExpOp {
   __device__ float operator()(float x) const { return expf(x); }
   __device__ double operator()(double x) const { return exp(x); }
@@ -284,6 +290,13 @@ void Div::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     if constexpr (std::is_floating_point_v<compute_t<T>>)
       binary_launch<T>(name(), in[0], in[1], out[0], DivOp{});
+  });
+}
+
+void Pow::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&) const {
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<compute_t<T>>)
+      binary_launch<T>(name(), in[0], in[1], out[0], PowOp{});
   });
 }
 

@@ -129,4 +129,6 @@ template void Compare<CompareFn::kGt>::compute_cuda(const TensorList&, const Ten
 template void Compare<CompareFn::kGe>::compute_cuda(const TensorList&, const TensorList&,
                                                     const Attrs&) const;
 
+void Pow::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { no_cuda(*this); }
+
 }  // namespace oneflow
