@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "oneflow/core/kernels/common/layouts.h"
+#include "oneflow/core/kernels/common/values.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/ops/primitives.h"
 
@@ -240,54 +241,6 @@ void SoftmaxGrad::compute_cpu(const TensorList& in, const TensorList& out,
   });
 }
 
-namespace {
-
-// The scalar form of each UnaryFn, in compute_t (float for 16-bit floats).
-template <UnaryFn K, typename C>
-C apply_unary(C x) {
-  if constexpr (K == UnaryFn::kAbs) {
-    if constexpr (std::is_unsigned_v<C>)
-      return x;
-    else
-      return x < C(0) ? C(-x) : x;
-  } else if constexpr (K == UnaryFn::kFloor) {
-    if constexpr (std::is_integral_v<C>)
-      return x;
-    else
-      return std::floor(x);
-  } else if constexpr (K == UnaryFn::kCeil) {
-    if constexpr (std::is_integral_v<C>)
-      return x;
-    else
-      return std::ceil(x);
-  } else if constexpr (K == UnaryFn::kRound) {
-    if constexpr (std::is_integral_v<C>)
-      return x;
-    else
-      return std::nearbyint(x);  // half to even
-  } else if constexpr (K == UnaryFn::kSqrt) {
-    return std::sqrt(x);
-  } else if constexpr (K == UnaryFn::kRsqrt) {
-    return C(1) / std::sqrt(x);
-  } else if constexpr (K == UnaryFn::kLog) {
-    return std::log(x);
-  } else if constexpr (K == UnaryFn::kLog1p) {
-    return std::log1p(x);
-  } else if constexpr (K == UnaryFn::kSin) {
-    return std::sin(x);
-  } else if constexpr (K == UnaryFn::kCos) {
-    return std::cos(x);
-  } else if constexpr (K == UnaryFn::kTanh) {
-    return std::tanh(x);
-  } else if constexpr (K == UnaryFn::kSigmoid) {
-    return C(1) / (C(1) + std::exp(-x));
-  } else {
-    return C(1) / x;
-  }
-}
-
-}  // namespace
-
 template <UnaryFn K>
 void Unary<K>::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
@@ -296,7 +249,7 @@ void Unary<K>::compute_cpu(const TensorList& in, const TensorList& out, const At
       if constexpr (std::is_same_v<T, float> && (K == UnaryFn::kLog || K == UnaryFn::kSin ||
                                                  K == UnaryFn::kCos || K == UnaryFn::kTanh)) {
         unary_sleef<T>(
-            in[0], out[0], [](C x) { return apply_unary<K>(x); },
+            in[0], out[0], [](C x) { return unary_value<K>(x); },
             [](__m128 v) {
               if constexpr (K == UnaryFn::kLog)
                 return Sleef_logf4_u10(v);
@@ -309,7 +262,7 @@ void Unary<K>::compute_cpu(const TensorList& in, const TensorList& out, const At
             },
             [](__m128d v) { return v; });
       } else {
-        cpu::unary_loop<T>(in[0], out[0], [](C x) { return apply_unary<K>(x); });
+        cpu::unary_loop<T>(in[0], out[0], [](C x) { return unary_value<K>(x); });
       }
     }
   });
@@ -331,20 +284,7 @@ void Compare<K>::compute_cpu(const TensorList& in, const TensorList& out, const 
                            for (int64_t i = 0; i < n; ++i) {
                              const C x = C(*reinterpret_cast<const T*>(p[1] + i * s[1]));
                              const C y = C(*reinterpret_cast<const T*>(p[2] + i * s[2]));
-                             bool r;
-                             if constexpr (K == CompareFn::kEq)
-                               r = x == y;
-                             else if constexpr (K == CompareFn::kNe)
-                               r = x != y;
-                             else if constexpr (K == CompareFn::kLt)
-                               r = x < y;
-                             else if constexpr (K == CompareFn::kLe)
-                               r = x <= y;
-                             else if constexpr (K == CompareFn::kGt)
-                               r = x > y;
-                             else
-                               r = x >= y;
-                             *reinterpret_cast<bool*>(p[0] + i * s[0]) = r;
+                             *reinterpret_cast<bool*>(p[0] + i * s[0]) = compare_value<K>(x, y);
                            }
                          });
   });

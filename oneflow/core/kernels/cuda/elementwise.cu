@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "oneflow/core/device/cuda/cuda_context.h"
+#include "oneflow/core/kernels/common/values.h"
 #include "oneflow/core/kernels/cuda/device/strided_indexer.cuh"
 #include "oneflow/core/ops/primitives.h"
 
@@ -146,45 +147,7 @@ template <UnaryFn K>
 struct UnaryFnOp {
   template <typename C>
   __device__ C operator()(C x) const {
-    if constexpr (K == UnaryFn::kAbs) {
-      if constexpr (std::is_unsigned_v<C>)
-        return x;
-      else
-        return x < C(0) ? C(-x) : x;
-    } else if constexpr (K == UnaryFn::kFloor) {
-      if constexpr (std::is_integral_v<C>)
-        return x;
-      else
-        return floor(x);
-    } else if constexpr (K == UnaryFn::kCeil) {
-      if constexpr (std::is_integral_v<C>)
-        return x;
-      else
-        return ceil(x);
-    } else if constexpr (K == UnaryFn::kRound) {
-      if constexpr (std::is_integral_v<C>)
-        return x;
-      else
-        return rint(x);
-    } else if constexpr (K == UnaryFn::kSqrt) {
-      return sqrt(x);
-    } else if constexpr (K == UnaryFn::kRsqrt) {
-      return C(1) / sqrt(x);
-    } else if constexpr (K == UnaryFn::kLog) {
-      return log(x);
-    } else if constexpr (K == UnaryFn::kLog1p) {
-      return log1p(x);
-    } else if constexpr (K == UnaryFn::kSin) {
-      return sin(x);
-    } else if constexpr (K == UnaryFn::kCos) {
-      return cos(x);
-    } else if constexpr (K == UnaryFn::kTanh) {
-      return tanh(x);
-    } else if constexpr (K == UnaryFn::kSigmoid) {
-      return C(1) / (C(1) + exp(-x));
-    } else {
-      return C(1) / x;
-    }
+    return unary_value<K>(x);
   }
 };
 
@@ -196,20 +159,7 @@ __global__ void compare_strided(int64_t n, StridedIndexer<3> ix, bool* out, cons
     int64_t off[3];
     ix.offsets(i, off);
     const C x = C(a[off[1]]), y = C(b[off[2]]);
-    bool r;
-    if constexpr (K == CompareFn::kEq)
-      r = x == y;
-    else if constexpr (K == CompareFn::kNe)
-      r = x != y;
-    else if constexpr (K == CompareFn::kLt)
-      r = x < y;
-    else if constexpr (K == CompareFn::kLe)
-      r = x <= y;
-    else if constexpr (K == CompareFn::kGt)
-      r = x > y;
-    else
-      r = x >= y;
-    out[off[0]] = r;
+    out[off[0]] = compare_value<K>(x, y);
   }
 }
 
