@@ -164,3 +164,7 @@ def numel(input):
 __version__ = "0.1.0"
 
 del _sys
+
+from oneflow.framework import math_ops as _math_ops  # noqa: E402
+
+globals().update(_math_ops.functions())

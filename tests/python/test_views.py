@@ -240,7 +240,7 @@ def test_advanced_index_errors():
         x[[0, 3]]
     with pytest.raises(IndexError, match="long, int, byte or bool"):
         x[flow.tensor([0.5])]
-    with pytest.raises(ValueError, match="broadcast"):
+    with pytest.raises(IndexError, match="broadcast"):
         x[[0, 1], [0, 1, 2]]
 
 

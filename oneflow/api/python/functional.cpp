@@ -183,8 +183,22 @@ void init_functional(py::module_& m) {
   m.def(
       "div",
       [](py::handle a, py::handle b, py::handle rounding_mode) {
-        if (!rounding_mode.is_none())
-          throw_error<NotImplementedError>("div", "rounding_mode is not implemented yet");
+        if (!rounding_mode.is_none()) {
+          const std::string mode = rounding_mode.cast<std::string>();
+          const BinaryFn fn = mode == "floor"   ? BinaryFn::kFloorDivide
+                              : mode == "trunc" ? BinaryFn::kTruncDivide
+                                                : BinaryFn::kAtan2;
+          if (fn == BinaryFn::kAtan2)
+            throw_error<ValueError>("div",
+                                    "expected rounding_mode to be one of None, 'trunc', or "
+                                    "'floor' but found '",
+                                    mode, "'");
+          if (!is_tensor(a) && is_tensor(b) && is_scalar(a))
+            return F::binary(fn, scalar_from_py(a, "div"), b.cast<Tensor>());
+          return binary(
+              "div", a, b, [fn](const Tensor& x, const Tensor& y) { return F::binary(fn, x, y); },
+              [fn](const Tensor& x, Scalar s) { return F::binary(fn, x, s); });
+        }
         if (!is_tensor(a) && is_tensor(b) && is_scalar(a)) {
           Tensor y = b.cast<Tensor>();
           Scalar s = scalar_from_py(a, "div");
@@ -434,19 +448,9 @@ void init_functional(py::module_& m) {
       py::arg("generator") = py::none());
   // Pointwise math functions and comparisons, one binding each.
   const std::pair<const char*, UnaryFn> unary_fns[] = {
-      {"abs", UnaryFn::kAbs},
-      {"sqrt", UnaryFn::kSqrt},
-      {"rsqrt", UnaryFn::kRsqrt},
-      {"log", UnaryFn::kLog},
-      {"log1p", UnaryFn::kLog1p},
-      {"sin", UnaryFn::kSin},
-      {"cos", UnaryFn::kCos},
-      {"tanh", UnaryFn::kTanh},
-      {"sigmoid", UnaryFn::kSigmoid},
-      {"floor", UnaryFn::kFloor},
-      {"ceil", UnaryFn::kCeil},
-      {"round", UnaryFn::kRound},
-      {"reciprocal", UnaryFn::kReciprocal},
+#define OF_UNARY_ENTRY(E, n) {#n, UnaryFn::k##E},
+      OF_UNARY_FNS(OF_UNARY_ENTRY)
+#undef OF_UNARY_ENTRY
   };
   for (const auto& [name, fn] : unary_fns) {
     m.def(
@@ -458,6 +462,32 @@ void init_functional(py::module_& m) {
         },
         py::arg("input"));
   }
+  // Elementwise binary functions: (tensor, tensor), (tensor, number) and (number, tensor).
+  const std::pair<const char*, BinaryFn> binary_fns[] = {
+#define OF_BINARY_ENTRY(E, n) {#n, BinaryFn::k##E},
+      OF_BINARY_FNS(OF_BINARY_ENTRY)
+#undef OF_BINARY_ENTRY
+  };
+  for (const auto& [name, fn] : binary_fns) {
+    m.def(
+        name,
+        [name = name, fn = fn](py::handle a, py::handle b) {
+          if (!is_tensor(a) && is_tensor(b) && is_scalar(a)) {
+            Tensor y = b.cast<Tensor>();
+            Scalar s = scalar_from_py(a, name);
+            py::gil_scoped_release nogil;
+            return F::binary(fn, s, y);
+          }
+          return binary(
+              name, a, b, [fn](const Tensor& x, const Tensor& y) { return F::binary(fn, x, y); },
+              [fn](const Tensor& x, Scalar s) { return F::binary(fn, x, s); });
+        },
+        py::arg("input"), py::arg("other"));
+  }
+  m.def(
+      "logical_not",
+      [](py::handle x) { return F::logical_not(as_tensor(x, "logical_not", "input")); },
+      py::arg("input"));
   const std::pair<const char*, CompareFn> compare_fns[] = {
       {"eq", CompareFn::kEq}, {"ne", CompareFn::kNe}, {"lt", CompareFn::kLt},
       {"le", CompareFn::kLe}, {"gt", CompareFn::kGt}, {"ge", CompareFn::kGe},
@@ -486,18 +516,7 @@ void init_functional(py::module_& m) {
             [](const Tensor& x, Scalar s) { return F::pow(x, s); });
       },
       py::arg("input"), py::arg("exponent"));
-  m.def(
-      "maximum",
-      [](py::handle a, py::handle b) {
-        return F::maximum(as_tensor(a, "maximum", "input"), as_tensor(b, "maximum", "other"));
-      },
-      py::arg("input"), py::arg("other"));
-  m.def(
-      "minimum",
-      [](py::handle a, py::handle b) {
-        return F::minimum(as_tensor(a, "minimum", "input"), as_tensor(b, "minimum", "other"));
-      },
-      py::arg("input"), py::arg("other"));
+
   m.def(
       "clamp",
       [](py::handle x, py::handle min, py::handle max) {

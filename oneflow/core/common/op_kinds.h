@@ -1,28 +1,115 @@
-// Enumerations that name the members of primitive families (shared by ops/ and functional/).
+// Enumerations that name the members of primitive families (shared by ops/, functional/, the
+// kernels and the bindings). Each family is one X-macro list, so adding a member is one line here
+// plus its value rule (kernels/common/values.h) and gradient rule (ops/primitives.cpp).
 #pragma once
 
 #include <cstdint>
 
 namespace oneflow {
 
-// Pointwise math functions of the Unary<F> primitive.
+// Pointwise math functions of the Unary<F> primitive: X(Enum, public name).
+#define OF_UNARY_FNS(X)     \
+  X(Abs, abs)               \
+  X(Sqrt, sqrt)             \
+  X(Rsqrt, rsqrt)           \
+  X(Log, log)               \
+  X(Log1p, log1p)           \
+  X(Sin, sin)               \
+  X(Cos, cos)               \
+  X(Tanh, tanh)             \
+  X(Sigmoid, sigmoid)       \
+  X(Floor, floor)           \
+  X(Ceil, ceil)             \
+  X(Round, round)           \
+  X(Reciprocal, reciprocal) \
+  X(Trunc, trunc)           \
+  X(Sign, sign)             \
+  X(Neg, neg)               \
+  X(Exp2, exp2)             \
+  X(Expm1, expm1)           \
+  X(Log2, log2)             \
+  X(Log10, log10)           \
+  X(Tan, tan)               \
+  X(Asin, asin)             \
+  X(Acos, acos)             \
+  X(Atan, atan)             \
+  X(Sinh, sinh)             \
+  X(Cosh, cosh)             \
+  X(Asinh, asinh)           \
+  X(Acosh, acosh)           \
+  X(Atanh, atanh)           \
+  X(Erf, erf)               \
+  X(Erfc, erfc)             \
+  X(Erfinv, erfinv)         \
+  X(Lgamma, lgamma)         \
+  X(Digamma, digamma)       \
+  X(Trigamma, trigamma)     \
+  X(BitwiseNot, bitwise_not)
+
 enum class UnaryFn : int8_t {
-  kAbs,
-  kSqrt,
-  kRsqrt,
-  kLog,
-  kLog1p,
-  kSin,
-  kCos,
-  kTanh,
-  kSigmoid,
-  kFloor,
-  kCeil,
-  kRound,
-  kReciprocal,
+#define OF_ENUM_MEMBER(E, n) k##E,
+  OF_UNARY_FNS(OF_ENUM_MEMBER)
 };
 
+// Elementwise binary functions of the Binary<F> primitive (inputs and output of one dtype).
+#define OF_BINARY_FNS(X)       \
+  X(Maximum, maximum)          \
+  X(Minimum, minimum)          \
+  X(Fmax, fmax)                \
+  X(Fmin, fmin)                \
+  X(Fmod, fmod)                \
+  X(Remainder, remainder)      \
+  X(FloorDivide, floor_divide) \
+  X(TruncDivide, trunc_divide) \
+  X(Atan2, atan2)              \
+  X(BitwiseAnd, bitwise_and)   \
+  X(BitwiseOr, bitwise_or)     \
+  X(BitwiseXor, bitwise_xor)   \
+  X(LogicalAnd, logical_and)   \
+  X(LogicalOr, logical_or)     \
+  X(LogicalXor, logical_xor)
+
+enum class BinaryFn : int8_t { OF_BINARY_FNS(OF_ENUM_MEMBER) };
+
 // Comparisons of the Compare<F> primitive.
-enum class CompareFn : int8_t { kEq, kNe, kLt, kLe, kGt, kGe };
+#define OF_COMPARE_FNS(X) X(Eq, eq) X(Ne, ne) X(Lt, lt) X(Le, le) X(Gt, gt) X(Ge, ge)
+
+enum class CompareFn : int8_t { OF_COMPARE_FNS(OF_ENUM_MEMBER) };
+#undef OF_ENUM_MEMBER
+
+#define OF_CASE_NAME(E, n) \
+  case Fn::k##E:           \
+    return #n;
+constexpr const char* fn_name(UnaryFn f) {
+  using Fn = UnaryFn;
+  switch (f) { OF_UNARY_FNS(OF_CASE_NAME) }
+  return "unary";
+}
+constexpr const char* fn_name(BinaryFn f) {
+  using Fn = BinaryFn;
+  switch (f) { OF_BINARY_FNS(OF_CASE_NAME) }
+  return "binary";
+}
+constexpr const char* fn_name(CompareFn f) {
+  using Fn = CompareFn;
+  switch (f) { OF_COMPARE_FNS(OF_CASE_NAME) }
+  return "compare";
+}
+#undef OF_CASE_NAME
+
+// Integer inputs keep their dtype (the others compute in the floating result type).
+constexpr bool keeps_integers(UnaryFn k) {
+  return k == UnaryFn::kAbs || k == UnaryFn::kFloor || k == UnaryFn::kCeil ||
+         k == UnaryFn::kRound || k == UnaryFn::kTrunc || k == UnaryFn::kSign ||
+         k == UnaryFn::kNeg || k == UnaryFn::kBitwiseNot;
+}
+
+// Functions defined on integers and bool only.
+constexpr bool bitwise_fn(BinaryFn k) {
+  return k == BinaryFn::kBitwiseAnd || k == BinaryFn::kBitwiseOr || k == BinaryFn::kBitwiseXor;
+}
+constexpr bool logical_fn(BinaryFn k) {
+  return k == BinaryFn::kLogicalAnd || k == BinaryFn::kLogicalOr || k == BinaryFn::kLogicalXor;
+}
 
 }  // namespace oneflow

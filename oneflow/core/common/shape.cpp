@@ -48,8 +48,9 @@ Shape broadcast_shapes(const char* op, const Shape& a, const Shape& b) {
     int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
     if (da != db && da != 1 && db != 1)
-      throw_error<ValueError>(op, "shapes ", shape_str(a), " and ", shape_str(b),
-                              " cannot be broadcast together (dim ", i, ": ", da, " vs ", db, ")");
+      throw_error<RuntimeError>(op, "shapes ", shape_str(a), " and ", shape_str(b),
+                                " cannot be broadcast together (dim ", i, ": ", da, " vs ", db,
+                                ")");
     out[i] = da == 1 ? db : da;
   }
   return out;

@@ -393,7 +393,14 @@ TensorList prepare_indices(const char* op, const Tensor& x, const TensorList& in
                               "tensors used as indices must be long, int, byte or bool "
                               "tensors, got ",
                               dtype_name(t->dtype()));
-    b = broadcast_shapes(op, b, t->shape());
+    try {
+      b = broadcast_shapes(op, b, t->shape());
+    } catch (const RuntimeError&) {
+      throw_error<IndexError>(op,
+                              "shape mismatch: indexing tensors could not be broadcast "
+                              "together with shapes ",
+                              shape_str(b), " and ", shape_str(t->shape()));
+    }
   }
   TensorList out;
   for (int64_t j = 0; j < k; ++j) {
@@ -559,7 +566,7 @@ Tensor mul(const Tensor& a, Scalar b) {
 Tensor neg(const Tensor& a) {
   if (a->dtype() == DType::kBool)
     throw_error<TypeError>("neg", "negation, the `-` operator, on a bool tensor is not supported");
-  return mul(a, Scalar::from_int(-1));
+  return unary(UnaryFn::kNeg, a);
 }
 
 Tensor relu(const Tensor& a) { return dispatch1(prim::relu(), {a}); }
@@ -618,55 +625,95 @@ Tensor where(const Tensor& cond, Scalar x, Scalar y) {
 }
 
 Tensor unary(UnaryFn fn, const Tensor& x_in) {
-  const bool keeps =
-      fn == UnaryFn::kAbs || fn == UnaryFn::kFloor || fn == UnaryFn::kCeil || fn == UnaryFn::kRound;
-  const Tensor x = keeps ? x_in : to(x_in, float_result(x_in->dtype()), std::nullopt);
+  if ((fn == UnaryFn::kNeg || fn == UnaryFn::kSign) && x_in->dtype() == DType::kBool)
+    throw_error<TypeError>(fn_name(fn), "on a bool tensor is not supported");
+  const Tensor x = keeps_integers(fn) ? x_in : to(x_in, float_result(x_in->dtype()), std::nullopt);
   switch (fn) {
-    case UnaryFn::kAbs:
-      return dispatch1(prim::unary<UnaryFn::kAbs>(), {x});
-    case UnaryFn::kSqrt:
-      return dispatch1(prim::unary<UnaryFn::kSqrt>(), {x});
-    case UnaryFn::kRsqrt:
-      return dispatch1(prim::unary<UnaryFn::kRsqrt>(), {x});
-    case UnaryFn::kLog:
-      return dispatch1(prim::unary<UnaryFn::kLog>(), {x});
-    case UnaryFn::kLog1p:
-      return dispatch1(prim::unary<UnaryFn::kLog1p>(), {x});
-    case UnaryFn::kSin:
-      return dispatch1(prim::unary<UnaryFn::kSin>(), {x});
-    case UnaryFn::kCos:
-      return dispatch1(prim::unary<UnaryFn::kCos>(), {x});
-    case UnaryFn::kTanh:
-      return dispatch1(prim::unary<UnaryFn::kTanh>(), {x});
-    case UnaryFn::kSigmoid:
-      return dispatch1(prim::unary<UnaryFn::kSigmoid>(), {x});
-    case UnaryFn::kFloor:
-      return dispatch1(prim::unary<UnaryFn::kFloor>(), {x});
-    case UnaryFn::kCeil:
-      return dispatch1(prim::unary<UnaryFn::kCeil>(), {x});
-    case UnaryFn::kRound:
-      return dispatch1(prim::unary<UnaryFn::kRound>(), {x});
-    case UnaryFn::kReciprocal:
-      return dispatch1(prim::unary<UnaryFn::kReciprocal>(), {x});
+#define OF_UNARY_CASE(E, n) \
+  case UnaryFn::k##E:       \
+    return dispatch1(prim::unary<UnaryFn::k##E>(), {x});
+    OF_UNARY_FNS(OF_UNARY_CASE)
+#undef OF_UNARY_CASE
   }
   throw_error<RuntimeError>("unary", "unknown function");
+}
+
+Tensor logical_not(const Tensor& x) {
+  return compare(CompareFn::kEq, to(x, DType::kBool, std::nullopt), Scalar::from_bool(false));
+}
+
+namespace {
+Tensor binary_impl(BinaryFn fn, const Tensor& a, const Tensor& b) {
+  switch (fn) {
+#define OF_BINARY_CASE(E, n) \
+  case BinaryFn::k##E:       \
+    return dispatch1(prim::binary<BinaryFn::k##E>(), {a, b});
+    OF_BINARY_FNS(OF_BINARY_CASE)
+#undef OF_BINARY_CASE
+  }
+  throw_error<RuntimeError>("binary", "unknown function");
+}
+
+// The dtype a binary function computes in, from the promoted dtype of its operands.
+DType binary_compute_dtype(BinaryFn fn, DType promoted) {
+  if (logical_fn(fn)) return DType::kBool;
+  if (fn == BinaryFn::kAtan2) return float_result(promoted);
+  return promoted;
+}
+
+// Integer division and modulo by zero raise, as in PyTorch (the kernels never trap).
+void check_integer_divisor(BinaryFn fn, const Tensor& b) {
+  if (fn != BinaryFn::kFmod && fn != BinaryFn::kRemainder && fn != BinaryFn::kFloorDivide &&
+      fn != BinaryFn::kTruncDivide)
+    return;
+  if (!is_integral(b->dtype(), false) || b->numel() == 0) return;
+  Tensor zeros = sum(compare(CompareFn::kEq, b, Scalar::from_int(0)));
+  Tensor h = to(zeros, DType::kInt64, Device{});
+  if (h->data_as<int64_t>()[0] != 0)
+    throw_error<RuntimeError>(fn_name(fn), "ZeroDivisionError: integer division by zero");
+}
+}  // namespace
+
+Tensor binary(BinaryFn fn, const Tensor& a, const Tensor& b) {
+  const DType dt = binary_compute_dtype(fn, result_type({a, b}));
+  Tensor x = to(a, dt, std::nullopt), y = to(b, dt, std::nullopt);
+  check_integer_divisor(fn, y);
+  return binary_impl(fn, x, y);
+}
+
+Tensor binary(BinaryFn fn, const Tensor& a, Scalar b) {
+  const DType dt = binary_compute_dtype(fn, result_type({a}, {b}));
+  Tensor y = scalar_tensor(b, dt, a->device());
+  check_integer_divisor(fn, y);
+  return binary_impl(fn, to(a, dt, std::nullopt), y);
+}
+
+Tensor binary(BinaryFn fn, Scalar a, const Tensor& b) {
+  const DType dt = binary_compute_dtype(fn, result_type({b}, {a}));
+  Tensor y = to(b, dt, std::nullopt);
+  check_integer_divisor(fn, y);
+  return binary_impl(fn, scalar_tensor(a, dt, b->device()), y);
+}
+
+Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode) {
+  if (rounding_mode == "floor") return binary(BinaryFn::kFloorDivide, a, b);
+  if (rounding_mode == "trunc") return binary(BinaryFn::kTruncDivide, a, b);
+  if (!rounding_mode.empty() && rounding_mode != "true")
+    throw_error<ValueError>("div",
+                            "expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                            "found '",
+                            rounding_mode, "'");
+  return div(a, b);
 }
 
 namespace {
 Tensor compare_impl(CompareFn fn, const Tensor& a, const Tensor& b) {
   switch (fn) {
-    case CompareFn::kEq:
-      return dispatch1(prim::compare<CompareFn::kEq>(), {a, b});
-    case CompareFn::kNe:
-      return dispatch1(prim::compare<CompareFn::kNe>(), {a, b});
-    case CompareFn::kLt:
-      return dispatch1(prim::compare<CompareFn::kLt>(), {a, b});
-    case CompareFn::kLe:
-      return dispatch1(prim::compare<CompareFn::kLe>(), {a, b});
-    case CompareFn::kGt:
-      return dispatch1(prim::compare<CompareFn::kGt>(), {a, b});
-    case CompareFn::kGe:
-      return dispatch1(prim::compare<CompareFn::kGe>(), {a, b});
+#define OF_COMPARE_CASE(E, n) \
+  case CompareFn::k##E:       \
+    return dispatch1(prim::compare<CompareFn::k##E>(), {a, b});
+    OF_COMPARE_FNS(OF_COMPARE_CASE)
+#undef OF_COMPARE_CASE
   }
   throw_error<RuntimeError>("compare", "unknown comparison");
 }
@@ -710,17 +757,9 @@ Tensor rpow(const Tensor& a, Scalar b) {
   return dispatch1(prim::pow(), {scalar_tensor(b, dt, a->device()), to(a, dt, std::nullopt)});
 }
 
-Tensor maximum(const Tensor& a, const Tensor& b) {
-  DType dt = result_type({a, b});
-  Tensor x = to(a, dt, std::nullopt), y = to(b, dt, std::nullopt);
-  return where(compare(CompareFn::kGe, x, y), x, y);
-}
+Tensor maximum(const Tensor& a, const Tensor& b) { return binary(BinaryFn::kMaximum, a, b); }
 
-Tensor minimum(const Tensor& a, const Tensor& b) {
-  DType dt = result_type({a, b});
-  Tensor x = to(a, dt, std::nullopt), y = to(b, dt, std::nullopt);
-  return where(compare(CompareFn::kLe, x, y), x, y);
-}
+Tensor minimum(const Tensor& a, const Tensor& b) { return binary(BinaryFn::kMinimum, a, b); }
 
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
   if (!min && !max)

@@ -93,6 +93,20 @@ Tensor minimum(const Tensor& a, const Tensor& b);
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max);
 // abs/floor/ceil/round keep integer dtypes; the others compute integers in the default dtype.
 Tensor unary(UnaryFn fn, const Tensor& x);
+// Elementwise binary functions. Operands promote like add; the logical functions compare as
+// bool, atan2 computes integers in the default float dtype; integer division by zero raises.
+Tensor binary(BinaryFn fn, const Tensor& a, const Tensor& b);
+Tensor binary(BinaryFn fn, const Tensor& a, Scalar b);
+Tensor binary(BinaryFn fn, Scalar a, const Tensor& b);
+inline Tensor logical_or(const Tensor& a, const Tensor& b) {
+  return binary(BinaryFn::kLogicalOr, a, b);
+}
+inline Tensor logical_and(const Tensor& a, const Tensor& b) {
+  return binary(BinaryFn::kLogicalAnd, a, b);
+}
+Tensor logical_not(const Tensor& x);
+// rounding_mode: "" (true division), "trunc" or "floor".
+Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode);
 // Comparisons (promoting like add), bool results.
 Tensor compare(CompareFn fn, const Tensor& a, const Tensor& b);
 Tensor compare(CompareFn fn, const Tensor& a, Scalar b);

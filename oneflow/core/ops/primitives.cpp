@@ -180,47 +180,12 @@ std::vector<TensorMeta> UnaryMath::infer(const TensorList& in, const Attrs&) con
   return {contiguous_meta(in[0]->shape(), in[0]->dtype(), in[0]->device())};
 }
 
-template <UnaryFn K>
-const char* Unary<K>::name() const {
-  switch (K) {
-    case UnaryFn::kAbs:
-      return "abs";
-    case UnaryFn::kSqrt:
-      return "sqrt";
-    case UnaryFn::kRsqrt:
-      return "rsqrt";
-    case UnaryFn::kLog:
-      return "log";
-    case UnaryFn::kLog1p:
-      return "log1p";
-    case UnaryFn::kSin:
-      return "sin";
-    case UnaryFn::kCos:
-      return "cos";
-    case UnaryFn::kTanh:
-      return "tanh";
-    case UnaryFn::kSigmoid:
-      return "sigmoid";
-    case UnaryFn::kFloor:
-      return "floor";
-    case UnaryFn::kCeil:
-      return "ceil";
-    case UnaryFn::kRound:
-      return "round";
-    case UnaryFn::kReciprocal:
-      return "reciprocal";
-  }
-  return "unary";
-}
-
 namespace {
-constexpr bool keeps_integers(UnaryFn k) {
-  return k == UnaryFn::kAbs || k == UnaryFn::kFloor || k == UnaryFn::kCeil || k == UnaryFn::kRound;
-}
 // Rules whose gradient reads the output rather than the input.
 constexpr bool grad_from_output(UnaryFn k) {
   return k == UnaryFn::kSqrt || k == UnaryFn::kRsqrt || k == UnaryFn::kTanh ||
-         k == UnaryFn::kSigmoid || k == UnaryFn::kReciprocal;
+         k == UnaryFn::kSigmoid || k == UnaryFn::kReciprocal || k == UnaryFn::kExp2 ||
+         k == UnaryFn::kExpm1 || k == UnaryFn::kTan || k == UnaryFn::kErfinv;
 }
 }  // namespace
 
@@ -229,11 +194,19 @@ PrimTraits Unary<K>::traits() const {
   PrimTraits t = UnaryMath::traits();
   t.saves_outputs = grad_from_output(K);
   t.saves_inputs = !grad_from_output(K);
+  t.differentiable = K != UnaryFn::kBitwiseNot;
   return t;
 }
 
 template <UnaryFn K>
 std::vector<TensorMeta> Unary<K>::infer(const TensorList& in, const Attrs& attrs) const {
+  if (K == UnaryFn::kBitwiseNot) {
+    check_arity(*this, in, 1);
+    if (!is_integral(in[0]->dtype(), true))
+      throw_error<TypeError>(name(), "expected an integer or bool input, got ",
+                             dtype_name(in[0]->dtype()));
+    return {contiguous_meta(in[0]->shape(), in[0]->dtype(), in[0]->device())};
+  }
   if (keeps_integers(K)) {
     check_arity(*this, in, 1);
     if (in[0]->dtype() == DType::kBool)
@@ -246,6 +219,7 @@ std::vector<TensorMeta> Unary<K>::infer(const TensorList& in, const Attrs& attrs
 template <UnaryFn K>
 TensorList Unary<K>::grad(const GradContext& ctx, const TensorList& dy) const {
   const Tensor& g = dy[0];
+  const Tensor& x = ctx.inputs.empty() ? ctx.outputs[0] : ctx.inputs[0];
   const Scalar one = Scalar::from_int(1);
   switch (K) {
     case UnaryFn::kAbs: {
@@ -279,32 +253,63 @@ TensorList Unary<K>::grad(const GradContext& ctx, const TensorList& dy) const {
     case UnaryFn::kFloor:
     case UnaryFn::kCeil:
     case UnaryFn::kRound:
+    case UnaryFn::kTrunc:
+    case UnaryFn::kSign:
       return {F::zeros_like(g)};
+    case UnaryFn::kNeg:
+      return {F::neg(g)};
+    case UnaryFn::kExp2:
+      return {F::mul(F::mul(g, ctx.outputs[0]), Scalar::from_double(0.69314718055994530942))};
+    case UnaryFn::kExpm1:
+      return {F::mul(g, F::add(ctx.outputs[0], one))};
+    case UnaryFn::kLog2:
+      return {F::div(g, F::mul(x, Scalar::from_double(0.69314718055994530942)))};
+    case UnaryFn::kLog10:
+      return {F::div(g, F::mul(x, Scalar::from_double(2.30258509299404568402)))};
+    case UnaryFn::kTan: {
+      const Tensor& y = ctx.outputs[0];
+      return {F::mul(g, F::add(F::mul(y, y), one))};
+    }
+    case UnaryFn::kAsin:  // 1 / sqrt(1 - x^2)
+      return {F::mul(g, F::unary(UnaryFn::kRsqrt, F::rsub(F::mul(x, x), one)))};
+    case UnaryFn::kAcos:
+      return {F::neg(F::mul(g, F::unary(UnaryFn::kRsqrt, F::rsub(F::mul(x, x), one))))};
+    case UnaryFn::kAtan:
+      return {F::div(g, F::add(F::mul(x, x), one))};
+    case UnaryFn::kSinh:
+      return {F::mul(g, F::unary(UnaryFn::kCosh, x))};
+    case UnaryFn::kCosh:
+      return {F::mul(g, F::unary(UnaryFn::kSinh, x))};
+    case UnaryFn::kAsinh:
+      return {F::mul(g, F::unary(UnaryFn::kRsqrt, F::add(F::mul(x, x), one)))};
+    case UnaryFn::kAcosh:
+      return {F::mul(g, F::unary(UnaryFn::kRsqrt, F::sub(F::mul(x, x), one, one)))};
+    case UnaryFn::kAtanh:
+      return {F::div(g, F::rsub(F::mul(x, x), one))};
+    case UnaryFn::kErf:  // 2/sqrt(pi) exp(-x^2)
+      return {F::mul(F::mul(g, F::exp(F::neg(F::mul(x, x)))),
+                     Scalar::from_double(1.12837916709551257390))};
+    case UnaryFn::kErfc:
+      return {F::mul(F::mul(g, F::exp(F::neg(F::mul(x, x)))),
+                     Scalar::from_double(-1.12837916709551257390))};
+    case UnaryFn::kErfinv: {  // sqrt(pi)/2 exp(y^2)
+      const Tensor& y = ctx.outputs[0];
+      return {F::mul(F::mul(g, F::exp(F::mul(y, y))), Scalar::from_double(0.88622692545275801365))};
+    }
+    case UnaryFn::kLgamma:
+      return {F::mul(g, F::unary(UnaryFn::kDigamma, x))};
+    case UnaryFn::kDigamma:
+      return {F::mul(g, F::unary(UnaryFn::kTrigamma, x))};
+    case UnaryFn::kTrigamma:
+      throw_error<NotImplementedError>(name(), "the derivative of trigamma is not implemented");
+    case UnaryFn::kBitwiseNot:
+      break;
     case UnaryFn::kReciprocal: {
       const Tensor& y = ctx.outputs[0];
       return {F::neg(F::mul(g, F::mul(y, y)))};
     }
   }
   return {nullptr};
-}
-
-template <CompareFn K>
-const char* Compare<K>::name() const {
-  switch (K) {
-    case CompareFn::kEq:
-      return "eq";
-    case CompareFn::kNe:
-      return "ne";
-    case CompareFn::kLt:
-      return "lt";
-    case CompareFn::kLe:
-      return "le";
-    case CompareFn::kGt:
-      return "gt";
-    case CompareFn::kGe:
-      return "ge";
-  }
-  return "compare";
 }
 
 template <CompareFn K>
@@ -322,6 +327,81 @@ std::vector<TensorMeta> Compare<K>::infer(const TensorList& in, const Attrs&) co
                            dtype_name(in[0]->dtype()), " and ", dtype_name(in[1]->dtype()));
   return {contiguous_meta(broadcast_shapes(name(), in[0]->shape(), in[1]->shape()), DType::kBool,
                           in[0]->device())};
+}
+
+template <BinaryFn K>
+PrimTraits Binary<K>::traits() const {
+  PrimTraits t = BinaryElementwise::traits();
+  t.differentiable = !bitwise_fn(K) && !logical_fn(K) && K != BinaryFn::kFloorDivide &&
+                     K != BinaryFn::kTruncDivide;
+  t.saves_inputs = t.differentiable;
+  return t;
+}
+
+template <BinaryFn K>
+std::vector<TensorMeta> Binary<K>::infer(const TensorList& in, const Attrs& attrs) const {
+  std::vector<TensorMeta> metas = BinaryElementwise::infer(in, attrs);
+  const DType dt = in[0]->dtype();
+  if (logical_fn(K) && dt != DType::kBool)
+    throw_error<TypeError>(name(), "expected bool inputs, got ", dtype_name(dt));
+  if (bitwise_fn(K) && !is_integral(dt, true))
+    throw_error<TypeError>(name(), "expected integer or bool inputs, got ", dtype_name(dt));
+  if (K == BinaryFn::kAtan2 && !is_floating(dt))
+    throw_error<TypeError>(name(), "expected floating point inputs, got ", dtype_name(dt));
+  if (!bitwise_fn(K) && !logical_fn(K) && K != BinaryFn::kMaximum && K != BinaryFn::kMinimum &&
+      K != BinaryFn::kFmax && K != BinaryFn::kFmin && dt == DType::kBool)
+    throw_error<TypeError>(name(), "expected numeric inputs, got bool");
+  return metas;
+}
+
+template <BinaryFn K>
+TensorList Binary<K>::grad(const GradContext& ctx, const TensorList& dy) const {
+  const Tensor &a = ctx.inputs[0], &b = ctx.inputs[1], &g = dy[0];
+  const Shape &sa = ctx.input_metas[0].shape, &sb = ctx.input_metas[1].shape;
+  TensorList dx(2);
+  Tensor zero = F::zeros({}, CreationOptions{g->dtype(), g->device(), ""});
+  switch (K) {
+    case BinaryFn::kMaximum:
+    case BinaryFn::kMinimum: {
+      // Ties split the gradient in half; otherwise a side gets it unless it lost the
+      // comparison (so both sides get it where one is NaN, as in PyTorch).
+      const CompareFn loses = K == BinaryFn::kMaximum ? CompareFn::kLt : CompareFn::kGt;
+      Tensor half = F::mul(g, Scalar::from_double(0.5));
+      Tensor tie = F::compare(CompareFn::kEq, a, b);
+      if (ctx.needs_input_grad[0])
+        dx[0] = F::sum_to(F::where(tie, half, F::where(F::compare(loses, a, b), zero, g)), sa);
+      if (ctx.needs_input_grad[1])
+        dx[1] = F::sum_to(F::where(tie, half, F::where(F::compare(loses, b, a), zero, g)), sb);
+      return dx;
+    }
+    case BinaryFn::kFmax:
+    case BinaryFn::kFmin: {
+      // a is chosen when it wins or ties, or when b is NaN.
+      const CompareFn wins = K == BinaryFn::kFmax ? CompareFn::kGe : CompareFn::kLe;
+      Tensor pick_a = F::logical_or(F::compare(wins, a, b), F::compare(CompareFn::kNe, b, b));
+      if (ctx.needs_input_grad[0]) dx[0] = F::sum_to(F::where(pick_a, g, zero), sa);
+      if (ctx.needs_input_grad[1]) dx[1] = F::sum_to(F::where(pick_a, zero, g), sb);
+      return dx;
+    }
+    case BinaryFn::kFmod:
+    case BinaryFn::kRemainder: {
+      // a - b * q with q = trunc(a / b) (fmod) or floor(a / b) (remainder).
+      if (ctx.needs_input_grad[0]) dx[0] = F::sum_to(g, sa);
+      if (ctx.needs_input_grad[1]) {
+        Tensor q = F::unary(K == BinaryFn::kFmod ? UnaryFn::kTrunc : UnaryFn::kFloor, F::div(a, b));
+        dx[1] = F::sum_to(F::neg(F::mul(g, q)), sb);
+      }
+      return dx;
+    }
+    case BinaryFn::kAtan2: {
+      Tensor denom = F::add(F::mul(a, a), F::mul(b, b));
+      if (ctx.needs_input_grad[0]) dx[0] = F::sum_to(F::div(F::mul(g, b), denom), sa);
+      if (ctx.needs_input_grad[1]) dx[1] = F::sum_to(F::neg(F::div(F::mul(g, a), denom)), sb);
+      return dx;
+    }
+    default:
+      return Primitive::grad(ctx, dy);
+  }
 }
 
 PrimTraits Exp::traits() const {
@@ -817,25 +897,21 @@ const Compare<F>& compare() {
   static const Compare<F> instance;
   return instance;
 }
-template const Unary<UnaryFn::kAbs>& unary<UnaryFn::kAbs>();
-template const Unary<UnaryFn::kSqrt>& unary<UnaryFn::kSqrt>();
-template const Unary<UnaryFn::kRsqrt>& unary<UnaryFn::kRsqrt>();
-template const Unary<UnaryFn::kLog>& unary<UnaryFn::kLog>();
-template const Unary<UnaryFn::kLog1p>& unary<UnaryFn::kLog1p>();
-template const Unary<UnaryFn::kSin>& unary<UnaryFn::kSin>();
-template const Unary<UnaryFn::kCos>& unary<UnaryFn::kCos>();
-template const Unary<UnaryFn::kTanh>& unary<UnaryFn::kTanh>();
-template const Unary<UnaryFn::kSigmoid>& unary<UnaryFn::kSigmoid>();
-template const Unary<UnaryFn::kFloor>& unary<UnaryFn::kFloor>();
-template const Unary<UnaryFn::kCeil>& unary<UnaryFn::kCeil>();
-template const Unary<UnaryFn::kRound>& unary<UnaryFn::kRound>();
-template const Unary<UnaryFn::kReciprocal>& unary<UnaryFn::kReciprocal>();
-template const Compare<CompareFn::kEq>& compare<CompareFn::kEq>();
-template const Compare<CompareFn::kNe>& compare<CompareFn::kNe>();
-template const Compare<CompareFn::kLt>& compare<CompareFn::kLt>();
-template const Compare<CompareFn::kLe>& compare<CompareFn::kLe>();
-template const Compare<CompareFn::kGt>& compare<CompareFn::kGt>();
-template const Compare<CompareFn::kGe>& compare<CompareFn::kGe>();
+#define OF_UNARY_INSTANCE(E, n) template const Unary<UnaryFn::k##E>& unary<UnaryFn::k##E>();
+OF_UNARY_FNS(OF_UNARY_INSTANCE)
+#undef OF_UNARY_INSTANCE
+#define OF_COMPARE_INSTANCE(E, n) \
+  template const Compare<CompareFn::k##E>& compare<CompareFn::k##E>();
+OF_COMPARE_FNS(OF_COMPARE_INSTANCE)
+#undef OF_COMPARE_INSTANCE
+template <BinaryFn F>
+const Binary<F>& binary() {
+  static const Binary<F> instance;
+  return instance;
+}
+#define OF_BINARY_INSTANCE(E, n) template const Binary<BinaryFn::k##E>& binary<BinaryFn::k##E>();
+OF_BINARY_FNS(OF_BINARY_INSTANCE)
+#undef OF_BINARY_INSTANCE
 OF_INSTANCE(Where, where)
 OF_INSTANCE(Exp, exp)
 OF_INSTANCE(Gelu, gelu)
@@ -866,7 +942,7 @@ OF_INSTANCE(RandomUniform, random_uniform)
 }  // namespace prim
 
 std::vector<const Primitive*> all_primitives() {
-  return {
+  std::vector<const Primitive*> list = {
       &prim::add(),
       &prim::mul(),
       &prim::div(),
@@ -899,47 +975,28 @@ std::vector<const Primitive*> all_primitives() {
       &prim::assign(),
       &prim::index_gather(),
       &prim::index_put(),
-      &prim::unary<UnaryFn::kAbs>(),
-      &prim::unary<UnaryFn::kSqrt>(),
-      &prim::unary<UnaryFn::kRsqrt>(),
-      &prim::unary<UnaryFn::kLog>(),
-      &prim::unary<UnaryFn::kLog1p>(),
-      &prim::unary<UnaryFn::kSin>(),
-      &prim::unary<UnaryFn::kCos>(),
-      &prim::unary<UnaryFn::kTanh>(),
-      &prim::unary<UnaryFn::kSigmoid>(),
-      &prim::unary<UnaryFn::kFloor>(),
-      &prim::unary<UnaryFn::kCeil>(),
-      &prim::unary<UnaryFn::kRound>(),
-      &prim::unary<UnaryFn::kReciprocal>(),
-      &prim::compare<CompareFn::kEq>(),
-      &prim::compare<CompareFn::kNe>(),
-      &prim::compare<CompareFn::kLt>(),
-      &prim::compare<CompareFn::kLe>(),
-      &prim::compare<CompareFn::kGt>(),
-      &prim::compare<CompareFn::kGe>(),
   };
+#define OF_LIST_UNARY(E, n) list.push_back(&prim::unary<UnaryFn::k##E>());
+  OF_UNARY_FNS(OF_LIST_UNARY)
+#undef OF_LIST_UNARY
+#define OF_LIST_COMPARE(E, n) list.push_back(&prim::compare<CompareFn::k##E>());
+  OF_COMPARE_FNS(OF_LIST_COMPARE)
+#undef OF_LIST_COMPARE
+#define OF_LIST_BINARY(E, n) list.push_back(&prim::binary<BinaryFn::k##E>());
+  OF_BINARY_FNS(OF_LIST_BINARY)
+#undef OF_LIST_BINARY
+  return list;
 }
 
 // The primitives instantiated from the templates (kernels are instantiated per backend).
-template class Unary<UnaryFn::kAbs>;
-template class Unary<UnaryFn::kSqrt>;
-template class Unary<UnaryFn::kRsqrt>;
-template class Unary<UnaryFn::kLog>;
-template class Unary<UnaryFn::kLog1p>;
-template class Unary<UnaryFn::kSin>;
-template class Unary<UnaryFn::kCos>;
-template class Unary<UnaryFn::kTanh>;
-template class Unary<UnaryFn::kSigmoid>;
-template class Unary<UnaryFn::kFloor>;
-template class Unary<UnaryFn::kCeil>;
-template class Unary<UnaryFn::kRound>;
-template class Unary<UnaryFn::kReciprocal>;
-template class Compare<CompareFn::kEq>;
-template class Compare<CompareFn::kNe>;
-template class Compare<CompareFn::kLt>;
-template class Compare<CompareFn::kLe>;
-template class Compare<CompareFn::kGt>;
-template class Compare<CompareFn::kGe>;
+#define OF_UNARY_CLASS(E, n) template class Unary<UnaryFn::k##E>;
+OF_UNARY_FNS(OF_UNARY_CLASS)
+#undef OF_UNARY_CLASS
+#define OF_COMPARE_CLASS(E, n) template class Compare<CompareFn::k##E>;
+OF_COMPARE_FNS(OF_COMPARE_CLASS)
+#undef OF_COMPARE_CLASS
+#define OF_BINARY_CLASS(E, n) template class Binary<BinaryFn::k##E>;
+OF_BINARY_FNS(OF_BINARY_CLASS)
+#undef OF_BINARY_CLASS
 
 }  // namespace oneflow

@@ -108,7 +108,7 @@ class Exp final : public UnaryMath {
 template <UnaryFn F>
 class Unary final : public UnaryMath {
  public:
-  const char* name() const override;
+  const char* name() const override { return fn_name(F); }
   PrimTraits traits() const override;
   std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
   TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
@@ -120,9 +120,22 @@ class Unary final : public UnaryMath {
 template <CompareFn F>
 class Compare final : public Primitive {
  public:
-  const char* name() const override;
+  const char* name() const override { return fn_name(F); }
   PrimTraits traits() const override;
   std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// Elementwise binary functions (maximum, fmod, floor_divide, atan2, bitwise and logical ops, ...):
+// two inputs of one dtype, broadcast; the output has that dtype. The logical functions take bool
+// inputs (the functional layer casts); the bitwise ones integers or bool.
+template <BinaryFn F>
+class Binary final : public BinaryElementwise {
+ public:
+  const char* name() const override { return fn_name(F); }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
   OF_PRIMITIVE_KERNELS
 };
 
@@ -386,6 +399,8 @@ template <UnaryFn F>
 const Unary<F>& unary();
 template <CompareFn F>
 const Compare<F>& compare();
+template <BinaryFn F>
+const Binary<F>& binary();
 const Exp& exp();
 const Gelu& gelu();
 const GeluGrad& gelu_grad();

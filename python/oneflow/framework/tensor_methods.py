@@ -457,6 +457,10 @@ def install():
         "gt": _C.gt,
         "ge": _C.ge,
     }
+    from oneflow.framework import math_ops
+
+    methods = {**math_ops.methods(), **methods}
+    methods["clamp"] = methods["clip"] = math_ops.clamp
     for name, fn in methods.items():
         if type(fn).__name__ == "builtin_function_or_method":
             fn = _method(fn)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include <cmath>
@@ -52,22 +53,119 @@ OF_HD inline T uniform_value(uint32_t bits, double low, double high) {
 #define OF_MATH(fn) std::fn
 #endif
 
+// Special functions with no std:: or CUDA counterpart (double precision inside).
+OF_HD inline double erfinv_value(double y) {
+  if (!(y > -1.0 && y < 1.0)) {
+    if (y == 1.0) return std::numeric_limits<double>::infinity();
+    if (y == -1.0) return -std::numeric_limits<double>::infinity();
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  // Giles' single-precision approximation, then two Newton steps on erf(x) = y.
+  double w = -OF_MATH(log)((1.0 - y) * (1.0 + y)), p;
+  if (w < 5.0) {
+    w -= 2.5;
+    p = 2.81022636e-08;
+    p = 3.43273939e-07 + p * w;
+    p = -3.5233877e-06 + p * w;
+    p = -4.39150654e-06 + p * w;
+    p = 0.00021858087 + p * w;
+    p = -0.00125372503 + p * w;
+    p = -0.00417768164 + p * w;
+    p = 0.246640727 + p * w;
+    p = 1.50140941 + p * w;
+  } else {
+    w = OF_MATH(sqrt)(w) - 3.0;
+    p = -0.000200214257;
+    p = 0.000100950558 + p * w;
+    p = 0.00134934322 + p * w;
+    p = -0.00367342844 + p * w;
+    p = 0.00573950773 + p * w;
+    p = -0.0076224613 + p * w;
+    p = 0.00943887047 + p * w;
+    p = 1.00167406 + p * w;
+    p = 2.83297682 + p * w;
+  }
+  double x = p * y;
+  constexpr double kTwoOverSqrtPi = 1.12837916709551257390;
+  for (int i = 0; i < 2; ++i) {
+    const double d = kTwoOverSqrtPi * OF_MATH(exp)(-x * x);
+    if (d == 0.0) break;
+    x -= (OF_MATH(erf)(x) - y) / d;
+  }
+  return x;
+}
+
+// psi(x) = d/dx log(gamma(x)): reflection below 0, recurrence up to 10, asymptotic series.
+OF_HD inline double digamma_value(double x) {
+  constexpr double kPi = 3.14159265358979323846;
+  if (x == 0.0) return OF_MATH(copysign)(std::numeric_limits<double>::infinity(), -x);
+  double result = 0.0;
+  if (x < 0.0) {
+    if (x == OF_MATH(trunc)(x)) return std::numeric_limits<double>::quiet_NaN();
+    result = -kPi / OF_MATH(tan)(kPi * x);
+    x = 1.0 - x;
+  }
+  for (; x < 10.0; x += 1.0) result -= 1.0 / x;
+  const double z = 1.0 / (x * x);
+  const double tail =
+      z * (1.0 / 12 - z * (1.0 / 120 - z * (1.0 / 252 - z * (1.0 / 240 - z * (1.0 / 132)))));
+  return result + OF_MATH(log)(x) - 0.5 / x - tail;
+}
+
+// psi'(x), the derivative of digamma.
+OF_HD inline double trigamma_value(double x) {
+  constexpr double kPi = 3.14159265358979323846;
+  if (x <= 0.0 && x == OF_MATH(trunc)(x)) return std::numeric_limits<double>::infinity();
+  double sign = 1.0, result = 0.0;
+  if (x < 0.5) {  // psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x)
+    const double s = OF_MATH(sin)(kPi * x);
+    result = kPi * kPi / (s * s);
+    sign = -1.0;
+    x = 1.0 - x;
+  }
+  double r = 0.0;
+  for (; x < 10.0; x += 1.0) r += 1.0 / (x * x);
+  const double z = 1.0 / (x * x);
+  r += 1.0 / x + z / 2 +
+       z / x * (1.0 / 6 - z * (1.0 / 30 - z * (1.0 / 42 - z * (1.0 / 30 - z * (5.0 / 66)))));
+  return result + sign * r;
+}
+
 // The pointwise function K of one value, in compute_t (float for the 16-bit floats).
 template <UnaryFn K, typename C>
 OF_HD inline C unary_value(C x) {
-  if constexpr (K == UnaryFn::kAbs) {
+  if constexpr (K == UnaryFn::kBitwiseNot) {
+    if constexpr (std::is_same_v<C, bool>)
+      return !x;
+    else if constexpr (std::is_integral_v<C>)
+      return C(~x);
+    else
+      return x;  // not reached: bitwise_not takes integers and bool
+  } else if constexpr (K == UnaryFn::kAbs) {
     if constexpr (std::is_unsigned_v<C>)
       return x;
     else
       return x < C(0) ? C(-x) : x;
+  } else if constexpr (K == UnaryFn::kNeg) {
+    if constexpr (std::is_integral_v<C>)
+      return C(0 - static_cast<std::make_unsigned_t<C>>(x));  // wraps like two's complement
+    else
+      return -x;
+  } else if constexpr (K == UnaryFn::kSign) {
+    if constexpr (std::is_unsigned_v<C>)
+      return x > C(0) ? C(1) : C(0);
+    else
+      return x > C(0) ? C(1) : (x < C(0) ? C(-1) : C(0));  // NaN gives 0, as PyTorch
   } else if constexpr (std::is_integral_v<C>) {
-    return x;  // floor, ceil, round of an integer (the other functions take floating inputs)
+    return x;  // floor, ceil, round, trunc of an integer (the rest take floating inputs)
   } else if constexpr (K == UnaryFn::kFloor) {
     return OF_MATH(floor)(x);
   } else if constexpr (K == UnaryFn::kCeil) {
     return OF_MATH(ceil)(x);
   } else if constexpr (K == UnaryFn::kRound) {
     return OF_MATH(nearbyint)(x);  // half to even, as PyTorch
+  } else if constexpr (K == UnaryFn::kTrunc) {
+    return OF_MATH(trunc)(x);
   } else if constexpr (K == UnaryFn::kSqrt) {
     return OF_MATH(sqrt)(x);
   } else if constexpr (K == UnaryFn::kRsqrt) {
@@ -76,16 +174,139 @@ OF_HD inline C unary_value(C x) {
     return OF_MATH(log)(x);
   } else if constexpr (K == UnaryFn::kLog1p) {
     return OF_MATH(log1p)(x);
+  } else if constexpr (K == UnaryFn::kLog2) {
+    return OF_MATH(log2)(x);
+  } else if constexpr (K == UnaryFn::kLog10) {
+    return OF_MATH(log10)(x);
+  } else if constexpr (K == UnaryFn::kExp2) {
+    return OF_MATH(exp2)(x);
+  } else if constexpr (K == UnaryFn::kExpm1) {
+    return OF_MATH(expm1)(x);
   } else if constexpr (K == UnaryFn::kSin) {
     return OF_MATH(sin)(x);
   } else if constexpr (K == UnaryFn::kCos) {
     return OF_MATH(cos)(x);
+  } else if constexpr (K == UnaryFn::kTan) {
+    return OF_MATH(tan)(x);
+  } else if constexpr (K == UnaryFn::kAsin) {
+    return OF_MATH(asin)(x);
+  } else if constexpr (K == UnaryFn::kAcos) {
+    return OF_MATH(acos)(x);
+  } else if constexpr (K == UnaryFn::kAtan) {
+    return OF_MATH(atan)(x);
+  } else if constexpr (K == UnaryFn::kSinh) {
+    return OF_MATH(sinh)(x);
+  } else if constexpr (K == UnaryFn::kCosh) {
+    return OF_MATH(cosh)(x);
+  } else if constexpr (K == UnaryFn::kAsinh) {
+    return OF_MATH(asinh)(x);
+  } else if constexpr (K == UnaryFn::kAcosh) {
+    return OF_MATH(acosh)(x);
+  } else if constexpr (K == UnaryFn::kAtanh) {
+    return OF_MATH(atanh)(x);
   } else if constexpr (K == UnaryFn::kTanh) {
     return OF_MATH(tanh)(x);
+  } else if constexpr (K == UnaryFn::kErf) {
+    return OF_MATH(erf)(x);
+  } else if constexpr (K == UnaryFn::kErfc) {
+    return OF_MATH(erfc)(x);
+  } else if constexpr (K == UnaryFn::kErfinv) {
+    return C(erfinv_value(static_cast<double>(x)));
+  } else if constexpr (K == UnaryFn::kLgamma) {
+    return OF_MATH(lgamma)(x);
+  } else if constexpr (K == UnaryFn::kDigamma) {
+    return C(digamma_value(static_cast<double>(x)));
+  } else if constexpr (K == UnaryFn::kTrigamma) {
+    return C(trigamma_value(static_cast<double>(x)));
   } else if constexpr (K == UnaryFn::kSigmoid) {
     return C(1) / (C(1) + OF_MATH(exp)(-x));
   } else {
     return C(1) / x;
+  }
+}
+
+// The elementwise binary function K of two values, in compute_t. Integer division and modulo
+// by zero give 0 here; the functional layer reports it before the kernel runs.
+template <BinaryFn K, typename C>
+OF_HD inline C binary_value(C a, C b) {
+  constexpr bool kFloat = std::is_floating_point_v<C>;
+  if constexpr (K == BinaryFn::kMaximum || K == BinaryFn::kMinimum) {
+    if constexpr (kFloat) {
+      if (a != a) return a;  // NaN propagates
+      if (b != b) return b;
+    }
+    if constexpr (K == BinaryFn::kMaximum)
+      return a > b ? a : b;
+    else
+      return a < b ? a : b;
+  } else if constexpr (K == BinaryFn::kFmax || K == BinaryFn::kFmin) {
+    if constexpr (kFloat) {
+      if (a != a) return b;  // NaN is ignored unless both are NaN
+      if (b != b) return a;
+    }
+    if constexpr (K == BinaryFn::kFmax)
+      return a > b ? a : b;
+    else
+      return a < b ? a : b;
+  } else if constexpr (K == BinaryFn::kBitwiseAnd || K == BinaryFn::kLogicalAnd) {
+    if constexpr (std::is_same_v<C, bool>) return a && b;
+    if constexpr (std::is_integral_v<C>) return C(a & b);
+    return a;
+  } else if constexpr (K == BinaryFn::kBitwiseOr || K == BinaryFn::kLogicalOr) {
+    if constexpr (std::is_same_v<C, bool>) return a || b;
+    if constexpr (std::is_integral_v<C>) return C(a | b);
+    return a;
+  } else if constexpr (K == BinaryFn::kBitwiseXor || K == BinaryFn::kLogicalXor) {
+    if constexpr (std::is_same_v<C, bool>) return a != b;
+    if constexpr (std::is_integral_v<C>) return C(a ^ b);
+    return a;
+  } else if constexpr (K == BinaryFn::kAtan2) {
+    if constexpr (kFloat) return OF_MATH(atan2)(a, b);
+    return a;
+  } else if constexpr (kFloat) {
+    if constexpr (K == BinaryFn::kFmod) {
+      return OF_MATH(fmod)(a, b);
+    } else if constexpr (K == BinaryFn::kRemainder) {
+      C r = OF_MATH(fmod)(a, b);
+      if (r != C(0) && ((r < C(0)) != (b < C(0)))) r += b;
+      return r;
+    } else if constexpr (K == BinaryFn::kTruncDivide) {
+      return OF_MATH(trunc)(a / b);
+    } else {  // floor division, PyTorch's rule (exact when a is a multiple of b)
+      if (b == C(0)) return a / b;
+      C mod = OF_MATH(fmod)(a, b);
+      C div = (a - mod) / b;
+      if (mod != C(0) && ((b < C(0)) != (mod < C(0)))) div -= C(1);
+      if (div == C(0)) return OF_MATH(copysign)(C(0), a / b);
+      C q = OF_MATH(floor)(div);
+      if (div - q > C(0.5)) q += C(1);
+      return q;
+    }
+  } else if constexpr (std::is_same_v<C, bool>) {
+    return a;  // not reached: the arithmetic functions take numbers
+  } else {
+    if (b == C(0)) return C(0);
+    if constexpr (std::is_signed_v<C>) {
+      if (b == C(-1)) {  // avoids the INT_MIN / -1 trap; the quotient wraps
+        if constexpr (K == BinaryFn::kFmod || K == BinaryFn::kRemainder)
+          return C(0);
+        else
+          return C(0 - static_cast<std::make_unsigned_t<C>>(a));
+      }
+    }
+    if constexpr (K == BinaryFn::kFmod) {
+      return C(a % b);
+    } else if constexpr (K == BinaryFn::kRemainder) {
+      C r = C(a % b);
+      if (r != C(0) && ((r < C(0)) != (b < C(0)))) r = C(r + b);
+      return r;
+    } else if constexpr (K == BinaryFn::kTruncDivide) {
+      return C(a / b);
+    } else {
+      C q = C(a / b);
+      if (C(a % b) != C(0) && ((a < C(0)) != (b < C(0)))) q = C(q - 1);
+      return q;
+    }
   }
 }
 

@@ -241,30 +241,74 @@ void SoftmaxGrad::compute_cpu(const TensorList& in, const TensorList& out,
   });
 }
 
+// Sleef's vector form of K (4 float / 2 double lanes), or nullptr where the scalar rule is used.
+#define OF_SLEEF_TABLE(X) \
+  X(Log, log, u10)        \
+  X(Log1p, log1p, u10)    \
+  X(Log2, log2, u10)      \
+  X(Log10, log10, u10)    \
+  X(Exp2, exp2, u10)      \
+  X(Expm1, expm1, u10)    \
+  X(Sin, sin, u10)        \
+  X(Cos, cos, u10)        \
+  X(Tan, tan, u10)        \
+  X(Asin, asin, u10)      \
+  X(Acos, acos, u10)      \
+  X(Atan, atan, u10)      \
+  X(Sinh, sinh, u10)      \
+  X(Cosh, cosh, u10)      \
+  X(Tanh, tanh, u10)      \
+  X(Asinh, asinh, u10)    \
+  X(Acosh, acosh, u10)    \
+  X(Atanh, atanh, u10)    \
+  X(Erf, erf, u10)        \
+  X(Erfc, erfc, u15)      \
+  X(Lgamma, lgamma, u10)
+
+using SleefF4 = decltype(&Sleef_expf4_u10);
+using SleefD2 = decltype(&Sleef_expd2_u10);
+
+template <UnaryFn K>
+constexpr SleefF4 sleef_f4() {
+#define OF_SLEEF_F4(E, fn, u) \
+  if constexpr (K == UnaryFn::k##E) return &Sleef_##fn##f4_##u;
+  OF_SLEEF_TABLE(OF_SLEEF_F4)
+#undef OF_SLEEF_F4
+  return nullptr;
+}
+
+template <UnaryFn K>
+constexpr SleefD2 sleef_d2() {
+#define OF_SLEEF_D2(E, fn, u) \
+  if constexpr (K == UnaryFn::k##E) return &Sleef_##fn##d2_##u;
+  OF_SLEEF_TABLE(OF_SLEEF_D2)
+#undef OF_SLEEF_D2
+  return nullptr;
+}
+
 template <UnaryFn K>
 void Unary<K>::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
-    if constexpr (!std::is_same_v<T, bool>) {
-      using C = compute_t<T>;
-      if constexpr (std::is_same_v<T, float> && (K == UnaryFn::kLog || K == UnaryFn::kSin ||
-                                                 K == UnaryFn::kCos || K == UnaryFn::kTanh)) {
-        unary_sleef<T>(
-            in[0], out[0], [](C x) { return unary_value<K>(x); },
-            [](__m128 v) {
-              if constexpr (K == UnaryFn::kLog)
-                return Sleef_logf4_u10(v);
-              else if constexpr (K == UnaryFn::kSin)
-                return Sleef_sinf4_u10(v);
-              else if constexpr (K == UnaryFn::kCos)
-                return Sleef_cosf4_u10(v);
-              else
-                return Sleef_tanhf4_u10(v);
-            },
-            [](__m128d v) { return v; });
-      } else {
-        cpu::unary_loop<T>(in[0], out[0], [](C x) { return unary_value<K>(x); });
-      }
+    using C = compute_t<T>;
+    [[maybe_unused]] constexpr auto vf = sleef_f4<K>();
+    [[maybe_unused]] constexpr auto vd = sleef_d2<K>();
+    if constexpr (std::is_same_v<T, bool> && K != UnaryFn::kBitwiseNot) {
+      return;  // infer rejects bool for the other functions
+    } else if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>)&&vf != nullptr) {
+      unary_sleef<T>(
+          in[0], out[0], [](C x) { return unary_value<K>(x); }, [](__m128 v) { return vf(v); },
+          [](__m128d v) { return vd(v); });
+    } else {
+      cpu::unary_loop<T>(in[0], out[0], [](C x) { return unary_value<K>(x); });
     }
+  });
+}
+
+template <BinaryFn K>
+void Binary<K>::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    using C = compute_t<T>;
+    cpu::binary_loop<T>(in[0], in[1], out[0], [](C x, C y) { return binary_value<K>(x, y); });
   });
 }
 
@@ -290,43 +334,14 @@ void Compare<K>::compute_cpu(const TensorList& in, const TensorList& out, const 
   });
 }
 
-template void Unary<UnaryFn::kAbs>::compute_cpu(const TensorList&, const TensorList&,
+#define OF_INSTANTIATE_KERNEL(Family, Kind, E)                                        \
+  template void Family<Kind::k##E>::compute_cpu(const TensorList&, const TensorList&, \
                                                 const Attrs&) const;
-template void Unary<UnaryFn::kSqrt>::compute_cpu(const TensorList&, const TensorList&,
-                                                 const Attrs&) const;
-template void Unary<UnaryFn::kRsqrt>::compute_cpu(const TensorList&, const TensorList&,
-                                                  const Attrs&) const;
-template void Unary<UnaryFn::kLog>::compute_cpu(const TensorList&, const TensorList&,
-                                                const Attrs&) const;
-template void Unary<UnaryFn::kLog1p>::compute_cpu(const TensorList&, const TensorList&,
-                                                  const Attrs&) const;
-template void Unary<UnaryFn::kSin>::compute_cpu(const TensorList&, const TensorList&,
-                                                const Attrs&) const;
-template void Unary<UnaryFn::kCos>::compute_cpu(const TensorList&, const TensorList&,
-                                                const Attrs&) const;
-template void Unary<UnaryFn::kTanh>::compute_cpu(const TensorList&, const TensorList&,
-                                                 const Attrs&) const;
-template void Unary<UnaryFn::kSigmoid>::compute_cpu(const TensorList&, const TensorList&,
-                                                    const Attrs&) const;
-template void Unary<UnaryFn::kFloor>::compute_cpu(const TensorList&, const TensorList&,
-                                                  const Attrs&) const;
-template void Unary<UnaryFn::kCeil>::compute_cpu(const TensorList&, const TensorList&,
-                                                 const Attrs&) const;
-template void Unary<UnaryFn::kRound>::compute_cpu(const TensorList&, const TensorList&,
-                                                  const Attrs&) const;
-template void Unary<UnaryFn::kReciprocal>::compute_cpu(const TensorList&, const TensorList&,
-                                                       const Attrs&) const;
-template void Compare<CompareFn::kEq>::compute_cpu(const TensorList&, const TensorList&,
-                                                   const Attrs&) const;
-template void Compare<CompareFn::kNe>::compute_cpu(const TensorList&, const TensorList&,
-                                                   const Attrs&) const;
-template void Compare<CompareFn::kLt>::compute_cpu(const TensorList&, const TensorList&,
-                                                   const Attrs&) const;
-template void Compare<CompareFn::kLe>::compute_cpu(const TensorList&, const TensorList&,
-                                                   const Attrs&) const;
-template void Compare<CompareFn::kGt>::compute_cpu(const TensorList&, const TensorList&,
-                                                   const Attrs&) const;
-template void Compare<CompareFn::kGe>::compute_cpu(const TensorList&, const TensorList&,
-                                                   const Attrs&) const;
+#define OF_UNARY_KERNEL(E, n) OF_INSTANTIATE_KERNEL(Unary, UnaryFn, E)
+#define OF_BINARY_KERNEL(E, n) OF_INSTANTIATE_KERNEL(Binary, BinaryFn, E)
+#define OF_COMPARE_KERNEL(E, n) OF_INSTANTIATE_KERNEL(Compare, CompareFn, E)
+OF_UNARY_FNS(OF_UNARY_KERNEL)
+OF_BINARY_FNS(OF_BINARY_KERNEL)
+OF_COMPARE_FNS(OF_COMPARE_KERNEL)
 
 }  // namespace oneflow

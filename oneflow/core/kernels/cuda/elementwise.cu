@@ -151,6 +151,14 @@ struct UnaryFnOp {
   }
 };
 
+template <BinaryFn K>
+struct BinaryFnOp {
+  template <typename C>
+  __device__ C operator()(C x, C y) const {
+    return binary_value<K>(x, y);
+  }
+};
+
 template <CompareFn K, typename T>
 __global__ void compare_strided(int64_t n, StridedIndexer<3> ix, bool* out, const T* a,
                                 const T* b) {
@@ -306,7 +314,15 @@ void ReluGrad::compute_cuda(const TensorList& in, const TensorList& out, const A
 template <UnaryFn K>
 void Unary<K>::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&) const {
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
-    if constexpr (!std::is_same_v<T, bool>) unary_launch<T>(name(), in[0], out[0], UnaryFnOp<K>{});
+    if constexpr (!std::is_same_v<T, bool> || K == UnaryFn::kBitwiseNot)
+      unary_launch<T>(name(), in[0], out[0], UnaryFnOp<K>{});
+  });
+}
+
+template <BinaryFn K>
+void Binary<K>::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&) const {
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    binary_launch<T>(name(), in[0], in[1], out[0], BinaryFnOp<K>{});
   });
 }
 
@@ -327,43 +343,14 @@ void Compare<K>::compute_cuda(const TensorList& in, const TensorList& out, const
   });
 }
 
-template void Unary<UnaryFn::kAbs>::compute_cuda(const TensorList&, const TensorList&,
+#define OF_INSTANTIATE_KERNEL(Family, Kind, E)                                         \
+  template void Family<Kind::k##E>::compute_cuda(const TensorList&, const TensorList&, \
                                                  const Attrs&) const;
-template void Unary<UnaryFn::kSqrt>::compute_cuda(const TensorList&, const TensorList&,
-                                                  const Attrs&) const;
-template void Unary<UnaryFn::kRsqrt>::compute_cuda(const TensorList&, const TensorList&,
-                                                   const Attrs&) const;
-template void Unary<UnaryFn::kLog>::compute_cuda(const TensorList&, const TensorList&,
-                                                 const Attrs&) const;
-template void Unary<UnaryFn::kLog1p>::compute_cuda(const TensorList&, const TensorList&,
-                                                   const Attrs&) const;
-template void Unary<UnaryFn::kSin>::compute_cuda(const TensorList&, const TensorList&,
-                                                 const Attrs&) const;
-template void Unary<UnaryFn::kCos>::compute_cuda(const TensorList&, const TensorList&,
-                                                 const Attrs&) const;
-template void Unary<UnaryFn::kTanh>::compute_cuda(const TensorList&, const TensorList&,
-                                                  const Attrs&) const;
-template void Unary<UnaryFn::kSigmoid>::compute_cuda(const TensorList&, const TensorList&,
-                                                     const Attrs&) const;
-template void Unary<UnaryFn::kFloor>::compute_cuda(const TensorList&, const TensorList&,
-                                                   const Attrs&) const;
-template void Unary<UnaryFn::kCeil>::compute_cuda(const TensorList&, const TensorList&,
-                                                  const Attrs&) const;
-template void Unary<UnaryFn::kRound>::compute_cuda(const TensorList&, const TensorList&,
-                                                   const Attrs&) const;
-template void Unary<UnaryFn::kReciprocal>::compute_cuda(const TensorList&, const TensorList&,
-                                                        const Attrs&) const;
-template void Compare<CompareFn::kEq>::compute_cuda(const TensorList&, const TensorList&,
-                                                    const Attrs&) const;
-template void Compare<CompareFn::kNe>::compute_cuda(const TensorList&, const TensorList&,
-                                                    const Attrs&) const;
-template void Compare<CompareFn::kLt>::compute_cuda(const TensorList&, const TensorList&,
-                                                    const Attrs&) const;
-template void Compare<CompareFn::kLe>::compute_cuda(const TensorList&, const TensorList&,
-                                                    const Attrs&) const;
-template void Compare<CompareFn::kGt>::compute_cuda(const TensorList&, const TensorList&,
-                                                    const Attrs&) const;
-template void Compare<CompareFn::kGe>::compute_cuda(const TensorList&, const TensorList&,
-                                                    const Attrs&) const;
+#define OF_UNARY_KERNEL(E, n) OF_INSTANTIATE_KERNEL(Unary, UnaryFn, E)
+#define OF_BINARY_KERNEL(E, n) OF_INSTANTIATE_KERNEL(Binary, BinaryFn, E)
+#define OF_COMPARE_KERNEL(E, n) OF_INSTANTIATE_KERNEL(Compare, CompareFn, E)
+OF_UNARY_FNS(OF_UNARY_KERNEL)
+OF_BINARY_FNS(OF_BINARY_KERNEL)
+OF_COMPARE_FNS(OF_COMPARE_KERNEL)
 
 }  // namespace oneflow

@@ -86,48 +86,23 @@ template <UnaryFn K>
 void Unary<K>::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
   no_cuda(*this);
 }
+template <BinaryFn K>
+void Binary<K>::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
 template <CompareFn K>
 void Compare<K>::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
   no_cuda(*this);
 }
-template void Unary<UnaryFn::kAbs>::compute_cuda(const TensorList&, const TensorList&,
+#define OF_INSTANTIATE_KERNEL(Family, Kind, E)                                         \
+  template void Family<Kind::k##E>::compute_cuda(const TensorList&, const TensorList&, \
                                                  const Attrs&) const;
-template void Unary<UnaryFn::kSqrt>::compute_cuda(const TensorList&, const TensorList&,
-                                                  const Attrs&) const;
-template void Unary<UnaryFn::kRsqrt>::compute_cuda(const TensorList&, const TensorList&,
-                                                   const Attrs&) const;
-template void Unary<UnaryFn::kLog>::compute_cuda(const TensorList&, const TensorList&,
-                                                 const Attrs&) const;
-template void Unary<UnaryFn::kLog1p>::compute_cuda(const TensorList&, const TensorList&,
-                                                   const Attrs&) const;
-template void Unary<UnaryFn::kSin>::compute_cuda(const TensorList&, const TensorList&,
-                                                 const Attrs&) const;
-template void Unary<UnaryFn::kCos>::compute_cuda(const TensorList&, const TensorList&,
-                                                 const Attrs&) const;
-template void Unary<UnaryFn::kTanh>::compute_cuda(const TensorList&, const TensorList&,
-                                                  const Attrs&) const;
-template void Unary<UnaryFn::kSigmoid>::compute_cuda(const TensorList&, const TensorList&,
-                                                     const Attrs&) const;
-template void Unary<UnaryFn::kFloor>::compute_cuda(const TensorList&, const TensorList&,
-                                                   const Attrs&) const;
-template void Unary<UnaryFn::kCeil>::compute_cuda(const TensorList&, const TensorList&,
-                                                  const Attrs&) const;
-template void Unary<UnaryFn::kRound>::compute_cuda(const TensorList&, const TensorList&,
-                                                   const Attrs&) const;
-template void Unary<UnaryFn::kReciprocal>::compute_cuda(const TensorList&, const TensorList&,
-                                                        const Attrs&) const;
-template void Compare<CompareFn::kEq>::compute_cuda(const TensorList&, const TensorList&,
-                                                    const Attrs&) const;
-template void Compare<CompareFn::kNe>::compute_cuda(const TensorList&, const TensorList&,
-                                                    const Attrs&) const;
-template void Compare<CompareFn::kLt>::compute_cuda(const TensorList&, const TensorList&,
-                                                    const Attrs&) const;
-template void Compare<CompareFn::kLe>::compute_cuda(const TensorList&, const TensorList&,
-                                                    const Attrs&) const;
-template void Compare<CompareFn::kGt>::compute_cuda(const TensorList&, const TensorList&,
-                                                    const Attrs&) const;
-template void Compare<CompareFn::kGe>::compute_cuda(const TensorList&, const TensorList&,
-                                                    const Attrs&) const;
+#define OF_UNARY_KERNEL(E, n) OF_INSTANTIATE_KERNEL(Unary, UnaryFn, E)
+#define OF_BINARY_KERNEL(E, n) OF_INSTANTIATE_KERNEL(Binary, BinaryFn, E)
+#define OF_COMPARE_KERNEL(E, n) OF_INSTANTIATE_KERNEL(Compare, CompareFn, E)
+OF_UNARY_FNS(OF_UNARY_KERNEL)
+OF_BINARY_FNS(OF_BINARY_KERNEL)
+OF_COMPARE_FNS(OF_COMPARE_KERNEL)
 
 void Pow::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { no_cuda(*this); }
 

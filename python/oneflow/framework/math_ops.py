@@ -1,0 +1,275 @@
+"""Pointwise math of ``oneflow.*`` and ``oneflow.Tensor``: the kernels' functions from ``_C``
+under their public names, aliases, in-place forms, Python operators, and the composites written
+on top of them (square, frac, isnan, lerp, addcmul, isclose, ...)."""
+
+import builtins
+import math
+
+from oneflow._oneflow_internal import _C, Tensor
+
+# Functions with one kernel each (kernels/common/values.h); the name is also the Tensor method.
+UNARY = [
+    "abs", "sqrt", "rsqrt", "log", "log1p", "sin", "cos", "tanh", "sigmoid", "floor", "ceil",
+    "round", "reciprocal", "trunc", "sign", "neg", "exp2", "expm1", "log2", "log10", "tan",
+    "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc", "erfinv",
+    "lgamma", "digamma", "bitwise_not",
+]  # fmt: skip
+BINARY = [
+    "maximum", "minimum", "fmax", "fmin", "fmod", "remainder", "floor_divide", "atan2",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor",
+]  # fmt: skip
+ALIASES = {
+    "arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh", "arccosh": "acosh",
+    "arctanh": "atanh", "negative": "neg", "absolute": "abs", "fix": "trunc",
+    "multiply": "mul", "subtract": "sub", "divide": "div", "true_divide": "div",
+    "greater": "gt", "greater_equal": "ge", "less": "lt", "less_equal": "le", "not_equal": "ne",
+    "arctan2": "atan2", "clip": "clamp",
+}  # fmt: skip
+
+
+def _is_float(dtype):
+    return dtype.is_floating_point
+
+
+def _can_cast(src, dst):
+    """PyTorch's rule for writing a result of dtype `src` into a tensor of dtype `dst`."""
+    if src == dst:
+        return True
+    if src.is_floating_point and not dst.is_floating_point:
+        return False
+    if dst == _bool() and src != _bool():
+        return False
+    return True
+
+
+def _bool():
+    from oneflow._oneflow_internal import bool as b
+
+    return b
+
+
+def inplace(name, fn):
+    """The in-place form `name` of an out-of-place function: computes, then writes into self."""
+
+    def method(self, *args, **kwargs):
+        # A tensor in an autograd graph is read through a copy, so the function's saved input
+        # is not the one the write below modifies.
+        result = fn(_C.clone(self) if self.requires_grad else self, *args, **kwargs)
+        if not _can_cast(result.dtype, self.dtype):
+            raise RuntimeError(
+                f"{name}: result type {result.dtype} can't be cast to the desired output type "
+                f"{self.dtype}"
+            )
+        if tuple(result.shape) != tuple(self.shape):
+            raise RuntimeError(
+                f"{name}: output with shape {tuple(self.shape)} doesn't match the broadcast "
+                f"shape {tuple(result.shape)}"
+            )
+        return _C.copy_(self, result)
+
+    method.__name__ = name
+    return method
+
+
+# ---- composites -------------------------------------------------------------------------
+
+
+def square(input):
+    return _C.mul(input, input)
+
+
+def frac(input):
+    return _C.sub(input, _C.trunc(input))
+
+
+def isnan(input):
+    return _C.ne(input, input)
+
+
+def isinf(input):
+    if not _is_float(input.dtype):
+        return _C.ne(input, input)  # all False
+    return _C.eq(_C.abs(input), math.inf)
+
+
+def isposinf(input):
+    if not _is_float(input.dtype):
+        return _C.ne(input, input)
+    return _C.eq(input, math.inf)
+
+
+def isneginf(input):
+    if not _is_float(input.dtype):
+        return _C.ne(input, input)
+    return _C.eq(input, -math.inf)
+
+
+def isfinite(input):
+    if not _is_float(input.dtype):
+        return _C.eq(input, input)  # all True
+    return _C.lt(_C.abs(input), math.inf)
+
+
+def isreal(input):
+    return _C.eq(input, input) | _C.ne(input, input)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    if not _is_float(input.dtype):
+        return _C.clone(input)
+    from oneflow.framework.dtype_info import finfo
+
+    info = finfo(input.dtype)
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    out = _C.where(isnan(input), nan, input)
+    out = _C.where(_C.eq(out, math.inf), posinf, out)
+    return _C.where(_C.eq(out, -math.inf), neginf, out)
+
+
+def logit(input, eps=None):
+    x = input if eps is None else _C.clamp(input, eps, 1.0 - eps)
+    return _C.log(_C.div(x, _C.add(_C.neg(x), 1.0)))
+
+
+def xlogy(input, other):
+    if not isinstance(input, Tensor):
+        input = _scalar_like(other, input)
+    if not isinstance(other, Tensor):
+        other = _scalar_like(input, other)
+    out = _C.mul(input, _C.log(other))
+    return _C.where(_C.eq(input, 0) & _C.logical_not(isnan(other)), 0.0, out)
+
+
+def lerp(input, end, weight):
+    return _C.add(input, _C.mul(weight, _C.sub(end, input)))
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    return _C.add(input, _C.mul(_C.mul(tensor1, tensor2), value))
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    return _C.add(input, _C.mul(_C.div(tensor1, tensor2), value))
+
+
+def clamp(input, min=None, max=None):
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        out = input
+        if min is not None:
+            out = _C.maximum(out, min if isinstance(min, Tensor) else _scalar_like(out, min))
+        if max is not None:
+            out = _C.minimum(out, max if isinstance(max, Tensor) else _scalar_like(out, max))
+        return out
+    return _C.clamp(input, min, max)
+
+
+def clamp_min(input, min):
+    return clamp(input, min=min)
+
+
+def clamp_max(input, max):
+    return clamp(input, max=max)
+
+
+def _scalar_like(t, value):
+    import oneflow
+
+    return oneflow.tensor(value, device=t.device)
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if input.dtype != other.dtype:
+        raise RuntimeError(
+            f"isclose: expected both tensors to have the same dtype, got {input.dtype} and "
+            f"{other.dtype}"
+        )
+    if input.dtype == _bool():
+        return _C.eq(input, other)
+    close = _C.eq(input, other)
+    if _is_float(input.dtype):
+        diff = _C.abs(_C.sub(input, other))
+        tol = _C.add(_C.mul(_C.abs(other), rtol), atol)
+        close = close | (isfinite(diff) & _C.le(diff, tol))
+        if equal_nan:
+            close = close | (isnan(input) & isnan(other))
+    else:
+        diff = _C.abs(_C.sub(input.double(), other.double()))
+        close = close | _C.le(diff, _C.add(_C.mul(_C.abs(other.double()), rtol), atol))
+    return close
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return builtins.bool(_all(isclose(input, other, rtol, atol, equal_nan)))
+
+
+def equal(input, other):
+    if tuple(input.shape) != tuple(other.shape):
+        return False
+    return builtins.bool(_all(_C.eq(input, other)))
+
+
+def _all(mask):
+    return _C.sum(_C.logical_not(mask)).numpy().item() == 0
+
+
+# ---- registration -------------------------------------------------------------------------
+
+
+def _rbinary(fn):
+    return lambda self, other: fn(other, self)
+
+
+def functions():
+    """Name -> function for the oneflow namespace."""
+    out = {name: getattr(_C, name) for name in UNARY + BINARY}
+    out.update(
+        square=square, frac=frac, isnan=isnan, isinf=isinf, isposinf=isposinf,
+        isneginf=isneginf, isfinite=isfinite, nan_to_num=nan_to_num, logit=logit, lerp=lerp,
+        addcmul=addcmul, addcdiv=addcdiv, clamp=clamp, clamp_min=clamp_min,
+        clamp_max=clamp_max, isclose=isclose, allclose=allclose, equal=equal,
+        logical_not=_C.logical_not, xlogy=xlogy,
+    )  # fmt: skip
+    for alias, target in ALIASES.items():
+        out[alias] = out.get(target) or getattr(_C, target)
+    return out
+
+
+def methods():
+    """Name -> Tensor method, in-place forms and operators included."""
+    fns = functions()
+    out = dict(fns)
+    for name in ["allclose", "equal"]:
+        out[name] = fns[name]
+    inplace_names = UNARY + BINARY + [
+        "square", "frac", "nan_to_num", "logit", "lerp", "addcmul", "addcdiv", "clamp",
+        "clamp_min", "clamp_max", "logical_not", "arcsin", "arccos", "arctan", "arcsinh",
+        "arccosh", "arctanh", "negative", "fix", "clip", "xlogy",
+    ]  # fmt: skip
+    for name in ["sub", "div", "pow", "eq", "ne", "lt", "le", "gt", "ge", "sigmoid", "exp"]:
+        inplace_names.append(name)
+        fns.setdefault(name, getattr(_C, name))
+    for name in inplace_names:
+        out[name + "_"] = inplace(name + "_", fns[name])
+    out.update(
+        __floordiv__=_C.floor_divide,
+        __rfloordiv__=_rbinary(_C.floor_divide),
+        __ifloordiv__=out["floor_divide_"],
+        __mod__=_C.remainder,
+        __rmod__=_rbinary(_C.remainder),
+        __imod__=out["remainder_"],
+        __and__=_C.bitwise_and,
+        __rand__=_C.bitwise_and,
+        __iand__=out["bitwise_and_"],
+        __or__=_C.bitwise_or,
+        __ror__=_C.bitwise_or,
+        __ior__=out["bitwise_or_"],
+        __xor__=_C.bitwise_xor,
+        __rxor__=_C.bitwise_xor,
+        __ixor__=out["bitwise_xor_"],
+        __invert__=_C.bitwise_not,
+        __isub__=out["sub_"],
+        __itruediv__=out["div_"],
+        __ipow__=out["pow_"],
+    )
+    return out

@@ -1,0 +1,382 @@
+"""Pointwise math against PyTorch: the unary and binary kernel families, their composites,
+in-place forms and operators. Tolerances are differential.py's (float32 1e-5 abs / 1e-4 rel,
+float64 1e-10 / 1e-9, float16 1e-2); gradients are compared in float32 and float64 (the float64
+comparison is the gradcheck: PyTorch's analytic gradients to 1e-9)."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from test_ops import broadcast_pair, random_shape
+
+import oneflow as flow
+from differential import check
+
+# name -> input transform into the function's domain (t is standard normal).
+UNARY_DOMAINS = {
+    "trunc": lambda t: t * 3,
+    "sign": lambda t: t,
+    "neg": lambda t: t,
+    "exp2": lambda t: t,
+    "expm1": lambda t: t,
+    "log2": lambda t: t * t + 0.5,
+    "log10": lambda t: t * t + 0.5,
+    "tan": lambda t: t * 0.5,
+    "asin": lambda t: t.tanh() * 0.9,
+    "acos": lambda t: t.tanh() * 0.9,
+    "atan": lambda t: t * 2,
+    "sinh": lambda t: t,
+    "cosh": lambda t: t,
+    "asinh": lambda t: t * 2,
+    "acosh": lambda t: t * t + 1.5,
+    "atanh": lambda t: t.tanh() * 0.9,
+    "erf": lambda t: t,
+    "erfc": lambda t: t,
+    "erfinv": lambda t: t.tanh() * 0.95,
+    "lgamma": lambda t: t * 3,
+    "digamma": lambda t: t * t + 0.3,
+    "square": lambda t: t,
+    "frac": lambda t: t * 3,
+    "logit": lambda t: t.sigmoid(),
+    "arcsin": lambda t: t.tanh() * 0.9,
+    "arctan": lambda t: t,
+    "negative": lambda t: t,
+}
+NO_GRAD = {"trunc", "sign"}  # piecewise constant: PyTorch's gradient is 0, ours too
+
+
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(UNARY_DOMAINS))
+def test_unary_functions(name, dtype, seed, device):
+    rng = np.random.default_rng(seed)
+    shape = random_shape(rng, int(rng.integers(0, 4)), hi=20)
+    dom = UNARY_DOMAINS[name]
+    check(
+        lambda lib, a: getattr(lib, name)(a),
+        [shape],
+        dtype=dtype,
+        device=device,
+        seed=seed,
+        transform=lambda lib, t, i: dom(t),
+    )
+    # The Tensor method on a non-contiguous input.
+    check(
+        lambda lib, a: getattr(a, name)(),
+        [shape + (3,)],
+        dtype=dtype,
+        device=device,
+        seed=seed,
+        transform=lambda lib, t, i: dom(t).transpose(0, -1),
+    )
+
+
+@pytest.mark.parametrize("name", ["exp2", "expm1", "log2", "tan", "atan", "erf", "sinh", "neg"])
+def test_unary_float16(name, device):
+    check(
+        lambda lib, a: getattr(lib, name)(a),
+        [(40,)],
+        dtype="float16",
+        device=device,
+        grad=False,
+        transform=lambda lib, t, i: UNARY_DOMAINS[name](t),
+    )
+
+
+@pytest.mark.parametrize("name", ["trunc", "sign", "neg", "abs", "log2", "erf", "square"])
+def test_unary_on_integers(name, device):
+    check(lambda lib, a: getattr(lib, name)(a), [(11,)], dtype="int64", device=device)
+
+
+def test_unary_special_values():
+    x = [-math.inf, -2.0, -1.0, -0.0, 0.0, 0.5, 1.0, math.inf, math.nan]
+    for name in ["sign", "trunc", "frac", "erfinv", "lgamma", "digamma", "atanh", "acosh", "log2"]:
+        a = getattr(flow, name)(flow.tensor(x, dtype=flow.float64)).numpy()
+        e = getattr(torch, name)(torch.tensor(x, dtype=torch.float64)).numpy()
+        np.testing.assert_allclose(a, e, rtol=1e-12, atol=0, equal_nan=True, err_msg=name)
+
+
+def test_bitwise_not_and_logical_not(device):
+    check(lambda lib, a: lib.bitwise_not(a), [(7,)], dtype="int64", device=device)
+    check(lambda lib, a: ~a, [(2, 3)], dtype="bool", device=device)
+    for dtype in ["float32", "int64", "bool"]:
+        check(lambda lib, a: lib.logical_not(a), [(5,)], dtype=dtype, device=device, grad=False)
+    with pytest.raises(TypeError, match="bitwise_not"):
+        flow.bitwise_not(flow.ones(2))
+
+
+DIFFERENTIABLE_BINARY = ["maximum", "minimum", "fmax", "fmin", "fmod", "remainder", "atan2"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", DIFFERENTIABLE_BINARY + ["floor_divide"])
+def test_binary_floating(name, dtype, seed, device):
+    rng = np.random.default_rng(seed)
+    sa, sb = broadcast_pair(rng)
+
+    def away_from_zero(lib, t, i):  # keeps divisors away from 0 and quotients off integers
+        return t * 3 + 0.1 if i == 0 else t.sign() * (t.abs() + 0.5) + 0.01
+
+    check(
+        lambda lib, a, b: getattr(lib, name)(a, b),
+        [sa, sb],
+        dtype=dtype,
+        device=device,
+        seed=seed,
+        grad=name != "floor_divide",
+        transform=away_from_zero,
+    )
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize(
+    "name",
+    ["maximum", "minimum", "fmod", "remainder", "floor_divide", "bitwise_and", "bitwise_or"]
+    + ["bitwise_xor"],
+)
+def test_binary_integers(name, seed, device):
+    rng = np.random.default_rng(seed)
+    sa, sb = broadcast_pair(rng)
+
+    def nonzero(lib, t, i):
+        return t if i == 0 else t * 2 + (t >= 0).long()
+
+    for dtype in ["int64", "int32"]:
+        check(
+            lambda lib, a, b: getattr(lib, name)(a, b),
+            [sa, sb],
+            dtype=dtype,
+            device=device,
+            seed=seed,
+            transform=nonzero,
+        )
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor"],
+)
+def test_binary_bool_and_logical(name, device):
+    rng = np.random.default_rng(1)
+    sa, sb = broadcast_pair(rng)
+    check(lambda lib, a, b: getattr(lib, name)(a, b), [sa, sb], dtype="bool", device=device)
+    if name.startswith("logical"):
+        check(
+            lambda lib, a, b: getattr(lib, name)(a, b),
+            [sa, sb],
+            dtype="float32",
+            device=device,
+            grad=False,
+        )
+
+
+def test_operators_match_torch(device):
+    for dtype in ["int64", "float32"]:
+        check(
+            lambda lib, a, b: a // b,
+            [(4, 3), (3,)],
+            dtype=dtype,
+            device=device,
+            grad=False,
+            transform=lambda lib, t, i: t if i == 0 else t * 2 + (t >= 0).long() * 1,
+        )
+        check(
+            lambda lib, a, b: a % b,
+            [(4, 3), (3,)],
+            dtype=dtype,
+            device=device,
+            transform=lambda lib, t, i: t if i == 0 else t * 2 + (t >= 0).long() * 1,
+        )
+        check(
+            lambda lib, a: 7 // a,
+            [(6,)],
+            dtype=dtype,
+            device=device,
+            grad=False,
+            transform=lambda lib, t, i: t * 2 + (t >= 0).long(),
+        )
+        check(lambda lib, a: a % 3, [(6,)], dtype=dtype, device=device)
+        check(lambda lib, a: 5 % a, [(6,)], dtype=dtype, device=device, grad=False,
+              transform=lambda lib, t, i: t * 2 + (t >= 0).long())  # fmt: skip
+    check(lambda lib, a, b: (a & b) | (a ^ b), [(5,), (5,)], dtype="int32", device=device)
+    check(lambda lib, a: (a & 6) | 1, [(5,)], dtype="int64", device=device)
+
+
+@pytest.mark.parametrize("mode", ["floor", "trunc"])
+def test_div_rounding_modes(mode, device):
+    for dtype in ["float32", "float64", "int64"]:
+        check(
+            lambda lib, a, b: lib.div(a, b, rounding_mode=mode),
+            [(3, 4), (4,)],
+            dtype=dtype,
+            device=device,
+            grad=False,
+            transform=lambda lib, t, i: (
+                t * 4
+                if i == 0
+                else t.sign() * (t.abs() + 0.5)
+                if t.dtype.is_floating_point
+                else t * 2 + (t >= 0).long()
+            ),
+        )
+    with pytest.raises(ValueError, match="rounding_mode"):
+        flow.div(flow.ones(2), flow.ones(2), rounding_mode="round")
+
+
+def test_integer_division_by_zero_raises():
+    a = flow.tensor([4, 5])
+    for fn in [flow.floor_divide, flow.fmod, flow.remainder]:
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            fn(a, flow.tensor([1, 0]))
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        _ = a // 0
+    # floating division by zero follows IEEE, as in PyTorch
+    np.testing.assert_array_equal(flow.floor_divide(flow.tensor([1.0, -1.0]), 0.0).numpy(),
+                                  [math.inf, -math.inf])  # fmt: skip
+
+
+def test_int_min_over_minus_one_does_not_trap():
+    a = flow.tensor([-(2**63), 7])
+    b = flow.tensor([-1, -1])
+    assert flow.floor_divide(a, b).numpy().tolist() == [-(2**63), -7]
+    assert flow.fmod(a, b).numpy().tolist() == [0, 0]
+
+
+def test_maximum_nan_and_ties():
+    a = flow.tensor([1.0, math.nan, 2.0, 3.0], requires_grad=True)
+    b = flow.tensor([1.0, 0.0, math.nan, 1.0], requires_grad=True)
+    ta = torch.tensor([1.0, math.nan, 2.0, 3.0], requires_grad=True)
+    tb = torch.tensor([1.0, 0.0, math.nan, 1.0], requires_grad=True)
+    for name in ["maximum", "minimum", "fmax", "fmin"]:
+        out, tout = getattr(flow, name)(a, b), getattr(torch, name)(ta, tb)
+        np.testing.assert_array_equal(out.detach().numpy(), tout.detach().numpy())
+    flow.maximum(a, b).sum().backward()
+    torch.maximum(ta, tb).sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), ta.grad.numpy())
+    np.testing.assert_array_equal(b.grad.numpy(), tb.grad.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_composites(dtype, device):
+    check(lambda lib, a, b, w: lib.lerp(a, b, w), [(3, 4), (4,), (3, 1)], dtype=dtype,
+          device=device)  # fmt: skip
+    check(lambda lib, a, b: lib.lerp(a, b, 0.3), [(3, 4), (4,)], dtype=dtype, device=device)
+    check(lambda lib, a, b, c: lib.addcmul(a, b, c, value=0.5), [(2, 3), (3,), (2, 1)],
+          dtype=dtype, device=device)  # fmt: skip
+    check(
+        lambda lib, a, b, c: lib.addcdiv(a, b, c, value=-2),
+        [(2, 3), (3,), (2, 1)],
+        dtype=dtype,
+        device=device,
+        transform=lambda lib, t, i: t.abs() + 1 if i == 2 else t,
+    )
+    check(
+        lambda lib, a, lo, hi: lib.clamp(a, lo, hi),
+        [(4, 5), (5,), (4, 1)],
+        dtype=dtype,
+        device=device,
+        transform=lambda lib, t, i: t - 1 if i == 1 else (t + 1 if i == 2 else t),
+    )
+    check(lambda lib, a, lo: lib.clamp(a, min=lo), [(4, 5), (5,)], dtype=dtype, device=device)
+    check(lambda lib, a: lib.clamp_min(a, 0.1), [(6,)], dtype=dtype, device=device)
+    check(lambda lib, a: lib.clamp_max(a, 0.1), [(6,)], dtype=dtype, device=device)
+    check(lambda lib, a, b: lib.xlogy(a, b), [(6,), (6,)], dtype=dtype, device=device,
+          transform=lambda lib, t, i: t.abs() + 0.1)  # fmt: skip
+
+
+def test_nan_inf_predicates_and_nan_to_num():
+    vals = [math.nan, math.inf, -math.inf, 0.0, -1.5, 3.0]
+    for dtype in [flow.float32, flow.float64]:
+        x = flow.tensor(vals, dtype=dtype)
+        tx = torch.tensor(vals, dtype=getattr(torch, str(dtype).split(".")[-1]))
+        for name in ["isnan", "isinf", "isfinite", "isposinf", "isneginf"]:
+            np.testing.assert_array_equal(
+                getattr(flow, name)(x).numpy(), getattr(torch, name)(tx).numpy(), err_msg=name
+            )
+        np.testing.assert_array_equal(flow.nan_to_num(x).numpy(), torch.nan_to_num(tx).numpy())
+        np.testing.assert_array_equal(
+            flow.nan_to_num(x, nan=1.0, posinf=2.0, neginf=-2.0).numpy(),
+            torch.nan_to_num(tx, nan=1.0, posinf=2.0, neginf=-2.0).numpy(),
+        )
+    i = flow.tensor([1, 2])
+    assert flow.isnan(i).numpy().tolist() == [False, False]
+    assert flow.isfinite(i).numpy().tolist() == [True, True]
+
+
+def test_isclose_allclose_equal():
+    a = flow.tensor([1.0, 2.0, math.nan, math.inf, 1e-9])
+    b = flow.tensor([1.0 + 1e-6, 2.1, math.nan, math.inf, 0.0])
+    ta, tb = torch.tensor(a.numpy()), torch.tensor(b.numpy())
+    for equal_nan in [False, True]:
+        np.testing.assert_array_equal(
+            flow.isclose(a, b, equal_nan=equal_nan).numpy(),
+            torch.isclose(ta, tb, equal_nan=equal_nan).numpy(),
+        )
+    assert flow.allclose(a[:2], b[:2], rtol=0.1) == torch.allclose(ta[:2], tb[:2], rtol=0.1)
+    assert not flow.allclose(a, b)
+    assert flow.equal(flow.tensor([1, 2]), flow.tensor([1, 2]))
+    assert not flow.equal(flow.tensor([1, 2]), flow.tensor([1, 3]))
+    assert not flow.equal(flow.tensor([1, 2]), flow.tensor([1, 2, 3]))
+    assert flow.tensor([1, 2]).equal(flow.tensor([1, 2]))
+
+
+def test_inplace_forms():
+    for name in ["sin_", "floor_", "square_", "clamp_", "frac_", "atan2_", "fmod_", "lerp_"]:
+        args = {"clamp_": (-0.5, 0.5), "atan2_": (0.7,), "fmod_": (0.3,), "lerp_": (1.0, 0.25)}
+        a = flow.tensor([0.5, -1.25, 2.0])
+        t = torch.tensor([0.5, -1.25, 2.0])
+        fa = args.get(name, ())
+        ft = tuple(torch.tensor(v) if name in ("atan2_", "lerp_") and k == 0 else v
+                   for k, v in enumerate(fa))  # fmt: skip
+        out = getattr(a, name)(*fa)
+        getattr(t, name)(*ft)
+        assert out is a
+        np.testing.assert_allclose(a.numpy(), t.numpy(), rtol=1e-6, err_msg=name)
+    x = flow.tensor([1, 2])
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        x.sqrt_()
+    y = flow.tensor([6, 7])
+    y //= 4
+    y %= 2
+    assert y.numpy().tolist() == [1, 1]
+    z = flow.tensor([True, False])
+    z &= flow.tensor([True, True])
+    z |= flow.tensor([False, False])
+    assert z.numpy().tolist() == [True, False]
+
+
+def test_inplace_keeps_autograd_history():
+    a = flow.tensor([0.3, 0.6], requires_grad=True)
+    ta = torch.tensor([0.3, 0.6], requires_grad=True)
+    b = a * 2
+    tb = ta * 2
+    b.sin_()
+    tb.sin_()
+    b.sum().backward()
+    tb.sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), ta.grad.numpy(), rtol=1e-6)
+
+
+def test_dtype_errors():
+    with pytest.raises(TypeError, match="atan2|bool"):
+        flow.fmod(flow.tensor([True]), flow.tensor([True]))
+    with pytest.raises(TypeError, match="bitwise_and"):
+        flow.bitwise_and(flow.ones(2), flow.ones(2))
+    with pytest.raises(TypeError, match="neg"):
+        flow.neg(flow.tensor([True]))
+    with pytest.raises(RuntimeError, match="broadcast|shape"):
+        flow.fmax(flow.ones(2, 3), flow.ones(4))
+
+
+def test_aliases_resolve():
+    x = flow.tensor([0.25, 0.5])
+    for alias, target in [("arcsin", "asin"), ("arccos", "acos"), ("arctanh", "atanh"),
+                          ("negative", "neg"), ("greater_equal", "ge"), ("not_equal", "ne"),
+                          ("fix", "trunc")]:  # fmt: skip
+        if target in ("ge", "ne"):
+            a, b = getattr(flow, alias)(x, 0.3), getattr(flow, target)(x, 0.3)
+        else:
+            a, b = getattr(flow, alias)(x), getattr(flow, target)(x)
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
