@@ -72,7 +72,7 @@ from oneflow.autograd import (  # noqa: E402,F401
     no_grad,
     set_grad_enabled,
 )
-from oneflow import autograd, cuda, nn, sbp, utils  # noqa: E402,F401
+from oneflow import autograd, cuda, linalg, nn, sbp, utils  # noqa: E402,F401
 from oneflow.utils.dlpack import from_dlpack, to_dlpack  # noqa: E402,F401
 
 _tensor_methods.install()
@@ -166,5 +166,9 @@ __version__ = "0.1.0"
 del _sys
 
 from oneflow.framework import math_ops as _math_ops  # noqa: E402
+from oneflow.framework import movement_ops as _movement_ops  # noqa: E402
+from oneflow.framework import reduce_ops as _reduce_ops  # noqa: E402
 
 globals().update(_math_ops.functions())
+globals().update(_reduce_ops.functions())
+globals().update(_movement_ops.functions())

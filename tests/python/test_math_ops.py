@@ -198,8 +198,14 @@ def test_operators_match_torch(device):
             transform=lambda lib, t, i: t * 2 + (t >= 0).long(),
         )
         check(lambda lib, a: a % 3, [(6,)], dtype=dtype, device=device)
-        check(lambda lib, a: 5 % a, [(6,)], dtype=dtype, device=device, grad=False,
-              transform=lambda lib, t, i: t * 2 + (t >= 0).long())  # fmt: skip
+        check(
+            lambda lib, a: 5 % a,
+            [(6,)],
+            dtype=dtype,
+            device=device,
+            grad=False,
+            transform=lambda lib, t, i: t * 2 + (t >= 0).long(),
+        )
     check(lambda lib, a, b: (a & b) | (a ^ b), [(5,), (5,)], dtype="int32", device=device)
     check(lambda lib, a: (a & 6) | 1, [(5,)], dtype="int64", device=device)
 
@@ -233,8 +239,9 @@ def test_integer_division_by_zero_raises():
     with pytest.raises(RuntimeError, match="ZeroDivisionError"):
         _ = a // 0
     # floating division by zero follows IEEE, as in PyTorch
-    np.testing.assert_array_equal(flow.floor_divide(flow.tensor([1.0, -1.0]), 0.0).numpy(),
-                                  [math.inf, -math.inf])  # fmt: skip
+    np.testing.assert_array_equal(
+        flow.floor_divide(flow.tensor([1.0, -1.0]), 0.0).numpy(), [math.inf, -math.inf]
+    )
 
 
 def test_int_min_over_minus_one_does_not_trap():
@@ -260,11 +267,16 @@ def test_maximum_nan_and_ties():
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_composites(dtype, device):
-    check(lambda lib, a, b, w: lib.lerp(a, b, w), [(3, 4), (4,), (3, 1)], dtype=dtype,
-          device=device)  # fmt: skip
+    check(
+        lambda lib, a, b, w: lib.lerp(a, b, w), [(3, 4), (4,), (3, 1)], dtype=dtype, device=device
+    )
     check(lambda lib, a, b: lib.lerp(a, b, 0.3), [(3, 4), (4,)], dtype=dtype, device=device)
-    check(lambda lib, a, b, c: lib.addcmul(a, b, c, value=0.5), [(2, 3), (3,), (2, 1)],
-          dtype=dtype, device=device)  # fmt: skip
+    check(
+        lambda lib, a, b, c: lib.addcmul(a, b, c, value=0.5),
+        [(2, 3), (3,), (2, 1)],
+        dtype=dtype,
+        device=device,
+    )
     check(
         lambda lib, a, b, c: lib.addcdiv(a, b, c, value=-2),
         [(2, 3), (3,), (2, 1)],
@@ -282,8 +294,13 @@ def test_composites(dtype, device):
     check(lambda lib, a, lo: lib.clamp(a, min=lo), [(4, 5), (5,)], dtype=dtype, device=device)
     check(lambda lib, a: lib.clamp_min(a, 0.1), [(6,)], dtype=dtype, device=device)
     check(lambda lib, a: lib.clamp_max(a, 0.1), [(6,)], dtype=dtype, device=device)
-    check(lambda lib, a, b: lib.xlogy(a, b), [(6,), (6,)], dtype=dtype, device=device,
-          transform=lambda lib, t, i: t.abs() + 0.1)  # fmt: skip
+    check(
+        lambda lib, a, b: lib.xlogy(a, b),
+        [(6,), (6,)],
+        dtype=dtype,
+        device=device,
+        transform=lambda lib, t, i: t.abs() + 0.1,
+    )
 
 
 def test_nan_inf_predicates_and_nan_to_num():
@@ -328,8 +345,10 @@ def test_inplace_forms():
         a = flow.tensor([0.5, -1.25, 2.0])
         t = torch.tensor([0.5, -1.25, 2.0])
         fa = args.get(name, ())
-        ft = tuple(torch.tensor(v) if name in ("atan2_", "lerp_") and k == 0 else v
-                   for k, v in enumerate(fa))  # fmt: skip
+        ft = tuple(
+            torch.tensor(v) if name in ("atan2_", "lerp_") and k == 0 else v
+            for k, v in enumerate(fa)
+        )
         out = getattr(a, name)(*fa)
         getattr(t, name)(*ft)
         assert out is a
@@ -372,9 +391,15 @@ def test_dtype_errors():
 
 def test_aliases_resolve():
     x = flow.tensor([0.25, 0.5])
-    for alias, target in [("arcsin", "asin"), ("arccos", "acos"), ("arctanh", "atanh"),
-                          ("negative", "neg"), ("greater_equal", "ge"), ("not_equal", "ne"),
-                          ("fix", "trunc")]:  # fmt: skip
+    for alias, target in [
+        ("arcsin", "asin"),
+        ("arccos", "acos"),
+        ("arctanh", "atanh"),
+        ("negative", "neg"),
+        ("greater_equal", "ge"),
+        ("not_equal", "ne"),
+        ("fix", "trunc"),
+    ]:
         if target in ("ge", "ne"):
             a, b = getattr(flow, alias)(x, 0.3), getattr(flow, target)(x, 0.3)
         else:

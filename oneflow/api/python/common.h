@@ -26,6 +26,12 @@ std::optional<Device> optional_device(py::handle h, const char* op);
 bool is_scalar(py::handle h);
 Scalar scalar_from_py(py::handle h, const char* op);
 bool is_tensor(py::handle h);
+// h as a Tensor, or a TypeError naming the op and the argument.
+inline Tensor as_tensor(py::handle h, const char* op, const char* what) {
+  if (is_tensor(h)) return h.cast<Tensor>();
+  throw_error<TypeError>(op, "expected ", what, " to be a Tensor, got ",
+                         std::string(py::str(py::type::of(h).attr("__name__"))));
+}
 
 // A shape from varargs `(2, 3)`, a single sequence `((2, 3),)` or a flow.Size.
 Shape shape_from_args(py::args args, const char* op);
@@ -36,6 +42,7 @@ std::vector<int64_t> dims_from_py(py::handle h, const char* op);
 void init_dtype_device(py::module_& m);
 void init_tensor(py::module_& m);
 void init_functional(py::module_& m);
+void init_reductions(py::module_& m);
 void init_autograd(py::module_& m);
 void init_dlpack(py::module_& m);
 

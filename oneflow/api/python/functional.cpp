@@ -11,12 +11,6 @@ namespace F = functional;
 
 namespace {
 
-Tensor as_tensor(py::handle h, const char* op, const char* what) {
-  if (is_tensor(h)) return h.cast<Tensor>();
-  throw_error<TypeError>(op, "expected ", what, " to be a Tensor, got ",
-                         std::string(py::str(py::type::of(h).attr("__name__"))));
-}
-
 // Runs a binary op whose second operand may be a tensor or a number.
 template <typename TT, typename TS>
 Tensor binary(const char* op, py::handle a, py::handle b, TT tensor_tensor, TS tensor_scalar) {

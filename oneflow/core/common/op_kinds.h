@@ -97,6 +97,10 @@ constexpr const char* fn_name(CompareFn f) {
 }
 #undef OF_CASE_NAME
 
+// Reductions other than sum, over a set of dims (Reduce<F>) or one dim with indices
+// (ArgReduce<F>).
+enum class ReduceFn : int8_t { kProd, kMax, kMin };
+
 // Integer inputs keep their dtype (the others compute in the floating result type).
 constexpr bool keeps_integers(UnaryFn k) {
   return k == UnaryFn::kAbs || k == UnaryFn::kFloor || k == UnaryFn::kCeil ||

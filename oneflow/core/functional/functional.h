@@ -135,6 +135,35 @@ Tensor sum(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim 
 // dims empty: all dims; floating (or dtype=) only, like PyTorch.
 Tensor mean(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false,
             std::optional<DType> dtype = std::nullopt);
+// prod over one dim or all (dim empty); dtype as sum's.
+Tensor prod(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+            std::optional<DType> dtype = std::nullopt);
+// amax/amin over dims (empty: all).
+Tensor amax(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+// max/min along one dim: (values, int64 indices).
+std::pair<Tensor, Tensor> max_dim(const Tensor& x, int64_t dim, bool keepdim = false);
+std::pair<Tensor, Tensor> min_dim(const Tensor& x, int64_t dim, bool keepdim = false);
+// Index of the first max/min, over the flattened input when dim is empty.
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+// Logical all/any over dims (empty: all), bool result.
+Tensor all(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+Tensor any(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+Tensor cumsum(const Tensor& x, int64_t dim, std::optional<DType> dtype = std::nullopt);
+Tensor cumprod(const Tensor& x, int64_t dim, std::optional<DType> dtype = std::nullopt);
+// (values, int64 indices).
+std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim = -1, bool descending = false);
+// out[i][j] = x[index[i][j]][j] (dim 0) and so on; index int64 (or int32) of x's rank.
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
+// A copy of self with src scattered along dim at index; reduce: "none", "add", "multiply",
+// "amax", "amin".
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+               const std::string& reduce = "none");
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, Scalar value,
+               const std::string& reduce = "none");
+// Concatenation along dim; dtypes promote; 1-D empty tensors are skipped, as in PyTorch.
+Tensor cat(const TensorList& xs, int64_t dim = 0);
 // Sums `x` down to `shape` (the inverse of broadcasting it).
 Tensor sum_to(const Tensor& x, const Shape& shape);
 

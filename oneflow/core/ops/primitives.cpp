@@ -975,6 +975,17 @@ std::vector<const Primitive*> all_primitives() {
       &prim::assign(),
       &prim::index_gather(),
       &prim::index_put(),
+      &prim::reduce<ReduceFn::kProd>(),
+      &prim::reduce<ReduceFn::kMax>(),
+      &prim::reduce<ReduceFn::kMin>(),
+      &prim::arg_reduce<ReduceFn::kMax>(),
+      &prim::arg_reduce<ReduceFn::kMin>(),
+      &prim::cumsum(),
+      &prim::cumprod(),
+      &prim::sort(),
+      &prim::gather(),
+      &prim::scatter(),
+      &prim::cat(),
   };
 #define OF_LIST_UNARY(E, n) list.push_back(&prim::unary<UnaryFn::k##E>());
   OF_UNARY_FNS(OF_LIST_UNARY)

@@ -185,6 +185,91 @@ class ReduceSum final : public Primitive {
   OF_PRIMITIVE_KERNELS
 };
 
+// prod / amax / amin over attrs dims (as ReduceSum) and keepdim; the output keeps the dtype.
+// amax/amin of an empty reduction raise. Rules in ops/reduce_primitives.cpp.
+template <ReduceFn F>
+class Reduce final : public Primitive {
+ public:
+  const char* name() const override;
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// max/min along attrs dim (wrapped) with keepdim: outputs (values, int64 indices of the first
+// extreme element; NaN counts as the extreme, as in PyTorch).
+template <ReduceFn F>
+class ArgReduce final : public Primitive {
+ public:
+  const char* name() const override;
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// Inclusive prefix sum / product along attrs dim (wrapped); same shape and dtype.
+class Cumsum final : public Primitive {
+ public:
+  const char* name() const override { return "cumsum"; }
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+class Cumprod final : public Primitive {
+ public:
+  const char* name() const override { return "cumprod"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// Sorts along attrs dim (wrapped), attrs descending and stable: outputs (values, int64
+// indices). NaN sorts as larger than every number.
+class Sort final : public Primitive {
+ public:
+  const char* name() const override { return "sort"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// ---- gather, scatter, cat (ops/gather_primitives.cpp, kernels/cpu/gather.cpp) ------------
+// out[..i..] = x[..index[..i..]..] along attrs dim; index is int64 with x's rank and sizes no
+// larger than x's outside dim (checked by the functional layer, as are index bounds).
+class Gather final : public Primitive {
+ public:
+  const char* name() const override { return "gather"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// out = copy of self, then out[..index[..i..]..] = src[..i..] along attrs dim, or combined with
+// attrs reduce: "none" (assign), "add", "multiply", "amax", "amin". Inputs (self, index, src).
+class Scatter final : public Primitive {
+ public:
+  const char* name() const override { return "scatter"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// Concatenation along attrs dim of inputs of one dtype and rank whose other sizes agree.
+class Cat final : public Primitive {
+ public:
+  const char* name() const override { return "cat"; }
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
 // ---- linear algebra (kernels/cpu/onednn/matmul.cpp, kernels/cuda/matmul.cpp) -------------
 // [b, m, k] x [b, k, n] -> [b, m, n], or the same without the batch dim; any strides.
 class Matmul final : public Primitive {
@@ -401,6 +486,16 @@ template <CompareFn F>
 const Compare<F>& compare();
 template <BinaryFn F>
 const Binary<F>& binary();
+template <ReduceFn F>
+const Reduce<F>& reduce();
+template <ReduceFn F>
+const ArgReduce<F>& arg_reduce();
+const Cumsum& cumsum();
+const Cumprod& cumprod();
+const Sort& sort();
+const Gather& gather();
+const Scatter& scatter();
+const Cat& cat();
 const Exp& exp();
 const Gelu& gelu();
 const GeluGrad& gelu_grad();

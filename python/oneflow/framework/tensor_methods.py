@@ -457,9 +457,14 @@ def install():
         "gt": _C.gt,
         "ge": _C.ge,
     }
-    from oneflow.framework import math_ops
+    from oneflow.framework import math_ops, movement_ops, reduce_ops
 
-    methods = {**math_ops.methods(), **methods}
+    methods = {
+        **math_ops.methods(),
+        **reduce_ops.methods(),
+        **movement_ops.methods(),
+        **methods,
+    }
     methods["clamp"] = methods["clip"] = math_ops.clamp
     for name, fn in methods.items():
         if type(fn).__name__ == "builtin_function_or_method":

@@ -1,6 +1,8 @@
-// CPU kernels of the reductions (sum). Accumulation runs in double for floating types and in
+// CPU kernels of the reductions (sum, prod, amax, amin, max/min with indices), the scans
+// (cumsum, cumprod) and sort. Sums and products accumulate in double for floating types and in
 // int64 for integers and bool.
 #include <algorithm>
+#include <numeric>
 
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/ops/primitives.h"
@@ -177,5 +179,217 @@ void ReduceSum::compute_cpu(const TensorList& in, const TensorList& out, const A
     visit_dtype(out[0]->dtype(), [&]<typename O>() { sum_kernel<T, O>(in[0], out[0], dims); });
   });
 }
+
+namespace {
+
+// Element offset of reduced position j (flat over the plan's reduced dims).
+inline int64_t reduced_offset(const ReducePlan& p, int64_t j) {
+  int64_t off = 0;
+  for (int64_t d = static_cast<int64_t>(p.red_shape.size()) - 1; d >= 0; --d) {
+    off += (j % p.red_shape[d]) * p.red_strides[d];
+    j /= p.red_shape[d];
+  }
+  return off;
+}
+
+inline int64_t kept_offset(const ReducePlan& p, int64_t k) {
+  int64_t off = 0;
+  for (int64_t d = static_cast<int64_t>(p.kept_shape.size()) - 1; d >= 0; --d) {
+    off += (k % p.kept_shape[d]) * p.kept_strides[d];
+    k /= p.kept_shape[d];
+  }
+  return off;
+}
+
+template <ReduceFn K, typename T>
+void reduce_kernel(const Tensor& x, const Tensor& out, const std::vector<int64_t>& dims) {
+  using C = compute_t<T>;
+  using A = std::conditional_t<K == ReduceFn::kProd, acc_t<T>, C>;
+  const ReducePlan p = make_plan(x, dims);
+  const T* base = x->data_as<T>();
+  T* o = out->data_as<T>();
+  const int64_t n_out = out->numel(), n_red = numel(p.red_shape);
+#pragma omp parallel for schedule(static) if (n_out * n_red > cpu::kParallelGrain && n_out > 1)
+  for (int64_t k = 0; k < n_out; ++k) {
+    const T* row = base + kept_offset(p, k);
+    A acc = K == ReduceFn::kProd ? A(1) : A(C(row[reduced_offset(p, 0)]));
+    for (int64_t j = 0; j < n_red; ++j) {
+      const C v = C(row[reduced_offset(p, j)]);
+      if constexpr (K == ReduceFn::kProd) {
+        if constexpr (std::is_same_v<C, bool>)
+          acc = acc && v;
+        else
+          acc = acc * A(v);
+      } else if constexpr (K == ReduceFn::kMax) {
+        if (v > acc || v != v) acc = v;
+        if constexpr (std::is_floating_point_v<C>)
+          if (acc != acc) break;
+      } else {
+        if (v < acc || v != v) acc = v;
+        if constexpr (std::is_floating_point_v<C>)
+          if (acc != acc) break;
+      }
+    }
+    o[k] = T(compute_t<T>(acc));
+  }
+}
+
+// Iterates the lines of `t` along `dim`: fn(line, offset of the line's first element).
+template <typename Fn>
+void for_each_line(const Shape& shape, const Strides& strides, int64_t dim, Fn fn) {
+  const int64_t len = shape.empty() ? 1 : shape[dim];
+  const int64_t lines = len == 0 ? 0 : numel(shape) / len;
+#pragma omp parallel for schedule(static) if (numel(shape) > cpu::kParallelGrain && lines > 1)
+  for (int64_t l = 0; l < lines; ++l) {
+    int64_t off = 0, rem = l;
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      if (d == dim) continue;
+      off += (rem % shape[d]) * strides[d];
+      rem /= shape[d];
+    }
+    fn(l, off);
+  }
+}
+
+inline int64_t dim_stride(const Tensor& t, int64_t dim) {
+  return t->ndim() == 0 ? 1 : t->strides()[dim];
+}
+
+inline int64_t dim_size(const Tensor& t, int64_t dim) {
+  return t->ndim() == 0 ? 1 : t->shape()[dim];
+}
+
+}  // namespace
+
+template <ReduceFn K>
+void Reduce<K>::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  const auto& dims = attrs.get<std::vector<int64_t>>("dims");
+  if (out[0]->numel() == 0) return;
+  visit_dtype(in[0]->dtype(), [&]<typename T>() { reduce_kernel<K, T>(in[0], out[0], dims); });
+}
+
+template <ReduceFn K>
+void ArgReduce<K>::compute_cpu(const TensorList& in, const TensorList& out,
+                               const Attrs& attrs) const {
+  const Tensor& x = in[0];
+  const int64_t dim = attrs.get<int64_t>("dim");
+  const int64_t len = dim_size(x, dim), step = dim_stride(x, dim);
+  // Outputs are contiguous with x's shape minus `dim`: line l of x is output element l.
+  visit_dtype(x->dtype(), [&]<typename T>() {
+    using C = compute_t<T>;
+    const T* base = x->data_as<T>();
+    T* vals = out[0]->data_as<T>();
+    int64_t* idxs = out[1]->data_as<int64_t>();
+    for_each_line(x->shape(), x->strides(), dim, [&](int64_t l, int64_t off) {
+      const T* p = base + off;
+      C best = C(p[0]);
+      int64_t at = 0;
+      for (int64_t i = 1; i < len; ++i) {
+        if constexpr (std::is_floating_point_v<C>)
+          if (best != best) break;
+        const C v = C(p[i * step]);
+        const bool better = K == ReduceFn::kMax ? v > best : v < best;
+        if (better || v != v) {
+          best = v;
+          at = i;
+        }
+      }
+      vals[l] = T(best);
+      idxs[l] = at;
+    });
+  });
+}
+
+namespace {
+template <bool kProd>
+void scan_kernel(const Tensor& x, const Tensor& out, int64_t dim) {
+  const int64_t len = dim_size(x, dim), step = dim_stride(x, dim), ostep = dim_stride(out, dim);
+  Strides os = out->strides();
+  visit_dtype(x->dtype(), [&]<typename T>() {
+    using A = acc_t<T>;
+    const T* base = x->data_as<T>();
+    T* obase = out->data_as<T>();
+    // Lines of x and of out are enumerated in the same order (same shape).
+    std::vector<int64_t> out_offsets(len == 0 ? 0 : x->numel() / len);
+    for_each_line(out->shape(), out->strides(), dim,
+                  [&](int64_t l, int64_t off) { out_offsets[l] = off; });
+    for_each_line(x->shape(), x->strides(), dim, [&](int64_t l, int64_t off) {
+      A acc = kProd ? A(1) : A(0);
+      const T* p = base + off;
+      T* q = obase + out_offsets[l];
+      for (int64_t i = 0; i < len; ++i) {
+        if constexpr (std::is_same_v<T, bool>) {
+          acc = kProd ? A(acc && p[i * step]) : A(acc + A(p[i * step]));
+          q[i * ostep] = acc != 0;
+        } else {
+          const A v = A(compute_t<T>(p[i * step]));
+          acc = kProd ? acc * v : acc + v;
+          q[i * ostep] = T(compute_t<T>(acc));
+        }
+      }
+    });
+  });
+}
+}  // namespace
+
+void Cumsum::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  scan_kernel<false>(in[0], out[0], attrs.get<int64_t>("dim"));
+}
+
+void Cumprod::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  scan_kernel<true>(in[0], out[0], attrs.get<int64_t>("dim"));
+}
+
+void Sort::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  const Tensor& x = in[0];
+  const int64_t dim = attrs.get<int64_t>("dim");
+  const bool descending = attrs.get<bool>("descending");
+  const int64_t len = dim_size(x, dim), step = dim_stride(x, dim);
+  const int64_t ostep = dim_stride(out[0], dim);
+  std::vector<int64_t> out_offsets(len == 0 ? 0 : x->numel() / len);
+  for_each_line(out[0]->shape(), out[0]->strides(), dim,
+                [&](int64_t l, int64_t off) { out_offsets[l] = off; });
+  visit_dtype(x->dtype(), [&]<typename T>() {
+    using C = compute_t<T>;
+    const T* base = x->data_as<T>();
+    T* vals = out[0]->data_as<T>();
+    int64_t* idxs = out[1]->data_as<int64_t>();
+    for_each_line(x->shape(), x->strides(), dim, [&](int64_t l, int64_t off) {
+      const T* p = base + off;
+      std::vector<int64_t> order(len);
+      std::iota(order.begin(), order.end(), 0);
+      // NaN is larger than every number (last ascending, first descending).
+      auto less = [&](int64_t a, int64_t b) {
+        const C va = C(p[a * step]), vb = C(p[b * step]);
+        if constexpr (std::is_floating_point_v<C>) {
+          if (vb != vb) return va == va;
+          if (va != va) return false;
+        }
+        return va < vb;
+      };
+      if (descending)
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int64_t a, int64_t b) { return less(b, a); });
+      else
+        std::stable_sort(order.begin(), order.end(), less);
+      const int64_t o = out_offsets[l];
+      for (int64_t i = 0; i < len; ++i) {
+        vals[o + i * ostep] = p[order[i] * step];
+        idxs[o + i * ostep] = order[i];
+      }
+    });
+  });
+}
+
+template void Reduce<ReduceFn::kProd>::compute_cpu(const TensorList&, const TensorList&,
+                                                   const Attrs&) const;
+template void Reduce<ReduceFn::kMax>::compute_cpu(const TensorList&, const TensorList&,
+                                                  const Attrs&) const;
+template void Reduce<ReduceFn::kMin>::compute_cpu(const TensorList&, const TensorList&,
+                                                  const Attrs&) const;
+template void ArgReduce<ReduceFn::kMax>::compute_cpu(const TensorList&, const TensorList&,
+                                                     const Attrs&) const;
+template void ArgReduce<ReduceFn::kMin>::compute_cpu(const TensorList&, const TensorList&,
+                                                     const Attrs&) const;
 
 }  // namespace oneflow

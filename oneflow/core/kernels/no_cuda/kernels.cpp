@@ -106,4 +106,26 @@ OF_COMPARE_FNS(OF_COMPARE_KERNEL)
 
 void Pow::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { no_cuda(*this); }
 
+#define OF_NO_CUDA(Cls)                                                              \
+  void Cls::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { \
+    no_cuda(*this);                                                                  \
+  }
+OF_NO_CUDA(Cumsum)
+OF_NO_CUDA(Cumprod)
+OF_NO_CUDA(Sort)
+OF_NO_CUDA(Gather)
+OF_NO_CUDA(Scatter)
+OF_NO_CUDA(Cat)
+template <>
+OF_NO_CUDA(Reduce<ReduceFn::kProd>)
+template <>
+OF_NO_CUDA(Reduce<ReduceFn::kMax>)
+template <>
+OF_NO_CUDA(Reduce<ReduceFn::kMin>)
+template <>
+OF_NO_CUDA(ArgReduce<ReduceFn::kMax>)
+template <>
+OF_NO_CUDA(ArgReduce<ReduceFn::kMin>)
+#undef OF_NO_CUDA
+
 }  // namespace oneflow

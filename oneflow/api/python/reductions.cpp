@@ -1,0 +1,117 @@
+// oneflow._C bindings of the reductions beyond sum, the scans, sort, gather, scatter and cat.
+// Functions returning (values, indices) return a tuple; the Python layer names its fields.
+#include "oneflow/api/python/common.h"
+#include "oneflow/core/functional/functional.h"
+
+namespace oneflow::python {
+
+namespace F = functional;
+
+namespace {
+std::vector<int64_t> optional_dims(py::handle dim, const char* op) {
+  return dim.is_none() ? std::vector<int64_t>{} : dims_from_py(dim, op);
+}
+
+py::tuple pair_to_py(std::pair<Tensor, Tensor> p) { return py::make_tuple(p.first, p.second); }
+}  // namespace
+
+void init_reductions(py::module_& m) {
+  m.def(
+      "prod",
+      [](py::handle x, py::handle dim, bool keepdim, py::handle dtype) {
+        Tensor t = as_tensor(x, "prod", "input");
+        std::optional<int64_t> d;
+        if (!dim.is_none()) d = dim.cast<int64_t>();
+        return F::prod(t, d, keepdim, optional_dtype(dtype, "prod"));
+      },
+      py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
+      py::arg("dtype") = py::none());
+  for (const char* name : {"amax", "amin", "all", "any"}) {
+    m.def(
+        name,
+        [name](py::handle x, py::handle dim, bool keepdim) {
+          Tensor t = as_tensor(x, name, "input");
+          std::vector<int64_t> dims = optional_dims(dim, name);
+          py::gil_scoped_release nogil;
+          const std::string n = name;
+          if (n == "amax") return F::amax(t, dims, keepdim);
+          if (n == "amin") return F::amin(t, dims, keepdim);
+          if (n == "all") return F::all(t, dims, keepdim);
+          return F::any(t, dims, keepdim);
+        },
+        py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  }
+  m.def(
+      "max_dim",
+      [](py::handle x, int64_t dim, bool keepdim) {
+        return pair_to_py(F::max_dim(as_tensor(x, "max", "input"), dim, keepdim));
+      },
+      py::arg("input"), py::arg("dim"), py::arg("keepdim") = false);
+  m.def(
+      "min_dim",
+      [](py::handle x, int64_t dim, bool keepdim) {
+        return pair_to_py(F::min_dim(as_tensor(x, "min", "input"), dim, keepdim));
+      },
+      py::arg("input"), py::arg("dim"), py::arg("keepdim") = false);
+  m.def(
+      "argmax",
+      [](py::handle x, std::optional<int64_t> dim, bool keepdim) {
+        return F::argmax(as_tensor(x, "argmax", "input"), dim, keepdim);
+      },
+      py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  m.def(
+      "argmin",
+      [](py::handle x, std::optional<int64_t> dim, bool keepdim) {
+        return F::argmin(as_tensor(x, "argmin", "input"), dim, keepdim);
+      },
+      py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  m.def(
+      "cumsum",
+      [](py::handle x, int64_t dim, py::handle dtype) {
+        return F::cumsum(as_tensor(x, "cumsum", "input"), dim, optional_dtype(dtype, "cumsum"));
+      },
+      py::arg("input"), py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
+  m.def(
+      "cumprod",
+      [](py::handle x, int64_t dim, py::handle dtype) {
+        return F::cumprod(as_tensor(x, "cumprod", "input"), dim, optional_dtype(dtype, "cumprod"));
+      },
+      py::arg("input"), py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
+  m.def(
+      "sort",
+      [](py::handle x, int64_t dim, bool descending) {
+        Tensor t = as_tensor(x, "sort", "input");
+        py::gil_scoped_release nogil;
+        auto p = F::sort(t, dim, descending);
+        py::gil_scoped_acquire gil;
+        return pair_to_py(p);
+      },
+      py::arg("input"), py::arg("dim") = -1, py::arg("descending") = false);
+  m.def(
+      "gather",
+      [](py::handle x, int64_t dim, py::handle index) {
+        return F::gather(as_tensor(x, "gather", "input"), dim, as_tensor(index, "gather", "index"));
+      },
+      py::arg("input"), py::arg("dim"), py::arg("index"));
+  m.def(
+      "scatter",
+      [](py::handle x, int64_t dim, py::handle index, py::handle src, std::string reduce) {
+        Tensor self = as_tensor(x, "scatter", "input");
+        Tensor idx = as_tensor(index, "scatter", "index");
+        if (is_tensor(src)) return F::scatter(self, dim, idx, src.cast<Tensor>(), reduce);
+        return F::scatter(self, dim, idx, scalar_from_py(src, "scatter"), reduce);
+      },
+      py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"),
+      py::arg("reduce") = "none");
+  m.def(
+      "cat",
+      [](py::sequence tensors, int64_t dim) {
+        TensorList xs;
+        for (py::handle h : tensors) xs.push_back(as_tensor(h, "cat", "tensors"));
+        py::gil_scoped_release nogil;
+        return F::cat(xs, dim);
+      },
+      py::arg("tensors"), py::arg("dim") = 0);
+}
+
+}  // namespace oneflow::python

@@ -1,0 +1,208 @@
+// Functional ops over the reductions beyond sum, the scans, sort, gather, scatter and cat:
+// argument checks, dim wrapping and dtype rules in PyTorch's terms, then dispatch.
+#include <algorithm>
+
+#include "oneflow/core/dispatch/dispatch.h"
+#include "oneflow/core/functional/functional.h"
+#include "oneflow/core/ops/primitives.h"
+
+namespace oneflow::functional {
+
+namespace {
+
+// Sorted, wrapped, distinct dims; empty means every dim.
+std::vector<int64_t> reduce_dims(const char* op, const Tensor& x,
+                                 const std::vector<int64_t>& dims_in) {
+  const int64_t nd = x->ndim();
+  std::vector<int64_t> dims;
+  if (dims_in.empty()) {
+    for (int64_t d = 0; d < nd; ++d) dims.push_back(d);
+    return dims;
+  }
+  for (int64_t d : dims_in) {
+    const int64_t w = wrap_dim(op, d, nd);
+    if (nd == 0) continue;
+    if (std::find(dims.begin(), dims.end(), w) != dims.end())
+      throw_error<RuntimeError>(op, "dim ", w, " appears multiple times in the list of dims");
+    dims.push_back(w);
+  }
+  std::sort(dims.begin(), dims.end());
+  return dims;
+}
+
+int64_t one_dim(const char* op, const Tensor& x, int64_t dim) {
+  const int64_t w = wrap_dim(op, dim, x->ndim());
+  return x->ndim() == 0 ? 0 : w;
+}
+
+template <ReduceFn K>
+Tensor extreme(const char* op, const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
+  std::vector<int64_t> d = reduce_dims(op, x, dims);
+  if (x->numel() == 0 && dims.empty())
+    throw_error<RuntimeError>(op,
+                              "expected a non-empty input when reducing over all dims (the "
+                              "reduction of an empty set has no identity)");
+  return dispatch1(prim::reduce<K>(), {x}, Attrs{{"dims", d}, {"keepdim", keepdim}});
+}
+
+template <ReduceFn K>
+std::pair<Tensor, Tensor> arg_extreme(const char* op, const Tensor& x, int64_t dim, bool keepdim) {
+  const int64_t d = one_dim(op, x, dim);
+  TensorList out = dispatch(prim::arg_reduce<K>(), {x}, Attrs{{"dim", d}, {"keepdim", keepdim}});
+  return {out[0], out[1]};
+}
+
+// An int64 contiguous index on x's device with x's rank (gather/scatter's rules).
+Tensor prepare_index(const char* op, const Tensor& x, int64_t dim, const Tensor& index,
+                     const Tensor* src) {
+  if (index->dtype() != DType::kInt64 && index->dtype() != DType::kInt32)
+    throw_error<RuntimeError>(op, "expected dtype int64 for index, got ",
+                              dtype_name(index->dtype()));
+  const int64_t nd = std::max<int64_t>(x->ndim(), 1);
+  if (std::max<int64_t>(index->ndim(), 1) != nd)
+    throw_error<RuntimeError>(op, "index tensor must have the same number of dimensions as ",
+                              "input tensor (input ", shape_str(x->shape()), ", index ",
+                              shape_str(index->shape()), ")");
+  for (int64_t d = 0; d < index->ndim() && x->ndim() > 0; ++d) {
+    if (d != dim && index->shape()[d] > x->shape()[d])
+      throw_error<RuntimeError>(op, "size of dimension ", d, " of index (", index->shape()[d],
+                                ") must not exceed the input's (", x->shape()[d], "): input ",
+                                shape_str(x->shape()), ", index ", shape_str(index->shape()));
+    if (src && (*src)->ndim() > 0 && index->shape()[d] > (*src)->shape()[d])
+      throw_error<RuntimeError>(op, "size of dimension ", d, " of index (", index->shape()[d],
+                                ") must not exceed src's (", (*src)->shape()[d], ")");
+  }
+  return contiguous(to(index, DType::kInt64, x->device()));
+}
+
+}  // namespace
+
+Tensor prod(const Tensor& x_in, std::optional<int64_t> dim, bool keepdim,
+            std::optional<DType> dtype) {
+  DType out = dtype.value_or(is_integral(x_in->dtype(), true) ? DType::kInt64 : x_in->dtype());
+  Tensor x = to(x_in, out, std::nullopt);
+  std::vector<int64_t> dims =
+      dim ? reduce_dims("prod", x, {*dim}) : reduce_dims("prod", x, std::vector<int64_t>{});
+  return dispatch1(prim::reduce<ReduceFn::kProd>(), {x},
+                   Attrs{{"dims", dims}, {"keepdim", keepdim}});
+}
+
+Tensor amax(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
+  return extreme<ReduceFn::kMax>("amax", x, dims, keepdim);
+}
+
+Tensor amin(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
+  return extreme<ReduceFn::kMin>("amin", x, dims, keepdim);
+}
+
+std::pair<Tensor, Tensor> max_dim(const Tensor& x, int64_t dim, bool keepdim) {
+  return arg_extreme<ReduceFn::kMax>("max", x, dim, keepdim);
+}
+
+std::pair<Tensor, Tensor> min_dim(const Tensor& x, int64_t dim, bool keepdim) {
+  return arg_extreme<ReduceFn::kMin>("min", x, dim, keepdim);
+}
+
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  if (!dim) {
+    if (x->numel() == 0)
+      throw_error<RuntimeError>("argmax", "expected a non-empty input (argmax of an empty tensor)");
+    Tensor i = arg_extreme<ReduceFn::kMax>("argmax", reshape(x, {x->numel()}), 0, false).second;
+    return keepdim ? reshape(i, Shape(x->ndim(), 1)) : i;
+  }
+  return arg_extreme<ReduceFn::kMax>("argmax", x, *dim, keepdim).second;
+}
+
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  if (!dim) {
+    if (x->numel() == 0)
+      throw_error<RuntimeError>("argmin", "expected a non-empty input (argmin of an empty tensor)");
+    Tensor i = arg_extreme<ReduceFn::kMin>("argmin", reshape(x, {x->numel()}), 0, false).second;
+    return keepdim ? reshape(i, Shape(x->ndim(), 1)) : i;
+  }
+  return arg_extreme<ReduceFn::kMin>("argmin", x, *dim, keepdim).second;
+}
+
+Tensor all(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
+  Tensor b = to(x, DType::kBool, std::nullopt);
+  if (b->numel() == 0) {
+    Tensor s = sum(b, dims, keepdim);
+    return compare(CompareFn::kEq, s, Scalar::from_int(0));
+  }
+  return dispatch1(prim::reduce<ReduceFn::kMin>(), {b},
+                   Attrs{{"dims", reduce_dims("all", b, dims)}, {"keepdim", keepdim}});
+}
+
+Tensor any(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
+  Tensor b = to(x, DType::kBool, std::nullopt);
+  if (b->numel() == 0) {
+    Tensor s = sum(b, dims, keepdim);
+    return compare(CompareFn::kNe, s, Scalar::from_int(0));
+  }
+  return dispatch1(prim::reduce<ReduceFn::kMax>(), {b},
+                   Attrs{{"dims", reduce_dims("any", b, dims)}, {"keepdim", keepdim}});
+}
+
+namespace {
+Tensor scan(const Primitive& p, const char* op, const Tensor& x_in, int64_t dim,
+            std::optional<DType> dtype) {
+  DType out = dtype.value_or(is_integral(x_in->dtype(), true) ? DType::kInt64 : x_in->dtype());
+  Tensor x = to(x_in, out, std::nullopt);
+  return dispatch1(p, {x}, Attrs{{"dim", one_dim(op, x, dim)}});
+}
+}  // namespace
+
+Tensor cumsum(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
+  return scan(prim::cumsum(), "cumsum", x, dim, dtype);
+}
+
+Tensor cumprod(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
+  return scan(prim::cumprod(), "cumprod", x, dim, dtype);
+}
+
+std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending) {
+  TensorList out = dispatch(prim::sort(), {x},
+                            Attrs{{"dim", one_dim("sort", x, dim)}, {"descending", descending}});
+  return {out[0], out[1]};
+}
+
+Tensor gather(const Tensor& x, int64_t dim_in, const Tensor& index) {
+  const int64_t dim = one_dim("gather", x, dim_in);
+  Tensor idx = prepare_index("gather", x, dim, index, nullptr);
+  return dispatch1(prim::gather(), {x, idx}, Attrs{{"dim", dim}});
+}
+
+Tensor scatter(const Tensor& self, int64_t dim_in, const Tensor& index, const Tensor& src_in,
+               const std::string& reduce) {
+  const int64_t dim = one_dim("scatter", self, dim_in);
+  if (src_in->dtype() != self->dtype())
+    throw_error<RuntimeError>("scatter", "expected self and src to have the same dtype, got ",
+                              dtype_name(self->dtype()), " and ", dtype_name(src_in->dtype()));
+  Tensor src = to(src_in, std::nullopt, self->device());
+  Tensor idx = prepare_index("scatter", self, dim, index, &src);
+  return dispatch1(prim::scatter(), {self, idx, src}, Attrs{{"dim", dim}, {"reduce", reduce}});
+}
+
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, Scalar value,
+               const std::string& reduce) {
+  Tensor src = expand(scalar_tensor(value, self->dtype(), self->device()), index->shape());
+  return scatter(self, dim, index, src, reduce);
+}
+
+Tensor cat(const TensorList& xs_in, int64_t dim_in) {
+  if (xs_in.empty()) throw_error<RuntimeError>("cat", "expected a non-empty list of Tensors");
+  TensorList xs;
+  for (const Tensor& t : xs_in)
+    if (!(t->ndim() == 1 && t->numel() == 0)) xs.push_back(t);  // legacy empty tensors
+  if (xs.empty()) return xs_in[0];
+  for (const Tensor& t : xs)
+    if (t->ndim() == 0)
+      throw_error<RuntimeError>("cat", "zero-dimensional tensor cannot be concatenated");
+  const int64_t dim = wrap_dim("cat", dim_in, xs[0]->ndim());
+  const DType dt = result_type(xs);
+  for (Tensor& t : xs) t = to(t, dt, std::nullopt);
+  if (xs.size() == 1) return clone(xs[0]);
+  return dispatch1(prim::cat(), xs, Attrs{{"dim", dim}});
+}
+
+}  // namespace oneflow::functional

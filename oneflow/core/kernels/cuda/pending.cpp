@@ -1,0 +1,48 @@
+// CUDA entry points of primitives whose device kernels are not written yet: they raise
+// NotImplementedError naming the op, so a CUDA program fails clearly instead of computing
+// something wrong. Cat already runs on the GPU (its kernel is a set of strided copies).
+#include "oneflow/core/kernels/cuda/cuda_kernels.h"
+#include "oneflow/core/ops/primitives.h"
+
+namespace oneflow {
+
+namespace {
+[[noreturn]] void not_yet(const Primitive& p) {
+  throw_error<NotImplementedError>(p.name(), "the CUDA kernel is not implemented yet");
+}
+}  // namespace
+
+void Cat::compute_cuda(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  const int64_t dim = attrs.get<int64_t>("dim");
+  const Tensor& o = out[0];
+  int64_t start = 0;
+  for (const Tensor& t : in) {
+    const int64_t len = t->shape()[dim];
+    if (t->numel() > 0)
+      copy_cuda(t, make_view(o, t->shape(), o->strides(), o->offset() + start * o->strides()[dim]));
+    start += len;
+  }
+}
+
+#define OF_NOT_YET(Cls)                                                              \
+  void Cls::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { \
+    not_yet(*this);                                                                  \
+  }
+OF_NOT_YET(Cumsum)
+OF_NOT_YET(Cumprod)
+OF_NOT_YET(Sort)
+OF_NOT_YET(Gather)
+OF_NOT_YET(Scatter)
+template <>
+OF_NOT_YET(Reduce<ReduceFn::kProd>)
+template <>
+OF_NOT_YET(Reduce<ReduceFn::kMax>)
+template <>
+OF_NOT_YET(Reduce<ReduceFn::kMin>)
+template <>
+OF_NOT_YET(ArgReduce<ReduceFn::kMax>)
+template <>
+OF_NOT_YET(ArgReduce<ReduceFn::kMin>)
+#undef OF_NOT_YET
+
+}  // namespace oneflow

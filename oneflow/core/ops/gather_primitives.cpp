@@ -1,0 +1,145 @@
+// Meta inference, traits and gradient rules of gather, scatter and cat.
+#include <algorithm>
+
+#include "oneflow/core/dispatch/dispatch.h"
+#include "oneflow/core/functional/functional.h"
+#include "oneflow/core/ops/primitives.h"
+
+namespace oneflow {
+
+namespace F = functional;
+
+namespace {
+TensorMeta contiguous_meta(Shape shape, DType dtype, Device device) {
+  Strides strides = contiguous_strides(shape);
+  return TensorMeta{std::move(shape), std::move(strides), 0, dtype, device};
+}
+}  // namespace
+
+// ---- gather ----
+
+PrimTraits Gather::traits() const {
+  PrimTraits t;
+  t.saves_inputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> Gather::infer(const TensorList& in, const Attrs&) const {
+  if (in.size() != 2) throw_error<RuntimeError>(name(), "expected 2 inputs");
+  if (in[1]->dtype() != DType::kInt64)
+    throw_error<RuntimeError>(name(), "expected an int64 index, got ", dtype_name(in[1]->dtype()));
+  return {contiguous_meta(in[1]->shape(), in[0]->dtype(), in[0]->device())};
+}
+
+TensorList Gather::grad(const GradContext& ctx, const TensorList& dy) const {
+  TensorList dx(2);
+  if (ctx.needs_input_grad[0]) {
+    const TensorMeta& m = ctx.input_metas[0];
+    Tensor zeros = F::zeros(m.shape, CreationOptions{dy[0]->dtype(), dy[0]->device(), ""});
+    dx[0] = F::scatter(zeros, ctx.attrs.get<int64_t>("dim"), ctx.inputs[1], dy[0], "add");
+  }
+  return dx;
+}
+
+// ---- scatter ----
+
+PrimTraits Scatter::traits() const {
+  PrimTraits t;
+  t.saves_inputs = true;
+  t.saves_outputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> Scatter::infer(const TensorList& in, const Attrs& attrs) const {
+  if (in.size() != 3) throw_error<RuntimeError>(name(), "expected 3 inputs");
+  if (in[1]->dtype() != DType::kInt64)
+    throw_error<RuntimeError>(name(), "expected an int64 index, got ", dtype_name(in[1]->dtype()));
+  if (in[0]->dtype() != in[2]->dtype())
+    throw_error<RuntimeError>(name(), "expected self and src to have the same dtype, got ",
+                              dtype_name(in[0]->dtype()), " and ", dtype_name(in[2]->dtype()));
+  const std::string& reduce = attrs.get<std::string>("reduce");
+  if (reduce != "none" && reduce != "add" && reduce != "multiply" && reduce != "amax" &&
+      reduce != "amin")
+    throw_error<RuntimeError>(name(),
+                              "reduce argument must be either add, multiply, amax or "
+                              "amin, got ",
+                              reduce);
+  return {contiguous_meta(in[0]->shape(), in[0]->dtype(), in[0]->device())};
+}
+
+TensorList Scatter::grad(const GradContext& ctx, const TensorList& dy) const {
+  const std::string& reduce = ctx.attrs.get<std::string>("reduce");
+  const int64_t dim = ctx.attrs.get<int64_t>("dim");
+  const Tensor& index = ctx.inputs[1];
+  TensorList dx(3);
+  if (reduce == "add") {
+    if (ctx.needs_input_grad[0]) dx[0] = dy[0];
+    if (ctx.needs_input_grad[2]) dx[2] = F::gather(dy[0], dim, index);
+    return dx;
+  }
+  if (reduce == "none") {
+    if (ctx.needs_input_grad[0]) {
+      Tensor zeros = F::zeros_like(ctx.inputs[2]);
+      dx[0] = F::scatter(dy[0], dim, index, zeros, "none");
+    }
+    if (ctx.needs_input_grad[2]) dx[2] = F::gather(dy[0], dim, index);
+    return dx;
+  }
+  throw_error<NotImplementedError>(name(), "the gradient of scatter with reduce='", reduce,
+                                   "' is not implemented");
+}
+
+// ---- cat ----
+
+std::vector<TensorMeta> Cat::infer(const TensorList& in, const Attrs& attrs) const {
+  if (in.empty()) throw_error<RuntimeError>(name(), "expected a non-empty list of Tensors");
+  const int64_t dim = attrs.get<int64_t>("dim");
+  Shape out = in[0]->shape();
+  out[dim] = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const Shape& s = in[i]->shape();
+    if (in[i]->dtype() != in[0]->dtype())
+      throw_error<RuntimeError>(name(), "expected all tensors to have the same dtype, got ",
+                                dtype_name(in[0]->dtype()), " and ", dtype_name(in[i]->dtype()));
+    if (s.size() != out.size())
+      throw_error<RuntimeError>(name(), "tensors must have same number of dimensions: got ",
+                                out.size(), " and ", s.size());
+    for (size_t d = 0; d < s.size(); ++d)
+      if (static_cast<int64_t>(d) != dim && s[d] != out[d])
+        throw_error<RuntimeError>(name(), "sizes of tensors must match except in dimension ", dim,
+                                  ". Expected size ", out[d], " but got size ", s[d],
+                                  " for tensor number ", i, " in the list (shapes ",
+                                  shape_str(in[0]->shape()), " and ", shape_str(s), ")");
+    out[dim] += s[dim];
+  }
+  return {contiguous_meta(out, in[0]->dtype(), in[0]->device())};
+}
+
+TensorList Cat::grad(const GradContext& ctx, const TensorList& dy) const {
+  const int64_t dim = ctx.attrs.get<int64_t>("dim");
+  TensorList dx(ctx.input_metas.size());
+  int64_t start = 0;
+  for (size_t i = 0; i < dx.size(); ++i) {
+    const int64_t len = ctx.input_metas[i].shape[dim];
+    if (ctx.needs_input_grad[i]) dx[i] = F::narrow(dy[0], dim, start, len);
+    start += len;
+  }
+  return dx;
+}
+
+namespace prim {
+const Gather& gather() {
+  static const Gather instance;
+  return instance;
+}
+const Scatter& scatter() {
+  static const Scatter instance;
+  return instance;
+}
+const Cat& cat() {
+  static const Cat instance;
+  return instance;
+}
+}  // namespace prim
+
+}  // namespace oneflow

@@ -1,0 +1,244 @@
+// Meta inference, traits and gradient rules of the reductions beyond sum (prod, amax, amin, max
+// and min with indices), the scans (cumsum, cumprod) and sort.
+#include <algorithm>
+
+#include "oneflow/core/dispatch/dispatch.h"
+#include "oneflow/core/functional/functional.h"
+#include "oneflow/core/ops/primitives.h"
+
+namespace oneflow {
+
+namespace F = functional;
+
+namespace {
+
+TensorMeta contiguous_meta(Shape shape, DType dtype, Device device) {
+  Strides strides = contiguous_strides(shape);
+  return TensorMeta{std::move(shape), std::move(strides), 0, dtype, device};
+}
+
+// The shape after reducing `dims` (sorted, wrapped) of `in`.
+Shape reduced_shape(const Shape& in, const std::vector<int64_t>& dims, bool keepdim) {
+  Shape out;
+  for (int64_t d = 0; d < static_cast<int64_t>(in.size()); ++d) {
+    const bool reduced = std::find(dims.begin(), dims.end(), d) != dims.end();
+    if (!reduced)
+      out.push_back(in[d]);
+    else if (keepdim)
+      out.push_back(1);
+  }
+  return out;
+}
+
+// `g` (the gradient of a reduction's output) reshaped so it broadcasts against the input.
+Tensor unsqueeze_reduced(const Tensor& g, const Shape& in_shape, const std::vector<int64_t>& dims) {
+  Shape kept = in_shape;
+  for (int64_t d : dims) kept[d] = 1;
+  return F::reshape(g, kept);
+}
+
+}  // namespace
+
+// ---- Reduce<F>: prod, amax, amin ----
+
+template <ReduceFn K>
+const char* Reduce<K>::name() const {
+  return K == ReduceFn::kProd ? "prod" : (K == ReduceFn::kMax ? "amax" : "amin");
+}
+
+template <ReduceFn K>
+PrimTraits Reduce<K>::traits() const {
+  PrimTraits t;
+  t.saves_inputs = true;
+  t.saves_outputs = true;
+  return t;
+}
+
+template <ReduceFn K>
+std::vector<TensorMeta> Reduce<K>::infer(const TensorList& in, const Attrs& attrs) const {
+  if (in.size() != 1) throw_error<RuntimeError>(name(), "expected 1 input");
+  const auto& dims = attrs.get<std::vector<int64_t>>("dims");
+  if (K != ReduceFn::kProd)
+    for (int64_t d : dims)
+      if (in[0]->shape()[d] == 0)
+        throw_error<IndexError>(name(), "expected reduction dim ", d,
+                                " to have non-zero size (the reduction of an empty set has "
+                                "no identity)");
+  return {contiguous_meta(reduced_shape(in[0]->shape(), dims, attrs.get<bool>("keepdim")),
+                          in[0]->dtype(), in[0]->device())};
+}
+
+template <ReduceFn K>
+TensorList Reduce<K>::grad(const GradContext& ctx, const TensorList& dy) const {
+  const Tensor& x = ctx.inputs[0];
+  const auto& dims = ctx.attrs.get<std::vector<int64_t>>("dims");
+  const Shape& shape = ctx.input_metas[0].shape;
+  Tensor g = unsqueeze_reduced(dy[0], shape, dims);
+  Tensor y = unsqueeze_reduced(ctx.outputs[0], shape, dims);
+  Tensor zero = F::zeros({}, CreationOptions{x->dtype(), x->device(), ""});
+  if (K != ReduceFn::kProd) {
+    // The gradient is shared evenly between the elements equal to the extreme (PyTorch's rule).
+    Tensor hit = F::compare(CompareFn::kEq, x, y);
+    Tensor count = unsqueeze_reduced(F::sum(hit, dims, false, x->dtype()), shape, dims);
+    return {F::where(hit, F::div(g, count), zero)};
+  }
+  // d prod / d x_i = product of the others: y / x_i without zeros; with exactly one zero, only
+  // that element's gradient is non-zero (the product of the rest); with more, all are zero.
+  Tensor is_zero = F::compare(CompareFn::kEq, x, Scalar::from_int(0));
+  Tensor zeros = unsqueeze_reduced(F::sum(is_zero, dims, false, DType::kInt64), shape, dims);
+  Tensor one = F::ones({}, CreationOptions{x->dtype(), x->device(), ""});
+  Tensor rest =
+      unsqueeze_reduced(dispatch1(*this, {F::where(is_zero, one, x)}, ctx.attrs), shape, dims);
+  Tensor no_zero_grad = F::div(y, F::where(is_zero, one, x));
+  Tensor one_zero = F::compare(CompareFn::kEq, zeros, Scalar::from_int(1));
+  Tensor none = F::compare(CompareFn::kEq, zeros, Scalar::from_int(0));
+  Tensor d = F::where(none, no_zero_grad, F::where(F::logical_and(one_zero, is_zero), rest, zero));
+  return {F::mul(g, d)};
+}
+
+// ---- ArgReduce<F>: max / min along one dim with indices ----
+
+template <ReduceFn K>
+const char* ArgReduce<K>::name() const {
+  return K == ReduceFn::kMax ? "max" : "min";
+}
+
+template <ReduceFn K>
+PrimTraits ArgReduce<K>::traits() const {
+  PrimTraits t;
+  t.saves_outputs = true;
+  return t;
+}
+
+template <ReduceFn K>
+std::vector<TensorMeta> ArgReduce<K>::infer(const TensorList& in, const Attrs& attrs) const {
+  if (in.size() != 1) throw_error<RuntimeError>(name(), "expected 1 input");
+  const int64_t dim = attrs.get<int64_t>("dim");
+  const Shape& s = in[0]->shape();
+  if (!s.empty() && s[dim] == 0)
+    throw_error<IndexError>(name(), "expected reduction dim ", dim,
+                            " to have non-zero size, got shape ", shape_str(s));
+  const std::vector<int64_t> dims = s.empty() ? std::vector<int64_t>{} : std::vector<int64_t>{dim};
+  Shape out = reduced_shape(s, dims, attrs.get<bool>("keepdim"));
+  return {contiguous_meta(out, in[0]->dtype(), in[0]->device()),
+          contiguous_meta(out, DType::kInt64, in[0]->device())};
+}
+
+template <ReduceFn K>
+TensorList ArgReduce<K>::grad(const GradContext& ctx, const TensorList& dy) const {
+  const Shape& shape = ctx.input_metas[0].shape;
+  if (shape.empty()) return {dy[0]};
+  const int64_t dim = ctx.attrs.get<int64_t>("dim");
+  Tensor g = dy[0], idx = ctx.outputs[1];
+  if (!ctx.attrs.get<bool>("keepdim")) {
+    g = F::unsqueeze(g, dim);
+    idx = F::unsqueeze(idx, dim);
+  }
+  Tensor zeros = F::zeros(shape, CreationOptions{g->dtype(), g->device(), ""});
+  return {F::scatter(zeros, dim, idx, g, "add")};
+}
+
+// ---- scans ----
+
+namespace {
+void check_scan(const char* op, const TensorList& in, const Attrs& attrs) {
+  if (in.size() != 1) throw_error<RuntimeError>(op, "expected 1 input");
+  const int64_t dim = attrs.get<int64_t>("dim");
+  if (dim < 0 || dim >= std::max<int64_t>(in[0]->ndim(), 1))
+    throw_error<IndexError>(op, "dim ", dim, " out of range");
+}
+
+// sum_{j >= i} g_j along dim: the reverse cumulative sum, as total - cumsum + g.
+Tensor reverse_cumsum(const Tensor& g, int64_t dim) {
+  if (g->ndim() == 0) return g;
+  Tensor total = F::sum(g, {dim}, true);
+  return F::add(F::sub(total, F::cumsum(g, dim)), g);
+}
+}  // namespace
+
+std::vector<TensorMeta> Cumsum::infer(const TensorList& in, const Attrs& attrs) const {
+  check_scan(name(), in, attrs);
+  return {contiguous_meta(in[0]->shape(), in[0]->dtype(), in[0]->device())};
+}
+
+TensorList Cumsum::grad(const GradContext& ctx, const TensorList& dy) const {
+  return {reverse_cumsum(dy[0], ctx.attrs.get<int64_t>("dim"))};
+}
+
+PrimTraits Cumprod::traits() const {
+  PrimTraits t;
+  t.saves_inputs = true;
+  t.saves_outputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> Cumprod::infer(const TensorList& in, const Attrs& attrs) const {
+  check_scan(name(), in, attrs);
+  return {contiguous_meta(in[0]->shape(), in[0]->dtype(), in[0]->device())};
+}
+
+TensorList Cumprod::grad(const GradContext& ctx, const TensorList& dy) const {
+  // d y_j / d x_i = y_j / x_i for j >= i (inputs without zeros; zeros give NaN/inf as in a
+  // naive formula, a documented limitation).
+  const int64_t dim = ctx.attrs.get<int64_t>("dim");
+  return {F::div(reverse_cumsum(F::mul(dy[0], ctx.outputs[0]), dim), ctx.inputs[0])};
+}
+
+// ---- sort ----
+
+PrimTraits Sort::traits() const {
+  PrimTraits t;
+  t.saves_outputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> Sort::infer(const TensorList& in, const Attrs& attrs) const {
+  check_scan(name(), in, attrs);
+  return {contiguous_meta(in[0]->shape(), in[0]->dtype(), in[0]->device()),
+          contiguous_meta(in[0]->shape(), DType::kInt64, in[0]->device())};
+}
+
+TensorList Sort::grad(const GradContext& ctx, const TensorList& dy) const {
+  const Shape& shape = ctx.input_metas[0].shape;
+  if (shape.empty()) return {dy[0]};
+  Tensor zeros = F::zeros(shape, CreationOptions{dy[0]->dtype(), dy[0]->device(), ""});
+  return {F::scatter(zeros, ctx.attrs.get<int64_t>("dim"), ctx.outputs[1], dy[0], "none")};
+}
+
+template class Reduce<ReduceFn::kProd>;
+template class Reduce<ReduceFn::kMax>;
+template class Reduce<ReduceFn::kMin>;
+template class ArgReduce<ReduceFn::kMax>;
+template class ArgReduce<ReduceFn::kMin>;
+
+namespace prim {
+template <ReduceFn F>
+const Reduce<F>& reduce() {
+  static const Reduce<F> instance;
+  return instance;
+}
+template <ReduceFn F>
+const ArgReduce<F>& arg_reduce() {
+  static const ArgReduce<F> instance;
+  return instance;
+}
+template const Reduce<ReduceFn::kProd>& reduce<ReduceFn::kProd>();
+template const Reduce<ReduceFn::kMax>& reduce<ReduceFn::kMax>();
+template const Reduce<ReduceFn::kMin>& reduce<ReduceFn::kMin>();
+template const ArgReduce<ReduceFn::kMax>& arg_reduce<ReduceFn::kMax>();
+template const ArgReduce<ReduceFn::kMin>& arg_reduce<ReduceFn::kMin>();
+const Cumsum& cumsum() {
+  static const Cumsum instance;
+  return instance;
+}
+const Cumprod& cumprod() {
+  static const Cumprod instance;
+  return instance;
+}
+const Sort& sort() {
+  static const Sort instance;
+  return instance;
+}
+}  // namespace prim
+
+}  // namespace oneflow

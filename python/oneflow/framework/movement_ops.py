@@ -1,0 +1,543 @@
+"""Data movement of ``oneflow.*`` and ``oneflow.Tensor`` (PyTorch signatures): cat/stack and
+friends, gather/scatter, index_select/index_add/masked_fill, flip/roll/repeat/tile, triangular
+and diagonal matrices, meshgrid, searchsorted/bucketize/bincount/histc, unique. Everything is
+built on the cat, gather, scatter, sort and indexing kernels, so gradients come from them."""
+
+import builtins
+
+from oneflow._oneflow_internal import _C, Tensor
+
+# ---- joining ----------------------------------------------------------------------------
+
+
+def cat(tensors, dim=0):
+    return _C.cat(list(tensors), dim)
+
+
+def stack(tensors, dim=0):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack: expected a non-empty list of Tensors")
+    shape = tuple(tensors[0].shape)
+    for i, t in enumerate(tensors):
+        if tuple(t.shape) != shape:
+            raise RuntimeError(
+                f"stack: expects each tensor to be equal size, but got {shape} at entry 0 and "
+                f"{tuple(t.shape)} at entry {i}"
+            )
+    nd = len(shape) + 1
+    if not -nd <= dim < nd:
+        raise IndexError(f"stack: dim {dim} out of range [{-nd}, {nd - 1}]")
+    return _C.cat([_C.unsqueeze(t, dim % nd) for t in tensors], dim % nd)
+
+
+def atleast_1d(*tensors):
+    out = [t.reshape(1) if t.ndim == 0 else t for t in _flat(tensors)]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def atleast_2d(*tensors):
+    out = []
+    for t in _flat(tensors):
+        out.append(t.reshape(1, 1) if t.ndim == 0 else (_C.unsqueeze(t, 0) if t.ndim == 1 else t))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def atleast_3d(*tensors):
+    out = []
+    for t in _flat(tensors):
+        if t.ndim == 0:
+            t = t.reshape(1, 1, 1)
+        elif t.ndim == 1:
+            t = t.reshape(1, -1, 1)
+        elif t.ndim == 2:
+            t = _C.unsqueeze(t, -1)
+        out.append(t)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _flat(tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        return list(tensors[0])
+    return list(tensors)
+
+
+def hstack(tensors):
+    ts = [atleast_1d(t) for t in tensors]
+    return cat(ts, 0 if ts[0].ndim == 1 else 1)
+
+
+def vstack(tensors):
+    return cat([atleast_2d(t) for t in tensors], 0)
+
+
+def dstack(tensors):
+    return cat([atleast_3d(t) for t in tensors], 2)
+
+
+def column_stack(tensors):
+    ts = [t.reshape(-1, 1) if t.ndim <= 1 else t for t in tensors]
+    return cat(ts, 1)
+
+
+# ---- gather / scatter / index -----------------------------------------------------------
+
+
+def gather(input, dim, index, *, sparse_grad=False):
+    return _C.gather(input, dim, index)
+
+
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
+    if src is None:
+        src = value
+    mode = {None: "none", "add": "add", "multiply": "multiply"}.get(reduce)
+    if mode is None:
+        raise RuntimeError(f"scatter: reduce argument must be either add or multiply, got {reduce}")
+    return _C.scatter(input, dim, index, src, mode)
+
+
+def scatter_add(input, dim, index, src):
+    return _C.scatter(input, dim, index, src, "add")
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    mode = {"sum": "add", "prod": "multiply", "amax": "amax", "amin": "amin"}.get(reduce)
+    if mode is None or not include_self:
+        raise NotImplementedError(
+            f"scatter_reduce: reduce={reduce!r}, include_self={include_self} is not implemented"
+        )
+    return _C.scatter(input, dim, index, src, mode)
+
+
+def _check_index_vector(op, index):
+    if index.ndim > 1:
+        raise IndexError(f"{op}: index is supposed to be a vector, got shape {tuple(index.shape)}")
+    if index.dtype.is_floating_point or str(index.dtype) == "oneflow.bool":
+        raise IndexError(f"{op}: expected an int64 or int32 index, got {index.dtype}")
+
+
+def index_select(input, dim, index):
+    _check_index_vector("index_select", index)
+    dim = dim % builtins.max(input.ndim, 1)
+    return _C.index(input, [index.reshape(-1)], dim) if input.ndim else input.clone()
+
+
+def _index_along(index, dim, shape):
+    """A 1-D index expanded to `shape`, its values along `dim` (scatter's index form)."""
+    view = [1] * len(shape)
+    view[dim] = -1
+    shape = list(shape)
+    shape[dim] = index.numel()
+    return _C.expand(index.reshape(*view), *shape)
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    _check_index_vector("index_add", index)
+    dim %= builtins.max(input.ndim, 1)
+    src = source if alpha == 1 else _C.mul(source, alpha)
+    return _C.scatter(input, dim, _index_along(index.reshape(-1), dim, source.shape), src, "add")
+
+
+def index_copy(input, dim, index, source):
+    _check_index_vector("index_copy", index)
+    dim %= builtins.max(input.ndim, 1)
+    idx = _index_along(index.reshape(-1), dim, source.shape)
+    return _C.scatter(input, dim, idx, source, "none")
+
+
+def index_fill(input, dim, index, value):
+    _check_index_vector("index_fill", index)
+    dim %= builtins.max(input.ndim, 1)
+    return _C.scatter(input, dim, _index_along(index.reshape(-1), dim, input.shape), value, "none")
+
+
+def masked_fill(input, mask, value):
+    if str(mask.dtype) != "oneflow.bool":
+        raise RuntimeError(f"masked_fill: expected a bool mask, got {mask.dtype}")
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(
+                "masked_fill: only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value.ndim} dimension(s)"
+            )
+        value = value.to(input.dtype)
+    out = _C.where(mask, value, input)
+    return out if out.dtype == input.dtype else out.to(input.dtype)
+
+
+def masked_select(input, mask):
+    shape = _broadcast_shape(input.shape, mask.shape)
+    return _C.expand(input, *shape)[_C.expand(mask, *shape)]
+
+
+def take(input, index):
+    return input.reshape(-1)[index]
+
+
+def take_along_dim(input, indices, dim=None):
+    if dim is None:
+        return input.reshape(-1)[indices.reshape(-1)]
+    shape = list(_broadcast_shape(input.shape, indices.shape))
+    shape_i = list(shape)
+    shape_i[dim] = indices.shape[dim]
+    shape[dim] = input.shape[dim]
+    return _C.gather(_C.expand(input, *shape), dim, _C.expand(indices, *shape_i))
+
+
+def argwhere(input):
+    return input.nonzero()
+
+
+def _broadcast_shape(*shapes):
+    nd = builtins.max(len(s) for s in shapes)
+    out = []
+    for i in range(nd):
+        sizes = [s[i - nd + len(s)] for s in shapes if i - nd + len(s) >= 0]
+        big = [x for x in sizes if x != 1]
+        if big and builtins.any(x != big[0] for x in big):
+            raise RuntimeError(f"broadcast_shapes: shapes {shapes} cannot be broadcast together")
+        out.append(big[0] if big else 1)
+    return tuple(out)
+
+
+def broadcast_shapes(*shapes):
+    from oneflow.framework.size import Size
+
+    return Size(_broadcast_shape(*[(s,) if isinstance(s, int) else tuple(s) for s in shapes]))
+
+
+def broadcast_to(input, size):
+    return _C.expand(input, *size)
+
+
+def broadcast_tensors(*tensors):
+    shape = _broadcast_shape(*[tuple(t.shape) for t in tensors])
+    return tuple(_C.expand(t, *shape) for t in tensors)
+
+
+# ---- rearranging ------------------------------------------------------------------------
+
+
+def flip(input, dims):
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    out = input
+    import oneflow
+
+    for d in dims:
+        n = input.shape[d]
+        rev = oneflow.arange(n - 1, -1, -1, device=input.device)
+        out = _C.index(out, [rev], d % input.ndim)
+    return out if dims else input.clone()
+
+
+def fliplr(input):
+    return flip(input, [1])
+
+
+def flipud(input):
+    return flip(input, [0])
+
+
+def roll(input, shifts, dims=None):
+    if dims is None:
+        return roll(input.reshape(-1), shifts, 0).reshape(input.shape)
+    shifts = [shifts] if isinstance(shifts, int) else list(shifts)
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"roll: shifts and dims must align, got {shifts} and {dims}")
+    out = input
+    for s, d in zip(shifts, dims):
+        n = out.shape[d]
+        if n == 0:
+            continue
+        s %= n
+        if s:
+            out = cat([_C.narrow(out, d, n - s, s), _C.narrow(out, d, 0, n - s)], d)
+    return out
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    d0, d1 = dims
+    k %= 4
+    if k == 1:
+        return flip(input, [d1]).transpose(d0, d1)
+    if k == 2:
+        return flip(input, [d0, d1])
+    if k == 3:
+        return flip(input, [d0]).transpose(d0, d1)
+    return input.clone()
+
+
+def repeat(input, *sizes):
+    if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)):
+        sizes = tuple(sizes[0])
+    if len(sizes) < input.ndim:
+        raise RuntimeError(
+            "repeat: number of dimensions of repeat dims can not be smaller than number of "
+            f"dimensions of tensor ({len(sizes)} < {input.ndim})"
+        )
+    shape = (1,) * (len(sizes) - input.ndim) + tuple(input.shape)
+    x = input.reshape(*shape)
+    interleaved, expanded, final = [], [], []
+    for r, s in zip(sizes, shape):
+        interleaved += [1, s]
+        expanded += [r, s]
+        final.append(r * s)
+    return _C.expand(x.reshape(*interleaved), *expanded).reshape(*final)
+
+
+def tile(input, dims):
+    dims = tuple(dims)
+    if len(dims) < input.ndim:
+        dims = (1,) * (input.ndim - len(dims)) + dims
+    return repeat(input, *dims)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    import numpy as np
+
+    import oneflow
+
+    if repeats is None:  # repeat_interleave(repeats): indices repeated by their counts
+        counts = input.numpy()
+        return oneflow.tensor(np.repeat(np.arange(len(counts)), counts), device=input.device)
+    if dim is None:
+        input, dim = input.reshape(-1), 0
+    dim %= input.ndim
+    n = input.shape[dim]
+    if isinstance(repeats, int):
+        x = _C.unsqueeze(input, dim + 1)
+        shape = list(x.shape)
+        shape[dim + 1] = repeats
+        return _C.flatten(_C.expand(x, *shape), dim, dim + 1)
+    counts = repeats.numpy().reshape(-1)
+    if counts.size == 1:
+        counts = np.repeat(counts, n)
+    if counts.size != n:
+        raise RuntimeError("repeat_interleave: repeats must have the same size as input along dim")
+    idx = oneflow.tensor(np.repeat(np.arange(n), counts), device=input.device)
+    return _C.index(input, [idx], dim)
+
+
+def _tri_mask(input, diagonal, lower):
+    import oneflow
+
+    rows, cols = input.shape[-2], input.shape[-1]
+    r = oneflow.arange(rows, device=input.device).reshape(rows, 1)
+    c = oneflow.arange(cols, device=input.device).reshape(1, cols)
+    d = _C.sub(c, r)
+    return _C.le(d, diagonal) if lower else _C.ge(d, diagonal)
+
+
+def tril(input, diagonal=0):
+    if input.ndim < 2:
+        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+    return _C.where(_tri_mask(input, diagonal, True), input, 0)
+
+
+def triu(input, diagonal=0):
+    if input.ndim < 2:
+        raise RuntimeError("triu: input tensor must have at least 2 dimensions")
+    return _C.where(_tri_mask(input, diagonal, False), input, 0)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    import oneflow
+
+    if (dim1, dim2) != (-2, -1):
+        raise NotImplementedError("diag_embed: only dim1=-2, dim2=-1 are implemented")
+    n = input.shape[-1]
+    m = n + builtins.abs(offset)
+    r = oneflow.arange(n, device=input.device) + builtins.max(-offset, 0)
+    c = oneflow.arange(n, device=input.device) + builtins.max(offset, 0)
+    out = oneflow.zeros(*input.shape[:-1], m, m, dtype=input.dtype, device=input.device)
+    return _diag_embed_nd(out, r, c, input)
+
+
+def _diag_embed_nd(out, r, c, input):
+    # Along the last two dims: scatter the values onto positions (r, c) of each matrix.
+    flat = out.reshape(-1, out.shape[-2] * out.shape[-1])
+    idx = _C.add(_C.mul(r, out.shape[-1]), c)
+    vals = input.reshape(-1, input.shape[-1])
+    index = _C.expand(idx.reshape(1, -1), vals.shape[0], idx.shape[0])
+    return _C.scatter(flat, 1, index, vals, "none").reshape(out.shape)
+
+
+def diag(input, diagonal=0):
+    if input.ndim == 1:
+        return diag_embed(input, diagonal)
+    if input.ndim == 2:
+        return _C.diagonal(input, diagonal, 0, 1).clone()
+    raise RuntimeError(f"diag: expected a 1-D or 2-D input, got {input.ndim}-D")
+
+
+def diagflat(input, offset=0):
+    return diag_embed(input.reshape(-1), offset)
+
+
+def meshgrid(*tensors, indexing="ij"):
+    ts = _flat(tensors)
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
+    swap = indexing == "xy" and len(ts) >= 2
+    if swap:
+        ts[0], ts[1] = ts[1], ts[0]
+    shape = [t.numel() for t in ts]
+    out = []
+    for i, t in enumerate(ts):
+        view = [1] * len(ts)
+        view[i] = -1
+        out.append(_C.expand(t.reshape(*view), *shape))
+    if swap:
+        out[0], out[1] = out[1], out[0]
+    return tuple(out)
+
+
+def movedim(input, source, destination):
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    nd = input.ndim
+    src = [s % nd for s in src]
+    dst = [d % nd for d in dst]
+    order = [None] * nd
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(i for i in range(nd) if i not in src)
+    order = [o if o is not None else next(rest) for o in order]
+    return input.permute(*order)
+
+
+def swapaxes(input, axis0, axis1):
+    return _C.transpose(input, axis0, axis1)
+
+
+def t(input):
+    if input.ndim > 2:
+        raise RuntimeError(f"t: expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    return input if input.ndim < 2 else _C.transpose(input, 0, 1)
+
+
+# ---- searching and counting -------------------------------------------------------------
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
+    import oneflow
+
+    if side is not None:
+        right = side == "right"
+    seq = sorted_sequence
+    if sorter is not None:
+        seq = _C.gather(seq, -1, sorter)
+    scalar = not isinstance(input, Tensor)
+    values = oneflow.tensor(input, device=seq.device) if scalar else input
+    cmp = _C.le if right else _C.lt
+    if seq.ndim == 1:
+        hits = cmp(seq.reshape(*([1] * values.ndim), -1), _C.unsqueeze(values, -1))
+    else:
+        hits = cmp(_C.unsqueeze(seq, -2), _C.unsqueeze(values, -1))
+    out = _C.sum(hits, [-1], False)
+    return out.int() if out_int32 else out
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def bincount(input, weights=None, minlength=0):
+    import oneflow
+
+    if input.ndim != 1 or input.dtype.is_floating_point:
+        raise RuntimeError("bincount: only supports 1-d non-negative integral inputs")
+    if input.numel() and builtins.bool(_C.lt(input, 0).any()):
+        raise RuntimeError("bincount: input must be non-negative")
+    n = builtins.max(int(_C.amax(input)) + 1 if input.numel() else 0, minlength)
+    if weights is None:
+        src = oneflow.ones(input.shape, dtype=oneflow.int64, device=input.device)
+    else:
+        src = weights if weights.dtype.is_floating_point else weights.double()
+    out = oneflow.zeros(n, dtype=src.dtype, device=input.device)
+    return _C.scatter(out, 0, input.long(), src, "add")
+
+
+def histc(input, bins=100, min=0, max=0):
+    lo, hi = float(min), float(max)
+    if lo == hi and input.numel():
+        lo, hi = float(_C.amin(input)), float(_C.amax(input))
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    x = input.reshape(-1)
+    inside = _C.logical_and(_C.ge(x, lo), _C.le(x, hi))
+    x = x[inside]
+    idx = _C.clamp(_C.floor(_C.mul(_C.sub(x, lo), bins / (hi - lo))), 0, bins - 1).long()
+    import oneflow
+
+    out = oneflow.zeros(bins, dtype=input.dtype, device=input.device)
+    return _C.scatter(out, 0, idx, oneflow.ones(idx.shape, dtype=input.dtype), "add")
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    import oneflow
+
+    if dim is not None:
+        raise NotImplementedError("unique: dim= is not implemented yet")
+    flat = input.reshape(-1)
+    values, order = _C.sort(flat, 0, False)
+    if flat.numel() == 0:
+        uniq = values
+        new = oneflow.zeros(0, dtype=oneflow.bool)
+    else:
+        first = oneflow.ones(1, dtype=oneflow.bool, device=input.device)
+        new = cat([first, _C.ne(values[1:], values[:-1])])
+        uniq = values[new]
+    out = [uniq]
+    if return_inverse:
+        group = _C.sub(_C.cumsum(new.long(), 0), 1)
+        inverse = _C.scatter(oneflow.zeros_like(group), 0, order, group, "none")
+        out.append(inverse.reshape(input.shape))
+    if return_counts:
+        group = _C.sub(_C.cumsum(new.long(), 0), 1)
+        counts = oneflow.zeros(uniq.numel(), dtype=oneflow.int64, device=input.device)
+        out.append(_C.scatter(counts, 0, group, oneflow.ones_like(group), "add"))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def functions():
+    return dict(
+        cat=cat, concat=cat, concatenate=cat, stack=stack, hstack=hstack, vstack=vstack,
+        row_stack=vstack, dstack=dstack, column_stack=column_stack, atleast_1d=atleast_1d,
+        atleast_2d=atleast_2d, atleast_3d=atleast_3d, gather=gather, scatter=scatter,
+        scatter_add=scatter_add, scatter_reduce=scatter_reduce, index_select=index_select,
+        index_add=index_add, index_copy=index_copy, index_fill=index_fill,
+        masked_fill=masked_fill, masked_select=masked_select, take=take,
+        take_along_dim=take_along_dim, argwhere=argwhere, broadcast_shapes=broadcast_shapes,
+        broadcast_to=broadcast_to, broadcast_tensors=broadcast_tensors, flip=flip,
+        fliplr=fliplr, flipud=flipud, roll=roll, rot90=rot90, tile=tile,
+        repeat_interleave=repeat_interleave, tril=tril, triu=triu, diag=diag,
+        diag_embed=diag_embed, diagflat=diagflat, meshgrid=meshgrid, movedim=movedim,
+        moveaxis=movedim, swapaxes=swapaxes, swapdims=swapaxes, t=t,
+        searchsorted=searchsorted, bucketize=bucketize, bincount=bincount, histc=histc,
+        unique=unique,
+    )  # fmt: skip
+
+
+def methods():
+    out = functions()
+    for name in ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_stack",
+                 "dstack", "column_stack", "atleast_1d", "atleast_2d", "atleast_3d", "meshgrid",
+                 "broadcast_shapes", "broadcast_tensors", "searchsorted"]:  # fmt: skip
+        out.pop(name)
+    out["repeat"] = repeat
+    out["expand_as"] = lambda self, other: _C.expand(self, *other.shape)
+    out["view_as"] = lambda self, other: self.view(*other.shape)
+    out["reshape_as"] = lambda self, other: self.reshape(*other.shape)
+    for name in ["scatter", "scatter_add", "index_add", "index_copy", "index_fill",
+                 "masked_fill", "tril", "triu", "scatter_reduce"]:  # fmt: skip
+        out[name + "_"] = _inplace(out[name])
+    return out
+
+
+def _inplace(fn):
+    def method(self, *args, **kwargs):
+        return _C.copy_(self, fn(_C.clone(self) if self.requires_grad else self, *args, **kwargs))
+
+    return method

@@ -1,0 +1,279 @@
+"""Reductions, scans, sorting and data movement against PyTorch (values and gradients, float32
+and float64 with differential.py's tolerances; integer dtypes where PyTorch supports them)."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import oneflow as flow
+from differential import check
+
+
+def _distinct(lib, t, i):
+    # Values without ties, so that the max/min/sort gradients are unambiguous.
+    n = t.numel()
+    ramp = lib.arange(n, dtype=t.dtype).reshape(t.shape) * 0.01
+    return t + ramp
+
+
+# name -> (fn(lib, *inputs), input shapes, transform or None)
+CASES = {
+    "prod_all": (lambda lib, a: lib.prod(a), [(3, 4)], None),
+    "prod_dim": (lambda lib, a: a.prod(1, keepdim=True), [(3, 4, 2)], None),
+    "prod_with_zero": (lambda lib, a: lib.prod(a * (a > -0.3), 0), [(5, 3)], None),
+    "amax": (lambda lib, a: lib.amax(a, (0, 2)), [(3, 4, 5)], _distinct),
+    "amin_keepdim": (lambda lib, a: a.amin(-1, keepdim=True), [(3, 4)], _distinct),
+    "max_all": (lambda lib, a: lib.max(a), [(4, 5)], _distinct),
+    "max_dim_values": (lambda lib, a: lib.max(a, 1).values, [(4, 5)], _distinct),
+    "max_dim_indices": (lambda lib, a: lib.max(a, 1, keepdim=True)[1], [(4, 5)], None),
+    "min_dim_values": (lambda lib, a: a.min(dim=0).values, [(4, 5)], _distinct),
+    "max_binary": (lambda lib, a, b: lib.max(a, b), [(3, 4), (4,)], None),
+    "argmax": (lambda lib, a: lib.argmax(a), [(4, 5)], None),
+    "argmin_dim": (lambda lib, a: a.argmin(0, keepdim=True), [(4, 5)], None),
+    "var": (lambda lib, a: lib.var(a), [(5, 6)], None),
+    "var_dim_biased": (lambda lib, a: a.var(1, unbiased=False, keepdim=True), [(5, 6)], None),
+    "std_correction": (lambda lib, a: lib.std(a, dim=(0, 1), correction=0), [(3, 4, 2)], None),
+    "logsumexp": (lambda lib, a: lib.logsumexp(a * 10, 1), [(3, 7)], None),
+    "norm_fro": (lambda lib, a: lib.norm(a), [(3, 4)], None),
+    "norm_p3_dim": (lambda lib, a: lib.norm(a, 3, dim=1), [(3, 4)], None),
+    "vector_norm_inf": (lambda lib, a: lib.linalg.vector_norm(a, math.inf, 1), [(3, 4)], _distinct),
+    "matrix_norm_1": (lambda lib, a: lib.linalg.matrix_norm(a, 1), [(2, 3, 4)], None),
+    "cumsum": (lambda lib, a: lib.cumsum(a, 1), [(3, 5, 2)], None),
+    "cumsum_neg_dim": (lambda lib, a: a.cumsum(-1), [(3, 5)], None),
+    "cumprod": (lambda lib, a: lib.cumprod(a, 0), [(4, 3)], lambda lib, t, i: t.abs() + 0.5),
+    "logcumsumexp": (lambda lib, a: lib.logcumsumexp(a, 1), [(3, 4)], None),
+    "sort": (lambda lib, a: lib.sort(a, 1).values, [(3, 6)], _distinct),
+    "sort_desc_idx": (lambda lib, a: lib.sort(a, 0, descending=True)[1], [(6, 3)], _distinct),
+    "argsort": (lambda lib, a: lib.argsort(a), [(3, 6)], _distinct),
+    "topk": (lambda lib, a: lib.topk(a, 3).values, [(4, 7)], _distinct),
+    "topk_smallest_idx": (lambda lib, a: a.topk(2, dim=0, largest=False)[1], [(5, 3)], _distinct),
+    "kthvalue": (lambda lib, a: lib.kthvalue(a, 2, 1).values, [(4, 5)], _distinct),
+    "median_all": (lambda lib, a: lib.median(a), [(4, 5)], _distinct),
+    "median_dim": (lambda lib, a: a.median(1).values, [(4, 5)], _distinct),
+    "nansum": (lambda lib, a: lib.nansum(a, 0), [(4, 5)], None),
+    "cat": (lambda lib, a, b: lib.cat([a, b], 1), [(2, 3), (2, 4)], None),
+    "cat_neg_dim": (lambda lib, a, b: lib.cat((a, b), -1), [(2, 3, 1), (2, 3, 2)], None),
+    "stack": (lambda lib, a, b: lib.stack([a, b], 1), [(2, 3), (2, 3)], None),
+    "hstack": (lambda lib, a, b: lib.hstack([a, b]), [(2, 3), (2, 1)], None),
+    "vstack": (lambda lib, a, b: lib.vstack([a, b]), [(3,), (2, 3)], None),
+    "dstack": (lambda lib, a, b: lib.dstack([a, b]), [(2, 3), (2, 3)], None),
+    "column_stack": (lambda lib, a, b: lib.column_stack([a, b]), [(3,), (3, 2)], None),
+    "gather": (
+        lambda lib, a: lib.gather(a, 1, lib.tensor([[0, 2], [1, 1], [3, 0]])),
+        [(3, 4)],
+        None,
+    ),
+    "scatter": (lambda lib, a, b: a.scatter(0, lib.tensor([[2, 1, 0]]), b), [(3, 3), (1, 3)], None),
+    "scatter_add": (
+        lambda lib, a, b: lib.scatter_add(a, 1, lib.tensor([[0, 0], [2, 0]]), b),
+        [(2, 3), (2, 2)],
+        None,
+    ),
+    "index_select": (lambda lib, a: lib.index_select(a, 1, lib.tensor([2, 0, 2])), [(3, 4)], None),
+    "index_add": (
+        lambda lib, a, b: a.index_add(0, lib.tensor([0, 2, 0]), b, alpha=2),
+        [(3, 2), (3, 2)],
+        None,
+    ),
+    "masked_fill": (lambda lib, a: a.masked_fill(a > 0, 0.5), [(3, 4)], None),
+    "masked_select": (lambda lib, a: lib.masked_select(a, a > 0), [(3, 4)], None),
+    "take": (lambda lib, a: lib.take(a, lib.tensor([[0, 5], [11, 3]])), [(3, 4)], None),
+    "flip": (lambda lib, a: lib.flip(a, [0, 2]), [(2, 3, 4)], None),
+    "roll": (lambda lib, a: lib.roll(a, (1, -2), (0, 1)), [(3, 4)], None),
+    "roll_flat": (lambda lib, a: a.roll(3), [(3, 4)], None),
+    "rot90": (lambda lib, a: lib.rot90(a, 1, (0, 1)), [(2, 3)], None),
+    "repeat": (lambda lib, a: a.repeat(2, 1, 3), [(2, 3)], None),
+    "tile": (lambda lib, a: lib.tile(a, (2,)), [(2, 3)], None),
+    "repeat_interleave": (lambda lib, a: lib.repeat_interleave(a, 2, dim=1), [(2, 3)], None),
+    "repeat_interleave_t": (
+        lambda lib, a: a.repeat_interleave(lib.tensor([1, 0, 2]), dim=0),
+        [(3, 2)],
+        None,
+    ),
+    "tril": (lambda lib, a: lib.tril(a, -1), [(4, 5)], None),
+    "triu_batched": (lambda lib, a: a.triu(1), [(2, 4, 3)], None),
+    "diag_1d": (lambda lib, a: lib.diag(a, 1), [(3,)], None),
+    "diag_2d": (lambda lib, a: lib.diag(a, -1), [(3, 4)], None),
+    "diag_embed": (lambda lib, a: lib.diag_embed(a), [(2, 3)], None),
+    "movedim": (lambda lib, a: lib.movedim(a, (0, 1), (2, 0)), [(2, 3, 4)], None),
+    "swapaxes": (lambda lib, a: lib.swapaxes(a, 0, 2), [(2, 3, 4)], None),
+    "t": (lambda lib, a: a.t(), [(2, 3)], None),
+    "broadcast_to": (lambda lib, a: lib.broadcast_to(a, (4, 2, 3)), [(2, 1)], None),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_against_torch(name, dtype, device):
+    fn, shapes, transform = CASES[name]
+    grad = not name.endswith(("_idx", "indices")) and name not in (
+        "argmax",
+        "argmin_dim",
+        "argsort",
+    )
+    check(fn, shapes, dtype=dtype, device=device, grad=grad, transform=transform)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "prod_all",
+        "amax",
+        "max_dim_indices",
+        "cumsum",
+        "sort",
+        "cat",
+        "gather",
+        "flip",
+        "repeat",
+        "tril",
+        "argmax",
+    ],
+)
+def test_integer_inputs(name, device):
+    fn, shapes, _ = CASES[name]
+    check(fn, shapes, dtype="int64", device=device)
+
+
+def test_all_any_and_count():
+    x = np.array([[0, 1, 2], [3, 0, 0]])
+    for dtype in [np.int64, np.float32, np.bool_]:
+        a, t = flow.tensor(x.astype(dtype)), torch.tensor(x.astype(dtype))
+        for fn in ["all", "any"]:
+            assert getattr(flow, fn)(a).numpy() == getattr(torch, fn)(t).numpy()
+            np.testing.assert_array_equal(getattr(a, fn)(1).numpy(), getattr(t, fn)(1).numpy())
+        np.testing.assert_array_equal(
+            flow.count_nonzero(a, 0).numpy(), torch.count_nonzero(t, 0).numpy()
+        )
+    assert flow.all(flow.ones(0)).numpy() and not flow.any(flow.ones(0)).numpy()
+
+
+def test_nan_handling_matches_torch():
+    x = [[1.0, math.nan, 3.0], [2.0, 0.0, -1.0]]
+    a, t = flow.tensor(x), torch.tensor(x)
+    for name in ["amax", "amin"]:
+        np.testing.assert_array_equal(
+            getattr(flow, name)(a, 1).numpy(), getattr(torch, name)(t, 1).numpy()
+        )
+    fv, fi = flow.max(a, 1)
+    tv, ti = torch.max(t, 1)
+    np.testing.assert_array_equal(fv.numpy(), tv.numpy())
+    np.testing.assert_array_equal(fi.numpy(), ti.numpy())
+    np.testing.assert_array_equal(flow.argmin(a, 1).numpy(), torch.argmin(t, 1).numpy())
+    for desc in [False, True]:
+        fs, ti_ = flow.sort(a, 1, descending=desc), torch.sort(t, 1, descending=desc)
+        np.testing.assert_array_equal(fs.values.numpy(), ti_.values.numpy())
+        np.testing.assert_array_equal(fs.indices.numpy(), ti_.indices.numpy())
+
+
+def test_ties_gradients():
+    x = [[2.0, 2.0, 1.0]]
+    a = flow.tensor(x, requires_grad=True)
+    t = torch.tensor(x, requires_grad=True)
+    flow.amax(a).backward()
+    torch.amax(t).backward()
+    np.testing.assert_array_equal(a.grad.numpy(), t.grad.numpy())  # split evenly
+    a.grad = None
+    t.grad = None
+    flow.max(a, 1).values.sum().backward()
+    torch.max(t, 1).values.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), t.grad.numpy())  # the first one
+
+
+def test_unique_and_counting():
+    x = np.array([3, 1, 3, 2, 1, 3])
+    fu = flow.unique(flow.tensor(x), return_inverse=True, return_counts=True)
+    tu = torch.unique(torch.tensor(x), return_inverse=True, return_counts=True)
+    for f, t in zip(fu, tu):
+        np.testing.assert_array_equal(f.numpy(), t.numpy())
+    np.testing.assert_array_equal(
+        flow.bincount(flow.tensor(x), minlength=6).numpy(),
+        torch.bincount(torch.tensor(x), minlength=6).numpy(),
+    )
+    w = np.array([0.5, 1, 2, 3, 4, 5])
+    np.testing.assert_allclose(
+        flow.bincount(flow.tensor(x), flow.tensor(w)).numpy(),
+        torch.bincount(torch.tensor(x), torch.tensor(w)).numpy(),
+    )
+    h = np.array([0.1, 0.5, 0.5, 0.9, 2.0, -1.0], dtype=np.float32)
+    np.testing.assert_array_equal(
+        flow.histc(flow.tensor(h), 4, 0, 1).numpy(), torch.histc(torch.tensor(h), 4, 0, 1).numpy()
+    )
+    seq = torch.tensor([1, 3, 5, 7])
+    vals = torch.tensor([[0, 3, 8], [5, 6, 1]])
+    for right in [False, True]:
+        np.testing.assert_array_equal(
+            flow.searchsorted(
+                flow.tensor(seq.numpy()), flow.tensor(vals.numpy()), right=right
+            ).numpy(),
+            torch.searchsorted(seq, vals, right=right).numpy(),
+        )
+        np.testing.assert_array_equal(
+            flow.bucketize(
+                flow.tensor(vals.numpy()), flow.tensor(seq.numpy()), right=right
+            ).numpy(),
+            torch.bucketize(vals, seq, right=right).numpy(),
+        )
+
+
+def test_meshgrid_and_broadcast_helpers():
+    a, b = np.arange(3), np.arange(4)
+    for indexing in ["ij", "xy"]:
+        for f, t in zip(
+            flow.meshgrid(flow.tensor(a), flow.tensor(b), indexing=indexing),
+            torch.meshgrid(torch.tensor(a), torch.tensor(b), indexing=indexing),
+        ):
+            np.testing.assert_array_equal(f.numpy(), t.numpy())
+    assert tuple(flow.broadcast_shapes((2, 1), (3,))) == (2, 3)
+    outs = flow.broadcast_tensors(flow.ones(2, 1), flow.ones(3))
+    assert [tuple(o.shape) for o in outs] == [(2, 3), (2, 3)]
+
+
+def test_inplace_movement_methods():
+    a = flow.zeros(2, 3)
+    a.masked_fill_(flow.tensor([[True, False, True], [False, False, True]]), 2.0)
+    a.scatter_(1, flow.tensor([[1], [0]]), 5.0)
+    t = torch.zeros(2, 3)
+    t.masked_fill_(torch.tensor([[True, False, True], [False, False, True]]), 2.0)
+    t.scatter_(1, torch.tensor([[1], [0]]), 5.0)
+    np.testing.assert_array_equal(a.numpy(), t.numpy())
+    c = flow.arange(4.0)
+    c.cumsum_(0)
+    assert c.numpy().tolist() == [0, 1, 3, 6]
+
+
+def test_errors_name_the_op():
+    x = flow.ones(3, 4)
+    with pytest.raises(RuntimeError, match=r"gather: index 4 is out of bounds for dimension 1"):
+        flow.gather(x, 1, flow.tensor([[4]]))
+    with pytest.raises(RuntimeError, match="gather: expected dtype int64"):
+        flow.gather(x, 1, flow.tensor([[0.0]]))
+    with pytest.raises(RuntimeError, match="gather: index tensor must have the same number"):
+        flow.gather(x, 1, flow.tensor([0]))
+    with pytest.raises(RuntimeError, match="scatter: index -1 is out of bounds"):
+        x.scatter(0, flow.tensor([[-1]]), 1.0)
+    with pytest.raises(RuntimeError, match=r"cat: sizes of tensors must match"):
+        flow.cat([x, flow.ones(2, 5)])
+    with pytest.raises(RuntimeError, match="cat: zero-dimensional tensor"):
+        flow.cat([flow.tensor(1.0)])
+    with pytest.raises(RuntimeError, match="stack: expects each tensor to be equal size"):
+        flow.stack([x, flow.ones(4, 3)])
+    with pytest.raises(IndexError, match="amax"):
+        flow.amax(flow.ones(0, 3), 0)
+    with pytest.raises(RuntimeError, match="topk"):
+        flow.topk(x, 5)
+    with pytest.raises(IndexError, match="max|out of range"):
+        flow.max(x, 2)
+    with pytest.raises(RuntimeError, match="dtype"):
+        x.scatter(0, flow.tensor([[0]]), flow.tensor([[1]]))
+
+
+def test_cat_promotes_and_skips_legacy_empty():
+    out = flow.cat([flow.tensor([1, 2]), flow.tensor([0.5]), flow.tensor([])])
+    ref = torch.cat([torch.tensor([1, 2]), torch.tensor([0.5]), torch.tensor([])])
+    assert out.dtype == flow.float32 and ref.dtype == torch.float32
+    np.testing.assert_array_equal(out.numpy(), ref.numpy())
+    z = flow.cat([flow.ones(0, 3), flow.ones(2, 3)])
+    assert tuple(z.shape) == (2, 3)
