@@ -36,6 +36,7 @@ std::vector<int64_t> dims_from_py(py::handle h, const char* op);
 void init_dtype_device(py::module_& m);
 void init_tensor(py::module_& m);
 void init_functional(py::module_& m);
+void init_nn(py::module_& m);
 void init_autograd(py::module_& m);
 void init_dlpack(py::module_& m);
 

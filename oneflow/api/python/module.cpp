@@ -26,6 +26,7 @@ PYBIND11_MODULE(_oneflow_internal, m) {
   init_tensor(m);
   py::module_ c = m.def_submodule("_C", "the functional API (oneflow._C)");
   init_functional(c);
+  init_nn(c);
   init_autograd(m);
   init_dlpack(m);
 

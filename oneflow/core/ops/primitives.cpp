@@ -5,6 +5,7 @@
 
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/functional/functional.h"
+#include "oneflow/core/ops/nn_primitives.h"
 
 namespace oneflow {
 
@@ -918,6 +919,16 @@ std::vector<const Primitive*> all_primitives() {
       &prim::compare<CompareFn::kLe>(),
       &prim::compare<CompareFn::kGt>(),
       &prim::compare<CompareFn::kGe>(),
+      &prim::conv_forward(),
+      &prim::conv_backward_data(),
+      &prim::conv_backward_weight(),
+      &prim::max_pool(),
+      &prim::max_pool_grad(),
+      &prim::avg_pool(),
+      &prim::avg_pool_grad(),
+      &prim::adaptive_avg_pool(),
+      &prim::adaptive_avg_pool_grad(),
+      &prim::adaptive_max_pool(),
   };
 }
 
