@@ -313,9 +313,9 @@ class OneDnnPool {
       using dnnl::memory;
       const auto f32 = memory::data_type::f32;
       auto md = [&](const Shape& sh) {
-        return memory::desc(
-            memory::dims(sh.begin(), sh.end()), f32,
-            memory::dims(contiguous_strides(sh).begin(), contiguous_strides(sh).end()));
+        const Strides st = contiguous_strides(sh);
+        return memory::desc(memory::dims(sh.begin(), sh.end()), f32,
+                            memory::dims(st.begin(), st.end()));
       };
       e = std::make_shared<Entry>();
       e->x_md = md(xs), e->y_md = md(ys);
