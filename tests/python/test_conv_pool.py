@@ -53,6 +53,7 @@ def _fn(name, nsp):
     return f"{name}{nsp}d"
 
 
+@pytest.mark.filterwarnings("ignore:Using padding='same'")
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("nsp", [1, 2, 3])
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
