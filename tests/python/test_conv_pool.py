@@ -307,6 +307,7 @@ def _bad_calls():
         ("max_pool2d", x, {"kernel_size": 3, "padding": 2}),
         ("max_pool2d", x, {"kernel_size": 7}),
         ("max_pool2d", x, {"kernel_size": 3, "stride": 0}),
+        ("max_pool1d", ((1, 2, 9),), {"kernel_size": 3, "padding": 2, "dilation": 2}),
         ("max_pool2d", ((5,),), {"kernel_size": 1}),
         ("avg_pool2d", x, {"kernel_size": 3, "padding": 2}),
         ("avg_pool2d", x, {"kernel_size": 2, "divisor_override": 0}),

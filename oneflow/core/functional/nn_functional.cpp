@@ -265,12 +265,9 @@ PoolArgs pool_args(const char* op, int64_t nsp, const Tensor& x, const IntList& 
                                 join(a.dilation, ", "), "]");
   for (int64_t i = 0; i < nsp; ++i) {
     if (a.padding[i] < 0) throw_error<RuntimeError>(op, "pad must be non-negative");
-    if (a.padding[i] > ((a.kernel[i] - 1) * a.dilation[i] + 1) / 2)
-      throw_error<RuntimeError>(op,
-                                "pad should be at most half of effective kernel size, but got "
-                                "pad=",
-                                a.padding[i], ", kernel_size=", a.kernel[i],
-                                " and dilation=", a.dilation[i]);
+    if (a.padding[i] > a.kernel[i] / 2)  // PyTorch bounds by the kernel, not the dilated span
+      throw_error<RuntimeError>(op, "pad should be at most half of kernel size, but got pad=",
+                                a.padding[i], " and kernel_size=", a.kernel[i]);
   }
   for (int64_t d = 1; d < x->ndim(); ++d)
     if (x->shape()[d] == 0)
