@@ -172,3 +172,18 @@ from oneflow.framework import reduce_ops as _reduce_ops  # noqa: E402
 globals().update(_math_ops.functions())
 globals().update(_reduce_ops.functions())
 globals().update(_movement_ops.functions())
+# Convolution and pooling at top level, as torch has them (torch.conv2d, torch.max_pool2d, ...).
+from oneflow.nn._conv_pool import (  # noqa: E402,F401
+    adaptive_avg_pool1d,
+    adaptive_max_pool1d,
+    avg_pool1d,
+    conv1d,
+    conv2d,
+    conv3d,
+    conv_transpose1d,
+    conv_transpose2d,
+    conv_transpose3d,
+    max_pool1d,
+    max_pool2d,
+    max_pool3d,
+)

@@ -43,6 +43,7 @@ void init_dtype_device(py::module_& m);
 void init_tensor(py::module_& m);
 void init_functional(py::module_& m);
 void init_reductions(py::module_& m);
+void init_nn(py::module_& m);
 void init_autograd(py::module_& m);
 void init_dlpack(py::module_& m);
 

@@ -27,6 +27,7 @@ PYBIND11_MODULE(_oneflow_internal, m) {
   py::module_ c = m.def_submodule("_C", "the functional API (oneflow._C)");
   init_functional(c);
   init_reductions(c);
+  init_nn(c);
   init_autograd(m);
   init_dlpack(m);
 

@@ -5,6 +5,7 @@
 
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/functional/functional.h"
+#include "oneflow/core/ops/nn_primitives.h"
 
 namespace oneflow {
 
@@ -986,6 +987,16 @@ std::vector<const Primitive*> all_primitives() {
       &prim::gather(),
       &prim::scatter(),
       &prim::cat(),
+      &prim::conv_forward(),
+      &prim::conv_backward_data(),
+      &prim::conv_backward_weight(),
+      &prim::max_pool(),
+      &prim::max_pool_grad(),
+      &prim::avg_pool(),
+      &prim::avg_pool_grad(),
+      &prim::adaptive_avg_pool(),
+      &prim::adaptive_avg_pool_grad(),
+      &prim::adaptive_max_pool(),
   };
 #define OF_LIST_UNARY(E, n) list.push_back(&prim::unary<UnaryFn::k##E>());
   OF_UNARY_FNS(OF_LIST_UNARY)

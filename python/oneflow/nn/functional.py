@@ -23,3 +23,6 @@ def sigmoid(input):
 
 def tanh(input):
     return _C.tanh(input)
+
+
+from oneflow.nn._conv_pool import *  # noqa: E402,F401,F403

@@ -1,0 +1,172 @@
+// oneflow._C convolution and pooling ops, bound from functional/nn_functional.h with PyTorch's
+// signatures (conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1), ...).
+// Registered into the same _C submodule as functional.cpp.
+#include "oneflow/api/python/common.h"
+#include "oneflow/core/functional/nn_functional.h"
+
+namespace oneflow::python {
+
+namespace F = functional;
+
+namespace {
+
+std::string type_name(py::handle h) { return py::str(py::type::of(h).attr("__name__")); }
+
+Tensor tensor_arg(py::handle h, const char* op, const char* what) {
+  if (is_tensor(h)) return h.cast<Tensor>();
+  throw_error<TypeError>(op, "expected ", what, " to be a Tensor, got ", type_name(h));
+}
+
+Tensor optional_tensor(py::handle h, const char* op, const char* what) {
+  return h.is_none() ? nullptr : tensor_arg(h, op, what);
+}
+
+// An int or a sequence of ints; None entries (adaptive output sizes) become -1.
+F::IntList ints(py::handle h, const char* op, const char* what, bool allow_none = false) {
+  auto one = [&](py::handle v) -> int64_t {
+    if (allow_none && v.is_none()) return -1;
+    if (PyBool_Check(v.ptr()) || !PyLong_Check(v.ptr()))
+      throw_error<TypeError>(op, "expected ", what, " to be an int or a tuple of ints, got ",
+                             type_name(v));
+    return v.cast<int64_t>();
+  };
+  if (py::isinstance<py::sequence>(h) && !py::isinstance<py::str>(h)) {
+    F::IntList out;
+    for (py::handle v : py::reinterpret_borrow<py::sequence>(h)) out.push_back(one(v));
+    return out;
+  }
+  return {one(h)};
+}
+
+py::object pool_result(const TensorList& out) {
+  if (out.size() == 1) return py::cast(out[0]);
+  return py::make_tuple(out[0], out[1]);
+}
+
+template <int64_t NSP>
+void bind_nd(py::module_& m) {
+  static const std::string sfx = std::to_string(NSP) + "d";
+  static const std::string conv = "conv" + sfx, convt = "conv_transpose" + sfx,
+                           maxp = "max_pool" + sfx, avgp = "avg_pool" + sfx,
+                           aavg = "adaptive_avg_pool" + sfx, amax = "adaptive_max_pool" + sfx;
+  const char *conv_op = conv.c_str(), *convt_op = convt.c_str(), *max_op = maxp.c_str(),
+             *avg_op = avgp.c_str(), *aavg_op = aavg.c_str(), *amax_op = amax.c_str();
+
+  m.def(
+      conv_op,
+      [conv_op](py::handle input, py::handle weight, py::handle bias, py::handle stride,
+                py::handle padding, py::handle dilation, int64_t groups) {
+        Tensor x = tensor_arg(input, conv_op, "input"), w = tensor_arg(weight, conv_op, "weight");
+        Tensor b = optional_tensor(bias, conv_op, "bias");
+        std::string mode;
+        F::IntList pad{0};
+        if (py::isinstance<py::str>(padding))
+          mode = padding.cast<std::string>();
+        else
+          pad = ints(padding, conv_op, "padding");
+        F::IntList st = ints(stride, conv_op, "stride"), dil = ints(dilation, conv_op, "dilation");
+        py::gil_scoped_release nogil;
+        return F::conv(conv_op, NSP, x, w, b, st, pad, mode, dil, groups);
+      },
+      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
+      py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1);
+
+  m.def(
+      convt_op,
+      [convt_op](py::handle input, py::handle weight, py::handle bias, py::handle stride,
+                 py::handle padding, py::handle output_padding, int64_t groups,
+                 py::handle dilation) {
+        Tensor x = tensor_arg(input, convt_op, "input");
+        Tensor w = tensor_arg(weight, convt_op, "weight");
+        Tensor b = optional_tensor(bias, convt_op, "bias");
+        F::IntList st = ints(stride, convt_op, "stride"), pad = ints(padding, convt_op, "padding"),
+                   op = ints(output_padding, convt_op, "output_padding"),
+                   dil = ints(dilation, convt_op, "dilation");
+        py::gil_scoped_release nogil;
+        return F::conv_transpose(convt_op, NSP, x, w, b, st, pad, op, groups, dil);
+      },
+      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
+      py::arg("padding") = 0, py::arg("output_padding") = 0, py::arg("groups") = 1,
+      py::arg("dilation") = 1);
+
+  m.def(
+      max_op,
+      [max_op](py::handle input, py::handle kernel_size, py::handle stride, py::handle padding,
+               py::handle dilation, bool ceil_mode, bool return_indices) {
+        Tensor x = tensor_arg(input, max_op, "input");
+        F::IntList k = ints(kernel_size, max_op, "kernel_size");
+        // None or an empty list (PyTorch's default) means stride = kernel_size.
+        F::IntList st = stride.is_none() ? F::IntList{} : ints(stride, max_op, "stride");
+        F::IntList pad = ints(padding, max_op, "padding"), dil = ints(dilation, max_op, "dilation");
+        TensorList out;
+        {
+          py::gil_scoped_release nogil;
+          out = F::max_pool(max_op, NSP, x, k, st, pad, dil, ceil_mode, return_indices);
+        }
+        return pool_result(out);
+      },
+      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
+      py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("ceil_mode") = false,
+      py::arg("return_indices") = false);
+
+  auto avg = [avg_op](py::handle input, py::handle kernel_size, py::handle stride,
+                      py::handle padding, bool ceil_mode, bool count_include_pad,
+                      py::handle divisor_override) {
+    Tensor x = tensor_arg(input, avg_op, "input");
+    F::IntList k = ints(kernel_size, avg_op, "kernel_size");
+    F::IntList st = stride.is_none() ? F::IntList{} : ints(stride, avg_op, "stride");
+    F::IntList pad = ints(padding, avg_op, "padding");
+    std::optional<int64_t> div;
+    if (!divisor_override.is_none()) div = ints(divisor_override, avg_op, "divisor_override")[0];
+    py::gil_scoped_release nogil;
+    return F::avg_pool(avg_op, NSP, x, k, st, pad, ceil_mode, count_include_pad, div);
+  };
+  if constexpr (NSP == 1) {
+    m.def(
+        avg_op,
+        [avg](py::handle input, py::handle kernel_size, py::handle stride, py::handle padding,
+              bool ceil_mode, bool count_include_pad) {
+          return avg(input, kernel_size, stride, padding, ceil_mode, count_include_pad, py::none());
+        },
+        py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
+        py::arg("padding") = 0, py::arg("ceil_mode") = false, py::arg("count_include_pad") = true);
+  } else {
+    m.def(avg_op, avg, py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
+          py::arg("padding") = 0, py::arg("ceil_mode") = false, py::arg("count_include_pad") = true,
+          py::arg("divisor_override") = py::none());
+  }
+
+  m.def(
+      aavg_op,
+      [aavg_op](py::handle input, py::handle output_size) {
+        Tensor x = tensor_arg(input, aavg_op, "input");
+        F::IntList os = ints(output_size, aavg_op, "output_size", true);
+        py::gil_scoped_release nogil;
+        return F::adaptive_avg_pool(aavg_op, NSP, x, os);
+      },
+      py::arg("input"), py::arg("output_size"));
+
+  m.def(
+      amax_op,
+      [amax_op](py::handle input, py::handle output_size, bool return_indices) {
+        Tensor x = tensor_arg(input, amax_op, "input");
+        F::IntList os = ints(output_size, amax_op, "output_size", true);
+        TensorList out;
+        {
+          py::gil_scoped_release nogil;
+          out = F::adaptive_max_pool(amax_op, NSP, x, os, return_indices);
+        }
+        return pool_result(out);
+      },
+      py::arg("input"), py::arg("output_size"), py::arg("return_indices") = false);
+}
+
+}  // namespace
+
+void init_nn(py::module_& m) {
+  bind_nd<1>(m);
+  bind_nd<2>(m);
+  bind_nd<3>(m);
+}
+
+}  // namespace oneflow::python

@@ -1,0 +1,55 @@
+// Functional ops of the convolution and pooling family (oneflow._C.conv2d, max_pool1d, ...):
+// argument checks with PyTorch's messages and exception types, unbatched inputs, and the
+// composition of the primitives in ops/nn_primitives.h.
+//
+// `op` is the name the user called ("conv2d"); `nsp` the number of spatial dims (1, 2 or 3).
+// Per-dim arguments take one value (repeated for every dim) or `nsp` values.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "oneflow/core/common/attrs.h"
+#include "oneflow/core/framework/tensor.h"
+
+namespace oneflow::functional {
+
+using IntList = std::vector<int64_t>;
+
+// padding_mode: "" uses `padding`; "valid" and "same" are PyTorch's padding strings.
+// bias may be null.
+Tensor conv(const char* op, int64_t nsp, const Tensor& x, const Tensor& weight, const Tensor& bias,
+            const IntList& stride, const IntList& padding, const std::string& padding_mode,
+            const IntList& dilation, int64_t groups);
+Tensor conv_transpose(const char* op, int64_t nsp, const Tensor& x, const Tensor& weight,
+                      const Tensor& bias, const IntList& stride, const IntList& padding,
+                      const IntList& output_padding, int64_t groups, const IntList& dilation);
+
+// Returns {y} or {y, indices}.
+TensorList max_pool(const char* op, int64_t nsp, const Tensor& x, const IntList& kernel_size,
+                    const IntList& stride, const IntList& padding, const IntList& dilation,
+                    bool ceil_mode, bool return_indices);
+Tensor avg_pool(const char* op, int64_t nsp, const Tensor& x, const IntList& kernel_size,
+                const IntList& stride, const IntList& padding, bool ceil_mode,
+                bool count_include_pad, std::optional<int64_t> divisor_override);
+// output_size entries of -1 keep the input's size along that dim (Python's None).
+Tensor adaptive_avg_pool(const char* op, int64_t nsp, const Tensor& x, const IntList& output_size);
+TensorList adaptive_max_pool(const char* op, int64_t nsp, const Tensor& x,
+                             const IntList& output_size, bool return_indices);
+
+// The primitives behind them on prepared operands (batched; attrs as in nn_primitives.h), used
+// by the gradient rules.
+Tensor conv_forward_raw(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                        const Attrs& conv_attrs);
+Tensor conv_backward_data(const Tensor& dy, const Tensor& weight, const Shape& input_shape,
+                          const Attrs& conv_attrs);
+Tensor conv_backward_weight(const Tensor& x, const Tensor& dy, const Shape& weight_shape,
+                            const Attrs& conv_attrs);
+Tensor max_pool_grad(const Tensor& dy, const Tensor& indices, const Shape& input_shape);
+Tensor avg_pool_raw(const Tensor& x, const Attrs& pool_attrs);
+Tensor avg_pool_grad(const Tensor& dy, const Shape& input_shape, const Attrs& pool_attrs);
+Tensor adaptive_avg_pool_raw(const Tensor& x, const Shape& output_size);
+Tensor adaptive_avg_pool_grad(const Tensor& dy, const Shape& input_shape);
+
+}  // namespace oneflow::functional

@@ -1,0 +1,450 @@
+// CPU pooling kernels: max (with PyTorch's flat per-plane indices), average, adaptive average and
+// adaptive max, forward and backward.
+//
+// oneDNN pooling runs float32 where its semantics are PyTorch's: max pooling without indices
+// (inference) and average pooling forward and backward, except divisor_override and
+// count_include_pad windows that ceil_mode pushes past the padding (oneDNN divides those by the
+// whole kernel size). Everything else -- indices, float64, the adaptive pools and the gradients
+// through indices -- runs the direct OpenMP loops here, one output plane per task.
+#include <cmath>
+#include <dnnl.hpp>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "oneflow/core/ops/nn_primitives.h"
+
+namespace oneflow {
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+// planes = N * C; spatial arrays are canonical 3-D (missing leading dims have size 1, kernel 1,
+// stride 1, no padding). Flat indices within a plane are then PyTorch's for 1-D, 2-D and 3-D.
+struct PoolGeom {
+  int64_t planes = 0;
+  int64_t in[3], out[3], k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, p[3] = {0, 0, 0}, d[3] = {1, 1, 1};
+
+  PoolGeom(const Shape& x, const Shape& y) {
+    const int64_t nsp = static_cast<int64_t>(x.size()) - 2, lead = 3 - nsp;
+    planes = x[0] * x[1];
+    for (int64_t i = 0; i < 3; ++i) {
+      in[i] = i >= lead ? x[2 + i - lead] : 1;
+      out[i] = i >= lead ? y[2 + i - lead] : 1;
+    }
+  }
+  PoolGeom(const Shape& x, const Shape& y, const Attrs& a) : PoolGeom(x, y) {
+    const int64_t lead = 3 - (static_cast<int64_t>(x.size()) - 2);
+    const auto &kk = a.get<Ints>("kernel"), &ss = a.get<Ints>("stride"),
+               &pp = a.get<Ints>("padding"), &dd = a.get<Ints>("dilation");
+    for (int64_t i = lead; i < 3; ++i)
+      k[i] = kk[i - lead], s[i] = ss[i - lead], p[i] = pp[i - lead], d[i] = dd[i - lead];
+  }
+  int64_t in_size() const { return in[0] * in[1] * in[2]; }
+  int64_t out_size() const { return out[0] * out[1] * out[2]; }
+};
+
+// ---- direct loops ----
+
+template <typename T>
+void max_pool_loop(const PoolGeom& g, const T* x, T* y, int64_t* idx) {
+  const int64_t IS = g.in_size(), OS = g.out_size();
+#pragma omp parallel for schedule(static)
+  for (int64_t pl = 0; pl < g.planes; ++pl) {
+    const T* xp = x + pl * IS;
+    for (int64_t od = 0; od < g.out[0]; ++od)
+      for (int64_t oh = 0; oh < g.out[1]; ++oh)
+        for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+          // PyTorch's rule: the first valid position, replaced by anything greater or NaN.
+          T best = -std::numeric_limits<T>::infinity();
+          int64_t best_i = -1;
+          for (int64_t kd = 0; kd < g.k[0]; ++kd) {
+            const int64_t id = od * g.s[0] - g.p[0] + kd * g.d[0];
+            if (id < 0 || id >= g.in[0]) continue;
+            for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+              const int64_t ih = oh * g.s[1] - g.p[1] + kh * g.d[1];
+              if (ih < 0 || ih >= g.in[1]) continue;
+              for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+                const int64_t iw = ow * g.s[2] - g.p[2] + kw * g.d[2];
+                if (iw < 0 || iw >= g.in[2]) continue;
+                const int64_t i = (id * g.in[1] + ih) * g.in[2] + iw;
+                const T v = xp[i];
+                if (best_i < 0) best_i = i;
+                if (v > best || std::isnan(v)) best = v, best_i = i;
+              }
+            }
+          }
+          const int64_t o = pl * OS + (od * g.out[1] + oh) * g.out[2] + ow;
+          y[o] = best;
+          if (idx) idx[o] = best_i;
+        }
+  }
+}
+
+// dx = 0, then dy added at the indexed positions of each plane.
+template <typename T>
+void index_grad_loop(int64_t planes, int64_t IS, int64_t OS, const T* dy, const int64_t* idx,
+                     T* dx) {
+#pragma omp parallel for schedule(static)
+  for (int64_t pl = 0; pl < planes; ++pl) {
+    T* dxp = dx + pl * IS;
+    std::fill(dxp, dxp + IS, T(0));
+    for (int64_t o = pl * OS; o < (pl + 1) * OS; ++o) dxp[idx[o]] += dy[o];
+  }
+}
+
+// PyTorch's average window along one dim: [lo, hi) clipped to the input, and the length the
+// divisor counts when padding is included (the window clipped to the padded input only).
+struct Window {
+  int64_t lo, hi, padded;
+};
+inline Window avg_window(int64_t o, int64_t s, int64_t p, int64_t k, int64_t in) {
+  int64_t lo = o * s - p, hi = std::min(lo + k, in + p);
+  const int64_t padded = hi - lo;
+  return {std::max<int64_t>(lo, 0), std::min(hi, in), padded};
+}
+
+// Runs f(out_offset, window per dim, divisor) for every output of one plane's geometry.
+template <typename Fn>
+void for_each_avg_window(const PoolGeom& g, bool include_pad, int64_t divisor_override, Fn f) {
+  for (int64_t od = 0; od < g.out[0]; ++od) {
+    const Window wd = avg_window(od, g.s[0], g.p[0], g.k[0], g.in[0]);
+    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+      const Window wh = avg_window(oh, g.s[1], g.p[1], g.k[1], g.in[1]);
+      for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+        const Window ww = avg_window(ow, g.s[2], g.p[2], g.k[2], g.in[2]);
+        const int64_t o = (od * g.out[1] + oh) * g.out[2] + ow;
+        const int64_t inside = (wd.hi - wd.lo) * (wh.hi - wh.lo) * (ww.hi - ww.lo);
+        const bool empty = wd.lo >= wd.hi || wh.lo >= wh.hi || ww.lo >= ww.hi;
+        const int64_t div = divisor_override ? divisor_override
+                            : include_pad    ? wd.padded * wh.padded * ww.padded
+                                             : inside;
+        f(o, wd, wh, ww, empty ? 0 : div);
+      }
+    }
+  }
+}
+
+template <typename T>
+void avg_pool_loop(const PoolGeom& g, bool include_pad, int64_t div_override, const T* x, T* y) {
+  const int64_t IS = g.in_size(), OS = g.out_size();
+#pragma omp parallel for schedule(static)
+  for (int64_t pl = 0; pl < g.planes; ++pl) {
+    const T* xp = x + pl * IS;
+    T* yp = y + pl * OS;
+    for_each_avg_window(g, include_pad, div_override,
+                        [&](int64_t o, Window wd, Window wh, Window ww, int64_t div) {
+                          T acc = T(0);
+                          for (int64_t id = wd.lo; id < wd.hi; ++id)
+                            for (int64_t ih = wh.lo; ih < wh.hi; ++ih)
+                              for (int64_t iw = ww.lo; iw < ww.hi; ++iw)
+                                acc += xp[(id * g.in[1] + ih) * g.in[2] + iw];
+                          yp[o] = div ? acc / T(div) : T(0);
+                        });
+  }
+}
+
+template <typename T>
+void avg_pool_grad_loop(const PoolGeom& g, bool include_pad, int64_t div_override, const T* dy,
+                        T* dx) {
+  const int64_t IS = g.in_size(), OS = g.out_size();
+#pragma omp parallel for schedule(static)
+  for (int64_t pl = 0; pl < g.planes; ++pl) {
+    T* dxp = dx + pl * IS;
+    const T* dyp = dy + pl * OS;
+    std::fill(dxp, dxp + IS, T(0));
+    for_each_avg_window(g, include_pad, div_override,
+                        [&](int64_t o, Window wd, Window wh, Window ww, int64_t div) {
+                          if (!div) return;
+                          const T v = dyp[o] / T(div);
+                          for (int64_t id = wd.lo; id < wd.hi; ++id)
+                            for (int64_t ih = wh.lo; ih < wh.hi; ++ih)
+                              for (int64_t iw = ww.lo; iw < ww.hi; ++iw)
+                                dxp[(id * g.in[1] + ih) * g.in[2] + iw] += v;
+                        });
+  }
+}
+
+// Adaptive window o of `out` over `in`: [floor(o * in / out), ceil((o + 1) * in / out)).
+inline int64_t adaptive_lo(int64_t o, int64_t in, int64_t out) { return o * in / out; }
+inline int64_t adaptive_hi(int64_t o, int64_t in, int64_t out) {
+  return ((o + 1) * in + out - 1) / out;
+}
+
+// Runs f(out_offset, lo[3], hi[3]) for every output of one plane.
+template <typename Fn>
+void for_each_adaptive_window(const PoolGeom& g, Fn f) {
+  int64_t lo[3], hi[3];
+  for (int64_t od = 0; od < g.out[0]; ++od) {
+    lo[0] = adaptive_lo(od, g.in[0], g.out[0]), hi[0] = adaptive_hi(od, g.in[0], g.out[0]);
+    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+      lo[1] = adaptive_lo(oh, g.in[1], g.out[1]), hi[1] = adaptive_hi(oh, g.in[1], g.out[1]);
+      for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+        lo[2] = adaptive_lo(ow, g.in[2], g.out[2]), hi[2] = adaptive_hi(ow, g.in[2], g.out[2]);
+        f((od * g.out[1] + oh) * g.out[2] + ow, lo, hi);
+      }
+    }
+  }
+}
+
+template <typename T>
+void adaptive_avg_loop(const PoolGeom& g, const T* x, T* y) {
+  const int64_t IS = g.in_size(), OS = g.out_size();
+#pragma omp parallel for schedule(static)
+  for (int64_t pl = 0; pl < g.planes; ++pl) {
+    const T* xp = x + pl * IS;
+    for_each_adaptive_window(g, [&](int64_t o, const int64_t* lo, const int64_t* hi) {
+      T acc = T(0);
+      for (int64_t id = lo[0]; id < hi[0]; ++id)
+        for (int64_t ih = lo[1]; ih < hi[1]; ++ih)
+          for (int64_t iw = lo[2]; iw < hi[2]; ++iw) acc += xp[(id * g.in[1] + ih) * g.in[2] + iw];
+      y[pl * OS + o] = acc / T((hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]));
+    });
+  }
+}
+
+template <typename T>
+void adaptive_avg_grad_loop(const PoolGeom& g, const T* dy, T* dx) {
+  const int64_t IS = g.in_size(), OS = g.out_size();
+#pragma omp parallel for schedule(static)
+  for (int64_t pl = 0; pl < g.planes; ++pl) {
+    T* dxp = dx + pl * IS;
+    std::fill(dxp, dxp + IS, T(0));
+    for_each_adaptive_window(g, [&](int64_t o, const int64_t* lo, const int64_t* hi) {
+      const T v = dy[pl * OS + o] / T((hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]));
+      for (int64_t id = lo[0]; id < hi[0]; ++id)
+        for (int64_t ih = lo[1]; ih < hi[1]; ++ih)
+          for (int64_t iw = lo[2]; iw < hi[2]; ++iw) dxp[(id * g.in[1] + ih) * g.in[2] + iw] += v;
+    });
+  }
+}
+
+template <typename T>
+void adaptive_max_loop(const PoolGeom& g, const T* x, T* y, int64_t* idx) {
+  const int64_t IS = g.in_size(), OS = g.out_size();
+#pragma omp parallel for schedule(static)
+  for (int64_t pl = 0; pl < g.planes; ++pl) {
+    const T* xp = x + pl * IS;
+    for_each_adaptive_window(g, [&](int64_t o, const int64_t* lo, const int64_t* hi) {
+      T best = -std::numeric_limits<T>::infinity();
+      int64_t best_i = (lo[0] * g.in[1] + lo[1]) * g.in[2] + lo[2];
+      for (int64_t id = lo[0]; id < hi[0]; ++id)
+        for (int64_t ih = lo[1]; ih < hi[1]; ++ih)
+          for (int64_t iw = lo[2]; iw < hi[2]; ++iw) {
+            const int64_t i = (id * g.in[1] + ih) * g.in[2] + iw;
+            if (xp[i] > best || std::isnan(xp[i])) best = xp[i], best_i = i;
+          }
+      y[pl * OS + o] = best;
+      idx[pl * OS + o] = best_i;
+    });
+  }
+}
+
+template <typename Fn>
+void visit_floating(const char* op, DType dt, Fn f) {
+  if (dt == DType::kFloat32)
+    f.template operator()<float>();
+  else if (dt == DType::kFloat64)
+    f.template operator()<double>();
+  else
+    throw_error<RuntimeError>(op, "unsupported dtype ", dtype_name(dt));
+}
+
+// ---- oneDNN ----
+
+enum class PoolKind { kMaxInference, kAvgForward, kAvgBackward };
+
+class OneDnnPool {
+ public:
+  static OneDnnPool& get() {
+    static OneDnnPool* instance = new OneDnnPool();
+    return *instance;
+  }
+
+  // src/dst are x/y for the forwards, dx/dy for the backward. False when oneDNN rejects the
+  // problem (the caller then runs the loop).
+  bool run(PoolKind kind, bool include_pad, const Shape& xs, const Shape& ys, const Attrs& a,
+           void* x, void* y) {
+    std::shared_ptr<Entry> e = entry(kind, include_pad, xs, ys, a);
+    if (!e) return false;
+    dnnl::stream stream(engine_);
+    dnnl::memory xm(e->x_md, engine_, x), ym(e->y_md, engine_, y);
+    if (kind == PoolKind::kAvgBackward)
+      e->prim.execute(stream, {{DNNL_ARG_DIFF_DST, ym}, {DNNL_ARG_DIFF_SRC, xm}});
+    else
+      e->prim.execute(stream, {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DST, ym}});
+    stream.wait();
+    return true;
+  }
+
+ private:
+  struct Entry {
+    dnnl::primitive prim;
+    dnnl::memory::desc x_md, y_md;
+  };
+
+  OneDnnPool() : engine_(dnnl::engine::kind::cpu, 0) {}
+
+  std::shared_ptr<Entry> entry(PoolKind kind, bool include_pad, const Shape& xs, const Shape& ys,
+                               const Attrs& a) {
+    const auto &k = a.get<Ints>("kernel"), &s = a.get<Ints>("stride"), &p = a.get<Ints>("padding"),
+               &d = a.get<Ints>("dilation");
+    Ints pr(k.size()), dl(k.size());
+    for (size_t i = 0; i < k.size(); ++i) {
+      pr[i] = (ys[i + 2] - 1) * s[i] + d[i] * (k[i] - 1) + 1 - xs[i + 2] - p[i];
+      dl[i] = d[i] - 1;
+    }
+    std::string key;
+    key += static_cast<char>('0' + static_cast<int>(kind));
+    key += include_pad ? 'i' : 'e';
+    auto add = [&key](const auto& v) {
+      for (int64_t x : v) key += std::to_string(x) + ",";
+    };
+    add(xs), add(ys), add(k), add(s), add(p), add(pr), add(d);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = cache_.find(key);
+      if (it != cache_.end()) return it->second;
+    }
+    std::shared_ptr<Entry> e;
+    try {
+      using dnnl::memory;
+      const auto f32 = memory::data_type::f32;
+      auto md = [&](const Shape& sh) {
+        const Strides st = contiguous_strides(sh);
+        return memory::desc(memory::dims(sh.begin(), sh.end()), f32,
+                            memory::dims(st.begin(), st.end()));
+      };
+      e = std::make_shared<Entry>();
+      e->x_md = md(xs), e->y_md = md(ys);
+      const memory::dims st(s.begin(), s.end()), ker(k.begin(), k.end()), dil(dl.begin(), dl.end()),
+          pad_l(p.begin(), p.end()), pad_r(pr.begin(), pr.end());
+      const auto alg = kind == PoolKind::kMaxInference ? dnnl::algorithm::pooling_max
+                       : include_pad ? dnnl::algorithm::pooling_avg_include_padding
+                                     : dnnl::algorithm::pooling_avg_exclude_padding;
+      const auto prop = kind == PoolKind::kMaxInference ? dnnl::prop_kind::forward_inference
+                                                        : dnnl::prop_kind::forward_training;
+      dnnl::pooling_v2_forward::primitive_desc fwd(
+          dnnl::pooling_v2_forward::desc(prop, alg, e->x_md, e->y_md, st, ker, dil, pad_l, pad_r),
+          engine_);
+      if (kind == PoolKind::kAvgBackward) {
+        dnnl::pooling_v2_backward::primitive_desc bwd(
+            dnnl::pooling_v2_backward::desc(alg, e->x_md, e->y_md, st, ker, dil, pad_l, pad_r),
+            engine_, fwd);
+        e->prim = dnnl::pooling_v2_backward(bwd);
+      } else {
+        e->prim = dnnl::pooling_v2_forward(fwd);
+      }
+    } catch (const dnnl::error&) {
+      e = nullptr;
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    if (cache_.size() > 1024) cache_.clear();
+    cache_[key] = e;
+    return e;
+  }
+
+  dnnl::engine engine_;
+  std::mutex mu_;
+  std::unordered_map<std::string, std::shared_ptr<Entry>> cache_;
+};
+
+// Whether oneDNN's average matches PyTorch's: no divisor override, and with count_include_pad
+// no window reaching past the padded input (there PyTorch divides by the clipped window).
+bool onednn_avg_fits(const PoolGeom& g, bool include_pad, int64_t div_override) {
+  if (div_override) return false;
+  if (!include_pad) return true;
+  for (int i = 0; i < 3; ++i)
+    if ((g.out[i] - 1) * g.s[i] - g.p[i] + g.k[i] > g.in[i] + g.p[i]) return false;
+  return true;
+}
+
+}  // namespace
+
+void MaxPool::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  const Tensor &x = in[0], &y = out[0];
+  if (y->numel() == 0) return;
+  const bool with_indices = out.size() == 2;
+  if (!with_indices && x->dtype() == DType::kFloat32 &&
+      OneDnnPool::get().run(PoolKind::kMaxInference, false, x->shape(), y->shape(), attrs,
+                            x->data(), y->data()))
+    return;
+  const PoolGeom g(x->shape(), y->shape(), attrs);
+  visit_floating(name(), x->dtype(), [&]<typename T>() {
+    max_pool_loop<T>(g, x->data_as<T>(), y->data_as<T>(),
+                     with_indices ? out[1]->data_as<int64_t>() : nullptr);
+  });
+}
+
+void MaxPoolGrad::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
+  const Tensor &dy = in[0], &idx = in[1], &dx = out[0];
+  if (dx->numel() == 0) return;
+  const Shape& xs = dx->shape();
+  const int64_t planes = xs[0] * xs[1];
+  const int64_t IS = dx->numel() / planes, OS = planes ? dy->numel() / planes : 0;
+  visit_floating(name(), dx->dtype(), [&]<typename T>() {
+    index_grad_loop<T>(planes, IS, OS, dy->data_as<T>(), idx->data_as<int64_t>(), dx->data_as<T>());
+  });
+}
+
+void AvgPool::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  const Tensor &x = in[0], &y = out[0];
+  if (y->numel() == 0) return;
+  const PoolGeom g(x->shape(), y->shape(), attrs);
+  const bool include_pad = attrs.get<bool>("count_include_pad");
+  const int64_t div = attrs.get<int64_t>("divisor_override");
+  if (x->dtype() == DType::kFloat32 && onednn_avg_fits(g, include_pad, div) &&
+      OneDnnPool::get().run(PoolKind::kAvgForward, include_pad, x->shape(), y->shape(), attrs,
+                            x->data(), y->data()))
+    return;
+  visit_floating(name(), x->dtype(), [&]<typename T>() {
+    avg_pool_loop<T>(g, include_pad, div, x->data_as<T>(), y->data_as<T>());
+  });
+}
+
+void AvgPoolGrad::compute_cpu(const TensorList& in, const TensorList& out,
+                              const Attrs& attrs) const {
+  const Tensor &dy = in[0], &dx = out[0];
+  if (dx->numel() == 0) return;
+  const PoolGeom g(dx->shape(), dy->shape(), attrs);
+  const bool include_pad = attrs.get<bool>("count_include_pad");
+  const int64_t div = attrs.get<int64_t>("divisor_override");
+  if (dx->dtype() == DType::kFloat32 && onednn_avg_fits(g, include_pad, div) &&
+      OneDnnPool::get().run(PoolKind::kAvgBackward, include_pad, dx->shape(), dy->shape(), attrs,
+                            dx->data(), dy->data()))
+    return;
+  visit_floating(name(), dx->dtype(), [&]<typename T>() {
+    avg_pool_grad_loop<T>(g, include_pad, div, dy->data_as<T>(), dx->data_as<T>());
+  });
+}
+
+void AdaptiveAvgPool::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
+  const Tensor &x = in[0], &y = out[0];
+  if (y->numel() == 0) return;
+  const PoolGeom g(x->shape(), y->shape());
+  visit_floating(name(), x->dtype(),
+                 [&]<typename T>() { adaptive_avg_loop<T>(g, x->data_as<T>(), y->data_as<T>()); });
+}
+
+void AdaptiveAvgPoolGrad::compute_cpu(const TensorList& in, const TensorList& out,
+                                      const Attrs&) const {
+  const Tensor &dy = in[0], &dx = out[0];
+  if (dx->numel() == 0) return;
+  const PoolGeom g(dx->shape(), dy->shape());
+  visit_floating(name(), dx->dtype(), [&]<typename T>() {
+    adaptive_avg_grad_loop<T>(g, dy->data_as<T>(), dx->data_as<T>());
+  });
+}
+
+void AdaptiveMaxPool::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
+  const Tensor &x = in[0], &y = out[0];
+  if (y->numel() == 0) return;
+  const PoolGeom g(x->shape(), y->shape());
+  visit_floating(name(), x->dtype(), [&]<typename T>() {
+    adaptive_max_loop<T>(g, x->data_as<T>(), y->data_as<T>(), out[1]->data_as<int64_t>());
+  });
+}
+
+}  // namespace oneflow

@@ -1,0 +1,31 @@
+// Linked when ONEFLOW_WITH_CUDA=OFF: the CUDA kernels of the convolution and pooling primitives
+// (see kernels/no_cuda/kernels.cpp for the others).
+#include "oneflow/core/ops/nn_primitives.h"
+
+namespace oneflow {
+
+namespace {
+[[noreturn]] void no_cuda(const Primitive& p) {
+  throw_error<RuntimeError>(p.name(),
+                            "has no CUDA implementation: this oneflow was built "
+                            "without CUDA support (ONEFLOW_WITH_CUDA=OFF)");
+}
+}  // namespace
+
+#define OF_NN_NO_CUDA(cls)                                                           \
+  void cls::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { \
+    no_cuda(*this);                                                                  \
+  }
+OF_NN_NO_CUDA(ConvForward)
+OF_NN_NO_CUDA(ConvBackwardData)
+OF_NN_NO_CUDA(ConvBackwardWeight)
+OF_NN_NO_CUDA(MaxPool)
+OF_NN_NO_CUDA(MaxPoolGrad)
+OF_NN_NO_CUDA(AvgPool)
+OF_NN_NO_CUDA(AvgPoolGrad)
+OF_NN_NO_CUDA(AdaptiveAvgPool)
+OF_NN_NO_CUDA(AdaptiveAvgPoolGrad)
+OF_NN_NO_CUDA(AdaptiveMaxPool)
+#undef OF_NN_NO_CUDA
+
+}  // namespace oneflow

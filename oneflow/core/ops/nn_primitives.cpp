@@ -1,0 +1,278 @@
+// Meta inference, traits and gradient rules of the convolution and pooling primitives declared in
+// nn_primitives.h. User-facing argument checks (with the op names conv2d, max_pool1d, ...) live in
+// functional/nn_functional.cpp; the checks here guard the primitives' own invariants.
+#include "oneflow/core/ops/nn_primitives.h"
+
+#include "oneflow/core/functional/functional.h"
+#include "oneflow/core/functional/nn_functional.h"
+
+namespace oneflow {
+
+namespace F = functional;
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+TensorMeta contiguous_meta(Shape shape, DType dtype, Device device) {
+  Strides strides = contiguous_strides(shape);
+  return TensorMeta{std::move(shape), std::move(strides), 0, dtype, device};
+}
+
+void check_nn_input(const Primitive& p, const Tensor& x, size_t nsp) {
+  if (x->ndim() != static_cast<int64_t>(nsp) + 2 || nsp < 1 || nsp > 3)
+    throw_error<RuntimeError>(p.name(), "expected a ", nsp + 2, "-D input, got shape ",
+                              shape_str(x->shape()));
+  if (x->dtype() != DType::kFloat32 && x->dtype() != DType::kFloat64)
+    throw_error<RuntimeError>(p.name(), "expected a float32 or float64 input, got ",
+                              dtype_name(x->dtype()));
+  OF_ASSERT(x->is_contiguous());
+}
+
+void check_same(const Primitive& p, const Tensor& a, const Tensor& b) {
+  if (a->dtype() != b->dtype())
+    throw_error<RuntimeError>(p.name(), "expected inputs of one dtype, got ",
+                              dtype_name(a->dtype()), " and ", dtype_name(b->dtype()));
+  OF_ASSERT(b->is_contiguous());
+}
+
+PrimTraits saving(bool inputs, bool outputs) {
+  PrimTraits t;
+  t.saves_inputs = inputs;
+  t.saves_outputs = outputs;
+  return t;
+}
+
+Shape conv_out_shape(const Shape& x, const Shape& w, const Attrs& a) {
+  const auto &stride = a.get<Ints>("stride"), &pl = a.get<Ints>("padding_l"),
+             &pr = a.get<Ints>("padding_r"), &dil = a.get<Ints>("dilation");
+  Shape out{x[0], w[0]};
+  for (size_t i = 0; i < stride.size(); ++i)
+    out.push_back(conv_output_size(x[i + 2], w[i + 2], stride[i], pl[i], pr[i], dil[i]));
+  return out;
+}
+
+}  // namespace
+
+// ---- convolution ----
+
+PrimTraits ConvForward::traits() const { return saving(true, false); }
+
+std::vector<TensorMeta> ConvForward::infer(const TensorList& in, const Attrs& attrs) const {
+  OF_ASSERT(in.size() == 2 || in.size() == 3);
+  const size_t nsp = attrs.get<Ints>("stride").size();
+  check_nn_input(*this, in[0], nsp);
+  check_same(*this, in[0], in[1]);
+  const int64_t groups = attrs.get<int64_t>("groups");
+  if (in[1]->ndim() != in[0]->ndim() || in[0]->shape()[1] != in[1]->shape()[1] * groups ||
+      in[1]->shape()[0] % groups != 0)
+    throw_error<RuntimeError>(name(), "weight of shape ", shape_str(in[1]->shape()),
+                              " does not fit input of shape ", shape_str(in[0]->shape()),
+                              " with groups=", groups);
+  if (in.size() == 3) {
+    check_same(*this, in[0], in[2]);
+    OF_ASSERT(in[2]->ndim() == 1 && in[2]->shape()[0] == in[1]->shape()[0]);
+  }
+  return {contiguous_meta(conv_out_shape(in[0]->shape(), in[1]->shape(), attrs), in[0]->dtype(),
+                          in[0]->device())};
+}
+
+TensorList ConvForward::grad(const GradContext& ctx, const TensorList& dy) const {
+  const Tensor &x = ctx.inputs[0], &w = ctx.inputs[1];
+  TensorList dx(ctx.inputs.size());
+  if (ctx.needs_input_grad[0]) dx[0] = F::conv_backward_data(dy[0], w, x->shape(), ctx.attrs);
+  if (ctx.needs_input_grad[1]) dx[1] = F::conv_backward_weight(x, dy[0], w->shape(), ctx.attrs);
+  if (ctx.inputs.size() == 3 && ctx.needs_input_grad[2]) {
+    Ints dims{0};
+    for (int64_t d = 2; d < dy[0]->ndim(); ++d) dims.push_back(d);
+    dx[2] = F::sum(dy[0], dims);
+  }
+  return dx;
+}
+
+PrimTraits ConvBackwardData::traits() const { return saving(true, false); }
+
+std::vector<TensorMeta> ConvBackwardData::infer(const TensorList& in, const Attrs& attrs) const {
+  OF_ASSERT(in.size() == 2);
+  const Shape& x_shape = attrs.get<Ints>("input_shape");
+  check_nn_input(*this, in[0], attrs.get<Ints>("stride").size());
+  check_same(*this, in[0], in[1]);
+  // dy must be what conv would produce from input_shape and w.
+  if (conv_out_shape(x_shape, in[1]->shape(), attrs) != in[0]->shape())
+    throw_error<RuntimeError>(name(), "output gradient of shape ", shape_str(in[0]->shape()),
+                              " does not fit input shape ", shape_str(x_shape),
+                              " and weight of shape ", shape_str(in[1]->shape()));
+  return {contiguous_meta(x_shape, in[0]->dtype(), in[0]->device())};
+}
+
+TensorList ConvBackwardData::grad(const GradContext& ctx, const TensorList& g) const {
+  // dx = conv^T(dy, w) is bilinear: its adjoints are conv (for dy) and conv's weight gradient.
+  const Tensor &dy = ctx.inputs[0], &w = ctx.inputs[1];
+  TensorList dx(2);
+  if (ctx.needs_input_grad[0]) dx[0] = F::conv_forward_raw(g[0], w, nullptr, ctx.attrs);
+  if (ctx.needs_input_grad[1]) dx[1] = F::conv_backward_weight(g[0], dy, w->shape(), ctx.attrs);
+  return dx;
+}
+
+PrimTraits ConvBackwardWeight::traits() const { return saving(true, false); }
+
+std::vector<TensorMeta> ConvBackwardWeight::infer(const TensorList& in, const Attrs& attrs) const {
+  OF_ASSERT(in.size() == 2);
+  const Shape& w_shape = attrs.get<Ints>("weight_shape");
+  check_nn_input(*this, in[0], attrs.get<Ints>("stride").size());
+  check_same(*this, in[0], in[1]);
+  if (conv_out_shape(in[0]->shape(), w_shape, attrs) != in[1]->shape())
+    throw_error<RuntimeError>(name(), "output gradient of shape ", shape_str(in[1]->shape()),
+                              " does not fit input of shape ", shape_str(in[0]->shape()),
+                              " and weight shape ", shape_str(w_shape));
+  return {contiguous_meta(w_shape, in[0]->dtype(), in[0]->device())};
+}
+
+TensorList ConvBackwardWeight::grad(const GradContext& ctx, const TensorList& g) const {
+  const Tensor &x = ctx.inputs[0], &dy = ctx.inputs[1];
+  TensorList dx(2);
+  if (ctx.needs_input_grad[0]) dx[0] = F::conv_backward_data(dy, g[0], x->shape(), ctx.attrs);
+  if (ctx.needs_input_grad[1]) dx[1] = F::conv_forward_raw(x, g[0], nullptr, ctx.attrs);
+  return dx;
+}
+
+// ---- pooling ----
+
+namespace {
+Shape pool_out_shape(const Shape& x, const Attrs& a) {
+  const auto &k = a.get<Ints>("kernel"), &s = a.get<Ints>("stride"), &p = a.get<Ints>("padding"),
+             &d = a.get<Ints>("dilation");
+  const bool ceil_mode = a.get<bool>("ceil_mode");
+  Shape out{x[0], x[1]};
+  for (size_t i = 0; i < k.size(); ++i)
+    out.push_back(pool_output_size(x[i + 2], k[i], s[i], p[i], d[i], ceil_mode));
+  return out;
+}
+
+Shape adaptive_out_shape(const Shape& x, const Attrs& a) {
+  Shape out{x[0], x[1]};
+  for (int64_t o : a.get<Ints>("output_size")) out.push_back(o);
+  return out;
+}
+}  // namespace
+
+PrimTraits MaxPool::traits() const { return saving(false, true); }
+
+std::vector<TensorMeta> MaxPool::infer(const TensorList& in, const Attrs& attrs) const {
+  OF_ASSERT(in.size() == 1);
+  check_nn_input(*this, in[0], attrs.get<Ints>("kernel").size());
+  Shape out = pool_out_shape(in[0]->shape(), attrs);
+  std::vector<TensorMeta> metas{contiguous_meta(out, in[0]->dtype(), in[0]->device())};
+  if (attrs.get<bool>("with_indices"))
+    metas.push_back(contiguous_meta(out, DType::kInt64, in[0]->device()));
+  return metas;
+}
+
+TensorList MaxPool::grad(const GradContext& ctx, const TensorList& dy) const {
+  if (ctx.outputs.size() < 2)
+    throw_error<RuntimeError>(name(), "was run without indices, so it has no gradient");
+  return {F::max_pool_grad(dy[0], ctx.outputs[1], ctx.input_metas[0].shape)};
+}
+
+PrimTraits MaxPoolGrad::traits() const {
+  PrimTraits t;
+  t.differentiable = false;
+  return t;
+}
+
+std::vector<TensorMeta> MaxPoolGrad::infer(const TensorList& in, const Attrs& attrs) const {
+  OF_ASSERT(in.size() == 2 && in[1]->dtype() == DType::kInt64);
+  OF_ASSERT(in[0]->shape() == in[1]->shape() && in[0]->is_contiguous() && in[1]->is_contiguous());
+  return {contiguous_meta(attrs.get<Ints>("input_shape"), in[0]->dtype(), in[0]->device())};
+}
+
+PrimTraits AvgPool::traits() const { return {}; }
+
+std::vector<TensorMeta> AvgPool::infer(const TensorList& in, const Attrs& attrs) const {
+  OF_ASSERT(in.size() == 1);
+  check_nn_input(*this, in[0], attrs.get<Ints>("kernel").size());
+  return {contiguous_meta(pool_out_shape(in[0]->shape(), attrs), in[0]->dtype(), in[0]->device())};
+}
+
+TensorList AvgPool::grad(const GradContext& ctx, const TensorList& dy) const {
+  return {F::avg_pool_grad(dy[0], ctx.input_metas[0].shape, ctx.attrs)};
+}
+
+PrimTraits AvgPoolGrad::traits() const { return {}; }
+
+std::vector<TensorMeta> AvgPoolGrad::infer(const TensorList& in, const Attrs& attrs) const {
+  OF_ASSERT(in.size() == 1);
+  const Shape& x_shape = attrs.get<Ints>("input_shape");
+  check_nn_input(*this, in[0], attrs.get<Ints>("kernel").size());
+  OF_ASSERT(pool_out_shape(x_shape, attrs) == in[0]->shape());
+  return {contiguous_meta(x_shape, in[0]->dtype(), in[0]->device())};
+}
+
+TensorList AvgPoolGrad::grad(const GradContext& ctx, const TensorList& g) const {
+  return {F::avg_pool_raw(g[0], ctx.attrs)};
+}
+
+PrimTraits AdaptiveAvgPool::traits() const { return {}; }
+
+std::vector<TensorMeta> AdaptiveAvgPool::infer(const TensorList& in, const Attrs& attrs) const {
+  OF_ASSERT(in.size() == 1);
+  check_nn_input(*this, in[0], attrs.get<Ints>("output_size").size());
+  return {
+      contiguous_meta(adaptive_out_shape(in[0]->shape(), attrs), in[0]->dtype(), in[0]->device())};
+}
+
+TensorList AdaptiveAvgPool::grad(const GradContext& ctx, const TensorList& dy) const {
+  return {F::adaptive_avg_pool_grad(dy[0], ctx.input_metas[0].shape)};
+}
+
+PrimTraits AdaptiveAvgPoolGrad::traits() const { return {}; }
+
+std::vector<TensorMeta> AdaptiveAvgPoolGrad::infer(const TensorList& in, const Attrs& attrs) const {
+  OF_ASSERT(in.size() == 1);
+  const Shape& x_shape = attrs.get<Ints>("input_shape");
+  check_nn_input(*this, in[0], x_shape.size() - 2);
+  OF_ASSERT(in[0]->shape()[0] == x_shape[0] && in[0]->shape()[1] == x_shape[1]);
+  return {contiguous_meta(x_shape, in[0]->dtype(), in[0]->device())};
+}
+
+TensorList AdaptiveAvgPoolGrad::grad(const GradContext& ctx, const TensorList& g) const {
+  const Shape& y_shape = ctx.input_metas[0].shape;
+  return {F::adaptive_avg_pool_raw(g[0], Shape(y_shape.begin() + 2, y_shape.end()))};
+}
+
+PrimTraits AdaptiveMaxPool::traits() const { return saving(false, true); }
+
+std::vector<TensorMeta> AdaptiveMaxPool::infer(const TensorList& in, const Attrs& attrs) const {
+  OF_ASSERT(in.size() == 1);
+  check_nn_input(*this, in[0], attrs.get<Ints>("output_size").size());
+  Shape out = adaptive_out_shape(in[0]->shape(), attrs);
+  return {contiguous_meta(out, in[0]->dtype(), in[0]->device()),
+          contiguous_meta(out, DType::kInt64, in[0]->device())};
+}
+
+TensorList AdaptiveMaxPool::grad(const GradContext& ctx, const TensorList& dy) const {
+  return {F::max_pool_grad(dy[0], ctx.outputs[1], ctx.input_metas[0].shape)};
+}
+
+// ---- instances ----
+
+namespace prim {
+#define OF_INSTANCE(cls, fn)   \
+  const cls& fn() {            \
+    static const cls instance; \
+    return instance;           \
+  }
+OF_INSTANCE(ConvForward, conv_forward)
+OF_INSTANCE(ConvBackwardData, conv_backward_data)
+OF_INSTANCE(ConvBackwardWeight, conv_backward_weight)
+OF_INSTANCE(MaxPool, max_pool)
+OF_INSTANCE(MaxPoolGrad, max_pool_grad)
+OF_INSTANCE(AvgPool, avg_pool)
+OF_INSTANCE(AvgPoolGrad, avg_pool_grad)
+OF_INSTANCE(AdaptiveAvgPool, adaptive_avg_pool)
+OF_INSTANCE(AdaptiveAvgPoolGrad, adaptive_avg_pool_grad)
+OF_INSTANCE(AdaptiveMaxPool, adaptive_max_pool)
+#undef OF_INSTANCE
+}  // namespace prim
+
+}  // namespace oneflow

@@ -1,0 +1,164 @@
+// The convolution and pooling primitives (kernels in kernels/cpu/onednn/conv.cpp and pool.cpp).
+//
+// One N-d family serves 1-D, 2-D and 3-D: inputs are [N, C, *spatial] with 1 to 3 spatial dims,
+// contiguous (the functional layer makes them so), float32 or float64. Per-dim attributes
+// (stride, padding, dilation, kernel) have one entry per spatial dim. Gradients are written with
+// the functional ops of nn_functional.h, so they compose (conv's backward-data is the forward of
+// conv_transpose and vice versa).
+#pragma once
+
+#include "oneflow/core/ops/primitive.h"
+
+namespace oneflow {
+
+#define OF_NN_PRIMITIVE_KERNELS                                                              \
+  void compute_cpu(const TensorList& inputs, const TensorList& outputs, const Attrs& attrs)  \
+      const override;                                                                        \
+  void compute_cuda(const TensorList& inputs, const TensorList& outputs, const Attrs& attrs) \
+      const override;
+
+// ---- convolution (kernels/cpu/onednn/conv.cpp) ------------------------------------------
+// Shared conv attrs: stride, padding_l, padding_r, dilation (one per spatial dim), groups.
+
+// conv(x [N, C, *in], w [O, C/groups, *k], optional bias [O]) -> [N, O, *out].
+class ConvForward final : public Primitive {
+ public:
+  const char* name() const override { return "conv"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_NN_PRIMITIVE_KERNELS
+};
+
+// The gradient of conv's input: (dy [N, O, *out], w) -> dx of attrs input_shape. Also the
+// forward of conv_transpose.
+class ConvBackwardData final : public Primitive {
+ public:
+  const char* name() const override { return "conv_backward_data"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_NN_PRIMITIVE_KERNELS
+};
+
+// The gradient of conv's weight: (x, dy) -> dw of attrs weight_shape.
+class ConvBackwardWeight final : public Primitive {
+ public:
+  const char* name() const override { return "conv_backward_weight"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_NN_PRIMITIVE_KERNELS
+};
+
+// ---- pooling (kernels/cpu/onednn/pool.cpp) -----------------------------------------------
+// Shared pool attrs: kernel, stride, padding, dilation (one per spatial dim), ceil_mode.
+
+// max_pool(x) -> y, and with attrs with_indices also the int64 indices of the maxima (flat
+// within each input plane, PyTorch's convention). Without indices it is not differentiable
+// (the functional layer asks for indices whenever a gradient may be needed).
+class MaxPool final : public Primitive {
+ public:
+  const char* name() const override { return "max_pool"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_NN_PRIMITIVE_KERNELS
+};
+
+// The gradient of the max pools: (dy, indices) -> dx of attrs input_shape, dy scattered (added)
+// to the positions the indices name within each plane.
+class MaxPoolGrad final : public Primitive {
+ public:
+  const char* name() const override { return "max_pool_grad"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  OF_NN_PRIMITIVE_KERNELS
+};
+
+// avg_pool(x); attrs (besides the shared ones) count_include_pad, divisor_override (0: none).
+// dilation is all ones.
+class AvgPool final : public Primitive {
+ public:
+  const char* name() const override { return "avg_pool"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_NN_PRIMITIVE_KERNELS
+};
+
+// The gradient of avg_pool: dy -> dx of attrs input_shape (AvgPool's attrs otherwise).
+class AvgPoolGrad final : public Primitive {
+ public:
+  const char* name() const override { return "avg_pool_grad"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_NN_PRIMITIVE_KERNELS
+};
+
+// Adaptive pools: attrs output_size (one per spatial dim). Window o of a dim of size I spans
+// [floor(o * I / O), ceil((o + 1) * I / O)).
+class AdaptiveAvgPool final : public Primitive {
+ public:
+  const char* name() const override { return "adaptive_avg_pool"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_NN_PRIMITIVE_KERNELS
+};
+
+// dy -> dx of attrs input_shape.
+class AdaptiveAvgPoolGrad final : public Primitive {
+ public:
+  const char* name() const override { return "adaptive_avg_pool_grad"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_NN_PRIMITIVE_KERNELS
+};
+
+// x -> (y, int64 indices); the gradient is MaxPoolGrad.
+class AdaptiveMaxPool final : public Primitive {
+ public:
+  const char* name() const override { return "adaptive_max_pool"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_NN_PRIMITIVE_KERNELS
+};
+
+#undef OF_NN_PRIMITIVE_KERNELS
+
+// Output length of a conv along one dim (may be <= 0 for a kernel larger than the padded input).
+inline int64_t conv_output_size(int64_t in, int64_t k, int64_t stride, int64_t pad_l, int64_t pad_r,
+                                int64_t dilation) {
+  const int64_t span = in + pad_l + pad_r - dilation * (k - 1) - 1;
+  return span < 0 ? 0 : span / stride + 1;
+}
+
+// Output length of a pool along one dim, PyTorch's rule: with ceil_mode the last window must
+// start inside the input or the left padding.
+inline int64_t pool_output_size(int64_t in, int64_t k, int64_t stride, int64_t pad,
+                                int64_t dilation, bool ceil_mode) {
+  const int64_t span = in + 2 * pad - dilation * (k - 1) - 1;
+  int64_t out = (span + (ceil_mode ? stride - 1 : 0)) / stride + 1;
+  if (span + (ceil_mode ? stride - 1 : 0) < 0) out = 0;
+  if (ceil_mode && out > 0 && (out - 1) * stride >= in + pad) --out;
+  return out;
+}
+
+namespace prim {
+const ConvForward& conv_forward();
+const ConvBackwardData& conv_backward_data();
+const ConvBackwardWeight& conv_backward_weight();
+const MaxPool& max_pool();
+const MaxPoolGrad& max_pool_grad();
+const AvgPool& avg_pool();
+const AvgPoolGrad& avg_pool_grad();
+const AdaptiveAvgPool& adaptive_avg_pool();
+const AdaptiveAvgPoolGrad& adaptive_avg_pool_grad();
+const AdaptiveMaxPool& adaptive_max_pool();
+}  // namespace prim
+
+}  // namespace oneflow
