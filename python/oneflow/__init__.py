@@ -165,6 +165,7 @@ __version__ = "0.1.0"
 
 del _sys
 
+from oneflow.framework import linalg_ops as _linalg_ops  # noqa: E402
 from oneflow.framework import math_ops as _math_ops  # noqa: E402
 from oneflow.framework import movement_ops as _movement_ops  # noqa: E402
 from oneflow.framework import reduce_ops as _reduce_ops  # noqa: E402
@@ -172,6 +173,27 @@ from oneflow.framework import reduce_ops as _reduce_ops  # noqa: E402
 globals().update(_math_ops.functions())
 globals().update(_reduce_ops.functions())
 globals().update(_movement_ops.functions())
+globals().update(_linalg_ops.functions())
+from oneflow.nn import functional as _nnf  # noqa: E402
+
+for _name in [
+    "selu",
+    "silu",
+    "mish",
+    "softplus",
+    "softsign",
+    "gelu",
+    "relu6",
+    "logsigmoid",
+    "hardswish",
+    "hardsigmoid",
+    "hardtanh",
+    "log_softmax",
+    "prelu",
+    "celu",
+    "elu",
+]:
+    globals()[_name] = getattr(_nnf, _name)
 # Convolution and pooling at top level, as torch has them (torch.conv2d, torch.max_pool2d, ...).
 from oneflow.nn._conv_pool import (  # noqa: E402,F401
     adaptive_avg_pool1d,

@@ -9,22 +9,80 @@ from oneflow._oneflow_internal import _C, Tensor
 
 # Functions with one kernel each (kernels/common/values.h); the name is also the Tensor method.
 UNARY = [
-    "abs", "sqrt", "rsqrt", "log", "log1p", "sin", "cos", "tanh", "sigmoid", "floor", "ceil",
-    "round", "reciprocal", "trunc", "sign", "neg", "exp2", "expm1", "log2", "log10", "tan",
-    "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc", "erfinv",
-    "lgamma", "digamma", "bitwise_not",
-]  # fmt: skip
+    "abs",
+    "sqrt",
+    "rsqrt",
+    "log",
+    "log1p",
+    "sin",
+    "cos",
+    "tanh",
+    "sigmoid",
+    "floor",
+    "ceil",
+    "round",
+    "reciprocal",
+    "trunc",
+    "sign",
+    "neg",
+    "exp2",
+    "expm1",
+    "log2",
+    "log10",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "erf",
+    "erfc",
+    "erfinv",
+    "lgamma",
+    "digamma",
+    "bitwise_not",
+]
 BINARY = [
-    "maximum", "minimum", "fmax", "fmin", "fmod", "remainder", "floor_divide", "atan2",
-    "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor",
-]  # fmt: skip
+    "maximum",
+    "minimum",
+    "fmax",
+    "fmin",
+    "fmod",
+    "remainder",
+    "floor_divide",
+    "atan2",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+]
 ALIASES = {
-    "arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh", "arccosh": "acosh",
-    "arctanh": "atanh", "negative": "neg", "absolute": "abs", "fix": "trunc",
-    "multiply": "mul", "subtract": "sub", "divide": "div", "true_divide": "div",
-    "greater": "gt", "greater_equal": "ge", "less": "lt", "less_equal": "le", "not_equal": "ne",
-    "arctan2": "atan2", "clip": "clamp",
-}  # fmt: skip
+    "arcsin": "asin",
+    "arccos": "acos",
+    "arctan": "atan",
+    "arcsinh": "asinh",
+    "arccosh": "acosh",
+    "arctanh": "atanh",
+    "negative": "neg",
+    "absolute": "abs",
+    "fix": "trunc",
+    "multiply": "mul",
+    "subtract": "sub",
+    "divide": "div",
+    "true_divide": "div",
+    "greater": "gt",
+    "greater_equal": "ge",
+    "less": "lt",
+    "less_equal": "le",
+    "not_equal": "ne",
+    "arctan2": "atan2",
+    "clip": "clamp",
+}
 
 
 def _is_float(dtype):
@@ -224,12 +282,27 @@ def functions():
     """Name -> function for the oneflow namespace."""
     out = {name: getattr(_C, name) for name in UNARY + BINARY}
     out.update(
-        square=square, frac=frac, isnan=isnan, isinf=isinf, isposinf=isposinf,
-        isneginf=isneginf, isfinite=isfinite, nan_to_num=nan_to_num, logit=logit, lerp=lerp,
-        addcmul=addcmul, addcdiv=addcdiv, clamp=clamp, clamp_min=clamp_min,
-        clamp_max=clamp_max, isclose=isclose, allclose=allclose, equal=equal,
-        logical_not=_C.logical_not, xlogy=xlogy,
-    )  # fmt: skip
+        square=square,
+        frac=frac,
+        isnan=isnan,
+        isinf=isinf,
+        isposinf=isposinf,
+        isneginf=isneginf,
+        isfinite=isfinite,
+        nan_to_num=nan_to_num,
+        logit=logit,
+        lerp=lerp,
+        addcmul=addcmul,
+        addcdiv=addcdiv,
+        clamp=clamp,
+        clamp_min=clamp_min,
+        clamp_max=clamp_max,
+        isclose=isclose,
+        allclose=allclose,
+        equal=equal,
+        logical_not=_C.logical_not,
+        xlogy=xlogy,
+    )
     for alias, target in ALIASES.items():
         out[alias] = out.get(target) or getattr(_C, target)
     return out
@@ -241,11 +314,33 @@ def methods():
     out = dict(fns)
     for name in ["allclose", "equal"]:
         out[name] = fns[name]
-    inplace_names = UNARY + BINARY + [
-        "square", "frac", "nan_to_num", "logit", "lerp", "addcmul", "addcdiv", "clamp",
-        "clamp_min", "clamp_max", "logical_not", "arcsin", "arccos", "arctan", "arcsinh",
-        "arccosh", "arctanh", "negative", "fix", "clip", "xlogy",
-    ]  # fmt: skip
+    inplace_names = (
+        UNARY
+        + BINARY
+        + [
+            "square",
+            "frac",
+            "nan_to_num",
+            "logit",
+            "lerp",
+            "addcmul",
+            "addcdiv",
+            "clamp",
+            "clamp_min",
+            "clamp_max",
+            "logical_not",
+            "arcsin",
+            "arccos",
+            "arctan",
+            "arcsinh",
+            "arccosh",
+            "arctanh",
+            "negative",
+            "fix",
+            "clip",
+            "xlogy",
+        ]
+    )
     for name in ["sub", "div", "pow", "eq", "ne", "lt", "le", "gt", "ge", "sigmoid", "exp"]:
         inplace_names.append(name)
         fns.setdefault(name, getattr(_C, name))

@@ -503,35 +503,96 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 def functions():
     return dict(
-        cat=cat, concat=cat, concatenate=cat, stack=stack, hstack=hstack, vstack=vstack,
-        row_stack=vstack, dstack=dstack, column_stack=column_stack, atleast_1d=atleast_1d,
-        atleast_2d=atleast_2d, atleast_3d=atleast_3d, gather=gather, scatter=scatter,
-        scatter_add=scatter_add, scatter_reduce=scatter_reduce, index_select=index_select,
-        index_add=index_add, index_copy=index_copy, index_fill=index_fill,
-        masked_fill=masked_fill, masked_select=masked_select, take=take,
-        take_along_dim=take_along_dim, argwhere=argwhere, broadcast_shapes=broadcast_shapes,
-        broadcast_to=broadcast_to, broadcast_tensors=broadcast_tensors, flip=flip,
-        fliplr=fliplr, flipud=flipud, roll=roll, rot90=rot90, tile=tile,
-        repeat_interleave=repeat_interleave, tril=tril, triu=triu, diag=diag,
-        diag_embed=diag_embed, diagflat=diagflat, meshgrid=meshgrid, movedim=movedim,
-        moveaxis=movedim, swapaxes=swapaxes, swapdims=swapaxes, t=t,
-        searchsorted=searchsorted, bucketize=bucketize, bincount=bincount, histc=histc,
+        cat=cat,
+        concat=cat,
+        concatenate=cat,
+        stack=stack,
+        hstack=hstack,
+        vstack=vstack,
+        row_stack=vstack,
+        dstack=dstack,
+        column_stack=column_stack,
+        atleast_1d=atleast_1d,
+        atleast_2d=atleast_2d,
+        atleast_3d=atleast_3d,
+        gather=gather,
+        scatter=scatter,
+        scatter_add=scatter_add,
+        scatter_reduce=scatter_reduce,
+        index_select=index_select,
+        index_add=index_add,
+        index_copy=index_copy,
+        index_fill=index_fill,
+        masked_fill=masked_fill,
+        masked_select=masked_select,
+        take=take,
+        take_along_dim=take_along_dim,
+        argwhere=argwhere,
+        broadcast_shapes=broadcast_shapes,
+        broadcast_to=broadcast_to,
+        broadcast_tensors=broadcast_tensors,
+        flip=flip,
+        fliplr=fliplr,
+        flipud=flipud,
+        roll=roll,
+        rot90=rot90,
+        tile=tile,
+        repeat_interleave=repeat_interleave,
+        tril=tril,
+        triu=triu,
+        diag=diag,
+        diag_embed=diag_embed,
+        diagflat=diagflat,
+        meshgrid=meshgrid,
+        movedim=movedim,
+        moveaxis=movedim,
+        swapaxes=swapaxes,
+        swapdims=swapaxes,
+        t=t,
+        searchsorted=searchsorted,
+        bucketize=bucketize,
+        bincount=bincount,
+        histc=histc,
         unique=unique,
-    )  # fmt: skip
+    )
 
 
 def methods():
     out = functions()
-    for name in ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_stack",
-                 "dstack", "column_stack", "atleast_1d", "atleast_2d", "atleast_3d", "meshgrid",
-                 "broadcast_shapes", "broadcast_tensors", "searchsorted"]:  # fmt: skip
+    for name in [
+        "cat",
+        "concat",
+        "concatenate",
+        "stack",
+        "hstack",
+        "vstack",
+        "row_stack",
+        "dstack",
+        "column_stack",
+        "atleast_1d",
+        "atleast_2d",
+        "atleast_3d",
+        "meshgrid",
+        "broadcast_shapes",
+        "broadcast_tensors",
+        "searchsorted",
+    ]:
         out.pop(name)
     out["repeat"] = repeat
     out["expand_as"] = lambda self, other: _C.expand(self, *other.shape)
     out["view_as"] = lambda self, other: self.view(*other.shape)
     out["reshape_as"] = lambda self, other: self.reshape(*other.shape)
-    for name in ["scatter", "scatter_add", "index_add", "index_copy", "index_fill",
-                 "masked_fill", "tril", "triu", "scatter_reduce"]:  # fmt: skip
+    for name in [
+        "scatter",
+        "scatter_add",
+        "index_add",
+        "index_copy",
+        "index_fill",
+        "masked_fill",
+        "tril",
+        "triu",
+        "scatter_reduce",
+    ]:
         out[name + "_"] = _inplace(out[name])
     return out
 

@@ -234,13 +234,35 @@ def median(input, dim=None, keepdim=False):
 
 def functions():
     return dict(
-        prod=prod, max=max, min=min, amax=amax, amin=amin, aminmax=aminmax, all=all, any=any,
-        argmax=_C.argmax, argmin=_C.argmin, var=var, std=std, var_mean=var_mean,
-        std_mean=std_mean, logsumexp=logsumexp, nansum=nansum, nanmean=nanmean,
-        count_nonzero=count_nonzero, norm=norm, cumsum=cumsum, cumprod=cumprod,
-        logcumsumexp=logcumsumexp, sort=sort, argsort=argsort, msort=msort, topk=topk,
-        kthvalue=kthvalue, median=median,
-    )  # fmt: skip
+        prod=prod,
+        max=max,
+        min=min,
+        amax=amax,
+        amin=amin,
+        aminmax=aminmax,
+        all=all,
+        any=any,
+        argmax=_C.argmax,
+        argmin=_C.argmin,
+        var=var,
+        std=std,
+        var_mean=var_mean,
+        std_mean=std_mean,
+        logsumexp=logsumexp,
+        nansum=nansum,
+        nanmean=nanmean,
+        count_nonzero=count_nonzero,
+        norm=norm,
+        cumsum=cumsum,
+        cumprod=cumprod,
+        logcumsumexp=logcumsumexp,
+        sort=sort,
+        argsort=argsort,
+        msort=msort,
+        topk=topk,
+        kthvalue=kthvalue,
+        median=median,
+    )
 
 
 def methods():

@@ -457,9 +457,30 @@ def install():
         "gt": _C.gt,
         "ge": _C.ge,
     }
-    from oneflow.framework import math_ops, movement_ops, reduce_ops
+    from oneflow.framework import linalg_ops, math_ops, movement_ops, reduce_ops
+    from oneflow.nn import functional as nnf
 
+    activations = {
+        name: getattr(nnf, name)
+        for name in [
+            "selu",
+            "silu",
+            "mish",
+            "softplus",
+            "softsign",
+            "log_softmax",
+            "relu6",
+            "hardswish",
+            "hardsigmoid",
+            "logsigmoid",
+            "elu",
+            "celu",
+            "leaky_relu",
+        ]
+    }
     methods = {
+        **activations,
+        **linalg_ops.methods(),
         **math_ops.methods(),
         **reduce_ops.methods(),
         **movement_ops.methods(),

@@ -25,4 +25,5 @@ def tanh(input):
     return _C.tanh(input)
 
 
+from oneflow.nn._activations_losses import *  # noqa: E402,F401,F403
 from oneflow.nn._conv_pool import *  # noqa: E402,F401,F403

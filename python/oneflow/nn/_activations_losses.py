@@ -1,0 +1,620 @@
+"""Activations, normalisation, dropout, embedding and losses of ``oneflow.nn.functional`` with
+PyTorch's signatures, composed from the pointwise, reduction and indexing kernels (their
+gradients come from those kernels' rules)."""
+
+import builtins
+import math
+
+import oneflow
+from oneflow._oneflow_internal import _C
+
+# ---- activations ------------------------------------------------------------------------
+
+
+def _maybe_inplace(input, out, inplace):
+    return _C.copy_(input, out) if inplace else out
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    out = _C.where(_C.gt(input, 0), input, _C.mul(input, negative_slope))
+    return _maybe_inplace(input, out, inplace)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    out = _C.where(_C.gt(input, 0), input, _C.mul(_C.expm1(input), alpha))
+    return _maybe_inplace(input, out, inplace)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    out = _C.where(_C.gt(input, 0), input, _C.mul(_C.expm1(_C.div(input, alpha)), alpha))
+    return _maybe_inplace(input, out, inplace)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    out = _C.mul(elu(input, _SELU_ALPHA), _SELU_SCALE)
+    return _maybe_inplace(input, out, inplace)
+
+
+def silu(input, inplace=False):
+    return _maybe_inplace(input, _C.mul(input, _C.sigmoid(input)), inplace)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    scaled = _C.mul(input, beta)
+    soft = _C.div(
+        _C.log1p(_C.exp(_C.minimum(scaled, _C.mul(_C.ones_like(scaled), threshold)))), beta
+    )
+    return _C.where(_C.gt(scaled, threshold), input, soft)
+
+
+def mish(input, inplace=False):
+    return _maybe_inplace(input, _C.mul(input, _C.tanh(softplus(input))), inplace)
+
+
+def softsign(input):
+    return _C.div(input, _C.add(_C.abs(input), 1))
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    return _maybe_inplace(input, _C.clamp(input, min_val, max_val), inplace)
+
+
+def hardsigmoid(input, inplace=False):
+    return _maybe_inplace(input, _C.clamp(_C.add(_C.div(input, 6.0), 0.5), 0.0, 1.0), inplace)
+
+
+def hardswish(input, inplace=False):
+    return _maybe_inplace(input, _C.mul(input, hardsigmoid(input)), inplace)
+
+
+def hardshrink(input, lambd=0.5):
+    return _C.where(_C.gt(_C.abs(input), lambd), input, 0.0)
+
+
+def softshrink(input, lambd=0.5):
+    shrunk = _C.sub(input, _C.mul(_C.sign(input), lambd))
+    return _C.where(_C.gt(_C.abs(input), lambd), shrunk, 0.0)
+
+
+def tanhshrink(input):
+    return _C.sub(input, _C.tanh(input))
+
+
+def logsigmoid(input):
+    return _C.neg(softplus(_C.neg(input)))
+
+
+def threshold(input, threshold, value, inplace=False):
+    return _maybe_inplace(input, _C.where(_C.gt(input, threshold), input, value), inplace)
+
+
+def prelu(input, weight):
+    w = weight
+    if input.ndim >= 2 and weight.numel() > 1:
+        w = weight.reshape(1, -1, *([1] * (input.ndim - 2)))
+    return _C.where(_C.gt(input, 0), input, _C.mul(w, input))
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    if training:
+        raise NotImplementedError("rrelu: training=True is not implemented yet")
+    return leaky_relu(input, (lower + upper) / 2, inplace)
+
+
+def glu(input, dim=-1):
+    n = input.shape[dim]
+    if n % 2:
+        raise RuntimeError(f"glu: halving dimension must be even, but dimension {dim} is size {n}")
+    a, b = _C.narrow(input, dim, 0, n // 2), _C.narrow(input, dim, n // 2, n // 2)
+    return _C.mul(a, _C.sigmoid(b))
+
+
+def log_softmax(input, dim=None, dtype=None):
+    x = input if dtype is None else input.to(dtype)
+    if dim is None:
+        dim = 0 if x.ndim in (0, 1, 3) else 1
+    return _C.sub(x, oneflow.logsumexp(x, dim, keepdim=True))
+
+
+def softmin(input, dim=None, dtype=None):
+    return _C.softmax(_C.neg(input), dim, dtype=dtype)
+
+
+def gumbel_softmax(*args, **kwargs):
+    raise NotImplementedError("gumbel_softmax is not implemented yet")
+
+
+# ---- linear, dropout, embedding, normalisation --------------------------------------------
+
+
+def linear(input, weight, bias=None):
+    out = _C.matmul(input, _C.transpose(weight, 0, 1) if weight.ndim == 2 else weight)
+    return out if bias is None else _C.add(out, bias)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    t = _C.matmul(_C.unsqueeze(input1, 0), weight)  # (o, b, j)
+    out = _C.transpose(_C.sum(_C.mul(t, _C.unsqueeze(input2, 0)), [-1], False), 0, 1)
+    return out if bias is None else _C.add(out, bias)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return _maybe_inplace(input, _C.mul(input, 0.0), inplace)
+    keep = _C.bernoulli(_C.mul(_C.ones_like(input), 1.0 - p))
+    return _maybe_inplace(input, _C.mul(input, _C.mul(keep, 1.0 / (1.0 - p))), inplace)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    return _channel_dropout(input, p, training, inplace, 1)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    return _channel_dropout(input, p, training, inplace, 2)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    return _channel_dropout(input, p, training, inplace, 3)
+
+
+def _channel_dropout(input, p, training, inplace, spatial):
+    if not training or p == 0.0:
+        return input
+    shape = list(input.shape[: input.ndim - spatial]) + [1] * spatial
+    keep = _C.bernoulli(oneflow.full(shape, 1.0 - p, dtype=input.dtype, device=input.device))
+    return _maybe_inplace(input, _C.mul(input, _C.mul(keep, 1.0 / (1.0 - p))), inplace)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    if not training or p == 0.0:
+        return input
+    raise NotImplementedError("alpha_dropout: training=True is not implemented yet")
+
+
+def embedding(
+    input,
+    weight,
+    padding_idx=None,
+    max_norm=None,
+    norm_type=2.0,
+    scale_grad_by_freq=False,
+    sparse=False,
+):
+    if input.dtype.is_floating_point or input.dtype == oneflow.bool:
+        raise RuntimeError(
+            f"embedding: expected an integer index tensor (int64 or int32), got {input.dtype}"
+        )
+    n = weight.shape[0]
+    if input.numel() and (
+        builtins.bool(_C.ge(input, n).any()) or builtins.bool(_C.lt(input, 0).any())
+    ):
+        raise IndexError(
+            f"embedding: index out of range in self (indices must be in [0, {n}), weight has "
+            f"shape {tuple(weight.shape)})"
+        )
+    if max_norm is not None:
+        with oneflow.no_grad():
+            rows = weight[input.reshape(-1)]
+            norms = oneflow.linalg.vector_norm(rows, norm_type, 1, keepdim=True)
+            scale = _C.where(_C.gt(norms, max_norm), _C.div(max_norm, _C.add(norms, 1e-7)), 1.0)
+            _C.index_put_(weight, [input.reshape(-1)], 0, _C.mul(rows, scale), False)
+    out = _C.index(weight, [input], 0)
+    if padding_idx is not None and out.requires_grad:
+        # No gradient flows into the padding row: route it through a mask.
+        keep = _C.ne(input, padding_idx % n).unsqueeze(-1)
+        out = _C.where(keep, out, out.detach())
+    return out
+
+
+def one_hot(tensor, num_classes=-1):
+    if tensor.dtype != oneflow.int64:
+        raise RuntimeError(
+            f"one_hot: is only applicable to index tensor of type int64, got {tensor.dtype}"
+        )
+    if num_classes < 0:
+        num_classes = int(_C.amax(tensor)) + 1 if tensor.numel() else 0
+    classes = oneflow.arange(num_classes, device=tensor.device)
+    return _C.eq(_C.unsqueeze(tensor, -1), classes).long()
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12):
+    norm = oneflow.linalg.vector_norm(input, p, dim, keepdim=True)
+    return _C.div(input, _C.clamp(norm, eps, None))
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    k = len(normalized_shape)
+    if tuple(input.shape[input.ndim - k :]) != tuple(normalized_shape):
+        raise RuntimeError(
+            f"layer_norm: expected input with shape [*, {', '.join(map(str, normalized_shape))}], "
+            f"but got input of size {tuple(input.shape)}"
+        )
+    dims = list(range(input.ndim - k, input.ndim))
+    mean = _C.mean(input, dims, True)
+    centered = _C.sub(input, mean)
+    var = _C.mean(_C.mul(centered, centered), dims, True)
+    out = _C.mul(centered, _C.rsqrt(_C.add(var, eps)))
+    if weight is not None:
+        out = _C.mul(out, weight)
+    if bias is not None:
+        out = _C.add(out, bias)
+    return out
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    n, c = input.shape[0], input.shape[1]
+    if c % num_groups:
+        raise RuntimeError(
+            f"group_norm: expected {c} channels to be divisible by {num_groups} groups"
+        )
+    x = input.reshape(n, num_groups, -1)
+    mean = _C.mean(x, [2], True)
+    centered = _C.sub(x, mean)
+    var = _C.mean(_C.mul(centered, centered), [2], True)
+    out = _C.mul(centered, _C.rsqrt(_C.add(var, eps))).reshape(*input.shape)
+    shape = [1, c] + [1] * (input.ndim - 2)
+    if weight is not None:
+        out = _C.mul(out, weight.reshape(*shape))
+    if bias is not None:
+        out = _C.add(out, bias.reshape(*shape))
+    return out
+
+
+def batch_norm(
+    input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5
+):
+    c = input.shape[1]
+    shape = [1, c] + [1] * (input.ndim - 2)
+    dims = [0] + list(range(2, input.ndim))
+    if training:
+        count = input.numel() // c
+        if count <= 1:
+            raise ValueError(
+                "batch_norm: expected more than 1 value per channel when training, got input "
+                f"size {tuple(input.shape)}"
+            )
+        mean = _C.mean(input, dims, True)
+        centered = _C.sub(input, mean)
+        var = _C.mean(_C.mul(centered, centered), dims, True)
+        if running_mean is not None:
+            with oneflow.no_grad():
+                m = mean.detach().reshape(c)
+                v = var.detach().reshape(c) * (count / (count - 1))
+                _C.copy_(
+                    running_mean, _C.add(_C.mul(running_mean, 1 - momentum), _C.mul(m, momentum))
+                )
+                _C.copy_(
+                    running_var, _C.add(_C.mul(running_var, 1 - momentum), _C.mul(v, momentum))
+                )
+        out = _C.mul(centered, _C.rsqrt(_C.add(var, eps)))
+    else:
+        mean = running_mean.reshape(*shape)
+        var = running_var.reshape(*shape)
+        out = _C.mul(_C.sub(input, mean), _C.rsqrt(_C.add(var, eps)))
+    if weight is not None:
+        out = _C.mul(out, weight.reshape(*shape))
+    if bias is not None:
+        out = _C.add(out, bias.reshape(*shape))
+    return out
+
+
+def instance_norm(
+    input,
+    running_mean=None,
+    running_var=None,
+    weight=None,
+    bias=None,
+    use_input_stats=True,
+    momentum=0.1,
+    eps=1e-5,
+):
+    dims = list(range(2, input.ndim))
+    mean = _C.mean(input, dims, True)
+    centered = _C.sub(input, mean)
+    var = _C.mean(_C.mul(centered, centered), dims, True)
+    out = _C.mul(centered, _C.rsqrt(_C.add(var, eps)))
+    shape = [1, input.shape[1]] + [1] * (input.ndim - 2)
+    if weight is not None:
+        out = _C.mul(out, weight.reshape(*shape))
+    if bias is not None:
+        out = _C.add(out, bias.reshape(*shape))
+    return out
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    dot = _C.sum(_C.mul(x1, x2), [dim], False)
+    n1 = _C.sqrt(_C.sum(_C.mul(x1, x1), [dim], False))
+    n2 = _C.sqrt(_C.sum(_C.mul(x2, x2), [dim], False))
+    return _C.div(dot, _C.mul(_C.clamp(n1, eps, None), _C.clamp(n2, eps, None)))
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    diff = _C.add(_C.sub(x1, x2), eps)
+    return oneflow.linalg.vector_norm(diff, p, -1, keepdim=keepdim)
+
+
+def pad(input, pad, mode="constant", value=None):
+    if len(pad) % 2:
+        raise RuntimeError(f"pad: padding length must be divisible by 2, got {len(pad)}")
+    if mode != "constant":
+        raise NotImplementedError(f"pad: mode={mode!r} is not implemented yet")
+    out = input
+    for i in range(len(pad) // 2):
+        d = input.ndim - 1 - i
+        left, right = pad[2 * i], pad[2 * i + 1]
+        if left < 0:
+            out, left = _C.narrow(out, d, -left, out.shape[d] + left), 0
+        if right < 0:
+            out, right = _C.narrow(out, d, 0, out.shape[d] + right), 0
+        parts = []
+        for n in (left, None, right):
+            if n is None:
+                parts.append(out)
+            elif n:
+                shape = list(out.shape)
+                shape[d] = n
+                parts.append(
+                    oneflow.full(
+                        shape, 0 if value is None else value, dtype=out.dtype, device=out.device
+                    )
+                )
+        out = oneflow.cat(parts, d) if len(parts) > 1 else out
+    return out
+
+
+# ---- losses -----------------------------------------------------------------------------
+
+
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return _C.mean(loss)
+    if reduction == "sum":
+        return _C.sum(loss)
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _check_same_shape(op, input, target):
+    if tuple(input.shape) != tuple(target.shape):
+        raise ValueError(
+            f"{op}: target size {tuple(target.shape)} is different from input size "
+            f"{tuple(input.shape)}"
+        )
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    d = _C.sub(input, target)
+    return _reduce(_C.mul(d, d), reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _reduce(_C.abs(_C.sub(input, target)), reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    d = _C.abs(_C.sub(input, target))
+    if beta == 0:
+        return _reduce(d, reduction)
+    quad = _C.div(_C.mul(_C.mul(d, d), 0.5), beta)
+    return _reduce(_C.where(_C.lt(d, beta), quad, _C.sub(d, 0.5 * beta)), reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    d = _C.abs(_C.sub(input, target))
+    quad = _C.mul(_C.mul(d, d), 0.5)
+    return _reduce(
+        _C.where(_C.lt(d, delta), quad, _C.mul(_C.sub(d, 0.5 * delta), delta)), reduction
+    )
+
+
+def _check_class_target(op, input, target):
+    if target.dtype.is_floating_point or target.dtype == oneflow.bool:
+        raise RuntimeError(
+            f"{op}: expected target of an integer dtype (class indices), got {target.dtype}; "
+            "for class probabilities pass a floating target of the input's shape"
+        )
+    expected = (input.shape[0],) + tuple(input.shape[2:]) if input.ndim > 1 else ()
+    if tuple(target.shape) != expected:
+        raise ValueError(
+            f"{op}: expected target of shape {expected} for input of shape {tuple(input.shape)}, "
+            f"got {tuple(target.shape)}"
+        )
+
+
+def nll_loss(
+    input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"
+):
+    _check_class_target("nll_loss", input, target)
+    c = input.shape[1] if input.ndim > 1 else input.shape[0]
+    valid = _C.ne(target, ignore_index)
+    safe = _C.where(valid, target, 0)
+    if input.numel() and (
+        builtins.bool(_C.ge(safe, c).any()) or builtins.bool(_C.lt(safe, 0).any())
+    ):
+        raise IndexError(f"nll_loss: target out of bounds (expected values in [0, {c}))")
+    dim = 1 if input.ndim > 1 else 0
+    picked = _C.squeeze(_C.gather(input, dim, _C.unsqueeze(safe, dim)), [dim])
+    w = _C.where(valid, 1.0, 0.0).to(input.dtype)
+    if weight is not None:
+        w = _C.mul(w, _C.index(weight, [safe], 0))
+    loss = _C.neg(_C.mul(picked, w))
+    if reduction == "mean":
+        return _C.div(_C.sum(loss), _C.sum(w))
+    return _reduce(loss, reduction)
+
+
+def cross_entropy(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    ignore_index=-100,
+    reduce=None,
+    reduction="mean",
+    label_smoothing=0.0,
+):
+    dim = 1 if input.ndim > 1 else 0
+    logp = log_softmax(input, dim)
+    c = input.shape[dim]
+    if target.dtype.is_floating_point:  # class probabilities
+        _check_same_shape("cross_entropy", input, target)
+        t = target
+        if label_smoothing:
+            t = _C.add(_C.mul(t, 1 - label_smoothing), label_smoothing / c)
+        per = _C.mul(logp, t)
+        if weight is not None:
+            per = _C.mul(per, weight.reshape(-1, *([1] * (input.ndim - 2))) if dim else weight)
+        loss = _C.neg(_C.sum(per, [dim], False))
+        if reduction == "mean":
+            return _C.div(_C.sum(loss), builtins.max(loss.numel(), 1))
+        return _reduce(loss, reduction)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if not label_smoothing:
+        return nll
+    valid = _C.ne(target, ignore_index)
+    w = weight.reshape(-1, *([1] * (input.ndim - 2))) if (weight is not None and dim) else weight
+    smooth = _C.neg(_C.sum(logp if w is None else _C.mul(logp, w), [dim], False))
+    smooth = _C.where(valid, smooth, 0.0)
+    if reduction == "mean":
+        if weight is None:
+            denom = _C.sum(valid)
+        else:
+            denom = _C.sum(_C.where(valid, _C.index(weight, [_C.where(valid, target, 0)], 0), 0.0))
+        smooth = _C.div(_C.sum(smooth), denom)
+    else:
+        smooth = _reduce(smooth, reduction)
+    return _C.add(_C.mul(nll, 1 - label_smoothing), _C.mul(smooth, label_smoothing / c))
+
+
+def binary_cross_entropy(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean"
+):
+    _check_same_shape("binary_cross_entropy", input, target)
+    log_p = _C.clamp(_C.log(input), -100.0, None)
+    log_q = _C.clamp(_C.log(_C.add(_C.neg(input), 1.0)), -100.0, None)
+    loss = _C.neg(_C.add(_C.mul(target, log_p), _C.mul(_C.add(_C.neg(target), 1.0), log_q)))
+    if weight is not None:
+        loss = _C.mul(loss, weight)
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
+):
+    _check_same_shape("binary_cross_entropy_with_logits", input, target)
+    log_sig = logsigmoid(input)
+    log_one_minus = logsigmoid(_C.neg(input))
+    pos = _C.mul(target, log_sig)
+    if pos_weight is not None:
+        pos = _C.mul(pos, pos_weight)
+    loss = _C.neg(_C.add(pos, _C.mul(_C.add(_C.neg(target), 1.0), log_one_minus)))
+    if weight is not None:
+        loss = _C.mul(loss, weight)
+    return _reduce(loss, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    if log_target:
+        loss = _C.mul(_C.exp(target), _C.sub(target, input))
+    else:
+        loss = _C.sub(oneflow.xlogy(target, target), _C.mul(target, input))
+    if reduction == "batchmean":
+        return _C.div(_C.sum(loss), input.shape[0] if input.ndim else 1)
+    return _reduce(loss, reduction)
+
+
+def margin_ranking_loss(
+    input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
+):
+    loss = _C.relu(_C.add(_C.mul(_C.neg(target), _C.sub(input1, input2)), margin))
+    return _reduce(loss, reduction)
+
+
+def hinge_embedding_loss(
+    input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"
+):
+    neg = _C.relu(_C.add(_C.neg(input), margin))
+    loss = _C.where(_C.eq(target, 1), input, _C.zeros_like(input))
+    loss = _C.add(loss, _C.where(_C.eq(target, -1), neg, _C.zeros_like(input)))
+    return _reduce(loss, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _reduce(softplus(_C.neg(_C.mul(target, input))), reduction)
+
+
+def cosine_embedding_loss(
+    input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
+):
+    cos = cosine_similarity(input1, input2, dim=-1, eps=1e-8)
+    loss = _C.where(_C.eq(target, 1), _C.add(_C.neg(cos), 1.0), _C.relu(_C.sub(cos, margin)))
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_loss(
+    anchor,
+    positive,
+    negative,
+    margin=1.0,
+    p=2.0,
+    eps=1e-6,
+    swap=False,
+    size_average=None,
+    reduce=None,
+    reduction="mean",
+):
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = _C.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce(_C.relu(_C.add(_C.sub(d_pos, d_neg), margin)), reduction)
+
+
+def poisson_nll_loss(
+    input,
+    target,
+    log_input=True,
+    full=False,
+    size_average=None,
+    eps=1e-8,
+    reduce=None,
+    reduction="mean",
+):
+    if log_input:
+        loss = _C.sub(_C.exp(input), _C.mul(target, input))
+    else:
+        loss = _C.sub(input, _C.mul(target, _C.log(_C.add(input, eps))))
+    if full:
+        raise NotImplementedError("poisson_nll_loss: full=True is not implemented yet")
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    v = _C.clamp(var, eps, None)
+    d = _C.sub(input, target)
+    loss = _C.mul(_C.add(_C.log(v), _C.div(_C.mul(d, d), v)), 0.5)
+    if full:
+        loss = _C.add(loss, 0.5 * math.log(2 * math.pi))
+    return _reduce(loss, reduction)
+
+
+__all__ = [
+    n
+    for n, v in list(globals().items())
+    if callable(v) and not n.startswith("_") and n not in ("Tensor", "oneflow")
+]
