@@ -347,35 +347,6 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     return oneflow.linalg.vector_norm(diff, p, -1, keepdim=keepdim)
 
 
-def pad(input, pad, mode="constant", value=None):
-    if len(pad) % 2:
-        raise RuntimeError(f"pad: padding length must be divisible by 2, got {len(pad)}")
-    if mode != "constant":
-        raise NotImplementedError(f"pad: mode={mode!r} is not implemented yet")
-    out = input
-    for i in range(len(pad) // 2):
-        d = input.ndim - 1 - i
-        left, right = pad[2 * i], pad[2 * i + 1]
-        if left < 0:
-            out, left = _C.narrow(out, d, -left, out.shape[d] + left), 0
-        if right < 0:
-            out, right = _C.narrow(out, d, 0, out.shape[d] + right), 0
-        parts = []
-        for n in (left, None, right):
-            if n is None:
-                parts.append(out)
-            elif n:
-                shape = list(out.shape)
-                shape[d] = n
-                parts.append(
-                    oneflow.full(
-                        shape, 0 if value is None else value, dtype=out.dtype, device=out.device
-                    )
-                )
-        out = oneflow.cat(parts, d) if len(parts) > 1 else out
-    return out
-
-
 # ---- losses -----------------------------------------------------------------------------
 
 

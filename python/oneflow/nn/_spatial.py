@@ -1,0 +1,288 @@
+"""Resampling and rearranging of spatial data in ``oneflow.nn.functional``: interpolate (nearest,
+linear, bilinear, bicubic, trilinear, align_corners), pad (constant, reflect, replicate,
+circular), unfold/fold and pixel_shuffle. Source positions and weights are computed once on the
+host; the data moves through index_select and index_add, whose kernels carry the gradients."""
+
+import math
+
+import numpy as np
+
+import oneflow
+from oneflow._oneflow_internal import _C
+
+
+def _idx(values, device):
+    return oneflow.tensor(np.asarray(values, dtype=np.int64), device=device)
+
+
+def _along(weights, dim, ndim, like):
+    shape = [1] * ndim
+    shape[dim] = -1
+    return oneflow.tensor(np.asarray(weights), dtype=like.dtype, device=like.device).reshape(*shape)
+
+
+def _source_coords(out_size, in_size, scale, align_corners, cubic):
+    dst = np.arange(out_size, dtype=np.float64)
+    if align_corners:
+        ratio = (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
+        return dst * ratio
+    src = (dst + 0.5) * scale - 0.5
+    return src if cubic else np.maximum(src, 0.0)
+
+
+def _cubic_weights(t, a=-0.75):
+    def near(x):  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def _resample_dim(x, dim, out_size, scale, mode, align_corners):
+    n = x.shape[dim]
+    if mode in ("nearest", "nearest-exact"):
+        dst = np.arange(out_size, dtype=np.float64)
+        off = 0.5 if mode == "nearest-exact" else 0.0
+        src = np.minimum(np.floor((dst + off) * scale).astype(np.int64), n - 1)
+        return _C.index(x, [_idx(src, x.device)], dim)
+    cubic = mode == "bicubic"
+    src = _source_coords(out_size, n, scale, align_corners, cubic)
+    base = np.floor(src).astype(np.int64)
+    t = src - base
+    if cubic:
+        taps = [(np.clip(base + k, 0, n - 1), w) for k, w in zip(range(-1, 3), _cubic_weights(t))]
+    else:
+        taps = [(np.minimum(base, n - 1), 1.0 - t), (np.minimum(base + 1, n - 1), t)]
+    out = None
+    for index, weight in taps:
+        term = _C.mul(_C.index(x, [_idx(index, x.device)], dim), _along(weight, dim, x.ndim, x))
+        out = term if out is None else _C.add(out, term)
+    return out
+
+
+_MODE_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+
+
+def interpolate(
+    input,
+    size=None,
+    scale_factor=None,
+    mode="nearest",
+    align_corners=None,
+    recompute_scale_factor=None,
+    antialias=False,
+):
+    spatial = input.ndim - 2
+    if spatial < 1:
+        raise ValueError(f"interpolate: expected a 3-D, 4-D or 5-D input, got {input.ndim}-D")
+    if mode in _MODE_DIMS and _MODE_DIMS[mode] != spatial:
+        raise ValueError(
+            f"interpolate: mode {mode!r} expects a {_MODE_DIMS[mode] + 2}-D input, got "
+            f"{input.ndim}-D"
+        )
+    if mode not in _MODE_DIMS and mode not in ("nearest", "nearest-exact", "area"):
+        raise NotImplementedError(f"interpolate: mode {mode!r} is not implemented")
+    if align_corners is not None and mode not in _MODE_DIMS:
+        raise ValueError(
+            "align_corners option can only be set with the interpolating modes: "
+            "linear | bilinear | bicubic | trilinear"
+        )
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not implemented yet")
+    if (size is None) == (scale_factor is None):
+        raise ValueError("interpolate: exactly one of size or scale_factor must be defined")
+    in_sizes = list(input.shape[2:])
+    if size is not None:
+        out_sizes = [size] * spatial if isinstance(size, int) else list(size)
+        scales = [i / o for i, o in zip(in_sizes, out_sizes)]
+    else:
+        factors = (
+            [scale_factor] * spatial if isinstance(scale_factor, (int, float)) else scale_factor
+        )
+        out_sizes = [int(math.floor(i * f)) for i, f in zip(in_sizes, factors)]
+        if recompute_scale_factor:
+            scales = [i / o for i, o in zip(in_sizes, out_sizes)]
+        else:
+            scales = [1.0 / f for f in factors]
+    if len(out_sizes) != spatial:
+        raise ValueError(f"interpolate: expected {spatial} output sizes, got {out_sizes}")
+    if mode == "area":
+        return adaptive_avg_pool(input, out_sizes)
+    out = input
+    for d, (o, s) in enumerate(zip(out_sizes, scales)):
+        out = _resample_dim(out, d + 2, o, s, mode, bool(align_corners))
+    return out
+
+
+def adaptive_avg_pool(input, out_sizes):
+    fn = getattr(oneflow.nn.functional, f"adaptive_avg_pool{len(out_sizes)}d")
+    return fn(input, out_sizes)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, "nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, "bilinear", align_corners=True)
+
+
+def _pad_indices(n, left, right, mode):
+    i = np.arange(-left, n + right)
+    if mode == "reflect":
+        if left >= n or right >= n:
+            raise RuntimeError(
+                f"pad: padding size should be less than the corresponding input dimension, "
+                f"but got padding ({left}, {right}) at dimension of size {n}"
+            )
+        i = np.abs(i)
+        i = np.where(i >= n, 2 * (n - 1) - i, i)
+    elif mode == "replicate":
+        i = np.clip(i, 0, n - 1)
+    else:  # circular
+        if left > n or right > n:
+            raise RuntimeError("pad: padding value causes wrapping around more than once")
+        i = np.mod(i, n)
+    return i
+
+
+def pad(input, pad, mode="constant", value=None):
+    if len(pad) % 2:
+        raise RuntimeError(f"pad: padding length must be divisible by 2, got {len(pad)}")
+    if len(pad) // 2 > input.ndim:
+        raise RuntimeError(f"pad: padding length too large for a {input.ndim}-D input")
+    if mode == "constant":
+        return _pad_constant(input, pad, 0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"pad: mode={mode!r} is not implemented")
+    out = input
+    for k in range(len(pad) // 2):
+        d = input.ndim - 1 - k
+        left, right = pad[2 * k], pad[2 * k + 1]
+        if left or right:
+            idx = _pad_indices(out.shape[d], left, right, mode)
+            out = _C.index(out, [_idx(idx, input.device)], d)
+    return out
+
+
+def _pad_constant(input, pad, value):
+    out = input
+    for k in range(len(pad) // 2):
+        d = input.ndim - 1 - k
+        left, right = pad[2 * k], pad[2 * k + 1]
+        if left < 0:
+            out, left = _C.narrow(out, d, -left, out.shape[d] + left), 0
+        if right < 0:
+            out, right = _C.narrow(out, d, 0, out.shape[d] + right), 0
+        parts = []
+        for n in (left, None, right):
+            if n is None:
+                parts.append(out)
+            elif n:
+                shape = list(out.shape)
+                shape[d] = n
+                parts.append(oneflow.full(shape, value, dtype=out.dtype, device=out.device))
+        out = oneflow.cat(parts, d) if len(parts) > 1 else out
+    return out
+
+
+def _pair(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def _patch_index(hp, wp, kernel, dilation, stride):
+    (kh, kw), (dh, dw), (sh, sw) = kernel, dilation, stride
+    oh = (hp - dh * (kh - 1) - 1) // sh + 1
+    ow = (wp - dw * (kw - 1) - 1) // sw + 1
+    if oh <= 0 or ow <= 0:
+        raise RuntimeError(
+            f"unfold: the kernel {kernel} with dilation {dilation} does not fit the padded input "
+            f"({hp}, {wp})"
+        )
+    ki, kj, oi, oj = np.meshgrid(
+        np.arange(kh), np.arange(kw), np.arange(oh), np.arange(ow), indexing="ij"
+    )
+    rows = oi * sh + ki * dh
+    cols = oj * sw + kj * dw
+    return (rows * wp + cols).reshape(-1), oh * ow
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    batched = input.ndim == 4
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"unfold: expected a 3-D or 4-D input, got {input.ndim}-D")
+    x = input if batched else _C.unsqueeze(input, 0)
+    kernel, dilation, padding, stride = map(_pair, (kernel_size, dilation, padding, stride))
+    x = _pad_constant(x, (padding[1], padding[1], padding[0], padding[0]), 0)
+    n, c, hp, wp = x.shape
+    index, blocks = _patch_index(hp, wp, kernel, dilation, stride)
+    cols = _C.index(x.reshape(n, c, hp * wp), [_idx(index, x.device)], 2)
+    out = cols.reshape(n, c * kernel[0] * kernel[1], blocks)
+    return out if batched else _C.squeeze(out, [0])
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    batched = input.ndim == 3
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"fold: expected a 2-D or 3-D input, got {input.ndim}-D")
+    x = input if batched else _C.unsqueeze(input, 0)
+    kernel, dilation, padding, stride = map(_pair, (kernel_size, dilation, padding, stride))
+    (h, w), k = _pair(output_size), kernel[0] * kernel[1]
+    if x.shape[1] % k:
+        raise RuntimeError(
+            f"fold: expected size of input's dimension 1 to be divisible by the product of "
+            f"kernel_size, but got input.size(1)={x.shape[1]} and kernel_size={kernel}"
+        )
+    hp, wp = h + 2 * padding[0], w + 2 * padding[1]
+    index, blocks = _patch_index(hp, wp, kernel, dilation, stride)
+    if x.shape[2] != blocks:
+        raise RuntimeError(f"fold: expected {blocks} blocks in input's last dim, got {x.shape[2]}")
+    n, c = x.shape[0], x.shape[1] // k
+    flat = oneflow.zeros(n, c, hp * wp, dtype=x.dtype, device=x.device)
+    out = oneflow.index_add(flat, 2, _idx(index, x.device), x.reshape(n, c, k * blocks))
+    out = out.reshape(n, c, hp, wp)
+    out = _C.narrow(_C.narrow(out, 2, padding[0], h), 3, padding[1], w)
+    return out if batched else _C.squeeze(out, [0])
+
+
+def pixel_shuffle(input, upscale_factor):
+    r = upscale_factor
+    *lead, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError(
+            f"pixel_shuffle: expected input's channels ({c}) to be divisible by "
+            f"upscale_factor squared ({r * r})"
+        )
+    x = input.reshape(-1, c // (r * r), r, r, h, w).permute(0, 1, 4, 2, 5, 3)
+    return x.reshape(*lead, c // (r * r), h * r, w * r)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    r = downscale_factor
+    *lead, c, h, w = input.shape
+    if h % r or w % r:
+        raise RuntimeError(
+            f"pixel_unshuffle: expected height ({h}) and width ({w}) to be divisible by "
+            f"downscale_factor ({r})"
+        )
+    x = input.reshape(-1, c, h // r, r, w // r, r).permute(0, 1, 3, 5, 2, 4)
+    return x.reshape(*lead, c * r * r, h // r, w // r)
+
+
+__all__ = [
+    "interpolate",
+    "upsample",
+    "upsample_nearest",
+    "upsample_bilinear",
+    "pad",
+    "unfold",
+    "fold",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+]

@@ -1,0 +1,95 @@
+"""interpolate, pad, unfold/fold and pixel_shuffle against PyTorch (values and gradients)."""
+
+import pytest
+from differential import check
+
+import oneflow as flow
+
+INTERP = [
+    ((1, 2, 7), {"size": 11, "mode": "nearest"}),
+    ((1, 2, 7), {"scale_factor": 2.5, "mode": "nearest"}),
+    ((1, 2, 7), {"size": 4, "mode": "nearest-exact"}),
+    ((2, 1, 6), {"size": 9, "mode": "linear"}),
+    ((2, 1, 6), {"size": 4, "mode": "linear", "align_corners": True}),
+    ((1, 2, 5, 4), {"size": (7, 9), "mode": "bilinear"}),
+    ((1, 2, 5, 4), {"scale_factor": 1.7, "mode": "bilinear", "align_corners": True}),
+    ((1, 2, 5, 4), {"size": (3, 8), "mode": "bicubic"}),
+    ((1, 2, 5, 4), {"size": (6, 6), "mode": "bicubic", "align_corners": True}),
+    ((1, 1, 3, 4, 5), {"size": (5, 3, 7), "mode": "trilinear"}),
+    ((1, 1, 3, 4, 5), {"scale_factor": 2, "mode": "nearest"}),
+    ((1, 3, 8, 6), {"size": (4, 3), "mode": "area"}),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", range(len(INTERP)))
+def test_interpolate(case, dtype, device):
+    shape, kwargs = INTERP[case]
+    check(
+        lambda lib, x: lib.nn.functional.interpolate(x, **kwargs),
+        [shape],
+        dtype=dtype,
+        device=device,
+    )
+
+
+PADS = [
+    ((2, 3, 5), (2, 1), "reflect"),
+    ((2, 3, 5), (1, 3), "replicate"),
+    ((2, 3, 5), (2, 4), "circular"),
+    ((1, 2, 4, 5), (1, 2, 3, 1), "reflect"),
+    ((1, 2, 4, 5), (2, 0, 1, 3), "replicate"),
+    ((1, 2, 4, 5), (1, 1, 2, 2), "circular"),
+    ((1, 2, 3, 4, 5), (1, 1, 1, 1, 1, 1), "replicate"),
+    ((2, 3), (1, 2, 0, 1), "constant"),
+    ((2, 5), (-1, 2), "constant"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(PADS)))
+def test_pad_modes(case, device):
+    shape, pad, mode = PADS[case]
+    check(
+        lambda lib, x: lib.nn.functional.pad(x, pad, mode=mode),
+        [shape],
+        dtype="float64",
+        device=device,
+    )
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"kernel_size": 2},
+        {"kernel_size": (2, 3), "stride": 2, "padding": 1},
+        {"kernel_size": 3, "dilation": 2, "padding": (1, 2), "stride": (1, 2)},
+    ],
+)
+def test_unfold_fold(kwargs, device):
+    check(lambda lib, x: lib.nn.functional.unfold(x, **kwargs), [(2, 3, 7, 8)], device=device)
+    import torch
+
+    cols = torch.nn.functional.unfold(torch.zeros(2, 3, 7, 8), **kwargs)
+    check(
+        lambda lib, x: lib.nn.functional.fold(x, (7, 8), **kwargs),
+        [tuple(cols.shape)],
+        dtype="float64",
+        device=device,
+    )
+
+
+def test_pixel_shuffle(device):
+    check(lambda lib, x: lib.nn.functional.pixel_shuffle(x, 2), [(2, 8, 3, 4)], device=device)
+    check(lambda lib, x: lib.nn.functional.pixel_unshuffle(x, 2), [(2, 3, 4, 6)], device=device)
+
+
+def test_spatial_errors():
+    F = flow.nn.functional
+    with pytest.raises(ValueError, match="bilinear"):
+        F.interpolate(flow.ones(1, 1, 4), size=3, mode="bilinear")
+    with pytest.raises(ValueError, match="exactly one"):
+        F.interpolate(flow.ones(1, 1, 4))
+    with pytest.raises(RuntimeError, match="padding size should be less"):
+        F.pad(flow.ones(1, 1, 3), (3, 0), mode="reflect")
+    with pytest.raises(RuntimeError, match="pixel_shuffle"):
+        F.pixel_shuffle(flow.ones(1, 3, 2, 2), 2)
