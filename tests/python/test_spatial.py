@@ -1,9 +1,9 @@
 """interpolate, pad, unfold/fold and pixel_shuffle against PyTorch (values and gradients)."""
 
 import pytest
-from differential import check
 
 import oneflow as flow
+from differential import check
 
 INTERP = [
     ((1, 2, 7), {"size": 11, "mode": "nearest"}),
