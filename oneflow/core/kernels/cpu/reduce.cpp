@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "oneflow/core/kernels/cpu/strided_loop.h"
+#include "oneflow/core/kernels/cpu/vec/avx2.h"
 #include "oneflow/core/ops/primitives.h"
 
 namespace oneflow {
@@ -49,6 +50,9 @@ ReducePlan make_plan(const Tensor& x, const std::vector<int64_t>& dims) {
 template <typename T>
 acc_t<T> sum_contiguous(const T* p, int64_t n) {
   using C = compute_t<T>;
+  if constexpr (std::is_same_v<T, float>) {
+    if (cpu::avx2::has_avx2()) return cpu::avx2::sum(p, n);
+  }
   if constexpr (std::is_floating_point_v<C> && !std::is_same_v<C, double>) {
     constexpr int64_t kBlock = 2048;
     double total = 0;

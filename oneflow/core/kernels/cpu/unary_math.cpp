@@ -8,6 +8,7 @@
 #include "oneflow/core/kernels/common/layouts.h"
 #include "oneflow/core/kernels/common/values.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
+#include "oneflow/core/kernels/cpu/vec/avx2.h"
 #include "oneflow/core/ops/primitives.h"
 
 namespace oneflow {
@@ -20,9 +21,12 @@ constexpr double kSqrt2OverPi = 0.79788456080286535588;  // sqrt(2/pi)
 constexpr double kGeluCubic = 0.044715;
 
 // out = f(a). `vf(__m128)` and `vd(__m128d)` are the Sleef forms used on contiguous float and
-// double runs; `sc(C)` is the scalar form.
+// double runs; `sc(C)` is the scalar form. `fast(x, y, n)`, when given, replaces the float
+// vector loop on CPUs with AVX2 (kernels/cpu/vec/avx2.h).
 template <typename T, typename Scalar, typename VecF, typename VecD>
-void unary_sleef(const Tensor& a, const Tensor& out, Scalar sc, VecF vf, VecD vd) {
+void unary_sleef(const Tensor& a, const Tensor& out, Scalar sc, VecF vf, VecD vd,
+                 cpu::avx2::UnaryKernel fast = nullptr) {
+  if (!cpu::avx2::has_avx2()) fast = nullptr;
   using C = compute_t<T>;
   const Shape& shape = out->shape();
   std::array<std::vector<int64_t>, 2> strides = {cpu::broadcast_byte_strides(out, shape),
@@ -35,6 +39,10 @@ void unary_sleef(const Tensor& a, const Tensor& out, Scalar sc, VecF vf, VecD vd
     int64_t i = 0;
     if (s[0] == sz && s[1] == sz) {
       if constexpr (std::is_same_v<T, float>) {
+        if (fast) {
+          fast(x, o, n);
+          return;
+        }
         for (; i + 4 <= n; i += 4) _mm_storeu_ps(o + i, vf(_mm_loadu_ps(x + i)));
       } else if constexpr (std::is_same_v<T, double>) {
         for (; i + 2 <= n; i += 2) _mm_storeu_pd(o + i, vd(_mm_loadu_pd(x + i)));
@@ -96,10 +104,15 @@ void Exp::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&)
     if constexpr (std::is_floating_point_v<compute_t<T>>)
       unary_sleef<T>(
           in[0], out[0], [](auto x) { return std::exp(x); },
-          [](__m128 v) { return Sleef_expf4_u10(v); },
-          [](__m128d v) { return Sleef_expd2_u10(v); });
+          [](__m128 v) { return Sleef_expf4_u10(v); }, [](__m128d v) { return Sleef_expd2_u10(v); },
+          cpu::avx2::exp_kernel());
   });
 }
+
+namespace {
+void gelu_erf_avx2(const float* x, float* y, int64_t n) { cpu::avx2::gelu(x, y, n, false); }
+void gelu_tanh_avx2(const float* x, float* y, int64_t n) { cpu::avx2::gelu(x, y, n, true); }
+}  // namespace
 
 void Gelu::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
   const bool tanh_form = attrs.get<std::string>("approximate") == "tanh";
@@ -122,7 +135,8 @@ void Gelu::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&
                                      _mm_add_pd(x, _mm_mul_pd(_mm_set1_pd(kGeluCubic), x3)));
               __m128d t = Sleef_tanhd2_u10(u);
               return _mm_mul_pd(_mm_mul_pd(_mm_set1_pd(0.5), x), _mm_add_pd(_mm_set1_pd(1.), t));
-            });
+            },
+            &gelu_tanh_avx2);
       } else {
         unary_sleef<T>(
             in[0], out[0], sc,
@@ -133,7 +147,8 @@ void Gelu::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&
             [](__m128d x) {
               __m128d e = Sleef_erfd2_u10(_mm_mul_pd(x, _mm_set1_pd(kSqrt1_2)));
               return _mm_mul_pd(_mm_mul_pd(_mm_set1_pd(0.5), x), _mm_add_pd(_mm_set1_pd(1.), e));
-            });
+            },
+            &gelu_erf_avx2);
       }
     }
   });
@@ -158,6 +173,7 @@ double exp_shifted(const T* x, T* y, int64_t n, compute_t<T> m) {
   int64_t i = 0;
   double total = 0;
   if constexpr (std::is_same_v<T, float>) {
+    if (cpu::avx2::has_avx2()) return cpu::avx2::exp_shifted(x, y, n, m);
     __m128 mv = _mm_set1_ps(m), acc = _mm_setzero_ps();
     for (; i + 4 <= n; i += 4) {
       __m128 e = Sleef_expf4_u10(_mm_sub_ps(_mm_loadu_ps(x + i), mv));
@@ -193,9 +209,14 @@ void Softmax::compute_cpu(const TensorList& in, const TensorList& out, const Att
         T* yr = y + o * r.n * r.inner + k;
         if (r.n == 0) continue;
         C m = C(xr[0]);
-        for (int64_t i = 1; i < r.n; ++i) {
-          C v = C(xr[i * r.inner]);
-          m = v > m || std::isnan(v) ? v : m;
+        if constexpr (std::is_same_v<T, float>) {
+          if (r.inner == 1 && cpu::avx2::has_avx2()) m = cpu::avx2::max(xr, r.n);
+        }
+        if (!std::is_same_v<T, float> || r.inner != 1 || !cpu::avx2::has_avx2()) {
+          for (int64_t i = 1; i < r.n; ++i) {
+            C v = C(xr[i * r.inner]);
+            m = v > m || std::isnan(v) ? v : m;
+          }
         }
         if (std::isinf(m) && m < 0) m = 0;  // a row of -inf gives nan, as in PyTorch
         double total;
@@ -210,6 +231,12 @@ void Softmax::compute_cpu(const TensorList& in, const TensorList& out, const Att
           }
         }
         const C inv = C(1.0 / total);
+        if constexpr (std::is_same_v<T, float>) {
+          if (r.inner == 1 && cpu::avx2::has_avx2()) {
+            cpu::avx2::scale(yr, r.n, inv);
+            continue;
+          }
+        }
         for (int64_t i = 0; i < r.n; ++i) yr[i * r.inner] = T(C(yr[i * r.inner]) * inv);
       }
     }

@@ -1,0 +1,206 @@
+// AVX2 + FMA inner loops (see avx2.h); this file alone is compiled with -mavx2 -mfma.
+#include "oneflow/core/kernels/cpu/vec/avx2.h"
+
+#include <immintrin.h>
+#include <sleef.h>
+
+#include <cmath>
+
+namespace oneflow::cpu::avx2 {
+
+bool has_avx2() {
+  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return ok;
+}
+
+namespace {
+
+constexpr float kSqrt1_2 = 0.70710678118654752440f;
+constexpr float kSqrt2OverPi = 0.79788456080286535588f;
+constexpr float kGeluCubic = 0.044715f;
+
+// Applies `vf` to 8 floats at a time (the tail through a zero-padded register).
+template <typename VF>
+inline void map8(const float* x, float* y, int64_t n, VF vf) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, vf(_mm256_loadu_ps(x + i)));
+  if (i < n) {
+    alignas(32) float buf[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int64_t j = i; j < n; ++j) buf[j - i] = x[j];
+    _mm256_store_ps(buf, vf(_mm256_load_ps(buf)));
+    for (int64_t j = i; j < n; ++j) y[j] = buf[j - i];
+  }
+}
+
+// erf by Abramowitz & Stegun 7.1.26 (absolute error < 1.5e-7), as the SSE2 path.
+inline __m256 erf8(__m256 x) {
+  const __m256 sign = _mm256_and_ps(x, _mm256_set1_ps(-0.0f));
+  const __m256 a = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+  const __m256 t = _mm256_div_ps(
+      _mm256_set1_ps(1.0f), _mm256_fmadd_ps(_mm256_set1_ps(0.3275911f), a, _mm256_set1_ps(1.0f)));
+  __m256 poly = _mm256_set1_ps(1.061405429f);
+  poly = _mm256_fmadd_ps(poly, t, _mm256_set1_ps(-1.453152027f));
+  poly = _mm256_fmadd_ps(poly, t, _mm256_set1_ps(1.421413741f));
+  poly = _mm256_fmadd_ps(poly, t, _mm256_set1_ps(-0.284496736f));
+  poly = _mm256_fmadd_ps(poly, t, _mm256_set1_ps(0.254829592f));
+  poly = _mm256_mul_ps(poly, t);
+  const __m256 e = Sleef_expf8_u10avx2(_mm256_sub_ps(_mm256_setzero_ps(), _mm256_mul_ps(a, a)));
+  return _mm256_or_ps(_mm256_fnmadd_ps(poly, e, _mm256_set1_ps(1.0f)), sign);
+}
+
+template <auto F>
+void apply(const float* x, float* y, int64_t n) {
+  map8(x, y, n, [](__m256 v) { return F(v); });
+}
+
+}  // namespace
+
+UnaryKernel exp_kernel() { return &apply<Sleef_expf8_u10avx2>; }
+
+UnaryKernel unary_kernel(UnaryFn fn) {
+  switch (fn) {
+    case UnaryFn::kLog:
+      return &apply<Sleef_logf8_u10avx2>;
+    case UnaryFn::kLog1p:
+      return &apply<Sleef_log1pf8_u10avx2>;
+    case UnaryFn::kLog2:
+      return &apply<Sleef_log2f8_u10avx2>;
+    case UnaryFn::kLog10:
+      return &apply<Sleef_log10f8_u10avx2>;
+    case UnaryFn::kExp2:
+      return &apply<Sleef_exp2f8_u10avx2>;
+    case UnaryFn::kExpm1:
+      return &apply<Sleef_expm1f8_u10avx2>;
+    case UnaryFn::kSin:
+      return &apply<Sleef_sinf8_u10avx2>;
+    case UnaryFn::kCos:
+      return &apply<Sleef_cosf8_u10avx2>;
+    case UnaryFn::kTan:
+      return &apply<Sleef_tanf8_u10avx2>;
+    case UnaryFn::kAsin:
+      return &apply<Sleef_asinf8_u10avx2>;
+    case UnaryFn::kAcos:
+      return &apply<Sleef_acosf8_u10avx2>;
+    case UnaryFn::kAtan:
+      return &apply<Sleef_atanf8_u10avx2>;
+    case UnaryFn::kSinh:
+      return &apply<Sleef_sinhf8_u10avx2>;
+    case UnaryFn::kCosh:
+      return &apply<Sleef_coshf8_u10avx2>;
+    case UnaryFn::kTanh:
+      return &apply<Sleef_tanhf8_u10avx2>;
+    case UnaryFn::kAsinh:
+      return &apply<Sleef_asinhf8_u10avx2>;
+    case UnaryFn::kAcosh:
+      return &apply<Sleef_acoshf8_u10avx2>;
+    case UnaryFn::kAtanh:
+      return &apply<Sleef_atanhf8_u10avx2>;
+    case UnaryFn::kErf:
+      return &apply<Sleef_erff8_u10avx2>;
+    case UnaryFn::kErfc:
+      return &apply<Sleef_erfcf8_u15avx2>;
+    case UnaryFn::kLgamma:
+      return &apply<Sleef_lgammaf8_u10avx2>;
+    default:
+      return nullptr;
+  }
+}
+
+void gelu(const float* x, float* y, int64_t n, bool tanh_form) {
+  const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
+  if (tanh_form) {
+    map8(x, y, n, [&](__m256 v) {
+      const __m256 v3 = _mm256_mul_ps(_mm256_mul_ps(v, v), v);
+      const __m256 u = _mm256_mul_ps(_mm256_set1_ps(kSqrt2OverPi),
+                                     _mm256_fmadd_ps(_mm256_set1_ps(kGeluCubic), v3, v));
+      const __m256 t = Sleef_tanhf8_u10avx2(u);
+      return _mm256_mul_ps(_mm256_mul_ps(half, v), _mm256_add_ps(one, t));
+    });
+  } else {
+    map8(x, y, n, [&](__m256 v) {
+      const __m256 e = erf8(_mm256_mul_ps(v, _mm256_set1_ps(kSqrt1_2)));
+      return _mm256_mul_ps(_mm256_mul_ps(half, v), _mm256_add_ps(one, e));
+    });
+  }
+}
+
+double sum(const float* p, int64_t n) {
+  constexpr int64_t kBlock = 4096;
+  double total = 0;
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t e = b + kBlock < n ? b + kBlock : n;
+    __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(),
+           a3 = _mm256_setzero_ps();
+    int64_t i = b;
+    for (; i + 32 <= e; i += 32) {
+      a0 = _mm256_add_ps(a0, _mm256_loadu_ps(p + i));
+      a1 = _mm256_add_ps(a1, _mm256_loadu_ps(p + i + 8));
+      a2 = _mm256_add_ps(a2, _mm256_loadu_ps(p + i + 16));
+      a3 = _mm256_add_ps(a3, _mm256_loadu_ps(p + i + 24));
+    }
+    for (; i + 8 <= e; i += 8) a0 = _mm256_add_ps(a0, _mm256_loadu_ps(p + i));
+    const __m256 s = _mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3));
+    alignas(32) float lanes[8];
+    _mm256_store_ps(lanes, s);
+    float t = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
+              ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+    for (; i < e; ++i) t += p[i];
+    total += t;
+  }
+  return total;
+}
+
+float max(const float* p, int64_t n) {
+  if (n == 0) return -INFINITY;
+  __m256 m = _mm256_set1_ps(-INFINITY), nan = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(p + i);
+    nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    m = _mm256_max_ps(m, v);
+  }
+  alignas(32) float lanes[8], flags[8];
+  _mm256_store_ps(lanes, m);
+  _mm256_store_ps(flags, nan);
+  float r = lanes[0];
+  bool any_nan = false;
+  for (int l = 0; l < 8; ++l) {
+    r = lanes[l] > r ? lanes[l] : r;
+    any_nan = any_nan || flags[l] != 0.0f;
+  }
+  for (; i < n; ++i) {
+    any_nan = any_nan || std::isnan(p[i]);
+    r = p[i] > r ? p[i] : r;
+  }
+  return any_nan ? NAN : r;
+}
+
+double exp_shifted(const float* x, float* y, int64_t n, float m) {
+  const __m256 mv = _mm256_set1_ps(m);
+  __m256 acc = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 e = Sleef_expf8_u10avx2(_mm256_sub_ps(_mm256_loadu_ps(x + i), mv));
+    _mm256_storeu_ps(y + i, e);
+    acc = _mm256_add_ps(acc, e);
+  }
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, acc);
+  double total = 0;
+  for (float l : lanes) total += l;
+  for (; i < n; ++i) {
+    const float e = std::exp(x[i] - m);
+    y[i] = e;
+    total += e;
+  }
+  return total;
+}
+
+void scale(float* y, int64_t n, float s) {
+  const __m256 sv = _mm256_set1_ps(s);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_loadu_ps(y + i), sv));
+  for (; i < n; ++i) y[i] *= s;
+}
+
+}  // namespace oneflow::cpu::avx2

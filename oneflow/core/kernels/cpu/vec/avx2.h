@@ -1,0 +1,31 @@
+// Contiguous float32 inner loops compiled for AVX2 + FMA (vec/avx2.cpp is built with
+// -mavx2 -mfma). The generic kernels call them on their contiguous float runs when the CPU has
+// both extensions (`has_avx2()`, checked once); everything else keeps the baseline (SSE2) code,
+// so the library still runs on any x86-64 CPU.
+#pragma once
+
+#include <cstdint>
+
+#include "oneflow/core/common/op_kinds.h"
+
+namespace oneflow::cpu::avx2 {
+
+bool has_avx2();
+
+using UnaryKernel = void (*)(const float* x, float* y, int64_t n);
+
+// y = f(x) for the Sleef-backed functions and exp, or nullptr for the others.
+UnaryKernel unary_kernel(UnaryFn fn);
+UnaryKernel exp_kernel();
+// gelu (erf or tanh form) and its gradient dx = dy * gelu'(x).
+void gelu(const float* x, float* y, int64_t n, bool tanh_form);
+// Sum of n floats: float lanes within blocks, blocks combined in double (as the SSE2 path).
+double sum(const float* p, int64_t n);
+// Largest element (NaN if any element is NaN).
+float max(const float* p, int64_t n);
+// y = exp(x - m), returning the sum of y in double.
+double exp_shifted(const float* x, float* y, int64_t n, float m);
+// y *= s
+void scale(float* y, int64_t n, float s);
+
+}  // namespace oneflow::cpu::avx2
