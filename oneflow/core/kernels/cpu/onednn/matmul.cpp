@@ -5,6 +5,7 @@
 
 #include <dnnl.hpp>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "oneflow/core/kernels/common/layouts.h"
@@ -29,7 +30,7 @@ class OneDnnMatmul {
     std::string key;
     for (const auto* v : {&da, &sa, &db, &sb, &dc, &sc})
       for (int64_t x : *v) key += std::to_string(x) + ",";
-    dnnl::matmul* prim;
+    Entry* entry;
     memory::desc ma(da, memory::data_type::f32, sa), mb(db, memory::data_type::f32, sb),
         mc(dc, memory::data_type::f32, sc);
     {
@@ -37,15 +38,29 @@ class OneDnnMatmul {
       auto it = cache_.find(key);
       if (it == cache_.end()) {
         if (cache_.size() > 4096) cache_.clear();
-        dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ma, mb, mc), engine_);
-        it = cache_.emplace(key, dnnl::matmul(pd)).first;
+        // The weights in the layout oneDNN's kernel prefers (packed panels), reordered on each
+        // call: the reorder is O(k n) against the O(m k n) product and the packed kernel is up
+        // to 2x faster on small and medium shapes.
+        memory::desc any_b(db, memory::data_type::f32, memory::format_tag::any);
+        dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ma, any_b, mc), engine_);
+        Entry e{dnnl::matmul(pd), pd.weights_desc(), std::nullopt};
+        if (pd.weights_desc() != mb)
+          e.reorder = dnnl::reorder(memory(mb, engine_), memory(pd.weights_desc(), engine_));
+        it = cache_.emplace(key, std::move(e)).first;
       }
-      prim = &it->second;
+      entry = &it->second;
     }
     dnnl::stream stream(engine_);
     memory am(ma, engine_, const_cast<void*>(pa)), bm(mb, engine_, const_cast<void*>(pb)),
         cm(mc, engine_, pc);
-    prim->execute(stream, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
+    if (entry->reorder) {
+      memory packed(entry->weights, engine_);
+      entry->reorder->execute(stream, bm, packed);
+      entry->prim.execute(stream,
+                          {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, packed}, {DNNL_ARG_DST, cm}});
+    } else {
+      entry->prim.execute(stream, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
+    }
     stream.wait();
   }
 
@@ -53,7 +68,12 @@ class OneDnnMatmul {
   OneDnnMatmul() : engine_(dnnl::engine::kind::cpu, 0) {}
   dnnl::engine engine_;
   std::mutex mu_;
-  std::unordered_map<std::string, dnnl::matmul> cache_;
+  struct Entry {
+    dnnl::matmul prim;
+    dnnl::memory::desc weights;
+    std::optional<dnnl::reorder> reorder;
+  };
+  std::unordered_map<std::string, Entry> cache_;
 };
 
 // BLAS wants each matrix with unit stride along rows or along columns.
