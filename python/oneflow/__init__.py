@@ -192,6 +192,7 @@ del _sys
 
 from oneflow.framework import linalg_ops as _linalg_ops  # noqa: E402
 from oneflow.framework import math_ops as _math_ops  # noqa: E402
+from oneflow.framework import misc_ops as _misc_ops  # noqa: E402
 from oneflow.framework import movement_ops as _movement_ops  # noqa: E402
 from oneflow.framework import reduce_ops as _reduce_ops  # noqa: E402
 
@@ -199,6 +200,7 @@ globals().update(_math_ops.functions())
 globals().update(_reduce_ops.functions())
 globals().update(_movement_ops.functions())
 globals().update(_linalg_ops.functions())
+globals().update(_misc_ops.functions())
 from oneflow.nn import functional as _nnf  # noqa: E402
 
 for _name in [
@@ -222,6 +224,8 @@ for _name in [
 # Convolution and pooling at top level, as torch has them (torch.conv2d, torch.max_pool2d, ...).
 from oneflow.nn._conv_pool import (  # noqa: E402,F401
     adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
     adaptive_max_pool1d,
     avg_pool1d,
     conv1d,

@@ -1,5 +1,13 @@
-"""oneflow.linalg: norms (the decompositions are not implemented yet)."""
+"""oneflow.linalg: norms, inverse and determinants (LU from LAPACK)."""
 
+from oneflow.framework.linalg_ops import det, inv, slogdet
 from oneflow.framework.reduce_ops import matrix_norm, norm, vector_norm
 
-__all__ = ["matrix_norm", "norm", "vector_norm"]
+
+def cross(input, other, dim=-1):
+    from oneflow.framework.linalg_ops import cross as _cross
+
+    return _cross(input, other, dim)
+
+
+__all__ = ["cross", "det", "inv", "matrix_norm", "norm", "slogdet", "vector_norm"]

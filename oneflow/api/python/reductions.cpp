@@ -78,6 +78,26 @@ void init_reductions(py::module_& m) {
       },
       py::arg("input"), py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
   m.def(
+      "cummax",
+      [](py::handle x, int64_t dim) {
+        return pair_to_py(F::cummax(as_tensor(x, "cummax", "input"), dim));
+      },
+      py::arg("input"), py::arg("dim"));
+  m.def(
+      "cummin",
+      [](py::handle x, int64_t dim) {
+        return pair_to_py(F::cummin(as_tensor(x, "cummin", "input"), dim));
+      },
+      py::arg("input"), py::arg("dim"));
+  m.def(
+      "mode",
+      [](py::handle x, int64_t dim, bool keepdim) {
+        return pair_to_py(F::mode(as_tensor(x, "mode", "input"), dim, keepdim));
+      },
+      py::arg("input"), py::arg("dim") = -1, py::arg("keepdim") = false);
+  m.def("inverse", [](py::handle x) { return F::inverse(as_tensor(x, "linalg.inv", "input")); });
+  m.def("det", [](py::handle x) { return F::det(as_tensor(x, "linalg.det", "input")); });
+  m.def(
       "sort",
       [](py::handle x, int64_t dim, bool descending) {
         Tensor t = as_tensor(x, "sort", "input");

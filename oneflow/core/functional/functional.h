@@ -152,6 +152,14 @@ Tensor all(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim 
 Tensor any(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<DType> dtype = std::nullopt);
 Tensor cumprod(const Tensor& x, int64_t dim, std::optional<DType> dtype = std::nullopt);
+// cummax/cummin along dim: (values, int64 indices).
+std::pair<Tensor, Tensor> cummax(const Tensor& x, int64_t dim);
+std::pair<Tensor, Tensor> cummin(const Tensor& x, int64_t dim);
+// Most frequent value along dim and the index of its last occurrence.
+std::pair<Tensor, Tensor> mode(const Tensor& x, int64_t dim = -1, bool keepdim = false);
+// Inverse and determinant of (batches of) square float matrices.
+Tensor inverse(const Tensor& x);
+Tensor det(const Tensor& x);
 // (values, int64 indices).
 std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim = -1, bool descending = false);
 // out[i][j] = x[index[i][j]][j] (dim 0) and so on; index int64 (or int32) of x's rank.

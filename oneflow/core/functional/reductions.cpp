@@ -160,6 +160,28 @@ Tensor cumprod(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
   return scan(prim::cumprod(), "cumprod", x, dim, dtype);
 }
 
+std::pair<Tensor, Tensor> cummax(const Tensor& x, int64_t dim) {
+  TensorList out =
+      dispatch(prim::cum_extreme<ReduceFn::kMax>(), {x}, Attrs{{"dim", one_dim("cummax", x, dim)}});
+  return {out[0], out[1]};
+}
+
+std::pair<Tensor, Tensor> cummin(const Tensor& x, int64_t dim) {
+  TensorList out =
+      dispatch(prim::cum_extreme<ReduceFn::kMin>(), {x}, Attrs{{"dim", one_dim("cummin", x, dim)}});
+  return {out[0], out[1]};
+}
+
+std::pair<Tensor, Tensor> mode(const Tensor& x, int64_t dim, bool keepdim) {
+  TensorList out =
+      dispatch(prim::mode(), {x}, Attrs{{"dim", one_dim("mode", x, dim)}, {"keepdim", keepdim}});
+  return {out[0], out[1]};
+}
+
+Tensor inverse(const Tensor& x) { return dispatch1(prim::inverse(), {x}); }
+
+Tensor det(const Tensor& x) { return dispatch1(prim::det(), {x}); }
+
 std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending) {
   TensorList out = dispatch(prim::sort(), {x},
                             Attrs{{"dim", one_dim("sort", x, dim)}, {"descending", descending}});

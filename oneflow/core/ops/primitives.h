@@ -238,6 +238,49 @@ class Sort final : public Primitive {
   OF_PRIMITIVE_KERNELS
 };
 
+// cummax / cummin along attrs dim: outputs (values, int64 indices of the running extreme; ties
+// take the later index, NaN propagates), as PyTorch.
+template <ReduceFn F>
+class CumExtreme final : public Primitive {
+ public:
+  const char* name() const override { return F == ReduceFn::kMax ? "cummax" : "cummin"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// The most frequent value along attrs dim (the smallest among equally frequent ones) and the
+// index of its last occurrence; attrs keepdim.
+class Mode final : public Primitive {
+ public:
+  const char* name() const override { return "mode"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// ---- linear algebra on LAPACK (ops/linalg_primitives.cpp, kernels/cpu/linalg.cpp) ---------
+// Inverse and determinant of square matrices (..., n, n), float32/float64, via LU (getrf).
+class Inverse final : public Primitive {
+ public:
+  const char* name() const override { return "linalg_inv"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+class Det final : public Primitive {
+ public:
+  const char* name() const override { return "linalg_det"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
 // ---- gather, scatter, cat (ops/gather_primitives.cpp, kernels/cpu/gather.cpp) ------------
 // out[..i..] = x[..index[..i..]..] along attrs dim; index is int64 with x's rank and sizes no
 // larger than x's outside dim (checked by the functional layer, as are index bounds).
@@ -491,6 +534,11 @@ const Reduce<F>& reduce();
 template <ReduceFn F>
 const ArgReduce<F>& arg_reduce();
 const Cumsum& cumsum();
+template <ReduceFn F>
+const CumExtreme<F>& cum_extreme();
+const Mode& mode();
+const Inverse& inverse();
+const Det& det();
 const Cumprod& cumprod();
 const Sort& sort();
 const Gather& gather();

@@ -1,6 +1,8 @@
 """Matrix products of ``oneflow.*`` and ``oneflow.Tensor`` (mm, bmm, addmm, baddbmm, dot, mv,
 outer, tensordot, trace, cross) on the matmul kernel, with PyTorch's shape checks."""
 
+import math
+
 from oneflow._oneflow_internal import _C
 
 
@@ -137,10 +139,120 @@ def functions():
         tensordot=tensordot,
         trace=trace,
         cross=cross,
+        einsum=einsum,
+        inverse=inv,
+        det=det,
+        logdet=logdet,
+        slogdet=slogdet,
     )
 
 
 def methods():
     out = functions()
     out.pop("tensordot")
+    out.pop("einsum")
     return out
+
+
+def inv(input):
+    return _C.inverse(input)
+
+
+def det(input):
+    return _C.det(input)
+
+
+def slogdet(input):
+    d = _C.det(input)
+    return _C.sign(d), _C.log(_C.abs(d))
+
+
+def logdet(input):
+    d = _C.det(input)
+    return _C.where(_C.lt(d, 0), float("nan"), _C.log(d))
+
+
+def einsum(equation, *operands):
+    """Einstein summation: operands contracted pairwise, left to right, as batched matmuls."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(operands):
+        raise RuntimeError(
+            f"einsum: {len(terms)} operands in the equation but {len(operands)} were given"
+        )
+    used = set(eq)
+    spare = iter(c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in used)
+    ell_len = max(
+        (t.ndim - len(s.replace("...", "")) for s, t in zip(terms, operands) if "..." in s),
+        default=0,
+    )
+    ell = "".join(next(spare) for _ in range(ell_len))
+    subs = []
+    for s, t in zip(terms, operands):
+        if "..." in s:
+            n = t.ndim - len(s.replace("...", ""))
+            s = s.replace("...", ell[ell_len - n :])
+        if len(s) != t.ndim:
+            raise RuntimeError(
+                f"einsum: the subscripts {s!r} do not match an operand with {t.ndim} dimensions"
+            )
+        subs.append(s)
+    if arrow:
+        out = rhs.replace("...", ell)
+    else:
+        counts = {}
+        for s in subs:
+            for c in s:
+                counts[c] = counts.get(c, 0) + 1
+        out = ell + "".join(sorted(c for c, k in counts.items() if k == 1 and c not in ell))
+    ops = list(operands)
+    # Repeated letters within one operand: take the diagonal.
+    for i, s in enumerate(subs):
+        while len(set(s)) != len(s):
+            c = next(c for c in s if s.count(c) > 1)
+            a = s.index(c)
+            b = s.index(c, a + 1)
+            ops[i] = _C.diagonal(ops[i], 0, a, b)
+            s = s[:a] + s[a + 1 : b] + s[b + 1 :] + c
+        subs[i] = s
+
+    def needed(k, c):
+        return c in out or any(c in subs[j] for j in range(len(subs)) if j != k)
+
+    # Letters only one operand has and the output lacks are summed away first.
+    for i, s in enumerate(subs):
+        drop = [d for d, c in enumerate(s) if not needed(i, c)]
+        if drop:
+            ops[i] = _C.sum(ops[i], drop, False)
+            subs[i] = "".join(c for c in s if needed(i, c))
+    a, sa = ops[0], subs[0]
+    for k in range(1, len(ops)):
+        b, sb = ops[k], subs[k]
+        rest = out + "".join(subs[k + 1 :])
+        batch = [c for c in sa if c in sb and c in rest]
+        contract = [c for c in sa if c in sb and c not in rest]
+        left = [c for c in sa if c not in sb]
+        right = [c for c in sb if c not in sa]
+        size = {}
+        for s_, t_ in ((sa, a), (sb, b)):
+            for c, n in zip(s_, t_.shape):
+                size[c] = max(size.get(c, 1), n)
+        pa = a.permute(*[sa.index(c) for c in batch + left + contract])
+        pb = b.permute(*[sb.index(c) for c in batch + contract + right])
+        pa = _C.expand(pa, *[size[c] for c in batch + left + contract])
+        pb = _C.expand(pb, *[size[c] for c in batch + contract + right])
+
+        nb, nl, nk, nr = (math.prod(size[c] for c in cs) for cs in (batch, left, contract, right))
+        r = _C.matmul(pa.reshape(nb, nl, nk), pb.reshape(nb, nk, nr))
+        a = r.reshape(*[size[c] for c in batch + left + right])
+        sa = "".join(batch + left + right)
+    drop = [d for d, c in enumerate(sa) if c not in out]
+    if drop:
+        a = _C.sum(a, drop, False)
+        sa = "".join(c for c in sa if c in out)
+    if sorted(sa) != sorted(out):
+        raise RuntimeError(f"einsum: output subscripts {out!r} are not in the inputs")
+    return a.permute(*[sa.index(c) for c in out]) if out else a

@@ -190,6 +190,18 @@ def logcumsumexp(input, dim):
     return _C.add(_C.log(_C.cumsum(_C.exp(_C.sub(input, m)), dim)), m)
 
 
+def cummax(input, dim):
+    return _pair("cummax", _C.cummax(input, dim))
+
+
+def cummin(input, dim):
+    return _pair("cummin", _C.cummin(input, dim))
+
+
+def mode(input, dim=-1, keepdim=False):
+    return _pair("mode", _C.mode(input, dim, keepdim))
+
+
 def sort(input, dim=-1, descending=False, stable=False):
     return _pair("sort", _C.sort(input, dim, descending))
 
@@ -262,6 +274,9 @@ def functions():
         topk=topk,
         kthvalue=kthvalue,
         median=median,
+        cummax=cummax,
+        cummin=cummin,
+        mode=mode,
     )
 
 

@@ -457,7 +457,7 @@ def install():
         "gt": _C.gt,
         "ge": _C.ge,
     }
-    from oneflow.framework import linalg_ops, math_ops, movement_ops, reduce_ops
+    from oneflow.framework import linalg_ops, math_ops, misc_ops, movement_ops, reduce_ops
     from oneflow.nn import functional as nnf
 
     activations = {
@@ -481,6 +481,7 @@ def install():
     methods = {
         **activations,
         **linalg_ops.methods(),
+        **misc_ops.methods(),
         **math_ops.methods(),
         **reduce_ops.methods(),
         **movement_ops.methods(),

@@ -385,6 +385,78 @@ void Sort::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&
   });
 }
 
+template <ReduceFn K>
+void CumExtreme<K>::compute_cpu(const TensorList& in, const TensorList& out,
+                                const Attrs& attrs) const {
+  const Tensor& x = in[0];
+  const int64_t dim = attrs.get<int64_t>("dim");
+  const int64_t len = dim_size(x, dim), step = dim_stride(x, dim);
+  const int64_t ostep = dim_stride(out[0], dim);
+  std::vector<int64_t> out_offsets(len == 0 ? 0 : x->numel() / len);
+  for_each_line(out[0]->shape(), out[0]->strides(), dim,
+                [&](int64_t l, int64_t off) { out_offsets[l] = off; });
+  visit_dtype(x->dtype(), [&]<typename T>() {
+    using C = compute_t<T>;
+    const T* base = x->data_as<T>();
+    T* vals = out[0]->data_as<T>();
+    int64_t* idxs = out[1]->data_as<int64_t>();
+    for_each_line(x->shape(), x->strides(), dim, [&](int64_t l, int64_t off) {
+      const T* p = base + off;
+      const int64_t o = out_offsets[l];
+      C best = C(p[0]);
+      int64_t at = 0;
+      for (int64_t i = 0; i < len; ++i) {
+        const C v = C(p[i * step]);
+        const bool nan_best = best != best;
+        if (!nan_best && (v != v || (K == ReduceFn::kMax ? v >= best : v <= best))) {
+          best = v;
+          at = i;
+        }
+        vals[o + i * ostep] = T(best);
+        idxs[o + i * ostep] = at;
+      }
+    });
+  });
+}
+
+void Mode::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  const Tensor& x = in[0];
+  const int64_t dim = attrs.get<int64_t>("dim");
+  const int64_t len = dim_size(x, dim), step = dim_stride(x, dim);
+  visit_dtype(x->dtype(), [&]<typename T>() {
+    using C = compute_t<T>;
+    const T* base = x->data_as<T>();
+    T* vals = out[0]->data_as<T>();
+    int64_t* idxs = out[1]->data_as<int64_t>();
+    for_each_line(x->shape(), x->strides(), dim, [&](int64_t l, int64_t off) {
+      const T* p = base + off;
+      std::vector<int64_t> order(len);
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int64_t a, int64_t b) { return C(p[a * step]) < C(p[b * step]); });
+      int64_t best_count = 0, best_last = 0;
+      for (int64_t i = 0; i < len;) {
+        int64_t j = i, last = order[i];
+        while (j < len && C(p[order[j] * step]) == C(p[order[i] * step])) {
+          last = std::max(last, order[j]);
+          ++j;
+        }
+        if (j - i > best_count) {  // strictly more: the smallest value wins ties
+          best_count = j - i;
+          best_last = last;
+        }
+        i = j;
+      }
+      vals[l] = p[best_last * step];
+      idxs[l] = best_last;
+    });
+  });
+}
+
+template void CumExtreme<ReduceFn::kMax>::compute_cpu(const TensorList&, const TensorList&,
+                                                      const Attrs&) const;
+template void CumExtreme<ReduceFn::kMin>::compute_cpu(const TensorList&, const TensorList&,
+                                                      const Attrs&) const;
 template void Reduce<ReduceFn::kProd>::compute_cpu(const TensorList&, const TensorList&,
                                                    const Attrs&) const;
 template void Reduce<ReduceFn::kMax>::compute_cpu(const TensorList&, const TensorList&,

@@ -31,9 +31,14 @@ void Cat::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&
 OF_NOT_YET(Cumsum)
 OF_NOT_YET(Cumprod)
 OF_NOT_YET(Sort)
-OF_NOT_YET(Gather)
-OF_NOT_YET(Scatter)
+OF_NOT_YET(Mode)
+OF_NOT_YET(Inverse)
+OF_NOT_YET(Det)
 template <>
+OF_NOT_YET(CumExtreme<ReduceFn::kMax>)
+template <>
+OF_NOT_YET(CumExtreme<ReduceFn::kMin>)
+OF_NOT_YET(Gather) OF_NOT_YET(Scatter) template <>
 OF_NOT_YET(Reduce<ReduceFn::kProd>)
 template <>
 OF_NOT_YET(Reduce<ReduceFn::kMax>)

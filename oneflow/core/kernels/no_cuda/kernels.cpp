@@ -113,10 +113,14 @@ void Pow::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const
 OF_NO_CUDA(Cumsum)
 OF_NO_CUDA(Cumprod)
 OF_NO_CUDA(Sort)
-OF_NO_CUDA(Gather)
-OF_NO_CUDA(Scatter)
-OF_NO_CUDA(Cat)
+OF_NO_CUDA(Mode)
+OF_NO_CUDA(Inverse)
+OF_NO_CUDA(Det)
 template <>
+OF_NO_CUDA(CumExtreme<ReduceFn::kMax>)
+template <>
+OF_NO_CUDA(CumExtreme<ReduceFn::kMin>)
+OF_NO_CUDA(Gather) OF_NO_CUDA(Scatter) OF_NO_CUDA(Cat) template <>
 OF_NO_CUDA(Reduce<ReduceFn::kProd>)
 template <>
 OF_NO_CUDA(Reduce<ReduceFn::kMax>)

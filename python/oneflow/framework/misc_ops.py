@@ -1,0 +1,371 @@
+"""The rest of ``oneflow.*`` / ``oneflow.Tensor`` that OneFlow users reach for: legacy tensor
+types (FloatTensor, ...), casts and type queries, splits, OneFlow's own gather_nd/scatter_nd/
+batch_gather/slice ops, quantile/mode helpers, windows, nms, in_top_k and roc_auc_score."""
+
+import builtins
+
+import numpy as np
+
+from oneflow._oneflow_internal import _C, Tensor
+
+
+def _flow():
+    import oneflow
+
+    return oneflow
+
+
+# ---- legacy tensor types ----------------------------------------------------------------
+
+
+class _TensorType(type):
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Tensor) and obj.dtype == cls.dtype() and not obj.is_cuda
+
+    def __call__(cls, *args):
+        flow = _flow()
+        if len(args) == 1 and not isinstance(args[0], int):
+            return flow.tensor(args[0], dtype=cls.dtype())
+        return flow.empty(*args, dtype=cls.dtype())
+
+
+def _legacy(name, dtype_name):
+    def dtype(cls=None):
+        return getattr(_flow(), dtype_name)
+
+    return _TensorType(name, (), {"dtype": staticmethod(dtype), "__module__": "oneflow"})
+
+
+LEGACY_TYPES = {
+    "FloatTensor": "float32",
+    "DoubleTensor": "float64",
+    "HalfTensor": "float16",
+    "BoolTensor": "bool",
+    "ByteTensor": "uint8",
+    "CharTensor": "int8",
+    "IntTensor": "int32",
+    "LongTensor": "int64",
+}
+_TYPE_CLASSES = {name: _legacy(name, dt) for name, dt in LEGACY_TYPES.items()}
+
+
+def set_default_tensor_type(t):
+    name = t if isinstance(t, str) else t.__name__
+    name = name.split(".")[-1]
+    if name not in ("FloatTensor", "DoubleTensor", "HalfTensor"):
+        raise TypeError(
+            f"set_default_tensor_type: only floating point types are supported, got {t}"
+        )
+    _flow().set_default_dtype(getattr(_flow(), LEGACY_TYPES[name]))
+
+
+def tensor_type(self, dtype=None, non_blocking=False):
+    """Tensor.type(): the type name, or a cast to the given type (name or class)."""
+    if dtype is None:
+        name = {v: k for k, v in LEGACY_TYPES.items()}[str(self.dtype).split(".")[-1]]
+        return f"oneflow.{'cuda.' if self.is_cuda else ''}{name}"
+    if isinstance(dtype, str):
+        dtype = _TYPE_CLASSES[dtype.split(".")[-1]]
+    if isinstance(dtype, _TensorType):
+        dtype = dtype.dtype()
+    return self.to(dtype)
+
+
+# ---- casts, queries and small helpers -----------------------------------------------------
+
+
+def cast(input, dtype):
+    return input.to(dtype)
+
+
+def is_floating_point(input):
+    return input.dtype.is_floating_point
+
+
+def is_nonzero(input):
+    n = input.numel()
+    if n != 1:
+        what = "no values" if n == 0 else "more than one value"
+        raise RuntimeError(f"is_nonzero: Boolean value of Tensor with {what} is ambiguous")
+    return builtins.bool(input.reshape(()).item())
+
+
+def expand(input, *sizes):
+    if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)):
+        sizes = tuple(sizes[0])
+    return _C.expand(input, *sizes)
+
+
+def broadcast_like(input, like, broadcast_axes=None):
+    return _C.expand(input, *like.shape)
+
+
+def new_ones(input, size=None, dtype=None, device=None, requires_grad=False):
+    size = input.shape if size is None else size
+    return input.new_ones(size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, generator=None):
+    if high is None:
+        low, high = 0, low
+    return _flow().randint(
+        low,
+        high,
+        tuple(input.shape),
+        dtype=dtype or input.dtype,
+        device=device or input.device,
+        generator=generator,
+    )
+
+
+def quick_gelu(input):
+    return _C.mul(input, _C.sigmoid(_C.mul(input, 1.702)))
+
+
+def square_relu(input):
+    r = _C.relu(input)
+    return _C.mul(r, r)
+
+
+def _inplace_fn(name):
+    def fn(input, *args, **kwargs):
+        return getattr(input, name + "_")(*args, **kwargs)
+
+    fn.__name__ = name + "_"
+    return fn
+
+
+# ---- splits -----------------------------------------------------------------------------
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    n = input.shape[dim]
+    if isinstance(indices_or_sections, int):
+        k = indices_or_sections
+        if k <= 0:
+            raise RuntimeError(f"tensor_split: number of sections must be larger than 0, got {k}")
+        sizes = [n // k + (1 if i < n % k else 0) for i in range(k)]
+        bounds = np.cumsum([0] + sizes)
+    else:
+        idx = [builtins.min(builtins.max(int(i), 0), n) for i in indices_or_sections]
+        bounds = [0] + idx + [n]
+    return tuple(
+        _C.narrow(input, dim, int(bounds[i]), builtins.max(int(bounds[i + 1] - bounds[i]), 0))
+        for i in range(len(bounds) - 1)
+    )
+
+
+def hsplit(input, indices_or_sections):
+    return tensor_split(input, indices_or_sections, 1 if input.ndim > 1 else 0)
+
+
+def vsplit(input, indices_or_sections):
+    if input.ndim < 2:
+        raise RuntimeError("vsplit: expected a tensor with at least 2 dimensions")
+    return tensor_split(input, indices_or_sections, 0)
+
+
+def dsplit(input, indices_or_sections):
+    return tensor_split(input, indices_or_sections, 2)
+
+
+# ---- OneFlow's own indexing ops ---------------------------------------------------------
+
+
+def gather_nd(params, indices):
+    k = indices.shape[-1]
+    return params[tuple(_C.select(indices, -1, i) for i in range(k))]
+
+
+def scatter_nd(indices, updates, shape):
+    flow = _flow()
+    out = flow.zeros(*shape, dtype=updates.dtype, device=updates.device)
+    k = indices.shape[-1]
+    return out.index_put(tuple(_C.select(indices, -1, i) for i in range(k)), updates)
+
+
+def tensor_scatter_nd_update(tensor, indices, updates):
+    k = indices.shape[-1]
+    return tensor.index_put(tuple(_C.select(indices, -1, i) for i in range(k)), updates)
+
+
+def batch_gather(input, indices):
+    """out[b, j, ...] = input[b, indices[b, j], ...] (OneFlow's batch_gather)."""
+    b = indices.shape[0]
+    batch = _flow().arange(b, device=input.device).reshape(b, *([1] * (indices.ndim - 1)))
+    return input[batch, indices]
+
+
+def _slices(slice_tup_list):
+    return tuple(slice(start, stop, step) for start, stop, step in slice_tup_list)
+
+
+def slice_op(input, slice_tup_list):
+    return input[_slices(slice_tup_list)]
+
+
+def slice_update(input, update, slice_tup_list):
+    out = _C.clone(input)
+    out[_slices(slice_tup_list)] = update
+    return out
+
+
+# ---- statistics and ranking -------------------------------------------------------------
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    flow = _flow()
+    x = input.reshape(-1) if dim is None else input
+    d = 0 if dim is None else dim % x.ndim
+    n = x.shape[d]
+    if n == 0:
+        raise RuntimeError("quantile: input tensor must be non-empty")
+    scalar_q = not isinstance(q, Tensor)
+    qs = np.atleast_1d(np.asarray(q.numpy() if isinstance(q, Tensor) else q, dtype=np.float64))
+    if ((qs < 0) | (qs > 1)).any():
+        raise RuntimeError("quantile: q must be in the range [0, 1]")
+    values = _C.sort(x, d, False)[0]
+    outs = []
+    for qv in qs:
+        pos = qv * (n - 1)
+        lo, hi = int(np.floor(pos)), int(np.ceil(pos))
+        if interpolation == "lower":
+            hi = lo
+        elif interpolation == "higher":
+            lo = hi
+        elif interpolation == "nearest":
+            lo = hi = int(np.round(pos))  # half to even, as PyTorch
+        a = _C.narrow(values, d, lo, 1)
+        if interpolation == "midpoint" and lo != hi:
+            v = _C.mul(_C.add(a, _C.narrow(values, d, hi, 1)), 0.5)
+        elif lo != hi and interpolation == "linear":
+            b = _C.narrow(values, d, hi, 1)
+            v = _C.add(a, _C.mul(_C.sub(b, a), pos - lo))
+        else:
+            v = a
+        if not keepdim:
+            v = _C.squeeze(v, [d])
+        elif dim is None:
+            v = v.reshape(*([1] * input.ndim))
+        outs.append(v)
+    return outs[0] if scalar_q and np.ndim(q) == 0 else flow.stack(outs, 0)
+
+
+def hann_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False):
+    flow = _flow()
+    if window_length == 0:
+        return flow.empty(0, dtype=dtype, device=device)
+    if window_length == 1:
+        return flow.ones(1, dtype=dtype, device=device)
+    n = window_length + 1 if periodic else window_length
+    k = flow.arange(window_length, dtype=dtype or flow.get_default_dtype(), device=device)
+    w = _C.mul(_C.sub(_C.neg(_C.cos(_C.mul(k, 2 * np.pi / (n - 1)))), -1.0), 0.5)
+    return w.requires_grad_(requires_grad)
+
+
+def in_top_k(targets, predictions, k):
+    top = _flow().topk(predictions, k, dim=1).indices
+    return _C.any(_C.eq(top, _C.unsqueeze(targets, 1)), [1], False)
+
+
+def nms(boxes, scores, iou_threshold):
+    """Indices of the boxes kept by greedy non-maximum suppression, highest score first."""
+    b = boxes.detach().cpu().numpy().astype(np.float64)
+    order = np.argsort(-scores.detach().cpu().numpy(), kind="stable")
+    area = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    suppressed = np.zeros(len(b), dtype=bool)
+    keep = []
+    for i in order:
+        if suppressed[i]:
+            continue
+        keep.append(i)
+        xx1 = np.maximum(b[i, 0], b[:, 0])
+        yy1 = np.maximum(b[i, 1], b[:, 1])
+        xx2 = np.minimum(b[i, 2], b[:, 2])
+        yy2 = np.minimum(b[i, 3], b[:, 3])
+        inter = np.clip(xx2 - xx1, 0, None) * np.clip(yy2 - yy1, 0, None)
+        iou = inter / (area[i] + area - inter)
+        suppressed |= iou > iou_threshold
+    return _flow().tensor(np.asarray(keep, dtype=np.int64), device=boxes.device)
+
+
+def roc_auc_score(label, pred):
+    """Area under the ROC curve (ties share their average rank)."""
+    y = label.detach().cpu().numpy().reshape(-1)
+    s = pred.detach().cpu().numpy().reshape(-1).astype(np.float64)
+    order = np.argsort(s, kind="stable")
+    ranks = np.empty(len(s))
+    sorted_s = s[order]
+    i = 0
+    while i < len(s):
+        j = i
+        while j + 1 < len(s) and sorted_s[j + 1] == sorted_s[i]:
+            j += 1
+        ranks[order[i : j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    pos = y > 0
+    n_pos, n_neg = int(pos.sum()), int((~pos).sum())
+    auc = (ranks[pos].sum() - n_pos * (n_pos + 1) / 2) / max(n_pos * n_neg, 1)
+    return _flow().tensor(auc, dtype=_flow().float32)
+
+
+def functions():
+    out = dict(_TYPE_CLASSES)
+    out.update(
+        set_default_tensor_type=set_default_tensor_type,
+        cast=cast,
+        is_floating_point=is_floating_point,
+        is_nonzero=is_nonzero,
+        expand=expand,
+        broadcast_like=broadcast_like,
+        new_ones=new_ones,
+        randint_like=randint_like,
+        quick_gelu=quick_gelu,
+        square_relu=square_relu,
+        tensor_split=tensor_split,
+        hsplit=hsplit,
+        vsplit=vsplit,
+        dsplit=dsplit,
+        gather_nd=gather_nd,
+        scatter_nd=scatter_nd,
+        tensor_scatter_nd_update=tensor_scatter_nd_update,
+        batch_gather=batch_gather,
+        slice=slice_op,
+        slice_update=slice_update,
+        quantile=quantile,
+        hann_window=hann_window,
+        in_top_k=in_top_k,
+        nms=nms,
+        roc_auc_score=roc_auc_score,
+    )
+    for name in ["ceil", "floor", "frac", "round", "sin", "lerp"]:
+        out[name + "_"] = _inplace_fn(name)
+    return out
+
+
+def methods():
+    return dict(
+        cast=cast,
+        is_floating_point=is_floating_point,
+        ndimension=lambda self: self.ndim,
+        type=tensor_type,
+        type_as=lambda self, other: self.to(other.dtype),
+        where=lambda self, condition, y: _C.where(condition, self, y),
+        get_device=lambda self: self.device.index if self.is_cuda else -1,
+        is_pinned=lambda self: False,
+        in_top_k=lambda self, predictions, k: in_top_k(self, predictions, k),
+        nms=lambda self, scores, iou_threshold: nms(self, scores, iou_threshold),
+        quantile=quantile,
+        tensor_split=tensor_split,
+        hsplit=hsplit,
+        vsplit=vsplit,
+        bernoulli_=lambda self, p=0.5, *, generator=None: _C.copy_(
+            self,
+            _C.bernoulli(
+                _C.mul(_C.ones_like(self), p)
+                if not isinstance(p, Tensor)
+                else _C.expand(p.to(self.dtype), *self.shape),
+                generator=generator,
+            ),
+        ),
+    )

@@ -1,0 +1,186 @@
+"""einsum, inverse/det, cummax/cummin, mode and the remaining oneflow.* helpers against
+PyTorch."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import oneflow as flow
+from differential import check
+
+EINSUM = [
+    ("ij,jk->ik", [(3, 4), (4, 5)]),
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("ii->i", [(4, 4)]),
+    ("ii", [(4, 4)]),
+    ("ij->", [(3, 4)]),
+    ("i,j->ij", [(3,), (4,)]),
+    ("...ij,...jk", [(2, 3, 4), (4, 5)]),
+    ("bhqd,bhkd->bhqk", [(2, 3, 4, 5), (2, 3, 6, 5)]),
+    ("ijk,jl,lm->ikm", [(2, 3, 4), (3, 5), (5, 6)]),
+    ("i,i", [(5,), (5,)]),
+    ("ij,ij->i", [(3, 4), (3, 4)]),
+    ("ji", [(3, 4)]),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", range(len(EINSUM)))
+def test_einsum(case, dtype, device):
+    eq, shapes = EINSUM[case]
+    check(lambda lib, *xs: lib.einsum(eq, *xs), shapes, dtype=dtype, device=device)
+
+
+def _well_conditioned(lib, t, i):
+    n = t.shape[-1]
+    return t + lib.eye(n, dtype=t.dtype) * n
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4), (1, 1)])
+def test_inverse_and_det(shape, dtype, device):
+    check(
+        lambda lib, a: lib.linalg.inv(a),
+        [shape],
+        dtype=dtype,
+        device=device,
+        transform=_well_conditioned,
+    )
+    check(
+        lambda lib, a: lib.linalg.det(a),
+        [shape],
+        dtype=dtype,
+        device=device,
+        transform=_well_conditioned,
+    )
+    check(
+        lambda lib, a: a.inverse(), [shape], dtype=dtype, device=device, transform=_well_conditioned
+    )
+    check(
+        lambda lib, a: lib.logdet(a),
+        [shape],
+        dtype=dtype,
+        device=device,
+        transform=_well_conditioned,
+    )
+
+
+def test_det_of_singular_and_sign():
+    a = np.array([[1.0, 2.0], [2.0, 4.0]])
+    assert flow.linalg.det(flow.tensor(a)).item() == 0.0
+    b = np.array([[0.0, 1.0], [1.0, 0.0]])
+    np.testing.assert_allclose(flow.det(flow.tensor(b)).numpy(), -1.0)
+    sign, logabs = flow.linalg.slogdet(flow.tensor(b))
+    assert sign.item() == -1.0 and abs(logabs.item()) < 1e-12
+    with pytest.raises(RuntimeError, match="singular"):
+        flow.linalg.inv(flow.tensor(a))
+    with pytest.raises(RuntimeError, match="square"):
+        flow.linalg.inv(flow.ones(2, 3))
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+def test_cummax_cummin(name, device):
+    check(lambda lib, a: getattr(lib, name)(a, 1).values, [(3, 6)], device=device)
+    check(lambda lib, a: getattr(lib, name)(a, 0)[1], [(5, 2)], device=device, grad=False)
+    x = [1.0, 3.0, 2.0, 3.0, math.nan, 1.0]
+    f, t = getattr(flow, name)(flow.tensor(x), 0), getattr(torch, name)(torch.tensor(x), 0)
+    np.testing.assert_array_equal(f.values.numpy(), t.values.numpy())
+    np.testing.assert_array_equal(f.indices.numpy(), t.indices.numpy())
+
+
+def test_mode():
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 4, size=(5, 9))
+    for dim, keepdim in [(1, False), (0, True), (-1, True)]:
+        f = flow.mode(flow.tensor(x), dim, keepdim)
+        t = torch.mode(torch.tensor(x), dim, keepdim)
+        np.testing.assert_array_equal(f.values.numpy(), t.values.numpy())
+        np.testing.assert_array_equal(f.indices.numpy(), t.indices.numpy())
+    check(lambda lib, a: lib.mode(a.round(), 1).values, [(4, 7)], dtype="float64")
+
+
+def test_legacy_types_and_casts():
+    assert flow.FloatTensor(2, 3).dtype == flow.float32
+    assert flow.LongTensor([1, 2]).dtype == flow.int64
+    assert isinstance(flow.ones(2), flow.FloatTensor)
+    assert not isinstance(flow.ones(2), flow.DoubleTensor)
+    assert flow.ones(2).type() == "oneflow.FloatTensor"
+    assert flow.ones(2).type(flow.DoubleTensor).dtype == flow.float64
+    assert flow.ones(2).type_as(flow.ones(1, dtype=flow.int32)).dtype == flow.int32
+    assert flow.cast(flow.ones(2), flow.int8).dtype == flow.int8
+    assert flow.is_floating_point(flow.ones(1)) and not flow.ones(1).long().is_floating_point()
+    assert flow.is_nonzero(flow.tensor([2])) and not flow.is_nonzero(flow.tensor(0.0))
+    with pytest.raises(RuntimeError, match="ambiguous"):
+        flow.is_nonzero(flow.ones(2))
+    assert flow.ones(2, 3).ndimension() == 2 and flow.ones(2).get_device() == -1
+
+
+def test_splits_and_helpers():
+    x = np.arange(24).reshape(4, 6)
+    for fn, args in [
+        ("tensor_split", (3, 1)),
+        ("tensor_split", ([1, 4], 1)),
+        ("hsplit", (2,)),
+        ("vsplit", ([1, 3],)),
+    ]:
+        fo = getattr(flow, fn)(flow.tensor(x), *args)
+        to = getattr(torch, fn)(torch.tensor(x), *args)
+        assert len(fo) == len(to)
+        for a, b in zip(fo, to):
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+    for periodic in [True, False]:
+        np.testing.assert_allclose(
+            flow.hann_window(7, periodic).numpy(), torch.hann_window(7, periodic).numpy(), atol=1e-6
+        )
+    q = np.random.default_rng(1).standard_normal((4, 5))
+    for interp in ["linear", "lower", "higher", "midpoint", "nearest"]:
+        np.testing.assert_allclose(
+            flow.quantile(flow.tensor(q), 0.3, dim=1, interpolation=interp).numpy(),
+            torch.quantile(torch.tensor(q), 0.3, dim=1, interpolation=interp).numpy(),
+        )
+    np.testing.assert_allclose(
+        flow.quantile(flow.tensor(q), flow.tensor([0.1, 0.9], dtype=flow.float64)).numpy(),
+        torch.quantile(torch.tensor(q), torch.tensor([0.1, 0.9], dtype=torch.float64)).numpy(),
+    )
+    np.testing.assert_allclose(
+        flow.quick_gelu(flow.tensor(q)).numpy(), q / (1 + np.exp(-1.702 * q)), rtol=1e-6
+    )
+    np.testing.assert_allclose(flow.square_relu(flow.tensor(q)).numpy(), np.maximum(q, 0) ** 2)
+
+
+def test_oneflow_indexing_ops():
+    p = flow.arange(24).reshape(2, 3, 4)
+    idx = flow.tensor([[0, 1], [1, 2]])
+    np.testing.assert_array_equal(flow.gather_nd(p, idx).numpy(), p.numpy()[[0, 1], [1, 2]])
+    out = flow.scatter_nd(flow.tensor([[1], [3]]), flow.tensor([5.0, 7.0]), (5,))
+    assert out.numpy().tolist() == [0, 5, 0, 7, 0]
+    upd = flow.tensor_scatter_nd_update(flow.zeros(3), flow.tensor([[2]]), flow.tensor([1.0]))
+    assert upd.numpy().tolist() == [0, 0, 1]
+    bg = flow.batch_gather(flow.arange(12).reshape(2, 3, 2), flow.tensor([[2, 0], [1, 1]]))
+    assert bg.numpy().tolist() == [[[4, 5], [0, 1]], [[8, 9], [8, 9]]]
+    sl = flow.slice(flow.arange(10).reshape(2, 5), [[0, 2, 1], [1, 5, 2]])
+    assert sl.numpy().tolist() == [[1, 3], [6, 8]]
+    su = flow.slice_update(flow.zeros(2, 5), flow.ones(2, 2), [[0, 2, 1], [1, 5, 2]])
+    assert su.numpy().tolist() == [[0, 1, 0, 1, 0], [0, 1, 0, 1, 0]]
+    assert flow.in_top_k(
+        flow.tensor([1, 0]), flow.tensor([[0.1, 0.9], [0.2, 0.5]]), 1
+    ).numpy().tolist() == [True, False]
+
+
+def test_nms_and_auc():
+    boxes = flow.tensor([[0, 0, 1, 1], [0, 0, 1, 1.1], [2, 2, 3, 3.0], [0.1, 0, 1.1, 1]])
+    keep = flow.nms(boxes, flow.tensor([0.9, 0.8, 0.7, 0.95]), 0.5)
+    assert keep.numpy().tolist() == [3, 2]
+    auc = flow.roc_auc_score(flow.tensor([0, 0, 1, 1]), flow.tensor([0.1, 0.4, 0.35, 0.8]))
+    assert abs(auc.item() - 0.75) < 1e-6
+
+
+def test_inplace_top_level_forms():
+    x = flow.tensor([0.4, 1.6])
+    flow.floor_(x)
+    assert x.numpy().tolist() == [0.0, 1.0]
+    y = flow.tensor([0.25])
+    flow.sin_(y)
+    np.testing.assert_allclose(y.numpy(), np.sin([0.25]), rtol=1e-6)
