@@ -1,5 +1,7 @@
 // oneflow._oneflow_internal: the native module. Submodules and classes are initialised from the
 // explicit list below; core exceptions map to the Python exception of the same name.
+#include <omp.h>
+
 #include "oneflow/api/python/common.h"
 
 namespace oneflow::python {
@@ -30,6 +32,18 @@ PYBIND11_MODULE(_oneflow_internal, m) {
   init_nn(c);
   init_autograd(m);
   init_dlpack(m);
+  // The CPU kernels' thread count (OpenMP, shared with oneDNN).
+  c.def(
+      "set_num_threads",
+      [](int n) {
+        if (n <= 0)
+          throw_error<RuntimeError>("set_num_threads", "expected a positive number of threads, "
+                                                       "got ",
+                                    n);
+        omp_set_num_threads(n);
+      },
+      py::arg("num"));
+  c.def("get_num_threads", [] { return omp_get_max_threads(); });
 
   m.attr("with_cuda") = cuda_built();
 }

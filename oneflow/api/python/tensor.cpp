@@ -124,6 +124,34 @@ void init_tensor(py::module_& m) {
       });
 
   py::class_<TensorImpl, std::shared_ptr<TensorImpl>>(m, "Tensor", py::dynamic_attr())
+      // Tensor(other, requires_grad=False): a leaf sharing other's storage (what nn.Parameter
+      // builds on); Tensor(*sizes): an uninitialised tensor of the default dtype; Tensor(data):
+      // a copy of a sequence or array in the default dtype.
+      .def(py::init([](py::args args, py::kwargs kwargs) {
+        bool requires_grad = false;
+        if (kwargs.contains("requires_grad"))
+          requires_grad = kwargs["requires_grad"].cast<bool>();
+        Tensor t;
+        if (args.size() == 1 && is_tensor(args[0])) {
+          t = alias_detached(args[0].cast<Tensor>());
+        } else {
+          py::module_ flow = py::module_::import("oneflow");
+          bool sizes = true;
+          for (py::handle a : args) sizes = sizes && py::isinstance<py::int_>(a);
+          py::object made = sizes ? flow.attr("empty")(*args)
+                                  : flow.attr("tensor")(args[0], py::arg("dtype") =
+                                                                     flow.attr("get_default_dtype")());
+          t = alias_detached(made.cast<Tensor>());
+        }
+        if (requires_grad) {
+          if (!is_floating(t->dtype()))
+            throw_error<RuntimeError>("Tensor", "only Tensors of floating point dtype can "
+                                                "require gradients, got ",
+                                      dtype_name(t->dtype()));
+          t->autograd().requires_grad = true;
+        }
+        return t;
+      }))
       .def_property_readonly("_shape", [](const TensorImpl& t) { return to_tuple(t.shape()); })
       .def(
           "stride",
@@ -168,6 +196,27 @@ void init_tensor(py::module_& m) {
                                                   dtype_name(t.dtype()));
                       t.autograd().requires_grad = v;
                     })
+      .def(
+          "_register_hook",
+          [](const Tensor& t, py::function fn) {
+            // The Python callable is owned through a shared_ptr whose deleter takes the GIL, so
+            // the graph may drop it on any thread.
+            auto owned = std::shared_ptr<py::function>(new py::function(std::move(fn)),
+                                                       [](py::function* f) {
+                                                         py::gil_scoped_acquire gil;
+                                                         delete f;
+                                                       });
+            return register_grad_hook(t, [owned](const Tensor& g) -> Tensor {
+              py::gil_scoped_acquire gil;
+              py::object r = (*owned)(g);
+              if (r.is_none()) return nullptr;
+              if (!is_tensor(r))
+                throw_error<TypeError>("register_hook", "a hook must return None or a Tensor");
+              return r.cast<Tensor>();
+            });
+          },
+          py::arg("hook"))
+      .def("_remove_hook", [](const Tensor& t, int64_t id) { remove_grad_hook(t, id); })
       .def_property_readonly("is_leaf", &TensorImpl::is_leaf)
       .def_property_readonly("grad_fn", [](const TensorImpl& t) { return t.autograd().grad_fn; })
       .def_property(

@@ -74,6 +74,8 @@ TensorList AccumulateGrad::apply(TensorList&& out_grads) {
   Tensor g = std::move(out_grads[0]);
   if (!g) return {};
   AutogradMeta& am = leaf->autograd();
+  for (const auto& [id, hook] : std::vector<std::pair<int64_t, GradHook>>(am.hooks))
+    if (Tensor r = hook(g)) g = r;
   if (am.grad) {
     am.grad = F::add(am.grad, g);
   } else if (grad_mode_enabled()) {
@@ -87,6 +89,33 @@ TensorList AccumulateGrad::apply(TensorList&& out_grads) {
     am.grad = F::clone(F::detach(g));
   }
   return {};
+}
+
+namespace {
+int64_t next_hook_id() {
+  static std::atomic<int64_t> id{0};
+  return ++id;
+}
+}  // namespace
+
+int64_t register_grad_hook(const Tensor& t, GradHook hook) {
+  if (!t->requires_grad())
+    throw_error<RuntimeError>("register_hook",
+                              "cannot register a hook on a tensor that doesn't require gradient");
+  const int64_t id = next_hook_id();
+  AutogradMeta& am = t->autograd();
+  if (am.grad_fn)
+    am.grad_fn->hooks.emplace_back(am.output_nr, id, std::move(hook));
+  else
+    am.hooks.emplace_back(id, std::move(hook));
+  return id;
+}
+
+void remove_grad_hook(const Tensor& t, int64_t id) {
+  AutogradMeta& am = t->autograd();
+  std::erase_if(am.hooks, [id](const auto& h) { return h.first == id; });
+  if (am.grad_fn)
+    std::erase_if(am.grad_fn->hooks, [id](const auto& h) { return std::get<1>(h) == id; });
 }
 
 Edge gradient_edge(const Tensor& t) {
@@ -179,6 +208,9 @@ TensorList run_backward(const TensorList& outputs, const TensorList& grad_output
     TensorList grads = std::move(buffers[n]);
     grads.resize(n->output_metas.size());
     buffers.erase(n);
+    for (const auto& [nr, id, hook] : std::vector<std::tuple<int, int64_t, GradHook>>(n->hooks))
+      if (nr < static_cast<int>(grads.size()) && grads[nr])
+        if (Tensor r = hook(grads[nr])) grads[nr] = r;
     for (size_t k = 0; k < n->retained.size() && k < grads.size(); ++k)
       if (auto t = n->retained[k].lock(); t && grads[k])
         t->autograd().grad = create_graph ? grads[k] : F::clone(F::detach(grads[k]));

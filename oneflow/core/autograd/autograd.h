@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "oneflow/core/common/attrs.h"
@@ -52,6 +53,8 @@ class Node {
   std::vector<TensorMeta> output_metas;
   // Non-leaf tensors that asked for retain_grad(), per forward output.
   std::vector<std::weak_ptr<TensorImpl>> retained;
+  // Gradient hooks of non-leaf outputs: (output_nr, id, hook), run in registration order.
+  std::vector<std::tuple<int, int64_t, GradHook>> hooks;
   uint64_t sequence_nr = 0;
 };
 
@@ -80,6 +83,9 @@ class AccumulateGrad final : public Node {
 };
 
 uint64_t next_sequence_nr();
+// Registers `hook` on the gradient flowing into `t` (leaf or not); returns an id for removal.
+int64_t register_grad_hook(const Tensor& t, GradHook hook);
+void remove_grad_hook(const Tensor& t, int64_t id);
 // The edge that carries a gradient into `t` (its grad_fn, or its leaf accumulator).
 Edge gradient_edge(const Tensor& t);
 

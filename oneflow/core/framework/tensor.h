@@ -59,6 +59,10 @@ struct TensorMeta {
 enum class TensorKind : int8_t { kLocal, kGlobal, kLazy };
 
 // Autograd state of one tensor (DESIGN.md section 6).
+// A function of the gradient flowing into a tensor; returns a replacement or null (keep it).
+using GradHook = std::function<std::shared_ptr<class TensorImpl>(
+    const std::shared_ptr<class TensorImpl>&)>;
+
 struct AutogradMeta {
   bool requires_grad = false;
   bool retains_grad = false;
@@ -66,6 +70,8 @@ struct AutogradMeta {
   std::shared_ptr<Node> grad_fn;  // null for leaves
   int output_nr = 0;
   std::weak_ptr<Node> grad_accumulator;  // leaves: the node that accumulates into .grad
+  // Leaves' gradient hooks (non-leaf tensors keep theirs on grad_fn, per output), by id.
+  std::vector<std::pair<int64_t, GradHook>> hooks;
 };
 
 class TensorImpl {

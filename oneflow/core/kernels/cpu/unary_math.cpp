@@ -3,9 +3,11 @@
 // 16-bit floats and strided runs compute element by element in float.
 #include <sleef.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "oneflow/core/kernels/common/layouts.h"
+#include "oneflow/core/kernels/cpu/cpu_kernels.h"
 #include "oneflow/core/kernels/common/values.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/kernels/cpu/vec/avx2.h"
@@ -156,6 +158,24 @@ void Gelu::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&
 
 void GeluGrad::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
   const bool tanh_form = attrs.get<std::string>("approximate") == "tanh";
+  const Tensor &x = in[1], &dx = out[0];
+  if (dx->dtype() == DType::kFloat32 && cpu::avx2::has_avx2() && x->is_contiguous() &&
+      dx->is_contiguous() && x->shape() == dx->shape() && in[0]->shape() == dx->shape()) {
+    Tensor dy = in[0];
+    if (!dy->is_contiguous()) {  // e.g. the expanded gradient of a sum
+      Tensor dense = empty_tensor(dx->shape(), DType::kFloat32, dx->device());
+      copy_cpu(dy, dense);
+      dy = dense;
+    }
+    const float* g = dy->data_as<float>();
+    const float* v = x->data_as<float>();
+    float* o = dx->data_as<float>();
+    const int64_t n = dx->numel(), chunk = 1 << 14;
+#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain)
+    for (int64_t b = 0; b < n; b += chunk)
+      cpu::avx2::gelu_grad(g + b, v + b, o + b, std::min(chunk, n - b), tanh_form);
+    return;
+  }
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     if constexpr (std::is_floating_point_v<compute_t<T>>)
       cpu::binary_loop<T>(in[0], in[1], out[0], [tanh_form](auto dy, auto x) {

@@ -124,6 +124,42 @@ void gelu(const float* x, float* y, int64_t n, bool tanh_form) {
   }
 }
 
+void gelu_grad(const float* dy, const float* x, float* dx, int64_t n, bool tanh_form) {
+  const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
+  auto grad8 = [&](__m256 g, __m256 v) {
+    if (tanh_form) {
+      const __m256 v2 = _mm256_mul_ps(v, v);
+      const __m256 k = _mm256_set1_ps(kSqrt2OverPi), c = _mm256_set1_ps(kGeluCubic);
+      const __m256 u = _mm256_mul_ps(k, _mm256_fmadd_ps(_mm256_mul_ps(c, v2), v, v));
+      const __m256 t = Sleef_tanhf8_u10avx2(u);
+      const __m256 du =
+          _mm256_mul_ps(k, _mm256_fmadd_ps(_mm256_set1_ps(3.0f * kGeluCubic), v2, one));
+      const __m256 left = _mm256_mul_ps(half, _mm256_add_ps(one, t));
+      const __m256 right =
+          _mm256_mul_ps(_mm256_mul_ps(half, v), _mm256_mul_ps(_mm256_fnmadd_ps(t, t, one), du));
+      return _mm256_mul_ps(g, _mm256_add_ps(left, right));
+    }
+    const __m256 cdf =
+        _mm256_mul_ps(half, _mm256_add_ps(one, erf8(_mm256_mul_ps(v, _mm256_set1_ps(kSqrt1_2)))));
+    const __m256 pdf = _mm256_mul_ps(
+        _mm256_set1_ps(0.39894228040143267794f),
+        Sleef_expf8_u10avx2(_mm256_mul_ps(_mm256_set1_ps(-0.5f), _mm256_mul_ps(v, v))));
+    return _mm256_mul_ps(g, _mm256_fmadd_ps(v, pdf, cdf));
+  };
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(dx + i, grad8(_mm256_loadu_ps(dy + i), _mm256_loadu_ps(x + i)));
+  if (i < n) {
+    alignas(32) float bg[8] = {0, 0, 0, 0, 0, 0, 0, 0}, bx[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int64_t j = i; j < n; ++j) {
+      bg[j - i] = dy[j];
+      bx[j - i] = x[j];
+    }
+    _mm256_store_ps(bg, grad8(_mm256_load_ps(bg), _mm256_load_ps(bx)));
+    for (int64_t j = i; j < n; ++j) dx[j] = bg[j - i];
+  }
+}
+
 double sum(const float* p, int64_t n) {
   constexpr int64_t kBlock = 4096;
   double total = 0;

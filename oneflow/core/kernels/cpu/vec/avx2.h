@@ -19,6 +19,8 @@ UnaryKernel unary_kernel(UnaryFn fn);
 UnaryKernel exp_kernel();
 // gelu (erf or tanh form) and its gradient dx = dy * gelu'(x).
 void gelu(const float* x, float* y, int64_t n, bool tanh_form);
+// dx = dy * gelu'(x) for contiguous runs.
+void gelu_grad(const float* dy, const float* x, float* dx, int64_t n, bool tanh_form);
 // Sum of n floats: float lanes within blocks, blocks combined in double (as the SSE2 path).
 double sum(const float* p, int64_t n);
 // Largest element (NaN if any element is NaN).
