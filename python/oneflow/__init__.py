@@ -97,7 +97,7 @@ from oneflow.autograd import (  # noqa: E402,F401
     no_grad,
     set_grad_enabled,
 )
-from oneflow import autograd, cuda, linalg, nn, sbp, utils  # noqa: E402,F401
+from oneflow import autograd, cuda, linalg, nn, optim, sbp, utils  # noqa: E402,F401
 from oneflow.utils.dlpack import from_dlpack, to_dlpack  # noqa: E402,F401
 
 _tensor_methods.install()
@@ -238,3 +238,7 @@ from oneflow.nn._conv_pool import (  # noqa: E402,F401
     max_pool2d,
     max_pool3d,
 )
+
+set_num_threads = _C.set_num_threads
+get_num_threads = _C.get_num_threads
+from oneflow.framework.serialization import load, save  # noqa: E402,F401

@@ -160,3 +160,16 @@ def test_every_resolved_name_is_referenced_by_a_test():
             if not re.search(r"(\.|\"|')" + leaf + r"(\b|_)", text):
                 untested.append(name)
     assert not untested, f"names that resolve but no test mentions: {untested}"
+
+
+def test_set_num_threads():
+    old = flow.get_num_threads()
+    try:
+        flow.set_num_threads(1)
+        assert flow.get_num_threads() == 1
+        x = flow.randn(1000, 1000)
+        np.testing.assert_allclose((x + x).numpy(), 2 * x.numpy())
+    finally:
+        flow.set_num_threads(old)
+    with pytest.raises(RuntimeError, match="set_num_threads"):
+        flow.set_num_threads(0)

@@ -329,16 +329,20 @@ def _tri_mask(input, diagonal, lower):
     return _C.le(d, diagonal) if lower else _C.ge(d, diagonal)
 
 
+def _zero_of(input):
+    return False if str(input.dtype) == "oneflow.bool" else 0
+
+
 def tril(input, diagonal=0):
     if input.ndim < 2:
         raise RuntimeError("tril: input tensor must have at least 2 dimensions")
-    return _C.where(_tri_mask(input, diagonal, True), input, 0)
+    return _C.where(_tri_mask(input, diagonal, True), input, _zero_of(input))
 
 
 def triu(input, diagonal=0):
     if input.ndim < 2:
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
-    return _C.where(_tri_mask(input, diagonal, False), input, 0)
+    return _C.where(_tri_mask(input, diagonal, False), input, _zero_of(input))
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):

@@ -34,6 +34,53 @@ def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=
     autograd.backward(self, gradient, retain_graph, create_graph)
 
 
+class _HookHandle:
+    def __init__(self, tensor, hook_id):
+        self._tensor, self.id = tensor, hook_id
+
+    def remove(self):
+        if self._tensor is not None:
+            self._tensor._remove_hook(self.id)
+            self._tensor = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _rebuild_tensor(array, dtype_name, requires_grad):
+    import oneflow
+
+    t = oneflow.tensor(array, dtype=getattr(oneflow, dtype_name))
+    return t.requires_grad_(requires_grad) if requires_grad else t
+
+
+def __reduce_ex__(self, protocol):
+    """Pickles the values (moved to the host), dtype and requires_grad."""
+    t = self.detach()
+    dtype_name = str(self.dtype).split(".")[-1]
+    array = (t.float() if dtype_name == "bfloat16" else t).cpu().numpy()
+    return (_rebuild_tensor, (array, dtype_name, bool(self.requires_grad and self.is_leaf)))
+
+
+def __deepcopy__(self, memo):
+    if id(self) in memo:
+        return memo[id(self)]
+    out = _C.clone(self.detach())
+    if self.requires_grad and self.is_leaf:
+        out.requires_grad_(True)
+    memo[id(self)] = out
+    return out
+
+
+def register_hook(self, hook):
+    """Calls hook(grad) whenever a gradient for this tensor is computed; a returned Tensor
+    replaces the gradient. Returns a handle with remove()."""
+    return _HookHandle(self, self._register_hook(hook))
+
+
 def requires_grad_(self, requires_grad=True):
     self.requires_grad = requires_grad
     return self
@@ -329,6 +376,9 @@ def install():
         "__str__": tensor_repr,
         "backward": backward,
         "requires_grad_": requires_grad_,
+        "register_hook": register_hook,
+        "__reduce_ex__": __reduce_ex__,
+        "__deepcopy__": __deepcopy__,
         "item": item,
         "tolist": tolist,
         "to": _to,

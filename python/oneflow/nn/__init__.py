@@ -1,3 +1,13 @@
-"""oneflow.nn (grows with the training work: modules, layers, losses)."""
+"""oneflow.nn: Module, Parameter, the layers, init and utils."""
 
-from oneflow.nn import functional  # noqa: F401
+from oneflow.nn import functional, init, utils  # noqa: F401
+from oneflow.nn.modules.container import (  # noqa: F401
+    ModuleDict,
+    ModuleList,
+    ParameterDict,
+    ParameterList,
+    Sequential,
+)
+from oneflow.nn.modules.layers import *  # noqa: F401,F403
+from oneflow.nn.modules.module import Module  # noqa: F401
+from oneflow.nn.parameter import Parameter  # noqa: F401

@@ -584,6 +584,82 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     return _reduce(loss, reduction)
 
 
+# ---- attention ----------------------------------------------------------------------------
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None, enable_gqa=False):  # fmt: skip
+    """softmax(Q K^T * scale + mask) V over the last two dims; a bool mask keeps True entries."""
+    L, S = query.shape[-2], key.shape[-2]
+    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    if enable_gqa and query.shape[-3] != key.shape[-3]:
+        rep = query.shape[-3] // key.shape[-3]
+        key = key.repeat_interleave(rep, dim=-3)
+        value = value.repeat_interleave(rep, dim=-3)
+    scores = _C.mul(_C.matmul(query, key.transpose(-2, -1)), scale)
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError("scaled_dot_product_attention: is_causal and attn_mask are "
+                               "mutually exclusive")  # fmt: skip
+        keep = oneflow.ones(L, S, dtype=oneflow.bool, device=query.device).tril()
+        scores = _C.where(keep, scores, float("-inf"))
+    elif attn_mask is not None:
+        if attn_mask.dtype == oneflow.bool:
+            scores = _C.where(attn_mask, scores, float("-inf"))
+        else:
+            scores = _C.add(scores, attn_mask)
+    attn = _C.softmax(scores, -1)
+    if dropout_p > 0.0:
+        attn = dropout(attn, dropout_p, True)
+    return _C.matmul(attn, value)
+
+
+def multi_head_attention_forward(query, key, value, num_heads, in_proj_weight, in_proj_bias,
+                                 out_proj_weight, out_proj_bias, key_padding_mask=None,
+                                 need_weights=True, attn_mask=None, dropout_p=0.0,
+                                 average_attn_weights=True, is_causal=False,
+                                 batch_first=False):  # fmt: skip
+    """PyTorch's nn.MultiheadAttention computation (packed in-projection, no bias_k/v)."""
+    if not batch_first:
+        query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+    B, L, E = query.shape
+    S = key.shape[1]
+    hd = E // num_heads
+    wq, wk, wv = in_proj_weight.chunk(3, 0)
+    bq, bk, bv = in_proj_bias.chunk(3, 0) if in_proj_bias is not None else (None, None, None)
+    q = linear(query, wq, bq).reshape(B, L, num_heads, hd).transpose(1, 2)
+    k = linear(key, wk, bk).reshape(B, S, num_heads, hd).transpose(1, 2)
+    v = linear(value, wv, bv).reshape(B, S, num_heads, hd).transpose(1, 2)
+    scores = _C.mul(_C.matmul(q, k.transpose(-2, -1)), 1.0 / math.sqrt(hd))
+    if is_causal and attn_mask is None:
+        attn_mask = oneflow.ones(L, S, dtype=oneflow.bool, device=query.device).tril()
+        attn_mask = _C.logical_not(attn_mask)
+    if attn_mask is not None:
+        if attn_mask.ndim == 3:
+            attn_mask = attn_mask.reshape(B, num_heads, L, S)
+        if attn_mask.dtype == oneflow.bool:  # True marks positions that may not attend
+            scores = _C.where(attn_mask, float("-inf"), scores)
+        else:
+            scores = _C.add(scores, attn_mask)
+    if key_padding_mask is not None:
+        mask = key_padding_mask.reshape(B, 1, 1, S)
+        if mask.dtype == oneflow.bool:
+            scores = _C.where(mask, float("-inf"), scores)
+        else:
+            scores = _C.add(scores, mask)
+    attn = _C.softmax(scores, -1)
+    if dropout_p > 0.0:
+        attn = dropout(attn, dropout_p, True)
+    out = _C.matmul(attn, v).transpose(1, 2).reshape(B, L, E)
+    out = linear(out, out_proj_weight, out_proj_bias)
+    if not batch_first:
+        out = out.transpose(0, 1)
+    if not need_weights:
+        return out, None
+    weights = attn.mean(1) if average_attn_weights else attn
+    return out, weights
+
+
 __all__ = [
     n
     for n, v in list(globals().items())

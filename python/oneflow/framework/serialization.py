@@ -1,0 +1,221 @@
+"""flow.save / flow.load: nested dicts, lists and tuples of tensors, NumPy arrays and plain
+values in a file that loading never executes: a JSON description of the structure, the tensors'
+raw bytes, and a SHA-256 of everything, so a truncated or altered file is rejected. Objects
+outside that set are stored with pickle only when the caller passes allow_pickle=True, and are
+only unpickled when the loader passes it too. Files are written to a temporary name and renamed,
+so an interrupted save leaves the previous file intact."""
+
+import base64
+import hashlib
+import io
+import json
+import os
+import pickle
+import struct
+import tempfile
+from collections import OrderedDict
+
+import numpy as np
+
+import oneflow
+from oneflow._oneflow_internal import Tensor
+
+MAGIC = b"OFSAVE01"
+_ALIGN = 64
+
+
+class _Writer:
+    def __init__(self, allow_pickle):
+        self.allow_pickle = allow_pickle
+        self.blobs, self.entries, self.offset = [], [], 0
+
+    def add(self, array):
+        array = np.array(
+            array, order="C", copy=True
+        )  # (ascontiguousarray would make 0-d arrays 1-d)
+        data = array.tobytes()
+        pad = (-self.offset) % _ALIGN
+        if pad:
+            self.blobs.append(b"\0" * pad)
+            self.offset += pad
+        self.entries.append(
+            {
+                "dtype": array.dtype.str,
+                "shape": list(array.shape),
+                "offset": self.offset,
+                "nbytes": len(data),
+            }
+        )
+        self.blobs.append(data)
+        self.offset += len(data)
+        return len(self.entries) - 1
+
+    def encode(self, obj):
+        if obj is None or isinstance(obj, (bool, int, float, str)):
+            if isinstance(obj, float) and not np.isfinite(obj):
+                return {"__float__": repr(obj)}
+            return obj
+        if isinstance(obj, Tensor):
+            from oneflow.nn.parameter import Parameter
+
+            t = obj.detach()
+            if t.dtype == oneflow.bfloat16:
+                arr = t.float().numpy()
+                kind = "bfloat16"
+            else:
+                arr = t.cpu().numpy() if t.is_cuda else t.numpy()
+                kind = None
+            return {
+                "__tensor__": self.add(arr),
+                "requires_grad": bool(obj.requires_grad),
+                "parameter": isinstance(obj, Parameter),
+                "cast": kind,
+                "device": str(obj.device),
+            }
+        if isinstance(obj, np.ndarray) and obj.dtype.kind not in "OV":
+            return {"__ndarray__": self.add(obj)}
+        if isinstance(obj, np.generic):
+            return {"__npscalar__": self.add(np.asarray(obj))}
+        if isinstance(obj, bytes):
+            return {"__bytes__": base64.b64encode(obj).decode()}
+        if isinstance(obj, dict) and type(obj) in (dict, OrderedDict):
+            items = [[self.encode(k), self.encode(v)] for k, v in obj.items()]
+            return {"__odict__" if isinstance(obj, OrderedDict) else "__dict__": items}
+        if type(obj) is list:
+            return {"__list__": [self.encode(v) for v in obj]}
+        if type(obj) is tuple:
+            return {"__tuple__": [self.encode(v) for v in obj]}
+        if self.allow_pickle:
+            return {"__pickle__": base64.b64encode(pickle.dumps(obj)).decode()}
+        raise TypeError(
+            f"save: cannot store an object of type {type(obj).__name__} without pickle; pass "
+            "allow_pickle=True to store it with pickle (loading it then needs allow_pickle=True)"
+        )
+
+
+def save(obj, path, allow_pickle=False):
+    """Writes `obj` to `path` (a path or a writable binary file object)."""
+    writer = _Writer(allow_pickle)
+    tree = writer.encode(obj)
+    header = json.dumps({"format": 1, "tree": tree, "tensors": writer.entries}).encode()
+    body = io.BytesIO()
+    body.write(MAGIC)
+    body.write(struct.pack("<Q", len(header)))
+    body.write(header)
+    start = body.tell()
+    pad = (-start) % _ALIGN
+    body.write(b"\0" * pad)
+    for blob in writer.blobs:
+        body.write(blob)
+    payload = body.getvalue()
+    digest = hashlib.sha256(payload).digest()
+    if hasattr(path, "write"):
+        path.write(payload + digest)
+        return
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".oneflow-save-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(payload)
+            f.write(digest)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _device_for(map_location, saved):
+    if map_location is None:
+        return saved if (saved.startswith("cpu") or oneflow.cuda.is_available()) else "cpu"
+    if callable(map_location):
+        return map_location(saved)
+    if isinstance(map_location, dict):
+        return map_location.get(saved, saved)
+    return str(map_location)
+
+
+def load(path, map_location=None, allow_pickle=False):
+    """Reads what save() wrote. Raises RuntimeError naming the problem when the file is not a
+    oneflow save file, is truncated, or fails its checksum."""
+    if hasattr(path, "read"):
+        data = path.read()
+        name = getattr(path, "name", "<file object>")
+    else:
+        name = os.fspath(path)
+        if os.path.isdir(name):
+            raise RuntimeError(
+                f"load: {name} is a directory, expected a file written by oneflow.save"
+            )
+        with open(name, "rb") as f:
+            data = f.read()
+    if len(data) < len(MAGIC) + 8 + 32 or not data.startswith(MAGIC):
+        raise RuntimeError(f"load: {name} is not a oneflow save file (bad header or truncated)")
+    payload, digest = data[:-32], data[-32:]
+    if hashlib.sha256(payload).digest() != digest:
+        raise RuntimeError(
+            f"load: {name} is corrupted: its checksum does not match (the file "
+            "was truncated or altered)"
+        )
+    (hlen,) = struct.unpack("<Q", payload[len(MAGIC) : len(MAGIC) + 8])
+    hstart = len(MAGIC) + 8
+    header = json.loads(payload[hstart : hstart + hlen].decode())
+    base = hstart + hlen
+    base += (-base) % _ALIGN
+    entries = header["tensors"]
+
+    def array(i):
+        e = entries[i]
+        raw = payload[base + e["offset"] : base + e["offset"] + e["nbytes"]]
+        return np.frombuffer(raw, dtype=np.dtype(e["dtype"])).reshape(e["shape"]).copy()
+
+    def decode(node):
+        if not isinstance(node, dict):
+            return node
+        if "__float__" in node:
+            return float(node["__float__"])
+        if "__tensor__" in node:
+            t = oneflow.from_numpy(array(node["__tensor__"]))
+            if node.get("cast") == "bfloat16":
+                t = t.to(oneflow.bfloat16)
+            device = _device_for(map_location, node.get("device", "cpu"))
+            if device and not str(device).startswith("cpu"):
+                t = t.to(device)
+            if node.get("parameter"):
+                from oneflow.nn.parameter import Parameter
+
+                return Parameter(t, node.get("requires_grad", True))
+            if node.get("requires_grad"):
+                t.requires_grad_(True)
+            return t
+        if "__ndarray__" in node:
+            return array(node["__ndarray__"])
+        if "__npscalar__" in node:
+            return array(node["__npscalar__"])[()]
+        if "__bytes__" in node:
+            return base64.b64decode(node["__bytes__"])
+        if "__dict__" in node:
+            return {_hashable(decode(k)): decode(v) for k, v in node["__dict__"]}
+        if "__odict__" in node:
+            return OrderedDict((_hashable(decode(k)), decode(v)) for k, v in node["__odict__"])
+        if "__list__" in node:
+            return [decode(v) for v in node["__list__"]]
+        if "__tuple__" in node:
+            return tuple(decode(v) for v in node["__tuple__"])
+        if "__pickle__" in node:
+            if not allow_pickle:
+                raise RuntimeError(
+                    f"load: {name} contains pickled objects, which can run code when loaded; "
+                    "pass allow_pickle=True only if you trust the file"
+                )
+            return pickle.loads(base64.b64decode(node["__pickle__"]))
+        raise RuntimeError(f"load: {name} has an unknown entry {sorted(node)}")
+
+    return decode(header["tree"])
+
+
+def _hashable(key):
+    return tuple(_hashable(k) for k in key) if isinstance(key, list) else key

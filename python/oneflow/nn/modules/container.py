@@ -1,0 +1,251 @@
+"""Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
+
+import operator
+from collections import OrderedDict
+from itertools import islice
+
+from oneflow.nn.modules.module import Module
+from oneflow.nn.parameter import Parameter
+
+
+class Sequential(Module):
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for key, module in args[0].items():
+                self.add_module(key, module)
+        else:
+            for idx, module in enumerate(args):
+                self.add_module(str(idx), module)
+
+    def _index(self, idx):
+        size = len(self)
+        idx = operator.index(idx)
+        if not -size <= idx < size:
+            raise IndexError(f"index {idx} is out of range")
+        return idx % size
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)(OrderedDict(list(self._modules.items())[idx]))
+        return next(islice(self._modules.values(), self._index(idx), None))
+
+    def __setitem__(self, idx, module):
+        key = list(self._modules.keys())[self._index(idx)]
+        setattr(self, key, module)
+
+    def __delitem__(self, idx):
+        if isinstance(idx, slice):
+            for key in list(self._modules.keys())[idx]:
+                delattr(self, key)
+        else:
+            delattr(self, list(self._modules.keys())[self._index(idx)])
+        items = list(self._modules.items())
+        self._modules.clear()
+        for i, (_, m) in enumerate(items):
+            self._modules[str(i)] = m
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def forward(self, input):
+        for module in self:
+            input = module(input)
+        return input
+
+
+class ModuleList(Module):
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def _index(self, idx):
+        idx = operator.index(idx)
+        if not -len(self) <= idx < len(self):
+            raise IndexError(f"index {idx} is out of range")
+        return str(idx % len(self))
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)(list(self._modules.values())[idx])
+        return self._modules[self._index(idx)]
+
+    def __setitem__(self, idx, module):
+        setattr(self, self._index(idx), module)
+
+    def __delitem__(self, idx):
+        if isinstance(idx, slice):
+            keep = [
+                m for i, m in enumerate(self._modules.values()) if i not in range(len(self))[idx]
+            ]
+        else:
+            k = int(self._index(idx))
+            keep = [m for i, m in enumerate(self._modules.values()) if i != k]
+        self._modules.clear()
+        for i, m in enumerate(keep):
+            self._modules[str(i)] = m
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def __iadd__(self, modules):
+        return self.extend(modules)
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules):
+        for m in modules:
+            self.append(m)
+        return self
+
+    def insert(self, index, module):
+        items = list(self._modules.values())
+        items.insert(index, module)
+        self._modules.clear()
+        for i, m in enumerate(items):
+            self.add_module(str(i), m)
+
+
+class ModuleDict(Module):
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key):
+        return self._modules[key]
+
+    def __setitem__(self, key, module):
+        self.add_module(key, module)
+
+    def __delitem__(self, key):
+        del self._modules[key]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __contains__(self, key):
+        return key in self._modules
+
+    def keys(self):
+        return self._modules.keys()
+
+    def items(self):
+        return self._modules.items()
+
+    def values(self):
+        return self._modules.values()
+
+    def pop(self, key):
+        return self._modules.pop(key)
+
+    def clear(self):
+        self._modules.clear()
+
+    def update(self, modules):
+        items = modules.items() if hasattr(modules, "items") else modules
+        for key, module in items:
+            self[key] = module
+
+
+class ParameterList(Module):
+    def __init__(self, values=None):
+        super().__init__()
+        if values is not None:
+            self.extend(values)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return ParameterList(list(self._parameters.values())[idx])
+        idx = operator.index(idx) % len(self)
+        return self._parameters[str(idx)]
+
+    def __setitem__(self, idx, param):
+        self.register_parameter(str(operator.index(idx) % len(self)), _as_param(param))
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters.values())
+
+    def __iadd__(self, params):
+        return self.extend(params)
+
+    def append(self, value):
+        self.register_parameter(str(len(self)), _as_param(value))
+        return self
+
+    def extend(self, values):
+        for v in values:
+            self.append(v)
+        return self
+
+    def extra_repr(self):
+        lines = []
+        for k, p in self._parameters.items():
+            size = "x".join(str(s) for s in p.shape)
+            lines.append(f"({k}): Parameter containing: [{p.dtype} of size {size}]")
+        return "\n".join(lines)
+
+
+class ParameterDict(Module):
+    def __init__(self, parameters=None):
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key):
+        return self._parameters[key]
+
+    def __setitem__(self, key, param):
+        self.register_parameter(key, _as_param(param))
+
+    def __delitem__(self, key):
+        del self._parameters[key]
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters)
+
+    def __contains__(self, key):
+        return key in self._parameters
+
+    def keys(self):
+        return self._parameters.keys()
+
+    def items(self):
+        return self._parameters.items()
+
+    def values(self):
+        return self._parameters.values()
+
+    def pop(self, key):
+        return self._parameters.pop(key)
+
+    def update(self, parameters):
+        items = parameters.items() if hasattr(parameters, "items") else parameters
+        for k, v in items:
+            self[k] = v
+
+
+def _as_param(value):
+    return value if isinstance(value, Parameter) else Parameter(value)

@@ -1,0 +1,60 @@
+"""oneflow.nn.utils: gradient clipping, parameter/vector conversion, and rnn packing helpers."""
+
+import math
+
+import oneflow
+from oneflow._oneflow_internal import Tensor
+from oneflow.nn.utils import rnn  # noqa: F401
+
+
+def _grads(parameters):
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    return [p.grad for p in parameters if p.grad is not None]
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """Scales the gradients in place so that their joint norm is at most max_norm; returns the
+    norm before clipping."""
+    grads = _grads(parameters)
+    norm_type = float(norm_type)
+    if not grads:
+        return oneflow.tensor(0.0)
+    with oneflow.no_grad():
+        if norm_type == math.inf:
+            norms = [g.abs().max() for g in grads]
+            total = norms[0] if len(norms) == 1 else oneflow.stack(norms).max()
+        else:
+            norms = [oneflow.linalg.vector_norm(g, norm_type) for g in grads]
+            total = oneflow.linalg.vector_norm(oneflow.stack(norms), norm_type)
+        if error_if_nonfinite and not math.isfinite(float(total.item())):
+            raise RuntimeError(
+                f"The total norm of order {norm_type} for gradients from `parameters` is "
+                "non-finite, so it cannot be clipped. To disable this error and scale the "
+                "gradients by the non-finite norm anyway, set `error_if_nonfinite=False`"
+            )
+        coef = oneflow.clamp(max_norm / (total + 1e-6), max=1.0)
+        for g in grads:
+            g.mul_(coef.to(g.dtype))
+    return total
+
+
+def clip_grad_value_(parameters, clip_value, foreach=None):
+    with oneflow.no_grad():
+        for g in _grads(parameters):
+            g.clamp_(-clip_value, clip_value)
+
+
+def parameters_to_vector(parameters):
+    return oneflow.cat([p.reshape(-1) for p in parameters])
+
+
+def vector_to_parameters(vec, parameters):
+    if not isinstance(vec, Tensor):
+        raise TypeError(f"expected a Tensor, but got: {type(vec).__name__}")
+    offset = 0
+    with oneflow.no_grad():
+        for p in parameters:
+            n = p.numel()
+            p.copy_(vec[offset : offset + n].reshape(p.shape))
+            offset += n

@@ -1,0 +1,567 @@
+"""Learning-rate schedulers with PyTorch's formulas (closed forms where PyTorch's chainable
+updates equal them), state_dict, get_last_lr, and OneFlow's WarmupLR."""
+
+import math
+from bisect import bisect_right
+from collections import Counter
+
+from oneflow.optim.optimizer import Optimizer
+
+
+class LRScheduler:
+    def __init__(self, optimizer, last_epoch=-1, verbose=False):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        if last_epoch == -1:
+            for g in optimizer.param_groups:
+                g.setdefault("initial_lr", g["lr"])
+                if g["initial_lr"] is None:
+                    g["initial_lr"] = g["lr"]
+        self.base_lrs = [g["initial_lr"] for g in optimizer.param_groups]
+        self.last_epoch = last_epoch
+        self._initial_step()
+
+    def _initial_step(self):
+        self._step_count = 0
+        self.step()
+
+    def get_lr(self):
+        raise NotImplementedError
+
+    def get_last_lr(self):
+        return self._last_lr
+
+    def _closed_form(self, epoch):
+        """The rates at `epoch` without stepping (schedulers whose get_lr is closed-form)."""
+        saved = self.last_epoch
+        self.last_epoch = epoch
+        try:
+            return self.get_lr()
+        finally:
+            self.last_epoch = saved
+
+    def step(self, epoch=None):
+        self._step_count += 1
+        if epoch is None:
+            self.last_epoch += 1
+            lrs = self.get_lr()
+        else:  # an explicit epoch takes the closed form where there is one, as in PyTorch
+            self.last_epoch = epoch
+            closed = type(self)._closed_form is not LRScheduler._closed_form
+            lrs = self._closed_form(epoch) if closed else self.get_lr()
+        for g, lr in zip(self.optimizer.param_groups, lrs):
+            g["lr"] = lr
+        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+
+    def state_dict(self):
+        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+
+    def load_state_dict(self, state_dict):
+        self.__dict__.update(state_dict)
+
+
+_LRScheduler = LRScheduler
+
+
+class LambdaLR(LRScheduler):
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose=False):
+        n = len(optimizer.param_groups)
+        self.lr_lambdas = (
+            list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * n
+        )
+        if len(self.lr_lambdas) != n:
+            raise ValueError(f"Expected {n} lr_lambdas, but got {len(self.lr_lambdas)}")
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        return [base * f(self.last_epoch) for base, f in zip(self.base_lrs, self.lr_lambdas)]
+
+    def state_dict(self):
+        d = super().state_dict()
+        d["lr_lambdas"] = [None] * len(self.lr_lambdas)
+        return d
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        state_dict.pop("lr_lambdas", None)
+        super().load_state_dict(state_dict)
+
+
+class MultiplicativeLR(LRScheduler):
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose=False):
+        n = len(optimizer.param_groups)
+        self.lr_lambdas = (
+            list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * n
+        )
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        if self.last_epoch > 0:
+            return [
+                g["lr"] * f(self.last_epoch)
+                for g, f in zip(self.optimizer.param_groups, self.lr_lambdas)
+            ]
+        return [g["lr"] for g in self.optimizer.param_groups]
+
+
+class StepLR(LRScheduler):
+    def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1, verbose=False):
+        self.step_size, self.gamma = step_size, gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        # PyTorch's chainable (recursive) form, so that ChainedScheduler composes.
+        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
+            return [g["lr"] for g in self.optimizer.param_groups]
+        return [g["lr"] * self.gamma for g in self.optimizer.param_groups]
+
+    def _closed_form(self, epoch):
+        return [b * self.gamma ** (epoch // self.step_size) for b in self.base_lrs]
+
+
+class MultiStepLR(LRScheduler):
+    def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1, verbose=False):
+        self.milestones, self.gamma = Counter(milestones), gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        if self.last_epoch not in self.milestones:
+            return [g["lr"] for g in self.optimizer.param_groups]
+        f = self.gamma ** self.milestones[self.last_epoch]
+        return [g["lr"] * f for g in self.optimizer.param_groups]
+
+    def _closed_form(self, epoch):
+        ms = sorted(self.milestones.elements())
+        return [b * self.gamma ** bisect_right(ms, epoch) for b in self.base_lrs]
+
+
+class ConstantLR(LRScheduler):
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1, verbose=False):
+        if not 0 <= factor <= 1:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor, self.total_iters = factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        lrs = [g["lr"] for g in self.optimizer.param_groups]
+        if self.last_epoch == 0:
+            return [lr * self.factor for lr in lrs]
+        if self.last_epoch != self.total_iters:
+            return lrs
+        return [lr * (1.0 / self.factor) for lr in lrs]
+
+    def _closed_form(self, epoch):
+        f = self.factor if epoch < self.total_iters else 1.0
+        return [b * f for b in self.base_lrs]
+
+
+class LinearLR(LRScheduler):
+    def __init__(
+        self,
+        optimizer,
+        start_factor=1.0 / 3,
+        end_factor=1.0,
+        total_iters=5,
+        last_epoch=-1,
+        verbose=False,
+    ):
+        if not 0 < start_factor <= 1 or not 0 <= end_factor <= 1:
+            raise ValueError("Starting and ending multiplicative factors expected to be in (0, 1]")
+        self.start_factor, self.end_factor, self.total_iters = start_factor, end_factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        lrs = [g["lr"] for g in self.optimizer.param_groups]
+        if self.last_epoch == 0:
+            return [lr * self.start_factor for lr in lrs]
+        if self.last_epoch > self.total_iters:
+            return lrs
+        d = self.end_factor - self.start_factor
+        f = 1.0 + d / (self.total_iters * self.start_factor + (self.last_epoch - 1) * d)
+        return [lr * f for lr in lrs]
+
+    def _closed_form(self, epoch):
+        t = min(epoch, self.total_iters)
+        f = self.start_factor + (self.end_factor - self.start_factor) * t / self.total_iters
+        return [b * f for b in self.base_lrs]
+
+
+class ExponentialLR(LRScheduler):
+    def __init__(self, optimizer, gamma, last_epoch=-1, verbose=False):
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        lrs = [g["lr"] for g in self.optimizer.param_groups]
+        return lrs if self.last_epoch == 0 else [lr * self.gamma for lr in lrs]
+
+    def _closed_form(self, epoch):
+        return [b * self.gamma**epoch for b in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1, verbose=False):
+        self.total_iters, self.power = total_iters, power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        lrs = [g["lr"] for g in self.optimizer.param_groups]
+        if self.last_epoch == 0 or self.last_epoch > self.total_iters:
+            return lrs
+        f = (
+            (1.0 - self.last_epoch / self.total_iters)
+            / (1.0 - (self.last_epoch - 1) / self.total_iters)
+        ) ** self.power
+        return [lr * f for lr in lrs]
+
+    def _closed_form(self, epoch):
+        t = min(self.total_iters, epoch)
+        return [b * (1.0 - t / self.total_iters) ** self.power for b in self.base_lrs]
+
+
+class CosineAnnealingLR(LRScheduler):
+    def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1, verbose=False):
+        self.T_max, self.eta_min = T_max, eta_min
+        super().__init__(optimizer, last_epoch)
+
+    def _closed_form(self, epoch):
+        return [
+            self.eta_min + (b - self.eta_min) * (1 + math.cos(math.pi * epoch / self.T_max)) / 2
+            for b in self.base_lrs
+        ]
+
+    def get_lr(self):
+        # PyTorch's recursive form; it differs from the closed form once last_epoch > T_max.
+        e, T = self.last_epoch, self.T_max
+        if e == 0:
+            return [g["lr"] for g in self.optimizer.param_groups]
+        if (e - 1 - T) % (2 * T) == 0:
+            return [
+                g["lr"] + (b - self.eta_min) * (1 - math.cos(math.pi / T)) / 2
+                for b, g in zip(self.base_lrs, self.optimizer.param_groups)
+            ]
+        return [
+            (1 + math.cos(math.pi * e / T))
+            / (1 + math.cos(math.pi * (e - 1) / T))
+            * (g["lr"] - self.eta_min)
+            + self.eta_min
+            for g in self.optimizer.param_groups
+        ]
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1, verbose=False):
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        self.T_0, self.T_i, self.T_mult, self.eta_min = T_0, T_0, T_mult, eta_min
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        return [
+            self.eta_min + (b - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+            for b in self.base_lrs
+        ]
+
+    def step(self, epoch=None):
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur += 1
+            if self.T_cur >= self.T_i:
+                self.T_cur -= self.T_i
+                self.T_i *= self.T_mult
+        else:
+            if epoch >= self.T_0:
+                if self.T_mult == 1:
+                    self.T_cur = epoch % self.T_0
+                else:
+                    n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+                    self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
+                    self.T_i = self.T_0 * self.T_mult**n
+            else:
+                self.T_i, self.T_cur = self.T_0, epoch
+        self.last_epoch = math.floor(epoch)
+        self._step_count = getattr(self, "_step_count", 0) + 1
+        for g, lr in zip(self.optimizer.param_groups, self.get_lr()):
+            g["lr"] = lr
+        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+
+
+class OneCycleLR(LRScheduler):
+    def __init__(
+        self,
+        optimizer,
+        max_lr,
+        total_steps=None,
+        epochs=None,
+        steps_per_epoch=None,
+        pct_start=0.3,
+        anneal_strategy="cos",
+        cycle_momentum=True,
+        base_momentum=0.85,
+        max_momentum=0.95,
+        div_factor=25.0,
+        final_div_factor=1e4,
+        three_phase=False,
+        last_epoch=-1,
+        verbose=False,
+    ):
+        if total_steps is None:
+            if epochs is None or steps_per_epoch is None:
+                raise ValueError(
+                    "You must define either total_steps OR (epochs AND steps_per_epoch)"
+                )
+            total_steps = epochs * steps_per_epoch
+        self.total_steps = total_steps
+        n = len(optimizer.param_groups)
+        max_lrs = list(max_lr) if isinstance(max_lr, (list, tuple)) else [max_lr] * n
+        if three_phase:
+            self._phases = [
+                (
+                    float(pct_start * total_steps) - 1,
+                    "initial_lr",
+                    "max_lr",
+                    "max_momentum",
+                    "base_momentum",
+                ),
+                (
+                    float(2 * pct_start * total_steps) - 2,
+                    "max_lr",
+                    "initial_lr",
+                    "base_momentum",
+                    "max_momentum",
+                ),
+                (total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum"),
+            ]
+        else:
+            self._phases = [
+                (
+                    float(pct_start * total_steps) - 1,
+                    "initial_lr",
+                    "max_lr",
+                    "max_momentum",
+                    "base_momentum",
+                ),
+                (total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum"),
+            ]
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError(
+                f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}"
+            )
+        self.anneal_strategy = anneal_strategy
+        self.cycle_momentum = cycle_momentum
+        for g, m in zip(optimizer.param_groups, max_lrs):
+            if last_epoch == -1:
+                g["initial_lr"] = m / div_factor
+                g["max_lr"] = m
+                g["min_lr"] = g["initial_lr"] / final_div_factor
+        if cycle_momentum:
+            self._use_beta = "betas" in optimizer.defaults
+            for g in optimizer.param_groups:
+                if last_epoch == -1:
+                    g["max_momentum"], g["base_momentum"] = max_momentum, base_momentum
+                    if self._use_beta:
+                        g["betas"] = (max_momentum, *g["betas"][1:])
+                    else:
+                        g["momentum"] = max_momentum
+        super().__init__(optimizer, last_epoch)
+
+    @staticmethod
+    def _cos(start, end, pct):
+        return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+
+    @staticmethod
+    def _linear(start, end, pct):
+        return (end - start) * pct + start
+
+    def get_lr(self):
+        step = self.last_epoch
+        if step > self.total_steps:
+            raise ValueError(
+                f"Tried to step {step} times. The specified number of total steps "
+                f"is {self.total_steps}"
+            )
+        lrs = []
+        for g in self.optimizer.param_groups:
+            start = 0
+            for i, (end, lr0, lr1, m0, m1) in enumerate(self._phases):
+                if step <= end or i == len(self._phases) - 1:
+                    pct = (step - start) / (end - start)
+                    anneal = self._cos if self.anneal_strategy == "cos" else self._linear
+                    lr = anneal(g[lr0], g[lr1], pct)
+                    if self.cycle_momentum:
+                        mom = anneal(g[m0], g[m1], pct)
+                    break
+                start = end
+            lrs.append(lr)
+            if self.cycle_momentum:
+                if self._use_beta:
+                    g["betas"] = (mom, *g["betas"][1:])
+                else:
+                    g["momentum"] = mom
+        return lrs
+
+
+class SequentialLR(LRScheduler):
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1, verbose=False):
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(
+                "Sequential Schedulers expects number of schedulers provided to be "
+                "one more than the number of milestone points"
+            )
+        self._schedulers, self._milestones = list(schedulers), list(milestones)
+        self.optimizer = optimizer
+        self.last_epoch = last_epoch + 1
+        for g in optimizer.param_groups:
+            g["lr"] = g["initial_lr"]
+        for s in self._schedulers:
+            s.last_epoch -= 1
+        self._schedulers[0]._initial_step()
+        self._last_lr = self._schedulers[0].get_last_lr()
+
+    def step(self):
+        self.last_epoch += 1
+        idx = bisect_right(self._milestones, self.last_epoch)
+        s = self._schedulers[idx]
+        if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
+            s.step(0)
+        else:
+            s.step()
+        self._last_lr = s.get_last_lr()
+
+    def state_dict(self):
+        d = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        d["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return d
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        subs = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        for s, sd in zip(self._schedulers, subs):
+            s.load_state_dict(sd)
+
+
+class ChainedScheduler(LRScheduler):
+    def __init__(self, schedulers, optimizer=None):
+        self._schedulers = list(schedulers)
+        self.optimizer = optimizer or self._schedulers[0].optimizer
+        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+
+    def step(self):
+        for s in self._schedulers:
+            s.step()
+        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+
+
+class ReduceLROnPlateau:
+    def __init__(
+        self,
+        optimizer,
+        mode="min",
+        factor=0.1,
+        patience=10,
+        threshold=1e-4,
+        threshold_mode="rel",
+        cooldown=0,
+        min_lr=0,
+        eps=1e-8,
+        verbose=False,
+    ):
+        if factor >= 1.0:
+            raise ValueError("Factor should be < 1.0.")
+        self.optimizer, self.mode, self.factor, self.patience = optimizer, mode, factor, patience
+        self.threshold, self.threshold_mode = threshold, threshold_mode
+        self.cooldown, self.eps = cooldown, eps
+        n = len(optimizer.param_groups)
+        self.min_lrs = list(min_lr) if isinstance(min_lr, (list, tuple)) else [min_lr] * n
+        self.best = math.inf if mode == "min" else -math.inf
+        self.num_bad_epochs, self.cooldown_counter, self.last_epoch = 0, 0, 0
+        self._last_lr = [g["lr"] for g in optimizer.param_groups]
+
+    def _better(self, a, best):
+        if self.mode == "min" and self.threshold_mode == "rel":
+            return a < best * (1.0 - self.threshold)
+        if self.mode == "min":
+            return a < best - self.threshold
+        if self.threshold_mode == "rel":
+            return a > best * (self.threshold + 1.0)
+        return a > best + self.threshold
+
+    def step(self, metrics, epoch=None):
+        current = float(metrics)
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
+        if self._better(current, self.best):
+            self.best, self.num_bad_epochs = current, 0
+        else:
+            self.num_bad_epochs += 1
+        if self.cooldown_counter > 0:
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0
+        if self.num_bad_epochs > self.patience:
+            for g, min_lr in zip(self.optimizer.param_groups, self.min_lrs):
+                new = max(g["lr"] * self.factor, min_lr)
+                if g["lr"] - new > self.eps:
+                    g["lr"] = new
+            self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
+        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+
+    def get_last_lr(self):
+        return self._last_lr
+
+    def state_dict(self):
+        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+
+    def load_state_dict(self, state_dict):
+        self.__dict__.update(state_dict)
+
+
+class WarmupLR(LRScheduler):
+    """OneFlow's warmup: for the first `warmup_iters` steps the rate is multiplied by a factor
+    ramping linearly from `warmup_factor` to 1 (or held at it, "constant"). Wrapping a scheduler,
+    warmup_prefix=False applies the factor on top of that scheduler's own schedule;
+    warmup_prefix=True starts the scheduler after the warmup, which runs on the base rate."""
+
+    def __init__(
+        self,
+        scheduler_or_optimizer,
+        warmup_factor=1.0 / 3,
+        warmup_iters=5,
+        warmup_method="linear",
+        warmup_prefix=False,
+        last_step=-1,
+        verbose=False,
+    ):
+        if warmup_method not in ("linear", "constant"):
+            raise ValueError(f"warmup_method must be 'linear' or 'constant', got {warmup_method}")
+        if isinstance(scheduler_or_optimizer, Optimizer):
+            optimizer, self.scheduler = scheduler_or_optimizer, None
+        else:
+            self.scheduler = scheduler_or_optimizer
+            optimizer = self.scheduler.optimizer
+        self.warmup_factor, self.warmup_iters = warmup_factor, warmup_iters
+        self.warmup_method, self.warmup_prefix = warmup_method, warmup_prefix
+        super().__init__(optimizer, last_step)
+
+    def _factor(self, t):
+        if t >= self.warmup_iters:
+            return 1.0
+        if self.warmup_method == "constant":
+            return self.warmup_factor
+        return self.warmup_factor + (1 - self.warmup_factor) * t / self.warmup_iters
+
+    def get_lr(self):
+        t = self.last_epoch
+        if self.scheduler is None:
+            base = self.base_lrs
+        elif self.warmup_prefix and t < self.warmup_iters:
+            base = self.base_lrs
+        else:
+            step = t - self.warmup_iters if self.warmup_prefix else t
+            base = self.scheduler._closed_form(max(step, 0))
+        return [b * self._factor(t) for b in base]

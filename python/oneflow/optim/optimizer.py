@@ -1,0 +1,135 @@
+"""Optimizer base: parameter groups with per-group hyper-parameters, per-parameter state,
+state_dict/load_state_dict (PyTorch's layout: state keyed by parameter index), zero_grad."""
+
+from collections import defaultdict
+from copy import deepcopy
+
+import oneflow
+from oneflow._oneflow_internal import Tensor
+
+
+class _Required:
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _Required()
+
+
+class Optimizer:
+    def __init__(self, params, defaults):
+        self.defaults = dict(defaults)
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got {type(params).__name__}"
+            )
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for g in groups:
+            self.add_param_group(g)
+
+    def add_param_group(self, param_group):
+        group = dict(param_group)
+        params = group["params"]
+        group["params"] = [params] if isinstance(params, Tensor) else list(params)
+        for p in group["params"]:
+            if not isinstance(p, Tensor):
+                raise TypeError(f"optimizer can only optimize Tensors, got {type(p).__name__}")
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for k, v in self.defaults.items():
+            if v is required and k not in group:
+                raise ValueError(
+                    f"parameter group didn't specify a value of required optimization parameter {k}"
+                )
+            group.setdefault(k, v)
+        existing = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in existing for p in group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        group.setdefault("initial_lr", group.get("lr"))
+        self.param_groups.append(group)
+
+    def zero_grad(self, set_to_none=True):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    p.grad = oneflow.zeros_like(p.grad)
+
+    def _params_with_grad(self, group):
+        return [p for p in group["params"] if p.grad is not None]
+
+    def state_dict(self):
+        index = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            packed["params"] = []
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+                packed["params"].append(index[id(p)])
+            groups.append(packed)
+        state = {
+            index[id(p)]: v
+            for p, v in ((self._by_id(k), v) for k, v in self.state.items())
+            if id(p) in index
+        }
+        return {"state": state, "param_groups": groups}
+
+    def _by_id(self, key):
+        return key
+
+    def load_state_dict(self, state_dict):
+        state_dict = deepcopy(state_dict)
+        groups, saved = self.param_groups, state_dict["param_groups"]
+        if len(groups) != len(saved):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        for g, s in zip(groups, saved):
+            if len(g["params"]) != len(s["params"]):
+                raise ValueError(
+                    "loaded state dict contains a parameter group that doesn't "
+                    "match the size of optimizer's group"
+                )
+        id_map = {}
+        for g, s in zip(groups, saved):
+            for p, i in zip(g["params"], s["params"]):
+                id_map[i] = p
+        self.state = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            p = id_map.get(int(k))
+            if p is None:
+                continue
+            self.state[p] = {
+                name: (
+                    val.to(device=p.device, dtype=p.dtype if val.dtype.is_floating_point else None)
+                    if isinstance(val, Tensor)
+                    else val
+                )
+                for name, val in v.items()
+            }
+        for g, s in zip(groups, saved):
+            for k, v in s.items():
+                if k != "params":
+                    g[k] = v
+
+    def step(self, closure=None):
+        raise NotImplementedError
+
+    def __repr__(self):
+        lines = [f"{type(self).__name__} ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            for k in sorted(group):
+                if k != "params":
+                    lines.append(f"    {k}: {group[k]}")
+        lines.append(")")
+        return "\n".join(lines)

@@ -1,0 +1,450 @@
+"""DataLoader: batching with samplers and collate functions, in the main process or in worker
+processes (fork; each worker runs the core single-threaded, as PyTorch's workers do). Batches come
+back in sampler order; a worker that raises re-raises in the main process with its traceback,
+and a worker that dies is reported instead of waiting forever."""
+
+import collections
+import itertools
+import multiprocessing as mp
+import queue
+import random
+import sys
+import traceback
+
+import numpy as np
+
+import oneflow
+from oneflow._oneflow_internal import Tensor
+from oneflow.utils.data.dataset import IterableDataset
+from oneflow.utils.data.sampler import BatchSampler, RandomSampler, SequentialSampler
+
+# ---- collate ----------------------------------------------------------------------------
+
+
+def default_convert(data):
+    if isinstance(data, np.ndarray) and data.dtype.kind not in "SaUO":
+        return oneflow.from_numpy(data)
+    if isinstance(data, collections.abc.Mapping):
+        return type(data)({k: default_convert(v) for k, v in data.items()})
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return type(data)(*(default_convert(d) for d in data))
+    if isinstance(data, (list, tuple)):
+        return type(data)(default_convert(d) for d in data)
+    return data
+
+
+def default_collate(batch):
+    """Stacks tensors and arrays, turns numbers into tensors, and recurses into mappings and
+    sequences (PyTorch's rules)."""
+    elem = batch[0]
+    if isinstance(elem, Tensor):
+        return oneflow.stack(list(batch), 0)
+    if isinstance(elem, np.ndarray):
+        if elem.dtype.kind in "SaUO":
+            raise TypeError(
+                f"default_collate: batch must contain tensors, numpy arrays, numbers, "
+                f"dicts or lists; found {elem.dtype}"
+            )
+        return oneflow.stack([oneflow.from_numpy(np.ascontiguousarray(b)) for b in batch], 0)
+    if isinstance(elem, np.generic):
+        return oneflow.tensor(np.array(batch))
+    if isinstance(elem, bool):
+        return oneflow.tensor(batch, dtype=oneflow.bool)
+    if isinstance(elem, float):
+        return oneflow.tensor(batch, dtype=oneflow.float64)
+    if isinstance(elem, int):
+        return oneflow.tensor(batch, dtype=oneflow.int64)
+    if isinstance(elem, (str, bytes)):
+        return list(batch)
+    if isinstance(elem, collections.abc.Mapping):
+        return type(elem)({k: default_collate([d[k] for d in batch]) for k in elem})
+    if isinstance(elem, tuple) and hasattr(elem, "_fields"):
+        return type(elem)(*(default_collate(s) for s in zip(*batch)))
+    if isinstance(elem, collections.abc.Sequence):
+        if any(len(e) != len(elem) for e in batch):
+            raise RuntimeError("each element in list of batch should be of equal size")
+        out = [default_collate(s) for s in zip(*batch)]
+        return tuple(out) if isinstance(elem, tuple) else out
+    raise TypeError(
+        f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts "
+        f"or lists; found {type(elem)}"
+    )
+
+
+# ---- worker side ------------------------------------------------------------------------
+
+WorkerInfo = collections.namedtuple("WorkerInfo", ["id", "num_workers", "seed", "dataset"])
+_worker_info = None
+
+
+def get_worker_info():
+    return _worker_info
+
+
+class _TensorPayload:
+    """A tensor crossing the process boundary as a NumPy array."""
+
+    def __init__(self, array):
+        self.array = array
+
+
+def _pack(obj):
+    if isinstance(obj, Tensor):
+        return _TensorPayload(obj.numpy())
+    if isinstance(obj, dict):
+        return type(obj)({k: _pack(v) for k, v in obj.items()})
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return type(obj)(*(_pack(v) for v in obj))
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_pack(v) for v in obj)
+    return obj
+
+
+def _unpack(obj):
+    if isinstance(obj, _TensorPayload):
+        return oneflow.from_numpy(obj.array)
+    if isinstance(obj, dict):
+        return type(obj)({k: _unpack(v) for k, v in obj.items()})
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return type(obj)(*(_unpack(v) for v in obj))
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_unpack(v) for v in obj)
+    return obj
+
+
+class _WorkerError:
+    def __init__(self, worker_id, exc):
+        self.worker_id = worker_id
+        self.type_name = type(exc).__name__
+        self.exc_type = type(exc)
+        self.text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+
+    def reraise(self):
+        msg = (
+            f"Caught {self.type_name} in DataLoader worker process {self.worker_id}.\n"
+            f"Original {self.text}"
+        )
+        try:
+            err = self.exc_type(msg)
+        except Exception:
+            err = RuntimeError(msg)
+        raise err
+
+
+def _worker_loop(
+    dataset,
+    index_queue,
+    result_queue,
+    collate_fn,
+    worker_id,
+    num_workers,
+    seed,
+    init_fn,
+    iterable,
+    batch_size,
+    drop_last,
+    auto_collation,
+):
+    global _worker_info
+    try:
+        oneflow._oneflow_internal._C.set_num_threads(1)
+        oneflow.manual_seed(seed)
+        random.seed(seed)
+        np.random.seed(seed % (2**32))
+        _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
+        if init_fn is not None:
+            init_fn(worker_id)
+        it = iter(dataset) if iterable else None
+        while True:
+            task = index_queue.get()
+            if task is None:
+                break
+            task_id, indices = task
+            try:
+                if iterable:
+                    items = list(itertools.islice(it, batch_size if auto_collation else 1))
+                    if not items or (auto_collation and drop_last and len(items) < batch_size):
+                        result_queue.put((task_id, StopIteration()))
+                        continue
+                    data = collate_fn(items) if auto_collation else collate_fn(items[0])
+                elif auto_collation:
+                    data = collate_fn([dataset[i] for i in indices])
+                else:
+                    data = collate_fn(dataset[indices])
+                result_queue.put((task_id, _pack(data)))
+            except Exception as e:  # reported to the main process, which re-raises
+                result_queue.put((task_id, _WorkerError(worker_id, e)))
+    except KeyboardInterrupt:
+        pass
+
+
+# ---- the loader -------------------------------------------------------------------------
+
+
+class DataLoader:
+    def __init__(
+        self,
+        dataset,
+        batch_size=1,
+        shuffle=None,
+        sampler=None,
+        batch_sampler=None,
+        num_workers=0,
+        collate_fn=None,
+        pin_memory=False,
+        drop_last=False,
+        timeout=0,
+        worker_init_fn=None,
+        multiprocessing_context=None,
+        generator=None,
+        *,
+        prefetch_factor=None,
+        persistent_workers=False,
+        pin_memory_device="",
+    ):
+        if num_workers < 0:
+            raise ValueError("num_workers option should be non-negative")
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError(
+                "prefetch_factor option could only be specified in multiprocessing. "
+                "let num_workers > 0 to enable multiprocessing"
+            )
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
+        self.dataset, self.num_workers = dataset, num_workers
+        self.prefetch_factor = 2 if prefetch_factor is None and num_workers > 0 else prefetch_factor
+        self.pin_memory, self.timeout, self.worker_init_fn = pin_memory, timeout, worker_init_fn
+        self.generator, self.persistent_workers = generator, persistent_workers
+        self.multiprocessing_context = multiprocessing_context
+        self._iterable = isinstance(dataset, IterableDataset)
+        if self._iterable:
+            if shuffle:
+                raise ValueError(
+                    "DataLoader with IterableDataset: expected unspecified shuffle "
+                    f"option, but got shuffle={shuffle}"
+                )
+            if sampler is not None or batch_sampler is not None:
+                raise ValueError("DataLoader with IterableDataset: expected unspecified sampler")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError(
+                    "batch_sampler option is mutually exclusive with batch_size, "
+                    "shuffle, sampler, and drop_last"
+                )
+            batch_size, drop_last = None, False
+        elif batch_size is None and drop_last:
+            raise ValueError(
+                "batch_size=None option disables auto-batching and is mutually "
+                "exclusive with drop_last"
+            )
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if sampler is None and not self._iterable:
+            sampler = (
+                RandomSampler(dataset, generator=generator)
+                if shuffle
+                else SequentialSampler(dataset)
+            )
+        if batch_size is not None and batch_sampler is None and not self._iterable:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+        self.batch_size, self.drop_last = batch_size, drop_last
+        self.sampler, self.batch_sampler = sampler, batch_sampler
+        self._auto_collation = batch_sampler is not None or (self._iterable and batch_size)
+        if collate_fn is None:
+            collate_fn = default_collate if self._auto_collation else default_convert
+        self.collate_fn = collate_fn
+        self._workers = None
+
+    def __len__(self):
+        if self._iterable:
+            n = len(self.dataset)
+            if self.batch_size:
+                return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+            return n
+        return len(self.batch_sampler) if self.batch_sampler is not None else len(self.sampler)
+
+    def _index_iter(self):
+        if self._iterable:
+            return itertools.count()
+        return iter(self.batch_sampler if self.batch_sampler is not None else self.sampler)
+
+    def __iter__(self):
+        if self.num_workers == 0:
+            return self._single_process()
+        return _MultiProcessIter(self)
+
+    def _single_process(self):
+        if self._iterable:
+            it = iter(self.dataset)
+            while True:
+                if self._auto_collation:
+                    items = list(itertools.islice(it, self.batch_size))
+                    if not items or (self.drop_last and len(items) < self.batch_size):
+                        return
+                    yield self.collate_fn(items)
+                else:
+                    try:
+                        yield self.collate_fn(next(it))
+                    except StopIteration:
+                        return
+        else:
+            for indices in self._index_iter():
+                if self._auto_collation:
+                    yield self.collate_fn([self.dataset[i] for i in indices])
+                else:
+                    yield self.collate_fn(self.dataset[indices])
+
+
+class _Workers:
+    def __init__(self, loader):
+        ctx = loader.multiprocessing_context
+        if ctx is None or isinstance(ctx, str):
+            ctx = mp.get_context(ctx or ("fork" if sys.platform != "win32" else "spawn"))
+        self.result_queue = ctx.Queue()
+        self.index_queues, self.procs = [], []
+        base_seed = int(oneflow.randint(0, 2**31 - 1, (1,), generator=loader.generator).item())
+        for wid in range(loader.num_workers):
+            q = ctx.Queue()
+            p = ctx.Process(
+                target=_worker_loop,
+                args=(
+                    loader.dataset,
+                    q,
+                    self.result_queue,
+                    loader.collate_fn,
+                    wid,
+                    loader.num_workers,
+                    base_seed + wid,
+                    loader.worker_init_fn,
+                    loader._iterable,
+                    loader.batch_size,
+                    loader.drop_last,
+                    loader._auto_collation,
+                ),
+                daemon=True,
+            )
+            p.start()
+            self.index_queues.append(q)
+            self.procs.append(p)
+
+    def check_alive(self):
+        for p in self.procs:
+            if not p.is_alive() and p.exitcode not in (0, None):
+                pids = ", ".join(str(q.pid) for q in self.procs if q.exitcode not in (0, None))
+                raise RuntimeError(
+                    f"DataLoader worker (pid(s) {pids}) exited unexpectedly with "
+                    f"exit code {p.exitcode}"
+                )
+
+    def shutdown(self):
+        for q in self.index_queues:
+            try:
+                q.put(None)
+            except Exception:
+                pass
+        for p in self.procs:
+            p.join(timeout=2)
+            if p.is_alive():
+                p.terminate()
+        self.procs = []
+
+
+class _MultiProcessIter:
+    def __init__(self, loader):
+        self.loader = loader
+        if loader.persistent_workers and loader._workers is not None:
+            self.workers = loader._workers
+        else:
+            self.workers = _Workers(loader)
+            if loader.persistent_workers:
+                loader._workers = self.workers
+        self.index_iter = loader._index_iter()
+        self.next_task = 0  # next task id to send
+        self.next_out = 0  # next task id to yield
+        self.pending = {}
+        self.exhausted_workers = set()
+        self.sent_out = False
+        self.task_worker = {}
+        self.stopped = False
+        for _ in range(loader.prefetch_factor * loader.num_workers):
+            self._send()
+
+    def _send(self):
+        if self.sent_out:
+            return
+        wid = self.next_task % self.loader.num_workers
+        if self.loader._iterable:
+            live = [w for w in range(self.loader.num_workers) if w not in self.exhausted_workers]
+            if not live:
+                self.sent_out = True
+                return
+            while wid in self.exhausted_workers:
+                wid = (wid + 1) % self.loader.num_workers
+            indices = None
+        else:
+            try:
+                indices = next(self.index_iter)
+            except StopIteration:
+                self.sent_out = True
+                return
+        self.workers.index_queues[wid].put((self.next_task, indices))
+        self.task_worker[self.next_task] = wid
+        self.next_task += 1
+
+    def __iter__(self):
+        return self
+
+    def _get(self):
+        timeout = self.loader.timeout or None
+        waited = 0.0
+        while True:
+            try:
+                return self.workers.result_queue.get(timeout=0.5)
+            except queue.Empty:
+                self.workers.check_alive()
+                waited += 0.5
+                if timeout is not None and waited >= timeout:
+                    raise RuntimeError(f"DataLoader timed out after {timeout} seconds") from None
+
+    def __next__(self):
+        while True:
+            if self.next_out >= self.next_task and self.sent_out:
+                self._finish()
+                raise StopIteration
+            if self.next_out in self.pending:
+                data = self.pending.pop(self.next_out)
+                wid = self.task_worker.pop(self.next_out)
+                self.next_out += 1
+                if isinstance(data, StopIteration):
+                    self.exhausted_workers.add(wid)
+                    self._send()
+                    continue
+                self._send()
+                if isinstance(data, _WorkerError):
+                    self._finish()
+                    data.reraise()
+                return _unpack(data)
+            try:
+                task_id, data = self._get()
+            except BaseException:
+                self._finish()
+                raise
+            self.pending[task_id] = data
+
+    def _finish(self):
+        if self.stopped:
+            return
+        self.stopped = True
+        if not self.loader.persistent_workers:
+            self.workers.shutdown()
+
+    def __len__(self):
+        return len(self.loader)
+
+    def __del__(self):
+        try:
+            self._finish()
+        except Exception:
+            pass

@@ -1,0 +1,219 @@
+"""Optimizers and schedulers against PyTorch over 100 steps with identical parameters and
+gradients (float64, so differences are the algorithms', not rounding)."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import oneflow as flow
+
+OPTIMIZERS = [
+    ("SGD", {"lr": 0.1}),
+    ("SGD", {"lr": 0.05, "momentum": 0.9, "dampening": 0.1, "weight_decay": 0.01}),
+    ("SGD", {"lr": 0.05, "momentum": 0.9, "nesterov": True, "maximize": True}),
+    ("Adam", {"lr": 0.01}),
+    ("Adam", {"lr": 0.01, "betas": (0.8, 0.99), "weight_decay": 0.1, "amsgrad": True}),
+    ("AdamW", {"lr": 0.01, "weight_decay": 0.05}),
+    ("AdamW", {"lr": 0.01, "amsgrad": True}),
+    ("RMSprop", {"lr": 0.01}),
+    ("RMSprop", {"lr": 0.01, "momentum": 0.9, "centered": True, "weight_decay": 0.01}),
+    ("Adagrad", {"lr": 0.1, "lr_decay": 0.01, "initial_accumulator_value": 0.1}),
+    ("Adadelta", {"lr": 1.0, "rho": 0.8, "weight_decay": 0.01}),
+]
+
+
+def _run(lib, name, kwargs, steps=100, groups=False):
+    rng = np.random.default_rng(0)
+    w0, b0 = rng.standard_normal((4, 3)), rng.standard_normal(4)
+    x = lib.tensor(rng.standard_normal((16, 3)))
+    y = lib.tensor(rng.standard_normal((16, 4)))
+    w = lib.nn.Parameter(lib.tensor(w0))
+    b = lib.nn.Parameter(lib.tensor(b0))
+    params = [{"params": [w]}, {"params": [b], "lr": kwargs["lr"] * 0.5}] if groups else [w, b]
+    opt = getattr(lib.optim, name)(params, **kwargs)
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = ((x @ w.T + b - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return np.array(losses), w.detach().numpy(), b.detach().numpy(), opt
+
+
+@pytest.mark.parametrize("case", range(len(OPTIMIZERS)))
+def test_optimizer_matches_torch(case):
+    name, kwargs = OPTIMIZERS[case]
+    fl, fw, fb, _ = _run(flow, name, kwargs)
+    tl, tw, tb, _ = _run(torch, name, kwargs)
+    np.testing.assert_allclose(fl, tl, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(fw, tw, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(fb, tb, rtol=1e-9, atol=1e-12)
+
+
+def test_param_groups_and_state_dict():
+    fl, fw, _, fopt = _run(flow, "Adam", {"lr": 0.01}, steps=30, groups=True)
+    tl, tw, _, topt = _run(torch, "Adam", {"lr": 0.01}, steps=30, groups=True)
+    np.testing.assert_allclose(fl, tl, rtol=1e-9)
+    sd = fopt.state_dict()
+    assert [g["lr"] for g in sd["param_groups"]] == [0.01, 0.005]
+    assert sorted(sd["state"].keys()) == [0, 1]
+    assert set(sd["state"][0]) == set(topt.state_dict()["state"][0])
+    # Resume into a fresh optimizer: the next steps match an uninterrupted run.
+    w = flow.nn.Parameter(flow.zeros(4, 3, dtype=flow.float64))
+    b = flow.nn.Parameter(flow.zeros(4, dtype=flow.float64))
+    fresh = flow.optim.Adam([{"params": [w]}, {"params": [b], "lr": 0.005}], lr=0.01)
+    fresh.load_state_dict(sd)
+    assert (
+        fresh.state[w]["exp_avg"].numpy().tolist()
+        == fopt.state[fopt.param_groups[0]["params"][0]]["exp_avg"].numpy().tolist()
+    )
+
+
+def test_optimizer_errors():
+    p = flow.nn.Parameter(flow.ones(2))
+    with pytest.raises(ValueError, match="Invalid learning rate"):
+        flow.optim.SGD([p], lr=-1)
+    with pytest.raises(ValueError, match="empty parameter list"):
+        flow.optim.Adam([])
+    with pytest.raises(ValueError, match="more than one parameter group"):
+        flow.optim.SGD([{"params": [p]}, {"params": [p]}], lr=0.1)
+    with pytest.raises(ValueError, match="Nesterov"):
+        flow.optim.SGD([p], lr=0.1, nesterov=True)
+
+
+def _fit(name, kwargs):
+    rng = np.random.default_rng(0)
+    x = flow.tensor(rng.standard_normal((32, 3)))
+    y = x @ flow.tensor([[1.0], [-2.0], [0.5]], dtype=flow.float64) + 0.3
+    w = flow.nn.Parameter(flow.zeros(3, 1, dtype=flow.float64))
+    b = flow.nn.Parameter(flow.zeros(1, dtype=flow.float64))
+    opt = getattr(flow.optim, name)([w, b], **kwargs)
+
+    def closure():
+        opt.zero_grad()
+        loss = ((x @ w + b - y) ** 2).mean()
+        loss.backward()
+        return loss
+
+    first = closure().item()
+    for _ in range(50):
+        opt.step(closure)
+    return first, closure().item()
+
+
+@pytest.mark.parametrize("name,kwargs", [("LAMB", {"lr": 0.1}), ("LBFGS", {"lr": 0.5})])
+def test_lamb_and_lbfgs_reduce_the_loss(name, kwargs):
+    first, last = _fit(name, kwargs)
+    assert last < first * 0.1, name
+
+
+def test_lbfgs_matches_torch_without_line_search():
+    def run(lib):
+        rng = np.random.default_rng(0)
+        x = lib.tensor(rng.standard_normal((20, 3)))
+        y = lib.tensor(rng.standard_normal((20, 1)))
+        w = lib.nn.Parameter(lib.tensor(rng.standard_normal((3, 1))))
+        opt = lib.optim.LBFGS([w], lr=0.8, max_iter=5, history_size=4)
+        losses = []
+
+        def closure():
+            opt.zero_grad()
+            loss = ((x @ w - y) ** 2).mean() + (w**4).sum() * 0.01
+            loss.backward()
+            return loss
+
+        for _ in range(6):
+            losses.append(float(opt.step(closure)))
+        return np.array(losses), w.detach().numpy()
+
+    fl, fw = run(flow)
+    tl, tw = run(torch)
+    np.testing.assert_allclose(fl, tl, rtol=1e-8)
+    np.testing.assert_allclose(fw, tw, rtol=1e-8)
+
+
+SCHEDULERS = [
+    ("StepLR", {"step_size": 7, "gamma": 0.5}),
+    ("MultiStepLR", {"milestones": [10, 30, 31], "gamma": 0.3}),
+    ("ExponentialLR", {"gamma": 0.97}),
+    ("CosineAnnealingLR", {"T_max": 30, "eta_min": 0.001}),
+    ("CosineAnnealingWarmRestarts", {"T_0": 10, "T_mult": 2, "eta_min": 0.01}),
+    ("LambdaLR", {"lr_lambda": lambda e: 0.95**e}),
+    ("LinearLR", {"start_factor": 0.2, "total_iters": 20}),
+    ("ConstantLR", {"factor": 0.5, "total_iters": 10}),
+    ("PolynomialLR", {"total_iters": 50, "power": 2.0}),
+    ("OneCycleLR", {"max_lr": 1.0, "total_steps": 101}),
+    (
+        "OneCycleLR",
+        {"max_lr": 0.5, "total_steps": 101, "three_phase": True, "anneal_strategy": "linear"},
+    ),
+]
+
+
+def _lrs(lib, name, kwargs, momentum=0.9, steps=100):
+    p = lib.nn.Parameter(lib.zeros(1))
+    opt = lib.optim.SGD([p], lr=0.1, momentum=momentum)
+    sched = getattr(lib.optim.lr_scheduler, name)(opt, **kwargs)
+    out = []
+    for _ in range(steps):
+        opt.step()
+        sched.step()
+        out.append(opt.param_groups[0]["lr"])
+    return out, [g.get("momentum") for g in opt.param_groups]
+
+
+@pytest.mark.parametrize("case", range(len(SCHEDULERS)))
+def test_scheduler_matches_torch(case):
+    name, kwargs = SCHEDULERS[case]
+    f, fm = _lrs(flow, name, kwargs)
+    t, tm = _lrs(torch, name, kwargs)
+    np.testing.assert_allclose(f, t, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(fm, tm, rtol=1e-12)
+
+
+def test_sequential_chained_plateau():
+    def run(lib, kind):
+        p = lib.nn.Parameter(lib.zeros(1))
+        opt = lib.optim.SGD([p], lr=1.0)
+        S = lib.optim.lr_scheduler
+        if kind == "sequential":
+            s = S.SequentialLR(
+                opt, [S.LinearLR(opt, 0.1, 1.0, 5), S.ExponentialLR(opt, 0.9)], milestones=[5]
+            )
+        elif kind == "chained":
+            s = S.ChainedScheduler([S.ConstantLR(opt, 0.5, 4), S.ExponentialLR(opt, 0.9)])
+        else:
+            s = S.ReduceLROnPlateau(opt, factor=0.5, patience=2, cooldown=1)
+        out = []
+        for i in range(40):
+            opt.step()
+            if kind == "plateau":
+                s.step(1.0 if i < 10 else 1.0 - 0.001 * (i % 3))
+            else:
+                s.step()
+            out.append(opt.param_groups[0]["lr"])
+        return out
+
+    for kind in ["sequential", "chained", "plateau"]:
+        np.testing.assert_allclose(run(flow, kind), run(torch, kind), rtol=1e-12, err_msg=kind)
+
+
+def test_warmup_lr():
+    p = flow.nn.Parameter(flow.zeros(1))
+    opt = flow.optim.SGD([p], lr=1.0)
+    cos = flow.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=20)
+    s = flow.optim.lr_scheduler.WarmupLR(cos, warmup_factor=0.1, warmup_iters=5)
+    lrs = [opt.param_groups[0]["lr"]]
+    for _ in range(10):
+        s.step()
+        lrs.append(opt.param_groups[0]["lr"])
+    expect = [
+        (0.1 + 0.9 * t / 5 if t < 5 else 1.0) * (1 + math.cos(math.pi * t / 20)) / 2
+        for t in range(11)
+    ]
+    np.testing.assert_allclose(lrs, expect, rtol=1e-12)
+    sd = s.state_dict()
+    assert sd["last_epoch"] == 10 and "optimizer" not in sd
