@@ -27,3 +27,51 @@ def test_train_mlp_loss_falls(device):
     first = float(r.stdout.splitlines()[0].split()[-1])
     last = float(r.stdout.splitlines()[-2].split()[-1])
     assert last < 0.5 * first, r.stdout
+
+
+def _run_example(name, *args, timeout=600):
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    r = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "examples", name), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout
+
+
+def _summary(out):
+    line = next(s for s in out.splitlines() if s.startswith("summary:"))
+    return dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+
+
+def test_digits_mlp_and_lenet_reach_97_percent():
+    for model in ["mlp", "lenet"]:
+        s = _summary(_run_example("digits_mlp.py", "--model", model))
+        assert float(s["accuracy"].rstrip("%")) >= 97.0, s
+
+
+def test_char_gpt_learns():
+    s = _summary(_run_example("char_gpt.py", "--steps", "150"))
+    assert float(s["loss"]) < 3.0, s
+
+
+def test_char_gpt_resume_gives_the_same_curve(tmp_path):
+    import oneflow as flow
+
+    sys.path.insert(0, os.path.join(ROOT, "examples"))
+    try:
+        import char_gpt
+    finally:
+        sys.path.pop(0)
+    ckpt = str(tmp_path / "gpt.of")
+    full, _ = char_gpt.main(["--steps", "40", "--layers", "2"])
+    char_gpt.main(["--steps", "40", "--layers", "2", "--stop-at", "20", "--save", ckpt])
+    resumed, _ = char_gpt.main(["--steps", "40", "--layers", "2", "--resume", ckpt])
+    assert len(resumed) == 40
+    import numpy as np
+
+    np.testing.assert_allclose(resumed, full, rtol=1e-5)
+    assert flow.load(ckpt)["step"] == 20

@@ -1,0 +1,116 @@
+"""Train an MLP on scikit-learn's 8x8 handwritten digits and report the test accuracy.
+
+python examples/digits_mlp.py [--epochs 40] [--model mlp|lenet] [--seed 0]
+"""
+
+import argparse
+import sys
+import time
+
+import numpy as np
+from sklearn.datasets import load_digits
+
+import oneflow as flow
+import oneflow.nn as nn
+from oneflow.utils.data import DataLoader, TensorDataset
+
+
+def mlp():
+    return nn.Sequential(
+        nn.Flatten(),
+        nn.Linear(64, 128),
+        nn.ReLU(),
+        nn.Dropout(0.1),
+        nn.Linear(128, 64),
+        nn.ReLU(),
+        nn.Linear(64, 10),
+    )
+
+
+def lenet():
+    return nn.Sequential(
+        nn.Conv2d(1, 16, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),  # 16 x 4 x 4
+        nn.Conv2d(16, 32, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),  # 32 x 2 x 2
+        nn.Flatten(),
+        nn.Linear(128, 64),
+        nn.ReLU(),
+        nn.Linear(64, 10),
+    )
+
+
+def progress(epoch, epochs, loss, acc, width=30):
+    done = int(width * epoch / epochs)
+    bar = "#" * done + "." * (width - done)
+    sys.stdout.write(f"\repoch {epoch:3d}/{epochs} [{bar}] loss {loss:.4f} test acc {acc:.2%}")
+    sys.stdout.flush()
+
+
+def evaluate(model, x, y):
+    model.eval()
+    with flow.no_grad():
+        pred = model(x).argmax(1)
+    model.train()
+    return (pred == y).float().mean().item()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--epochs", type=int, default=40)
+    parser.add_argument("--model", choices=["mlp", "lenet"], default="mlp")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--batch-size", type=int, default=64)
+    args = parser.parse_args()
+
+    flow.manual_seed(args.seed)
+    digits = load_digits()
+    images = (digits.images / 16.0).astype(np.float32)[:, None]  # N x 1 x 8 x 8
+    labels = digits.target.astype(np.int64)
+    order = np.random.default_rng(args.seed).permutation(len(labels))
+    split = int(0.8 * len(labels))
+    train_idx, test_idx = order[:split], order[split:]
+    x_train, y_train = flow.tensor(images[train_idx]), flow.tensor(labels[train_idx])
+    x_test, y_test = flow.tensor(images[test_idx]), flow.tensor(labels[test_idx])
+
+    model = mlp() if args.model == "mlp" else lenet()
+    optimizer = flow.optim.Adam(model.parameters(), lr=2e-3)
+    scheduler = flow.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs)
+    g = flow.Generator()
+    g.manual_seed(args.seed)
+    loader = DataLoader(
+        TensorDataset(x_train, y_train), batch_size=args.batch_size, shuffle=True, generator=g
+    )
+    loss_fn = nn.CrossEntropyLoss()
+
+    print(
+        f"{args.model}: {sum(p.numel() for p in model.parameters())} parameters, "
+        f"{len(train_idx)} training and {len(test_idx)} test images"
+    )
+    start = time.perf_counter()
+    for epoch in range(1, args.epochs + 1):
+        total, count = 0.0, 0
+        for xb, yb in loader:
+            optimizer.zero_grad()
+            loss = loss_fn(model(xb), yb)
+            loss.backward()
+            optimizer.step()
+            total += loss.item() * len(yb)
+            count += len(yb)
+        scheduler.step()
+        progress(epoch, args.epochs, total / count, evaluate(model, x_test, y_test))
+    elapsed = time.perf_counter() - start
+    acc = evaluate(model, x_test, y_test)
+    print()
+    print(
+        f"summary: model={args.model} epochs={args.epochs} final train loss={total / count:.4f} "
+        f"test accuracy={acc:.2%} time={elapsed:.1f}s "
+        f"({args.epochs * len(train_idx) / elapsed:.0f} images/s)"
+    )
+    return acc
+
+
+if __name__ == "__main__":
+    main()
