@@ -37,8 +37,9 @@ PYBIND11_MODULE(_oneflow_internal, m) {
       "set_num_threads",
       [](int n) {
         if (n <= 0)
-          throw_error<RuntimeError>("set_num_threads", "expected a positive number of threads, "
-                                                       "got ",
+          throw_error<RuntimeError>("set_num_threads",
+                                    "expected a positive number of threads, "
+                                    "got ",
                                     n);
         omp_set_num_threads(n);
       },

@@ -129,8 +129,7 @@ void init_tensor(py::module_& m) {
       // a copy of a sequence or array in the default dtype.
       .def(py::init([](py::args args, py::kwargs kwargs) {
         bool requires_grad = false;
-        if (kwargs.contains("requires_grad"))
-          requires_grad = kwargs["requires_grad"].cast<bool>();
+        if (kwargs.contains("requires_grad")) requires_grad = kwargs["requires_grad"].cast<bool>();
         Tensor t;
         if (args.size() == 1 && is_tensor(args[0])) {
           t = alias_detached(args[0].cast<Tensor>());
@@ -138,15 +137,17 @@ void init_tensor(py::module_& m) {
           py::module_ flow = py::module_::import("oneflow");
           bool sizes = true;
           for (py::handle a : args) sizes = sizes && py::isinstance<py::int_>(a);
-          py::object made = sizes ? flow.attr("empty")(*args)
-                                  : flow.attr("tensor")(args[0], py::arg("dtype") =
-                                                                     flow.attr("get_default_dtype")());
+          py::object made = sizes
+                                ? flow.attr("empty")(*args)
+                                : flow.attr("tensor")(
+                                      args[0], py::arg("dtype") = flow.attr("get_default_dtype")());
           t = alias_detached(made.cast<Tensor>());
         }
         if (requires_grad) {
           if (!is_floating(t->dtype()))
-            throw_error<RuntimeError>("Tensor", "only Tensors of floating point dtype can "
-                                                "require gradients, got ",
+            throw_error<RuntimeError>("Tensor",
+                                      "only Tensors of floating point dtype can "
+                                      "require gradients, got ",
                                       dtype_name(t->dtype()));
           t->autograd().requires_grad = true;
         }
@@ -201,11 +202,11 @@ void init_tensor(py::module_& m) {
           [](const Tensor& t, py::function fn) {
             // The Python callable is owned through a shared_ptr whose deleter takes the GIL, so
             // the graph may drop it on any thread.
-            auto owned = std::shared_ptr<py::function>(new py::function(std::move(fn)),
-                                                       [](py::function* f) {
-                                                         py::gil_scoped_acquire gil;
-                                                         delete f;
-                                                       });
+            auto owned =
+                std::shared_ptr<py::function>(new py::function(std::move(fn)), [](py::function* f) {
+                  py::gil_scoped_acquire gil;
+                  delete f;
+                });
             return register_grad_hook(t, [owned](const Tensor& g) -> Tensor {
               py::gil_scoped_acquire gil;
               py::object r = (*owned)(g);

@@ -60,8 +60,8 @@ enum class TensorKind : int8_t { kLocal, kGlobal, kLazy };
 
 // Autograd state of one tensor (DESIGN.md section 6).
 // A function of the gradient flowing into a tensor; returns a replacement or null (keep it).
-using GradHook = std::function<std::shared_ptr<class TensorImpl>(
-    const std::shared_ptr<class TensorImpl>&)>;
+using GradHook =
+    std::function<std::shared_ptr<class TensorImpl>(const std::shared_ptr<class TensorImpl>&)>;
 
 struct AutogradMeta {
   bool requires_grad = false;

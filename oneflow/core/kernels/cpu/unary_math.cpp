@@ -7,8 +7,8 @@
 #include <cmath>
 
 #include "oneflow/core/kernels/common/layouts.h"
-#include "oneflow/core/kernels/cpu/cpu_kernels.h"
 #include "oneflow/core/kernels/common/values.h"
+#include "oneflow/core/kernels/cpu/cpu_kernels.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/kernels/cpu/vec/avx2.h"
 #include "oneflow/core/ops/primitives.h"
