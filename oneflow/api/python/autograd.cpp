@@ -2,6 +2,7 @@
 #include "oneflow/core/autograd/autograd.h"
 #include "oneflow/api/python/common.h"
 #include "oneflow/core/dispatch/dispatch.h"
+#include "oneflow/core/functional/functional.h"
 
 namespace oneflow::python {
 
@@ -14,6 +15,55 @@ TensorList tensor_list(py::handle h, const char* op) {
   for (py::handle v : h) out.push_back(v.is_none() ? nullptr : v.cast<Tensor>());
   return out;
 }
+
+// The backward of a Python autograd.Function: calls `backward(ctx, *grads)` with the GIL held.
+class PyFunctionNode final : public Node {
+ public:
+  PyFunctionNode(py::object backward, std::string name)
+      : backward_(new py::object(std::move(backward)),
+                  [](py::object* o) {
+                    py::gil_scoped_acquire gil;
+                    delete o;
+                  }),
+        name_(std::move(name)) {}
+
+  TensorList apply(TensorList&& out_grads) override {
+    for (size_t i = 0; i < out_grads.size(); ++i)
+      if (!out_grads[i]) {
+        const TensorMeta& m = output_metas[i];
+        out_grads[i] = functional::zeros(m.shape, CreationOptions{m.dtype, m.device, ""});
+      }
+    py::gil_scoped_acquire gil;
+    py::tuple args(out_grads.size());
+    for (size_t i = 0; i < out_grads.size(); ++i) args[i] = py::cast(out_grads[i]);
+    py::object r = (*backward_)(*args);
+    TensorList grads;
+    if (py::isinstance<py::tuple>(r) || py::isinstance<py::list>(r)) {
+      for (py::handle h : r) grads.push_back(h.is_none() ? nullptr : h.cast<Tensor>());
+    } else {
+      grads.push_back(r.is_none() ? nullptr : r.cast<Tensor>());
+    }
+    if (grads.size() != next_edges.size())
+      throw_error<RuntimeError>(name_.c_str(),
+                                "function backward returned an incorrect number "
+                                "of gradients (expected ",
+                                next_edges.size(), ", got ", grads.size(), ")");
+    for (size_t i = 0; i < grads.size(); ++i)
+      if (grads[i] && next_edges[i].node && grads[i]->shape() != input_shapes_[i])
+        throw_error<RuntimeError>(name_.c_str(), "function backward returned a gradient of shape ",
+                                  shape_str(grads[i]->shape()), " for an input of shape ",
+                                  shape_str(input_shapes_[i]));
+    return grads;
+  }
+  std::string name() const override { return name_; }
+  void release_saved() override {}
+
+  std::vector<Shape> input_shapes_;
+
+ private:
+  std::shared_ptr<py::object> backward_;
+  std::string name_;
+};
 
 }  // namespace
 
@@ -46,6 +96,37 @@ void init_autograd(py::module_& m) {
       },
       py::arg("outputs"), py::arg("inputs"), py::arg("grad_outputs"), py::arg("retain_graph"),
       py::arg("create_graph"), py::arg("allow_unused"));
+  // Connects the outputs of a Python autograd.Function to its inputs: returns aliases of the
+  // differentiable outputs whose grad_fn calls `backward(*grads)`.
+  ag.def(
+      "_attach_function",
+      [](py::object backward, const std::string& name, py::handle inputs, py::handle outputs,
+         std::vector<bool> differentiable) {
+        TensorList ins = tensor_list(inputs, "autograd.Function");
+        TensorList outs = tensor_list(outputs, "autograd.Function");
+        auto node = std::make_shared<PyFunctionNode>(std::move(backward), name);
+        node->sequence_nr = next_sequence_nr();
+        for (const Tensor& t : ins) {
+          node->next_edges.push_back(t ? gradient_edge(t) : Edge{});
+          node->input_shapes_.push_back(t ? t->shape() : Shape{});
+        }
+        py::list result;
+        for (size_t i = 0; i < outs.size(); ++i) {
+          Tensor out = alias_detached(outs[i]);
+          node->output_metas.push_back(out->meta());
+          node->retained.emplace_back();
+          if (differentiable[i] && is_floating(out->dtype())) {
+            AutogradMeta& am = out->autograd();
+            am.requires_grad = true;
+            am.grad_fn = node;
+            am.output_nr = static_cast<int>(i);
+          }
+          result.append(out);
+        }
+        return result;
+      },
+      py::arg("backward"), py::arg("name"), py::arg("inputs"), py::arg("outputs"),
+      py::arg("differentiable"));
   ag.def("is_grad_enabled", &grad_mode_enabled);
   ag.def("set_grad_enabled", &set_grad_mode);
 

@@ -10,4 +10,14 @@ from oneflow.nn.modules.container import (  # noqa: F401
 )
 from oneflow.nn.modules.layers import *  # noqa: F401,F403
 from oneflow.nn.modules.module import Module  # noqa: F401
+from oneflow.nn.modules.rnn import (  # noqa: F401
+    GRU,
+    LSTM,
+    RNN,
+    GRUCell,
+    LSTMCell,
+    RNNBase,
+    RNNCell,
+    RNNCellBase,
+)
 from oneflow.nn.parameter import Parameter  # noqa: F401

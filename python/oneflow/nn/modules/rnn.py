@@ -1,0 +1,249 @@
+"""RNN, LSTM, GRU (multi-layer, bidirectional, batch_first, dropout between layers) and their
+cells, with PyTorch's parameter names, gate order and initialisation. Each time step is a few
+kernel calls (two matmuls and the gate math); autograd runs through the unrolled steps."""
+
+import math
+
+import oneflow
+from oneflow.nn import functional as F
+from oneflow.nn import init
+from oneflow.nn.modules.module import Module
+from oneflow.nn.parameter import Parameter
+
+_GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+
+
+def _cell(mode, x, h, c, w_ih, w_hh, b_ih, b_hh):
+    """One step; returns (h, c) (c is None except for LSTM)."""
+    gi = F.linear(x, w_ih, b_ih)
+    gh = F.linear(h, w_hh, b_hh)
+    if mode == "LSTM":
+        i, f, g, o = (gi + gh).chunk(4, 1)
+        c = oneflow.sigmoid(f) * c + oneflow.sigmoid(i) * oneflow.tanh(g)
+        return oneflow.sigmoid(o) * oneflow.tanh(c), c
+    if mode == "GRU":
+        ir, iz, inn = gi.chunk(3, 1)
+        hr, hz, hn = gh.chunk(3, 1)
+        r = oneflow.sigmoid(ir + hr)
+        z = oneflow.sigmoid(iz + hz)
+        n = oneflow.tanh(inn + r * hn)
+        return (1 - z) * n + z * h, None
+    pre = gi + gh
+    return (oneflow.tanh(pre) if mode == "RNN_TANH" else oneflow.relu(pre)), None
+
+
+class RNNBase(Module):
+    def __init__(
+        self,
+        mode,
+        input_size,
+        hidden_size,
+        num_layers=1,
+        bias=True,
+        batch_first=False,
+        dropout=0.0,
+        bidirectional=False,
+        proj_size=0,
+        device=None,
+        dtype=None,
+    ):
+        super().__init__()
+        if proj_size:
+            raise NotImplementedError(f"{type(self).__name__}: proj_size is not implemented")
+        if not 0 <= dropout <= 1:
+            raise ValueError("dropout should be a number in range [0, 1]")
+        self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
+        self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
+        self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, 0
+        gates = _GATES[mode] * hidden_size
+        dirs = 2 if bidirectional else 1
+        self._flat_weights_names = []
+        for layer in range(num_layers):
+            for d in range(dirs):
+                suffix = f"_l{layer}" + ("_reverse" if d else "")
+                in_size = input_size if layer == 0 else hidden_size * dirs
+                fk = {"device": device, "dtype": dtype}
+                shapes = [("weight_ih", (gates, in_size)), ("weight_hh", (gates, hidden_size))]
+                if bias:
+                    shapes += [("bias_ih", (gates,)), ("bias_hh", (gates,))]
+                for name, shape in shapes:
+                    self.register_parameter(name + suffix, Parameter(oneflow.empty(*shape, **fk)))
+                    self._flat_weights_names.append(name + suffix)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        std = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for p in self.parameters():
+            init.uniform_(p, -std, std)
+
+    def _weights(self, layer, d):
+        s = f"_l{layer}" + ("_reverse" if d else "")
+        get = self._parameters.get
+        return get("weight_ih" + s), get("weight_hh" + s), get("bias_ih" + s), get("bias_hh" + s)
+
+    def forward(self, input, hx=None):
+        if isinstance(input, tuple):
+            raise NotImplementedError(
+                f"{type(self).__name__}: PackedSequence input is not "
+                "implemented; pad the batch instead"
+            )
+        batched = input.ndim == 3
+        if not batched:
+            input = input.unsqueeze(1)
+        elif self.batch_first:
+            input = input.transpose(0, 1)
+        T, B = input.shape[0], input.shape[1]
+        dirs = 2 if self.bidirectional else 1
+        lstm = self.mode == "LSTM"
+        if hx is None:
+            zeros = oneflow.zeros(
+                self.num_layers * dirs, B, self.hidden_size, dtype=input.dtype, device=input.device
+            )
+            h0, c0 = zeros, (zeros if lstm else None)
+        elif lstm:
+            h0, c0 = hx
+            if not batched:
+                h0, c0 = h0.unsqueeze(1), c0.unsqueeze(1)
+        else:
+            h0, c0 = (hx if batched else hx.unsqueeze(1)), None
+        layer_in = input
+        h_out, c_out = [], []
+        for layer in range(self.num_layers):
+            outs = []
+            for d in range(dirs):
+                k = layer * dirs + d
+                h, c = h0[k], (c0[k] if lstm else None)
+                w = self._weights(layer, d)
+                steps = range(T - 1, -1, -1) if d else range(T)
+                seq = [None] * T
+                for t in steps:
+                    h, c = _cell(self.mode, layer_in[t], h, c, *w)
+                    seq[t] = h
+                outs.append(oneflow.stack(seq, 0) if T else layer_in[:, :, :0])
+                h_out.append(h)
+                if lstm:
+                    c_out.append(c)
+            layer_in = outs[0] if dirs == 1 else oneflow.cat(outs, 2)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_in = F.dropout(layer_in, self.dropout, True)
+        output = layer_in
+        h_n = oneflow.stack(h_out, 0)
+        c_n = oneflow.stack(c_out, 0) if lstm else None
+        if not batched:
+            output, h_n = output.squeeze(1), h_n.squeeze(1)
+            c_n = c_n.squeeze(1) if lstm else None
+        elif self.batch_first:
+            output = output.transpose(0, 1)
+        return output, ((h_n, c_n) if lstm else h_n)
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if self.mode == "RNN_RELU":
+            s += ", nonlinearity='relu'"
+        if not self.bias:
+            s += ", bias=False"
+        if self.batch_first:
+            s += ", batch_first=True"
+        if self.dropout:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional:
+            s += ", bidirectional=True"
+        return s
+
+
+class RNN(RNNBase):
+    def __init__(self, *args, nonlinearity="tanh", **kwargs):
+        if len(args) > 3:
+            nonlinearity, args = args[3], args[:3] + args[4:]
+        mode = {"tanh": "RNN_TANH", "relu": "RNN_RELU"}.get(nonlinearity)
+        if mode is None:
+            raise ValueError(
+                f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'."
+            )
+        super().__init__(mode, *args, **kwargs)
+
+
+class LSTM(RNNBase):
+    def __init__(self, *args, **kwargs):
+        super().__init__("LSTM", *args, **kwargs)
+
+
+class GRU(RNNBase):
+    def __init__(self, *args, **kwargs):
+        super().__init__("GRU", *args, **kwargs)
+
+
+class RNNCellBase(Module):
+    def __init__(self, mode, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.mode, self.input_size, self.hidden_size, self.bias = (
+            mode,
+            input_size,
+            hidden_size,
+            bias,
+        )
+        gates = _GATES[mode] * hidden_size
+        fk = {"device": device, "dtype": dtype}
+        self.weight_ih = Parameter(oneflow.empty(gates, input_size, **fk))
+        self.weight_hh = Parameter(oneflow.empty(gates, hidden_size, **fk))
+        if bias:
+            self.bias_ih = Parameter(oneflow.empty(gates, **fk))
+            self.bias_hh = Parameter(oneflow.empty(gates, **fk))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        std = 1.0 / math.sqrt(hidden_size) if hidden_size > 0 else 0
+        for p in self.parameters():
+            init.uniform_(p, -std, std)
+
+    def _run(self, input, h, c):
+        batched = input.ndim == 2
+        if not batched:
+            input = input.unsqueeze(0)
+            h = h.unsqueeze(0) if h is not None else None
+            c = c.unsqueeze(0) if c is not None else None
+        zeros = oneflow.zeros(
+            input.shape[0], self.hidden_size, dtype=input.dtype, device=input.device
+        )
+        h = zeros if h is None else h
+        c = zeros if (c is None and self.mode == "LSTM") else c
+        h, c = _cell(
+            self.mode, input, h, c, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh
+        )
+        if not batched:
+            h = h.squeeze(0)
+            c = c.squeeze(0) if c is not None else None
+        return h, c
+
+    def extra_repr(self):
+        return f"{self.input_size}, {self.hidden_size}" + ("" if self.bias else ", bias=False")
+
+
+class RNNCell(RNNCellBase):
+    def __init__(
+        self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None
+    ):
+        mode = {"tanh": "RNN_TANH", "relu": "RNN_RELU"}[nonlinearity]
+        super().__init__(mode, input_size, hidden_size, bias, device, dtype)
+
+    def forward(self, input, hx=None):
+        return self._run(input, hx, None)[0]
+
+
+class LSTMCell(RNNCellBase):
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__("LSTM", input_size, hidden_size, bias, device, dtype)
+
+    def forward(self, input, hx=None):
+        h, c = (None, None) if hx is None else hx
+        return self._run(input, h, c)
+
+
+class GRUCell(RNNCellBase):
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__("GRU", input_size, hidden_size, bias, device, dtype)
+
+    def forward(self, input, hx=None):
+        return self._run(input, hx, None)[0]
