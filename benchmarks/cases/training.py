@@ -38,3 +38,142 @@ register(
         frameworks=("oneflow", "torch"),
     )
 )
+
+
+# ---- the examples' models (examples/digits_mlp.py, examples/char_gpt.py) ------------------
+
+
+def _digits_model(lib, kind):
+    nn = lib.nn
+    if kind == "mlp":
+        return nn.Sequential(
+            nn.Flatten(),
+            nn.Linear(64, 128),
+            nn.ReLU(),
+            nn.Linear(128, 64),
+            nn.ReLU(),
+            nn.Linear(64, 10),
+        )
+    return nn.Sequential(
+        nn.Conv2d(1, 16, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(128, 64),
+        nn.ReLU(),
+        nn.Linear(64, 10),
+    )
+
+
+def _build_digits(kind):
+    def build(fw):
+        lib = fw.module
+        lib.manual_seed(0)
+        model = _digits_model(lib, kind).to(fw.device)
+        opt = lib.optim.Adam(model.parameters(), lr=1e-3)
+        x = lib.randn(64, 1, 8, 8, device=fw.device)
+        y = lib.randint(0, 10, (64,), device=fw.device)
+        loss_fn = lib.nn.CrossEntropyLoss()
+
+        def step():
+            opt.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        return step
+
+    return build
+
+
+def gpt(lib, vocab=96, context=64, d=128, heads=4, layers=4):
+    """The char GPT of examples/char_gpt.py, written against `lib` (oneflow or torch)."""
+    nn, F = lib.nn, lib.nn.functional
+
+    class Attention(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+
+        def forward(self, x):
+            B, T, C = x.shape
+            q, k, v = (
+                t.reshape(B, T, heads, C // heads).transpose(1, 2)
+                for t in self.qkv(x).split(C, dim=2)
+            )
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            return self.proj(y.transpose(1, 2).reshape(B, T, C))
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+            self.attn = Attention()
+            self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+
+        def forward(self, x):
+            x = x + self.attn(self.ln1(x))
+            return x + self.mlp(self.ln2(x))
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(context, d)
+            self.blocks = nn.ModuleList([Block() for _ in range(layers)])
+            self.ln, self.head = nn.LayerNorm(d), nn.Linear(d, vocab, bias=False)
+
+        def forward(self, idx):
+            x = self.tok(idx) + self.pos(lib.arange(idx.shape[1], device=idx.device))
+            for b in self.blocks:
+                x = b(x)
+            return self.head(self.ln(x))
+
+    return GPT()
+
+
+def _build_gpt(fw):
+    lib = fw.module
+    lib.manual_seed(0)
+    model = gpt(lib).to(fw.device)
+    opt = lib.optim.AdamW(model.parameters(), lr=1e-3)
+    x = lib.randint(0, 96, (32, 64), device=fw.device)
+    y = lib.randint(0, 96, (32, 64), device=fw.device)
+
+    def step():
+        opt.zero_grad()
+        loss = lib.nn.functional.cross_entropy(model(x).reshape(-1, 96), y.reshape(-1))
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
+for _kind, _label in [
+    ("mlp", "digits MLP 64x128x64x10, batch 64"),
+    ("lenet", "digits LeNet, batch 64"),
+]:
+    register(
+        Case(
+            f"train step {_label}",
+            "training",
+            "steps/s",
+            _build_digits(_kind),
+            1.0,
+            frameworks=("oneflow", "torch"),
+        )
+    )
+register(
+    Case(
+        "train step char GPT 4x128, batch 32x64",
+        "training",
+        "steps/s",
+        _build_gpt,
+        1.0,
+        frameworks=("oneflow", "torch"),
+    )
+)

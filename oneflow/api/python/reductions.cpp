@@ -95,6 +95,18 @@ void init_reductions(py::module_& m) {
         return pair_to_py(F::mode(as_tensor(x, "mode", "input"), dim, keepdim));
       },
       py::arg("input"), py::arg("dim") = -1, py::arg("keepdim") = false);
+  m.def("_adam_update_",
+        [](const Tensor& p, const Tensor& g, const Tensor& m, const Tensor& v, double lr, double b1,
+           double b2, double eps, double wd, bool decoupled, double c1, double c2) {
+          py::gil_scoped_release nogil;
+          F::adam_update_(p, g, m, v, lr, b1, b2, eps, wd, decoupled, c1, c2);
+        });
+  m.def("_sgd_update_",
+        [](const Tensor& p, const Tensor& g, std::optional<Tensor> buf, double lr, double momentum,
+           double dampening, double wd, bool nesterov, bool first) {
+          py::gil_scoped_release nogil;
+          F::sgd_update_(p, g, buf.value_or(nullptr), lr, momentum, dampening, wd, nesterov, first);
+        });
   m.def("inverse", [](py::handle x) { return F::inverse(as_tensor(x, "linalg.inv", "input")); });
   m.def("det", [](py::handle x) { return F::det(as_tensor(x, "linalg.det", "input")); });
   m.def(

@@ -160,6 +160,13 @@ std::pair<Tensor, Tensor> mode(const Tensor& x, int64_t dim = -1, bool keepdim =
 // Inverse and determinant of (batches of) square float matrices.
 Tensor inverse(const Tensor& x);
 Tensor det(const Tensor& x);
+// Fused optimizer steps, in place on the parameter and its state (see AdamUpdate/SgdUpdate).
+void adam_update_(const Tensor& param, const Tensor& grad, const Tensor& exp_avg,
+                  const Tensor& exp_avg_sq, double lr, double beta1, double beta2, double eps,
+                  double weight_decay, bool decoupled, double bias_correction1,
+                  double bias_correction2);
+void sgd_update_(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer, double lr,
+                 double momentum, double dampening, double weight_decay, bool nesterov, bool first);
 // (values, int64 indices).
 std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim = -1, bool descending = false);
 // out[i][j] = x[index[i][j]][j] (dim 0) and so on; index int64 (or int32) of x's rank.

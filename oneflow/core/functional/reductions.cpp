@@ -178,6 +178,38 @@ std::pair<Tensor, Tensor> mode(const Tensor& x, int64_t dim, bool keepdim) {
   return {out[0], out[1]};
 }
 
+void adam_update_(const Tensor& param, const Tensor& grad, const Tensor& exp_avg,
+                  const Tensor& exp_avg_sq, double lr, double beta1, double beta2, double eps,
+                  double weight_decay, bool decoupled, double bias_correction1,
+                  double bias_correction2) {
+  dispatch(prim::adam_update(), {param, contiguous(grad), exp_avg, exp_avg_sq},
+           Attrs{{"lr", lr},
+                 {"beta1", beta1},
+                 {"beta2", beta2},
+                 {"eps", eps},
+                 {"weight_decay", weight_decay},
+                 {"decoupled", decoupled},
+                 {"bias_correction1", bias_correction1},
+                 {"bias_correction2", bias_correction2}});
+  for (const Tensor& t : {param, exp_avg, exp_avg_sq}) t->bump_version();
+}
+
+void sgd_update_(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer, double lr,
+                 double momentum, double dampening, double weight_decay, bool nesterov,
+                 bool first) {
+  TensorList in = {param, contiguous(grad)};
+  if (momentum_buffer) in.push_back(momentum_buffer);
+  dispatch(prim::sgd_update(), in,
+           Attrs{{"lr", lr},
+                 {"momentum", momentum},
+                 {"dampening", dampening},
+                 {"weight_decay", weight_decay},
+                 {"nesterov", nesterov},
+                 {"first", first}});
+  param->bump_version();
+  if (momentum_buffer) momentum_buffer->bump_version();
+}
+
 Tensor inverse(const Tensor& x) { return dispatch1(prim::inverse(), {x}); }
 
 Tensor det(const Tensor& x) { return dispatch1(prim::det(), {x}); }

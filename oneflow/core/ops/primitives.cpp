@@ -992,6 +992,8 @@ std::vector<const Primitive*> all_primitives() {
       &prim::mode(),
       &prim::inverse(),
       &prim::det(),
+      &prim::adam_update(),
+      &prim::sgd_update(),
       &prim::conv_forward(),
       &prim::conv_backward_data(),
       &prim::conv_backward_weight(),

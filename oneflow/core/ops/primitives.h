@@ -281,6 +281,29 @@ class Det final : public Primitive {
   OF_PRIMITIVE_KERNELS
 };
 
+// ---- fused optimizer updates (ops/optim_primitives.cpp, kernels/cpu/optim.cpp) -----------
+// One pass over a parameter and its state, in place, under no autograd: the kernels behind
+// flow.optim's fused path. Inputs are contiguous tensors of one floating dtype and shape.
+// adam_update(param, grad, exp_avg, exp_avg_sq): attrs lr, beta1, beta2, eps, weight_decay,
+// decoupled (AdamW), bias_correction1, bias_correction2 (1 - beta^step, or 1).
+class AdamUpdate final : public Primitive {
+ public:
+  const char* name() const override { return "adam_update"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// sgd_update(param, grad[, momentum_buffer]): attrs lr, momentum, dampening, weight_decay,
+// nesterov, first (the buffer starts as the gradient).
+class SgdUpdate final : public Primitive {
+ public:
+  const char* name() const override { return "sgd_update"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
 // ---- gather, scatter, cat (ops/gather_primitives.cpp, kernels/cpu/gather.cpp) ------------
 // out[..i..] = x[..index[..i..]..] along attrs dim; index is int64 with x's rank and sizes no
 // larger than x's outside dim (checked by the functional layer, as are index bounds).
@@ -542,6 +565,8 @@ const Det& det();
 const Cumprod& cumprod();
 const Sort& sort();
 const Gather& gather();
+const AdamUpdate& adam_update();
+const SgdUpdate& sgd_update();
 const Scatter& scatter();
 const Cat& cat();
 const Exp& exp();

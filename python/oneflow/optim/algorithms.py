@@ -4,6 +4,7 @@ defaults. Updates run in place on the parameters under no_grad."""
 import math
 
 import oneflow
+from oneflow._oneflow_internal import _C
 from oneflow.optim.optimizer import Optimizer, required
 
 
@@ -12,6 +13,15 @@ def _closure_loss(closure):
         return None
     with oneflow.enable_grad():
         return closure()
+
+
+def _fusable(p, *others):
+    """The fused update kernels take contiguous CPU float tensors of one dtype and shape."""
+    if p.is_cuda or p.dtype not in (oneflow.float32, oneflow.float64) or not p.is_contiguous():
+        return False
+    return all(
+        t.dtype == p.dtype and tuple(t.shape) == tuple(p.shape) and not t.is_cuda for t in others
+    )
 
 
 def _check(name, value, low=0.0):
@@ -57,6 +67,24 @@ class SGD(Optimizer):
         loss = _closure_loss(closure)
         for g in self.param_groups:
             for p in self._params_with_grad(g):
+                if not g["maximize"] and _fusable(p, p.grad):
+                    st = self.state[p]
+                    buf = st.get("momentum_buffer")
+                    first = g["momentum"] != 0 and buf is None
+                    if first:
+                        buf = st["momentum_buffer"] = oneflow.empty_like(p)
+                    _C._sgd_update_(
+                        p,
+                        p.grad,
+                        buf if g["momentum"] else None,
+                        g["lr"],
+                        g["momentum"],
+                        g["dampening"],
+                        g["weight_decay"],
+                        g["nesterov"],
+                        first,
+                    )
+                    continue
                 d = p.grad if not g["maximize"] else -p.grad
                 if g["weight_decay"]:
                     d = d + p * g["weight_decay"]
@@ -125,6 +153,28 @@ class Adam(Optimizer):
                         st["max_exp_avg_sq"] = oneflow.zeros_like(p)
                 st["step"] += 1
                 step = float(st["step"].item())
+                c1 = 1 - b1**step if g["do_bias_correction"] else 1.0
+                c2 = 1 - b2**step if g["do_bias_correction"] else 1.0
+                if (
+                    not g["amsgrad"]
+                    and not g["maximize"]
+                    and _fusable(p, p.grad, st["exp_avg"], st["exp_avg_sq"])
+                ):
+                    _C._adam_update_(
+                        p,
+                        p.grad,
+                        st["exp_avg"],
+                        st["exp_avg_sq"],
+                        g["lr"],
+                        b1,
+                        b2,
+                        g["eps"],
+                        g["weight_decay"],
+                        self._decoupled,
+                        c1,
+                        c2,
+                    )
+                    continue
                 if g["weight_decay"]:
                     if self._decoupled:
                         p.mul_(1 - g["lr"] * g["weight_decay"])

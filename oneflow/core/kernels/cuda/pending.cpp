@@ -31,6 +31,8 @@ void Cat::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&
 OF_NOT_YET(Cumsum)
 OF_NOT_YET(Cumprod)
 OF_NOT_YET(Sort)
+OF_NOT_YET(AdamUpdate)
+OF_NOT_YET(SgdUpdate)
 OF_NOT_YET(Mode)
 OF_NOT_YET(Inverse)
 OF_NOT_YET(Det)

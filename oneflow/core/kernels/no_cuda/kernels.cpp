@@ -113,6 +113,8 @@ void Pow::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const
 OF_NO_CUDA(Cumsum)
 OF_NO_CUDA(Cumprod)
 OF_NO_CUDA(Sort)
+OF_NO_CUDA(AdamUpdate)
+OF_NO_CUDA(SgdUpdate)
 OF_NO_CUDA(Mode)
 OF_NO_CUDA(Inverse)
 OF_NO_CUDA(Det)
