@@ -95,6 +95,11 @@ void init_reductions(py::module_& m) {
         return pair_to_py(F::mode(as_tensor(x, "mode", "input"), dim, keepdim));
       },
       py::arg("input"), py::arg("dim") = -1, py::arg("keepdim") = false);
+  m.def("_layer_norm", [](const Tensor& x, int64_t size, std::optional<Tensor> w,
+                          std::optional<Tensor> b, double eps) {
+    py::gil_scoped_release nogil;
+    return F::layer_norm(x, size, w.value_or(nullptr), b.value_or(nullptr), eps);
+  });
   m.def("_adam_update_",
         [](const Tensor& p, const Tensor& g, const Tensor& m, const Tensor& v, double lr, double b1,
            double b2, double eps, double wd, bool decoupled, double c1, double c2) {

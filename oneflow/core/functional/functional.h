@@ -160,6 +160,9 @@ std::pair<Tensor, Tensor> mode(const Tensor& x, int64_t dim = -1, bool keepdim =
 // Inverse and determinant of (batches of) square float matrices.
 Tensor inverse(const Tensor& x);
 Tensor det(const Tensor& x);
+// Layer normalisation over the last `size` elements of each row (float32/float64 on the CPU).
+Tensor layer_norm(const Tensor& x, int64_t size, const Tensor& weight, const Tensor& bias,
+                  double eps);
 // Fused optimizer steps, in place on the parameter and its state (see AdamUpdate/SgdUpdate).
 void adam_update_(const Tensor& param, const Tensor& grad, const Tensor& exp_avg,
                   const Tensor& exp_avg_sq, double lr, double beta1, double beta2, double eps,

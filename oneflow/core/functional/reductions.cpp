@@ -178,6 +178,16 @@ std::pair<Tensor, Tensor> mode(const Tensor& x, int64_t dim, bool keepdim) {
   return {out[0], out[1]};
 }
 
+Tensor layer_norm(const Tensor& x, int64_t size, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  const CreationOptions opts{x->dtype(), x->device(), ""};
+  Tensor w = weight ? contiguous(weight) : ones({size}, opts);
+  Tensor b = bias ? contiguous(bias) : zeros({size}, opts);
+  TensorList out =
+      dispatch(prim::layer_norm(), {contiguous(x), w, b}, Attrs{{"size", size}, {"eps", eps}});
+  return out[0];
+}
+
 void adam_update_(const Tensor& param, const Tensor& grad, const Tensor& exp_avg,
                   const Tensor& exp_avg_sq, double lr, double beta1, double beta2, double eps,
                   double weight_decay, bool decoupled, double bias_correction1,

@@ -1,5 +1,7 @@
-// Meta inference and traits of the fused optimizer updates: no outputs, not differentiable; the
-// functional layer bumps the version of every tensor the kernel wrote.
+// Meta inference and traits of the fused kernels: the optimizer updates (no outputs, not
+// differentiable; the functional layer bumps the version of every tensor the kernel wrote) and
+// layer normalisation with its backward.
+#include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/ops/primitives.h"
 
 namespace oneflow {
@@ -41,7 +43,64 @@ std::vector<TensorMeta> SgdUpdate::infer(const TensorList& in, const Attrs&) con
   return {};
 }
 
+namespace {
+TensorMeta contiguous_meta(Shape shape, DType dtype, Device device) {
+  Strides strides = contiguous_strides(shape);
+  return TensorMeta{std::move(shape), std::move(strides), 0, dtype, device};
+}
+}  // namespace
+
+PrimTraits LayerNorm::traits() const {
+  PrimTraits t;
+  t.saves_inputs = true;
+  t.saves_outputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> LayerNorm::infer(const TensorList& in, const Attrs& attrs) const {
+  const int64_t size = attrs.get<int64_t>("size");
+  const Tensor& x = in[0];
+  if (in.size() != 3 || !x->is_contiguous() || size <= 0 || x->numel() % size != 0)
+    throw_error<RuntimeError>(name(), "expected a contiguous input whose rows have ", size,
+                              " elements, and a weight and a bias");
+  for (int i = 1; i < 3; ++i)
+    if (in[i]->numel() != size || in[i]->dtype() != x->dtype() || !in[i]->is_contiguous())
+      throw_error<RuntimeError>(name(), "expected weight and bias of ", size, " elements and ",
+                                dtype_name(x->dtype()));
+  const Shape rows{x->numel() / size};
+  return {contiguous_meta(x->shape(), x->dtype(), x->device()),
+          contiguous_meta(rows, x->dtype(), x->device()),
+          contiguous_meta(rows, x->dtype(), x->device())};
+}
+
+TensorList LayerNorm::grad(const GradContext& ctx, const TensorList& dy) const {
+  TensorList g =
+      dispatch(prim::layer_norm_grad(),
+               {dy[0], ctx.inputs[0], ctx.outputs[1], ctx.outputs[2], ctx.inputs[1]}, ctx.attrs);
+  return {g[0], g[1], g[2]};
+}
+
+PrimTraits LayerNormGrad::traits() const {
+  PrimTraits t;
+  t.differentiable = false;
+  return t;
+}
+
+std::vector<TensorMeta> LayerNormGrad::infer(const TensorList& in, const Attrs&) const {
+  return {contiguous_meta(in[1]->shape(), in[1]->dtype(), in[1]->device()),
+          contiguous_meta(in[4]->shape(), in[4]->dtype(), in[4]->device()),
+          contiguous_meta(in[4]->shape(), in[4]->dtype(), in[4]->device())};
+}
+
 namespace prim {
+const LayerNorm& layer_norm() {
+  static const LayerNorm instance;
+  return instance;
+}
+const LayerNormGrad& layer_norm_grad() {
+  static const LayerNormGrad instance;
+  return instance;
+}
 const AdamUpdate& adam_update() {
   static const AdamUpdate instance;
   return instance;

@@ -994,6 +994,8 @@ std::vector<const Primitive*> all_primitives() {
       &prim::det(),
       &prim::adam_update(),
       &prim::sgd_update(),
+      &prim::layer_norm(),
+      &prim::layer_norm_grad(),
       &prim::conv_forward(),
       &prim::conv_backward_data(),
       &prim::conv_backward_weight(),

@@ -281,6 +281,27 @@ class Det final : public Primitive {
   OF_PRIMITIVE_KERNELS
 };
 
+// ---- layer normalisation (ops/optim_primitives.cpp, kernels/cpu/norm.cpp) ----------------
+// layer_norm(x, weight, bias) over the last attrs `size` elements of each row (x contiguous,
+// float32/float64; weight and bias of `size` elements): outputs y, mean and rstd per row.
+class LayerNorm final : public Primitive {
+ public:
+  const char* name() const override { return "layer_norm"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// layer_norm_grad(dy, x, mean, rstd, weight) -> dx, dweight, dbias. Not differentiable itself.
+class LayerNormGrad final : public Primitive {
+ public:
+  const char* name() const override { return "layer_norm_grad"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
 // ---- fused optimizer updates (ops/optim_primitives.cpp, kernels/cpu/optim.cpp) -----------
 // One pass over a parameter and its state, in place, under no autograd: the kernels behind
 // flow.optim's fused path. Inputs are contiguous tensors of one floating dtype and shape.
@@ -566,6 +587,8 @@ const Cumprod& cumprod();
 const Sort& sort();
 const Gather& gather();
 const AdamUpdate& adam_update();
+const LayerNorm& layer_norm();
+const LayerNormGrad& layer_norm_grad();
 const SgdUpdate& sgd_update();
 const Scatter& scatter();
 const Cat& cat();

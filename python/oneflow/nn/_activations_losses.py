@@ -243,6 +243,12 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
             f"layer_norm: expected input with shape [*, {', '.join(map(str, normalized_shape))}], "
             f"but got input of size {tuple(input.shape)}"
         )
+    fused_ok = input.dtype in (oneflow.float32, oneflow.float64) and not input.is_cuda
+    for t in (weight, bias):
+        fused_ok = fused_ok and (t is None or (t.dtype == input.dtype and not t.is_cuda))
+    if fused_ok and input.numel() > 0:
+        size = math.prod(normalized_shape)
+        return _C._layer_norm(input, size, weight, bias, eps)
     dims = list(range(input.ndim - k, input.ndim))
     mean = _C.mean(input, dims, True)
     centered = _C.sub(input, mean)
