@@ -95,6 +95,13 @@ void init_reductions(py::module_& m) {
         return pair_to_py(F::mode(as_tensor(x, "mode", "input"), dim, keepdim));
       },
       py::arg("input"), py::arg("dim") = -1, py::arg("keepdim") = false);
+  m.def(
+      "_log_softmax",
+      [](const Tensor& x, int64_t dim) {
+        py::gil_scoped_release nogil;
+        return F::log_softmax(x, dim);
+      },
+      py::arg("input"), py::arg("dim"));
   m.def("_layer_norm", [](const Tensor& x, int64_t size, std::optional<Tensor> w,
                           std::optional<Tensor> b, double eps) {
     py::gil_scoped_release nogil;

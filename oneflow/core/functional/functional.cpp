@@ -801,6 +801,15 @@ Tensor softmax(const Tensor& x_in, int64_t dim, std::optional<DType> dtype) {
   return dispatch1(prim::softmax(), {contiguous(x)}, Attrs{{"dim", d}});
 }
 
+Tensor log_softmax(const Tensor& x_in, int64_t dim, std::optional<DType> dtype) {
+  Tensor x = dtype ? to(x_in, *dtype, std::nullopt) : x_in;
+  if (!is_floating(x->dtype()))
+    throw_error<TypeError>("log_softmax", "expected a floating point input, got ",
+                           dtype_name(x->dtype()));
+  const int64_t d = wrap_dim("log_softmax", dim, x->ndim());
+  return dispatch1(prim::log_softmax(), {contiguous(x)}, Attrs{{"dim", d}});
+}
+
 Tensor softmax_grad(const Tensor& dy, const Tensor& y, int64_t dim) {
   return dispatch1(prim::softmax_grad(), {contiguous(dy), contiguous(y)}, Attrs{{"dim", dim}});
 }

@@ -122,6 +122,7 @@ Tensor gelu(const Tensor& x, const std::string& approximate = "none");
 Tensor gelu_grad(const Tensor& dy, const Tensor& x, const std::string& approximate);
 Tensor softmax(const Tensor& x, int64_t dim, std::optional<DType> dtype = std::nullopt);
 Tensor softmax_grad(const Tensor& dy, const Tensor& y, int64_t dim);
+Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<DType> dtype = std::nullopt);
 // In place: self = self + alpha * other; returns self.
 Tensor add_(const Tensor& self, const Tensor& other, Scalar alpha = Scalar::from_int(1));
 Tensor add_(const Tensor& self, Scalar other, Scalar alpha = Scalar::from_int(1));

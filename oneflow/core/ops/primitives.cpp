@@ -996,6 +996,8 @@ std::vector<const Primitive*> all_primitives() {
       &prim::sgd_update(),
       &prim::layer_norm(),
       &prim::layer_norm_grad(),
+      &prim::log_softmax(),
+      &prim::log_softmax_grad(),
       &prim::conv_forward(),
       &prim::conv_backward_data(),
       &prim::conv_backward_weight(),

@@ -281,7 +281,7 @@ class Det final : public Primitive {
   OF_PRIMITIVE_KERNELS
 };
 
-// ---- layer normalisation (ops/optim_primitives.cpp, kernels/cpu/norm.cpp) ----------------
+// ---- layer normalisation (ops/fused_primitives.cpp, kernels/cpu/norm.cpp) ----------------
 // layer_norm(x, weight, bias) over the last attrs `size` elements of each row (x contiguous,
 // float32/float64; weight and bias of `size` elements): outputs y, mean and rstd per row.
 class LayerNorm final : public Primitive {
@@ -302,7 +302,27 @@ class LayerNormGrad final : public Primitive {
   OF_PRIMITIVE_KERNELS
 };
 
-// ---- fused optimizer updates (ops/optim_primitives.cpp, kernels/cpu/optim.cpp) -----------
+// log_softmax along attrs dim (contiguous floating input), and its backward
+// log_softmax_grad(dy, y) = dy - exp(y) * sum(dy, dim) (not differentiable itself). Rules in
+// ops/fused_primitives.cpp, CPU kernels next to softmax's.
+class LogSoftmax final : public Primitive {
+ public:
+  const char* name() const override { return "log_softmax"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+class LogSoftmaxGrad final : public Primitive {
+ public:
+  const char* name() const override { return "log_softmax_grad"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// ---- fused optimizer updates (ops/fused_primitives.cpp, kernels/cpu/optim.cpp) -----------
 // One pass over a parameter and its state, in place, under no autograd: the kernels behind
 // flow.optim's fused path. Inputs are contiguous tensors of one floating dtype and shape.
 // adam_update(param, grad, exp_avg, exp_avg_sq): attrs lr, beta1, beta2, eps, weight_decay,
@@ -588,6 +608,8 @@ const Sort& sort();
 const Gather& gather();
 const AdamUpdate& adam_update();
 const LayerNorm& layer_norm();
+const LogSoftmax& log_softmax();
+const LogSoftmaxGrad& log_softmax_grad();
 const LayerNormGrad& layer_norm_grad();
 const SgdUpdate& sgd_update();
 const Scatter& scatter();

@@ -121,6 +121,8 @@ def log_softmax(input, dim=None, dtype=None):
     x = input if dtype is None else input.to(dtype)
     if dim is None:
         dim = 0 if x.ndim in (0, 1, 3) else 1
+    if not x.is_cuda and x.dtype in (oneflow.float32, oneflow.float64):
+        return _C._log_softmax(x, dim)
     return _C.sub(x, oneflow.logsumexp(x, dim, keepdim=True))
 
 

@@ -263,6 +263,62 @@ void Softmax::compute_cpu(const TensorList& in, const TensorList& out, const Att
   });
 }
 
+void LogSoftmax::compute_cpu(const TensorList& in, const TensorList& out,
+                             const Attrs& attrs) const {
+  const Rows r = rows_around(in[0]->shape(), attrs.get<int64_t>("dim"));
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    using C = compute_t<T>;
+    if constexpr (std::is_floating_point_v<C>) {
+      const T* x = in[0]->data_as<T>();
+      T* y = out[0]->data_as<T>();
+      const int64_t work = r.outer * r.inner;
+#pragma omp parallel for schedule(static) if (work * r.n > cpu::kParallelGrain && work > 1)
+      for (int64_t w = 0; w < work; ++w) {
+        if (r.n == 0) continue;
+        const int64_t o = w / r.inner, k = w % r.inner;
+        const T* xr = x + o * r.n * r.inner + k;
+        T* yr = y + o * r.n * r.inner + k;
+        C m = C(xr[0]);
+        for (int64_t i = 1; i < r.n; ++i) {
+          const C v = C(xr[i * r.inner]);
+          m = v > m || std::isnan(v) ? v : m;
+        }
+        if (std::isinf(m)) m = m < 0 ? C(0) : m;
+        double total = r.inner == 1 ? exp_shifted(xr, yr, r.n, m) : 0.0;
+        if (r.inner != 1)
+          for (int64_t i = 0; i < r.n; ++i) total += std::exp(double(C(xr[i * r.inner]) - m));
+        const C shift = m + C(std::log(total));
+        for (int64_t i = 0; i < r.n; ++i) yr[i * r.inner] = T(C(xr[i * r.inner]) - shift);
+      }
+    }
+  });
+}
+
+void LogSoftmaxGrad::compute_cpu(const TensorList& in, const TensorList& out,
+                                 const Attrs& attrs) const {
+  const Rows r = rows_around(in[1]->shape(), attrs.get<int64_t>("dim"));
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    using C = compute_t<T>;
+    if constexpr (std::is_floating_point_v<C>) {
+      const T* dy = in[0]->data_as<T>();
+      const T* y = in[1]->data_as<T>();
+      T* dx = out[0]->data_as<T>();
+      const int64_t work = r.outer * r.inner;
+#pragma omp parallel for schedule(static) if (work * r.n > cpu::kParallelGrain && work > 1)
+      for (int64_t w = 0; w < work; ++w) {
+        const int64_t base = (w / r.inner) * r.n * r.inner + w % r.inner;
+        double total = 0;
+        for (int64_t i = 0; i < r.n; ++i) total += double(C(dy[base + i * r.inner]));
+        const C s = C(total);
+        for (int64_t i = 0; i < r.n; ++i) {
+          const int64_t j = base + i * r.inner;
+          dx[j] = T(C(dy[j]) - std::exp(C(y[j])) * s);
+        }
+      }
+    }
+  });
+}
+
 void SoftmaxGrad::compute_cpu(const TensorList& in, const TensorList& out,
                               const Attrs& attrs) const {
   const Rows r = rows_around(in[1]->shape(), attrs.get<int64_t>("dim"));

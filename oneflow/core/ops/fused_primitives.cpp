@@ -2,6 +2,7 @@
 // differentiable; the functional layer bumps the version of every tensor the kernel wrote) and
 // layer normalisation with its backward.
 #include "oneflow/core/dispatch/dispatch.h"
+#include "oneflow/core/functional/functional.h"
 #include "oneflow/core/ops/primitives.h"
 
 namespace oneflow {
@@ -92,7 +93,43 @@ std::vector<TensorMeta> LayerNormGrad::infer(const TensorList& in, const Attrs&)
           contiguous_meta(in[4]->shape(), in[4]->dtype(), in[4]->device())};
 }
 
+PrimTraits LogSoftmax::traits() const {
+  PrimTraits t;
+  t.saves_outputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> LogSoftmax::infer(const TensorList& in, const Attrs& attrs) const {
+  if (in.size() != 1 || !is_floating(in[0]->dtype()) || !in[0]->is_contiguous())
+    throw_error<RuntimeError>(name(), "expected one contiguous floating point input");
+  (void)attrs.get<int64_t>("dim");
+  return {contiguous_meta(in[0]->shape(), in[0]->dtype(), in[0]->device())};
+}
+
+TensorList LogSoftmax::grad(const GradContext& ctx, const TensorList& dy) const {
+  Tensor g = dy[0]->is_contiguous() ? dy[0] : functional::contiguous(dy[0]);
+  return {dispatch1(prim::log_softmax_grad(), {g, ctx.outputs[0]}, ctx.attrs)};
+}
+
+PrimTraits LogSoftmaxGrad::traits() const {
+  PrimTraits t;
+  t.differentiable = false;
+  return t;
+}
+
+std::vector<TensorMeta> LogSoftmaxGrad::infer(const TensorList& in, const Attrs&) const {
+  return {contiguous_meta(in[1]->shape(), in[1]->dtype(), in[1]->device())};
+}
+
 namespace prim {
+const LogSoftmax& log_softmax() {
+  static const LogSoftmax instance;
+  return instance;
+}
+const LogSoftmaxGrad& log_softmax_grad() {
+  static const LogSoftmaxGrad instance;
+  return instance;
+}
 const LayerNorm& layer_norm() {
   static const LayerNorm instance;
   return instance;
