@@ -595,6 +595,20 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 # ---- attention ----------------------------------------------------------------------------
 
 
+_CAUSAL_MASKS = {}
+
+
+def _causal_mask(L, S, device):
+    """The lower-triangular keep-mask of an L x S causal attention (cached; never written)."""
+    key = (L, S, str(device))
+    mask = _CAUSAL_MASKS.get(key)
+    if mask is None:
+        if len(_CAUSAL_MASKS) > 64:
+            _CAUSAL_MASKS.clear()
+        mask = _CAUSAL_MASKS[key] = oneflow.ones(L, S, dtype=oneflow.bool, device=device).tril()
+    return mask
+
+
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):  # fmt: skip
     """softmax(Q K^T * scale + mask) V over the last two dims; a bool mask keeps True entries."""
@@ -609,8 +623,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         if attn_mask is not None:
             raise RuntimeError("scaled_dot_product_attention: is_causal and attn_mask are "
                                "mutually exclusive")  # fmt: skip
-        keep = oneflow.ones(L, S, dtype=oneflow.bool, device=query.device).tril()
-        scores = _C.where(keep, scores, float("-inf"))
+        scores = _C.where(_causal_mask(L, S, query.device), scores, float("-inf"))
     elif attn_mask is not None:
         if attn_mask.dtype == oneflow.bool:
             scores = _C.where(attn_mask, scores, float("-inf"))
@@ -640,8 +653,7 @@ def multi_head_attention_forward(query, key, value, num_heads, in_proj_weight, i
     v = linear(value, wv, bv).reshape(B, S, num_heads, hd).transpose(1, 2)
     scores = _C.mul(_C.matmul(q, k.transpose(-2, -1)), 1.0 / math.sqrt(hd))
     if is_causal and attn_mask is None:
-        attn_mask = oneflow.ones(L, S, dtype=oneflow.bool, device=query.device).tril()
-        attn_mask = _C.logical_not(attn_mask)
+        attn_mask = _C.logical_not(_causal_mask(L, S, query.device))
     if attn_mask is not None:
         if attn_mask.ndim == 3:
             attn_mask = attn_mask.reshape(B, num_heads, L, S)
