@@ -277,3 +277,49 @@ def test_matrix_product_errors():
         flow.dot(flow.ones(3), flow.ones(4))
     with pytest.raises(RuntimeError, match="bmm: batch sizes differ"):
         flow.bmm(flow.ones(2, 3, 4), flow.ones(3, 4, 5))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("flat_targets", [False, True])
+def test_ctc_loss(reduction, flat_targets):
+    rng = np.random.default_rng(0)
+    T, N, C = 12, 3, 5
+    logits = rng.standard_normal((T, N, C))
+    targets = rng.integers(1, C, size=(N, 4))
+    targets[1, 1] = targets[1, 0]  # a repeated label needs a blank between
+    in_len, tgt_len = [12, 9, 11], [4, 2, 3]
+    fl = flow.tensor(logits, requires_grad=True)
+    tl = torch.tensor(logits, requires_grad=True)
+    if flat_targets:
+        ft = flow.tensor(np.concatenate([targets[b, : tgt_len[b]] for b in range(N)]))
+        tt = torch.tensor(ft.numpy())
+    else:
+        ft, tt = flow.tensor(targets), torch.tensor(targets)
+    fo = F(flow).ctc_loss(
+        fl.log_softmax(2), ft, flow.tensor(in_len), flow.tensor(tgt_len), reduction=reduction
+    )
+    to = torch.nn.functional.ctc_loss(
+        tl.log_softmax(2), tt, torch.tensor(in_len), torch.tensor(tgt_len), reduction=reduction
+    )
+    np.testing.assert_allclose(fo.detach().numpy(), to.detach().numpy(), rtol=1e-9)
+    fo.sum().backward()
+    to.sum().backward()
+    np.testing.assert_allclose(fl.grad.numpy(), tl.grad.numpy(), rtol=1e-7, atol=1e-10)
+    m = flow.nn.CTCLoss(zero_infinity=True)
+    impossible = m(
+        fl.log_softmax(2)[:2],
+        ft if not flat_targets else ft,
+        flow.tensor([2, 2, 2]),
+        flow.tensor(tgt_len),
+    )
+    assert np.isfinite(impossible.item())
+
+
+def test_rms_norm_and_aliases():
+    x = np.random.default_rng(0).standard_normal((3, 4))
+    f = flow.nn.RMSNorm(4)(flow.tensor(x)).detach().numpy()
+    t = torch.nn.RMSNorm(4)(torch.tensor(x)).detach().numpy()
+    np.testing.assert_allclose(f, t, rtol=1e-10)
+    a = flow.tensor(x)
+    np.testing.assert_allclose(F(flow).quick_gelu(a).numpy(), flow.quick_gelu(a).numpy())
+    np.testing.assert_allclose(F(flow).square_relu(a).numpy(), np.maximum(x, 0) ** 2)

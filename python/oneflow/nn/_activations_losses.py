@@ -263,6 +263,24 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return out
 
 
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    dims = list(range(input.ndim - len(normalized_shape), input.ndim))
+    eps = oneflow.finfo(input.dtype).eps if eps is None else eps
+    out = _C.mul(input, _C.rsqrt(_C.add(_C.mean(_C.mul(input, input), dims, True), eps)))
+    return out if weight is None else _C.mul(out, weight)
+
+
+def quick_gelu(input):
+    return _C.mul(input, _C.sigmoid(_C.mul(input, 1.702)))
+
+
+def square_relu(input):
+    r = _C.relu(input)
+    return _C.mul(r, r)
+
+
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     n, c = input.shape[0], input.shape[1]
     if c % num_groups:
@@ -592,6 +610,110 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     return _reduce(loss, reduction)
 
 
+def _logsumexp_safe(terms):
+    """log(sum(exp(t))) over same-shaped tensors, -inf where every term is -inf, with finite
+    gradients there (so unreachable CTC states do not turn gradients into NaN)."""
+    m = terms[0]
+    for t in terms[1:]:
+        m = _C.maximum(m, t)
+    m = m.detach()
+    finite = _C.ne(m, float("-inf"))
+    m_safe = _C.where(finite, m, 0.0)
+    total = None
+    for t in terms:
+        e = _C.exp(_C.sub(t, m_safe))
+        total = e if total is None else _C.add(total, e)
+    positive = _C.gt(total, 0.0)
+    out = _C.add(_C.log(_C.where(positive, total, 1.0)), m_safe)
+    return _C.where(positive, out, float("-inf"))
+
+
+def ctc_loss(
+    log_probs,
+    targets,
+    input_lengths,
+    target_lengths,
+    blank=0,
+    reduction="mean",
+    zero_infinity=False,
+):
+    """Connectionist temporal classification loss: the forward (alpha) recursion in log space
+    over the blank-extended targets, one batched step per time step; gradients by autograd."""
+    if log_probs.ndim == 2:
+        log_probs = _C.unsqueeze(log_probs, 1)
+    T, N, C = log_probs.shape
+    il = [
+        int(v)
+        for v in (
+            input_lengths.numpy().tolist() if hasattr(input_lengths, "numpy") else input_lengths
+        )
+    ]
+    tl = [
+        int(v)
+        for v in (
+            target_lengths.numpy().tolist() if hasattr(target_lengths, "numpy") else target_lengths
+        )
+    ]
+    if len(il) != N or len(tl) != N:
+        raise RuntimeError(
+            f"ctc_loss: expected {N} input and target lengths, got {len(il)} and {len(tl)}"
+        )
+    if max(il) > T:
+        raise RuntimeError(f"ctc_loss: input length {max(il)} exceeds the {T} time steps")
+    tgt = targets.numpy()
+    rows, offset = [], 0
+    for b in range(N):
+        if tgt.ndim == 1:
+            rows.append(tgt[offset : offset + tl[b]].tolist())
+            offset += tl[b]
+        else:
+            rows.append(tgt[b, : tl[b]].tolist())
+    S = max(tl) if tl else 0
+    L = 2 * S + 1
+    ext = [[blank] * L for _ in range(N)]
+    allow_skip = [[False] * L for _ in range(N)]
+    for b, row in enumerate(rows):
+        for i, c in enumerate(row):
+            ext[b][2 * i + 1] = int(c)
+            if i > 0 and c != row[i - 1]:
+                allow_skip[b][2 * i + 1] = True
+    dev = log_probs.device
+    ext_t = oneflow.tensor(ext, dtype=oneflow.int64, device=dev)  # (N, L)
+    skip = oneflow.tensor(allow_skip, dtype=oneflow.bool, device=dev)
+    neg_inf = oneflow.full((N, 1), float("-inf"), dtype=log_probs.dtype, device=dev)
+    neg_inf2 = oneflow.full((N, 2), float("-inf"), dtype=log_probs.dtype, device=dev)
+    # emissions[t] = log_probs[t, b, ext[b, s]]  -> (T, N, L)
+    emissions = _C.gather(log_probs, 2, _C.expand(_C.unsqueeze(ext_t, 0), T, N, L))
+    start = oneflow.full((N, L), float("-inf"), dtype=log_probs.dtype, device=dev)
+    init_mask = oneflow.tensor([[s < 2 for s in range(L)]] * N, device=dev)
+    alpha = _C.where(init_mask, emissions[0], start)
+    alphas = [alpha]
+    for t in range(1, T):
+        prev1 = _C.cat([neg_inf, alpha[:, :-1]], 1)
+        prev2 = _C.cat([neg_inf2, alpha[:, :-2]], 1) if L > 1 else alpha
+        prev2 = _C.where(skip, prev2, float("-inf"))
+        alpha = _C.add(_logsumexp_safe([alpha, prev1, prev2]), emissions[t])
+        alphas.append(alpha)
+    stacked = oneflow.stack(alphas, 0)  # (T, N, L)
+    last_t = oneflow.tensor([max(v - 1, 0) for v in il], device=dev)
+    final = stacked[last_t, oneflow.arange(N, device=dev)]  # (N, L)
+    ends = oneflow.tensor([[2 * v, max(2 * v - 1, 0)] for v in tl], device=dev)
+    picked = _C.gather(final, 1, ends)
+    both = [
+        _C.select(picked, 1, 0),
+        _C.where(
+            oneflow.tensor([v > 0 for v in tl], device=dev), _C.select(picked, 1, 1), float("-inf")
+        ),
+    ]
+    loss = _C.neg(_logsumexp_safe(both))
+    if zero_infinity:
+        loss = _C.where(_C.eq(loss, float("inf")), 0.0, loss)
+    if reduction == "mean":
+        lengths = oneflow.tensor([max(v, 1) for v in tl], dtype=loss.dtype, device=dev)
+        return _C.mean(_C.div(loss, lengths))
+    return _reduce(loss, reduction)
+
+
 # ---- attention ----------------------------------------------------------------------------
 
 
@@ -609,8 +731,9 @@ def _causal_mask(L, S, device):
     return mask
 
 
-def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
-                                 is_causal=False, scale=None, enable_gqa=False):  # fmt: skip
+def scaled_dot_product_attention(
+    query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False
+):
     """softmax(Q K^T * scale + mask) V over the last two dims; a bool mask keeps True entries."""
     L, S = query.shape[-2], key.shape[-2]
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
@@ -621,8 +744,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     scores = _C.mul(_C.matmul(query, key.transpose(-2, -1)), scale)
     if is_causal:
         if attn_mask is not None:
-            raise RuntimeError("scaled_dot_product_attention: is_causal and attn_mask are "
-                               "mutually exclusive")  # fmt: skip
+            raise RuntimeError(
+                "scaled_dot_product_attention: is_causal and attn_mask are mutually exclusive"
+            )
         scores = _C.where(_causal_mask(L, S, query.device), scores, float("-inf"))
     elif attn_mask is not None:
         if attn_mask.dtype == oneflow.bool:
@@ -635,11 +759,23 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     return _C.matmul(attn, value)
 
 
-def multi_head_attention_forward(query, key, value, num_heads, in_proj_weight, in_proj_bias,
-                                 out_proj_weight, out_proj_bias, key_padding_mask=None,
-                                 need_weights=True, attn_mask=None, dropout_p=0.0,
-                                 average_attn_weights=True, is_causal=False,
-                                 batch_first=False):  # fmt: skip
+def multi_head_attention_forward(
+    query,
+    key,
+    value,
+    num_heads,
+    in_proj_weight,
+    in_proj_bias,
+    out_proj_weight,
+    out_proj_bias,
+    key_padding_mask=None,
+    need_weights=True,
+    attn_mask=None,
+    dropout_p=0.0,
+    average_attn_weights=True,
+    is_causal=False,
+    batch_first=False,
+):
     """PyTorch's nn.MultiheadAttention computation (packed in-projection, no bias_k/v)."""
     if not batch_first:
         query, key, value = (t.transpose(0, 1) for t in (query, key, value))

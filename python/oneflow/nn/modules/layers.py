@@ -1298,6 +1298,46 @@ PoissonNLLLoss = _loss(
 GaussianNLLLoss = _loss("GaussianNLLLoss", "gaussian_nll_loss", {"full": False, "eps": 1e-6})
 
 
+class CTCLoss(_Loss):
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(
+            log_probs,
+            targets,
+            input_lengths,
+            target_lengths,
+            self.blank,
+            self.reduction,
+            self.zero_infinity,
+        )
+
+
+class RMSNorm(Module):
+    def __init__(
+        self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None
+    ):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape, self.eps = tuple(normalized_shape), eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(oneflow.ones(*self.normalized_shape, **_factory(device, dtype)))
+        else:
+            self.register_parameter("weight", None)
+
+    def forward(self, input):
+        return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        )
+
+
 class BCEWithLogitsLoss(_Loss):
     def __init__(
         self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
