@@ -446,6 +446,10 @@ void init_functional(py::module_& m) {
       OF_UNARY_FNS(OF_UNARY_ENTRY)
 #undef OF_UNARY_ENTRY
   };
+  // The families' public names, so the Python layer exports exactly what the X-macro lists hold.
+  py::list unary_names;
+  for (const auto& entry : unary_fns) unary_names.append(entry.first);
+  m.attr("_unary_fns") = unary_names;
   for (const auto& [name, fn] : unary_fns) {
     m.def(
         name,
@@ -462,6 +466,9 @@ void init_functional(py::module_& m) {
       OF_BINARY_FNS(OF_BINARY_ENTRY)
 #undef OF_BINARY_ENTRY
   };
+  py::list binary_names;
+  for (const auto& entry : binary_fns) binary_names.append(entry.first);
+  m.attr("_binary_fns") = binary_names;
   for (const auto& [name, fn] : binary_fns) {
     m.def(
         name,

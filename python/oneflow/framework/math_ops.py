@@ -7,60 +7,10 @@ import math
 
 from oneflow._oneflow_internal import _C, Tensor
 
-# Functions with one kernel each (kernels/common/values.h); the name is also the Tensor method.
-UNARY = [
-    "abs",
-    "sqrt",
-    "rsqrt",
-    "log",
-    "log1p",
-    "sin",
-    "cos",
-    "tanh",
-    "sigmoid",
-    "floor",
-    "ceil",
-    "round",
-    "reciprocal",
-    "trunc",
-    "sign",
-    "neg",
-    "exp2",
-    "expm1",
-    "log2",
-    "log10",
-    "tan",
-    "asin",
-    "acos",
-    "atan",
-    "sinh",
-    "cosh",
-    "asinh",
-    "acosh",
-    "atanh",
-    "erf",
-    "erfc",
-    "erfinv",
-    "lgamma",
-    "digamma",
-    "bitwise_not",
-]
-BINARY = [
-    "maximum",
-    "minimum",
-    "fmax",
-    "fmin",
-    "fmod",
-    "remainder",
-    "floor_divide",
-    "atan2",
-    "bitwise_and",
-    "bitwise_or",
-    "bitwise_xor",
-    "logical_and",
-    "logical_or",
-    "logical_xor",
-]
+# Functions with one kernel each, as the core's X-macro lists name them (op_kinds.h); the name
+# is also the Tensor method. trigamma stays internal (digamma's derivative).
+UNARY = [name for name in _C._unary_fns if name != "trigamma"]
+BINARY = list(_C._binary_fns)
 ALIASES = {
     "arcsin": "asin",
     "arccos": "acos",
