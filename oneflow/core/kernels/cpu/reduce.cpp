@@ -255,6 +255,15 @@ void for_each_line(const Shape& shape, const Strides& strides, int64_t dim, Fn f
   }
 }
 
+// The offset of the first element of each line of `t` along `dim`, in for_each_line's order
+// (so a kernel can walk its input's lines and find the same line of a differently strided output).
+std::vector<int64_t> line_offsets(const Tensor& t, int64_t dim) {
+  const int64_t len = t->ndim() == 0 ? 1 : t->shape()[dim];
+  std::vector<int64_t> offsets(len == 0 ? 0 : t->numel() / len);
+  for_each_line(t->shape(), t->strides(), dim, [&](int64_t l, int64_t off) { offsets[l] = off; });
+  return offsets;
+}
+
 inline int64_t dim_stride(const Tensor& t, int64_t dim) {
   return t->ndim() == 0 ? 1 : t->strides()[dim];
 }
@@ -314,9 +323,7 @@ void scan_kernel(const Tensor& x, const Tensor& out, int64_t dim) {
     const T* base = x->data_as<T>();
     T* obase = out->data_as<T>();
     // Lines of x and of out are enumerated in the same order (same shape).
-    std::vector<int64_t> out_offsets(len == 0 ? 0 : x->numel() / len);
-    for_each_line(out->shape(), out->strides(), dim,
-                  [&](int64_t l, int64_t off) { out_offsets[l] = off; });
+    const std::vector<int64_t> out_offsets = line_offsets(out, dim);
     for_each_line(x->shape(), x->strides(), dim, [&](int64_t l, int64_t off) {
       A acc = kProd ? A(1) : A(0);
       const T* p = base + off;
@@ -350,9 +357,7 @@ void Sort::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&
   const bool descending = attrs.get<bool>("descending");
   const int64_t len = dim_size(x, dim), step = dim_stride(x, dim);
   const int64_t ostep = dim_stride(out[0], dim);
-  std::vector<int64_t> out_offsets(len == 0 ? 0 : x->numel() / len);
-  for_each_line(out[0]->shape(), out[0]->strides(), dim,
-                [&](int64_t l, int64_t off) { out_offsets[l] = off; });
+  const std::vector<int64_t> out_offsets = line_offsets(out[0], dim);
   visit_dtype(x->dtype(), [&]<typename T>() {
     using C = compute_t<T>;
     const T* base = x->data_as<T>();
@@ -392,9 +397,7 @@ void CumExtreme<K>::compute_cpu(const TensorList& in, const TensorList& out,
   const int64_t dim = attrs.get<int64_t>("dim");
   const int64_t len = dim_size(x, dim), step = dim_stride(x, dim);
   const int64_t ostep = dim_stride(out[0], dim);
-  std::vector<int64_t> out_offsets(len == 0 ? 0 : x->numel() / len);
-  for_each_line(out[0]->shape(), out[0]->strides(), dim,
-                [&](int64_t l, int64_t off) { out_offsets[l] = off; });
+  const std::vector<int64_t> out_offsets = line_offsets(out[0], dim);
   visit_dtype(x->dtype(), [&]<typename T>() {
     using C = compute_t<T>;
     const T* base = x->data_as<T>();
