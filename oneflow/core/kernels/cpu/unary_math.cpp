@@ -372,6 +372,15 @@ using SleefF4 = decltype(&Sleef_expf4_u10);
 using SleefD2 = decltype(&Sleef_expd2_u10);
 
 template <UnaryFn K>
+constexpr bool has_sleef() {
+#define OF_SLEEF_HAS(E, fn, u) \
+  if constexpr (K == UnaryFn::k##E) return true;
+  OF_SLEEF_TABLE(OF_SLEEF_HAS)
+#undef OF_SLEEF_HAS
+  return false;
+}
+
+template <UnaryFn K>
 constexpr SleefF4 sleef_f4() {
 #define OF_SLEEF_F4(E, fn, u) \
   if constexpr (K == UnaryFn::k##E) return &Sleef_##fn##f4_##u;
@@ -393,14 +402,12 @@ template <UnaryFn K>
 void Unary<K>::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     using C = compute_t<T>;
-    [[maybe_unused]] constexpr auto vf = sleef_f4<K>();
-    [[maybe_unused]] constexpr auto vd = sleef_d2<K>();
     if constexpr (std::is_same_v<T, bool> && K != UnaryFn::kBitwiseNot) {
       return;  // infer rejects bool for the other functions
-    } else if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>)&&vf != nullptr) {
+    } else if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>)&&has_sleef<K>()) {
       unary_sleef<T>(
-          in[0], out[0], [](C x) { return unary_value<K>(x); }, [](__m128 v) { return vf(v); },
-          [](__m128d v) { return vd(v); });
+          in[0], out[0], [](C x) { return unary_value<K>(x); },
+          [](__m128 v) { return sleef_f4<K>()(v); }, [](__m128d v) { return sleef_d2<K>()(v); });
     } else {
       cpu::unary_loop<T>(in[0], out[0], [](C x) { return unary_value<K>(x); });
     }
