@@ -26,8 +26,15 @@ Tensor empty_tensor(const Shape& shape, DType dtype, Device device) {
     if (d < 0)
       throw_error<ValueError>("empty", "expected a shape with non-negative sizes, got ",
                               shape_str(shape));
+  // The byte count must not wrap around: a wrapped count would allocate a small buffer that the
+  // kernels then write past.
+  int64_t nbytes = itemsize(dtype);
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(nbytes, d, &nbytes))
+      throw_error<RuntimeError>("empty", "storage size calculation overflowed with sizes ",
+                                shape_str(shape));
   TensorMeta meta{shape, contiguous_strides(shape), 0, dtype, device};
-  auto storage = std::make_shared<Storage>(device, numel(shape) * itemsize(dtype));
+  auto storage = std::make_shared<Storage>(device, static_cast<size_t>(nbytes));
   return std::make_shared<TensorImpl>(std::move(meta), std::move(storage),
                                       std::make_shared<VersionCounter>());
 }

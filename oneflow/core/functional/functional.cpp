@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <mutex>
 
 #include "oneflow/core/autograd/autograd.h"
@@ -291,14 +292,19 @@ Tensor as_strided(const Tensor& x, const Shape& size, const Strides& stride,
   if (size.size() != stride.size())
     throw_error<RuntimeError>("as_strided", "mismatch in length of strides and shape");
   const int64_t offset = storage_offset.value_or(x->offset());
-  int64_t hi = offset, n = 1;
+  int64_t hi = offset;
+  bool empty = false, wraps = false;  // a wrapped bound must not pass the check below
   for (size_t d = 0; d < size.size(); ++d) {
     if (size[d] < 0 || stride[d] < 0)
       throw_error<RuntimeError>("as_strided", "negative sizes or strides are not supported");
-    hi += (size[d] - 1) * stride[d];
-    n *= size[d];
+    int64_t span = 0;
+    empty = empty || size[d] == 0;
+    wraps = wraps || (size[d] > 0 && (__builtin_mul_overflow(size[d] - 1, stride[d], &span) ||
+                                      __builtin_add_overflow(hi, span, &hi)));
   }
   const int64_t capacity = static_cast<int64_t>(x->storage()->nbytes() / itemsize(x->dtype()));
+  const int64_t n = empty ? 0 : 1;
+  if (wraps) hi = std::numeric_limits<int64_t>::max();
   if (n > 0 && (offset < 0 || hi >= capacity))
     throw_error<RuntimeError>("as_strided", "setStorage: sizes ", shape_str(size), ", strides ",
                               shape_str(stride), " and storage offset ", offset,
@@ -368,7 +374,17 @@ Tensor copy_(const Tensor& dst, const Tensor& src) {
     throw_error<RuntimeError>("copy_", "the source of shape ", shape_str(src->shape()),
                               " does not broadcast to the destination shape ",
                               shape_str(dst->shape()));
-  Tensor s = to(src, dst->dtype(), dst->device());
+  // Leading size-1 dims of a source with more dims than the destination are dropped: the
+  // assign kernel broadcasts a source of at most the destination's rank.
+  const int64_t extra = src->ndim() - dst->ndim();
+  for (int64_t i = 0; i < extra; ++i)
+    if (src->shape()[i] != 1)
+      throw_error<RuntimeError>("copy_", "the source of shape ", shape_str(src->shape()),
+                                " does not broadcast to the destination shape ",
+                                shape_str(dst->shape()));
+  const Tensor squeezed =
+      extra > 0 ? reshape(src, Shape(src->shape().begin() + extra, src->shape().end())) : src;
+  Tensor s = to(squeezed, dst->dtype(), dst->device());
   return dispatch1(prim::assign(), {dst, s}, {}, dst);
 }
 
