@@ -138,12 +138,22 @@ def _inplace_fn(name):
 # ---- splits -----------------------------------------------------------------------------
 
 
+# More sections than elements give empty tensors; past this many, the tuple of them would not
+# fit in memory (PyTorch fails the same way, after a long time).
+_MAX_EMPTY_SECTIONS = 1 << 20
+
+
 def tensor_split(input, indices_or_sections, dim=0):
     n = input.shape[dim]
     if isinstance(indices_or_sections, int):
         k = indices_or_sections
         if k <= 0:
             raise RuntimeError(f"tensor_split: number of sections must be larger than 0, got {k}")
+        if k > builtins.max(n, _MAX_EMPTY_SECTIONS):
+            raise RuntimeError(
+                f"tensor_split: {k} sections of a dimension of size {n} would be more tensors "
+                "than memory holds"
+            )
         sizes = [n // k + (1 if i < n % k else 0) for i in range(k)]
         bounds = np.cumsum([0] + sizes)
     else:
@@ -155,18 +165,32 @@ def tensor_split(input, indices_or_sections, dim=0):
     )
 
 
+def _split_even(op, input, sections, dim, min_ndim):
+    """hsplit/vsplit/dsplit: PyTorch's checks of the rank and of an int's divisibility."""
+    if input.ndim < min_ndim:
+        raise RuntimeError(
+            f"{op}: expected a tensor with at least {min_ndim} dimensions, got {input.ndim}"
+        )
+    if isinstance(sections, int) and not isinstance(sections, bool):
+        n = input.shape[dim]
+        if sections == 0 or n % sections != 0:
+            raise RuntimeError(
+                f"{op}: attempted to split along dimension {dim}, but the size of the dimension "
+                f"{n} is not divisible by the split_size {sections}"
+            )
+    return tensor_split(input, sections, dim)
+
+
 def hsplit(input, indices_or_sections):
-    return tensor_split(input, indices_or_sections, 1 if input.ndim > 1 else 0)
+    return _split_even("hsplit", input, indices_or_sections, 1 if input.ndim > 1 else 0, 1)
 
 
 def vsplit(input, indices_or_sections):
-    if input.ndim < 2:
-        raise RuntimeError("vsplit: expected a tensor with at least 2 dimensions")
-    return tensor_split(input, indices_or_sections, 0)
+    return _split_even("vsplit", input, indices_or_sections, 0, 2)
 
 
 def dsplit(input, indices_or_sections):
-    return tensor_split(input, indices_or_sections, 2)
+    return _split_even("dsplit", input, indices_or_sections, 2, 3)
 
 
 # ---- OneFlow's own indexing ops ---------------------------------------------------------
