@@ -138,7 +138,16 @@ def gumbel_softmax(*args, **kwargs):
 
 
 def linear(input, weight, bias=None):
-    out = _C.matmul(input, _C.transpose(weight, 0, 1) if weight.ndim == 2 else weight)
+    try:
+        out = _C.matmul(input, _C.transpose(weight, 0, 1) if weight.ndim == 2 else weight)
+    except RuntimeError as e:
+        if not str(e).startswith("matmul: shapes"):
+            raise
+        raise RuntimeError(
+            f"linear: input of shape {tuple(input.shape)} has {input.shape[-1]} features but "
+            f"weight of shape {tuple(weight.shape)} expects {weight.shape[-1]} "
+            f"({str(e)[len('matmul: ') :]})"
+        ) from None
     return out if bias is None else _C.add(out, bias)
 
 
@@ -225,8 +234,19 @@ def one_hot(tensor, num_classes=-1):
         raise RuntimeError(
             f"one_hot: is only applicable to index tensor of type int64, got {tensor.dtype}"
         )
-    if num_classes < 0:
-        num_classes = int(_C.amax(tensor)) + 1 if tensor.numel() else 0
+    if tensor.numel():
+        lo, hi = int(_C.amin(tensor)), int(_C.amax(tensor))
+        if lo < 0:
+            raise RuntimeError(f"one_hot: class values must be non-negative, got {lo}")
+        if num_classes < 0:
+            num_classes = hi + 1
+        elif hi >= num_classes:
+            raise RuntimeError(
+                f"one_hot: class values must be smaller than num_classes, got {hi} with "
+                f"num_classes={num_classes}"
+            )
+    elif num_classes < 0:
+        num_classes = 0
     classes = oneflow.arange(num_classes, device=tensor.device)
     return _C.eq(_C.unsqueeze(tensor, -1), classes).long()
 
@@ -394,17 +414,30 @@ def _check_same_shape(op, input, target):
         )
 
 
+def _diff(op, input, target):
+    """input - target, with a broadcast failure reported under the loss's name."""
+    try:
+        return _C.sub(input, target)
+    except RuntimeError as e:
+        if "broadcast" not in str(e):
+            raise
+        raise RuntimeError(
+            f"{op}: input of shape {tuple(input.shape)} and target of shape "
+            f"{tuple(target.shape)} cannot be broadcast together"
+        ) from None
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    d = _C.sub(input, target)
+    d = _diff("mse_loss", input, target)
     return _reduce(_C.mul(d, d), reduction)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    return _reduce(_C.abs(_C.sub(input, target)), reduction)
+    return _reduce(_C.abs(_diff("l1_loss", input, target)), reduction)
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
-    d = _C.abs(_C.sub(input, target))
+    d = _C.abs(_diff("smooth_l1_loss", input, target))
     if beta == 0:
         return _reduce(d, reduction)
     quad = _C.div(_C.mul(_C.mul(d, d), 0.5), beta)
@@ -412,7 +445,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0):
-    d = _C.abs(_C.sub(input, target))
+    d = _C.abs(_diff("huber_loss", input, target))
     quad = _C.mul(_C.mul(d, d), 0.5)
     return _reduce(
         _C.where(_C.lt(d, delta), quad, _C.mul(_C.sub(d, 0.5 * delta), delta)), reduction
@@ -422,8 +455,10 @@ def huber_loss(input, target, reduction="mean", delta=1.0):
 def _check_class_target(op, input, target):
     if target.dtype.is_floating_point or target.dtype == oneflow.bool:
         raise RuntimeError(
-            f"{op}: expected target of an integer dtype (class indices), got {target.dtype}; "
-            "for class probabilities pass a floating target of the input's shape"
+            f"{op}: expected target of an integer dtype (class indices) for input of shape "
+            f"{tuple(input.shape)}, got a target of dtype {target.dtype} and shape "
+            f"{tuple(target.shape)}; for class probabilities pass a floating target of the "
+            "input's shape"
         )
     expected = (input.shape[0],) + tuple(input.shape[2:]) if input.ndim > 1 else ()
     if tuple(target.shape) != expected:
@@ -469,9 +504,8 @@ def cross_entropy(
     dim = 1 if input.ndim > 1 else 0
     logp = log_softmax(input, dim)
     c = input.shape[dim]
-    if target.dtype.is_floating_point:  # class probabilities
-        _check_same_shape("cross_entropy", input, target)
-        t = target
+    if target.dtype.is_floating_point and tuple(target.shape) == tuple(input.shape):
+        t = target  # class probabilities
         if label_smoothing:
             t = _C.add(_C.mul(t, 1 - label_smoothing), label_smoothing / c)
         per = _C.mul(logp, t)
@@ -481,6 +515,7 @@ def cross_entropy(
         if reduction == "mean":
             return _C.div(_C.sum(loss), builtins.max(loss.numel(), 1))
         return _reduce(loss, reduction)
+    _check_class_target("cross_entropy", input, target)
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if not label_smoothing:
         return nll
@@ -503,6 +538,12 @@ def binary_cross_entropy(
     input, target, weight=None, size_average=None, reduce=None, reduction="mean"
 ):
     _check_same_shape("binary_cross_entropy", input, target)
+    if input.numel() and not bool(_C.all(_C.logical_and(_C.ge(input, 0.0), _C.le(input, 1.0)))):
+        raise RuntimeError(
+            "binary_cross_entropy: all elements of input should be between 0 and 1 (input of "
+            f"shape {tuple(input.shape)}, min {float(_C.amin(input))}, max "
+            f"{float(_C.amax(input))}); use binary_cross_entropy_with_logits for logits"
+        )
     log_p = _C.clamp(_C.log(input), -100.0, None)
     log_q = _C.clamp(_C.log(_C.add(_C.neg(input), 1.0)), -100.0, None)
     loss = _C.neg(_C.add(_C.mul(target, log_p), _C.mul(_C.add(_C.neg(target), 1.0), log_q)))

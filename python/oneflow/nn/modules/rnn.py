@@ -32,6 +32,20 @@ def _cell(mode, x, h, c, w_ih, w_hh, b_ih, b_hh):
     return (oneflow.tanh(pre) if mode == "RNN_TANH" else oneflow.relu(pre)), None
 
 
+def _check_rnn_input(module, input, ranks):
+    name = type(module).__name__
+    if input.ndim not in ranks:
+        raise ValueError(
+            f"{name}: Expected input to be {ranks[0]}D or {ranks[1]}D, got {input.ndim}D "
+            f"input of shape {tuple(input.shape)}"
+        )
+    if input.shape[-1] != module.input_size:
+        raise RuntimeError(
+            f"{name}: input.size(-1) must be equal to input_size. Expected "
+            f"{module.input_size}, got {input.shape[-1]} (input of shape {tuple(input.shape)})"
+        )
+
+
 class RNNBase(Module):
     def __init__(
         self,
@@ -87,6 +101,7 @@ class RNNBase(Module):
                 f"{type(self).__name__}: PackedSequence input is not "
                 "implemented; pad the batch instead"
             )
+        _check_rnn_input(self, input, (2, 3))
         batched = input.ndim == 3
         if not batched:
             input = input.unsqueeze(1)
@@ -199,6 +214,7 @@ class RNNCellBase(Module):
             init.uniform_(p, -std, std)
 
     def _run(self, input, h, c):
+        _check_rnn_input(self, input, (1, 2))
         batched = input.ndim == 2
         if not batched:
             input = input.unsqueeze(0)
