@@ -32,7 +32,9 @@ F::IntList ints(py::handle h, const char* op, const char* what, bool allow_none 
   };
   if (py::isinstance<py::sequence>(h) && !py::isinstance<py::str>(h)) {
     F::IntList out;
-    for (py::handle v : py::reinterpret_borrow<py::sequence>(h)) out.push_back(one(v));
+    // iter() rather than len() and indexing: len() of a 0-dim tensor raises, and pybind11's
+    // sequence loop would leave that error set (a SystemError later).
+    for (py::handle v : h) out.push_back(one(v));
     return out;
   }
   return {one(h)};

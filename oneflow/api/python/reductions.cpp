@@ -151,7 +151,8 @@ void init_reductions(py::module_& m) {
       "cat",
       [](py::sequence tensors, int64_t dim) {
         TensorList xs;
-        for (py::handle h : tensors) xs.push_back(as_tensor(h, "cat", "tensors"));
+        for (py::handle h : py::handle(tensors))  // iter(): see ints() in nn.cpp
+          xs.push_back(as_tensor(h, "cat", "tensors"));
         py::gil_scoped_release nogil;
         return F::cat(xs, dim);
       },
