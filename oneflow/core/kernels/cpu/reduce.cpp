@@ -435,12 +435,19 @@ void Mode::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&
       const T* p = base + off;
       std::vector<int64_t> order(len);
       std::iota(order.begin(), order.end(), 0);
-      std::stable_sort(order.begin(), order.end(),
-                       [&](int64_t a, int64_t b) { return C(p[a * step]) < C(p[b * step]); });
+      // NaN sorts last and equals NaN: with plain < and == the sort's order is undefined and
+      // the run of a NaN is empty, so the loop below never advanced.
+      auto is_nan = [](C v) { return v != v; };
+      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+        const C va = C(p[a * step]), vb = C(p[b * step]);
+        if (is_nan(vb)) return !is_nan(va);
+        return !is_nan(va) && va < vb;
+      });
+      auto same = [&](C a, C b) { return a == b || (is_nan(a) && is_nan(b)); };
       int64_t best_count = 0, best_last = 0;
       for (int64_t i = 0; i < len;) {
         int64_t j = i, last = order[i];
-        while (j < len && C(p[order[j] * step]) == C(p[order[i] * step])) {
+        while (j < len && same(C(p[order[j] * step]), C(p[order[i] * step]))) {
           last = std::max(last, order[j]);
           ++j;
         }
