@@ -141,11 +141,15 @@ inline int64_t conv_output_size(int64_t in, int64_t k, int64_t stride, int64_t p
 // start inside the input or the left padding.
 inline int64_t pool_output_size(int64_t in, int64_t k, int64_t stride, int64_t pad,
                                 int64_t dilation, bool ceil_mode) {
-  const int64_t span = in + 2 * pad - dilation * (k - 1) - 1;
-  int64_t out = (span + (ceil_mode ? stride - 1 : 0)) / stride + 1;
-  if (span + (ceil_mode ? stride - 1 : 0) < 0) out = 0;
-  if (ceil_mode && out > 0 && (out - 1) * stride >= in + pad) --out;
-  return out;
+  // In 128 bits: with huge kernel sizes, dilations or paddings the int64 arithmetic wrapped
+  // around into a bogus size, and the kernel then ran (practically) forever.
+  using I = __int128;
+  const I span = I(in) + 2 * I(pad) - I(dilation) * (I(k) - 1) - 1;
+  I out = (span + (ceil_mode ? I(stride) - 1 : 0)) / stride + 1;
+  if (span + (ceil_mode ? I(stride) - 1 : 0) < 0) out = 0;
+  if (ceil_mode && out > 0 && (out - 1) * stride >= I(in) + pad) --out;
+  // A size past int64 is refused when the output is allocated.
+  return out > I(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(out);
 }
 
 namespace prim {
