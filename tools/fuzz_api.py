@@ -559,6 +559,9 @@ SIZEISH = {
 }
 
 
+CALL_SHAPE = []  # the base shape of the call being drawn
+
+
 def strategies():
     from hypothesis import strategies as st
 
@@ -567,7 +570,16 @@ def strategies():
 
     @st.composite
     def tensor(draw, shape_st=shape, float_only=False):
-        shp = draw(shape_st)
+        # Most tensors of a call share the call's base shape (or broadcast against it), so that
+        # binary ops, losses and indexing get past the shape checks into the kernels.
+        how = draw(st.sampled_from(["base", "free", "base", "broadcast"]))
+        base = CALL_SHAPE[0] if CALL_SHAPE and shape_st is shape else None
+        if how == "free" or base is None:
+            shp = draw(shape_st)
+        elif how == "base":
+            shp = list(base)
+        else:
+            shp = [d if draw(st.booleans()) else 1 for d in base[draw(st.integers(0, len(base))) :]]
         dtype = draw(st.sampled_from(DTYPES[:4] if float_only else DTYPES + ["float32"] * 4))
         seed = draw(st.integers(0, 2**16))
         layout = draw(st.sampled_from("cccctse"))
@@ -952,6 +964,7 @@ def worker(calls, seed, mem_limit_gb):
         # The op is chosen uniformly (hypothesis would favour the first entries of the table);
         # the arguments come from hypothesis, which favours edge cases.
         entry = table[data.draw(st.integers(0, 2**64 - 1)) % len(table)]
+        CALL_SHAPE[:] = [data.draw(st.lists(st.sampled_from([0, 1, 2, 3, 4, 5]), max_size=4))]
         text, thunk = draw_call(data, S, entry)
         done[0] += 1
         proto.write(f"C {entry[0]}\t{text}\n")
@@ -1073,6 +1086,7 @@ def supervise(args):
     t0 = time.monotonic()
     remaining = args.calls
     total, crashes, hangs = 0, [], []
+    internal = []  # SystemError: an extension returned with a Python error left set
     ops = set()
     results = {}
     child = 0
@@ -1080,6 +1094,8 @@ def supervise(args):
     def on_call(text, result):
         ops.add(text.split("\t", 1)[0])
         results[result] = results.get(result, 0) + 1
+        if result == "SystemError":
+            internal.append(text.split("\t", 1)[-1])
 
     while remaining > 0:
         seed = args.seed * 7919 + child
@@ -1107,8 +1123,8 @@ def supervise(args):
             break
     dt = time.monotonic() - t0
     print(
-        f"fuzz_api: {total} calls, {len(crashes)} crashed, {len(hangs)} hung "
-        f"({len(ops)} distinct ops, {dt:.1f} s)"
+        f"fuzz_api: {total} calls, {len(crashes)} crashed, {len(hangs)} hung, "
+        f"{len(internal)} SystemError ({len(ops)} distinct ops, {dt:.1f} s)"
     )
     top = sorted(results.items(), key=lambda kv: -kv[1])[:8]
     print("fuzz_api: results " + ", ".join(f"{k} {v}" for k, v in top))
@@ -1116,7 +1132,9 @@ def supervise(args):
         print(f"\n{failure.upper()} in call {started} of the child seeded {seed}:\n  {last}")
         if tail.strip():
             print("  stderr tail:\n    " + "\n    ".join(tail.strip().splitlines()[-15:]))
-    return 1 if crashes or hangs else 0
+    for last in internal:
+        print(f"\nSYSTEMERROR (an error left set by native code):\n  {last}")
+    return 1 if crashes or hangs or internal else 0
 
 
 def replay(text, mem_limit_gb):
