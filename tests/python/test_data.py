@@ -165,6 +165,30 @@ def test_worker_init_and_persistent_workers():
     dl._workers.shutdown()
 
 
+def test_persistent_workers_start_each_pass_afresh():
+    # An iterable dataset is iterated again in every pass, not only in the first.
+    dl = DataLoader(Stream(6), batch_size=2, num_workers=2, persistent_workers=True)
+    passes = [sorted(v for b in dl for v in b.numpy().tolist()) for _ in range(2)]
+    assert passes == [list(range(6)), list(range(6))]
+    dl._workers.shutdown()
+    # Batches still in flight when a pass is left early do not leak into the next pass.
+    g = flow.Generator().manual_seed(0)
+    dl = DataLoader(
+        Squares(40),
+        batch_size=4,
+        shuffle=True,
+        num_workers=2,
+        persistent_workers=True,
+        generator=g,
+    )
+    for i, _ in enumerate(dl):
+        if i == 1:
+            break
+    batches = [b["y"].numpy().tolist() for b in dl]
+    assert sorted(v for b in batches for v in b) == [i * i for i in range(40)]
+    dl._workers.shutdown()
+
+
 def test_worker_error_is_reraised_with_traceback():
     with pytest.raises(ValueError, match="bad sample 5") as e:
         list(DataLoader(Failing(), batch_size=2, num_workers=2))

@@ -154,26 +154,29 @@ def _worker_loop(
         _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
         if init_fn is not None:
             init_fn(worker_id)
-        it = iter(dataset) if iterable else None
+        it, epoch = None, None
         while True:
             task = index_queue.get()
             if task is None:
                 break
-            task_id, indices = task
+            task_epoch, task_id, indices = task
+            if task_epoch != epoch:  # a new pass over the data (persistent workers)
+                epoch = task_epoch
+                it = iter(dataset) if iterable else None
             try:
                 if iterable:
                     items = list(itertools.islice(it, batch_size if auto_collation else 1))
                     if not items or (auto_collation and drop_last and len(items) < batch_size):
-                        result_queue.put((task_id, StopIteration()))
+                        result_queue.put((epoch, task_id, StopIteration()))
                         continue
                     data = collate_fn(items) if auto_collation else collate_fn(items[0])
                 elif auto_collation:
                     data = collate_fn([dataset[i] for i in indices])
                 else:
                     data = collate_fn(dataset[indices])
-                result_queue.put((task_id, _pack(data)))
+                result_queue.put((epoch, task_id, _pack(data)))
             except Exception as e:  # reported to the main process, which re-raises
-                result_queue.put((task_id, _WorkerError(worker_id, e)))
+                result_queue.put((epoch, task_id, _WorkerError(worker_id, e)))
     except KeyboardInterrupt:
         pass
 
@@ -297,6 +300,9 @@ class DataLoader:
                     yield self.collate_fn(self.dataset[indices])
 
 
+_epochs = itertools.count()
+
+
 class _Workers:
     def __init__(self, loader):
         ctx = loader.multiprocessing_context
@@ -329,10 +335,15 @@ class _Workers:
             self.index_queues.append(q)
             self.procs.append(p)
 
+    def all_alive(self):
+        return all(p.is_alive() for p in self.procs)
+
     def check_alive(self):
+        # A worker only exits by itself on a signal (exit code 0 after a Ctrl-C); while tasks
+        # are outstanding any exit is an error, or the main process would wait forever.
         for p in self.procs:
-            if not p.is_alive() and p.exitcode not in (0, None):
-                pids = ", ".join(str(q.pid) for q in self.procs if q.exitcode not in (0, None))
+            if not p.is_alive():
+                pids = ", ".join(str(q.pid) for q in self.procs if not q.is_alive())
                 raise RuntimeError(
                     f"DataLoader worker (pid(s) {pids}) exited unexpectedly with "
                     f"exit code {p.exitcode}"
@@ -355,12 +366,19 @@ class _MultiProcessIter:
     def __init__(self, loader):
         self.loader = loader
         if loader.persistent_workers and loader._workers is not None:
+            if not loader._workers.all_alive():  # e.g. stopped by a Ctrl-C in the last pass
+                loader._workers.shutdown()
+                loader._workers = None
+        if loader.persistent_workers and loader._workers is not None:
             self.workers = loader._workers
         else:
             self.workers = _Workers(loader)
             if loader.persistent_workers:
                 loader._workers = self.workers
         self.index_iter = loader._index_iter()
+        # Results of an earlier, unfinished pass over the same persistent workers carry an older
+        # epoch and are dropped.
+        self.epoch = next(_epochs)
         self.next_task = 0  # next task id to send
         self.next_out = 0  # next task id to yield
         self.pending = {}
@@ -389,7 +407,7 @@ class _MultiProcessIter:
             except StopIteration:
                 self.sent_out = True
                 return
-        self.workers.index_queues[wid].put((self.next_task, indices))
+        self.workers.index_queues[wid].put((self.epoch, self.next_task, indices))
         self.task_worker[self.next_task] = wid
         self.next_task += 1
 
@@ -427,18 +445,25 @@ class _MultiProcessIter:
                     data.reraise()
                 return _unpack(data)
             try:
-                task_id, data = self._get()
+                epoch, task_id, data = self._get()
             except BaseException:
-                self._finish()
+                # Interrupted (Ctrl-C reaches the workers too) or a dead worker: persistent
+                # workers are replaced on the next pass.
+                self._finish(abandon=True)
                 raise
-            self.pending[task_id] = data
+            if epoch == self.epoch:
+                self.pending[task_id] = data
 
-    def _finish(self):
+    def _finish(self, abandon=False):
         if self.stopped:
             return
         self.stopped = True
         if not self.loader.persistent_workers:
             self.workers.shutdown()
+        elif abandon:
+            self.workers.shutdown()
+            if self.loader._workers is self.workers:
+                self.loader._workers = None
 
     def __len__(self):
         return len(self.loader)
