@@ -158,7 +158,11 @@ void init_tensor(py::module_& m) {
           "stride",
           [](const TensorImpl& t, py::object dim) -> py::object {
             if (dim.is_none()) return to_tuple(t.strides());
-            return py::int_(t.strides()[wrap_dim("stride", dim.cast<int64_t>(), t.ndim())]);
+            const int64_t d = dim.cast<int64_t>();
+            if (t.ndim() == 0)  // wrap_dim accepts 0 and -1 for a 0-dim tensor; it has no stride
+              throw_error<IndexError>("stride", "dimension specified as ", d,
+                                      " but tensor has no dimensions");
+            return py::int_(t.strides()[wrap_dim("stride", d, t.ndim())]);
           },
           py::arg("dim") = py::none())
       .def_property_readonly("dtype", [](const TensorImpl& t) { return dtype_to_py(t.dtype()); })
