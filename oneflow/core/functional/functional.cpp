@@ -956,7 +956,9 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
   } else if (b->ndim() == 2 && a->is_contiguous()) {
     // [..., m, k] @ [k, n]: fold the batch into rows, one GEMM.
     const Shape& s = a->shape();
-    Tensor a2 = reshape(a, {numel(s) / s.back(), s.back()});
+    int64_t rows = 1;  // the product of the other dims: numel / k divides by zero when k == 0
+    for (size_t d = 0; d + 1 < s.size(); ++d) rows *= s[d];
+    Tensor a2 = reshape(a, {rows, s.back()});
     Tensor o2 = dispatch1(prim::matmul(), {a2, gemm_operand(b)});
     Shape os(s.begin(), s.end() - 1);
     os.push_back(b->shape()[1]);
