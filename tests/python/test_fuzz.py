@@ -20,7 +20,7 @@ def test_fuzz_api_short_run_has_no_crash():
             sys.executable,
             os.path.join(ROOT, "tools", "fuzz_api.py"),
             "--calls",
-            "2000",
+            "3000",
             "--seed",
             "0",
         ],
@@ -32,5 +32,5 @@ def test_fuzz_api_short_run_has_no_crash():
     print(r.stdout)
     summary = re.search(r"fuzz_api: (\d+) calls, (\d+) crashed, (\d+) hung", r.stdout)
     assert summary, r.stdout + r.stderr
-    assert int(summary.group(1)) == 2000
+    assert int(summary.group(1)) == 3000
     assert r.returncode == 0 and summary.group(2) == "0" and summary.group(3) == "0", r.stdout
