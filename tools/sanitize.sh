@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the core and the C++ tests with sanitizers into their own folder and runs ctest there.
 #   bash tools/sanitize.sh asan   # AddressSanitizer + UndefinedBehaviorSanitizer + LeakSanitizer
-#                                 # (build-asan/; part of CI)
-#   bash tools/sanitize.sh tsan   # ThreadSanitizer (build-tsan/)
+#                                 # (build-asan/; part of CI): the C++ tests, then the Python tests
+#                                 # in $ONEFLOW_ASAN_PYTESTS against an instrumented extension
+#   bash tools/sanitize.sh tsan   # ThreadSanitizer (build-tsan/): the C++ tests
 # Any report fails the run: ASan/LSan exit non-zero, UBSan halts on the first error, TSan exits
 # non-zero on a race. Extra arguments go to ctest (e.g. -R Allocator).
 set -euo pipefail
@@ -16,8 +17,11 @@ case "$mode" in
   *) echo "sanitize.sh: expected asan or tsan, got '$mode'" >&2; exit 2 ;;
 esac
 build="build-$mode"
+python_ext=OFF
+[[ "$mode" == asan ]] && python_ext=ON
 BUILD_DIR="$build" bash tools/build.sh -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DONEFLOW_SANITIZE="$sanitize" -DONEFLOW_BUILD_PYTHON=OFF
+  -DONEFLOW_SANITIZE="$sanitize" -DONEFLOW_BUILD_PYTHON="$python_ext" \
+  -DONEFLOW_PYTHON_OUTPUT_DIR="$root/$build/python/oneflow"
 export ASAN_OPTIONS="detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$root/tools/sanitizers/lsan.supp:print_suppressions=0"
@@ -30,3 +34,20 @@ fi
 echo "== C++ tests under $sanitize"
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)" "$@"
 echo "sanitize.sh: C++ tests clean under $sanitize"
+[[ "$mode" == asan ]] || exit 0
+
+# The Python package with the instrumented extension next to it, run by an uninstrumented
+# interpreter: the sanitizer runtimes are preloaded, and leak checking is off because CPython
+# keeps its own objects alive until exit by design.
+pkg="$build/python/oneflow"
+(cd python/oneflow && find . -name '*.py' -not -path '*/__pycache__/*' -print0 |
+  xargs -0 -I{} install -D -m 644 {} "$root/$pkg/{}")
+tests="${ONEFLOW_ASAN_PYTESTS:-tests/python/test_ops.py tests/python/test_common_mistakes.py \
+  tests/python/test_errors.py tests/python/test_views.py tests/python/test_autograd.py \
+  tests/python/test_reduce_movement.py}"
+echo "== Python tests under $sanitize: $tests"
+# shellcheck disable=SC2086
+LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)" \
+  ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" PYTHONPATH="$root/$build/python:$root/tests/python" \
+  .venv/bin/python -m pytest -q -p no:cacheprovider --capture=sys $tests
+echo "sanitize.sh: Python tests clean under $sanitize"

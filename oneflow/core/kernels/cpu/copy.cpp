@@ -101,6 +101,7 @@ Tensor slice_view(const Tensor& t, const Attrs& attrs) {
 Tensor slice_view_of(const Tensor& t, const Attrs& attrs) { return slice_view(t, attrs); }
 
 void SliceGrad::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  if (out[0]->numel() == 0) return;
   std::memset(out[0]->data(), 0, out[0]->numel() * itemsize(out[0]->dtype()));
   copy_cpu(in[0], slice_view(out[0], attrs));
 }

@@ -54,6 +54,7 @@ int64_t rows_per_pre(const IndexGeometry& g) {
 void IndexGather::compute_cpu(const TensorList& in, const TensorList& out,
                               const Attrs& attrs) const {
   const TensorList indices(in.begin() + 1, in.end());
+  if (out[0]->numel() == 0) return;
   const IndexGeometry g = geometry(in[0], indices, attrs.get<int64_t>("dim"));
   const int64_t rows = rows_per_pre(g), isz = static_cast<int64_t>(itemsize(in[0]->dtype()));
   const char* x = static_cast<const char*>(in[0]->data());
@@ -69,6 +70,7 @@ void IndexGather::compute_cpu(const TensorList& in, const TensorList& out,
 
 void IndexPut::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
   const TensorList indices(in.begin() + 2, in.end());
+  if (in[1]->numel() == 0) return;
   const IndexGeometry g = geometry(out[0], indices, attrs.get<int64_t>("dim"));
   const int64_t rows = rows_per_pre(g);
   const bool accumulate = attrs.get<bool>("accumulate");

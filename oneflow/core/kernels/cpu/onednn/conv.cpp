@@ -11,6 +11,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "oneflow/core/kernels/cpu/onednn/scratchpad.h"
 #include "oneflow/core/ops/nn_primitives.h"
 
 namespace oneflow {
@@ -191,18 +192,21 @@ class OneDnnConv {
       dnnl::memory um(e->user_md[r], engine_, user[r]);
       const bool is_out = r == e->output_role;
       if (e->reorder[r]) {
-        if (!is_out) e->to_prim[r].execute(stream, um, e->tmp[r]);
+        if (!is_out)
+          onednn::execute(e->to_prim[r], stream, {{DNNL_ARG_FROM, um}, {DNNL_ARG_TO, e->tmp[r]}},
+                          e->to_prim_scratch[r], engine_);
         args[e->arg[r]] = e->tmp[r];
       } else {
         args[e->arg[r]] = um;
       }
     }
     if (bias) args[DNNL_ARG_BIAS] = dnnl::memory(e->bias_md, engine_, bias);
-    e->prim.execute(stream, args);
+    onednn::execute(e->prim, stream, std::move(args), e->scratch, engine_);
     const int r = e->output_role;
     if (e->reorder[r]) {
       dnnl::memory um(e->user_md[r], engine_, user[r]);
-      e->to_user.execute(stream, e->tmp[r], um);
+      onednn::execute(e->to_user, stream, {{DNNL_ARG_FROM, e->tmp[r]}, {DNNL_ARG_TO, um}},
+                      e->to_user_scratch, engine_);
     }
     stream.wait();
     return true;
@@ -219,6 +223,7 @@ class OneDnnConv {
     dnnl::reorder to_prim[3];  // user -> primitive layout, for inputs
     dnnl::reorder to_user;     // primitive -> user layout, for the output
     dnnl::memory tmp[3];       // the operands in the primitive's layout
+    dnnl::memory::desc scratch, to_prim_scratch[3], to_user_scratch;
   };
 
   OneDnnConv() : engine_(dnnl::engine::kind::cpu, 0) {}
@@ -286,15 +291,17 @@ class OneDnnConv {
     const auto alg = dnnl::algorithm::convolution_direct;
     const memory::dims st(stride.begin(), stride.end()), pad_l(pl.begin(), pl.end()),
         pad_r(pr.begin(), pr.end()), dil(dl.begin(), dl.end());
+    const dnnl::primitive_attr attr = onednn::user_scratchpad();
     dnnl::convolution_forward::primitive_desc fwd(
         dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, alg, x_any, w_any,
                                         with_bias ? e->bias_md : memory::desc(), y_any, st, dil,
                                         pad_l, pad_r),
-        engine_);
+        attr, engine_);
     memory::desc prim_md[3];
     switch (kind) {
       case ConvKind::kForward:
         e->prim = dnnl::convolution_forward(fwd);
+        e->scratch = fwd.scratchpad_desc();
         prim_md[kX] = fwd.src_desc(), prim_md[kW] = fwd.weights_desc();
         prim_md[kY] = fwd.dst_desc();
         e->arg[kX] = DNNL_ARG_SRC, e->arg[kW] = DNNL_ARG_WEIGHTS, e->arg[kY] = DNNL_ARG_DST;
@@ -303,8 +310,9 @@ class OneDnnConv {
       case ConvKind::kBackwardData: {
         dnnl::convolution_backward_data::primitive_desc pd(
             dnnl::convolution_backward_data::desc(alg, x_any, w_any, y_any, st, dil, pad_l, pad_r),
-            engine_, fwd);
+            attr, engine_, fwd);
         e->prim = dnnl::convolution_backward_data(pd);
+        e->scratch = pd.scratchpad_desc();
         prim_md[kX] = pd.diff_src_desc(), prim_md[kW] = pd.weights_desc();
         prim_md[kY] = pd.diff_dst_desc();
         e->arg[kX] = DNNL_ARG_DIFF_SRC, e->arg[kW] = DNNL_ARG_WEIGHTS;
@@ -316,8 +324,9 @@ class OneDnnConv {
         dnnl::convolution_backward_weights::primitive_desc pd(
             dnnl::convolution_backward_weights::desc(alg, x_any, w_any, y_any, st, dil, pad_l,
                                                      pad_r),
-            engine_, fwd);
+            attr, engine_, fwd);
         e->prim = dnnl::convolution_backward_weights(pd);
+        e->scratch = pd.scratchpad_desc();
         prim_md[kX] = pd.src_desc(), prim_md[kW] = pd.diff_weights_desc();
         prim_md[kY] = pd.diff_dst_desc();
         e->arg[kX] = DNNL_ARG_SRC, e->arg[kW] = DNNL_ARG_DIFF_WEIGHTS;
@@ -330,12 +339,15 @@ class OneDnnConv {
       if (prim_md[r] == e->user_md[r]) continue;
       e->reorder[r] = true;
       e->tmp[r] = memory(prim_md[r], engine_);
-      if (r == e->output_role)
-        e->to_user = dnnl::reorder(
-            dnnl::reorder::primitive_desc(engine_, prim_md[r], engine_, e->user_md[r]));
-      else
-        e->to_prim[r] = dnnl::reorder(
-            dnnl::reorder::primitive_desc(engine_, e->user_md[r], engine_, prim_md[r]));
+      if (r == e->output_role) {
+        dnnl::reorder::primitive_desc rpd(engine_, prim_md[r], engine_, e->user_md[r], attr);
+        e->to_user = dnnl::reorder(rpd);
+        e->to_user_scratch = rpd.scratchpad_desc();
+      } else {
+        dnnl::reorder::primitive_desc rpd(engine_, e->user_md[r], engine_, prim_md[r], attr);
+        e->to_prim[r] = dnnl::reorder(rpd);
+        e->to_prim_scratch[r] = rpd.scratchpad_desc();
+      }
     }
     return e;
   }

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "oneflow/core/kernels/common/layouts.h"
+#include "oneflow/core/kernels/cpu/onednn/scratchpad.h"
 #include "oneflow/core/ops/primitives.h"
 
 namespace oneflow {
@@ -30,7 +31,7 @@ class OneDnnMatmul {
     std::string key;
     for (const auto* v : {&da, &sa, &db, &sb, &dc, &sc})
       for (int64_t x : *v) key += std::to_string(x) + ",";
-    Entry* entry;
+    std::shared_ptr<Entry> entry;
     memory::desc ma(da, memory::data_type::f32, sa), mb(db, memory::data_type::f32, sb),
         mc(dc, memory::data_type::f32, sc);
     {
@@ -42,24 +43,35 @@ class OneDnnMatmul {
         // call: the reorder is O(k n) against the O(m k n) product and the packed kernel is up
         // to 2x faster on small and medium shapes.
         memory::desc any_b(db, memory::data_type::f32, memory::format_tag::any);
-        dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ma, any_b, mc), engine_);
-        Entry e{dnnl::matmul(pd), pd.weights_desc(), std::nullopt};
-        if (pd.weights_desc() != mb)
-          e.reorder = dnnl::reorder(memory(mb, engine_), memory(pd.weights_desc(), engine_));
+        const dnnl::primitive_attr attr = onednn::user_scratchpad();
+        dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ma, any_b, mc), attr, engine_);
+        auto e = std::make_shared<Entry>(
+            Entry{dnnl::matmul(pd), pd.weights_desc(), pd.scratchpad_desc(), std::nullopt, {}});
+        if (pd.weights_desc() != mb) {
+          dnnl::reorder::primitive_desc rpd(engine_, mb, engine_, pd.weights_desc(), attr);
+          e->reorder = dnnl::reorder(rpd);
+          e->reorder_scratch = rpd.scratchpad_desc();
+        }
         it = cache_.emplace(key, std::move(e)).first;
       }
-      entry = &it->second;
+      entry = it->second;
     }
     dnnl::stream stream(engine_);
     memory am(ma, engine_, const_cast<void*>(pa)), bm(mb, engine_, const_cast<void*>(pb)),
         cm(mc, engine_, pc);
     if (entry->reorder) {
-      memory packed(entry->weights, engine_);
-      entry->reorder->execute(stream, bm, packed);
-      entry->prim.execute(stream,
-                          {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, packed}, {DNNL_ARG_DST, cm}});
+      Tensor packed_buffer =
+          empty_tensor({static_cast<int64_t>(entry->weights.get_size())}, DType::kUInt8, Device{});
+      memory packed(entry->weights, engine_, packed_buffer->data());
+      onednn::execute(*entry->reorder, stream, {{DNNL_ARG_FROM, bm}, {DNNL_ARG_TO, packed}},
+                      entry->reorder_scratch, engine_);
+      onednn::execute(entry->prim, stream,
+                      {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, packed}, {DNNL_ARG_DST, cm}},
+                      entry->scratch, engine_);
     } else {
-      entry->prim.execute(stream, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
+      onednn::execute(entry->prim, stream,
+                      {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}},
+                      entry->scratch, engine_);
     }
     stream.wait();
   }
@@ -70,10 +82,12 @@ class OneDnnMatmul {
   std::mutex mu_;
   struct Entry {
     dnnl::matmul prim;
-    dnnl::memory::desc weights;
+    dnnl::memory::desc weights, scratch;
     std::optional<dnnl::reorder> reorder;
+    dnnl::memory::desc reorder_scratch;
   };
-  std::unordered_map<std::string, Entry> cache_;
+  // shared_ptr: a call keeps its entry alive while another thread clears a full cache.
+  std::unordered_map<std::string, std::shared_ptr<Entry>> cache_;
 };
 
 // BLAS wants each matrix with unit stride along rows or along columns.

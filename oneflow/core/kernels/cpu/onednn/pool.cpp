@@ -13,6 +13,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "oneflow/core/kernels/cpu/onednn/scratchpad.h"
 #include "oneflow/core/ops/nn_primitives.h"
 
 namespace oneflow {
@@ -272,9 +273,11 @@ class OneDnnPool {
     dnnl::stream stream(engine_);
     dnnl::memory xm(e->x_md, engine_, x), ym(e->y_md, engine_, y);
     if (kind == PoolKind::kAvgBackward)
-      e->prim.execute(stream, {{DNNL_ARG_DIFF_DST, ym}, {DNNL_ARG_DIFF_SRC, xm}});
+      onednn::execute(e->prim, stream, {{DNNL_ARG_DIFF_DST, ym}, {DNNL_ARG_DIFF_SRC, xm}},
+                      e->scratch, engine_);
     else
-      e->prim.execute(stream, {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DST, ym}});
+      onednn::execute(e->prim, stream, {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DST, ym}}, e->scratch,
+                      engine_);
     stream.wait();
     return true;
   }
@@ -282,7 +285,7 @@ class OneDnnPool {
  private:
   struct Entry {
     dnnl::primitive prim;
-    dnnl::memory::desc x_md, y_md;
+    dnnl::memory::desc x_md, y_md, scratch;
   };
 
   OneDnnPool() : engine_(dnnl::engine::kind::cpu, 0) {}
@@ -326,16 +329,19 @@ class OneDnnPool {
                                      : dnnl::algorithm::pooling_avg_exclude_padding;
       const auto prop = kind == PoolKind::kMaxInference ? dnnl::prop_kind::forward_inference
                                                         : dnnl::prop_kind::forward_training;
+      const dnnl::primitive_attr attr = onednn::user_scratchpad();
       dnnl::pooling_v2_forward::primitive_desc fwd(
           dnnl::pooling_v2_forward::desc(prop, alg, e->x_md, e->y_md, st, ker, dil, pad_l, pad_r),
-          engine_);
+          attr, engine_);
       if (kind == PoolKind::kAvgBackward) {
         dnnl::pooling_v2_backward::primitive_desc bwd(
             dnnl::pooling_v2_backward::desc(alg, e->x_md, e->y_md, st, ker, dil, pad_l, pad_r),
-            engine_, fwd);
+            attr, engine_, fwd);
         e->prim = dnnl::pooling_v2_backward(bwd);
+        e->scratch = bwd.scratchpad_desc();
       } else {
         e->prim = dnnl::pooling_v2_forward(fwd);
+        e->scratch = fwd.scratchpad_desc();
       }
     } catch (const dnnl::error&) {
       e = nullptr;
