@@ -49,6 +49,17 @@ struct PoolGeom {
 
 // ---- direct loops ----
 
+// The taps [lo, hi) of a window that starts at `start` (dilation d) and land inside [0, in).
+// Looping over all k taps and skipping the outside ones ran for ever for a huge kernel.
+struct Taps {
+  int64_t lo, hi;
+};
+inline Taps taps(int64_t start, int64_t k, int64_t d, int64_t in) {
+  const int64_t lo = start < 0 ? (-start + d - 1) / d : 0;
+  const int64_t hi = start >= in ? 0 : std::min(k, (in - 1 - start) / d + 1);
+  return {lo, std::max(lo, hi)};
+}
+
 template <typename T>
 void max_pool_loop(const PoolGeom& g, const T* x, T* y, int64_t* idx) {
   const int64_t IS = g.in_size(), OS = g.out_size();
@@ -61,15 +72,15 @@ void max_pool_loop(const PoolGeom& g, const T* x, T* y, int64_t* idx) {
           // PyTorch's rule: the first valid position, replaced by anything greater or NaN.
           T best = -std::numeric_limits<T>::infinity();
           int64_t best_i = -1;
-          for (int64_t kd = 0; kd < g.k[0]; ++kd) {
+          const Taps td = taps(od * g.s[0] - g.p[0], g.k[0], g.d[0], g.in[0]);
+          const Taps th = taps(oh * g.s[1] - g.p[1], g.k[1], g.d[1], g.in[1]);
+          const Taps tw = taps(ow * g.s[2] - g.p[2], g.k[2], g.d[2], g.in[2]);
+          for (int64_t kd = td.lo; kd < td.hi; ++kd) {
             const int64_t id = od * g.s[0] - g.p[0] + kd * g.d[0];
-            if (id < 0 || id >= g.in[0]) continue;
-            for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+            for (int64_t kh = th.lo; kh < th.hi; ++kh) {
               const int64_t ih = oh * g.s[1] - g.p[1] + kh * g.d[1];
-              if (ih < 0 || ih >= g.in[1]) continue;
-              for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+              for (int64_t kw = tw.lo; kw < tw.hi; ++kw) {
                 const int64_t iw = ow * g.s[2] - g.p[2] + kw * g.d[2];
-                if (iw < 0 || iw >= g.in[2]) continue;
                 const int64_t i = (id * g.in[1] + ih) * g.in[2] + iw;
                 const T v = xp[i];
                 if (best_i < 0) best_i = i;
