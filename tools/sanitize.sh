@@ -40,11 +40,14 @@ echo "sanitize.sh: C++ tests clean under $sanitize"
 # interpreter: the sanitizer runtimes are preloaded, and leak checking is off because CPython
 # keeps its own objects alive until exit by design.
 pkg="$build/python/oneflow"
+[[ -d "$pkg" ]] && find "$pkg" -name '*.py' -delete
 (cd python/oneflow && find . -name '*.py' -not -path '*/__pycache__/*' -print0 |
   xargs -0 -I{} install -D -m 644 {} "$root/$pkg/{}")
-tests="${ONEFLOW_ASAN_PYTESTS:-tests/python/test_ops.py tests/python/test_common_mistakes.py \
-  tests/python/test_errors.py tests/python/test_views.py tests/python/test_autograd.py \
-  tests/python/test_reduce_movement.py}"
+# Every Python test file except those that start their own interpreters from python/ (examples,
+# fuzzing, exit and interrupts, benchmark smoke runs) or measure resident memory.
+default_tests=$(ls tests/python/test_*.py |
+  grep -v -E 'test_(examples|fuzz|exit_interrupts|benchmarks_smoke|memory)\.py' | tr '\n' ' ')
+tests="${ONEFLOW_ASAN_PYTESTS:-$default_tests}"
 echo "== Python tests under $sanitize: $tests"
 # shellcheck disable=SC2086
 LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)" \
