@@ -119,7 +119,13 @@ void bind_nd(py::module_& m) {
     F::IntList st = stride.is_none() ? F::IntList{} : ints(stride, avg_op, "stride");
     F::IntList pad = ints(padding, avg_op, "padding");
     std::optional<int64_t> div;
-    if (!divisor_override.is_none()) div = ints(divisor_override, avg_op, "divisor_override")[0];
+    if (!divisor_override.is_none()) {
+      const F::IntList d = ints(divisor_override, avg_op, "divisor_override");
+      if (d.size() != 1)  // an empty list or tensor: there is no [0] to read
+        throw_error<TypeError>(avg_op, "expected divisor_override to be an int, got ",
+                               type_name(divisor_override));
+      div = d[0];
+    }
     py::gil_scoped_release nogil;
     return F::avg_pool(avg_op, NSP, x, k, st, pad, ceil_mode, count_include_pad, div);
   };
