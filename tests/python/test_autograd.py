@@ -121,3 +121,41 @@ def test_mlp_gradients_match_torch():
     assert abs(lf - lt) < 1e-4
     np.testing.assert_allclose(af, at, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(bf, bt, rtol=1e-5, atol=1e-5)
+
+
+SECOND_ORDER = {
+    "gelu": (lambda m, x: m.nn.functional.gelu(x), None),
+    "gelu_tanh": (lambda m, x: m.nn.functional.gelu(x, approximate="tanh"), None),
+    "softmax": (lambda m, x: m.softmax(x, 1) ** 2, None),
+    "log_softmax": (lambda m, x: m.log_softmax(x, 1) ** 2, None),
+    "layer_norm": (lambda m, x: m.nn.functional.layer_norm(x, (5,)) ** 3, None),
+    "layer_norm_affine": (
+        lambda m, x, w, b: m.nn.functional.layer_norm(x, (5,), w, b) ** 3,
+        [(5,), (5,)],
+    ),
+    "exp": (lambda m, x: m.exp(x) * x, None),
+    "sigmoid": (lambda m, x: m.sigmoid(x) ** 2, None),
+    "tanh": (lambda m, x: m.tanh(x) ** 2, None),
+    "sqrt": (lambda m, x: m.sqrt(x.abs() + 1), None),
+    "relu_mul": (lambda m, x: m.relu(x) * x, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_ORDER))
+def test_second_order_gradients_match_torch(name):
+    """grad of (sum of squared first-order gradients), through each op's backward, as PyTorch."""
+    fn, extra = SECOND_ORDER[name]
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal((3, 5))] + [rng.standard_normal(s) for s in (extra or [])]
+
+    def run(m, tensor):
+        xs = [tensor(a, requires_grad=True) for a in arrays]
+        y = fn(m, *xs).sum()
+        gs = m.autograd.grad(y, xs, create_graph=True)
+        z = sum((g * g).sum() for g in gs)
+        return [g.detach().numpy() for g in m.autograd.grad(z, xs)]
+
+    got = run(flow, flow.tensor)
+    want = run(torch, torch.tensor)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-7, atol=1e-9)

@@ -57,7 +57,21 @@ TensorList PrimNode::apply(TensorList&& out_grads) {
     }
   TensorList inputs, outputs;
   for (const auto& s : saved_inputs) inputs.push_back(s.unpack(prim.name()));
-  for (const auto& s : saved_outputs) outputs.push_back(s.unpack(prim.name()));
+  // Under create_graph a saved output takes part in the new graph as this node's output again,
+  // so that second-order gradients reach the inputs through it (it is saved detached to avoid
+  // a reference cycle).
+  const bool reattach = grad_mode_enabled();
+  for (size_t i = 0; i < saved_outputs.size(); ++i) {
+    Tensor t = saved_outputs[i].unpack(prim.name());
+    if (reattach && is_floating(t->dtype())) {
+      t = alias_detached(t);
+      AutogradMeta& am = t->autograd();
+      am.requires_grad = true;
+      am.grad_fn = shared_from_this();
+      am.output_nr = static_cast<int>(i);
+    }
+    outputs.push_back(std::move(t));
+  }
   std::vector<bool> needs(next_edges.size());
   for (size_t i = 0; i < next_edges.size(); ++i) needs[i] = next_edges[i].node != nullptr;
   GradContext ctx{attrs, inputs, outputs, input_metas, needs};

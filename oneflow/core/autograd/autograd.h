@@ -40,7 +40,7 @@ struct SavedTensor {
   Tensor unpack(const char* op) const;
 };
 
-class Node {
+class Node : public std::enable_shared_from_this<Node> {
  public:
   virtual ~Node() = default;
   // Gradients of this node's forward inputs, given gradients of its forward outputs (entries

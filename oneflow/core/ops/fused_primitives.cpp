@@ -1,6 +1,7 @@
 // Meta inference and traits of the fused kernels: the optimizer updates (no outputs, not
 // differentiable; the functional layer bumps the version of every tensor the kernel wrote) and
 // layer normalisation with its backward.
+#include "oneflow/core/autograd/autograd.h"
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/functional/functional.h"
 #include "oneflow/core/ops/primitives.h"
@@ -75,6 +76,25 @@ std::vector<TensorMeta> LayerNorm::infer(const TensorList& in, const Attrs& attr
 }
 
 TensorList LayerNorm::grad(const GradContext& ctx, const TensorList& dy) const {
+  if (grad_mode_enabled()) {
+    // create_graph: the same gradients from differentiable ops, mean and rstd recomputed from x
+    // so that the second-order graph reaches x through them too.
+    namespace F = functional;
+    const Tensor &x = ctx.inputs[0], &w = ctx.inputs[1];
+    const int64_t size = ctx.attrs.get<int64_t>("size"), rows = x->numel() / size;
+    const double eps = ctx.attrs.get<double>("eps");
+    Tensor xr = F::reshape(x, {rows, size});
+    Tensor xc = F::sub(xr, F::mean(xr, {1}, true));
+    Tensor rstd = F::unary(UnaryFn::kRsqrt,
+                           F::add(F::mean(F::mul(xc, xc), {1}, true), Scalar::from_double(eps)));
+    Tensor xhat = F::mul(xc, rstd);
+    Tensor d = F::reshape(dy[0], {rows, size});
+    Tensor g = F::mul(d, F::reshape(w, {size}));
+    Tensor dx = F::mul(rstd, F::sub(F::sub(g, F::mean(g, {1}, true)),
+                                    F::mul(xhat, F::mean(F::mul(g, xhat), {1}, true))));
+    return {F::reshape(dx, x->shape()), F::reshape(F::sum(F::mul(d, xhat), {0}), w->shape()),
+            F::reshape(F::sum(d, {0}), ctx.inputs[2]->shape())};
+  }
   TensorList g =
       dispatch(prim::layer_norm_grad(),
                {dy[0], ctx.inputs[0], ctx.outputs[1], ctx.outputs[2], ctx.inputs[1]}, ctx.attrs);
@@ -113,8 +133,20 @@ TensorList LogSoftmax::grad(const GradContext& ctx, const TensorList& dy) const 
 
 PrimTraits LogSoftmaxGrad::traits() const {
   PrimTraits t;
-  t.differentiable = false;
+  t.saves_inputs = true;
   return t;
+}
+
+TensorList LogSoftmaxGrad::grad(const GradContext& ctx, const TensorList& dy) const {
+  // out = g - exp(y) sum(g): d(g) = dy - sum(dy exp(y)), d(y) = -dy exp(y) sum(g).
+  namespace F = functional;
+  const int64_t dim = ctx.attrs.get<int64_t>("dim");
+  const Tensor &g = ctx.inputs[0], &y = ctx.inputs[1];
+  Tensor p = F::exp(y);
+  TensorList dx(2);
+  if (ctx.needs_input_grad[0]) dx[0] = F::sub(dy[0], F::sum(F::mul(dy[0], p), {dim}, true));
+  if (ctx.needs_input_grad[1]) dx[1] = F::neg(F::mul(F::mul(dy[0], p), F::sum(g, {dim}, true)));
+  return dx;
 }
 
 std::vector<TensorMeta> LogSoftmaxGrad::infer(const TensorList& in, const Attrs&) const {

@@ -2,6 +2,7 @@
 #include "oneflow/core/ops/primitives.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/functional/functional.h"
@@ -427,8 +428,39 @@ TensorList Gelu::grad(const GradContext& ctx, const TensorList& dy) const {
 
 PrimTraits GeluGrad::traits() const {
   PrimTraits t;
-  t.differentiable = false;
+  t.saves_inputs = true;
   return t;
+}
+
+TensorList GeluGrad::grad(const GradContext& ctx, const TensorList& dy) const {
+  // out = g * gelu'(x): d(g) = dy * gelu'(x), d(x) = dy * g * gelu''(x).
+  auto S = [](double v) { return Scalar::from_double(v); };
+  const std::string& approximate = ctx.attrs.get<std::string>("approximate");
+  const Tensor &g = ctx.inputs[0], &x = ctx.inputs[1];
+  TensorList dx(2);
+  if (ctx.needs_input_grad[0]) dx[0] = F::gelu_grad(dy[0], x, approximate);
+  if (ctx.needs_input_grad[1]) {
+    Tensor second;
+    if (approximate == "tanh") {
+      // gelu = x/2 (1 + t), t = tanh(u), u = c (x + a x^3):
+      // gelu'' = (1 - t^2) (u' + x/2 (u'' - 2 t u'^2)), u' = c (1 + 3 a x^2), u'' = 6 c a x.
+      const double c = std::sqrt(2.0 / M_PI), a = 0.044715;
+      Tensor x2 = F::mul(x, x);
+      Tensor t = F::unary(UnaryFn::kTanh, F::mul(F::add(x, F::mul(F::mul(x2, x), S(a))), S(c)));
+      Tensor du = F::mul(F::add(F::mul(x2, S(3 * a)), S(1.0)), S(c));
+      Tensor ddu = F::mul(x, S(6 * c * a));
+      Tensor inner = F::sub(ddu, F::mul(F::mul(t, F::mul(du, du)), S(2.0)));
+      second = F::mul(F::neg(F::sub(F::mul(t, t), S(1.0))),
+                      F::add(du, F::mul(F::mul(x, S(0.5)), inner)));
+    } else {
+      // gelu = x Phi(x): gelu'' = phi(x) (2 - x^2), phi(x) = exp(-x^2 / 2) / sqrt(2 pi).
+      Tensor x2 = F::mul(x, x);
+      Tensor phi = F::mul(F::exp(F::mul(x2, S(-0.5))), S(1.0 / std::sqrt(2.0 * M_PI)));
+      second = F::mul(phi, F::neg(F::sub(x2, S(2.0))));
+    }
+    dx[1] = F::mul(F::mul(dy[0], g), second);
+  }
+  return dx;
 }
 
 PrimTraits Softmax::traits() const {
@@ -453,8 +485,22 @@ TensorList Softmax::grad(const GradContext& ctx, const TensorList& dy) const {
 
 PrimTraits SoftmaxGrad::traits() const {
   PrimTraits t;
-  t.differentiable = false;
+  t.saves_inputs = true;
   return t;
+}
+
+TensorList SoftmaxGrad::grad(const GradContext& ctx, const TensorList& dy) const {
+  // out = y (g - s), s = sum(g y): d(g) = softmax_grad(dy, y),
+  // d(y) = dy (g - s) - g sum(dy y).
+  const int64_t dim = ctx.attrs.get<int64_t>("dim");
+  const Tensor &g = ctx.inputs[0], &y = ctx.inputs[1];
+  TensorList dx(2);
+  if (ctx.needs_input_grad[0]) dx[0] = F::softmax_grad(F::contiguous(dy[0]), y, dim);
+  if (ctx.needs_input_grad[1]) {
+    Tensor s = F::sum(F::mul(g, y), {dim}, true);
+    dx[1] = F::sub(F::mul(dy[0], F::sub(g, s)), F::mul(g, F::sum(F::mul(dy[0], y), {dim}, true)));
+  }
+  return dx;
 }
 
 std::vector<TensorMeta> SoftmaxGrad::infer(const TensorList& in, const Attrs&) const {

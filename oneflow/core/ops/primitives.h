@@ -148,11 +148,13 @@ class Gelu final : public UnaryMath {
   OF_PRIMITIVE_KERNELS
 };
 
-// gelu_grad(dy, x) = dy * gelu'(x); attrs approximate as Gelu. Not differentiable itself yet.
+// gelu_grad(dy, x) = dy * gelu'(x); attrs approximate as Gelu. Its own gradient (for
+// create_graph) is composite: gelu_grad for dy, dy * gelu''(x) for x.
 class GeluGrad final : public BinaryElementwise {
  public:
   const char* name() const override { return "gelu_grad"; }
   PrimTraits traits() const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
   OF_PRIMITIVE_KERNELS
 };
 
@@ -166,12 +168,14 @@ class Softmax final : public Primitive {
   OF_PRIMITIVE_KERNELS
 };
 
-// softmax_grad(dy, y) = y * (dy - sum(dy * y, dim)); attrs dim. Not differentiable itself yet.
+// softmax_grad(dy, y) = y * (dy - sum(dy * y, dim)); attrs dim. Differentiable (composite
+// rule) for higher-order gradients.
 class SoftmaxGrad final : public Primitive {
  public:
   const char* name() const override { return "softmax_grad"; }
   PrimTraits traits() const override;
   std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
   OF_PRIMITIVE_KERNELS
 };
 
@@ -293,7 +297,8 @@ class LayerNorm final : public Primitive {
   OF_PRIMITIVE_KERNELS
 };
 
-// layer_norm_grad(dy, x, mean, rstd, weight) -> dx, dweight, dbias. Not differentiable itself.
+// layer_norm_grad(dy, x, mean, rstd, weight) -> dx, dweight, dbias. Not differentiable itself:
+// under create_graph, LayerNorm::grad builds the same values from differentiable ops instead.
 class LayerNormGrad final : public Primitive {
  public:
   const char* name() const override { return "layer_norm_grad"; }
@@ -303,7 +308,7 @@ class LayerNormGrad final : public Primitive {
 };
 
 // log_softmax along attrs dim (contiguous floating input), and its backward
-// log_softmax_grad(dy, y) = dy - exp(y) * sum(dy, dim) (not differentiable itself). Rules in
+// log_softmax_grad(dy, y) = dy - exp(y) * sum(dy, dim) (differentiable, composite rule). Rules in
 // ops/fused_primitives.cpp, CPU kernels next to softmax's.
 class LogSoftmax final : public Primitive {
  public:
@@ -319,6 +324,7 @@ class LogSoftmaxGrad final : public Primitive {
   const char* name() const override { return "log_softmax_grad"; }
   PrimTraits traits() const override;
   std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
   OF_PRIMITIVE_KERNELS
 };
 
