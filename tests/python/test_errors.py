@@ -76,3 +76,9 @@ def test_float_only_ops_reject_integers_clearly():
         flow.nn.functional.gelu(flow.ones(2), approximate="fast")
     with pytest.raises(IndexError, match="softmax"):
         flow.ones(2, 3).softmax(2)
+
+
+def test_expand_past_int64_element_count_is_an_error():
+    with pytest.raises(RuntimeError, match=r"expand: the expanded size .* more elements"):
+        flow.ones(1).expand(2**62, 2**62)
+    assert flow.ones(1).expand(2**31, 2**31).shape == (2**31, 2**31)  # a view: no memory

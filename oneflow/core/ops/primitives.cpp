@@ -653,6 +653,11 @@ std::vector<TensorMeta> Expand::infer(const TensorList& in, const Attrs& attrs) 
   check_arity(*this, in, 1);
   const auto& shape = attrs.get<std::vector<int64_t>>("shape");
   const TensorMeta& m = in[0]->meta();
+  int64_t n = 1;
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(n, d, &n))
+      throw_error<RuntimeError>(name(), "the expanded size ", shape_str(Shape(shape)),
+                                " has more elements than an int64 can count");
   TensorMeta out = m;
   out.shape = shape;
   out.strides.assign(shape.size(), 0);
