@@ -323,3 +323,30 @@ def test_rms_norm_and_aliases():
     a = flow.tensor(x)
     np.testing.assert_allclose(F(flow).quick_gelu(a).numpy(), flow.quick_gelu(a).numpy())
     np.testing.assert_allclose(F(flow).square_relu(a).numpy(), np.maximum(x, 0) ** 2)
+
+
+@pytest.mark.parametrize("shape", [(6, 4), (3, 4, 5), (3, 4, 5, 5), (2, 3, 2, 3, 4)])
+def test_batch_norm_training_kernel_matches_torch(shape):
+    """The oneDNN training kernel (float32): output, input/weight/bias gradients, running stats,
+    and second-order gradients (composite rule under create_graph)."""
+    rng = np.random.default_rng(0)
+    x0, dy = (
+        rng.standard_normal(shape, dtype=np.float32),
+        rng.standard_normal(shape, dtype=np.float32),
+    )
+    w0, b0 = (
+        rng.standard_normal(shape[1], dtype=np.float32),
+        rng.standard_normal(shape[1], dtype=np.float32),
+    )
+
+    def run(m, tensor):
+        x, w, b = (tensor(a, requires_grad=True) for a in (x0, w0, b0))
+        rm, rv = tensor(np.zeros(shape[1], np.float32)), tensor(np.ones(shape[1], np.float32))
+        y = m.nn.functional.batch_norm(x, rm, rv, w, b, training=True, momentum=0.3)
+        gx, gw = m.autograd.grad((y * tensor(dy)).sum(), [x, w], create_graph=True)
+        (ggx,) = m.autograd.grad((gx * gx).sum() + (gw * gw).sum(), [x])
+        y.backward(tensor(dy))
+        return [t.detach().numpy() for t in (y, x.grad, w.grad, b.grad, rm, rv, ggx)]
+
+    for got, want in zip(run(flow, flow.tensor), run(torch, torch.tensor)):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)

@@ -102,6 +102,12 @@ void init_reductions(py::module_& m) {
         return F::log_softmax(x, dim);
       },
       py::arg("input"), py::arg("dim"));
+  m.def("_batch_norm_train",
+        [](const Tensor& x, std::optional<Tensor> w, std::optional<Tensor> b, double eps) {
+          py::gil_scoped_release nogil;
+          TensorList r = F::batch_norm_train(x, w.value_or(nullptr), b.value_or(nullptr), eps);
+          return std::make_tuple(r[0], r[1], r[2]);
+        });
   m.def("_layer_norm", [](const Tensor& x, int64_t size, std::optional<Tensor> w,
                           std::optional<Tensor> b, double eps) {
     py::gil_scoped_release nogil;

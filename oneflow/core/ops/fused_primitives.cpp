@@ -113,6 +113,67 @@ std::vector<TensorMeta> LayerNormGrad::infer(const TensorList& in, const Attrs&)
           contiguous_meta(in[4]->shape(), in[4]->dtype(), in[4]->device())};
 }
 
+PrimTraits BatchNorm::traits() const {
+  PrimTraits t;
+  t.saves_inputs = true;
+  t.saves_outputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> BatchNorm::infer(const TensorList& in, const Attrs& attrs) const {
+  (void)attrs.get<double>("eps");
+  const Tensor& x = in[0];
+  if (in.size() != 3 || x->dtype() != DType::kFloat32 || !x->is_contiguous() || x->ndim() < 2 ||
+      x->ndim() > 5)
+    throw_error<RuntimeError>(name(), "expected a contiguous float32 input of 2 to 5 dims, got ",
+                              dtype_name(x->dtype()), shape_str(x->shape()));
+  const int64_t c = x->shape()[1];
+  for (int i = 1; i < 3; ++i)
+    if (in[i]->numel() != c || in[i]->dtype() != x->dtype() || !in[i]->is_contiguous())
+      throw_error<RuntimeError>(name(), "expected weight and bias of ", c, " float32 elements");
+  return {contiguous_meta(x->shape(), x->dtype(), x->device()),
+          contiguous_meta({c}, x->dtype(), x->device()),
+          contiguous_meta({c}, x->dtype(), x->device())};
+}
+
+TensorList BatchNorm::grad(const GradContext& ctx, const TensorList& dy) const {
+  const Tensor &x = ctx.inputs[0], &w = ctx.inputs[1];
+  const double eps = ctx.attrs.get<double>("eps");
+  if (grad_mode_enabled()) {
+    // create_graph: differentiable ops, statistics recomputed from x.
+    namespace F = functional;
+    const int64_t c = x->shape()[1];
+    std::vector<int64_t> dims{0}, shape(x->ndim(), 1);
+    for (int64_t d = 2; d < x->ndim(); ++d) dims.push_back(d);
+    shape[1] = c;
+    Tensor xc = F::sub(x, F::mean(x, dims, true));
+    Tensor rstd = F::unary(UnaryFn::kRsqrt,
+                           F::add(F::mean(F::mul(xc, xc), dims, true), Scalar::from_double(eps)));
+    Tensor xhat = F::mul(xc, rstd);
+    Tensor g = F::mul(dy[0], F::reshape(w, Shape(shape)));
+    Tensor dx = F::mul(rstd, F::sub(F::sub(g, F::mean(g, dims, true)),
+                                    F::mul(xhat, F::mean(F::mul(g, xhat), dims, true))));
+    return {dx, F::reshape(F::sum(F::mul(dy[0], xhat), dims), w->shape()),
+            F::reshape(F::sum(dy[0], dims), ctx.inputs[2]->shape())};
+  }
+  Tensor g = dy[0]->is_contiguous() ? dy[0] : functional::contiguous(dy[0]);
+  TensorList r =
+      dispatch(prim::batch_norm_grad(), {g, x, ctx.outputs[1], ctx.outputs[2], w}, ctx.attrs);
+  return {r[0], r[1], r[2]};
+}
+
+PrimTraits BatchNormGrad::traits() const {
+  PrimTraits t;
+  t.differentiable = false;
+  return t;
+}
+
+std::vector<TensorMeta> BatchNormGrad::infer(const TensorList& in, const Attrs&) const {
+  return {contiguous_meta(in[1]->shape(), in[1]->dtype(), in[1]->device()),
+          contiguous_meta(in[4]->shape(), in[4]->dtype(), in[4]->device()),
+          contiguous_meta(in[4]->shape(), in[4]->dtype(), in[4]->device())};
+}
+
 PrimTraits LogSoftmax::traits() const {
   PrimTraits t;
   t.saves_outputs = true;
@@ -154,6 +215,14 @@ std::vector<TensorMeta> LogSoftmaxGrad::infer(const TensorList& in, const Attrs&
 }
 
 namespace prim {
+const BatchNorm& batch_norm() {
+  static const BatchNorm instance;
+  return instance;
+}
+const BatchNormGrad& batch_norm_grad() {
+  static const BatchNormGrad instance;
+  return instance;
+}
 const LogSoftmax& log_softmax() {
   static const LogSoftmax instance;
   return instance;

@@ -307,6 +307,27 @@ class LayerNormGrad final : public Primitive {
   OF_PRIMITIVE_KERNELS
 };
 
+// batch_norm(x, weight, bias) in training mode over dim 1 of a contiguous float32 input (N, C,
+// *): -> y, mean (C), biased variance (C); attrs eps. batch_norm_grad(dy, x, mean, var, weight)
+// -> dx, dweight, dbias. CPU kernels on oneDNN (kernels/cpu/onednn/norm.cpp); rules in
+// ops/fused_primitives.cpp. Under create_graph the gradient is built from differentiable ops.
+class BatchNorm final : public Primitive {
+ public:
+  const char* name() const override { return "batch_norm"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+class BatchNormGrad final : public Primitive {
+ public:
+  const char* name() const override { return "batch_norm_grad"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
 // log_softmax along attrs dim (contiguous floating input), and its backward
 // log_softmax_grad(dy, y) = dy - exp(y) * sum(dy, dim) (differentiable, composite rule). Rules in
 // ops/fused_primitives.cpp, CPU kernels next to softmax's.
@@ -614,6 +635,8 @@ const Sort& sort();
 const Gather& gather();
 const AdamUpdate& adam_update();
 const LayerNorm& layer_norm();
+const BatchNorm& batch_norm();
+const BatchNormGrad& batch_norm_grad();
 const LogSoftmax& log_softmax();
 const LogSoftmaxGrad& log_softmax_grad();
 const LayerNormGrad& layer_norm_grad();

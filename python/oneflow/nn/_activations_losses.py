@@ -333,6 +333,17 @@ def batch_norm(
                 "batch_norm: expected more than 1 value per channel when training, got input "
                 f"size {tuple(input.shape)}"
             )
+        fused = input.dtype == oneflow.float32 and not input.is_cuda and 2 <= input.ndim <= 5
+        for t in (weight, bias):
+            fused = fused and (t is None or (t.dtype == oneflow.float32 and not t.is_cuda))
+        if fused:  # one oneDNN pass for the statistics and the affine output
+            out, mean, var = _C._batch_norm_train(input, weight, bias, eps)
+            if running_mean is not None:
+                with oneflow.no_grad():
+                    v = var.detach() * (count / (count - 1))
+                    running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
+                    running_var.mul_(1 - momentum).add_(v * momentum)
+            return out
         mean = _C.mean(input, dims, True)
         centered = _C.sub(input, mean)
         var = _C.mean(_C.mul(centered, centered), dims, True)
