@@ -11,7 +11,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "oneflow/core/kernels/cpu/onednn/scratchpad.h"
+#include "oneflow/core/kernels/cpu/onednn/common.h"
 #include "oneflow/core/ops/nn_primitives.h"
 
 namespace oneflow {
@@ -253,21 +253,13 @@ class OneDnnConv {
     };
     add(xs), add(ws), add(ys), add(stride), add(pl), add(pr), add(dil);
     key += std::to_string(groups);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = cache_.find(key);
-      if (it != cache_.end()) return it->second;
-    }
-    std::shared_ptr<Entry> e;
-    try {
-      e = build(kind, xs, ws, ys, groups, stride, dl, pl, pr, with_bias);
-    } catch (const dnnl::error&) {
-      e = nullptr;  // cached too: the loop handles this problem from now on
-    }
-    std::lock_guard<std::mutex> lock(mu_);
-    if (cache_.size() > 1024) cache_.clear();
-    cache_[key] = e;
-    return e;
+    return cache_.get(key, [&]() -> std::shared_ptr<Entry> {
+      try {
+        return build(kind, xs, ws, ys, groups, stride, dl, pl, pr, with_bias);
+      } catch (const dnnl::error&) {
+        return nullptr;  // the loop handles this problem from now on
+      }
+    });
   }
 
   std::shared_ptr<Entry> build(ConvKind kind, const Shape& xs, const Shape& ws, const Shape& ys,
@@ -353,8 +345,7 @@ class OneDnnConv {
   }
 
   dnnl::engine engine_;
-  std::mutex mu_;
-  std::unordered_map<std::string, std::shared_ptr<Entry>> cache_;
+  onednn::PrimitiveCache<Entry> cache_;
 };
 
 bool has_zero(const Shape& s) {

@@ -9,7 +9,7 @@
 #include <unordered_map>
 
 #include "oneflow/core/kernels/common/layouts.h"
-#include "oneflow/core/kernels/cpu/onednn/scratchpad.h"
+#include "oneflow/core/kernels/cpu/onednn/common.h"
 #include "oneflow/core/ops/primitives.h"
 
 namespace oneflow {
@@ -31,31 +31,24 @@ class OneDnnMatmul {
     std::string key;
     for (const auto* v : {&da, &sa, &db, &sb, &dc, &sc})
       for (int64_t x : *v) key += std::to_string(x) + ",";
-    std::shared_ptr<Entry> entry;
     memory::desc ma(da, memory::data_type::f32, sa), mb(db, memory::data_type::f32, sb),
         mc(dc, memory::data_type::f32, sc);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = cache_.find(key);
-      if (it == cache_.end()) {
-        if (cache_.size() > 4096) cache_.clear();
-        // The weights in the layout oneDNN's kernel prefers (packed panels), reordered on each
-        // call: the reorder is O(k n) against the O(m k n) product and the packed kernel is up
-        // to 2x faster on small and medium shapes.
-        memory::desc any_b(db, memory::data_type::f32, memory::format_tag::any);
-        const dnnl::primitive_attr attr = onednn::user_scratchpad();
-        dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ma, any_b, mc), attr, engine_);
-        auto e = std::make_shared<Entry>(
-            Entry{dnnl::matmul(pd), pd.weights_desc(), pd.scratchpad_desc(), std::nullopt, {}});
-        if (pd.weights_desc() != mb) {
-          dnnl::reorder::primitive_desc rpd(engine_, mb, engine_, pd.weights_desc(), attr);
-          e->reorder = dnnl::reorder(rpd);
-          e->reorder_scratch = rpd.scratchpad_desc();
-        }
-        it = cache_.emplace(key, std::move(e)).first;
+    std::shared_ptr<Entry> entry = cache_.get(key, [&] {
+      // The weights in the layout oneDNN's kernel prefers (packed panels), reordered on each
+      // call: the reorder is O(k n) against the O(m k n) product and the packed kernel is up to
+      // 2x faster on small and medium shapes.
+      memory::desc any_b(db, memory::data_type::f32, memory::format_tag::any);
+      const dnnl::primitive_attr attr = onednn::user_scratchpad();
+      dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ma, any_b, mc), attr, engine_);
+      auto e = std::make_shared<Entry>(
+          Entry{dnnl::matmul(pd), pd.weights_desc(), pd.scratchpad_desc(), std::nullopt, {}});
+      if (pd.weights_desc() != mb) {
+        dnnl::reorder::primitive_desc rpd(engine_, mb, engine_, pd.weights_desc(), attr);
+        e->reorder = dnnl::reorder(rpd);
+        e->reorder_scratch = rpd.scratchpad_desc();
       }
-      entry = it->second;
-    }
+      return e;
+    });
     dnnl::stream stream(engine_);
     memory am(ma, engine_, const_cast<void*>(pa)), bm(mb, engine_, const_cast<void*>(pb)),
         cm(mc, engine_, pc);
@@ -79,15 +72,13 @@ class OneDnnMatmul {
  private:
   OneDnnMatmul() : engine_(dnnl::engine::kind::cpu, 0) {}
   dnnl::engine engine_;
-  std::mutex mu_;
   struct Entry {
     dnnl::matmul prim;
     dnnl::memory::desc weights, scratch;
     std::optional<dnnl::reorder> reorder;
     dnnl::memory::desc reorder_scratch;
   };
-  // shared_ptr: a call keeps its entry alive while another thread clears a full cache.
-  std::unordered_map<std::string, std::shared_ptr<Entry>> cache_;
+  onednn::PrimitiveCache<Entry> cache_;
 };
 
 // BLAS wants each matrix with unit stride along rows or along columns.

@@ -6,7 +6,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "oneflow/core/kernels/cpu/onednn/scratchpad.h"
+#include "oneflow/core/kernels/cpu/onednn/common.h"
 #include "oneflow/core/ops/primitives.h"
 
 namespace oneflow {
@@ -70,11 +70,10 @@ class OneDnnBatchNorm {
     std::string key = backward ? "b" : "f";
     for (int64_t d : shape) key += std::to_string(d) + ",";
     key += std::to_string(eps);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = cache_.find(key);
-      if (it != cache_.end()) return it->second;
-    }
+    return cache_.get(key, [&] { return build(backward, shape, eps); });
+  }
+
+  std::shared_ptr<Entry> build(bool backward, const Shape& shape, float eps) {
     using dnnl::memory;
     auto e = std::make_shared<Entry>();
     const memory::dims dims(shape.begin(), shape.end());
@@ -98,15 +97,11 @@ class OneDnnBatchNorm {
       e->prim = dnnl::batch_normalization_forward(fwd);
       e->scratch = fwd.scratchpad_desc();
     }
-    std::lock_guard<std::mutex> lock(mu_);
-    if (cache_.size() > 1024) cache_.clear();
-    cache_[key] = e;
     return e;
   }
 
   dnnl::engine engine_;
-  std::mutex mu_;
-  std::unordered_map<std::string, std::shared_ptr<Entry>> cache_;
+  onednn::PrimitiveCache<Entry> cache_;
 };
 
 }  // namespace

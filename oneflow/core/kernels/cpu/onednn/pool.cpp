@@ -13,7 +13,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "oneflow/core/kernels/cpu/onednn/scratchpad.h"
+#include "oneflow/core/kernels/cpu/onednn/common.h"
 #include "oneflow/core/ops/nn_primitives.h"
 
 namespace oneflow {
@@ -317,55 +317,47 @@ class OneDnnPool {
       for (int64_t x : v) key += std::to_string(x) + ",";
     };
     add(xs), add(ys), add(k), add(s), add(p), add(pr), add(d);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = cache_.find(key);
-      if (it != cache_.end()) return it->second;
-    }
-    std::shared_ptr<Entry> e;
-    try {
-      using dnnl::memory;
-      const auto f32 = memory::data_type::f32;
-      auto md = [&](const Shape& sh) {
-        const Strides st = contiguous_strides(sh);
-        return memory::desc(memory::dims(sh.begin(), sh.end()), f32,
-                            memory::dims(st.begin(), st.end()));
-      };
-      e = std::make_shared<Entry>();
-      e->x_md = md(xs), e->y_md = md(ys);
-      const memory::dims st(s.begin(), s.end()), ker(k.begin(), k.end()), dil(dl.begin(), dl.end()),
-          pad_l(p.begin(), p.end()), pad_r(pr.begin(), pr.end());
-      const auto alg = kind == PoolKind::kMaxInference ? dnnl::algorithm::pooling_max
-                       : include_pad ? dnnl::algorithm::pooling_avg_include_padding
-                                     : dnnl::algorithm::pooling_avg_exclude_padding;
-      const auto prop = kind == PoolKind::kMaxInference ? dnnl::prop_kind::forward_inference
-                                                        : dnnl::prop_kind::forward_training;
-      const dnnl::primitive_attr attr = onednn::user_scratchpad();
-      dnnl::pooling_v2_forward::primitive_desc fwd(
-          dnnl::pooling_v2_forward::desc(prop, alg, e->x_md, e->y_md, st, ker, dil, pad_l, pad_r),
-          attr, engine_);
-      if (kind == PoolKind::kAvgBackward) {
-        dnnl::pooling_v2_backward::primitive_desc bwd(
-            dnnl::pooling_v2_backward::desc(alg, e->x_md, e->y_md, st, ker, dil, pad_l, pad_r),
-            attr, engine_, fwd);
-        e->prim = dnnl::pooling_v2_backward(bwd);
-        e->scratch = bwd.scratchpad_desc();
-      } else {
-        e->prim = dnnl::pooling_v2_forward(fwd);
-        e->scratch = fwd.scratchpad_desc();
+    return cache_.get(key, [&]() -> std::shared_ptr<Entry> {
+      try {
+        using dnnl::memory;
+        const auto f32 = memory::data_type::f32;
+        auto md = [&](const Shape& sh) {
+          const Strides st = contiguous_strides(sh);
+          return memory::desc(memory::dims(sh.begin(), sh.end()), f32,
+                              memory::dims(st.begin(), st.end()));
+        };
+        auto e = std::make_shared<Entry>();
+        e->x_md = md(xs), e->y_md = md(ys);
+        const memory::dims st(s.begin(), s.end()), ker(k.begin(), k.end()),
+            dil(dl.begin(), dl.end()), pad_l(p.begin(), p.end()), pad_r(pr.begin(), pr.end());
+        const auto alg = kind == PoolKind::kMaxInference ? dnnl::algorithm::pooling_max
+                         : include_pad ? dnnl::algorithm::pooling_avg_include_padding
+                                       : dnnl::algorithm::pooling_avg_exclude_padding;
+        const auto prop = kind == PoolKind::kMaxInference ? dnnl::prop_kind::forward_inference
+                                                          : dnnl::prop_kind::forward_training;
+        const dnnl::primitive_attr attr = onednn::user_scratchpad();
+        dnnl::pooling_v2_forward::primitive_desc fwd(
+            dnnl::pooling_v2_forward::desc(prop, alg, e->x_md, e->y_md, st, ker, dil, pad_l, pad_r),
+            attr, engine_);
+        if (kind == PoolKind::kAvgBackward) {
+          dnnl::pooling_v2_backward::primitive_desc bwd(
+              dnnl::pooling_v2_backward::desc(alg, e->x_md, e->y_md, st, ker, dil, pad_l, pad_r),
+              attr, engine_, fwd);
+          e->prim = dnnl::pooling_v2_backward(bwd);
+          e->scratch = bwd.scratchpad_desc();
+        } else {
+          e->prim = dnnl::pooling_v2_forward(fwd);
+          e->scratch = fwd.scratchpad_desc();
+        }
+        return e;
+      } catch (const dnnl::error&) {
+        return nullptr;
       }
-    } catch (const dnnl::error&) {
-      e = nullptr;
-    }
-    std::lock_guard<std::mutex> lock(mu_);
-    if (cache_.size() > 1024) cache_.clear();
-    cache_[key] = e;
-    return e;
+    });
   }
 
   dnnl::engine engine_;
-  std::mutex mu_;
-  std::unordered_map<std::string, std::shared_ptr<Entry>> cache_;
+  onednn::PrimitiveCache<Entry> cache_;
 };
 
 // Whether oneDNN's average matches PyTorch's: no divisor override, and with count_include_pad
