@@ -159,3 +159,20 @@ def test_second_order_gradients_match_torch(name):
     want = run(torch, torch.tensor)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("dims", [1, 2, 3])
+def test_second_order_gradients_through_max_pool(dims):
+    rng = np.random.default_rng(dims)
+    a = rng.standard_normal((2, 3) + (6,) * dims)
+
+    def run(m, tensor):
+        x = tensor(a, requires_grad=True)
+        pool = getattr(m.nn.functional, f"max_pool{dims}d")
+        y = pool(x * x, 2, stride=2, padding=1)
+        (g,) = m.autograd.grad((y * y).sum(), [x], create_graph=True)
+        (gg,) = m.autograd.grad((g * g).sum(), [x])
+        return g.detach().numpy(), gg.numpy()
+
+    for got, want in zip(run(flow, flow.tensor), run(torch, torch.tensor)):
+        np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-9)

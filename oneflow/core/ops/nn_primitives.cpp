@@ -176,8 +176,20 @@ TensorList MaxPool::grad(const GradContext& ctx, const TensorList& dy) const {
 
 PrimTraits MaxPoolGrad::traits() const {
   PrimTraits t;
-  t.differentiable = false;
+  t.saves_inputs = true;
   return t;
+}
+
+TensorList MaxPoolGrad::grad(const GradContext& ctx, const TensorList& g) const {
+  const Tensor &dy = ctx.inputs[0], &indices = ctx.inputs[1];
+  if (!ctx.needs_input_grad[0]) return {nullptr, nullptr};
+  const Shape& out_shape = dy->shape();
+  const int64_t planes = out_shape[0] * out_shape[1];
+  if (planes == 0 || dy->numel() == 0)
+    return {F::zeros(out_shape, CreationOptions{dy->dtype(), dy->device(), ""}), nullptr};
+  Tensor flat = F::reshape(F::contiguous(g[0]), {planes, g[0]->numel() / planes});
+  Tensor picked = F::gather(flat, 1, F::reshape(indices, {planes, dy->numel() / planes}));
+  return {F::reshape(picked, out_shape), nullptr};
 }
 
 std::vector<TensorMeta> MaxPoolGrad::infer(const TensorList& in, const Attrs& attrs) const {

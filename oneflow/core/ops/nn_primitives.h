@@ -67,12 +67,14 @@ class MaxPool final : public Primitive {
 };
 
 // The gradient of the max pools: (dy, indices) -> dx of attrs input_shape, dy scattered (added)
-// to the positions the indices name within each plane.
+// to the positions the indices name within each plane. Its own gradient (for create_graph) is a
+// gather of the incoming gradient at the same indices.
 class MaxPoolGrad final : public Primitive {
  public:
   const char* name() const override { return "max_pool_grad"; }
   PrimTraits traits() const override;
   std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
   OF_NN_PRIMITIVE_KERNELS
 };
 
