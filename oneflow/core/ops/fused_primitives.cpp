@@ -75,25 +75,37 @@ std::vector<TensorMeta> LayerNorm::infer(const TensorList& in, const Attrs& attr
           contiguous_meta(rows, x->dtype(), x->device())};
 }
 
+namespace {
+// create_graph form of a normalisation's gradient, from differentiable ops: y = xhat * w + b
+// with xhat = (x - mean) * rstd, the statistics over `dims` recomputed from x (so the
+// second-order graph reaches x through them too). `w` broadcasts against x; the weight and bias
+// gradients sum over `param_dims` and take the shapes of `weight` and `bias`.
+TensorList composite_norm_grad(const Tensor& x, const Tensor& dy, const Tensor& w,
+                               const std::vector<int64_t>& dims,
+                               const std::vector<int64_t>& param_dims, double eps,
+                               const Tensor& weight, const Tensor& bias) {
+  namespace F = functional;
+  Tensor xc = F::sub(x, F::mean(x, dims, true));
+  Tensor rstd = F::unary(UnaryFn::kRsqrt,
+                         F::add(F::mean(F::mul(xc, xc), dims, true), Scalar::from_double(eps)));
+  Tensor xhat = F::mul(xc, rstd);
+  Tensor g = F::mul(dy, w);
+  Tensor dx = F::mul(rstd, F::sub(F::sub(g, F::mean(g, dims, true)),
+                                  F::mul(xhat, F::mean(F::mul(g, xhat), dims, true))));
+  return {dx, F::reshape(F::sum(F::mul(dy, xhat), param_dims), weight->shape()),
+          F::reshape(F::sum(dy, param_dims), bias->shape())};
+}
+}  // namespace
+
 TensorList LayerNorm::grad(const GradContext& ctx, const TensorList& dy) const {
   if (grad_mode_enabled()) {
-    // create_graph: the same gradients from differentiable ops, mean and rstd recomputed from x
-    // so that the second-order graph reaches x through them too.
     namespace F = functional;
     const Tensor &x = ctx.inputs[0], &w = ctx.inputs[1];
     const int64_t size = ctx.attrs.get<int64_t>("size"), rows = x->numel() / size;
-    const double eps = ctx.attrs.get<double>("eps");
-    Tensor xr = F::reshape(x, {rows, size});
-    Tensor xc = F::sub(xr, F::mean(xr, {1}, true));
-    Tensor rstd = F::unary(UnaryFn::kRsqrt,
-                           F::add(F::mean(F::mul(xc, xc), {1}, true), Scalar::from_double(eps)));
-    Tensor xhat = F::mul(xc, rstd);
-    Tensor d = F::reshape(dy[0], {rows, size});
-    Tensor g = F::mul(d, F::reshape(w, {size}));
-    Tensor dx = F::mul(rstd, F::sub(F::sub(g, F::mean(g, {1}, true)),
-                                    F::mul(xhat, F::mean(F::mul(g, xhat), {1}, true))));
-    return {F::reshape(dx, x->shape()), F::reshape(F::sum(F::mul(d, xhat), {0}), w->shape()),
-            F::reshape(F::sum(d, {0}), ctx.inputs[2]->shape())};
+    TensorList g = composite_norm_grad(F::reshape(x, {rows, size}), F::reshape(dy[0], {rows, size}),
+                                       F::reshape(w, {size}), {1}, {0},
+                                       ctx.attrs.get<double>("eps"), w, ctx.inputs[2]);
+    return {F::reshape(g[0], x->shape()), g[1], g[2]};
   }
   TensorList g =
       dispatch(prim::layer_norm_grad(),
@@ -140,21 +152,11 @@ TensorList BatchNorm::grad(const GradContext& ctx, const TensorList& dy) const {
   const Tensor &x = ctx.inputs[0], &w = ctx.inputs[1];
   const double eps = ctx.attrs.get<double>("eps");
   if (grad_mode_enabled()) {
-    // create_graph: differentiable ops, statistics recomputed from x.
-    namespace F = functional;
-    const int64_t c = x->shape()[1];
     std::vector<int64_t> dims{0}, shape(x->ndim(), 1);
     for (int64_t d = 2; d < x->ndim(); ++d) dims.push_back(d);
-    shape[1] = c;
-    Tensor xc = F::sub(x, F::mean(x, dims, true));
-    Tensor rstd = F::unary(UnaryFn::kRsqrt,
-                           F::add(F::mean(F::mul(xc, xc), dims, true), Scalar::from_double(eps)));
-    Tensor xhat = F::mul(xc, rstd);
-    Tensor g = F::mul(dy[0], F::reshape(w, Shape(shape)));
-    Tensor dx = F::mul(rstd, F::sub(F::sub(g, F::mean(g, dims, true)),
-                                    F::mul(xhat, F::mean(F::mul(g, xhat), dims, true))));
-    return {dx, F::reshape(F::sum(F::mul(dy[0], xhat), dims), w->shape()),
-            F::reshape(F::sum(dy[0], dims), ctx.inputs[2]->shape())};
+    shape[1] = x->shape()[1];
+    return composite_norm_grad(x, dy[0], functional::reshape(w, Shape(shape)), dims, dims, eps, w,
+                               ctx.inputs[2]);
   }
   Tensor g = dy[0]->is_contiguous() ? dy[0] : functional::contiguous(dy[0]);
   TensorList r =
