@@ -29,3 +29,31 @@ for _numel in (1, 64):
             ops_per_call=OPS_PER_CALL,
         )
     )
+
+
+CHAIN_OPS = 100
+
+
+def _build_chain(fw):
+    """100 dependent elementwise ops on a 256x256 tensor (25 x mul, add, tanh, relu)."""
+    x = randn(fw, 256, 256)
+
+    def run():
+        y = x
+        for _ in range(CHAIN_OPS // 4):
+            y = (y * 0.5 + 1.0).tanh().relu()
+        return y
+
+    return run
+
+
+register(
+    Case(
+        name="chain of 100 elementwise ops, 256x256",
+        family="dispatch",
+        metric="us/op",
+        build=_build_chain,
+        ops_per_call=CHAIN_OPS,
+        frameworks=("oneflow", "torch"),
+    )
+)

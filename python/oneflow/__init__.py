@@ -26,6 +26,21 @@ def _select_openblas_kernels():
 _select_openblas_kernels()
 
 from oneflow import _oneflow_internal
+
+
+def _start_eager_engine():
+    """CPU ops run asynchronously on the eager engine's stream thread (see docs/eager.md).
+    Frames under this folder are the framework's: a failing queued kernel names the user's
+    line that issued it. Queued work finishes at exit and before fork()."""
+    import atexit
+    import os
+
+    _oneflow_internal._set_package_dir(os.path.dirname(os.path.abspath(__file__)) + os.sep)
+    atexit.register(_oneflow_internal._drain)
+    os.register_at_fork(before=_oneflow_internal._drain)
+
+
+_start_eager_engine()
 from oneflow._oneflow_internal import (
     Tensor,
     bfloat16,
@@ -97,7 +112,7 @@ from oneflow.autograd import (  # noqa: E402,F401
     no_grad,
     set_grad_enabled,
 )
-from oneflow import autograd, cuda, linalg, nn, optim, sbp, utils  # noqa: E402,F401
+from oneflow import autograd, cpu, cuda, linalg, nn, optim, sbp, utils  # noqa: E402,F401
 from oneflow.utils.dlpack import from_dlpack, to_dlpack  # noqa: E402,F401
 
 _tensor_methods.install()

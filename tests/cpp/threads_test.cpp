@@ -8,6 +8,7 @@
 
 #include "oneflow/core/autograd/autograd.h"
 #include "oneflow/core/device/caching_allocator.h"
+#include "oneflow/core/eager/engine.h"
 #include "oneflow/core/functional/functional.h"
 #include "test_util.h"
 
@@ -86,6 +87,9 @@ TEST(Threads, EagerOpsAndBackwardFromSeveralThreads) {
     }
   });
   EXPECT_EQ(wrong.load(), 0);
+  // Queued instructions hold their tensors until the engine has run them and a thread has
+  // reclaimed their slots (the next op or a synchronisation).
+  eager::synchronize();
   EXPECT_EQ(alloc.allocated_bytes(), before);
 }
 

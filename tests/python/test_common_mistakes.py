@@ -381,6 +381,8 @@ def test_the_table_is_large_enough():
 def test_mistake_raises_a_clear_error(name, call, exc, patterns):
     with pytest.raises(Exception) as info:
         call()
+        # Checks made inside kernels (index ranges) raise at the next synchronisation point.
+        flow.cpu.synchronize()
     assert type(info.value) is exc or isinstance(info.value, exc), (
         f"{name}: expected {exc.__name__}, got {type(info.value).__name__}: {info.value}"
     )

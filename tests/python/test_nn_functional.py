@@ -236,8 +236,8 @@ def test_loss_errors():
     x = flow.randn(3, 4)
     with pytest.raises(RuntimeError, match="cross_entropy|nll_loss"):
         F(flow).nll_loss(x, flow.tensor([0.0, 1.0, 2.0]))
-    with pytest.raises(IndexError, match="nll_loss: target out of bounds"):
-        F(flow).cross_entropy(x, flow.tensor([0, 4, 1]))
+    with pytest.raises(IndexError, match=r"nll_loss: target 4 is out of bounds .*\[0, 4\)"):
+        F(flow).cross_entropy(x, flow.tensor([0, 4, 1])).numpy()  # checked by the kernel
     with pytest.raises(ValueError, match="expected target of shape"):
         F(flow).cross_entropy(x, flow.tensor([0, 1]))
 

@@ -73,7 +73,7 @@ void init_autograd(py::module_& m) {
       "backward",
       [](py::handle outputs, py::handle grads, bool retain_graph, bool create_graph) {
         TensorList outs = tensor_list(outputs, "backward"), gs = tensor_list(grads, "backward");
-        py::gil_scoped_release nogil;
+        ReleaseGil nogil;
         run_backward(outs, gs, retain_graph, create_graph);
       },
       py::arg("outputs"), py::arg("grad_outputs"), py::arg("retain_graph"),
@@ -87,7 +87,7 @@ void init_autograd(py::module_& m) {
                    gs = tensor_list(grads, "autograd.grad");
         TensorList res;
         {
-          py::gil_scoped_release nogil;
+          ReleaseGil nogil;
           res = run_backward(outs, gs, retain_graph, create_graph, ins, allow_unused);
         }
         py::tuple t(res.size());

@@ -39,6 +39,26 @@ Shape shape_from_sequence(py::handle h, const char* op);
 // An int or a sequence of ints (dims).
 std::vector<int64_t> dims_from_py(py::handle h, const char* op);
 
+// Notes the calling Python line for the eager engine (eager.cpp); needs the GIL.
+void record_location();
+void clear_location();
+
+// Releases the GIL around a call into the core, after noting the Python line that made it (a
+// queued kernel that fails is reported with it).
+class ReleaseGil {
+ public:
+  ReleaseGil() = default;
+  ReleaseGil(const ReleaseGil&) = delete;
+  ReleaseGil& operator=(const ReleaseGil&) = delete;
+
+ private:
+  struct Location {
+    Location() { record_location(); }
+    ~Location() { clear_location(); }
+  } location_;  // constructed first: the GIL is still held
+  py::gil_scoped_release release_;
+};
+
 void init_dtype_device(py::module_& m);
 void init_tensor(py::module_& m);
 void init_functional(py::module_& m);
@@ -46,5 +66,6 @@ void init_reductions(py::module_& m);
 void init_nn(py::module_& m);
 void init_autograd(py::module_& m);
 void init_dlpack(py::module_& m);
+void init_eager(py::module_& m);
 
 }  // namespace oneflow::python

@@ -87,6 +87,7 @@ py::capsule to_dlpack(const Tensor& t) {
   e->shape = t->shape();
   e->strides = t->strides();
   DLTensor& d = e->managed.dl_tensor;
+  t->storage()->set_shared_outside();  // the consumer reads and writes it without synchronising
   d.data = t->data();
   d.device = t->device().type == DeviceType::kCPU ? DLDevice{kDLCPU, 0}
                                                   : DLDevice{kDLCUDA, t->device().index};

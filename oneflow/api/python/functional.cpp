@@ -16,13 +16,13 @@ template <typename TT, typename TS>
 Tensor binary(const char* op, py::handle a, py::handle b, TT tensor_tensor, TS tensor_scalar) {
   if (is_tensor(a) && is_tensor(b)) {
     Tensor x = a.cast<Tensor>(), y = b.cast<Tensor>();
-    py::gil_scoped_release nogil;
+    ReleaseGil nogil;
     return tensor_tensor(x, y);
   }
   if (is_tensor(a) && is_scalar(b)) {
     Tensor x = a.cast<Tensor>();
     Scalar s = scalar_from_py(b, op);
-    py::gil_scoped_release nogil;
+    ReleaseGil nogil;
     return tensor_scalar(x, s);
   }
   throw_error<TypeError>(op, "expected (Tensor input, Tensor or number other), got (",
@@ -137,7 +137,7 @@ void init_functional(py::module_& m) {
         if (!is_tensor(a) && is_tensor(b) && is_scalar(a)) {
           Tensor y = b.cast<Tensor>();
           Scalar s = scalar_from_py(a, "sub");
-          py::gil_scoped_release nogil;
+          ReleaseGil nogil;
           return F::add(F::mul(y, al.kind == Scalar::Kind::kFloat ? Scalar::from_double(-al.f)
                                                                   : Scalar::from_int(-al.i)),
                         s);
@@ -196,7 +196,7 @@ void init_functional(py::module_& m) {
         if (!is_tensor(a) && is_tensor(b) && is_scalar(a)) {
           Tensor y = b.cast<Tensor>();
           Scalar s = scalar_from_py(a, "div");
-          py::gil_scoped_release nogil;
+          ReleaseGil nogil;
           return F::rdiv(y, s);
         }
         return binary(
@@ -219,7 +219,7 @@ void init_functional(py::module_& m) {
       "exp",
       [](py::handle x) {
         Tensor t = as_tensor(x, "exp", "input");
-        py::gil_scoped_release nogil;
+        ReleaseGil nogil;
         return F::exp(t);
       },
       py::arg("input"));
@@ -227,7 +227,7 @@ void init_functional(py::module_& m) {
       "gelu",
       [](py::handle x, const std::string& approximate) {
         Tensor t = as_tensor(x, "gelu", "input");
-        py::gil_scoped_release nogil;
+        ReleaseGil nogil;
         return F::gelu(t, approximate);
       },
       py::arg("input"), py::kw_only(), py::arg("approximate") = "none");
@@ -240,7 +240,7 @@ void init_functional(py::module_& m) {
                                  "dim must be given (implicit dim choice is deprecated)");
         int64_t d = dim.cast<int64_t>();
         auto dt = optional_dtype(dtype, "softmax");
-        py::gil_scoped_release nogil;
+        ReleaseGil nogil;
         return F::softmax(t, d, dt);
       },
       py::arg("input"), py::arg("dim") = py::none(), py::kw_only(), py::arg("dtype") = py::none());
@@ -251,7 +251,7 @@ void init_functional(py::module_& m) {
         std::vector<int64_t> dims =
             dim.is_none() ? std::vector<int64_t>{} : dims_from_py(dim, "mean");
         auto dt = optional_dtype(dtype, "mean");
-        py::gil_scoped_release nogil;
+        ReleaseGil nogil;
         return F::mean(t, dims, keepdim, dt);
       },
       py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
@@ -261,7 +261,7 @@ void init_functional(py::module_& m) {
       "relu",
       [](py::handle x) {
         Tensor t = as_tensor(x, "relu", "input");
-        py::gil_scoped_release nogil;
+        ReleaseGil nogil;
         return F::relu(t);
       },
       py::arg("input"));
@@ -269,7 +269,7 @@ void init_functional(py::module_& m) {
       "matmul",
       [](py::handle a, py::handle b) {
         Tensor x = as_tensor(a, "matmul", "input"), y = as_tensor(b, "matmul", "other");
-        py::gil_scoped_release nogil;
+        ReleaseGil nogil;
         return F::matmul(x, y);
       },
       py::arg("input"), py::arg("other"));
@@ -281,7 +281,7 @@ void init_functional(py::module_& m) {
             dim.is_none() ? std::vector<int64_t>{} : dims_from_py(dim, "sum");
         if (!dim.is_none() && dims.empty()) dims = {};  // sum(x, dim=[]) reduces everything
         auto dt = optional_dtype(dtype, "sum");
-        py::gil_scoped_release nogil;
+        ReleaseGil nogil;
         return F::sum(t, dims, keepdim, dt);
       },
       py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
@@ -455,7 +455,7 @@ void init_functional(py::module_& m) {
         name,
         [name = name, fn = fn](py::handle x) {
           Tensor t = as_tensor(x, name, "input");
-          py::gil_scoped_release nogil;
+          ReleaseGil nogil;
           return F::unary(fn, t);
         },
         py::arg("input"));
@@ -476,7 +476,7 @@ void init_functional(py::module_& m) {
           if (!is_tensor(a) && is_tensor(b) && is_scalar(a)) {
             Tensor y = b.cast<Tensor>();
             Scalar s = scalar_from_py(a, name);
-            py::gil_scoped_release nogil;
+            ReleaseGil nogil;
             return F::binary(fn, s, y);
           }
           return binary(
@@ -509,7 +509,7 @@ void init_functional(py::module_& m) {
         if (!is_tensor(a) && is_tensor(b) && is_scalar(a)) {
           Tensor y = b.cast<Tensor>();
           Scalar s = scalar_from_py(a, "pow");
-          py::gil_scoped_release nogil;
+          ReleaseGil nogil;
           return F::rpow(y, s);
         }
         return binary(
@@ -537,7 +537,7 @@ void init_functional(py::module_& m) {
         Tensor t = as_tensor(x, "to", "input");
         auto dt = optional_dtype(dtype, "to");
         auto dev = optional_device(device, "to");
-        py::gil_scoped_release nogil;
+        ReleaseGil nogil;
         return F::to(t, dt, dev, copy);
       },
       py::arg("input"), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
@@ -576,7 +576,7 @@ void init_functional(py::module_& m) {
           Shape shape = shape_from_args(size, name);
           Tensor t;
           {
-            py::gil_scoped_release nogil;
+            ReleaseGil nogil;
             t = fn(shape, o);
           }
           return with_grad(t, requires_grad);

@@ -1,8 +1,7 @@
 // oneflow._oneflow_internal: the native module. Submodules and classes are initialised from the
 // explicit list below; core exceptions map to the Python exception of the same name.
-#include <omp.h>
-
 #include "oneflow/api/python/common.h"
+#include "oneflow/core/eager/engine.h"
 
 namespace oneflow::python {
 
@@ -32,6 +31,7 @@ PYBIND11_MODULE(_oneflow_internal, m) {
   init_nn(c);
   init_autograd(m);
   init_dlpack(m);
+  init_eager(m);
   // The CPU kernels' thread count (OpenMP, shared with oneDNN).
   c.def(
       "set_num_threads",
@@ -41,10 +41,10 @@ PYBIND11_MODULE(_oneflow_internal, m) {
                                     "expected a positive number of threads, "
                                     "got ",
                                     n);
-        omp_set_num_threads(n);
+        eager::set_num_threads(n);
       },
       py::arg("num"));
-  c.def("get_num_threads", [] { return omp_get_max_threads(); });
+  c.def("get_num_threads", [] { return eager::num_threads(); });
 
   m.attr("with_cuda") = cuda_built();
 }

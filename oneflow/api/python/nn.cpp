@@ -67,7 +67,7 @@ void bind_nd(py::module_& m) {
         else
           pad = ints(padding, conv_op, "padding");
         F::IntList st = ints(stride, conv_op, "stride"), dil = ints(dilation, conv_op, "dilation");
-        py::gil_scoped_release nogil;
+        ReleaseGil nogil;
         return F::conv(conv_op, NSP, x, w, b, st, pad, mode, dil, groups);
       },
       py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
@@ -84,7 +84,7 @@ void bind_nd(py::module_& m) {
         F::IntList st = ints(stride, convt_op, "stride"), pad = ints(padding, convt_op, "padding"),
                    op = ints(output_padding, convt_op, "output_padding"),
                    dil = ints(dilation, convt_op, "dilation");
-        py::gil_scoped_release nogil;
+        ReleaseGil nogil;
         return F::conv_transpose(convt_op, NSP, x, w, b, st, pad, op, groups, dil);
       },
       py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
@@ -102,7 +102,7 @@ void bind_nd(py::module_& m) {
         F::IntList pad = ints(padding, max_op, "padding"), dil = ints(dilation, max_op, "dilation");
         TensorList out;
         {
-          py::gil_scoped_release nogil;
+          ReleaseGil nogil;
           out = F::max_pool(max_op, NSP, x, k, st, pad, dil, ceil_mode, return_indices);
         }
         return pool_result(out);
@@ -126,7 +126,7 @@ void bind_nd(py::module_& m) {
                                type_name(divisor_override));
       div = d[0];
     }
-    py::gil_scoped_release nogil;
+    ReleaseGil nogil;
     return F::avg_pool(avg_op, NSP, x, k, st, pad, ceil_mode, count_include_pad, div);
   };
   if constexpr (NSP == 1) {
@@ -149,7 +149,7 @@ void bind_nd(py::module_& m) {
       [aavg_op](py::handle input, py::handle output_size) {
         Tensor x = tensor_arg(input, aavg_op, "input");
         F::IntList os = ints(output_size, aavg_op, "output_size", true);
-        py::gil_scoped_release nogil;
+        ReleaseGil nogil;
         return F::adaptive_avg_pool(aavg_op, NSP, x, os);
       },
       py::arg("input"), py::arg("output_size"));
@@ -161,7 +161,7 @@ void bind_nd(py::module_& m) {
         F::IntList os = ints(output_size, amax_op, "output_size", true);
         TensorList out;
         {
-          py::gil_scoped_release nogil;
+          ReleaseGil nogil;
           out = F::adaptive_max_pool(amax_op, NSP, x, os, return_indices);
         }
         return pool_result(out);

@@ -32,7 +32,7 @@ void init_reductions(py::module_& m) {
         [name](py::handle x, py::handle dim, bool keepdim) {
           Tensor t = as_tensor(x, name, "input");
           std::vector<int64_t> dims = optional_dims(dim, name);
-          py::gil_scoped_release nogil;
+          ReleaseGil nogil;
           const std::string n = name;
           if (n == "amax") return F::amax(t, dims, keepdim);
           if (n == "amin") return F::amin(t, dims, keepdim);
@@ -98,31 +98,31 @@ void init_reductions(py::module_& m) {
   m.def(
       "_log_softmax",
       [](const Tensor& x, int64_t dim) {
-        py::gil_scoped_release nogil;
+        ReleaseGil nogil;
         return F::log_softmax(x, dim);
       },
       py::arg("input"), py::arg("dim"));
   m.def("_batch_norm_train",
         [](const Tensor& x, std::optional<Tensor> w, std::optional<Tensor> b, double eps) {
-          py::gil_scoped_release nogil;
+          ReleaseGil nogil;
           TensorList r = F::batch_norm_train(x, w.value_or(nullptr), b.value_or(nullptr), eps);
           return std::make_tuple(r[0], r[1], r[2]);
         });
   m.def("_layer_norm", [](const Tensor& x, int64_t size, std::optional<Tensor> w,
                           std::optional<Tensor> b, double eps) {
-    py::gil_scoped_release nogil;
+    ReleaseGil nogil;
     return F::layer_norm(x, size, w.value_or(nullptr), b.value_or(nullptr), eps);
   });
   m.def("_adam_update_",
         [](const Tensor& p, const Tensor& g, const Tensor& m, const Tensor& v, double lr, double b1,
            double b2, double eps, double wd, bool decoupled, double c1, double c2) {
-          py::gil_scoped_release nogil;
+          ReleaseGil nogil;
           F::adam_update_(p, g, m, v, lr, b1, b2, eps, wd, decoupled, c1, c2);
         });
   m.def("_sgd_update_",
         [](const Tensor& p, const Tensor& g, std::optional<Tensor> buf, double lr, double momentum,
            double dampening, double wd, bool nesterov, bool first) {
-          py::gil_scoped_release nogil;
+          ReleaseGil nogil;
           F::sgd_update_(p, g, buf.value_or(nullptr), lr, momentum, dampening, wd, nesterov, first);
         });
   m.def("inverse", [](py::handle x) { return F::inverse(as_tensor(x, "linalg.inv", "input")); });
@@ -131,7 +131,7 @@ void init_reductions(py::module_& m) {
       "sort",
       [](py::handle x, int64_t dim, bool descending) {
         Tensor t = as_tensor(x, "sort", "input");
-        py::gil_scoped_release nogil;
+        ReleaseGil nogil;
         auto p = F::sort(t, dim, descending);
         py::gil_scoped_acquire gil;
         return pair_to_py(p);
@@ -139,10 +139,12 @@ void init_reductions(py::module_& m) {
       py::arg("input"), py::arg("dim") = -1, py::arg("descending") = false);
   m.def(
       "gather",
-      [](py::handle x, int64_t dim, py::handle index) {
-        return F::gather(as_tensor(x, "gather", "input"), dim, as_tensor(index, "gather", "index"));
+      [](py::handle x, int64_t dim, py::handle index, const std::string& target_of) {
+        return F::gather(as_tensor(x, "gather", "input"), dim, as_tensor(index, "gather", "index"),
+                         target_of);
       },
-      py::arg("input"), py::arg("dim"), py::arg("index"));
+      py::arg("input"), py::arg("dim"), py::arg("index"), py::kw_only(),
+      py::arg("_target_of") = "");
   m.def(
       "scatter",
       [](py::handle x, int64_t dim, py::handle index, py::handle src, std::string reduce) {
@@ -159,7 +161,7 @@ void init_reductions(py::module_& m) {
         TensorList xs;
         for (py::handle h : py::handle(tensors))  // iter(): see ints() in nn.cpp
           xs.push_back(as_tensor(h, "cat", "tensors"));
-        py::gil_scoped_release nogil;
+        ReleaseGil nogil;
         return F::cat(xs, dim);
       },
       py::arg("tensors"), py::arg("dim") = 0);

@@ -55,14 +55,17 @@ DType dtype_from_numpy(const py::dtype& d) {
                          "int32, int16, int8, uint8, and bool.");
 }
 
-// A NumPy array viewing a CPU tensor's memory; the array keeps the tensor's storage alive.
-py::array numpy_view(const Tensor& t) {
+// A NumPy array viewing a CPU tensor's memory (the array keeps the tensor's storage alive), or
+// with `copy` an array of its own (reading values: item(), tolist(), printing).
+py::array numpy_view(const Tensor& t, bool copy = false) {
   const size_t isz = itemsize(t->dtype());
   std::vector<py::ssize_t> shape(t->shape().begin(), t->shape().end()), strides;
   for (int64_t s : t->strides()) strides.push_back(static_cast<py::ssize_t>(s * isz));
+  py::dtype dt(numpy_format(t->dtype()));
+  if (copy) return py::array(dt, shape, strides, t->data());  // no base: pybind11 copies
+  t->storage()->set_shared_outside();  // NumPy reads and writes it without synchronising
   auto* keep = new std::shared_ptr<Storage>(t->storage());
   py::capsule owner(keep, [](void* p) { delete static_cast<std::shared_ptr<Storage>*>(p); });
-  py::dtype dt(numpy_format(t->dtype()));
   return py::array(dt, shape, strides, t->data(), owner);
 }
 
@@ -176,7 +179,11 @@ void init_tensor(py::module_& m) {
       .def("element_size", [](const TensorImpl& t) { return itemsize(t.dtype()); })
       .def("storage_offset", &TensorImpl::offset)
       .def("is_contiguous", &TensorImpl::is_contiguous)
-      .def("data_ptr", [](const TensorImpl& t) { return reinterpret_cast<uintptr_t>(t.data()); })
+      .def("data_ptr",
+           [](const TensorImpl& t) {
+             t.storage()->set_shared_outside();  // the address may be used outside oneflow
+             return reinterpret_cast<uintptr_t>(t.data());
+           })
       .def_property_readonly("is_global",
                              [](const TensorImpl& t) { return t.kind() == TensorKind::kGlobal; })
       .def_property_readonly("is_local",
@@ -250,9 +257,15 @@ void init_tensor(py::module_& m) {
       .def_property_readonly("retains_grad",
                              [](const TensorImpl& t) { return t.autograd().retains_grad; })
       // ---- NumPy ----
-      .def("numpy", [](std::shared_ptr<TensorImpl> t) {
+      .def("numpy",
+           [](std::shared_ptr<TensorImpl> t) {
+             if (t->device().type != DeviceType::kCPU)
+               t = functional::to(t, std::nullopt, Device{});
+             return numpy_view(t);
+           })
+      .def("_numpy_copy", [](std::shared_ptr<TensorImpl> t) {
         if (t->device().type != DeviceType::kCPU) t = functional::to(t, std::nullopt, Device{});
-        return numpy_view(t);
+        return numpy_view(t, true);
       });
 
   m.def("from_numpy", [](py::object obj) {

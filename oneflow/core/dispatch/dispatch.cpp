@@ -1,6 +1,7 @@
 #include "oneflow/core/dispatch/dispatch.h"
 
 #include "oneflow/core/autograd/autograd.h"
+#include "oneflow/core/eager/engine.h"
 
 namespace oneflow {
 
@@ -29,12 +30,28 @@ void check_inputs(const Primitive& prim, const TensorList& inputs) {
   }
 }
 
+// Whether a CPU kernel may be queued: every operand is in CPU memory that only oneflow touches.
+bool queueable(const TensorList& inputs, const TensorList& outputs) {
+  for (const TensorList* list : {&inputs, &outputs})
+    for (const Tensor& t : *list)
+      if (t->device().type != DeviceType::kCPU || t->storage()->shared_outside()) return false;
+  return true;
+}
+
+// CPU kernels go to the CPU stream of the eager engine unless execution is synchronous, this is
+// the stream thread itself, or an operand is memory NumPy, DLPack or another device may touch
+// (then the kernel runs here, after the queued ops on its operands: data() waits for them).
+// CUDA kernels are launched here, onto the device's stream.
 void run_kernel(const Primitive& prim, Device device, const TensorList& inputs,
                 const TensorList& outputs, const Attrs& attrs) {
-  if (device.type == DeviceType::kCPU)
-    prim.compute_cpu(inputs, outputs, attrs);
-  else
+  if (device.type == DeviceType::kCPU) {
+    if (eager::async_enabled() && queueable(inputs, outputs))
+      eager::enqueue(prim, inputs, outputs, attrs);
+    else
+      prim.compute_cpu(inputs, outputs, attrs);
+  } else {
     prim.compute_cuda(inputs, outputs, attrs);
+  }
 }
 
 // `input_versions`: the inputs' versions before the kernel ran, so that an in-place op that

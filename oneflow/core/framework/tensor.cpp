@@ -7,7 +7,9 @@ Storage::Storage(Device device, size_t nbytes) : device_(device), nbytes_(nbytes
 }
 
 Storage::Storage(Device device, void* data, size_t nbytes, std::function<void()> release)
-    : device_(device), data_(data), nbytes_(nbytes), release_(std::move(release)) {}
+    : device_(device), data_(data), nbytes_(nbytes), release_(std::move(release)) {
+  shared_outside_.store(true, std::memory_order_relaxed);
+}
 
 Storage::~Storage() {
   if (release_) {

@@ -18,6 +18,11 @@
 namespace oneflow {
 
 class Node;
+class Storage;
+
+namespace eager {
+void wait_for(const Storage& storage);  // eager/engine.h
+}
 
 // A block of device memory. Owned memory returns to its allocator when the last tensor viewing
 // it is gone; borrowed memory (from NumPy, DLPack) calls its release function instead.
@@ -31,15 +36,31 @@ class Storage {
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
 
-  void* data() const { return data_; }
+  // The bytes, once the queued instructions that use them have run (see eager/engine.h).
+  void* data() const {
+    if (last_use_.load(std::memory_order_acquire) != 0) eager::wait_for(*this);
+    return data_;
+  }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
+
+  // Sequence number of the last queued instruction using this storage; 0 when none is pending.
+  // Written by the eager engine only.
+  std::atomic<uint64_t>& last_use() const { return last_use_; }
+
+  // True when code outside oneflow may read or write the bytes without synchronising (memory
+  // borrowed from NumPy or DLPack, or lent to them by numpy() / to_dlpack / data_ptr()): ops
+  // on such a storage run to completion before they return.
+  bool shared_outside() const { return shared_outside_.load(std::memory_order_relaxed); }
+  void set_shared_outside() const { shared_outside_.store(true, std::memory_order_relaxed); }
 
  private:
   Device device_;
   void* data_ = nullptr;
   size_t nbytes_ = 0;
   std::function<void()> release_;  // empty for memory from the allocator
+  mutable std::atomic<uint64_t> last_use_{0};
+  mutable std::atomic<bool> shared_outside_{false};
 };
 
 // Note [Version counter sharing]: every view of a storage shares one counter; in-place ops bump
@@ -94,7 +115,7 @@ class TensorImpl {
   void set_is_view(bool v) { is_view_ = v; }
 
   const std::shared_ptr<Storage>& storage() const { return storage_; }
-  // Address of element 0 of this view.
+  // Address of element 0 of this view; waits for queued instructions that use the storage.
   void* data() const {
     return static_cast<char*>(storage_->data()) + meta_.offset * itemsize(meta_.dtype);
   }

@@ -11,6 +11,7 @@
 #include "oneflow/core/autograd/autograd.h"
 #include "oneflow/core/common/philox.h"
 #include "oneflow/core/dispatch/dispatch.h"
+#include "oneflow/core/kernels/common/values.h"
 #include "oneflow/core/ops/primitives.h"
 
 namespace oneflow {
@@ -63,6 +64,12 @@ DType result_type(const std::vector<Tensor>& tensors, const std::vector<Scalar>&
 
 Tensor scalar_tensor(Scalar s, DType dtype, Device device) {
   double v = s.to_double();
+  if (device.type == DeviceType::kCPU && !lazy_mode_enabled()) {
+    // A fresh CPU scalar is written here: no kernel to queue, no attribute map to build.
+    Tensor t = empty_tensor({}, dtype, device);
+    visit_dtype(dtype, [&]<typename T>() { *t->data_as<T>() = cast_value<T>(v); });
+    return t;
+  }
   return dispatch1(prim::fill(), {},
                    Attrs{{"shape", std::vector<int64_t>{}},
                          {"dtype", dtype},

@@ -176,7 +176,9 @@ void sgd_update_(const Tensor& param, const Tensor& grad, const Tensor& momentum
 // (values, int64 indices).
 std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim = -1, bool descending = false);
 // out[i][j] = x[index[i][j]][j] (dim 0) and so on; index int64 (or int32) of x's rank.
-Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
+// With `target_of` (a loss's name), an index out of range is that loss's class-index target:
+// IndexError "nll_loss: target 7 is out of bounds ...", raised by the kernel.
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index, const std::string& target_of = "");
 // A copy of self with src scattered along dim at index; reduce: "none", "add", "multiply",
 // "amax", "amin".
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,

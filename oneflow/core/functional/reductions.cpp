@@ -238,10 +238,12 @@ std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending) {
   return {out[0], out[1]};
 }
 
-Tensor gather(const Tensor& x, int64_t dim_in, const Tensor& index) {
+Tensor gather(const Tensor& x, int64_t dim_in, const Tensor& index, const std::string& target_of) {
   const int64_t dim = one_dim("gather", x, dim_in);
   Tensor idx = prepare_index("gather", x, dim, index, nullptr);
-  return dispatch1(prim::gather(), {x, idx}, Attrs{{"dim", dim}});
+  Attrs attrs{{"dim", dim}};
+  if (!target_of.empty()) attrs.set("target_of", target_of);
+  return dispatch1(prim::gather(), {x, idx}, attrs);
 }
 
 Tensor scatter(const Tensor& self, int64_t dim_in, const Tensor& index, const Tensor& src_in,

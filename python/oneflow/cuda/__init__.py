@@ -16,6 +16,8 @@ def current_device():
 
 
 def synchronize(device=None):
+    """Waits for the queued CPU ops and for all work on the CUDA device."""
+    _internal.synchronize()
     if is_available():
         index = 0 if device is None else _internal.device(device).index
         _internal.cuda_synchronize(index)

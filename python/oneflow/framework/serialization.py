@@ -59,11 +59,13 @@ class _Writer:
             from oneflow.nn.parameter import Parameter
 
             t = obj.detach()
+            # A copy: the values as of this call, and the tensor's memory stays oneflow's own
+            # (a NumPy view would make later ops on it synchronous, see docs/eager.md).
             if t.dtype == oneflow.bfloat16:
-                arr = t.float().numpy()
+                arr = t.float()._numpy_copy()
                 kind = "bfloat16"
             else:
-                arr = t.cpu().numpy() if t.is_cuda else t.numpy()
+                arr = t.cpu()._numpy_copy()
                 kind = None
             return {
                 "__tensor__": self.add(arr),

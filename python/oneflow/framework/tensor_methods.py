@@ -61,7 +61,7 @@ def __reduce_ex__(self, protocol):
     """Pickles the values (moved to the host), dtype and requires_grad."""
     t = self.detach()
     dtype_name = str(self.dtype).split(".")[-1]
-    array = (t.float() if dtype_name == "bfloat16" else t).cpu().numpy()
+    array = (t.float() if dtype_name == "bfloat16" else t).cpu()._numpy_copy()
     return (_rebuild_tensor, (array, dtype_name, bool(self.requires_grad and self.is_leaf)))
 
 
@@ -91,11 +91,11 @@ def item(self):
         raise RuntimeError(
             f"item: a Tensor with {self.numel()} elements cannot be converted to Scalar"
         )
-    return self.numpy().reshape(()).item()
+    return self._numpy_copy().reshape(()).item()
 
 
 def tolist(self):
-    return self.numpy().tolist()
+    return self._numpy_copy().tolist()
 
 
 def _to(self, *args, **kwargs):

@@ -150,7 +150,7 @@ def _values(t):
 
     if t.dtype == _internal.bfloat16:
         t = t.float()
-    return t.detach().cpu().numpy()
+    return t.detach().cpu()._numpy_copy()
 
 
 def tensor_repr(t):

@@ -39,6 +39,14 @@ void Gather::compute_cpu(const TensorList& in, const TensorList& out, const Attr
   const int64_t n = index->numel();
   if (n == 0) return;
   const int64_t size = x->ndim() == 0 ? 1 : x->shape()[dim];
+  if (attrs.has("target_of")) {
+    const std::string& loss = attrs.get<std::string>("target_of");
+    const int64_t* t = index->data_as<int64_t>();
+    for (int64_t k = 0; k < n; ++k)
+      if (t[k] < 0 || t[k] >= size)
+        throw_error<IndexError>(loss.c_str(), "target ", t[k],
+                                " is out of bounds (expected values in [0, ", size, "))");
+  }
   check_indices(name(), index, size, dim);
   const int64_t* idx = index->data_as<int64_t>();
   const Shape& shape = index->shape();

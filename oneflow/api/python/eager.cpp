@@ -1,0 +1,135 @@
+// The eager engine's Python side: waits release the GIL and turn Ctrl-C into KeyboardInterrupt,
+// each op notes the Python line that issued it (a failing queued kernel names it), and the
+// module-level controls (synchronize, synchronous mode).
+#include <string>
+#include <unordered_map>
+
+#include "oneflow/api/python/common.h"
+#include "oneflow/core/eager/engine.h"
+
+// After Python.h (included by pybind11 through common.h).
+#include <frameobject.h>
+
+namespace oneflow::python {
+
+namespace {
+
+// The oneflow package's folder: frames in files under it are the framework's, not the user's.
+std::string g_package_dir;
+
+// Code objects seen, and whether they are the framework's. The map holds a reference to each,
+// so a recorded location's code object stays valid; past the cap nothing is recorded.
+constexpr size_t kMaxCodeObjects = 16384;
+std::unordered_map<PyCodeObject*, bool> g_code_is_internal;
+
+// 1 internal, 0 user code, -1 unknown (cache full).
+int is_internal(PyCodeObject* code) {
+  auto it = g_code_is_internal.find(code);
+  if (it != g_code_is_internal.end()) return it->second ? 1 : 0;
+  if (g_code_is_internal.size() >= kMaxCodeObjects) return -1;
+  bool internal = false;
+  if (!g_package_dir.empty() && code->co_filename != nullptr) {
+    Py_ssize_t n = 0;
+    const char* file = PyUnicode_AsUTF8AndSize(code->co_filename, &n);
+    if (file == nullptr) {
+      PyErr_Clear();
+    } else {
+      internal =
+          static_cast<size_t>(n) >= g_package_dir.size() &&
+          std::char_traits<char>::compare(file, g_package_dir.data(), g_package_dir.size()) == 0;
+    }
+  }
+  Py_INCREF(code);
+  g_code_is_internal.emplace(code, internal);
+  return internal ? 1 : 0;
+}
+
+void without_gil(void (*fn)(void*), void* arg) {
+  if (!Py_IsInitialized() || !PyGILState_Check()) {
+    fn(arg);
+    return;
+  }
+  PyThreadState* state = PyEval_SaveThread();
+  try {
+    fn(arg);
+  } catch (...) {
+    PyEval_RestoreThread(state);
+    throw;
+  }
+  PyEval_RestoreThread(state);
+}
+
+void check_interrupts() {
+  if (!Py_IsInitialized()) return;
+  py::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+}
+
+std::string describe(const eager::Location& loc) {
+  py::gil_scoped_acquire gil;
+  auto* code = static_cast<PyCodeObject*>(const_cast<void*>(loc.code));
+  const char* file = PyUnicode_AsUTF8(code->co_filename);
+  if (file == nullptr) {
+    PyErr_Clear();
+    file = "<unknown>";
+  }
+  return str_cat(file, ":", PyCode_Addr2Line(code, loc.lasti));
+}
+
+}  // namespace
+
+eager::Location locate() {
+  eager::Location loc;
+  if (!Py_IsInitialized() || !PyGILState_Check()) return loc;
+  PyFrameObject* frame = PyEval_GetFrame();  // borrowed
+  PyFrameObject* owned = nullptr;            // frames from PyFrame_GetBack are new references
+  for (int depth = 0; frame != nullptr && depth < 32; ++depth) {
+    PyCodeObject* code = PyFrame_GetCode(frame);
+    const int internal = is_internal(code);
+    Py_DECREF(code);  // the cache holds its own reference
+    if (internal < 0) break;
+    if (internal == 0) {
+      loc = {code, PyFrame_GetLasti(frame)};
+      break;
+    }
+    PyFrameObject* back = PyFrame_GetBack(frame);
+    Py_XDECREF(owned);
+    owned = back;
+    frame = back;
+  }
+  Py_XDECREF(owned);
+  return loc;
+}
+
+void record_location() {
+  if (eager::async_enabled()) eager::set_current_location(locate());
+}
+
+void clear_location() { eager::set_current_location({}); }
+
+void init_eager(py::module_& m) {
+  eager::Hooks hooks;
+  hooks.without_gil = &without_gil;
+  hooks.check_interrupts = &check_interrupts;
+  hooks.describe = &describe;
+  hooks.locate = &locate;
+  eager::set_hooks(hooks);
+
+  m.def(
+      "synchronize", [] { eager::synchronize(); },
+      "Waits for every queued CPU op; raises the error of a failed kernel.");
+  m.def("sync_execution", &eager::sync_execution);
+  m.def("set_sync_execution", &eager::set_sync_execution, py::arg("sync"),
+        "True runs every op to completion before it returns (ONEFLOW_SYNC_EXECUTION=1).");
+  m.def("_set_package_dir", [](const std::string& dir) { g_package_dir = dir; });
+  m.def("pending_instructions", &eager::pending_instructions);
+  // At exit and before fork(): let queued work finish, without raising.
+  m.def("_drain", [] {
+    try {
+      eager::synchronize();
+    } catch (const Error&) {
+    }
+  });
+}
+
+}  // namespace oneflow::python

@@ -1,0 +1,412 @@
+#include "oneflow/core/eager/engine.h"
+
+#include <omp.h>
+#include <pthread.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "oneflow/core/ops/primitive.h"
+
+namespace oneflow::eager {
+
+namespace {
+
+Hooks g_hooks;
+thread_local Location t_location;
+thread_local bool t_on_stream = false;
+constexpr auto kAcquire = std::memory_order_acquire;
+constexpr auto kRelease = std::memory_order_release;
+thread_local TensorList t_graveyard;  // references of finished instructions, to drop
+
+bool sync_from_env() {
+  const char* v = std::getenv("ONEFLOW_SYNC_EXECUTION");
+  return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+}
+std::atomic<bool> g_sync{sync_from_env()};
+
+// Runs f() with the GIL released when the binding says there is one to release.
+template <typename F>
+void without_gil(F& f) {
+  if (g_hooks.without_gil == nullptr) {
+    f();
+    return;
+  }
+  g_hooks.without_gil([](void* p) { (*static_cast<F*>(p))(); }, &f);
+}
+
+struct Instruction {
+  const Primitive* prim = nullptr;
+  TensorList inputs;
+  TensorList outputs;
+  Attrs attrs;
+  Location location;
+  size_t bytes = 0;  // output bytes, counted against the queue's byte budget
+};
+
+// The CPU stream: a ring of instructions, one thread running them in order.
+class CpuStream {
+ public:
+  // Bounds on queued work: past them the queuing thread waits (memory stays bounded however
+  // far Python runs ahead).
+  static constexpr uint64_t kCapacity = 1024;
+  static constexpr size_t kMaxQueuedBytes = size_t{256} << 20;
+
+  CpuStream() : ring_(kCapacity) {
+    pthread_atfork([] { instance().before_fork(); }, [] { instance().after_fork_parent(); },
+                   [] { instance().after_fork_child(); });
+  }
+
+  static CpuStream& instance() {
+    // Never destroyed: the stream thread may still be parked when static destructors run.
+    static CpuStream* s = new CpuStream();
+    return *s;
+  }
+
+  void enqueue(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
+               const Attrs& attrs) {
+    size_t bytes = 0;
+    for (const Tensor& t : outputs) bytes += t->storage()->nbytes();
+    std::unique_lock<std::mutex> lk(mu_);
+    if (!started_) start();
+    reclaim_locked();
+    while (!has_space(bytes)) {
+      lk.unlock();
+      release_reclaimed();
+      wait_for_space(bytes);
+      lk.lock();
+      reclaim_locked();
+    }
+    const uint64_t seq = ++issued_;
+    Instruction& ins = ring_[(seq - 1) % kCapacity];
+    ins.prim = &prim;
+    // Assignment reuses the slot's vectors and map nodes: no allocation in the steady state.
+    ins.inputs.assign(inputs.begin(), inputs.end());
+    ins.outputs.assign(outputs.begin(), outputs.end());
+    ins.attrs = attrs;
+    ins.location = t_location;
+    if (ins.location.code == nullptr && g_hooks.locate != nullptr) ins.location = g_hooks.locate();
+    ins.bytes = bytes;
+    queued_bytes_ += bytes;
+    for (const Tensor& t : ins.inputs) t->storage()->last_use().store(seq, kRelease);
+    for (const Tensor& t : ins.outputs) t->storage()->last_use().store(seq, kRelease);
+    published_.store(seq, kRelease);
+    if (worker_sleeping_) work_cv_.notify_one();
+    lk.unlock();
+    release_reclaimed();
+  }
+
+  // Waits until instruction `seq` has run.
+  void wait_until(uint64_t seq, bool use_hooks = true) {
+    if (completed_.load() >= seq) return;
+    for (int i = 0; i < 2000 && completed_.load() < seq; ++i) cpu_relax();
+    if (completed_.load() >= seq) return;
+    wait_while([&] { return completed_.load() < seq; }, use_hooks);
+  }
+
+  // Drops the references of finished instructions (after a wait: the memory is free again).
+  void reclaim() {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      reclaim_locked();
+    }
+    release_reclaimed();
+  }
+
+  void synchronize() {
+    uint64_t target;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      target = issued_;
+    }
+    wait_until(target);
+    reclaim();
+    raise_pending_error();
+  }
+
+  void wait_for(const Storage& storage) {
+    if (t_on_stream) return;
+    const uint64_t seq = storage.last_use().load();
+    if (seq == 0) return;
+    wait_until(seq);
+    reclaim();
+    // Done: clear the record unless a newer instruction took it meanwhile.
+    uint64_t expected = seq;
+    storage.last_use().compare_exchange_strong(expected, 0);
+    if (failed_.load()) raise_pending_error();
+  }
+
+  void cancel() {
+    std::lock_guard<std::mutex> lk(mu_);
+    skip_through_.store(issued_);
+  }
+
+  uint64_t pending() {
+    std::lock_guard<std::mutex> lk(mu_);
+    return issued_ - completed_.load();
+  }
+
+  void set_num_threads(int n) { threads_.store(n); }
+  int num_threads() { return threads_.load(); }
+
+ private:
+  static void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+
+  // Under mu_.
+  void start() {
+    if (threads_.load() <= 0) threads_.store(omp_get_max_threads());
+    worker_ = std::thread([this] { run(); });
+    worker_.detach();
+    started_ = true;
+  }
+
+  // Under mu_. Space: a free slot, and the outputs of the unreclaimed instructions within the
+  // byte budget (a single instruction may exceed it).
+  bool has_space(size_t bytes) const {
+    return issued_ - reclaimed_ < kCapacity &&
+           (issued_ == reclaimed_ || queued_bytes_ + bytes <= kMaxQueuedBytes);
+  }
+
+  // Under mu_: empties the slots of finished instructions. Their tensors move to this thread's
+  // graveyard, released by release_reclaimed() outside the lock: the thread that queued drops
+  // the references (no reference counts or heap blocks bounce between threads), and a
+  // destructor that needs the GIL never runs under mu_.
+  void reclaim_locked() {
+    const uint64_t done = completed_.load(kAcquire);
+    for (; reclaimed_ < done; ++reclaimed_) {
+      Instruction& ins = ring_[reclaimed_ % kCapacity];
+      for (Tensor& t : ins.inputs) t_graveyard.push_back(std::move(t));
+      for (Tensor& t : ins.outputs) t_graveyard.push_back(std::move(t));
+      ins.inputs.clear();
+      ins.outputs.clear();
+      queued_bytes_ -= ins.bytes;
+    }
+  }
+  static void release_reclaimed() { t_graveyard.clear(); }
+
+  void wait_for_space(size_t bytes) {
+    wait_while(
+        [&] {
+          reclaim_locked();
+          return !has_space(bytes);
+        },
+        true);
+    release_reclaimed();
+  }
+
+  // Blocks while blocked() (evaluated under mu_) holds. With hooks: the GIL is released and
+  // interrupts are polled; an interrupt drops the queued instructions and propagates.
+  template <typename Blocked>
+  void wait_while(Blocked blocked, bool use_hooks) {
+    auto wait = [&] {
+      waiters_.fetch_add(1);
+      struct Leave {
+        std::atomic<int>& w;
+        ~Leave() { w.fetch_sub(1); }
+      } leave{waiters_};
+      std::unique_lock<std::mutex> lk(mu_);
+      while (blocked()) {
+        done_cv_.wait_for(lk, std::chrono::milliseconds(20));
+        if (!use_hooks || !blocked() || g_hooks.check_interrupts == nullptr) continue;
+        lk.unlock();
+        try {
+          g_hooks.check_interrupts();
+        } catch (...) {
+          cancel();
+          throw;
+        }
+        lk.lock();
+      }
+    };
+    if (use_hooks)
+      without_gil(wait);
+    else
+      wait();
+  }
+
+  void run() {
+    t_on_stream = true;
+    int team = 0;
+    for (uint64_t seq = completed_.load() + 1;; ++seq) {
+      if (published_.load(kAcquire) < seq) {
+        // Spin briefly: the next op is usually a few microseconds away.
+        for (int i = 0; i < 4000 && published_.load(kAcquire) < seq; ++i) cpu_relax();
+        if (published_.load() < seq) {
+          std::unique_lock<std::mutex> lk(mu_);
+          worker_sleeping_ = true;
+          work_cv_.wait(lk, [&] { return published_.load() >= seq; });
+          worker_sleeping_ = false;
+        }
+      }
+      Instruction& ins = ring_[(seq - 1) % kCapacity];
+      if (const int n = threads_.load(); n != team) {
+        omp_set_num_threads(n);
+        team = n;
+      }
+      if (seq > skip_through_.load() && !failed_.load()) {
+        try {
+          ins.prim->compute_cpu(ins.inputs, ins.outputs, ins.attrs);
+        } catch (...) {
+          record_error(std::current_exception(), ins);
+        }
+      }
+      // The slot's tensors are dropped by the next thread that queues or waits.
+      completed_.store(seq);  // seq_cst: ordered before the waiters_ load
+      if (waiters_.load() > 0) {
+        std::lock_guard<std::mutex> lk(mu_);
+        done_cv_.notify_all();
+      }
+    }
+  }
+
+  void record_error(std::exception_ptr e, const Instruction& ins) {
+    std::lock_guard<std::mutex> lk(err_mu_);
+    if (error_) return;
+    error_ = e;
+    error_op_ = ins.prim->name();
+    error_location_ = ins.location;
+    failed_.store(true);
+  }
+
+  // Raises the kept kernel error (once) as the same exception type, with the op's location.
+  void raise_pending_error() {
+    if (!failed_.load()) return;
+    std::exception_ptr e;
+    std::string op;
+    Location loc;
+    {
+      std::lock_guard<std::mutex> lk(err_mu_);
+      if (!error_) return;
+      e = error_;
+      op = error_op_;
+      loc = error_location_;
+      error_ = nullptr;
+      // Instructions queued before the error was taken depend on garbage: drop them.
+      {
+        std::lock_guard<std::mutex> qlk(mu_);
+        skip_through_.store(issued_);
+      }
+      failed_.store(false);
+    }
+    std::string where = " (raised asynchronously by the kernel of '" + op + "'";
+    if (loc.code != nullptr && g_hooks.describe != nullptr)
+      where += ", queued at " + g_hooks.describe(loc);
+    where +=
+        "; errors inside kernels surface at the next synchronisation point, "
+        "ONEFLOW_SYNC_EXECUTION=1 raises them where the op is called)";
+    try {
+      std::rethrow_exception(e);
+    } catch (const TypeError& x) {
+      throw TypeError(x.what() + where);
+    } catch (const ValueError& x) {
+      throw ValueError(x.what() + where);
+    } catch (const IndexError& x) {
+      throw IndexError(x.what() + where);
+    } catch (const NotImplementedError& x) {
+      throw NotImplementedError(x.what() + where);
+    } catch (const std::exception& x) {
+      throw RuntimeError(x.what() + where);
+    }
+  }
+
+  // Fork: the child has no stream thread. Wait for queued work, hold the lock across fork()
+  // so no other thread is inside it, and start over in the child.
+  void before_fork() {
+    if (started_) {
+      uint64_t target;
+      {
+        std::lock_guard<std::mutex> lk(mu_);
+        target = issued_;
+      }
+      // oneflow's os.register_at_fork hook has drained the queue with the GIL released; this
+      // catches work queued since by other threads.
+      wait_until(target, false);
+    }
+    mu_.lock();
+  }
+  void after_fork_parent() { mu_.unlock(); }
+  void after_fork_child() {
+    new (&mu_) std::mutex();
+    new (&work_cv_) std::condition_variable();
+    new (&done_cv_) std::condition_variable();
+    new (&err_mu_) std::mutex();
+    started_ = false;
+    worker_sleeping_ = false;
+    waiters_.store(0);
+    // Nothing runs the instructions left in the ring: drop them.
+    skip_through_.store(issued_);
+    for (Instruction& ins : ring_) {
+      ins.inputs.clear();
+      ins.outputs.clear();
+    }
+    completed_.store(issued_);
+    published_.store(issued_);
+    reclaimed_ = issued_;
+    queued_bytes_ = 0;
+  }
+
+  std::mutex mu_;
+  std::condition_variable work_cv_;  // the stream thread waits for instructions
+  std::condition_variable done_cv_;  // threads wait for completion or space
+  std::vector<Instruction> ring_;
+  uint64_t issued_ = 0;  // under mu_: sequence number of the last queued instruction
+  std::atomic<uint64_t> published_{0};
+  std::atomic<uint64_t> completed_{0};
+  uint64_t reclaimed_ = 0;   // under mu_: slots up to here are empty
+  size_t queued_bytes_ = 0;  // under mu_: output bytes of the unreclaimed instructions
+  std::atomic<uint64_t> skip_through_{0};
+  std::atomic<int> waiters_{0};
+  std::atomic<int> threads_{0};
+  bool worker_sleeping_ = false;  // under mu_
+  bool started_ = false;          // under mu_
+  std::thread worker_;
+
+  std::mutex err_mu_;
+  std::exception_ptr error_;
+  std::string error_op_;
+  Location error_location_;
+  std::atomic<bool> failed_{false};
+};
+
+}  // namespace
+
+void set_hooks(const Hooks& hooks) { g_hooks = hooks; }
+void set_current_location(const Location& loc) { t_location = loc; }
+const Location& current_location() { return t_location; }
+
+bool async_enabled() { return !t_on_stream && !g_sync.load(std::memory_order_relaxed); }
+bool sync_execution() { return g_sync.load(); }
+void set_sync_execution(bool sync) {
+  if (sync) CpuStream::instance().synchronize();
+  g_sync.store(sync);
+}
+bool on_stream_thread() { return t_on_stream; }
+
+void enqueue(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
+             const Attrs& attrs) {
+  CpuStream::instance().enqueue(prim, inputs, outputs, attrs);
+}
+void synchronize() { CpuStream::instance().synchronize(); }
+void wait_for(const Storage& storage) { CpuStream::instance().wait_for(storage); }
+void cancel_pending() { CpuStream::instance().cancel(); }
+uint64_t pending_instructions() { return CpuStream::instance().pending(); }
+
+void set_num_threads(int n) {
+  omp_set_num_threads(n);  // the calling thread's kernels (sync mode, CUDA launches)
+  CpuStream::instance().set_num_threads(n);
+}
+int num_threads() {
+  const int n = CpuStream::instance().num_threads();
+  return n > 0 ? n : omp_get_max_threads();
+}
+
+}  // namespace oneflow::eager

@@ -1,0 +1,87 @@
+// The asynchronous eager engine (DESIGN.md section 5).
+//
+// Eager CPU ops become instructions on the CPU stream: a ring of bounded size that one stream
+// thread executes in order. The calling thread returns as soon as the outputs' metas are known.
+// Each Storage records the sequence number of the last instruction that uses it (as input or
+// output); host code that touches a storage's bytes (`Storage::data()` off the stream thread)
+// waits for that instruction first. Instructions hold their tensors, so memory returns to the
+// allocator only after the kernels that use it have run.
+//
+// The stream thread may take the GIL (dropping the last reference to a tensor can release a
+// Python object: a hook, NumPy memory), so every wait here releases it first (Hooks).
+//
+// A kernel error is kept and raised at the next synchronisation point, naming the op and the
+// Python line that queued it; the instructions queued behind a failed one are skipped. With
+// ONEFLOW_SYNC_EXECUTION=1 every op runs on the calling thread before the call returns.
+//
+// CUDA ops are launched from the calling thread onto the device's own stream (already
+// asynchronous); their CPU operands are read through `data()`, which orders them after the CPU
+// stream.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "oneflow/core/common/attrs.h"
+#include "oneflow/core/framework/tensor.h"
+
+namespace oneflow {
+
+class Primitive;
+
+namespace eager {
+
+// Where a Python program queued an op: a code object (kept alive by the binding) and the
+// instruction offset in it. Resolved to "file:line" only when an error is reported.
+struct Location {
+  const void* code = nullptr;
+  int lasti = -1;
+};
+
+// Installed by the Python binding. Every member may be null (C++ programs and tests).
+struct Hooks {
+  // Runs fn(arg) with the GIL released when the calling thread holds it; rethrows fn's error.
+  void (*without_gil)(void (*fn)(void*), void* arg) = nullptr;
+  // Called about every 20 ms by a waiting thread; throws to abandon the wait (KeyboardInterrupt).
+  void (*check_interrupts)() = nullptr;
+  // The calling thread's Python location when it holds the GIL (ops bound without releasing it).
+  Location (*locate)() = nullptr;
+  // "file.py:12" for a recorded location.
+  std::string (*describe)(const Location&) = nullptr;
+};
+void set_hooks(const Hooks& hooks);
+
+// The calling thread's Python location, recorded by the binding before it releases the GIL.
+void set_current_location(const Location& loc);
+const Location& current_location();
+
+// True when ops should be queued rather than run on the calling thread: the engine is on
+// (ONEFLOW_SYNC_EXECUTION is unset or 0, no set_sync_execution(true)) and the caller is not
+// the stream thread itself (a composite kernel's inner ops run inline).
+bool async_enabled();
+bool sync_execution();
+void set_sync_execution(bool sync);
+bool on_stream_thread();
+
+// Queues prim.compute_cpu(inputs, outputs, attrs) on the CPU stream. Blocks while the queue is
+// full (too many instructions, or too many bytes of outputs not yet computed).
+void enqueue(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
+             const Attrs& attrs);
+
+// Waits until every queued instruction has run, then raises a pending kernel error.
+void synchronize();
+// Waits for the instructions using `storage` (Storage::data() calls this off the fast path).
+void wait_for(const Storage& storage);
+// Drops every queued instruction that has not started (after an interrupt).
+void cancel_pending();
+// Instructions queued and not yet finished.
+uint64_t pending_instructions();
+
+// The stream thread's OpenMP team size (the team that runs the CPU kernels, shared with
+// oneDNN). set_num_threads applies it before the next instruction.
+void set_num_threads(int n);
+int num_threads();
+
+}  // namespace eager
+}  // namespace oneflow
