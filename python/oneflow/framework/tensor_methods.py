@@ -432,6 +432,7 @@ def install():
         "matmul": _C.matmul,
         "mm": lambda self, other: __import__("oneflow").mm(self, other),
         "relu": _C.relu,
+        "relu_": lambda self: _C.copy_(self, _C.relu(self)),
         "sum": _sum,
         "reshape": _reshape,
         "view": _view,

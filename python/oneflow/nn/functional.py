@@ -4,8 +4,8 @@ from oneflow._oneflow_internal import _C
 
 
 def relu(input, inplace=False):
-    if inplace:
-        raise NotImplementedError("relu: inplace=True is not implemented yet")
+    if inplace:  # the result written back into input: version-counted, differentiable
+        return _C.copy_(input, _C.relu(input))
     return _C.relu(input)
 
 

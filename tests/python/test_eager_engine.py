@@ -1,0 +1,373 @@
+"""The asynchronous eager engine: CPU ops queue to a stream thread, reads wait for them.
+
+Random programs of in-place and out-of-place ops on views give the same values run queued, run
+synchronously and run in PyTorch; a kernel error surfaces at the next synchronisation naming the
+op and the line that queued it; waits release the GIL; memory stays bounded however far Python
+runs ahead; fork, exit and Ctrl-C with work queued behave."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import oneflow as flow
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_internal = flow._oneflow_internal
+
+
+def _run(code, timeout=120, env=None):
+    full_env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), PYTHONFAULTHANDLER="1")
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=timeout,
+    )
+
+
+class _sync_mode:
+    def __enter__(self):
+        self.prev = _internal.sync_execution()
+        _internal.set_sync_execution(True)
+
+    def __exit__(self, *exc):
+        _internal.set_sync_execution(self.prev)
+
+
+# ---- random programs: queued == synchronous == PyTorch -----------------------------------------
+
+VIEWS = ["rows", "cols", "t", "row", "narrow", "diag"]
+INPLACE = ["add_s", "mul_s", "clamp_", "add_", "mul_", "copy_", "set_all", "set_item", "relu_"]
+OUTPLACE = ["add", "mul", "tanh", "sin", "sub", "mean_keep"]
+
+step = st.one_of(
+    st.tuples(st.just("view"), st.integers(0, 99), st.sampled_from(VIEWS)),
+    st.tuples(st.just("inplace"), st.integers(0, 99), st.sampled_from(INPLACE), st.integers(0, 99)),
+    st.tuples(st.just("out"), st.integers(0, 99), st.sampled_from(OUTPLACE), st.integers(0, 99)),
+    st.tuples(st.just("read"), st.integers(0, 99)),
+)
+
+
+def _view(lib, x, kind):
+    if x.ndim == 2:
+        r, c = x.shape
+        if kind == "rows" and r > 1:
+            return x[1:]
+        if kind == "cols" and c > 1:
+            return x[:, ::2]
+        if kind == "t":
+            return x.t()
+        if kind == "row":
+            return x[r - 1]
+        if kind == "narrow" and c > 1:
+            return x.narrow(1, 1, c - 1)
+        if kind == "diag":
+            return x.diagonal()
+    if x.ndim == 1 and x.shape[0] > 1:
+        return x[1::2] if kind in ("rows", "cols") else x[:-1]
+    return x[...]
+
+
+def _inplace(lib, x, kind, y):
+    same = tuple(y.shape) == tuple(x.shape)
+    if kind == "add_s":
+        x.add_(0.5)
+    elif kind == "mul_s":
+        x.mul_(-1.25)
+    elif kind == "clamp_":
+        x.clamp_(-1.0, 1.5)
+    elif kind == "relu_":
+        x.relu_()
+    elif kind == "add_" and same:
+        x.add_(y, alpha=0.5)
+    elif kind == "mul_" and same:
+        x.mul_(y)
+    elif kind == "copy_" and same:
+        x.copy_(y)
+    elif kind == "set_all":
+        x[...] = 0.75
+    elif kind == "set_item" and x.ndim >= 1:
+        x[0] = -2.0
+    else:
+        x.sub_(0.25)
+
+
+def _outplace(lib, x, kind, y):
+    same = tuple(y.shape) == tuple(x.shape)
+    if kind == "add" and same:
+        return x + y
+    if kind == "mul" and same:
+        return x * y
+    if kind == "sub" and same:
+        return x - y * 0.5
+    if kind == "tanh":
+        return x.tanh()
+    if kind == "sin":
+        return lib.sin(x)
+    if kind == "mean_keep" and x.ndim == 2:
+        return x - x.mean(dim=1, keepdim=True)
+    return x * 0.5 + 1.0
+
+
+def _program(lib, base, steps):
+    """Runs the steps; returns the values read mid-program and every variable at the end."""
+    a = lib.tensor(base[0])
+    b = lib.tensor(base[1])
+    env, reads = [a, b], []
+    for s in steps:
+        kind, i = s[0], s[1] % len(env)
+        if kind == "view":
+            env.append(_view(lib, env[i], s[2]))
+        elif kind == "inplace":
+            _inplace(lib, env[i], s[2], env[s[3] % len(env)])
+        elif kind == "out":
+            env.append(_outplace(lib, env[i], s[2], env[s[3] % len(env)]))
+        else:  # a read in the middle of the queue
+            reads.append(float(env[i].sum().item()))
+    return reads, [np.array(v.numpy()) for v in env]
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps=st.lists(step, min_size=1, max_size=25), seed=st.integers(0, 2**16))
+def test_random_programs_on_views_match_sync_mode_and_torch(steps, seed):
+    rng = np.random.default_rng(seed)
+    base = [rng.standard_normal((4, 6)).astype(np.float32) for _ in range(2)]
+    reads_async, vals_async = _program(flow, base, steps)
+    with _sync_mode():
+        reads_sync, vals_sync = _program(flow, base, steps)
+    reads_torch, vals_torch = _program(torch, base, steps)
+    # Queued and synchronous runs execute the same kernels in the same order: bit-identical.
+    assert reads_async == reads_sync
+    for va, vs, vt in zip(vals_async, vals_sync, vals_torch):
+        np.testing.assert_array_equal(va, vs)
+        np.testing.assert_allclose(va, vt, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(reads_async, reads_torch, rtol=1e-4, atol=1e-4)
+
+
+def test_every_read_waits_for_the_queued_ops():
+    x = flow.ones(256, 256)
+    for _ in range(50):
+        x = x * 1.01
+    expected = 1.01**50
+    np.testing.assert_allclose(x.numpy(), expected, rtol=1e-5)
+    y = flow.ones(3)
+    for _ in range(20):
+        y.add_(1)  # in place: the same storage, queued
+    assert y.tolist() == [21.0, 21.0, 21.0]
+    assert y[0].item() == 21.0
+    assert bool(y.sum() == 63)
+    assert "21." in repr(y)
+    z = flow.zeros(2)
+    z.add_(3)
+    assert float(z[1]) == 3.0 and int(z[0]) == 3
+    if z.sum() > 5:  # host control flow
+        pass
+    else:
+        raise AssertionError("control flow read a stale value")
+
+
+def test_memory_shared_with_numpy_sees_every_op():
+    t = flow.zeros(4)
+    a = t.numpy()  # NumPy now reads t's memory directly
+    t.add_(1)
+    assert a.tolist() == [1.0, 1.0, 1.0, 1.0]
+    arr = np.zeros(3, dtype=np.float32)
+    f = flow.from_numpy(arr)
+    g = f + 1  # reads f's memory now, not after NumPy writes below
+    arr[:] = 100
+    assert g.tolist() == [1.0, 1.0, 1.0]
+
+
+# ---- errors --------------------------------------------------------------------------------------
+
+
+def test_kernel_error_surfaces_at_the_next_sync_with_the_op_and_line():
+    x = flow.randn(3)
+    a = x + 1
+    line = sys._getframe().f_lineno + 1
+    bad = flow.gather(x, 0, flow.tensor([0, 7]))
+    _ = a * 2  # queued behind the failing op
+    with pytest.raises(RuntimeError) as info:
+        flow.cpu.synchronize()
+    msg = str(info.value)
+    assert msg.startswith("gather: index 7 is out of bounds for dimension 0 with size 3")
+    assert f"{__file__}:{line}" in msg, msg
+    assert "'gather'" in msg and "ONEFLOW_SYNC_EXECUTION" in msg
+    # reported once; the engine keeps working
+    flow.cpu.synchronize()
+    np.testing.assert_allclose((x + 1).numpy(), x.numpy() + 1)
+    del bad
+
+
+def test_kernel_error_surfaces_at_a_read_of_the_failed_output():
+    x = flow.randn(4, 5)
+    line = sys._getframe().f_lineno + 1
+    y = flow.nn.functional.cross_entropy(x, flow.tensor([0, 9, 1, 2]))
+    with pytest.raises(IndexError, match=rf"nll_loss: target 9 .*{os.path.basename(__file__)}:{line}"):
+        y.item()
+    assert flow.nn.functional.cross_entropy(x, flow.tensor([0, 1, 1, 2])).item() > 0
+
+
+def test_errors_inside_a_library_function_name_the_users_line():
+    def helper(t):
+        return flow.linalg.inv(t)
+
+    line = sys._getframe().f_lineno + 1
+    r = helper(flow.tensor([[1.0, 2.0], [2.0, 4.0]]))
+    with pytest.raises(RuntimeError, match="singular") as info:
+        r.numpy()
+    # helper is user code too: its line is the one that issued the op
+    assert f"{__file__}:{line - 3}" in str(info.value)
+
+
+def test_sync_mode_raises_where_the_op_is_called():
+    x = flow.randn(3)
+    with _sync_mode():
+        with pytest.raises(RuntimeError, match="gather: index 7") as info:
+            flow.gather(x, 0, flow.tensor([7]))
+        assert "asynchronously" not in str(info.value)
+    r = _run(
+        """
+        import oneflow as flow
+        assert flow._oneflow_internal.sync_execution()
+        try:
+            flow.gather(flow.randn(3), 0, flow.tensor([7]))
+        except RuntimeError as e:
+            print("raised at the call:", "asynchronously" not in str(e))
+        """,
+        env={"ONEFLOW_SYNC_EXECUTION": "1"},
+    )
+    assert r.returncode == 0, r.stderr
+    assert "raised at the call: True" in r.stdout
+
+
+# ---- threads, memory, processes ------------------------------------------------------------------
+
+
+def test_waiting_releases_the_gil():
+    x = flow.randn(768, 768)
+    for _ in range(40):
+        y = x @ x  # ~40 x several ms of queued work
+    del y
+    done = threading.Event()
+
+    def waiter():
+        flow.cpu.synchronize()
+        done.set()
+
+    t = threading.Thread(target=waiter)
+    t.start()
+    ticks = 0
+    while not done.is_set():
+        ticks += 1  # runs only while the waiting thread has released the GIL
+    t.join()
+    assert ticks > 1000
+
+
+def test_queue_is_bounded_in_instructions_and_bytes():
+    r = _run(
+        """
+        import resource, oneflow as flow
+        x = flow.ones(8 * 1024 * 1024)  # 32 MiB
+        x.sum().item()
+        base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        most = 0
+        for _ in range(100):  # 3.2 GiB of outputs if all were queued at once
+            x * 2
+            most = max(most, flow._oneflow_internal.pending_instructions())
+        flow.cpu.synchronize()
+        grew = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024
+        small = flow.ones(1)
+        for _ in range(1_000_000):
+            small + 1
+            n = flow._oneflow_internal.pending_instructions()
+            most_small = n if _ == 0 else max(most_small, n)
+        flow.cpu.synchronize()
+        print(f"peak growth {grew:.0f} MiB, most queued {most} big / {most_small} tiny")
+        assert grew < 700, grew
+        assert most_small <= 1024
+        """,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    print(r.stdout)
+
+
+def test_fork_after_the_engine_started():
+    r = _run(
+        """
+        import os, oneflow as flow
+        x = flow.randn(512, 512)
+        for _ in range(20):
+            x = flow.tanh(x @ x * 0.01)
+        pid = os.fork()  # queued work finishes first; the child starts its own stream thread
+        if pid == 0:
+            y = (x + 1).sum().item()
+            os._exit(0 if abs(y - (x.numpy() + 1).sum()) < 1e-2 else 3)
+        _, status = os.waitpid(pid, 0)
+        print("child", os.waitstatus_to_exitcode(status))
+        """
+    )
+    assert r.returncode == 0, r.stderr
+    assert "child 0" in r.stdout
+
+
+def test_exit_with_work_still_queued_is_clean():
+    t0 = time.time()
+    r = _run(
+        """
+        import oneflow as flow
+        x = flow.randn(256, 256)
+        for _ in range(500):
+            x = (x @ x).tanh()
+        print("queued", flow._oneflow_internal.pending_instructions() > 0)
+        """
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+    assert time.time() - t0 < 60
+
+
+def test_ctrl_c_during_a_long_queue_stops_it():
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    code = """
+        import time, oneflow as flow
+        x = flow.randn(2048, 2048)
+        try:
+            print("start", flush=True)
+            while True:
+                x.sum()  # ~1 ms each, 4-byte outputs: the queue fills to its 1024 slots
+        except KeyboardInterrupt:
+            t = time.time()
+            flow.cpu.synchronize()
+            print(f"drained {time.time() - t:.3f}", flush=True)
+        print("after", (flow.ones(3) + 1).sum().item(), flush=True)
+        """
+    proc = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout.readline().strip() == "start"
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    drained = float(out.split("drained ")[1].split()[0])
+    # The dropped queue is not run: a full queue would take about a second or more.
+    assert drained < 0.3, out
+    assert "after 6.0" in out
