@@ -215,7 +215,9 @@ def test_kernel_error_surfaces_at_a_read_of_the_failed_output():
     x = flow.randn(4, 5)
     line = sys._getframe().f_lineno + 1
     y = flow.nn.functional.cross_entropy(x, flow.tensor([0, 9, 1, 2]))
-    with pytest.raises(IndexError, match=rf"nll_loss: target 9 .*{os.path.basename(__file__)}:{line}"):
+    with pytest.raises(
+        IndexError, match=rf"nll_loss: target 9 .*{os.path.basename(__file__)}:{line}"
+    ):
         y.item()
     assert flow.nn.functional.cross_entropy(x, flow.tensor([0, 1, 1, 2])).item() > 0
 

@@ -32,6 +32,7 @@ PYBIND11_MODULE(_oneflow_internal, m) {
   init_autograd(m);
   init_dlpack(m);
   init_eager(m);
+  init_fast_methods(m);
   // The CPU kernels' thread count (OpenMP, shared with oneDNN).
   c.def(
       "set_num_threads",

@@ -28,6 +28,7 @@ class Attrs {
     return *v;
   }
   bool has(const std::string& key) const { return map_.count(key) > 0; }
+  bool operator==(const Attrs& o) const { return map_ == o.map_; }
   void set(const std::string& key, AttrValue v) { map_[key] = std::move(v); }
 
  private:

@@ -1,5 +1,7 @@
 #include "oneflow/core/dispatch/dispatch.h"
 
+#include <unordered_map>
+
 #include "oneflow/core/autograd/autograd.h"
 #include "oneflow/core/eager/engine.h"
 
@@ -83,15 +85,47 @@ void record_autograd(const Primitive& prim, const TensorList& inputs, const Tens
   }
 }
 
+// Note [Meta cache]: infer() is a function of the inputs' metas and the attributes only, so the
+// last result per primitive (primitives are singletons) and thread is reused when both repeat, as
+// they do in every step of a training loop.
+struct MetaCacheEntry {
+  bool valid = false;
+  std::vector<TensorMeta> inputs;
+  Attrs attrs;
+  std::vector<TensorMeta> outputs;
+};
+thread_local std::unordered_map<const Primitive*, MetaCacheEntry> t_meta_cache;
+
+bool same_meta(const TensorMeta& m, const TensorImpl& t) {
+  return m.dtype == t.dtype() && m.device == t.device() && m.offset == t.offset() &&
+         m.shape == t.shape() && m.strides == t.strides();
+}
+
+const std::vector<TensorMeta>& infer_cached(const Primitive& prim, const TensorList& inputs,
+                                            const Attrs& attrs) {
+  MetaCacheEntry& e = t_meta_cache[&prim];
+  bool hit = e.valid && e.inputs.size() == inputs.size();
+  for (size_t i = 0; hit && i < inputs.size(); ++i) hit = same_meta(e.inputs[i], *inputs[i]);
+  if (hit && e.attrs == attrs) return e.outputs;
+  e.valid = false;
+  e.outputs = prim.infer(inputs, attrs);  // may throw: the entry stays invalid
+  e.inputs.resize(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) e.inputs[i] = inputs[i]->meta();
+  e.attrs = attrs;
+  e.valid = true;
+  return e.outputs;
+}
+
 TensorList eager_local(const Primitive& prim, const TensorList& inputs, const Attrs& attrs,
                        const Tensor& inplace_out) {
   check_inputs(prim, inputs);
   const PrimTraits traits = prim.traits();
-  std::vector<TensorMeta> metas = prim.infer(inputs, attrs);
+  // A reference into the cache: read before anything below can dispatch again.
+  const std::vector<TensorMeta>& metas = infer_cached(prim, inputs, attrs);
   TensorList outputs;
   outputs.reserve(metas.size());
   if (traits.is_view) {
-    for (TensorMeta& m : metas)
+    for (const TensorMeta& m : metas)
       outputs.push_back(make_view(inputs[0], m.shape, m.strides, m.offset));
   } else if (inplace_out) {
     if (!traits.may_run_in_place || metas.size() != 1)
@@ -105,7 +139,7 @@ TensorList eager_local(const Primitive& prim, const TensorList& inputs, const At
                                 dtype_name(inplace_out->dtype()));
     outputs.push_back(inplace_out);
   } else {
-    for (TensorMeta& m : metas) outputs.push_back(empty_tensor(m.shape, m.dtype, m.device));
+    for (const TensorMeta& m : metas) outputs.push_back(empty_tensor(m.shape, m.dtype, m.device));
   }
 
   bool needs_grad = false;

@@ -38,7 +38,9 @@ class Primitive {
   virtual const char* name() const = 0;
   virtual PrimTraits traits() const { return {}; }
   // Output metas. For views, strides and offset address input 0's storage; otherwise outputs
-  // are allocated contiguous and only shape, dtype and device matter.
+  // are allocated contiguous and only shape, dtype and device matter. A function of the inputs'
+  // metas and the attributes only (never of values): the dispatcher caches the result by them,
+  // keyed by the primitive's address (every primitive is a singleton).
   virtual std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const = 0;
   // Gradients of the inputs given the gradients of the outputs (null where none flows).
   virtual TensorList grad(const GradContext& ctx, const TensorList& out_grads) const;

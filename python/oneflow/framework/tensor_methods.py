@@ -539,6 +539,9 @@ def install():
         **methods,
     }
     methods["clamp"] = methods["clip"] = math_ops.clamp
+    # +, -, *, / and add/sub/mul/div(_) as C method descriptors (no Python frame per call);
+    # calls they don't take go to the _C functions above.
+    methods.update(_internal._fast_tensor_methods(_C))
     for name, fn in methods.items():
         if type(fn).__name__ == "builtin_function_or_method":
             fn = _method(fn)

@@ -1,0 +1,170 @@
+// Tensor arithmetic operators as method descriptors with the vectorcall convention: `x + 1`
+// reaches functional::add without a Python frame, an argument tuple or dict, or pybind11's
+// argument vectors. Calls these do not handle (keyword arguments, other operand types) go to
+// the general binding of the same op in oneflow._C, unchanged.
+#include "oneflow/api/python/common.h"
+
+namespace oneflow::python {
+
+namespace F = functional;
+
+namespace {
+
+// The general binding for each fast method, called for whatever the fast path does not take.
+// Strong references, never released (a static py::object would be released after the
+// interpreter is gone).
+PyObject* g_fallback[8];
+
+// Sets the Python error for the active C++ exception (as the module's exception translator).
+void set_python_error() {
+  try {
+    throw;
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const TypeError& e) {
+    PyErr_SetString(PyExc_TypeError, e.what());
+  } catch (const ValueError& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const IndexError& e) {
+    PyErr_SetString(PyExc_IndexError, e.what());
+  } catch (const NotImplementedError& e) {
+    PyErr_SetString(PyExc_NotImplementedError, e.what());
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+}
+
+// A Python int/float/bool as a Scalar, without conversions through pybind11.
+bool plain_scalar(PyObject* o, Scalar* s) {
+  if (PyFloat_CheckExact(o)) {
+    *s = Scalar::from_double(PyFloat_AS_DOUBLE(o));
+    return true;
+  }
+  if (PyLong_CheckExact(o)) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow != 0 || (v == -1 && PyErr_Occurred())) {
+      PyErr_Clear();
+      return false;
+    }
+    *s = Scalar::from_int(v);
+    return true;
+  }
+  if (PyBool_Check(o)) {
+    *s = Scalar::from_bool(o == Py_True);
+    return true;
+  }
+  return false;
+}
+
+struct Add {
+  static constexpr int kSlot = 0;
+  static Tensor tt(const Tensor& x, const Tensor& y) { return F::add(x, y, Scalar::from_int(1)); }
+  static Tensor ts(const Tensor& x, Scalar s) { return F::add(x, s, Scalar::from_int(1)); }
+};
+struct Sub {
+  static constexpr int kSlot = 1;
+  static Tensor tt(const Tensor& x, const Tensor& y) { return F::sub(x, y, Scalar::from_int(1)); }
+  static Tensor ts(const Tensor& x, Scalar s) { return F::sub(x, s, Scalar::from_int(1)); }
+};
+struct Mul {
+  static constexpr int kSlot = 2;
+  static Tensor tt(const Tensor& x, const Tensor& y) { return F::mul(x, y); }
+  static Tensor ts(const Tensor& x, Scalar s) { return F::mul(x, s); }
+};
+struct Div {
+  static constexpr int kSlot = 3;
+  static Tensor tt(const Tensor& x, const Tensor& y) { return F::div(x, y); }
+  static Tensor ts(const Tensor& x, Scalar s) { return F::div(x, s); }
+};
+struct AddInPlace {
+  static constexpr int kSlot = 4;
+  static Tensor tt(const Tensor& x, const Tensor& y) { return F::add_(x, y, Scalar::from_int(1)); }
+  static Tensor ts(const Tensor& x, Scalar s) { return F::add_(x, s, Scalar::from_int(1)); }
+};
+struct MulInPlace {
+  static constexpr int kSlot = 5;
+  static Tensor tt(const Tensor& x, const Tensor& y) { return F::mul_(x, y); }
+  static Tensor ts(const Tensor& x, Scalar s) { return F::mul_(x, s); }
+};
+
+// self.op(other): the fast path for (Tensor, Tensor) and (Tensor, Python number).
+template <typename Op>
+PyObject* fast_binary(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  try {
+    if (nargs == 1 && kwnames == nullptr && is_tensor(self)) {
+      Tensor x = py::handle(self).cast<Tensor>();
+      PyObject* other = args[0];
+      Scalar s;
+      Tensor out;
+      if (is_tensor(other)) {
+        Tensor y = py::handle(other).cast<Tensor>();
+        ReleaseGil nogil;
+        out = Op::tt(x, y);
+      } else if (plain_scalar(other, &s)) {
+        ReleaseGil nogil;
+        out = Op::ts(x, s);
+      }
+      if (out) return py::cast(std::move(out)).release().ptr();
+    }
+    // Everything else: the general binding, with self prepended.
+    const Py_ssize_t nkw = kwnames == nullptr ? 0 : PyTuple_GET_SIZE(kwnames);
+    std::vector<PyObject*> full(static_cast<size_t>(nargs + nkw + 1));
+    full[0] = self;
+    for (Py_ssize_t i = 0; i < nargs + nkw; ++i) full[static_cast<size_t>(i + 1)] = args[i];
+    return PyObject_Vectorcall(g_fallback[Op::kSlot], full.data(), static_cast<size_t>(nargs + 1),
+                               kwnames);
+  } catch (...) {
+    set_python_error();
+    return nullptr;
+  }
+}
+
+template <typename Op>
+PyObject* method(const char* name, PyTypeObject* type) {
+  // The descriptor keeps a pointer to its definition: one per name, alive for the process.
+  auto* def = new PyMethodDef{};
+  def->ml_name = name;
+  def->ml_meth = reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&fast_binary<Op>));
+  def->ml_flags = METH_FASTCALL | METH_KEYWORDS;
+  def->ml_doc = nullptr;
+  return PyDescr_NewMethod(type, def);
+}
+
+}  // namespace
+
+void init_fast_methods(py::module_& m) {
+  // name -> method descriptor, installed on Tensor by oneflow/framework/tensor_methods.py.
+  m.def("_fast_tensor_methods", [](py::module_ c) {
+    auto* type = reinterpret_cast<PyTypeObject*>(py::type::of<TensorImpl>().ptr());
+    g_fallback[Add::kSlot] = py::object(c.attr("add")).release().ptr();
+    g_fallback[Sub::kSlot] = py::object(c.attr("sub")).release().ptr();
+    g_fallback[Mul::kSlot] = py::object(c.attr("mul")).release().ptr();
+    g_fallback[Div::kSlot] = py::object(c.attr("div")).release().ptr();
+    g_fallback[AddInPlace::kSlot] = py::object(c.attr("add_")).release().ptr();
+    g_fallback[MulInPlace::kSlot] = py::object(c.attr("mul_")).release().ptr();
+    py::dict d;
+    auto put = [&](const char* name, PyObject* descr) {
+      if (descr == nullptr) throw py::error_already_set();
+      d[name] = py::reinterpret_steal<py::object>(descr);
+    };
+    put("__add__", method<Add>("__add__", type));
+    put("__radd__", method<Add>("__radd__", type));
+    put("__sub__", method<Sub>("__sub__", type));
+    put("__mul__", method<Mul>("__mul__", type));
+    put("__rmul__", method<Mul>("__rmul__", type));
+    put("__truediv__", method<Div>("__truediv__", type));
+    put("__iadd__", method<AddInPlace>("__iadd__", type));
+    put("__imul__", method<MulInPlace>("__imul__", type));
+    put("add", method<Add>("add", type));
+    put("sub", method<Sub>("sub", type));
+    put("mul", method<Mul>("mul", type));
+    put("div", method<Div>("div", type));
+    put("add_", method<AddInPlace>("add_", type));
+    put("mul_", method<MulInPlace>("mul_", type));
+    return d;
+  });
+}
+
+}  // namespace oneflow::python
