@@ -27,7 +27,8 @@ def _load_oneflow(device):
     flow = importlib.import_module("oneflow")
     if device == "cuda" and not flow.cuda.is_available():
         raise RuntimeError("oneflow has no CUDA (built without it, or no GPU visible)")
-    sync = flow.cuda.synchronize if device == "cuda" else _no_sync
+    # CPU ops run asynchronously on the eager engine's stream thread: wait for them too.
+    sync = flow.cuda.synchronize if device == "cuda" else flow.cpu.synchronize
     return Framework("oneflow", flow, device, getattr(flow, "__version__", "?"), sync)
 
 

@@ -286,7 +286,7 @@ def test_queue_is_bounded_in_instructions_and_bytes():
         x.sum().item()
         base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         most = 0
-        for _ in range(100):  # 3.2 GiB of outputs if all were queued at once
+        for _ in range(100):  # 3.2 GiB of outputs if all were queued at once (budget: 32 MiB)
             x * 2
             most = max(most, flow._oneflow_internal.pending_instructions())
         flow.cpu.synchronize()

@@ -3,6 +3,7 @@
 #include <omp.h>
 #include <pthread.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -55,7 +56,7 @@ class CpuStream {
   // Bounds on queued work: past them the queuing thread waits (memory stays bounded however
   // far Python runs ahead).
   static constexpr uint64_t kCapacity = 1024;
-  static constexpr size_t kMaxQueuedBytes = size_t{256} << 20;
+  static constexpr size_t kMaxQueuedBytes = size_t{32} << 20;
 
   CpuStream() : ring_(kCapacity) {
     pthread_atfork([] { instance().before_fork(); }, [] { instance().after_fork_parent(); },
@@ -248,7 +249,12 @@ class CpuStream {
         }
       }
       Instruction& ins = ring_[(seq - 1) % kCapacity];
-      if (const int n = threads_.load(); n != team) {
+      // Cores are shared with the queuing thread: while it runs (nobody waits on the engine)
+      // the kernel's OpenMP team leaves it one core; while it waits, the team takes them all.
+      // Spinning team threads on an oversubscribed core would stall every parallel region.
+      const int all = threads_.load(kAcquire);
+      const int n = waiters_.load(kAcquire) > 0 ? all : std::max(1, all - 1);
+      if (n != team) {
         omp_set_num_threads(n);
         team = n;
       }
