@@ -176,3 +176,20 @@ def test_second_order_gradients_through_max_pool(dims):
 
     for got, want in zip(run(flow, flow.tensor), run(torch, torch.tensor)):
         np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-9)
+
+
+def test_inplace_ops_whose_gradient_reads_the_overwritten_input_match_torch():
+    # x.mul_(y): the gradient for y needs x's values from before the write.
+    def run(lib):
+        a = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        b = lib.tensor([2.0, 0.5, -1.0], requires_grad=True)
+        x = a * 2
+        x.mul_(3)
+        x.mul_(b)
+        x.add_(b, alpha=2)
+        x.div_(b)
+        (x * x).sum().backward()
+        return a.grad.numpy(), b.grad.numpy()
+
+    for got, want in zip(run(flow), run(torch)):
+        np.testing.assert_allclose(got, want, rtol=1e-6)

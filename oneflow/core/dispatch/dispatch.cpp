@@ -4,6 +4,8 @@
 
 #include "oneflow/core/autograd/autograd.h"
 #include "oneflow/core/eager/engine.h"
+#include "oneflow/core/functional/functional.h"
+#include "oneflow/core/ops/primitives.h"
 
 namespace oneflow {
 
@@ -56,11 +58,33 @@ void run_kernel(const Primitive& prim, Device device, const TensorList& inputs,
   }
 }
 
+// A view's history as a view of its base's current history (see Note [In-place on views]).
+void adopt_history(const Tensor& view, const Tensor& fresh) {
+  AutogradMeta& am = view->autograd();
+  am.requires_grad = fresh->requires_grad();
+  am.grad_fn = fresh->autograd().grad_fn;
+  am.output_nr = fresh->autograd().output_nr;
+  view->set_history_version(view->version());
+}
+
+// Regenerates a view's grad_fn when its base was modified in place since the view's was made.
+void refresh_view_history(const Tensor& view) {
+  const Tensor& base = view->view_base();
+  if (!base || view->version() == view->history_version() || !base->requires_grad() ||
+      !base->is_contiguous())
+    return;
+  adopt_history(view, functional::as_strided(base, view->shape(), view->strides(), view->offset()));
+}
+
 // `input_versions`: the inputs' versions before the kernel ran, so that an in-place op that
-// overwrote a saved input is caught at backward time.
+// overwrote a saved input is caught at backward time. `original`: for an in-place op, a copy of
+// the output's old values, saved in its place.
 void record_autograd(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
-                     const Attrs& attrs, const std::vector<int64_t>& input_versions) {
+                     const Attrs& attrs, const std::vector<int64_t>& input_versions,
+                     const Tensor& original) {
   const PrimTraits traits = prim.traits();
+  for (const Tensor& t : inputs)
+    if (t->is_view()) refresh_view_history(t);
   auto node = std::make_shared<PrimNode>(prim, attrs);
   node->sequence_nr = next_sequence_nr();
   node->next_edges.reserve(inputs.size());
@@ -68,9 +92,14 @@ void record_autograd(const Primitive& prim, const TensorList& inputs, const Tens
     node->next_edges.push_back(gradient_edge(t));
     node->input_metas.push_back(t->meta());
   }
-  if (traits.saves_inputs)
-    for (size_t i = 0; i < inputs.size(); ++i)
-      node->saved_inputs.push_back({inputs[i], input_versions[i]});
+  if (traits.saves_inputs) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (original && inputs[i] == outputs[0])
+        node->saved_inputs.push_back({original, original->version()});
+      else
+        node->saved_inputs.push_back({inputs[i], input_versions[i]});
+    }
+  }
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& out = outputs[i];
     node->output_metas.push_back(out->meta());
@@ -82,6 +111,7 @@ void record_autograd(const Primitive& prim, const TensorList& inputs, const Tens
     am.requires_grad = true;
     am.grad_fn = node;
     am.output_nr = static_cast<int>(i);
+    if (out->is_view()) out->set_history_version(out->version());
   }
 }
 
@@ -114,6 +144,45 @@ const std::vector<TensorMeta>& infer_cached(const Primitive& prim, const TensorL
   e.attrs = attrs;
   e.valid = true;
   return e.outputs;
+}
+
+// Note [In-place on views]: an in-place op on a view of a tensor that requires grad rewrites
+// the history of the view's base (PyTorch's CopySlices). The op runs out of place on a copy of
+// the view's values; strided_assign_ writes the result into the base's region, in place on the
+// base, so the base's grad_fn becomes that node (gradient: the region's part of the incoming
+// gradient goes to the result, the rest to the base's old values); the view's grad_fn is then
+// regenerated as a view of the new base. Other views of the base taken before the write keep
+// their old history.
+TensorList inplace_on_view(const Primitive& prim, const TensorList& inputs, const Attrs& attrs,
+                           const Tensor& view) {
+  const Tensor& base = view->view_base();
+  if (!base || !base->is_contiguous())
+    throw_error<NotImplementedError>(prim.name(),
+                                     "in-place operations on a view of a non-contiguous tensor "
+                                     "that requires grad are not supported yet");
+  if (base->requires_grad() && base->is_leaf())
+    throw_error<RuntimeError>(prim.name(),
+                              "a view of a leaf Variable that requires grad is being used in an "
+                              "in-place operation.");
+  Tensor old = functional::clone(view);
+  TensorList ins = inputs;
+  for (Tensor& t : ins)
+    if (t == view) t = old;
+  Tensor result = dispatch(prim, ins, attrs)[0];
+  if (result->dtype() != view->dtype())
+    throw_error<RuntimeError>(prim.name(), "result type ", dtype_name(result->dtype()),
+                              " can't be cast to the desired output type ",
+                              dtype_name(view->dtype()));
+  if (result->shape() != view->shape())
+    throw_error<RuntimeError>(prim.name(), "output with shape ", shape_str(view->shape()),
+                              " doesn't match the broadcast shape ", shape_str(result->shape()));
+  Attrs region{{"size", std::vector<int64_t>(view->shape())},
+               {"stride", std::vector<int64_t>(view->strides())},
+               {"offset", view->offset()},
+               {"rel_offset", view->offset() - base->offset()}};
+  dispatch(prim::strided_assign(), {base, result}, region, base);
+  adopt_history(view, functional::as_strided(base, view->shape(), view->strides(), view->offset()));
+  return {view};
 }
 
 TensorList eager_local(const Primitive& prim, const TensorList& inputs, const Attrs& attrs,
@@ -149,13 +218,16 @@ TensorList eager_local(const Primitive& prim, const TensorList& inputs, const At
     throw_error<RuntimeError>(prim.name(),
                               "a leaf Variable that requires grad is being used in "
                               "an in-place operation.");
-  // Note [In-place on views]: the base's history would have to be rewritten too (PyTorch's
-  // CopySlices); until that exists, refuse rather than compute a wrong gradient.
   if (inplace_out && needs_grad && inplace_out->is_view())
-    throw_error<NotImplementedError>(prim.name(),
-                                     "in-place operations on a view of a tensor "
-                                     "that requires grad are not supported yet");
+    return inplace_on_view(prim, inputs, attrs, inplace_out);
 
+  // An in-place op overwrites the input its gradient may read (x.mul_(y): dy needs x): the
+  // gradient keeps a copy of the old values, taken before the write (PyTorch's original_self).
+  Tensor original;
+  if (needs_grad && inplace_out && traits.saves_inputs) {
+    GradModeGuard no_grad(false);
+    original = functional::clone(inplace_out);
+  }
   std::vector<int64_t> input_versions;
   if (needs_grad)
     for (const Tensor& t : inputs) input_versions.push_back(t->version());
@@ -166,7 +238,7 @@ TensorList eager_local(const Primitive& prim, const TensorList& inputs, const At
     run_kernel(prim, device, inputs, outputs, attrs);
   }
   if (inplace_out) inplace_out->bump_version();
-  if (needs_grad) record_autograd(prim, inputs, outputs, attrs, input_versions);
+  if (needs_grad) record_autograd(prim, inputs, outputs, attrs, input_versions, original);
   return outputs;
 }
 

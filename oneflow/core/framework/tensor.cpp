@@ -45,6 +45,7 @@ Tensor make_view(const Tensor& base, const Shape& shape, const Strides& strides,
   TensorMeta meta{shape, strides, offset, base->dtype(), base->device()};
   auto t = std::make_shared<TensorImpl>(std::move(meta), base->storage(), base->version_counter());
   t->set_is_view(true);
+  t->set_view_base(base->is_view() && base->view_base() ? base->view_base() : base);
   return t;
 }
 

@@ -113,6 +113,14 @@ class TensorImpl {
   // True for tensors made by a view op (they alias another tensor's storage).
   bool is_view() const { return is_view_; }
   void set_is_view(bool v) { is_view_ = v; }
+  // A view's base: the tensor (itself not a view) whose storage the chain of views started from.
+  const std::shared_ptr<TensorImpl>& view_base() const { return view_base_; }
+  void set_view_base(std::shared_ptr<TensorImpl> base) { view_base_ = std::move(base); }
+  // A view's value of the shared version counter when its grad_fn was made: a different value
+  // now means the base may have a new history (an in-place op), and the view's grad_fn is
+  // regenerated from it before the view is used (dispatch.cpp, Note [In-place on views]).
+  int64_t history_version() const { return history_version_; }
+  void set_history_version(int64_t v) { history_version_ = v; }
 
   const std::shared_ptr<Storage>& storage() const { return storage_; }
   // Address of element 0 of this view; waits for queued instructions that use the storage.
@@ -139,6 +147,8 @@ class TensorImpl {
   std::shared_ptr<VersionCounter> version_;
   TensorKind kind_ = TensorKind::kLocal;
   bool is_view_ = false;
+  std::shared_ptr<TensorImpl> view_base_;
+  int64_t history_version_ = 0;
   AutogradMeta autograd_;
 };
 

@@ -834,6 +834,54 @@ TensorList Assign::grad(const GradContext& ctx, const TensorList& dy) const {
   return dx;
 }
 
+PrimTraits StridedAssign::traits() const {
+  PrimTraits t;
+  t.may_run_in_place = true;
+  return t;
+}
+
+std::vector<TensorMeta> StridedAssign::infer(const TensorList& in, const Attrs&) const {
+  check_arity(*this, in, 2);
+  OF_ASSERT(in[0]->dtype() == in[1]->dtype());
+  return {in[0]->meta()};
+}
+
+TensorList StridedAssign::grad(const GradContext& ctx, const TensorList& dy) const {
+  const auto& size = ctx.attrs.get<std::vector<int64_t>>("size");
+  const auto& stride = ctx.attrs.get<std::vector<int64_t>>("stride");
+  const int64_t rel = ctx.attrs.get<int64_t>("rel_offset");
+  Tensor g = F::contiguous(dy[0]);
+  TensorList dx(2);
+  if (ctx.needs_input_grad[0]) {
+    // The region was overwritten: no gradient reaches the base's old values there.
+    Tensor gb = F::clone(g);
+    Attrs a = ctx.attrs;
+    a.set("offset", gb->offset() + rel);
+    const TensorMeta& m = ctx.input_metas[1];
+    dispatch(prim::strided_assign(), {gb, F::zeros({}, {m.dtype, m.device, ""})}, a, gb);
+    dx[0] = gb;
+  }
+  if (ctx.needs_input_grad[1])
+    dx[1] = F::contiguous(F::as_strided(g, size, stride, g->offset() + rel));
+  return dx;
+}
+
+void StridedAssign::compute_cpu(const TensorList& in, const TensorList& out,
+                                const Attrs& attrs) const {
+  Tensor region =
+      make_view(out[0], attrs.get<std::vector<int64_t>>("size"),
+                attrs.get<std::vector<int64_t>>("stride"), attrs.get<int64_t>("offset"));
+  prim::assign().compute_cpu({region, in[1]}, {region}, {});
+}
+
+void StridedAssign::compute_cuda(const TensorList& in, const TensorList& out,
+                                 const Attrs& attrs) const {
+  Tensor region =
+      make_view(out[0], attrs.get<std::vector<int64_t>>("size"),
+                attrs.get<std::vector<int64_t>>("stride"), attrs.get<int64_t>("offset"));
+  prim::assign().compute_cuda({region, in[1]}, {region}, {});
+}
+
 namespace {
 // Shape of x[indices] on dims [dim, dim + k) (see IndexGather).
 Shape gathered_shape(const Shape& x, const Shape& b, int64_t dim, int64_t k) {
@@ -986,6 +1034,7 @@ OF_INSTANCE(Squeeze, squeeze)
 OF_INSTANCE(Unsqueeze, unsqueeze)
 OF_INSTANCE(SliceGrad, slice_grad)
 OF_INSTANCE(Assign, assign)
+OF_INSTANCE(StridedAssign, strided_assign)
 OF_INSTANCE(Arange, arange)
 OF_INSTANCE(IndexGather, index_gather)
 OF_INSTANCE(IndexPut, index_put)
@@ -1025,6 +1074,7 @@ std::vector<const Primitive*> all_primitives() {
       &prim::slice_grad(),
       &prim::as_strided_grad(),
       &prim::assign(),
+      &prim::strided_assign(),
       &prim::index_gather(),
       &prim::index_put(),
       &prim::reduce<ReduceFn::kProd>(),

@@ -544,6 +544,23 @@ class Assign final : public Primitive {
   OF_PRIMITIVE_KERNELS
 };
 
+// strided_assign_(base, src): writes src into the region of base named by attrs size/stride/
+// offset (absolute, on base's storage), in place on base -- the write behind an in-place op on a
+// view of a tensor that requires grad (dispatch.cpp, Note [In-place on views]). attrs rel_offset
+// is offset minus base's offset: the region on a contiguous tensor of base's shape (gradients).
+// Its kernels are assign's, on a view of the output.
+class StridedAssign final : public Primitive {
+ public:
+  const char* name() const override { return "strided_assign_"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  void compute_cpu(const TensorList& inputs, const TensorList& outputs,
+                   const Attrs& attrs) const override;
+  void compute_cuda(const TensorList& inputs, const TensorList& outputs,
+                    const Attrs& attrs) const override;
+};
+
 // The gradient of AsStrided: zeros of attrs shape, then dy added at the positions attrs
 // grad_size/grad_stride/grad_offset name (repeats accumulate: unfold with overlapping windows).
 class AsStridedGrad final : public Primitive {
@@ -664,6 +681,7 @@ const Squeeze& squeeze();
 const Unsqueeze& unsqueeze();
 const SliceGrad& slice_grad();
 const Assign& assign();
+const StridedAssign& strided_assign();
 const Arange& arange();
 const IndexGather& index_gather();
 const IndexPut& index_put();
