@@ -407,7 +407,8 @@ void Unary<K>::compute_cpu(const TensorList& in, const TensorList& out, const At
     } else if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>)&&has_sleef<K>()) {
       unary_sleef<T>(
           in[0], out[0], [](C x) { return unary_value<K>(x); },
-          [](__m128 v) { return sleef_f4<K>()(v); }, [](__m128d v) { return sleef_d2<K>()(v); });
+          [](__m128 v) { return sleef_f4<K>()(v); }, [](__m128d v) { return sleef_d2<K>()(v); },
+          cpu::avx2::unary_kernel(K));
     } else {
       cpu::unary_loop<T>(in[0], out[0], [](C x) { return unary_value<K>(x); });
     }
