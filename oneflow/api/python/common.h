@@ -39,6 +39,10 @@ Shape shape_from_sequence(py::handle h, const char* op);
 // An int or a sequence of ints (dims).
 std::vector<int64_t> dims_from_py(py::handle h, const char* op);
 
+// Sets the Python exception of the same name for a core error (TypeError, ..., RuntimeError);
+// false for any other exception (module.cpp).
+bool set_python_error(std::exception_ptr p);
+
 // Notes the calling Python line for the eager engine (eager.cpp); needs the GIL.
 void record_location();
 void clear_location();

@@ -16,21 +16,15 @@ namespace {
 PyObject* g_fallback[8];
 
 // Sets the Python error for the active C++ exception (as the module's exception translator).
-void set_python_error() {
+void set_active_python_error() {
   try {
     throw;
   } catch (py::error_already_set& e) {
     e.restore();
-  } catch (const TypeError& e) {
-    PyErr_SetString(PyExc_TypeError, e.what());
-  } catch (const ValueError& e) {
-    PyErr_SetString(PyExc_ValueError, e.what());
-  } catch (const IndexError& e) {
-    PyErr_SetString(PyExc_IndexError, e.what());
-  } catch (const NotImplementedError& e) {
-    PyErr_SetString(PyExc_NotImplementedError, e.what());
   } catch (const std::exception& e) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
+    if (!set_python_error(std::current_exception())) PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "unknown C++ exception");
   }
 }
 
@@ -116,7 +110,7 @@ PyObject* fast_binary(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, 
     return PyObject_Vectorcall(g_fallback[Op::kSlot], full.data(), static_cast<size_t>(nargs + 1),
                                kwnames);
   } catch (...) {
-    set_python_error();
+    set_active_python_error();
     return nullptr;
   }
 }

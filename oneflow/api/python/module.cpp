@@ -5,22 +5,30 @@
 
 namespace oneflow::python {
 
+bool set_python_error(std::exception_ptr p) {
+  try {
+    std::rethrow_exception(p);
+  } catch (const TypeError& e) {
+    PyErr_SetString(PyExc_TypeError, e.what());
+  } catch (const ValueError& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const IndexError& e) {
+    PyErr_SetString(PyExc_IndexError, e.what());
+  } catch (const NotImplementedError& e) {
+    PyErr_SetString(PyExc_NotImplementedError, e.what());
+  } catch (const Error& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    return false;
+  }
+  return true;
+}
+
 PYBIND11_MODULE(_oneflow_internal, m) {
   m.doc() = "OneFlow's native core";
   py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const TypeError& e) {
-      PyErr_SetString(PyExc_TypeError, e.what());
-    } catch (const ValueError& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
-    } catch (const IndexError& e) {
-      PyErr_SetString(PyExc_IndexError, e.what());
-    } catch (const NotImplementedError& e) {
-      PyErr_SetString(PyExc_NotImplementedError, e.what());
-    } catch (const Error& e) {
-      PyErr_SetString(PyExc_RuntimeError, e.what());
-    }
+    // Others are rethrown to pybind11's own translation.
+    if (p && !set_python_error(p)) std::rethrow_exception(p);
   });
 
   init_dtype_device(m);
