@@ -38,6 +38,7 @@ def _start_eager_engine():
     _oneflow_internal._set_package_dir(os.path.dirname(os.path.abspath(__file__)) + os.sep)
     atexit.register(_oneflow_internal._drain)
     os.register_at_fork(before=_oneflow_internal._drain)
+    _oneflow_internal._hook_sigint()  # Ctrl-C drops the queued ops
 
 
 _start_eager_engine()

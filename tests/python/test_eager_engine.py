@@ -373,3 +373,41 @@ def test_ctrl_c_during_a_long_queue_stops_it():
     # The dropped queue is not run: a full queue would take about a second or more.
     assert drained < 0.3, out
     assert "after 6.0" in out
+
+
+def test_ctrl_c_drops_the_queue_while_python_runs_elsewhere():
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    code = """
+        import time, oneflow as flow
+        x = flow.randn(4096, 4096)
+        t = time.time()
+        x.sum().item()
+        each = time.time() - t
+        for _ in range(1000):
+            x.sum()  # several seconds of queued work; none of it waited on
+        print("queued", flush=True)
+        try:
+            while True:  # pure Python: the interrupt does not arrive inside a oneflow wait
+                pass
+        except KeyboardInterrupt:
+            t = time.time()
+            flow.cpu.synchronize()
+            print(f"drained {time.time() - t:.3f} of {1000 * each:.3f}", flush=True)
+        print("after", (flow.ones(3) + 1).sum().item(), flush=True)
+        """
+    proc = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout.readline().strip() == "queued"
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    drained, total = (float(v) for v in out.split("drained ")[1].split()[0::2][:2])
+    assert total > 1.0, out  # the queue held seconds of work
+    assert drained < 0.3, out  # dropped, not run
+    assert "after 6.0" in out

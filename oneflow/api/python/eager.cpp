@@ -1,6 +1,8 @@
 // The eager engine's Python side: waits release the GIL and turn Ctrl-C into KeyboardInterrupt,
 // each op notes the Python line that issued it (a failing queued kernel names it), and the
 // module-level controls (synchronize, synchronous mode).
+#include <signal.h>
+
 #include <string>
 #include <unordered_map>
 
@@ -76,6 +78,34 @@ std::string describe(const eager::Location& loc) {
   return str_cat(file, ":", PyCode_Addr2Line(code, loc.lasti));
 }
 
+// SIGINT: drop the queued ops, then Python's own handler (KeyboardInterrupt at the next
+// bytecode or wait), so Ctrl-C stops a long queue wherever the Python thread is.
+struct sigaction g_python_sigint;
+
+void on_sigint(int sig, siginfo_t* info, void* context) {
+  eager::interrupt_from_signal();
+  if (g_python_sigint.sa_flags & SA_SIGINFO)
+    g_python_sigint.sa_sigaction(sig, info, context);
+  else if (g_python_sigint.sa_handler != SIG_DFL && g_python_sigint.sa_handler != SIG_IGN)
+    g_python_sigint.sa_handler(sig);
+}
+
+// Chains in front of Python's C-level SIGINT handler; skipped when SIGINT is ignored or left at
+// its default (then Ctrl-C does not raise KeyboardInterrupt anyway). A later signal.signal()
+// replaces the chain, and Ctrl-C then drops the queue only while a thread waits on it.
+void hook_sigint() {
+  struct sigaction current {};
+  if (sigaction(SIGINT, nullptr, &current) != 0) return;
+  const bool has_siginfo = (current.sa_flags & SA_SIGINFO) != 0;
+  if (!has_siginfo && (current.sa_handler == SIG_DFL || current.sa_handler == SIG_IGN)) return;
+  if (has_siginfo && current.sa_sigaction == &on_sigint) return;
+  struct sigaction mine = current;
+  mine.sa_flags |= SA_SIGINFO;
+  mine.sa_sigaction = &on_sigint;
+  g_python_sigint = current;
+  sigaction(SIGINT, &mine, nullptr);
+}
+
 }  // namespace
 
 eager::Location locate() {
@@ -122,6 +152,7 @@ void init_eager(py::module_& m) {
   m.def("set_sync_execution", &eager::set_sync_execution, py::arg("sync"),
         "True runs every op to completion before it returns (ONEFLOW_SYNC_EXECUTION=1).");
   m.def("_set_package_dir", [](const std::string& dir) { g_package_dir = dir; });
+  m.def("_hook_sigint", &hook_sigint);
   m.def("pending_instructions", &eager::pending_instructions);
   // At exit and before fork(): let queued work finish, without raising.
   m.def("_drain", [] {

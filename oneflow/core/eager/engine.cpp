@@ -147,6 +147,11 @@ class CpuStream {
     skip_through_.store(issued_);
   }
 
+  // From a signal handler: only lock-free atomics.
+  void interrupt() {
+    interrupt_through_.store(published_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  }
+
   uint64_t pending() {
     std::lock_guard<std::mutex> lk(mu_);
     return issued_ - completed_.load();
@@ -258,6 +263,9 @@ class CpuStream {
         omp_set_num_threads(n);
         team = n;
       }
+      // Ctrl-C: drop what was queued when the signal came, wherever the Python thread was.
+      const uint64_t interrupted = interrupt_through_.load(std::memory_order_relaxed);
+      if (interrupted > skip_through_.load()) skip_through_.store(interrupted);
       if (seq > skip_through_.load() && !failed_.load()) {
         try {
           ins.prim->compute_cpu(ins.inputs, ins.outputs, ins.attrs);
@@ -370,6 +378,8 @@ class CpuStream {
   uint64_t reclaimed_ = 0;   // under mu_: slots up to here are empty
   size_t queued_bytes_ = 0;  // under mu_: output bytes of the unreclaimed instructions
   std::atomic<uint64_t> skip_through_{0};
+  std::atomic<uint64_t> interrupt_through_{0};  // set by the SIGINT handler
+  static_assert(std::atomic<uint64_t>::is_always_lock_free);
   std::atomic<int> waiters_{0};
   std::atomic<int> threads_{0};
   bool worker_sleeping_ = false;  // under mu_
@@ -404,6 +414,7 @@ void enqueue(const Primitive& prim, const TensorList& inputs, const TensorList& 
 void synchronize() { CpuStream::instance().synchronize(); }
 void wait_for(const Storage& storage) { CpuStream::instance().wait_for(storage); }
 void cancel_pending() { CpuStream::instance().cancel(); }
+void interrupt_from_signal() { CpuStream::instance().interrupt(); }
 uint64_t pending_instructions() { return CpuStream::instance().pending(); }
 
 void set_num_threads(int n) {

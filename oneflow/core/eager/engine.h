@@ -75,6 +75,9 @@ void synchronize();
 void wait_for(const Storage& storage);
 // Drops every queued instruction that has not started (after an interrupt).
 void cancel_pending();
+// The same, callable from a signal handler (async-signal-safe): the instructions queued when it
+// is called are dropped by the stream thread; later ones run.
+void interrupt_from_signal();
 // Instructions queued and not yet finished.
 uint64_t pending_instructions();
 
