@@ -73,6 +73,10 @@ class CpuStream {
                const Attrs& attrs) {
     size_t bytes = 0;
     for (const Tensor& t : outputs) bytes += t->storage()->nbytes();
+    // Before taking the lock: locating may allocate Python frames, and a garbage collection
+    // run there may call back into oneflow.
+    Location location = t_location;
+    if (location.code == nullptr && g_hooks.locate != nullptr) location = g_hooks.locate();
     std::unique_lock<std::mutex> lk(mu_);
     if (!started_) start();
     reclaim_locked();
@@ -90,8 +94,7 @@ class CpuStream {
     ins.inputs.assign(inputs.begin(), inputs.end());
     ins.outputs.assign(outputs.begin(), outputs.end());
     ins.attrs = attrs;
-    ins.location = t_location;
-    if (ins.location.code == nullptr && g_hooks.locate != nullptr) ins.location = g_hooks.locate();
+    ins.location = location;
     ins.bytes = bytes;
     queued_bytes_ += bytes;
     for (const Tensor& t : ins.inputs) t->storage()->last_use().store(seq, kRelease);
