@@ -193,3 +193,35 @@ def test_inplace_ops_whose_gradient_reads_the_overwritten_input_match_torch():
 
     for got, want in zip(run(flow), run(torch)):
         np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "name,fn",
+    [
+        ("neg", lambda x: -x),
+        ("mul_scalar", lambda x: x * 3),
+        ("div_scalar", lambda x: x / 2),
+        ("view_times_one", lambda x: x.t() * 1),
+        ("floor", lambda x: x.floor()),
+    ],
+)
+def test_inplace_change_of_an_input_the_gradient_does_not_read_is_allowed(name, fn):
+    # As in PyTorch: x * 3 keeps no claim on x's values, so x may change in place before backward.
+    grads = []
+    for lib in (flow, torch):
+        a = lib.ones(2, 3, requires_grad=True)
+        x = a * 2
+        y = fn(x)
+        x.add_(1)
+        y.sum().backward()
+        grads.append(a.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1])
+
+
+def test_inplace_change_of_an_input_the_gradient_reads_is_still_an_error():
+    a = flow.ones(3, requires_grad=True)
+    x = a * 2
+    y = x * x  # reads x for both gradients
+    x.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()

@@ -21,7 +21,7 @@ void set_grad_mode(bool enabled) { t_grad_mode = enabled; }
 uint64_t next_sequence_nr() { return g_sequence_nr.fetch_add(1, std::memory_order_relaxed); }
 
 Tensor SavedTensor::unpack(const char* op) const {
-  if (tensor->version() != saved_version)
+  if (saved_version != kUnchecked && tensor->version() != saved_version)
     throw_error<RuntimeError>(
         op,
         "one of the variables needed for gradient computation has been modified by an "

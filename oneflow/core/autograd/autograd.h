@@ -35,6 +35,7 @@ struct Edge {
 
 // A tensor saved for backward, with the version it had then (Note [Version counter sharing]).
 struct SavedTensor {
+  static constexpr int64_t kUnchecked = -1;  // the gradient does not read it
   Tensor tensor;
   int64_t saved_version = 0;
   Tensor unpack(const char* op) const;

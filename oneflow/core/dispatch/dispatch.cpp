@@ -93,11 +93,15 @@ void record_autograd(const Primitive& prim, const TensorList& inputs, const Tens
     node->input_metas.push_back(t->meta());
   }
   if (traits.saves_inputs) {
+    std::vector<bool> needs(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) needs[i] = inputs[i]->requires_grad();
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (original && inputs[i] == outputs[0])
         node->saved_inputs.push_back({original, original->version()});
-      else
+      else if (prim.reads_saved_input(i, needs))
         node->saved_inputs.push_back({inputs[i], input_versions[i]});
+      else  // kept for the input's position; its later in-place changes do not matter
+        node->saved_inputs.push_back({inputs[i], SavedTensor::kUnchecked});
     }
   }
   for (size_t i = 0; i < outputs.size(); ++i) {

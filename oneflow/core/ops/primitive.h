@@ -44,6 +44,12 @@ class Primitive {
   virtual std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const = 0;
   // Gradients of the inputs given the gradients of the outputs (null where none flows).
   virtual TensorList grad(const GradContext& ctx, const TensorList& out_grads) const;
+  // With traits().saves_inputs: whether grad() reads saved input i when `needs_input_grad` says
+  // which inputs get a gradient. An input it does not read may be modified in place before
+  // backward (x * 2 keeps no claim on x's values).
+  virtual bool reads_saved_input(size_t i, const std::vector<bool>& needs_input_grad) const {
+    return true;
+  }
 
   virtual void compute_cpu(const TensorList& inputs, const TensorList& outputs,
                            const Attrs& attrs) const = 0;

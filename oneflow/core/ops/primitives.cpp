@@ -71,6 +71,9 @@ TensorList Mul::grad(const GradContext& ctx, const TensorList& dy) const {
   return dx;
 }
 
+// d(x*y)/dx reads y and d(x*y)/dy reads x.
+bool Mul::reads_saved_input(size_t i, const std::vector<bool>& needs) const { return needs[1 - i]; }
+
 PrimTraits Relu::traits() const {
   PrimTraits t;
   t.saves_outputs = true;
@@ -115,6 +118,11 @@ TensorList Div::grad(const GradContext& ctx, const TensorList& dy) const {
   if (ctx.needs_input_grad[1])  // d(a/b)/db = -a / b^2
     dx[1] = F::sum_to(F::neg(F::div(F::mul(dy[0], a), F::mul(b, b))), ctx.input_metas[1].shape);
   return dx;
+}
+
+// d(a/b)/da reads b; d(a/b)/db reads a and b.
+bool Div::reads_saved_input(size_t i, const std::vector<bool>& needs) const {
+  return i == 1 || needs[1];
 }
 
 PrimTraits Pow::traits() const {
@@ -189,13 +197,18 @@ constexpr bool grad_from_output(UnaryFn k) {
          k == UnaryFn::kSigmoid || k == UnaryFn::kReciprocal || k == UnaryFn::kExp2 ||
          k == UnaryFn::kExpm1 || k == UnaryFn::kTan || k == UnaryFn::kErfinv;
 }
+// Rules whose gradient reads neither (-g, or zeros): nothing is saved.
+constexpr bool grad_ignores_value(UnaryFn k) {
+  return k == UnaryFn::kNeg || k == UnaryFn::kFloor || k == UnaryFn::kCeil ||
+         k == UnaryFn::kRound || k == UnaryFn::kTrunc || k == UnaryFn::kSign;
+}
 }  // namespace
 
 template <UnaryFn K>
 PrimTraits Unary<K>::traits() const {
   PrimTraits t = UnaryMath::traits();
   t.saves_outputs = grad_from_output(K);
-  t.saves_inputs = !grad_from_output(K);
+  t.saves_inputs = !grad_from_output(K) && !grad_ignores_value(K);
   t.differentiable = K != UnaryFn::kBitwiseNot;
   return t;
 }
@@ -220,8 +233,11 @@ std::vector<TensorMeta> Unary<K>::infer(const TensorList& in, const Attrs& attrs
 
 template <UnaryFn K>
 TensorList Unary<K>::grad(const GradContext& ctx, const TensorList& dy) const {
+  static const Tensor kNothingSaved;
   const Tensor& g = dy[0];
-  const Tensor& x = ctx.inputs.empty() ? ctx.outputs[0] : ctx.inputs[0];
+  const Tensor& x = !ctx.inputs.empty()    ? ctx.inputs[0]
+                    : !ctx.outputs.empty() ? ctx.outputs[0]
+                                           : kNothingSaved;
   const Scalar one = Scalar::from_int(1);
   switch (K) {
     case UnaryFn::kAbs: {

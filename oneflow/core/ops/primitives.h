@@ -38,6 +38,7 @@ class Mul final : public BinaryElementwise {
   const char* name() const override { return "mul"; }
   PrimTraits traits() const override;
   TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  bool reads_saved_input(size_t i, const std::vector<bool>& needs) const override;
   OF_PRIMITIVE_KERNELS
 };
 
@@ -84,6 +85,7 @@ class Div final : public BinaryElementwise {
   const char* name() const override { return "div"; }
   PrimTraits traits() const override;
   TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  bool reads_saved_input(size_t i, const std::vector<bool>& needs) const override;
   OF_PRIMITIVE_KERNELS
 };
 
