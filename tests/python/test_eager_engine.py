@@ -342,8 +342,25 @@ def test_exit_with_work_still_queued_is_clean():
     assert time.time() - t0 < 60
 
 
+def _interrupt(code, ready, delay, timeout):
+    """Runs `code` in a child; after it prints `ready`, waits `delay` s, sends SIGINT, and
+    returns the child's stdout (asserting it exited 0)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")),
+    )
+    assert proc.stdout.readline().strip() == ready
+    time.sleep(delay)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=timeout)
+    assert proc.returncode == 0, err
+    return out
+
+
 def test_ctrl_c_during_a_long_queue_stops_it():
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
     code = """
         import time, oneflow as flow
         x = flow.randn(2048, 2048)
@@ -357,18 +374,7 @@ def test_ctrl_c_during_a_long_queue_stops_it():
             print(f"drained {time.time() - t:.3f}", flush=True)
         print("after", (flow.ones(3) + 1).sum().item(), flush=True)
         """
-    proc = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    assert proc.stdout.readline().strip() == "start"
-    time.sleep(1.5)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 0, err
+    out = _interrupt(code, "start", 1.5, 60)
     drained = float(out.split("drained ")[1].split()[0])
     # The dropped queue is not run: a full queue would take about a second or more.
     assert drained < 0.3, out
@@ -376,7 +382,6 @@ def test_ctrl_c_during_a_long_queue_stops_it():
 
 
 def test_ctrl_c_drops_the_queue_while_python_runs_elsewhere():
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
     code = """
         import time, oneflow as flow
         x = flow.randn(4096, 4096)
@@ -395,18 +400,7 @@ def test_ctrl_c_drops_the_queue_while_python_runs_elsewhere():
             print(f"drained {time.time() - t:.3f} of {1000 * each:.3f}", flush=True)
         print("after", (flow.ones(3) + 1).sum().item(), flush=True)
         """
-    proc = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    assert proc.stdout.readline().strip() == "queued"
-    time.sleep(0.3)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 0, err
+    out = _interrupt(code, "queued", 0.3, 120)
     drained, total = (float(v) for v in out.split("drained ")[1].split()[0::2][:2])
     assert total > 1.0, out  # the queue held seconds of work
     assert drained < 0.3, out  # dropped, not run
