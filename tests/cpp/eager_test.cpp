@@ -11,6 +11,13 @@
 namespace oneflow {
 namespace {
 
+// Lets the engine finish before main returns: kernels must not run into static destruction.
+class DrainEngine : public ::testing::Environment {
+ public:
+  void TearDown() override { eager::synchronize(); }
+};
+[[maybe_unused]] const auto* const g_drain = ::testing::AddGlobalTestEnvironment(new DrainEngine);
+
 namespace F = functional;
 using test::from_vector;
 using test::to_vector;

@@ -30,6 +30,7 @@ bool sync_from_env() {
   return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
 }
 std::atomic<bool> g_sync{sync_from_env()};
+std::atomic<bool> g_exiting{false};  // past stop_at_exit: ops run on the calling thread
 
 // Runs f() with the GIL released when the binding says there is one to release.
 template <typename F>
@@ -176,6 +177,25 @@ class CpuStream {
     worker_ = std::thread([this] { run(); });
     worker_.detach();
     started_ = true;
+    static bool at_exit_registered = false;  // a forked child inherits the registration
+    if (!at_exit_registered) {
+      at_exit_registered = true;
+      std::atexit([] { instance().stop_at_exit(); });
+    }
+  }
+
+  // Process exit (after Python's own atexit drain; a C++ program that never synchronised): the
+  // queued instructions are dropped, not run -- their kernels would meet objects that static
+  // destruction is about to tear down -- and the running one is waited for.
+  void stop_at_exit() {
+    g_exiting.store(true);
+    uint64_t target;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      target = issued_;
+      skip_through_.store(issued_);
+    }
+    wait_until(target, false);
   }
 
   // Under mu_. Space: a free slot, and the outputs of the unreclaimed instructions within the
@@ -402,7 +422,10 @@ void set_hooks(const Hooks& hooks) { g_hooks = hooks; }
 void set_current_location(const Location& loc) { t_location = loc; }
 const Location& current_location() { return t_location; }
 
-bool async_enabled() { return !t_on_stream && !g_sync.load(std::memory_order_relaxed); }
+bool async_enabled() {
+  return !t_on_stream && !g_sync.load(std::memory_order_relaxed) &&
+         !g_exiting.load(std::memory_order_relaxed);
+}
 bool sync_execution() { return g_sync.load(); }
 void set_sync_execution(bool sync) {
   if (sync) CpuStream::instance().synchronize();
