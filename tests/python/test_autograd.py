@@ -225,3 +225,85 @@ def test_inplace_change_of_an_input_the_gradient_reads_is_still_an_error():
     x.add_(1)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.sum().backward()
+
+
+def _error_of(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the type is compared with PyTorch's
+        return type(e).__name__, str(e).split(".")[0].split(": ")[-1]
+    return None
+
+
+def test_inference_mode_makes_inference_tensors_like_torch():
+    def run(lib):
+        w = lib.ones(3, requires_grad=True)
+        normal = lib.ones(3)
+        seen = {}
+        with lib.inference_mode():
+            x = lib.arange(3.0) * 2
+            seen["inside"] = (
+                x.is_inference(),
+                x.requires_grad,
+                (w * 2).requires_grad,
+                normal[:2].is_inference(),
+                lib.is_grad_enabled(),
+                lib.is_inference_mode_enabled(),
+            )
+            x.add_(1)  # allowed inside
+            normal.add_(1)  # so is a normal tensor
+            with lib.enable_grad():
+                seen["enable_grad inside"] = ((w * 2).requires_grad, (w * 2).is_inference())
+            with lib.inference_mode(False):
+                seen["nested off"] = (lib.ones(1).is_inference(), lib.is_grad_enabled())
+        seen["after"] = (lib.is_inference_mode_enabled(), lib.is_grad_enabled())
+        seen["views"] = (x[1:].is_inference(), x.detach().is_inference(), x.clone().is_inference())
+        # Reading inference tensors is fine; ops whose gradient reads them are not.
+        seen["add"] = (w + x).requires_grad
+        seen["errors"] = [
+            _error_of(lambda: x.add_(1)),
+            _error_of(lambda: x.__setitem__(0, 5.0)),
+            _error_of(lambda: x.requires_grad_()),
+            _error_of(lambda: x._version),
+            _error_of(lambda: (w * x).sum().backward()),
+            _error_of(lambda: x[1:].mul_(2)),
+        ]
+        y = x.clone().requires_grad_()
+        (y * y).sum().backward()
+        seen["clone grad"] = (y.grad / y).tolist()
+
+        @lib.inference_mode
+        def bare():
+            return lib.ones(1).is_inference(), lib.is_grad_enabled()
+
+        @lib.inference_mode()
+        def called():
+            return lib.ones(1).is_inference()
+
+        seen["decorators"] = (bare(), called(), lib.ones(1).is_inference())
+        return seen
+
+    got, want = run(flow), run(torch)
+    assert got == want
+
+
+def test_refused_inplace_update_of_an_inference_tensor_leaves_it_unchanged():
+    # PyTorch raises after writing; the values here stay as they were.
+    with flow.inference_mode():
+        x = flow.arange(3.0)
+    for write in (lambda: x.add_(1), lambda: x.__setitem__(0, 5.0), lambda: x[1:].mul_(2)):
+        with pytest.raises(RuntimeError, match="inference tensor outside InferenceMode"):
+            write()
+    assert x.tolist() == [0.0, 1.0, 2.0]
+
+
+def test_inference_mode_is_per_thread():
+    import threading
+
+    seen = []
+    with flow.inference_mode():
+        t = threading.Thread(target=lambda: seen.append(flow.ones(1).is_inference()))
+        t.start()
+        t.join()
+        seen.append(flow.ones(1).is_inference())
+    assert seen == [False, True]

@@ -164,6 +164,29 @@ def test_conv_double_backward(dtype):
         assert_close(a, e, dtype, "second-order gradient")
 
 
+@pytest.mark.parametrize(
+    "dims,groups,stride,padding,dilation",
+    [(1, 1, 2, 1, 1), (2, 2, 1, 2, 2), (2, 1, 2, 0, 1), (3, 3, 1, 1, 1)],
+)
+def test_conv_second_order_through_both_gradients(dims, groups, stride, padding, dilation):
+    # Both first-order gradients (input and weight) take part in the second backward.
+    rng = np.random.default_rng(dims * 10 + groups)
+    xs = rng.standard_normal((2, 6) + (7,) * dims)
+    ws = rng.standard_normal((3 * groups, 6 // groups) + (3,) * dims)
+    bs = rng.standard_normal(3 * groups)
+
+    def run(lib):
+        x, w, b = (lib.tensor(a, requires_grad=True) for a in (xs, ws, bs))
+        conv = getattr(lib.nn.functional, f"conv{dims}d")
+        y = conv(x, w, b, stride=stride, padding=padding, dilation=dilation, groups=groups)
+        gx, gw = lib.autograd.grad((y * y).sum(), [x, w], create_graph=True)
+        (gx.sin().sum() + (gw * gw).sum()).backward()
+        return [t.grad.detach().numpy() for t in (x, w, b)]
+
+    for got, want in zip(run(flow), run(torch)):
+        np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-8)
+
+
 # ---- pooling ----
 
 

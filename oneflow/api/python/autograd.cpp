@@ -129,6 +129,8 @@ void init_autograd(py::module_& m) {
       py::arg("differentiable"));
   ag.def("is_grad_enabled", &grad_mode_enabled);
   ag.def("set_grad_enabled", &set_grad_mode);
+  ag.def("is_inference_mode_enabled", &inference_mode_enabled);
+  ag.def("set_inference_mode", &set_inference_mode);
 
   m.def("is_lazy_mode", &lazy_mode_enabled);
   // Returns the previous state; used by oneflow.nn.Graph's tracing context.

@@ -7,6 +7,17 @@ namespace oneflow::python {
 
 namespace {
 
+void check_may_require_grad(const TensorImpl& t) {
+  if (!is_floating(t.dtype()))
+    throw_error<RuntimeError>("requires_grad",
+                              "only Tensors of floating point dtype can require gradients, got ",
+                              dtype_name(t.dtype()));
+  if (t.is_inference() && !inference_mode_enabled())
+    throw_error<RuntimeError>("requires_grad",
+                              "Setting requires_grad=True on inference tensor outside "
+                              "InferenceMode is not allowed.");
+}
+
 const char* numpy_format(DType dt) {
   switch (dt) {
     case DType::kBool:
@@ -147,11 +158,7 @@ void init_tensor(py::module_& m) {
           t = alias_detached(made.cast<Tensor>());
         }
         if (requires_grad) {
-          if (!is_floating(t->dtype()))
-            throw_error<RuntimeError>("Tensor",
-                                      "only Tensors of floating point dtype can "
-                                      "require gradients, got ",
-                                      dtype_name(t->dtype()));
+          check_may_require_grad(*t);
           t->autograd().requires_grad = true;
         }
         return t;
@@ -190,7 +197,14 @@ void init_tensor(py::module_& m) {
                              [](const TensorImpl& t) { return t.kind() == TensorKind::kLocal; })
       .def_property_readonly("is_lazy",
                              [](const TensorImpl& t) { return t.kind() == TensorKind::kLazy; })
-      .def_property_readonly("_version", &TensorImpl::version)
+      .def_property_readonly("_version",
+                             [](const TensorImpl& t) {
+                               if (t.is_inference())
+                                 throw_error<RuntimeError>(
+                                     "_version", "Inference tensors do not track version counter.");
+                               return t.version();
+                             })
+      .def("is_inference", &TensorImpl::is_inference)
       // ---- autograd ----
       .def_property("requires_grad", &TensorImpl::requires_grad,
                     [](TensorImpl& t, bool v) {
@@ -201,11 +215,7 @@ void init_tensor(py::module_& m) {
                                                   "want to use a computed variable in a subgraph "
                                                   "that doesn't require differentiation use "
                                                   "var_no_grad = var.detach().");
-                      if (v && !is_floating(t.dtype()))
-                        throw_error<RuntimeError>("requires_grad",
-                                                  "only Tensors of floating "
-                                                  "point dtype can require gradients, got ",
-                                                  dtype_name(t.dtype()));
+                      if (v) check_may_require_grad(t);
                       t.autograd().requires_grad = v;
                     })
       .def(

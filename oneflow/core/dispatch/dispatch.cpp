@@ -76,6 +76,21 @@ void refresh_view_history(const Tensor& view) {
   adopt_history(view, functional::as_strided(base, view->shape(), view->strides(), view->offset()));
 }
 
+// Inference tensors cannot be saved for backward (Note [Inference tensors]); only the inputs the
+// gradient reads count as saved.
+void check_no_inference_saved(const Primitive& prim, const TensorList& inputs) {
+  std::vector<bool> needs(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) needs[i] = inputs[i]->requires_grad();
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i]->is_inference() && prim.reads_saved_input(i, needs))
+      throw_error<RuntimeError>(prim.name(),
+                                "Inference tensors cannot be saved for backward. Please do not "
+                                "use Tensors created in inference mode in computation tracked by "
+                                "autograd. To work around this, you can make a clone to get a "
+                                "normal tensor and use it in autograd, or use `oneflow.no_grad()` "
+                                "instead of `oneflow.inference_mode()`.");
+}
+
 // `input_versions`: the inputs' versions before the kernel ran, so that an in-place op that
 // overwrote a saved input is caught at backward time. `original`: for an in-place op, a copy of
 // the output's old values, saved in its place.
@@ -201,6 +216,11 @@ TensorList eager_local(const Primitive& prim, const TensorList& inputs, const At
     for (const TensorMeta& m : metas)
       outputs.push_back(make_view(inputs[0], m.shape, m.strides, m.offset));
   } else if (inplace_out) {
+    if (inplace_out->is_inference() && !inference_mode_enabled())
+      throw_error<RuntimeError>(prim.name(),
+                                "Inplace update to inference tensor outside InferenceMode is not "
+                                "allowed. You can make a clone to get a normal tensor before "
+                                "doing inplace update.");
     if (!traits.may_run_in_place || metas.size() != 1)
       throw_error<RuntimeError>(prim.name(), "cannot run in place");
     if (metas[0].shape != inplace_out->shape())
@@ -215,15 +235,18 @@ TensorList eager_local(const Primitive& prim, const TensorList& inputs, const At
     for (const TensorMeta& m : metas) outputs.push_back(empty_tensor(m.shape, m.dtype, m.device));
   }
 
+  // Inference mode records nothing, whatever the grad mode (Note [Inference tensors]).
+  const bool recording = grad_mode_enabled() && !inference_mode_enabled();
   bool needs_grad = false;
-  if (traits.differentiable && grad_mode_enabled())
+  if (traits.differentiable && recording)
     for (const Tensor& t : inputs) needs_grad = needs_grad || t->requires_grad();
-  if (inplace_out && grad_mode_enabled() && inplace_out->requires_grad() && inplace_out->is_leaf())
+  if (inplace_out && recording && inplace_out->requires_grad() && inplace_out->is_leaf())
     throw_error<RuntimeError>(prim.name(),
                               "a leaf Variable that requires grad is being used in "
                               "an in-place operation.");
   if (inplace_out && needs_grad && inplace_out->is_view())
     return inplace_on_view(prim, inputs, attrs, inplace_out);
+  if (needs_grad && traits.saves_inputs) check_no_inference_saved(prim, inputs);
 
   // An in-place op overwrites the input its gradient may read (x.mul_(y): dy needs x): the
   // gradient keeps a copy of the old values, taken before the write (PyTorch's original_self).

@@ -2,6 +2,13 @@
 
 namespace oneflow {
 
+namespace {
+thread_local bool t_inference_mode = false;
+}  // namespace
+
+bool inference_mode_enabled() { return t_inference_mode; }
+void set_inference_mode(bool enabled) { t_inference_mode = enabled; }
+
 Storage::Storage(Device device, size_t nbytes) : device_(device), nbytes_(nbytes) {
   data_ = backend_of(device.type).allocator(device.index).allocate(nbytes);
 }

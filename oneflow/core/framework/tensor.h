@@ -65,8 +65,16 @@ class Storage {
 
 // Note [Version counter sharing]: every view of a storage shares one counter; in-place ops bump
 // it, and autograd compares it with the value recorded when a tensor was saved for backward.
+// Note [Inference tensors]: a tensor made while inference mode is on (`flow.inference_mode()`)
+// is an inference tensor, and so is every view of it. Outside inference mode it may be read by
+// any op, but not written in place nor saved for backward. The flag lives on the version counter,
+// which a storage's tensor and all its views share. Inference mode is per thread.
+bool inference_mode_enabled();
+void set_inference_mode(bool enabled);
+
 struct VersionCounter {
   std::atomic<int64_t> version{0};
+  const bool inference = inference_mode_enabled();
 };
 
 struct TensorMeta {
@@ -135,6 +143,7 @@ class TensorImpl {
   const std::shared_ptr<VersionCounter>& version_counter() const { return version_; }
   int64_t version() const { return version_->version.load(std::memory_order_relaxed); }
   void bump_version() { version_->version.fetch_add(1, std::memory_order_relaxed); }
+  bool is_inference() const { return version_->inference; }
 
   AutogradMeta& autograd() { return autograd_; }
   const AutogradMeta& autograd() const { return autograd_; }

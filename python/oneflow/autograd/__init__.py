@@ -72,12 +72,33 @@ class enable_grad(_GradModeContext):
     _enabled = True
 
 
-class inference_mode(_GradModeContext):
+class inference_mode:
+    """Context manager and decorator: no autograd recording, and every tensor made inside is an
+    inference tensor (``Tensor.is_inference()``), which outside inference mode cannot be modified
+    in place or saved for backward. ``inference_mode(False)`` turns it off again inside.
+    ``@inference_mode`` works with and without the parentheses."""
+
+    def __new__(cls, mode=True):
+        if callable(mode):  # used as @inference_mode
+            return cls()(mode)
+        return super().__new__(cls)
+
     def __init__(self, mode=True):
-        self._enabled = not mode
+        self.mode = bool(mode)
+
+    def __enter__(self):
+        self._prev = (_engine.is_grad_enabled(), _engine.is_inference_mode_enabled())
+        _engine.set_grad_enabled(not self.mode)
+        _engine.set_inference_mode(self.mode)
+        return self
+
+    def __exit__(self, *exc):
+        _engine.set_grad_enabled(self._prev[0])
+        _engine.set_inference_mode(self._prev[1])
+        return False
 
     def __call__(self, fn):
-        mode = not self._enabled
+        mode = self.mode
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
@@ -85,6 +106,10 @@ class inference_mode(_GradModeContext):
                 return fn(*args, **kwargs)
 
         return wrapper
+
+
+def is_inference_mode_enabled():
+    return _engine.is_inference_mode_enabled()
 
 
 class set_grad_enabled(_GradModeContext):
