@@ -5,7 +5,16 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 _CASES = []
-FAMILY_ORDER = ("dispatch", "elementwise", "reduction", "matmul", "training", "startup")
+FAMILY_ORDER = (
+    "dispatch",
+    "elementwise",
+    "reduction",
+    "norm",
+    "matmul",
+    "conv",
+    "training",
+    "startup",
+)
 
 
 @dataclass

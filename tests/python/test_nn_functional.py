@@ -350,3 +350,120 @@ def test_batch_norm_training_kernel_matches_torch(shape):
 
     for got, want in zip(run(flow, flow.tensor), run(torch, torch.tensor)):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+NORM_CASES = [
+    # (name, shape, call(lib, x, w, b, rm, rv))
+    ("batch_norm eval", (4, 3, 5), lambda F, x, w, b, rm, rv: F.batch_norm(x, rm, rv, w, b)),
+    ("batch_norm eval 4d", (2, 3, 4, 4), lambda F, x, w, b, rm, rv: F.batch_norm(x, rm, rv, w, b)),
+    ("batch_norm eval no affine", (5, 3), lambda F, x, w, b, rm, rv: F.batch_norm(x, rm, rv)),
+    ("group_norm", (2, 6, 5), lambda F, x, w, b, rm, rv: F.group_norm(x.repeat(1, 2, 1), 3)),
+    (
+        "group_norm affine",
+        (2, 6, 3, 4),
+        lambda F, x, w, b, rm, rv: F.group_norm(x, 2, w.repeat(2), b.repeat(2)),
+    ),
+    (
+        "group_norm groups == channels",
+        (3, 3, 2, 2, 2),
+        lambda F, x, w, b, rm, rv: F.group_norm(x, 3, w, b),
+    ),
+    ("instance_norm", (2, 3, 7), lambda F, x, w, b, rm, rv: F.instance_norm(x)),
+    (
+        "instance_norm affine + running stats",
+        (4, 3, 3, 5),
+        lambda F, x, w, b, rm, rv: F.instance_norm(x, rm, rv, w, b, momentum=0.3),
+    ),
+    (
+        "instance_norm with running stats (eval)",
+        (2, 3, 6),
+        lambda F, x, w, b, rm, rv: F.instance_norm(x, rm, rv, w, b, use_input_stats=False),
+    ),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", NORM_CASES, ids=[c[0] for c in NORM_CASES])
+def test_normalisation_kernels_match_torch(case, dtype):
+    """float32 runs on oneDNN (batch-norm training/inference primitives), float64 on composites:
+    output, gradients of input, weight and bias, second-order gradients, running statistics."""
+    name, shape, call = case
+    rng = np.random.default_rng(len(name))
+    c = shape[1] if "channels" in name or "group" not in name else shape[1] // 2
+    arrays = [rng.standard_normal(shape), rng.standard_normal(c), rng.standard_normal(c)]
+    stats = [rng.standard_normal(shape[1]), rng.random(shape[1]) + 0.5]
+
+    def run(lib):
+        dt = getattr(lib, dtype)
+        x, w, b = (lib.tensor(a, dtype=dt, requires_grad=True) for a in arrays)
+        rm, rv = (lib.tensor(a, dtype=dt) for a in stats)
+        y = call(lib.nn.functional, x, w, b, rm, rv)
+        g = lib.tensor(rng_dy(y.shape), dtype=dt)
+        inputs = [t for t in (x, w, b)]
+        grads = lib.autograd.grad((y * g).sum(), inputs, create_graph=True, allow_unused=True)
+        used = [t for t, gr in zip(inputs, grads) if gr is not None]
+        total = sum((gr * gr).sum() for gr in grads if gr is not None)
+        # A gradient that does not depend on the inputs has zero second-order gradients.
+        second = [None] * len(used)
+        if total.requires_grad:
+            second = lib.autograd.grad(total, used, allow_unused=True)
+        second = [lib.zeros_like(t) if s is None else s for t, s in zip(used, second)]
+        out = [y, rm, rv] + [gr for gr in grads if gr is not None] + list(second)
+        return [t.detach().numpy() for t in out]
+
+    def rng_dy(s):
+        return np.random.default_rng(1).standard_normal(tuple(s))
+
+    got, want = run(flow), run(torch)
+    assert len(got) == len(want)
+    tol = 2e-4 if dtype == "float32" else 1e-9
+    for a, e in zip(got, want):
+        np.testing.assert_allclose(a, e, rtol=tol, atol=tol)
+
+
+def test_instance_norm_module_tracks_running_stats_like_torch():
+    rng = np.random.default_rng(0)
+    xs = [rng.standard_normal((3, 4, 5, 5)).astype(np.float32) for _ in range(3)]
+
+    def run(lib):
+        m = lib.nn.InstanceNorm2d(4, affine=True, track_running_stats=True, momentum=0.2)
+        outs = [m(lib.tensor(x)).detach().numpy() for x in xs]
+        m.eval()
+        outs.append(m(lib.tensor(xs[0])).detach().numpy())
+        buffers = {k: v.numpy() for k, v in m.state_dict().items()}
+        return outs, buffers
+
+    (got, got_state), (want, want_state) = run(flow), run(torch)
+    for a, e in zip(got, want):
+        np.testing.assert_allclose(a, e, rtol=1e-4, atol=1e-5)
+    assert sorted(got_state) == sorted(want_state)
+    for k in want_state:
+        np.testing.assert_allclose(got_state[k], want_state[k], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_softmax_float32_special_values_and_dims_match_torch(fn, dim):
+    # float32 runs on oneDNN: NaN, +inf and rows of -inf make the whole row NaN, as in PyTorch;
+    # the softmax dim may be inner (strided rows).
+    rng = np.random.default_rng(abs(dim))
+    a = (rng.standard_normal((5, 6, 4)) * 10).astype(np.float32)
+    a[0, :, :] = -np.inf
+    a[1, 2, 1] = np.nan
+    a[2, 3, 0] = np.inf
+    a[3, 1, :] = -np.inf
+    g = rng.standard_normal(a.shape).astype(np.float32)
+
+    def run(lib):
+        x = lib.tensor(a, requires_grad=True)
+        y = getattr(lib, fn)(x, dim)
+        y.backward(lib.tensor(g))
+        return y.detach().numpy(), x.grad.numpy()
+
+    for got, want in zip(run(flow), run(torch)):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, equal_nan=True)
+    for shape in [(), (0, 3), (7,), (3, 1000)]:
+        x = rng.standard_normal(shape).astype(np.float32)
+        got = getattr(flow, fn)(flow.tensor(x), -1 if shape else 0).numpy()
+        want = getattr(torch, fn)(torch.tensor(x), -1 if shape else 0).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

@@ -108,6 +108,11 @@ void init_reductions(py::module_& m) {
           TensorList r = F::batch_norm_train(x, w.value_or(nullptr), b.value_or(nullptr), eps);
           return std::make_tuple(r[0], r[1], r[2]);
         });
+  m.def("_batch_norm_inference", [](const Tensor& x, const Tensor& mean, const Tensor& var,
+                                    std::optional<Tensor> w, std::optional<Tensor> b, double eps) {
+    ReleaseGil nogil;
+    return F::batch_norm_inference(x, mean, var, w.value_or(nullptr), b.value_or(nullptr), eps);
+  });
   m.def("_layer_norm", [](const Tensor& x, int64_t size, std::optional<Tensor> w,
                           std::optional<Tensor> b, double eps) {
     ReleaseGil nogil;

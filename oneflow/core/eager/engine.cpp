@@ -277,11 +277,14 @@ class CpuStream {
         }
       }
       Instruction& ins = ring_[(seq - 1) % kCapacity];
-      // Cores are shared with the queuing thread: while it runs (nobody waits on the engine)
-      // the kernel's OpenMP team leaves it one core; while it waits, the team takes them all.
-      // Spinning team threads on an oversubscribed core would stall every parallel region.
+      // Cores are shared with the queuing thread: while it is queuing more work (instructions
+      // wait behind this one and nobody waits on the engine) the kernel's OpenMP team leaves it
+      // one core; while it waits, or when this is the last instruction queued (the usual case:
+      // an op, then a read of its result), the team takes them all. Spinning team threads on an
+      // oversubscribed core would stall every parallel region.
       const int all = threads_.load(kAcquire);
-      const int n = waiters_.load(kAcquire) > 0 ? all : std::max(1, all - 1);
+      const bool queuing = published_.load(kAcquire) > seq && waiters_.load(kAcquire) == 0;
+      const int n = queuing ? std::max(1, all - 1) : all;
       if (n != team) {
         omp_set_num_threads(n);
         team = n;

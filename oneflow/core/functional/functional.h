@@ -164,6 +164,8 @@ Tensor det(const Tensor& x);
 // Layer normalisation over the last `size` elements of each row (float32/float64 on the CPU).
 // Training-mode batch norm over dim 1 of a float32 input: (y, batch mean, biased batch variance).
 TensorList batch_norm_train(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps);
+Tensor batch_norm_inference(const Tensor& x, const Tensor& mean, const Tensor& var,
+                            const Tensor& weight, const Tensor& bias, double eps);
 Tensor layer_norm(const Tensor& x, int64_t size, const Tensor& weight, const Tensor& bias,
                   double eps);
 // Fused optimizer steps, in place on the parameter and its state (see AdamUpdate/SgdUpdate).

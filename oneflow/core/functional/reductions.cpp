@@ -186,6 +186,16 @@ TensorList batch_norm_train(const Tensor& x, const Tensor& weight, const Tensor&
   return dispatch(prim::batch_norm(), {contiguous(x), w, b}, Attrs{{"eps", eps}});
 }
 
+Tensor batch_norm_inference(const Tensor& x, const Tensor& mean, const Tensor& var,
+                            const Tensor& weight, const Tensor& bias, double eps) {
+  const int64_t c = x->ndim() > 1 ? x->shape()[1] : 0;
+  const CreationOptions opts{x->dtype(), x->device(), ""};
+  Tensor w = weight ? contiguous(weight) : ones({c}, opts);
+  Tensor b = bias ? contiguous(bias) : zeros({c}, opts);
+  return dispatch1(prim::batch_norm_inference(),
+                   {contiguous(x), contiguous(mean), contiguous(var), w, b}, Attrs{{"eps", eps}});
+}
+
 Tensor layer_norm(const Tensor& x, int64_t size, const Tensor& weight, const Tensor& bias,
                   double eps) {
   const CreationOptions opts{x->dtype(), x->device(), ""};

@@ -176,6 +176,60 @@ std::vector<TensorMeta> BatchNormGrad::infer(const TensorList& in, const Attrs&)
           contiguous_meta(in[4]->shape(), in[4]->dtype(), in[4]->device())};
 }
 
+PrimTraits BatchNormInference::traits() const {
+  PrimTraits t;
+  t.saves_inputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> BatchNormInference::infer(const TensorList& in, const Attrs& attrs) const {
+  (void)attrs.get<double>("eps");
+  const Tensor& x = in[0];
+  if (in.size() != 5 || x->dtype() != DType::kFloat32 || !x->is_contiguous() || x->ndim() < 2 ||
+      x->ndim() > 5)
+    throw_error<RuntimeError>(name(), "expected a contiguous float32 input of 2 to 5 dims, got ",
+                              dtype_name(x->dtype()), shape_str(x->shape()));
+  const int64_t c = x->shape()[1];
+  for (size_t i = 1; i < in.size(); ++i)
+    if (in[i]->numel() != c || in[i]->dtype() != x->dtype() || !in[i]->is_contiguous())
+      throw_error<RuntimeError>(name(), "expected mean, variance, weight and bias of ", c,
+                                " float32 elements");
+  return {contiguous_meta(x->shape(), x->dtype(), x->device())};
+}
+
+TensorList BatchNormInference::grad(const GradContext& ctx, const TensorList& dy) const {
+  // y = (x - mean) * rstd * w + b with rstd = 1 / sqrt(var + eps), per channel.
+  namespace F = functional;
+  const Tensor& x = ctx.inputs[0];
+  Shape shape(x->ndim(), 1);
+  shape[1] = x->shape()[1];
+  std::vector<int64_t> dims{0};
+  for (int64_t d = 2; d < x->ndim(); ++d) dims.push_back(d);
+  auto per_channel = [&](const Tensor& t) { return F::reshape(t, shape); };
+  const Tensor mean = per_channel(ctx.inputs[1]), w = per_channel(ctx.inputs[3]);
+  const Tensor rstd = F::unary(
+      UnaryFn::kRsqrt,
+      F::add(per_channel(ctx.inputs[2]), Scalar::from_double(ctx.attrs.get<double>("eps"))));
+  const Tensor& g = dy[0];
+  const Shape c{x->shape()[1]};
+  const auto& needs = ctx.needs_input_grad;
+  TensorList grads(5);
+  const Tensor w_rstd = F::mul(w, rstd);
+  if (needs[0]) grads[0] = F::mul(g, w_rstd);
+  Tensor xc, g_xc;
+  if (needs[2] || needs[3]) {
+    xc = F::sub(x, mean);
+    g_xc = F::sum(F::mul(g, xc), dims, true);
+  }
+  if (needs[1]) grads[1] = F::reshape(F::neg(F::mul(F::sum(g, dims, true), w_rstd)), c);
+  if (needs[2])
+    grads[2] = F::reshape(
+        F::mul(F::mul(g_xc, F::mul(w_rstd, F::mul(rstd, rstd))), Scalar::from_double(-0.5)), c);
+  if (needs[3]) grads[3] = F::reshape(F::mul(g_xc, rstd), c);
+  if (needs[4]) grads[4] = F::reshape(F::sum(g, dims, true), c);
+  return grads;
+}
+
 PrimTraits LogSoftmax::traits() const {
   PrimTraits t;
   t.saves_outputs = true;
@@ -217,6 +271,10 @@ std::vector<TensorMeta> LogSoftmaxGrad::infer(const TensorList& in, const Attrs&
 }
 
 namespace prim {
+const BatchNormInference& batch_norm_inference() {
+  static const BatchNormInference instance;
+  return instance;
+}
 const BatchNorm& batch_norm() {
   static const BatchNorm instance;
   return instance;

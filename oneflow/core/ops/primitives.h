@@ -330,6 +330,19 @@ class BatchNormGrad final : public Primitive {
   OF_PRIMITIVE_KERNELS
 };
 
+// batch_norm in inference mode: (x, mean, var, weight, bias) -> (x - mean) / sqrt(var + eps) *
+// weight + bias, the per-channel vectors (C) broadcast over dim 1 of a contiguous float32 (N, C,
+// *) input; attrs eps. One oneDNN pass on CPU; the gradient (for every input) is built from
+// differentiable ops.
+class BatchNormInference final : public Primitive {
+ public:
+  const char* name() const override { return "batch_norm_inference"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
 // log_softmax along attrs dim (contiguous floating input), and its backward
 // log_softmax_grad(dy, y) = dy - exp(y) * sum(dy, dim) (differentiable, composite rule). Rules in
 // ops/fused_primitives.cpp, CPU kernels next to softmax's.
@@ -656,6 +669,7 @@ const AdamUpdate& adam_update();
 const LayerNorm& layer_norm();
 const BatchNorm& batch_norm();
 const BatchNormGrad& batch_norm_grad();
+const BatchNormInference& batch_norm_inference();
 const LogSoftmax& log_softmax();
 const LogSoftmaxGrad& log_softmax_grad();
 const LayerNormGrad& layer_norm_grad();

@@ -301,22 +301,42 @@ def square_relu(input):
     return _C.mul(r, r)
 
 
+def _onednn_norm_ok(input, *tensors):
+    """float32 CPU tensors of 2 to 5 dims: the oneDNN batch-normalisation kernels take them."""
+    ok = input.dtype == oneflow.float32 and not input.is_cuda and 2 <= input.ndim <= 5
+    for t in tensors:
+        ok = ok and (t is None or (t.dtype == oneflow.float32 and not t.is_cuda))
+    return ok
+
+
+def _per_channel(t, ndim):
+    return t.reshape(*([1, t.numel()] + [1] * (ndim - 2)))
+
+
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     n, c = input.shape[0], input.shape[1]
     if c % num_groups:
         raise RuntimeError(
             f"group_norm: expected {c} channels to be divisible by {num_groups} groups"
         )
-    x = input.reshape(n, num_groups, -1)
-    mean = _C.mean(x, [2], True)
-    centered = _C.sub(x, mean)
-    var = _C.mean(_C.mul(centered, centered), [2], True)
-    out = _C.mul(centered, _C.rsqrt(_C.add(var, eps))).reshape(*input.shape)
-    shape = [1, c] + [1] * (input.ndim - 2)
+    if _onednn_norm_ok(input, weight, bias) and input.numel() > 0:
+        # Each (sample, group) is one channel of a batch normalisation over a batch of one.
+        x = input.reshape(1, n * num_groups, -1)
+        if num_groups == c and weight is not None and bias is not None:
+            # One affine value per (sample, group): it folds into the normalisation.
+            out, _, _ = _C._batch_norm_train(x, weight.repeat(n), bias.repeat(n), eps)
+            return out.reshape(*input.shape)
+        out = _C._batch_norm_train(x, None, None, eps)[0].reshape(*input.shape)
+    else:
+        x = input.reshape(n, num_groups, -1)
+        mean = _C.mean(x, [2], True)
+        centered = _C.sub(x, mean)
+        var = _C.mean(_C.mul(centered, centered), [2], True)
+        out = _C.mul(centered, _C.rsqrt(_C.add(var, eps))).reshape(*input.shape)
     if weight is not None:
-        out = _C.mul(out, weight.reshape(*shape))
+        out = _C.mul(out, _per_channel(weight, input.ndim))
     if bias is not None:
-        out = _C.add(out, bias.reshape(*shape))
+        out = _C.add(out, _per_channel(bias, input.ndim))
     return out
 
 
@@ -333,10 +353,8 @@ def batch_norm(
                 "batch_norm: expected more than 1 value per channel when training, got input "
                 f"size {tuple(input.shape)}"
             )
-        fused = input.dtype == oneflow.float32 and not input.is_cuda and 2 <= input.ndim <= 5
-        for t in (weight, bias):
-            fused = fused and (t is None or (t.dtype == oneflow.float32 and not t.is_cuda))
-        if fused:  # one oneDNN pass for the statistics and the affine output
+        if _onednn_norm_ok(input, weight, bias):
+            # One oneDNN pass for the statistics and the affine output.
             out, mean, var = _C._batch_norm_train(input, weight, bias, eps)
             if running_mean is not None:
                 with oneflow.no_grad():
@@ -359,6 +377,13 @@ def batch_norm(
                 )
         out = _C.mul(centered, _C.rsqrt(_C.add(var, eps)))
     else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError(
+                "batch_norm: running_mean and running_var must be defined in evaluation mode"
+            )
+        if _onednn_norm_ok(input, running_mean, running_var, weight, bias):
+            # (x - mean) / sqrt(var + eps) * weight + bias in one oneDNN pass.
+            return _C._batch_norm_inference(input, running_mean, running_var, weight, bias, eps)
         mean = running_mean.reshape(*shape)
         var = running_var.reshape(*shape)
         out = _C.mul(_C.sub(input, mean), _C.rsqrt(_C.add(var, eps)))
@@ -379,16 +404,41 @@ def instance_norm(
     momentum=0.1,
     eps=1e-5,
 ):
-    dims = list(range(2, input.ndim))
-    mean = _C.mean(input, dims, True)
-    centered = _C.sub(input, mean)
-    var = _C.mean(_C.mul(centered, centered), dims, True)
-    out = _C.mul(centered, _C.rsqrt(_C.add(var, eps)))
-    shape = [1, input.shape[1]] + [1] * (input.ndim - 2)
-    if weight is not None:
-        out = _C.mul(out, weight.reshape(*shape))
-    if bias is not None:
-        out = _C.add(out, bias.reshape(*shape))
+    n, c = input.shape[0], input.shape[1]
+    if not use_input_stats:
+        # The running statistics normalise every sample, as batch_norm's evaluation mode.
+        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    count = input.numel() // max(n * c, 1)
+    if count <= 1 and input.numel() > 0:
+        raise ValueError(
+            "instance_norm: expected more than 1 spatial element when training, got input "
+            f"size {tuple(input.shape)}"
+        )
+    # Each (sample, channel) is one channel of a batch normalisation over a batch of one.
+    x = input.reshape(1, n * c, -1)
+    if _onednn_norm_ok(input, weight, bias) and input.numel() > 0:
+        w = None if weight is None else weight.repeat(n)
+        b = None if bias is None else bias.repeat(n)
+        out, mean, var = _C._batch_norm_train(x, w, b, eps)
+        out = out.reshape(*input.shape)
+        affine_done = True
+    else:
+        mean = _C.mean(x, [2], True)
+        centered = _C.sub(x, mean)
+        var = _C.mean(_C.mul(centered, centered), [2], True)
+        out = _C.mul(centered, _C.rsqrt(_C.add(var, eps))).reshape(*input.shape)
+        affine_done = False
+    if running_mean is not None and running_var is not None:
+        with oneflow.no_grad():
+            m = mean.detach().reshape(n, c).mean(0)
+            v = (var.detach().reshape(n, c) * (count / max(count - 1, 1))).mean(0)
+            running_mean.mul_(1 - momentum).add_(m * momentum)
+            running_var.mul_(1 - momentum).add_(v * momentum)
+    if not affine_done:
+        if weight is not None:
+            out = _C.mul(out, _per_channel(weight, input.ndim))
+        if bias is not None:
+            out = _C.add(out, _per_channel(bias, input.ndim))
     return out
 
 

@@ -1,12 +1,13 @@
-// CPU kernels of layer normalisation: rows in parallel; row sums run in eight independent lanes
-// of the input's dtype (which the compiler vectorises); the backward's weight and bias gradients
-// are summed per thread and combined at the end.
+// CPU kernels of layer normalisation. float32 runs on oneDNN (onednn/norm.cpp); float64 here:
+// rows in parallel, row sums in eight independent lanes (which the compiler vectorises), the
+// backward's weight and bias gradients summed per thread and combined at the end.
 #include <cmath>
 #include <vector>
 
 #include <omp.h>
 
 #include "oneflow/core/kernels/cpu/cpu_kernels.h"
+#include "oneflow/core/kernels/cpu/onednn/kernels.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/ops/primitives.h"
 
@@ -30,6 +31,9 @@ void LayerNorm::compute_cpu(const TensorList& in, const TensorList& out, const A
   const int64_t k = attrs.get<int64_t>("size");
   const double eps = attrs.get<double>("eps");
   const int64_t rows = in[0]->numel() / k;
+  if (in[0]->dtype() == DType::kFloat32)
+    return onednn::layer_norm_forward(in[0], in[1], in[2], out[0], out[1], out[2], k,
+                                      static_cast<float>(eps));
   visit_dtype(in[0]->dtype(), [&]<typename T>() {
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       const T* x = in[0]->data_as<T>();
@@ -58,6 +62,15 @@ void LayerNormGrad::compute_cpu(const TensorList& in, const TensorList& out,
                                 const Attrs& attrs) const {
   const int64_t k = attrs.get<int64_t>("size");
   const int64_t rows = in[1]->numel() / k;
+  if (in[1]->dtype() == DType::kFloat32) {
+    Tensor dy = in[0];
+    if (!dy->is_contiguous()) {
+      dy = empty_tensor(in[0]->shape(), in[0]->dtype(), in[0]->device());
+      copy_cpu(in[0], dy);
+    }
+    return onednn::layer_norm_backward(dy, in[1], in[2], in[3], in[4], out[0], out[1], out[2], k,
+                                       static_cast<float>(attrs.get<double>("eps")));
+  }
   visit_dtype(in[1]->dtype(), [&]<typename T>() {
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       Tensor dy_c = in[0];

@@ -1,6 +1,8 @@
 // CPU kernels of the unary math primitives (exp, gelu, gelu_grad) and softmax. Contiguous float
 // and double runs go through Sleef's vector functions (4 float / 2 double lanes, SSE2 baseline);
-// 16-bit floats and strided runs compute element by element in float.
+// 16-bit floats and strided runs compute element by element in float. float32 softmax and
+// log_softmax (forward and backward) run on oneDNN (onednn/softmax.cpp); the loops here take
+// float64 and the 16-bit floats.
 #include <sleef.h>
 
 #include <algorithm>
@@ -9,6 +11,7 @@
 #include "oneflow/core/kernels/common/layouts.h"
 #include "oneflow/core/kernels/common/values.h"
 #include "oneflow/core/kernels/cpu/cpu_kernels.h"
+#include "oneflow/core/kernels/cpu/onednn/kernels.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/kernels/cpu/vec/avx2.h"
 #include "oneflow/core/ops/primitives.h"
@@ -190,21 +193,8 @@ namespace {
 template <typename T>
 double exp_shifted(const T* x, T* y, int64_t n, compute_t<T> m) {
   using C = compute_t<T>;
-  int64_t i = 0;
   double total = 0;
-  if constexpr (std::is_same_v<T, float>) {
-    if (cpu::avx2::has_avx2()) return cpu::avx2::exp_shifted(x, y, n, m);
-    __m128 mv = _mm_set1_ps(m), acc = _mm_setzero_ps();
-    for (; i + 4 <= n; i += 4) {
-      __m128 e = Sleef_expf4_u10(_mm_sub_ps(_mm_loadu_ps(x + i), mv));
-      _mm_storeu_ps(y + i, e);
-      acc = _mm_add_ps(acc, e);
-    }
-    float lanes[4];
-    _mm_storeu_ps(lanes, acc);
-    total = double(lanes[0]) + lanes[1] + lanes[2] + lanes[3];
-  }
-  for (; i < n; ++i) {
+  for (int64_t i = 0; i < n; ++i) {
     C e = std::exp(C(x[i]) - m);
     y[i] = T(e);
     total += double(e);
@@ -215,6 +205,8 @@ double exp_shifted(const T* x, T* y, int64_t n, compute_t<T> m) {
 }  // namespace
 
 void Softmax::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  if (out[0]->dtype() == DType::kFloat32)
+    return onednn::softmax_forward(in[0], out[0], attrs.get<int64_t>("dim"), false);
   const Rows r = rows_around(in[0]->shape(), attrs.get<int64_t>("dim"));
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     using C = compute_t<T>;
@@ -229,14 +221,9 @@ void Softmax::compute_cpu(const TensorList& in, const TensorList& out, const Att
         T* yr = y + o * r.n * r.inner + k;
         if (r.n == 0) continue;
         C m = C(xr[0]);
-        if constexpr (std::is_same_v<T, float>) {
-          if (r.inner == 1 && cpu::avx2::has_avx2()) m = cpu::avx2::max(xr, r.n);
-        }
-        if (!std::is_same_v<T, float> || r.inner != 1 || !cpu::avx2::has_avx2()) {
-          for (int64_t i = 1; i < r.n; ++i) {
-            C v = C(xr[i * r.inner]);
-            m = v > m || std::isnan(v) ? v : m;
-          }
+        for (int64_t i = 1; i < r.n; ++i) {
+          C v = C(xr[i * r.inner]);
+          m = v > m || std::isnan(v) ? v : m;
         }
         if (std::isinf(m) && m < 0) m = 0;  // a row of -inf gives nan, as in PyTorch
         double total;
@@ -251,12 +238,6 @@ void Softmax::compute_cpu(const TensorList& in, const TensorList& out, const Att
           }
         }
         const C inv = C(1.0 / total);
-        if constexpr (std::is_same_v<T, float>) {
-          if (r.inner == 1 && cpu::avx2::has_avx2()) {
-            cpu::avx2::scale(yr, r.n, inv);
-            continue;
-          }
-        }
         for (int64_t i = 0; i < r.n; ++i) yr[i * r.inner] = T(C(yr[i * r.inner]) * inv);
       }
     }
@@ -265,6 +246,8 @@ void Softmax::compute_cpu(const TensorList& in, const TensorList& out, const Att
 
 void LogSoftmax::compute_cpu(const TensorList& in, const TensorList& out,
                              const Attrs& attrs) const {
+  if (out[0]->dtype() == DType::kFloat32)
+    return onednn::softmax_forward(in[0], out[0], attrs.get<int64_t>("dim"), true);
   const Rows r = rows_around(in[0]->shape(), attrs.get<int64_t>("dim"));
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     using C = compute_t<T>;
@@ -296,6 +279,8 @@ void LogSoftmax::compute_cpu(const TensorList& in, const TensorList& out,
 
 void LogSoftmaxGrad::compute_cpu(const TensorList& in, const TensorList& out,
                                  const Attrs& attrs) const {
+  if (out[0]->dtype() == DType::kFloat32)
+    return onednn::softmax_backward(in[0], in[1], out[0], attrs.get<int64_t>("dim"), true);
   const Rows r = rows_around(in[1]->shape(), attrs.get<int64_t>("dim"));
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     using C = compute_t<T>;
@@ -321,6 +306,8 @@ void LogSoftmaxGrad::compute_cpu(const TensorList& in, const TensorList& out,
 
 void SoftmaxGrad::compute_cpu(const TensorList& in, const TensorList& out,
                               const Attrs& attrs) const {
+  if (out[0]->dtype() == DType::kFloat32)
+    return onednn::softmax_backward(in[0], in[1], out[0], attrs.get<int64_t>("dim"), false);
   const Rows r = rows_around(in[1]->shape(), attrs.get<int64_t>("dim"));
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     using C = compute_t<T>;

@@ -572,8 +572,6 @@ class _InstanceNorm(Module):
         bias=True,
     ):
         super().__init__()
-        if track_running_stats:
-            raise NotImplementedError(f"{type(self).__name__}: track_running_stats=True")
         self.use_bias = affine and bias
         self.num_features, self.eps, self.momentum, self.affine = (
             num_features,
@@ -591,9 +589,29 @@ class _InstanceNorm(Module):
             self.bias = Parameter(oneflow.zeros(num_features, **fk))
         else:
             self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", oneflow.zeros(num_features, **fk))
+            self.register_buffer("running_var", oneflow.ones(num_features, **fk))
+            self.register_buffer(
+                "num_batches_tracked", oneflow.tensor(0, dtype=oneflow.int64, device=device)
+            )
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
 
     def forward(self, input):
-        return F.instance_norm(input, weight=self.weight, bias=self.bias, eps=self.eps)
+        use_input_stats = self.training or not self.track_running_stats
+        return F.instance_norm(
+            input,
+            self.running_mean,
+            self.running_var,
+            weight=self.weight,
+            bias=self.bias,
+            use_input_stats=use_input_stats,
+            momentum=self.momentum,
+            eps=self.eps,
+        )
 
     def extra_repr(self):
         return (

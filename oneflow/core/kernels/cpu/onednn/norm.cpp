@@ -1,101 +1,111 @@
-// Batch normalisation (training mode) and its backward on oneDNN, float32, plain NC* layout.
-// Primitives are cached by shape and eps; each call takes its scratchpad from the allocator.
+// Normalisation on oneDNN, float32, plain layouts: batch normalisation (training forward with
+// batch statistics, inference forward with given statistics, backward) and layer normalisation
+// (forward, backward). Primitives are cached by problem; each call takes its scratchpad from the
+// allocator (onednn/common.h).
+#include <cmath>
 #include <dnnl.hpp>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <unordered_map>
 
 #include "oneflow/core/kernels/cpu/onednn/common.h"
+#include "oneflow/core/kernels/cpu/onednn/kernels.h"
 #include "oneflow/core/ops/primitives.h"
 
 namespace oneflow {
 
 namespace {
 
-class OneDnnBatchNorm {
+using dnnl::memory;
+using dnnl::normalization_flags;
+using dnnl::prop_kind;
+
+const auto kScaleShift = normalization_flags::use_scale | normalization_flags::use_shift;
+
+struct Entry {
+  dnnl::primitive prim;
+  memory::desc data, stats, channel, scratch;
+};
+
+template <typename Primitive, typename Desc>
+void set_primitive(Entry& e, const Desc& pd) {
+  e.prim = Primitive(pd);
+  e.scratch = pd.scratchpad_desc();
+}
+
+class OneDnnNorm {
  public:
-  static OneDnnBatchNorm& get() {
-    static OneDnnBatchNorm* instance = new OneDnnBatchNorm();
+  enum class Kind { kBatchTrain, kBatchInfer, kBatchBackward, kLayerForward, kLayerBackward };
+
+  static OneDnnNorm& get() {
+    static OneDnnNorm* instance = new OneDnnNorm();
     return *instance;
   }
 
-  // Forward: x -> y, mean, var. Backward: dy, x, mean, var, weight -> dx, dweight, dbias.
-  void forward(const Shape& shape, float eps, void* x, void* w, void* b, void* y, void* mean,
-               void* var) {
-    std::shared_ptr<Entry> e = entry(false, shape, eps);
-    dnnl::stream stream(engine_);
-    onednn::execute(e->prim, stream,
-                    {{DNNL_ARG_SRC, mem(e->data, x)},
-                     {DNNL_ARG_DST, mem(e->data, y)},
-                     {DNNL_ARG_SCALE, mem(e->channel, w)},
-                     {DNNL_ARG_SHIFT, mem(e->channel, b)},
-                     {DNNL_ARG_MEAN, mem(e->channel, mean)},
-                     {DNNL_ARG_VARIANCE, mem(e->channel, var)}},
-                    e->scratch, engine_);
-    stream.wait();
-  }
-
-  void backward(const Shape& shape, float eps, void* dy, void* x, void* mean, void* var, void* w,
-                void* dx, void* dw, void* db) {
-    std::shared_ptr<Entry> e = entry(true, shape, eps);
-    dnnl::stream stream(engine_);
-    onednn::execute(e->prim, stream,
-                    {{DNNL_ARG_DIFF_DST, mem(e->data, dy)},
-                     {DNNL_ARG_SRC, mem(e->data, x)},
-                     {DNNL_ARG_MEAN, mem(e->channel, mean)},
-                     {DNNL_ARG_VARIANCE, mem(e->channel, var)},
-                     {DNNL_ARG_SCALE, mem(e->channel, w)},
-                     {DNNL_ARG_SHIFT, mem(e->channel, w)},  // read by no kernel; checked present
-                     {DNNL_ARG_DIFF_SRC, mem(e->data, dx)},
-                     {DNNL_ARG_DIFF_SCALE, mem(e->channel, dw)},
-                     {DNNL_ARG_DIFF_SHIFT, mem(e->channel, db)}},
-                    e->scratch, engine_);
-    stream.wait();
-  }
-
- private:
-  struct Entry {
-    dnnl::primitive prim;
-    dnnl::memory::desc data, channel, scratch;
-  };
-
-  OneDnnBatchNorm() : engine_(dnnl::engine::kind::cpu, 0) {}
-
-  dnnl::memory mem(const dnnl::memory::desc& d, void* p) const {
-    return dnnl::memory(d, engine_, p);
-  }
-
-  std::shared_ptr<Entry> entry(bool backward, const Shape& shape, float eps) {
-    std::string key = backward ? "b" : "f";
+  // `shape`: the data's dims (batch: N, C, *; layer: rows, size).
+  std::shared_ptr<Entry> entry(Kind kind, const Shape& shape, float eps) {
+    std::string key = std::to_string(static_cast<int>(kind)) + ":";
     for (int64_t d : shape) key += std::to_string(d) + ",";
     key += std::to_string(eps);
-    return cache_.get(key, [&] { return build(backward, shape, eps); });
+    return cache_.get(key, [&] { return build(kind, shape, eps); });
   }
 
-  std::shared_ptr<Entry> build(bool backward, const Shape& shape, float eps) {
-    using dnnl::memory;
+  void run(const Entry& e, std::unordered_map<int, memory> args) {
+    dnnl::stream stream(engine_);
+    onednn::execute(e.prim, stream, std::move(args), e.scratch, engine_);
+    stream.wait();
+  }
+
+  memory mem(const memory::desc& d, const Tensor& t) const { return memory(d, engine_, t->data()); }
+
+ private:
+  OneDnnNorm() : engine_(dnnl::engine::kind::cpu, 0) {}
+
+  std::shared_ptr<Entry> build(Kind kind, const Shape& shape, float eps) {
     auto e = std::make_shared<Entry>();
     const memory::dims dims(shape.begin(), shape.end());
     const Strides st = contiguous_strides(shape);
     e->data = memory::desc(dims, memory::data_type::f32, memory::dims(st.begin(), st.end()));
-    e->channel = memory::desc({shape[1]}, memory::data_type::f32, memory::format_tag::a);
-    const auto flags = dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift;
     const dnnl::primitive_attr attr = onednn::user_scratchpad();
+    if (kind == Kind::kLayerForward || kind == Kind::kLayerBackward) {
+      e->stats = memory::desc({shape[0]}, memory::data_type::f32, memory::format_tag::a);
+      e->channel = memory::desc({shape[1]}, memory::data_type::f32, memory::format_tag::a);
+      dnnl::layer_normalization_forward::primitive_desc fwd(
+          dnnl::layer_normalization_forward::desc(prop_kind::forward_training, e->data, e->stats,
+                                                  eps, kScaleShift),
+          attr, engine_);
+      if (kind == Kind::kLayerForward) {
+        set_primitive<dnnl::layer_normalization_forward>(*e, fwd);
+      } else {
+        set_primitive<dnnl::layer_normalization_backward>(
+            *e, dnnl::layer_normalization_backward::primitive_desc(
+                    dnnl::layer_normalization_backward::desc(prop_kind::backward, e->data, e->data,
+                                                             e->stats, eps, kScaleShift),
+                    attr, engine_, fwd));
+      }
+      return e;
+    }
+    e->channel = memory::desc({shape[1]}, memory::data_type::f32, memory::format_tag::a);
+    if (kind == Kind::kBatchInfer) {
+      set_primitive<dnnl::batch_normalization_forward>(
+          *e, dnnl::batch_normalization_forward::primitive_desc(
+                  dnnl::batch_normalization_forward::desc(
+                      prop_kind::forward_inference, e->data, eps,
+                      kScaleShift | normalization_flags::use_global_stats),
+                  attr, engine_));
+      return e;
+    }
     dnnl::batch_normalization_forward::primitive_desc fwd(
-        dnnl::batch_normalization_forward::desc(dnnl::prop_kind::forward_training, e->data, eps,
-                                                flags),
+        dnnl::batch_normalization_forward::desc(prop_kind::forward_training, e->data, eps,
+                                                kScaleShift),
         attr, engine_);
-    if (backward) {
-      dnnl::batch_normalization_backward::primitive_desc bwd(
-          dnnl::batch_normalization_backward::desc(dnnl::prop_kind::backward, e->data, e->data, eps,
-                                                   flags),
-          attr, engine_, fwd);
-      e->prim = dnnl::batch_normalization_backward(bwd);
-      e->scratch = bwd.scratchpad_desc();
+    if (kind == Kind::kBatchTrain) {
+      set_primitive<dnnl::batch_normalization_forward>(*e, fwd);
     } else {
-      e->prim = dnnl::batch_normalization_forward(fwd);
-      e->scratch = fwd.scratchpad_desc();
+      set_primitive<dnnl::batch_normalization_backward>(
+          *e, dnnl::batch_normalization_backward::primitive_desc(
+                  dnnl::batch_normalization_backward::desc(prop_kind::backward, e->data, e->data,
+                                                           eps, kScaleShift),
+                  attr, engine_, fwd));
     }
     return e;
   }
@@ -104,21 +114,99 @@ class OneDnnBatchNorm {
   onednn::PrimitiveCache<Entry> cache_;
 };
 
+using Kind = OneDnnNorm::Kind;
+
+float eps_of(const Attrs& attrs) { return static_cast<float>(attrs.get<double>("eps")); }
+
 }  // namespace
 
 void BatchNorm::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
   if (out[0]->numel() == 0) return;
-  OneDnnBatchNorm::get().forward(in[0]->shape(), static_cast<float>(attrs.get<double>("eps")),
-                                 in[0]->data(), in[1]->data(), in[2]->data(), out[0]->data(),
-                                 out[1]->data(), out[2]->data());
+  OneDnnNorm& dnn = OneDnnNorm::get();
+  std::shared_ptr<Entry> e = dnn.entry(Kind::kBatchTrain, in[0]->shape(), eps_of(attrs));
+  dnn.run(*e, {{DNNL_ARG_SRC, dnn.mem(e->data, in[0])},
+               {DNNL_ARG_DST, dnn.mem(e->data, out[0])},
+               {DNNL_ARG_SCALE, dnn.mem(e->channel, in[1])},
+               {DNNL_ARG_SHIFT, dnn.mem(e->channel, in[2])},
+               {DNNL_ARG_MEAN, dnn.mem(e->channel, out[1])},
+               {DNNL_ARG_VARIANCE, dnn.mem(e->channel, out[2])}});
 }
 
 void BatchNormGrad::compute_cpu(const TensorList& in, const TensorList& out,
                                 const Attrs& attrs) const {
   if (out[0]->numel() == 0) return;
-  OneDnnBatchNorm::get().backward(in[1]->shape(), static_cast<float>(attrs.get<double>("eps")),
-                                  in[0]->data(), in[1]->data(), in[2]->data(), in[3]->data(),
-                                  in[4]->data(), out[0]->data(), out[1]->data(), out[2]->data());
+  OneDnnNorm& dnn = OneDnnNorm::get();
+  std::shared_ptr<Entry> e = dnn.entry(Kind::kBatchBackward, in[1]->shape(), eps_of(attrs));
+  dnn.run(*e, {{DNNL_ARG_DIFF_DST, dnn.mem(e->data, in[0])},
+               {DNNL_ARG_SRC, dnn.mem(e->data, in[1])},
+               {DNNL_ARG_MEAN, dnn.mem(e->channel, in[2])},
+               {DNNL_ARG_VARIANCE, dnn.mem(e->channel, in[3])},
+               {DNNL_ARG_SCALE, dnn.mem(e->channel, in[4])},
+               {DNNL_ARG_SHIFT, dnn.mem(e->channel, in[4])},  // read by no kernel; checked present
+               {DNNL_ARG_DIFF_SRC, dnn.mem(e->data, out[0])},
+               {DNNL_ARG_DIFF_SCALE, dnn.mem(e->channel, out[1])},
+               {DNNL_ARG_DIFF_SHIFT, dnn.mem(e->channel, out[2])}});
 }
+
+void BatchNormInference::compute_cpu(const TensorList& in, const TensorList& out,
+                                     const Attrs& attrs) const {
+  if (out[0]->numel() == 0) return;
+  OneDnnNorm& dnn = OneDnnNorm::get();
+  std::shared_ptr<Entry> e = dnn.entry(Kind::kBatchInfer, in[0]->shape(), eps_of(attrs));
+  dnn.run(*e, {{DNNL_ARG_SRC, dnn.mem(e->data, in[0])},
+               {DNNL_ARG_DST, dnn.mem(e->data, out[0])},
+               {DNNL_ARG_MEAN, dnn.mem(e->channel, in[1])},
+               {DNNL_ARG_VARIANCE, dnn.mem(e->channel, in[2])},
+               {DNNL_ARG_SCALE, dnn.mem(e->channel, in[3])},
+               {DNNL_ARG_SHIFT, dnn.mem(e->channel, in[4])}});
+}
+
+namespace onednn {
+
+// oneDNN's layer normalisation keeps the variance per row; the primitives keep 1/sqrt(var + eps).
+void layer_norm_forward(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y,
+                        const Tensor& mean, const Tensor& rstd, int64_t size, float eps) {
+  const int64_t rows = x->numel() / size;
+  if (rows == 0) return;
+  OneDnnNorm& dnn = OneDnnNorm::get();
+  std::shared_ptr<Entry> e = dnn.entry(Kind::kLayerForward, {rows, size}, eps);
+  dnn.run(*e, {{DNNL_ARG_SRC, dnn.mem(e->data, x)},
+               {DNNL_ARG_DST, dnn.mem(e->data, y)},
+               {DNNL_ARG_SCALE, dnn.mem(e->channel, w)},
+               {DNNL_ARG_SHIFT, dnn.mem(e->channel, b)},
+               {DNNL_ARG_MEAN, dnn.mem(e->stats, mean)},
+               {DNNL_ARG_VARIANCE, dnn.mem(e->stats, rstd)}});
+  float* r = rstd->data_as<float>();
+  for (int64_t i = 0; i < rows; ++i) r[i] = static_cast<float>(1.0 / std::sqrt(double(r[i]) + eps));
+}
+
+void layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& mean, const Tensor& rstd,
+                         const Tensor& w, const Tensor& dx, const Tensor& dw, const Tensor& db,
+                         int64_t size, float eps) {
+  const int64_t rows = x->numel() / size;
+  if (rows == 0) {
+    std::fill_n(dw->data_as<float>(), size, 0.f);
+    std::fill_n(db->data_as<float>(), size, 0.f);
+    return;
+  }
+  Tensor var = empty_tensor({rows}, DType::kFloat32, x->device());
+  const float* r = rstd->data_as<float>();
+  float* v = var->data_as<float>();
+  for (int64_t i = 0; i < rows; ++i)
+    v[i] = static_cast<float>(std::max(1.0 / (double(r[i]) * r[i]) - eps, 0.0));
+  OneDnnNorm& dnn = OneDnnNorm::get();
+  std::shared_ptr<Entry> e = dnn.entry(Kind::kLayerBackward, {rows, size}, eps);
+  dnn.run(*e, {{DNNL_ARG_DIFF_DST, dnn.mem(e->data, dy)},
+               {DNNL_ARG_SRC, dnn.mem(e->data, x)},
+               {DNNL_ARG_MEAN, dnn.mem(e->stats, mean)},
+               {DNNL_ARG_VARIANCE, dnn.mem(e->stats, var)},
+               {DNNL_ARG_SCALE, dnn.mem(e->channel, w)},
+               {DNNL_ARG_SHIFT, dnn.mem(e->channel, w)},  // read by no kernel; checked present
+               {DNNL_ARG_DIFF_SRC, dnn.mem(e->data, dx)},
+               {DNNL_ARG_DIFF_SCALE, dnn.mem(e->channel, dw)},
+               {DNNL_ARG_DIFF_SHIFT, dnn.mem(e->channel, db)}});
+}
+
+}  // namespace onednn
 
 }  // namespace oneflow

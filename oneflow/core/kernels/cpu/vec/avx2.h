@@ -23,11 +23,5 @@ void gelu(const float* x, float* y, int64_t n, bool tanh_form);
 void gelu_grad(const float* dy, const float* x, float* dx, int64_t n, bool tanh_form);
 // Sum of n floats: float lanes within blocks, blocks combined in double (as the SSE2 path).
 double sum(const float* p, int64_t n);
-// Largest element (NaN if any element is NaN).
-float max(const float* p, int64_t n);
-// y = exp(x - m), returning the sum of y in double.
-double exp_shifted(const float* x, float* y, int64_t n, float m);
-// y *= s
-void scale(float* y, int64_t n, float s);
 
 }  // namespace oneflow::cpu::avx2
