@@ -332,8 +332,8 @@ class BatchNormGrad final : public Primitive {
 
 // batch_norm in inference mode: (x, mean, var, weight, bias) -> (x - mean) / sqrt(var + eps) *
 // weight + bias, the per-channel vectors (C) broadcast over dim 1 of a contiguous float32 (N, C,
-// *) input; attrs eps. One oneDNN pass on CPU; the gradient (for every input) is built from
-// differentiable ops.
+// *) input; attrs eps. One pass on CPU (kernels/cpu/norm.cpp); the gradient (for every input) is
+// built from differentiable ops.
 class BatchNormInference final : public Primitive {
  public:
   const char* name() const override { return "batch_norm_inference"; }

@@ -124,3 +124,42 @@ void LayerNormGrad::compute_cpu(const TensorList& in, const TensorList& out,
 }
 
 }  // namespace oneflow
+
+namespace oneflow {
+
+// y = x * scale[c] + shift[c] with scale = weight / sqrt(var + eps), shift = bias - mean * scale:
+// one read and one write of x.
+void BatchNormInference::compute_cpu(const TensorList& in, const TensorList& out,
+                                     const Attrs& attrs) const {
+  const Tensor& x = in[0];
+  if (x->numel() == 0) return;
+  const double eps = attrs.get<double>("eps");
+  const int64_t n = x->shape()[0], c = x->shape()[1], spatial = x->numel() / (n * c);
+  const float *mean = in[1]->data_as<float>(), *var = in[2]->data_as<float>();
+  const float *w = in[3]->data_as<float>(), *b = in[4]->data_as<float>();
+  std::vector<float> scale(c), shift(c);
+  for (int64_t i = 0; i < c; ++i) {
+    const double s = double(w[i]) / std::sqrt(double(var[i]) + eps);
+    scale[i] = static_cast<float>(s);
+    shift[i] = static_cast<float>(double(b[i]) - double(mean[i]) * s);
+  }
+  const float* src = x->data_as<float>();
+  float* dst = out[0]->data_as<float>();
+  const float *sc = scale.data(), *sh = shift.data();
+  const bool parallel = x->numel() > cpu::kParallelGrain;
+  if (spatial == 1) {  // (N, C): rows of channels
+#pragma omp parallel for schedule(static) if (parallel)
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t i = 0; i < c; ++i) dst[r * c + i] = src[r * c + i] * sc[i] + sh[i];
+    return;
+  }
+#pragma omp parallel for schedule(static) if (parallel)
+  for (int64_t p = 0; p < n * c; ++p) {
+    const float a = sc[p % c], d = sh[p % c];
+    const float* xs = src + p * spatial;
+    float* ys = dst + p * spatial;
+    for (int64_t i = 0; i < spatial; ++i) ys[i] = xs[i] * a + d;
+  }
+}
+
+}  // namespace oneflow

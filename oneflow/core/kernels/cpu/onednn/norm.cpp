@@ -1,7 +1,8 @@
 // Normalisation on oneDNN, float32, plain layouts: batch normalisation (training forward with
-// batch statistics, inference forward with given statistics, backward) and layer normalisation
-// (forward, backward). Primitives are cached by problem; each call takes its scratchpad from the
-// allocator (onednn/common.h).
+// batch statistics, backward) and layer normalisation (forward, backward). Batch normalisation
+// with given statistics is a per-channel affine map, in kernels/cpu/norm.cpp: oneDNN 2.6's
+// plain-layout inference kernel ran at a quarter of PyTorch's speed. Primitives are cached by
+// problem; each call takes its scratchpad from the allocator (onednn/common.h).
 #include <cmath>
 #include <dnnl.hpp>
 #include <memory>
@@ -34,7 +35,7 @@ void set_primitive(Entry& e, const Desc& pd) {
 
 class OneDnnNorm {
  public:
-  enum class Kind { kBatchTrain, kBatchInfer, kBatchBackward, kLayerForward, kLayerBackward };
+  enum class Kind { kBatchTrain, kBatchBackward, kLayerForward, kLayerBackward };
 
   static OneDnnNorm& get() {
     static OneDnnNorm* instance = new OneDnnNorm();
@@ -85,15 +86,6 @@ class OneDnnNorm {
       return e;
     }
     e->channel = memory::desc({shape[1]}, memory::data_type::f32, memory::format_tag::a);
-    if (kind == Kind::kBatchInfer) {
-      set_primitive<dnnl::batch_normalization_forward>(
-          *e, dnnl::batch_normalization_forward::primitive_desc(
-                  dnnl::batch_normalization_forward::desc(
-                      prop_kind::forward_inference, e->data, eps,
-                      kScaleShift | normalization_flags::use_global_stats),
-                  attr, engine_));
-      return e;
-    }
     dnnl::batch_normalization_forward::primitive_desc fwd(
         dnnl::batch_normalization_forward::desc(prop_kind::forward_training, e->data, eps,
                                                 kScaleShift),
@@ -118,12 +110,20 @@ using Kind = OneDnnNorm::Kind;
 
 float eps_of(const Attrs& attrs) { return static_cast<float>(attrs.get<double>("eps")); }
 
+// (N, C, *) as (N, C, prod(*), 1): oneDNN 2.6 has a fast plain-layout batch normalisation for 4-D
+// data only (3-D data took its reference kernel, 10x slower).
+Shape as_nchw(const Shape& shape) {
+  int64_t spatial = 1;
+  for (size_t d = 2; d < shape.size(); ++d) spatial *= shape[d];
+  return {shape[0], shape[1], spatial, 1};
+}
+
 }  // namespace
 
 void BatchNorm::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
   if (out[0]->numel() == 0) return;
   OneDnnNorm& dnn = OneDnnNorm::get();
-  std::shared_ptr<Entry> e = dnn.entry(Kind::kBatchTrain, in[0]->shape(), eps_of(attrs));
+  std::shared_ptr<Entry> e = dnn.entry(Kind::kBatchTrain, as_nchw(in[0]->shape()), eps_of(attrs));
   dnn.run(*e, {{DNNL_ARG_SRC, dnn.mem(e->data, in[0])},
                {DNNL_ARG_DST, dnn.mem(e->data, out[0])},
                {DNNL_ARG_SCALE, dnn.mem(e->channel, in[1])},
@@ -136,7 +136,8 @@ void BatchNormGrad::compute_cpu(const TensorList& in, const TensorList& out,
                                 const Attrs& attrs) const {
   if (out[0]->numel() == 0) return;
   OneDnnNorm& dnn = OneDnnNorm::get();
-  std::shared_ptr<Entry> e = dnn.entry(Kind::kBatchBackward, in[1]->shape(), eps_of(attrs));
+  std::shared_ptr<Entry> e =
+      dnn.entry(Kind::kBatchBackward, as_nchw(in[1]->shape()), eps_of(attrs));
   dnn.run(*e, {{DNNL_ARG_DIFF_DST, dnn.mem(e->data, in[0])},
                {DNNL_ARG_SRC, dnn.mem(e->data, in[1])},
                {DNNL_ARG_MEAN, dnn.mem(e->channel, in[2])},
@@ -146,19 +147,6 @@ void BatchNormGrad::compute_cpu(const TensorList& in, const TensorList& out,
                {DNNL_ARG_DIFF_SRC, dnn.mem(e->data, out[0])},
                {DNNL_ARG_DIFF_SCALE, dnn.mem(e->channel, out[1])},
                {DNNL_ARG_DIFF_SHIFT, dnn.mem(e->channel, out[2])}});
-}
-
-void BatchNormInference::compute_cpu(const TensorList& in, const TensorList& out,
-                                     const Attrs& attrs) const {
-  if (out[0]->numel() == 0) return;
-  OneDnnNorm& dnn = OneDnnNorm::get();
-  std::shared_ptr<Entry> e = dnn.entry(Kind::kBatchInfer, in[0]->shape(), eps_of(attrs));
-  dnn.run(*e, {{DNNL_ARG_SRC, dnn.mem(e->data, in[0])},
-               {DNNL_ARG_DST, dnn.mem(e->data, out[0])},
-               {DNNL_ARG_MEAN, dnn.mem(e->channel, in[1])},
-               {DNNL_ARG_VARIANCE, dnn.mem(e->channel, in[2])},
-               {DNNL_ARG_SCALE, dnn.mem(e->channel, in[3])},
-               {DNNL_ARG_SHIFT, dnn.mem(e->channel, in[4])}});
 }
 
 namespace onednn {
