@@ -141,6 +141,17 @@ def test_tensor_hooks():
     assert seen == [[5.0, 5.0, 5.0]]
 
 
+def test_leaf_hooks_run_under_autograd_grad_like_torch():
+    def run(lib):
+        x = lib.ones(3, requires_grad=True)
+        seen = []
+        x.register_hook(lambda g: seen.append(g.tolist()) or g * 2)
+        (g,) = lib.autograd.grad((x * 3).sum(), x)
+        return g.tolist(), seen, x.grad
+
+    assert run(flow) == run(torch)
+
+
 def test_containers():
     seq = flow.nn.Sequential(flow.nn.Linear(2, 3), flow.nn.ReLU(), flow.nn.Linear(3, 1))
     assert len(seq) == 3 and isinstance(seq[1], flow.nn.ReLU)

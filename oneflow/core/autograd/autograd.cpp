@@ -84,12 +84,20 @@ AccumulateGrad::AccumulateGrad(Tensor l) : leaf(std::move(l)) {
   output_metas.push_back(leaf->meta());
 }
 
+namespace {
+// A leaf's gradient hooks, in registration order; each may replace the gradient.
+Tensor run_leaf_hooks(const Tensor& leaf, Tensor g) {
+  for (const auto& [id, hook] : std::vector<std::pair<int64_t, GradHook>>(leaf->autograd().hooks))
+    if (Tensor r = hook(g)) g = r;
+  return g;
+}
+}  // namespace
+
 TensorList AccumulateGrad::apply(TensorList&& out_grads) {
   Tensor g = std::move(out_grads[0]);
   if (!g) return {};
   AutogradMeta& am = leaf->autograd();
-  for (const auto& [id, hook] : std::vector<std::pair<int64_t, GradHook>>(am.hooks))
-    if (Tensor r = hook(g)) g = r;
+  g = run_leaf_hooks(leaf, std::move(g));
   if (am.grad) {
     am.grad = F::add(am.grad, g);
   } else if (grad_mode_enabled()) {
@@ -229,8 +237,11 @@ TensorList run_backward(const TensorList& outputs, const TensorList& grad_output
       if (auto t = n->retained[k].lock(); t && grads[k])
         t->autograd().grad = create_graph ? grads[k] : F::clone(F::detach(grads[k]));
     if (auto it = captures.find(n); it != captures.end()) {
+      auto* acc = dynamic_cast<AccumulateGrad*>(n);
+      // A leaf's hooks see the gradient autograd.grad returns for it, as in PyTorch.
+      if (acc && !grads.empty() && grads[0]) grads[0] = run_leaf_hooks(acc->leaf, grads[0]);
       for (auto [nr, idx] : it->second) results[idx] = grads[nr];
-      if (dynamic_cast<AccumulateGrad*>(n)) continue;  // autograd.grad never writes .grad
+      if (acc) continue;  // autograd.grad never writes .grad
     }
     if (!inputs.empty() && dynamic_cast<AccumulateGrad*>(n)) continue;
     TensorList in_grads = n->apply(std::move(grads));
