@@ -76,6 +76,8 @@ std::vector<TensorMeta> LayerNorm::infer(const TensorList& in, const Attrs& attr
 }
 
 namespace {
+bool float_or_double(DType dt) { return dt == DType::kFloat32 || dt == DType::kFloat64; }
+
 // create_graph form of a normalisation's gradient, from differentiable ops: y = xhat * w + b
 // with xhat = (x - mean) * rstd, the statistics over `dims` recomputed from x (so the
 // second-order graph reaches x through them too). `w` broadcasts against x; the weight and bias
@@ -135,14 +137,16 @@ PrimTraits BatchNorm::traits() const {
 std::vector<TensorMeta> BatchNorm::infer(const TensorList& in, const Attrs& attrs) const {
   (void)attrs.get<double>("eps");
   const Tensor& x = in[0];
-  if (in.size() != 3 || x->dtype() != DType::kFloat32 || !x->is_contiguous() || x->ndim() < 2 ||
-      x->ndim() > 5)
-    throw_error<RuntimeError>(name(), "expected a contiguous float32 input of 2 to 5 dims, got ",
+  if (in.size() != 3 || !float_or_double(x->dtype()) || !x->is_contiguous() || x->ndim() < 2)
+    throw_error<RuntimeError>(name(),
+                              "expected a contiguous float32 or float64 input of 2 or "
+                              "more dims, got ",
                               dtype_name(x->dtype()), shape_str(x->shape()));
   const int64_t c = x->shape()[1];
   for (int i = 1; i < 3; ++i)
     if (in[i]->numel() != c || in[i]->dtype() != x->dtype() || !in[i]->is_contiguous())
-      throw_error<RuntimeError>(name(), "expected weight and bias of ", c, " float32 elements");
+      throw_error<RuntimeError>(name(), "expected weight and bias of ", c, " elements of ",
+                                dtype_name(x->dtype()));
   return {contiguous_meta(x->shape(), x->dtype(), x->device()),
           contiguous_meta({c}, x->dtype(), x->device()),
           contiguous_meta({c}, x->dtype(), x->device())};
@@ -185,15 +189,16 @@ PrimTraits BatchNormInference::traits() const {
 std::vector<TensorMeta> BatchNormInference::infer(const TensorList& in, const Attrs& attrs) const {
   (void)attrs.get<double>("eps");
   const Tensor& x = in[0];
-  if (in.size() != 5 || x->dtype() != DType::kFloat32 || !x->is_contiguous() || x->ndim() < 2 ||
-      x->ndim() > 5)
-    throw_error<RuntimeError>(name(), "expected a contiguous float32 input of 2 to 5 dims, got ",
+  if (in.size() != 5 || !float_or_double(x->dtype()) || !x->is_contiguous() || x->ndim() < 2)
+    throw_error<RuntimeError>(name(),
+                              "expected a contiguous float32 or float64 input of 2 or "
+                              "more dims, got ",
                               dtype_name(x->dtype()), shape_str(x->shape()));
   const int64_t c = x->shape()[1];
   for (size_t i = 1; i < in.size(); ++i)
     if (in[i]->numel() != c || in[i]->dtype() != x->dtype() || !in[i]->is_contiguous())
       throw_error<RuntimeError>(name(), "expected mean, variance, weight and bias of ", c,
-                                " float32 elements");
+                                " elements of ", dtype_name(x->dtype()));
   return {contiguous_meta(x->shape(), x->dtype(), x->device())};
 }
 

@@ -309,9 +309,9 @@ class LayerNormGrad final : public Primitive {
   OF_PRIMITIVE_KERNELS
 };
 
-// batch_norm(x, weight, bias) in training mode over dim 1 of a contiguous float32 input (N, C,
-// *): -> y, mean (C), biased variance (C); attrs eps. batch_norm_grad(dy, x, mean, var, weight)
-// -> dx, dweight, dbias. CPU kernels on oneDNN (kernels/cpu/onednn/norm.cpp); rules in
+// batch_norm(x, weight, bias) in training mode over dim 1 of a contiguous float32/float64 input
+// (N, C, *): -> y, mean (C), biased variance (C); attrs eps. batch_norm_grad(dy, x, mean, var,
+// weight) -> dx, dweight, dbias. CPU kernels in kernels/cpu/batch_norm.cpp; rules in
 // ops/fused_primitives.cpp. Under create_graph the gradient is built from differentiable ops.
 class BatchNorm final : public Primitive {
  public:
@@ -331,9 +331,9 @@ class BatchNormGrad final : public Primitive {
 };
 
 // batch_norm in inference mode: (x, mean, var, weight, bias) -> (x - mean) / sqrt(var + eps) *
-// weight + bias, the per-channel vectors (C) broadcast over dim 1 of a contiguous float32 (N, C,
-// *) input; attrs eps. One pass on CPU (kernels/cpu/norm.cpp); the gradient (for every input) is
-// built from differentiable ops.
+// weight + bias, the per-channel vectors (C) broadcast over dim 1 of a contiguous float32/float64
+// (N, C, *) input; attrs eps. One pass on CPU (kernels/cpu/batch_norm.cpp); the gradient (for
+// every input) is built from differentiable ops.
 class BatchNormInference final : public Primitive {
  public:
   const char* name() const override { return "batch_norm_inference"; }

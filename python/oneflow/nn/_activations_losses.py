@@ -301,11 +301,12 @@ def square_relu(input):
     return _C.mul(r, r)
 
 
-def _onednn_norm_ok(input, *tensors):
-    """float32 CPU tensors of 2 to 5 dims: the oneDNN batch-normalisation kernels take them."""
-    ok = input.dtype == oneflow.float32 and not input.is_cuda and 2 <= input.ndim <= 5
+def _fused_norm_ok(input, *tensors):
+    """float32/float64 CPU tensors of the same dtype: the batch-normalisation kernels take them."""
+    ok = input.dtype in (oneflow.float32, oneflow.float64) and not input.is_cuda
+    ok = ok and input.ndim >= 2
     for t in tensors:
-        ok = ok and (t is None or (t.dtype == oneflow.float32 and not t.is_cuda))
+        ok = ok and (t is None or (t.dtype == input.dtype and not t.is_cuda))
     return ok
 
 
@@ -319,7 +320,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(
             f"group_norm: expected {c} channels to be divisible by {num_groups} groups"
         )
-    if _onednn_norm_ok(input, weight, bias) and input.numel() > 0:
+    if _fused_norm_ok(input, weight, bias) and input.numel() > 0:
         # Each (sample, group) is one channel of a batch normalisation over a batch of one.
         x = input.reshape(1, n * num_groups, -1)
         if num_groups == c and weight is not None and bias is not None:
@@ -353,8 +354,8 @@ def batch_norm(
                 "batch_norm: expected more than 1 value per channel when training, got input "
                 f"size {tuple(input.shape)}"
             )
-        if _onednn_norm_ok(input, weight, bias):
-            # One oneDNN pass for the statistics and the affine output.
+        if _fused_norm_ok(input, weight, bias):
+            # One kernel for the statistics and the affine output.
             out, mean, var = _C._batch_norm_train(input, weight, bias, eps)
             if running_mean is not None:
                 with oneflow.no_grad():
@@ -381,8 +382,8 @@ def batch_norm(
             raise RuntimeError(
                 "batch_norm: running_mean and running_var must be defined in evaluation mode"
             )
-        if _onednn_norm_ok(input, running_mean, running_var, weight, bias):
-            # (x - mean) / sqrt(var + eps) * weight + bias in one oneDNN pass.
+        if _fused_norm_ok(input, running_mean, running_var, weight, bias):
+            # (x - mean) / sqrt(var + eps) * weight + bias in one pass.
             return _C._batch_norm_inference(input, running_mean, running_var, weight, bias, eps)
         mean = running_mean.reshape(*shape)
         var = running_var.reshape(*shape)
@@ -416,7 +417,7 @@ def instance_norm(
         )
     # Each (sample, channel) is one channel of a batch normalisation over a batch of one.
     x = input.reshape(1, n * c, -1)
-    if _onednn_norm_ok(input, weight, bias) and input.numel() > 0:
+    if _fused_norm_ok(input, weight, bias) and input.numel() > 0:
         w = None if weight is None else weight.repeat(n)
         b = None if bias is None else bias.repeat(n)
         out, mean, var = _C._batch_norm_train(x, w, b, eps)

@@ -1,8 +1,8 @@
-// Normalisation on oneDNN, float32, plain layouts: batch normalisation (training forward with
-// batch statistics, backward) and layer normalisation (forward, backward). Batch normalisation
-// with given statistics is a per-channel affine map, in kernels/cpu/norm.cpp: oneDNN 2.6's
-// plain-layout inference kernel ran at a quarter of PyTorch's speed. Primitives are cached by
-// problem; each call takes its scratchpad from the allocator (onednn/common.h).
+// Layer normalisation on oneDNN, float32, rows of a plain (rows, size) layout: forward and
+// backward. Primitives are cached by problem; each call takes its scratchpad from the allocator
+// (onednn/common.h). Batch normalisation is not here: oneDNN 2.6's plain-layout batch
+// normalisation ran at a quarter (inference) to a half (training) of PyTorch's speed, and the
+// per-channel kernels of kernels/cpu/batch_norm.cpp are faster than both.
 #include <cmath>
 #include <dnnl.hpp>
 #include <memory>
@@ -10,7 +10,6 @@
 
 #include "oneflow/core/kernels/cpu/onednn/common.h"
 #include "oneflow/core/kernels/cpu/onednn/kernels.h"
-#include "oneflow/core/ops/primitives.h"
 
 namespace oneflow {
 
@@ -33,16 +32,16 @@ void set_primitive(Entry& e, const Desc& pd) {
   e.scratch = pd.scratchpad_desc();
 }
 
-class OneDnnNorm {
+class OneDnnLayerNorm {
  public:
-  enum class Kind { kBatchTrain, kBatchBackward, kLayerForward, kLayerBackward };
+  enum class Kind { kLayerForward, kLayerBackward };
 
-  static OneDnnNorm& get() {
-    static OneDnnNorm* instance = new OneDnnNorm();
+  static OneDnnLayerNorm& get() {
+    static OneDnnLayerNorm* instance = new OneDnnLayerNorm();
     return *instance;
   }
 
-  // `shape`: the data's dims (batch: N, C, *; layer: rows, size).
+  // `shape`: (rows, size).
   std::shared_ptr<Entry> entry(Kind kind, const Shape& shape, float eps) {
     std::string key = std::to_string(static_cast<int>(kind)) + ":";
     for (int64_t d : shape) key += std::to_string(d) + ",";
@@ -59,7 +58,7 @@ class OneDnnNorm {
   memory mem(const memory::desc& d, const Tensor& t) const { return memory(d, engine_, t->data()); }
 
  private:
-  OneDnnNorm() : engine_(dnnl::engine::kind::cpu, 0) {}
+  OneDnnLayerNorm() : engine_(dnnl::engine::kind::cpu, 0) {}
 
   std::shared_ptr<Entry> build(Kind kind, const Shape& shape, float eps) {
     auto e = std::make_shared<Entry>();
@@ -67,36 +66,19 @@ class OneDnnNorm {
     const Strides st = contiguous_strides(shape);
     e->data = memory::desc(dims, memory::data_type::f32, memory::dims(st.begin(), st.end()));
     const dnnl::primitive_attr attr = onednn::user_scratchpad();
-    if (kind == Kind::kLayerForward || kind == Kind::kLayerBackward) {
-      e->stats = memory::desc({shape[0]}, memory::data_type::f32, memory::format_tag::a);
-      e->channel = memory::desc({shape[1]}, memory::data_type::f32, memory::format_tag::a);
-      dnnl::layer_normalization_forward::primitive_desc fwd(
-          dnnl::layer_normalization_forward::desc(prop_kind::forward_training, e->data, e->stats,
-                                                  eps, kScaleShift),
-          attr, engine_);
-      if (kind == Kind::kLayerForward) {
-        set_primitive<dnnl::layer_normalization_forward>(*e, fwd);
-      } else {
-        set_primitive<dnnl::layer_normalization_backward>(
-            *e, dnnl::layer_normalization_backward::primitive_desc(
-                    dnnl::layer_normalization_backward::desc(prop_kind::backward, e->data, e->data,
-                                                             e->stats, eps, kScaleShift),
-                    attr, engine_, fwd));
-      }
-      return e;
-    }
+    e->stats = memory::desc({shape[0]}, memory::data_type::f32, memory::format_tag::a);
     e->channel = memory::desc({shape[1]}, memory::data_type::f32, memory::format_tag::a);
-    dnnl::batch_normalization_forward::primitive_desc fwd(
-        dnnl::batch_normalization_forward::desc(prop_kind::forward_training, e->data, eps,
+    dnnl::layer_normalization_forward::primitive_desc fwd(
+        dnnl::layer_normalization_forward::desc(prop_kind::forward_training, e->data, e->stats, eps,
                                                 kScaleShift),
         attr, engine_);
-    if (kind == Kind::kBatchTrain) {
-      set_primitive<dnnl::batch_normalization_forward>(*e, fwd);
+    if (kind == Kind::kLayerForward) {
+      set_primitive<dnnl::layer_normalization_forward>(*e, fwd);
     } else {
-      set_primitive<dnnl::batch_normalization_backward>(
-          *e, dnnl::batch_normalization_backward::primitive_desc(
-                  dnnl::batch_normalization_backward::desc(prop_kind::backward, e->data, e->data,
-                                                           eps, kScaleShift),
+      set_primitive<dnnl::layer_normalization_backward>(
+          *e, dnnl::layer_normalization_backward::primitive_desc(
+                  dnnl::layer_normalization_backward::desc(prop_kind::backward, e->data, e->data,
+                                                           e->stats, eps, kScaleShift),
                   attr, engine_, fwd));
     }
     return e;
@@ -106,48 +88,9 @@ class OneDnnNorm {
   onednn::PrimitiveCache<Entry> cache_;
 };
 
-using Kind = OneDnnNorm::Kind;
-
-float eps_of(const Attrs& attrs) { return static_cast<float>(attrs.get<double>("eps")); }
-
-// (N, C, *) as (N, C, prod(*), 1): oneDNN 2.6 has a fast plain-layout batch normalisation for 4-D
-// data only (3-D data took its reference kernel, 10x slower).
-Shape as_nchw(const Shape& shape) {
-  int64_t spatial = 1;
-  for (size_t d = 2; d < shape.size(); ++d) spatial *= shape[d];
-  return {shape[0], shape[1], spatial, 1};
-}
+using Kind = OneDnnLayerNorm::Kind;
 
 }  // namespace
-
-void BatchNorm::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
-  if (out[0]->numel() == 0) return;
-  OneDnnNorm& dnn = OneDnnNorm::get();
-  std::shared_ptr<Entry> e = dnn.entry(Kind::kBatchTrain, as_nchw(in[0]->shape()), eps_of(attrs));
-  dnn.run(*e, {{DNNL_ARG_SRC, dnn.mem(e->data, in[0])},
-               {DNNL_ARG_DST, dnn.mem(e->data, out[0])},
-               {DNNL_ARG_SCALE, dnn.mem(e->channel, in[1])},
-               {DNNL_ARG_SHIFT, dnn.mem(e->channel, in[2])},
-               {DNNL_ARG_MEAN, dnn.mem(e->channel, out[1])},
-               {DNNL_ARG_VARIANCE, dnn.mem(e->channel, out[2])}});
-}
-
-void BatchNormGrad::compute_cpu(const TensorList& in, const TensorList& out,
-                                const Attrs& attrs) const {
-  if (out[0]->numel() == 0) return;
-  OneDnnNorm& dnn = OneDnnNorm::get();
-  std::shared_ptr<Entry> e =
-      dnn.entry(Kind::kBatchBackward, as_nchw(in[1]->shape()), eps_of(attrs));
-  dnn.run(*e, {{DNNL_ARG_DIFF_DST, dnn.mem(e->data, in[0])},
-               {DNNL_ARG_SRC, dnn.mem(e->data, in[1])},
-               {DNNL_ARG_MEAN, dnn.mem(e->channel, in[2])},
-               {DNNL_ARG_VARIANCE, dnn.mem(e->channel, in[3])},
-               {DNNL_ARG_SCALE, dnn.mem(e->channel, in[4])},
-               {DNNL_ARG_SHIFT, dnn.mem(e->channel, in[4])},  // read by no kernel; checked present
-               {DNNL_ARG_DIFF_SRC, dnn.mem(e->data, out[0])},
-               {DNNL_ARG_DIFF_SCALE, dnn.mem(e->channel, out[1])},
-               {DNNL_ARG_DIFF_SHIFT, dnn.mem(e->channel, out[2])}});
-}
 
 namespace onednn {
 
@@ -156,7 +99,7 @@ void layer_norm_forward(const Tensor& x, const Tensor& w, const Tensor& b, const
                         const Tensor& mean, const Tensor& rstd, int64_t size, float eps) {
   const int64_t rows = x->numel() / size;
   if (rows == 0) return;
-  OneDnnNorm& dnn = OneDnnNorm::get();
+  OneDnnLayerNorm& dnn = OneDnnLayerNorm::get();
   std::shared_ptr<Entry> e = dnn.entry(Kind::kLayerForward, {rows, size}, eps);
   dnn.run(*e, {{DNNL_ARG_SRC, dnn.mem(e->data, x)},
                {DNNL_ARG_DST, dnn.mem(e->data, y)},
@@ -182,7 +125,7 @@ void layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& mean, 
   float* v = var->data_as<float>();
   for (int64_t i = 0; i < rows; ++i)
     v[i] = static_cast<float>(std::max(1.0 / (double(r[i]) * r[i]) - eps, 0.0));
-  OneDnnNorm& dnn = OneDnnNorm::get();
+  OneDnnLayerNorm& dnn = OneDnnLayerNorm::get();
   std::shared_ptr<Entry> e = dnn.entry(Kind::kLayerBackward, {rows, size}, eps);
   dnn.run(*e, {{DNNL_ARG_DIFF_DST, dnn.mem(e->data, dy)},
                {DNNL_ARG_SRC, dnn.mem(e->data, x)},
