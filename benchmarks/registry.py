@@ -10,6 +10,7 @@ FAMILY_ORDER = (
     "elementwise",
     "reduction",
     "norm",
+    "movement",
     "matmul",
     "conv",
     "training",

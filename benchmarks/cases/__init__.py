@@ -8,6 +8,7 @@ from benchmarks.cases import (  # noqa: F401
     dispatch,
     elementwise,
     matmul,
+    movement,
     norm,
     reduction,
     startup,

@@ -278,3 +278,47 @@ def test_cat_promotes_and_skips_legacy_empty():
     np.testing.assert_array_equal(out.numpy(), ref.numpy())
     z = flow.cat([flow.ones(0, 3), flow.ones(2, 3)])
     assert tuple(z.shape) == (2, 3)
+
+
+def _layouts_run(lib, a, src, idx, perm, dim, dt, ishape):
+    x = lib.tensor(a * 10).to(getattr(lib, dt))
+    s = lib.tensor(src * 10).to(getattr(lib, dt))
+    i, p = lib.tensor(idx), lib.tensor(perm)
+    out = [lib.gather(x, dim, i), x.scatter(dim, p, s), x.scatter_add(dim, i, s)]
+    out.append(x.scatter(dim, p, s.transpose(0, 2).contiguous().transpose(0, 2)))
+    # src shaped as the index (the row path when dim is not the last)
+    same = s[: ishape[0], : ishape[1], : ishape[2]].contiguous()
+    out += [x.scatter(dim, p, same), x.scatter_add(dim, i, same)]
+    out.append(x.scatter_reduce(dim, i, same, "amax"))
+    for reduce in ("sum", "prod", "amax", "amin"):
+        out.append(x.scatter_reduce(dim, i, s, reduce))
+    out += [lib.cumsum(x, dim), lib.cumprod(x / 10 if dt != "int64" else x, dim)]
+    return [t.numpy() for t in out]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_gather_scatter_scan_layouts_match_torch(seed):
+    """The kernels' line and row paths: gather/scatter along every dim of 3-D tensors (index
+    smaller than self, src larger than the index or shaped as it, strided src), all scatter
+    reductions (with duplicate indices where the result does not depend on order),
+    cumsum/cumprod along outer dims with rows wider than one task's chunk, for several dtypes."""
+    rng = np.random.default_rng(seed)
+    shape = tuple(int(v) for v in rng.integers(1, 6, 3))
+    if seed == 5:
+        shape = (3, 2, 1500)  # rows wider than the kernels' 1024-element chunks
+    for dim in range(3):
+        ishape = tuple(int(rng.integers(1, s + 1)) for s in shape)
+        ishape = tuple(shape[d] if d == dim else ishape[d] for d in range(3))
+        a = rng.standard_normal(shape)
+        idx = rng.integers(0, shape[dim], ishape)
+        # An index with distinct values along `dim` (a permutation per line) for plain scatter.
+        perm = np.argsort(rng.random(ishape), axis=dim)
+        src = rng.standard_normal(tuple(s + 1 for s in ishape))
+        for dt in ("float32", "float64", "int64"):
+            args = (a, src, idx, perm, dim, dt, ishape)
+            for got, want in zip(_layouts_run(flow, *args), _layouts_run(torch, *args)):
+                np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    b = rng.random((4, 3, 5)) > 0.5  # bool scans along an outer dim
+    np.testing.assert_array_equal(
+        flow.cumsum(flow.tensor(b), 0).numpy(), torch.cumsum(torch.tensor(b), 0).numpy()
+    )

@@ -1,5 +1,6 @@
 // CPU kernels of gather, scatter and cat. Index bounds are checked before anything is written,
 // so a bad index raises without leaving a half-written output.
+#include <algorithm>
 #include <string>
 
 #include "oneflow/core/kernels/cpu/cpu_kernels.h"
@@ -10,22 +11,60 @@ namespace oneflow {
 
 namespace {
 
-// Element offset (in `strides`) of the element with flat row-major index k of `shape`, with the
-// coordinate along `dim` replaced by `dim_index` when dim >= 0.
-inline int64_t offset_of(int64_t k, const Shape& shape, const Strides& strides, int64_t dim,
-                         int64_t dim_index) {
+// Offset (in `strides`) of the first element of line `l` of `shape`, the lines running along
+// `along` and enumerated in row-major order; the coordinate along `skip` (when >= 0) counts as 0.
+inline int64_t line_offset(int64_t l, const Shape& shape, const Strides& strides, int64_t along,
+                           int64_t skip) {
   int64_t off = 0;
   for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
-    const int64_t c = k % shape[d];
-    k /= shape[d];
-    off += (d == dim ? dim_index : c) * strides[d];
+    if (d == along) continue;
+    const int64_t c = l % shape[d];
+    l /= shape[d];
+    if (d != skip) off += c * strides[d];
   }
   return off;
 }
 
+enum class ScatterReduce { kNone, kAdd, kMultiply, kAmax, kAmin };
+
+ScatterReduce scatter_reduce_of(const std::string& reduce) {
+  if (reduce == "add") return ScatterReduce::kAdd;
+  if (reduce == "multiply") return ScatterReduce::kMultiply;
+  if (reduce == "amax") return ScatterReduce::kAmax;
+  if (reduce == "amin") return ScatterReduce::kAmin;
+  return ScatterReduce::kNone;
+}
+
+template <ScatterReduce R, typename T>
+inline void scatter_one(T& dst, T v) {
+  using C = compute_t<T>;
+  if constexpr (R == ScatterReduce::kNone) {
+    dst = v;
+  } else if constexpr (R == ScatterReduce::kAdd) {
+    if constexpr (std::is_same_v<T, bool>)
+      dst = dst || v;
+    else
+      dst = T(C(dst) + C(v));
+  } else if constexpr (R == ScatterReduce::kMultiply) {
+    if constexpr (std::is_same_v<T, bool>)
+      dst = dst && v;
+    else
+      dst = T(C(dst) * C(v));
+  } else if constexpr (R == ScatterReduce::kAmax) {
+    if (C(v) > C(dst) || C(v) != C(v)) dst = v;
+  } else {
+    if (C(v) < C(dst) || C(v) != C(v)) dst = v;
+  }
+}
+
 void check_indices(const char* op, const Tensor& index, int64_t size, int64_t dim) {
   const int64_t* idx = index->data_as<int64_t>();
-  for (int64_t k = 0; k < index->numel(); ++k)
+  const int64_t n = index->numel();
+  int bad = 0;  // a parallel, vectorised test first; the reporting loop runs only on failure
+#pragma omp parallel for reduction(| : bad) schedule(static) if (n > cpu::kParallelGrain)
+  for (int64_t k = 0; k < n; ++k) bad |= static_cast<uint64_t>(idx[k]) >= uint64_t(size);
+  if (!bad) return;
+  for (int64_t k = 0; k < n; ++k)
     if (idx[k] < 0 || idx[k] >= size)
       throw_error<RuntimeError>(op, "index ", idx[k], " is out of bounds for dimension ", dim,
                                 " with size ", size);
@@ -48,16 +87,28 @@ void Gather::compute_cpu(const TensorList& in, const TensorList& out, const Attr
                                 " is out of bounds (expected values in [0, ", size, "))");
   }
   check_indices(name(), index, size, dim);
+  // Lines along the index's last dim: per line one base offset into x, then a gather per element
+  // (the index picks the coordinate along `dim`).
   const int64_t* idx = index->data_as<int64_t>();
-  const Shape& shape = index->shape();
+  const Shape ishape = index->shape().empty() ? Shape{1} : index->shape();
   Strides xs = x->strides();
   if (xs.empty()) xs.push_back(0);
-  Shape ishape = shape.empty() ? Shape{1} : shape;
+  const int64_t last = static_cast<int64_t>(ishape.size()) - 1, len = ishape[last];
+  const int64_t lines = n / len, dstride = xs[dim], lstride = xs[last];
   visit_dtype(x->dtype(), [&]<typename T>() {
     const T* src = x->data_as<T>();
     T* dst = out[0]->data_as<T>();
-#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain)
-    for (int64_t k = 0; k < n; ++k) dst[k] = src[offset_of(k, ishape, xs, dim, idx[k])];
+#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain && lines > 1)
+    for (int64_t l = 0; l < lines; ++l) {
+      const T* base = src + line_offset(l, ishape, xs, last, dim);
+      const int64_t* il = idx + l * len;
+      T* o = dst + l * len;
+      if (dim == last) {
+        for (int64_t j = 0; j < len; ++j) o[j] = base[il[j] * dstride];
+      } else {
+        for (int64_t j = 0; j < len; ++j) o[j] = base[il[j] * dstride + j * lstride];
+      }
+    }
   });
 }
 
@@ -70,37 +121,79 @@ void Scatter::compute_cpu(const TensorList& in, const TensorList& out, const Att
   if (n == 0) return;
   const int64_t size = self->ndim() == 0 ? 1 : self->shape()[dim];
   check_indices(name(), index, size, dim);
+  // Lines along `dim`: every index element of a line writes into the same line of the output, and
+  // no other line writes there, so lines run in parallel and each in order (later writes win,
+  // as in a sequential loop).
   const int64_t* idx = index->data_as<int64_t>();
-  Shape ishape = index->shape().empty() ? Shape{1} : index->shape();
+  const Shape ishape = index->shape().empty() ? Shape{1} : index->shape();
+  const Strides is = contiguous_strides(ishape);
   Strides os = out[0]->strides(), ss = src->strides();
   if (os.empty()) os.push_back(0);
   if (ss.empty()) ss.push_back(0);
-  visit_dtype(self->dtype(), [&]<typename T>() {
-    using C = compute_t<T>;
-    T* o = out[0]->data_as<T>();
-    const T* s = src->data_as<T>();
-    for (int64_t k = 0; k < n; ++k) {
-      T& dst = o[offset_of(k, ishape, os, dim, idx[k])];
-      const T v = s[offset_of(k, ishape, ss, -1, 0)];
-      if (reduce == "none") {
-        dst = v;
-      } else if (reduce == "add") {
-        if constexpr (std::is_same_v<T, bool>)
-          dst = dst || v;
-        else
-          dst = T(C(dst) + C(v));
-      } else if (reduce == "multiply") {
-        if constexpr (std::is_same_v<T, bool>)
-          dst = dst && v;
-        else
-          dst = T(C(dst) * C(v));
-      } else if (reduce == "amax") {
-        if (C(v) > C(dst) || C(v) != C(v)) dst = v;
-      } else {
-        if (C(v) < C(dst) || C(v) != C(v)) dst = v;
+  const int64_t len = ishape[dim], lines = n / len;
+  const int64_t istep = is[dim], ostep = os[dim], sstep = ss[dim];
+  // Along an outer dim, with src shaped as the index and the dims after `dim` alike in index,
+  // src and output, all contiguous: the lines are columns, so walk rows of `inner` elements
+  // instead (same per-destination order, contiguous reads).
+  const int64_t nd = static_cast<int64_t>(ishape.size());
+  int64_t inner = 1;
+  bool rows = dim < nd - 1 && src->is_contiguous() && src->shape() == index->shape() &&
+              out[0]->is_contiguous();
+  for (int64_t d = dim + 1; d < nd && rows; ++d) {
+    rows = self->shape()[d] == ishape[d];
+    inner *= ishape[d];
+  }
+  auto run_rows = [&]<ScatterReduce R>() {
+    constexpr int64_t kChunk = 1024;
+    const int64_t outer = lines / inner, chunks = (inner + kChunk - 1) / kChunk;
+    visit_dtype(self->dtype(), [&]<typename T>() {
+      T* o = out[0]->data_as<T>();
+      const T* s = src->data_as<T>();
+#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain && outer * chunks > 1)
+      for (int64_t task = 0; task < outer * chunks; ++task) {
+        const int64_t b = task / chunks, j0 = (task % chunks) * kChunk;
+        const int64_t m = std::min(kChunk, inner - j0);
+        int64_t out_base = 0;
+        for (int64_t d = dim - 1, rem = b; d >= 0; --d) {
+          out_base += (rem % ishape[d]) * os[d];
+          rem /= ishape[d];
+        }
+        for (int64_t i = 0; i < len; ++i) {
+          const int64_t row = (b * len + i) * inner + j0;
+          const int64_t* ir = idx + row;
+          const T* sr = s + row;
+          T* orow = o + out_base + j0;
+          for (int64_t j = 0; j < m; ++j) scatter_one<R>(orow[ir[j] * ostep + j], sr[j]);
+        }
       }
-    }
-  });
+    });
+  };
+  auto run = [&]<ScatterReduce R>() {
+    if (rows) return run_rows.template operator()<R>();
+    visit_dtype(self->dtype(), [&]<typename T>() {
+      T* o = out[0]->data_as<T>();
+      const T* s = src->data_as<T>();
+#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain && lines > 1)
+      for (int64_t l = 0; l < lines; ++l) {
+        const int64_t* il = idx + line_offset(l, ishape, is, dim, -1);
+        T* ol = o + line_offset(l, ishape, os, dim, -1);
+        const T* sl = s + line_offset(l, ishape, ss, dim, -1);
+        for (int64_t i = 0; i < len; ++i) scatter_one<R>(ol[il[i * istep] * ostep], sl[i * sstep]);
+      }
+    });
+  };
+  switch (scatter_reduce_of(reduce)) {
+    case ScatterReduce::kNone:
+      return run.template operator()<ScatterReduce::kNone>();
+    case ScatterReduce::kAdd:
+      return run.template operator()<ScatterReduce::kAdd>();
+    case ScatterReduce::kMultiply:
+      return run.template operator()<ScatterReduce::kMultiply>();
+    case ScatterReduce::kAmax:
+      return run.template operator()<ScatterReduce::kAmax>();
+    case ScatterReduce::kAmin:
+      return run.template operator()<ScatterReduce::kAmin>();
+  }
 }
 
 void Cat::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {

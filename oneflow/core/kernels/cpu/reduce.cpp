@@ -314,8 +314,53 @@ void ArgReduce<K>::compute_cpu(const TensorList& in, const TensorList& out,
 }
 
 namespace {
+// A scan along a dim that is not the innermost, x and out contiguous: seen as (outer, len, inner),
+// each step adds a whole contiguous row of `inner` elements to a row of accumulators (vectorised),
+// instead of walking `inner` lines with a stride of `inner` elements.
+template <bool kProd>
+void scan_rows(const Tensor& x, const Tensor& out, int64_t dim) {
+  const Shape& shape = x->shape();
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d) outer *= shape[d];
+  for (int64_t d = dim + 1; d < x->ndim(); ++d) inner *= shape[d];
+  const int64_t len = shape[dim];
+  constexpr int64_t kChunk = 1024;  // accumulators per task
+  const int64_t chunks = (inner + kChunk - 1) / kChunk;
+  visit_dtype(x->dtype(), [&]<typename T>() {
+    using A = acc_t<T>;
+    const T* src = x->data_as<T>();
+    T* dst = out->data_as<T>();
+#pragma omp parallel for schedule(static) if (x->numel() > cpu::kParallelGrain && \
+                                              outer * chunks > 1)
+    for (int64_t task = 0; task < outer * chunks; ++task) {
+      const int64_t o = task / chunks, j0 = (task % chunks) * kChunk;
+      const int64_t m = std::min(kChunk, inner - j0);
+      A acc[kChunk];
+      std::fill_n(acc, m, kProd ? A(1) : A(0));
+      for (int64_t i = 0; i < len; ++i) {
+        const int64_t row = (o * len + i) * inner + j0;
+        const T* p = src + row;
+        T* q = dst + row;
+        for (int64_t j = 0; j < m; ++j) {
+          if constexpr (std::is_same_v<T, bool>) {
+            acc[j] = kProd ? A(acc[j] && p[j]) : A(acc[j] + A(p[j]));
+            q[j] = acc[j] != 0;
+          } else {
+            const A v = A(compute_t<T>(p[j]));
+            acc[j] = kProd ? acc[j] * v : acc[j] + v;
+            q[j] = T(compute_t<T>(acc[j]));
+          }
+        }
+      }
+    }
+  });
+}
+
 template <bool kProd>
 void scan_kernel(const Tensor& x, const Tensor& out, int64_t dim) {
+  if (x->ndim() > 0 && dim < x->ndim() - 1 && x->is_contiguous() && out->is_contiguous() &&
+      x->numel() > 0)
+    return scan_rows<kProd>(x, out, dim);
   const int64_t len = dim_size(x, dim), step = dim_stride(x, dim), ostep = dim_stride(out, dim);
   Strides os = out->strides();
   visit_dtype(x->dtype(), [&]<typename T>() {
