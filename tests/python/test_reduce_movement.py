@@ -322,3 +322,27 @@ def test_gather_scatter_scan_layouts_match_torch(seed):
     np.testing.assert_array_equal(
         flow.cumsum(flow.tensor(b), 0).numpy(), torch.cumsum(torch.tensor(b), 0).numpy()
     )
+
+
+@pytest.mark.parametrize(
+    "dtype", ["float32", "float64", "float16", "int64", "int32", "uint8", "bool"]
+)
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_special_values_and_ties_match_torch_stable(dtype, descending):
+    # Sorting keys: NaN last (first when descending), -0.0 equal to 0.0, ties in input order.
+    rng = np.random.default_rng(3)
+    a = rng.integers(-3, 4, (4, 37)).astype(np.float64)
+    if dtype.startswith("float"):
+        a[0, ::5] = np.nan
+        a[1, ::3] = -0.0
+        a[2, :] = np.where(rng.random(37) < 0.3, np.inf, a[2])
+        a[3, ::4] = -np.inf
+    elif dtype == "uint8":
+        a = np.abs(a)
+    for dim in (0, 1):
+        got = flow.sort(flow.tensor(a).to(getattr(flow, dtype)), dim, descending)
+        want = torch.sort(
+            torch.tensor(a).to(getattr(torch, dtype)), dim=dim, descending=descending, stable=True
+        )
+        np.testing.assert_array_equal(got[1].numpy(), want[1].numpy())
+        np.testing.assert_array_equal(got[0].numpy(), want[0].numpy())

@@ -2,6 +2,7 @@
 // (cumsum, cumprod) and sort. Sums and products accumulate in double for floating types and in
 // int64 for integers and bool.
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 #include "oneflow/core/kernels/cpu/strided_loop.h"
@@ -317,6 +318,24 @@ namespace {
 // A scan along a dim that is not the innermost, x and out contiguous: seen as (outer, len, inner),
 // each step adds a whole contiguous row of `inner` elements to a row of accumulators (vectorised),
 // instead of walking `inner` lines with a stride of `inner` elements.
+// An unsigned key whose order is the sort order of v: NaN above everything, -0.0 equal to 0.0.
+template <typename C>
+uint64_t sort_key(C v) {
+  if constexpr (std::is_same_v<C, bool>) {
+    return v ? 1 : 0;
+  } else if constexpr (std::is_floating_point_v<C>) {
+    if (v != v) return ~uint64_t{0};
+    const double d = v == 0 ? 0.0 : double(v);  // float -> double is exact and keeps the order
+    uint64_t bits;
+    std::memcpy(&bits, &d, sizeof(bits));
+    return (bits >> 63) ? ~bits : bits | (uint64_t{1} << 63);
+  } else if constexpr (std::is_signed_v<C>) {
+    return static_cast<uint64_t>(static_cast<int64_t>(v)) ^ (uint64_t{1} << 63);
+  } else {
+    return static_cast<uint64_t>(v);
+  }
+}
+
 template <bool kProd>
 void scan_rows(const Tensor& x, const Tensor& out, int64_t dim) {
   const Shape& shape = x->shape();
@@ -408,28 +427,28 @@ void Sort::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&
     const T* base = x->data_as<T>();
     T* vals = out[0]->data_as<T>();
     int64_t* idxs = out[1]->data_as<int64_t>();
+    // Each line's values become unsigned keys in the sort order (NaN largest, -0.0 == 0.0), so
+    // that (key, position) pairs sort with integer compares; ties break by position, which gives
+    // the stable order. Descending flips the keys.
+    struct Item {
+      uint64_t key;
+      int64_t i;
+    };
     for_each_line(x->shape(), x->strides(), dim, [&](int64_t l, int64_t off) {
       const T* p = base + off;
-      std::vector<int64_t> order(len);
-      std::iota(order.begin(), order.end(), 0);
-      // NaN is larger than every number (last ascending, first descending).
-      auto less = [&](int64_t a, int64_t b) {
-        const C va = C(p[a * step]), vb = C(p[b * step]);
-        if constexpr (std::is_floating_point_v<C>) {
-          if (vb != vb) return va == va;
-          if (va != va) return false;
-        }
-        return va < vb;
-      };
-      if (descending)
-        std::stable_sort(order.begin(), order.end(),
-                         [&](int64_t a, int64_t b) { return less(b, a); });
-      else
-        std::stable_sort(order.begin(), order.end(), less);
+      thread_local std::vector<Item> items;
+      items.resize(len);
+      for (int64_t i = 0; i < len; ++i) {
+        const uint64_t key = sort_key(C(p[i * step]));
+        items[i] = {descending ? ~key : key, i};
+      }
+      std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+        return a.key != b.key ? a.key < b.key : a.i < b.i;
+      });
       const int64_t o = out_offsets[l];
       for (int64_t i = 0; i < len; ++i) {
-        vals[o + i * ostep] = p[order[i] * step];
-        idxs[o + i * ostep] = order[i];
+        vals[o + i * ostep] = p[items[i].i * step];
+        idxs[o + i * ostep] = items[i].i;
       }
     });
   });
