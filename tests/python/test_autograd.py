@@ -203,6 +203,7 @@ def test_inplace_ops_whose_gradient_reads_the_overwritten_input_match_torch():
         ("div_scalar", lambda x: x / 2),
         ("view_times_one", lambda x: x.t() * 1),
         ("floor", lambda x: x.floor()),
+        ("number_over_tensor", lambda x: 2 / x),  # reciprocal(x) * 2: reads the output
     ],
 )
 def test_inplace_change_of_an_input_the_gradient_does_not_read_is_allowed(name, fn):
@@ -307,3 +308,14 @@ def test_inference_mode_is_per_thread():
         t.join()
         seen.append(flow.ones(1).is_inference())
     assert seen == [False, True]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "bool"])
+def test_number_over_tensor_is_bitwise_torch(dtype):
+    # PyTorch computes `n / t` as t.reciprocal() * n; so does oneflow, to the bit.
+    a = np.random.default_rng(0).standard_normal(10000)
+    a[:3] = [0.0, -0.0, np.inf]
+    got = (3 / flow.tensor(a).to(getattr(flow, dtype))).numpy()
+    want = (3 / torch.tensor(a).to(getattr(torch, dtype))).numpy()
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)

@@ -239,7 +239,9 @@ def _rmatmul(self, other):
 
 
 def _rtruediv(self, other):
-    return _C.div(other, self)
+    # number / tensor is reciprocal(tensor) * number, as PyTorch computes it: the same bits, and
+    # the gradient reads the reciprocal (the output), not the divisor.
+    return _C.mul(_C.reciprocal(self), other)
 
 
 def _mean(self, dim=None, keepdim=False, dtype=None):
