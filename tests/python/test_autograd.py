@@ -204,6 +204,8 @@ def test_inplace_ops_whose_gradient_reads_the_overwritten_input_match_torch():
         ("view_times_one", lambda x: x.t() * 1),
         ("floor", lambda x: x.floor()),
         ("number_over_tensor", lambda x: 2 / x),  # reciprocal(x) * 2: reads the output
+        ("where_branch", lambda x: x.where(x.detach() > 1.5, x.new_zeros(()))),  # reads the mask
+        ("matmul_by_constant", lambda x: x @ x.new_ones(3, 2)),  # reads only the constant
     ],
 )
 def test_inplace_change_of_an_input_the_gradient_does_not_read_is_allowed(name, fn):
@@ -226,6 +228,14 @@ def test_inplace_change_of_an_input_the_gradient_reads_is_still_an_error():
     x.add_(1)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.sum().backward()
+    # x @ w with w requiring grad: dw = x^T @ dy reads x (PyTorch raises too)
+    for lib in (flow, torch):
+        w = lib.ones(3, 2, requires_grad=True)
+        x = lib.ones(4, 3, requires_grad=True) * 2
+        y = x @ w
+        x.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
 
 
 def _error_of(fn):

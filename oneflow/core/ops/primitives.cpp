@@ -163,6 +163,9 @@ std::vector<TensorMeta> Where::infer(const TensorList& in, const Attrs&) const {
   return {contiguous_meta(s, in[1]->dtype(), in[1]->device())};
 }
 
+// The gradients route dy by the condition; the values of x and y are never read.
+bool Where::reads_saved_input(size_t i, const std::vector<bool>&) const { return i == 0; }
+
 TensorList Where::grad(const GradContext& ctx, const TensorList& dy) const {
   const Tensor& cond = ctx.inputs[0];
   TensorList dx(3);
@@ -578,6 +581,11 @@ std::vector<TensorMeta> Matmul::infer(const TensorList& in, const Attrs&) const 
   Shape out = sa;
   out[nd - 1] = sb[nd - 1];
   return {contiguous_meta(out, a->dtype(), a->device())};
+}
+
+// da = dy @ b^T reads b, db = a^T @ dy reads a.
+bool Matmul::reads_saved_input(size_t i, const std::vector<bool>& needs) const {
+  return needs[1 - i];
 }
 
 TensorList Matmul::grad(const GradContext& ctx, const TensorList& dy) const {

@@ -76,6 +76,7 @@ class Where final : public Primitive {
   PrimTraits traits() const override;
   std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
   TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  bool reads_saved_input(size_t i, const std::vector<bool>& needs) const override;
   OF_PRIMITIVE_KERNELS
 };
 
@@ -427,6 +428,7 @@ class Matmul final : public Primitive {
   PrimTraits traits() const override;
   std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
   TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  bool reads_saved_input(size_t i, const std::vector<bool>& needs) const override;
   OF_PRIMITIVE_KERNELS
 };
 
