@@ -373,3 +373,19 @@ def test_nn_utils():
     out, lengths = flow.nn.utils.rnn.pad_packed_sequence(packed, batch_first=True)
     np.testing.assert_array_equal(out.numpy(), tpad.numpy())
     assert lengths.numpy().tolist() == [3, 1, 2]
+
+
+@pytest.mark.parametrize("dims", [1, 2, 3])
+def test_instance_norm_unbatched_input_like_torch(dims):
+    rng = np.random.default_rng(dims)
+    a = rng.standard_normal((3,) + (4,) * dims).astype(np.float32)
+
+    def run(lib):
+        m = getattr(lib.nn, f"InstanceNorm{dims}d")(3, affine=True, track_running_stats=True)
+        out = m(lib.tensor(a))
+        with pytest.raises(ValueError):
+            m(lib.tensor(a[0, 0]))  # neither batched nor unbatched
+        return out.detach().numpy(), m.running_mean.numpy(), m.running_var.numpy()
+
+    for got, want in zip(run(flow), run(torch)):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

@@ -600,7 +600,19 @@ class _InstanceNorm(Module):
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
 
+    _batched_dim = None
+
     def forward(self, input):
+        if self._batched_dim is not None and input.ndim not in (
+            self._batched_dim,
+            self._batched_dim - 1,
+        ):
+            raise ValueError(
+                f"{type(self).__name__}: expected {self._batched_dim - 1}D (unbatched) or "
+                f"{self._batched_dim}D (batched) input, got {input.ndim}D input"
+            )
+        if self._batched_dim is not None and input.ndim == self._batched_dim - 1:
+            return self.forward(input.unsqueeze(0)).squeeze(0)  # one unbatched sample
         use_input_stats = self.training or not self.track_running_stats
         return F.instance_norm(
             input,
@@ -622,15 +634,15 @@ class _InstanceNorm(Module):
 
 
 class InstanceNorm1d(_InstanceNorm):
-    pass
+    _batched_dim = 3
 
 
 class InstanceNorm2d(_InstanceNorm):
-    pass
+    _batched_dim = 4
 
 
 class InstanceNorm3d(_InstanceNorm):
-    pass
+    _batched_dim = 5
 
 
 # ---- dropout, embedding -----------------------------------------------------------------
