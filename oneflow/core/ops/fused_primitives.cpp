@@ -76,7 +76,22 @@ std::vector<TensorMeta> LayerNorm::infer(const TensorList& in, const Attrs& attr
 }
 
 namespace {
-bool float_or_double(DType dt) { return dt == DType::kFloat32 || dt == DType::kFloat64; }
+// The checks batch_norm and batch_norm_inference share: a contiguous float32/float64 (N, C, *)
+// input followed by per-channel vectors of C elements of its dtype (named by `vectors`).
+void check_batch_norm_inputs(const char* op, const TensorList& in, size_t count,
+                             const char* vectors) {
+  const Tensor& x = in[0];
+  const bool floating = x->dtype() == DType::kFloat32 || x->dtype() == DType::kFloat64;
+  if (in.size() != count || !floating || !x->is_contiguous() || x->ndim() < 2)
+    throw_error<RuntimeError>(
+        op, "expected a contiguous float32 or float64 input of 2 or more dims, got ",
+        dtype_name(x->dtype()), shape_str(x->shape()));
+  const int64_t c = x->shape()[1];
+  for (size_t i = 1; i < in.size(); ++i)
+    if (in[i]->numel() != c || in[i]->dtype() != x->dtype() || !in[i]->is_contiguous())
+      throw_error<RuntimeError>(op, "expected ", vectors, " of ", c, " elements of ",
+                                dtype_name(x->dtype()));
+}
 
 // create_graph form of a normalisation's gradient, from differentiable ops: y = xhat * w + b
 // with xhat = (x - mean) * rstd, the statistics over `dims` recomputed from x (so the
@@ -136,17 +151,9 @@ PrimTraits BatchNorm::traits() const {
 
 std::vector<TensorMeta> BatchNorm::infer(const TensorList& in, const Attrs& attrs) const {
   (void)attrs.get<double>("eps");
+  check_batch_norm_inputs(name(), in, 3, "weight and bias");
   const Tensor& x = in[0];
-  if (in.size() != 3 || !float_or_double(x->dtype()) || !x->is_contiguous() || x->ndim() < 2)
-    throw_error<RuntimeError>(name(),
-                              "expected a contiguous float32 or float64 input of 2 or "
-                              "more dims, got ",
-                              dtype_name(x->dtype()), shape_str(x->shape()));
   const int64_t c = x->shape()[1];
-  for (int i = 1; i < 3; ++i)
-    if (in[i]->numel() != c || in[i]->dtype() != x->dtype() || !in[i]->is_contiguous())
-      throw_error<RuntimeError>(name(), "expected weight and bias of ", c, " elements of ",
-                                dtype_name(x->dtype()));
   return {contiguous_meta(x->shape(), x->dtype(), x->device()),
           contiguous_meta({c}, x->dtype(), x->device()),
           contiguous_meta({c}, x->dtype(), x->device())};
@@ -188,18 +195,8 @@ PrimTraits BatchNormInference::traits() const {
 
 std::vector<TensorMeta> BatchNormInference::infer(const TensorList& in, const Attrs& attrs) const {
   (void)attrs.get<double>("eps");
-  const Tensor& x = in[0];
-  if (in.size() != 5 || !float_or_double(x->dtype()) || !x->is_contiguous() || x->ndim() < 2)
-    throw_error<RuntimeError>(name(),
-                              "expected a contiguous float32 or float64 input of 2 or "
-                              "more dims, got ",
-                              dtype_name(x->dtype()), shape_str(x->shape()));
-  const int64_t c = x->shape()[1];
-  for (size_t i = 1; i < in.size(); ++i)
-    if (in[i]->numel() != c || in[i]->dtype() != x->dtype() || !in[i]->is_contiguous())
-      throw_error<RuntimeError>(name(), "expected mean, variance, weight and bias of ", c,
-                                " elements of ", dtype_name(x->dtype()));
-  return {contiguous_meta(x->shape(), x->dtype(), x->device())};
+  check_batch_norm_inputs(name(), in, 5, "mean, variance, weight and bias");
+  return {contiguous_meta(in[0]->shape(), in[0]->dtype(), in[0]->device())};
 }
 
 TensorList BatchNormInference::grad(const GradContext& ctx, const TensorList& dy) const {

@@ -57,17 +57,23 @@ inline void scatter_one(T& dst, T v) {
   }
 }
 
-void check_indices(const char* op, const Tensor& index, int64_t size, int64_t dim) {
+// `target_of`: the loss whose class targets the index holds (nll_loss's message and IndexError).
+void check_indices(const char* op, const Tensor& index, int64_t size, int64_t dim,
+                   const std::string& target_of = "") {
   const int64_t* idx = index->data_as<int64_t>();
   const int64_t n = index->numel();
   int bad = 0;  // a parallel, vectorised test first; the reporting loop runs only on failure
 #pragma omp parallel for reduction(| : bad) schedule(static) if (n > cpu::kParallelGrain)
   for (int64_t k = 0; k < n; ++k) bad |= static_cast<uint64_t>(idx[k]) >= uint64_t(size);
   if (!bad) return;
-  for (int64_t k = 0; k < n; ++k)
-    if (idx[k] < 0 || idx[k] >= size)
-      throw_error<RuntimeError>(op, "index ", idx[k], " is out of bounds for dimension ", dim,
-                                " with size ", size);
+  for (int64_t k = 0; k < n; ++k) {
+    if (idx[k] >= 0 && idx[k] < size) continue;
+    if (!target_of.empty())
+      throw_error<IndexError>(target_of.c_str(), "target ", idx[k],
+                              " is out of bounds (expected values in [0, ", size, "))");
+    throw_error<RuntimeError>(op, "index ", idx[k], " is out of bounds for dimension ", dim,
+                              " with size ", size);
+  }
 }
 
 }  // namespace
@@ -78,15 +84,8 @@ void Gather::compute_cpu(const TensorList& in, const TensorList& out, const Attr
   const int64_t n = index->numel();
   if (n == 0) return;
   const int64_t size = x->ndim() == 0 ? 1 : x->shape()[dim];
-  if (attrs.has("target_of")) {
-    const std::string& loss = attrs.get<std::string>("target_of");
-    const int64_t* t = index->data_as<int64_t>();
-    for (int64_t k = 0; k < n; ++k)
-      if (t[k] < 0 || t[k] >= size)
-        throw_error<IndexError>(loss.c_str(), "target ", t[k],
-                                " is out of bounds (expected values in [0, ", size, "))");
-  }
-  check_indices(name(), index, size, dim);
+  check_indices(name(), index, size, dim,
+                attrs.has("target_of") ? attrs.get<std::string>("target_of") : std::string());
   // Lines along the index's last dim: per line one base offset into x, then a gather per element
   // (the index picks the coordinate along `dim`).
   const int64_t* idx = index->data_as<int64_t>();
