@@ -11,6 +11,7 @@ FAMILY_ORDER = (
     "reduction",
     "norm",
     "movement",
+    "ops",
     "matmul",
     "conv",
     "training",

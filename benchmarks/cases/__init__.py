@@ -10,6 +10,7 @@ from benchmarks.cases import (  # noqa: F401
     matmul,
     movement,
     norm,
+    ops,
     reduction,
     startup,
     training,

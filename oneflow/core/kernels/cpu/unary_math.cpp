@@ -202,9 +202,136 @@ double exp_shifted(const T* x, T* y, int64_t n, compute_t<T> m) {
   return total;
 }
 
+// exp of n contiguous elements in place (Sleef vectors for float and double).
+template <typename T>
+void exp_inplace(T* p, int64_t n) {
+  int64_t i = 0;
+  if constexpr (std::is_same_v<T, float>) {
+    if (cpu::avx2::has_avx2()) return cpu::avx2::exp_kernel()(p, p, n);
+    for (; i + 4 <= n; i += 4) _mm_storeu_ps(p + i, Sleef_expf4_u10(_mm_loadu_ps(p + i)));
+  } else if constexpr (std::is_same_v<T, double>) {
+    for (; i + 2 <= n; i += 2) _mm_storeu_pd(p + i, Sleef_expd2_u10(_mm_loadu_pd(p + i)));
+  }
+  for (; i < n; ++i) p[i] = std::exp(p[i]);
+}
+
+// Softmax along a dim with contiguous dims after it (inner > 1): the elements of one row are
+// `inner` apart, but for a fixed (outer, i) a run of inner elements is contiguous. So the
+// statistics of `width` rows side by side are vectors, and every pass walks contiguous runs.
+// Work items are (outer, block of inner) pairs.
+constexpr int64_t kInnerBlock = 512;
+
+template <typename T>
+void softmax_inner(const T* x, T* y, const Rows& r, bool log) {
+  const int64_t blocks = (r.inner + kInnerBlock - 1) / kInnerBlock, work = r.outer * blocks;
+#pragma omp parallel for schedule(static) if (r.outer * r.n * r.inner > cpu::kParallelGrain)
+  for (int64_t w = 0; w < work; ++w) {
+    const int64_t o = w / blocks, k0 = (w % blocks) * kInnerBlock;
+    const int64_t width = std::min(kInnerBlock, r.inner - k0);
+    const T* xb = x + o * r.n * r.inner + k0;
+    T* yb = y + o * r.n * r.inner + k0;
+    T m[kInnerBlock], s[kInnerBlock];
+    for (int64_t k = 0; k < width; ++k) m[k] = xb[k];
+    for (int64_t i = 1; i < r.n; ++i) {
+      const T* xr = xb + i * r.inner;
+      for (int64_t k = 0; k < width; ++k) m[k] = xr[k] > m[k] || xr[k] != xr[k] ? xr[k] : m[k];
+    }
+    // A row of -inf gives a NaN row (0 * inf, -inf - -inf); a +inf maximum makes x - m NaN
+    // for that element and so the row NaN: both as PyTorch.
+    for (int64_t k = 0; k < width; ++k) {
+      if (std::isinf(m[k]) && m[k] < 0) m[k] = 0;
+      s[k] = 0;
+    }
+    T e[kInnerBlock];
+    for (int64_t i = 0; i < r.n; ++i) {
+      const T* xr = xb + i * r.inner;
+      T* yr = log ? e : yb + i * r.inner;  // log_softmax needs only the sums
+      for (int64_t k = 0; k < width; ++k) yr[k] = xr[k] - m[k];
+      exp_inplace(yr, width);
+      for (int64_t k = 0; k < width; ++k) s[k] += yr[k];
+    }
+    if (log) {
+      for (int64_t k = 0; k < width; ++k) s[k] = m[k] + std::log(s[k]);
+      for (int64_t i = 0; i < r.n; ++i) {
+        const T* xr = xb + i * r.inner;
+        T* yr = yb + i * r.inner;
+        for (int64_t k = 0; k < width; ++k) yr[k] = xr[k] - s[k];
+      }
+    } else {
+      for (int64_t k = 0; k < width; ++k) s[k] = T(1) / s[k];
+      for (int64_t i = 0; i < r.n; ++i) {
+        T* yr = yb + i * r.inner;
+        for (int64_t k = 0; k < width; ++k) yr[k] *= s[k];
+      }
+    }
+  }
+}
+
+// softmax_grad: dx = y (dy - sum(dy y)); log_softmax_grad: dx = dy - exp(y) sum(dy); rows as in
+// softmax_inner.
+template <typename T>
+void softmax_grad_inner(const T* dy, const T* y, T* dx, const Rows& r, bool log) {
+  const int64_t blocks = (r.inner + kInnerBlock - 1) / kInnerBlock, work = r.outer * blocks;
+#pragma omp parallel for schedule(static) if (r.outer * r.n * r.inner > cpu::kParallelGrain)
+  for (int64_t w = 0; w < work; ++w) {
+    const int64_t o = w / blocks, k0 = (w % blocks) * kInnerBlock;
+    const int64_t width = std::min(kInnerBlock, r.inner - k0);
+    const int64_t base = o * r.n * r.inner + k0;
+    T s[kInnerBlock] = {};
+    for (int64_t i = 0; i < r.n; ++i) {
+      const T* g = dy + base + i * r.inner;
+      const T* v = y + base + i * r.inner;
+      if (log)
+        for (int64_t k = 0; k < width; ++k) s[k] += g[k];
+      else
+        for (int64_t k = 0; k < width; ++k) s[k] += g[k] * v[k];
+    }
+    for (int64_t i = 0; i < r.n; ++i) {
+      const T* g = dy + base + i * r.inner;
+      const T* v = y + base + i * r.inner;
+      T* d = dx + base + i * r.inner;
+      if (log) {
+        for (int64_t k = 0; k < width; ++k) d[k] = v[k];
+        exp_inplace(d, width);
+        for (int64_t k = 0; k < width; ++k) d[k] = g[k] - d[k] * s[k];
+      } else {
+        for (int64_t k = 0; k < width; ++k) d[k] = v[k] * (g[k] - s[k]);
+      }
+    }
+  }
+}
+
+// Runs the inner-dim kernels for float and double when the softmax dim has contiguous dims
+// after it; false otherwise (the caller's row kernels take it).
+bool softmax_inner_forward(const Tensor& x, const Tensor& y, int64_t dim, bool log) {
+  const Rows r = rows_around(x->shape(), dim);
+  if (r.inner == 1 || x->numel() == 0) return false;
+  return visit_dtype(y->dtype(), [&]<typename T>() {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      softmax_inner(x->data_as<T>(), y->data_as<T>(), r, log);
+      return true;
+    }
+    return false;
+  });
+}
+
+bool softmax_inner_backward(const Tensor& dy, const Tensor& y, const Tensor& dx, int64_t dim,
+                            bool log) {
+  const Rows r = rows_around(y->shape(), dim);
+  if (r.inner == 1 || y->numel() == 0) return false;
+  return visit_dtype(dx->dtype(), [&]<typename T>() {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      softmax_grad_inner(dy->data_as<T>(), y->data_as<T>(), dx->data_as<T>(), r, log);
+      return true;
+    }
+    return false;
+  });
+}
+
 }  // namespace
 
 void Softmax::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  if (softmax_inner_forward(in[0], out[0], attrs.get<int64_t>("dim"), false)) return;
   if (out[0]->dtype() == DType::kFloat32)
     return onednn::softmax_forward(in[0], out[0], attrs.get<int64_t>("dim"), false);
   const Rows r = rows_around(in[0]->shape(), attrs.get<int64_t>("dim"));
@@ -246,6 +373,7 @@ void Softmax::compute_cpu(const TensorList& in, const TensorList& out, const Att
 
 void LogSoftmax::compute_cpu(const TensorList& in, const TensorList& out,
                              const Attrs& attrs) const {
+  if (softmax_inner_forward(in[0], out[0], attrs.get<int64_t>("dim"), true)) return;
   if (out[0]->dtype() == DType::kFloat32)
     return onednn::softmax_forward(in[0], out[0], attrs.get<int64_t>("dim"), true);
   const Rows r = rows_around(in[0]->shape(), attrs.get<int64_t>("dim"));
@@ -279,6 +407,7 @@ void LogSoftmax::compute_cpu(const TensorList& in, const TensorList& out,
 
 void LogSoftmaxGrad::compute_cpu(const TensorList& in, const TensorList& out,
                                  const Attrs& attrs) const {
+  if (softmax_inner_backward(in[0], in[1], out[0], attrs.get<int64_t>("dim"), true)) return;
   if (out[0]->dtype() == DType::kFloat32)
     return onednn::softmax_backward(in[0], in[1], out[0], attrs.get<int64_t>("dim"), true);
   const Rows r = rows_around(in[1]->shape(), attrs.get<int64_t>("dim"));
@@ -306,6 +435,7 @@ void LogSoftmaxGrad::compute_cpu(const TensorList& in, const TensorList& out,
 
 void SoftmaxGrad::compute_cpu(const TensorList& in, const TensorList& out,
                               const Attrs& attrs) const {
+  if (softmax_inner_backward(in[0], in[1], out[0], attrs.get<int64_t>("dim"), false)) return;
   if (out[0]->dtype() == DType::kFloat32)
     return onednn::softmax_backward(in[0], in[1], out[0], attrs.get<int64_t>("dim"), false);
   const Rows r = rows_around(in[1]->shape(), attrs.get<int64_t>("dim"));

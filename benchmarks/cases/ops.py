@@ -1,0 +1,253 @@
+"""A sweep over the op library at one mid size (about 1M float32 elements, or a typical
+N x C x H x W activation for the nn ops): forward, or forward + backward where the op is
+differentiable ("fwd+bwd"). It finds the ops that are slower than PyTorch; the focused
+families (elementwise, norm, movement, ...) measure the important ones in depth. Rates count
+the bytes of the input once."""
+
+from benchmarks.cases._util import FLOAT_BYTES, op, randn
+from benchmarks.registry import Case, register
+
+_BOTH = ("oneflow", "torch")
+_N = 1024  # 2-D cases: _N x _N
+_IMG = (8, 32, 64, 64)  # nn cases on images
+
+
+def _elems(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _grad_input(fw, *shape):
+    x = randn(fw, *shape)
+    x.requires_grad_(True)
+    return x
+
+
+def _fwd(path, shape=(_N, _N), args=(), kwargs=None, prep=None):
+    kwargs = kwargs or {}
+
+    def build(fw):
+        f, x = op(fw, path), randn(fw, *shape)
+        if prep is not None:
+            x = prep(fw, x)
+        return lambda: f(x, *args, **kwargs)
+
+    return build
+
+
+def _fwd_bwd(path, shape=(_N, _N), args=(), kwargs=None, prep=None):
+    kwargs = kwargs or {}
+
+    def build(fw):
+        f = op(fw, path)
+        x = randn(fw, *shape)
+        if prep is not None:
+            x = prep(fw, x)
+        x.requires_grad_(True)
+
+        def step():
+            y = f(x, *args, **kwargs)
+            if isinstance(y, tuple):
+                y = y[0]
+            y.sum().backward()
+
+        return step
+
+    return build
+
+
+def _positive(fw, x):
+    return x.abs() + 0.5
+
+
+def _unit(fw, x):
+    return x.clamp(-0.9, 0.9)
+
+
+def _index_build(path, dim, count):
+    def build(fw):
+        f, x = op(fw, path), randn(fw, _N, _N)
+        fw.module.manual_seed(3)
+        i = fw.module.randint(0, _N, (count,), device=fw.device)
+        return lambda: f(x, dim, i)
+
+    return build
+
+
+def _binary_build(path):
+    def build(fw):
+        f, x, y = op(fw, path), randn(fw, _N, _N), randn(fw, _N, _N) + 3.0
+        return lambda: f(x, y)
+
+    return build
+
+
+def _bcast_build(path):
+    def build(fw):
+        f, x, y = op(fw, path), randn(fw, _N, _N), randn(fw, 1, _N)
+        return lambda: f(x, y)
+
+    return build
+
+
+def _cross_entropy_build(fw):
+    f = op(fw, "nn.functional.cross_entropy")
+    x = randn(fw, 4096, 256)
+    x.requires_grad_(True)
+    fw.module.manual_seed(4)
+    t = fw.module.randint(0, 256, (4096,), device=fw.device)
+
+    def step():
+        f(x, t).backward()
+
+    return step
+
+
+def _embedding_build(fw):
+    f, w = op(fw, "nn.functional.embedding"), randn(fw, 8192, 128)
+    w.requires_grad_(True)
+    fw.module.manual_seed(5)
+    i = fw.module.randint(0, 8192, (64, 128), device=fw.device)
+
+    def step():
+        f(i, w).sum().backward()
+
+    return step
+
+
+def _masked_fill_build(fw):
+    x = randn(fw, _N, _N)
+    m = x > 0.5
+    return lambda: x.masked_fill(m, 0.0)
+
+
+def _masked_select_build(fw):
+    x = randn(fw, _N, _N)
+    m = x > 0.5
+    return lambda: fw.module.masked_select(x, m)
+
+
+def _where_build(fw):
+    x, y = randn(fw, _N, _N), randn(fw, _N, _N) * 2
+    m = x > y
+    return lambda: fw.module.where(m, x, y)
+
+
+def _cat_build(fw):
+    xs = [randn(fw, _N // 4, _N) for _ in range(4)]
+    return lambda: fw.module.cat(xs, 1)
+
+
+def _transpose_copy_build(fw):
+    x = randn(fw, _N, _N)
+    return lambda: x.t().contiguous()
+
+
+def _permute_copy_build(fw):
+    x = randn(fw, *_IMG)
+    return lambda: x.permute(0, 2, 3, 1).contiguous()
+
+
+def _mse_build(fw):
+    f = op(fw, "nn.functional.mse_loss")
+    x, y = _grad_input(fw, _N, _N), randn(fw, _N, _N)
+    return lambda: f(x, y).backward()
+
+
+def _interp(mode, **kw):
+    def build(fw):
+        f, x = op(fw, "nn.functional.interpolate"), _grad_input(fw, 8, 32, 32, 32)
+
+        def step():
+            f(x, scale_factor=2, mode=mode, **kw).sum().backward()
+
+        return step
+
+    return build
+
+
+_CASES = [
+    # unary / activations (fwd+bwd)
+    ("sigmoid", _fwd_bwd("sigmoid")),
+    ("tanh", _fwd_bwd("tanh")),
+    ("sqrt", _fwd_bwd("sqrt", prep=_positive)),
+    ("log", _fwd_bwd("log", prep=_positive)),
+    ("sin", _fwd_bwd("sin")),
+    ("abs", _fwd_bwd("abs")),
+    ("erf", _fwd_bwd("erf")),
+    ("atan", _fwd_bwd("atan")),
+    ("asin", _fwd_bwd("asin", prep=_unit)),
+    ("floor", _fwd("floor")),
+    ("round", _fwd("round")),
+    ("relu", _fwd_bwd("relu")),
+    ("silu", _fwd_bwd("nn.functional.silu")),
+    ("leaky_relu", _fwd_bwd("nn.functional.leaky_relu")),
+    ("elu", _fwd_bwd("nn.functional.elu")),
+    ("softplus", _fwd_bwd("nn.functional.softplus")),
+    ("mish", _fwd_bwd("nn.functional.mish")),
+    ("hardswish", _fwd_bwd("nn.functional.hardswish")),
+    ("hardtanh", _fwd_bwd("nn.functional.hardtanh")),
+    ("logsigmoid", _fwd_bwd("nn.functional.logsigmoid")),
+    ("gelu tanh", _fwd_bwd("nn.functional.gelu", kwargs={"approximate": "tanh"})),
+    ("clamp", _fwd_bwd("clamp", args=(-0.5, 0.5))),
+    ("pow 2.5", _fwd_bwd("pow", args=(2.5,), prep=_positive)),
+    ("nan_to_num", _fwd("nan_to_num")),
+    # binary
+    ("maximum", _binary_build("maximum")),
+    ("atan2", _binary_build("atan2")),
+    ("fmod", _binary_build("fmod")),
+    ("remainder", _binary_build("remainder")),
+    ("div broadcast row", _bcast_build("div")),
+    ("lt", _binary_build("lt")),
+    ("where", _where_build),
+    # reductions
+    ("max(dim=1)", _fwd("max", args=(1,))),
+    ("argmax(dim=1)", _fwd("argmax", args=(1,))),
+    ("amax(dim=0)", _fwd("amax", args=(0,))),
+    ("sum(dim=0)", _fwd("sum", args=(0,))),
+    ("prod(dim=1)", _fwd("prod", args=(1,), prep=_unit)),
+    ("var(dim=1)", _fwd_bwd("var", args=(1,))),
+    ("std(dim=0)", _fwd("std", args=(0,))),
+    ("logsumexp(dim=1)", _fwd_bwd("logsumexp", args=(1,))),
+    ("norm", _fwd_bwd("linalg.vector_norm")),
+    ("all(x>0)", _fwd("all", prep=lambda fw, x: x > -10)),
+    ("cummax(dim=1)", _fwd("cummax", args=(1,))),
+    ("topk(16, dim=1)", _fwd("topk", args=(16,))),
+    ("median(dim=1)", _fwd("median", args=(1,))),
+    ("argsort(dim=1)", _fwd("argsort", args=(1,))),
+    ("unique", _fwd("unique", prep=lambda fw, x: (x * 100).round())),
+    # movement
+    ("index_select(dim=0)", _index_build("index_select", 0, 512)),
+    ("index_select(dim=1)", _index_build("index_select", 1, 512)),
+    ("masked_fill", _masked_fill_build),
+    ("masked_select", _masked_select_build),
+    ("cat(dim=1) 4 parts", _cat_build),
+    ("transpose copy", _transpose_copy_build),
+    ("permute NCHW->NHWC copy", _permute_copy_build),
+    ("flip(dim=1)", _fwd("flip", args=([1],))),
+    ("roll(dim=1)", _fwd("roll", args=(7, 1))),
+    ("repeat 2x2", _fwd("Tensor.repeat", args=(2, 2))),
+    ("tril", _fwd("tril")),
+    ("nonzero", _fwd("nonzero", prep=lambda fw, x: x > 1.0)),
+    # nn
+    ("max_pool2d 3x3/2", _fwd_bwd("nn.functional.max_pool2d", _IMG, (3, 2, 1))),
+    ("avg_pool2d 2x2", _fwd_bwd("nn.functional.avg_pool2d", _IMG, (2,))),
+    ("adaptive_avg_pool2d 1", _fwd_bwd("nn.functional.adaptive_avg_pool2d", _IMG, (1,))),
+    ("pad reflect 2", _fwd_bwd("nn.functional.pad", _IMG, ((2, 2, 2, 2),), {"mode": "reflect"})),
+    ("pad constant 2", _fwd_bwd("nn.functional.pad", _IMG, ((2, 2, 2, 2),))),
+    ("interpolate nearest x2", _interp("nearest")),
+    ("interpolate bilinear x2", _interp("bilinear", align_corners=False)),
+    ("dropout", _fwd_bwd("nn.functional.dropout", kwargs={"p": 0.1})),
+    ("softmax(dim=1) images", _fwd_bwd("softmax", _IMG, (1,))),
+    ("pixel_shuffle 2", _fwd_bwd("nn.functional.pixel_shuffle", _IMG, (2,))),
+    ("unfold 3x3", _fwd_bwd("nn.functional.unfold", (8, 32, 32, 32), (3,))),
+    ("cross_entropy 4096x256", _cross_entropy_build),
+    ("embedding 64x128 of 8192", _embedding_build),
+    ("mse_loss", _mse_build),
+]
+
+
+for name, build in _CASES:
+    register(Case(name, "ops", "GB/s", build, _N * _N * FLOAT_BYTES, frameworks=_BOTH))
