@@ -467,3 +467,139 @@ def test_softmax_float32_special_values_and_dims_match_torch(fn, dim):
         got = getattr(flow, fn)(flow.tensor(x), -1 if shape else 0).numpy()
         want = getattr(torch, fn)(torch.tensor(x), -1 if shape else 0).numpy()
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+# The fused activation kernels (kernels/cpu/activation.cpp) against PyTorch: values and
+# gradients for a random upstream gradient, at the kinks and special values, on sizes that
+# cross the kernels' chunk and thread boundaries, and on a transposed view.
+FUSED_ACTIVATIONS = {
+    "leaky_relu": lambda F, x: F.leaky_relu(x, 0.2),
+    "elu": lambda F, x: F.elu(x, 0.7),
+    "celu": lambda F, x: F.celu(x, 1.3),
+    "selu": lambda F, x: F.selu(x),
+    "silu": lambda F, x: F.silu(x),
+    "mish": lambda F, x: F.mish(x),
+    "softplus": lambda F, x: F.softplus(x),
+    "softplus_beta": lambda F, x: F.softplus(x, beta=2, threshold=3),
+    "relu6": lambda F, x: F.relu6(x),
+    "hardtanh": lambda F, x: F.hardtanh(x, -0.5, 1.5),
+    "hardsigmoid": lambda F, x: F.hardsigmoid(x),
+    "hardswish": lambda F, x: F.hardswish(x),
+    "logsigmoid": lambda F, x: F.logsigmoid(x),
+    "softsign": lambda F, x: F.softsign(x),
+    "hardshrink": lambda F, x: F.hardshrink(x, 0.5),
+    "softshrink": lambda F, x: F.softshrink(x, 0.5),
+    "tanhshrink": lambda F, x: F.tanhshrink(x),
+    "threshold": lambda F, x: F.threshold(x, 0.5, -2.0),
+}
+# PyTorch's float64 kernels of these round a constant (1/alpha, 1/6) to float32: its results
+# are ~1e-7 off relative; ours are exact.
+_FLOAT32_CONSTANTS = ("celu", "hardsigmoid")
+_SPECIAL = [0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 3.0, -3.0, 6.0, 20.0, 1.5 * 2, 100.0, -100.0]
+_SPECIAL += [float("inf"), float("-inf"), float("nan")]
+
+
+def _activation_inputs(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 3000))
+    yield "random", (rng.standard_normal(n) * 5)
+    yield "special", np.array(_SPECIAL)
+    yield "parallel", rng.standard_normal((130, 600)) * 4  # past the driver's parallel grain
+    yield "empty", np.zeros((0, 3))
+    yield "scalar", np.array(-1.25)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(FUSED_ACTIVATIONS))
+def test_fused_activations_match_torch(name, dtype):
+    fn = FUSED_ACTIVATIONS[name]
+    tol = dict(rtol=2e-6, atol=1e-6) if dtype == "float32" else dict(rtol=1e-12, atol=1e-13)
+    if dtype == "float64" and name in _FLOAT32_CONSTANTS:
+        tol = dict(rtol=1e-6, atol=1e-7)
+    if dtype == "float32" and name == "mish":
+        # mish' = t + x s (1 - t^2) cancels near x = -1.19 (terms ~0.3, result ~1e-4): the two
+        # float32 formulations differ there by a few ulp of the terms.
+        tol = dict(rtol=2e-6, atol=5e-6)
+    for seed in range(3):
+        for kind, a in _activation_inputs(seed):
+            a = a.astype(dtype)
+            g = np.random.default_rng(seed + 7).standard_normal(a.shape).astype(dtype)
+            results = {}
+            for lib in (flow, torch):
+                x = lib.tensor(a, requires_grad=True)
+                y = fn(lib.nn.functional, x)
+                y.backward(lib.tensor(g))
+                results[lib] = (y.detach().numpy(), x.grad.numpy())
+            (y, gx), (yt, gxt) = results[flow], results[torch]
+            if name in ("elu", "selu", "celu", "hardswish") and dtype == "float64":
+                # PyTorch's float64 gradient of these is NaN at a NaN input, its float32 one
+                # (and ours) the last branch's: compare elsewhere.
+                gx, gxt = gx[~np.isnan(a)], gxt[~np.isnan(a)]
+            msg = f"{name} {kind} seed {seed}"
+            np.testing.assert_allclose(y, yt, **tol, err_msg=msg)
+            np.testing.assert_allclose(gx, gxt, **tol, err_msg=msg)
+    # A transposed (non-contiguous) input, and an upstream gradient broadcast from a sum.
+    a = np.random.default_rng(5).standard_normal((40, 70)).astype(dtype) * 4
+    outs = []
+    for lib in (flow, torch):
+        x = lib.tensor(a, requires_grad=True)
+        y = fn(lib.nn.functional, x.t())
+        y.sum().backward()
+        outs.append((y.detach().numpy(), x.grad.numpy()))
+    for got, want in zip(*outs):
+        np.testing.assert_allclose(got, want, **tol)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_fused_activations_16_bit_floats_match_torch(dtype):
+    a = np.random.default_rng(0).standard_normal(1000) * 4
+    for name, fn in sorted(FUSED_ACTIVATIONS.items()):
+        x = flow.tensor(a, dtype=getattr(flow, dtype), requires_grad=True)
+        xt = torch.tensor(a, dtype=getattr(torch, dtype), requires_grad=True)
+        y, yt = fn(flow.nn.functional, x), fn(torch.nn.functional, xt)
+        assert y.dtype == getattr(flow, dtype)
+        y.sum().backward()
+        yt.sum().backward()
+        # the rounding of the 16-bit result (and, in PyTorch, of some intermediates)
+        tol = dict(rtol=2e-2, atol=2e-2)
+        y, yt = y.float().detach().numpy(), yt.float().detach().numpy()
+        np.testing.assert_allclose(y, yt, **tol, err_msg=name)
+        np.testing.assert_allclose(
+            x.grad.float().numpy(), xt.grad.float().numpy(), **tol, err_msg=name
+        )
+
+
+@pytest.mark.parametrize("name", sorted(set(FUSED_ACTIVATIONS) - {"hardsigmoid"}))
+def test_fused_activations_second_order_match_torch(name):
+    # (PyTorch has no derivative of hardsigmoid's backward; ours is the piecewise zero.)
+    fn = FUSED_ACTIVATIONS[name]
+    a = np.random.default_rng(1).standard_normal((6, 7)) * 4
+
+    def run(lib):
+        x = lib.tensor(a, requires_grad=True)
+        y = fn(lib.nn.functional, x)
+        (gx,) = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+        (ggx,) = lib.autograd.grad((gx * gx).sum(), x)
+        return gx.detach().numpy(), ggx.numpy()
+
+    tol = dict(rtol=1e-6, atol=1e-7) if name in _FLOAT32_CONSTANTS else dict(rtol=1e-10, atol=1e-12)
+    for got, want in zip(run(flow), run(torch)):
+        np.testing.assert_allclose(got, want, **tol)
+
+
+def test_fused_activations_in_place_and_integer_inputs():
+    a = np.random.default_rng(2).standard_normal(50).astype("float32")
+    for name in ("leaky_relu", "elu", "silu", "hardswish", "hardtanh", "threshold"):
+        x, xt = flow.tensor(a), torch.tensor(a)
+        F, Ft = flow.nn.functional, torch.nn.functional
+        args = {"threshold": (0.1, 2.0)}.get(name, ())
+        out = getattr(F, name)(x, *args, inplace=True)
+        getattr(Ft, name)(xt, *args, inplace=True)
+        assert out is x
+        np.testing.assert_allclose(x.numpy(), xt.numpy(), rtol=1e-6, atol=1e-7)
+    # Integer inputs keep working where PyTorch accepts them.
+    i = np.arange(-3, 4)
+    for name, args in (("hardtanh", (-1, 2)), ("threshold", (0, 5)), ("relu6", ())):
+        got = getattr(flow.nn.functional, name)(flow.tensor(i), *args)
+        want = getattr(torch.nn.functional, name)(torch.tensor(i), *args)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())

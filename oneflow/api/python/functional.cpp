@@ -232,6 +232,22 @@ void init_functional(py::module_& m) {
       },
       py::arg("input"), py::kw_only(), py::arg("approximate") = "none");
   m.def(
+      "_activation",
+      [](int kind, py::handle x, double a, double b, double c) {
+        Tensor t = as_tensor(x, fn_name(ActFn(kind)), "input");
+        ReleaseGil nogil;
+        return F::activation(ActFn(kind), t, a, b, c);
+      },
+      py::arg("kind"), py::arg("input"), py::arg("a") = 0.0, py::arg("b") = 0.0,
+      py::arg("c") = 0.0);
+  {
+    py::dict kinds;
+#define OF_ACTIVATION_KIND(E, n) kinds[#n] = int(ActFn::k##E);
+    OF_ACTIVATION_FNS(OF_ACTIVATION_KIND)
+#undef OF_ACTIVATION_KIND
+    m.attr("_activation_kinds") = kinds;
+  }
+  m.def(
       "softmax",
       [](py::handle x, py::handle dim, py::handle dtype) {
         Tensor t = as_tensor(x, "softmax", "input");

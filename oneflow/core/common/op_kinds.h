@@ -51,6 +51,27 @@ enum class UnaryFn : int8_t {
   OF_UNARY_FNS(OF_ENUM_MEMBER)
 };
 
+// Activation functions of the Activation<F> primitive (kernels/common/activations.h): y = f(x)
+// with up to three parameters a, b, c, and a fused gradient kernel dx = dy * f'(x).
+//   leaky_relu: a = negative slope.          elu: a = alpha, b = scale, c = input scale
+//   softplus: a = beta, b = threshold.       hardtanh: a = min, b = max
+//   hardshrink, softshrink: a = lambda.      threshold: a = threshold, b = value
+#define OF_ACTIVATION_FNS(X)  \
+  X(LeakyRelu, leaky_relu)    \
+  X(Elu, elu)                 \
+  X(Silu, silu)               \
+  X(Mish, mish)               \
+  X(Softplus, softplus)       \
+  X(Hardtanh, hardtanh)       \
+  X(Hardsigmoid, hardsigmoid) \
+  X(Hardswish, hardswish)     \
+  X(Logsigmoid, logsigmoid)   \
+  X(Softsign, softsign)       \
+  X(Hardshrink, hardshrink)   \
+  X(Softshrink, softshrink)   \
+  X(Tanhshrink, tanhshrink)   \
+  X(Threshold, threshold)
+
 // Elementwise binary functions of the Binary<F> primitive (inputs and output of one dtype).
 #define OF_BINARY_FNS(X)       \
   X(Maximum, maximum)          \
@@ -71,6 +92,8 @@ enum class UnaryFn : int8_t {
 
 enum class BinaryFn : int8_t { OF_BINARY_FNS(OF_ENUM_MEMBER) };
 
+enum class ActFn : int8_t { OF_ACTIVATION_FNS(OF_ENUM_MEMBER) };
+
 // Comparisons of the Compare<F> primitive.
 #define OF_COMPARE_FNS(X) X(Eq, eq) X(Ne, ne) X(Lt, lt) X(Le, le) X(Gt, gt) X(Ge, ge)
 
@@ -89,6 +112,11 @@ constexpr const char* fn_name(BinaryFn f) {
   using Fn = BinaryFn;
   switch (f) { OF_BINARY_FNS(OF_CASE_NAME) }
   return "binary";
+}
+constexpr const char* fn_name(ActFn f) {
+  using Fn = ActFn;
+  switch (f) { OF_ACTIVATION_FNS(OF_CASE_NAME) }
+  return "activation";
 }
 constexpr const char* fn_name(CompareFn f) {
   using Fn = CompareFn;

@@ -815,6 +815,29 @@ Tensor gelu_grad(const Tensor& dy, const Tensor& x, const std::string& approxima
   return dispatch1(prim::gelu_grad(), {dy, x}, Attrs{{"approximate", approximate}});
 }
 
+Tensor activation(ActFn fn, const Tensor& x, double a, double b, double c) {
+  Attrs attrs{{"a", a}, {"b", b}, {"c", c}};
+  switch (fn) {
+#define OF_ACTIVATION_CASE(E, n) \
+  case ActFn::k##E:              \
+    return dispatch1(prim::activation<ActFn::k##E>(), {x}, attrs);
+    OF_ACTIVATION_FNS(OF_ACTIVATION_CASE)
+#undef OF_ACTIVATION_CASE
+  }
+  throw_error<RuntimeError>("activation", "unknown function");
+}
+
+Tensor activation_grad(ActFn fn, const Tensor& dy, const Tensor& x, const Attrs& attrs) {
+  switch (fn) {
+#define OF_ACTIVATION_CASE(E, n) \
+  case ActFn::k##E:              \
+    return dispatch1(prim::activation_grad<ActFn::k##E>(), {dy, x}, attrs);
+    OF_ACTIVATION_FNS(OF_ACTIVATION_CASE)
+#undef OF_ACTIVATION_CASE
+  }
+  throw_error<RuntimeError>("activation_grad", "unknown function");
+}
+
 Tensor softmax(const Tensor& x_in, int64_t dim, std::optional<DType> dtype) {
   Tensor x = dtype ? to(x_in, *dtype, std::nullopt) : x_in;
   if (!is_floating(x->dtype()))

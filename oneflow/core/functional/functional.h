@@ -120,6 +120,10 @@ Tensor where(const Tensor& cond, Scalar x, Scalar y);
 // approximate: "none" or "tanh"
 Tensor gelu(const Tensor& x, const std::string& approximate = "none");
 Tensor gelu_grad(const Tensor& dy, const Tensor& x, const std::string& approximate);
+// The activation functions of op_kinds.h (parameters a, b, c as listed there) on a floating
+// input, and their fused gradient dy * f'(x).
+Tensor activation(ActFn fn, const Tensor& x, double a = 0, double b = 0, double c = 0);
+Tensor activation_grad(ActFn fn, const Tensor& dy, const Tensor& x, const Attrs& attrs);
 Tensor softmax(const Tensor& x, int64_t dim, std::optional<DType> dtype = std::nullopt);
 Tensor softmax_grad(const Tensor& dy, const Tensor& y, int64_t dim);
 Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<DType> dtype = std::nullopt);

@@ -1140,6 +1140,11 @@ std::vector<const Primitive*> all_primitives() {
 #define OF_LIST_COMPARE(E, n) list.push_back(&prim::compare<CompareFn::k##E>());
   OF_COMPARE_FNS(OF_LIST_COMPARE)
 #undef OF_LIST_COMPARE
+#define OF_LIST_ACTIVATION(E, n)                    \
+  list.push_back(&prim::activation<ActFn::k##E>()); \
+  list.push_back(&prim::activation_grad<ActFn::k##E>());
+  OF_ACTIVATION_FNS(OF_LIST_ACTIVATION)
+#undef OF_LIST_ACTIVATION
 #define OF_LIST_BINARY(E, n) list.push_back(&prim::binary<BinaryFn::k##E>());
   OF_BINARY_FNS(OF_LIST_BINARY)
 #undef OF_LIST_BINARY

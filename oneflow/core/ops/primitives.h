@@ -161,6 +161,28 @@ class GeluGrad final : public BinaryElementwise {
   OF_PRIMITIVE_KERNELS
 };
 
+// The activation functions of op_kinds.h's OF_ACTIVATION_FNS: y = f(x) on a floating input,
+// attrs a, b, c (doubles, the function's parameters). The gradient is the fused
+// ActivationGrad kernel; under create_graph it is built from differentiable ops instead
+// (ops/activation_primitives.cpp).
+template <ActFn F>
+class Activation final : public UnaryMath {
+ public:
+  const char* name() const override { return fn_name(F); }
+  PrimTraits traits() const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// activation_grad(dy, x) = dy * f'(x), attrs as Activation<F>; not differentiable.
+template <ActFn F>
+class ActivationGrad final : public BinaryElementwise {
+ public:
+  const char* name() const override;
+  PrimTraits traits() const override;
+  OF_PRIMITIVE_KERNELS
+};
+
 // Softmax over attrs dim of a contiguous floating input.
 class Softmax final : public Primitive {
  public:
@@ -680,6 +702,10 @@ const Scatter& scatter();
 const Cat& cat();
 const Exp& exp();
 const Gelu& gelu();
+template <ActFn F>
+const Activation<F>& activation();
+template <ActFn F>
+const ActivationGrad<F>& activation_grad();
 const GeluGrad& gelu_grad();
 const Softmax& softmax();
 const SoftmaxGrad& softmax_grad();

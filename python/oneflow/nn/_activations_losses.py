@@ -15,23 +15,46 @@ def _maybe_inplace(input, out, inplace):
     return _C.copy_(input, out) if inplace else out
 
 
+# Floating inputs run the fused activation kernels (one pass forward, one fused gradient
+# kernel backward); other dtypes keep the composites.
+_KIND = _C._activation_kinds
+
+
+def _fused(input):
+    return isinstance(input, oneflow.Tensor) and input.is_floating_point()
+
+
+def _act(name, input, a=0.0, b=0.0, c=0.0):
+    return _C._activation(_KIND[name], input, a, b, c)
+
+
 def relu6(input, inplace=False):
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    out = _C.where(_C.gt(input, 0), input, _C.mul(input, negative_slope))
+    if _fused(input):
+        out = _act("leaky_relu", input, negative_slope)
+    else:
+        out = _C.where(_C.gt(input, 0), input, _C.mul(input, negative_slope))
+    return _maybe_inplace(input, out, inplace)
+
+
+def _elu(input, alpha, scale, input_scale, inplace):
+    if _fused(input):
+        out = _act("elu", input, alpha, scale, input_scale)
+    else:
+        neg = _C.mul(_C.expm1(_C.mul(input, input_scale)), alpha * scale)
+        out = _C.where(_C.gt(input, 0), _C.mul(input, scale), neg)
     return _maybe_inplace(input, out, inplace)
 
 
 def elu(input, alpha=1.0, inplace=False):
-    out = _C.where(_C.gt(input, 0), input, _C.mul(_C.expm1(input), alpha))
-    return _maybe_inplace(input, out, inplace)
+    return _elu(input, alpha, 1.0, 1.0, inplace)
 
 
 def celu(input, alpha=1.0, inplace=False):
-    out = _C.where(_C.gt(input, 0), input, _C.mul(_C.expm1(_C.div(input, alpha)), alpha))
-    return _maybe_inplace(input, out, inplace)
+    return _elu(input, alpha, 1.0, 1.0 / alpha, inplace)
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -39,15 +62,17 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def selu(input, inplace=False):
-    out = _C.mul(elu(input, _SELU_ALPHA), _SELU_SCALE)
-    return _maybe_inplace(input, out, inplace)
+    return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0, inplace)
 
 
 def silu(input, inplace=False):
-    return _maybe_inplace(input, _C.mul(input, _C.sigmoid(input)), inplace)
+    out = _act("silu", input) if _fused(input) else _C.mul(input, _C.sigmoid(input))
+    return _maybe_inplace(input, out, inplace)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
+    if _fused(input):
+        return _act("softplus", input, beta, threshold)
     scaled = _C.mul(input, beta)
     soft = _C.div(
         _C.log1p(_C.exp(_C.minimum(scaled, _C.mul(_C.ones_like(scaled), threshold)))), beta
@@ -56,44 +81,74 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def mish(input, inplace=False):
-    return _maybe_inplace(input, _C.mul(input, _C.tanh(softplus(input))), inplace)
+    if _fused(input):
+        out = _act("mish", input)
+    else:
+        out = _C.mul(input, _C.tanh(softplus(input)))
+    return _maybe_inplace(input, out, inplace)
 
 
 def softsign(input):
+    if _fused(input):
+        return _act("softsign", input)
     return _C.div(input, _C.add(_C.abs(input), 1))
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    return _maybe_inplace(input, _C.clamp(input, min_val, max_val), inplace)
+    if _fused(input):
+        out = _act("hardtanh", input, min_val, max_val)
+    else:
+        out = _C.clamp(input, min_val, max_val)
+    return _maybe_inplace(input, out, inplace)
 
 
 def hardsigmoid(input, inplace=False):
-    return _maybe_inplace(input, _C.clamp(_C.add(_C.div(input, 6.0), 0.5), 0.0, 1.0), inplace)
+    if _fused(input):
+        out = _act("hardsigmoid", input)
+    else:
+        out = _C.clamp(_C.add(_C.div(input, 6.0), 0.5), 0.0, 1.0)
+    return _maybe_inplace(input, out, inplace)
 
 
 def hardswish(input, inplace=False):
-    return _maybe_inplace(input, _C.mul(input, hardsigmoid(input)), inplace)
+    if _fused(input):
+        out = _act("hardswish", input)
+    else:
+        out = _C.mul(input, hardsigmoid(input))
+    return _maybe_inplace(input, out, inplace)
 
 
 def hardshrink(input, lambd=0.5):
+    if _fused(input):
+        return _act("hardshrink", input, lambd)
     return _C.where(_C.gt(_C.abs(input), lambd), input, 0.0)
 
 
 def softshrink(input, lambd=0.5):
+    if _fused(input):
+        return _act("softshrink", input, lambd)
     shrunk = _C.sub(input, _C.mul(_C.sign(input), lambd))
     return _C.where(_C.gt(_C.abs(input), lambd), shrunk, 0.0)
 
 
 def tanhshrink(input):
+    if _fused(input):
+        return _act("tanhshrink", input)
     return _C.sub(input, _C.tanh(input))
 
 
 def logsigmoid(input):
+    if _fused(input):
+        return _act("logsigmoid", input)
     return _C.neg(softplus(_C.neg(input)))
 
 
 def threshold(input, threshold, value, inplace=False):
-    return _maybe_inplace(input, _C.where(_C.gt(input, threshold), input, value), inplace)
+    if _fused(input):
+        out = _act("threshold", input, threshold, value)
+    else:
+        out = _C.where(_C.gt(input, threshold), input, value)
+    return _maybe_inplace(input, out, inplace)
 
 
 def prelu(input, weight):

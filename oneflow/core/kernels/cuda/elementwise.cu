@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "oneflow/core/device/cuda/cuda_context.h"
+#include "oneflow/core/kernels/common/activations.h"
 #include "oneflow/core/kernels/common/values.h"
 #include "oneflow/core/kernels/cuda/device/strided_indexer.cuh"
 #include "oneflow/core/ops/primitives.h"
@@ -148,6 +149,24 @@ struct UnaryFnOp {
   template <typename C>
   __device__ C operator()(C x) const {
     return unary_value<K>(x);
+  }
+};
+
+template <ActFn K>
+struct ActOp {
+  double a, b, c;
+  template <typename C>
+  __device__ C operator()(C x) const {
+    return act_value<K>(x, ActParams<C>{C(a), C(b), C(c)});
+  }
+};
+
+template <ActFn K>
+struct ActGradOp {
+  double a, b, c;
+  template <typename C>
+  __device__ C operator()(C dy, C x) const {
+    return act_grad<K>(dy, x, ActParams<C>{C(a), C(b), C(c)});
   }
 };
 
@@ -319,6 +338,26 @@ void Unary<K>::compute_cuda(const TensorList& in, const TensorList& out, const A
   });
 }
 
+template <ActFn K>
+void Activation<K>::compute_cuda(const TensorList& in, const TensorList& out,
+                                 const Attrs& attrs) const {
+  const ActOp<K> op{attrs.get<double>("a"), attrs.get<double>("b"), attrs.get<double>("c")};
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<compute_t<T>>)
+      unary_launch<T>(name(), in[0], out[0], op);
+  });
+}
+
+template <ActFn K>
+void ActivationGrad<K>::compute_cuda(const TensorList& in, const TensorList& out,
+                                     const Attrs& attrs) const {
+  const ActGradOp<K> op{attrs.get<double>("a"), attrs.get<double>("b"), attrs.get<double>("c")};
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<compute_t<T>>)
+      binary_launch<T>(name(), in[0], in[1], out[0], op);
+  });
+}
+
 template <BinaryFn K>
 void Binary<K>::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&) const {
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
@@ -352,5 +391,10 @@ void Compare<K>::compute_cuda(const TensorList& in, const TensorList& out, const
 OF_UNARY_FNS(OF_UNARY_KERNEL)
 OF_BINARY_FNS(OF_BINARY_KERNEL)
 OF_COMPARE_FNS(OF_COMPARE_KERNEL)
+#define OF_ACTIVATION_KERNELS(E, n)           \
+  OF_INSTANTIATE_KERNEL(Activation, ActFn, E) \
+  OF_INSTANTIATE_KERNEL(ActivationGrad, ActFn, E)
+OF_ACTIVATION_FNS(OF_ACTIVATION_KERNELS)
+#undef OF_ACTIVATION_KERNELS
 
 }  // namespace oneflow

@@ -94,6 +94,14 @@ template <CompareFn K>
 void Compare<K>::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
   no_cuda(*this);
 }
+template <ActFn K>
+void Activation<K>::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
+template <ActFn K>
+void ActivationGrad<K>::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
 #define OF_INSTANTIATE_KERNEL(Family, Kind, E)                                         \
   template void Family<Kind::k##E>::compute_cuda(const TensorList&, const TensorList&, \
                                                  const Attrs&) const;
@@ -103,6 +111,11 @@ void Compare<K>::compute_cuda(const TensorList&, const TensorList&, const Attrs&
 OF_UNARY_FNS(OF_UNARY_KERNEL)
 OF_BINARY_FNS(OF_BINARY_KERNEL)
 OF_COMPARE_FNS(OF_COMPARE_KERNEL)
+#define OF_ACTIVATION_KERNELS(E, n)           \
+  OF_INSTANTIATE_KERNEL(Activation, ActFn, E) \
+  OF_INSTANTIATE_KERNEL(ActivationGrad, ActFn, E)
+OF_ACTIVATION_FNS(OF_ACTIVATION_KERNELS)
+#undef OF_ACTIVATION_KERNELS
 
 void Pow::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { no_cuda(*this); }
 

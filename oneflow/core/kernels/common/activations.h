@@ -1,0 +1,98 @@
+// Per-element rules of the activation functions (Activation<F>, ActivationGrad<F>), shared by
+// the CPU and CUDA kernels: the value f(x) and the gradient dy * f'(x), as PyTorch defines them
+// (the same branches at the kinks, the same treatment of NaN). The CPU kernel computes the
+// functions that need exp/log1p/tanh a chunk at a time with vector math (kernels/cpu/
+// activation.cpp); these scalar forms are its reference and the CUDA kernels' code.
+#pragma once
+
+#include "oneflow/core/kernels/common/values.h"
+
+namespace oneflow {
+
+// The parameters of op_kinds.h's table, in the compute type.
+template <typename C>
+struct ActParams {
+  C a = C(0), b = C(0), c = C(0);
+};
+
+template <ActFn K, typename C>
+OF_HD inline C act_value(C x, const ActParams<C>& p) {
+  const C zero(0), one(1);
+  if constexpr (K == ActFn::kLeakyRelu) {
+    return x > zero ? x : x * p.a;
+  } else if constexpr (K == ActFn::kElu) {
+    return x <= zero ? OF_MATH(expm1)(x * p.c) * p.a * p.b : x * p.b;
+  } else if constexpr (K == ActFn::kSilu) {
+    return x / (one + OF_MATH(exp)(-x));
+  } else if constexpr (K == ActFn::kMish) {
+    return x * OF_MATH(tanh)(OF_MATH(log1p)(OF_MATH(exp)(x)));
+  } else if constexpr (K == ActFn::kSoftplus) {
+    return x * p.a > p.b ? x : OF_MATH(log1p)(OF_MATH(exp)(x * p.a)) / p.a;
+  } else if constexpr (K == ActFn::kHardtanh) {
+    const C lo = x < p.a ? p.a : x;  // NaN stays NaN
+    return lo > p.b ? p.b : lo;
+  } else if constexpr (K == ActFn::kHardsigmoid) {
+    const C t = x + C(3);
+    return (t < zero ? zero : (t > C(6) ? C(6) : t)) / C(6);
+  } else if constexpr (K == ActFn::kHardswish) {
+    const C t = x + C(3);
+    return x * (t < zero ? zero : (t > C(6) ? C(6) : t)) / C(6);
+  } else if constexpr (K == ActFn::kLogsigmoid) {
+    const C m = x < zero ? x : zero;
+    return m - OF_MATH(log1p)(OF_MATH(exp)(-OF_MATH(fabs)(x)));
+  } else if constexpr (K == ActFn::kSoftsign) {
+    return x / (one + OF_MATH(fabs)(x));
+  } else if constexpr (K == ActFn::kHardshrink) {
+    return x >= -p.a && x <= p.a ? zero : x;
+  } else if constexpr (K == ActFn::kSoftshrink) {
+    return x > p.a ? x - p.a : (x < -p.a ? x + p.a : x * zero);  // NaN * 0 keeps NaN
+  } else if constexpr (K == ActFn::kTanhshrink) {
+    return x - OF_MATH(tanh)(x);
+  } else {  // threshold
+    return x <= p.a ? p.b : x;
+  }
+}
+
+template <ActFn K, typename C>
+OF_HD inline C act_grad(C dy, C x, const ActParams<C>& p) {
+  const C zero(0), one(1);
+  if constexpr (K == ActFn::kLeakyRelu) {
+    return x > zero ? dy : dy * p.a;
+  } else if constexpr (K == ActFn::kElu) {
+    return x <= zero ? dy * p.c * p.a * p.b * OF_MATH(exp)(x * p.c) : dy * p.b;
+  } else if constexpr (K == ActFn::kSilu) {
+    const C s = one / (one + OF_MATH(exp)(-x));
+    return dy * s * (one + x * (one - s));
+  } else if constexpr (K == ActFn::kMish) {
+    const C e = OF_MATH(exp)(x);
+    const C t = OF_MATH(tanh)(OF_MATH(log1p)(e));
+    const C s = one - one / (one + e);
+    return dy * (t + x * s * (one - t * t));
+  } else if constexpr (K == ActFn::kSoftplus) {
+    const C z = OF_MATH(exp)(x * p.a);
+    return x * p.a > p.b ? dy : dy * z / (z + one);
+  } else if constexpr (K == ActFn::kHardtanh) {
+    return x > p.a && x < p.b ? dy : zero;  // NaN: 0, as PyTorch
+  } else if constexpr (K == ActFn::kHardsigmoid) {
+    return x > C(-3) && x < C(3) ? dy / C(6) : zero;
+  } else if constexpr (K == ActFn::kHardswish) {
+    return x <= C(-3) ? zero : (x < C(3) ? dy * (x / C(3) + C(0.5)) : dy);
+  } else if constexpr (K == ActFn::kLogsigmoid) {
+    const C z = OF_MATH(exp)(-OF_MATH(fabs)(x));
+    const C q = z / (one + z);
+    return x < zero ? dy * (one - q) : dy * q;
+  } else if constexpr (K == ActFn::kSoftsign) {
+    // PyTorch differentiates x / (1 + |x|) as a quotient: NaN at +-inf.
+    const C d = one + OF_MATH(fabs)(x);
+    return dy * (one / d - OF_MATH(fabs)(x) / (d * d));
+  } else if constexpr (K == ActFn::kHardshrink || K == ActFn::kSoftshrink) {
+    return x < -p.a || x > p.a ? dy : zero;  // NaN: 0, as PyTorch
+  } else if constexpr (K == ActFn::kTanhshrink) {
+    const C t = OF_MATH(tanh)(x);
+    return dy * t * t;
+  } else {  // threshold
+    return x <= p.a ? zero : dy;
+  }
+}
+
+}  // namespace oneflow
