@@ -346,3 +346,42 @@ def test_sort_special_values_and_ties_match_torch_stable(dtype, descending):
         )
         np.testing.assert_array_equal(got[1].numpy(), want[1].numpy())
         np.testing.assert_array_equal(got[0].numpy(), want[0].numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_reduce_blocks_match_torch(dtype):
+    """amax/amin/prod/all/any over consecutive dims of contiguous inputs (the (outer, red,
+    inner) kernels: rows of accumulators, lane accumulators, a full reduction split between
+    threads), with NaN placed inside and at the ends of runs."""
+    rng = np.random.default_rng(3)
+    cases = [((3, 40000), [1]), ((40000, 3), [0]), ((70000,), [0]), ((5, 6, 7, 8), [1, 2])]
+    cases += [((5, 6, 7, 8), [2, 3]), ((5, 6, 7, 8), [0, 1]), ((4, 1500), [0, 1]), ((2, 3), [0])]
+    for shape, dims in cases:
+        if dtype == "int64":
+            a = rng.integers(-50, 50, size=shape)
+        else:
+            a = rng.standard_normal(shape).astype(dtype)
+            flat = a.reshape(-1)
+            for i in rng.integers(0, flat.size, size=3):
+                flat[i] = np.nan
+            flat[-1] = np.nan
+        p = np.clip(a, -1.05, 1.05) if dtype != "int64" else np.clip(a, -1, 2)
+        x, xt = flow.tensor(a), torch.tensor(a)
+        for name in ("amax", "amin"):
+            for keepdim in (False, True):
+                got = getattr(flow, name)(x, dims, keepdim=keepdim).numpy()
+                want = getattr(torch, name)(xt, dims, keepdim=keepdim).numpy()
+                np.testing.assert_array_equal(got, want, err_msg=f"{name} {shape} {dims}")
+        if len(dims) == 1:
+            got = flow.prod(flow.tensor(p), dims[0]).numpy()
+            want = torch.prod(torch.tensor(p), dims[0]).numpy()
+            np.testing.assert_allclose(got, want, rtol=1e-5, err_msg=f"prod {shape} {dims}")
+        for name in ("all", "any"):
+            b = a > 0 if dtype == "int64" else ~np.isnan(a)
+            got = getattr(flow, name)(flow.tensor(b), dims[0]).numpy()
+            want = getattr(torch, name)(torch.tensor(b), dims[0]).numpy()
+            np.testing.assert_array_equal(got, want, err_msg=f"{name} {shape} {dims}")
+    big = np.ones(100000, dtype=bool)
+    assert flow.tensor(big).all().item() and not flow.tensor(~big).any().item()
+    big[77777] = False
+    assert not flow.tensor(big).all().item()

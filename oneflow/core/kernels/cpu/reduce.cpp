@@ -206,10 +206,97 @@ inline int64_t kept_offset(const ReducePlan& p, int64_t k) {
   return off;
 }
 
+// One step of the reduction K: NaN wins for max/min (and stays), as PyTorch.
+template <ReduceFn K, typename A>
+inline A reduce_step(A acc, A v) {
+  if constexpr (K == ReduceFn::kProd) {
+    if constexpr (std::is_same_v<A, bool>)
+      return acc && v;
+    else
+      return acc * v;
+  } else {
+    const bool take = (K == ReduceFn::kMax ? v > acc : v < acc) | (v != v);
+    return take ? v : acc;
+  }
+}
+
+// A contiguous input whose reduced dims are consecutive, seen as (outer, red, inner). With
+// inner > 1 a row of `inner` accumulators takes whole contiguous rows (vectorised across the
+// row); with inner == 1 each run of `red` elements is reduced in kLanes independent
+// accumulators (vectorised), and a single run (a full reduction) is split between threads.
+// False when the layout does not fit.
+template <ReduceFn K, typename T>
+bool reduce_blocks(const Tensor& x, const Tensor& out, const std::vector<int64_t>& dims) {
+  using C = compute_t<T>;
+  using A = std::conditional_t<K == ReduceFn::kProd, acc_t<T>, C>;
+  if (!x->is_contiguous() || dims.empty()) return false;
+  for (size_t i = 1; i < dims.size(); ++i)
+    if (dims[i] != dims[i - 1] + 1) return false;
+  const Shape& shape = x->shape();
+  int64_t outer = 1, red = 1, inner = 1;
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
+    (d < dims.front() ? outer : d > dims.back() ? inner : red) *= shape[d];
+  if (red == 0) return false;
+  const T* xp = x->data_as<T>();
+  T* op = out->data_as<T>();
+  const A init = K == ReduceFn::kProd ? A(1) : A(C(xp[0]));
+  if (inner > 1) {
+    constexpr int64_t kBlock = 1024;
+    const int64_t blocks = (inner + kBlock - 1) / kBlock;
+#pragma omp parallel for schedule(static) if (outer * red * inner > cpu::kParallelGrain)
+    for (int64_t w = 0; w < outer * blocks; ++w) {
+      const int64_t o = w / blocks, k0 = (w % blocks) * kBlock;
+      const int64_t width = std::min(kBlock, inner - k0);
+      const T* src = xp + o * red * inner + k0;
+      A acc[kBlock];
+      for (int64_t k = 0; k < width; ++k) acc[k] = K == ReduceFn::kProd ? A(1) : A(C(src[k]));
+      for (int64_t j = 0; j < red; ++j) {
+        const T* row = src + j * inner;
+        for (int64_t k = 0; k < width; ++k) acc[k] = reduce_step<K>(acc[k], A(C(row[k])));
+      }
+      for (int64_t k = 0; k < width; ++k) op[o * inner + k0 + k] = T(C(acc[k]));
+    }
+    return true;
+  }
+  constexpr int64_t kLanes = 16;
+  // Reduces p[0, n) into one value.
+  auto run = [](const T* p, int64_t n, A start) {
+    A lane[kLanes];
+    for (int64_t l = 0; l < kLanes; ++l) lane[l] = start;
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+      for (int64_t l = 0; l < kLanes; ++l) lane[l] = reduce_step<K>(lane[l], A(C(p[i + l])));
+    A acc = start;
+    for (int64_t l = 0; l < kLanes; ++l) acc = reduce_step<K>(acc, lane[l]);
+    for (; i < n; ++i) acc = reduce_step<K>(acc, A(C(p[i])));
+    return acc;
+  };
+  if (outer == 1) {
+    const int threads = red > cpu::kParallelGrain ? omp_get_max_threads() : 1;
+    std::vector<A> part(threads, init);
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int t = 0; t < threads; ++t) {
+      const int64_t b = red * t / threads, e = red * (t + 1) / threads;
+      part[t] = run(xp + b, e - b, init);
+    }
+    A acc = init;
+    for (const A& v : part) acc = reduce_step<K>(acc, v);
+    op[0] = T(C(acc));
+    return true;
+  }
+#pragma omp parallel for schedule(static) if (outer * red > cpu::kParallelGrain)
+  for (int64_t o = 0; o < outer; ++o) {
+    const T* p = xp + o * red;
+    op[o] = T(C(run(p, red, K == ReduceFn::kProd ? A(1) : A(C(p[0])))));
+  }
+  return true;
+}
+
 template <ReduceFn K, typename T>
 void reduce_kernel(const Tensor& x, const Tensor& out, const std::vector<int64_t>& dims) {
   using C = compute_t<T>;
   using A = std::conditional_t<K == ReduceFn::kProd, acc_t<T>, C>;
+  if (reduce_blocks<K, T>(x, out, dims)) return;
   const ReducePlan p = make_plan(x, dims);
   const T* base = x->data_as<T>();
   T* o = out->data_as<T>();
