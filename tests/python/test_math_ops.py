@@ -405,3 +405,17 @@ def test_aliases_resolve():
         else:
             a, b = getattr(flow, alias)(x), getattr(flow, target)(x)
         np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_roundings_bitwise_torch_on_long_runs():
+    """floor/ceil/trunc/round of float32 (vector rounding on contiguous runs): the same bits as
+    PyTorch, signed zeros, halves (to even), NaN and infinities included, across run tails."""
+    rng = np.random.default_rng(0)
+    special = [0.5, -0.5, 1.5, 2.5, -2.5, -0.4, -0.0, 0.0, 1e30, -1e30, np.inf, -np.inf, np.nan]
+    a = np.concatenate([rng.standard_normal(70001) * 10, np.array(special)]).astype(np.float32)
+    a[::7] = np.round(a[::7]) + 0.5  # many exact halves
+    for name in ("floor", "ceil", "trunc", "round"):
+        for x in (a, a[:13], a[5:1000]):
+            got = getattr(flow, name)(flow.tensor(x)).numpy()
+            want = getattr(torch, name)(torch.tensor(x)).numpy()
+            np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32), err_msg=name)

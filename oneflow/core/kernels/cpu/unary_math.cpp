@@ -515,6 +515,19 @@ constexpr SleefD2 sleef_d2() {
   return nullptr;
 }
 
+namespace {
+// out = kernel(a) over the contiguous float runs; false (nothing done) when a run is strided.
+bool rounding_avx2(const Tensor& a, const Tensor& out, cpu::avx2::UnaryKernel kernel) {
+  if (!a->is_contiguous() || !out->is_contiguous() || a->shape() != out->shape()) return false;
+  const float* x = a->data_as<float>();
+  float* y = out->data_as<float>();
+  const int64_t n = out->numel(), chunk = 1 << 14;
+#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain)
+  for (int64_t b = 0; b < n; b += chunk) kernel(x + b, y + b, std::min(chunk, n - b));
+  return true;
+}
+}  // namespace
+
 template <UnaryFn K>
 void Unary<K>::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
@@ -527,6 +540,14 @@ void Unary<K>::compute_cpu(const TensorList& in, const TensorList& out, const At
           [](__m128 v) { return sleef_f4<K>()(v); }, [](__m128d v) { return sleef_d2<K>()(v); },
           cpu::avx2::unary_kernel(K));
     } else {
+      constexpr bool kRounding = K == UnaryFn::kFloor || K == UnaryFn::kCeil ||
+                                 K == UnaryFn::kTrunc || K == UnaryFn::kRound;
+      if constexpr (kRounding && std::is_same_v<T, float>) {
+        // SSE2 has no rounding instruction (each element would be a libm call): AVX2's
+        // vroundps on contiguous runs when the CPU has it.
+        if (cpu::avx2::has_avx2() && rounding_avx2(in[0], out[0], cpu::avx2::unary_kernel(K)))
+          return;
+      }
       cpu::unary_loop<T>(in[0], out[0], [](C x) { return unary_value<K>(x); });
     }
   });

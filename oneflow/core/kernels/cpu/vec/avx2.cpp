@@ -57,8 +57,21 @@ void apply(const float* x, float* y, int64_t n) {
 
 UnaryKernel exp_kernel() { return &apply<Sleef_expf8_u10avx2>; }
 
+template <int kMode>
+void round8(const float* x, float* y, int64_t n) {
+  map8(x, y, n, [](__m256 v) { return _mm256_round_ps(v, kMode | _MM_FROUND_NO_EXC); });
+}
+
 UnaryKernel unary_kernel(UnaryFn fn) {
   switch (fn) {
+    case UnaryFn::kFloor:
+      return &round8<_MM_FROUND_TO_NEG_INF>;
+    case UnaryFn::kCeil:
+      return &round8<_MM_FROUND_TO_POS_INF>;
+    case UnaryFn::kTrunc:
+      return &round8<_MM_FROUND_TO_ZERO>;
+    case UnaryFn::kRound:  // half to even, as nearbyint in the default rounding mode
+      return &round8<_MM_FROUND_TO_NEAREST_INT>;
     case UnaryFn::kLog:
       return &apply<Sleef_logf8_u10avx2>;
     case UnaryFn::kLog1p:

@@ -14,7 +14,8 @@ bool has_avx2();
 
 using UnaryKernel = void (*)(const float* x, float* y, int64_t n);
 
-// y = f(x) for the Sleef-backed functions and exp, or nullptr for the others.
+// y = f(x) for the Sleef-backed functions, exp and the roundings (floor, ceil, trunc, round),
+// or nullptr for the others.
 UnaryKernel unary_kernel(UnaryFn fn);
 UnaryKernel exp_kernel();
 // gelu (erf or tanh form) and its gradient dx = dy * gelu'(x).
