@@ -385,3 +385,24 @@ def test_reduce_blocks_match_torch(dtype):
     assert flow.tensor(big).all().item() and not flow.tensor(~big).any().item()
     big[77777] = False
     assert not flow.tensor(big).all().item()
+
+
+def test_integer_prod_wraps_like_torch():
+    """int64 products that overflow wrap modulo 2**64 as in PyTorch, in every reduction layout
+    (the lane accumulators multiply in another order than a serial loop: wrapping is
+    order-independent, signed overflow would be undefined)."""
+    rng = np.random.default_rng(4)
+    a = rng.integers(-(2**40), 2**40, size=(6, 70))
+    a[:, 5] = 0
+    a[2, 5] = 7
+    for dim in (0, 1):
+        got = flow.prod(flow.tensor(a), dim).numpy()
+        want = torch.prod(torch.tensor(a), dim).numpy()
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(
+        flow.tensor(a[2]).prod().numpy(), torch.tensor(a[2]).prod().numpy()
+    )
+    strided = a[:, ::3]
+    np.testing.assert_array_equal(
+        flow.prod(flow.tensor(strided), 1).numpy(), torch.prod(torch.tensor(strided), 1).numpy()
+    )

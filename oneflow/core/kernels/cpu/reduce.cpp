@@ -212,6 +212,8 @@ inline A reduce_step(A acc, A v) {
   if constexpr (K == ReduceFn::kProd) {
     if constexpr (std::is_same_v<A, bool>)
       return acc && v;
+    else if constexpr (std::is_integral_v<A>)  // wraps (any order gives the same bits)
+      return A(std::make_unsigned_t<A>(acc) * std::make_unsigned_t<A>(v));
     else
       return acc * v;
   } else {
@@ -308,10 +310,7 @@ void reduce_kernel(const Tensor& x, const Tensor& out, const std::vector<int64_t
     for (int64_t j = 0; j < n_red; ++j) {
       const C v = C(row[reduced_offset(p, j)]);
       if constexpr (K == ReduceFn::kProd) {
-        if constexpr (std::is_same_v<C, bool>)
-          acc = acc && v;
-        else
-          acc = acc * A(v);
+        acc = reduce_step<K>(acc, A(v));
       } else if constexpr (K == ReduceFn::kMax) {
         if (v > acc || v != v) acc = v;
         if constexpr (std::is_floating_point_v<C>)
