@@ -472,6 +472,10 @@ def test_softmax_float32_special_values_and_dims_match_torch(fn, dim):
 # The fused activation kernels (kernels/cpu/activation.cpp) against PyTorch: values and
 # gradients for a random upstream gradient, at the kinks and special values, on sizes that
 # cross the kernels' chunk and thread boundaries, and on a transposed view.
+def _lib(functional):
+    return flow if functional is flow.nn.functional else torch
+
+
 FUSED_ACTIVATIONS = {
     "leaky_relu": lambda F, x: F.leaky_relu(x, 0.2),
     "elu": lambda F, x: F.elu(x, 0.7),
@@ -491,6 +495,8 @@ FUSED_ACTIVATIONS = {
     "softshrink": lambda F, x: F.softshrink(x, 0.5),
     "tanhshrink": lambda F, x: F.tanhshrink(x),
     "threshold": lambda F, x: F.threshold(x, 0.5, -2.0),
+    "nan_to_num": lambda F, x: _lib(F).nan_to_num(x, 1.5, 7.0, -9.0),
+    "nan_to_num_default": lambda F, x: _lib(F).nan_to_num(x),
 }
 # PyTorch's float64 kernels of these round a constant (1/alpha, 1/6) to float32: its results
 # are ~1e-7 off relative; ours are exact.

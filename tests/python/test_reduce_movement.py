@@ -406,3 +406,128 @@ def test_integer_prod_wraps_like_torch():
     np.testing.assert_array_equal(
         flow.prod(flow.tensor(strided), 1).numpy(), torch.prod(torch.tensor(strided), 1).numpy()
     )
+
+
+def _line_data(rng, shape, dtype):
+    if dtype in ("int64", "int32", "uint8"):
+        return rng.integers(0, 9, size=shape).astype(dtype)  # many ties
+    a = np.round(rng.standard_normal(shape) * 3, 1)  # ties at one decimal
+    flat = a.reshape(-1)
+    if flat.size > 6:
+        flat[rng.choice(flat.size, size=3, replace=False)] = [np.nan, np.inf, -np.inf]
+    return a.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "uint8"])
+def test_topk_kthvalue_median_select_like_torch(dtype):
+    """topk / kthvalue / median select (not sort) along a line: values and indices equal
+    PyTorch's for ties (the earlier position first), NaN (larger than every number; median
+    propagates it) and infinities, along each dim of non-contiguous inputs, incl. k = 0 and
+    k = n."""
+    rng = np.random.default_rng(11)
+    for shape in [(7,), (5, 9), (4, 6, 3), (3, 1000), (1, 1)]:
+        a = _line_data(rng, shape, dtype)
+        x, xt = flow.tensor(a), torch.tensor(a)
+        for dim in range(-len(shape), len(shape)):
+            n = shape[dim]
+            for k in sorted({0, 1, 2, min(16, n), n // 2, n}):
+                for largest in (True, False):
+                    if k > n:
+                        continue
+                    got = x.topk(k, dim, largest=largest)
+                    want = xt.topk(k, dim, largest=largest)
+                    np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
+                    # PyTorch's order among equal values is not specified: compare the values
+                    # the indices pick, and that they are distinct positions.
+                    idx = got.indices.numpy()
+                    picked = np.take_along_axis(a, idx, axis=dim % len(shape))
+                    np.testing.assert_array_equal(picked, want.values.numpy())
+                    srt = np.sort(idx, axis=dim % len(shape))
+                    assert (np.diff(srt, axis=dim % len(shape)) > 0).all()
+            for k in sorted({1, n, (n + 1) // 2}):
+                for keepdim in (False, True):
+                    got, want = x.kthvalue(k, dim, keepdim), xt.kthvalue(k, dim, keepdim)
+                    np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
+                    picked = np.take_along_axis(
+                        a,
+                        got.indices.numpy().reshape(
+                            want.values.shape
+                            if keepdim
+                            else np.expand_dims(want.values.numpy(), dim).shape
+                        ),
+                        axis=dim % len(shape),
+                    )
+                    np.testing.assert_array_equal(
+                        picked.reshape(want.values.shape), want.values.numpy()
+                    )
+            got, want = x.median(dim), xt.median(dim)
+            np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
+            if not dtype.startswith(("int", "uint")):
+                np.testing.assert_array_equal(got.indices.numpy(), want.indices.numpy())
+        np.testing.assert_array_equal(x.median().numpy(), xt.median().numpy())
+        if len(shape) > 1:  # a transposed view
+            got, want = x.transpose(0, 1).topk(1, 0), xt.transpose(0, 1).topk(1, 0)
+            np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
+    with pytest.raises(RuntimeError, match="kthvalue"):
+        flow.ones(3).kthvalue(0)
+    with pytest.raises(RuntimeError, match="topk"):
+        flow.ones(3).topk(-1)
+
+
+def test_topk_kthvalue_median_gradients_match_torch():
+    a = np.random.default_rng(4).permutation(60).reshape(4, 15).astype("float64") * 0.1
+    for fn in (
+        lambda lib, x: lib.topk(x, 4, 1).values,
+        lambda lib, x: lib.topk(x, 2, 0, largest=False).values,
+        lambda lib, x: lib.kthvalue(x, 3, 1).values,
+        lambda lib, x: lib.median(x, 0, keepdim=True).values,
+        lambda lib, x: lib.median(x),
+    ):
+        grads = []
+        for lib in (flow, torch):
+            x = lib.tensor(a, requires_grad=True)
+            y = fn(lib, x)
+            (y * lib.arange(1, y.numel() + 1, dtype=y.dtype).reshape(y.shape)).sum().backward()
+            grads.append(x.grad.numpy())
+        np.testing.assert_array_equal(*grads)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool", "float16"])
+def test_flip_is_a_reversed_copy_like_torch(dtype):
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((3, 4, 5, 6)) * 4
+    a = a > 0 if dtype == "bool" else a.astype(dtype)
+    x, xt = flow.tensor(a), torch.tensor(a)
+    for dims in ([0], [1], [3], [-1], [0, 3], [1, 2], [3, 0, 1], [0, 1, 2, 3], []):
+        np.testing.assert_array_equal(x.flip(dims).numpy(), xt.flip(dims).numpy())
+        # non-contiguous input: a permuted view and a slice with a step
+        got = x.permute(2, 0, 3, 1).flip(dims).numpy()
+        np.testing.assert_array_equal(got, xt.permute(2, 0, 3, 1).flip(dims).numpy())
+        got = x[:, ::2, 1:].flip(dims).numpy()
+        np.testing.assert_array_equal(got, xt[:, ::2, 1:].flip(dims).numpy())
+    out = flow.flip(x, 1)
+    out.fill_(0)  # a copy, not a view: the input is untouched
+    np.testing.assert_array_equal(x.numpy(), a)
+    np.testing.assert_array_equal(flow.flip(flow.ones(0, 3), [0, 1]).numpy(), np.ones((0, 3)))
+    np.testing.assert_array_equal(flow.tensor(2.5).flip([0]).numpy(), np.array(2.5))
+    for fn in (
+        lambda lib, t: lib.fliplr(t),
+        lambda lib, t: lib.flipud(t),
+        lambda lib, t: lib.rot90(t, 1, (1, 2)),
+    ):
+        np.testing.assert_array_equal(fn(flow, x).numpy(), fn(torch, xt).numpy())
+    with pytest.raises(RuntimeError, match="flip: dim 0 appears multiple times"):
+        x.flip([0, -4])
+    with pytest.raises(IndexError, match="flip"):
+        x.flip([4])
+
+
+def test_flip_gradient_matches_torch():
+    a = np.random.default_rng(3).standard_normal((4, 5, 3))
+    grads = []
+    for lib in (flow, torch):
+        x = lib.tensor(a, requires_grad=True)
+        y = x.transpose(0, 2).flip([0, 2])
+        (y * lib.arange(y.numel(), dtype=y.dtype).reshape(y.shape)).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_array_equal(*grads)

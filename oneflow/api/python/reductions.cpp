@@ -142,6 +142,20 @@ void init_reductions(py::module_& m) {
         return pair_to_py(p);
       },
       py::arg("input"), py::arg("dim") = -1, py::arg("descending") = false);
+  m.def("topk", [](py::handle x, int64_t k, int64_t dim, bool largest) {
+    Tensor t = as_tensor(x, "topk", "input");
+    ReleaseGil nogil;
+    auto p = F::topk(t, k, dim, largest);
+    py::gil_scoped_acquire gil;
+    return pair_to_py(p);
+  });
+  m.def("kthvalue", [](py::handle x, int64_t k, int64_t dim, bool nan_wins) {
+    Tensor t = as_tensor(x, "kthvalue", "input");
+    ReleaseGil nogil;
+    auto p = F::kthvalue(t, k, dim, nan_wins);
+    py::gil_scoped_acquire gil;
+    return pair_to_py(p);
+  });
   m.def(
       "gather",
       [](py::handle x, int64_t dim, py::handle index, const std::string& target_of) {

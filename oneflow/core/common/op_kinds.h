@@ -70,7 +70,8 @@ enum class UnaryFn : int8_t {
   X(Hardshrink, hardshrink)   \
   X(Softshrink, softshrink)   \
   X(Tanhshrink, tanhshrink)   \
-  X(Threshold, threshold)
+  X(Threshold, threshold)     \
+  X(NanToNum, nan_to_num)
 
 // Elementwise binary functions of the Binary<F> primitive (inputs and output of one dtype).
 #define OF_BINARY_FNS(X)       \

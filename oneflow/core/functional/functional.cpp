@@ -107,6 +107,21 @@ Tensor permute(const Tensor& x, const std::vector<int64_t>& perm) {
   return dispatch1(prim::permute(), {x}, Attrs{{"perm", p}});
 }
 
+Tensor flip(const Tensor& x, const std::vector<int64_t>& dims) {
+  const int64_t nd = x->ndim();
+  std::vector<int64_t> d(dims.size());
+  std::vector<bool> seen(std::max<int64_t>(nd, 1), false);
+  for (size_t i = 0; i < dims.size(); ++i) {
+    d[i] = wrap_dim("flip", dims[i], nd);
+    if (seen[d[i]])
+      throw_error<RuntimeError>("flip", "dim ", d[i],
+                                " appears multiple times in the list of dims");
+    seen[d[i]] = true;
+  }
+  if (nd == 0) d.clear();
+  return dispatch1(prim::flip(), {x}, Attrs{{"dims", d}});
+}
+
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {
   const int64_t nd = x->ndim();
   if (nd == 0) return x;

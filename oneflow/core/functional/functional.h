@@ -181,6 +181,11 @@ void sgd_update_(const Tensor& param, const Tensor& grad, const Tensor& momentum
                  double momentum, double dampening, double weight_decay, bool nesterov, bool first);
 // (values, int64 indices).
 std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim = -1, bool descending = false);
+// The k largest (or smallest) values along dim in sorted order, with their indices.
+std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool largest);
+// The k-th smallest value along dim (1-based) and its index; dim is kept with size 1. NaN is
+// larger than every number; with nan_wins (median), a line with a NaN gives its first NaN.
+std::pair<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim, bool nan_wins = false);
 // out[i][j] = x[index[i][j]][j] (dim 0) and so on; index int64 (or int32) of x's rank.
 // With `target_of` (a loss's name), an index out of range is that loss's class-index target:
 // IndexError "nll_loss: target 7 is out of bounds ...", raised by the kernel.
@@ -201,6 +206,8 @@ Tensor matmul(const Tensor& a, const Tensor& b);
 
 // ---- views and copies ----
 Tensor permute(const Tensor& x, const std::vector<int64_t>& perm);
+// The elements along `dims` in reverse order, as a new contiguous tensor.
+Tensor flip(const Tensor& x, const std::vector<int64_t>& dims);
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1);
 Tensor expand(const Tensor& x, const Shape& shape);
 Tensor reshape(const Tensor& x, const Shape& shape);

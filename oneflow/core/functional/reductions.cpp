@@ -248,6 +248,30 @@ std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending) {
   return {out[0], out[1]};
 }
 
+std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim_in, bool largest) {
+  const int64_t dim = one_dim("topk", x, dim_in);
+  const int64_t n = x->ndim() == 0 ? 1 : x->shape()[dim];
+  if (k < 0 || k > n)
+    throw_error<RuntimeError>("topk", "k (", k, ") is out of range for dimension ", dim_in,
+                              " of size ", n);
+  TensorList out =
+      dispatch(prim::sort(), {x}, Attrs{{"dim", dim}, {"descending", largest}, {"k", k}});
+  return {out[0], out[1]};
+}
+
+std::pair<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim_in, bool nan_wins) {
+  const int64_t dim = one_dim("kthvalue", x, dim_in);
+  const int64_t n = x->ndim() == 0 ? 1 : x->shape()[dim];
+  if (k < 1 || k > n)
+    throw_error<RuntimeError>("kthvalue", "k (", k, ") is out of range for dimension ", dim_in,
+                              " of size ", n);
+  TensorList out = dispatch(
+      prim::sort(), {x},
+      Attrs{
+          {"dim", dim}, {"descending", false}, {"k", k}, {"select", true}, {"nan_wins", nan_wins}});
+  return {out[0], out[1]};
+}
+
 Tensor gather(const Tensor& x, int64_t dim_in, const Tensor& index, const std::string& target_of) {
   const int64_t dim = one_dim("gather", x, dim_in);
   Tensor idx = prepare_index("gather", x, dim, index, nullptr);

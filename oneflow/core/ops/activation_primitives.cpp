@@ -2,6 +2,8 @@
 // Backward runs the fused ActivationGrad kernel; under create_graph the gradient is written
 // with differentiable ops so that second derivatives flow (as PyTorch's double-backward
 // formulas), the branches at the kinks as in the kernels (kernels/common/activations.h).
+#include <cmath>
+
 #include "oneflow/core/autograd/autograd.h"
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/functional/functional.h"
@@ -53,8 +55,10 @@ Tensor composite_grad(const Tensor& g, const Tensor& x, const Attrs& attrs) {
   } else if constexpr (K == ActFn::kTanhshrink) {
     const Tensor t = F::unary(UnaryFn::kTanh, x);
     return F::mul(g, F::mul(t, t));
-  } else {  // threshold
+  } else if constexpr (K == ActFn::kThreshold) {
     return F::where(F::compare(CompareFn::kLe, x, num(a)), zero(), g);
+  } else {  // nan_to_num
+    return F::where(F::lt(F::unary(UnaryFn::kAbs, x), num(INFINITY)), g, zero());
   }
 }
 

@@ -614,6 +614,15 @@ TensorList Copy::grad(const GradContext& ctx, const TensorList& dy) const {
   return {F::to(dy[0], ctx.input_metas[0].dtype, ctx.input_metas[0].device)};
 }
 
+std::vector<TensorMeta> Flip::infer(const TensorList& in, const Attrs&) const {
+  check_arity(*this, in, 1);
+  return {contiguous_meta(in[0]->shape(), in[0]->dtype(), in[0]->device())};
+}
+
+TensorList Flip::grad(const GradContext& ctx, const TensorList& dy) const {
+  return {F::flip(dy[0], ctx.attrs.get<std::vector<int64_t>>("dims"))};
+}
+
 PrimTraits Fill::traits() const {
   PrimTraits t;
   t.differentiable = false;
@@ -1045,6 +1054,7 @@ OF_INSTANCE(SoftmaxGrad, softmax_grad)
 OF_INSTANCE(ReduceSum, reduce_sum)
 OF_INSTANCE(Matmul, matmul)
 OF_INSTANCE(Copy, copy)
+OF_INSTANCE(Flip, flip)
 OF_INSTANCE(Fill, fill)
 OF_INSTANCE(RandomNormal, random_normal)
 OF_INSTANCE(Permute, permute)
@@ -1109,6 +1119,7 @@ std::vector<const Primitive*> all_primitives() {
       &prim::cumsum(),
       &prim::cumprod(),
       &prim::sort(),
+      &prim::flip(),
       &prim::gather(),
       &prim::scatter(),
       &prim::cat(),

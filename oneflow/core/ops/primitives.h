@@ -257,7 +257,9 @@ class Cumprod final : public Primitive {
 };
 
 // Sorts along attrs dim (wrapped), attrs descending and stable: outputs (values, int64
-// indices). NaN sorts as larger than every number.
+// indices). NaN sorts as larger than every number. With attrs k, only the first k positions of
+// the sorted order are output (topk); with attrs select too, only position k - 1 (kthvalue,
+// dim kept with size 1). Both select rather than sort the whole line.
 class Sort final : public Primitive {
  public:
   const char* name() const override { return "sort"; }
@@ -461,6 +463,16 @@ class Copy final : public Primitive {
  public:
   const char* name() const override { return "copy"; }
   PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+// Reverses the order of the elements along attrs dims (wrapped, distinct) into a new
+// contiguous tensor: a strided copy from a view of the input with those strides negated.
+class Flip final : public Primitive {
+ public:
+  const char* name() const override { return "flip"; }
   std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
   TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
   OF_PRIMITIVE_KERNELS
@@ -688,6 +700,7 @@ const Inverse& inverse();
 const Det& det();
 const Cumprod& cumprod();
 const Sort& sort();
+const Flip& flip();
 const Gather& gather();
 const AdamUpdate& adam_update();
 const LayerNorm& layer_norm();

@@ -194,8 +194,17 @@ PrimTraits Sort::traits() const {
 
 std::vector<TensorMeta> Sort::infer(const TensorList& in, const Attrs& attrs) const {
   check_scan(name(), in, attrs);
-  return {contiguous_meta(in[0]->shape(), in[0]->dtype(), in[0]->device()),
-          contiguous_meta(in[0]->shape(), DType::kInt64, in[0]->device())};
+  Shape shape = in[0]->shape();
+  if (attrs.has("k") && !shape.empty()) {
+    const int64_t dim = attrs.get<int64_t>("dim"), k = attrs.get<int64_t>("k");
+    const bool select = attrs.has("select") && attrs.get<bool>("select");
+    if (k < 0 || k > shape[dim] || (select && k == 0))
+      throw_error<RuntimeError>(name(), "k (", k, ") is out of range for dimension ", dim,
+                                " of size ", shape[dim]);
+    shape[dim] = select ? 1 : k;
+  }
+  return {contiguous_meta(shape, in[0]->dtype(), in[0]->device()),
+          contiguous_meta(shape, DType::kInt64, in[0]->device())};
 }
 
 TensorList Sort::grad(const GradContext& ctx, const TensorList& dy) const {

@@ -130,9 +130,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     info = finfo(input.dtype)
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf
-    out = _C.where(isnan(input), nan, input)
-    out = _C.where(_C.eq(out, math.inf), posinf, out)
-    return _C.where(_C.eq(out, -math.inf), neginf, out)
+    return _C._activation(_C._activation_kinds["nan_to_num"], input, nan, posinf, neginf)
 
 
 def logit(input, eps=None):

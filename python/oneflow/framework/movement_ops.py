@@ -219,15 +219,7 @@ def broadcast_tensors(*tensors):
 
 
 def flip(input, dims):
-    dims = [dims] if isinstance(dims, int) else list(dims)
-    out = input
-    import oneflow
-
-    for d in dims:
-        n = input.shape[d]
-        rev = oneflow.arange(n - 1, -1, -1, device=input.device)
-        out = _C.index(out, [rev], d % input.ndim)
-    return out if dims else input.clone()
+    return _C.flip(input, [dims] if isinstance(dims, int) else list(dims))
 
 
 def fliplr(input):

@@ -215,22 +215,19 @@ def msort(input):
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
-    n = input.shape[dim] if input.ndim else 1
-    if not 0 <= k <= n:
-        raise RuntimeError(f"topk: k ({k}) is out of range for dimension {dim} of size {n}")
-    values, indices = _C.sort(input, dim, largest)
-    return _pair("topk", (_C.narrow(values, dim, 0, k), _C.narrow(indices, dim, 0, k)))
+    return _pair("topk", _C.topk(input, k, dim, largest))
+
+
+def _kth(op, input, k, dim, keepdim, nan_wins):
+    v, i = _C.kthvalue(input, k, dim, nan_wins)
+    if not keepdim and input.ndim:
+        d = dim % input.ndim
+        v, i = _C.squeeze(v, [d]), _C.squeeze(i, [d])
+    return _pair(op, (v, i))
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
-    n = input.shape[dim] if input.ndim else 1
-    if not 1 <= k <= n:
-        raise RuntimeError(f"kthvalue: k ({k}) is out of range for dimension {dim} of size {n}")
-    values, indices = _C.sort(input, dim, False)
-    v, i = _C.narrow(values, dim, k - 1, 1), _C.narrow(indices, dim, k - 1, 1)
-    if not keepdim and input.ndim:
-        v, i = _C.squeeze(v, [dim]), _C.squeeze(i, [dim])
-    return _pair("kthvalue", (v, i))
+    return _kth("kthvalue", input, k, dim, keepdim, False)
 
 
 def median(input, dim=None, keepdim=False):
@@ -238,10 +235,9 @@ def median(input, dim=None, keepdim=False):
         flat = input.reshape(-1)
         if flat.numel() == 0:
             raise RuntimeError("median: expected a non-empty input")
-        values = _C.sort(flat, 0, False)[0]
-        return values[(flat.numel() - 1) // 2]
+        return _C.kthvalue(flat, (flat.numel() - 1) // 2 + 1, 0, True)[0].reshape(())
     n = input.shape[dim] if input.ndim else 1
-    return _pair("median", kthvalue(input, (n - 1) // 2 + 1, dim, keepdim))
+    return _kth("median", input, (n - 1) // 2 + 1, dim, keepdim, True)
 
 
 def functions():

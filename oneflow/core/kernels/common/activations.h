@@ -48,8 +48,11 @@ OF_HD inline C act_value(C x, const ActParams<C>& p) {
     return x > p.a ? x - p.a : (x < -p.a ? x + p.a : x * zero);  // NaN * 0 keeps NaN
   } else if constexpr (K == ActFn::kTanhshrink) {
     return x - OF_MATH(tanh)(x);
-  } else {  // threshold
+  } else if constexpr (K == ActFn::kThreshold) {
     return x <= p.a ? p.b : x;
+  } else {  // nan_to_num: a replaces NaN, b +inf, c -inf
+    const C inf = C(INFINITY);
+    return x != x ? p.a : (x == inf ? p.b : (x == -inf ? p.c : x));
   }
 }
 
@@ -90,8 +93,10 @@ OF_HD inline C act_grad(C dy, C x, const ActParams<C>& p) {
   } else if constexpr (K == ActFn::kTanhshrink) {
     const C t = OF_MATH(tanh)(x);
     return dy * t * t;
-  } else {  // threshold
+  } else if constexpr (K == ActFn::kThreshold) {
     return x <= p.a ? zero : dy;
+  } else {  // nan_to_num: the replaced values have no gradient
+    return OF_MATH(fabs)(x) < C(INFINITY) ? dy : zero;
   }
 }
 

@@ -41,6 +41,10 @@ void Copy::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&
   copy_cpu(in[0], out[0]);
 }
 
+void Flip::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  copy_cpu(flipped_view(in[0], attrs.get<std::vector<int64_t>>("dims")), out[0]);
+}
+
 void Fill::compute_cpu(const TensorList&, const TensorList& out, const Attrs& attrs) const {
   const double value = attrs.get<double>("value");
   const int64_t n = out[0]->numel();
@@ -99,6 +103,16 @@ Tensor slice_view(const Tensor& t, const Attrs& attrs) {
 }  // namespace
 
 Tensor slice_view_of(const Tensor& t, const Attrs& attrs) { return slice_view(t, attrs); }
+
+Tensor flipped_view(const Tensor& t, const std::vector<int64_t>& dims) {
+  Strides strides = t->strides();
+  int64_t offset = t->offset();
+  for (int64_t d : dims) {
+    if (t->shape()[d] > 0) offset += (t->shape()[d] - 1) * strides[d];
+    strides[d] = -strides[d];
+  }
+  return make_view(t, t->shape(), strides, offset);
+}
 
 void SliceGrad::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
   if (out[0]->numel() == 0) return;

@@ -13,4 +13,7 @@ void copy_cpu(const Tensor& src, const Tensor& dst);
 // The view of `t` that a Slice primitive's attrs (starts, steps, sizes) select.
 Tensor slice_view_of(const Tensor& t, const Attrs& attrs);
 
+// A view of `t` with the elements along `dims` in reverse order (those strides negated).
+Tensor flipped_view(const Tensor& t, const std::vector<int64_t>& dims);
+
 }  // namespace oneflow

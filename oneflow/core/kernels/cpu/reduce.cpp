@@ -2,7 +2,9 @@
 // (cumsum, cumprod) and sort. Sums and products accumulate in double for floating types and in
 // int64 for integers and bool.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <functional>
 #include <numeric>
 
 #include "oneflow/core/kernels/cpu/strided_loop.h"
@@ -422,6 +424,53 @@ uint64_t sort_key(C v) {
   }
 }
 
+// sort_key for values of up to 32 bits (float, and the integer types that fit), in 32 bits.
+template <typename C>
+uint64_t sort_key32(C v) {
+  if constexpr (std::is_same_v<C, float>) {
+    if (v != v) return ~uint32_t{0};
+    const float f = v == 0 ? 0.0f : v;
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof(bits));
+    return (bits >> 31) ? ~bits : bits | (uint32_t{1} << 31);
+  } else if constexpr (std::is_same_v<C, bool>) {
+    return v ? 1 : 0;
+  } else if constexpr (std::is_integral_v<C> && std::is_signed_v<C> && sizeof(C) <= 4) {
+    return static_cast<uint32_t>(static_cast<int32_t>(v)) ^ (uint32_t{1} << 31);
+  } else if constexpr (std::is_integral_v<C> && sizeof(C) <= 4) {
+    return static_cast<uint32_t>(v);
+  } else {
+    return 0;  // wider types use sort_key
+  }
+}
+
+// Puts a line's items in order as far as needed: the first k sorted (topk; k = size for a full
+// sort), or only position k - 1 in place (select, kthvalue).
+template <typename Item, typename Before>
+void order_items(std::vector<Item>& items, int64_t k, bool select, Before before) {
+  if (select) {
+    std::nth_element(items.begin(), items.begin() + (k - 1), items.end(), before);
+    return;
+  }
+  const int64_t n = static_cast<int64_t>(items.size());
+  if (k > 0 && k <= 64 && k * 16 <= n) {
+    // A few of many: keep the best k sorted at the front and scan the rest against the k-th,
+    // which rarely admits one once the front holds good values (mostly predictable compares,
+    // where a selection moves every item several times).
+    std::sort(items.begin(), items.begin() + k, before);
+    for (int64_t i = k; i < n; ++i) {
+      if (!before(items[i], items[k - 1])) continue;
+      const Item v = items[i];
+      int64_t j = k - 1;
+      for (; j > 0 && before(v, items[j - 1]); --j) items[j] = items[j - 1];
+      items[j] = v;
+    }
+    return;
+  }
+  if (k < n) std::nth_element(items.begin(), items.begin() + k, items.end(), before);
+  std::sort(items.begin(), items.begin() + k, before);
+}
+
 template <bool kProd>
 void scan_rows(const Tensor& x, const Tensor& out, int64_t dim) {
   const Shape& shape = x->shape();
@@ -503,9 +552,14 @@ void Cumprod::compute_cpu(const TensorList& in, const TensorList& out, const Att
 
 void Sort::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
   const Tensor& x = in[0];
+  if (out[0]->numel() == 0) return;
   const int64_t dim = attrs.get<int64_t>("dim");
   const bool descending = attrs.get<bool>("descending");
   const int64_t len = dim_size(x, dim), step = dim_stride(x, dim);
+  // topk keeps the first k positions of the sorted order, kthvalue (select) only position k - 1.
+  const int64_t k = attrs.has("k") ? attrs.get<int64_t>("k") : len;
+  const bool select = attrs.has("select") && attrs.get<bool>("select");
+  const bool nan_wins = attrs.has("nan_wins") && attrs.get<bool>("nan_wins");
   const int64_t ostep = dim_stride(out[0], dim);
   const std::vector<int64_t> out_offsets = line_offsets(out[0], dim);
   visit_dtype(x->dtype(), [&]<typename T>() {
@@ -514,27 +568,51 @@ void Sort::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&
     T* vals = out[0]->data_as<T>();
     int64_t* idxs = out[1]->data_as<int64_t>();
     // Each line's values become unsigned keys in the sort order (NaN largest, -0.0 == 0.0), so
-    // that (key, position) pairs sort with integer compares; ties break by position, which gives
-    // the stable order. Descending flips the keys.
-    struct Item {
-      uint64_t key;
-      int64_t i;
-    };
+    // that (key, position) pairs order with integer compares; ties break by position, which
+    // gives the stable order (also for a partial selection: the order is total). Descending
+    // flips the keys. Keys of up to 32 bits and their position pack into one 64-bit integer.
+    const bool narrow = sizeof(C) <= 4 && len <= int64_t{UINT32_MAX};
+    const int64_t first = select ? k - 1 : 0;  // the sorted positions [first, k) are output
     for_each_line(x->shape(), x->strides(), dim, [&](int64_t l, int64_t off) {
       const T* p = base + off;
-      thread_local std::vector<Item> items;
-      items.resize(len);
-      for (int64_t i = 0; i < len; ++i) {
-        const uint64_t key = sort_key(C(p[i * step]));
-        items[i] = {descending ? ~key : key, i};
-      }
-      std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
-        return a.key != b.key ? a.key < b.key : a.i < b.i;
-      });
       const int64_t o = out_offsets[l];
-      for (int64_t i = 0; i < len; ++i) {
-        vals[o + i * ostep] = p[items[i].i * step];
-        idxs[o + i * ostep] = items[i].i;
+      auto emit = [&](int64_t j, int64_t pos) {
+        vals[o + j * ostep] = p[pos * step];
+        idxs[o + j * ostep] = pos;
+      };
+      if constexpr (std::is_floating_point_v<C>) {
+        if (nan_wins) {  // median: a line with a NaN selects its first NaN
+          for (int64_t i = 0; i < len; ++i) {
+            const C v = C(p[i * step]);
+            if (v != v) return emit(0, i);
+          }
+        }
+      }
+      if (narrow) {
+        thread_local std::vector<uint64_t> items;
+        items.resize(len);
+        const uint32_t flip = descending ? ~uint32_t{0} : 0;
+        for (int64_t i = 0; i < len; ++i) {
+          const uint32_t key = static_cast<uint32_t>(sort_key32(C(p[i * step]))) ^ flip;
+          items[i] = (uint64_t{key} << 32) | static_cast<uint64_t>(i);
+        }
+        order_items(items, k, select, std::less<uint64_t>());
+        for (int64_t j = first; j < k; ++j) emit(j - first, int64_t(items[j] & 0xffffffffu));
+      } else {
+        struct Item {
+          uint64_t key;
+          int64_t i;
+        };
+        thread_local std::vector<Item> items;
+        items.resize(len);
+        for (int64_t i = 0; i < len; ++i) {
+          const uint64_t key = sort_key(C(p[i * step]));
+          items[i] = {descending ? ~key : key, i};
+        }
+        order_items(items, k, select, [](const Item& a, const Item& b) {
+          return a.key != b.key ? a.key < b.key : a.i < b.i;
+        });
+        for (int64_t j = first; j < k; ++j) emit(j - first, items[j].i);
       }
     });
   });

@@ -118,6 +118,10 @@ void copy_cuda(const Tensor& src, const Tensor& dst) {
 // Within one GPU this is one cast kernel. Across devices the data is first made contiguous in
 // the output's dtype on the side that holds it (cast kernel on the source GPU, or copy_cpu on
 // the host), then moved by the backend's copy in one transfer.
+void Flip::compute_cuda(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  copy_cuda(flipped_view(in[0], attrs.get<std::vector<int64_t>>("dims")), out[0]);
+}
+
 void Copy::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&) const {
   const Tensor& src = in[0];
   const Tensor& dst = out[0];

@@ -126,6 +126,7 @@ void Pow::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const
 OF_NO_CUDA(Cumsum)
 OF_NO_CUDA(Cumprod)
 OF_NO_CUDA(Sort)
+OF_NO_CUDA(Flip)
 OF_NO_CUDA(AdamUpdate)
 OF_NO_CUDA(LayerNorm)
 OF_NO_CUDA(BatchNorm)
