@@ -119,6 +119,126 @@ UnaryKernel unary_kernel(UnaryFn fn) {
   }
 }
 
+namespace {
+
+// 8 floats or 4 doubles, the operations the binary kernels need.
+template <typename T>
+struct Lanes;
+template <>
+struct Lanes<float> {
+  using V = __m256;
+  static constexpr int kN = 8;
+  static V load(const float* p) { return _mm256_loadu_ps(p); }
+  static V set1(float v) { return _mm256_set1_ps(v); }
+  static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
+  static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V max(V a, V b) { return _mm256_max_ps(a, b); }
+  static V min(V a, V b) { return _mm256_min_ps(a, b); }
+  template <int kCmp>
+  static V cmp(V a, V b) {
+    return _mm256_cmp_ps(a, b, kCmp);
+  }
+  static V select(V mask, V yes, V no) { return _mm256_blendv_ps(no, yes, mask); }
+  static V bit_and(V a, V b) { return _mm256_and_ps(a, b); }
+  static V bit_xor(V a, V b) { return _mm256_xor_ps(a, b); }
+  static V atan2(V a, V b) { return Sleef_atan2f8_u10avx2(a, b); }
+  static V fmod(V a, V b) { return Sleef_fmodf8_avx2(a, b); }
+};
+template <>
+struct Lanes<double> {
+  using V = __m256d;
+  static constexpr int kN = 4;
+  static V load(const double* p) { return _mm256_loadu_pd(p); }
+  static V set1(double v) { return _mm256_set1_pd(v); }
+  static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
+  static V add(V a, V b) { return _mm256_add_pd(a, b); }
+  static V max(V a, V b) { return _mm256_max_pd(a, b); }
+  static V min(V a, V b) { return _mm256_min_pd(a, b); }
+  template <int kCmp>
+  static V cmp(V a, V b) {
+    return _mm256_cmp_pd(a, b, kCmp);
+  }
+  static V select(V mask, V yes, V no) { return _mm256_blendv_pd(no, yes, mask); }
+  static V bit_and(V a, V b) { return _mm256_and_pd(a, b); }
+  static V bit_xor(V a, V b) { return _mm256_xor_pd(a, b); }
+  static V atan2(V a, V b) { return Sleef_atan2d4_u10avx2(a, b); }
+  static V fmod(V a, V b) { return Sleef_fmodd4_avx2(a, b); }
+};
+
+// The binary functions on lanes, with the scalar rules of values.h's binary_value.
+template <BinaryFn K, typename T>
+typename Lanes<T>::V binary_lanes(typename Lanes<T>::V a, typename Lanes<T>::V b) {
+  using L = Lanes<T>;
+  if constexpr (K == BinaryFn::kAtan2) {
+    return L::atan2(a, b);
+  } else if constexpr (K == BinaryFn::kFmod) {
+    return L::fmod(a, b);
+  } else if constexpr (K == BinaryFn::kRemainder) {
+    // fmod, then + b where the result is nonzero and its sign differs from b's.
+    const auto zero = L::set1(T(0)), r = L::fmod(a, b);
+    const auto sign_differs =
+        L::bit_xor(L::template cmp<_CMP_LT_OQ>(r, zero), L::template cmp<_CMP_LT_OQ>(b, zero));
+    const auto fix = L::bit_and(L::template cmp<_CMP_NEQ_UQ>(r, zero), sign_differs);
+    return L::select(fix, L::add(r, b), r);
+  } else {
+    // maxps(a, b) is a > b ? a : b (also for signed zeros, as the scalar rule) and b when
+    // either is NaN; a NaN a must win too.
+    const auto m = K == BinaryFn::kMaximum ? L::max(a, b) : L::min(a, b);
+    return L::select(L::template cmp<_CMP_UNORD_Q>(a, a), a, m);
+  }
+}
+
+template <BinaryFn K, typename T>
+void binary_map(const T* x, int64_t xs, const T* y, int64_t ys, T* out, int64_t n) {
+  using L = Lanes<T>;
+  constexpr int kN = L::kN;
+  int64_t i = 0;
+  if (xs && ys) {
+    for (; i + kN <= n; i += kN)
+      L::store(out + i, binary_lanes<K, T>(L::load(x + i), L::load(y + i)));
+  } else if (ys) {
+    const auto xv = L::set1(*x);
+    for (; i + kN <= n; i += kN) L::store(out + i, binary_lanes<K, T>(xv, L::load(y + i)));
+  } else {
+    const auto yv = L::set1(*y);
+    for (; i + kN <= n; i += kN)
+      L::store(out + i, binary_lanes<K, T>(xs ? L::load(x + i) : L::set1(*x), yv));
+  }
+  if (i < n) {  // the tail through padded buffers
+    T bx[kN], by[kN], bo[kN];
+    for (int j = 0; j < kN; ++j) {
+      const bool in = i + j < n;
+      bx[j] = in ? x[xs * (i + j)] : T(1);
+      by[j] = in ? y[ys * (i + j)] : T(1);
+    }
+    L::store(bo, binary_lanes<K, T>(L::load(bx), L::load(by)));
+    for (int64_t j = i; j < n; ++j) out[j] = bo[j - i];
+  }
+}
+
+template <typename T>
+BinaryKernel<T> binary_kernel(BinaryFn fn) {
+  switch (fn) {
+    case BinaryFn::kAtan2:
+      return &binary_map<BinaryFn::kAtan2, T>;
+    case BinaryFn::kFmod:
+      return &binary_map<BinaryFn::kFmod, T>;
+    case BinaryFn::kRemainder:
+      return &binary_map<BinaryFn::kRemainder, T>;
+    case BinaryFn::kMaximum:
+      return &binary_map<BinaryFn::kMaximum, T>;
+    case BinaryFn::kMinimum:
+      return &binary_map<BinaryFn::kMinimum, T>;
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
+BinaryKernel<float> binary_kernel_f32(BinaryFn fn) { return binary_kernel<float>(fn); }
+BinaryKernel<double> binary_kernel_f64(BinaryFn fn) { return binary_kernel<double>(fn); }
+
 void gelu(const float* x, float* y, int64_t n, bool tanh_form) {
   const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
   if (tanh_form) {

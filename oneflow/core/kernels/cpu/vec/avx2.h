@@ -1,5 +1,5 @@
-// Contiguous float32 inner loops compiled for AVX2 + FMA (vec/avx2.cpp is built with
-// -mavx2 -mfma). The generic kernels call them on their contiguous float runs when the CPU has
+// Contiguous float32 (and a few float64) inner loops compiled for AVX2 + FMA (vec/avx2.cpp is built
+// with -mavx2 -mfma). The generic kernels call them on their contiguous float runs when the CPU has
 // both extensions (`has_avx2()`, checked once); everything else keeps the baseline (SSE2) code,
 // so the library still runs on any x86-64 CPU.
 #pragma once
@@ -22,6 +22,13 @@ UnaryKernel exp_kernel();
 void gelu(const float* x, float* y, int64_t n, bool tanh_form);
 // dx = dy * gelu'(x) for contiguous runs.
 void gelu_grad(const float* dy, const float* x, float* dx, int64_t n, bool tanh_form);
+// out = f(x, y) for n elements, where xs and ys are 1 for a contiguous operand and 0 for one
+// value broadcast: atan2, fmod, remainder, maximum and minimum (PyTorch's NaN and sign rules);
+// nullptr for the other functions.
+template <typename T>
+using BinaryKernel = void (*)(const T* x, int64_t xs, const T* y, int64_t ys, T* out, int64_t n);
+BinaryKernel<float> binary_kernel_f32(BinaryFn fn);
+BinaryKernel<double> binary_kernel_f64(BinaryFn fn);
 // Sum of n floats: float lanes within blocks, blocks combined in double (as the SSE2 path).
 double sum(const float* p, int64_t n);
 
