@@ -497,6 +497,13 @@ FUSED_ACTIVATIONS = {
     "threshold": lambda F, x: F.threshold(x, 0.5, -2.0),
     "nan_to_num": lambda F, x: _lib(F).nan_to_num(x, 1.5, 7.0, -9.0),
     "nan_to_num_default": lambda F, x: _lib(F).nan_to_num(x),
+    # clamp of a floating tensor by numbers, and the fused gradients of abs and sigmoid
+    "clamp": lambda F, x: _lib(F).clamp(x, -0.5, 1.5),
+    "clamp_min": lambda F, x: _lib(F).clamp(x, min=-0.5),
+    "clamp_max": lambda F, x: x.clamp(max=1.5),
+    "clamp_empty_range": lambda F, x: _lib(F).clamp(x, 1.5, -0.5),
+    "abs": lambda F, x: _lib(F).abs(x),
+    "sigmoid": lambda F, x: _lib(F).sigmoid(x),
 }
 # PyTorch's float64 kernels of these round a constant (1/alpha, 1/6) to float32: its results
 # are ~1e-7 off relative; ours are exact.

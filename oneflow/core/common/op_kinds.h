@@ -56,6 +56,8 @@ enum class UnaryFn : int8_t {
 //   leaky_relu: a = negative slope.          elu: a = alpha, b = scale, c = input scale
 //   softplus: a = beta, b = threshold.       hardtanh: a = min, b = max
 //   hardshrink, softshrink: a = lambda.      threshold: a = threshold, b = value
+//   nan_to_num: a, b, c replace NaN, +inf, -inf.  clamp: a = min, b = max (inclusive gradient)
+//   logistic, absolute: sigmoid and abs, whose forward runs as Unary; their fused gradients.
 #define OF_ACTIVATION_FNS(X)  \
   X(LeakyRelu, leaky_relu)    \
   X(Elu, elu)                 \
@@ -71,7 +73,10 @@ enum class UnaryFn : int8_t {
   X(Softshrink, softshrink)   \
   X(Tanhshrink, tanhshrink)   \
   X(Threshold, threshold)     \
-  X(NanToNum, nan_to_num)
+  X(NanToNum, nan_to_num)     \
+  X(Clamp, clamp)             \
+  X(Sigmoid, logistic)        \
+  X(Abs, absolute)
 
 // Elementwise binary functions of the Binary<F> primitive (inputs and output of one dtype).
 #define OF_BINARY_FNS(X)       \

@@ -802,6 +802,11 @@ Tensor minimum(const Tensor& a, const Tensor& b) { return binary(BinaryFn::kMini
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
   if (!min && !max)
     throw_error<RuntimeError>("clamp", "at least one of 'min' or 'max' must not be None");
+  if (is_floating(x->dtype())) {  // one fused pass each way
+    const double inf = std::numeric_limits<double>::infinity();
+    return activation(ActFn::kClamp, x, min ? min->to_double() : -inf, max ? max->to_double() : inf,
+                      0.0);
+  }
   Tensor y = x;
   if (min) y = where(compare(CompareFn::kLt, y, *min), *min, y);
   if (max) y = where(compare(CompareFn::kGt, y, *max), *max, y);

@@ -57,8 +57,17 @@ Tensor composite_grad(const Tensor& g, const Tensor& x, const Attrs& attrs) {
     return F::mul(g, F::mul(t, t));
   } else if constexpr (K == ActFn::kThreshold) {
     return F::where(F::compare(CompareFn::kLe, x, num(a)), zero(), g);
-  } else {  // nan_to_num
+  } else if constexpr (K == ActFn::kNanToNum) {
     return F::where(F::lt(F::unary(UnaryFn::kAbs, x), num(INFINITY)), g, zero());
+  } else if constexpr (K == ActFn::kClamp) {
+    return F::where(F::logical_and(F::compare(CompareFn::kGe, x, num(a)),
+                                   F::compare(CompareFn::kLe, x, num(b))),
+                    g, zero());
+  } else if constexpr (K == ActFn::kSigmoid) {
+    const Tensor s = sigmoid(x);
+    return F::mul(F::mul(g, s), F::rsub(s, num(1)));
+  } else {  // abs
+    return F::where(F::gt(x, num(0)), g, F::where(F::lt(x, num(0)), F::neg(g), zero()));
   }
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "oneflow/core/autograd/autograd.h"
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/functional/functional.h"
 #include "oneflow/core/ops/nn_primitives.h"
@@ -197,8 +198,8 @@ namespace {
 // Rules whose gradient reads the output rather than the input.
 constexpr bool grad_from_output(UnaryFn k) {
   return k == UnaryFn::kSqrt || k == UnaryFn::kRsqrt || k == UnaryFn::kTanh ||
-         k == UnaryFn::kSigmoid || k == UnaryFn::kReciprocal || k == UnaryFn::kExp2 ||
-         k == UnaryFn::kExpm1 || k == UnaryFn::kTan || k == UnaryFn::kErfinv;
+         k == UnaryFn::kReciprocal || k == UnaryFn::kExp2 || k == UnaryFn::kExpm1 ||
+         k == UnaryFn::kTan || k == UnaryFn::kErfinv;
 }
 // Rules whose gradient reads neither (-g, or zeros): nothing is saved.
 constexpr bool grad_ignores_value(UnaryFn k) {
@@ -234,6 +235,13 @@ std::vector<TensorMeta> Unary<K>::infer(const TensorList& in, const Attrs& attrs
   return UnaryMath::infer(in, attrs);
 }
 
+namespace {
+// dy * f'(x) by the activation family's fused gradient kernel (one pass).
+Tensor fused_grad(ActFn fn, const Tensor& dy, const Tensor& x) {
+  return F::activation_grad(fn, dy, x, Attrs{{"a", 0.0}, {"b", 0.0}, {"c", 0.0}});
+}
+}  // namespace
+
 template <UnaryFn K>
 TensorList Unary<K>::grad(const GradContext& ctx, const TensorList& dy) const {
   static const Tensor kNothingSaved;
@@ -245,6 +253,7 @@ TensorList Unary<K>::grad(const GradContext& ctx, const TensorList& dy) const {
   switch (K) {
     case UnaryFn::kAbs: {
       const Tensor& x = ctx.inputs[0];
+      if (!grad_mode_enabled()) return {fused_grad(ActFn::kAbs, g, x)};
       Tensor zero = F::zeros({}, CreationOptions{g->dtype(), g->device(), ""});
       return {F::where(F::gt(x, Scalar::from_int(0)), g,
                        F::where(F::lt(x, Scalar::from_int(0)), F::neg(g), zero))};
@@ -267,8 +276,10 @@ TensorList Unary<K>::grad(const GradContext& ctx, const TensorList& dy) const {
       const Tensor& y = ctx.outputs[0];
       return {F::mul(g, F::rsub(F::mul(y, y), one))};
     }
-    case UnaryFn::kSigmoid: {
-      const Tensor& y = ctx.outputs[0];
+    case UnaryFn::kSigmoid: {  // from the input: one fused kernel recomputes the value
+      const Tensor& x = ctx.inputs[0];
+      if (!grad_mode_enabled()) return {fused_grad(ActFn::kSigmoid, g, x)};
+      const Tensor y = F::unary(UnaryFn::kSigmoid, x);
       return {F::mul(g, F::mul(y, F::rsub(y, one)))};
     }
     case UnaryFn::kFloor:

@@ -50,9 +50,16 @@ OF_HD inline C act_value(C x, const ActParams<C>& p) {
     return x - OF_MATH(tanh)(x);
   } else if constexpr (K == ActFn::kThreshold) {
     return x <= p.a ? p.b : x;
-  } else {  // nan_to_num: a replaces NaN, b +inf, c -inf
+  } else if constexpr (K == ActFn::kNanToNum) {  // a replaces NaN, b +inf, c -inf
     const C inf = C(INFINITY);
     return x != x ? p.a : (x == inf ? p.b : (x == -inf ? p.c : x));
+  } else if constexpr (K == ActFn::kClamp) {
+    const C lo = x < p.a ? p.a : x;  // NaN stays NaN
+    return lo > p.b ? p.b : lo;
+  } else if constexpr (K == ActFn::kSigmoid) {
+    return one / (one + OF_MATH(exp)(-x));
+  } else {  // abs
+    return OF_MATH(fabs)(x);
   }
 }
 
@@ -95,8 +102,15 @@ OF_HD inline C act_grad(C dy, C x, const ActParams<C>& p) {
     return dy * t * t;
   } else if constexpr (K == ActFn::kThreshold) {
     return x <= p.a ? zero : dy;
-  } else {  // nan_to_num: the replaced values have no gradient
+  } else if constexpr (K == ActFn::kNanToNum) {  // the replaced values have no gradient
     return OF_MATH(fabs)(x) < C(INFINITY) ? dy : zero;
+  } else if constexpr (K == ActFn::kClamp) {
+    return x >= p.a && x <= p.b ? dy : zero;  // bounds included, NaN: 0, as PyTorch
+  } else if constexpr (K == ActFn::kSigmoid) {
+    const C s = one / (one + OF_MATH(exp)(-x));
+    return dy * s * (one - s);
+  } else {  // abs: the sign of x, 0 at 0 and NaN (as PyTorch)
+    return x > zero ? dy : (x < zero ? -dy : zero);
   }
 }
 

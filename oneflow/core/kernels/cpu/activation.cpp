@@ -103,6 +103,10 @@ void act_chunk(const C* x, C* y, int64_t n, const ActParams<C> p, C* t, C* u) {
     for (int64_t i = 0; i < n; ++i) t[i] = x[i];
     vmath<C, V::kTanh>(t, n);
     for (int64_t i = 0; i < n; ++i) y[i] = x[i] - t[i];
+  } else if constexpr (K == ActFn::kSigmoid) {
+    for (int64_t i = 0; i < n; ++i) t[i] = -x[i];
+    vexp(t, n);
+    for (int64_t i = 0; i < n; ++i) y[i] = one / (one + t[i]);
   } else {
     for (int64_t i = 0; i < n; ++i) y[i] = act_value<K>(x[i], p);
   }
@@ -156,6 +160,13 @@ void grad_chunk(const C* g, const C* x, C* d, int64_t n, const ActParams<C> p, C
     for (int64_t i = 0; i < n; ++i) t[i] = x[i];
     vmath<C, V::kTanh>(t, n);
     for (int64_t i = 0; i < n; ++i) d[i] = g[i] * t[i] * t[i];
+  } else if constexpr (K == ActFn::kSigmoid) {
+    for (int64_t i = 0; i < n; ++i) t[i] = -x[i];
+    vexp(t, n);
+    for (int64_t i = 0; i < n; ++i) {
+      const C s = one / (one + t[i]);
+      d[i] = g[i] * s * (one - s);
+    }
   } else {
     (void)t;
     (void)u;

@@ -534,6 +534,21 @@ void Unary<K>::compute_cpu(const TensorList& in, const TensorList& out, const At
     using C = compute_t<T>;
     if constexpr (std::is_same_v<T, bool> && K != UnaryFn::kBitwiseNot) {
       return;  // infer rejects bool for the other functions
+    } else if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>)&&K ==
+                         UnaryFn::kSigmoid) {
+      unary_sleef<T>(
+          in[0], out[0], [](C x) { return unary_value<K>(x); },
+          [](__m128 v) {
+            const __m128 one = _mm_set1_ps(1.0f);
+            return _mm_div_ps(one,
+                              _mm_add_ps(one, Sleef_expf4_u10(_mm_sub_ps(_mm_setzero_ps(), v))));
+          },
+          [](__m128d v) {
+            const __m128d one = _mm_set1_pd(1.0);
+            return _mm_div_pd(one,
+                              _mm_add_pd(one, Sleef_expd2_u10(_mm_sub_pd(_mm_setzero_pd(), v))));
+          },
+          cpu::avx2::unary_kernel(K));
     } else if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>)&&has_sleef<K>()) {
       unary_sleef<T>(
           in[0], out[0], [](C x) { return unary_value<K>(x); },

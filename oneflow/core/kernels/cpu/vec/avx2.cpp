@@ -62,8 +62,18 @@ void round8(const float* x, float* y, int64_t n) {
   map8(x, y, n, [](__m256 v) { return _mm256_round_ps(v, kMode | _MM_FROUND_NO_EXC); });
 }
 
+void sigmoid8(const float* x, float* y, int64_t n) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  map8(x, y, n, [&](__m256 v) {
+    const __m256 e = Sleef_expf8_u10avx2(_mm256_sub_ps(_mm256_setzero_ps(), v));
+    return _mm256_div_ps(one, _mm256_add_ps(one, e));
+  });
+}
+
 UnaryKernel unary_kernel(UnaryFn fn) {
   switch (fn) {
+    case UnaryFn::kSigmoid:
+      return &sigmoid8;
     case UnaryFn::kFloor:
       return &round8<_MM_FROUND_TO_NEG_INF>;
     case UnaryFn::kCeil:
