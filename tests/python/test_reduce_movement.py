@@ -531,3 +531,23 @@ def test_flip_gradient_matches_torch():
         (y * lib.arange(y.numel(), dtype=y.dtype).reshape(y.shape)).sum().backward()
         grads.append(x.grad.numpy())
     np.testing.assert_array_equal(*grads)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "float16", "int32", "float32", "int64"])
+def test_index_select_single_elements_like_torch(dtype):
+    """Gathers of single elements (the indexed dim is the last): every item size, repeated and
+    negative indices, leading dims, and a 1-D input; x[..., idx] too."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((3, 4, 37)) * 5
+    a = a > 0 if dtype == "bool" else a.astype(dtype)
+    idx = np.array([0, 36, 5, 5, -1, -37, 12] * 9)
+    x, xt = flow.tensor(a), torch.tensor(a)
+    for dim, size in ((2, 37), (-1, 37)):
+        i = idx % size
+        got = flow.index_select(x, dim, flow.tensor(i)).numpy()
+        np.testing.assert_array_equal(got, torch.index_select(xt, dim, torch.tensor(i)).numpy())
+    np.testing.assert_array_equal(x[..., flow.tensor(idx)].numpy(), xt[..., torch.tensor(idx)])
+    flat = a.reshape(-1)
+    i = rng.integers(0, flat.size, 50000)  # past the parallel grain
+    got = flow.index_select(flow.tensor(flat), 0, flow.tensor(i)).numpy()
+    np.testing.assert_array_equal(got, flat[i])

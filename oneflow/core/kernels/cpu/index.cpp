@@ -1,7 +1,9 @@
 // CPU kernels of advanced indexing: IndexGather (x[i_0, ..., i_k-1]) and IndexPut (the in-place
 // write or accumulation). Operands are contiguous and the indices already bounds-checked by the
 // functional layer; negative indices count from the end.
+#include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/ops/primitives.h"
@@ -60,6 +62,24 @@ void IndexGather::compute_cpu(const TensorList& in, const TensorList& out,
   const char* x = static_cast<const char*>(in[0]->data());
   char* o = static_cast<char*>(out[0]->data());
   const int64_t work = g.pre * g.nb;
+  if (g.post == 1 && (isz == 1 || isz == 2 || isz == 4 || isz == 8)) {
+    // Single elements (e.g. index_select along the last dim): typed loads and stores, the rows
+    // decoded once, instead of a memcpy call per element.
+    std::vector<int64_t> row(static_cast<size_t>(g.nb));
+    for (int64_t b = 0; b < g.nb; ++b) row[b] = row_of(g, b);
+    auto gather = [&]<typename U>() {
+      const U* xs = reinterpret_cast<const U*>(x);
+      U* os = reinterpret_cast<U*>(o);
+#pragma omp parallel for collapse(2) schedule(static) if (work > cpu::kParallelGrain)
+      for (int64_t p = 0; p < g.pre; ++p)
+        for (int64_t b = 0; b < g.nb; ++b) os[p * g.nb + b] = xs[p * rows + row[b]];
+    };
+    if (isz == 1) gather.template operator()<uint8_t>();
+    if (isz == 2) gather.template operator()<uint16_t>();
+    if (isz == 4) gather.template operator()<uint32_t>();
+    if (isz == 8) gather.template operator()<uint64_t>();
+    return;
+  }
 #pragma omp parallel for schedule(static) if (work * g.post > cpu::kParallelGrain)
   for (int64_t w = 0; w < work; ++w) {
     const int64_t p = w / g.nb, b = w % g.nb;
