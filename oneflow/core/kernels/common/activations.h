@@ -7,6 +7,15 @@
 
 #include "oneflow/core/kernels/common/values.h"
 
+// The rules are always inlined: the CPU chunk loops include them in a baseline build and in an
+// AVX2 build (kernels/cpu/activation_chunks.h), and no out-of-line copy from the AVX2 build may
+// be shared with the baseline one.
+#if defined(__CUDACC__)
+#define OF_ACT_RULE OF_HD __forceinline__
+#else
+#define OF_ACT_RULE inline __attribute__((always_inline))
+#endif
+
 namespace oneflow {
 
 // The parameters of op_kinds.h's table, in the compute type.
@@ -16,7 +25,7 @@ struct ActParams {
 };
 
 template <ActFn K, typename C>
-OF_HD inline C act_value(C x, const ActParams<C>& p) {
+OF_ACT_RULE C act_value(C x, const ActParams<C>& p) {
   const C zero(0), one(1);
   if constexpr (K == ActFn::kLeakyRelu) {
     return x > zero ? x : x * p.a;
@@ -64,7 +73,7 @@ OF_HD inline C act_value(C x, const ActParams<C>& p) {
 }
 
 template <ActFn K, typename C>
-OF_HD inline C act_grad(C dy, C x, const ActParams<C>& p) {
+OF_ACT_RULE C act_grad(C dy, C x, const ActParams<C>& p) {
   const C zero(0), one(1);
   if constexpr (K == ActFn::kLeakyRelu) {
     return x > zero ? dy : dy * p.a;

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "oneflow/core/common/op_kinds.h"
+#include "oneflow/core/kernels/common/activations.h"
 
 namespace oneflow::cpu::avx2 {
 
@@ -29,6 +30,18 @@ template <typename T>
 using BinaryKernel = void (*)(const T* x, int64_t xs, const T* y, int64_t ys, T* out, int64_t n);
 BinaryKernel<float> binary_kernel_f32(BinaryFn fn);
 BinaryKernel<double> binary_kernel_f64(BinaryFn fn);
+// The activation family's chunk loops (kernels/cpu/activation_chunks.h) built for AVX2 + FMA
+// (vec/activation_avx2.cpp), for float and double: y = f(x) and dx = dy * f'(x) for
+// n <= kChunk contiguous values; t and u are kChunk-sized scratch buffers.
+template <typename C>
+using ActKernel = void (*)(const C* x, C* y, int64_t n, ActParams<C> p, C* t, C* u);
+template <typename C>
+using ActGradKernel = void (*)(const C* dy, const C* x, C* dx, int64_t n, ActParams<C> p, C* t,
+                               C* u);
+template <typename C>
+ActKernel<C> activation_kernel(ActFn fn);
+template <typename C>
+ActGradKernel<C> activation_grad_kernel(ActFn fn);
 // Sum of n floats: float lanes within blocks, blocks combined in double (as the SSE2 path).
 double sum(const float* p, int64_t n);
 
