@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "oneflow/core/kernels/cpu/strided_loop.h"
+#include "oneflow/core/kernels/cpu/vec/avx2.h"
 #include "oneflow/core/ops/primitives.h"
 
 namespace oneflow {
@@ -57,8 +58,20 @@ void Where::compute_cpu(const TensorList& in, const TensorList& out, const Attrs
 
 void Pow::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    auto rule = [](auto x, auto y) { return std::pow(x, y); };
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      if (cpu::avx2::has_avx2()) {
+        static const cpu::avx2::BinaryKernel<T> fast = [] {
+          if constexpr (std::is_same_v<T, float>)
+            return cpu::avx2::pow_kernel_f32();
+          else
+            return cpu::avx2::pow_kernel_f64();
+        }();
+        return binary_loop<T>(in[0], in[1], out[0], fast, rule);
+      }
+    }
     if constexpr (std::is_floating_point_v<compute_t<T>>)
-      binary_loop<T>(in[0], in[1], out[0], [](auto x, auto y) { return std::pow(x, y); });
+      binary_loop<T>(in[0], in[1], out[0], rule);
   });
 }
 

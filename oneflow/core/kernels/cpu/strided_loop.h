@@ -128,6 +128,33 @@ void binary_loop(const Tensor& a, const Tensor& b, const Tensor& out, Op op) {
   });
 }
 
+// binary_loop with a vector kernel for the runs where the output is contiguous and each operand
+// contiguous or one broadcast value: fast(x, xs, y, ys, out, n) with xs, ys 1 or 0 (avx2.h's
+// BinaryKernel). The other runs, and every run when fast is null, take op.
+template <typename T, typename Op>
+void binary_loop(const Tensor& a, const Tensor& b, const Tensor& out,
+                 void (*fast)(const T*, int64_t, const T*, int64_t, T*, int64_t), Op op) {
+  if (fast == nullptr) return binary_loop<T>(a, b, out, op);
+  const Shape& shape = out->shape();
+  std::array<std::vector<int64_t>, 3> strides = {broadcast_byte_strides(out, shape),
+                                                 broadcast_byte_strides(a, shape),
+                                                 broadcast_byte_strides(b, shape)};
+  std::array<char*, 3> ptrs = {static_cast<char*>(out->data()), static_cast<char*>(a->data()),
+                               static_cast<char*>(b->data())};
+  constexpr int64_t sz = sizeof(T);
+  strided_loop<3>(shape, strides, ptrs, [&](std::array<char*, 3> p, const auto& s, int64_t n) {
+    const bool x_ok = s[1] == sz || s[1] == 0, y_ok = s[2] == sz || s[2] == 0;
+    if (s[0] == sz && x_ok && y_ok) {
+      fast(reinterpret_cast<const T*>(p[1]), s[1] / sz, reinterpret_cast<const T*>(p[2]), s[2] / sz,
+           reinterpret_cast<T*>(p[0]), n);
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i)
+      *reinterpret_cast<T*>(p[0] + i * s[0]) = op(*reinterpret_cast<const T*>(p[1] + i * s[1]),
+                                                  *reinterpret_cast<const T*>(p[2] + i * s[2]));
+  });
+}
+
 template <typename T, typename Op>
 void unary_loop(const Tensor& a, const Tensor& out, Op op) {
   using C = compute_t<T>;

@@ -568,33 +568,7 @@ void Unary<K>::compute_cpu(const TensorList& in, const TensorList& out, const At
   });
 }
 
-namespace {
-// A binary function on float32/float64 through an AVX2 kernel on the runs where each operand is
-// contiguous or one broadcast value; the other runs take the scalar rule.
-template <BinaryFn K, typename T>
-void binary_avx2(const Tensor& a, const Tensor& b, const Tensor& out,
-                 cpu::avx2::BinaryKernel<T> fast) {
-  const Shape& shape = out->shape();
-  std::array<std::vector<int64_t>, 3> strides = {cpu::broadcast_byte_strides(out, shape),
-                                                 cpu::broadcast_byte_strides(a, shape),
-                                                 cpu::broadcast_byte_strides(b, shape)};
-  std::array<char*, 3> ptrs = {static_cast<char*>(out->data()), static_cast<char*>(a->data()),
-                               static_cast<char*>(b->data())};
-  constexpr int64_t sz = sizeof(T);
-  cpu::strided_loop<3>(shape, strides, ptrs, [&](std::array<char*, 3> p, const auto& s, int64_t n) {
-    const bool x_ok = s[1] == sz || s[1] == 0, y_ok = s[2] == sz || s[2] == 0;
-    if (s[0] == sz && x_ok && y_ok) {
-      fast(reinterpret_cast<const T*>(p[1]), s[1] / sz, reinterpret_cast<const T*>(p[2]), s[2] / sz,
-           reinterpret_cast<T*>(p[0]), n);
-      return;
-    }
-    for (int64_t i = 0; i < n; ++i)
-      *reinterpret_cast<T*>(p[0] + i * s[0]) =
-          binary_value<K>(*reinterpret_cast<const T*>(p[1] + i * s[1]),
-                          *reinterpret_cast<const T*>(p[2] + i * s[2]));
-  });
-}
-}  // namespace
+namespace {}  // namespace
 
 template <BinaryFn K>
 void Binary<K>::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
@@ -602,13 +576,15 @@ void Binary<K>::compute_cpu(const TensorList& in, const TensorList& out, const A
     using C = compute_t<T>;
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       if (cpu::avx2::has_avx2()) {
-        if constexpr (std::is_same_v<T, float>) {
-          if (auto f = cpu::avx2::binary_kernel_f32(K))
-            return binary_avx2<K, T>(in[0], in[1], out[0], f);
-        } else {
-          if (auto f = cpu::avx2::binary_kernel_f64(K))
-            return binary_avx2<K, T>(in[0], in[1], out[0], f);
-        }
+        constexpr bool f32 = std::is_same_v<T, float>;
+        static const cpu::avx2::BinaryKernel<T> fast = [] {
+          if constexpr (f32)
+            return cpu::avx2::binary_kernel_f32(K);
+          else
+            return cpu::avx2::binary_kernel_f64(K);
+        }();
+        return cpu::binary_loop<T>(in[0], in[1], out[0], fast,
+                                   [](T x, T y) { return binary_value<K>(x, y); });
       }
     }
     cpu::binary_loop<T>(in[0], in[1], out[0], [](C x, C y) { return binary_value<K>(x, y); });

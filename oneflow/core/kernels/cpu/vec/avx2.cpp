@@ -153,6 +153,7 @@ struct Lanes<float> {
   static V bit_xor(V a, V b) { return _mm256_xor_ps(a, b); }
   static V atan2(V a, V b) { return Sleef_atan2f8_u10avx2(a, b); }
   static V fmod(V a, V b) { return Sleef_fmodf8_avx2(a, b); }
+  static V pow(V a, V b) { return Sleef_powf8_u10avx2(a, b); }
 };
 template <>
 struct Lanes<double> {
@@ -173,6 +174,7 @@ struct Lanes<double> {
   static V bit_xor(V a, V b) { return _mm256_xor_pd(a, b); }
   static V atan2(V a, V b) { return Sleef_atan2d4_u10avx2(a, b); }
   static V fmod(V a, V b) { return Sleef_fmodd4_avx2(a, b); }
+  static V pow(V a, V b) { return Sleef_powd4_u10avx2(a, b); }
 };
 
 // The binary functions on lanes, with the scalar rules of values.h's binary_value.
@@ -198,21 +200,36 @@ typename Lanes<T>::V binary_lanes(typename Lanes<T>::V a, typename Lanes<T>::V b
   }
 }
 
-template <BinaryFn K, typename T>
+// The function of a binary_map: one of the BinaryFn functions, or pow.
+template <BinaryFn K>
+struct BinaryOp {
+  template <typename T>
+  static typename Lanes<T>::V apply(typename Lanes<T>::V a, typename Lanes<T>::V b) {
+    return binary_lanes<K, T>(a, b);
+  }
+};
+struct PowOp {
+  template <typename T>
+  static typename Lanes<T>::V apply(typename Lanes<T>::V a, typename Lanes<T>::V b) {
+    return Lanes<T>::pow(a, b);
+  }
+};
+
+template <typename Op, typename T>
 void binary_map(const T* x, int64_t xs, const T* y, int64_t ys, T* out, int64_t n) {
   using L = Lanes<T>;
   constexpr int kN = L::kN;
   int64_t i = 0;
   if (xs && ys) {
     for (; i + kN <= n; i += kN)
-      L::store(out + i, binary_lanes<K, T>(L::load(x + i), L::load(y + i)));
+      L::store(out + i, Op::template apply<T>(L::load(x + i), L::load(y + i)));
   } else if (ys) {
     const auto xv = L::set1(*x);
-    for (; i + kN <= n; i += kN) L::store(out + i, binary_lanes<K, T>(xv, L::load(y + i)));
+    for (; i + kN <= n; i += kN) L::store(out + i, Op::template apply<T>(xv, L::load(y + i)));
   } else {
     const auto yv = L::set1(*y);
     for (; i + kN <= n; i += kN)
-      L::store(out + i, binary_lanes<K, T>(xs ? L::load(x + i) : L::set1(*x), yv));
+      L::store(out + i, Op::template apply<T>(xs ? L::load(x + i) : L::set1(*x), yv));
   }
   if (i < n) {  // the tail through padded buffers
     T bx[kN], by[kN], bo[kN];
@@ -221,7 +238,7 @@ void binary_map(const T* x, int64_t xs, const T* y, int64_t ys, T* out, int64_t 
       bx[j] = in ? x[xs * (i + j)] : T(1);
       by[j] = in ? y[ys * (i + j)] : T(1);
     }
-    L::store(bo, binary_lanes<K, T>(L::load(bx), L::load(by)));
+    L::store(bo, Op::template apply<T>(L::load(bx), L::load(by)));
     for (int64_t j = i; j < n; ++j) out[j] = bo[j - i];
   }
 }
@@ -230,15 +247,15 @@ template <typename T>
 BinaryKernel<T> binary_kernel(BinaryFn fn) {
   switch (fn) {
     case BinaryFn::kAtan2:
-      return &binary_map<BinaryFn::kAtan2, T>;
+      return &binary_map<BinaryOp<BinaryFn::kAtan2>, T>;
     case BinaryFn::kFmod:
-      return &binary_map<BinaryFn::kFmod, T>;
+      return &binary_map<BinaryOp<BinaryFn::kFmod>, T>;
     case BinaryFn::kRemainder:
-      return &binary_map<BinaryFn::kRemainder, T>;
+      return &binary_map<BinaryOp<BinaryFn::kRemainder>, T>;
     case BinaryFn::kMaximum:
-      return &binary_map<BinaryFn::kMaximum, T>;
+      return &binary_map<BinaryOp<BinaryFn::kMaximum>, T>;
     case BinaryFn::kMinimum:
-      return &binary_map<BinaryFn::kMinimum, T>;
+      return &binary_map<BinaryOp<BinaryFn::kMinimum>, T>;
     default:
       return nullptr;
   }
@@ -248,6 +265,8 @@ BinaryKernel<T> binary_kernel(BinaryFn fn) {
 
 BinaryKernel<float> binary_kernel_f32(BinaryFn fn) { return binary_kernel<float>(fn); }
 BinaryKernel<double> binary_kernel_f64(BinaryFn fn) { return binary_kernel<double>(fn); }
+BinaryKernel<float> pow_kernel_f32() { return &binary_map<PowOp, float>; }
+BinaryKernel<double> pow_kernel_f64() { return &binary_map<PowOp, double>; }
 
 void gelu(const float* x, float* y, int64_t n, bool tanh_form) {
   const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);

@@ -30,6 +30,9 @@ template <typename T>
 using BinaryKernel = void (*)(const T* x, int64_t xs, const T* y, int64_t ys, T* out, int64_t n);
 BinaryKernel<float> binary_kernel_f32(BinaryFn fn);
 BinaryKernel<double> binary_kernel_f64(BinaryFn fn);
+// out = pow(x, y) (Sleef's, C99's special values) with the same operand forms.
+BinaryKernel<float> pow_kernel_f32();
+BinaryKernel<double> pow_kernel_f64();
 // The activation family's chunk loops (kernels/cpu/activation_chunks.h) built for AVX2 + FMA
 // (vec/activation_avx2.cpp), for float and double: y = f(x) and dx = dy * f'(x) for
 // n <= kChunk contiguous values; t and u are kChunk-sized scratch buffers.
