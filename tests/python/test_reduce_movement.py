@@ -533,6 +533,53 @@ def test_flip_gradient_matches_torch():
     np.testing.assert_array_equal(*grads)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool", "float16", "uint8"])
+def test_tril_triu_like_torch(dtype):
+    """tril/triu: every diagonal from far below to far above, square/wide/tall and batched
+    matrices, zero-size dims, non-contiguous inputs (transposed, stepped slices, broadcast),
+    a copy rather than a view, and the error for fewer than 2 dims."""
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((2, 3, 7, 5)) * 4
+    a = a > 0 if dtype == "bool" else a.astype(dtype)
+    x, xt = flow.tensor(a), torch.tensor(a)
+    views = [
+        (lambda t: t),
+        (lambda t: t.transpose(-1, -2)),
+        (lambda t: t[:, 1:, ::2, 1:]),
+        (lambda t: t.permute(2, 0, 3, 1)),
+        (lambda t: t[0, 0, :1].expand(6, 5)),
+        (lambda t: t[:, :, :0]),
+        (lambda t: t[0, 0]),
+    ]
+    for view in views:
+        for d in (-9, -6, -2, -1, 0, 1, 2, 4, 5, 9):
+            for name in ("tril", "triu"):
+                got = getattr(flow, name)(view(x), d).numpy()
+                want = getattr(torch, name)(view(xt), d).numpy()
+                assert got.shape == want.shape, name
+                np.testing.assert_array_equal(got, want, err_msg=f"{name} {d}")
+                got = getattr(view(x), name)(diagonal=d).numpy()
+                np.testing.assert_array_equal(got, want, err_msg=f"Tensor.{name} {d}")
+    out = flow.tril(x)
+    out.fill_(0)  # a copy, not a view: the input is untouched
+    np.testing.assert_array_equal(x.numpy(), a)
+    for name in ("tril", "triu"):
+        with pytest.raises(RuntimeError, match=f"{name}: input tensor must have at least 2"):
+            getattr(flow, name)(flow.ones(3))
+
+
+def test_tril_triu_gradients_match_torch():
+    a = np.random.default_rng(6).standard_normal((3, 4, 6))
+    for name, d in (("tril", 0), ("tril", -2), ("triu", 1), ("triu", -1)):
+        grads = []
+        for lib in (flow, torch):
+            x = lib.tensor(a, requires_grad=True)
+            y = getattr(x.transpose(1, 2), name)(d)
+            (y * lib.arange(y.numel(), dtype=y.dtype).reshape(y.shape)).sum().backward()
+            grads.append(x.grad.numpy())
+        np.testing.assert_array_equal(*grads, err_msg=f"{name} {d}")
+
+
 @pytest.mark.parametrize("dtype", ["bool", "uint8", "float16", "int32", "float32", "int64"])
 def test_index_select_single_elements_like_torch(dtype):
     """Gathers of single elements (the indexed dim is the last): every item size, repeated and

@@ -310,6 +310,9 @@ void init_functional(py::module_& m) {
   m.def("view", [](py::handle x, py::args shape) {
     return F::view(as_tensor(x, "view", "input"), shape_from_args(shape, "view"));
   });
+  m.def("triangle", [](py::handle x, int64_t diagonal, bool upper) {
+    return F::triangle(as_tensor(x, upper ? "triu" : "tril", "input"), diagonal, upper);
+  });
   m.def("flip", [](py::handle x, const std::vector<int64_t>& dims) {
     return F::flip(as_tensor(x, "flip", "input"), dims);
   });

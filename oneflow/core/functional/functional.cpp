@@ -122,6 +122,13 @@ Tensor flip(const Tensor& x, const std::vector<int64_t>& dims) {
   return dispatch1(prim::flip(), {x}, Attrs{{"dims", d}});
 }
 
+Tensor triangle(const Tensor& x, int64_t diagonal, bool upper) {
+  if (x->ndim() < 2)
+    throw_error<RuntimeError>(upper ? "triu" : "tril",
+                              "input tensor must have at least 2 dimensions, got ", x->ndim());
+  return dispatch1(prim::triangle(), {x}, Attrs{{"diagonal", diagonal}, {"upper", upper}});
+}
+
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {
   const int64_t nd = x->ndim();
   if (nd == 0) return x;

@@ -208,6 +208,8 @@ Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor permute(const Tensor& x, const std::vector<int64_t>& perm);
 // The elements along `dims` in reverse order, as a new contiguous tensor.
 Tensor flip(const Tensor& x, const std::vector<int64_t>& dims);
+// tril (upper false) / triu (upper true): the triangle on and below / above diagonal.
+Tensor triangle(const Tensor& x, int64_t diagonal, bool upper);
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1);
 Tensor expand(const Tensor& x, const Shape& shape);
 Tensor reshape(const Tensor& x, const Shape& shape);

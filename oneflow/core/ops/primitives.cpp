@@ -634,6 +634,15 @@ TensorList Flip::grad(const GradContext& ctx, const TensorList& dy) const {
   return {F::flip(dy[0], ctx.attrs.get<std::vector<int64_t>>("dims"))};
 }
 
+std::vector<TensorMeta> Triangle::infer(const TensorList& in, const Attrs&) const {
+  check_arity(*this, in, 1);
+  return {contiguous_meta(in[0]->shape(), in[0]->dtype(), in[0]->device())};
+}
+
+TensorList Triangle::grad(const GradContext& ctx, const TensorList& dy) const {
+  return {F::triangle(dy[0], ctx.attrs.get<int64_t>("diagonal"), ctx.attrs.get<bool>("upper"))};
+}
+
 PrimTraits Fill::traits() const {
   PrimTraits t;
   t.differentiable = false;
@@ -1066,6 +1075,7 @@ OF_INSTANCE(ReduceSum, reduce_sum)
 OF_INSTANCE(Matmul, matmul)
 OF_INSTANCE(Copy, copy)
 OF_INSTANCE(Flip, flip)
+OF_INSTANCE(Triangle, triangle)
 OF_INSTANCE(Fill, fill)
 OF_INSTANCE(RandomNormal, random_normal)
 OF_INSTANCE(Permute, permute)
@@ -1131,6 +1141,7 @@ std::vector<const Primitive*> all_primitives() {
       &prim::cumprod(),
       &prim::sort(),
       &prim::flip(),
+      &prim::triangle(),
       &prim::gather(),
       &prim::scatter(),
       &prim::cat(),

@@ -478,6 +478,16 @@ class Flip final : public Primitive {
   OF_PRIMITIVE_KERNELS
 };
 
+// The lower (attr upper false: tril) or upper (true: triu) triangle of the matrices in the last
+// two dims, relative to attr diagonal (int64), into a new contiguous tensor; the rest is zero.
+class Triangle final : public Primitive {
+ public:
+  const char* name() const override { return "triangle"; }
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
 // No inputs; attrs shape, dtype, device, value (double).
 class Fill final : public Primitive {
  public:
@@ -701,6 +711,7 @@ const Det& det();
 const Cumprod& cumprod();
 const Sort& sort();
 const Flip& flip();
+const Triangle& triangle();
 const Gather& gather();
 const AdamUpdate& adam_update();
 const LayerNorm& layer_norm();

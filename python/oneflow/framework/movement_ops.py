@@ -311,30 +311,12 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     return _C.index(input, [idx], dim)
 
 
-def _tri_mask(input, diagonal, lower):
-    import oneflow
-
-    rows, cols = input.shape[-2], input.shape[-1]
-    r = oneflow.arange(rows, device=input.device).reshape(rows, 1)
-    c = oneflow.arange(cols, device=input.device).reshape(1, cols)
-    d = _C.sub(c, r)
-    return _C.le(d, diagonal) if lower else _C.ge(d, diagonal)
-
-
-def _zero_of(input):
-    return False if str(input.dtype) == "oneflow.bool" else 0
-
-
 def tril(input, diagonal=0):
-    if input.ndim < 2:
-        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
-    return _C.where(_tri_mask(input, diagonal, True), input, _zero_of(input))
+    return _C.triangle(input, diagonal, False)
 
 
 def triu(input, diagonal=0):
-    if input.ndim < 2:
-        raise RuntimeError("triu: input tensor must have at least 2 dimensions")
-    return _C.where(_tri_mask(input, diagonal, False), input, _zero_of(input))
+    return _C.triangle(input, diagonal, True)
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):

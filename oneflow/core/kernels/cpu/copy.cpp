@@ -1,5 +1,6 @@
 // CPU kernels of the copy and creation primitives: strided copy with dtype cast, fill, and the
 // Philox normal generator.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -43,6 +44,36 @@ void Copy::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&
 
 void Flip::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
   copy_cpu(flipped_view(in[0], attrs.get<std::vector<int64_t>>("dims")), out[0]);
+}
+
+// Row by row: the kept columns are copied, the others zeroed (all-zero bits are zero in every
+// dtype). A strided input is first copied into the output, then zeroed there.
+void Triangle::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  const Tensor& y = out[0];
+  const Shape& shape = y->shape();
+  const int64_t rows = shape[shape.size() - 2], cols = shape[shape.size() - 1];
+  if (y->numel() == 0) return;
+  const int64_t diagonal = attrs.get<int64_t>("diagonal");
+  const bool upper = attrs.get<bool>("upper");
+  const int64_t sz = static_cast<int64_t>(itemsize(y->dtype()));
+  const char* src = static_cast<const char*>(in[0]->data());
+  char* dst = static_cast<char*>(y->data());
+  if (!in[0]->is_contiguous()) {
+    copy_cpu(in[0], y);
+    src = dst;
+  }
+  const int64_t lines = y->numel() / cols;
+#pragma omp parallel for schedule(static) if (y->numel() > cpu::kParallelGrain)
+  for (int64_t l = 0; l < lines; ++l) {
+    const int64_t r = l % rows;
+    // Kept columns [lo, hi): tril keeps c - r <= diagonal, triu keeps c - r >= diagonal.
+    const int64_t lo = upper ? std::clamp<int64_t>(r + diagonal, 0, cols) : 0;
+    const int64_t hi = upper ? cols : std::clamp<int64_t>(r + diagonal + 1, 0, cols);
+    char* o = dst + l * cols * sz;
+    if (src != dst && hi > lo) std::memcpy(o + lo * sz, src + (l * cols + lo) * sz, (hi - lo) * sz);
+    std::memset(o, 0, lo * sz);
+    std::memset(o + hi * sz, 0, (cols - hi) * sz);
+  }
 }
 
 void Fill::compute_cpu(const TensorList&, const TensorList& out, const Attrs& attrs) const {

@@ -32,6 +32,17 @@ __global__ void cast_strided(int64_t n, StridedIndexer<2> ix, D* dst, const S* s
   }
 }
 
+// Zeroes the elements outside the triangle of contiguous [.., rows, cols] matrices (y may be x).
+template <typename T>
+__global__ void triangle_kernel(int64_t n, int64_t rows, int64_t cols, int64_t diagonal, bool upper,
+                                const T* x, T* y) {
+  for (int64_t i = cuda::grid_begin(); i < n; i += cuda::grid_step()) {
+    const int64_t c = i % cols, r = (i / cols) % rows;
+    const bool keep = upper ? c - r >= diagonal : c - r <= diagonal;
+    y[i] = keep ? x[i] : cast_value<T>(0.0f);
+  }
+}
+
 template <typename T>
 __global__ void fill_kernel(int64_t n, T* out, T value) {
   for (int64_t i = cuda::grid_begin(); i < n; i += cuda::grid_step()) out[i] = value;
@@ -147,6 +158,24 @@ void Copy::compute_cuda(const TensorList& in, const TensorList& out, const Attrs
   // Host copies return when the bytes are there; peer copies wait for the source's stream.
   cuda_backend().copy(dst->data(), dst->device(), staged->data(), staged->device(),
                       dst->numel() * itemsize(dst->dtype()));
+}
+
+// A strided input is first copied into the output, then zeroed there.
+void Triangle::compute_cuda(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  const Tensor& y = out[0];
+  const int64_t n = y->numel();
+  if (n == 0) return;
+  const Shape& shape = y->shape();
+  const int64_t rows = shape[shape.size() - 2], cols = shape[shape.size() - 1];
+  const Tensor& x = in[0]->is_contiguous() ? in[0] : y;
+  if (!in[0]->is_contiguous()) copy_cuda(in[0], y);
+  cudaStream_t stream = cuda_stream(y->device().index);
+  visit_dtype(y->dtype(), [&]<typename T>() {
+    triangle_kernel<T><<<cuda::grid_size(n), cuda::kBlockSize, 0, stream>>>(
+        n, rows, cols, attrs.get<int64_t>("diagonal"), attrs.get<bool>("upper"), x->data_as<T>(),
+        y->data_as<T>());
+    OF_CUDA_CHECK(cudaGetLastError());
+  });
 }
 
 void Fill::compute_cuda(const TensorList&, const TensorList& out, const Attrs& attrs) const {
