@@ -533,6 +533,35 @@ def test_flip_gradient_matches_torch():
     np.testing.assert_array_equal(*grads)
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "bool", "float16", "int32", "float32", "float64"])
+def test_transposing_copies_like_numpy(dtype):
+    """Copies whose output runs across the input's rows (transposes, permutes moving the
+    contiguous dim) go by tiles: every item size, sizes off the tile grid, leading and
+    broadcast dims, sliced inputs, and copies into a strided destination."""
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((3, 67, 301)) * 50
+    a = a > 0 if dtype == "bool" else a.astype(dtype)
+    x = flow.tensor(a)
+    cases = [
+        (lambda t: t.transpose(1, 2), lambda n: n.transpose(0, 2, 1)),
+        (lambda t: t.permute(2, 0, 1), lambda n: n.transpose(2, 0, 1)),
+        (lambda t: t.permute(1, 2, 0), lambda n: n.transpose(1, 2, 0)),
+        (lambda t: t[:, 3:60, 5:290:1].transpose(1, 2), lambda n: n[:, 3:60, 5:290].swapaxes(1, 2)),
+        (lambda t: t[1].t(), lambda n: n[1].T),
+        (
+            lambda t: t[0, :40].t().unsqueeze(0).expand(4, 301, 40),
+            lambda n: np.broadcast_to(n[0, :40].T, (4, 301, 40)),
+        ),
+    ]
+    for view, ref in cases:
+        got = view(x).contiguous().numpy()
+        np.testing.assert_array_equal(got, np.ascontiguousarray(ref(a)))
+    # into a strided destination: y.t()[...] = x
+    y = flow.zeros(301, 67, dtype=x.dtype)
+    y.t().copy_(x[2])
+    np.testing.assert_array_equal(y.numpy(), a[2].T)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool", "float16", "uint8"])
 def test_tril_triu_like_torch(dtype):
     """tril/triu: every diagonal from far below to far above, square/wide/tall and batched

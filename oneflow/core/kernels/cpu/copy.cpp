@@ -12,10 +12,77 @@
 
 namespace oneflow {
 
-namespace {}  // namespace
+namespace {
+
+// A copy without a cast whose output runs across the input's rows (a transpose, a permute that
+// moves the input's contiguous dim): instead of reading the input with a long stride for every
+// output row, it goes tile by tile over the plane of the output's contiguous dim (a) and the
+// input's (b), kTileA x kTileB elements, so both sides are read and written in whole cache lines.
+// Returns false (nothing done) when the copy is not of that form.
+bool copy_tiled(const Tensor& src, const Tensor& dst) {
+  // 8 input rows per tile: rows a power of two of bytes apart share one L1 set (8-way), so more
+  // would evict each other before their lines are used up (32 x 32 tiles measured 5x slower).
+  constexpr int64_t kTileA = 8, kTileB = 64;
+  if (src->dtype() != dst->dtype() || dst->numel() < cpu::kParallelGrain) return false;
+  const int64_t sz = static_cast<int64_t>(itemsize(dst->dtype()));
+  if (sz != 1 && sz != 2 && sz != 4 && sz != 8) return false;
+  const Shape& shape = dst->shape();
+  const std::vector<int64_t> ss = cpu::broadcast_byte_strides(src, shape);
+  const std::vector<int64_t> ds = cpu::broadcast_byte_strides(dst, shape);
+  int64_t a = -1, b = -1;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    if (ds[d] == sz) a = static_cast<int64_t>(d);
+    if (ss[d] == sz) b = static_cast<int64_t>(d);
+  }
+  if (a < 0 || b < 0 || a == b || shape[a] < 8 || shape[b] < 8) return false;
+  std::vector<int64_t> odims, oss, ods;  // the other dims
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (static_cast<int64_t>(d) == a || static_cast<int64_t>(d) == b || shape[d] == 1) continue;
+    odims.push_back(shape[d]);
+    oss.push_back(ss[d]);
+    ods.push_back(ds[d]);
+  }
+  const int64_t na = shape[a], nb = shape[b], sa = ss[a], db = ds[b];
+  const int64_t ta = (na + kTileA - 1) / kTileA, tb = (nb + kTileB - 1) / kTileB;
+  int64_t outer = 1;
+  for (int64_t d : odims) outer *= d;
+  const char* s0 = static_cast<const char*>(src->data());
+  char* d0 = static_cast<char*>(dst->data());
+  auto run = [&]<typename U>() {
+    const int64_t tiles = outer * tb * ta;
+#pragma omp parallel for schedule(static)
+    for (int64_t t = 0; t < tiles; ++t) {
+      int64_t rem = t / (tb * ta);
+      const int64_t ib = (t / ta) % tb * kTileB, ia = t % ta * kTileA;
+      const char* sp = s0;
+      char* dp = d0;
+      for (int64_t d = static_cast<int64_t>(odims.size()) - 1; d >= 0; --d) {
+        const int64_t i = rem % odims[d];
+        rem /= odims[d];
+        sp += i * oss[d];
+        dp += i * ods[d];
+      }
+      const int64_t ea = std::min(na, ia + kTileA), eb = std::min(nb, ib + kTileB);
+      for (int64_t i = ib; i < eb; ++i) {
+        U* o = reinterpret_cast<U*>(dp + i * db);
+        const char* x = sp + i * sz;
+        for (int64_t j = ia; j < ea; ++j) o[j] = *reinterpret_cast<const U*>(x + j * sa);
+      }
+    }
+  };
+  if (sz == 1) run.operator()<uint8_t>();
+  if (sz == 2) run.operator()<uint16_t>();
+  if (sz == 4) run.operator()<uint32_t>();
+  if (sz == 8) run.operator()<uint64_t>();
+  return true;
+}
+
+}  // namespace
 
 // Copies `src` (any strides, same shape, on the CPU) into `dst` (any strides), casting.
 void copy_cpu(const Tensor& src, const Tensor& dst) {
+  if (copy_tiled(src, dst)) return;
   const Shape& shape = dst->shape();
   std::array<std::vector<int64_t>, 2> strides = {cpu::broadcast_byte_strides(dst, shape),
                                                  cpu::broadcast_byte_strides(src, shape)};

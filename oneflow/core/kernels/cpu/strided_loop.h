@@ -61,23 +61,33 @@ void strided_loop(const Shape& shape, std::array<std::vector<int64_t>, N> stride
   std::array<int64_t, N> inner_strides;
   for (size_t k = 0; k < N; ++k) inner_strides[k] = st[k][nd - 1];
 
-  // Runs rows [begin, end) of the outer index space, splitting inner runs when chunked.
+  // Runs elements [begin, end) of the flattened index space: the position is decoded once, then
+  // advanced run by run like an odometer (no division per run: short inner runs stay cheap).
   auto run_range = [&](int64_t begin, int64_t end) {
-    // element range [begin, end) over the flattened index space
-    int64_t idx = begin;
-    while (idx < end) {
-      int64_t row = idx / inner, col = idx % inner;
-      int64_t count = std::min(inner - col, end - idx);
-      std::array<char*, N> p = base;
-      int64_t rem = row;
+    int64_t idx_small[16] = {};
+    std::vector<int64_t> idx_big;
+    int64_t* idx = idx_small;
+    if (nd > 16) idx = (idx_big.assign(nd, 0), idx_big.data());
+    std::array<char*, N> p = base;
+    int64_t rem = begin / inner, col = begin % inner;
+    for (int64_t d = nd - 2; d >= 0; --d) {
+      idx[d] = rem % dims[d];
+      rem /= dims[d];
+      for (size_t k = 0; k < N; ++k) p[k] += idx[d] * st[k][d];
+    }
+    for (int64_t pos = begin; pos < end;) {
+      const int64_t count = std::min(inner - col, end - pos);
+      std::array<char*, N> q = p;
+      for (size_t k = 0; k < N; ++k) q[k] += col * inner_strides[k];
+      fn(q, inner_strides, count);
+      pos += count;
+      col = 0;
       for (int64_t d = nd - 2; d >= 0; --d) {
-        int64_t i = rem % dims[d];
-        rem /= dims[d];
-        for (size_t k = 0; k < N; ++k) p[k] += i * st[k][d];
+        for (size_t k = 0; k < N; ++k) p[k] += st[k][d];
+        if (++idx[d] < dims[d]) break;
+        for (size_t k = 0; k < N; ++k) p[k] -= st[k][d] * dims[d];
+        idx[d] = 0;
       }
-      for (size_t k = 0; k < N; ++k) p[k] += col * inner_strides[k];
-      fn(p, inner_strides, count);
-      idx += count;
     }
   };
   const int64_t total = outer * inner;
