@@ -627,3 +627,27 @@ def test_index_select_single_elements_like_torch(dtype):
     i = rng.integers(0, flat.size, 50000)  # past the parallel grain
     got = flow.index_select(flow.tensor(flat), 0, flow.tensor(i)).numpy()
     np.testing.assert_array_equal(got, flat[i])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_column_reductions_over_wide_rows_like_torch(dtype):
+    """Reductions over leading dims of wide rows run by blocks of columns shared between
+    threads: row widths off the block size, one and several output rows, strided inputs."""
+    rng = np.random.default_rng(9)
+    a = (rng.standard_normal((3, 41, 1000)) * 3).astype(dtype)
+    x, xt = flow.tensor(a), torch.tensor(a)
+    # PyTorch adds float32 in float32, this library in double: cancellations differ by ~1 ulp
+    # of the addends
+    tol = dict(rtol=1e-5, atol=2e-5) if dtype == "float32" else dict(rtol=1e-12, atol=1e-12)
+    for dims in ((0,), (1,), (0, 1)):
+        for name in ("sum", "amax", "amin"):
+            got = getattr(x, name)(dims).numpy()
+            want = getattr(xt, name)(dims).numpy()
+            np.testing.assert_allclose(got, want, **tol)
+        got = x[:, :, ::3].sum(dims).numpy()
+        want = xt[:, :, ::3].sum(dims).numpy()
+        np.testing.assert_allclose(got, want, **tol)
+    b = a[:, :5] / 3 if dtype != "int64" else a[:, :5] % 3 + 1
+    np.testing.assert_allclose(
+        flow.tensor(b).prod(1).numpy(), torch.tensor(b).prod(1).numpy(), rtol=1e-5
+    )

@@ -91,10 +91,13 @@ void copy_cpu(const Tensor& src, const Tensor& dst) {
     visit_dtype(dst->dtype(), [&]<typename D>() {
       cpu::strided_loop<2>(shape, strides, ptrs,
                            [&](std::array<char*, 2> p, const auto& s, int64_t n) {
+                             D* o = reinterpret_cast<D*>(p[0]);
+                             const S* x = reinterpret_cast<const S*>(p[1]);
                              if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
-                               D* o = reinterpret_cast<D*>(p[0]);
-                               const S* x = reinterpret_cast<const S*>(p[1]);
                                for (int64_t i = 0; i < n; ++i) o[i] = cast_value<D>(x[i]);
+                             } else if (s[0] == sizeof(D) && s[1] == -int64_t(sizeof(S))) {
+                               // a reversed run (flip): vectorises with a lane permute
+                               for (int64_t i = 0; i < n; ++i) o[i] = cast_value<D>(x[-i]);
                              } else {
                                for (int64_t i = 0; i < n; ++i)
                                  *reinterpret_cast<D*>(p[0] + i * s[0]) =

@@ -108,12 +108,18 @@ void sum_kernel(const Tensor& x, const Tensor& out, const std::vector<int64_t>& 
   const bool column = !p.kept_strides.empty() && p.kept_strides.back() == 1 && nr > 0 &&
                       p.red_strides.back() > 1 && p.kept_shape.back() > 1;
   if (column) {
+    // Work items: (output row, block of kColumns columns), so that a single output row (a sum
+    // over dim 0) is still shared between threads.
+    constexpr int64_t kColumns = 256;
     const int64_t inner = p.kept_shape.back();
-    const int64_t n_rows_out = n_out / inner;
+    const int64_t n_rows_out = n_out / inner, blocks = (inner + kColumns - 1) / kColumns;
 #pragma omp parallel for schedule(static) if (n_out * n_red > cpu::kParallelGrain)
-    for (int64_t r = 0; r < n_rows_out; ++r) {
-      std::vector<A> acc(inner, A(0));
-      int64_t off0 = 0, rem = r;
+    for (int64_t w = 0; w < n_rows_out * blocks; ++w) {
+      const int64_t r = w / blocks, c0 = w % blocks * kColumns;
+      const int64_t width = std::min(kColumns, inner - c0);
+      A acc[kColumns];
+      std::fill_n(acc, width, A(0));
+      int64_t off0 = c0, rem = r;
       for (int64_t d = static_cast<int64_t>(p.kept_shape.size()) - 2; d >= 0; --d) {
         off0 += (rem % p.kept_shape[d]) * p.kept_strides[d];
         rem /= p.kept_shape[d];
@@ -125,9 +131,9 @@ void sum_kernel(const Tensor& x, const Tensor& out, const std::vector<int64_t>& 
           jr /= p.red_shape[d];
         }
         const T* row = base + off;
-        for (int64_t i = 0; i < inner; ++i) acc[i] += A(compute_t<T>(row[i]));
+        for (int64_t i = 0; i < width; ++i) acc[i] += A(compute_t<T>(row[i]));
       }
-      for (int64_t i = 0; i < inner; ++i) o[r * inner + i] = O(compute_t<O>(acc[i]));
+      for (int64_t i = 0; i < width; ++i) o[r * inner + c0 + i] = O(compute_t<O>(acc[i]));
     }
     return;
   }
@@ -245,7 +251,7 @@ bool reduce_blocks(const Tensor& x, const Tensor& out, const std::vector<int64_t
   T* op = out->data_as<T>();
   const A init = K == ReduceFn::kProd ? A(1) : A(C(xp[0]));
   if (inner > 1) {
-    constexpr int64_t kBlock = 1024;
+    constexpr int64_t kBlock = 256;  // small enough that one output row is shared by threads
     const int64_t blocks = (inner + kBlock - 1) / kBlock;
 #pragma omp parallel for schedule(static) if (outer * red * inner > cpu::kParallelGrain)
     for (int64_t w = 0; w < outer * blocks; ++w) {
