@@ -36,11 +36,7 @@ void vmath(C* p, int64_t n) {
                                          : &Sleef_tanhd2_u10;
     for (; i + 2 <= n; i += 2) _mm_storeu_pd(p + i, d2(_mm_loadu_pd(p + i)));
   }
-  for (; i < n; ++i)
-    p[i] = U == V::kExp     ? std::exp(p[i])
-           : U == V::kExpm1 ? std::expm1(p[i])
-           : U == V::kLog1p ? std::log1p(p[i])
-                            : std::tanh(p[i]);
+  for (; i < n; ++i) p[i] = scalar_math<U>(p[i]);
 }
 
 }  // namespace

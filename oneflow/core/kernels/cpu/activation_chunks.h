@@ -23,6 +23,15 @@ constexpr int64_t kChunk = 256;
 // The vector functions the chunks use.
 enum class V { kExp, kExpm1, kLog1p, kTanh };
 
+// The scalar form of U (the tails of the vector loops).
+template <V U, typename C>
+C scalar_math(C v) {
+  return U == V::kExp     ? std::exp(v)
+         : U == V::kExpm1 ? std::expm1(v)
+         : U == V::kLog1p ? std::log1p(v)
+                          : std::tanh(v);
+}
+
 // f applied in place to n contiguous values of C; defined by the including file for its
 // instruction set.
 template <typename C, V U>

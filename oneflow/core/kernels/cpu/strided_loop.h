@@ -106,18 +106,25 @@ void strided_loop(const Shape& shape, std::array<std::vector<int64_t>, N> stride
   }
 }
 
+// strided_loop over tensors: ts[0] is the output, the others are broadcast to its shape.
+template <size_t N, typename Fn>
+void tensor_loop(const std::array<Tensor, N>& ts, Fn&& fn) {
+  const Shape& shape = ts[0]->shape();
+  std::array<std::vector<int64_t>, N> strides;
+  std::array<char*, N> ptrs;
+  for (size_t k = 0; k < N; ++k) {
+    strides[k] = broadcast_byte_strides(ts[k], shape);
+    ptrs[k] = static_cast<char*>(ts[k]->data());
+  }
+  strided_loop<N>(shape, std::move(strides), ptrs, std::forward<Fn>(fn));
+}
+
 // out = op(a, b) with a, b broadcast to out's shape; the arithmetic runs in compute_t<T>.
 template <typename T, typename Op>
 void binary_loop(const Tensor& a, const Tensor& b, const Tensor& out, Op op) {
   using C = compute_t<T>;
-  const Shape& shape = out->shape();
-  std::array<std::vector<int64_t>, 3> strides = {broadcast_byte_strides(out, shape),
-                                                 broadcast_byte_strides(a, shape),
-                                                 broadcast_byte_strides(b, shape)};
-  std::array<char*, 3> ptrs = {static_cast<char*>(out->data()), static_cast<char*>(a->data()),
-                               static_cast<char*>(b->data())};
   constexpr int64_t sz = sizeof(T);
-  strided_loop<3>(shape, strides, ptrs, [&](std::array<char*, 3> p, const auto& s, int64_t n) {
+  tensor_loop<3>({out, a, b}, [&](std::array<char*, 3> p, const auto& s, int64_t n) {
     T* o = reinterpret_cast<T*>(p[0]);
     const T* x = reinterpret_cast<const T*>(p[1]);
     const T* y = reinterpret_cast<const T*>(p[2]);
@@ -145,14 +152,8 @@ template <typename T, typename Op>
 void binary_loop(const Tensor& a, const Tensor& b, const Tensor& out,
                  void (*fast)(const T*, int64_t, const T*, int64_t, T*, int64_t), Op op) {
   if (fast == nullptr) return binary_loop<T>(a, b, out, op);
-  const Shape& shape = out->shape();
-  std::array<std::vector<int64_t>, 3> strides = {broadcast_byte_strides(out, shape),
-                                                 broadcast_byte_strides(a, shape),
-                                                 broadcast_byte_strides(b, shape)};
-  std::array<char*, 3> ptrs = {static_cast<char*>(out->data()), static_cast<char*>(a->data()),
-                               static_cast<char*>(b->data())};
   constexpr int64_t sz = sizeof(T);
-  strided_loop<3>(shape, strides, ptrs, [&](std::array<char*, 3> p, const auto& s, int64_t n) {
+  tensor_loop<3>({out, a, b}, [&](std::array<char*, 3> p, const auto& s, int64_t n) {
     const bool x_ok = s[1] == sz || s[1] == 0, y_ok = s[2] == sz || s[2] == 0;
     if (s[0] == sz && x_ok && y_ok) {
       fast(reinterpret_cast<const T*>(p[1]), s[1] / sz, reinterpret_cast<const T*>(p[2]), s[2] / sz,

@@ -31,11 +31,7 @@ void vmath(C* p, int64_t n) {
                                          : &Sleef_tanhd4_u10avx2;
     for (; i + 4 <= n; i += 4) _mm256_storeu_pd(p + i, d4(_mm256_loadu_pd(p + i)));
   }
-  for (; i < n; ++i)
-    p[i] = U == V::kExp     ? std::exp(p[i])
-           : U == V::kExpm1 ? std::expm1(p[i])
-           : U == V::kLog1p ? std::log1p(p[i])
-                            : std::tanh(p[i]);
+  for (; i < n; ++i) p[i] = scalar_math<U>(p[i]);
 }
 
 }  // namespace
