@@ -79,6 +79,22 @@ CASES = {
     ),
     "masked_fill": (lambda lib, a: a.masked_fill(a > 0, 0.5), [(3, 4)], None),
     "masked_select": (lambda lib, a: lib.masked_select(a, a > 0), [(3, 4)], None),
+    "masked_select_bcast": (
+        lambda lib, a: lib.masked_select(a, a * a.reshape(1, 3) > 0),
+        [(3, 1)],
+        None,
+    ),
+    "bool_getitem": (lambda lib, a: a[a > 0], [(4, 5)], None),
+    "masked_scatter": (
+        lambda lib, a, b: lib.masked_scatter(a, a > 0, b),
+        [(3, 4), (2, 7)],
+        None,
+    ),
+    "masked_scatter_bcast": (
+        lambda lib, a, c: a.masked_scatter(a[:1] > 0, c),
+        [(3, 4), (15,)],
+        None,
+    ),
     "take": (lambda lib, a: lib.take(a, lib.tensor([[0, 5], [11, 3]])), [(3, 4)], None),
     "flip": (lambda lib, a: lib.flip(a, [0, 2]), [(2, 3, 4)], None),
     "roll": (lambda lib, a: lib.roll(a, (1, -2), (0, 1)), [(3, 4)], None),
@@ -651,3 +667,69 @@ def test_column_reductions_over_wide_rows_like_torch(dtype):
     np.testing.assert_allclose(
         flow.tensor(b).prod(1).numpy(), torch.tensor(b).prod(1).numpy(), rtol=1e-5
     )
+
+
+@pytest.mark.parametrize(
+    "shape", [(), (0,), (7,), (3, 4), (2, 0, 3), (2, 3, 4, 5), (70001,), (3, 300, 301)]
+)
+@pytest.mark.parametrize("density", [0.0, 0.3, 1.0])
+def test_nonzero_and_masked_select_like_torch(shape, density):
+    # Sizes past one 64K block and off every chunk boundary, all-false and all-true masks.
+    rng = np.random.default_rng(len(shape) + int(density * 10))
+    a = rng.standard_normal(shape).astype(np.float32)
+    m = rng.random(shape) < density
+    fx, tx = flow.tensor(a), torch.tensor(a)
+    fm, tm = flow.tensor(m), torch.tensor(m)
+    np.testing.assert_array_equal(flow.nonzero(fm).numpy(), torch.nonzero(tm).numpy())
+    np.testing.assert_array_equal(flow.argwhere(fm).numpy(), torch.argwhere(tm).numpy())
+    for f, t in zip(fm.nonzero(as_tuple=True), tm.nonzero(as_tuple=True), strict=True):
+        np.testing.assert_array_equal(f.numpy(), t.numpy())
+    np.testing.assert_array_equal(
+        flow.masked_select(fx, fm).numpy(), torch.masked_select(tx, tm).numpy()
+    )
+    if m.ndim:
+        np.testing.assert_array_equal(fx[fm].numpy(), tx[tm].numpy())
+        src = rng.standard_normal(m.size + 1).astype(np.float32)
+        np.testing.assert_array_equal(
+            fx.masked_scatter(fm, flow.tensor(src)).numpy(),
+            tx.masked_scatter(tm, torch.tensor(src)).numpy(),
+        )
+    # Non-bool input to nonzero: the truth of each element.
+    ints = (a * 3).astype(np.int64)
+    np.testing.assert_array_equal(
+        flow.tensor(ints).nonzero().numpy(), torch.tensor(ints).nonzero().numpy()
+    )
+
+
+def test_masked_select_and_scatter_on_strided_inputs_and_dtypes():
+    rng = np.random.default_rng(5)
+    for dtype in ["int8", "int32", "int64", "float16", "bool", "float64"]:
+        a = (rng.standard_normal((6, 9)) * 4).astype(dtype)
+        m = rng.random((9, 6)) < 0.5
+        fx, tx = flow.tensor(a).t(), torch.tensor(a).t()
+        fm, tm = flow.tensor(m), torch.tensor(m)
+        np.testing.assert_array_equal(
+            flow.masked_select(fx, fm).numpy(), torch.masked_select(tx, tm).numpy()
+        )
+        src = (rng.standard_normal(60) * 4).astype(dtype)
+        f = fx.clone()
+        t = tx.clone()
+        f.masked_scatter_(fm, flow.tensor(src))
+        t.masked_scatter_(tm, torch.tensor(src))
+        np.testing.assert_array_equal(f.numpy(), t.numpy())
+        # x[mask] = scalar takes the elementwise path
+        f[fm] = 3
+        t[tm] = 3
+        np.testing.assert_array_equal(f.numpy(), t.numpy())
+
+
+def test_masked_ops_reject_bad_arguments():
+    x = flow.randn(3, 4)
+    with pytest.raises(RuntimeError, match="masked_select: expected BoolTensor for mask"):
+        flow.masked_select(x, flow.ones(3, 4))
+    with pytest.raises(RuntimeError, match="masked_select"):
+        flow.masked_select(x, flow.ones(2, 4, dtype=flow.bool))
+    with pytest.raises(RuntimeError, match="masked_scatter: Number of elements of source"):
+        flow.masked_scatter(x, flow.ones(3, 4, dtype=flow.bool), flow.randn(11))
+    with pytest.raises(RuntimeError, match="masked_scatter: expected self and source"):
+        flow.masked_scatter(x, x > 0, flow.randn(12, dtype=flow.float64))

@@ -419,6 +419,37 @@ void init_functional(py::module_& m) {
       },
       py::arg("input"));
   m.def(
+      "argwhere",
+      [](py::handle x) {
+        Tensor t = as_tensor(x, "argwhere", "input");
+        if (t->dtype() != DType::kBool) t = F::to(t, DType::kBool, std::nullopt);
+        return F::argwhere(t);
+      },
+      py::arg("input"));
+  m.def(
+      "flatnonzero",
+      [](py::handle x) {
+        Tensor t = as_tensor(x, "flatnonzero", "input");
+        if (t->dtype() != DType::kBool) t = F::to(t, DType::kBool, std::nullopt);
+        return F::flatnonzero(t);
+      },
+      py::arg("input"));
+  m.def(
+      "masked_select",
+      [](py::handle x, py::handle mask) {
+        return F::masked_select(as_tensor(x, "masked_select", "input"),
+                                as_tensor(mask, "masked_select", "mask"));
+      },
+      py::arg("input"), py::arg("mask"));
+  m.def(
+      "masked_scatter",
+      [](py::handle x, py::handle mask, py::handle source) {
+        return F::masked_scatter(as_tensor(x, "masked_scatter", "input"),
+                                 as_tensor(mask, "masked_scatter", "mask"),
+                                 as_tensor(source, "masked_scatter", "source"));
+      },
+      py::arg("input"), py::arg("mask"), py::arg("source"));
+  m.def(
       "as_strided",
       [](py::handle x, py::handle size, py::handle stride, std::optional<int64_t> offset) {
         return F::as_strided(as_tensor(x, "as_strided", "input"),

@@ -12,6 +12,7 @@
 #include "oneflow/core/common/philox.h"
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/kernels/common/values.h"
+#include "oneflow/core/kernels/cpu/cpu_kernels.h"
 #include "oneflow/core/ops/primitives.h"
 
 namespace oneflow {
@@ -501,32 +502,97 @@ Tensor index_put_(const Tensor& x, const TensorList& indices, int64_t dim, const
   return copy_(x, tmp);
 }
 
-TensorList nonzero(const Tensor& mask) {
+namespace {
+
+// The mask as a contiguous host tensor (a synchronisation point for device masks, as in PyTorch)
+// and the count of its true elements per block.
+struct HostMask {
+  Tensor t;
+  NonzeroPlan plan;
+};
+
+HostMask host_mask(const char* op, const Tensor& mask) {
   if (mask->dtype() != DType::kBool)
-    throw_error<TypeError>("nonzero", "expected a bool tensor, got ", dtype_name(mask->dtype()));
-  // Data-dependent output size: computed on the host from a contiguous CPU copy.
+    throw_error<TypeError>(op, "expected a bool tensor, got ", dtype_name(mask->dtype()));
   Tensor h = contiguous(to(mask, std::nullopt, Device{}));
-  const bool* m = h->data_as<bool>();
-  const int64_t n = h->numel(), nd = h->ndim();
-  int64_t count = 0;
-  for (int64_t i = 0; i < n; ++i) count += m[i] ? 1 : 0;
+  NonzeroPlan plan = nonzero_plan_cpu(h->data_as<bool>(), h->numel());
+  return {h, std::move(plan)};
+}
+
+}  // namespace
+
+TensorList nonzero(const Tensor& mask) {
+  const HostMask h = host_mask("nonzero", mask);
   TensorList out;
-  for (int64_t d = 0; d < std::max<int64_t>(nd, 1); ++d)
-    out.push_back(empty_tensor({count}, DType::kInt64, Device{}));
-  const Strides st = contiguous_strides(h->shape());
-  int64_t w = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    if (!m[i]) continue;
-    int64_t rem = i;
-    for (int64_t d = 0; d < nd; ++d) {
-      out[d]->data_as<int64_t>()[w] = rem / std::max<int64_t>(st[d], 1);
-      rem %= std::max<int64_t>(st[d], 1);
-    }
-    if (nd == 0) out[0]->data_as<int64_t>()[w] = 0;
-    ++w;
+  std::vector<int64_t*> cols;
+  for (int64_t d = 0; d < std::max<int64_t>(mask->ndim(), 1); ++d) {
+    out.push_back(empty_tensor({h.plan.total}, DType::kInt64, Device{}));
+    cols.push_back(out.back()->data_as<int64_t>());
   }
+  nonzero_fill_cpu(h.plan, h.t->data_as<bool>(), h.t->shape(), cols, 1);
   for (Tensor& t : out) t = to(t, std::nullopt, mask->device());
   return out;
+}
+
+Tensor argwhere(const Tensor& mask) {
+  const HostMask h = host_mask("argwhere", mask);
+  const int64_t nd = mask->ndim();
+  Tensor out = empty_tensor({h.plan.total, nd}, DType::kInt64, Device{});
+  std::vector<int64_t*> cols;
+  for (int64_t d = 0; d < nd; ++d) cols.push_back(out->data_as<int64_t>() + d);
+  if (nd > 0) nonzero_fill_cpu(h.plan, h.t->data_as<bool>(), h.t->shape(), cols, nd);
+  return to(out, std::nullopt, mask->device());
+}
+
+Tensor flatnonzero(const Tensor& mask) {
+  const HostMask h = host_mask("flatnonzero", mask);
+  Tensor out = empty_tensor({h.plan.total}, DType::kInt64, Device{});
+  nonzero_fill_cpu(h.plan, h.t->data_as<bool>(), h.t->shape(), {out->data_as<int64_t>()}, 1);
+  return to(out, std::nullopt, mask->device());
+}
+
+namespace {
+
+// The operands of masked_select / masked_scatter broadcast together, `x` flattened, and the flat
+// positions of the mask's true elements.
+struct MaskedOperands {
+  Shape shape;
+  Tensor flat_x, positions;
+};
+
+MaskedOperands masked_operands(const char* op, const Tensor& x, const Tensor& mask) {
+  if (mask->dtype() != DType::kBool)
+    throw_error<RuntimeError>(op, "expected BoolTensor for mask, got ", dtype_name(mask->dtype()));
+  if (mask->device() != x->device())
+    throw_error<RuntimeError>(op, "expected mask and input on the same device, got ",
+                              mask->device().str(), " and ", x->device().str());
+  const Shape shape = broadcast_shapes(op, x->shape(), mask->shape());
+  return {shape, reshape(expand(x, shape), {-1}), flatnonzero(expand(mask, shape))};
+}
+
+}  // namespace
+
+Tensor masked_select(const Tensor& x, const Tensor& mask) {
+  const MaskedOperands m = masked_operands("masked_select", x, mask);
+  return index_gather_raw(m.flat_x, {m.positions}, 0);
+}
+
+Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source) {
+  const MaskedOperands m = masked_operands("masked_scatter", x, mask);
+  if (source->dtype() != x->dtype())
+    throw_error<RuntimeError>("masked_scatter",
+                              "expected self and source to have same dtypes but got ",
+                              dtype_name(x->dtype()), " and ", dtype_name(source->dtype()));
+  if (source->device() != x->device())
+    throw_error<RuntimeError>("masked_scatter", "expected source on ", x->device().str(), ", got ",
+                              source->device().str());
+  const int64_t count = m.positions->numel();
+  if (source->numel() < count)
+    throw_error<RuntimeError>("masked_scatter", "Number of elements of source < number of ones ",
+                              "in mask (", source->numel(), " < ", count, ")");
+  Tensor values = narrow(reshape(source, {-1}), 0, 0, count);
+  Tensor out = index_put_raw(clone(m.flat_x), contiguous(values), {m.positions}, 0, false);
+  return reshape(out, m.shape);
 }
 
 // ---- elementwise ----

@@ -247,7 +247,11 @@ Tensor index_gather_raw(const Tensor& x, const TensorList& indices, int64_t dim)
 Tensor index_put_raw(const Tensor& dst, const Tensor& value, const TensorList& indices, int64_t dim,
                      bool accumulate);
 // Indices of the true elements of a bool tensor, one int64 tensor per dim (as_tuple form).
-TensorList nonzero(const Tensor& mask);
+TensorList nonzero(const Tensor& mask);  // one int64 tensor of coordinates per dim
+Tensor argwhere(const Tensor& mask);     // [count, ndim] coordinates
+Tensor flatnonzero(const Tensor& mask);  // [count] flat (row-major) positions
+Tensor masked_select(const Tensor& x, const Tensor& mask);
+Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source);
 // A copy cast to dtype and moved to device; returns x itself when nothing changes and !copy.
 Tensor to(const Tensor& x, std::optional<DType> dtype, std::optional<Device> device,
           bool copy = false);

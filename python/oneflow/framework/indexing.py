@@ -116,7 +116,20 @@ def _advanced_target(t, adv_dims):
     return _C.permute(t, *(adv_dims + rest)), 0
 
 
+def _whole_mask(self, key):
+    """Whether key is a bool tensor of self's shape on self's device (x[x > 0])."""
+    return (
+        isinstance(key, Tensor)
+        and key.dtype == _internal.bool
+        and key.ndim > 0
+        and key.shape == self.shape
+        and key.device == self.device
+    )
+
+
 def getitem(self, key):
+    if _whole_mask(self, key):
+        return _C.masked_select(self, key)
     entries = _entries(key, self)
     t, adv_dims = _basic(self, entries)
     if not adv_dims:
@@ -126,6 +139,13 @@ def getitem(self, key):
 
 
 def setitem(self, key, value):
+    if _whole_mask(self, key) and (
+        isinstance(value, (int, float)) or (isinstance(value, Tensor) and value.ndim == 0)
+    ):
+        if isinstance(value, Tensor):
+            value = _C.to(value, self.dtype, self.device)
+        _C.copy_(self, _C.where(key, value, self))
+        return
     entries = _entries(key, self)
     t, adv_dims = _basic(self, entries)
     if not adv_dims:

@@ -166,8 +166,11 @@ def masked_fill(input, mask, value):
 
 
 def masked_select(input, mask):
-    shape = _broadcast_shape(input.shape, mask.shape)
-    return _C.expand(input, *shape)[_C.expand(mask, *shape)]
+    return _C.masked_select(input, mask)
+
+
+def masked_scatter(input, mask, source):
+    return _C.masked_scatter(input, mask, source)
 
 
 def take(input, index):
@@ -185,7 +188,7 @@ def take_along_dim(input, indices, dim=None):
 
 
 def argwhere(input):
-    return input.nonzero()
+    return _C.argwhere(input)
 
 
 def _broadcast_shape(*shapes):
@@ -503,6 +506,7 @@ def functions():
         index_fill=index_fill,
         masked_fill=masked_fill,
         masked_select=masked_select,
+        masked_scatter=masked_scatter,
         take=take,
         take_along_dim=take_along_dim,
         argwhere=argwhere,
@@ -567,6 +571,7 @@ def methods():
         "index_copy",
         "index_fill",
         "masked_fill",
+        "masked_scatter",
         "tril",
         "triu",
         "scatter_reduce",

@@ -353,19 +353,7 @@ def unflatten(self, dim, sizes):
 
 
 def _nonzero(self, as_tuple=False):
-    parts = _C.nonzero(self)
-    if as_tuple:
-        return parts
-    return _stack_columns(parts if self.ndim else (), len(parts[0]))
-
-
-def _stack_columns(parts, n):
-    from oneflow.framework.creation import zeros
-
-    out = zeros(n, len(parts), dtype=_internal.int64)
-    for j, p in enumerate(parts):
-        out[:, j] = p
-    return out if not parts else _C.to(out, None, parts[0].device)
+    return _C.nonzero(self) if as_tuple else _C.argwhere(self)
 
 
 def install():

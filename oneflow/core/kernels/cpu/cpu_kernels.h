@@ -2,6 +2,8 @@
 // host first). Kernels only; nothing here records autograd or dispatches.
 #pragma once
 
+#include <vector>
+
 #include "oneflow/core/common/attrs.h"
 #include "oneflow/core/framework/tensor.h"
 
@@ -15,5 +17,19 @@ Tensor slice_view_of(const Tensor& t, const Attrs& attrs);
 
 // A view of `t` with the elements along `dims` in reverse order (those strides negated).
 Tensor flipped_view(const Tensor& t, const std::vector<int64_t>& dims);
+
+// Positions of the true elements of a contiguous bool mask of `shape` (0-dim counts as [1]),
+// in row-major order. A plan splits the mask into blocks and counts each (in parallel);
+// `total` is the number of true elements.
+struct NonzeroPlan {
+  int64_t total = 0;
+  int64_t block = 0;                  // elements per block
+  std::vector<int64_t> first_output;  // per block: index of its first true element overall
+};
+NonzeroPlan nonzero_plan_cpu(const bool* mask, int64_t n);
+// Writes coordinate d of the k-th true element to cols[d][k * stride] (cols.size() == ndim), or,
+// with a single column for a multi-dim mask, its flat index to cols[0][k * stride].
+void nonzero_fill_cpu(const NonzeroPlan& plan, const bool* mask, const Shape& shape,
+                      const std::vector<int64_t*>& cols, int64_t stride);
 
 }  // namespace oneflow

@@ -1,10 +1,13 @@
 // CPU kernels of advanced indexing: IndexGather (x[i_0, ..., i_k-1]) and IndexPut (the in-place
 // write or accumulation). Operands are contiguous and the indices already bounds-checked by the
-// functional layer; negative indices count from the end.
+// functional layer; negative indices count from the end. Also the host-side search for the true
+// elements of a mask (nonzero, masked_select, boolean indexing).
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
+#include "oneflow/core/kernels/cpu/cpu_kernels.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/ops/primitives.h"
 
@@ -108,11 +111,94 @@ void IndexPut::compute_cpu(const TensorList& in, const TensorList& out, const At
           } else {
             for (int64_t i = 0; i < g.post; ++i) d[i] = T(compute_t<T>(d[i]) + compute_t<T>(s[i]));
           }
+        } else if (g.post == 1) {
+          *d = *s;
         } else {
           std::memcpy(d, s, static_cast<size_t>(g.post) * sizeof(T));
         }
       }
   });
+}
+
+NonzeroPlan nonzero_plan_cpu(const bool* mask, int64_t n) {
+  NonzeroPlan p;
+  p.block = 1 << 16;
+  const int64_t blocks = (n + p.block - 1) / p.block;
+  p.first_output.assign(static_cast<size_t>(blocks), 0);
+  const uint8_t* m = reinterpret_cast<const uint8_t*>(mask);
+#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain)
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t hi = std::min(n, (b + 1) * p.block);
+    int64_t c = 0;
+    for (int64_t i = b * p.block; i < hi; ++i) c += m[i] != 0;
+    p.first_output[b] = c;
+  }
+  for (int64_t& c : p.first_output) {
+    const int64_t count = c;
+    c = p.total;
+    p.total += count;
+  }
+  return p;
+}
+
+void nonzero_fill_cpu(const NonzeroPlan& plan, const bool* mask, const Shape& shape,
+                      const std::vector<int64_t*>& cols, int64_t stride) {
+  const int64_t nd = static_cast<int64_t>(shape.size());
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  const bool flat = cols.size() == 1 && nd != 1;
+  const int64_t inner = nd == 0 ? 1 : shape[nd - 1];
+  const int64_t blocks = static_cast<int64_t>(plan.first_output.size());
+  const uint8_t* m = reinterpret_cast<const uint8_t*>(mask);
+#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain)
+  for (int64_t b = 0; b < blocks; ++b) {
+    int64_t w = plan.first_output[b];
+    const int64_t w_end = b + 1 < blocks ? plan.first_output[b + 1] : plan.total;
+    if (w == w_end) continue;
+    int64_t i = b * plan.block;
+    const int64_t hi = std::min(n, i + plan.block);
+    std::vector<int64_t> coord(static_cast<size_t>(nd));
+    for (int64_t d = nd - 1, rem = i; d >= 0; --d) {
+      coord[d] = rem % shape[d];
+      rem /= shape[d];
+    }
+    // Per run of the last dim: the offsets of its true elements (a branch-free compaction into a
+    // small buffer), then one column at a time.
+    constexpr int64_t kChunk = 512;
+    uint32_t found[kChunk];
+    while (i < hi) {
+      const int64_t j0 = nd == 0 ? 0 : coord[nd - 1];
+      const int64_t len = std::min(inner - j0, hi - i);
+      for (int64_t c0 = 0; c0 < len; c0 += kChunk) {
+        const int64_t cl = std::min(kChunk, len - c0);
+        const uint8_t* mc = m + i + c0;
+        int64_t k = 0;
+        for (int64_t t = 0; t < cl; ++t) {
+          found[k] = static_cast<uint32_t>(t);
+          k += mc[t] != 0;
+        }
+        if (flat) {
+          int64_t* o = cols[0] + w * stride;
+          for (int64_t q = 0; q < k; ++q) o[q * stride] = i + c0 + found[q];
+        } else {
+          for (int64_t d = 0; d + 1 < nd; ++d) {
+            int64_t* o = cols[d] + w * stride;
+            for (int64_t q = 0; q < k; ++q) o[q * stride] = coord[d];
+          }
+          int64_t* o = cols[nd - 1] + w * stride;
+          for (int64_t q = 0; q < k; ++q) o[q * stride] = j0 + c0 + found[q];
+        }
+        w += k;
+      }
+      i += len;
+      if (nd == 0) break;
+      coord[nd - 1] += len;
+      for (int64_t d = nd - 1; d > 0 && coord[d] == shape[d]; --d) {
+        coord[d] = 0;
+        ++coord[d - 1];
+      }
+    }
+  }
 }
 
 }  // namespace oneflow
