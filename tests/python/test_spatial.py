@@ -93,3 +93,49 @@ def test_spatial_errors():
         F.pad(flow.ones(1, 1, 3), (3, 0), mode="reflect")
     with pytest.raises(RuntimeError, match="pixel_shuffle"):
         F.pixel_shuffle(flow.ones(1, 3, 2, 2), 2)
+
+
+BORDER_PADS = [
+    ((3, 7), (3, 6)),
+    ((2, 3, 9), (0, 8)),
+    ((2, 2, 5, 6), (4, 5, 0, 4)),
+    ((1, 2, 4, 5, 6), (1, 2, 3, 0, 2, 3)),
+    ((2, 1, 1, 4), (0, 0, 0, 0)),
+    ((0, 2, 3, 4), (1, 1, 2, 2)),
+]
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("case", range(len(BORDER_PADS)))
+def test_border_pad_kernel_like_torch(mode, case):
+    # The Pad primitive: padding up to the size (reflect: size - 1), on 1-3 trailing dims,
+    # float32 (strided input) and float64 values and gradients, integer and 16-bit values.
+    shape, pad = BORDER_PADS[case]
+    pad = tuple(min(p, shape[-1 - i // 2] - (mode == "reflect")) for i, p in enumerate(pad))
+    check(
+        lambda lib, x: lib.nn.functional.pad(x, pad, mode=mode),
+        [shape],
+        dtype="float64",
+    )
+    check(
+        lambda lib, x: lib.nn.functional.pad(x, pad, mode=mode),
+        [shape[:-2] + (shape[-1], shape[-2])] if len(shape) > 2 else [shape],
+        transform=(lambda lib, t, i: t.transpose(-1, -2)) if len(shape) > 2 else None,
+    )
+    import numpy as np
+    import torch
+
+    a = np.arange(int(np.prod(shape))).reshape(shape)
+    for dtype in ["int64", "int8", "float16", "bool"]:
+        arr = (a % 7 == 0) if dtype == "bool" else a.astype(dtype)
+        f = flow.nn.functional.pad(flow.tensor(arr), pad, mode=mode)
+        t = torch.nn.functional.pad(torch.tensor(arr).double(), pad, mode=mode)
+        np.testing.assert_array_equal(f.numpy(), t.numpy().astype(arr.dtype))
+
+
+def test_border_pad_rejects_bad_sizes():
+    x = flow.randn(1, 2, 3, 4)
+    with pytest.raises(RuntimeError, match="pad: padding size should be less than"):
+        flow.nn.functional.pad(x, (4, 0), mode="reflect")
+    with pytest.raises(RuntimeError, match="pad: padding value causes wrapping"):
+        flow.nn.functional.pad(x, (0, 0, 4, 0), mode="circular")

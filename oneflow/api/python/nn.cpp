@@ -175,6 +175,15 @@ void init_nn(py::module_& m) {
   bind_nd<1>(m);
   bind_nd<2>(m);
   bind_nd<3>(m);
+  m.def(
+      "border_pad",
+      [](py::handle input, py::handle pad, const std::string& mode) {
+        Tensor x = tensor_arg(input, "pad", "input");
+        F::IntList p = ints(pad, "pad", "pad");
+        ReleaseGil nogil;
+        return F::border_pad(x, p, mode);
+      },
+      py::arg("input"), py::arg("pad"), py::arg("mode"));
 }
 
 }  // namespace oneflow::python

@@ -5,6 +5,7 @@
 #include "oneflow/core/autograd/autograd.h"
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/functional/functional.h"
+#include "oneflow/core/kernels/common/pad.h"
 #include "oneflow/core/ops/nn_primitives.h"
 
 namespace oneflow::functional {
@@ -394,6 +395,48 @@ TensorList adaptive_max_pool(const char* op, int64_t nsp, const Tensor& x_in,
   if (!return_indices) out.resize(1);
   for (Tensor& t : out) t = unbatched(t, added);
   return out;
+}
+
+Tensor border_pad_raw(const Tensor& x, const IntList& pads, int64_t mode) {
+  return dispatch1(prim::pad(), {contiguous(x)}, Attrs{{"pads", pads}, {"mode", mode}});
+}
+
+Tensor pad_grad(const Tensor& dy, const Shape& input_shape, const IntList& pads, int64_t mode) {
+  return dispatch1(prim::pad_grad(), {contiguous(dy)},
+                   Attrs{{"input_shape", input_shape}, {"pads", pads}, {"mode", mode}});
+}
+
+Tensor border_pad(const Tensor& x, const IntList& pads, const std::string& mode) {
+  const char* op = "pad";
+  int64_t m = 0;
+  if (mode == "reflect")
+    m = static_cast<int64_t>(PadMode::kReflect);
+  else if (mode == "replicate")
+    m = static_cast<int64_t>(PadMode::kReplicate);
+  else if (mode == "circular")
+    m = static_cast<int64_t>(PadMode::kCircular);
+  else
+    throw_error<NotImplementedError>(op, "mode '", mode, "' is not a border padding mode");
+  const int64_t k = static_cast<int64_t>(pads.size()) / 2;
+  if (pads.size() % 2 != 0 || k > 3 || k > x->ndim())
+    throw_error<RuntimeError>(op, mode, " padding takes (left, right) pairs for at most the last ",
+                              std::min<int64_t>(3, x->ndim()), " dims, got [", join(pads, ", "),
+                              "]");
+  for (int64_t j = 0; j < k; ++j) {
+    const int64_t n = x->shape()[x->ndim() - 1 - j], l = pads[2 * j], r = pads[2 * j + 1];
+    if (l < 0 || r < 0)
+      throw_error<RuntimeError>(op, "negative padding is not supported in ", mode, " mode");
+    if (mode == "reflect" && (l >= n || r >= n))
+      throw_error<RuntimeError>(op,
+                                "padding size should be less than the corresponding input "
+                                "dimension, but got padding (",
+                                l, ", ", r, ") at dimension of size ", n);
+    if (mode == "circular" && (l > n || r > n))
+      throw_error<RuntimeError>(op, "padding value causes wrapping around more than once");
+    if (mode == "replicate" && n == 0 && (l > 0 || r > 0))
+      throw_error<RuntimeError>(op, "cannot replicate-pad an empty dimension of size 0");
+  }
+  return border_pad_raw(x, pads, m);
 }
 
 }  // namespace oneflow::functional

@@ -38,6 +38,10 @@ Tensor adaptive_avg_pool(const char* op, int64_t nsp, const Tensor& x, const Int
 TensorList adaptive_max_pool(const char* op, int64_t nsp, const Tensor& x,
                              const IntList& output_size, bool return_indices);
 
+// F.pad in "reflect", "replicate" or "circular" mode: pads in F.pad's order, non-negative, for
+// at most the last three dims.
+Tensor border_pad(const Tensor& x, const IntList& pads, const std::string& mode);
+
 // The primitives behind them on prepared operands (batched; attrs as in nn_primitives.h), used
 // by the gradient rules.
 Tensor conv_forward_raw(const Tensor& x, const Tensor& weight, const Tensor& bias,
@@ -51,5 +55,7 @@ Tensor avg_pool_raw(const Tensor& x, const Attrs& pool_attrs);
 Tensor avg_pool_grad(const Tensor& dy, const Shape& input_shape, const Attrs& pool_attrs);
 Tensor adaptive_avg_pool_raw(const Tensor& x, const Shape& output_size);
 Tensor adaptive_avg_pool_grad(const Tensor& dy, const Shape& input_shape);
+Tensor border_pad_raw(const Tensor& x, const IntList& pads, int64_t mode);
+Tensor pad_grad(const Tensor& dy, const Shape& input_shape, const IntList& pads, int64_t mode);
 
 }  // namespace oneflow::functional

@@ -266,6 +266,32 @@ TensorList AdaptiveMaxPool::grad(const GradContext& ctx, const TensorList& dy) c
   return {F::max_pool_grad(dy[0], ctx.outputs[1], ctx.input_metas[0].shape)};
 }
 
+// ---- border padding ----
+
+std::vector<TensorMeta> Pad::infer(const TensorList& in, const Attrs& attrs) const {
+  OF_ASSERT(in.size() == 1);
+  const Ints& pads = attrs.get<Ints>("pads");
+  Shape out = in[0]->shape();
+  OF_ASSERT(pads.size() % 2 == 0 && pads.size() / 2 <= out.size() && pads.size() <= 6);
+  for (size_t j = 0; j < pads.size() / 2; ++j)
+    out[out.size() - 1 - j] += pads[2 * j] + pads[2 * j + 1];
+  return {contiguous_meta(out, in[0]->dtype(), in[0]->device())};
+}
+
+TensorList Pad::grad(const GradContext& ctx, const TensorList& dy) const {
+  return {F::pad_grad(dy[0], ctx.input_metas[0].shape, ctx.attrs.get<Ints>("pads"),
+                      ctx.attrs.get<int64_t>("mode"))};
+}
+
+std::vector<TensorMeta> PadGrad::infer(const TensorList& in, const Attrs& attrs) const {
+  OF_ASSERT(in.size() == 1);
+  return {contiguous_meta(attrs.get<Ints>("input_shape"), in[0]->dtype(), in[0]->device())};
+}
+
+TensorList PadGrad::grad(const GradContext& ctx, const TensorList& g) const {
+  return {F::border_pad_raw(g[0], ctx.attrs.get<Ints>("pads"), ctx.attrs.get<int64_t>("mode"))};
+}
+
 // ---- instances ----
 
 namespace prim {
@@ -284,6 +310,8 @@ OF_INSTANCE(AvgPoolGrad, avg_pool_grad)
 OF_INSTANCE(AdaptiveAvgPool, adaptive_avg_pool)
 OF_INSTANCE(AdaptiveAvgPoolGrad, adaptive_avg_pool_grad)
 OF_INSTANCE(AdaptiveMaxPool, adaptive_max_pool)
+OF_INSTANCE(Pad, pad)
+OF_INSTANCE(PadGrad, pad_grad)
 #undef OF_INSTANCE
 }  // namespace prim
 

@@ -130,6 +130,25 @@ class AdaptiveMaxPool final : public Primitive {
   OF_NN_PRIMITIVE_KERNELS
 };
 
+// Border padding of the last one to three dims (F.pad reflect / replicate / circular): attrs
+// pads (F.pad's order, all >= 0) and mode (PadMode in kernels/common/pad.h).
+class Pad final : public Primitive {
+ public:
+  const char* name() const override { return "pad"; }
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_NN_PRIMITIVE_KERNELS
+};
+
+// dy -> dx of attrs input_shape: each dx element sums the dy elements that read it.
+class PadGrad final : public Primitive {
+ public:
+  const char* name() const override { return "pad_grad"; }
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_NN_PRIMITIVE_KERNELS
+};
+
 #undef OF_NN_PRIMITIVE_KERNELS
 
 // Output length of a conv along one dim (may be <= 0 for a kernel larger than the padded input).
@@ -165,6 +184,8 @@ const AvgPoolGrad& avg_pool_grad();
 const AdaptiveAvgPool& adaptive_avg_pool();
 const AdaptiveAvgPoolGrad& adaptive_avg_pool_grad();
 const AdaptiveMaxPool& adaptive_max_pool();
+const Pad& pad();
+const PadGrad& pad_grad();
 }  // namespace prim
 
 }  // namespace oneflow

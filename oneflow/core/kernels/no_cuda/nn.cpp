@@ -26,6 +26,8 @@ OF_NN_NO_CUDA(AvgPoolGrad)
 OF_NN_NO_CUDA(AdaptiveAvgPool)
 OF_NN_NO_CUDA(AdaptiveAvgPoolGrad)
 OF_NN_NO_CUDA(AdaptiveMaxPool)
+OF_NN_NO_CUDA(Pad)
+OF_NN_NO_CUDA(PadGrad)
 #undef OF_NN_NO_CUDA
 
 }  // namespace oneflow

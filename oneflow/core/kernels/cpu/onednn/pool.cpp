@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "oneflow/core/kernels/cpu/onednn/common.h"
+#include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/ops/nn_primitives.h"
 
 namespace oneflow {
@@ -201,17 +202,34 @@ void for_each_adaptive_window(const PoolGeom& g, Fn f) {
   }
 }
 
+// Sum of a contiguous run with eight independent partial sums (vectorisable without
+// reassociating any single chain; a window of a large input is not one long dependency).
+template <typename T>
+T run_sum(const T* p, int64_t n) {
+  T lane[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) lane[j] += p[i + j];
+  T acc = ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
+  for (; i < n; ++i) acc += p[i];
+  return acc;
+}
+
 template <typename T>
 void adaptive_avg_loop(const PoolGeom& g, const T* x, T* y) {
   const int64_t IS = g.in_size(), OS = g.out_size();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (g.planes * IS > cpu::kParallelGrain)
   for (int64_t pl = 0; pl < g.planes; ++pl) {
     const T* xp = x + pl * IS;
+    if (OS == 1) {  // global pooling: the whole plane is one run
+      y[pl] = run_sum(xp, IS) / T(IS);
+      continue;
+    }
     for_each_adaptive_window(g, [&](int64_t o, const int64_t* lo, const int64_t* hi) {
       T acc = T(0);
       for (int64_t id = lo[0]; id < hi[0]; ++id)
         for (int64_t ih = lo[1]; ih < hi[1]; ++ih)
-          for (int64_t iw = lo[2]; iw < hi[2]; ++iw) acc += xp[(id * g.in[1] + ih) * g.in[2] + iw];
+          acc += run_sum(xp + (id * g.in[1] + ih) * g.in[2] + lo[2], hi[2] - lo[2]);
       y[pl * OS + o] = acc / T((hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]));
     });
   }
@@ -220,9 +238,13 @@ void adaptive_avg_loop(const PoolGeom& g, const T* x, T* y) {
 template <typename T>
 void adaptive_avg_grad_loop(const PoolGeom& g, const T* dy, T* dx) {
   const int64_t IS = g.in_size(), OS = g.out_size();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (g.planes * IS > cpu::kParallelGrain)
   for (int64_t pl = 0; pl < g.planes; ++pl) {
     T* dxp = dx + pl * IS;
+    if (OS == 1) {
+      std::fill(dxp, dxp + IS, dy[pl] / T(IS));
+      continue;
+    }
     std::fill(dxp, dxp + IS, T(0));
     for_each_adaptive_window(g, [&](int64_t o, const int64_t* lo, const int64_t* hi) {
       const T v = dy[pl * OS + o] / T((hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]));
