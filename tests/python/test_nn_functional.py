@@ -444,8 +444,8 @@ def test_instance_norm_module_tracks_running_stats_like_torch():
 @pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
 @pytest.mark.parametrize("dim", [0, 1, -1])
 def test_softmax_float32_special_values_and_dims_match_torch(fn, dim):
-    # float32 runs on oneDNN: NaN, +inf and rows of -inf make the whole row NaN, as in PyTorch;
-    # the softmax dim may be inner (strided rows).
+    # float32 runs on AVX2 rows (last dim) or oneDNN: NaN, +inf and rows of -inf make the whole
+    # row NaN, as in PyTorch; the softmax dim may be inner (strided rows).
     rng = np.random.default_rng(abs(dim))
     a = (rng.standard_normal((5, 6, 4)) * 10).astype(np.float32)
     a[0, :, :] = -np.inf
@@ -462,11 +462,17 @@ def test_softmax_float32_special_values_and_dims_match_torch(fn, dim):
 
     for got, want in zip(run(flow), run(torch)):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, equal_nan=True)
-    for shape in [(), (0, 3), (7,), (3, 1000)]:
-        x = rng.standard_normal(shape).astype(np.float32)
-        got = getattr(flow, fn)(flow.tensor(x), -1 if shape else 0).numpy()
-        want = getattr(torch, fn)(torch.tensor(x), -1 if shape else 0).numpy()
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    for shape in [(), (0, 3), (7,), (3, 1000), (5, 1), (4, 13), (2, 4099)]:
+        for scale in [1, 30]:
+            x = (rng.standard_normal(shape) * scale).astype(np.float32)
+            gy = rng.standard_normal(shape).astype(np.float32)
+            fx, tx = flow.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+            got = getattr(flow, fn)(fx, -1 if shape else 0)
+            want = getattr(torch, fn)(tx, -1 if shape else 0)
+            got.backward(flow.tensor(gy))
+            want.backward(torch.tensor(gy))
+            np.testing.assert_allclose(got.numpy(), want.detach().numpy(), rtol=1e-6, atol=2e-6)
+            np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-5)
 
 
 # The fused activation kernels (kernels/cpu/activation.cpp) against PyTorch: values and

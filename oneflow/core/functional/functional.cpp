@@ -651,9 +651,10 @@ Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
     throw_error<TypeError>("sub",
                            "subtraction with two bool tensors is not supported; use the "
                            "`^` or `logical_xor()` operator instead");
-  Scalar neg_alpha = alpha.kind == Scalar::Kind::kFloat ? Scalar::from_double(-alpha.f)
-                                                        : Scalar::from_int(-alpha.i);
-  return add(a, b, neg_alpha);
+  auto [x, y] = promote(a, b);
+  check_alpha("sub", x->dtype(), alpha);
+  if (!is_one(alpha)) y = mul(y, alpha);
+  return dispatch1(prim::sub(), {x, y});
 }
 
 Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {

@@ -57,6 +57,13 @@ TensorList Add::grad(const GradContext& ctx, const TensorList& dy) const {
   return dx;
 }
 
+TensorList Sub::grad(const GradContext& ctx, const TensorList& dy) const {
+  TensorList dx(2);
+  if (ctx.needs_input_grad[0]) dx[0] = F::sum_to(dy[0], ctx.input_metas[0].shape);
+  if (ctx.needs_input_grad[1]) dx[1] = F::neg(F::sum_to(dy[0], ctx.input_metas[1].shape));
+  return dx;
+}
+
 PrimTraits Mul::traits() const {
   PrimTraits t = BinaryElementwise::traits();
   t.saves_inputs = true;
@@ -1034,6 +1041,7 @@ namespace prim {
     return instance;           \
   }
 OF_INSTANCE(Add, add)
+OF_INSTANCE(Sub, sub)
 OF_INSTANCE(Mul, mul)
 OF_INSTANCE(Relu, relu)
 OF_INSTANCE(ReluGrad, relu_grad)
@@ -1100,6 +1108,7 @@ OF_INSTANCE(RandomUniform, random_uniform)
 std::vector<const Primitive*> all_primitives() {
   std::vector<const Primitive*> list = {
       &prim::add(),
+      &prim::sub(),
       &prim::mul(),
       &prim::div(),
       &prim::pow(),

@@ -33,6 +33,14 @@ class Add final : public BinaryElementwise {
   OF_PRIMITIVE_KERNELS
 };
 
+// a - b (b * alpha first when alpha != 1; integer and floating dtypes, not bool).
+class Sub final : public BinaryElementwise {
+ public:
+  const char* name() const override { return "sub"; }
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
 class Mul final : public BinaryElementwise {
  public:
   const char* name() const override { return "mul"; }
@@ -686,6 +694,7 @@ class RandomUniform final : public Primitive {
 // The single instance of each primitive.
 namespace prim {
 const Add& add();
+const Sub& sub();
 const Mul& mul();
 const Relu& relu();
 const ReluGrad& relu_grad();

@@ -20,6 +20,13 @@ void Add::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&)
   });
 }
 
+void Sub::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (!std::is_same_v<T, bool>)
+      binary_loop<T>(in[0], in[1], out[0], [](auto x, auto y) { return x - y; });
+  });
+}
+
 void Mul::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     if constexpr (std::is_same_v<T, bool>)

@@ -328,10 +328,37 @@ bool softmax_inner_backward(const Tensor& dy, const Tensor& y, const Tensor& dx,
   });
 }
 
+// float32 rows along the last dim on AVX2: one pass for the max, one for the exponentials and
+// their sum, one to normalise (the row stays in L1 between them).
+bool softmax_rows_avx2(const Tensor& x, const Tensor& y, int64_t dim, bool log) {
+  const Rows r = rows_around(x->shape(), dim);
+  if (y->dtype() != DType::kFloat32 || r.inner != 1 || !cpu::avx2::has_avx2()) return false;
+  const float* xp = x->data_as<float>();
+  float* yp = y->data_as<float>();
+#pragma omp parallel for schedule(static) if (r.outer * r.n > cpu::kParallelGrain && r.outer > 1)
+  for (int64_t o = 0; o < r.outer; ++o)
+    cpu::avx2::softmax_row(xp + o * r.n, yp + o * r.n, r.n, log);
+  return true;
+}
+
+bool softmax_grad_rows_avx2(const Tensor& dy, const Tensor& y, const Tensor& dx, int64_t dim,
+                            bool log) {
+  const Rows r = rows_around(y->shape(), dim);
+  if (dx->dtype() != DType::kFloat32 || r.inner != 1 || !cpu::avx2::has_avx2()) return false;
+  const float* g = dy->data_as<float>();
+  const float* yp = y->data_as<float>();
+  float* d = dx->data_as<float>();
+#pragma omp parallel for schedule(static) if (r.outer * r.n > cpu::kParallelGrain && r.outer > 1)
+  for (int64_t o = 0; o < r.outer; ++o)
+    cpu::avx2::softmax_grad_row(g + o * r.n, yp + o * r.n, d + o * r.n, r.n, log);
+  return true;
+}
+
 }  // namespace
 
 void Softmax::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
   if (softmax_inner_forward(in[0], out[0], attrs.get<int64_t>("dim"), false)) return;
+  if (softmax_rows_avx2(in[0], out[0], attrs.get<int64_t>("dim"), false)) return;
   if (out[0]->dtype() == DType::kFloat32)
     return onednn::softmax_forward(in[0], out[0], attrs.get<int64_t>("dim"), false);
   const Rows r = rows_around(in[0]->shape(), attrs.get<int64_t>("dim"));
@@ -374,6 +401,7 @@ void Softmax::compute_cpu(const TensorList& in, const TensorList& out, const Att
 void LogSoftmax::compute_cpu(const TensorList& in, const TensorList& out,
                              const Attrs& attrs) const {
   if (softmax_inner_forward(in[0], out[0], attrs.get<int64_t>("dim"), true)) return;
+  if (softmax_rows_avx2(in[0], out[0], attrs.get<int64_t>("dim"), true)) return;
   if (out[0]->dtype() == DType::kFloat32)
     return onednn::softmax_forward(in[0], out[0], attrs.get<int64_t>("dim"), true);
   const Rows r = rows_around(in[0]->shape(), attrs.get<int64_t>("dim"));
@@ -408,6 +436,7 @@ void LogSoftmax::compute_cpu(const TensorList& in, const TensorList& out,
 void LogSoftmaxGrad::compute_cpu(const TensorList& in, const TensorList& out,
                                  const Attrs& attrs) const {
   if (softmax_inner_backward(in[0], in[1], out[0], attrs.get<int64_t>("dim"), true)) return;
+  if (softmax_grad_rows_avx2(in[0], in[1], out[0], attrs.get<int64_t>("dim"), true)) return;
   if (out[0]->dtype() == DType::kFloat32)
     return onednn::softmax_backward(in[0], in[1], out[0], attrs.get<int64_t>("dim"), true);
   const Rows r = rows_around(in[1]->shape(), attrs.get<int64_t>("dim"));
@@ -436,6 +465,7 @@ void LogSoftmaxGrad::compute_cpu(const TensorList& in, const TensorList& out,
 void SoftmaxGrad::compute_cpu(const TensorList& in, const TensorList& out,
                               const Attrs& attrs) const {
   if (softmax_inner_backward(in[0], in[1], out[0], attrs.get<int64_t>("dim"), false)) return;
+  if (softmax_grad_rows_avx2(in[0], in[1], out[0], attrs.get<int64_t>("dim"), false)) return;
   if (out[0]->dtype() == DType::kFloat32)
     return onednn::softmax_backward(in[0], in[1], out[0], attrs.get<int64_t>("dim"), false);
   const Rows r = rows_around(in[1]->shape(), attrs.get<int64_t>("dim"));

@@ -18,6 +18,13 @@ using cuda::StridedIndexer;
 
 // ---- functors: arguments and results in compute_t<T> -------------------------------------
 
+struct SubOp {
+  template <typename C>
+  __device__ C operator()(C x, C y) const {
+    return C(x - y);
+  }
+};
+
 struct AddOp {
   template <typename C>
   __device__ C operator()(C x, C y) const {
@@ -251,6 +258,12 @@ void Add::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&
       binary_launch<T>(name(), in[0], in[1], out[0], OrOp{});
     else
       binary_launch<T>(name(), in[0], in[1], out[0], AddOp{});
+  });
+}
+
+void Sub::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&) const {
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (!std::is_same_v<T, bool>) binary_launch<T>(name(), in[0], in[1], out[0], SubOp{});
   });
 }
 

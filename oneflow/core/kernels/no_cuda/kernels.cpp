@@ -13,6 +13,7 @@ namespace {
 }  // namespace
 
 void Add::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { no_cuda(*this); }
+void Sub::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { no_cuda(*this); }
 void Mul::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { no_cuda(*this); }
 void Relu::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
   no_cuda(*this);

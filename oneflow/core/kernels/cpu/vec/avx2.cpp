@@ -348,4 +348,116 @@ double sum(const float* p, int64_t n) {
   return total;
 }
 
+namespace {
+
+float hsum(__m256 v) {
+  alignas(32) float l[8];
+  _mm256_store_ps(l, v);
+  return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+}
+
+float hmax(__m256 v) {
+  alignas(32) float l[8];
+  _mm256_store_ps(l, v);
+  float m = l[0];
+  for (int j = 1; j < 8; ++j) m = l[j] > m ? l[j] : m;
+  return m;
+}
+
+// exp(x) for x <= 0 (NaN stays NaN), the domain of softmax's exp(x - max) and of exp(log_softmax):
+// the reduction x = n ln2 + r, |r| <= ln2 / 2, a degree-7 Taylor polynomial (truncation error
+// below 2^-25 relative), times 2^n built in the exponent bits. Results below FLT_MIN (x < -87.34)
+// flush to zero; they cannot move a sum that includes exp(0) = 1.
+__m256 exp_nonpositive(__m256 x) {
+  const __m256 lo = _mm256_set1_ps(-87.33654f);
+  const __m256 underflow = _mm256_cmp_ps(x, lo, _CMP_LT_OQ);
+  x = _mm256_max_ps(lo, x);  // keeps a NaN x (max returns its second operand then)
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+  __m256 p = _mm256_set1_ps(1.0f / 5040);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 720));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+  const __m256i bits =
+      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  return _mm256_andnot_ps(underflow, _mm256_mul_ps(p, _mm256_castsi256_ps(bits)));
+}
+
+// Masks for the tail of a row: lanes [0, r) set.
+__m256i tail_mask(int64_t r) {
+  const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(r)), idx);
+}
+
+}  // namespace
+
+void softmax_row(const float* x, float* y, int64_t n, bool log) {
+  if (n == 0) return;
+  // Max (a NaN anywhere makes the whole row NaN through exp below).
+  __m256 vm = _mm256_set1_ps(-INFINITY);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) vm = _mm256_max_ps(vm, _mm256_loadu_ps(x + i));
+  float m = hmax(vm);
+  for (; i < n; ++i) m = x[i] > m ? x[i] : m;
+  if (m == -INFINITY) m = 0.0f;
+  const __m256 shift = _mm256_set1_ps(m);
+  // Sum of exp(x - m); softmax keeps the exponentials in y.
+  __m256 acc = _mm256_setzero_ps();
+  i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 e = exp_nonpositive(_mm256_sub_ps(_mm256_loadu_ps(x + i), shift));
+    if (!log) _mm256_storeu_ps(y + i, e);
+    acc = _mm256_add_ps(acc, e);
+  }
+  if (i < n) {
+    const __m256i mask = tail_mask(n - i);
+    const __m256 e =
+        _mm256_and_ps(exp_nonpositive(_mm256_sub_ps(_mm256_maskload_ps(x + i, mask), shift)),
+                      _mm256_castsi256_ps(mask));
+    if (!log) _mm256_maskstore_ps(y + i, mask, e);
+    acc = _mm256_add_ps(acc, e);
+  }
+  const float total = hsum(acc);
+  if (log) {
+    // (x - max) - log(sum): rounding max + log(sum) first would cost an ulp of max.
+    const float lse = std::log(total);
+    const __m256 vl = _mm256_set1_ps(lse);
+    i = 0;
+    for (; i + 8 <= n; i += 8)
+      _mm256_storeu_ps(y + i, _mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), shift), vl));
+    for (; i < n; ++i) y[i] = (x[i] - m) - lse;
+  } else {
+    const __m256 inv = _mm256_set1_ps(1.0f / total);
+    i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_loadu_ps(y + i), inv));
+    for (; i < n; ++i) y[i] = y[i] * (1.0f / total);
+  }
+}
+
+void softmax_grad_row(const float* dy, const float* y, float* dx, int64_t n, bool log) {
+  // log: dx = dy - exp(y) * sum(dy);  softmax: dx = y * (dy - sum(dy * y)).
+  __m256 acc = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 g = _mm256_loadu_ps(dy + i);
+    acc = log ? _mm256_add_ps(acc, g) : _mm256_fmadd_ps(g, _mm256_loadu_ps(y + i), acc);
+  }
+  float s = hsum(acc);
+  for (; i < n; ++i) s += log ? dy[i] : dy[i] * y[i];
+  const __m256 vs = _mm256_set1_ps(s);
+  i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 g = _mm256_loadu_ps(dy + i), v = _mm256_loadu_ps(y + i);
+    _mm256_storeu_ps(dx + i, log ? _mm256_fnmadd_ps(exp_nonpositive(v), vs, g)
+                                 : _mm256_mul_ps(v, _mm256_sub_ps(g, vs)));
+  }
+  for (; i < n; ++i) dx[i] = log ? dy[i] - std::exp(y[i]) * s : y[i] * (dy[i] - s);
+}
+
 }  // namespace oneflow::cpu::avx2

@@ -47,5 +47,8 @@ template <typename C>
 ActGradKernel<C> activation_grad_kernel(ActFn fn);
 // Sum of n floats: float lanes within blocks, blocks combined in double (as the SSE2 path).
 double sum(const float* p, int64_t n);
+// One contiguous row of softmax or log_softmax (float lanes, Sleef exp), and its gradient.
+void softmax_row(const float* x, float* y, int64_t n, bool log);
+void softmax_grad_row(const float* dy, const float* y, float* dx, int64_t n, bool log);
 
 }  // namespace oneflow::cpu::avx2
