@@ -97,13 +97,19 @@ void IndexPut::compute_cpu(const TensorList& in, const TensorList& out, const At
   const IndexGeometry g = geometry(out[0], indices, attrs.get<int64_t>("dim"));
   const int64_t rows = rows_per_pre(g);
   const bool accumulate = attrs.get<bool>("accumulate");
+  std::vector<int64_t> row(static_cast<size_t>(g.nb));
+  for (int64_t b = 0; b < g.nb; ++b) row[b] = row_of(g, b);
+  const int64_t work = g.pre * g.nb * g.post;
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     T* dst = out[0]->data_as<T>();
     const T* v = in[1]->data_as<T>();
-    // Serial: repeated indices must accumulate (or, without accumulate, the last write wins).
+    // Each `pre` block writes its own part of dst, so blocks run in parallel; within a block the
+    // positions go in order: repeated indices accumulate (or, without accumulate, the last write
+    // wins).
+#pragma omp parallel for schedule(static) if (g.pre > 1 && work > cpu::kParallelGrain)
     for (int64_t p = 0; p < g.pre; ++p)
       for (int64_t b = 0; b < g.nb; ++b) {
-        T* d = dst + (p * rows + row_of(g, b)) * g.post;
+        T* d = dst + (p * rows + row[b]) * g.post;
         const T* s = v + (p * g.nb + b) * g.post;
         if (accumulate) {
           if constexpr (std::is_same_v<T, bool>) {
