@@ -1,7 +1,7 @@
 // The activation family's chunk loops (activation_chunks.h) built for AVX2 + FMA: this file is
 // compiled with -mavx2 -mfma -fno-trapping-math, so the loops over the scalar rules vectorise
-// 8 floats / 4 doubles wide, and the vector functions are Sleef's AVX2 ones. Only called after
-// the runtime check (avx2.h's has_avx2()).
+// 8 floats / 4 doubles wide, and the vector functions are Sleef's AVX2 ones (float exp: the own
+// exp_full of exp_avx2.h). Only called after the runtime check (avx2.h's has_avx2()).
 #include <immintrin.h>
 #include <sleef.h>
 
@@ -9,6 +9,7 @@
 
 #include "oneflow/core/kernels/cpu/activation_chunks.h"
 #include "oneflow/core/kernels/cpu/vec/avx2.h"
+#include "oneflow/core/kernels/cpu/vec/exp_avx2.h"
 
 namespace oneflow::cpu {
 
@@ -19,11 +20,14 @@ template <typename C, V U>
 void vmath(C* p, int64_t n) {
   int64_t i = 0;
   if constexpr (std::is_same_v<C, float>) {
-    constexpr auto f8 = U == V::kExp     ? &Sleef_expf8_u10avx2
-                        : U == V::kExpm1 ? &Sleef_expm1f8_u10avx2
-                        : U == V::kLog1p ? &Sleef_log1pf8_u10avx2
-                                         : &Sleef_tanhf8_u10avx2;
-    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(p + i, f8(_mm256_loadu_ps(p + i)));
+    if constexpr (U == V::kExp) {
+      for (; i + 8 <= n; i += 8) _mm256_storeu_ps(p + i, avx2::exp_full(_mm256_loadu_ps(p + i)));
+    } else {
+      constexpr auto f8 = U == V::kExpm1   ? &Sleef_expm1f8_u10avx2
+                          : U == V::kLog1p ? &Sleef_log1pf8_u10avx2
+                                           : &Sleef_tanhf8_u10avx2;
+      for (; i + 8 <= n; i += 8) _mm256_storeu_ps(p + i, f8(_mm256_loadu_ps(p + i)));
+    }
   } else {
     constexpr auto d4 = U == V::kExp     ? &Sleef_expd4_u10avx2
                         : U == V::kExpm1 ? &Sleef_expm1d4_u10avx2

@@ -1,5 +1,6 @@
 // AVX2 + FMA inner loops (see avx2.h); this file alone is compiled with -mavx2 -mfma.
 #include "oneflow/core/kernels/cpu/vec/avx2.h"
+#include "oneflow/core/kernels/cpu/vec/exp_avx2.h"
 
 #include <immintrin.h>
 #include <sleef.h>
@@ -362,31 +363,6 @@ float hmax(__m256 v) {
   float m = l[0];
   for (int j = 1; j < 8; ++j) m = l[j] > m ? l[j] : m;
   return m;
-}
-
-// exp(x) for x <= 0 (NaN stays NaN), the domain of softmax's exp(x - max) and of exp(log_softmax):
-// the reduction x = n ln2 + r, |r| <= ln2 / 2, a degree-7 Taylor polynomial (truncation error
-// below 2^-25 relative), times 2^n built in the exponent bits. Results below FLT_MIN (x < -87.34)
-// flush to zero; they cannot move a sum that includes exp(0) = 1.
-__m256 exp_nonpositive(__m256 x) {
-  const __m256 lo = _mm256_set1_ps(-87.33654f);
-  const __m256 underflow = _mm256_cmp_ps(x, lo, _CMP_LT_OQ);
-  x = _mm256_max_ps(lo, x);  // keeps a NaN x (max returns its second operand then)
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
-                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-  __m256 p = _mm256_set1_ps(1.0f / 5040);
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 720));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-  const __m256i bits =
-      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-  return _mm256_andnot_ps(underflow, _mm256_mul_ps(p, _mm256_castsi256_ps(bits)));
 }
 
 // Masks for the tail of a row: lanes [0, r) set.
