@@ -667,6 +667,17 @@ def test_column_reductions_over_wide_rows_like_torch(dtype):
     np.testing.assert_allclose(
         flow.tensor(b).prod(1).numpy(), torch.tensor(b).prod(1).numpy(), rtol=1e-5
     )
+    # Narrow rows (fewer column blocks than threads): the reduced rows are split between
+    # threads and the partial sums added in order; a reduction over two leading dims as well.
+    c = (rng.standard_normal((40, 130, 3)) * 3).astype(dtype)
+    for dims in ((0,), (0, 1), (1,)):
+        np.testing.assert_allclose(
+            flow.tensor(c).sum(dims).numpy(), torch.tensor(c).sum(dims).numpy(), **tol
+        )
+    d = (rng.standard_normal((64, 80, 256))).astype(dtype)
+    np.testing.assert_allclose(
+        flow.tensor(d).sum((0, 1)).numpy(), torch.tensor(d).sum((0, 1)).numpy(), **tol
+    )
 
 
 @pytest.mark.parametrize(

@@ -108,33 +108,73 @@ void sum_kernel(const Tensor& x, const Tensor& out, const std::vector<int64_t>& 
   const bool column = !p.kept_strides.empty() && p.kept_strides.back() == 1 && nr > 0 &&
                       p.red_strides.back() > 1 && p.kept_shape.back() > 1;
   if (column) {
-    // Work items: (output row, block of kColumns columns), so that a single output row (a sum
-    // over dim 0) is still shared between threads.
-    constexpr int64_t kColumns = 256;
+    // Work items: (output row, block of kColumns columns, slice of the reduced rows). Rows are
+    // sliced only when there are fewer (row, block) pairs than threads (a sum over dim 0 of a
+    // narrow tensor); the slices' partial sums are then added in slice order.
+    constexpr int64_t kColumns = 256, kRows = 64;
     const int64_t inner = p.kept_shape.back();
     const int64_t n_rows_out = n_out / inner, blocks = (inner + kColumns - 1) / kColumns;
-#pragma omp parallel for schedule(static) if (n_out * n_red > cpu::kParallelGrain)
-    for (int64_t w = 0; w < n_rows_out * blocks; ++w) {
-      const int64_t r = w / blocks, c0 = w % blocks * kColumns;
+    const int64_t items = n_rows_out * blocks;
+    const bool parallel = n_out * n_red > cpu::kParallelGrain;
+    const int64_t threads = parallel ? omp_get_max_threads() : 1;
+    const int64_t slices =
+        items >= threads ? 1 : std::max<int64_t>(1, std::min(threads / items, n_red / (4 * kRows)));
+    const int64_t per_slice = (n_red + slices - 1) / slices;
+    std::vector<A> partial(slices > 1 ? static_cast<size_t>(items * slices * kColumns) : 0);
+#pragma omp parallel for schedule(static) if (parallel)
+    for (int64_t w = 0; w < items * slices; ++w) {
+      const int64_t item = w / slices, slice = w % slices;
+      const int64_t r = item / blocks, c0 = item % blocks * kColumns;
       const int64_t width = std::min(kColumns, inner - c0);
-      A acc[kColumns];
+      const int64_t j_lo = slice * per_slice, j_hi = std::min(n_red, j_lo + per_slice);
+      A own[kColumns];
+      A* acc = slices > 1 ? partial.data() + w * kColumns : own;
       std::fill_n(acc, width, A(0));
       int64_t off0 = c0, rem = r;
       for (int64_t d = static_cast<int64_t>(p.kept_shape.size()) - 2; d >= 0; --d) {
         off0 += (rem % p.kept_shape[d]) * p.kept_strides[d];
         rem /= p.kept_shape[d];
       }
-      for (int64_t j = 0; j < n_red; ++j) {
+      auto row_at = [&](int64_t j) {
         int64_t off = off0, jr = j;
         for (int64_t d = nr - 1; d >= 0; --d) {
           off += (jr % p.red_shape[d]) * p.red_strides[d];
           jr /= p.red_shape[d];
         }
-        const T* row = base + off;
-        for (int64_t i = 0; i < width; ++i) acc[i] += A(compute_t<T>(row[i]));
+        return base + off;
+      };
+      if constexpr (std::is_same_v<compute_t<T>, float> && std::is_same_v<A, double>) {
+        // Float lanes over blocks of 64 rows (twice the SIMD width of double, no conversions in
+        // the inner loop), each block's sums added in double.
+        float part[kColumns];
+        for (int64_t j0 = j_lo; j0 < j_hi; j0 += kRows) {
+          std::fill_n(part, width, 0.0f);
+          for (int64_t j = j0; j < std::min(j_hi, j0 + kRows); ++j) {
+            const T* row = row_at(j);
+            for (int64_t i = 0; i < width; ++i) part[i] += float(row[i]);
+          }
+          for (int64_t i = 0; i < width; ++i) acc[i] += part[i];
+        }
+      } else {
+        for (int64_t j = j_lo; j < j_hi; ++j) {
+          const T* row = row_at(j);
+          for (int64_t i = 0; i < width; ++i) acc[i] += A(compute_t<T>(row[i]));
+        }
       }
-      for (int64_t i = 0; i < width; ++i) o[r * inner + c0 + i] = O(compute_t<O>(acc[i]));
+      if (slices == 1)
+        for (int64_t i = 0; i < width; ++i) o[r * inner + c0 + i] = O(compute_t<O>(acc[i]));
     }
+    if (slices > 1)
+      for (int64_t item = 0; item < items; ++item) {
+        const int64_t r = item / blocks, c0 = item % blocks * kColumns;
+        const int64_t width = std::min(kColumns, inner - c0);
+        for (int64_t i = 0; i < width; ++i) {
+          A total = A(0);
+          for (int64_t sl = 0; sl < slices; ++sl)
+            total += partial[(item * slices + sl) * kColumns + i];
+          o[r * inner + c0 + i] = O(compute_t<O>(total));
+        }
+      }
     return;
   }
   const int64_t inner = p.red_shape.empty() ? 1 : p.red_shape.back();
