@@ -45,7 +45,7 @@ inline __m256 erf8(__m256 x) {
   poly = _mm256_fmadd_ps(poly, t, _mm256_set1_ps(-0.284496736f));
   poly = _mm256_fmadd_ps(poly, t, _mm256_set1_ps(0.254829592f));
   poly = _mm256_mul_ps(poly, t);
-  const __m256 e = Sleef_expf8_u10avx2(_mm256_sub_ps(_mm256_setzero_ps(), _mm256_mul_ps(a, a)));
+  const __m256 e = exp_full(_mm256_sub_ps(_mm256_setzero_ps(), _mm256_mul_ps(a, a)));
   return _mm256_or_ps(_mm256_fnmadd_ps(poly, e, _mm256_set1_ps(1.0f)), sign);
 }
 
@@ -66,7 +66,7 @@ void round8(const float* x, float* y, int64_t n) {
 void sigmoid8(const float* x, float* y, int64_t n) {
   const __m256 one = _mm256_set1_ps(1.0f);
   map8(x, y, n, [&](__m256 v) {
-    const __m256 e = Sleef_expf8_u10avx2(_mm256_sub_ps(_mm256_setzero_ps(), v));
+    const __m256 e = exp_full(_mm256_sub_ps(_mm256_setzero_ps(), v));
     return _mm256_div_ps(one, _mm256_add_ps(one, e));
   });
 }
@@ -304,9 +304,9 @@ void gelu_grad(const float* dy, const float* x, float* dx, int64_t n, bool tanh_
     }
     const __m256 cdf =
         _mm256_mul_ps(half, _mm256_add_ps(one, erf8(_mm256_mul_ps(v, _mm256_set1_ps(kSqrt1_2)))));
-    const __m256 pdf = _mm256_mul_ps(
-        _mm256_set1_ps(0.39894228040143267794f),
-        Sleef_expf8_u10avx2(_mm256_mul_ps(_mm256_set1_ps(-0.5f), _mm256_mul_ps(v, v))));
+    const __m256 pdf =
+        _mm256_mul_ps(_mm256_set1_ps(0.39894228040143267794f),
+                      exp_full(_mm256_mul_ps(_mm256_set1_ps(-0.5f), _mm256_mul_ps(v, v))));
     return _mm256_mul_ps(g, _mm256_fmadd_ps(v, pdf, cdf));
   };
   int64_t i = 0;
