@@ -91,6 +91,11 @@ void set_rng_state(Generator& g, py::handle h) {
   g.set_state(seed, offset);
 }
 
+// The input of nonzero / argwhere / flatnonzero as a bool tensor (each element's truth).
+Tensor truth_of(const Tensor& t) {
+  return t->dtype() == DType::kBool ? t : F::to(t, DType::kBool, std::nullopt);
+}
+
 }  // namespace
 
 void init_functional(py::module_& m) {
@@ -410,8 +415,7 @@ void init_functional(py::module_& m) {
   m.def(
       "nonzero",
       [](py::handle x) {
-        Tensor t = as_tensor(x, "nonzero", "input");
-        if (t->dtype() != DType::kBool) t = F::to(t, DType::kBool, std::nullopt);
+        Tensor t = truth_of(as_tensor(x, "nonzero", "input"));
         TensorList parts = F::nonzero(t);
         py::tuple out(parts.size());
         for (size_t i = 0; i < parts.size(); ++i) out[i] = parts[i];
@@ -420,19 +424,11 @@ void init_functional(py::module_& m) {
       py::arg("input"));
   m.def(
       "argwhere",
-      [](py::handle x) {
-        Tensor t = as_tensor(x, "argwhere", "input");
-        if (t->dtype() != DType::kBool) t = F::to(t, DType::kBool, std::nullopt);
-        return F::argwhere(t);
-      },
+      [](py::handle x) { return F::argwhere(truth_of(as_tensor(x, "argwhere", "input"))); },
       py::arg("input"));
   m.def(
       "flatnonzero",
-      [](py::handle x) {
-        Tensor t = as_tensor(x, "flatnonzero", "input");
-        if (t->dtype() != DType::kBool) t = F::to(t, DType::kBool, std::nullopt);
-        return F::flatnonzero(t);
-      },
+      [](py::handle x) { return F::flatnonzero(truth_of(as_tensor(x, "flatnonzero", "input"))); },
       py::arg("input"));
   m.def(
       "masked_select",

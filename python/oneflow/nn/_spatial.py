@@ -167,38 +167,10 @@ def pad(input, pad, mode="constant", value=None):
     for k in range(len(pad) // 2):
         d = input.ndim - 1 - k
         left, right = pad[2 * k], pad[2 * k + 1]
-        if left < 0 or right < 0:
+        if left or right:  # negative pads, or more than three padded dims
             idx = _pad_indices(out.shape[d], left, right, mode)
             out = _C.index(out, [_idx(idx, input.device)], d)
-        elif left or right:
-            out = _pad_dim(out, d, left, right, mode)
     return out
-
-
-def _pad_dim(x, d, left, right, mode):
-    """x padded along dim d as one cat of x and its border slices (copies whose gradients are
-    slices too, instead of an index gather whose gradient is a serial scatter-add)."""
-    n = x.shape[d]
-    if mode == "reflect":
-        _pad_indices(n, left, right, mode)  # validates the sizes
-        lo = [_C.flip(_C.narrow(x, d, 1, left), [d])] if left else []
-        hi = [_C.flip(_C.narrow(x, d, n - 1 - right, right), [d])] if right else []
-    elif mode == "replicate":
-        if n == 0:
-            raise RuntimeError(f"pad: cannot replicate-pad an empty dimension {d}")
-
-        def edge(start, count):
-            shape = list(x.shape)
-            shape[d] = count
-            return [_C.expand(_C.narrow(x, d, start, 1), *shape)] if count else []
-
-        lo, hi = edge(0, left), edge(n - 1, right)
-    else:  # circular
-        if left > n or right > n:
-            raise RuntimeError("pad: padding value causes wrapping around more than once")
-        lo = [_C.narrow(x, d, n - left, left)] if left else []
-        hi = [_C.narrow(x, d, 0, right)] if right else []
-    return oneflow.cat(lo + [x] + hi, d)
 
 
 def _pad_constant(input, pad, value):
