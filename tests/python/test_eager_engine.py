@@ -190,6 +190,69 @@ def test_memory_shared_with_numpy_sees_every_op():
     assert g.tolist() == [1.0, 1.0, 1.0]
 
 
+def test_ops_on_numpy_memory_run_on_the_stream_thread():
+    # A kernel run on the Python thread would start a second OpenMP team; libgomp then counts
+    # more threads than cores and makes every team's idle threads sleep between parallel
+    # regions (each op then pays for waking them). The stream thread runs them all.
+    r = _run(
+        """
+        import os, numpy as np, oneflow as flow
+        x = flow.randn(512, 512)
+        (x * 2).sum().item()  # the stream thread and its team exist now
+        before = len(os.listdir("/proc/self/task"))
+        a = np.random.rand(512, 512).astype(np.float32)
+        a0 = a.copy()
+        f = flow.from_numpy(a)
+        g = (f + 1) * 2
+        t = flow.ones(512, 512)
+        view = t.numpy()  # t's memory is now shared with NumPy
+        t.add_(1)
+        assert view[0, 0] == 2.0
+        f.mul_(0)
+        assert a.max() == 0.0  # completed before the call returned
+        np.testing.assert_allclose(g.numpy(), (a0 + 1) * 2, rtol=1e-6)
+        after = len(os.listdir("/proc/self/task"))
+        assert after == before, (before, after)
+        try:
+            flow.gather(f.view(-1), 0, flow.tensor([0, 10**7]))
+        except RuntimeError as e:  # its own error raises at the call, unchanged
+            assert "asynchronously" not in str(e), e
+            assert str(e).startswith("gather: index 10000000 is out of bounds"), e
+        else:
+            raise AssertionError("no error")
+        assert float((t + f).sum()) == 2.0 * 512 * 512
+        print("ok")
+        """
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_a_full_queue_wakes_the_queuing_thread_once_per_stretch():
+    # 200 ops with 1 MiB outputs against an 8 MiB budget: the queuing thread waits for space
+    # from the 9th on. It sleeps until half the budget is free, so it wakes a few dozen times,
+    # not once per op (a context switch per op, often on the core the kernels use).
+    r = _run(
+        """
+        import oneflow as flow
+        x = flow.ones(512, 512)
+        (x + 1).sum().item()
+        def switches():
+            with open("/proc/thread-self/status") as f:
+                return int(f.read().split("voluntary_ctxt_switches:")[1].split()[0])
+        before = switches()
+        y = x
+        for _ in range(200):
+            y = y * 1.0001
+        flow.cpu.synchronize()
+        woke = switches() - before
+        assert abs(y[0, 0].item() - 1.0001**200) < 1e-4
+        print(woke)
+        assert woke < 100, woke
+        """
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
 # ---- errors --------------------------------------------------------------------------------------
 
 

@@ -34,25 +34,43 @@ void check_inputs(const Primitive& prim, const TensorList& inputs) {
   }
 }
 
-// Whether a CPU kernel may be queued: every operand is in CPU memory that only oneflow touches.
-bool queueable(const TensorList& inputs, const TensorList& outputs) {
+// Where a CPU kernel runs in asynchronous mode: queued when every operand is CPU memory that only
+// oneflow touches; on the stream thread, waited for, when some operand is CPU memory NumPy or
+// DLPack may touch; here when an operand is on another device (copies: they use that device's
+// API from the calling thread).
+enum class CpuPlacement { kQueue, kStreamAndWait, kHere };
+CpuPlacement cpu_placement(const TensorList& inputs, const TensorList& outputs) {
+  CpuPlacement placement = CpuPlacement::kQueue;
   for (const TensorList* list : {&inputs, &outputs})
-    for (const Tensor& t : *list)
-      if (t->device().type != DeviceType::kCPU || t->storage()->shared_outside()) return false;
-  return true;
+    for (const Tensor& t : *list) {
+      if (t->device().type != DeviceType::kCPU) return CpuPlacement::kHere;
+      if (t->storage()->shared_outside()) placement = CpuPlacement::kStreamAndWait;
+    }
+  return placement;
 }
 
-// CPU kernels go to the CPU stream of the eager engine unless execution is synchronous, this is
-// the stream thread itself, or an operand is memory NumPy, DLPack or another device may touch
-// (then the kernel runs here, after the queued ops on its operands: data() waits for them).
-// CUDA kernels are launched here, onto the device's stream.
+// CPU kernels go to the CPU stream of the eager engine unless execution is synchronous or this
+// is the stream thread itself (see cpu_placement; a kernel run here after queued ops on its
+// operands is ordered by data(), which waits for them). CUDA kernels are launched here, onto
+// the device's stream.
 void run_kernel(const Primitive& prim, Device device, const TensorList& inputs,
                 const TensorList& outputs, const Attrs& attrs) {
   if (device.type == DeviceType::kCPU) {
-    if (eager::async_enabled() && queueable(inputs, outputs))
-      eager::enqueue(prim, inputs, outputs, attrs);
-    else
+    if (!eager::async_enabled()) {
       prim.compute_cpu(inputs, outputs, attrs);
+      return;
+    }
+    switch (cpu_placement(inputs, outputs)) {
+      case CpuPlacement::kQueue:
+        eager::enqueue(prim, inputs, outputs, attrs);
+        break;
+      case CpuPlacement::kStreamAndWait:
+        eager::run_and_wait(prim, inputs, outputs, attrs);
+        break;
+      case CpuPlacement::kHere:
+        prim.compute_cpu(inputs, outputs, attrs);
+        break;
+    }
   } else {
     prim.compute_cuda(inputs, outputs, attrs);
   }

@@ -68,6 +68,11 @@ bool on_stream_thread();
 // full (too many instructions, or too many bytes of outputs not yet computed).
 void enqueue(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
              const Attrs& attrs);
+// Runs prim.compute_cpu on the stream thread after the queued instructions and waits for it
+// (ops on memory NumPy or DLPack may touch: they complete before the call returns). The
+// kernel's own error raises as it is; an earlier pending error raises as at a synchronisation.
+void run_and_wait(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
+                  const Attrs& attrs);
 
 // Waits until every queued instruction has run, then raises a pending kernel error.
 void synchronize();
