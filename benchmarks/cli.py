@@ -22,6 +22,12 @@ def parse_args(argv):
     run.add_argument("--quick", action="store_true", help="few trials; under 2 min on 2 cores")
     run.add_argument("--out", default=str(RESULTS_DIR), help="results folder")
     run.add_argument("--no-save", action="store_true", help="print the table only")
+    run.add_argument(
+        "--same-process",
+        action="store_true",
+        help="load every framework into this process (default: one worker process each; "
+        "see benchmarks/worker.py for why)",
+    )
     listing = sub.add_parser("list", help="list the cases")
     listing.add_argument("--filter")
     return parser.parse_args(argv)
@@ -33,23 +39,27 @@ def list_cases(args):
     return 0
 
 
-def _seed(frameworks):
-    for name in ("oneflow", "torch"):
-        if name in frameworks:
-            frameworks[name].module.manual_seed(0)
+def _load_frameworks(device, threads, same_process):
+    """{name: runner} (benchmarks.timing.LocalRunner or benchmarks.worker.WorkerRunner), or
+    None (after a message) when OneFlow or PyTorch is unusable."""
+    if same_process:
+        from benchmarks import frameworks as fwmod
+        from benchmarks.timing import LocalRunner
 
+        loaded, skipped = fwmod.load(device, threads)
+        runners = {name: LocalRunner(fw) for name, fw in loaded.items()}
+    else:
+        from benchmarks.worker import start_workers
 
-def _load_frameworks(device, threads):
-    """Loaded frameworks, or None (after a message) when OneFlow or PyTorch is unusable."""
-    from benchmarks import frameworks as fwmod
-
-    loaded, skipped = fwmod.load(device, threads)
-    missing = [name for name in ("oneflow", "torch") if name not in loaded]
+        runners, skipped = start_workers(device, threads)
+    missing = [name for name in ("oneflow", "torch") if name not in runners]
     if missing:
         for name in missing:
             print(f"benchmarks: skipping the {device} run: {skipped[name]}", file=sys.stderr)
+        for runner in runners.values():
+            runner.close()
         return None, skipped
-    return loaded, skipped
+    return runners, skipped
 
 
 def _measure_all(cases, frameworks, cfg):
@@ -72,6 +82,7 @@ def _meta(args, cfg, threads, frameworks, skipped):
         import_runs=cfg.import_runs,
         command="python -m benchmarks " + " ".join(sys.argv[1:] or ["run"]),
         frameworks={name: fw.version for name, fw in frameworks.items()},
+        processes="one" if args.same_process else "one per framework",
         skipped=skipped,
     )
     return meta
@@ -88,17 +99,25 @@ def _stem(args, date):
 
 def run(args):
     threads = env.pin_threads()  # before numpy, torch or oneflow is imported
-    frameworks, skipped = _load_frameworks(args.device, threads)
+    frameworks, skipped = _load_frameworks(args.device, threads, args.same_process)
     if frameworks is None:
         return 0
+    try:
+        return _run_cases(args, threads, frameworks, skipped)
+    finally:
+        for runner in frameworks.values():
+            runner.close()
+
+
+def _run_cases(args, threads, frameworks, skipped):
     cfg = RunConfig.quick_preset() if args.quick else RunConfig.full()
     cases = all_cases(args.filter)
     if not cases:
         print(f"benchmarks: no case matches {args.filter!r}", file=sys.stderr)
         return 1
     meta = _meta(args, cfg, threads, frameworks, skipped)
-    _seed(frameworks)
-    started, probe = time.perf_counter(), env.LoadProbe().start()
+    pids = [r.pid for r in frameworks.values() if r.pid]
+    started, probe = time.perf_counter(), env.LoadProbe(pids=pids).start()
     records = _measure_all(cases, frameworks, cfg)
     meta["duration_s"] = time.perf_counter() - started
     meta["foreign_load"] = probe.stop()

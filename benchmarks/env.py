@@ -42,9 +42,20 @@ def _cpu_jiffies():
     return total - idle, total
 
 
-def _own_cpu_seconds():
+def _own_cpu_seconds(pids=()):
+    """CPU seconds of this process, its finished children and the running processes ``pids``
+    (the benchmark workers)."""
     t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
+    total = t.user + t.system + t.children_user + t.children_system
+    hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / hz  # utime, stime
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
 
 
 @dataclass
@@ -53,10 +64,11 @@ class LoadProbe:
 
     jiffies: tuple = None
     own: float = 0.0
+    pids: tuple = ()
 
     def start(self):
         self.jiffies = _cpu_jiffies()
-        self.own = _own_cpu_seconds()
+        self.own = _own_cpu_seconds(self.pids)
         return self
 
     def stop(self):
@@ -67,7 +79,7 @@ class LoadProbe:
         hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
         busy_s = (end[0] - self.jiffies[0]) / hz
         total_s = (end[1] - self.jiffies[1]) / hz
-        foreign = busy_s - (_own_cpu_seconds() - self.own)
+        foreign = busy_s - (_own_cpu_seconds(self.pids) - self.own)
         return max(0.0, min(1.0, foreign / total_s))
 
 

@@ -48,17 +48,24 @@ def _load_numpy(device):
     return Framework("numpy", np, device, np.__version__)
 
 
+def load_one(name, device, threads):
+    """The Framework ``name`` on ``device`` (seeded); ImportError or RuntimeError if unusable."""
+    if name == "oneflow":
+        fw = _load_oneflow(device)
+    elif name == "torch":
+        fw = _load_torch(device, threads)
+    else:
+        return _load_numpy(device)
+    fw.module.manual_seed(0)
+    return fw
+
+
 def load(device, threads):
     """Returns ({name: Framework}, {name: reason}) for the frameworks usable on ``device``."""
-    loaders = {
-        "oneflow": lambda: _load_oneflow(device),
-        "torch": lambda: _load_torch(device, threads),
-        "numpy": lambda: _load_numpy(device),
-    }
     loaded, skipped = {}, {}
     for name in ORDER:
         try:
-            loaded[name] = loaders[name]()
+            loaded[name] = load_one(name, device, threads)
         except (ImportError, RuntimeError) as exc:
             skipped[name] = str(exc)
     return loaded, skipped

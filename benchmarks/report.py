@@ -56,7 +56,12 @@ def _header(meta):
         f"- Machine: {meta['host_cpu']}, {meta['cpu_count']} CPUs; "
         f"{meta['threads']} threads for every framework",
         f"- Versions: {versions}; Python {meta['python']}; commit {meta['git_commit']}",
-        f"- Command: `{meta['command']}`; took {meta['duration_s']:.0f} s",
+        f"- Command: `{meta['command']}`; took {meta['duration_s']:.0f} s; "
+        + (
+            "all frameworks in one process"
+            if meta.get("processes") == "one"
+            else "each framework in its own process"
+        ),
         f"- Times are medians over {meta['trials']} interleaved trials (import: "
         f"{meta['import_runs']} runs); ±x% is half the inter-quartile range over the median. "
         "Dispatch rows are per op; rates count the bytes moved or flops done per call.",

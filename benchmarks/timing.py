@@ -29,7 +29,7 @@ class RunConfig:
 
     @classmethod
     def quick_preset(cls):
-        return cls(warmup=1, trials=3, min_trial_s=0.02, pause_s=0.005, import_runs=3, quick=True)
+        return cls(warmup=1, trials=3, min_trial_s=0.02, pause_s=0.01, import_runs=3, quick=True)
 
 
 def time_reps(fn, reps, sync):
@@ -73,6 +73,34 @@ def prepare(case, fw):
     return fn, None
 
 
+class LocalRunner:
+    """Runs cases of a framework loaded in this process (``benchmarks.worker.WorkerRunner`` runs
+    them in a process of its own). Both hold one prepared case at a time."""
+
+    def __init__(self, fw):
+        self.fw = fw
+        self.name, self.device, self.version = fw.name, fw.device, fw.version
+        self.pid = None
+        self._fn = None
+
+    def prepare(self, case):
+        """Builds ``case``; returns None when it ran once, else its status record."""
+        self._fn, status = prepare(case, self.fw)
+        return status
+
+    def calibrate(self, cfg):
+        return calibrate(self._fn, self.fw.sync, cfg)
+
+    def time(self, reps):
+        return time_reps(self._fn, reps, self.fw.sync)
+
+    def release(self):
+        self._fn = None
+
+    def close(self):
+        self.release()
+
+
 def rotated(names, shift):
     """``names`` rotated by ``shift``, so each framework takes its turn going first."""
     if not names:
@@ -81,33 +109,37 @@ def rotated(names, shift):
     return names[k:] + names[:k]
 
 
-def interleaved_trials(fns, frameworks, reps, cfg, per_call=1):
+def interleaved_trials(runners, reps, cfg, per_call=1):
     """Alternates frameworks trial by trial; returns {name: [seconds per op, ...]}."""
-    names = list(fns)
+    names = list(runners)
     samples = {name: [] for name in names}
     for trial in range(cfg.trials):
         for name in rotated(names, trial):
-            fw = frameworks[name]
-            if fw.device == "cpu":
+            if runners[name].device == "cpu":
                 time.sleep(cfg.pause_s)  # let the other runtime's spinning workers park
-            elapsed = time_reps(fns[name], reps[name], fw.sync)
+            elapsed = runners[name].time(reps[name])
             samples[name].append(elapsed / (reps[name] * per_call))
     return samples
 
 
 def generic_measure(case, frameworks, cfg):
-    """The standard loop: returns ({name: samples}, {name: status}, {name: reps})."""
-    fns, statuses, reps = {}, {}, {}
-    for name, fw in frameworks.items():
-        if name not in case.frameworks:
-            continue
-        fn, status = prepare(case, fw)
-        if status:
-            statuses[name] = status
-            continue
-        fns[name] = fn
-        reps[name] = calibrate(fn, fw.sync, cfg)
-    samples = interleaved_trials(fns, frameworks, reps, cfg, case.ops_per_call)
+    """The standard loop over runners (LocalRunner or WorkerRunner): returns
+    ({name: samples}, {name: status}, {name: reps})."""
+    ready, statuses, reps = {}, {}, {}
+    try:
+        for name, runner in frameworks.items():
+            if name not in case.frameworks:
+                continue
+            status = runner.prepare(case)
+            if status:
+                statuses[name] = status
+                continue
+            ready[name] = runner
+            reps[name] = runner.calibrate(cfg)
+        samples = interleaved_trials(ready, reps, cfg, case.ops_per_call)
+    finally:
+        for runner in ready.values():
+            runner.release()
     return samples, statuses, reps
 
 
@@ -132,7 +164,7 @@ def summarize(samples, work):
 
 def run_case(case, frameworks, cfg):
     """Measures one case; returns its result record (a JSON-ready dict)."""
-    probe = LoadProbe().start()
+    probe = LoadProbe(pids=[r.pid for r in frameworks.values() if r.pid]).start()
     started = time.perf_counter()
     measure = case.measure or generic_measure
     samples, statuses, reps = measure(case, frameworks, cfg)

@@ -3,6 +3,7 @@
 No timing is asserted; timing belongs in ``python -m benchmarks run``, never in pass/fail tests.
 """
 
+import os
 import sys
 from pathlib import Path
 
@@ -14,6 +15,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # benchmarks/ is a
 
 from benchmarks import RunConfig, all_cases, report, run_case  # noqa: E402
 from benchmarks.frameworks import load  # noqa: E402
+from benchmarks.timing import LocalRunner  # noqa: E402
+from benchmarks.worker import start_workers  # noqa: E402
 
 TINY = RunConfig(warmup=1, trials=2, min_trial_s=0.0, pause_s=0.0, import_runs=1)
 RESULT_FIELDS = {"status", "median_s", "q1_s", "q3_s", "min_s", "max_s", "trials", "reps"}
@@ -23,7 +26,7 @@ RESULT_FIELDS = {"status", "median_s", "q1_s", "q3_s", "min_s", "max_s", "trials
 def frameworks():
     loaded, _ = load("cpu", torch.get_num_threads())
     assert "oneflow" in loaded and "torch" in loaded
-    return loaded
+    return {name: LocalRunner(fw) for name, fw in loaded.items()}
 
 
 def test_registry_lists_the_families():
@@ -44,6 +47,30 @@ def test_dispatch_case_record(frameworks):
     assert record["ratio"] > 0
     table = report.markdown([record], _meta())
     assert "Ratio" in table and case.name in table and "Geometric mean" in table
+
+
+def test_workers_run_each_framework_in_its_own_process():
+    runners, skipped = start_workers("cpu", 1)
+    try:
+        assert set(runners) == {"oneflow", "torch", "numpy"}, skipped
+        pids = {r.pid for r in runners.values()}
+        assert len(pids) == 3 and os.getpid() not in pids
+        (case,) = all_cases(r"elementwise/add 16M")
+        record = run_case(case, runners, TINY)
+        for name in ("oneflow", "torch", "numpy"):
+            assert record["results"][name]["status"] == "ok"
+            assert record["results"][name]["trials"] == TINY.trials
+        assert record["ratio"] > 0
+        # a case for two of the frameworks; the workers keep serving after it
+        (softmax,) = all_cases(r"reduction/softmax")
+        record = run_case(softmax, runners, TINY)
+        assert set(record["results"]) == {"oneflow", "torch"}
+        assert record["results"]["oneflow"]["status"] == "ok"
+        assert run_case(case, runners, TINY)["results"]["oneflow"]["status"] == "ok"
+    finally:
+        for runner in runners.values():
+            runner.close()
+    assert all(r._proc.poll() is not None for r in runners.values())
 
 
 def test_missing_op_is_reported_not_raised(frameworks):
