@@ -95,6 +95,9 @@ void copy_cpu(const Tensor& src, const Tensor& dst) {
                              const S* x = reinterpret_cast<const S*>(p[1]);
                              if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
                                for (int64_t i = 0; i < n; ++i) o[i] = cast_value<D>(x[i]);
+                             } else if (s[0] == sizeof(D) && s[1] == 0) {
+                               // a broadcast value (the gradient of a sum, expand): a fill
+                               std::fill_n(o, n, cast_value<D>(*x));
                              } else if (s[0] == sizeof(D) && s[1] == -int64_t(sizeof(S))) {
                                // a reversed run (flip): vectorises with a lane permute
                                for (int64_t i = 0; i < n; ++i) o[i] = cast_value<D>(x[-i]);

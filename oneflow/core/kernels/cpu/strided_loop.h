@@ -6,6 +6,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -136,6 +137,8 @@ void binary_loop(const Tensor& a, const Tensor& b, const Tensor& out, Op op) {
     } else if (s[0] == sz && s[1] == 0 && s[2] == sz) {
       const C xv = C(*x);
       for (int64_t i = 0; i < n; ++i) o[i] = T(op(xv, C(y[i])));
+    } else if (s[0] == sz && s[1] == 0 && s[2] == 0) {
+      std::fill_n(o, n, T(op(C(*x), C(*y))));
     } else {
       for (int64_t i = 0; i < n; ++i)
         *reinterpret_cast<T*>(p[0] + i * s[0]) =
@@ -179,6 +182,8 @@ void unary_loop(const Tensor& a, const Tensor& out, Op op) {
     const T* x = reinterpret_cast<const T*>(p[1]);
     if (s[0] == sz && s[1] == sz) {
       for (int64_t i = 0; i < n; ++i) o[i] = T(op(C(x[i])));
+    } else if (s[0] == sz && s[1] == 0) {
+      std::fill_n(o, n, T(op(C(*x))));
     } else {
       for (int64_t i = 0; i < n; ++i)
         *reinterpret_cast<T*>(p[0] + i * s[0]) =
