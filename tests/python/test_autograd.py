@@ -32,6 +32,35 @@ def test_gradients_accumulate(device):
     np.testing.assert_allclose(x.grad.numpy(), [6.0, 12.0])
 
 
+def test_gradients_accumulate_in_place_and_never_alias_other_tensors(device):
+    # As PyTorch: .grad is updated in place (a tensor read from it earlier sees the sum); a
+    # first gradient that is someone else's memory (a hook's tensor, an expanded gradient) is
+    # copied, so that the accumulation never writes through to it.
+    for lib in (flow, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        kept = lib.tensor([5.0, 5.0])
+        x.register_hook(lambda g, kept=kept: kept)
+        (x * 3).sum().backward()
+        first = x.grad
+        (x * 3).sum().backward()
+        assert first.tolist() == [10.0, 10.0], lib
+        assert kept.tolist() == [5.0, 5.0], lib
+        y = lib.ones(4, requires_grad=True)
+        y.sum().backward()  # the gradient is an expanded view of one value
+        y.grad.add_(1)
+        assert y.grad.tolist() == [2.0] * 4, lib
+        (y * 2).sum().backward()
+        assert y.grad.tolist() == [4.0] * 4, lib
+    z = flow.randn(256, 256, device=device, requires_grad=True)
+    for _ in range(3):
+        z.grad = None  # a fresh gradient each step, as optimizer.zero_grad() leaves it
+        w = z * 2
+        w.sum().backward()
+        grad = z.grad
+        w.add_(1)  # the forward output is not the gradient's memory
+        np.testing.assert_array_equal(grad.cpu().numpy(), np.full((256, 256), 2.0, "float32"))
+
+
 def test_backward_twice_needs_retain_graph(device):
     x = flow.tensor([1.0, 2.0], device=device, requires_grad=True)
     y = (x * x).sum()

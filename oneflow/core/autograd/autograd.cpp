@@ -99,12 +99,21 @@ TensorList AccumulateGrad::apply(TensorList&& out_grads) {
   AutogradMeta& am = leaf->autograd();
   g = run_leaf_hooks(leaf, std::move(g));
   if (am.grad) {
-    am.grad = F::add(am.grad, g);
+    // In place, as PyTorch (a tensor read from .grad earlier sees the sum), unless the
+    // gradient must keep a history.
+    if (grad_mode_enabled() || am.grad->requires_grad() || g->requires_grad() ||
+        !am.grad->is_contiguous() || am.grad->shape() != g->shape() ||
+        am.grad->dtype() != g->dtype() || am.grad->device() != g->device())
+      am.grad = F::add(am.grad, g);
+    else
+      F::add_(am.grad, g);
   } else if (grad_mode_enabled()) {
     am.grad = g;  // create_graph: keep the gradient's own history
-  } else if (g.use_count() == 1 && g->storage().use_count() == 1 && g->is_contiguous() &&
-             !g->requires_grad()) {
-    am.grad = g;  // nobody else sees this memory: take it
+  } else if (g.use_count() - g->queued_uses() == 1 && g->storage().use_count() == 1 &&
+             g->is_contiguous() && !g->requires_grad()) {
+    // Nobody else sees this memory (queued kernels that write or read it run before any later
+    // op on .grad): take it.
+    am.grad = g;
   } else {
     // It aliases memory someone else holds (an expanded view, a user's tensor): copy, so that a
     // later in-place update of .grad cannot write through it.

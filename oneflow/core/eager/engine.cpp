@@ -112,8 +112,14 @@ class CpuStream {
     ins.work = work;
     queued_bytes_ += bytes;
     issued_work_.fetch_add(work, kRelaxed);
-    for (const Tensor& t : ins.inputs) t->storage()->last_use().store(seq, kRelease);
-    for (const Tensor& t : ins.outputs) t->storage()->last_use().store(seq, kRelease);
+    for (const Tensor& t : ins.inputs) {
+      t->storage()->last_use().store(seq, kRelease);
+      t->add_queued_uses(1);
+    }
+    for (const Tensor& t : ins.outputs) {
+      t->storage()->last_use().store(seq, kRelease);
+      t->add_queued_uses(1);
+    }
     published_.store(seq, kRelease);
     if (worker_sleeping_) work_cv_.notify_one();
     lk.unlock();
@@ -246,8 +252,14 @@ class CpuStream {
     const uint64_t done = completed_.load(kAcquire);
     for (; reclaimed_ < done; ++reclaimed_) {
       Instruction& ins = ring_[reclaimed_ % kCapacity];
-      for (Tensor& t : ins.inputs) t_graveyard.push_back(std::move(t));
-      for (Tensor& t : ins.outputs) t_graveyard.push_back(std::move(t));
+      for (Tensor& t : ins.inputs) {
+        t->add_queued_uses(-1);
+        t_graveyard.push_back(std::move(t));
+      }
+      for (Tensor& t : ins.outputs) {
+        t->add_queued_uses(-1);
+        t_graveyard.push_back(std::move(t));
+      }
       ins.inputs.clear();
       ins.outputs.clear();
       queued_bytes_ -= ins.bytes;
@@ -432,6 +444,11 @@ class CpuStream {
     notify_from_.store(kNobody);
     // Nothing runs the instructions left in the ring: drop them.
     skip_through_.store(issued_);
+    for (uint64_t seq = reclaimed_; seq < issued_; ++seq) {
+      Instruction& ins = ring_[seq % kCapacity];
+      for (Tensor& t : ins.inputs) t->add_queued_uses(-1);
+      for (Tensor& t : ins.outputs) t->add_queued_uses(-1);
+    }
     for (Instruction& ins : ring_) {
       ins.inputs.clear();
       ins.outputs.clear();

@@ -150,6 +150,12 @@ class TensorImpl {
   bool requires_grad() const { return autograd_.requires_grad; }
   bool is_leaf() const { return autograd_.grad_fn == nullptr; }
 
+  // References to this tensor held by instructions the eager engine has queued and not yet
+  // reclaimed (eager/engine.cpp keeps the count): use_count() minus this is the references held
+  // anywhere else. Read use_count() first: this count only falls meanwhile.
+  int64_t queued_uses() const { return queued_uses_.load(std::memory_order_acquire); }
+  void add_queued_uses(int64_t n) { queued_uses_.fetch_add(n, std::memory_order_acq_rel); }
+
  private:
   TensorMeta meta_;
   std::shared_ptr<Storage> storage_;
@@ -159,6 +165,7 @@ class TensorImpl {
   std::shared_ptr<TensorImpl> view_base_;
   int64_t history_version_ = 0;
   AutogradMeta autograd_;
+  std::atomic<int64_t> queued_uses_{0};
 };
 
 using Tensor = std::shared_ptr<TensorImpl>;
