@@ -105,20 +105,25 @@ BORDER_PADS = [
 ]
 
 
-@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
 @pytest.mark.parametrize("case", range(len(BORDER_PADS)))
 def test_border_pad_kernel_like_torch(mode, case):
     # The Pad primitive: padding up to the size (reflect: size - 1), on 1-3 trailing dims,
-    # float32 (strided input) and float64 values and gradients, integer and 16-bit values.
+    # float32 (strided input) and float64 values and gradients, integer and 16-bit values;
+    # the constant mode with a fill value and with pads that crop.
     shape, pad = BORDER_PADS[case]
     pad = tuple(min(p, shape[-1 - i // 2] - (mode == "reflect")) for i, p in enumerate(pad))
+    kw = {"mode": mode, "value": 2.5} if mode == "constant" else {"mode": mode}
     check(
-        lambda lib, x: lib.nn.functional.pad(x, pad, mode=mode),
+        lambda lib, x: lib.nn.functional.pad(x, pad, **kw),
         [shape],
         dtype="float64",
     )
+    if mode == "constant":
+        crop = tuple(-1 if i % 3 == 1 and shape[-1 - i // 2] > 1 else p for i, p in enumerate(pad))
+        check(lambda lib, x: lib.nn.functional.pad(x, crop), [shape], dtype="float64")
     check(
-        lambda lib, x: lib.nn.functional.pad(x, pad, mode=mode),
+        lambda lib, x: lib.nn.functional.pad(x, pad, **kw),
         [shape[:-2] + (shape[-1], shape[-2])] if len(shape) > 2 else [shape],
         transform=(lambda lib, t, i: t.transpose(-1, -2)) if len(shape) > 2 else None,
     )
@@ -128,8 +133,10 @@ def test_border_pad_kernel_like_torch(mode, case):
     a = np.arange(int(np.prod(shape))).reshape(shape)
     for dtype in ["int64", "int8", "float16", "bool"]:
         arr = (a % 7 == 0) if dtype == "bool" else a.astype(dtype)
-        f = flow.nn.functional.pad(flow.tensor(arr), pad, mode=mode)
-        t = torch.nn.functional.pad(torch.tensor(arr).double(), pad, mode=mode)
+        if mode == "constant":
+            kw["value"] = 3
+        f = flow.nn.functional.pad(flow.tensor(arr), pad, **kw)
+        t = torch.nn.functional.pad(torch.tensor(arr).double(), pad, **kw)
         np.testing.assert_array_equal(f.numpy(), t.numpy().astype(arr.dtype))
 
 

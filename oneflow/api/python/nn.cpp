@@ -177,13 +177,13 @@ void init_nn(py::module_& m) {
   bind_nd<3>(m);
   m.def(
       "border_pad",
-      [](py::handle input, py::handle pad, const std::string& mode) {
+      [](py::handle input, py::handle pad, const std::string& mode, double value) {
         Tensor x = tensor_arg(input, "pad", "input");
         F::IntList p = ints(pad, "pad", "pad");
         ReleaseGil nogil;
-        return F::border_pad(x, p, mode);
+        return F::border_pad(x, p, mode, value);
       },
-      py::arg("input"), py::arg("pad"), py::arg("mode"));
+      py::arg("input"), py::arg("pad"), py::arg("mode"), py::arg("value") = 0.0);
 }
 
 }  // namespace oneflow::python

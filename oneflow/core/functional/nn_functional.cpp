@@ -397,8 +397,9 @@ TensorList adaptive_max_pool(const char* op, int64_t nsp, const Tensor& x_in,
   return out;
 }
 
-Tensor border_pad_raw(const Tensor& x, const IntList& pads, int64_t mode) {
-  return dispatch1(prim::pad(), {contiguous(x)}, Attrs{{"pads", pads}, {"mode", mode}});
+Tensor border_pad_raw(const Tensor& x, const IntList& pads, int64_t mode, double value) {
+  return dispatch1(prim::pad(), {contiguous(x)},
+                   Attrs{{"pads", pads}, {"mode", mode}, {"value", value}});
 }
 
 Tensor pad_grad(const Tensor& dy, const Shape& input_shape, const IntList& pads, int64_t mode) {
@@ -406,17 +407,19 @@ Tensor pad_grad(const Tensor& dy, const Shape& input_shape, const IntList& pads,
                    Attrs{{"input_shape", input_shape}, {"pads", pads}, {"mode", mode}});
 }
 
-Tensor border_pad(const Tensor& x, const IntList& pads, const std::string& mode) {
+Tensor border_pad(const Tensor& x, const IntList& pads, const std::string& mode, double value) {
   const char* op = "pad";
   int64_t m = 0;
-  if (mode == "reflect")
+  if (mode == "constant")
+    m = static_cast<int64_t>(PadMode::kConstant);
+  else if (mode == "reflect")
     m = static_cast<int64_t>(PadMode::kReflect);
   else if (mode == "replicate")
     m = static_cast<int64_t>(PadMode::kReplicate);
   else if (mode == "circular")
     m = static_cast<int64_t>(PadMode::kCircular);
   else
-    throw_error<NotImplementedError>(op, "mode '", mode, "' is not a border padding mode");
+    throw_error<NotImplementedError>(op, "mode '", mode, "' is not implemented");
   const int64_t k = static_cast<int64_t>(pads.size()) / 2;
   if (pads.size() % 2 != 0 || k > 3 || k > x->ndim())
     throw_error<RuntimeError>(op, mode, " padding takes (left, right) pairs for at most the last ",
@@ -436,7 +439,7 @@ Tensor border_pad(const Tensor& x, const IntList& pads, const std::string& mode)
     if (mode == "replicate" && n == 0 && (l > 0 || r > 0))
       throw_error<RuntimeError>(op, "cannot replicate-pad an empty dimension of size 0");
   }
-  return border_pad_raw(x, pads, m);
+  return border_pad_raw(x, pads, m, value);
 }
 
 }  // namespace oneflow::functional

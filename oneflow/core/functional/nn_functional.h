@@ -40,7 +40,8 @@ TensorList adaptive_max_pool(const char* op, int64_t nsp, const Tensor& x,
 
 // F.pad in "reflect", "replicate" or "circular" mode: pads in F.pad's order, non-negative, for
 // at most the last three dims.
-Tensor border_pad(const Tensor& x, const IntList& pads, const std::string& mode);
+// F.pad for the last one to three dims with pads >= 0; `value` fills the constant mode's border.
+Tensor border_pad(const Tensor& x, const IntList& pads, const std::string& mode, double value = 0);
 
 // The primitives behind them on prepared operands (batched; attrs as in nn_primitives.h), used
 // by the gradient rules.
@@ -55,7 +56,7 @@ Tensor avg_pool_raw(const Tensor& x, const Attrs& pool_attrs);
 Tensor avg_pool_grad(const Tensor& dy, const Shape& input_shape, const Attrs& pool_attrs);
 Tensor adaptive_avg_pool_raw(const Tensor& x, const Shape& output_size);
 Tensor adaptive_avg_pool_grad(const Tensor& dy, const Shape& input_shape);
-Tensor border_pad_raw(const Tensor& x, const IntList& pads, int64_t mode);
+Tensor border_pad_raw(const Tensor& x, const IntList& pads, int64_t mode, double value = 0);
 Tensor pad_grad(const Tensor& dy, const Shape& input_shape, const IntList& pads, int64_t mode);
 
 }  // namespace oneflow::functional

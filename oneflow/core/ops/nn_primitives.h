@@ -130,8 +130,9 @@ class AdaptiveMaxPool final : public Primitive {
   OF_NN_PRIMITIVE_KERNELS
 };
 
-// Border padding of the last one to three dims (F.pad reflect / replicate / circular): attrs
-// pads (F.pad's order, all >= 0) and mode (PadMode in kernels/common/pad.h).
+// Padding of the last one to three dims (F.pad constant / reflect / replicate / circular):
+// attrs pads (F.pad's order, all >= 0), mode (PadMode in kernels/common/pad.h) and value (the
+// constant mode's fill).
 class Pad final : public Primitive {
  public:
   const char* name() const override { return "pad"; }

@@ -174,6 +174,17 @@ def pad(input, pad, mode="constant", value=None):
 
 
 def _pad_constant(input, pad, value):
+    if len(pad) <= 6:  # one Pad kernel after cropping the negative pads
+        out = input
+        for k in range(len(pad) // 2):
+            d, left, right = input.ndim - 1 - k, pad[2 * k], pad[2 * k + 1]
+            if left < 0:
+                out = _C.narrow(out, d, -left, out.shape[d] + left)
+            if right < 0:
+                out = _C.narrow(out, d, 0, out.shape[d] + right)
+        if max(pad, default=0) <= 0:
+            return out
+        return _C.border_pad(out, [max(p, 0) for p in pad], "constant", float(value))
     out = input
     for k in range(len(pad) // 2):
         d = input.ndim - 1 - k

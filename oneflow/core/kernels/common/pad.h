@@ -1,17 +1,18 @@
-// Border padding (F.pad in reflect, replicate and circular modes), shared by the CPU and CUDA
+// Padding (F.pad in constant, reflect, replicate and circular modes), shared by the CPU and CUDA
 // kernels of Pad and PadGrad: the unpadded tensor as [planes, D, H, W] (the last one to three
 // dims are padded; missing ones have size 1 and no padding), and the input index that an output
-// index along one dim reads.
+// index along one dim reads (-1 for the constant's border).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "oneflow/core/common/dtype.h"
 #include "oneflow/core/common/half.h"
 
 namespace oneflow {
 
-enum class PadMode : int64_t { kReflect = 0, kReplicate = 1, kCircular = 2 };
+enum class PadMode : int64_t { kReflect = 0, kReplicate = 1, kCircular = 2, kConstant = 3 };
 
 struct PadGeom {
   int64_t planes = 1;
@@ -22,7 +23,8 @@ struct PadGeom {
 };
 
 // `pads` in F.pad's order: (left, right) of the last dim, then of the one before, ...
-// Sizes were validated by the functional layer (reflect: pad < size; circular: pad <= size).
+// Sizes were validated by the functional layer (reflect: pad < size; circular: pad <= size;
+// constant: pads >= 0).
 inline PadGeom pad_geom(const std::vector<int64_t>& unpadded_shape,
                         const std::vector<int64_t>& pads, int64_t mode) {
   PadGeom g;
@@ -39,6 +41,9 @@ inline PadGeom pad_geom(const std::vector<int64_t>& unpadded_shape,
   return g;
 }
 
+// The bits of `value` converted to dtype dt, in the low bytes (kernels/cpu/pad.cpp).
+uint64_t pad_fill_bits(DType dt, double value);
+
 OF_HD inline int64_t pad_source(int64_t o, int64_t n, int64_t lo, PadMode mode) {
   int64_t i = o - lo;
   if (mode == PadMode::kReflect) {
@@ -46,9 +51,11 @@ OF_HD inline int64_t pad_source(int64_t o, int64_t n, int64_t lo, PadMode mode) 
     if (i >= n) i = 2 * (n - 1) - i;
   } else if (mode == PadMode::kReplicate) {
     i = i < 0 ? 0 : (i >= n ? n - 1 : i);
-  } else {
+  } else if (mode == PadMode::kCircular) {
     i %= n;
     if (i < 0) i += n;
+  } else if (i < 0 || i >= n) {
+    i = -1;
   }
   return i;
 }
