@@ -36,10 +36,28 @@ void Mul::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&)
   });
 }
 
+namespace {
+// The AVX2 kernel for T (float or double) when the CPU has AVX2, else nullptr (binary_loop then
+// takes the scalar rule).
+template <typename T>
+cpu::avx2::BinaryKernel<T> avx2_kernel(cpu::avx2::BinaryKernel<float> (*f32)(),
+                                       cpu::avx2::BinaryKernel<double> (*f64)()) {
+  if (!cpu::avx2::has_avx2()) return nullptr;
+  if constexpr (std::is_same_v<T, float>)
+    return f32();
+  else
+    return f64();
+}
+}  // namespace
+
 void Div::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
-    if constexpr (std::is_floating_point_v<compute_t<T>>)
-      binary_loop<T>(in[0], in[1], out[0], [](auto x, auto y) { return x / y; });
+    auto rule = [](auto x, auto y) { return x / y; };
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)  // divps: 8 lanes
+      binary_loop<T>(in[0], in[1], out[0],
+                     avx2_kernel<T>(cpu::avx2::div_kernel_f32, cpu::avx2::div_kernel_f64), rule);
+    else if constexpr (std::is_floating_point_v<compute_t<T>>)
+      binary_loop<T>(in[0], in[1], out[0], rule);
   });
 }
 
@@ -66,18 +84,10 @@ void Where::compute_cpu(const TensorList& in, const TensorList& out, const Attrs
 void Pow::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     auto rule = [](auto x, auto y) { return std::pow(x, y); };
-    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-      if (cpu::avx2::has_avx2()) {
-        static const cpu::avx2::BinaryKernel<T> fast = [] {
-          if constexpr (std::is_same_v<T, float>)
-            return cpu::avx2::pow_kernel_f32();
-          else
-            return cpu::avx2::pow_kernel_f64();
-        }();
-        return binary_loop<T>(in[0], in[1], out[0], fast, rule);
-      }
-    }
-    if constexpr (std::is_floating_point_v<compute_t<T>>)
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+      binary_loop<T>(in[0], in[1], out[0],
+                     avx2_kernel<T>(cpu::avx2::pow_kernel_f32, cpu::avx2::pow_kernel_f64), rule);
+    else if constexpr (std::is_floating_point_v<compute_t<T>>)
       binary_loop<T>(in[0], in[1], out[0], rule);
   });
 }

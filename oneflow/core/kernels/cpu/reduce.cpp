@@ -300,6 +300,14 @@ bool reduce_blocks(const Tensor& x, const Tensor& out, const std::vector<int64_t
       const T* src = xp + o * red * inner + k0;
       A acc[kBlock];
       for (int64_t k = 0; k < width; ++k) acc[k] = K == ReduceFn::kProd ? A(1) : A(C(src[k]));
+      if constexpr (K != ReduceFn::kProd && std::is_same_v<T, float>) {
+        if (cpu::avx2::has_avx2()) {
+          for (int64_t j = 0; j < red; ++j)
+            cpu::avx2::max_rows(acc, src + j * inner, width, K == ReduceFn::kMax);
+          for (int64_t k = 0; k < width; ++k) op[o * inner + k0 + k] = acc[k];
+          continue;
+        }
+      }
       for (int64_t j = 0; j < red; ++j) {
         const T* row = src + j * inner;
         for (int64_t k = 0; k < width; ++k) acc[k] = reduce_step<K>(acc[k], A(C(row[k])));
@@ -311,6 +319,8 @@ bool reduce_blocks(const Tensor& x, const Tensor& out, const std::vector<int64_t
   constexpr int64_t kLanes = 16;
   // Reduces p[0, n) into one value.
   auto run = [](const T* p, int64_t n, A start) {
+    if constexpr (K == ReduceFn::kProd && std::is_same_v<T, float>)
+      if (cpu::avx2::has_avx2()) return A(cpu::avx2::prod(p, n, start));
     A lane[kLanes];
     for (int64_t l = 0; l < kLanes; ++l) lane[l] = start;
     int64_t i = 0;

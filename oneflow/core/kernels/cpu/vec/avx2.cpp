@@ -143,6 +143,7 @@ struct Lanes<float> {
   static V set1(float v) { return _mm256_set1_ps(v); }
   static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
   static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V div(V a, V b) { return _mm256_div_ps(a, b); }
   static V max(V a, V b) { return _mm256_max_ps(a, b); }
   static V min(V a, V b) { return _mm256_min_ps(a, b); }
   template <int kCmp>
@@ -164,6 +165,7 @@ struct Lanes<double> {
   static V set1(double v) { return _mm256_set1_pd(v); }
   static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
   static V add(V a, V b) { return _mm256_add_pd(a, b); }
+  static V div(V a, V b) { return _mm256_div_pd(a, b); }
   static V max(V a, V b) { return _mm256_max_pd(a, b); }
   static V min(V a, V b) { return _mm256_min_pd(a, b); }
   template <int kCmp>
@@ -213,6 +215,12 @@ struct PowOp {
   template <typename T>
   static typename Lanes<T>::V apply(typename Lanes<T>::V a, typename Lanes<T>::V b) {
     return Lanes<T>::pow(a, b);
+  }
+};
+struct DivOp {
+  template <typename T>
+  static typename Lanes<T>::V apply(typename Lanes<T>::V a, typename Lanes<T>::V b) {
+    return Lanes<T>::div(a, b);
   }
 };
 
@@ -268,6 +276,40 @@ BinaryKernel<float> binary_kernel_f32(BinaryFn fn) { return binary_kernel<float>
 BinaryKernel<double> binary_kernel_f64(BinaryFn fn) { return binary_kernel<double>(fn); }
 BinaryKernel<float> pow_kernel_f32() { return &binary_map<PowOp, float>; }
 BinaryKernel<double> pow_kernel_f64() { return &binary_map<PowOp, double>; }
+BinaryKernel<float> div_kernel_f32() { return &binary_map<DivOp, float>; }
+BinaryKernel<double> div_kernel_f64() { return &binary_map<DivOp, double>; }
+
+double prod(const float* p, int64_t n, double start) {
+  // Eight chains of four doubles (two multiplies per cycle despite their latency).
+  __m256d a[8];
+  for (__m256d& v : a) v = _mm256_set1_pd(1.0);
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32)
+    for (int j = 0; j < 8; ++j)
+      a[j] = _mm256_mul_pd(a[j], _mm256_cvtps_pd(_mm_loadu_ps(p + i + 4 * j)));
+  for (int j = 0; j < 4; ++j) a[j] = _mm256_mul_pd(a[j], a[j + 4]);
+  alignas(32) double l[4];
+  _mm256_store_pd(l, _mm256_mul_pd(_mm256_mul_pd(a[0], a[1]), _mm256_mul_pd(a[2], a[3])));
+  double acc = start * ((l[0] * l[1]) * (l[2] * l[3]));
+  for (; i < n; ++i) acc *= p[i];
+  return acc;
+}
+
+void max_rows(float* acc, const float* row, int64_t n, bool is_max) {
+  // acc = row where row > acc (row < acc for min) or row is NaN: a NaN wins and stays.
+  int64_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    const __m256 a = _mm256_loadu_ps(acc + k), v = _mm256_loadu_ps(row + k);
+    const __m256 better =
+        is_max ? _mm256_cmp_ps(v, a, _CMP_GT_OQ) : _mm256_cmp_ps(v, a, _CMP_LT_OQ);
+    const __m256 take = _mm256_or_ps(better, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    _mm256_storeu_ps(acc + k, _mm256_blendv_ps(a, v, take));
+  }
+  for (; k < n; ++k) {
+    const float a = acc[k], v = row[k];
+    if ((is_max ? v > a : v < a) || v != v) acc[k] = v;
+  }
+}
 
 void gelu(const float* x, float* y, int64_t n, bool tanh_form) {
   const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);

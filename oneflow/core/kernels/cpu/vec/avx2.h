@@ -33,6 +33,13 @@ BinaryKernel<double> binary_kernel_f64(BinaryFn fn);
 // out = pow(x, y) (Sleef's, C99's special values) with the same operand forms.
 BinaryKernel<float> pow_kernel_f32();
 BinaryKernel<double> pow_kernel_f64();
+// out = x / y (IEEE division) with the same operand forms.
+BinaryKernel<float> div_kernel_f32();
+BinaryKernel<double> div_kernel_f64();
+// start times the product of n floats, in double.
+double prod(const float* p, int64_t n, double start);
+// acc[k] = max(acc[k], row[k]) (min when !is_max) for k < n, a NaN winning, as the reductions.
+void max_rows(float* acc, const float* row, int64_t n, bool is_max);
 // The activation family's chunk loops (kernels/cpu/activation_chunks.h) built for AVX2 + FMA
 // (vec/activation_avx2.cpp), for float and double: y = f(x) and dx = dy * f'(x) for
 // n <= kChunk contiguous values; t and u are kChunk-sized scratch buffers.
