@@ -167,6 +167,12 @@ SECOND_ORDER = {
     "tanh": (lambda m, x: m.tanh(x) ** 2, None),
     "sqrt": (lambda m, x: m.sqrt(x.abs() + 1), None),
     "relu_mul": (lambda m, x: m.relu(x) * x, None),
+    # the fused MseLoss / MseLossGrad pair: the gradient's own gradient, also through dy
+    "mse": (lambda m, x, t: m.nn.functional.mse_loss(x, t) * 7, [(3, 5)]),
+    "mse_sum_squared": (
+        lambda m, x, t: m.nn.functional.mse_loss(x, t, reduction="sum") ** 2,
+        [(3, 5)],
+    ),
 }
 
 

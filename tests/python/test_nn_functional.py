@@ -129,6 +129,14 @@ def test_one_hot():
 
 LOSSES = {
     "mse": ([(4, 3), (4, 3)], lambda lib, a, b: F(lib).mse_loss(a, b)),
+    # one fused kernel (several threads' ranges past the parallel grain), and the composed path
+    "mse_sum_large": (
+        [(300, 257), (300, 257)],
+        lambda lib, a, b: F(lib).mse_loss(a, b, reduction="sum"),
+    ),
+    "mse_strided": ([(5, 4), (4, 5)], lambda lib, a, b: F(lib).mse_loss(a.t(), b)),
+    "mse_none": ([(4, 3), (4, 3)], lambda lib, a, b: F(lib).mse_loss(a, b, reduction="none")),
+    "mse_empty": ([(0, 3), (0, 3)], lambda lib, a, b: F(lib).mse_loss(a, b, reduction="sum")),
     "l1_sum": ([(4, 3), (4, 3)], lambda lib, a, b: F(lib).l1_loss(a, b, reduction="sum")),
     "smooth_l1": ([(4, 3), (4, 3)], lambda lib, a, b: F(lib).smooth_l1_loss(a, b, beta=0.5)),
     "huber": ([(4, 3), (4, 3)], lambda lib, a, b: F(lib).huber_loss(a, b, delta=0.7)),

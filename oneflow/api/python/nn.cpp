@@ -184,6 +184,15 @@ void init_nn(py::module_& m) {
         return F::border_pad(x, p, mode, value);
       },
       py::arg("input"), py::arg("pad"), py::arg("mode"), py::arg("value") = 0.0);
+  m.def(
+      "mse_loss",
+      [](py::handle input, py::handle target, const std::string& reduction) {
+        Tensor x = tensor_arg(input, "mse_loss", "input");
+        Tensor t = tensor_arg(target, "mse_loss", "target");
+        ReleaseGil nogil;
+        return F::mse_loss(x, t, reduction);
+      },
+      py::arg("input"), py::arg("target"), py::arg("reduction") = "mean");
 }
 
 }  // namespace oneflow::python

@@ -407,6 +407,29 @@ Tensor pad_grad(const Tensor& dy, const Shape& input_shape, const IntList& pads,
                    Attrs{{"input_shape", input_shape}, {"pads", pads}, {"mode", mode}});
 }
 
+Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
+  if (reduction != "none" && reduction != "mean" && reduction != "sum")
+    throw_error<ValueError>("mse_loss", reduction, " is not a valid value for reduction");
+  const DType dt = input->dtype();
+  const bool fused = reduction != "none" && input->shape() == target->shape() &&
+                     target->dtype() == dt && (dt == DType::kFloat32 || dt == DType::kFloat64) &&
+                     input->device().type == DeviceType::kCPU &&
+                     target->device().type == DeviceType::kCPU;
+  if (fused) {
+    const double n = static_cast<double>(input->numel());
+    return dispatch1(prim::mse_loss(), {contiguous(input), contiguous(target)},
+                     Attrs{{"scale", reduction == "mean" ? 1.0 / n : 1.0}});
+  }
+  const Tensor d = sub(input, target);
+  const Tensor sq = mul(d, d);
+  if (reduction == "none") return sq;
+  return reduction == "mean" ? mean(sq) : sum(sq);
+}
+
+Tensor mse_loss_grad(const Tensor& dy, const Tensor& a, const Tensor& b, double scale) {
+  return dispatch1(prim::mse_loss_grad(), {contiguous(dy), a, b}, Attrs{{"scale", scale}});
+}
+
 Tensor border_pad(const Tensor& x, const IntList& pads, const std::string& mode, double value) {
   const char* op = "pad";
   int64_t m = 0;

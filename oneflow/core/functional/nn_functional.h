@@ -38,10 +38,13 @@ Tensor adaptive_avg_pool(const char* op, int64_t nsp, const Tensor& x, const Int
 TensorList adaptive_max_pool(const char* op, int64_t nsp, const Tensor& x,
                              const IntList& output_size, bool return_indices);
 
-// F.pad in "reflect", "replicate" or "circular" mode: pads in F.pad's order, non-negative, for
-// at most the last three dims.
-// F.pad for the last one to three dims with pads >= 0; `value` fills the constant mode's border.
+// F.pad for the last one to three dims with pads >= 0 (F.pad's order); `value` fills the
+// constant mode's border.
 Tensor border_pad(const Tensor& x, const IntList& pads, const std::string& mode, double value = 0);
+
+// F.mse_loss: reduction "mean" or "sum" of same-shaped float32/float64 CPU operands is one fused
+// kernel (gradient one pass); the other cases compose sub, mul and the reduction.
+Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction);
 
 // The primitives behind them on prepared operands (batched; attrs as in nn_primitives.h), used
 // by the gradient rules.
@@ -58,5 +61,7 @@ Tensor adaptive_avg_pool_raw(const Tensor& x, const Shape& output_size);
 Tensor adaptive_avg_pool_grad(const Tensor& dy, const Shape& input_shape);
 Tensor border_pad_raw(const Tensor& x, const IntList& pads, int64_t mode, double value = 0);
 Tensor pad_grad(const Tensor& dy, const Shape& input_shape, const IntList& pads, int64_t mode);
+// 2 * scale * dy * (a - b), dy a 0-dim tensor.
+Tensor mse_loss_grad(const Tensor& dy, const Tensor& a, const Tensor& b, double scale);
 
 }  // namespace oneflow::functional

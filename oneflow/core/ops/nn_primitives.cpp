@@ -292,6 +292,51 @@ TensorList PadGrad::grad(const GradContext& ctx, const TensorList& g) const {
   return {F::border_pad_raw(g[0], ctx.attrs.get<Ints>("pads"), ctx.attrs.get<int64_t>("mode"))};
 }
 
+// ---- mean squared error ----
+
+PrimTraits MseLoss::traits() const {
+  PrimTraits t;
+  t.saves_inputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> MseLoss::infer(const TensorList& in, const Attrs&) const {
+  OF_ASSERT(in.size() == 2 && in[0]->shape() == in[1]->shape());
+  return {contiguous_meta({}, in[0]->dtype(), in[0]->device())};
+}
+
+TensorList MseLoss::grad(const GradContext& ctx, const TensorList& dy) const {
+  const Tensor da =
+      F::mse_loss_grad(dy[0], ctx.inputs[0], ctx.inputs[1], ctx.attrs.get<double>("scale"));
+  return {ctx.needs_input_grad[0] ? da : nullptr, ctx.needs_input_grad[1] ? F::neg(da) : nullptr};
+}
+
+PrimTraits MseLossGrad::traits() const {
+  PrimTraits t;
+  t.saves_inputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> MseLossGrad::infer(const TensorList& in, const Attrs&) const {
+  OF_ASSERT(in.size() == 3 && in[0]->ndim() == 0 && in[1]->shape() == in[2]->shape());
+  return {contiguous_meta(in[1]->shape(), in[1]->dtype(), in[1]->device())};
+}
+
+// d/d(dy) = sum(g * 2 * scale * (a - b)); d/da = g * 2 * scale * dy = -d/db.
+TensorList MseLossGrad::grad(const GradContext& ctx, const TensorList& g) const {
+  const double k = 2 * ctx.attrs.get<double>("scale");
+  const Tensor &dy = ctx.inputs[0], &a = ctx.inputs[1], &b = ctx.inputs[2];
+  TensorList out(3);
+  if (ctx.needs_input_grad[0])
+    out[0] = F::mul(F::sum(F::mul(g[0], F::sub(a, b))), Scalar::from_double(k));
+  if (ctx.needs_input_grad[1] || ctx.needs_input_grad[2]) {
+    const Tensor ga = F::mul(g[0], F::mul(dy, Scalar::from_double(k)));
+    if (ctx.needs_input_grad[1]) out[1] = ga;
+    if (ctx.needs_input_grad[2]) out[2] = F::neg(ga);
+  }
+  return out;
+}
+
 // ---- instances ----
 
 namespace prim {
@@ -312,6 +357,8 @@ OF_INSTANCE(AdaptiveAvgPoolGrad, adaptive_avg_pool_grad)
 OF_INSTANCE(AdaptiveMaxPool, adaptive_max_pool)
 OF_INSTANCE(Pad, pad)
 OF_INSTANCE(PadGrad, pad_grad)
+OF_INSTANCE(MseLoss, mse_loss)
+OF_INSTANCE(MseLossGrad, mse_loss_grad)
 #undef OF_INSTANCE
 }  // namespace prim
 

@@ -150,6 +150,28 @@ class PadGrad final : public Primitive {
   OF_NN_PRIMITIVE_KERNELS
 };
 
+// scale * sum((a - b)^2) of two same-shaped contiguous float tensors, a 0-dim tensor: F.mse_loss
+// with reduction mean (scale 1 / numel) or sum (scale 1). CPU kernel only: on CUDA the
+// functional layer composes sub, mul and the reduction instead.
+class MseLoss final : public Primitive {
+ public:
+  const char* name() const override { return "mse_loss"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_NN_PRIMITIVE_KERNELS
+};
+
+// (dy, a, b) -> 2 * scale * dy * (a - b): MseLoss's input gradient in one pass.
+class MseLossGrad final : public Primitive {
+ public:
+  const char* name() const override { return "mse_loss_grad"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_NN_PRIMITIVE_KERNELS
+};
+
 #undef OF_NN_PRIMITIVE_KERNELS
 
 // Output length of a conv along one dim (may be <= 0 for a kernel larger than the padded input).
@@ -187,6 +209,8 @@ const AdaptiveAvgPoolGrad& adaptive_avg_pool_grad();
 const AdaptiveMaxPool& adaptive_max_pool();
 const Pad& pad();
 const PadGrad& pad_grad();
+const MseLoss& mse_loss();
+const MseLossGrad& mse_loss_grad();
 }  // namespace prim
 
 }  // namespace oneflow

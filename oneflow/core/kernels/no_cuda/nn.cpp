@@ -28,6 +28,8 @@ OF_NN_NO_CUDA(AdaptiveAvgPoolGrad)
 OF_NN_NO_CUDA(AdaptiveMaxPool)
 OF_NN_NO_CUDA(Pad)
 OF_NN_NO_CUDA(PadGrad)
+OF_NN_NO_CUDA(MseLoss)
+OF_NN_NO_CUDA(MseLossGrad)
 #undef OF_NN_NO_CUDA
 
 }  // namespace oneflow

@@ -1,0 +1,16 @@
+// MseLoss and MseLossGrad have no CUDA kernels: F.mse_loss composes sub, mul and the reduction
+// for CUDA tensors (functional/nn_functional.cpp), so these run only when the primitives are
+// dispatched directly.
+#include "oneflow/core/ops/nn_primitives.h"
+
+namespace oneflow {
+
+void MseLoss::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  throw_error<NotImplementedError>(name(), "the fused kernel is CPU-only");
+}
+
+void MseLossGrad::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  throw_error<NotImplementedError>(name(), "the fused kernel is CPU-only");
+}
+
+}  // namespace oneflow
