@@ -2,6 +2,8 @@
 // write or accumulation). Operands are contiguous and the indices already bounds-checked by the
 // functional layer; negative indices count from the end. Also the host-side search for the true
 // elements of a mask (nonzero, masked_select, boolean indexing).
+#include <omp.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -73,9 +75,19 @@ void IndexGather::compute_cpu(const TensorList& in, const TensorList& out,
     auto gather = [&]<typename U>() {
       const U* xs = reinterpret_cast<const U*>(x);
       U* os = reinterpret_cast<U*>(o);
+      const int64_t* r = row.data();
+      if (g.pre >= 4 * omp_get_max_threads()) {  // whole output rows per thread: a tight loop
+#pragma omp parallel for schedule(static) if (work > cpu::kParallelGrain)
+        for (int64_t p = 0; p < g.pre; ++p) {
+          const U* xr = xs + p * rows;
+          U* orow = os + p * g.nb;
+          for (int64_t b = 0; b < g.nb; ++b) orow[b] = xr[r[b]];
+        }
+        return;
+      }
 #pragma omp parallel for collapse(2) schedule(static) if (work > cpu::kParallelGrain)
       for (int64_t p = 0; p < g.pre; ++p)
-        for (int64_t b = 0; b < g.nb; ++b) os[p * g.nb + b] = xs[p * rows + row[b]];
+        for (int64_t b = 0; b < g.nb; ++b) os[p * g.nb + b] = xs[p * rows + r[b]];
     };
     if (isz == 1) gather.template operator()<uint8_t>();
     if (isz == 2) gather.template operator()<uint16_t>();
