@@ -465,3 +465,33 @@ def test_maximum_minimum_clamp(seed, device):
     check(lambda lib, a: a.clamp(-0.5, 0.7), [sa], device=device, seed=seed)
     check(lambda lib, a: lib.clamp(a, min=0.1), [sa], device=device, seed=seed)
     check(lambda lib, a: a.clip(max=0.2), [sa], dtype="float64", device=device, seed=seed)
+
+
+@pytest.mark.parametrize("name", ["sigmoid", "tanh", "sqrt"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_gradients_from_the_output_like_torch(name, dtype):
+    # sigmoid, tanh and sqrt differentiate from their output in one pass (OutputGrad): random,
+    # broadcast (the gradient of a sum) and strided incoming gradients, special values.
+    import torch
+
+    import oneflow as flow
+
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((37, 41)) * 3
+    if name == "sqrt":
+        a = np.abs(a)
+    a[0, :4] = [0.0, np.inf, -np.inf if name != "sqrt" else 1e-30, np.nan]
+    a = a.astype(dtype)
+    w = rng.standard_normal((41, 37)).astype(dtype)
+    for weights in (None, w):
+        grads = []
+        for lib in (flow, torch):
+            x = lib.tensor(a, requires_grad=True)
+            y = getattr(lib, name)(x)
+            loss = y.sum() if weights is None else (y * lib.tensor(weights).t()).sum()
+            loss.backward()
+            grads.append(
+                x.grad.float().numpy() if lib is torch else x.grad.numpy().astype("float32")
+            )
+        tol = {"float16": 2e-3, "float32": 1e-6, "float64": 1e-12}[dtype]
+        np.testing.assert_allclose(grads[0], grads[1], rtol=tol, atol=tol)

@@ -100,6 +100,12 @@ TensorList Relu::grad(const GradContext& ctx, const TensorList& dy) const {
   return {F::relu_grad(dy[0], ctx.outputs[0])};
 }
 
+PrimTraits OutputGrad::traits() const {
+  PrimTraits t = BinaryElementwise::traits();
+  t.differentiable = false;
+  return t;
+}
+
 PrimTraits ReluGrad::traits() const {
   PrimTraits t;
   t.saves_inputs = true;
@@ -205,8 +211,8 @@ namespace {
 // Rules whose gradient reads the output rather than the input.
 constexpr bool grad_from_output(UnaryFn k) {
   return k == UnaryFn::kSqrt || k == UnaryFn::kRsqrt || k == UnaryFn::kTanh ||
-         k == UnaryFn::kReciprocal || k == UnaryFn::kExp2 || k == UnaryFn::kExpm1 ||
-         k == UnaryFn::kTan || k == UnaryFn::kErfinv;
+         k == UnaryFn::kSigmoid || k == UnaryFn::kReciprocal || k == UnaryFn::kExp2 ||
+         k == UnaryFn::kExpm1 || k == UnaryFn::kTan || k == UnaryFn::kErfinv;
 }
 // Rules whose gradient reads neither (-g, or zeros): nothing is saved.
 constexpr bool grad_ignores_value(UnaryFn k) {
@@ -266,6 +272,7 @@ TensorList Unary<K>::grad(const GradContext& ctx, const TensorList& dy) const {
                        F::where(F::lt(x, Scalar::from_int(0)), F::neg(g), zero))};
     }
     case UnaryFn::kSqrt:
+      if (!grad_mode_enabled()) return {F::output_grad(K, g, ctx.outputs[0])};
       return {F::div(g, F::mul(ctx.outputs[0], Scalar::from_int(2)))};
     case UnaryFn::kRsqrt: {
       const Tensor& y = ctx.outputs[0];
@@ -281,12 +288,12 @@ TensorList Unary<K>::grad(const GradContext& ctx, const TensorList& dy) const {
       return {F::neg(F::mul(g, F::unary(UnaryFn::kSin, ctx.inputs[0])))};
     case UnaryFn::kTanh: {
       const Tensor& y = ctx.outputs[0];
+      if (!grad_mode_enabled()) return {F::output_grad(K, g, y)};
       return {F::mul(g, F::rsub(F::mul(y, y), one))};
     }
-    case UnaryFn::kSigmoid: {  // from the input: one fused kernel recomputes the value
-      const Tensor& x = ctx.inputs[0];
-      if (!grad_mode_enabled()) return {fused_grad(ActFn::kSigmoid, g, x)};
-      const Tensor y = F::unary(UnaryFn::kSigmoid, x);
+    case UnaryFn::kSigmoid: {
+      const Tensor& y = ctx.outputs[0];
+      if (!grad_mode_enabled()) return {F::output_grad(K, g, y)};
       return {F::mul(g, F::mul(y, F::rsub(y, one)))};
     }
     case UnaryFn::kFloor:
@@ -1045,6 +1052,7 @@ OF_INSTANCE(Sub, sub)
 OF_INSTANCE(Mul, mul)
 OF_INSTANCE(Relu, relu)
 OF_INSTANCE(ReluGrad, relu_grad)
+OF_INSTANCE(OutputGrad, output_grad)
 OF_INSTANCE(Div, div)
 OF_INSTANCE(Pow, pow)
 

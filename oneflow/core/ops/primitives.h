@@ -68,6 +68,16 @@ class ReluGrad final : public BinaryElementwise {
   OF_PRIMITIVE_KERNELS
 };
 
+// dy * f'(x) from the output y = f(x) in one pass, for the unary functions whose derivative is
+// a function of the value (attr fn, a UnaryFn): sigmoid (1 - y) y, tanh 1 - y^2, sqrt 1 / (2 y).
+// Not differentiable: the gradient rules use it only when no graph of the gradient is built.
+class OutputGrad final : public BinaryElementwise {
+ public:
+  const char* name() const override { return "output_grad"; }
+  PrimTraits traits() const override;
+  OF_PRIMITIVE_KERNELS
+};
+
 // pow(a, b) elementwise on floating inputs of one dtype (the functional layer promotes).
 class Pow final : public BinaryElementwise {
  public:
@@ -698,6 +708,7 @@ const Sub& sub();
 const Mul& mul();
 const Relu& relu();
 const ReluGrad& relu_grad();
+const OutputGrad& output_grad();
 const Div& div();
 const Pow& pow();
 const Where& where();

@@ -100,6 +100,23 @@ void Relu::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&
   });
 }
 
+void OutputGrad::compute_cpu(const TensorList& in, const TensorList& out,
+                             const Attrs& attrs) const {
+  const auto fn = static_cast<UnaryFn>(attrs.get<int64_t>("fn"));
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    using C = compute_t<T>;
+    if constexpr (std::is_floating_point_v<C>) {
+      if (fn == UnaryFn::kSigmoid)  // PyTorch's order of the products
+        return binary_loop<T>(in[0], in[1], out[0], [](C dy, C y) { return dy * (C(1) - y) * y; });
+      if (fn == UnaryFn::kTanh)
+        return binary_loop<T>(in[0], in[1], out[0], [](C dy, C y) { return dy * (C(1) - y * y); });
+      if (fn == UnaryFn::kSqrt)
+        return binary_loop<T>(in[0], in[1], out[0], [](C dy, C y) { return dy / (C(2) * y); });
+    }
+    throw_error<RuntimeError>(name(), "no gradient from the output for this function or dtype");
+  });
+}
+
 void ReluGrad::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     using C = compute_t<T>;

@@ -57,6 +57,26 @@ struct ReluGradOp {
   }
 };
 
+// dy * f'(x) from y = f(x) (OutputGrad).
+struct SigmoidGradOp {
+  template <typename C>
+  __device__ C operator()(C dy, C y) const {
+    return dy * (C(1) - y) * y;
+  }
+};
+struct TanhGradOp {
+  template <typename C>
+  __device__ C operator()(C dy, C y) const {
+    return dy * (C(1) - y * y);
+  }
+};
+struct SqrtGradOp {
+  template <typename C>
+  __device__ C operator()(C dy, C y) const {
+    return dy / (C(2) * y);
+  }
+};
+
 struct DivOp {
   template <typename C>
   __device__ C operator()(C x, C y) const {
@@ -333,6 +353,20 @@ void Where::compute_cuda(const TensorList& in, const TensorList& out, const Attr
 void Relu::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&) const {
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     if constexpr (!std::is_same_v<T, bool>) unary_launch<T>(name(), in[0], out[0], ReluOp{});
+  });
+}
+
+void OutputGrad::compute_cuda(const TensorList& in, const TensorList& out,
+                              const Attrs& attrs) const {
+  const auto fn = static_cast<UnaryFn>(attrs.get<int64_t>("fn"));
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<compute_t<T>>) {
+      if (fn == UnaryFn::kSigmoid)
+        return binary_launch<T>(name(), in[0], in[1], out[0], SigmoidGradOp{});
+      if (fn == UnaryFn::kTanh) return binary_launch<T>(name(), in[0], in[1], out[0], TanhGradOp{});
+      if (fn == UnaryFn::kSqrt) return binary_launch<T>(name(), in[0], in[1], out[0], SqrtGradOp{});
+    }
+    throw_error<RuntimeError>(name(), "no gradient from the output for this function or dtype");
   });
 }
 
