@@ -154,6 +154,7 @@ void init_eager(py::module_& m) {
   m.def("_set_package_dir", [](const std::string& dir) { g_package_dir = dir; });
   m.def("_hook_sigint", &hook_sigint);
   m.def("pending_instructions", &eager::pending_instructions);
+  m.def("reused_outputs", &eager::reused_outputs);
   // At exit and before fork(): let queued work finish, without raising.
   m.def("_drain", [] {
     try {

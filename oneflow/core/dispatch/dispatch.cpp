@@ -54,7 +54,7 @@ CpuPlacement cpu_placement(const TensorList& inputs, const TensorList& outputs) 
 // operands is ordered by data(), which waits for them). CUDA kernels are launched here, onto
 // the device's stream.
 void run_kernel(const Primitive& prim, Device device, const TensorList& inputs,
-                const TensorList& outputs, const Attrs& attrs) {
+                const TensorList& outputs, const Attrs& attrs, bool fresh_outputs) {
   if (device.type == DeviceType::kCPU) {
     if (!eager::async_enabled()) {
       prim.compute_cpu(inputs, outputs, attrs);
@@ -62,7 +62,7 @@ void run_kernel(const Primitive& prim, Device device, const TensorList& inputs,
     }
     switch (cpu_placement(inputs, outputs)) {
       case CpuPlacement::kQueue:
-        eager::enqueue(prim, inputs, outputs, attrs);
+        eager::enqueue(prim, inputs, outputs, attrs, fresh_outputs);
         break;
       case CpuPlacement::kStreamAndWait:
         eager::run_and_wait(prim, inputs, outputs, attrs);
@@ -280,7 +280,7 @@ TensorList eager_local(const Primitive& prim, const TensorList& inputs, const At
     Device device = metas.empty() ? inputs[0]->device() : metas[0].device;
     if (traits.cross_device && !inputs.empty() && inputs[0]->device().type == DeviceType::kCUDA)
       device = inputs[0]->device();  // copies out of a GPU run on the GPU's backend
-    run_kernel(prim, device, inputs, outputs, attrs);
+    run_kernel(prim, device, inputs, outputs, attrs, /*fresh_outputs=*/!inplace_out);
   }
   if (inplace_out) inplace_out->bump_version();
   if (needs_grad) record_autograd(prim, inputs, outputs, attrs, input_versions, original);

@@ -64,6 +64,10 @@ class CpuStream {
   // VMs report the host's.)
   static constexpr uint64_t kCapacity = 1024;
   static constexpr size_t kMaxQueuedBytes = size_t{8} << 20;
+  // Stream-ordered reuse (see eager::enqueue): outputs of at least kReuseMinBytes, a dead
+  // storage among the operands of the latest kReuseScan instructions.
+  static constexpr size_t kReuseMinBytes = size_t{64} << 10;
+  static constexpr uint64_t kReuseScan = 16;
   // Waiters spin while at most this much work (bytes read and written) is ahead of them.
   static constexpr uint64_t kSpinWork = uint64_t{256} << 10;
 
@@ -79,7 +83,7 @@ class CpuStream {
   }
 
   uint64_t enqueue(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
-                   const Attrs& attrs) {
+                   const Attrs& attrs, bool fresh_outputs = false) {
     size_t bytes = 0;
     for (const Tensor& t : outputs) bytes += t->storage()->nbytes();
     uint64_t work = 0;
@@ -100,6 +104,17 @@ class CpuStream {
       lk.lock();
       reclaim_locked();
     }
+    std::shared_ptr<Storage> unused;  // freed after the lock: never written
+    if (fresh_outputs)
+      for (const Tensor& t : outputs) {
+        const size_t n = t->storage()->nbytes();
+        if (n < kReuseMinBytes || t->device().type != DeviceType::kCPU) continue;
+        if (Storage* dead = dead_storage(n)) {
+          unused = t->storage();
+          t->replace_storage(std::make_shared<Storage>(*dead));
+          reused_.fetch_add(1, kRelaxed);
+        }
+      }
     const uint64_t seq = ++issued_;
     Instruction& ins = ring_[(seq - 1) % kCapacity];
     ins.prim = &prim;
@@ -125,6 +140,26 @@ class CpuStream {
     lk.unlock();
     release_reclaimed();
     return seq;
+  }
+
+  // Under mu_: a storage of nbytes whose tensor only queued instructions still reference (see
+  // eager::enqueue), or null. The latest instructions first: their buffers are still in cache.
+  Storage* dead_storage(size_t nbytes) {
+    const uint64_t stop = std::max(reclaimed_, issued_ > kReuseScan ? issued_ - kReuseScan : 0);
+    for (uint64_t seq = issued_; seq > stop; --seq) {
+      Instruction& ins = ring_[(seq - 1) % kCapacity];
+      for (const TensorList* list : {&ins.outputs, &ins.inputs})
+        for (const Tensor& t : *list) {
+          const std::shared_ptr<Storage>& s = t->storage();
+          // Nobody but queued instructions holds the tensor (use_count first: the queued count
+          // only falls meanwhile), and no other tensor views its storage.
+          if (s->nbytes() == nbytes && s->owns_allocation() && !s->shared_outside() &&
+              s->device().type == DeviceType::kCPU && s.use_count() == 1 &&
+              t.use_count() - t->queued_uses() == 0)
+            return s.get();
+        }
+    }
+    return nullptr;
   }
 
   // Runs one instruction on the stream thread and waits for it; its own error raises as it
@@ -194,6 +229,8 @@ class CpuStream {
   void interrupt() {
     interrupt_through_.store(published_.load(std::memory_order_relaxed), std::memory_order_relaxed);
   }
+
+  uint64_t reused() const { return reused_.load(kRelaxed); }
 
   uint64_t pending() {
     std::lock_guard<std::mutex> lk(mu_);
@@ -476,6 +513,7 @@ class CpuStream {
   std::atomic<uint64_t> interrupt_through_{0};  // set by the SIGINT handler
   static_assert(std::atomic<uint64_t>::is_always_lock_free);
   std::atomic<int> waiters_{0};
+  std::atomic<uint64_t> reused_{0};
   // Under mu_ (read without it): the smallest instruction a sleeping waiter waits for.
   static constexpr uint64_t kNobody = ~uint64_t{0};
   std::atomic<uint64_t> notify_from_{kNobody};
@@ -510,8 +548,8 @@ void set_sync_execution(bool sync) {
 bool on_stream_thread() { return t_on_stream; }
 
 void enqueue(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
-             const Attrs& attrs) {
-  CpuStream::instance().enqueue(prim, inputs, outputs, attrs);
+             const Attrs& attrs, bool fresh_outputs) {
+  CpuStream::instance().enqueue(prim, inputs, outputs, attrs, fresh_outputs);
 }
 void run_and_wait(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
                   const Attrs& attrs) {
@@ -522,6 +560,7 @@ void wait_for(const Storage& storage) { CpuStream::instance().wait_for(storage);
 void cancel_pending() { CpuStream::instance().cancel(); }
 void interrupt_from_signal() { CpuStream::instance().interrupt(); }
 uint64_t pending_instructions() { return CpuStream::instance().pending(); }
+uint64_t reused_outputs() { return CpuStream::instance().reused(); }
 
 void set_num_threads(int n) {
   omp_set_num_threads(n);  // the calling thread's kernels (sync mode, CUDA launches)

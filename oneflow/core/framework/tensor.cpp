@@ -18,10 +18,15 @@ Storage::Storage(Device device, void* data, size_t nbytes, std::function<void()>
   shared_outside_.store(true, std::memory_order_relaxed);
 }
 
+Storage::Storage(Storage& dead) : device_(dead.device_), data_(dead.data_), nbytes_(dead.nbytes_) {
+  last_use_.store(dead.last_use_.load(std::memory_order_acquire), std::memory_order_release);
+  dead.handed_on_ = true;
+}
+
 Storage::~Storage() {
   if (release_) {
     release_();
-  } else if (data_) {
+  } else if (data_ && !handed_on_) {
     backend_of(device_.type).allocator(device_.index).deallocate(data_, nbytes_);
   }
 }

@@ -32,6 +32,10 @@ class Storage {
   Storage(Device device, size_t nbytes);
   // Wraps memory owned elsewhere; `release` runs when the storage dies.
   Storage(Device device, void* data, size_t nbytes, std::function<void()> release);
+  // Takes over the allocator memory of `dead`, a storage that only queued instructions still
+  // use (eager::enqueue's stream-ordered reuse): the new storage returns it to the allocator;
+  // host reads of it wait for the instructions that used `dead`.
+  explicit Storage(Storage& dead);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -53,12 +57,15 @@ class Storage {
   // on such a storage run to completion before they return.
   bool shared_outside() const { return shared_outside_.load(std::memory_order_relaxed); }
   void set_shared_outside() const { shared_outside_.store(true, std::memory_order_relaxed); }
+  // Allocator memory this storage still owns (not borrowed, not handed on).
+  bool owns_allocation() const { return !release_ && !handed_on_; }
 
  private:
   Device device_;
   void* data_ = nullptr;
   size_t nbytes_ = 0;
   std::function<void()> release_;  // empty for memory from the allocator
+  bool handed_on_ = false;         // the memory went to another storage (Storage(Storage&))
   mutable std::atomic<uint64_t> last_use_{0};
   mutable std::atomic<bool> shared_outside_{false};
 };
@@ -131,6 +138,9 @@ class TensorImpl {
   void set_history_version(int64_t v) { history_version_ = v; }
 
   const std::shared_ptr<Storage>& storage() const { return storage_; }
+  // Swaps in another storage of the same size: only for a tensor nothing else refers to yet
+  // (the eager engine's stream-ordered reuse of a fresh output).
+  void replace_storage(std::shared_ptr<Storage> s) { storage_ = std::move(s); }
   // Address of element 0 of this view; waits for queued instructions that use the storage.
   void* data() const {
     return static_cast<char*>(storage_->data()) + meta_.offset * itemsize(meta_.dtype);
