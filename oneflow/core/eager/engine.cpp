@@ -142,8 +142,9 @@ class CpuStream {
     return seq;
   }
 
-  // Under mu_: a storage of nbytes whose tensor only queued instructions still reference (see
-  // eager::enqueue), or null. The latest instructions first: their buffers are still in cache.
+  // Under mu_: a storage of nbytes whose tensor only queued instructions (or this thread's
+  // reclaimed, unreleased ones) still reference (see eager::enqueue), or null. The latest
+  // instructions first: their buffers are still in cache.
   Storage* dead_storage(size_t nbytes) {
     const uint64_t stop = std::max(reclaimed_, issued_ > kReuseScan ? issued_ - kReuseScan : 0);
     for (uint64_t seq = issued_; seq > stop; --seq) {
@@ -158,6 +159,16 @@ class CpuStream {
               t.use_count() - t->queued_uses() == 0)
             return s.get();
         }
+    }
+    // Finished instructions this thread reclaimed and has not released yet.
+    for (auto it = t_graveyard.rbegin(); it != t_graveyard.rend(); ++it) {
+      const Tensor& t = *it;
+      const std::shared_ptr<Storage>& s = t->storage();
+      if (s->nbytes() != nbytes || !s->owns_allocation() || s->shared_outside() ||
+          s->device().type != DeviceType::kCPU || s.use_count() != 1)
+        continue;
+      const long held = t.use_count() - t->queued_uses();
+      if (held == std::count(t_graveyard.begin(), t_graveyard.end(), t)) return s.get();
     }
     return nullptr;
   }
