@@ -118,6 +118,11 @@ void init_reductions(py::module_& m) {
     ReleaseGil nogil;
     return F::layer_norm(x, size, w.value_or(nullptr), b.value_or(nullptr), eps);
   });
+  m.def("_group_norm", [](const Tensor& x, int64_t num_groups, std::optional<Tensor> w,
+                          std::optional<Tensor> b, double eps) {
+    ReleaseGil nogil;
+    return F::group_norm(x, num_groups, w.value_or(nullptr), b.value_or(nullptr), eps);
+  });
   m.def("_adam_update_",
         [](const Tensor& p, const Tensor& g, const Tensor& m, const Tensor& v, double lr, double b1,
            double b2, double eps, double wd, bool decoupled, double c1, double c2) {

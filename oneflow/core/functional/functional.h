@@ -174,6 +174,10 @@ Tensor batch_norm_inference(const Tensor& x, const Tensor& mean, const Tensor& v
                             const Tensor& weight, const Tensor& bias, double eps);
 Tensor layer_norm(const Tensor& x, int64_t size, const Tensor& weight, const Tensor& bias,
                   double eps);
+// Group normalisation of a float32/float64 (N, C, *) input, one fused kernel on CPU; weight and
+// bias of C elements or null.
+Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, const Tensor& bias,
+                  double eps);
 // Fused optimizer steps, in place on the parameter and its state (see AdamUpdate/SgdUpdate).
 void adam_update_(const Tensor& param, const Tensor& grad, const Tensor& exp_avg,
                   const Tensor& exp_avg_sq, double lr, double beta1, double beta2, double eps,

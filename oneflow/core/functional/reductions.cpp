@@ -206,6 +206,16 @@ Tensor layer_norm(const Tensor& x, int64_t size, const Tensor& weight, const Ten
   return out[0];
 }
 
+Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  const int64_t c = x->ndim() > 1 ? x->shape()[1] : 0;
+  const CreationOptions opts{x->dtype(), x->device(), ""};
+  Tensor w = weight ? contiguous(weight) : ones({c}, opts);
+  Tensor b = bias ? contiguous(bias) : zeros({c}, opts);
+  return dispatch(prim::group_norm(), {contiguous(x), w, b},
+                  Attrs{{"num_groups", num_groups}, {"eps", eps}})[0];
+}
+
 void adam_update_(const Tensor& param, const Tensor& grad, const Tensor& exp_avg,
                   const Tensor& exp_avg_sq, double lr, double beta1, double beta2, double eps,
                   double weight_decay, bool decoupled, double bias_correction1,

@@ -142,6 +142,58 @@ std::vector<TensorMeta> LayerNormGrad::infer(const TensorList& in, const Attrs&)
           contiguous_meta(in[4]->shape(), in[4]->dtype(), in[4]->device())};
 }
 
+PrimTraits GroupNorm::traits() const {
+  PrimTraits t;
+  t.saves_inputs = true;
+  t.saves_outputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> GroupNorm::infer(const TensorList& in, const Attrs& attrs) const {
+  (void)attrs.get<double>("eps");
+  check_batch_norm_inputs(name(), in, 3, "weight and bias");
+  const Tensor& x = in[0];
+  const int64_t groups = attrs.get<int64_t>("num_groups");
+  if (groups <= 0 || x->shape()[1] % groups != 0)
+    throw_error<RuntimeError>(name(), "expected ", x->shape()[1],
+                              " channels to be divisible by num_groups, got ", groups);
+  const Shape stats{x->shape()[0] * groups};
+  return {contiguous_meta(x->shape(), x->dtype(), x->device()),
+          contiguous_meta(stats, x->dtype(), x->device()),
+          contiguous_meta(stats, x->dtype(), x->device())};
+}
+
+TensorList GroupNorm::grad(const GradContext& ctx, const TensorList& dy) const {
+  namespace F = functional;
+  const Tensor &x = ctx.inputs[0], &w = ctx.inputs[1];
+  if (grad_mode_enabled()) {
+    // (N, G, C / G, S): the statistics over dims 2 and 3, the affine parameters per (G, C / G).
+    const int64_t n = x->shape()[0], c = x->shape()[1];
+    const int64_t groups = ctx.attrs.get<int64_t>("num_groups");
+    const Shape grouped{n, groups, c / groups, n * c == 0 ? 0 : x->numel() / (n * c)};
+    TensorList g = composite_norm_grad(F::reshape(x, grouped), F::reshape(dy[0], grouped),
+                                       F::reshape(w, {1, groups, c / groups, 1}), {2, 3}, {0, 3},
+                                       ctx.attrs.get<double>("eps"), w, ctx.inputs[2]);
+    return {F::reshape(g[0], x->shape()), g[1], g[2]};
+  }
+  const Tensor g = dy[0]->is_contiguous() ? dy[0] : F::contiguous(dy[0]);
+  TensorList r =
+      dispatch(prim::group_norm_grad(), {g, x, ctx.outputs[1], ctx.outputs[2], w}, ctx.attrs);
+  return {r[0], r[1], r[2]};
+}
+
+PrimTraits GroupNormGrad::traits() const {
+  PrimTraits t;
+  t.differentiable = false;
+  return t;
+}
+
+std::vector<TensorMeta> GroupNormGrad::infer(const TensorList& in, const Attrs&) const {
+  return {contiguous_meta(in[1]->shape(), in[1]->dtype(), in[1]->device()),
+          contiguous_meta(in[4]->shape(), in[4]->dtype(), in[4]->device()),
+          contiguous_meta(in[4]->shape(), in[4]->dtype(), in[4]->device())};
+}
+
 PrimTraits BatchNorm::traits() const {
   PrimTraits t;
   t.saves_inputs = true;
@@ -299,6 +351,14 @@ const LayerNorm& layer_norm() {
 }
 const LayerNormGrad& layer_norm_grad() {
   static const LayerNormGrad instance;
+  return instance;
+}
+const GroupNorm& group_norm() {
+  static const GroupNorm instance;
+  return instance;
+}
+const GroupNormGrad& group_norm_grad() {
+  static const GroupNormGrad instance;
   return instance;
 }
 const AdamUpdate& adam_update() {

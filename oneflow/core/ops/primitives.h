@@ -352,6 +352,29 @@ class LayerNormGrad final : public Primitive {
   OF_PRIMITIVE_KERNELS
 };
 
+// group_norm(x, weight, bias) of a contiguous float32/float64 (N, C, *) input over attrs
+// num_groups groups of C / num_groups consecutive channels: y = (x - mean) * rstd * weight[c] +
+// bias[c], mean and rstd per (sample, group) as outputs 1 and 2 (N * num_groups); attrs eps.
+// group_norm_grad(dy, x, mean, rstd, weight) -> dx, dweight, dbias, not differentiable itself:
+// under create_graph GroupNorm::grad builds the same values from differentiable ops. CPU kernels
+// in kernels/cpu/norm.cpp, rules in ops/fused_primitives.cpp.
+class GroupNorm final : public Primitive {
+ public:
+  const char* name() const override { return "group_norm"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
+class GroupNormGrad final : public Primitive {
+ public:
+  const char* name() const override { return "group_norm_grad"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
 // batch_norm(x, weight, bias) in training mode over dim 1 of a contiguous float32/float64 input
 // (N, C, *): -> y, mean (C), biased variance (C); attrs eps. batch_norm_grad(dy, x, mean, var,
 // weight) -> dx, dweight, dbias. CPU kernels in kernels/cpu/batch_norm.cpp; rules in
@@ -741,6 +764,8 @@ const BatchNormInference& batch_norm_inference();
 const LogSoftmax& log_softmax();
 const LogSoftmaxGrad& log_softmax_grad();
 const LayerNormGrad& layer_norm_grad();
+const GroupNorm& group_norm();
+const GroupNormGrad& group_norm_grad();
 const SgdUpdate& sgd_update();
 const Scatter& scatter();
 const Cat& cat();

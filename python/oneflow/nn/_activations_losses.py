@@ -376,19 +376,13 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             f"group_norm: expected {c} channels to be divisible by {num_groups} groups"
         )
     if _fused_norm_ok(input, weight, bias) and input.numel() > 0:
-        # Each (sample, group) is one channel of a batch normalisation over a batch of one.
-        x = input.reshape(1, n * num_groups, -1)
-        if num_groups == c and weight is not None and bias is not None:
-            # One affine value per (sample, group): it folds into the normalisation.
-            out, _, _ = _C._batch_norm_train(x, weight.repeat(n), bias.repeat(n), eps)
-            return out.reshape(*input.shape)
-        out = _C._batch_norm_train(x, None, None, eps)[0].reshape(*input.shape)
-    else:
-        x = input.reshape(n, num_groups, -1)
-        mean = _C.mean(x, [2], True)
-        centered = _C.sub(x, mean)
-        var = _C.mean(_C.mul(centered, centered), [2], True)
-        out = _C.mul(centered, _C.rsqrt(_C.add(var, eps))).reshape(*input.shape)
+        # One kernel: statistics per (sample, group), the affine parameters per channel.
+        return _C._group_norm(input, num_groups, weight, bias, eps)
+    x = input.reshape(n, num_groups, -1)
+    mean = _C.mean(x, [2], True)
+    centered = _C.sub(x, mean)
+    var = _C.mean(_C.mul(centered, centered), [2], True)
+    out = _C.mul(centered, _C.rsqrt(_C.add(var, eps))).reshape(*input.shape)
     if weight is not None:
         out = _C.mul(out, _per_channel(weight, input.ndim))
     if bias is not None:
