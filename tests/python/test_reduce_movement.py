@@ -678,6 +678,18 @@ def test_column_reductions_over_wide_rows_like_torch(dtype):
     np.testing.assert_allclose(
         flow.tensor(d).sum((0, 1)).numpy(), torch.tensor(d).sum((0, 1)).numpy(), **tol
     )
+    # Rows wider than one block (9001 = 3 blocks of 3001), reduced row counts off the 4-row step
+    # and the 64-row float block; few reduced rows (narrower blocks shared between threads).
+    for shape, dims in (((603, 9001), (0,)), ((2, 517, 4100), (1,)), ((101, 5000), (0,))):
+        e = (rng.standard_normal(shape) * 3).astype(dtype)
+        got = flow.tensor(e).sum(dims).numpy()
+        if dtype == "int64":
+            np.testing.assert_array_equal(got, e.sum(dims))
+            continue
+        # Against a float64 sum; the bound is a few units of rounding of the addends' magnitude.
+        exact = e.astype(np.float64).sum(dims)
+        bound = 4 * np.finfo(dtype).eps * np.abs(e).astype(np.float64).sum(dims)
+        assert np.all(np.abs(got - exact) <= bound), np.max(np.abs(got - exact) / bound)
 
 
 @pytest.mark.parametrize(

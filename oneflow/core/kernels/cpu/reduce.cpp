@@ -108,27 +108,34 @@ void sum_kernel(const Tensor& x, const Tensor& out, const std::vector<int64_t>& 
   const bool column = !p.kept_strides.empty() && p.kept_strides.back() == 1 && nr > 0 &&
                       p.red_strides.back() > 1 && p.kept_shape.back() > 1;
   if (column) {
-    // Work items: (output row, block of kColumns columns, slice of the reduced rows). Rows are
-    // sliced only when there are fewer (row, block) pairs than threads (a sum over dim 0 of a
-    // narrow tensor); the slices' partial sums are then added in slice order.
-    constexpr int64_t kColumns = 256, kRows = 64;
+    // Work items: (output row, block of up to kColumns columns, slice of the reduced rows). Rows
+    // are sliced when there are fewer (row, block) pairs than threads (a sum over dim 0, say);
+    // the slices' partial sums are then added in slice order. Wide blocks keep each thread's
+    // reads long sequential runs (a narrow block of a wide row touches a new page every row).
+    constexpr int64_t kColumns = 4096, kRows = 64;
     const int64_t inner = p.kept_shape.back();
-    const int64_t n_rows_out = n_out / inner, blocks = (inner + kColumns - 1) / kColumns;
-    const int64_t items = n_rows_out * blocks;
     const bool parallel = n_out * n_red > cpu::kParallelGrain;
     const int64_t threads = parallel ? omp_get_max_threads() : 1;
+    const int64_t n_rows_out = n_out / inner;
+    int64_t blocks = (inner + kColumns - 1) / kColumns;
+    // Too few reduced rows to slice between the threads: narrower blocks instead.
+    if (n_rows_out * blocks < threads && n_red < 4 * kRows * threads)
+      blocks = std::max<int64_t>(
+          blocks, std::min<int64_t>(inner / 64, (threads + n_rows_out - 1) / n_rows_out));
+    const int64_t cols = (inner + blocks - 1) / blocks;
+    const int64_t items = n_rows_out * blocks;
     const int64_t slices =
         items >= threads ? 1 : std::max<int64_t>(1, std::min(threads / items, n_red / (4 * kRows)));
     const int64_t per_slice = (n_red + slices - 1) / slices;
-    std::vector<A> partial(slices > 1 ? static_cast<size_t>(items * slices * kColumns) : 0);
+    std::vector<A> partial(slices > 1 ? static_cast<size_t>(items * slices * cols) : 0);
 #pragma omp parallel for schedule(static) if (parallel)
     for (int64_t w = 0; w < items * slices; ++w) {
       const int64_t item = w / slices, slice = w % slices;
-      const int64_t r = item / blocks, c0 = item % blocks * kColumns;
-      const int64_t width = std::min(kColumns, inner - c0);
+      const int64_t r = item / blocks, c0 = item % blocks * cols;
+      const int64_t width = std::min(cols, inner - c0);
       const int64_t j_lo = slice * per_slice, j_hi = std::min(n_red, j_lo + per_slice);
-      A own[kColumns];
-      A* acc = slices > 1 ? partial.data() + w * kColumns : own;
+      std::vector<A> own(slices > 1 ? 0 : width);
+      A* acc = slices > 1 ? partial.data() + w * cols : own.data();
       std::fill_n(acc, width, A(0));
       int64_t off0 = c0, rem = r;
       for (int64_t d = static_cast<int64_t>(p.kept_shape.size()) - 2; d >= 0; --d) {
@@ -146,10 +153,19 @@ void sum_kernel(const Tensor& x, const Tensor& out, const std::vector<int64_t>& 
       if constexpr (std::is_same_v<compute_t<T>, float> && std::is_same_v<A, double>) {
         // Float lanes over blocks of 64 rows (twice the SIMD width of double, no conversions in
         // the inner loop), each block's sums added in double.
-        float part[kColumns];
+        std::vector<float> part_buf(width);
+        float* part = part_buf.data();
         for (int64_t j0 = j_lo; j0 < j_hi; j0 += kRows) {
           std::fill_n(part, width, 0.0f);
-          for (int64_t j = j0; j < std::min(j_hi, j0 + kRows); ++j) {
+          const int64_t j1 = std::min(j_hi, j0 + kRows);
+          int64_t j = j0;
+          // Four rows per pass over the block's sums: a quarter of the stores.
+          for (; j + 4 <= j1; j += 4) {
+            const T *r0 = row_at(j), *r1 = row_at(j + 1), *r2 = row_at(j + 2), *r3 = row_at(j + 3);
+            for (int64_t i = 0; i < width; ++i)
+              part[i] += (float(r0[i]) + float(r1[i])) + (float(r2[i]) + float(r3[i]));
+          }
+          for (; j < j1; ++j) {
             const T* row = row_at(j);
             for (int64_t i = 0; i < width; ++i) part[i] += float(row[i]);
           }
@@ -166,12 +182,11 @@ void sum_kernel(const Tensor& x, const Tensor& out, const std::vector<int64_t>& 
     }
     if (slices > 1)
       for (int64_t item = 0; item < items; ++item) {
-        const int64_t r = item / blocks, c0 = item % blocks * kColumns;
-        const int64_t width = std::min(kColumns, inner - c0);
+        const int64_t r = item / blocks, c0 = item % blocks * cols;
+        const int64_t width = std::min(cols, inner - c0);
         for (int64_t i = 0; i < width; ++i) {
           A total = A(0);
-          for (int64_t sl = 0; sl < slices; ++sl)
-            total += partial[(item * slices + sl) * kColumns + i];
+          for (int64_t sl = 0; sl < slices; ++sl) total += partial[(item * slices + sl) * cols + i];
           o[r * inner + c0 + i] = O(compute_t<O>(total));
         }
       }
