@@ -1,7 +1,11 @@
 """Resident memory stays flat while a million small tensors are created and dropped."""
 
 import os
+import subprocess
+import sys
 import time
+
+import pytest
 
 import oneflow as flow
 
@@ -53,3 +57,51 @@ def test_ten_thousand_training_steps_leave_memory_flat():
     )
     assert loss.item() < 0.1  # it trained: the batch is memorised
     assert end - start < 16, (start, end)
+
+
+HUGE_PAGE_PROBE = """
+import oneflow as flow
+x = flow.randn(16, 1024, 1024)  # 64 MiB
+x.sum().item()
+lo_t = x.data_ptr()
+hi_t = lo_t + x.numel() * 4
+with open("/proc/self/smaps") as f:
+    lines = f.read().splitlines()
+# The huge-page-backed KiB of the mappings that hold the tensor's memory.
+total = 0
+for i, line in enumerate(lines):
+    head = line.split()[0]
+    if "-" in head and not head.endswith(":"):
+        lo, hi = (int(v, 16) for v in head.split("-"))
+        if lo < hi_t and hi > lo_t:
+            total += next(int(l.split()[1]) for l in lines[i:] if l.startswith("AnonHugePages:"))
+print(total)
+"""
+
+
+def _thp_mode():
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            return f.read().split("[")[1].split("]")[0]
+    except (OSError, IndexError):
+        return "never"
+
+
+@pytest.mark.skipif(_thp_mode() == "never", reason="transparent huge pages are off on this host")
+def test_large_cpu_tensors_ask_for_huge_pages():
+    """Blocks of 4 MiB and more are advised to use transparent huge pages (one TLB entry per
+    2 MiB); ONEFLOW_CPU_HUGE_PAGES=0 turns the advice off."""
+
+    def huge_kib(**env):
+        out = subprocess.run(
+            [sys.executable, "-c", HUGE_PAGE_PROBE],
+            env={**os.environ, **env},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return int(out.stdout.strip().splitlines()[-1])
+
+    assert huge_kib() >= 32 * 1024  # most of the 64 MiB
+    if _thp_mode() == "madvise":
+        assert huge_kib(ONEFLOW_CPU_HUGE_PAGES="0") == 0
