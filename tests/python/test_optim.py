@@ -217,3 +217,48 @@ def test_warmup_lr():
     np.testing.assert_allclose(lrs, expect, rtol=1e-12)
     sd = s.state_dict()
     assert sd["last_epoch"] == 10 and "optimizer" not in sd
+
+
+@pytest.mark.parametrize("opt_name", ["Adam", "AdamW"])
+def test_adam_steps_never_read_the_step_tensor_back(opt_name, monkeypatch):
+    """The step counter stays a tensor (as in PyTorch's state dict) but its value is kept on the
+    host: after the first step no `item()` waits for the queue. A loaded state dict (new step
+    tensors, another count) and zero_grad(set_to_none=False) (in place) keep matching PyTorch."""
+    rng = np.random.default_rng(3)
+    w0, x0 = rng.standard_normal((5, 4)).astype(np.float32), rng.standard_normal((8, 4))
+    x0 = x0.astype(np.float32)
+
+    def make(lib):
+        w = lib.nn.Parameter(lib.tensor(w0))
+        return w, getattr(lib.optim, opt_name)([w], lr=0.1, weight_decay=0.01)
+
+    def steps(lib, w, opt, n):
+        for _ in range(n):
+            opt.zero_grad(set_to_none=False)
+            (lib.tensor(x0) @ w.t()).square().mean().backward()
+            opt.step()
+
+    calls = []
+    original = flow.Tensor.item
+    monkeypatch.setattr(flow.Tensor, "item", lambda t: calls.append(1) or original(t))
+    fw, fopt = make(flow)
+    tw, topt = make(torch)
+    steps(flow, fw, fopt, 1)
+    first = len(calls)
+    steps(flow, fw, fopt, 4)
+    assert len(calls) == first  # no reads after the first step
+    grad = fw.grad
+    steps(flow, fw, fopt, 1)
+    assert fw.grad is grad  # zero_grad(set_to_none=False) zeroes in place
+    steps(torch, tw, topt, 6)
+    np.testing.assert_allclose(fw.detach().numpy(), tw.detach().numpy(), rtol=1e-5, atol=1e-6)
+    # A state dict from 6 steps loaded into an optimizer that took 2: the count restarts at 6.
+    sd = fopt.state_dict()
+    fw2, fopt2 = make(flow)
+    steps(flow, fw2, fopt2, 2)
+    fopt2.load_state_dict(sd)
+    with flow.no_grad():
+        fw2.copy_(fw)
+    steps(flow, fw2, fopt2, 3)
+    steps(torch, tw, topt, 3)
+    np.testing.assert_allclose(fw2.detach().numpy(), tw.detach().numpy(), rtol=1e-5, atol=1e-6)

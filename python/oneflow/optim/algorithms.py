@@ -152,7 +152,7 @@ class Adam(Optimizer):
                     if g["amsgrad"]:
                         st["max_exp_avg_sq"] = oneflow.zeros_like(p)
                 st["step"] += 1
-                step = float(st["step"].item())
+                step = self._step_value(p, st["step"])
                 c1 = 1 - b1**step if g["do_bias_correction"] else 1.0
                 c2 = 1 - b2**step if g["do_bias_correction"] else 1.0
                 if (

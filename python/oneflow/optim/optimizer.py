@@ -63,7 +63,25 @@ class Optimizer:
                 if set_to_none:
                     p.grad = None
                 else:
-                    p.grad = oneflow.zeros_like(p.grad)
+                    # In place, as PyTorch: the gradient tensor (and its memory) stays.
+                    if p.grad.grad_fn is not None:
+                        p.grad.detach_()
+                    else:
+                        p.grad.requires_grad_(False)
+                    p.grad.zero_()
+
+    def _step_value(self, p, step):
+        """The value of a parameter's step counter after this step's increment, without reading
+        a step tensor back (a read waits for every queued op): the count is kept on the host
+        next to the tensor and read from it only when the tensor is a new one (a fresh state or
+        a loaded state dict)."""
+        if not isinstance(step, oneflow.Tensor):
+            return float(step)
+        counts = self.__dict__.setdefault("_step_counts", {})
+        known = counts.get(id(p))
+        value = known[1] + 1 if known is not None and known[0] is step else float(step.item())
+        counts[id(p)] = (step, value)
+        return value
 
     def _params_with_grad(self, group):
         return [p for p in group["params"] if p.grad is not None]
