@@ -678,3 +678,60 @@ def test_group_norm_kernel_matches_torch(case, affine, dtype):
     tol = 5e-4 if dtype == "float32" else 1e-10
     for got, want in zip(run(flow), run(torch)):
         np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+NLL_CASES = [
+    # (input shape, weighted, ignore_index or None)
+    ((7, 5), False, None),
+    ((7, 5), True, 2),
+    ((3, 4, 2, 3), True, None),
+    ((3, 4, 5), False, 1),
+    ((6,), True, None),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+@pytest.mark.parametrize("case", NLL_CASES, ids=[str(c) for c in NLL_CASES])
+def test_fused_nll_loss_matches_torch(case, reduction, dtype):
+    """The fused nll_loss kernels (mean and sum): loss, input gradient, class weights, ignored
+    targets, spatial dims, a (C,) input with a 0-dim target, and second-order gradients of
+    cross_entropy through log_softmax."""
+    shape, weighted, ignore = case
+    rng = np.random.default_rng(len(shape) * 10 + int(weighted))
+    x0 = rng.standard_normal(shape)
+    c = shape[0] if len(shape) == 1 else shape[1]
+    t_shape = () if len(shape) == 1 else (shape[0],) + shape[2:]
+    t0 = rng.integers(0, c, t_shape)
+    w0 = rng.random(c) + 0.5
+
+    def run(lib):
+        dt = getattr(lib, dtype)
+        x = lib.tensor(x0, dtype=dt, requires_grad=True)
+        t = lib.tensor(t0, dtype=lib.int64)
+        w = lib.tensor(w0, dtype=dt) if weighted else None
+        kw = {} if ignore is None else {"ignore_index": ignore}
+        F = lib.nn.functional
+        loss = F.nll_loss(F.log_softmax(x, x.ndim > 1 and 1 or 0), t, w, reduction=reduction, **kw)
+        (gx,) = lib.autograd.grad(loss * 3, [x], create_graph=True)
+        (ggx,) = lib.autograd.grad((gx * gx).sum(), [x])
+        ce = F.cross_entropy(x, t, w, reduction=reduction, **kw)
+        ce.backward()
+        return [a.detach().numpy() for a in (loss, gx, ggx, ce, x.grad)]
+
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    for got, want in zip(run(flow), run(torch)):
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+def test_fused_nll_loss_edge_cases_like_torch():
+    F = flow.nn.functional
+    logp = flow.log_softmax(flow.randn(4, 3), 1)
+    # Every target ignored: the mean is 0 / 0 (NaN) and the sum 0, as in PyTorch.
+    t = flow.tensor([1, 1, 1, 1])
+    assert np.isnan(F.nll_loss(logp, t, ignore_index=1).item())
+    assert F.nll_loss(logp, t, ignore_index=1, reduction="sum").item() == 0
+    with pytest.raises(IndexError, match=r"nll_loss.*target 3 is out of bounds.*\[0, 3\)"):
+        F.nll_loss(logp, flow.tensor([0, 3, 1, 2])).item()
+    with pytest.raises(IndexError, match=r"target -2 is out of bounds"):
+        F.cross_entropy(flow.randn(2, 3), flow.tensor([0, -2]), reduction="sum").item()

@@ -184,6 +184,11 @@ void init_nn(py::module_& m) {
         return F::border_pad(x, p, mode, value);
       },
       py::arg("input"), py::arg("pad"), py::arg("mode"), py::arg("value") = 0.0);
+  m.def("_nll_loss", [](const Tensor& logp, const Tensor& target, std::optional<Tensor> weight,
+                        int64_t ignore_index, bool mean) {
+    ReleaseGil nogil;
+    return F::nll_loss(logp, target, weight.value_or(nullptr), ignore_index, mean);
+  });
   m.def(
       "mse_loss",
       [](py::handle input, py::handle target, const std::string& reduction) {

@@ -426,6 +426,15 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& re
   return reduction == "mean" ? mean(sq) : sum(sq);
 }
 
+Tensor nll_loss(const Tensor& logp, const Tensor& target, const Tensor& weight,
+                int64_t ignore_index, bool mean) {
+  const int64_t c = logp->ndim() == 1 ? logp->shape()[0] : logp->ndim() > 1 ? logp->shape()[1] : 0;
+  Tensor w =
+      weight ? contiguous(weight) : ones({c}, CreationOptions{logp->dtype(), logp->device(), ""});
+  return dispatch(prim::nll_loss(), {contiguous(logp), contiguous(target), w},
+                  Attrs{{"ignore_index", ignore_index}, {"mean", mean}})[0];
+}
+
 Tensor mse_loss_grad(const Tensor& dy, const Tensor& a, const Tensor& b, double scale) {
   return dispatch1(prim::mse_loss_grad(), {contiguous(dy), a, b}, Attrs{{"scale", scale}});
 }

@@ -62,6 +62,10 @@ Tensor adaptive_avg_pool_grad(const Tensor& dy, const Shape& input_shape);
 Tensor border_pad_raw(const Tensor& x, const IntList& pads, int64_t mode, double value = 0);
 Tensor pad_grad(const Tensor& dy, const Shape& input_shape, const IntList& pads, int64_t mode);
 // 2 * scale * dy * (a - b), dy a 0-dim tensor.
+// F.nll_loss with reduction mean (mean = true) or sum of CPU float32/float64 log-probabilities
+// and int64 class targets: one fused kernel; weight of C elements or null.
+Tensor nll_loss(const Tensor& logp, const Tensor& target, const Tensor& weight,
+                int64_t ignore_index, bool mean);
 Tensor mse_loss_grad(const Tensor& dy, const Tensor& a, const Tensor& b, double scale);
 
 }  // namespace oneflow::functional

@@ -3,6 +3,8 @@
 // functional/nn_functional.cpp; the checks here guard the primitives' own invariants.
 #include "oneflow/core/ops/nn_primitives.h"
 
+#include "oneflow/core/autograd/autograd.h"
+#include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/functional/functional.h"
 #include "oneflow/core/functional/nn_functional.h"
 
@@ -337,6 +339,57 @@ TensorList MseLossGrad::grad(const GradContext& ctx, const TensorList& g) const 
   return out;
 }
 
+// ---- negative log-likelihood ----
+
+PrimTraits NllLoss::traits() const {
+  PrimTraits t;
+  t.saves_inputs = true;
+  t.saves_outputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> NllLoss::infer(const TensorList& in, const Attrs& attrs) const {
+  (void)attrs.get<int64_t>("ignore_index");
+  (void)attrs.get<bool>("mean");
+  const Tensor &x = in[0], &t = in[1];
+  const bool floating = x->dtype() == DType::kFloat32 || x->dtype() == DType::kFloat64;
+  const int64_t c = x->ndim() == 1 ? x->shape()[0] : x->ndim() > 1 ? x->shape()[1] : -1;
+  if (in.size() != 3 || !floating || !x->is_contiguous() || c < 0 || t->dtype() != DType::kInt64 ||
+      !t->is_contiguous() || in[2]->numel() != c || in[2]->dtype() != x->dtype() ||
+      !in[2]->is_contiguous() || t->numel() * c != x->numel())
+    throw_error<RuntimeError>(name(),
+                              "expected contiguous float32/float64 log-probabilities (N, C, *), "
+                              "int64 targets (N, *) and a weight of C elements, got ",
+                              dtype_name(x->dtype()), shape_str(x->shape()), " and ",
+                              dtype_name(t->dtype()), shape_str(t->shape()));
+  return {contiguous_meta({}, x->dtype(), x->device()),
+          contiguous_meta({}, x->dtype(), x->device())};
+}
+
+TensorList NllLoss::grad(const GradContext& ctx, const TensorList& dy) const {
+  Attrs attrs = ctx.attrs;
+  attrs.set("input_shape", ctx.input_metas[0].shape);
+  const Tensor &t = ctx.inputs[1], &w = ctx.inputs[2], &total = ctx.outputs[1];
+  if (grad_mode_enabled()) {
+    // The gradient is linear in dy and does not depend on the log-probabilities: the kernel's
+    // value for dy = 1 times dy is differentiable in dy.
+    const Tensor unit = dispatch1(prim::nll_loss_grad(), {F::ones_like(dy[0]), t, w, total}, attrs);
+    return {F::mul(unit, dy[0]), nullptr, nullptr};
+  }
+  return {dispatch1(prim::nll_loss_grad(), {dy[0], t, w, total}, attrs), nullptr, nullptr};
+}
+
+PrimTraits NllLossGrad::traits() const {
+  PrimTraits t;
+  t.differentiable = false;
+  return t;
+}
+
+std::vector<TensorMeta> NllLossGrad::infer(const TensorList& in, const Attrs& attrs) const {
+  OF_ASSERT(in.size() == 4 && in[0]->ndim() == 0);
+  return {contiguous_meta(attrs.get<Ints>("input_shape"), in[2]->dtype(), in[2]->device())};
+}
+
 // ---- instances ----
 
 namespace prim {
@@ -359,6 +412,8 @@ OF_INSTANCE(Pad, pad)
 OF_INSTANCE(PadGrad, pad_grad)
 OF_INSTANCE(MseLoss, mse_loss)
 OF_INSTANCE(MseLossGrad, mse_loss_grad)
+OF_INSTANCE(NllLoss, nll_loss)
+OF_INSTANCE(NllLossGrad, nll_loss_grad)
 #undef OF_INSTANCE
 }  // namespace prim
 

@@ -172,6 +172,30 @@ class MseLossGrad final : public Primitive {
   OF_NN_PRIMITIVE_KERNELS
 };
 
+// nll_loss(logp, target, weight) with reduction mean (attrs mean = true) or sum: logp a
+// contiguous float (N, C, *) or (C,) tensor, target int64 class indices of shape (N, *) or (),
+// weight (C); targets equal to attrs ignore_index are skipped. -> loss (0-dim) and the total
+// weight of the counted targets (0-dim). An out-of-range target raises IndexError naming
+// nll_loss. CPU kernel only (the functional layer composes for other devices).
+class NllLoss final : public Primitive {
+ public:
+  const char* name() const override { return "nll_loss"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_NN_PRIMITIVE_KERNELS
+};
+
+// (dy, target, weight, total_weight) -> dlogp of attrs input_shape: -weight[t] * dy (divided by
+// the total weight for the mean) at each counted target's class, zero elsewhere.
+class NllLossGrad final : public Primitive {
+ public:
+  const char* name() const override { return "nll_loss_grad"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  OF_NN_PRIMITIVE_KERNELS
+};
+
 #undef OF_NN_PRIMITIVE_KERNELS
 
 // Output length of a conv along one dim (may be <= 0 for a kernel larger than the padded input).
@@ -211,6 +235,8 @@ const Pad& pad();
 const PadGrad& pad_grad();
 const MseLoss& mse_loss();
 const MseLossGrad& mse_loss_grad();
+const NllLoss& nll_loss();
+const NllLossGrad& nll_loss_grad();
 }  // namespace prim
 
 }  // namespace oneflow

@@ -585,6 +585,16 @@ def nll_loss(
     input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"
 ):
     _check_class_target("nll_loss", input, target)
+    if (
+        reduction in ("mean", "sum")
+        and input.dtype in (oneflow.float32, oneflow.float64)
+        and target.dtype == oneflow.int64
+        and not input.is_cuda
+        and not target.is_cuda
+        and (weight is None or (weight.dtype == input.dtype and not weight.is_cuda))
+    ):
+        # One kernel (and one for the gradient): the picked values, weights and their sum.
+        return _C._nll_loss(input, target, weight, ignore_index, reduction == "mean")
     valid = _C.ne(target, ignore_index)
     safe = _C.where(valid, target, 0)
     dim = 1 if input.ndim > 1 else 0

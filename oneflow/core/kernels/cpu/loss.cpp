@@ -1,6 +1,8 @@
-// CPU kernels of the fused mean squared error (MseLoss, MseLossGrad). The forward sums (a - b)^2
-// in the operands' type over blocks of 1024 (16 lanes each), the blocks in double, each thread a
-// contiguous range and the ranges added in order (the result depends only on the thread count).
+// CPU kernels of the fused losses: mean squared error (MseLoss, MseLossGrad) and the negative
+// log-likelihood of class targets (NllLoss, NllLossGrad: one serial pass over the targets). The
+// mse forward sums (a - b)^2 in the operands' type over blocks of 1024 (16 lanes each), the
+// blocks in double, each thread a contiguous range and the ranges added in order (the result
+// depends only on the thread count).
 #include <omp.h>
 
 #include <algorithm>
@@ -75,6 +77,72 @@ void MseLossGrad::compute_cpu(const TensorList& in, const TensorList& out,
     T* da = out[0]->data_as<T>();
 #pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain)
     for (int64_t i = 0; i < n; ++i) da[i] = k * (a[i] - b[i]);
+  });
+}
+
+namespace {
+
+// The loss's layout: logp (N, C, S) with S the product of the trailing dims; (C,) is N = S = 1.
+struct NllLayout {
+  int64_t n, c, s;
+  explicit NllLayout(const Shape& shape) {
+    if (shape.size() == 1) {
+      n = 1, c = shape[0], s = 1;
+      return;
+    }
+    n = shape[0], c = shape[1], s = 1;
+    for (size_t d = 2; d < shape.size(); ++d) s *= shape[d];
+  }
+};
+
+[[noreturn]] void bad_target(int64_t t, int64_t c) {
+  throw_error<IndexError>("nll_loss", "target ", t, " is out of bounds (expected values in [0, ", c,
+                          "))");
+}
+
+}  // namespace
+
+void NllLoss::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  const NllLayout l(in[0]->shape());
+  const int64_t ignore = attrs.get<int64_t>("ignore_index");
+  const bool mean = attrs.get<bool>("mean");
+  const int64_t* t = in[1]->data_as<int64_t>();
+  float_types(name(), in[0]->dtype(), [&]<typename T>() {
+    const T* x = in[0]->data_as<T>();
+    const T* w = in[2]->data_as<T>();
+    double total = 0, weight = 0;
+    for (int64_t i = 0; i < l.n; ++i)
+      for (int64_t j = 0; j < l.s; ++j) {
+        const int64_t k = t[i * l.s + j];
+        if (k == ignore) continue;
+        if (k < 0 || k >= l.c) bad_target(k, l.c);
+        total -= double(w[k]) * double(x[(i * l.c + k) * l.s + j]);
+        weight += double(w[k]);
+      }
+    *out[0]->data_as<T>() = T(mean ? total / weight : total);
+    *out[1]->data_as<T>() = T(weight);
+  });
+}
+
+void NllLossGrad::compute_cpu(const TensorList& in, const TensorList& out,
+                              const Attrs& attrs) const {
+  const NllLayout l(out[0]->shape());
+  const int64_t ignore = attrs.get<int64_t>("ignore_index");
+  const bool mean = attrs.get<bool>("mean");
+  const int64_t* t = in[1]->data_as<int64_t>();
+  float_types(name(), out[0]->dtype(), [&]<typename T>() {
+    const T* w = in[2]->data_as<T>();
+    const double scale =
+        -double(*in[0]->data_as<T>()) / (mean ? double(*in[3]->data_as<T>()) : 1.0);
+    T* dx = out[0]->data_as<T>();
+    std::fill_n(dx, out[0]->numel(), T(0));
+    for (int64_t i = 0; i < l.n; ++i)
+      for (int64_t j = 0; j < l.s; ++j) {
+        const int64_t k = t[i * l.s + j];
+        if (k == ignore) continue;
+        if (k < 0 || k >= l.c) bad_target(k, l.c);
+        dx[(i * l.c + k) * l.s + j] = T(double(w[k]) * scale);
+      }
   });
 }
 

@@ -1,6 +1,6 @@
-// MseLoss and MseLossGrad have no CUDA kernels: F.mse_loss composes sub, mul and the reduction
-// for CUDA tensors (functional/nn_functional.cpp), so these run only when the primitives are
-// dispatched directly.
+// MseLoss, MseLossGrad, NllLoss and NllLossGrad have no CUDA kernels: F.mse_loss and
+// F.nll_loss compose other ops for CUDA tensors (functional/nn_functional.cpp and the Python
+// nn.functional), so these run only when the primitives are dispatched directly.
 #include "oneflow/core/ops/nn_primitives.h"
 
 namespace oneflow {
@@ -10,6 +10,14 @@ void MseLoss::compute_cuda(const TensorList&, const TensorList&, const Attrs&) c
 }
 
 void MseLossGrad::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  throw_error<NotImplementedError>(name(), "the fused kernel is CPU-only");
+}
+
+void NllLoss::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  throw_error<NotImplementedError>(name(), "the fused kernel is CPU-only");
+}
+
+void NllLossGrad::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
   throw_error<NotImplementedError>(name(), "the fused kernel is CPU-only");
 }
 

@@ -30,6 +30,8 @@ OF_NN_NO_CUDA(Pad)
 OF_NN_NO_CUDA(PadGrad)
 OF_NN_NO_CUDA(MseLoss)
 OF_NN_NO_CUDA(MseLossGrad)
+OF_NN_NO_CUDA(NllLoss)
+OF_NN_NO_CUDA(NllLossGrad)
 #undef OF_NN_NO_CUDA
 
 }  // namespace oneflow
