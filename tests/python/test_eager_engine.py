@@ -489,3 +489,27 @@ def test_ctrl_c_drops_the_queue_while_python_runs_elsewhere():
     assert total > 1.0, out  # the queue held seconds of work
     assert drained < 0.3, out  # dropped, not run
     assert "after 6.0" in out
+
+
+def test_host_reads_of_an_index_wait_for_its_writers_not_its_readers():
+    """The host-side bounds check of an index tensor waits only for queued ops that write it:
+    a gather still running on the same index does not make the next indexing op synchronise,
+    while an in-place write queued before it is seen."""
+    from oneflow import _oneflow_internal as internal
+
+    a = flow.randn(1024, 1024)
+    idx = flow.randint(0, 8, (4096,))
+    x = flow.randn(8, 3)
+    flow.cpu.synchronize()
+    product = flow.matmul(a, a)  # milliseconds of work queued ahead
+    first = flow.index_select(x, 0, idx)  # queued behind it, reads idx
+    second = flow.index_select(x, 0, idx)
+    assert internal.pending_instructions() >= 2  # the check did not wait for `first`
+    np.testing.assert_array_equal(first.numpy(), x.numpy()[idx.numpy()])
+    np.testing.assert_array_equal(second.numpy(), first.numpy())
+    del product
+    # A queued write of the index is waited for: the check sees the out-of-range values.
+    _ = flow.matmul(a, a)
+    idx.fill_(9)
+    with pytest.raises(IndexError, match="index 9 is out of bounds"):
+        flow.index_select(x, 0, idx)

@@ -127,12 +127,17 @@ class CpuStream {
     ins.work = work;
     queued_bytes_ += bytes;
     issued_work_.fetch_add(work, kRelaxed);
+    // Kernels write their outputs; the few without outputs (the optimizer updates) write
+    // inputs, so all their inputs count as written.
+    const bool writes_inputs = ins.outputs.empty();
     for (const Tensor& t : ins.inputs) {
       t->storage()->last_use().store(seq, kRelease);
+      if (writes_inputs) t->storage()->last_write().store(seq, kRelease);
       t->add_queued_uses(1);
     }
     for (const Tensor& t : ins.outputs) {
       t->storage()->last_use().store(seq, kRelease);
+      t->storage()->last_write().store(seq, kRelease);
       t->add_queued_uses(1);
     }
     published_.store(seq, kRelease);
@@ -228,6 +233,17 @@ class CpuStream {
     // Done: clear the record unless a newer instruction took it meanwhile.
     uint64_t expected = seq;
     storage.last_use().compare_exchange_strong(expected, 0);
+    if (failed_.load()) raise_pending_error();
+  }
+
+  void wait_for_write(const Storage& storage) {
+    if (t_on_stream) return;
+    const uint64_t seq = storage.last_write().load();
+    if (seq == 0) return;
+    wait_until(seq);
+    reclaim();
+    uint64_t expected = seq;
+    storage.last_write().compare_exchange_strong(expected, 0);
     if (failed_.load()) raise_pending_error();
   }
 
@@ -568,6 +584,7 @@ void run_and_wait(const Primitive& prim, const TensorList& inputs, const TensorL
 }
 void synchronize() { CpuStream::instance().synchronize(); }
 void wait_for(const Storage& storage) { CpuStream::instance().wait_for(storage); }
+void wait_for_write(const Storage& storage) { CpuStream::instance().wait_for_write(storage); }
 void cancel_pending() { CpuStream::instance().cancel(); }
 void interrupt_from_signal() { CpuStream::instance().interrupt(); }
 uint64_t pending_instructions() { return CpuStream::instance().pending(); }

@@ -86,6 +86,8 @@ void run_and_wait(const Primitive& prim, const TensorList& inputs, const TensorL
 void synchronize();
 // Waits for the instructions using `storage` (Storage::data() calls this off the fast path).
 void wait_for(const Storage& storage);
+// Waits for the queued instructions that write `storage` (Storage::read_data()).
+void wait_for_write(const Storage& storage);
 // Drops every queued instruction that has not started (after an interrupt).
 void cancel_pending();
 // The same, callable from a signal handler (async-signal-safe): the instructions queued when it

@@ -20,6 +20,7 @@ Storage::Storage(Device device, void* data, size_t nbytes, std::function<void()>
 
 Storage::Storage(Storage& dead) : device_(dead.device_), data_(dead.data_), nbytes_(dead.nbytes_) {
   last_use_.store(dead.last_use_.load(std::memory_order_acquire), std::memory_order_release);
+  last_write_.store(dead.last_write_.load(std::memory_order_acquire), std::memory_order_release);
   dead.handed_on_ = true;
 }
 

@@ -21,8 +21,9 @@ class Node;
 class Storage;
 
 namespace eager {
-void wait_for(const Storage& storage);  // eager/engine.h
-}
+void wait_for(const Storage& storage);        // eager/engine.h
+void wait_for_write(const Storage& storage);  // eager/engine.h
+}  // namespace eager
 
 // A block of device memory. Owned memory returns to its allocator when the last tensor viewing
 // it is gone; borrowed memory (from NumPy, DLPack) calls its release function instead.
@@ -45,12 +46,20 @@ class Storage {
     if (last_use_.load(std::memory_order_acquire) != 0) eager::wait_for(*this);
     return data_;
   }
+  // The bytes for reading only, once the queued instructions that write them have run: queued
+  // readers may still be running (a host-side check of an index tensor that queued gathers
+  // read does not wait for them).
+  const void* read_data() const {
+    if (last_write_.load(std::memory_order_acquire) != 0) eager::wait_for_write(*this);
+    return data_;
+  }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
 
-  // Sequence number of the last queued instruction using this storage; 0 when none is pending.
-  // Written by the eager engine only.
+  // Sequence numbers of the last queued instruction using this storage and of the last one
+  // writing it; 0 when none is pending. Written by the eager engine only.
   std::atomic<uint64_t>& last_use() const { return last_use_; }
+  std::atomic<uint64_t>& last_write() const { return last_write_; }
 
   // True when code outside oneflow may read or write the bytes without synchronising (memory
   // borrowed from NumPy or DLPack, or lent to them by numpy() / to_dlpack / data_ptr()): ops
@@ -67,6 +76,7 @@ class Storage {
   std::function<void()> release_;  // empty for memory from the allocator
   bool handed_on_ = false;         // the memory went to another storage (Storage(Storage&))
   mutable std::atomic<uint64_t> last_use_{0};
+  mutable std::atomic<uint64_t> last_write_{0};
   mutable std::atomic<bool> shared_outside_{false};
 };
 
@@ -148,6 +158,12 @@ class TensorImpl {
   template <typename T>
   T* data_as() const {
     return static_cast<T*>(data());
+  }
+  // For reading only: waits for the queued writers of the storage, not its queued readers.
+  template <typename T>
+  const T* read_as() const {
+    return reinterpret_cast<const T*>(static_cast<const char*>(storage_->read_data()) +
+                                      meta_.offset * itemsize(meta_.dtype));
   }
 
   const std::shared_ptr<VersionCounter>& version_counter() const { return version_; }

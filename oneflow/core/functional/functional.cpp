@@ -454,7 +454,7 @@ TensorList prepare_indices(const char* op, const Tensor& x, const TensorList& in
     // Bounds are checked on the host (a synchronisation point for GPU indices, as in PyTorch).
     Tensor h = x->device().type == DeviceType::kCPU ? t : to(t, std::nullopt, Device{});
     const int64_t size = x->shape()[dim + j];
-    const int64_t* v = h->data_as<int64_t>();
+    const int64_t* v = h->read_as<int64_t>();
     for (int64_t i = 0; i < h->numel(); ++i)
       if (v[i] < -size || v[i] >= size)
         throw_error<IndexError>(op, "index ", v[i], " is out of bounds for dimension ", dim + j,
