@@ -227,6 +227,33 @@ def test_ops_on_numpy_memory_run_on_the_stream_thread():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+def test_data_dependent_ops_run_their_host_passes_on_the_stream_thread():
+    # nonzero and the ops built on it (masked_select, boolean indexing, unique, argwhere) count
+    # the mask's true elements in parallel before they can allocate their output. Run on the
+    # Python thread, that parallel pass started a second OpenMP team, and every later 4 MB op
+    # of the process ran 2-4x slower (cat of four 1 MB parts: ~135 -> ~460 us).
+    r = _run(
+        """
+        import os, numpy as np, oneflow as flow
+        x = flow.randn(1024, 1024)
+        (x * 2).sum().item()  # the stream thread and its team exist now
+        before = len(os.listdir("/proc/self/task"))
+        m = x > 0
+        a, mask = x.numpy(), m.numpy()
+        np.testing.assert_array_equal(x.masked_select(m).numpy(), a[mask])
+        np.testing.assert_array_equal(x[m].numpy(), a[mask])
+        np.testing.assert_array_equal(m.nonzero().numpy(), np.argwhere(mask))
+        np.testing.assert_array_equal(flow.argwhere(m).numpy(), np.argwhere(mask))
+        i = flow.randint(0, 50, (100000,))
+        np.testing.assert_array_equal(flow.unique(i).numpy(), np.unique(i.numpy()))
+        after = len(os.listdir("/proc/self/task"))
+        assert after == before, (before, after)
+        print("ok")
+        """
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
 def test_a_full_queue_wakes_the_queuing_thread_once_per_stretch():
     # 200 ops with 1 MiB outputs against an 8 MiB budget: the queuing thread waits for space
     # from the 9th on. It sleeps until half the budget is free, so it wakes a few dozen times,

@@ -582,6 +582,27 @@ void run_and_wait(const Primitive& prim, const TensorList& inputs, const TensorL
                   const Attrs& attrs) {
   CpuStream::instance().run_and_wait(prim, inputs, outputs, attrs);
 }
+namespace {
+// A primitive whose kernel is a host closure (run_on_stream). It lives on the caller's stack:
+// the caller waits until the stream thread has run it.
+class HostTask final : public Primitive {
+ public:
+  explicit HostTask(const std::function<void()>& fn) : fn_(fn) {}
+  const char* name() const override { return "host_task"; }
+  std::vector<TensorMeta> infer(const TensorList&, const Attrs&) const override { return {}; }
+  void compute_cpu(const TensorList&, const TensorList&, const Attrs&) const override { fn_(); }
+  void compute_cuda(const TensorList&, const TensorList&, const Attrs&) const override { fn_(); }
+
+ private:
+  const std::function<void()>& fn_;
+};
+}  // namespace
+
+void run_on_stream(const std::function<void()>& fn) {
+  if (!async_enabled() || on_stream_thread()) return fn();
+  const HostTask task(fn);
+  CpuStream::instance().run_and_wait(task, {}, {}, Attrs{});
+}
 void synchronize() { CpuStream::instance().synchronize(); }
 void wait_for(const Storage& storage) { CpuStream::instance().wait_for(storage); }
 void wait_for_write(const Storage& storage) { CpuStream::instance().wait_for_write(storage); }

@@ -82,6 +82,12 @@ void enqueue(const Primitive& prim, const TensorList& inputs, const TensorList& 
 void run_and_wait(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
                   const Attrs& attrs);
 
+// Runs `fn` (host work with OpenMP parallel regions, e.g. the count of a mask's true elements
+// before nonzero allocates its output) on the stream thread after the queued instructions, and
+// waits for it; runs it here in synchronous mode or on the stream thread. One OpenMP team does
+// all parallel work that way (see run_and_wait). Its exception raises as it is.
+void run_on_stream(const std::function<void()>& fn);
+
 // Waits until every queued instruction has run, then raises a pending kernel error.
 void synchronize();
 // Waits for the instructions using `storage` (Storage::data() calls this off the fast path).

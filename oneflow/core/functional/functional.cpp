@@ -11,6 +11,7 @@
 #include "oneflow/core/autograd/autograd.h"
 #include "oneflow/core/common/philox.h"
 #include "oneflow/core/dispatch/dispatch.h"
+#include "oneflow/core/eager/engine.h"
 #include "oneflow/core/kernels/common/values.h"
 #include "oneflow/core/kernels/cpu/cpu_kernels.h"
 #include "oneflow/core/ops/primitives.h"
@@ -515,7 +516,9 @@ HostMask host_mask(const char* op, const Tensor& mask) {
   if (mask->dtype() != DType::kBool)
     throw_error<TypeError>(op, "expected a bool tensor, got ", dtype_name(mask->dtype()));
   Tensor h = contiguous(to(mask, std::nullopt, Device{}));
-  NonzeroPlan plan = nonzero_plan_cpu(h->data_as<bool>(), h->numel());
+  // The host passes run on the stream thread: its OpenMP team is the process's only one.
+  NonzeroPlan plan;
+  eager::run_on_stream([&] { plan = nonzero_plan_cpu(h->data_as<bool>(), h->numel()); });
   return {h, std::move(plan)};
 }
 
@@ -529,7 +532,8 @@ TensorList nonzero(const Tensor& mask) {
     out.push_back(empty_tensor({h.plan.total}, DType::kInt64, Device{}));
     cols.push_back(out.back()->data_as<int64_t>());
   }
-  nonzero_fill_cpu(h.plan, h.t->data_as<bool>(), h.t->shape(), cols, 1);
+  eager::run_on_stream(
+      [&] { nonzero_fill_cpu(h.plan, h.t->data_as<bool>(), h.t->shape(), cols, 1); });
   for (Tensor& t : out) t = to(t, std::nullopt, mask->device());
   return out;
 }
@@ -540,14 +544,18 @@ Tensor argwhere(const Tensor& mask) {
   Tensor out = empty_tensor({h.plan.total, nd}, DType::kInt64, Device{});
   std::vector<int64_t*> cols;
   for (int64_t d = 0; d < nd; ++d) cols.push_back(out->data_as<int64_t>() + d);
-  if (nd > 0) nonzero_fill_cpu(h.plan, h.t->data_as<bool>(), h.t->shape(), cols, nd);
+  if (nd > 0)
+    eager::run_on_stream(
+        [&] { nonzero_fill_cpu(h.plan, h.t->data_as<bool>(), h.t->shape(), cols, nd); });
   return to(out, std::nullopt, mask->device());
 }
 
 Tensor flatnonzero(const Tensor& mask) {
   const HostMask h = host_mask("flatnonzero", mask);
   Tensor out = empty_tensor({h.plan.total}, DType::kInt64, Device{});
-  nonzero_fill_cpu(h.plan, h.t->data_as<bool>(), h.t->shape(), {out->data_as<int64_t>()}, 1);
+  eager::run_on_stream([&] {
+    nonzero_fill_cpu(h.plan, h.t->data_as<bool>(), h.t->shape(), {out->data_as<int64_t>()}, 1);
+  });
   return to(out, std::nullopt, mask->device());
 }
 
