@@ -224,26 +224,16 @@ class CpuStream {
     raise_pending_error();
   }
 
-  void wait_for(const Storage& storage) {
+  // Waits for the instruction a storage's record (last_use or last_write) names, then clears
+  // the record unless a newer instruction took it meanwhile.
+  void wait_for(std::atomic<uint64_t>& record) {
     if (t_on_stream) return;
-    const uint64_t seq = storage.last_use().load();
-    if (seq == 0) return;
-    wait_until(seq);
-    reclaim();
-    // Done: clear the record unless a newer instruction took it meanwhile.
-    uint64_t expected = seq;
-    storage.last_use().compare_exchange_strong(expected, 0);
-    if (failed_.load()) raise_pending_error();
-  }
-
-  void wait_for_write(const Storage& storage) {
-    if (t_on_stream) return;
-    const uint64_t seq = storage.last_write().load();
+    const uint64_t seq = record.load();
     if (seq == 0) return;
     wait_until(seq);
     reclaim();
     uint64_t expected = seq;
-    storage.last_write().compare_exchange_strong(expected, 0);
+    record.compare_exchange_strong(expected, 0);
     if (failed_.load()) raise_pending_error();
   }
 
@@ -604,8 +594,10 @@ void run_on_stream(const std::function<void()>& fn) {
   CpuStream::instance().run_and_wait(task, {}, {}, Attrs{});
 }
 void synchronize() { CpuStream::instance().synchronize(); }
-void wait_for(const Storage& storage) { CpuStream::instance().wait_for(storage); }
-void wait_for_write(const Storage& storage) { CpuStream::instance().wait_for_write(storage); }
+void wait_for(const Storage& storage) { CpuStream::instance().wait_for(storage.last_use()); }
+void wait_for_write(const Storage& storage) {
+  CpuStream::instance().wait_for(storage.last_write());
+}
 void cancel_pending() { CpuStream::instance().cancel(); }
 void interrupt_from_signal() { CpuStream::instance().interrupt(); }
 uint64_t pending_instructions() { return CpuStream::instance().pending(); }

@@ -32,4 +32,16 @@ NonzeroPlan nonzero_plan_cpu(const bool* mask, int64_t n);
 void nonzero_fill_cpu(const NonzeroPlan& plan, const bool* mask, const Shape& shape,
                       const std::vector<int64_t*>& cols, int64_t stride);
 
+// Calls f.template operator()<T>() with T = float or double for dtype dt; other dtypes raise
+// RuntimeError naming `op` (the fused float-only kernels: losses, group normalisation).
+template <typename F>
+void float_types(const char* op, DType dt, F&& f) {
+  if (dt == DType::kFloat32)
+    f.template operator()<float>();
+  else if (dt == DType::kFloat64)
+    f.template operator()<double>();
+  else
+    throw_error<RuntimeError>(op, "expected float32 or float64, got ", dtype_name(dt));
+}
+
 }  // namespace oneflow

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "oneflow/core/kernels/cpu/cpu_kernels.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/ops/nn_primitives.h"
 
@@ -34,16 +35,6 @@ double squared_diff_sum(const T* a, const T* b, int64_t n) {
     total += t;
   }
   return total;
-}
-
-template <typename F>
-void float_types(const char* op, DType dt, F&& f) {
-  if (dt == DType::kFloat32)
-    f.template operator()<float>();
-  else if (dt == DType::kFloat64)
-    f.template operator()<double>();
-  else
-    throw_error<RuntimeError>(op, "expected float32 or float64, got ", dtype_name(dt));
 }
 
 }  // namespace

@@ -353,30 +353,20 @@ void group_norm_backward(const TensorList& in, const TensorList& out, int64_t gr
   }
 }
 
-template <typename F>
-void norm_float_types(const char* op, DType dt, F&& f) {
-  if (dt == DType::kFloat32)
-    f.template operator()<float>();
-  else if (dt == DType::kFloat64)
-    f.template operator()<double>();
-  else
-    throw_error<RuntimeError>(op, "expected float32 or float64, got ", dtype_name(dt));
-}
-
 }  // namespace
 
 void GroupNorm::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
   const int64_t groups = attrs.get<int64_t>("num_groups");
   const double eps = attrs.get<double>("eps");
-  norm_float_types(name(), in[0]->dtype(),
-                   [&]<typename T>() { group_norm_forward<T>(in, out, groups, eps); });
+  float_types(name(), in[0]->dtype(),
+              [&]<typename T>() { group_norm_forward<T>(in, out, groups, eps); });
 }
 
 void GroupNormGrad::compute_cpu(const TensorList& in, const TensorList& out,
                                 const Attrs& attrs) const {
   const int64_t groups = attrs.get<int64_t>("num_groups");
-  norm_float_types(name(), in[1]->dtype(),
-                   [&]<typename T>() { group_norm_backward<T>(in, out, groups); });
+  float_types(name(), in[1]->dtype(),
+              [&]<typename T>() { group_norm_backward<T>(in, out, groups); });
 }
 
 }  // namespace oneflow
