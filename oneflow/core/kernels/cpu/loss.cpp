@@ -86,9 +86,19 @@ struct NllLayout {
   }
 };
 
-[[noreturn]] void bad_target(int64_t t, int64_t c) {
-  throw_error<IndexError>("nll_loss", "target ", t, " is out of bounds (expected values in [0, ", c,
-                          "))");
+// Calls f(class, offset of that class's logp element) for each counted target (not
+// ignore_index); an out-of-range target raises IndexError naming nll_loss.
+template <typename F>
+void for_each_target(const NllLayout& l, const int64_t* t, int64_t ignore, F f) {
+  for (int64_t i = 0; i < l.n; ++i)
+    for (int64_t j = 0; j < l.s; ++j) {
+      const int64_t k = t[i * l.s + j];
+      if (k == ignore) continue;
+      if (k < 0 || k >= l.c)
+        throw_error<IndexError>("nll_loss", "target ", k,
+                                " is out of bounds (expected values in [0, ", l.c, "))");
+      f(k, (i * l.c + k) * l.s + j);
+    }
 }
 
 }  // namespace
@@ -102,14 +112,10 @@ void NllLoss::compute_cpu(const TensorList& in, const TensorList& out, const Att
     const T* x = in[0]->data_as<T>();
     const T* w = in[2]->data_as<T>();
     double total = 0, weight = 0;
-    for (int64_t i = 0; i < l.n; ++i)
-      for (int64_t j = 0; j < l.s; ++j) {
-        const int64_t k = t[i * l.s + j];
-        if (k == ignore) continue;
-        if (k < 0 || k >= l.c) bad_target(k, l.c);
-        total -= double(w[k]) * double(x[(i * l.c + k) * l.s + j]);
-        weight += double(w[k]);
-      }
+    for_each_target(l, t, ignore, [&](int64_t k, int64_t at) {
+      total -= double(w[k]) * double(x[at]);
+      weight += double(w[k]);
+    });
     *out[0]->data_as<T>() = T(mean ? total / weight : total);
     *out[1]->data_as<T>() = T(weight);
   });
@@ -127,13 +133,7 @@ void NllLossGrad::compute_cpu(const TensorList& in, const TensorList& out,
         -double(*in[0]->data_as<T>()) / (mean ? double(*in[3]->data_as<T>()) : 1.0);
     T* dx = out[0]->data_as<T>();
     std::fill_n(dx, out[0]->numel(), T(0));
-    for (int64_t i = 0; i < l.n; ++i)
-      for (int64_t j = 0; j < l.s; ++j) {
-        const int64_t k = t[i * l.s + j];
-        if (k == ignore) continue;
-        if (k < 0 || k >= l.c) bad_target(k, l.c);
-        dx[(i * l.c + k) * l.s + j] = T(double(w[k]) * scale);
-      }
+    for_each_target(l, t, ignore, [&](int64_t k, int64_t at) { dx[at] = T(double(w[k]) * scale); });
   });
 }
 
