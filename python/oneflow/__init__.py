@@ -114,7 +114,7 @@ from oneflow.autograd import (  # noqa: E402,F401
     no_grad,
     set_grad_enabled,
 )
-from oneflow import autograd, cpu, cuda, linalg, nn, optim, sbp, utils  # noqa: E402,F401
+from oneflow import autograd, backends, cpu, cuda, linalg, nn, optim, sbp, utils  # noqa: E402,F401
 from oneflow.utils.dlpack import from_dlpack, to_dlpack  # noqa: E402,F401
 
 _tensor_methods.install()

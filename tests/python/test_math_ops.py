@@ -4,6 +4,9 @@ float64 1e-10 / 1e-9, float16 1e-2); gradients are compared in float32 and float
 comparison is the gradcheck: PyTorch's analytic gradients to 1e-9)."""
 
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -464,3 +467,140 @@ def test_vector_binary_functions_match_torch_on_long_runs(name, dtype):
     for s in (0.0, -0.0, 2.5, -2.5, np.inf, np.nan):  # one value broadcast on either side
         compare(a, np.array(s, dtype=dtype))
         compare(np.array(s, dtype=dtype), b)
+
+
+# name -> (oneflow / torch function of a tensor, input transform, differentiable).
+_VECTOR_UNARY = {
+    "sqrt": (lambda lib, x: lib.sqrt(x), np.abs, True),
+    "rsqrt": (lambda lib, x: lib.rsqrt(x), np.abs, True),
+    "abs": (lambda lib, x: lib.abs(x), None, False),
+    "neg": (lambda lib, x: lib.neg(x), None, True),
+    "reciprocal": (lambda lib, x: lib.reciprocal(x), None, True),
+    "exp": (lambda lib, x: lib.exp(x), lambda a: a * 10, True),
+    "log": (lambda lib, x: lib.log(x), np.abs, True),
+    "sin": (lambda lib, x: lib.sin(x), None, True),
+    "tanh": (lambda lib, x: lib.tanh(x), None, True),
+    "sigmoid": (lambda lib, x: lib.sigmoid(x), lambda a: a * 10, True),
+    "gelu": (lambda lib, x: lib.nn.functional.gelu(x), None, True),
+    "gelu_tanh": (lambda lib, x: lib.nn.functional.gelu(x, approximate="tanh"), None, True),
+    "elu": (lambda lib, x: lib.nn.functional.elu(x), None, True),
+    "silu": (lambda lib, x: lib.nn.functional.silu(x), lambda a: a * 10, True),
+    "mish": (lambda lib, x: lib.nn.functional.mish(x), None, True),
+    "softplus": (lambda lib, x: lib.nn.functional.softplus(x), lambda a: a * 10, True),
+    "hardswish": (lambda lib, x: lib.nn.functional.hardswish(x), None, True),
+}
+# IEEE operations: NumPy's bits (PyTorch's float32 sqrt is not always correctly rounded:
+# sqrt(88.7f) is 9.418067 there, 1 ulp from the nearest float 9.418068).
+_EXACT = {
+    "sqrt": np.sqrt,
+    "rsqrt": lambda a: np.reciprocal(np.sqrt(a)),
+    "abs": np.abs,
+    "neg": np.negative,
+    "reciprocal": np.reciprocal,
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(_VECTOR_UNARY))
+def test_vector_unary_functions_match_torch_on_long_runs(name, dtype):
+    """The unary functions and activations with vector kernels (the tier of
+    oneflow.backends.cpu.get_cpu_capability()) against PyTorch over long contiguous runs, short
+    runs (only the masked or padded tail), strided inputs and special values (signed zeros,
+    infinities, NaN, subnormals, the ends of exp's range); gradients too. Within 1e-6 relative
+    + 1e-6 absolute of PyTorch in float32 (gelu's erf is an approximation to 1.5e-7), 1e-12 in
+    float64; sqrt, rsqrt, abs, neg and reciprocal give NumPy's bits (IEEE rounding)."""
+    fn, dom, grad = _VECTOR_UNARY[name]
+    rng = np.random.default_rng(7)
+    special = [0.0, -0.0, 1.0, -1.0, np.nan, 1e-40, -1e-40, 88.7, 89.0]
+    special += [-87.5, -103.9, -110.0, 1e30, -1e30, 0.5, 2.5]
+    if not name.startswith("gelu"):  # PyTorch's float32 gelu(inf) is NaN; ours is inf
+        special += [np.inf, -np.inf]
+    a = rng.standard_normal(20011)
+    if dom is not None:
+        a = dom(a)
+    a = np.concatenate([a, np.array(special)]).astype(dtype)
+    tol = dict(rtol=1e-6, atol=1e-6) if dtype == "float32" else dict(rtol=1e-12, atol=1e-12)
+
+    def compare(x, what):
+        xs = [flow.tensor(x, requires_grad=grad), torch.tensor(x, requires_grad=grad)]
+        ys = [fn(flow, xs[0]), fn(torch, xs[1])]
+        got, want = ys[0].numpy(), ys[1].detach().numpy()
+        assert np.array_equal(np.isnan(got), np.isnan(want)), f"{name} {what}: NaN places"
+        np.testing.assert_allclose(got, want, **tol, err_msg=f"{name} {what}")
+        if name in _EXACT:
+            with np.errstate(all="ignore"):
+                ref = _EXACT[name](x)
+            np.testing.assert_array_equal(got.view(np.uint8), ref.view(np.uint8), f"{name} {what}")
+        if grad:
+            g = np.linspace(-1, 1, x.size).astype(dtype).reshape(x.shape)
+            ys[0].backward(flow.tensor(g))
+            ys[1].backward(torch.tensor(g))
+            gg, gw = xs[0].grad.numpy(), xs[1].grad.numpy()
+            fin = np.isfinite(gw) & (np.abs(x) < 1e20) & (np.abs(x) > 1e-30)
+            np.testing.assert_allclose(gg[fin], gw[fin], **tol, err_msg=f"{name} {what} grad")
+
+    compare(a, "long run")
+    compare(a[-23:].copy(), "short run")
+    compare(a[1:8].copy(), "tail only")
+    compare(a[::3].copy().reshape(-1), "every third")  # a copy: contiguous again
+    xt = a[: 2000 * 3].reshape(2000, 3)
+    got = fn(flow, flow.tensor(xt).t()).numpy()  # a strided input
+    np.testing.assert_allclose(got, fn(torch, torch.tensor(xt).t()).numpy(), **tol, err_msg=name)
+
+
+def _best_cpu_capability():
+    flags = set()
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                break
+    if {"avx512f", "avx512dq", "avx512bw", "avx512vl", "avx2", "fma"} <= flags:
+        return "AVX512"
+    return "AVX2" if {"avx2", "fma"} <= flags else "DEFAULT"
+
+
+def test_cpu_capability_reports_the_tier():
+    """oneflow.backends.cpu.get_cpu_capability(): the CPU's widest tier, capped by
+    ONEFLOW_CPU_CAPABILITY (the subprocess runs below set it)."""
+    best = _best_cpu_capability()
+    want = os.environ.get("ONEFLOW_CPU_CAPABILITY")
+    order = ["DEFAULT", "AVX2", "AVX512"]
+    expected = best
+    if want is not None and want.upper() in order:
+        expected = order[min(order.index(want.upper()), order.index(best))]
+    assert flow.backends.cpu.get_cpu_capability() == expected
+
+
+@pytest.mark.skipif(
+    "ONEFLOW_CPU_CAPABILITY" in os.environ, reason="already running at a capped tier"
+)
+@pytest.mark.parametrize("tier", ["avx2", "default"])
+def test_lower_vector_tiers_match_torch(tier):
+    """The vector kernels of the lower tiers (the AVX2 and the SSE2 builds, which a CPU with
+    AVX-512 never reaches by itself) pass the long-run tests too, in a process capped by
+    ONEFLOW_CPU_CAPABILITY."""
+    if tier == "avx2" and _best_cpu_capability() == "DEFAULT":
+        pytest.skip("the CPU has no AVX2")
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, ONEFLOW_CPU_CAPABILITY=tier)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-x",
+            os.path.join(here, "test_math_ops.py"),
+            "-k",
+            "long_runs or capability",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert " passed" in proc.stdout and " failed" not in proc.stdout

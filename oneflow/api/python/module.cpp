@@ -2,6 +2,7 @@
 // explicit list below; core exceptions map to the Python exception of the same name.
 #include "oneflow/api/python/common.h"
 #include "oneflow/core/eager/engine.h"
+#include "oneflow/core/kernels/cpu/vec/avx2.h"
 
 namespace oneflow::python {
 
@@ -54,6 +55,8 @@ PYBIND11_MODULE(_oneflow_internal, m) {
       },
       py::arg("num"));
   c.def("get_num_threads", [] { return eager::num_threads(); });
+  // The vector tier of the CPU kernels (kernels/cpu/vec/avx2.h).
+  c.def("_cpu_capability", [] { return std::string(cpu::capability_name()); });
 
   m.attr("with_cuda") = cuda_built();
 }

@@ -144,6 +144,8 @@ OF_HD inline C unary_value(C x) {
   } else if constexpr (K == UnaryFn::kAbs) {
     if constexpr (std::is_unsigned_v<C>)
       return x;
+    else if constexpr (std::is_floating_point_v<C>)
+      return OF_MATH(fabs)(x);  // abs(-0.0) is +0.0
     else
       return x < C(0) ? C(-x) : x;
   } else if constexpr (K == UnaryFn::kNeg) {

@@ -545,6 +545,34 @@ constexpr SleefD2 sleef_d2() {
   return nullptr;
 }
 
+// The functions an SSE2 instruction or two compute exactly as the scalar rule: sqrt, rsqrt (a
+// division by the square root), abs, neg (sign bit) and reciprocal.
+template <UnaryFn K>
+constexpr bool has_sse2_form() {
+  return K == UnaryFn::kSqrt || K == UnaryFn::kRsqrt || K == UnaryFn::kAbs || K == UnaryFn::kNeg ||
+         K == UnaryFn::kReciprocal;
+}
+
+template <UnaryFn K>
+__m128 sse2_form(__m128 v) {
+  const __m128 one = _mm_set1_ps(1.0f), sign = _mm_set1_ps(-0.0f);
+  if constexpr (K == UnaryFn::kSqrt) return _mm_sqrt_ps(v);
+  if constexpr (K == UnaryFn::kRsqrt) return _mm_div_ps(one, _mm_sqrt_ps(v));
+  if constexpr (K == UnaryFn::kAbs) return _mm_andnot_ps(sign, v);
+  if constexpr (K == UnaryFn::kNeg) return _mm_xor_ps(sign, v);
+  return _mm_div_ps(one, v);
+}
+
+template <UnaryFn K>
+__m128d sse2_form(__m128d v) {
+  const __m128d one = _mm_set1_pd(1.0), sign = _mm_set1_pd(-0.0);
+  if constexpr (K == UnaryFn::kSqrt) return _mm_sqrt_pd(v);
+  if constexpr (K == UnaryFn::kRsqrt) return _mm_div_pd(one, _mm_sqrt_pd(v));
+  if constexpr (K == UnaryFn::kAbs) return _mm_andnot_pd(sign, v);
+  if constexpr (K == UnaryFn::kNeg) return _mm_xor_pd(sign, v);
+  return _mm_div_pd(one, v);
+}
+
 namespace {
 // out = kernel(a) over the contiguous float runs; false (nothing done) when a run is strided.
 bool rounding_avx2(const Tensor& a, const Tensor& out, cpu::avx2::UnaryKernel kernel) {
@@ -583,6 +611,12 @@ void Unary<K>::compute_cpu(const TensorList& in, const TensorList& out, const At
       unary_sleef<T>(
           in[0], out[0], [](C x) { return unary_value<K>(x); },
           [](__m128 v) { return sleef_f4<K>()(v); }, [](__m128d v) { return sleef_d2<K>()(v); },
+          cpu::avx2::unary_kernel(K));
+    } else if constexpr ((std::is_same_v<T, float> ||
+                          std::is_same_v<T, double>)&&has_sse2_form<K>()) {
+      unary_sleef<T>(
+          in[0], out[0], [](C x) { return unary_value<K>(x); },
+          [](__m128 v) { return sse2_form<K>(v); }, [](__m128d v) { return sse2_form<K>(v); },
           cpu::avx2::unary_kernel(K));
     } else {
       constexpr bool kRounding = K == UnaryFn::kFloor || K == UnaryFn::kCeil ||

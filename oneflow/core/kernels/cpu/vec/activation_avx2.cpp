@@ -9,6 +9,7 @@
 
 #include "oneflow/core/kernels/cpu/activation_chunks.h"
 #include "oneflow/core/kernels/cpu/vec/avx2.h"
+#include "oneflow/core/kernels/cpu/vec/avx512.h"
 #include "oneflow/core/kernels/cpu/vec/exp_avx2.h"
 
 namespace oneflow::cpu {
@@ -44,6 +45,7 @@ namespace avx2 {
 
 template <typename C>
 ActKernel<C> activation_kernel(ActFn fn) {
+  if (has_avx512()) return avx512::activation_kernel<C>(fn);
   switch (fn) {
 #define OF_CASE(E, n) \
   case ActFn::k##E:   \
@@ -56,6 +58,7 @@ ActKernel<C> activation_kernel(ActFn fn) {
 
 template <typename C>
 ActGradKernel<C> activation_grad_kernel(ActFn fn) {
+  if (has_avx512()) return avx512::activation_grad_kernel<C>(fn);
   switch (fn) {
 #define OF_CASE(E, n) \
   case ActFn::k##E:   \

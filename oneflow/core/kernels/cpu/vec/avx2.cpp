@@ -1,18 +1,54 @@
 // AVX2 + FMA inner loops (see avx2.h); this file alone is compiled with -mavx2 -mfma.
 #include "oneflow/core/kernels/cpu/vec/avx2.h"
-#include "oneflow/core/kernels/cpu/vec/exp_avx2.h"
 
 #include <immintrin.h>
 #include <sleef.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "oneflow/core/kernels/cpu/vec/avx512.h"
+#include "oneflow/core/kernels/cpu/vec/binary_map.h"
+#include "oneflow/core/kernels/cpu/vec/exp_avx2.h"
+
+namespace oneflow::cpu {
+
+Capability capability() {
+  static const Capability c = [] {
+    Capability best = Capability::kBaseline;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+      best = Capability::kAvx2;
+      if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+          __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+        best = Capability::kAvx512;
+    }
+    const char* want = std::getenv("ONEFLOW_CPU_CAPABILITY");
+    if (want != nullptr && std::strcmp(want, "default") == 0) return Capability::kBaseline;
+    if (want != nullptr && std::strcmp(want, "avx2") == 0 && best > Capability::kAvx2)
+      return Capability::kAvx2;
+    return best;
+  }();
+  return c;
+}
+
+const char* capability_name() {
+  switch (capability()) {
+    case Capability::kAvx512:
+      return "AVX512";
+    case Capability::kAvx2:
+      return "AVX2";
+    default:
+      return "DEFAULT";
+  }
+}
+
+}  // namespace oneflow::cpu
 
 namespace oneflow::cpu::avx2 {
 
-bool has_avx2() {
-  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return ok;
-}
+bool has_avx2() { return capability() >= Capability::kAvx2; }
+bool has_avx512() { return capability() >= Capability::kAvx512; }
 
 namespace {
 
@@ -56,11 +92,37 @@ void apply(const float* x, float* y, int64_t n) {
 
 }  // namespace
 
-UnaryKernel exp_kernel() { return &apply<Sleef_expf8_u10avx2>; }
+UnaryKernel exp_kernel() {
+  return has_avx512() ? avx512::exp_kernel() : &apply<Sleef_expf8_u10avx2>;
+}
 
 template <int kMode>
 void round8(const float* x, float* y, int64_t n) {
   map8(x, y, n, [](__m256 v) { return _mm256_round_ps(v, kMode | _MM_FROUND_NO_EXC); });
+}
+
+void sqrt8(const float* x, float* y, int64_t n) {
+  map8(x, y, n, [](__m256 v) { return _mm256_sqrt_ps(v); });
+}
+
+void rsqrt8(const float* x, float* y, int64_t n) {  // a division, not the approximate rsqrtps
+  const __m256 one = _mm256_set1_ps(1.0f);
+  map8(x, y, n, [&](__m256 v) { return _mm256_div_ps(one, _mm256_sqrt_ps(v)); });
+}
+
+void abs8(const float* x, float* y, int64_t n) {
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  map8(x, y, n, [&](__m256 v) { return _mm256_andnot_ps(sign, v); });
+}
+
+void neg8(const float* x, float* y, int64_t n) {
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  map8(x, y, n, [&](__m256 v) { return _mm256_xor_ps(sign, v); });
+}
+
+void reciprocal8(const float* x, float* y, int64_t n) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  map8(x, y, n, [&](__m256 v) { return _mm256_div_ps(one, v); });
 }
 
 void sigmoid8(const float* x, float* y, int64_t n) {
@@ -72,7 +134,18 @@ void sigmoid8(const float* x, float* y, int64_t n) {
 }
 
 UnaryKernel unary_kernel(UnaryFn fn) {
+  if (has_avx512()) return avx512::unary_kernel(fn);
   switch (fn) {
+    case UnaryFn::kSqrt:
+      return &sqrt8;
+    case UnaryFn::kRsqrt:
+      return &rsqrt8;
+    case UnaryFn::kAbs:
+      return &abs8;
+    case UnaryFn::kNeg:
+      return &neg8;
+    case UnaryFn::kReciprocal:
+      return &reciprocal8;
     case UnaryFn::kSigmoid:
       return &sigmoid8;
     case UnaryFn::kFloor:
@@ -137,6 +210,7 @@ template <typename T>
 struct Lanes;
 template <>
 struct Lanes<float> {
+  using T = float;
   using V = __m256;
   static constexpr int kN = 8;
   static V load(const float* p) { return _mm256_loadu_ps(p); }
@@ -159,6 +233,7 @@ struct Lanes<float> {
 };
 template <>
 struct Lanes<double> {
+  using T = double;
   using V = __m256d;
   static constexpr int kN = 4;
   static V load(const double* p) { return _mm256_loadu_pd(p); }
@@ -180,104 +255,28 @@ struct Lanes<double> {
   static V pow(V a, V b) { return Sleef_powd4_u10avx2(a, b); }
 };
 
-// The binary functions on lanes, with the scalar rules of values.h's binary_value.
-template <BinaryFn K, typename T>
-typename Lanes<T>::V binary_lanes(typename Lanes<T>::V a, typename Lanes<T>::V b) {
-  using L = Lanes<T>;
-  if constexpr (K == BinaryFn::kAtan2) {
-    return L::atan2(a, b);
-  } else if constexpr (K == BinaryFn::kFmod) {
-    return L::fmod(a, b);
-  } else if constexpr (K == BinaryFn::kRemainder) {
-    // fmod, then + b where the result is nonzero and its sign differs from b's.
-    const auto zero = L::set1(T(0)), r = L::fmod(a, b);
-    const auto sign_differs =
-        L::bit_xor(L::template cmp<_CMP_LT_OQ>(r, zero), L::template cmp<_CMP_LT_OQ>(b, zero));
-    const auto fix = L::bit_and(L::template cmp<_CMP_NEQ_UQ>(r, zero), sign_differs);
-    return L::select(fix, L::add(r, b), r);
-  } else {
-    // maxps(a, b) is a > b ? a : b (also for signed zeros, as the scalar rule) and b when
-    // either is NaN; a NaN a must win too.
-    const auto m = K == BinaryFn::kMaximum ? L::max(a, b) : L::min(a, b);
-    return L::select(L::template cmp<_CMP_UNORD_Q>(a, a), a, m);
-  }
-}
-
-// The function of a binary_map: one of the BinaryFn functions, or pow.
-template <BinaryFn K>
-struct BinaryOp {
-  template <typename T>
-  static typename Lanes<T>::V apply(typename Lanes<T>::V a, typename Lanes<T>::V b) {
-    return binary_lanes<K, T>(a, b);
-  }
-};
-struct PowOp {
-  template <typename T>
-  static typename Lanes<T>::V apply(typename Lanes<T>::V a, typename Lanes<T>::V b) {
-    return Lanes<T>::pow(a, b);
-  }
-};
-struct DivOp {
-  template <typename T>
-  static typename Lanes<T>::V apply(typename Lanes<T>::V a, typename Lanes<T>::V b) {
-    return Lanes<T>::div(a, b);
-  }
-};
-
-template <typename Op, typename T>
-void binary_map(const T* x, int64_t xs, const T* y, int64_t ys, T* out, int64_t n) {
-  using L = Lanes<T>;
-  constexpr int kN = L::kN;
-  int64_t i = 0;
-  if (xs && ys) {
-    for (; i + kN <= n; i += kN)
-      L::store(out + i, Op::template apply<T>(L::load(x + i), L::load(y + i)));
-  } else if (ys) {
-    const auto xv = L::set1(*x);
-    for (; i + kN <= n; i += kN) L::store(out + i, Op::template apply<T>(xv, L::load(y + i)));
-  } else {
-    const auto yv = L::set1(*y);
-    for (; i + kN <= n; i += kN)
-      L::store(out + i, Op::template apply<T>(xs ? L::load(x + i) : L::set1(*x), yv));
-  }
-  if (i < n) {  // the tail through padded buffers
-    T bx[kN], by[kN], bo[kN];
-    for (int j = 0; j < kN; ++j) {
-      const bool in = i + j < n;
-      bx[j] = in ? x[xs * (i + j)] : T(1);
-      by[j] = in ? y[ys * (i + j)] : T(1);
-    }
-    L::store(bo, Op::template apply<T>(L::load(bx), L::load(by)));
-    for (int64_t j = i; j < n; ++j) out[j] = bo[j - i];
-  }
-}
-
-template <typename T>
-BinaryKernel<T> binary_kernel(BinaryFn fn) {
-  switch (fn) {
-    case BinaryFn::kAtan2:
-      return &binary_map<BinaryOp<BinaryFn::kAtan2>, T>;
-    case BinaryFn::kFmod:
-      return &binary_map<BinaryOp<BinaryFn::kFmod>, T>;
-    case BinaryFn::kRemainder:
-      return &binary_map<BinaryOp<BinaryFn::kRemainder>, T>;
-    case BinaryFn::kMaximum:
-      return &binary_map<BinaryOp<BinaryFn::kMaximum>, T>;
-    case BinaryFn::kMinimum:
-      return &binary_map<BinaryOp<BinaryFn::kMinimum>, T>;
-    default:
-      return nullptr;
-  }
-}
-
 }  // namespace
 
-BinaryKernel<float> binary_kernel_f32(BinaryFn fn) { return binary_kernel<float>(fn); }
-BinaryKernel<double> binary_kernel_f64(BinaryFn fn) { return binary_kernel<double>(fn); }
-BinaryKernel<float> pow_kernel_f32() { return &binary_map<PowOp, float>; }
-BinaryKernel<double> pow_kernel_f64() { return &binary_map<PowOp, double>; }
-BinaryKernel<float> div_kernel_f32() { return &binary_map<DivOp, float>; }
-BinaryKernel<double> div_kernel_f64() { return &binary_map<DivOp, double>; }
+BinaryKernel<float> binary_kernel_f32(BinaryFn fn) {
+  if (has_avx512()) return avx512::binary_kernel<float>(fn);
+  return binary_map_kernel<Lanes<float>>(fn);
+}
+BinaryKernel<double> binary_kernel_f64(BinaryFn fn) {
+  if (has_avx512()) return avx512::binary_kernel<double>(fn);
+  return binary_map_kernel<Lanes<double>>(fn);
+}
+BinaryKernel<float> pow_kernel_f32() {
+  return has_avx512() ? avx512::pow_kernel<float>() : &binary_map<PowOp, Lanes<float>>;
+}
+BinaryKernel<double> pow_kernel_f64() {
+  return has_avx512() ? avx512::pow_kernel<double>() : &binary_map<PowOp, Lanes<double>>;
+}
+BinaryKernel<float> div_kernel_f32() {
+  return has_avx512() ? avx512::div_kernel<float>() : &binary_map<DivOp, Lanes<float>>;
+}
+BinaryKernel<double> div_kernel_f64() {
+  return has_avx512() ? avx512::div_kernel<double>() : &binary_map<DivOp, Lanes<double>>;
+}
 
 double prod(const float* p, int64_t n, double start) {
   // Eight chains of four doubles (two multiplies per cycle despite their latency).
@@ -312,6 +311,7 @@ void max_rows(float* acc, const float* row, int64_t n, bool is_max) {
 }
 
 void gelu(const float* x, float* y, int64_t n, bool tanh_form) {
+  if (has_avx512()) return avx512::gelu(x, y, n, tanh_form);
   const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
   if (tanh_form) {
     // 0.5 x (1 + tanh(u)) = x sigmoid(2u) = x / (1 + exp(-2u)): the own exp instead of Sleef's
@@ -331,6 +331,7 @@ void gelu(const float* x, float* y, int64_t n, bool tanh_form) {
 }
 
 void gelu_grad(const float* dy, const float* x, float* dx, int64_t n, bool tanh_form) {
+  if (has_avx512()) return avx512::gelu_grad(dy, x, dx, n, tanh_form);
   const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
   auto grad8 = [&](__m256 g, __m256 v) {
     if (tanh_form) {

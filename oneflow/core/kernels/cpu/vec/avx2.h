@@ -2,6 +2,11 @@
 // with -mavx2 -mfma). The generic kernels call them on their contiguous float runs when the CPU has
 // both extensions (`has_avx2()`, checked once); everything else keeps the baseline (SSE2) code,
 // so the library still runs on any x86-64 CPU.
+//
+// The functions that return kernels (unary_kernel, exp_kernel, the binary, pow and div kernels,
+// the activation kernels) and gelu / gelu_grad are the entry to the widest tier the CPU has:
+// where it has AVX-512 (F, DQ, BW, VL) they hand out the 16-float builds of vec/avx512.h instead.
+// ONEFLOW_CPU_CAPABILITY=avx2 or =default (PyTorch's ATEN_CPU_CAPABILITY values) caps the tier.
 #pragma once
 
 #include <cstdint>
@@ -9,14 +14,25 @@
 #include "oneflow/core/common/op_kinds.h"
 #include "oneflow/core/kernels/common/activations.h"
 
+namespace oneflow::cpu {
+
+enum class Capability { kBaseline, kAvx2, kAvx512 };
+// The vector tier the kernels use: the CPU's, capped by ONEFLOW_CPU_CAPABILITY (read once).
+Capability capability();
+// "DEFAULT", "AVX2" or "AVX512", as torch.backends.cpu.get_cpu_capability().
+const char* capability_name();
+
+}  // namespace oneflow::cpu
+
 namespace oneflow::cpu::avx2 {
 
 bool has_avx2();
+bool has_avx512();
 
 using UnaryKernel = void (*)(const float* x, float* y, int64_t n);
 
-// y = f(x) for the Sleef-backed functions, exp and the roundings (floor, ceil, trunc, round),
-// or nullptr for the others.
+// y = f(x) for the Sleef-backed functions, sigmoid, the roundings (floor, ceil, trunc, round),
+// sqrt, rsqrt, abs, neg and reciprocal, or nullptr for the others.
 UnaryKernel unary_kernel(UnaryFn fn);
 UnaryKernel exp_kernel();
 // gelu (erf or tanh form) and its gradient dx = dy * gelu'(x).

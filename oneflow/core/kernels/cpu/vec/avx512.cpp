@@ -1,0 +1,288 @@
+// AVX-512 inner loops (see avx512.h); this file alone (with activation_avx512.cpp) is compiled
+// with -mavx512f -mavx512dq -mavx512bw -mavx512vl -mfma. The tails of the runs use masked loads
+// and stores, which never touch the memory of the masked-off lanes.
+#include "oneflow/core/kernels/cpu/vec/avx512.h"
+
+#include <immintrin.h>
+#include <sleef.h>
+
+#include "oneflow/core/kernels/cpu/vec/binary_map.h"
+#include "oneflow/core/kernels/cpu/vec/exp_avx512.h"
+
+namespace oneflow::cpu::avx512 {
+
+namespace {
+
+constexpr float kSqrt1_2 = 0.70710678118654752440f;
+constexpr float kSqrt2OverPi = 0.79788456080286535588f;
+constexpr float kGeluCubic = 0.044715f;
+
+inline __mmask16 tail_mask(int64_t r) { return static_cast<__mmask16>((1u << r) - 1u); }
+
+// Applies `vf` to 16 floats at a time; the tail's missing lanes are zeros.
+template <typename VF>
+inline void map16(const float* x, float* y, int64_t n, VF vf) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, vf(_mm512_loadu_ps(x + i)));
+  if (i < n) {
+    const __mmask16 m = tail_mask(n - i);
+    _mm512_mask_storeu_ps(y + i, m, vf(_mm512_maskz_loadu_ps(m, x + i)));
+  }
+}
+
+template <auto F>
+void apply(const float* x, float* y, int64_t n) {
+  map16(x, y, n, [](__m512 v) { return F(v); });
+}
+
+template <int kMode>
+void round16(const float* x, float* y, int64_t n) {
+  map16(x, y, n, [](__m512 v) { return _mm512_roundscale_ps(v, kMode | _MM_FROUND_NO_EXC); });
+}
+
+void sigmoid16(const float* x, float* y, int64_t n) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  map16(x, y, n, [&](__m512 v) {
+    return _mm512_div_ps(one, _mm512_add_ps(one, exp16(_mm512_sub_ps(_mm512_setzero_ps(), v))));
+  });
+}
+
+void exp_map(const float* x, float* y, int64_t n) {
+  map16(x, y, n, [](__m512 v) { return exp16(v); });
+}
+
+void sqrt16(const float* x, float* y, int64_t n) {
+  map16(x, y, n, [](__m512 v) { return _mm512_sqrt_ps(v); });
+}
+
+void rsqrt16(const float* x, float* y, int64_t n) {  // a division, not the approximate rsqrt14
+  const __m512 one = _mm512_set1_ps(1.0f);
+  map16(x, y, n, [&](__m512 v) { return _mm512_div_ps(one, _mm512_sqrt_ps(v)); });
+}
+
+void abs16(const float* x, float* y, int64_t n) {
+  map16(x, y, n, [](__m512 v) { return _mm512_abs_ps(v); });
+}
+
+void neg16(const float* x, float* y, int64_t n) {
+  const __m512 sign = _mm512_set1_ps(-0.0f);
+  map16(x, y, n, [&](__m512 v) { return _mm512_xor_ps(sign, v); });
+}
+
+void reciprocal16(const float* x, float* y, int64_t n) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  map16(x, y, n, [&](__m512 v) { return _mm512_div_ps(one, v); });
+}
+
+// erf by Abramowitz & Stegun 7.1.26 (absolute error < 1.5e-7), as the other tiers.
+inline __m512 erf16(__m512 x) {
+  const __m512 sign = _mm512_and_ps(x, _mm512_set1_ps(-0.0f));
+  const __m512 a = _mm512_abs_ps(x);
+  const __m512 t = _mm512_div_ps(
+      _mm512_set1_ps(1.0f), _mm512_fmadd_ps(_mm512_set1_ps(0.3275911f), a, _mm512_set1_ps(1.0f)));
+  __m512 poly = _mm512_set1_ps(1.061405429f);
+  poly = _mm512_fmadd_ps(poly, t, _mm512_set1_ps(-1.453152027f));
+  poly = _mm512_fmadd_ps(poly, t, _mm512_set1_ps(1.421413741f));
+  poly = _mm512_fmadd_ps(poly, t, _mm512_set1_ps(-0.284496736f));
+  poly = _mm512_fmadd_ps(poly, t, _mm512_set1_ps(0.254829592f));
+  poly = _mm512_mul_ps(poly, t);
+  const __m512 e = exp16(_mm512_sub_ps(_mm512_setzero_ps(), _mm512_mul_ps(a, a)));
+  return _mm512_or_ps(_mm512_fnmadd_ps(poly, e, _mm512_set1_ps(1.0f)), sign);
+}
+
+// 16 floats or 8 doubles, the operations binary_map.h needs.
+template <typename T>
+struct Lanes;
+template <>
+struct Lanes<float> {
+  using T = float;
+  using V = __m512;
+  using M = __mmask16;
+  static constexpr int kN = 16;
+  static V load(const float* p) { return _mm512_loadu_ps(p); }
+  static V set1(float v) { return _mm512_set1_ps(v); }
+  static void store(float* p, V v) { _mm512_storeu_ps(p, v); }
+  static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V div(V a, V b) { return _mm512_div_ps(a, b); }
+  static V max(V a, V b) { return _mm512_max_ps(a, b); }
+  static V min(V a, V b) { return _mm512_min_ps(a, b); }
+  template <int kCmp>
+  static M cmp(V a, V b) {
+    return _mm512_cmp_ps_mask(a, b, kCmp);
+  }
+  static V select(M mask, V yes, V no) { return _mm512_mask_blend_ps(mask, no, yes); }
+  static M bit_and(M a, M b) { return static_cast<M>(a & b); }
+  static M bit_xor(M a, M b) { return static_cast<M>(a ^ b); }
+  static V atan2(V a, V b) { return Sleef_atan2f16_u10avx512f(a, b); }
+  static V fmod(V a, V b) { return Sleef_fmodf16_avx512f(a, b); }
+  static V pow(V a, V b) { return Sleef_powf16_u10avx512f(a, b); }
+};
+template <>
+struct Lanes<double> {
+  using T = double;
+  using V = __m512d;
+  using M = __mmask8;
+  static constexpr int kN = 8;
+  static V load(const double* p) { return _mm512_loadu_pd(p); }
+  static V set1(double v) { return _mm512_set1_pd(v); }
+  static void store(double* p, V v) { _mm512_storeu_pd(p, v); }
+  static V add(V a, V b) { return _mm512_add_pd(a, b); }
+  static V div(V a, V b) { return _mm512_div_pd(a, b); }
+  static V max(V a, V b) { return _mm512_max_pd(a, b); }
+  static V min(V a, V b) { return _mm512_min_pd(a, b); }
+  template <int kCmp>
+  static M cmp(V a, V b) {
+    return _mm512_cmp_pd_mask(a, b, kCmp);
+  }
+  static V select(M mask, V yes, V no) { return _mm512_mask_blend_pd(mask, no, yes); }
+  static M bit_and(M a, M b) { return static_cast<M>(a & b); }
+  static M bit_xor(M a, M b) { return static_cast<M>(a ^ b); }
+  static V atan2(V a, V b) { return Sleef_atan2d8_u10avx512f(a, b); }
+  static V fmod(V a, V b) { return Sleef_fmodd8_avx512f(a, b); }
+  static V pow(V a, V b) { return Sleef_powd8_u10avx512f(a, b); }
+};
+
+}  // namespace
+
+avx2::UnaryKernel exp_kernel() { return &exp_map; }
+
+avx2::UnaryKernel unary_kernel(UnaryFn fn) {
+  switch (fn) {
+    case UnaryFn::kSqrt:
+      return &sqrt16;
+    case UnaryFn::kRsqrt:
+      return &rsqrt16;
+    case UnaryFn::kAbs:
+      return &abs16;
+    case UnaryFn::kNeg:
+      return &neg16;
+    case UnaryFn::kReciprocal:
+      return &reciprocal16;
+    case UnaryFn::kSigmoid:
+      return &sigmoid16;
+    case UnaryFn::kFloor:
+      return &round16<_MM_FROUND_TO_NEG_INF>;
+    case UnaryFn::kCeil:
+      return &round16<_MM_FROUND_TO_POS_INF>;
+    case UnaryFn::kTrunc:
+      return &round16<_MM_FROUND_TO_ZERO>;
+    case UnaryFn::kRound:  // half to even, as nearbyint in the default rounding mode
+      return &round16<_MM_FROUND_TO_NEAREST_INT>;
+    case UnaryFn::kLog:
+      return &apply<Sleef_logf16_u10avx512f>;
+    case UnaryFn::kLog1p:
+      return &apply<Sleef_log1pf16_u10avx512f>;
+    case UnaryFn::kLog2:
+      return &apply<Sleef_log2f16_u10avx512f>;
+    case UnaryFn::kLog10:
+      return &apply<Sleef_log10f16_u10avx512f>;
+    case UnaryFn::kExp2:
+      return &apply<Sleef_exp2f16_u10avx512f>;
+    case UnaryFn::kExpm1:
+      return &apply<Sleef_expm1f16_u10avx512f>;
+    case UnaryFn::kSin:
+      return &apply<Sleef_sinf16_u10avx512f>;
+    case UnaryFn::kCos:
+      return &apply<Sleef_cosf16_u10avx512f>;
+    case UnaryFn::kTan:
+      return &apply<Sleef_tanf16_u10avx512f>;
+    case UnaryFn::kAsin:
+      return &apply<Sleef_asinf16_u10avx512f>;
+    case UnaryFn::kAcos:
+      return &apply<Sleef_acosf16_u10avx512f>;
+    case UnaryFn::kAtan:
+      return &apply<Sleef_atanf16_u10avx512f>;
+    case UnaryFn::kSinh:
+      return &apply<Sleef_sinhf16_u10avx512f>;
+    case UnaryFn::kCosh:
+      return &apply<Sleef_coshf16_u10avx512f>;
+    case UnaryFn::kTanh:
+      return &apply<Sleef_tanhf16_u10avx512f>;
+    case UnaryFn::kAsinh:
+      return &apply<Sleef_asinhf16_u10avx512f>;
+    case UnaryFn::kAcosh:
+      return &apply<Sleef_acoshf16_u10avx512f>;
+    case UnaryFn::kAtanh:
+      return &apply<Sleef_atanhf16_u10avx512f>;
+    case UnaryFn::kErf:
+      return &apply<Sleef_erff16_u10avx512f>;
+    case UnaryFn::kErfc:
+      return &apply<Sleef_erfcf16_u15avx512f>;
+    case UnaryFn::kLgamma:
+      return &apply<Sleef_lgammaf16_u10avx512f>;
+    default:
+      return nullptr;
+  }
+}
+
+template <typename T>
+avx2::BinaryKernel<T> binary_kernel(BinaryFn fn) {
+  return binary_map_kernel<Lanes<T>>(fn);
+}
+template <typename T>
+avx2::BinaryKernel<T> pow_kernel() {
+  return &binary_map<PowOp, Lanes<T>>;
+}
+template <typename T>
+avx2::BinaryKernel<T> div_kernel() {
+  return &binary_map<DivOp, Lanes<T>>;
+}
+template avx2::BinaryKernel<float> binary_kernel<float>(BinaryFn);
+template avx2::BinaryKernel<double> binary_kernel<double>(BinaryFn);
+template avx2::BinaryKernel<float> pow_kernel<float>();
+template avx2::BinaryKernel<double> pow_kernel<double>();
+template avx2::BinaryKernel<float> div_kernel<float>();
+template avx2::BinaryKernel<double> div_kernel<double>();
+
+void gelu(const float* x, float* y, int64_t n, bool tanh_form) {
+  const __m512 half = _mm512_set1_ps(0.5f), one = _mm512_set1_ps(1.0f);
+  if (tanh_form) {
+    // 0.5 x (1 + tanh(u)) = x / (1 + exp(-2u)), as the AVX2 tier.
+    map16(x, y, n, [&](__m512 v) {
+      const __m512 v3 = _mm512_mul_ps(_mm512_mul_ps(v, v), v);
+      const __m512 u2 = _mm512_mul_ps(_mm512_set1_ps(-2.0f * kSqrt2OverPi),
+                                      _mm512_fmadd_ps(_mm512_set1_ps(kGeluCubic), v3, v));
+      return _mm512_div_ps(v, _mm512_add_ps(one, exp16(u2)));
+    });
+  } else {
+    map16(x, y, n, [&](__m512 v) {
+      const __m512 e = erf16(_mm512_mul_ps(v, _mm512_set1_ps(kSqrt1_2)));
+      return _mm512_mul_ps(_mm512_mul_ps(half, v), _mm512_add_ps(one, e));
+    });
+  }
+}
+
+void gelu_grad(const float* dy, const float* x, float* dx, int64_t n, bool tanh_form) {
+  const __m512 half = _mm512_set1_ps(0.5f), one = _mm512_set1_ps(1.0f);
+  auto grad16 = [&](__m512 g, __m512 v) {
+    if (tanh_form) {
+      const __m512 v2 = _mm512_mul_ps(v, v);
+      const __m512 k = _mm512_set1_ps(kSqrt2OverPi), c = _mm512_set1_ps(kGeluCubic);
+      // With s = sigmoid(2u) = 0.5 (1 + tanh(u)): d/dx x s = s + 2 x s (1 - s) u'.
+      const __m512 u = _mm512_mul_ps(k, _mm512_fmadd_ps(_mm512_mul_ps(c, v2), v, v));
+      const __m512 s =
+          _mm512_div_ps(one, _mm512_add_ps(one, exp16(_mm512_mul_ps(_mm512_set1_ps(-2.0f), u))));
+      const __m512 du =
+          _mm512_mul_ps(k, _mm512_fmadd_ps(_mm512_set1_ps(3.0f * kGeluCubic), v2, one));
+      const __m512 right = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(2.0f), v),
+                                         _mm512_mul_ps(_mm512_fnmadd_ps(s, s, s), du));
+      return _mm512_mul_ps(g, _mm512_add_ps(s, right));
+    }
+    const __m512 cdf =
+        _mm512_mul_ps(half, _mm512_add_ps(one, erf16(_mm512_mul_ps(v, _mm512_set1_ps(kSqrt1_2)))));
+    const __m512 pdf =
+        _mm512_mul_ps(_mm512_set1_ps(0.39894228040143267794f),
+                      exp16(_mm512_mul_ps(_mm512_set1_ps(-0.5f), _mm512_mul_ps(v, v))));
+    return _mm512_mul_ps(g, _mm512_fmadd_ps(v, pdf, cdf));
+  };
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm512_storeu_ps(dx + i, grad16(_mm512_loadu_ps(dy + i), _mm512_loadu_ps(x + i)));
+  if (i < n) {
+    const __mmask16 m = tail_mask(n - i);
+    _mm512_mask_storeu_ps(
+        dx + i, m, grad16(_mm512_maskz_loadu_ps(m, dy + i), _mm512_maskz_loadu_ps(m, x + i)));
+  }
+}
+
+}  // namespace oneflow::cpu::avx512
