@@ -198,7 +198,11 @@ class CpuStream {
   void wait_until(uint64_t seq, bool use_hooks = true) {
     if (completed_.load() >= seq) return;
     if (issued_work_.load(kRelaxed) - completed_work_.load(kRelaxed) <= kSpinWork) {
-      for (int i = 0; i < 2000 && completed_.load() < seq; ++i) cpu_relax();  // ~50 us at most
+      for (int i = 0; i < 100 && completed_.load() < seq; ++i) cpu_relax();  // ~2 us
+      // Then yield between polls: a kernel that went parallel (a fill of 64K floats is little
+      // work but two threads) needs both cores, and a waiter that only pauses keeps one from
+      // its team (zeros(65536) and a sync: 65-160 us instead of ~10).
+      for (int i = 0; i < 100 && completed_.load() < seq; ++i) std::this_thread::yield();
       if (completed_.load() >= seq) return;
     }
     sleep_until(seq, use_hooks);
@@ -374,8 +378,12 @@ class CpuStream {
     int team = 0;
     for (uint64_t seq = completed_.load() + 1;; ++seq) {
       if (published_.load(kAcquire) < seq) {
-        // Spin briefly: the next op is usually a few microseconds away.
-        for (int i = 0; i < 4000 && published_.load(kAcquire) < seq; ++i) cpu_relax();
+        // Spin briefly: the next op is usually a few microseconds away. Then poll between
+        // yields: after a parallel region the OpenMP worker spins on the other core, and a
+        // stream thread that only paused would leave the queuing Python thread no core at all
+        // (zeros(65536) and a sync: 65-160 us, 15-18 us with the yields).
+        for (int i = 0; i < 200 && published_.load(kAcquire) < seq; ++i) cpu_relax();
+        for (int i = 0; i < 200 && published_.load(kAcquire) < seq; ++i) std::this_thread::yield();
         if (published_.load() < seq) {
           std::unique_lock<std::mutex> lk(mu_);
           worker_sleeping_ = true;

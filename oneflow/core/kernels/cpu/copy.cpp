@@ -87,6 +87,7 @@ void copy_cpu(const Tensor& src, const Tensor& dst) {
   std::array<std::vector<int64_t>, 2> strides = {cpu::broadcast_byte_strides(dst, shape),
                                                  cpu::broadcast_byte_strides(src, shape)};
   std::array<char*, 2> ptrs = {static_cast<char*>(dst->data()), static_cast<char*>(src->data())};
+  const bool wide = cpu::wide_loops();
   visit_dtype(src->dtype(), [&]<typename S>() {
     visit_dtype(dst->dtype(), [&]<typename D>() {
       cpu::strided_loop<2>(shape, strides, ptrs,
@@ -94,13 +95,20 @@ void copy_cpu(const Tensor& src, const Tensor& dst) {
                              D* o = reinterpret_cast<D*>(p[0]);
                              const S* x = reinterpret_cast<const S*>(p[1]);
                              if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
-                               for (int64_t i = 0; i < n; ++i) o[i] = cast_value<D>(x[i]);
+                               cpu::run_loop(wide, [&] {
+                                 for (int64_t i = 0; i < n; ++i) o[i] = cast_value<D>(x[i]);
+                               });
                              } else if (s[0] == sizeof(D) && s[1] == 0) {
                                // a broadcast value (the gradient of a sum, expand): a fill
-                               std::fill_n(o, n, cast_value<D>(*x));
+                               const D v = cast_value<D>(*x);
+                               cpu::run_loop(wide, [&] {
+                                 for (int64_t i = 0; i < n; ++i) o[i] = v;
+                               });
                              } else if (s[0] == sizeof(D) && s[1] == -int64_t(sizeof(S))) {
                                // a reversed run (flip): vectorises with a lane permute
-                               for (int64_t i = 0; i < n; ++i) o[i] = cast_value<D>(x[-i]);
+                               cpu::run_loop(wide, [&] {
+                                 for (int64_t i = 0; i < n; ++i) o[i] = cast_value<D>(x[-i]);
+                               });
                              } else {
                                for (int64_t i = 0; i < n; ++i)
                                  *reinterpret_cast<D*>(p[0] + i * s[0]) =
@@ -152,11 +160,20 @@ void Triangle::compute_cpu(const TensorList& in, const TensorList& out, const At
 void Fill::compute_cpu(const TensorList&, const TensorList& out, const Attrs& attrs) const {
   const double value = attrs.get<double>("value");
   const int64_t n = out[0]->numel();
+  const bool wide = cpu::wide_loops();
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     const T v = cast_value<T>(value);
     T* o = out[0]->data_as<T>();
+    constexpr int64_t kBlock = 1 << 15;
+    const int64_t blocks = (n + kBlock - 1) / kBlock;
 #pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain)
-    for (int64_t i = 0; i < n; ++i) o[i] = v;
+    for (int64_t b = 0; b < blocks; ++b) {
+      T* p = o + b * kBlock;
+      const int64_t m = std::min(kBlock, n - b * kBlock);
+      cpu::run_loop(wide, [&] {
+        for (int64_t i = 0; i < m; ++i) p[i] = v;
+      });
+    }
   });
 }
 

@@ -69,9 +69,21 @@ void Where::compute_cpu(const TensorList& in, const TensorList& out, const Attrs
   std::array<char*, 4> ptrs = {static_cast<char*>(out[0]->data()),
                                static_cast<char*>(in[0]->data()), static_cast<char*>(in[1]->data()),
                                static_cast<char*>(in[2]->data())};
+  const bool wide = cpu::wide_loops();
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     cpu::strided_loop<4>(shape, strides, ptrs,
-                         [](std::array<char*, 4> p, const auto& s, int64_t n) {
+                         [&](std::array<char*, 4> p, const auto& s, int64_t n) {
+                           constexpr int64_t sz = sizeof(T);
+                           if (s[0] == sz && s[1] == 1 && s[2] == sz && s[3] == sz) {
+                             T* o = reinterpret_cast<T*>(p[0]);
+                             const bool* c = reinterpret_cast<const bool*>(p[1]);
+                             const T* a = reinterpret_cast<const T*>(p[2]);
+                             const T* b = reinterpret_cast<const T*>(p[3]);
+                             cpu::run_loop(wide, [&] {
+                               for (int64_t i = 0; i < n; ++i) o[i] = c[i] ? a[i] : b[i];
+                             });
+                             return;
+                           }
                            for (int64_t i = 0; i < n; ++i)
                              *reinterpret_cast<T*>(p[0] + i * s[0]) =
                                  *reinterpret_cast<const bool*>(p[1] + i * s[1])

@@ -664,10 +664,30 @@ void Compare<K>::compute_cpu(const TensorList& in, const TensorList& out, const 
   std::array<char*, 3> ptrs = {static_cast<char*>(out[0]->data()),
                                static_cast<char*>(in[0]->data()),
                                static_cast<char*>(in[1]->data())};
+  const bool wide = cpu::wide_loops();
   visit_dtype(in[0]->dtype(), [&]<typename T>() {
     using C = compute_t<T>;
     cpu::strided_loop<3>(shape, strides, ptrs,
-                         [](std::array<char*, 3> p, const auto& s, int64_t n) {
+                         [&](std::array<char*, 3> p, const auto& s, int64_t n) {
+                           bool* o = reinterpret_cast<bool*>(p[0]);
+                           const T* x = reinterpret_cast<const T*>(p[1]);
+                           const T* y = reinterpret_cast<const T*>(p[2]);
+                           constexpr int64_t sz = sizeof(T);
+                           if (s[0] == 1 && s[1] == sz && (s[2] == sz || s[2] == 0)) {
+                             if (s[2] == 0) {  // against one value (x > 0)
+                               const C yv = C(*y);
+                               cpu::run_loop(wide, [&] {
+                                 for (int64_t i = 0; i < n; ++i)
+                                   o[i] = compare_value<K>(C(x[i]), yv);
+                               });
+                             } else {
+                               cpu::run_loop(wide, [&] {
+                                 for (int64_t i = 0; i < n; ++i)
+                                   o[i] = compare_value<K>(C(x[i]), C(y[i]));
+                               });
+                             }
+                             return;
+                           }
                            for (int64_t i = 0; i < n; ++i) {
                              const C x = C(*reinterpret_cast<const T*>(p[1] + i * s[1]));
                              const C y = C(*reinterpret_cast<const T*>(p[2] + i * s[2]));
