@@ -90,6 +90,30 @@ def test_cummax_cummin(name, device):
     np.testing.assert_array_equal(f.indices.numpy(), t.indices.numpy())
 
 
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+def test_cummax_cummin_along_every_dim_like_torch(name):
+    """Along the last dim (one line at a time, a NaN ends the search) and along outer dims (whole
+    rows, a running extreme per column, blocks split between threads): values and indices equal
+    PyTorch's, with ties (the later index wins), NaNs (they stay, with their index), integers
+    and a transposed input."""
+    rng = np.random.default_rng(5)
+    a = np.round(rng.standard_normal((6, 300, 70)) * 3)
+    a[rng.random(a.shape) < 0.002] = np.nan
+    a[0, 0, :5] = np.nan  # NaN in the first row
+    cases = [a.astype(np.float32), a.astype(np.float64), np.nan_to_num(a).astype(np.int64)]
+    for x in cases:
+        for dim in (0, 1, 2, -1):
+            f = getattr(flow, name)(flow.tensor(x), dim)
+            t = getattr(torch, name)(torch.tensor(x), dim)
+            np.testing.assert_array_equal(f.values.numpy(), t.values.numpy(), f"{dim}")
+            np.testing.assert_array_equal(f.indices.numpy(), t.indices.numpy(), f"{dim}")
+    xt = cases[0][0]  # (300, 70), transposed: strided lines
+    f = getattr(flow, name)(flow.tensor(xt).t(), 0)
+    t = getattr(torch, name)(torch.tensor(xt).t(), 0)
+    np.testing.assert_array_equal(f.values.numpy(), t.values.numpy())
+    np.testing.assert_array_equal(f.indices.numpy(), t.indices.numpy())
+
+
 def test_mode():
     rng = np.random.default_rng(0)
     x = rng.integers(0, 4, size=(5, 9))

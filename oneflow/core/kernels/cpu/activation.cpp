@@ -106,6 +106,14 @@ void Activation<K>::compute_cpu(const TensorList& in, const TensorList& out,
       cpu::strided_loop<2>(shape, strides, ptrs,
                            [&](std::array<char*, 2> q, const auto& s, int64_t n) {
                              using cpu::kChunk;
+                             if constexpr (std::is_same_v<T, C> && !cpu::uses_scratch<K>()) {
+                               if (s[0] == int64_t(sizeof(T)) && s[1] == int64_t(sizeof(T))) {
+                                 // one call for the whole run: no per-chunk calls
+                                 kernel(reinterpret_cast<const C*>(q[1]),
+                                        reinterpret_cast<C*>(q[0]), n, p, nullptr, nullptr);
+                                 return;
+                               }
+                             }
                              C xb[kChunk], yb[kChunk], t[kChunk], u[kChunk];
                              for (int64_t b = 0; b < n; b += kChunk) {
                                const int64_t m = std::min(kChunk, n - b);
@@ -135,20 +143,28 @@ void ActivationGrad<K>::compute_cpu(const TensorList& in, const TensorList& out,
       std::array<char*, 3> ptrs = {static_cast<char*>(out[0]->data()),
                                    static_cast<char*>(in[0]->data()),
                                    static_cast<char*>(in[1]->data())};
-      cpu::strided_loop<3>(shape, strides, ptrs,
-                           [&](std::array<char*, 3> q, const auto& s, int64_t n) {
-                             using cpu::kChunk;
-                             C gb[kChunk], xb[kChunk], db[kChunk], t[kChunk], u[kChunk];
-                             for (int64_t b = 0; b < n; b += kChunk) {
-                               const int64_t m = std::min(kChunk, n - b);
-                               char* o = q[0] + b * s[0];
-                               const C* g = load<T>(q[1] + b * s[1], s[1], m, gb);
-                               const C* x = load<T>(q[2] + b * s[2], s[2], m, xb);
-                               C* d = target<T>(o, s[0], db);
-                               kernel(g, x, d, m, p, t, u);
-                               store<T>(o, s[0], m, d);
-                             }
-                           });
+      cpu::strided_loop<3>(
+          shape, strides, ptrs, [&](std::array<char*, 3> q, const auto& s, int64_t n) {
+            using cpu::kChunk;
+            if constexpr (std::is_same_v<T, C> && !cpu::uses_scratch<K>()) {
+              constexpr int64_t sz = sizeof(T);
+              if (s[0] == sz && s[1] == sz && s[2] == sz) {
+                kernel(reinterpret_cast<const C*>(q[1]), reinterpret_cast<const C*>(q[2]),
+                       reinterpret_cast<C*>(q[0]), n, p, nullptr, nullptr);
+                return;
+              }
+            }
+            C gb[kChunk], xb[kChunk], db[kChunk], t[kChunk], u[kChunk];
+            for (int64_t b = 0; b < n; b += kChunk) {
+              const int64_t m = std::min(kChunk, n - b);
+              char* o = q[0] + b * s[0];
+              const C* g = load<T>(q[1] + b * s[1], s[1], m, gb);
+              const C* x = load<T>(q[2] + b * s[2], s[2], m, xb);
+              C* d = target<T>(o, s[0], db);
+              kernel(g, x, d, m, p, t, u);
+              store<T>(o, s[0], m, d);
+            }
+          });
     }
   });
 }

@@ -42,7 +42,16 @@ void vexp(C* p, int64_t n) {
   vmath<C, V::kExp>(p, n);
 }
 
-// y = f(x) for n <= kChunk contiguous values of the compute type; t, u: scratch of kChunk.
+// Whether f or its gradient goes through the vector functions and so the kChunk scratch
+// buffers; the others are one loop over the scalar rule and take runs of any length.
+template <ActFn K>
+constexpr bool uses_scratch() {
+  return K == ActFn::kElu || K == ActFn::kSilu || K == ActFn::kMish || K == ActFn::kSoftplus ||
+         K == ActFn::kLogsigmoid || K == ActFn::kTanhshrink || K == ActFn::kSigmoid;
+}
+
+// y = f(x) for n <= kChunk contiguous values of the compute type (any n when !uses_scratch<K>());
+// t, u: scratch of kChunk.
 template <ActFn K, typename C>
 void act_chunk(const C* x, C* y, int64_t n, const ActParams<C> p, C* t, C* u) {
   (void)u;
@@ -94,7 +103,8 @@ void act_chunk(const C* x, C* y, int64_t n, const ActParams<C> p, C* t, C* u) {
   }
 }
 
-// dx = dy * f'(x) for n <= kChunk contiguous values; t, u: scratch.
+// dx = dy * f'(x) for n <= kChunk contiguous values (any n when !uses_scratch<K>()); t, u:
+// scratch.
 template <ActFn K, typename C>
 void grad_chunk(const C* g, const C* x, C* d, int64_t n, const ActParams<C> p, C* t, C* u) {
   const C one(1);

@@ -542,6 +542,15 @@ void order_items(std::vector<Item>& items, int64_t k, bool select, Before before
   std::sort(items.begin(), items.begin() + k, before);
 }
 
+// Columns per task of a scan along an outer dim: up to `most`, narrower when there are fewer
+// (outer, block) tasks than threads (a 1024 x 1024 scan along dim 0 is one block of 1024).
+int64_t scan_width(int64_t outer, int64_t inner, int64_t most) {
+  const int64_t threads = omp_get_max_threads();
+  if (outer >= threads) return most;
+  const int64_t per = (inner * outer + threads - 1) / threads;
+  return std::clamp<int64_t>((per + 15) / 16 * 16, 16, most);
+}
+
 template <bool kProd>
 void scan_rows(const Tensor& x, const Tensor& out, int64_t dim) {
   const Shape& shape = x->shape();
@@ -550,7 +559,8 @@ void scan_rows(const Tensor& x, const Tensor& out, int64_t dim) {
   for (int64_t d = dim + 1; d < x->ndim(); ++d) inner *= shape[d];
   const int64_t len = shape[dim];
   constexpr int64_t kChunk = 1024;  // accumulators per task
-  const int64_t chunks = (inner + kChunk - 1) / kChunk;
+  const int64_t width = scan_width(outer, inner, kChunk);
+  const int64_t chunks = (inner + width - 1) / width;
   visit_dtype(x->dtype(), [&]<typename T>() {
     using A = acc_t<T>;
     const T* src = x->data_as<T>();
@@ -558,8 +568,8 @@ void scan_rows(const Tensor& x, const Tensor& out, int64_t dim) {
 #pragma omp parallel for schedule(static) if (x->numel() > cpu::kParallelGrain && \
                                               outer * chunks > 1)
     for (int64_t task = 0; task < outer * chunks; ++task) {
-      const int64_t o = task / chunks, j0 = (task % chunks) * kChunk;
-      const int64_t m = std::min(kChunk, inner - j0);
+      const int64_t o = task / chunks, j0 = (task % chunks) * width;
+      const int64_t m = std::min(width, inner - j0);
       A acc[kChunk];
       std::fill_n(acc, m, kProd ? A(1) : A(0));
       for (int64_t i = 0; i < len; ++i) {
@@ -689,11 +699,64 @@ void Sort::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&
   });
 }
 
+namespace {
+// cummax / cummin along an outer dim of contiguous tensors: whole rows at a time, a running
+// extreme and its index per column (the walk of scan_rows). false: not of that form.
+template <ReduceFn K>
+bool cum_extreme_rows(const Tensor& x, const Tensor& vals, const Tensor& idxs, int64_t dim) {
+  if (x->ndim() == 0 || dim >= x->ndim() - 1 || x->numel() == 0 || !x->is_contiguous() ||
+      !vals->is_contiguous() || !idxs->is_contiguous())
+    return false;
+  const Shape& shape = x->shape();
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d) outer *= shape[d];
+  for (int64_t d = dim + 1; d < x->ndim(); ++d) inner *= shape[d];
+  const int64_t len = shape[dim];
+  constexpr int64_t kChunk = 512;
+  const int64_t width = scan_width(outer, inner, kChunk);
+  const int64_t chunks = (inner + width - 1) / width;
+  visit_dtype(x->dtype(), [&]<typename T>() {
+    using C = compute_t<T>;
+    const T* src = x->data_as<T>();
+    T* vp = vals->data_as<T>();
+    int64_t* ip = idxs->data_as<int64_t>();
+#pragma omp parallel for schedule(static) if (x->numel() > cpu::kParallelGrain && \
+                                              outer * chunks > 1)
+    for (int64_t task = 0; task < outer * chunks; ++task) {
+      const int64_t o = task / chunks, j0 = (task % chunks) * width;
+      const int64_t m = std::min(width, inner - j0);
+      C best[kChunk];
+      int64_t at[kChunk];
+      for (int64_t i = 0; i < len; ++i) {
+        const int64_t row = (o * len + i) * inner + j0;
+        const T* p = src + row;
+        T* q = vp + row;
+        int64_t* r = ip + row;
+        for (int64_t j = 0; j < m; ++j) {
+          const C v = C(p[j]);
+          // The first row starts every column; a NaN extreme stays, and each later NaN takes
+          // its place (PyTorch's rule: the index is the latest NaN's).
+          const bool take =
+              i == 0 || v != v ||
+              (best[j] == best[j] && (K == ReduceFn::kMax ? v >= best[j] : v <= best[j]));
+          best[j] = take ? v : best[j];
+          at[j] = take ? i : at[j];
+          q[j] = T(best[j]);
+          r[j] = at[j];
+        }
+      }
+    }
+  });
+  return true;
+}
+}  // namespace
+
 template <ReduceFn K>
 void CumExtreme<K>::compute_cpu(const TensorList& in, const TensorList& out,
                                 const Attrs& attrs) const {
   const Tensor& x = in[0];
   const int64_t dim = attrs.get<int64_t>("dim");
+  if (cum_extreme_rows<K>(x, out[0], out[1], dim)) return;
   const int64_t len = dim_size(x, dim), step = dim_stride(x, dim);
   const int64_t ostep = dim_stride(out[0], dim);
   const std::vector<int64_t> out_offsets = line_offsets(out[0], dim);
@@ -706,16 +769,22 @@ void CumExtreme<K>::compute_cpu(const TensorList& in, const TensorList& out,
       const T* p = base + off;
       const int64_t o = out_offsets[l];
       C best = C(p[0]);
-      int64_t at = 0;
-      for (int64_t i = 0; i < len; ++i) {
+      int64_t at = 0, i = 0;
+      for (; i < len; ++i) {
         const C v = C(p[i * step]);
-        const bool nan_best = best != best;
-        if (!nan_best && (v != v || (K == ReduceFn::kMax ? v >= best : v <= best))) {
+        if (K == ReduceFn::kMax ? v >= best : v <= best) {
           best = v;
           at = i;
+        } else if (v != v) {
+          break;  // a NaN stays the running extreme
         }
         vals[o + i * ostep] = T(best);
         idxs[o + i * ostep] = at;
+      }
+      for (int64_t nan_at = i; i < len; ++i) {  // each later NaN takes the index (PyTorch)
+        if (C(p[i * step]) != C(p[i * step])) nan_at = i;
+        vals[o + i * ostep] = p[nan_at * step];
+        idxs[o + i * ostep] = nan_at;
       }
     });
   });
