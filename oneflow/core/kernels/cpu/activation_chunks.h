@@ -166,5 +166,30 @@ void grad_chunk(const C* g, const C* x, C* d, int64_t n, const ActParams<C> p, C
   }
 }
 
+// The chunk loops of fn in this translation unit's build (the switch over the family).
+template <typename C>
+auto act_chunk_of(ActFn fn) -> decltype(&act_chunk<ActFn::kElu, C>) {
+  switch (fn) {
+#define OF_CASE(E, n) \
+  case ActFn::k##E:   \
+    return &act_chunk<ActFn::k##E, C>;
+    OF_ACTIVATION_FNS(OF_CASE)
+#undef OF_CASE
+  }
+  return nullptr;
+}
+
+template <typename C>
+auto grad_chunk_of(ActFn fn) -> decltype(&grad_chunk<ActFn::kElu, C>) {
+  switch (fn) {
+#define OF_CASE(E, n) \
+  case ActFn::k##E:   \
+    return &grad_chunk<ActFn::k##E, C>;
+    OF_ACTIVATION_FNS(OF_CASE)
+#undef OF_CASE
+  }
+  return nullptr;
+}
+
 }  // namespace
 }  // namespace oneflow::cpu

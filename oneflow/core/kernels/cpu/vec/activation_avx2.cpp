@@ -46,27 +46,13 @@ namespace avx2 {
 template <typename C>
 ActKernel<C> activation_kernel(ActFn fn) {
   if (has_avx512()) return avx512::activation_kernel<C>(fn);
-  switch (fn) {
-#define OF_CASE(E, n) \
-  case ActFn::k##E:   \
-    return &act_chunk<ActFn::k##E, C>;
-    OF_ACTIVATION_FNS(OF_CASE)
-#undef OF_CASE
-  }
-  return nullptr;
+  return act_chunk_of<C>(fn);
 }
 
 template <typename C>
 ActGradKernel<C> activation_grad_kernel(ActFn fn) {
   if (has_avx512()) return avx512::activation_grad_kernel<C>(fn);
-  switch (fn) {
-#define OF_CASE(E, n) \
-  case ActFn::k##E:   \
-    return &grad_chunk<ActFn::k##E, C>;
-    OF_ACTIVATION_FNS(OF_CASE)
-#undef OF_CASE
-  }
-  return nullptr;
+  return grad_chunk_of<C>(fn);
 }
 
 template ActKernel<float> activation_kernel<float>(ActFn);

@@ -45,26 +45,12 @@ namespace avx512 {
 
 template <typename C>
 avx2::ActKernel<C> activation_kernel(ActFn fn) {
-  switch (fn) {
-#define OF_CASE(E, n) \
-  case ActFn::k##E:   \
-    return &act_chunk<ActFn::k##E, C>;
-    OF_ACTIVATION_FNS(OF_CASE)
-#undef OF_CASE
-  }
-  return nullptr;
+  return act_chunk_of<C>(fn);
 }
 
 template <typename C>
 avx2::ActGradKernel<C> activation_grad_kernel(ActFn fn) {
-  switch (fn) {
-#define OF_CASE(E, n) \
-  case ActFn::k##E:   \
-    return &grad_chunk<ActFn::k##E, C>;
-    OF_ACTIVATION_FNS(OF_CASE)
-#undef OF_CASE
-  }
-  return nullptr;
+  return grad_chunk_of<C>(fn);
 }
 
 template avx2::ActKernel<float> activation_kernel<float>(ActFn);
