@@ -1,5 +1,6 @@
 """oneflow.linalg: norms, inverse and determinants (LU from LAPACK)."""
 
+from oneflow._oneflow_internal import _LinAlgError as LinAlgError
 from oneflow.framework.linalg_ops import det, inv, slogdet
 from oneflow.framework.reduce_ops import matrix_norm, norm, vector_norm
 
@@ -10,4 +11,4 @@ def cross(input, other, dim=-1):
     return _cross(input, other, dim)
 
 
-__all__ = ["cross", "det", "inv", "matrix_norm", "norm", "slogdet", "vector_norm"]
+__all__ = ["LinAlgError", "cross", "det", "inv", "matrix_norm", "norm", "slogdet", "vector_norm"]

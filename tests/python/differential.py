@@ -16,33 +16,55 @@ _TORCH_DTYPES = {
     "float32": torch.float32,
     "float64": torch.float64,
     "float16": torch.float16,
+    "bfloat16": torch.bfloat16,
     "int64": torch.int64,
     "int32": torch.int32,
+    "int16": torch.int16,
+    "int8": torch.int8,
+    "uint8": torch.uint8,
     "bool": torch.bool,
 }
 _FLOW_DTYPES = {
     "float32": flow.float32,
     "float64": flow.float64,
     "float16": flow.float16,
+    "bfloat16": flow.bfloat16,
     "int64": flow.int64,
     "int32": flow.int32,
+    "int16": flow.int16,
+    "int8": flow.int8,
+    "uint8": flow.uint8,
     "bool": flow.bool,
 }
-_TOL = {"float32": (1e-5, 1e-4), "float64": (1e-10, 1e-9), "float16": (1e-2, 1e-2)}
+# (atol, rtol). Half types: a few units in the last place (float16 eps 2^-10, bfloat16 2^-7).
+_TOL = {
+    "float32": (1e-5, 1e-4),
+    "float64": (1e-10, 1e-9),
+    "float16": (1e-2, 1e-2),
+    "bfloat16": (3e-2, 3e-2),
+}
 
 
 def random_array(rng, shape, dtype):
     if dtype == "bool":
         return rng.random(shape) > 0.5
+    if dtype == "uint8":
+        return rng.integers(0, 11, size=shape).astype(dtype)
     if dtype.startswith("int"):
         return rng.integers(-5, 6, size=shape).astype(dtype)
+    if dtype == "bfloat16":
+        # NumPy has no bfloat16: float32 values already rounded to bfloat16 (round to nearest even).
+        bits = rng.standard_normal(shape).astype(np.float32).view(np.uint32)
+        bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+        return bits.astype(np.uint32).view(np.float32)
     return rng.standard_normal(shape).astype(dtype)
 
 
 def _to_numpy(t):
-    if isinstance(t, torch.Tensor):
-        return t.detach().cpu().numpy()
-    return t.detach().cpu().numpy()
+    t = t.detach().cpu()
+    if str(t.dtype).split(".")[-1] == "bfloat16":  # NumPy has no bfloat16; exact in float32
+        t = t.float()
+    return t.numpy()
 
 
 def assert_close(actual, expected, dtype, what):
@@ -72,7 +94,7 @@ def check(
     """
     rng = np.random.default_rng(seed)
     arrays = [random_array(rng, s, dtype) for s in shapes]
-    floating = dtype.startswith("float")
+    floating = dtype.startswith(("float", "bfloat"))
     grad = grad and floating
 
     def run(lib, dtypes, dev):

@@ -105,7 +105,7 @@ def test_bitwise_not_and_logical_not(device):
     check(lambda lib, a: ~a, [(2, 3)], dtype="bool", device=device)
     for dtype in ["float32", "int64", "bool"]:
         check(lambda lib, a: lib.logical_not(a), [(5,)], dtype=dtype, device=device, grad=False)
-    with pytest.raises(TypeError, match="bitwise_not"):
+    with pytest.raises(NotImplementedError, match="bitwise_not"):  # as torch
         flow.bitwise_not(flow.ones(2))
 
 
@@ -230,7 +230,7 @@ def test_div_rounding_modes(mode, device):
                 else t * 2 + (t >= 0).long()
             ),
         )
-    with pytest.raises(ValueError, match="rounding_mode"):
+    with pytest.raises(RuntimeError, match="rounding_mode"):  # as torch
         flow.div(flow.ones(2), flow.ones(2), rounding_mode="round")
 
 
@@ -382,11 +382,12 @@ def test_inplace_keeps_autograd_history():
 
 
 def test_dtype_errors():
-    with pytest.raises(TypeError, match="atan2|bool"):
+    # The exception types of torch: NotImplementedError for a dtype an op has no kernel for.
+    with pytest.raises(NotImplementedError, match="fmod.*bool"):
         flow.fmod(flow.tensor([True]), flow.tensor([True]))
-    with pytest.raises(TypeError, match="bitwise_and"):
+    with pytest.raises(NotImplementedError, match="bitwise_and"):
         flow.bitwise_and(flow.ones(2), flow.ones(2))
-    with pytest.raises(TypeError, match="neg"):
+    with pytest.raises(RuntimeError, match="neg"):
         flow.neg(flow.tensor([True]))
     with pytest.raises(RuntimeError, match="broadcast|shape"):
         flow.fmax(flow.ones(2, 3), flow.ones(4))

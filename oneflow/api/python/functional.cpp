@@ -188,10 +188,10 @@ void init_functional(py::module_& m) {
                               : mode == "trunc" ? BinaryFn::kTruncDivide
                                                 : BinaryFn::kAtan2;
           if (fn == BinaryFn::kAtan2)
-            throw_error<ValueError>("div",
-                                    "expected rounding_mode to be one of None, 'trunc', or "
-                                    "'floor' but found '",
-                                    mode, "'");
+            throw_error<RuntimeError>("div",
+                                      "expected rounding_mode to be one of None, 'trunc', or "
+                                      "'floor' but found '",
+                                      mode, "'");
           if (!is_tensor(a) && is_tensor(b) && is_scalar(a))
             return F::binary(fn, scalar_from_py(a, "div"), b.cast<Tensor>());
           return binary(

@@ -6,6 +6,12 @@
 
 namespace oneflow::python {
 
+namespace {
+// oneflow._oneflow_internal._LinAlgError, a subclass of RuntimeError (PyTorch's
+// torch._C._LinAlgError); python/oneflow/linalg.py exports it as oneflow.linalg.LinAlgError.
+PyObject* g_linalg_error = nullptr;
+}  // namespace
+
 bool set_python_error(std::exception_ptr p) {
   try {
     std::rethrow_exception(p);
@@ -17,6 +23,8 @@ bool set_python_error(std::exception_ptr p) {
     PyErr_SetString(PyExc_IndexError, e.what());
   } catch (const NotImplementedError& e) {
     PyErr_SetString(PyExc_NotImplementedError, e.what());
+  } catch (const LinAlgError& e) {
+    PyErr_SetString(g_linalg_error, e.what());
   } catch (const Error& e) {
     PyErr_SetString(PyExc_RuntimeError, e.what());
   } catch (...) {
@@ -27,6 +35,10 @@ bool set_python_error(std::exception_ptr p) {
 
 PYBIND11_MODULE(_oneflow_internal, m) {
   m.doc() = "OneFlow's native core";
+  g_linalg_error =
+      PyErr_NewException("oneflow._oneflow_internal._LinAlgError", PyExc_RuntimeError, nullptr);
+  if (g_linalg_error == nullptr) throw py::error_already_set();
+  m.add_object("_LinAlgError", py::handle(g_linalg_error));
   py::register_exception_translator([](std::exception_ptr p) {
     // Others are rethrown to pybind11's own translation.
     if (p && !set_python_error(p)) std::rethrow_exception(p);

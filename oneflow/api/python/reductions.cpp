@@ -42,6 +42,15 @@ void init_reductions(py::module_& m) {
         py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
   }
   m.def(
+      "vector_norm2",
+      [](py::handle x, py::handle dim, bool keepdim) {
+        Tensor t = as_tensor(x, "linalg_vector_norm", "input");
+        std::vector<int64_t> dims = optional_dims(dim, "linalg_vector_norm");
+        ReleaseGil nogil;
+        return F::vector_norm2(t, dims, keepdim);
+      },
+      py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  m.def(
       "max_dim",
       [](py::handle x, int64_t dim, bool keepdim) {
         return pair_to_py(F::max_dim(as_tensor(x, "max", "input"), dim, keepdim));

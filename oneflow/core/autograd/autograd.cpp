@@ -1,5 +1,6 @@
 #include "oneflow/core/autograd/autograd.h"
 
+#include <algorithm>
 #include <atomic>
 #include <queue>
 #include <unordered_map>
@@ -197,7 +198,9 @@ TensorList run_backward(const TensorList& outputs, const TensorList& grad_output
     TensorList& buf = buffers[n];
     buf.resize(n->output_metas.size());
     buf[e.input_nr] = buf[e.input_nr] ? F::add(buf[e.input_nr], g) : g;
-    roots.push_back(n);
+    // A node seeded twice (the same tensor, or two outputs of one node) is one root: counting
+    // its edges twice would leave every node below it waiting forever.
+    if (std::find(roots.begin(), roots.end(), n) == roots.end()) roots.push_back(n);
   }
   // Dependencies: how many edges point at each reachable node.
   std::unordered_map<Node*, int> deps;

@@ -1,6 +1,7 @@
 // Error types thrown by the core. The Python binding maps each class to the Python exception of
-// the same name (see oneflow/api/python/module.cpp). Every message starts with the op's name and
-// says what was expected and what came: "matmul: expected ..., got ...".
+// the same name (see oneflow/api/python/module.cpp); LinAlgError to oneflow.linalg.LinAlgError.
+// Every message starts with the op's name and says what was expected and what came: "matmul:
+// expected ..., got ...".
 #pragma once
 
 #include <charconv>
@@ -34,6 +35,12 @@ class RuntimeError : public Error {
 class NotImplementedError : public Error {
  public:
   using Error::Error;
+};
+// A numerical failure of a linear algebra routine (a singular matrix); Python's
+// oneflow.linalg.LinAlgError, a subclass of RuntimeError as in PyTorch.
+class LinAlgError : public RuntimeError {
+ public:
+  using RuntimeError::RuntimeError;
 };
 
 namespace detail {

@@ -474,6 +474,8 @@ class CpuStream {
       throw IndexError(x.what() + where);
     } catch (const NotImplementedError& x) {
       throw NotImplementedError(x.what() + where);
+    } catch (const LinAlgError& x) {
+      throw LinAlgError(x.what() + where);
     } catch (const std::exception& x) {
       throw RuntimeError(x.what() + where);
     }

@@ -66,17 +66,21 @@ DType result_type(const std::vector<Tensor>& tensors, const std::vector<Scalar>&
 
 Tensor scalar_tensor(Scalar s, DType dtype, Device device) {
   double v = s.to_double();
+  const bool exact_int = s.kind != Scalar::Kind::kFloat;  // beyond 2**53 a double rounds it
   if (device.type == DeviceType::kCPU && !lazy_mode_enabled()) {
     // A fresh CPU scalar is written here: no kernel to queue, no attribute map to build.
     Tensor t = empty_tensor({}, dtype, device);
-    visit_dtype(dtype, [&]<typename T>() { *t->data_as<T>() = cast_value<T>(v); });
+    visit_dtype(dtype, [&]<typename T>() {
+      *t->data_as<T>() = exact_int ? cast_value<T>(s.i) : cast_value<T>(v);
+    });
     return t;
   }
-  return dispatch1(prim::fill(), {},
-                   Attrs{{"shape", std::vector<int64_t>{}},
-                         {"dtype", dtype},
-                         {"device", device_str(device)},
-                         {"value", v}});
+  Attrs attrs{{"shape", std::vector<int64_t>{}},
+              {"dtype", dtype},
+              {"device", device_str(device)},
+              {"value", v}};
+  if (exact_int) attrs.set("int_value", s.i);
+  return dispatch1(prim::fill(), {}, attrs);
 }
 
 // ---- views and copies ----
@@ -238,10 +242,14 @@ Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
   if (nd == 0) throw_error<RuntimeError>("narrow", "narrow() cannot be applied to a 0-dim tensor");
   const int64_t d = wrap_dim("narrow", dim, nd);
   const int64_t size = x->shape()[d];
+  if (start < -size || start > size)
+    throw_error<IndexError>("narrow", "start out of range (expected to be in range of [", -size,
+                            ", ", size, "], but got ", start, ")");
   if (start < 0) start += size;
-  if (start < 0 || start > size || length < 0 || start + length > size)
-    throw_error<IndexError>("narrow", "start (", start, ") + length (", length,
-                            ") exceeds dimension size (", size, ")");
+  if (length < 0) throw_error<RuntimeError>("narrow", "length must be non-negative, got ", length);
+  if (start + length > size)
+    throw_error<RuntimeError>("narrow", "start (", start, ") + length (", length,
+                              ") exceeds dimension size (", size, ")");
   return slice(x, d, start, start + length, 1);
 }
 
@@ -633,7 +641,11 @@ void check_alpha(const char* op, DType dt, Scalar alpha) {
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
   auto [x, y] = promote(a, b);
   check_alpha("add", x->dtype(), alpha);
-  if (!is_one(alpha)) y = mul(y, alpha);
+  if (x->dtype() == DType::kBool) {  // bool: y * alpha is y and bool(alpha), as in PyTorch
+    if (alpha.to_double() == 0) y = zeros_like(y);
+  } else if (!is_one(alpha)) {
+    y = mul(y, alpha);
+  }
   return dispatch1(prim::add(), {x, y});
 }
 
@@ -656,9 +668,9 @@ Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
 
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
   if (a->dtype() == DType::kBool || b->dtype() == DType::kBool)
-    throw_error<TypeError>("sub",
-                           "subtraction with two bool tensors is not supported; use the "
-                           "`^` or `logical_xor()` operator instead");
+    throw_error<RuntimeError>("sub",
+                              "subtraction with a bool tensor is not supported; use the "
+                              "`^` or `logical_xor()` operator instead");
   auto [x, y] = promote(a, b);
   check_alpha("sub", x->dtype(), alpha);
   if (!is_one(alpha)) y = mul(y, alpha);
@@ -685,7 +697,9 @@ Tensor mul(const Tensor& a, Scalar b) {
 
 Tensor neg(const Tensor& a) {
   if (a->dtype() == DType::kBool)
-    throw_error<TypeError>("neg", "negation, the `-` operator, on a bool tensor is not supported");
+    throw_error<RuntimeError>("neg",
+                              "negation, the `-` operator, on a bool tensor is not supported; "
+                              "use the `~` or `logical_not()` operator instead");
   return unary(UnaryFn::kNeg, a);
 }
 
@@ -722,8 +736,8 @@ Tensor rdiv(const Tensor& a, Scalar b) {
 namespace {
 Tensor where_impl(const Tensor& cond, const Tensor& x, const Tensor& y, DType dt) {
   if (cond->dtype() != DType::kBool)
-    throw_error<TypeError>("where", "expected condition to be a bool tensor, got ",
-                           dtype_name(cond->dtype()));
+    throw_error<RuntimeError>("where", "expected condition to be a bool tensor, got ",
+                              dtype_name(cond->dtype()));
   return dispatch1(prim::where(), {cond, to(x, dt, std::nullopt), to(y, dt, std::nullopt)});
 }
 }  // namespace
@@ -749,8 +763,8 @@ Tensor where(const Tensor& cond, Scalar x, Scalar y) {
 }
 
 Tensor unary(UnaryFn fn, const Tensor& x_in) {
-  if ((fn == UnaryFn::kNeg || fn == UnaryFn::kSign) && x_in->dtype() == DType::kBool)
-    throw_error<TypeError>(fn_name(fn), "on a bool tensor is not supported");
+  if (fn == UnaryFn::kNeg && x_in->dtype() == DType::kBool) return neg(x_in);     // raises
+  if (fn == UnaryFn::kSign && x_in->dtype() == DType::kBool) return clone(x_in);  // as PyTorch
   const Tensor x = keeps_integers(fn) ? x_in : to(x_in, float_result(x_in->dtype()), std::nullopt);
   switch (fn) {
 #define OF_UNARY_CASE(E, n) \
@@ -823,10 +837,10 @@ Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode) {
   if (rounding_mode == "floor") return binary(BinaryFn::kFloorDivide, a, b);
   if (rounding_mode == "trunc") return binary(BinaryFn::kTruncDivide, a, b);
   if (!rounding_mode.empty() && rounding_mode != "true")
-    throw_error<ValueError>("div",
-                            "expected rounding_mode to be one of None, 'trunc', or 'floor' but "
-                            "found '",
-                            rounding_mode, "'");
+    throw_error<RuntimeError>("div",
+                              "expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                              "but found '",
+                              rounding_mode, "'");
   return div(a, b);
 }
 
@@ -854,7 +868,11 @@ Tensor compare(CompareFn fn, const Tensor& a, Scalar b) {
 }
 
 Tensor pow(const Tensor& a, const Tensor& b) {
-  DType dt = float_result(result_type({a, b}));
+  if (a->dtype() == DType::kBool && b->dtype() == DType::kBool)
+    throw_error<NotImplementedError>("pow", "expected numeric inputs, got bool and bool");
+  // Integer ** integer stays an integer, as in PyTorch.
+  DType dt = result_type({a, b});
+  if (!is_integral(dt, false)) dt = float_result(dt);
   return dispatch1(prim::pow(), {to(a, dt, std::nullopt), to(b, dt, std::nullopt)});
 }
 
@@ -877,7 +895,8 @@ Tensor pow(const Tensor& a, Scalar b) {
 }
 
 Tensor rpow(const Tensor& a, Scalar b) {
-  DType dt = float_result(result_type({a}, {b}));
+  DType dt = result_type({a}, {b});  // integer ** integer stays an integer
+  if (!is_integral(dt, false)) dt = float_result(dt);
   return dispatch1(prim::pow(), {scalar_tensor(b, dt, a->device()), to(a, dt, std::nullopt)});
 }
 
@@ -906,8 +925,8 @@ Tensor exp(const Tensor& x) {
 namespace {
 void check_approximate(const std::string& approximate) {
   if (approximate != "none" && approximate != "tanh")
-    throw_error<ValueError>("gelu", "approximate argument must be either none or tanh, got '",
-                            approximate, "'");
+    throw_error<RuntimeError>("gelu", "approximate argument must be either none or tanh, got '",
+                              approximate, "'");
 }
 }  // namespace
 
@@ -947,8 +966,8 @@ Tensor activation_grad(ActFn fn, const Tensor& dy, const Tensor& x, const Attrs&
 Tensor softmax(const Tensor& x_in, int64_t dim, std::optional<DType> dtype) {
   Tensor x = dtype ? to(x_in, *dtype, std::nullopt) : x_in;
   if (!is_floating(x->dtype()))
-    throw_error<TypeError>("softmax", "expected a floating point input, got ",
-                           dtype_name(x->dtype()));
+    throw_error<NotImplementedError>("softmax", "expected a floating point input, got ",
+                                     dtype_name(x->dtype()));
   const int64_t d = wrap_dim("softmax", dim, x->ndim());
   return dispatch1(prim::softmax(), {contiguous(x)}, Attrs{{"dim", d}});
 }
@@ -956,8 +975,8 @@ Tensor softmax(const Tensor& x_in, int64_t dim, std::optional<DType> dtype) {
 Tensor log_softmax(const Tensor& x_in, int64_t dim, std::optional<DType> dtype) {
   Tensor x = dtype ? to(x_in, *dtype, std::nullopt) : x_in;
   if (!is_floating(x->dtype()))
-    throw_error<TypeError>("log_softmax", "expected a floating point input, got ",
-                           dtype_name(x->dtype()));
+    throw_error<NotImplementedError>("log_softmax", "expected a floating point input, got ",
+                                     dtype_name(x->dtype()));
   const int64_t d = wrap_dim("log_softmax", dim, x->ndim());
   return dispatch1(prim::log_softmax(), {contiguous(x)}, Attrs{{"dim", d}});
 }
@@ -1076,7 +1095,7 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
     throw_error<RuntimeError>("matmul", "expected both inputs to have the same dtype, but got ",
                               dtype_name(a_in->dtype()), " and ", dtype_name(b_in->dtype()));
   if (a_in->dtype() == DType::kBool)
-    throw_error<TypeError>("matmul", "expected a numeric dtype, got bool");
+    throw_error<NotImplementedError>("matmul", "expected a numeric dtype, got bool");
   const Shape &sa = a_in->shape(), &sb = b_in->shape();
   const int64_t k_a = sa[na - 1], k_b = nb == 1 ? sb[0] : sb[nb - 2];
   if (k_a != k_b)
@@ -1145,6 +1164,8 @@ Attrs creation_attrs(const Shape& shape, const CreationOptions& opts) {
 Tensor full(const Shape& shape, Scalar value, const CreationOptions& opts) {
   Attrs attrs = creation_attrs(shape, opts);
   attrs.set("value", value.to_double());
+  // An integer is kept exact too: a double holds integers only up to 2**53.
+  if (value.kind != Scalar::Kind::kFloat) attrs.set("int_value", value.i);
   return dispatch1(prim::fill(), {}, attrs);
 }
 
@@ -1224,6 +1245,10 @@ Tensor multinomial(const Tensor& weights, int64_t num_samples, bool replacement,
                    const std::shared_ptr<Generator>& generator) {
   if (weights->ndim() < 1 || weights->ndim() > 2)
     throw_error<RuntimeError>("multinomial", "prob_dist must be 1 or 2 dim, got ", weights->ndim());
+  if (!is_floating(weights->dtype()))
+    throw_error<RuntimeError>("multinomial",
+                              "expected a floating point input (probabilities), got ",
+                              dtype_name(weights->dtype()));
   const int64_t rows = weights->ndim() == 2 ? weights->shape()[0] : 1;
   const int64_t cats = weights->shape().back();
   if (!replacement && num_samples > cats)
@@ -1271,7 +1296,8 @@ Tensor randn(const Shape& shape, const CreationOptions& opts) {
 
 Tensor rand(const Shape& shape, const CreationOptions& opts) {
   if (!is_floating(opts.dtype))
-    throw_error<TypeError>("rand", "expected a floating point dtype, got ", dtype_name(opts.dtype));
+    throw_error<NotImplementedError>("rand", "expected a floating point dtype, got ",
+                                     dtype_name(opts.dtype));
   Attrs attrs = creation_attrs(shape, opts);
   attrs.set("low", 0.0);
   attrs.set("high", 1.0);

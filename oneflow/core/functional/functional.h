@@ -147,6 +147,8 @@ Tensor prod(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool kee
             std::optional<DType> dtype = std::nullopt);
 // amax/amin over dims (empty: all).
 Tensor amax(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+// sqrt(sum(x * x)) over dims (every dim when empty) in one pass; floating x.
+Tensor vector_norm2(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
 Tensor amin(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
 // max/min along one dim: (values, int64 indices).
 std::pair<Tensor, Tensor> max_dim(const Tensor& x, int64_t dim, bool keepdim = false);

@@ -28,12 +28,17 @@ IntList per_dim(const char* op, const char* what, const IntList& v, int64_t nsp)
   return v;
 }
 
-void check_floating(const char* op, const Tensor& x, const char* what) {
+// NotImplementedError (a RuntimeError), as PyTorch's "not implemented for 'Long'". `also` is an
+// extra dtype the kernel takes (PyTorch's CPU convolution and pooling compute integers too).
+void check_floating(const char* op, const Tensor& x, const char* what,
+                    bool (*also)(DType) = nullptr) {
+  if (also && also(x->dtype())) return;
   if (x->dtype() != DType::kFloat32 && x->dtype() != DType::kFloat64)
-    throw_error<RuntimeError>(op, "expected ", what,
-                              " of dtype float32 or float64 (other dtypes are not implemented "
-                              "yet), got ",
-                              dtype_name(x->dtype()));
+    throw_error<NotImplementedError>(
+        op, "expected ", what,
+        " of dtype float32 or float64 (other dtypes are not implemented "
+        "yet), got ",
+        dtype_name(x->dtype()));
 }
 
 // Accepts batched [N, C, *sp] or unbatched [C, *sp] input; returns the batched one and whether
@@ -117,7 +122,7 @@ Tensor conv(const char* op, int64_t nsp, const Tensor& x_in, const Tensor& w, co
             const IntList& stride_in, const IntList& padding_in, const std::string& padding_mode,
             const IntList& dilation_in, int64_t groups) {
   auto [x, added] = batched(op, x_in, nsp, true);
-  check_floating(op, x, "input");
+  check_floating(op, x, "input", [](DType dt) { return is_integral(dt, false); });
   const IntList stride = per_dim(op, "stride", stride_in, nsp);
   const IntList dilation = per_dim(op, "dilation", dilation_in, nsp);
   IntList pl(nsp, 0), pr(nsp, 0);
@@ -173,7 +178,7 @@ Tensor conv_transpose(const char* op, int64_t nsp, const Tensor& x_in, const Ten
                       const IntList& output_padding_in, int64_t groups,
                       const IntList& dilation_in) {
   auto [x, added] = batched(op, x_in, nsp, true);
-  check_floating(op, x, "input");
+  check_floating(op, x, "input", [](DType dt) { return dt == DType::kInt64; });
   const IntList stride = per_dim(op, "stride", stride_in, nsp);
   const IntList padding = per_dim(op, "padding", padding_in, nsp);
   const IntList out_pad = per_dim(op, "output_padding", output_padding_in, nsp);
@@ -297,7 +302,9 @@ TensorList max_pool(const char* op, int64_t nsp, const Tensor& x_in, const IntLi
                     const IntList& stride, const IntList& padding, const IntList& dilation,
                     bool ceil_mode, bool return_indices) {
   auto [x, added] = batched(op, x_in, nsp, false);
-  check_floating(op, x, "input");
+  // PyTorch's CPU max_pool2d/3d take integers, max_pool1d does not.
+  check_floating(op, x, "input",
+                 nsp >= 2 ? +[](DType dt) { return is_integral(dt, false); } : nullptr);
   PoolArgs a = pool_args(op, nsp, x, kernel_size, stride, padding, dilation, ceil_mode);
   // Indices are needed for the gradient; without them the faster inference kernel runs.
   const bool with_indices = return_indices || (grad_mode_enabled() && x->requires_grad());
@@ -332,7 +339,7 @@ Tensor avg_pool(const char* op, int64_t nsp, const Tensor& x_in, const IntList& 
                 const IntList& stride, const IntList& padding, bool ceil_mode,
                 bool count_include_pad, std::optional<int64_t> divisor_override) {
   auto [x, added] = batched(op, x_in, nsp, false);
-  check_floating(op, x, "input");
+  check_floating(op, x, "input", [](DType dt) { return dt == DType::kInt64; });  // as PyTorch
   PoolArgs a = pool_args(op, nsp, x, kernel_size, stride, padding, IntList{1}, ceil_mode);
   if (divisor_override && *divisor_override == 0)
     throw_error<RuntimeError>(op, "divisor must be not zero");

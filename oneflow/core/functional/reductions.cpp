@@ -91,6 +91,12 @@ Tensor amax(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
   return extreme<ReduceFn::kMax>("amax", x, dims, keepdim);
 }
 
+Tensor vector_norm2(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
+  return dispatch1(
+      prim::vector_norm2(), {x},
+      Attrs{{"dims", reduce_dims("linalg_vector_norm", x, dims)}, {"keepdim", keepdim}});
+}
+
 Tensor amin(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
   return extreme<ReduceFn::kMin>("amin", x, dims, keepdim);
 }
@@ -104,9 +110,13 @@ std::pair<Tensor, Tensor> min_dim(const Tensor& x, int64_t dim, bool keepdim) {
 }
 
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  if (x->dtype() == DType::kBool)  // max/min accept bool; PyTorch's arg forms do not
+    throw_error<RuntimeError>("argmax", "does not support bool input");
   if (!dim) {
     if (x->numel() == 0)
-      throw_error<RuntimeError>("argmax", "expected a non-empty input (argmax of an empty tensor)");
+      throw_error<IndexError>("argmax",
+                              "expected reduction dim to be specified for an empty input "
+                              "(argmax of an empty tensor)");
     Tensor i = arg_extreme<ReduceFn::kMax>("argmax", reshape(x, {x->numel()}), 0, false).second;
     return keepdim ? reshape(i, Shape(x->ndim(), 1)) : i;
   }
@@ -114,9 +124,13 @@ Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
 }
 
 Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  if (x->dtype() == DType::kBool)  // max/min accept bool; PyTorch's arg forms do not
+    throw_error<RuntimeError>("argmin", "does not support bool input");
   if (!dim) {
     if (x->numel() == 0)
-      throw_error<RuntimeError>("argmin", "expected a non-empty input (argmin of an empty tensor)");
+      throw_error<IndexError>("argmin",
+                              "expected reduction dim to be specified for an empty input "
+                              "(argmin of an empty tensor)");
     Tensor i = arg_extreme<ReduceFn::kMin>("argmin", reshape(x, {x->numel()}), 0, false).second;
     return keepdim ? reshape(i, Shape(x->ndim(), 1)) : i;
   }
@@ -308,7 +322,7 @@ Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, Scalar valu
 }
 
 Tensor cat(const TensorList& xs_in, int64_t dim_in) {
-  if (xs_in.empty()) throw_error<RuntimeError>("cat", "expected a non-empty list of Tensors");
+  if (xs_in.empty()) throw_error<ValueError>("cat", "expected a non-empty list of Tensors");
   TensorList xs;
   for (const Tensor& t : xs_in)
     if (!(t->ndim() == 1 && t->numel() == 0)) xs.push_back(t);  // legacy empty tensors

@@ -85,8 +85,43 @@ TensorList Scatter::grad(const GradContext& ctx, const TensorList& dy) const {
     if (ctx.needs_input_grad[2]) dx[2] = F::gather(dy[0], dim, index);
     return dx;
   }
-  throw_error<NotImplementedError>(name(), "the gradient of scatter with reduce='", reduce,
-                                   "' is not implemented");
+  const Tensor& self = ctx.inputs[0];
+  const Tensor& src = ctx.inputs[2];
+  const Tensor& out = ctx.outputs[0];
+  if (src->shape() != index->shape())
+    throw_error<NotImplementedError>(name(), "the gradient of scatter with reduce='", reduce,
+                                     "' and a src larger than the index is not implemented");
+  const Scalar zero = Scalar::from_int(0), one = Scalar::from_int(1);
+  if (reduce == "amax" || reduce == "amin") {
+    // As PyTorch: the gradient is shared evenly by the elements (of self and src) equal to the
+    // result.
+    Tensor self_hit = F::to(F::compare(CompareFn::kEq, self, out), self->dtype(), std::nullopt);
+    Tensor src_hit = F::to(F::compare(CompareFn::kEq, src, F::gather(out, dim, index)),
+                           src->dtype(), std::nullopt);
+    Tensor share = F::div(dy[0], F::scatter(self_hit, dim, index, src_hit, "add"));
+    if (ctx.needs_input_grad[0]) dx[0] = F::mul(share, self_hit);
+    if (ctx.needs_input_grad[2]) dx[2] = F::mul(F::gather(share, dim, index), src_hit);
+    return dx;
+  }
+  // multiply, as PyTorch: each element's gradient is dy times the product of the others, taken
+  // without dividing by a zero (a zero in self, or the only zero among the src of a position).
+  if (ctx.needs_input_grad[0]) {
+    Tensor masked_self = F::where(F::compare(CompareFn::kEq, self, zero), one, self);
+    Tensor others = F::scatter(masked_self, dim, index, src, "multiply");
+    dx[0] = F::div(F::mul(dy[0], others), masked_self);
+  }
+  if (ctx.needs_input_grad[2]) {
+    Tensor src_zero = F::compare(CompareFn::kEq, src, zero);
+    Tensor zeros_at = F::gather(F::scatter(F::zeros_like(self), dim, index,
+                                           F::to(src_zero, self->dtype(), std::nullopt), "add"),
+                                dim, index);
+    Tensor single_zero = F::logical_and(src_zero, F::compare(CompareFn::kEq, zeros_at, one));
+    Tensor without_it = F::scatter(self, dim, index, F::where(single_zero, one, src), "multiply");
+    Tensor by_division =
+        F::div(F::gather(F::mul(dy[0], out), dim, index), F::where(src_zero, one, src));
+    dx[2] = F::where(single_zero, F::gather(F::mul(dy[0], without_it), dim, index), by_division);
+  }
+  return dx;
 }
 
 // ---- cat ----

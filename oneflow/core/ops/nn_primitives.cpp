@@ -21,11 +21,14 @@ TensorMeta contiguous_meta(Shape shape, DType dtype, Device device) {
   return TensorMeta{std::move(shape), std::move(strides), 0, dtype, device};
 }
 
-void check_nn_input(const Primitive& p, const Tensor& x, size_t nsp) {
+// integers: the kernel also computes integer dtypes (convolution forward and pooling, as
+// PyTorch's CPU kernels), without gradients.
+void check_nn_input(const Primitive& p, const Tensor& x, size_t nsp, bool integers = false) {
   if (x->ndim() != static_cast<int64_t>(nsp) + 2 || nsp < 1 || nsp > 3)
     throw_error<RuntimeError>(p.name(), "expected a ", nsp + 2, "-D input, got shape ",
                               shape_str(x->shape()));
-  if (x->dtype() != DType::kFloat32 && x->dtype() != DType::kFloat64)
+  const bool floating = x->dtype() == DType::kFloat32 || x->dtype() == DType::kFloat64;
+  if (!floating && !(integers && is_integral(x->dtype(), false)))
     throw_error<RuntimeError>(p.name(), "expected a float32 or float64 input, got ",
                               dtype_name(x->dtype()));
   OF_ASSERT(x->is_contiguous());
@@ -63,7 +66,7 @@ PrimTraits ConvForward::traits() const { return saving(true, false); }
 std::vector<TensorMeta> ConvForward::infer(const TensorList& in, const Attrs& attrs) const {
   OF_ASSERT(in.size() == 2 || in.size() == 3);
   const size_t nsp = attrs.get<Ints>("stride").size();
-  check_nn_input(*this, in[0], nsp);
+  check_nn_input(*this, in[0], nsp, true);
   check_same(*this, in[0], in[1]);
   const int64_t groups = attrs.get<int64_t>("groups");
   if (in[1]->ndim() != in[0]->ndim() || in[0]->shape()[1] != in[1]->shape()[1] * groups ||
@@ -97,7 +100,7 @@ PrimTraits ConvBackwardData::traits() const { return saving(true, false); }
 std::vector<TensorMeta> ConvBackwardData::infer(const TensorList& in, const Attrs& attrs) const {
   OF_ASSERT(in.size() == 2);
   const Shape& x_shape = attrs.get<Ints>("input_shape");
-  check_nn_input(*this, in[0], attrs.get<Ints>("stride").size());
+  check_nn_input(*this, in[0], attrs.get<Ints>("stride").size(), true);
   check_same(*this, in[0], in[1]);
   // dy must be what conv would produce from input_shape and w.
   if (conv_out_shape(x_shape, in[1]->shape(), attrs) != in[0]->shape())
@@ -162,7 +165,7 @@ PrimTraits MaxPool::traits() const { return saving(false, true); }
 
 std::vector<TensorMeta> MaxPool::infer(const TensorList& in, const Attrs& attrs) const {
   OF_ASSERT(in.size() == 1);
-  check_nn_input(*this, in[0], attrs.get<Ints>("kernel").size());
+  check_nn_input(*this, in[0], attrs.get<Ints>("kernel").size(), true);
   Shape out = pool_out_shape(in[0]->shape(), attrs);
   std::vector<TensorMeta> metas{contiguous_meta(out, in[0]->dtype(), in[0]->device())};
   if (attrs.get<bool>("with_indices"))
@@ -204,7 +207,7 @@ PrimTraits AvgPool::traits() const { return {}; }
 
 std::vector<TensorMeta> AvgPool::infer(const TensorList& in, const Attrs& attrs) const {
   OF_ASSERT(in.size() == 1);
-  check_nn_input(*this, in[0], attrs.get<Ints>("kernel").size());
+  check_nn_input(*this, in[0], attrs.get<Ints>("kernel").size(), true);
   return {contiguous_meta(pool_out_shape(in[0]->shape(), attrs), in[0]->dtype(), in[0]->device())};
 }
 

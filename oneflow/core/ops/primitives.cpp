@@ -92,7 +92,8 @@ PrimTraits Relu::traits() const {
 std::vector<TensorMeta> Relu::infer(const TensorList& in, const Attrs&) const {
   check_arity(*this, in, 1);
   if (in[0]->dtype() == DType::kBool)
-    throw_error<TypeError>(name(), "expected a numeric dtype, got bool");
+    throw_error<RuntimeError>(name(),
+                              "boolean inputs not supported, expected a numeric dtype, got bool");
   return {contiguous_meta(in[0]->shape(), in[0]->dtype(), in[0]->device())};
 }
 
@@ -167,8 +168,8 @@ PrimTraits Where::traits() const {
 std::vector<TensorMeta> Where::infer(const TensorList& in, const Attrs&) const {
   check_arity(*this, in, 3);
   if (in[0]->dtype() != DType::kBool)
-    throw_error<TypeError>(name(), "expected condition to be a bool tensor, got ",
-                           dtype_name(in[0]->dtype()));
+    throw_error<RuntimeError>(name(), "expected condition to be a bool tensor, got ",
+                              dtype_name(in[0]->dtype()));
   if (in[1]->dtype() != in[2]->dtype())
     throw_error<TypeError>(name(), "expected x and y to have the same dtype, got ",
                            dtype_name(in[1]->dtype()), " and ", dtype_name(in[2]->dtype()));
@@ -202,8 +203,8 @@ PrimTraits UnaryMath::traits() const {
 std::vector<TensorMeta> UnaryMath::infer(const TensorList& in, const Attrs&) const {
   check_arity(*this, in, 1);
   if (!is_floating(in[0]->dtype()))
-    throw_error<TypeError>(name(), "expected a floating point input, got ",
-                           dtype_name(in[0]->dtype()));
+    throw_error<NotImplementedError>(name(), "expected a floating point input, got ",
+                                     dtype_name(in[0]->dtype()));
   return {contiguous_meta(in[0]->shape(), in[0]->dtype(), in[0]->device())};
 }
 
@@ -235,14 +236,14 @@ std::vector<TensorMeta> Unary<K>::infer(const TensorList& in, const Attrs& attrs
   if (K == UnaryFn::kBitwiseNot) {
     check_arity(*this, in, 1);
     if (!is_integral(in[0]->dtype(), true))
-      throw_error<TypeError>(name(), "expected an integer or bool input, got ",
-                             dtype_name(in[0]->dtype()));
+      throw_error<NotImplementedError>(name(), "expected an integer or bool input, got ",
+                                       dtype_name(in[0]->dtype()));
     return {contiguous_meta(in[0]->shape(), in[0]->dtype(), in[0]->device())};
   }
   if (keeps_integers(K)) {
     check_arity(*this, in, 1);
     if (in[0]->dtype() == DType::kBool)
-      throw_error<TypeError>(name(), "expected a numeric input, got bool");
+      throw_error<NotImplementedError>(name(), "expected a numeric input, got bool");
     return {contiguous_meta(in[0]->shape(), in[0]->dtype(), in[0]->device())};
   }
   return UnaryMath::infer(in, attrs);
@@ -378,9 +379,9 @@ std::vector<TensorMeta> Compare<K>::infer(const TensorList& in, const Attrs&) co
 template <BinaryFn K>
 PrimTraits Binary<K>::traits() const {
   PrimTraits t = BinaryElementwise::traits();
-  t.differentiable = !bitwise_fn(K) && !logical_fn(K) && K != BinaryFn::kFloorDivide &&
-                     K != BinaryFn::kTruncDivide;
-  t.saves_inputs = t.differentiable;
+  // Floor and trunc division are differentiable with a zero gradient, as in PyTorch.
+  t.differentiable = !bitwise_fn(K) && !logical_fn(K);
+  t.saves_inputs = t.differentiable && K != BinaryFn::kFloorDivide && K != BinaryFn::kTruncDivide;
   return t;
 }
 
@@ -391,20 +392,27 @@ std::vector<TensorMeta> Binary<K>::infer(const TensorList& in, const Attrs& attr
   if (logical_fn(K) && dt != DType::kBool)
     throw_error<TypeError>(name(), "expected bool inputs, got ", dtype_name(dt));
   if (bitwise_fn(K) && !is_integral(dt, true))
-    throw_error<TypeError>(name(), "expected integer or bool inputs, got ", dtype_name(dt));
+    throw_error<NotImplementedError>(name(), "expected integer or bool inputs, got ",
+                                     dtype_name(dt));
   if (K == BinaryFn::kAtan2 && !is_floating(dt))
     throw_error<TypeError>(name(), "expected floating point inputs, got ", dtype_name(dt));
   if (!bitwise_fn(K) && !logical_fn(K) && K != BinaryFn::kMaximum && K != BinaryFn::kMinimum &&
       K != BinaryFn::kFmax && K != BinaryFn::kFmin && dt == DType::kBool)
-    throw_error<TypeError>(name(), "expected numeric inputs, got bool");
+    throw_error<NotImplementedError>(name(), "expected numeric inputs, got bool");
   return metas;
 }
 
 template <BinaryFn K>
 TensorList Binary<K>::grad(const GradContext& ctx, const TensorList& dy) const {
-  const Tensor &a = ctx.inputs[0], &b = ctx.inputs[1], &g = dy[0];
   const Shape &sa = ctx.input_metas[0].shape, &sb = ctx.input_metas[1].shape;
   TensorList dx(2);
+  if (K == BinaryFn::kFloorDivide || K == BinaryFn::kTruncDivide) {
+    const CreationOptions opts{dy[0]->dtype(), dy[0]->device(), ""};
+    if (ctx.needs_input_grad[0]) dx[0] = F::zeros(sa, opts);
+    if (ctx.needs_input_grad[1]) dx[1] = F::zeros(sb, opts);
+    return dx;
+  }
+  const Tensor &a = ctx.inputs[0], &b = ctx.inputs[1], &g = dy[0];
   Tensor zero = F::zeros({}, CreationOptions{g->dtype(), g->device(), ""});
   switch (K) {
     case BinaryFn::kMaximum:
@@ -516,8 +524,8 @@ PrimTraits Softmax::traits() const {
 std::vector<TensorMeta> Softmax::infer(const TensorList& in, const Attrs& attrs) const {
   check_arity(*this, in, 1);
   if (!is_floating(in[0]->dtype()))
-    throw_error<TypeError>(name(), "expected a floating point input, got ",
-                           dtype_name(in[0]->dtype()));
+    throw_error<NotImplementedError>(name(), "expected a floating point input, got ",
+                                     dtype_name(in[0]->dtype()));
   OF_ASSERT(in[0]->is_contiguous());
   (void)attrs.get<int64_t>("dim");
   return {contiguous_meta(in[0]->shape(), in[0]->dtype(), in[0]->device())};
@@ -679,7 +687,8 @@ std::vector<TensorMeta> RandomNormal::infer(const TensorList& in, const Attrs& a
   check_arity(*this, in, 0);
   DType dt = attrs.get<DType>("dtype");
   if (!is_floating(dt))
-    throw_error<TypeError>(name(), "expected a floating point dtype, got ", dtype_name(dt));
+    throw_error<NotImplementedError>(name(), "expected a floating point dtype, got ",
+                                     dtype_name(dt));
   return {contiguous_meta(attrs.get<std::vector<int64_t>>("shape"), dt, device_attr(attrs))};
 }
 
@@ -862,8 +871,8 @@ PrimTraits Bernoulli::traits() const {
 std::vector<TensorMeta> Bernoulli::infer(const TensorList& in, const Attrs&) const {
   check_arity(*this, in, 1);
   if (!is_floating(in[0]->dtype()))
-    throw_error<TypeError>(name(), "expected a floating point probability tensor, got ",
-                           dtype_name(in[0]->dtype()));
+    throw_error<NotImplementedError>(name(), "expected a floating point probability tensor, got ",
+                                     dtype_name(in[0]->dtype()));
   return {contiguous_meta(in[0]->shape(), in[0]->dtype(), in[0]->device())};
 }
 
@@ -1154,6 +1163,7 @@ std::vector<const Primitive*> all_primitives() {
       &prim::reduce<ReduceFn::kMin>(),
       &prim::arg_reduce<ReduceFn::kMax>(),
       &prim::arg_reduce<ReduceFn::kMin>(),
+      &prim::vector_norm2(),
       &prim::cumsum(),
       &prim::cumprod(),
       &prim::sort(),

@@ -256,6 +256,18 @@ class ArgReduce final : public Primitive {
   OF_PRIMITIVE_KERNELS
 };
 
+// The 2-norm sqrt(sum x^2) of a float32 / float64 input over attrs dims (as ReduceSum) with
+// keepdim, in one pass (sums in double for float, as ReduceSum). Its gradient x * dy / norm is zero
+// where the norm is zero (PyTorch's rule), where the composite sqrt(sum(x * x)) gives NaN.
+class VectorNorm2 final : public Primitive {
+ public:
+  const char* name() const override { return "linalg_vector_norm"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
 // Inclusive prefix sum / product along attrs dim (wrapped); same shape and dtype.
 class Cumsum final : public Primitive {
  public:
@@ -745,6 +757,7 @@ template <ReduceFn F>
 const Reduce<F>& reduce();
 template <ReduceFn F>
 const ArgReduce<F>& arg_reduce();
+const VectorNorm2& vector_norm2();
 const Cumsum& cumsum();
 template <ReduceFn F>
 const CumExtreme<F>& cum_extreme();

@@ -96,6 +96,35 @@ TensorList Reduce<K>::grad(const GradContext& ctx, const TensorList& dy) const {
   return {F::mul(g, d)};
 }
 
+// ---- VectorNorm2 (float32 and float64; half types are converted by the caller) ----
+
+PrimTraits VectorNorm2::traits() const {
+  PrimTraits t;
+  t.saves_inputs = true;
+  t.saves_outputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> VectorNorm2::infer(const TensorList& in, const Attrs& attrs) const {
+  if (in.size() != 1) throw_error<RuntimeError>(name(), "expected 1 input");
+  if (in[0]->dtype() != DType::kFloat32 && in[0]->dtype() != DType::kFloat64)
+    throw_error<RuntimeError>(name(), "expected a float32 or float64 input, got ",
+                              dtype_name(in[0]->dtype()));
+  const auto& dims = attrs.get<std::vector<int64_t>>("dims");
+  return {contiguous_meta(reduced_shape(in[0]->shape(), dims, attrs.get<bool>("keepdim")),
+                          in[0]->dtype(), in[0]->device())};
+}
+
+TensorList VectorNorm2::grad(const GradContext& ctx, const TensorList& dy) const {
+  const Tensor& x = ctx.inputs[0];
+  const auto& dims = ctx.attrs.get<std::vector<int64_t>>("dims");
+  const Shape& shape = ctx.input_metas[0].shape;
+  const Tensor norm = unsqueeze_reduced(ctx.outputs[0], shape, dims);
+  const Tensor g = unsqueeze_reduced(dy[0], shape, dims);
+  const Tensor zero = F::compare(CompareFn::kEq, norm, Scalar::from_int(0));
+  return {F::mul(x, F::where(zero, Scalar::from_int(0), F::div(g, norm)))};
+}
+
 // ---- ArgReduce<F>: max / min along one dim with indices ----
 
 template <ReduceFn K>
@@ -236,6 +265,10 @@ template const Reduce<ReduceFn::kMax>& reduce<ReduceFn::kMax>();
 template const Reduce<ReduceFn::kMin>& reduce<ReduceFn::kMin>();
 template const ArgReduce<ReduceFn::kMax>& arg_reduce<ReduceFn::kMax>();
 template const ArgReduce<ReduceFn::kMin>& arg_reduce<ReduceFn::kMin>();
+const VectorNorm2& vector_norm2() {
+  static const VectorNorm2 instance;
+  return instance;
+}
 const Cumsum& cumsum() {
   static const Cumsum instance;
   return instance;

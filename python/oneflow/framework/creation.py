@@ -237,6 +237,8 @@ def seed():
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     """A 2-D tensor with ones on the diagonal."""
     m = n if m is None else m
+    if n < 0 or m < 0:
+        raise RuntimeError(f"eye: n and m must be greater or equal to 0, got n={n}, m={m}")
     t = zeros(n * m, dtype=dtype, device=device)
     t[:: m + 1][: builtins.min(n, m)] = 1
     t = t.reshape(n, m)

@@ -79,6 +79,8 @@ def mv(input, vec):
 
 
 def outer(input, vec2):
+    _check("outer", input.ndim == 1, f"expected 1-D argument input, but got {input.ndim}-D")
+    _check("outer", vec2.ndim == 1, f"expected 1-D argument vec2, but got {vec2.ndim}-D")
     return _C.mul(_C.unsqueeze(input, 1), _C.unsqueeze(vec2, 0))
 
 
@@ -94,21 +96,40 @@ def tensordot(a, b, dims=2):
     k = 1
     for d in dims_a:
         k *= a.shape[d]
-    am = a.permute(*free_a, *dims_a).reshape(-1, k)
-    bm = b.permute(*dims_b, *free_b).reshape(k, -1)
     shape = [a.shape[d] for d in free_a] + [b.shape[d] for d in free_b]
+    # Explicit sizes: -1 cannot be inferred when a dim is 0.
+    m = math.prod(a.shape[d] for d in free_a)
+    am = a.permute(*free_a, *dims_a).reshape(m, k)
+    bm = b.permute(*dims_b, *free_b).reshape(k, math.prod(b.shape[d] for d in free_b))
     return _C.matmul(am, bm).reshape(*shape)
 
 
 def trace(input):
     _check("trace", input.ndim == 2, f"expected a matrix, got a {input.ndim}-D tensor")
+    from oneflow._oneflow_internal import bool as bool_dtype
+
+    if input.dtype == bool_dtype:
+        raise NotImplementedError("trace: bool inputs are not supported")
     return _C.sum(_C.diagonal(input, 0, 0, 1))
 
 
 def cross(input, other, dim=None):
+    if str(input.dtype) == "oneflow.bool" or str(other.dtype) == "oneflow.bool":
+        raise NotImplementedError(
+            f"cross: expected numeric inputs, got {input.dtype} and {other.dtype}"
+        )
     if dim is None:
-        dim = next(d for d in range(input.ndim) if input.shape[d] == 3)
-    _check("cross", input.shape[dim] == 3, f"dimension {dim} does not have size 3")
+        dim = next((d for d in range(input.ndim) if input.shape[d] == 3), None)
+        _check(
+            "cross",
+            dim is not None,
+            f"no dimension of size 3 in input of shape {tuple(input.shape)}",
+        )
+    _check(
+        "cross",
+        input.shape[dim] == 3 and other.shape[dim] == 3,
+        f"inputs dimension {dim} must have length 3, got {input.shape[dim]} and {other.shape[dim]}",
+    )
 
     def part(t, i):
         return _C.narrow(t, dim, i, 1)
@@ -239,7 +260,7 @@ def einsum(equation, *operands):
         size = {}
         for s_, t_ in ((sa, a), (sb, b)):
             for c, n in zip(s_, t_.shape):
-                size[c] = max(size.get(c, 1), n)
+                size[c] = n if size.get(c, 1) == 1 else size[c]  # broadcasts 1, keeps 0
         pa = a.permute(*[sa.index(c) for c in batch + left + contract])
         pb = b.permute(*[sb.index(c) for c in batch + contract + right])
         pa = _C.expand(pa, *[size[c] for c in batch + left + contract])

@@ -83,10 +83,19 @@ def inplace(name, fn):
 
 
 def square(input):
+    if input.dtype == _bool():  # PyTorch: pow(bool, 2) is int64
+        input = input.long()
     return _C.mul(input, input)
 
 
+def _floating_only(op, input):
+    """The PyTorch CPU kernel of op exists for floating dtypes only."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"{op}: expected a floating point input, got {input.dtype}")
+
+
 def frac(input):
+    _floating_only("frac", input)
     return _C.sub(input, _C.trunc(input))
 
 
@@ -134,6 +143,10 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 
 
 def logit(input, eps=None):
+    if not input.dtype.is_floating_point:  # integers and bool are computed in the default dtype
+        import oneflow
+
+        input = input.to(oneflow.get_default_dtype())
     x = input if eps is None else _C.clamp(input, eps, 1.0 - eps)
     return _C.log(_C.div(x, _C.add(_C.neg(x), 1.0)))
 
@@ -148,19 +161,33 @@ def xlogy(input, other):
 
 
 def lerp(input, end, weight):
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"lerp: expected a floating point input, got {input.dtype}")
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t.dtype != input.dtype:
+            raise RuntimeError(f"lerp: expected dtype {input.dtype} for `{name}`, got {t.dtype}")
     return _C.add(input, _C.mul(weight, _C.sub(end, input)))
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):
+    if _bool() in (input.dtype, tensor1.dtype, tensor2.dtype):
+        raise NotImplementedError("addcmul: bool inputs are not supported")
     return _C.add(input, _C.mul(_C.mul(tensor1, tensor2), value))
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
+    if not (tensor1.dtype.is_floating_point or tensor2.dtype.is_floating_point):
+        raise RuntimeError(
+            "addcdiv: integer division with addcdiv is not supported; use "
+            "addcdiv(input, tensor1.float(), tensor2) for a true division"
+        )
     return _C.add(input, _C.mul(_C.div(tensor1, tensor2), value))
 
 
 def clamp(input, min=None, max=None):
     if isinstance(min, Tensor) or isinstance(max, Tensor):
+        if input.dtype == _bool():
+            raise NotImplementedError("clamp: bool inputs are not supported")
         out = input
         if min is not None:
             out = _C.maximum(out, min if isinstance(min, Tensor) else _scalar_like(out, min))

@@ -239,10 +239,14 @@ def slice_update(input, update, slice_tup_list):
 
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     flow = _flow()
+    if input.dtype not in (flow.float32, flow.float64):
+        raise RuntimeError(
+            f"quantile: input tensor must be either float or double dtype, got {input.dtype}"
+        )
     x = input.reshape(-1) if dim is None else input
     d = 0 if dim is None else dim % x.ndim
     n = x.shape[d]
-    if n == 0:
+    if input.numel() == 0:
         raise RuntimeError("quantile: input tensor must be non-empty")
     scalar_q = not isinstance(q, Tensor)
     qs = np.atleast_1d(np.asarray(q.numpy() if isinstance(q, Tensor) else q, dtype=np.float64))

@@ -4,6 +4,7 @@ and diagonal matrices, meshgrid, searchsorted/bucketize/bincount/histc, unique. 
 built on the cat, gather, scatter, sort and indexing kernels, so gradients come from them."""
 
 import builtins
+import math
 
 from oneflow._oneflow_internal import _C, Tensor
 
@@ -101,19 +102,42 @@ def scatter_add(input, dim, index, src):
 
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
-    mode = {"sum": "add", "prod": "multiply", "amax": "amax", "amin": "amin"}.get(reduce)
-    if mode is None or not include_self:
-        raise NotImplementedError(
-            f"scatter_reduce: reduce={reduce!r}, include_self={include_self} is not implemented"
+    mode = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "amax", "amin": "amin"}
+    if reduce not in mode:
+        raise RuntimeError(
+            "scatter_reduce: reduce argument must be either sum, prod, mean, amax or amin, got "
+            f"{reduce}"
         )
-    return _C.scatter(input, dim, index, src, mode)
+    from oneflow import bool as bool_dtype
+
+    if reduce == "mean" and input.dtype == bool_dtype:
+        raise NotImplementedError("scatter_reduce: reduce='mean' is not implemented for bool")
+    floating = input.dtype.is_floating_point
+    base = input
+    if not include_self:
+        # The positions the index reaches start from the reduction's identity.
+        identity = {"amax": -math.inf, "amin": math.inf, "prod": 1}.get(reduce, 0)
+        if reduce in ("amax", "amin") and not floating:
+            import oneflow
+
+            info = oneflow.iinfo(input.dtype)
+            identity = info.min if reduce == "amax" else info.max
+        base = _C.scatter(input, dim, index, identity, "none")
+    out = _C.scatter(base, dim, index, src, mode[reduce])
+    if reduce == "mean":
+        start = _C.ones_like(input) if include_self else _C.zeros_like(input)
+        count = _C.scatter(start, dim, index, _C.ones_like(src), "add")
+        count = _C.where(_C.eq(count, 0), 1, count)
+        out = _C.div(out, count) if floating else _C.div(out, count, rounding_mode="floor")
+    return out
 
 
-def _check_index_vector(op, index):
+def _check_index_vector(op, index, dtype_error=RuntimeError):
+    # dtype_error: PyTorch's type for a non-integer index (IndexError for index_fill).
     if index.ndim > 1:
         raise IndexError(f"{op}: index is supposed to be a vector, got shape {tuple(index.shape)}")
     if index.dtype.is_floating_point or str(index.dtype) == "oneflow.bool":
-        raise IndexError(f"{op}: expected an int64 or int32 index, got {index.dtype}")
+        raise dtype_error(f"{op}: expected an int64 or int32 index, got {index.dtype}")
 
 
 def index_select(input, dim, index):
@@ -134,7 +158,11 @@ def _index_along(index, dim, shape):
 def index_add(input, dim, index, source, *, alpha=1):
     _check_index_vector("index_add", index)
     dim %= builtins.max(input.ndim, 1)
-    src = source if alpha == 1 else _C.mul(source, alpha)
+    from oneflow import bool as bool_dtype
+
+    src = source
+    if alpha != 1 and source.dtype != bool_dtype:  # a bool source stays bool, as in PyTorch
+        src = _C.mul(source, alpha)
     return _C.scatter(input, dim, _index_along(index.reshape(-1), dim, source.shape), src, "add")
 
 
@@ -146,7 +174,7 @@ def index_copy(input, dim, index, source):
 
 
 def index_fill(input, dim, index, value):
-    _check_index_vector("index_fill", index)
+    _check_index_vector("index_fill", index, IndexError)
     dim %= builtins.max(input.ndim, 1)
     return _C.scatter(input, dim, _index_along(index.reshape(-1), dim, input.shape), value, "none")
 
@@ -174,13 +202,24 @@ def masked_scatter(input, mask, source):
 
 
 def take(input, index):
+    if index.dtype.is_floating_point or str(index.dtype) == "oneflow.bool":
+        raise RuntimeError(f"take: expected an integer (int64) index, got {index.dtype}")
     return input.reshape(-1)[index]
 
 
 def take_along_dim(input, indices, dim=None):
     if dim is None:
         return input.reshape(-1)[indices.reshape(-1)]
-    shape = list(_broadcast_shape(input.shape, indices.shape))
+    if input.ndim != indices.ndim:
+        raise RuntimeError(
+            "take_along_dim: input and indices should have the same number of dimensions, but "
+            f"got {input.ndim} dimensions and {indices.ndim} dimensions"
+        )
+    dim %= builtins.max(input.ndim, 1)
+    # Every dim but dim broadcasts; along dim, the input keeps its size and indices theirs.
+    a, b = list(input.shape), list(indices.shape)
+    a[dim] = b[dim] = 1
+    shape = list(_broadcast_shape(a, b))
     shape_i = list(shape)
     shape_i[dim] = indices.shape[dim]
     shape[dim] = input.shape[dim]
@@ -301,11 +340,15 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     dim %= input.ndim
     n = input.shape[dim]
     if isinstance(repeats, int):
+        if repeats < 0:
+            raise RuntimeError(f"repeat_interleave: repeats must be non-negative, got {repeats}")
         x = _C.unsqueeze(input, dim + 1)
         shape = list(x.shape)
         shape[dim + 1] = repeats
         return _C.flatten(_C.expand(x, *shape), dim, dim + 1)
     counts = repeats.numpy().reshape(-1)
+    if (counts < 0).any():
+        raise RuntimeError(f"repeat_interleave: repeats can not be negative, got {counts.tolist()}")
     if counts.size == 1:
         counts = np.repeat(counts, n)
     if counts.size != n:
@@ -325,8 +368,17 @@ def triu(input, diagonal=0):
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     import oneflow
 
-    if (dim1, dim2) != (-2, -1):
-        raise NotImplementedError("diag_embed: only dim1=-2, dim2=-1 are implemented")
+    nd = input.ndim + 1
+    if not (-nd <= dim1 < nd and -nd <= dim2 < nd):
+        raise IndexError(
+            f"diag_embed: dimension out of range (expected to be in range of [{-nd}, {nd - 1}], "
+            f"but got {dim1} and {dim2})"
+        )
+    if dim1 % nd == dim2 % nd:
+        raise RuntimeError(f"diag_embed: diagonal dimensions cannot be identical {dim1}, {dim2}")
+    if (dim1 % nd, dim2 % nd) != (nd - 2, nd - 1):
+        # Embed along the last two dims, then move those to dim1 (rows) and dim2 (columns).
+        return movedim(diag_embed(input, offset), (-2, -1), (dim1, dim2))
     n = input.shape[-1]
     m = n + builtins.abs(offset)
     r = oneflow.arange(n, device=input.device) + builtins.max(-offset, 0)
@@ -337,9 +389,11 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 
 def _diag_embed_nd(out, r, c, input):
     # Along the last two dims: scatter the values onto positions (r, c) of each matrix.
-    flat = out.reshape(-1, out.shape[-2] * out.shape[-1])
+    # Explicit sizes: -1 cannot be inferred when a dim is 0.
+    batch = math.prod(input.shape[:-1])
+    flat = out.reshape(batch, out.shape[-2] * out.shape[-1])
     idx = _C.add(_C.mul(r, out.shape[-1]), c)
-    vals = input.reshape(-1, input.shape[-1])
+    vals = input.reshape(batch, input.shape[-1])
     index = _C.expand(idx.reshape(1, -1), vals.shape[0], idx.shape[0])
     return _C.scatter(flat, 1, index, vals, "none").reshape(out.shape)
 
@@ -360,6 +414,11 @@ def meshgrid(*tensors, indexing="ij"):
     ts = _flat(tensors)
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
+    for t in ts:
+        if t.ndim > 1:
+            raise RuntimeError(
+                f"meshgrid: expected 0-D or 1-D tensors, got a tensor of shape {tuple(t.shape)}"
+            )
     swap = indexing == "xy" and len(ts) >= 2
     if swap:
         ts[0], ts[1] = ts[1], ts[0]
@@ -406,12 +465,20 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 
     if side is not None:
         right = side == "right"
+    if oneflow.bool in (sorted_sequence.dtype, getattr(input, "dtype", None)):
+        raise NotImplementedError("searchsorted: bool inputs are not supported")
     seq = sorted_sequence
     if sorter is not None:
         seq = _C.gather(seq, -1, sorter)
     scalar = not isinstance(input, Tensor)
     values = oneflow.tensor(input, device=seq.device) if scalar else input
     cmp = _C.le if right else _C.lt
+    if seq.ndim > 1 and tuple(seq.shape[:-1]) != tuple(values.shape[:-1]):
+        raise RuntimeError(
+            "searchsorted: boundaries tensor should be 1-D or the first N-1 dimensions of "
+            "boundaries and input must match, got boundaries of shape "
+            f"{tuple(seq.shape)} and input of shape {tuple(values.shape)}"
+        )
     if seq.ndim == 1:
         hits = cmp(seq.reshape(*([1] * values.ndim), -1), _C.unsqueeze(values, -1))
     else:
@@ -427,7 +494,11 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
 def bincount(input, weights=None, minlength=0):
     import oneflow
 
-    if input.ndim != 1 or input.dtype.is_floating_point:
+    if input.dtype == oneflow.bool:
+        raise NotImplementedError("bincount: bool inputs are not supported")
+    if input.dtype.is_floating_point:
+        raise NotImplementedError(f"bincount: expected an integer input, got {input.dtype}")
+    if input.ndim != 1:
         raise RuntimeError("bincount: only supports 1-d non-negative integral inputs")
     if input.numel() and builtins.bool(_C.lt(input, 0).any()):
         raise RuntimeError("bincount: input must be non-negative")
@@ -435,12 +506,16 @@ def bincount(input, weights=None, minlength=0):
     if weights is None:
         src = oneflow.ones(input.shape, dtype=oneflow.int64, device=input.device)
     else:
-        src = weights if weights.dtype.is_floating_point else weights.double()
+        # As PyTorch: float32 and float64 weights keep their dtype, all others count in float64.
+        keep = weights.dtype in (oneflow.float32, oneflow.float64)
+        src = weights if keep else weights.double()
     out = oneflow.zeros(n, dtype=src.dtype, device=input.device)
     return _C.scatter(out, 0, input.long(), src, "add")
 
 
 def histc(input, bins=100, min=0, max=0):
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"histc: expected a floating point input, got {input.dtype}")
     lo, hi = float(min), float(max)
     if lo == hi and input.numel():
         lo, hi = float(_C.amin(input)), float(_C.amax(input))

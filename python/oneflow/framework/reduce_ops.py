@@ -6,6 +6,7 @@ import builtins
 import collections
 import math
 
+from oneflow import _oneflow_internal as _internal
 from oneflow._oneflow_internal import _C, Tensor
 
 _values_indices = {
@@ -58,12 +59,22 @@ def aminmax(input, *, dim=None, keepdim=False):
     return collections.namedtuple("aminmax", ["min", "max"])(mn, mx)
 
 
+def _bool_result(input, out):
+    # PyTorch keeps uint8 for all/any of a uint8 tensor (bool for every other dtype).
+    return out.to(input.dtype) if input.dtype == _internal.uint8 else out
+
+
 def all(input, dim=None, keepdim=False):
-    return _C.all(input, _dims(dim), keepdim)
+    return _bool_result(input, _C.all(input, _dims(dim), keepdim))
 
 
 def any(input, dim=None, keepdim=False):
-    return _C.any(input, _dims(dim), keepdim)
+    return _bool_result(input, _C.any(input, _dims(dim), keepdim))
+
+
+def _floating_only(op, input, error=NotImplementedError):
+    if not input.dtype.is_floating_point:
+        raise error(f"{op}: expected a floating point input, got {input.dtype}")
 
 
 def _correction(unbiased, correction):
@@ -74,22 +85,35 @@ def _correction(unbiased, correction):
     return 1 if unbiased else 0
 
 
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def _centered(op, input, dim, unbiased, correction):
+    """input minus its mean over dim, the reduced dims, and the divisor n - correction."""
     if isinstance(unbiased, (int, list, tuple)) and not isinstance(unbiased, builtins.bool):
         dim, unbiased = unbiased, None  # var(x, 0) style positional dim
     c = _correction(unbiased, correction)
     dims = _dims(dim)
     if not input.dtype.is_floating_point:
-        raise RuntimeError(f"var: expected a floating point input, got {input.dtype}")
+        raise RuntimeError(f"{op}: expected a floating point input, got {input.dtype}")
+    nd = builtins.max(input.ndim, 1)
+    for d in dims or ():
+        if not -nd <= d < nd:
+            raise IndexError(
+                f"{op}: dimension out of range (expected to be in range of [{-nd}, {nd - 1}], "
+                f"but got {d})"
+            )
     n = input.numel() if dims is None else math.prod(input.shape[d] for d in dims)
-    mean = _C.mean(input, dims, True)
-    diff = _C.sub(input, mean)
-    total = _C.sum(_C.mul(diff, diff), dims, keepdim)
-    return _C.div(total, builtins.max(n - c, 0))
+    return _C.sub(input, _C.mean(input, dims, True)), dims, builtins.max(n - c, 0)
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    diff, dims, divisor = _centered("var", input, dim, unbiased, correction)
+    return _C.div(_C.sum(_C.mul(diff, diff), dims, keepdim), divisor)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return _C.sqrt(var(input, dim, unbiased, keepdim, correction=correction))
+    # The norm of the deviations: where they are all zero the gradient is zero, not NaN (as
+    # PyTorch), which sqrt(var) would give.
+    diff, dims, divisor = _centered("std", input, dim, unbiased, correction)
+    return _C.div(vector_norm(diff, 2, dims, keepdim), math.sqrt(divisor))
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -122,6 +146,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    _floating_only("nanmean", input if dtype is None else input.to(dtype), RuntimeError)
     valid = _C.eq(input, input)
     total = nansum(input, dim, keepdim, dtype=dtype)
     return _C.div(total, _C.sum(valid, _dims(dim), keepdim))
@@ -136,22 +161,35 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
     if not x.dtype.is_floating_point:
         raise RuntimeError(f"linalg.vector_norm: expected a floating point input, got {x.dtype}")
     dims = _dims(dim)
+    if ord == 2:
+        if x.device.type == "cpu":
+            # One pass, and a zero gradient where the norm is zero (as PyTorch). Half types
+            # are summed in float32, as PyTorch does.
+            if x.dtype in (_internal.float32, _internal.float64):
+                return _C.vector_norm2(x, dims, keepdim)
+            return _C.vector_norm2(x.to(_internal.float32), dims, keepdim).to(x.dtype)
+        return _C.sqrt(_C.sum(_C.mul(x, x), dims, keepdim))
+    if ord == 0:
+        if not x.requires_grad:
+            return _C.sum(_C.ne(x, 0), dims, keepdim, dtype=x.dtype)
+        # The count, attached to x with a zero gradient (as PyTorch); NaN counts as non-zero.
+        return _C.sum(_C.where(_C.ne(x, x), 1.0, _C.sign(_C.abs(x))), dims, keepdim)
     a = _C.abs(x)
     if ord == math.inf:
         return _C.amax(a, dims, keepdim)
     if ord == -math.inf:
         return _C.amin(a, dims, keepdim)
-    if ord == 0:
-        return _C.sum(_C.ne(x, 0), dims, keepdim, dtype=x.dtype)
     if ord == 1:
         return _C.sum(a, dims, keepdim)
-    if ord == 2:
-        return _C.sqrt(_C.sum(_C.mul(x, x), dims, keepdim))
     return _C.pow(_C.sum(_C.pow(a, ord), dims, keepdim), 1.0 / ord)
 
 
 def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     x = input if dtype is None else input.to(dtype)
+    if x.ndim < 2:
+        raise RuntimeError(
+            f"linalg.matrix_norm: expected an input of at least 2 dimensions, got {x.ndim}-D"
+        )
     d0, d1 = dim
     if ord == "fro":
         return vector_norm(x, 2, dim, keepdim)
@@ -159,10 +197,14 @@ def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         # 1: max column sum of |x|; inf: max row sum.
         sum_dim, pick_dim = (d0, d1) if ord in (1, -1) else (d1, d0)
         sums = _C.sum(_C.abs(x), [sum_dim], True)
-        out = (_C.amax if ord > 0 else _C.amin)(sums, [pick_dim], True)
+        # The norm of a matrix with no rows or no columns is 0.
+        pick = _C.sum if sums.shape[pick_dim] == 0 else (_C.amax if ord > 0 else _C.amin)
+        out = pick(sums, [pick_dim], True)
         if not keepdim:
             out = _C.squeeze(out, [d0 % x.ndim, d1 % x.ndim])
         return out
+    if ord not in (2, -2, "nuc"):
+        raise RuntimeError(f"linalg.matrix_norm: order {ord!r} not supported")
     raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} is not implemented yet")
 
 
@@ -185,6 +227,9 @@ def cumprod(input, dim, *, dtype=None):
 
 
 def logcumsumexp(input, dim):
+    _floating_only("logcumsumexp", input)
+    if input.numel() == 0:
+        return _C.cumsum(input, dim)
     m = _C.amax(input, [dim], True).detach()
     m = _C.where(_C.eq(_C.abs(m), math.inf), 0.0, m)
     return _C.add(_C.log(_C.cumsum(_C.exp(_C.sub(input, m)), dim)), m)
@@ -215,10 +260,14 @@ def msort(input):
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
+    if str(input.dtype) == "oneflow.bool":
+        raise RuntimeError("topk: bool inputs are not supported, expected a numeric dtype")
     return _pair("topk", _C.topk(input, k, dim, largest))
 
 
 def _kth(op, input, k, dim, keepdim, nan_wins):
+    if input.dtype == _internal.bool:
+        raise NotImplementedError(f"{op}: bool inputs are not supported")
     v, i = _C.kthvalue(input, k, dim, nan_wins)
     if not keepdim and input.ndim:
         d = dim % input.ndim
@@ -234,7 +283,11 @@ def median(input, dim=None, keepdim=False):
     if dim is None:
         flat = input.reshape(-1)
         if flat.numel() == 0:
+            if input.dtype.is_floating_point:
+                return _C.mul(_C.sum(input, None, False), math.nan)  # NaN, as PyTorch
             raise RuntimeError("median: expected a non-empty input")
+        if input.dtype == _internal.bool:
+            raise NotImplementedError("median: bool inputs are not supported")
         return _C.kthvalue(flat, (flat.numel() - 1) // 2 + 1, 0, True)[0].reshape(())
     n = input.shape[dim] if input.ndim else 1
     return _kth("median", input, (n - 1) // 2 + 1, dim, keepdim, True)

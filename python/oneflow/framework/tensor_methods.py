@@ -91,11 +91,18 @@ def item(self):
         raise RuntimeError(
             f"item: a Tensor with {self.numel()} elements cannot be converted to Scalar"
         )
-    return self._numpy_copy().reshape(()).item()
+    return _python_values(self).reshape(()).item()
 
 
 def tolist(self):
-    return self._numpy_copy().tolist()
+    return _python_values(self).tolist()
+
+
+def _python_values(self):
+    # NumPy has no bfloat16; its values are exact in float32 (PyTorch's item() gives them too).
+    if self.dtype == _internal.bfloat16:
+        return _C.to(self, _internal.float32, None)._numpy_copy()
+    return self._numpy_copy()
 
 
 def _to(self, *args, **kwargs):
@@ -248,11 +255,21 @@ def _mean(self, dim=None, keepdim=False, dtype=None):
     return _C.mean(self, dim, keepdim, dtype=dtype)
 
 
+def _check_one_element(self, kind):
+    if self.numel() != 1:
+        raise ValueError(
+            f"{kind}: only one element tensors can be converted to Python scalars, got a "
+            f"Tensor with {self.numel()} elements"
+        )
+
+
 def _float_value(self):
+    _check_one_element(self, "float")
     return builtins.float(self.item())
 
 
 def _int_value(self):
+    _check_one_element(self, "int")
     return builtins.int(self.item())
 
 

@@ -16,7 +16,7 @@ def _maybe_inplace(input, out, inplace):
 
 
 # Floating inputs run the fused activation kernels (one pass forward, one fused gradient
-# kernel backward); other dtypes keep the composites.
+# kernel backward); the integer and bool inputs PyTorch accepts keep the composites.
 _KIND = _C._activation_kinds
 
 
@@ -28,25 +28,23 @@ def _act(name, input, a=0.0, b=0.0, c=0.0):
     return _C._activation(_KIND[name], input, a, b, c)
 
 
+def _float_act(name, input, a=0.0, b=0.0, c=0.0):
+    """An activation PyTorch implements for floating dtypes only (NotImplementedError else)."""
+    if isinstance(input, oneflow.Tensor) and not input.is_floating_point():
+        raise NotImplementedError(f"{name}: expected a floating point input, got {input.dtype}")
+    return _act(name, input, a, b, c)
+
+
 def relu6(input, inplace=False):
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    if _fused(input):
-        out = _act("leaky_relu", input, negative_slope)
-    else:
-        out = _C.where(_C.gt(input, 0), input, _C.mul(input, negative_slope))
-    return _maybe_inplace(input, out, inplace)
+    return _maybe_inplace(input, _float_act("leaky_relu", input, negative_slope), inplace)
 
 
 def _elu(input, alpha, scale, input_scale, inplace):
-    if _fused(input):
-        out = _act("elu", input, alpha, scale, input_scale)
-    else:
-        neg = _C.mul(_C.expm1(_C.mul(input, input_scale)), alpha * scale)
-        out = _C.where(_C.gt(input, 0), _C.mul(input, scale), neg)
-    return _maybe_inplace(input, out, inplace)
+    return _maybe_inplace(input, _float_act("elu", input, alpha, scale, input_scale), inplace)
 
 
 def elu(input, alpha=1.0, inplace=False):
@@ -66,26 +64,15 @@ def selu(input, inplace=False):
 
 
 def silu(input, inplace=False):
-    out = _act("silu", input) if _fused(input) else _C.mul(input, _C.sigmoid(input))
-    return _maybe_inplace(input, out, inplace)
+    return _maybe_inplace(input, _float_act("silu", input), inplace)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    if _fused(input):
-        return _act("softplus", input, beta, threshold)
-    scaled = _C.mul(input, beta)
-    soft = _C.div(
-        _C.log1p(_C.exp(_C.minimum(scaled, _C.mul(_C.ones_like(scaled), threshold)))), beta
-    )
-    return _C.where(_C.gt(scaled, threshold), input, soft)
+    return _float_act("softplus", input, beta, threshold)
 
 
 def mish(input, inplace=False):
-    if _fused(input):
-        out = _act("mish", input)
-    else:
-        out = _C.mul(input, _C.tanh(softplus(input)))
-    return _maybe_inplace(input, out, inplace)
+    return _maybe_inplace(input, _float_act("mish", input), inplace)
 
 
 def softsign(input):
@@ -95,40 +82,33 @@ def softsign(input):
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError(
+            f"hardtanh: min_val cannot be greater than max_val, got {min_val} and {max_val}"
+        )
+    if isinstance(input, oneflow.Tensor) and input.dtype == oneflow.bool:
+        raise RuntimeError("hardtanh: bool inputs not supported, expected a numeric dtype")
     if _fused(input):
         out = _act("hardtanh", input, min_val, max_val)
-    else:
-        out = _C.clamp(input, min_val, max_val)
+    else:  # integers keep their dtype; PyTorch converts the bounds to it (truncation)
+        out = _C.clamp(input, int(min_val), int(max_val))
     return _maybe_inplace(input, out, inplace)
 
 
 def hardsigmoid(input, inplace=False):
-    if _fused(input):
-        out = _act("hardsigmoid", input)
-    else:
-        out = _C.clamp(_C.add(_C.div(input, 6.0), 0.5), 0.0, 1.0)
-    return _maybe_inplace(input, out, inplace)
+    return _maybe_inplace(input, _float_act("hardsigmoid", input), inplace)
 
 
 def hardswish(input, inplace=False):
-    if _fused(input):
-        out = _act("hardswish", input)
-    else:
-        out = _C.mul(input, hardsigmoid(input))
-    return _maybe_inplace(input, out, inplace)
+    return _maybe_inplace(input, _float_act("hardswish", input), inplace)
 
 
 def hardshrink(input, lambd=0.5):
-    if _fused(input):
-        return _act("hardshrink", input, lambd)
-    return _C.where(_C.gt(_C.abs(input), lambd), input, 0.0)
+    return _float_act("hardshrink", input, lambd)
 
 
 def softshrink(input, lambd=0.5):
-    if _fused(input):
-        return _act("softshrink", input, lambd)
-    shrunk = _C.sub(input, _C.mul(_C.sign(input), lambd))
-    return _C.where(_C.gt(_C.abs(input), lambd), shrunk, 0.0)
+    return _float_act("softshrink", input, lambd)
 
 
 def tanhshrink(input):
@@ -138,20 +118,25 @@ def tanhshrink(input):
 
 
 def logsigmoid(input):
-    if _fused(input):
-        return _act("logsigmoid", input)
-    return _C.neg(softplus(_C.neg(input)))
+    return _float_act("logsigmoid", input)
 
 
 def threshold(input, threshold, value, inplace=False):
+    if isinstance(input, oneflow.Tensor) and input.dtype == oneflow.bool:
+        raise NotImplementedError("threshold: expected a numeric input, got oneflow.bool")
     if _fused(input):
         out = _act("threshold", input, threshold, value)
-    else:
-        out = _C.where(_C.gt(input, threshold), input, value)
+    else:  # integers keep their dtype; PyTorch converts threshold and value to it
+        info = oneflow.iinfo(input.dtype)
+        if not info.min <= value <= info.max:
+            raise RuntimeError(f"threshold: value {value} cannot be converted to {input.dtype}")
+        out = _C.where(_C.gt(input, int(threshold)), input, int(value))
     return _maybe_inplace(input, out, inplace)
 
 
 def prelu(input, weight):
+    if not input.is_floating_point():
+        raise NotImplementedError(f"prelu: expected a floating point input, got {input.dtype}")
     w = weight
     if input.ndim >= 2 and weight.numel() > 1:
         w = weight.reshape(1, -1, *([1] * (input.ndim - 2)))
@@ -165,6 +150,10 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 
 
 def glu(input, dim=-1):
+    if input.ndim == 0:
+        raise RuntimeError("glu: does not support scalars because halving size must be even")
+    if not input.is_floating_point():
+        raise NotImplementedError(f"glu: expected a floating point input, got {input.dtype}")
     n = input.shape[dim]
     if n % 2:
         raise RuntimeError(f"glu: halving dimension must be even, but dimension {dim} is size {n}")
@@ -174,6 +163,8 @@ def glu(input, dim=-1):
 
 def log_softmax(input, dim=None, dtype=None):
     x = input if dtype is None else input.to(dtype)
+    if not x.is_floating_point():
+        raise NotImplementedError(f"log_softmax: expected a floating point input, got {x.dtype}")
     if dim is None:
         dim = 0 if x.ndim in (0, 1, 3) else 1
     if not x.is_cuda and x.dtype in (oneflow.float32, oneflow.float64):
@@ -209,6 +200,8 @@ def linear(input, weight, bias=None):
 def bilinear(input1, input2, weight, bias=None):
     t = _C.matmul(_C.unsqueeze(input1, 0), weight)  # (o, b, j)
     out = _C.transpose(_C.sum(_C.mul(t, _C.unsqueeze(input2, 0)), [-1], False), 0, 1)
+    if out.dtype != t.dtype:  # the sum widens integers; PyTorch keeps the inputs' dtype
+        out = out.to(t.dtype)
     return out if bias is None else _C.add(out, bias)
 
 
@@ -262,7 +255,14 @@ def embedding(
         raise RuntimeError(
             f"embedding: expected an integer index tensor (int64 or int32), got {input.dtype}"
         )
+    if weight.ndim != 2:
+        raise RuntimeError(f"embedding: 'weight' must be 2-D, got shape {tuple(weight.shape)}")
     n = weight.shape[0]
+    if padding_idx is not None and not -n <= padding_idx < n:
+        # PyTorch asserts this (AssertionError).
+        raise AssertionError(
+            f"embedding: padding_idx must be within num_embeddings ({n}), got {padding_idx}"
+        )
     if input.numel() and (
         builtins.bool(_C.ge(input, n).any()) or builtins.bool(_C.lt(input, 0).any())
     ):
@@ -311,7 +311,13 @@ def normalize(input, p=2.0, dim=1, eps=1e-12):
     return _C.div(input, _C.clamp(norm, eps, None))
 
 
+def _check_floating(op, input):
+    if not input.is_floating_point():
+        raise NotImplementedError(f"{op}: expected a floating point input, got {input.dtype}")
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    _check_floating("layer_norm", input)
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     k = len(normalized_shape)
@@ -339,6 +345,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
+    _check_floating("rms_norm", input)
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     dims = list(range(input.ndim - len(normalized_shape), input.ndim))
@@ -370,6 +377,7 @@ def _per_channel(t, ndim):
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    _check_floating("group_norm", input)
     n, c = input.shape[0], input.shape[1]
     if c % num_groups:
         raise RuntimeError(
@@ -378,7 +386,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if _fused_norm_ok(input, weight, bias) and input.numel() > 0:
         # One kernel: statistics per (sample, group), the affine parameters per channel.
         return _C._group_norm(input, num_groups, weight, bias, eps)
-    x = input.reshape(n, num_groups, -1)
+    x = input.reshape(n, num_groups, input.numel() // builtins.max(n * num_groups, 1))
     mean = _C.mean(x, [2], True)
     centered = _C.sub(x, mean)
     var = _C.mean(_C.mul(centered, centered), [2], True)
@@ -393,10 +401,14 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 def batch_norm(
     input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5
 ):
+    _check_floating("batch_norm", input)
     c = input.shape[1]
     shape = [1, c] + [1] * (input.ndim - 2)
     dims = [0] + list(range(2, input.ndim))
-    if training:
+    if input.numel() == 0:
+        # As PyTorch: nothing to normalise, the running statistics stay as they are.
+        out = _C.mul(input, 1.0)
+    elif training:
         count = input.numel() // c
         if count <= 1:
             raise ValueError(
@@ -454,6 +466,7 @@ def instance_norm(
     momentum=0.1,
     eps=1e-5,
 ):
+    _check_floating("instance_norm", input)
     n, c = input.shape[0], input.shape[1]
     if not use_input_stats:
         # The running statistics normalise every sample, as batch_norm's evaluation mode.
@@ -493,6 +506,11 @@ def instance_norm(
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    if not (x1.is_floating_point() or x2.is_floating_point()):
+        raise RuntimeError(
+            f"cosine_similarity: expected a floating point common dtype, got {x1.dtype} and "
+            f"{x2.dtype}"
+        )
     dot = _C.sum(_C.mul(x1, x2), [dim], False)
     n1 = _C.sqrt(_C.sum(_C.mul(x1, x1), [dim], False))
     n2 = _C.sqrt(_C.sum(_C.mul(x2, x2), [dim], False))
@@ -538,7 +556,14 @@ def _diff(op, input, target):
         ) from None
 
 
+def _check_floating_loss(op, input, target):
+    for t in (input, target):
+        if not t.is_floating_point():
+            raise NotImplementedError(f"{op}: expected floating point inputs, got {t.dtype}")
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    _check_floating_loss("mse_loss", input, target)
     if reduction in ("mean", "sum") and tuple(input.shape) == tuple(target.shape):
         return _C.mse_loss(input, target, reduction)  # one fused kernel where it can
     d = _diff("mse_loss", input, target)
@@ -550,6 +575,9 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    _check_floating_loss("smooth_l1_loss", input, target)
+    if beta < 0:
+        raise RuntimeError(f"smooth_l1_loss: expected a non-negative beta, got {beta}")
     d = _C.abs(_diff("smooth_l1_loss", input, target))
     if beta == 0:
         return _reduce(d, reduction)
@@ -558,6 +586,9 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0):
+    _check_floating_loss("huber_loss", input, target)
+    if delta <= 0:
+        raise RuntimeError(f"huber_loss: expected a positive delta, got {delta}")
     d = _C.abs(_diff("huber_loss", input, target))
     quad = _C.mul(_C.mul(d, d), 0.5)
     return _reduce(
@@ -585,6 +616,7 @@ def nll_loss(
     input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"
 ):
     _check_class_target("nll_loss", input, target)
+    _check_floating("nll_loss", input)
     if (
         reduction in ("mean", "sum")
         and input.dtype in (oneflow.float32, oneflow.float64)
@@ -622,6 +654,15 @@ def cross_entropy(
     reduction="mean",
     label_smoothing=0.0,
 ):
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(
+            f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}"
+        )
+    if tuple(target.shape) == tuple(input.shape) and not target.is_floating_point():
+        raise RuntimeError(
+            "cross_entropy: expected a floating point target for class probabilities (a target "
+            f"of the input's shape {tuple(input.shape)}), got {target.dtype}"
+        )
     dim = 1 if input.ndim > 1 else 0
     logp = log_softmax(input, dim)
     c = input.shape[dim]
@@ -634,7 +675,7 @@ def cross_entropy(
             per = _C.mul(per, weight.reshape(-1, *([1] * (input.ndim - 2))) if dim else weight)
         loss = _C.neg(_C.sum(per, [dim], False))
         if reduction == "mean":
-            return _C.div(_C.sum(loss), builtins.max(loss.numel(), 1))
+            return _C.div(_C.sum(loss), loss.numel())  # NaN for an empty batch, as PyTorch
         return _reduce(loss, reduction)
     _check_class_target("cross_entropy", input, target)
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
@@ -659,6 +700,12 @@ def binary_cross_entropy(
     input, target, weight=None, size_average=None, reduce=None, reduction="mean"
 ):
     _check_same_shape("binary_cross_entropy", input, target)
+    _check_floating("binary_cross_entropy", input)
+    if input.dtype != target.dtype:
+        raise RuntimeError(
+            f"binary_cross_entropy: expected target of dtype {input.dtype} (the input's), got "
+            f"{target.dtype}"
+        )
     if input.numel() and not bool(_C.all(_C.logical_and(_C.ge(input, 0.0), _C.le(input, 1.0)))):
         raise RuntimeError(
             "binary_cross_entropy: all elements of input should be between 0 and 1 (input of "
@@ -677,6 +724,7 @@ def binary_cross_entropy_with_logits(
     input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
 ):
     _check_same_shape("binary_cross_entropy_with_logits", input, target)
+    _check_floating("binary_cross_entropy_with_logits", input)
     log_sig = logsigmoid(input)
     log_one_minus = logsigmoid(_C.neg(input))
     pos = _C.mul(target, log_sig)
@@ -689,6 +737,8 @@ def binary_cross_entropy_with_logits(
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    if not (input.is_floating_point() and target.is_floating_point()):
+        raise RuntimeError(f"kl_div: integral inputs are not supported, got {input.dtype}")
     if log_target:
         loss = _C.mul(_C.exp(target), _C.sub(target, input))
     else:
@@ -708,6 +758,10 @@ def margin_ranking_loss(
 def hinge_embedding_loss(
     input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"
 ):
+    if reduction == "mean" and not input.is_floating_point():
+        raise RuntimeError(
+            f"hinge_embedding_loss: the mean of a {input.dtype} loss has no floating dtype"
+        )
     neg = _C.relu(_C.add(_C.neg(input), margin))
     loss = _C.where(_C.eq(target, 1), input, _C.zeros_like(input))
     loss = _C.add(loss, _C.where(_C.eq(target, -1), neg, _C.zeros_like(input)))
@@ -715,12 +769,17 @@ def hinge_embedding_loss(
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    if input.dtype != oneflow.bool and not input.is_floating_point():
+        raise RuntimeError(f"soft_margin_loss: a float result cannot be stored in {input.dtype}")
     return _reduce(softplus(_C.neg(_C.mul(target, input))), reduction)
 
 
 def cosine_embedding_loss(
     input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
 ):
+    if not (input1.is_floating_point() or input2.is_floating_point()):  # PyTorch: in float
+        dtype = oneflow.get_default_dtype()
+        input1, input2 = input1.to(dtype), input2.to(dtype)
     cos = cosine_similarity(input1, input2, dim=-1, eps=1e-8)
     loss = _C.where(_C.eq(target, 1), _C.add(_C.neg(cos), 1.0), _C.relu(_C.sub(cos, margin)))
     return _reduce(loss, reduction)
@@ -765,6 +824,8 @@ def poisson_nll_loss(
 
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    if not input.is_floating_point():
+        raise RuntimeError(f"gaussian_nll_loss: a float result cannot be stored in {input.dtype}")
     v = _C.clamp(var, eps, None)
     d = _C.sub(input, target)
     loss = _C.mul(_C.add(_C.log(v), _C.div(_C.mul(d, d), v)), 0.5)

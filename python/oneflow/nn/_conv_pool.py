@@ -1,9 +1,14 @@
 """Convolution and pooling in oneflow.nn.functional, with PyTorch's signatures.
 
 The work happens in oneflow._C (oneflow/api/python/nn.cpp): oneDNN kernels for float32 on CPU,
-direct loops for float64; gradients for every tensor argument.
+direct loops for float64; gradients for every tensor argument. float16 and bfloat16 are computed
+in float32 and rounded back, as PyTorch's CPU kernels accumulate them in float32 (all but
+avg_pool3d, which PyTorch does not implement for them).
 """
 
+import functools
+
+import oneflow
 from oneflow._oneflow_internal import _C
 
 __all__ = [
@@ -28,18 +33,47 @@ __all__ = [
 ]
 
 
+def _half_in_float32(fn):
+    """float16/bfloat16 arguments of one dtype run in float32; the result (and, for max pooling
+    with indices, its first element) is rounded back. Mixed dtypes go through unchanged, so the
+    kernel's dtype checks still raise."""
+
+    @functools.wraps(fn)
+    def wrapper(input, *args, **kwargs):
+        dtype = getattr(input, "dtype", None)
+        if dtype not in (oneflow.float16, oneflow.bfloat16):
+            return fn(input, *args, **kwargs)
+        values = [*args, *kwargs.values()]
+        if any(isinstance(v, oneflow.Tensor) and v.dtype != dtype for v in values):
+            return fn(input, *args, **kwargs)
+
+        def up(v):
+            return v.float() if isinstance(v, oneflow.Tensor) else v
+
+        out = fn(up(input), *map(up, args), **{k: up(v) for k, v in kwargs.items()})
+        if isinstance(out, (tuple, list)):
+            return (out[0].to(dtype), *out[1:])
+        return out.to(dtype)
+
+    return wrapper
+
+
+@_half_in_float32
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _C.conv1d(input, weight, bias, stride, padding, dilation, groups)
 
 
+@_half_in_float32
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _C.conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
+@_half_in_float32
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _C.conv3d(input, weight, bias, stride, padding, dilation, groups)
 
 
+@_half_in_float32
 def conv_transpose1d(
     input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
 ):
@@ -48,6 +82,7 @@ def conv_transpose1d(
     )
 
 
+@_half_in_float32
 def conv_transpose2d(
     input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
 ):
@@ -56,6 +91,7 @@ def conv_transpose2d(
     )
 
 
+@_half_in_float32
 def conv_transpose3d(
     input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
 ):
@@ -71,6 +107,7 @@ def _stride(stride):
     return stride
 
 
+@_half_in_float32
 def max_pool1d(
     input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
 ):
@@ -79,6 +116,7 @@ def max_pool1d(
     )
 
 
+@_half_in_float32
 def max_pool2d(
     input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
 ):
@@ -87,6 +125,7 @@ def max_pool2d(
     )
 
 
+@_half_in_float32
 def max_pool3d(
     input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
 ):
@@ -95,10 +134,12 @@ def max_pool3d(
     )
 
 
+@_half_in_float32
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     return _C.avg_pool1d(input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad)
 
 
+@_half_in_float32
 def avg_pool2d(
     input,
     kernel_size,
@@ -113,7 +154,7 @@ def avg_pool2d(
     )
 
 
-def avg_pool3d(
+def avg_pool3d(  # PyTorch has no float16/bfloat16 avg_pool3d on the CPU
     input,
     kernel_size,
     stride=None,
@@ -127,25 +168,31 @@ def avg_pool3d(
     )
 
 
+@_half_in_float32
 def adaptive_avg_pool1d(input, output_size):
     return _C.adaptive_avg_pool1d(input, output_size)
 
 
+@_half_in_float32
 def adaptive_avg_pool2d(input, output_size):
     return _C.adaptive_avg_pool2d(input, output_size)
 
 
+@_half_in_float32
 def adaptive_avg_pool3d(input, output_size):
     return _C.adaptive_avg_pool3d(input, output_size)
 
 
+@_half_in_float32
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     return _C.adaptive_max_pool1d(input, output_size, return_indices)
 
 
+@_half_in_float32
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     return _C.adaptive_max_pool2d(input, output_size, return_indices)
 
 
+@_half_in_float32
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     return _C.adaptive_max_pool3d(input, output_size, return_indices)

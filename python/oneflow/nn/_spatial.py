@@ -75,10 +75,13 @@ def interpolate(
     antialias=False,
 ):
     spatial = input.ndim - 2
+    # PyTorch raises NotImplementedError for input ranks a mode does not cover.
     if spatial < 1:
-        raise ValueError(f"interpolate: expected a 3-D, 4-D or 5-D input, got {input.ndim}-D")
+        raise NotImplementedError(
+            f"interpolate: expected a 3-D, 4-D or 5-D input, got {input.ndim}-D"
+        )
     if mode in _MODE_DIMS and _MODE_DIMS[mode] != spatial:
-        raise ValueError(
+        raise NotImplementedError(
             f"interpolate: mode {mode!r} expects a {_MODE_DIMS[mode] + 2}-D input, got "
             f"{input.ndim}-D"
         )
@@ -91,6 +94,12 @@ def interpolate(
         )
     if antialias:
         raise NotImplementedError("interpolate: antialias=True is not implemented yet")
+    # PyTorch's CPU kernels: floating dtypes, and uint8 for nearest, bilinear and bicubic.
+    uint8_ok = mode in ("nearest", "nearest-exact", "bilinear", "bicubic")
+    if not input.dtype.is_floating_point and not (input.dtype == oneflow.uint8 and uint8_ok):
+        raise NotImplementedError(
+            f"interpolate: mode {mode!r} is not implemented for {input.dtype}"
+        )
     if (size is None) == (scale_factor is None):
         raise ValueError("interpolate: exactly one of size or scale_factor must be defined")
     in_sizes = list(input.shape[2:])
@@ -110,9 +119,13 @@ def interpolate(
         raise ValueError(f"interpolate: expected {spatial} output sizes, got {out_sizes}")
     if mode == "area":
         return adaptive_avg_pool(input, out_sizes)
-    out = input
+    # uint8 bilinear/bicubic weigh in float32 and round (PyTorch's fixed-point kernels can
+    # differ by one); nearest only copies.
+    out = input.float() if mode in _MODE_DIMS and input.dtype == oneflow.uint8 else input
     for d, (o, s) in enumerate(zip(out_sizes, scales)):
         out = _resample_dim(out, d + 2, o, s, mode, bool(align_corners))
+    if out.dtype != input.dtype:
+        out = _C.clamp(_C.round(out), 0, 255).to(input.dtype)
     return out
 
 
@@ -157,10 +170,20 @@ def pad(input, pad, mode="constant", value=None):
         raise RuntimeError(f"pad: padding length must be divisible by 2, got {len(pad)}")
     if len(pad) // 2 > input.ndim:
         raise RuntimeError(f"pad: padding length too large for a {input.ndim}-D input")
+    for k in range(len(pad) // 2):
+        d, left, right = input.ndim - 1 - k, pad[2 * k], pad[2 * k + 1]
+        n = input.shape[d]
+        if n + left < 0 or n + right < 0 or n + left + right < 0:
+            raise RuntimeError(
+                f"pad: padding ({left}, {right}) of dimension {d} of size {n} leaves a "
+                "negative size"
+            )
     if mode == "constant":
         return _pad_constant(input, pad, 0 if value is None else value)
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"pad: mode={mode!r} is not implemented")
+    if mode != "circular" and input.dtype == oneflow.bool:  # as PyTorch's CPU kernels
+        raise NotImplementedError(f"pad: mode={mode!r} is not implemented for bool")
     if len(pad) <= 6 and min(pad, default=0) >= 0:
         return _C.border_pad(input, list(pad), mode)
     out = input
@@ -226,7 +249,14 @@ def _patch_index(hp, wp, kernel, dilation, stride):
     return (rows * wp + cols).reshape(-1), oh * ow
 
 
+def _no_integers(op, input):
+    # PyTorch's im2col/col2im CPU kernels take floating dtypes and bool, not integers.
+    if not input.dtype.is_floating_point and input.dtype != oneflow.bool:
+        raise NotImplementedError(f"{op}: not implemented for {input.dtype}")
+
+
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    _no_integers("unfold", input)
     batched = input.ndim == 4
     if input.ndim not in (3, 4):
         raise RuntimeError(f"unfold: expected a 3-D or 4-D input, got {input.ndim}-D")
@@ -241,6 +271,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    _no_integers("fold", input)
     batched = input.ndim == 3
     if input.ndim not in (2, 3):
         raise RuntimeError(f"fold: expected a 2-D or 3-D input, got {input.ndim}-D")

@@ -29,6 +29,25 @@ OF_HD inline To cast_value(From v) {
   }
 }
 
+// Integer power as PyTorch computes it: square and multiply, wrapping on overflow; a negative
+// exponent gives 0 except for the bases 1 and -1.
+template <typename T>
+OF_HD inline T int_pow(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b < 0) {
+      if (a == 1) return T(1);
+      if (a == -1) return (-b) % 2 ? T(-1) : T(1);
+      return T(0);
+    }
+  }
+  // Unsigned products of at least 32 bits wrap without undefined behaviour.
+  using U = std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
+  U result = 1, base = static_cast<U>(a);
+  for (; b; b /= 2, base *= base)
+    if (b & 1) result *= base;
+  return static_cast<T>(result);
+}
+
 // One uniform draw from 32 random bits: [low, high) for floating types (24 bits of mantissa),
 // an integer in [low, high) otherwise.
 template <typename T>

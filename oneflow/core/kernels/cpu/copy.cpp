@@ -159,10 +159,13 @@ void Triangle::compute_cpu(const TensorList& in, const TensorList& out, const At
 
 void Fill::compute_cpu(const TensorList&, const TensorList& out, const Attrs& attrs) const {
   const double value = attrs.get<double>("value");
+  // int_value: an integer fill value, exact where the double is not (beyond 2**53).
+  const bool exact_int = attrs.has("int_value");
+  const int64_t int_value = exact_int ? attrs.get<int64_t>("int_value") : 0;
   const int64_t n = out[0]->numel();
   const bool wide = cpu::wide_loops();
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
-    const T v = cast_value<T>(value);
+    const T v = exact_int ? cast_value<T>(int_value) : cast_value<T>(value);
     T* o = out[0]->data_as<T>();
     constexpr int64_t kBlock = 1 << 15;
     const int64_t blocks = (n + kBlock - 1) / kBlock;

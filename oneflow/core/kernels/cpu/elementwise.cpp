@@ -2,6 +2,7 @@
 // driver.
 #include <cmath>
 
+#include "oneflow/core/kernels/common/values.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/kernels/cpu/vec/avx2.h"
 #include "oneflow/core/ops/primitives.h"
@@ -101,6 +102,8 @@ void Pow::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&)
                      avx2_kernel<T>(cpu::avx2::pow_kernel_f32, cpu::avx2::pow_kernel_f64), rule);
     else if constexpr (std::is_floating_point_v<compute_t<T>>)
       binary_loop<T>(in[0], in[1], out[0], rule);
+    else if constexpr (!std::is_same_v<T, bool>)
+      binary_loop<T>(in[0], in[1], out[0], [](auto x, auto y) { return int_pow(x, y); });
   });
 }
 

@@ -51,9 +51,9 @@ void Inverse::compute_cpu(const TensorList& in, const TensorList& out, const Att
         int info = 0;
         getrf(n, a, ipiv.data(), &info);
         if (info > 0)
-          throw_error<RuntimeError>("linalg.inv", "the diagonal element ", info,
-                                    " is zero, the inversion could not be completed because "
-                                    "the input matrix is singular");
+          throw_error<LinAlgError>("linalg.inv", "the diagonal element ", info,
+                                   " is zero, the inversion could not be completed because "
+                                   "the input matrix is singular");
         getri(n, a, ipiv.data(), work.data(), static_cast<int>(work.size()), &info);
       });
     }

@@ -2,6 +2,7 @@
 // (cumsum, cumprod) and sort. Sums and products accumulate in double for floating types and in
 // int64 for integers and bool.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -50,11 +51,20 @@ ReducePlan make_plan(const Tensor& x, const std::vector<int64_t>& dims) {
 // Sum of n contiguous elements. Floating types add in blocks of 2048 with eight independent
 // float lanes (which the compiler vectorises) and combine the blocks in double: close to a
 // double-precision sum at the speed of a float one. Integers and bool add in int64.
-template <typename T>
+// sq(v): v * v when summing squares (the 2-norm), else v.
+template <bool Sq, typename V>
+inline V sq(V v) {
+  if constexpr (Sq)
+    return v * v;
+  else
+    return v;
+}
+
+template <typename T, bool Sq = false>
 acc_t<T> sum_contiguous(const T* p, int64_t n) {
   using C = compute_t<T>;
-  if constexpr (std::is_same_v<T, float>) {
-    if (cpu::avx2::has_avx2()) return cpu::avx2::sum(p, n);
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    if (cpu::avx2::has_avx2()) return Sq ? cpu::avx2::sum_squares(p, n) : cpu::avx2::sum(p, n);
   }
   if constexpr (std::is_floating_point_v<C> && !std::is_same_v<C, double>) {
     constexpr int64_t kBlock = 2048;
@@ -64,10 +74,10 @@ acc_t<T> sum_contiguous(const T* p, int64_t n) {
       float lanes[8] = {0, 0, 0, 0, 0, 0, 0, 0};
       int64_t i = b;
       for (; i + 8 <= e; i += 8)
-        for (int l = 0; l < 8; ++l) lanes[l] += static_cast<float>(C(p[i + l]));
+        for (int l = 0; l < 8; ++l) lanes[l] += sq<Sq>(static_cast<float>(C(p[i + l])));
       float s = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
                 ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
-      for (; i < e; ++i) s += static_cast<float>(C(p[i]));
+      for (; i < e; ++i) s += sq<Sq>(static_cast<float>(C(p[i])));
       total += s;
     }
     return total;
@@ -76,21 +86,22 @@ acc_t<T> sum_contiguous(const T* p, int64_t n) {
     A lanes[4] = {0, 0, 0, 0};
     int64_t i = 0;
     for (; i + 4 <= n; i += 4)
-      for (int l = 0; l < 4; ++l) lanes[l] += A(C(p[i + l]));
+      for (int l = 0; l < 4; ++l) lanes[l] += sq<Sq>(A(C(p[i + l])));
     A s = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
-    for (; i < n; ++i) s += A(C(p[i]));
+    for (; i < n; ++i) s += sq<Sq>(A(C(p[i])));
     return s;
   }
 }
 
-template <typename T>
+template <typename T, bool Sq = false>
 acc_t<T> sum_strided(const T* p, int64_t stride, int64_t n) {
   acc_t<T> s = 0;
-  for (int64_t i = 0; i < n; ++i) s += acc_t<T>(compute_t<T>(p[i * stride]));
+  for (int64_t i = 0; i < n; ++i) s += sq<Sq>(acc_t<T>(compute_t<T>(p[i * stride])));
   return s;
 }
 
-template <typename T, typename O>
+// out = the sum over `dims` of x (of x * x with Sq).
+template <typename T, typename O, bool Sq = false>
 void sum_kernel(const Tensor& x, const Tensor& out, const std::vector<int64_t>& dims) {
   using A = acc_t<T>;
   const ReducePlan p = make_plan(x, dims);
@@ -163,18 +174,19 @@ void sum_kernel(const Tensor& x, const Tensor& out, const std::vector<int64_t>& 
           for (; j + 4 <= j1; j += 4) {
             const T *r0 = row_at(j), *r1 = row_at(j + 1), *r2 = row_at(j + 2), *r3 = row_at(j + 3);
             for (int64_t i = 0; i < width; ++i)
-              part[i] += (float(r0[i]) + float(r1[i])) + (float(r2[i]) + float(r3[i]));
+              part[i] += (sq<Sq>(float(r0[i])) + sq<Sq>(float(r1[i]))) +
+                         (sq<Sq>(float(r2[i])) + sq<Sq>(float(r3[i])));
           }
           for (; j < j1; ++j) {
             const T* row = row_at(j);
-            for (int64_t i = 0; i < width; ++i) part[i] += float(row[i]);
+            for (int64_t i = 0; i < width; ++i) part[i] += sq<Sq>(float(row[i]));
           }
           for (int64_t i = 0; i < width; ++i) acc[i] += part[i];
         }
       } else {
         for (int64_t j = j_lo; j < j_hi; ++j) {
           const T* row = row_at(j);
-          for (int64_t i = 0; i < width; ++i) acc[i] += A(compute_t<T>(row[i]));
+          for (int64_t i = 0; i < width; ++i) acc[i] += sq<Sq>(A(compute_t<T>(row[i])));
         }
       }
       if (slices == 1)
@@ -209,8 +221,8 @@ void sum_kernel(const Tensor& x, const Tensor& out, const std::vector<int64_t>& 
         off += (jr % p.red_shape[d]) * p.red_strides[d];
         jr /= p.red_shape[d];
       }
-      total += inner_stride == 1 ? sum_contiguous(base + off, count)
-                                 : sum_strided(base + off, inner_stride, count);
+      total += inner_stride == 1 ? sum_contiguous<T, Sq>(base + off, count)
+                                 : sum_strided<T, Sq>(base + off, inner_stride, count);
       r += count;
     }
     return total;
@@ -246,6 +258,20 @@ void ReduceSum::compute_cpu(const TensorList& in, const TensorList& out, const A
   visit_dtype(in[0]->dtype(), [&]<typename T>() {
     visit_dtype(out[0]->dtype(), [&]<typename O>() { sum_kernel<T, O>(in[0], out[0], dims); });
   });
+}
+
+void VectorNorm2::compute_cpu(const TensorList& in, const TensorList& out,
+                              const Attrs& attrs) const {
+  const auto& dims = attrs.get<std::vector<int64_t>>("dims");
+  auto run = [&]<typename T>() {
+    sum_kernel<T, T, true>(in[0], out[0], dims);
+    T* o = out[0]->data_as<T>();
+    for (int64_t i = 0, n = out[0]->numel(); i < n; ++i) o[i] = std::sqrt(o[i]);
+  };
+  if (in[0]->dtype() == DType::kFloat64)
+    run.template operator()<double>();
+  else
+    run.template operator()<float>();
 }
 
 namespace {
@@ -315,11 +341,13 @@ bool reduce_blocks(const Tensor& x, const Tensor& out, const std::vector<int64_t
       const T* src = xp + o * red * inner + k0;
       A acc[kBlock];
       for (int64_t k = 0; k < width; ++k) acc[k] = K == ReduceFn::kProd ? A(1) : A(C(src[k]));
-      if constexpr (K != ReduceFn::kProd && std::is_same_v<T, float>) {
+      if constexpr (std::is_same_v<T, float>) {
         if (cpu::avx2::has_avx2()) {
-          for (int64_t j = 0; j < red; ++j)
-            cpu::avx2::max_rows(acc, src + j * inner, width, K == ReduceFn::kMax);
-          for (int64_t k = 0; k < width; ++k) op[o * inner + k0 + k] = acc[k];
+          if constexpr (K == ReduceFn::kProd)
+            cpu::avx2::prod_rows(acc, src, inner, red, width);
+          else
+            cpu::avx2::max_rows(acc, src, inner, red, width, K == ReduceFn::kMax);
+          for (int64_t k = 0; k < width; ++k) op[o * inner + k0 + k] = T(C(acc[k]));
           continue;
         }
       }
@@ -336,6 +364,9 @@ bool reduce_blocks(const Tensor& x, const Tensor& out, const std::vector<int64_t
   auto run = [](const T* p, int64_t n, A start) {
     if constexpr (K == ReduceFn::kProd && std::is_same_v<T, float>)
       if (cpu::avx2::has_avx2()) return A(cpu::avx2::prod(p, n, start));
+    if constexpr (K != ReduceFn::kProd && std::is_same_v<T, float>)
+      if (cpu::avx2::has_avx2() && n > 0)
+        return reduce_step<K>(start, A(cpu::avx2::max_run(p, n, K == ReduceFn::kMax)));
     A lane[kLanes];
     for (int64_t l = 0; l < kLanes; ++l) lane[l] = start;
     int64_t i = 0;
@@ -455,6 +486,20 @@ void ArgReduce<K>::compute_cpu(const TensorList& in, const TensorList& out,
     int64_t* idxs = out[1]->data_as<int64_t>();
     for_each_line(x->shape(), x->strides(), dim, [&](int64_t l, int64_t off) {
       const T* p = base + off;
+      if constexpr (std::is_same_v<T, float>) {
+        if (step == 1 && len >= 64 && cpu::avx2::has_avx2()) {
+          // The extreme (or first NaN) in one vector pass, then its first position.
+          const float best = cpu::avx2::max_run(p, len, K == ReduceFn::kMax);
+          int64_t at = 0;
+          if (best == best)
+            while (p[at] != best) ++at;
+          else
+            while (p[at] == p[at]) ++at;
+          vals[l] = p[at];
+          idxs[l] = at;
+          return;
+        }
+      }
       C best = C(p[0]);
       int64_t at = 0;
       for (int64_t i = 1; i < len; ++i) {

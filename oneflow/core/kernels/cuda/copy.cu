@@ -180,11 +180,14 @@ void Triangle::compute_cuda(const TensorList& in, const TensorList& out, const A
 
 void Fill::compute_cuda(const TensorList&, const TensorList& out, const Attrs& attrs) const {
   const double value = attrs.get<double>("value");
+  // int_value: an integer fill value, exact where the double is not (beyond 2**53).
+  const bool exact_int = attrs.has("int_value");
+  const int64_t int_value = exact_int ? attrs.get<int64_t>("int_value") : 0;
   const int64_t n = out[0]->numel();
   if (n == 0) return;
   cudaStream_t stream = cuda_stream(out[0]->device().index);
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
-    const T v = cast_value<T>(value);
+    const T v = exact_int ? cast_value<T>(int_value) : cast_value<T>(value);
     fill_kernel<T><<<cuda::grid_size(n), cuda::kBlockSize, 0, stream>>>(n, out[0]->data_as<T>(), v);
     OF_CUDA_CHECK(cudaGetLastError());
   });

@@ -89,6 +89,12 @@ struct PowOp {
     return C(pow(x, y));
   }
 };
+struct IntPowOp {
+  template <typename C>
+  __device__ C operator()(C x, C y) const {
+    return int_pow(x, y);
+  }
+};
 struct ExpOp {
   __device__ float operator()(float x) const { return expf(x); }
   __device__ double operator()(double x) const { return exp(x); }
@@ -307,6 +313,8 @@ void Pow::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     if constexpr (std::is_floating_point_v<compute_t<T>>)
       binary_launch<T>(name(), in[0], in[1], out[0], PowOp{});
+    else if constexpr (!std::is_same_v<T, bool>)
+      binary_launch<T>(name(), in[0], in[1], out[0], IntPowOp{});
   });
 }
 

@@ -28,6 +28,7 @@ void Cat::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&
   void Cls::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { \
     not_yet(*this);                                                                  \
   }
+OF_NOT_YET(VectorNorm2)
 OF_NOT_YET(Cumsum)
 OF_NOT_YET(Cumprod)
 OF_NOT_YET(Sort)

@@ -27,6 +27,9 @@ void OutputGrad::compute_cuda(const TensorList&, const TensorList&, const Attrs&
 void ReduceSum::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
   no_cuda(*this);
 }
+void VectorNorm2::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
 void Matmul::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
   no_cuda(*this);
 }

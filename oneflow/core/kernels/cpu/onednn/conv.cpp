@@ -365,6 +365,11 @@ void run_conv(ConvKind kind, DType dt, const Shape& xs, const Shape& ws, const S
     loop.template operator()<float>();
   else if (dt == DType::kFloat64)
     loop.template operator()<double>();
+  else if (is_integral(dt, false))  // forward only, wrapping like PyTorch's integer slow_conv
+    visit_dtype(dt, [&]<typename T>() {
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+        loop.template operator()<T>();
+    });
   else
     throw_error<RuntimeError>("conv", "unsupported dtype ", dtype_name(dt));
 }

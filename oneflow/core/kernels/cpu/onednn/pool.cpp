@@ -1,20 +1,17 @@
 // CPU pooling kernels: max (with PyTorch's flat per-plane indices), average, adaptive average and
 // adaptive max, forward and backward.
 //
-// oneDNN pooling runs float32 where its semantics are PyTorch's: max pooling without indices
-// (inference) and average pooling forward and backward, except divisor_override and
-// count_include_pad windows that ceil_mode pushes past the padding (oneDNN divides those by the
-// whole kernel size). Everything else -- indices, float64, the adaptive pools and the gradients
-// through indices -- runs the direct OpenMP loops here, one output plane per task.
+// Direct OpenMP loops, one output plane per task. In float32 the max and average pools run the
+// columns whose windows lie inside the input eight at a time with AVX2. oneDNN's pooling
+// primitives on PyTorch's NCHW layout were slower than these loops on an EPYC core
+// (8x32x64x64, 3x3 stride 2: max 23 ms against 2.8, average 6.1 ms against 0.85, average
+// backward ~4.5 ms against ~3.5), so pooling does not use them.
 #include <cmath>
-#include <dnnl.hpp>
 #include <limits>
-#include <memory>
-#include <mutex>
-#include <unordered_map>
+#include <vector>
 
-#include "oneflow/core/kernels/cpu/onednn/common.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
+#include "oneflow/core/kernels/cpu/vec/avx2.h"
 #include "oneflow/core/ops/nn_primitives.h"
 
 namespace oneflow {
@@ -61,38 +58,83 @@ inline Taps taps(int64_t start, int64_t k, int64_t d, int64_t in) {
   return {lo, std::max(lo, hi)};
 }
 
+// The output at (od, oh, ow) of one plane: PyTorch's rule, the first valid position, replaced by
+// anything greater or NaN.
+template <typename T>
+inline void max_pool_one(const PoolGeom& g, const T* xp, int64_t od, int64_t oh, int64_t ow, T* y,
+                         int64_t* idx) {
+  using L = std::numeric_limits<T>;
+  T best = L::has_infinity ? -L::infinity() : L::lowest();
+  int64_t best_i = -1;
+  const Taps td = taps(od * g.s[0] - g.p[0], g.k[0], g.d[0], g.in[0]);
+  const Taps th = taps(oh * g.s[1] - g.p[1], g.k[1], g.d[1], g.in[1]);
+  const Taps tw = taps(ow * g.s[2] - g.p[2], g.k[2], g.d[2], g.in[2]);
+  for (int64_t kd = td.lo; kd < td.hi; ++kd) {
+    const int64_t id = od * g.s[0] - g.p[0] + kd * g.d[0];
+    for (int64_t kh = th.lo; kh < th.hi; ++kh) {
+      const int64_t ih = oh * g.s[1] - g.p[1] + kh * g.d[1];
+      for (int64_t kw = tw.lo; kw < tw.hi; ++kw) {
+        const int64_t iw = ow * g.s[2] - g.p[2] + kw * g.d[2];
+        const int64_t i = (id * g.in[1] + ih) * g.in[2] + iw;
+        const T v = xp[i];
+        if (best_i < 0) best_i = i;
+        if (v > best || std::isnan(v)) best = v, best_i = i;
+      }
+    }
+  }
+  *y = best;
+  if (idx) *idx = best_i;
+}
+
 template <typename T>
 void max_pool_loop(const PoolGeom& g, const T* x, T* y, int64_t* idx) {
   const int64_t IS = g.in_size(), OS = g.out_size();
+  // float with AVX2: the columns whose windows lie inside the row run eight outputs at a time
+  // (cpu::avx2::max_pool_row), the border columns one at a time here.
+  bool vector = false;
+  if constexpr (std::is_same_v<T, float>) vector = cpu::avx2::has_avx2() && IS < (int64_t{1} << 31);
+  // Interior columns [ow_lo, ow_hi): ow * s - p >= 0 and ow * s - p + (k - 1) * d <= in - 1.
+  const int64_t s2 = g.s[2], p2 = g.p[2], reach = (g.k[2] - 1) * g.d[2];
+  const int64_t ow_lo = std::min(g.out[2], (p2 + s2 - 1) / s2);
+  const int64_t last = g.in[2] - 1 + p2 - reach;
+  const int64_t ow_hi = last < 0 ? 0 : std::min(g.out[2], last / s2 + 1);
 #pragma omp parallel for schedule(static)
   for (int64_t pl = 0; pl < g.planes; ++pl) {
     const T* xp = x + pl * IS;
+    std::vector<const float*> rows;
+    std::vector<int64_t> offs;
     for (int64_t od = 0; od < g.out[0]; ++od)
-      for (int64_t oh = 0; oh < g.out[1]; ++oh)
-        for (int64_t ow = 0; ow < g.out[2]; ++ow) {
-          // PyTorch's rule: the first valid position, replaced by anything greater or NaN.
-          T best = -std::numeric_limits<T>::infinity();
-          int64_t best_i = -1;
-          const Taps td = taps(od * g.s[0] - g.p[0], g.k[0], g.d[0], g.in[0]);
-          const Taps th = taps(oh * g.s[1] - g.p[1], g.k[1], g.d[1], g.in[1]);
-          const Taps tw = taps(ow * g.s[2] - g.p[2], g.k[2], g.d[2], g.in[2]);
-          for (int64_t kd = td.lo; kd < td.hi; ++kd) {
-            const int64_t id = od * g.s[0] - g.p[0] + kd * g.d[0];
-            for (int64_t kh = th.lo; kh < th.hi; ++kh) {
-              const int64_t ih = oh * g.s[1] - g.p[1] + kh * g.d[1];
-              for (int64_t kw = tw.lo; kw < tw.hi; ++kw) {
-                const int64_t iw = ow * g.s[2] - g.p[2] + kw * g.d[2];
-                const int64_t i = (id * g.in[1] + ih) * g.in[2] + iw;
-                const T v = xp[i];
-                if (best_i < 0) best_i = i;
-                if (v > best || std::isnan(v)) best = v, best_i = i;
+      for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+        const int64_t o = pl * OS + (od * g.out[1] + oh) * g.out[2];
+        T* yr = y + o;
+        int64_t* ir = idx ? idx + o : nullptr;
+        int64_t a = g.out[2], b = g.out[2];  // the columns left to the vector kernel
+        if constexpr (std::is_same_v<T, float>) {
+          if (vector && ow_lo < ow_hi) {
+            rows.clear();
+            offs.clear();
+            const Taps td = taps(od * g.s[0] - g.p[0], g.k[0], g.d[0], g.in[0]);
+            const Taps th = taps(oh * g.s[1] - g.p[1], g.k[1], g.d[1], g.in[1]);
+            for (int64_t kd = td.lo; kd < td.hi; ++kd)
+              for (int64_t kh = th.lo; kh < th.hi; ++kh) {
+                const int64_t id = od * g.s[0] - g.p[0] + kd * g.d[0];
+                const int64_t ih = oh * g.s[1] - g.p[1] + kh * g.d[1];
+                offs.push_back((id * g.in[1] + ih) * g.in[2]);
+                rows.push_back(xp + offs.back());
               }
+            if (!rows.empty()) {
+              a = ow_lo, b = ow_hi;
+              cpu::avx2::max_pool_row(rows.data(), offs.data(), static_cast<int64_t>(rows.size()),
+                                      g.in[2], g.k[2], s2, p2, g.d[2], a, b, yr, ir);
             }
           }
-          const int64_t o = pl * OS + (od * g.out[1] + oh) * g.out[2] + ow;
-          y[o] = best;
-          if (idx) idx[o] = best_i;
         }
+        for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+          if (ow == a) ow = b;
+          if (ow >= g.out[2]) break;
+          max_pool_one(g, xp, od, oh, ow, yr + ow, ir ? ir + ow : nullptr);
+        }
+      }
   }
 }
 
@@ -143,18 +185,64 @@ void for_each_avg_window(const PoolGeom& g, bool include_pad, int64_t divisor_ov
 template <typename T>
 void avg_pool_loop(const PoolGeom& g, bool include_pad, int64_t div_override, const T* x, T* y) {
   const int64_t IS = g.in_size(), OS = g.out_size();
+  auto one = [&](const T* xp, T* yp, int64_t o, Window wd, Window wh, Window ww, int64_t div) {
+    T acc = T(0);
+    for (int64_t id = wd.lo; id < wd.hi; ++id)
+      for (int64_t ih = wh.lo; ih < wh.hi; ++ih)
+        for (int64_t iw = ww.lo; iw < ww.hi; ++iw) acc += xp[(id * g.in[1] + ih) * g.in[2] + iw];
+    yp[o] = div ? acc / T(div) : T(0);
+  };
+  if constexpr (std::is_same_v<T, float>) {
+    if (cpu::avx2::has_avx2()) {
+      // The columns whose windows lie inside the row run eight at a time; the rest as above.
+      const int64_t s2 = g.s[2], p2 = g.p[2];
+      const int64_t ow_lo = std::min(g.out[2], (p2 + s2 - 1) / s2);
+      const int64_t last = g.in[2] + p2 - g.k[2];
+      const int64_t ow_hi = last < 0 ? 0 : std::max(ow_lo, std::min(g.out[2], last / s2 + 1));
+#pragma omp parallel for schedule(static)
+      for (int64_t pl = 0; pl < g.planes; ++pl) {
+        const T* xp = x + pl * IS;
+        T* yp = y + pl * OS;
+        std::vector<const float*> rows;
+        for (int64_t od = 0; od < g.out[0]; ++od) {
+          const Window wd = avg_window(od, g.s[0], g.p[0], g.k[0], g.in[0]);
+          for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+            const Window wh = avg_window(oh, g.s[1], g.p[1], g.k[1], g.in[1]);
+            const int64_t o = (od * g.out[1] + oh) * g.out[2];
+            rows.clear();
+            for (int64_t id = wd.lo; id < wd.hi; ++id)
+              for (int64_t ih = wh.lo; ih < wh.hi; ++ih)
+                rows.push_back(xp + (id * g.in[1] + ih) * g.in[2]);
+            const int64_t div = div_override  ? div_override
+                                : include_pad ? wd.padded * wh.padded * g.k[2]
+                                              : static_cast<int64_t>(rows.size()) * g.k[2];
+            const bool vector = !rows.empty() && ow_lo < ow_hi;
+            if (vector)
+              cpu::avx2::avg_pool_row(rows.data(), static_cast<int64_t>(rows.size()), g.in[2],
+                                      g.k[2], s2, p2, ow_lo, ow_hi, yp + o, float(div));
+            for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+              if (vector && ow == ow_lo) ow = ow_hi;
+              if (ow >= g.out[2]) break;
+              const Window ww = avg_window(ow, s2, p2, g.k[2], g.in[2]);
+              const bool empty = wd.lo >= wd.hi || wh.lo >= wh.hi || ww.lo >= ww.hi;
+              const int64_t d = div_override  ? div_override
+                                : include_pad ? wd.padded * wh.padded * ww.padded
+                                              : (wd.hi - wd.lo) * (wh.hi - wh.lo) * (ww.hi - ww.lo);
+              one(xp, yp, o + ow, wd, wh, ww, empty ? 0 : d);
+            }
+          }
+        }
+      }
+      return;
+    }
+  }
 #pragma omp parallel for schedule(static)
   for (int64_t pl = 0; pl < g.planes; ++pl) {
     const T* xp = x + pl * IS;
     T* yp = y + pl * OS;
     for_each_avg_window(g, include_pad, div_override,
                         [&](int64_t o, Window wd, Window wh, Window ww, int64_t div) {
-                          T acc = T(0);
-                          for (int64_t id = wd.lo; id < wd.hi; ++id)
-                            for (int64_t ih = wh.lo; ih < wh.hi; ++ih)
-                              for (int64_t iw = ww.lo; iw < ww.hi; ++iw)
-                                acc += xp[(id * g.in[1] + ih) * g.in[2] + iw];
-                          yp[o] = div ? acc / T(div) : T(0);
+                          one(xp, yp, o, wd, wh, ww, div);
                         });
   }
 }
@@ -286,127 +374,23 @@ void visit_floating(const char* op, DType dt, Fn f) {
     throw_error<RuntimeError>(op, "unsupported dtype ", dtype_name(dt));
 }
 
-// ---- oneDNN ----
-
-enum class PoolKind { kMaxInference, kAvgForward, kAvgBackward };
-
-class OneDnnPool {
- public:
-  static OneDnnPool& get() {
-    static OneDnnPool* instance = new OneDnnPool();
-    return *instance;
-  }
-
-  // src/dst are x/y for the forwards, dx/dy for the backward. False when oneDNN rejects the
-  // problem (the caller then runs the loop).
-  bool run(PoolKind kind, bool include_pad, const Shape& xs, const Shape& ys, const Attrs& a,
-           void* x, void* y) {
-    std::shared_ptr<Entry> e = entry(kind, include_pad, xs, ys, a);
-    if (!e) return false;
-    dnnl::stream stream(engine_);
-    dnnl::memory xm(e->x_md, engine_, x), ym(e->y_md, engine_, y);
-    if (kind == PoolKind::kAvgBackward)
-      onednn::execute(e->prim, stream, {{DNNL_ARG_DIFF_DST, ym}, {DNNL_ARG_DIFF_SRC, xm}},
-                      e->scratch, engine_);
-    else
-      onednn::execute(e->prim, stream, {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DST, ym}}, e->scratch,
-                      engine_);
-    stream.wait();
-    return true;
-  }
-
- private:
-  struct Entry {
-    dnnl::primitive prim;
-    dnnl::memory::desc x_md, y_md, scratch;
-  };
-
-  OneDnnPool() : engine_(dnnl::engine::kind::cpu, 0) {}
-
-  std::shared_ptr<Entry> entry(PoolKind kind, bool include_pad, const Shape& xs, const Shape& ys,
-                               const Attrs& a) {
-    const auto &k = a.get<Ints>("kernel"), &s = a.get<Ints>("stride"), &p = a.get<Ints>("padding"),
-               &d = a.get<Ints>("dilation");
-    Ints pr(k.size()), dl(k.size());
-    for (size_t i = 0; i < k.size(); ++i) {
-      pr[i] = (ys[i + 2] - 1) * s[i] + d[i] * (k[i] - 1) + 1 - xs[i + 2] - p[i];
-      dl[i] = d[i] - 1;
-    }
-    std::string key;
-    key += static_cast<char>('0' + static_cast<int>(kind));
-    key += include_pad ? 'i' : 'e';
-    auto add = [&key](const auto& v) {
-      for (int64_t x : v) key += std::to_string(x) + ",";
-    };
-    add(xs), add(ys), add(k), add(s), add(p), add(pr), add(d);
-    return cache_.get(key, [&]() -> std::shared_ptr<Entry> {
-      try {
-        using dnnl::memory;
-        const auto f32 = memory::data_type::f32;
-        auto md = [&](const Shape& sh) {
-          const Strides st = contiguous_strides(sh);
-          return memory::desc(memory::dims(sh.begin(), sh.end()), f32,
-                              memory::dims(st.begin(), st.end()));
-        };
-        auto e = std::make_shared<Entry>();
-        e->x_md = md(xs), e->y_md = md(ys);
-        const memory::dims st(s.begin(), s.end()), ker(k.begin(), k.end()),
-            dil(dl.begin(), dl.end()), pad_l(p.begin(), p.end()), pad_r(pr.begin(), pr.end());
-        const auto alg = kind == PoolKind::kMaxInference ? dnnl::algorithm::pooling_max
-                         : include_pad ? dnnl::algorithm::pooling_avg_include_padding
-                                       : dnnl::algorithm::pooling_avg_exclude_padding;
-        const auto prop = kind == PoolKind::kMaxInference ? dnnl::prop_kind::forward_inference
-                                                          : dnnl::prop_kind::forward_training;
-        const dnnl::primitive_attr attr = onednn::user_scratchpad();
-        dnnl::pooling_v2_forward::primitive_desc fwd(
-            dnnl::pooling_v2_forward::desc(prop, alg, e->x_md, e->y_md, st, ker, dil, pad_l, pad_r),
-            attr, engine_);
-        if (kind == PoolKind::kAvgBackward) {
-          dnnl::pooling_v2_backward::primitive_desc bwd(
-              dnnl::pooling_v2_backward::desc(alg, e->x_md, e->y_md, st, ker, dil, pad_l, pad_r),
-              attr, engine_, fwd);
-          e->prim = dnnl::pooling_v2_backward(bwd);
-          e->scratch = bwd.scratchpad_desc();
-        } else {
-          e->prim = dnnl::pooling_v2_forward(fwd);
-          e->scratch = fwd.scratchpad_desc();
-        }
-        return e;
-      } catch (const dnnl::error&) {
-        return nullptr;
-      }
-    });
-  }
-
-  dnnl::engine engine_;
-  onednn::PrimitiveCache<Entry> cache_;
-};
-
-// Whether oneDNN's average matches PyTorch's: no divisor override, and with count_include_pad
-// no window reaching past the padded input (there PyTorch divides by the clipped window).
-bool onednn_avg_fits(const PoolGeom& g, bool include_pad, int64_t div_override) {
-  if (div_override) return false;
-  if (!include_pad) return true;
-  for (int i = 0; i < 3; ++i)
-    if ((g.out[i] - 1) * g.s[i] - g.p[i] + g.k[i] > g.in[i] + g.p[i]) return false;
-  return true;
-}
-
 }  // namespace
 
 void MaxPool::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
   const Tensor &x = in[0], &y = out[0];
   if (y->numel() == 0) return;
   const bool with_indices = out.size() == 2;
-  if (!with_indices && x->dtype() == DType::kFloat32 &&
-      OneDnnPool::get().run(PoolKind::kMaxInference, false, x->shape(), y->shape(), attrs,
-                            x->data(), y->data()))
-    return;
   const PoolGeom g(x->shape(), y->shape(), attrs);
-  visit_floating(name(), x->dtype(), [&]<typename T>() {
+  auto run = [&]<typename T>() {
     max_pool_loop<T>(g, x->data_as<T>(), y->data_as<T>(),
                      with_indices ? out[1]->data_as<int64_t>() : nullptr);
-  });
+  };
+  if (is_integral(x->dtype(), false))  // as PyTorch's CPU max_pool2d/3d (no gradient)
+    visit_dtype(x->dtype(), [&]<typename T>() {
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) run.template operator()<T>();
+    });
+  else
+    visit_floating(name(), x->dtype(), run);
 }
 
 void MaxPoolGrad::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
@@ -426,10 +410,9 @@ void AvgPool::compute_cpu(const TensorList& in, const TensorList& out, const Att
   const PoolGeom g(x->shape(), y->shape(), attrs);
   const bool include_pad = attrs.get<bool>("count_include_pad");
   const int64_t div = attrs.get<int64_t>("divisor_override");
-  if (x->dtype() == DType::kFloat32 && onednn_avg_fits(g, include_pad, div) &&
-      OneDnnPool::get().run(PoolKind::kAvgForward, include_pad, x->shape(), y->shape(), attrs,
-                            x->data(), y->data()))
-    return;
+  if (x->dtype() == DType::kInt64)  // as PyTorch's CPU avg_pool: integer sums and division
+    return avg_pool_loop<int64_t>(g, include_pad, div, x->data_as<int64_t>(),
+                                  y->data_as<int64_t>());
   visit_floating(name(), x->dtype(), [&]<typename T>() {
     avg_pool_loop<T>(g, include_pad, div, x->data_as<T>(), y->data_as<T>());
   });
@@ -442,10 +425,6 @@ void AvgPoolGrad::compute_cpu(const TensorList& in, const TensorList& out,
   const PoolGeom g(dx->shape(), dy->shape(), attrs);
   const bool include_pad = attrs.get<bool>("count_include_pad");
   const int64_t div = attrs.get<int64_t>("divisor_override");
-  if (dx->dtype() == DType::kFloat32 && onednn_avg_fits(g, include_pad, div) &&
-      OneDnnPool::get().run(PoolKind::kAvgBackward, include_pad, dx->shape(), dy->shape(), attrs,
-                            dx->data(), dy->data()))
-    return;
   visit_floating(name(), dx->dtype(), [&]<typename T>() {
     avg_pool_grad_loop<T>(g, include_pad, div, dy->data_as<T>(), dx->data_as<T>());
   });

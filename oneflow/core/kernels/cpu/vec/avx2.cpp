@@ -4,9 +4,11 @@
 #include <immintrin.h>
 #include <sleef.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "oneflow/core/kernels/cpu/vec/avx512.h"
 #include "oneflow/core/kernels/cpu/vec/binary_map.h"
@@ -294,20 +296,204 @@ double prod(const float* p, int64_t n, double start) {
   return acc;
 }
 
-void max_rows(float* acc, const float* row, int64_t n, bool is_max) {
-  // acc = row where row > acc (row < acc for min) or row is NaN: a NaN wins and stays.
-  int64_t k = 0;
-  for (; k + 8 <= n; k += 8) {
-    const __m256 a = _mm256_loadu_ps(acc + k), v = _mm256_loadu_ps(row + k);
+void max_rows(float* acc, const float* rows, int64_t stride, int64_t nrows, int64_t n,
+              bool is_max) {
+  // acc = row where row > acc (row < acc for min) or row is NaN: a NaN wins and stays. Four rows
+  // per pass over the accumulators (a quarter of their loads and stores).
+  auto step = [is_max](__m256 a, __m256 v) {
     const __m256 better =
         is_max ? _mm256_cmp_ps(v, a, _CMP_GT_OQ) : _mm256_cmp_ps(v, a, _CMP_LT_OQ);
-    const __m256 take = _mm256_or_ps(better, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-    _mm256_storeu_ps(acc + k, _mm256_blendv_ps(a, v, take));
+    return _mm256_blendv_ps(a, v, _mm256_or_ps(better, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+  };
+  int64_t j = 0;
+  for (; j + 4 <= nrows; j += 4) {
+    const float* r = rows + j * stride;
+    int64_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+      __m256 a = _mm256_loadu_ps(acc + k);
+      a = step(a, _mm256_loadu_ps(r + k));
+      a = step(a, _mm256_loadu_ps(r + stride + k));
+      a = step(a, _mm256_loadu_ps(r + 2 * stride + k));
+      a = step(a, _mm256_loadu_ps(r + 3 * stride + k));
+      _mm256_storeu_ps(acc + k, a);
+    }
+    for (; k < n; ++k)
+      for (int64_t q = 0; q < 4; ++q) {
+        const float a = acc[k], v = r[q * stride + k];
+        if ((is_max ? v > a : v < a) || v != v) acc[k] = v;
+      }
   }
-  for (; k < n; ++k) {
-    const float a = acc[k], v = row[k];
-    if ((is_max ? v > a : v < a) || v != v) acc[k] = v;
+  for (; j < nrows; ++j) {
+    const float* r = rows + j * stride;
+    int64_t k = 0;
+    for (; k + 8 <= n; k += 8)
+      _mm256_storeu_ps(acc + k, step(_mm256_loadu_ps(acc + k), _mm256_loadu_ps(r + k)));
+    for (; k < n; ++k) {
+      const float a = acc[k], v = r[k];
+      if ((is_max ? v > a : v < a) || v != v) acc[k] = v;
+    }
   }
+}
+
+namespace {
+// Eight values row[(o + l) * s + c] for lanes l < 8 (stride s between lanes) of a row of w.
+inline __m256 load_strided(const float* row, int64_t w, int64_t o, int64_t s, int64_t c,
+                           __m256i lanes) {
+  const float* b = row + o * s + c;
+  if (s == 1) return _mm256_loadu_ps(b);
+  if (s == 2 && o * s + c + 16 <= w) {
+    // Even elements of 16: shuffle picks (0 2 8 10 | 4 6 12 14), the permute restores the order.
+    const __m256 lo = _mm256_loadu_ps(b), hi = _mm256_loadu_ps(b + 8);
+    const __m256 e = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), _MM_SHUFFLE(3, 1, 2, 0)));
+  }
+  return _mm256_i32gather_ps(b, lanes, 4);
+}
+}  // namespace
+
+void max_pool_row(const float* const* rows, const int64_t* row_off, int64_t nrows, int64_t w,
+                  int64_t k, int64_t s, int64_t p, int64_t d, int64_t ow0, int64_t ow1, float* y,
+                  int64_t* idx) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i lanes = _mm256_mullo_epi32(lane, _mm256_set1_epi32(static_cast<int32_t>(s)));
+  int64_t ow = ow0;
+  for (; ow + 8 <= ow1; ow += 8) {
+    __m256 best = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+    // The first tap's index: kept when every value is -inf.
+    __m256i at =
+        _mm256_add_epi32(_mm256_set1_epi32(static_cast<int32_t>(row_off[0] + ow * s - p)), lanes);
+    for (int64_t r = 0; r < nrows; ++r)
+      for (int64_t kw = 0; kw < k; ++kw) {
+        const int64_t c = kw * d - p;
+        const __m256 v = load_strided(rows[r], w, ow, s, c, lanes);
+        const __m256 take =
+            _mm256_or_ps(_mm256_cmp_ps(v, best, _CMP_GT_OQ), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+        best = _mm256_blendv_ps(best, v, take);
+        if (idx) {
+          const __m256i here = _mm256_add_epi32(
+              _mm256_set1_epi32(static_cast<int32_t>(row_off[r] + ow * s + c)), lanes);
+          at = _mm256_castps_si256(
+              _mm256_blendv_ps(_mm256_castsi256_ps(at), _mm256_castsi256_ps(here), take));
+        }
+      }
+    _mm256_storeu_ps(y + ow, best);
+    if (idx) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(idx + ow),
+                          _mm256_cvtepi32_epi64(_mm256_castsi256_si128(at)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(idx + ow + 4),
+                          _mm256_cvtepi32_epi64(_mm256_extracti128_si256(at, 1)));
+    }
+  }
+  for (; ow < ow1; ++ow) {
+    float best = -std::numeric_limits<float>::infinity();
+    int64_t at = row_off[0] + ow * s - p;
+    for (int64_t r = 0; r < nrows; ++r)
+      for (int64_t kw = 0; kw < k; ++kw) {
+        const int64_t c = ow * s - p + kw * d;
+        const float v = rows[r][c];
+        if (v > best || v != v) best = v, at = row_off[r] + c;
+      }
+    y[ow] = best;
+    if (idx) idx[ow] = at;
+  }
+}
+
+void avg_pool_row(const float* const* rows, int64_t nrows, int64_t w, int64_t k, int64_t s,
+                  int64_t p, int64_t ow0, int64_t ow1, float* y, float div) {
+  const __m256i lanes = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                                           _mm256_set1_epi32(static_cast<int32_t>(s)));
+  const __m256 dv = _mm256_set1_ps(div);
+  int64_t ow = ow0;
+  for (; ow + 8 <= ow1; ow += 8) {
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t r = 0; r < nrows; ++r)
+      for (int64_t kw = 0; kw < k; ++kw)
+        acc = _mm256_add_ps(acc, load_strided(rows[r], w, ow, s, kw - p, lanes));
+    _mm256_storeu_ps(y + ow, _mm256_div_ps(acc, dv));
+  }
+  for (; ow < ow1; ++ow) {
+    float acc = 0.0f;
+    for (int64_t r = 0; r < nrows; ++r)
+      for (int64_t kw = 0; kw < k; ++kw) acc += rows[r][ow * s - p + kw];
+    y[ow] = acc / div;
+  }
+}
+
+void prod_rows(double* acc, const float* rows, int64_t stride, int64_t nrows, int64_t n) {
+  // Four rows multiplied in double per pass over the accumulators.
+  auto row4 = [&](const float* r, int64_t k) { return _mm256_cvtps_pd(_mm_loadu_ps(r + k)); };
+  int64_t j = 0;
+  for (; j + 4 <= nrows; j += 4) {
+    const float* r = rows + j * stride;
+    int64_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+      // A product of two floats is exact in double: two roundings per four rows.
+      const __m256d p01 = _mm256_mul_pd(row4(r, k), row4(r + stride, k));
+      const __m256d p23 = _mm256_mul_pd(row4(r + 2 * stride, k), row4(r + 3 * stride, k));
+      _mm256_storeu_pd(acc + k, _mm256_mul_pd(_mm256_loadu_pd(acc + k), _mm256_mul_pd(p01, p23)));
+    }
+    for (; k < n; ++k)
+      acc[k] *= (double(r[k]) * double(r[stride + k])) *
+                (double(r[2 * stride + k]) * double(r[3 * stride + k]));
+  }
+  for (; j < nrows; ++j) {
+    const float* r = rows + j * stride;
+    int64_t k = 0;
+    for (; k + 4 <= n; k += 4)
+      _mm256_storeu_pd(acc + k, _mm256_mul_pd(_mm256_loadu_pd(acc + k), row4(r, k)));
+    for (; k < n; ++k) acc[k] *= double(r[k]);
+  }
+}
+
+namespace {
+// The sum of n doubles, of their squares with Sq.
+template <bool Sq>
+double sum_f64(const double* p, int64_t n) {
+  __m256d a[4];
+  for (__m256d& v : a) v = _mm256_setzero_pd();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int j = 0; j < 4; ++j) {
+      const __m256d v = _mm256_loadu_pd(p + i + 4 * j);
+      a[j] = Sq ? _mm256_fmadd_pd(v, v, a[j]) : _mm256_add_pd(a[j], v);
+    }
+  alignas(32) double l[4];
+  _mm256_store_pd(l, _mm256_add_pd(_mm256_add_pd(a[0], a[1]), _mm256_add_pd(a[2], a[3])));
+  double t = (l[0] + l[1]) + (l[2] + l[3]);
+  for (; i < n; ++i) t += Sq ? p[i] * p[i] : p[i];
+  return t;
+}
+}  // namespace
+
+double sum(const double* p, int64_t n) { return sum_f64<false>(p, n); }
+double sum_squares(const double* p, int64_t n) { return sum_f64<true>(p, n); }
+
+float max_run(const float* p, int64_t n, bool is_max) {
+  // Four chains of max (min) per lane; NaNs are only noted on the way (vmaxps drops them) and
+  // the first one is looked up at the end.
+  __m256 a[4], nan = _mm256_setzero_ps();
+  for (__m256& v : a) v = _mm256_set1_ps(p[0]);
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32)
+    for (int j = 0; j < 4; ++j) {
+      const __m256 v = _mm256_loadu_ps(p + i + 8 * j);
+      a[j] = is_max ? _mm256_max_ps(a[j], v) : _mm256_min_ps(a[j], v);
+      nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    }
+  for (int j = 1; j < 4; ++j) a[0] = is_max ? _mm256_max_ps(a[0], a[j]) : _mm256_min_ps(a[0], a[j]);
+  alignas(32) float l[8];
+  _mm256_store_ps(l, a[0]);
+  float acc = l[0];
+  for (int j = 1; j < 8; ++j) acc = is_max ? std::max(acc, l[j]) : std::min(acc, l[j]);
+  if (_mm256_movemask_ps(nan) != 0)
+    for (int64_t k = 0;; ++k)
+      if (p[k] != p[k]) return p[k];
+  for (; i < n; ++i) {
+    const float v = p[i];
+    if (v != v) return v;
+    acc = is_max ? std::max(acc, v) : std::min(acc, v);
+  }
+  return acc;
 }
 
 void gelu(const float* x, float* y, int64_t n, bool tanh_form) {
@@ -368,7 +554,16 @@ void gelu_grad(const float* dy, const float* x, float* dx, int64_t n, bool tanh_
   }
 }
 
-double sum(const float* p, int64_t n) {
+namespace {
+template <bool Sq>
+inline __m256 acc8(__m256 a, __m256 v) {
+  return Sq ? _mm256_fmadd_ps(v, v, a) : _mm256_add_ps(a, v);
+}
+
+// The sum of n floats (of their squares with Sq): float lanes over blocks, blocks added in
+// double.
+template <bool Sq>
+double sum_f32(const float* p, int64_t n) {
   constexpr int64_t kBlock = 4096;
   double total = 0;
   for (int64_t b = 0; b < n; b += kBlock) {
@@ -377,22 +572,26 @@ double sum(const float* p, int64_t n) {
            a3 = _mm256_setzero_ps();
     int64_t i = b;
     for (; i + 32 <= e; i += 32) {
-      a0 = _mm256_add_ps(a0, _mm256_loadu_ps(p + i));
-      a1 = _mm256_add_ps(a1, _mm256_loadu_ps(p + i + 8));
-      a2 = _mm256_add_ps(a2, _mm256_loadu_ps(p + i + 16));
-      a3 = _mm256_add_ps(a3, _mm256_loadu_ps(p + i + 24));
+      a0 = acc8<Sq>(a0, _mm256_loadu_ps(p + i));
+      a1 = acc8<Sq>(a1, _mm256_loadu_ps(p + i + 8));
+      a2 = acc8<Sq>(a2, _mm256_loadu_ps(p + i + 16));
+      a3 = acc8<Sq>(a3, _mm256_loadu_ps(p + i + 24));
     }
-    for (; i + 8 <= e; i += 8) a0 = _mm256_add_ps(a0, _mm256_loadu_ps(p + i));
+    for (; i + 8 <= e; i += 8) a0 = acc8<Sq>(a0, _mm256_loadu_ps(p + i));
     const __m256 s = _mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3));
     alignas(32) float lanes[8];
     _mm256_store_ps(lanes, s);
     float t = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
               ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
-    for (; i < e; ++i) t += p[i];
+    for (; i < e; ++i) t += Sq ? p[i] * p[i] : p[i];
     total += t;
   }
   return total;
 }
+}  // namespace
+
+double sum(const float* p, int64_t n) { return sum_f32<false>(p, n); }
+double sum_squares(const float* p, int64_t n) { return sum_f32<true>(p, n); }
 
 namespace {
 

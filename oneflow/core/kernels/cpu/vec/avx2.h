@@ -54,8 +54,31 @@ BinaryKernel<float> div_kernel_f32();
 BinaryKernel<double> div_kernel_f64();
 // start times the product of n floats, in double.
 double prod(const float* p, int64_t n, double start);
-// acc[k] = max(acc[k], row[k]) (min when !is_max) for k < n, a NaN winning, as the reductions.
-void max_rows(float* acc, const float* row, int64_t n, bool is_max);
+// acc[k] = max(acc[k], rows[j * stride + k]) (min when !is_max) for k < n over the rows
+// j < nrows, a NaN winning, as the reductions.
+void max_rows(float* acc, const float* rows, int64_t stride, int64_t nrows, int64_t n, bool is_max);
+// acc[k] *= rows[j * stride + k] for k < n over the rows j < nrows, in double.
+void prod_rows(double* acc, const float* rows, int64_t stride, int64_t nrows, int64_t n);
+// One output row of a 2-D max pool over the columns [ow0, ow1), whose windows lie inside the
+// input rows of w values: y[ow] = the max over the rows rows[r] (r < nrows, pointers into one
+// plane, at flat plane offsets row_off[r]) and the taps kw < k of row[ow * s - p + kw * d];
+// PyTorch's rule (the first maximum, or the last NaN). With idx, also its flat index in the
+// plane (which must be below 2^31).
+void max_pool_row(const float* const* rows, const int64_t* row_off, int64_t nrows, int64_t w,
+                  int64_t k, int64_t s, int64_t p, int64_t d, int64_t ow0, int64_t ow1, float* y,
+                  int64_t* idx);
+// One output row of a 2-D average pool over the columns [ow0, ow1), whose windows lie inside
+// the input rows of w values: y[ow] = the sum over the rows rows[r] (r < nrows) and the taps
+// kw < k of row[ow * s - p + kw], in that order, divided by div.
+void avg_pool_row(const float* const* rows, int64_t nrows, int64_t w, int64_t k, int64_t s,
+                  int64_t p, int64_t ow0, int64_t ow1, float* y, float div);
+// The sum of n doubles.
+double sum(const double* p, int64_t n);
+// The sums of the squares of n floats (blocks summed in double, as sum) and of n doubles.
+double sum_squares(const float* p, int64_t n);
+double sum_squares(const double* p, int64_t n);
+// The largest (smallest when !is_max) of p[0, n), n >= 1; the first NaN when there is one.
+float max_run(const float* p, int64_t n, bool is_max);
 // The activation family's chunk loops (kernels/cpu/activation_chunks.h) built for AVX2 + FMA
 // (vec/activation_avx2.cpp), for float and double: y = f(x) and dx = dy * f'(x) for
 // n <= kChunk contiguous values; t and u are kChunk-sized scratch buffers.

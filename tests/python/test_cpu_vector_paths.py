@@ -1,0 +1,253 @@
+"""The vectorised CPU paths of the pools and reductions against PyTorch: max and average pooling
+(the columns whose windows lie inside the input run eight at a time), amax/amin/max/min/argmax
+along a contiguous dim, prod and sums along outer dims, float64 sums and the one-pass 2-norm.
+Each case also runs in a process capped at the lower vector tiers (ONEFLOW_CPU_CAPABILITY), so
+the SSE2 fallbacks are checked on machines with AVX2."""
+
+import itertools
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+import oneflow as flow
+
+
+def _pool_input(rng, shape):
+    # NaNs, -infs and ties (rounded values) exercise PyTorch's index rule: the first maximum,
+    # replaced by any later NaN.
+    a = np.round(rng.standard_normal(shape), 1).astype(np.float32)
+    a[rng.random(shape) < 0.02] = np.nan
+    a[rng.random(shape) < 0.02] = -np.inf
+    return a
+
+
+def _geometries():
+    for (h, w), k, s, p, d, ceil in itertools.product(
+        [(7, 9), (16, 40), (5, 100), (1, 37)],
+        (1, 2, 3, 5),
+        (1, 2, 3),
+        (0, 1, 2),
+        (1, 2),
+        (False, True),
+    ):
+        if p <= k // 2 and (k - 1) * d + 1 <= min(h, w) + 2 * p:
+            yield h, w, k, s, p, d, ceil
+
+
+def test_max_pool2d_values_and_indices_like_torch():
+    rng = np.random.default_rng(0)
+    checked = 0
+    for h, w, k, s, p, d, ceil in _geometries():
+        a = _pool_input(rng, (2, 3, h, w))
+        args = (k, s, p, d)
+        tv, ti = torch.nn.functional.max_pool2d(
+            torch.tensor(a), *args, ceil_mode=ceil, return_indices=True
+        )
+        if (ti.numpy() < 0).any() or (ti.numpy() >= h * w).any():
+            continue  # a window wholly in the padding: PyTorch's index points nowhere
+        fv, fi = flow.nn.functional.max_pool2d(
+            flow.tensor(a), *args, ceil_mode=ceil, return_indices=True
+        )
+        plain = flow.nn.functional.max_pool2d(flow.tensor(a), *args, ceil_mode=ceil)
+        what = f"{(h, w)} k={k} s={s} p={p} d={d} ceil={ceil}"
+        np.testing.assert_array_equal(fi.numpy(), ti.numpy(), err_msg=what)
+        np.testing.assert_array_equal(fv.numpy(), tv.numpy(), err_msg=what)  # NaNs compare equal
+        np.testing.assert_array_equal(plain.numpy(), tv.numpy(), err_msg=what)
+        checked += 1
+    assert checked >= 300
+
+
+@pytest.mark.parametrize("dims", [1, 3])
+def test_max_pool_1d_3d_like_torch(dims):
+    rng = np.random.default_rng(dims)
+    shape = (2, 3, 50) if dims == 1 else (2, 3, 9, 10, 30)
+    fn = f"max_pool{dims}d"
+    for k, s, p in [(3, 2, 1), (2, 2, 0), (3, 1, 1), (5, 3, 2)]:
+        a = _pool_input(rng, shape)
+        tv, ti = getattr(torch.nn.functional, fn)(torch.tensor(a), k, s, p, return_indices=True)
+        fv, fi = getattr(flow.nn.functional, fn)(flow.tensor(a), k, s, p, return_indices=True)
+        np.testing.assert_array_equal(fi.numpy(), ti.numpy())
+        np.testing.assert_array_equal(fv.numpy(), tv.numpy())
+
+
+def test_max_pool2d_gradient_like_torch():
+    a = np.random.default_rng(3).standard_normal((2, 4, 21, 35)).astype(np.float32)
+    g = np.random.default_rng(4).standard_normal((2, 4, 11, 18)).astype(np.float32)
+    grads = []
+    for lib in (flow, torch):
+        x = lib.tensor(a, requires_grad=True)
+        lib.nn.functional.max_pool2d(x, 3, 2, 1).backward(lib.tensor(g))
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6, atol=1e-6)
+
+
+def test_avg_pool2d_values_and_gradients_like_torch():
+    rng = np.random.default_rng(1)
+    checked = 0
+    for (h, w), k, s, p, ceil, include_pad, div in itertools.product(
+        [(7, 9), (16, 40), (5, 100)],
+        (1, 2, 3, 5),
+        (1, 2, 3),
+        (0, 1, 2),
+        (False, True),
+        (False, True),
+        (None, 7),
+    ):
+        if p > k // 2 or k > min(h, w) + 2 * p:
+            continue
+        a = rng.standard_normal((2, 3, h, w)).astype(np.float32)
+        kw = dict(ceil_mode=ceil, count_include_pad=include_pad, divisor_override=div)
+        tx, fx = torch.tensor(a, requires_grad=True), flow.tensor(a, requires_grad=True)
+        ty = torch.nn.functional.avg_pool2d(tx, k, s, p, **kw)
+        fy = flow.nn.functional.avg_pool2d(fx, k, s, p, **kw)
+        what = f"{(h, w)} k={k} s={s} p={p} {kw}"
+        # float32 sums of at most 25 taps in another order: a few ulp.
+        np.testing.assert_allclose(
+            fy.detach().numpy(), ty.detach().numpy(), rtol=1e-5, atol=1e-6, err_msg=what
+        )
+        g = rng.standard_normal(tuple(ty.shape)).astype(np.float32)
+        ty.backward(torch.tensor(g))
+        fy.backward(flow.tensor(g))
+        np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)
+        checked += 1
+    assert checked > 400
+
+
+def _with_nans(rng, shape):
+    a = rng.standard_normal(shape).astype(np.float32)
+    a[rng.random(shape) < 0.002] = np.nan
+    a.flat[:: max(1, a.size // 7)] = 0.0  # zeros of both signs tie
+    a.flat[1 :: max(1, a.size // 5)] = -0.0
+    return a
+
+
+@pytest.mark.parametrize("shape", [(1024, 1024), (37, 300), (5, 7), (300, 37), (1000, 3), (3, 64)])
+def test_extreme_reductions_along_each_dim_like_torch(shape):
+    rng = np.random.default_rng(sum(shape))
+    a = _with_nans(rng, shape)
+    f, t = flow.tensor(a), torch.tensor(a)
+    for d in (0, 1, -1):
+        for name in ("amax", "amin"):
+            np.testing.assert_array_equal(
+                getattr(flow, name)(f, d).numpy(), getattr(torch, name)(t, d).numpy()
+            )
+        for name in ("max", "min"):
+            fv, fi = getattr(flow, name)(f, d)
+            tv, ti = getattr(torch, name)(t, d)
+            np.testing.assert_array_equal(fi.numpy(), ti.numpy(), err_msg=f"{name} dim {d}")
+            np.testing.assert_array_equal(fv.numpy(), tv.numpy())
+        for name in ("argmax", "argmin"):
+            np.testing.assert_array_equal(
+                getattr(flow, name)(f, d).numpy(), getattr(torch, name)(t, d).numpy()
+            )
+    clean = np.nan_to_num(a)
+    assert float(flow.amax(flow.tensor(clean))) == float(torch.amax(torch.tensor(clean)))
+    assert np.isnan(float(flow.amax(f))) == bool(np.isnan(a).any())
+
+
+@pytest.mark.parametrize("shape", [(1024, 1024), (37, 300), (300, 37), (7, 5)])
+def test_prod_and_float64_sums_like_torch(shape):
+    rng = np.random.default_rng(7)
+    a = rng.uniform(0.5, 1.5, shape).astype(np.float32)
+    a[rng.random(shape) < 0.01] *= -1
+    d64 = rng.standard_normal(shape)
+    for d in (0, 1, None):
+        fa = flow.prod(flow.tensor(a), d) if d is not None else flow.prod(flow.tensor(a))
+        ta = (
+            torch.prod(torch.tensor(a).double(), d)
+            if d is not None
+            else torch.prod(torch.tensor(a).double())
+        )
+        # Products accumulate in double: the float32 result is the correctly rounded one (to a
+        # few ulp) of the exact product.
+        np.testing.assert_allclose(fa.numpy(), ta.numpy().astype(np.float32), rtol=4e-7)
+        fs = flow.sum(flow.tensor(d64), d) if d is not None else flow.sum(flow.tensor(d64))
+        ts = torch.sum(torch.tensor(d64), d) if d is not None else torch.sum(torch.tensor(d64))
+        np.testing.assert_allclose(fs.numpy(), ts.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_vector_norm_values_and_gradients_like_torch(dtype):
+    rng = np.random.default_rng(11)
+    rtol = 1e-5 if dtype == "float32" else 1e-12
+    for shape, dim in [
+        ((5, 7), None),
+        ((5, 7), 0),
+        ((5, 7), 1),
+        ((4, 5, 6), (0, 2)),
+        ((1000, 3), 1),
+        ((3, 1000), 0),
+        ((70000,), None),
+        ((0, 3), 1),
+        ((), None),
+    ]:
+        a = rng.standard_normal(shape).astype(dtype)
+        for keepdim in (False, True):
+            fx, tx = flow.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+            fy = flow.linalg.vector_norm(fx, dim=dim, keepdim=keepdim)
+            ty = torch.linalg.vector_norm(tx, dim=dim, keepdim=keepdim)
+            assert tuple(fy.shape) == tuple(ty.shape)
+            np.testing.assert_allclose(fy.detach().numpy(), ty.detach().numpy(), rtol=rtol)
+            if a.size:
+                fy.sum().backward()
+                ty.sum().backward()
+                np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), rtol=rtol, atol=rtol)
+    # A transposed input, and flow.norm / matrix_norm("fro") on the same path.
+    a = rng.standard_normal((6, 8)).astype(dtype)
+    np.testing.assert_allclose(
+        flow.linalg.vector_norm(flow.tensor(a).t(), dim=1).numpy(),
+        torch.linalg.vector_norm(torch.tensor(a).t(), dim=1).numpy(),
+        rtol=rtol,
+    )
+    np.testing.assert_allclose(
+        flow.linalg.matrix_norm(flow.tensor(a)).numpy(),
+        torch.linalg.matrix_norm(torch.tensor(a)).numpy(),
+        rtol=rtol,
+    )
+
+
+def test_norm_gradient_is_zero_where_the_norm_is_zero():
+    # d|x|/dx at x = 0: PyTorch gives 0; sqrt(sum(x * x)) would give NaN.
+    for lib in (flow, torch):
+        x = lib.zeros(2, 3, requires_grad=True)
+        lib.norm(x, dim=1).sum().backward()
+        assert x.grad.numpy().tolist() == [[0.0] * 3] * 2, lib.__name__
+    rows = np.array([[0.0, 0.0, 0.0], [1.0, 2.0, 2.0]], dtype=np.float32)
+    grads = []
+    for lib in (flow, torch):
+        x = lib.tensor(rows, requires_grad=True)
+        lib.nn.functional.normalize(x, dim=1).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6)
+
+
+def test_vector_norm_of_half_types_and_bad_dtypes_like_torch():
+    for name in ("float16", "bfloat16"):
+        v = [1.0, 2.0, 3.0, 250.0]
+        f = flow.linalg.vector_norm(flow.tensor(v, dtype=getattr(flow, name)))
+        t = torch.linalg.vector_norm(torch.tensor(v, dtype=getattr(torch, name)))
+        assert f.dtype == getattr(flow, name)
+        assert float(f) == float(t)
+    for lib in (flow, torch):
+        with pytest.raises(RuntimeError):
+            lib.linalg.vector_norm(lib.tensor([1, 2]))
+
+
+@pytest.mark.skipif(
+    "ONEFLOW_CPU_CAPABILITY" in os.environ, reason="already running at a capped tier"
+)
+@pytest.mark.parametrize("tier", ["avx2", "default"])
+def test_lower_tiers_match_torch(tier):
+    env = dict(os.environ, ONEFLOW_CPU_CAPABILITY=tier)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", __file__],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
