@@ -7,5 +7,8 @@ cd "$root"
 build="${BUILD_DIR:-build}"
 python="${PYTHON:-$root/.venv/bin/python}"
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
+# Paths under the checkout are hashed relative to the build directory, so a fresh clone elsewhere
+# (CI) hits the cache its earlier builds filled.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
 cmake -S . -B "$build" -G Ninja -DPython_EXECUTABLE="$python" "$@" >/dev/null
 ninja -C "$build" -j "${JOBS:-$(nproc)}"
