@@ -87,7 +87,7 @@ void copy_cpu(const Tensor& src, const Tensor& dst) {
   std::array<std::vector<int64_t>, 2> strides = {cpu::broadcast_byte_strides(dst, shape),
                                                  cpu::broadcast_byte_strides(src, shape)};
   std::array<char*, 2> ptrs = {static_cast<char*>(dst->data()), static_cast<char*>(src->data())};
-  const bool wide = cpu::wide_loops();
+  const auto tier = cpu::loop_tier();
   visit_dtype(src->dtype(), [&]<typename S>() {
     visit_dtype(dst->dtype(), [&]<typename D>() {
       cpu::strided_loop<2>(shape, strides, ptrs,
@@ -95,18 +95,18 @@ void copy_cpu(const Tensor& src, const Tensor& dst) {
                              D* o = reinterpret_cast<D*>(p[0]);
                              const S* x = reinterpret_cast<const S*>(p[1]);
                              if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
-                               cpu::run_loop(wide, [&] {
+                               cpu::run_loop(tier, [&] {
                                  for (int64_t i = 0; i < n; ++i) o[i] = cast_value<D>(x[i]);
                                });
                              } else if (s[0] == sizeof(D) && s[1] == 0) {
                                // a broadcast value (the gradient of a sum, expand): a fill
                                const D v = cast_value<D>(*x);
-                               cpu::run_loop(wide, [&] {
+                               cpu::run_loop(tier, [&] {
                                  for (int64_t i = 0; i < n; ++i) o[i] = v;
                                });
                              } else if (s[0] == sizeof(D) && s[1] == -int64_t(sizeof(S))) {
                                // a reversed run (flip): vectorises with a lane permute
-                               cpu::run_loop(wide, [&] {
+                               cpu::run_loop(tier, [&] {
                                  for (int64_t i = 0; i < n; ++i) o[i] = cast_value<D>(x[-i]);
                                });
                              } else {
@@ -163,7 +163,7 @@ void Fill::compute_cpu(const TensorList&, const TensorList& out, const Attrs& at
   const bool exact_int = attrs.has("int_value");
   const int64_t int_value = exact_int ? attrs.get<int64_t>("int_value") : 0;
   const int64_t n = out[0]->numel();
-  const bool wide = cpu::wide_loops();
+  const auto tier = cpu::loop_tier();
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     const T v = exact_int ? cast_value<T>(int_value) : cast_value<T>(value);
     T* o = out[0]->data_as<T>();
@@ -173,7 +173,7 @@ void Fill::compute_cpu(const TensorList&, const TensorList& out, const Attrs& at
     for (int64_t b = 0; b < blocks; ++b) {
       T* p = o + b * kBlock;
       const int64_t m = std::min(kBlock, n - b * kBlock);
-      cpu::run_loop(wide, [&] {
+      cpu::run_loop(tier, [&] {
         for (int64_t i = 0; i < m; ++i) p[i] = v;
       });
     }

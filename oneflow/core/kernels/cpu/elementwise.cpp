@@ -70,7 +70,7 @@ void Where::compute_cpu(const TensorList& in, const TensorList& out, const Attrs
   std::array<char*, 4> ptrs = {static_cast<char*>(out[0]->data()),
                                static_cast<char*>(in[0]->data()), static_cast<char*>(in[1]->data()),
                                static_cast<char*>(in[2]->data())};
-  const bool wide = cpu::wide_loops();
+  const auto tier = cpu::loop_tier();
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     cpu::strided_loop<4>(shape, strides, ptrs,
                          [&](std::array<char*, 4> p, const auto& s, int64_t n) {
@@ -80,7 +80,7 @@ void Where::compute_cpu(const TensorList& in, const TensorList& out, const Attrs
                              const bool* c = reinterpret_cast<const bool*>(p[1]);
                              const T* a = reinterpret_cast<const T*>(p[2]);
                              const T* b = reinterpret_cast<const T*>(p[3]);
-                             cpu::run_loop(wide, [&] {
+                             cpu::run_loop(tier, [&] {
                                for (int64_t i = 0; i < n; ++i) o[i] = c[i] ? a[i] : b[i];
                              });
                              return;

@@ -15,22 +15,29 @@
 
 namespace oneflow::cpu {
 
-// Runs f() compiled for AVX-512 (f is inlined here, so its loops vectorise 16 floats wide).
-// Memory-bound loops need the 64-byte stores on such CPUs: with 16-byte ones a 4 MB relu took
-// twice as long. Call it only where capability() is kAvx512 (wide_loops()).
+// Runs f() compiled for AVX-512 / AVX2 (f is inlined here, so its loops vectorise 16 / 8 floats
+// wide). Memory-bound loops need the wide stores: with 16-byte ones a 4 MB relu took twice as
+// long on an AVX-512 CPU. Call each only where capability() has that tier (loop_tier()).
 template <typename F>
 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,prefer-vector-width=512"))) inline void
 avx512_loop(F&& f) {
   f();
 }
-
-inline bool wide_loops() { return capability() == Capability::kAvx512; }
-
-// Runs body() through avx512_loop when `wide`, else as built.
 template <typename F>
-inline void run_loop(bool wide, F&& body) {
-  if (wide)
+__attribute__((target("avx2"))) inline void avx2_loop(F&& f) {
+  f();
+}
+
+// The tier run_loop compiles its bodies for (read once per kernel call).
+inline Capability loop_tier() { return capability(); }
+
+// Runs body() through the loop built for `tier`.
+template <typename F>
+inline void run_loop(Capability tier, F&& body) {
+  if (tier == Capability::kAvx512)
     avx512_loop(body);
+  else if (tier == Capability::kAvx2)
+    avx2_loop(body);
   else
     body();
 }
@@ -146,23 +153,23 @@ template <typename T, typename Op>
 void binary_loop(const Tensor& a, const Tensor& b, const Tensor& out, Op op) {
   using C = compute_t<T>;
   constexpr int64_t sz = sizeof(T);
-  const bool wide = wide_loops();
+  const auto tier = loop_tier();
   tensor_loop<3>({out, a, b}, [&](std::array<char*, 3> p, const auto& s, int64_t n) {
     T* o = reinterpret_cast<T*>(p[0]);
     const T* x = reinterpret_cast<const T*>(p[1]);
     const T* y = reinterpret_cast<const T*>(p[2]);
     if (s[0] == sz && s[1] == sz && s[2] == sz) {
-      run_loop(wide, [&] {
+      run_loop(tier, [&] {
         for (int64_t i = 0; i < n; ++i) o[i] = T(op(C(x[i]), C(y[i])));
       });
     } else if (s[0] == sz && s[1] == sz && s[2] == 0) {
       const C yv = C(*y);
-      run_loop(wide, [&] {
+      run_loop(tier, [&] {
         for (int64_t i = 0; i < n; ++i) o[i] = T(op(C(x[i]), yv));
       });
     } else if (s[0] == sz && s[1] == 0 && s[2] == sz) {
       const C xv = C(*x);
-      run_loop(wide, [&] {
+      run_loop(tier, [&] {
         for (int64_t i = 0; i < n; ++i) o[i] = T(op(xv, C(y[i])));
       });
     } else if (s[0] == sz && s[1] == 0 && s[2] == 0) {
@@ -205,12 +212,12 @@ void unary_loop(const Tensor& a, const Tensor& out, Op op) {
                                                  broadcast_byte_strides(a, shape)};
   std::array<char*, 2> ptrs = {static_cast<char*>(out->data()), static_cast<char*>(a->data())};
   constexpr int64_t sz = sizeof(T);
-  const bool wide = wide_loops();
+  const auto tier = loop_tier();
   strided_loop<2>(shape, strides, ptrs, [&](std::array<char*, 2> p, const auto& s, int64_t n) {
     T* o = reinterpret_cast<T*>(p[0]);
     const T* x = reinterpret_cast<const T*>(p[1]);
     if (s[0] == sz && s[1] == sz) {
-      run_loop(wide, [&] {
+      run_loop(tier, [&] {
         for (int64_t i = 0; i < n; ++i) o[i] = T(op(C(x[i])));
       });
     } else if (s[0] == sz && s[1] == 0) {

@@ -664,7 +664,7 @@ void Compare<K>::compute_cpu(const TensorList& in, const TensorList& out, const 
   std::array<char*, 3> ptrs = {static_cast<char*>(out[0]->data()),
                                static_cast<char*>(in[0]->data()),
                                static_cast<char*>(in[1]->data())};
-  const bool wide = cpu::wide_loops();
+  const auto tier = cpu::loop_tier();
   visit_dtype(in[0]->dtype(), [&]<typename T>() {
     using C = compute_t<T>;
     cpu::strided_loop<3>(shape, strides, ptrs,
@@ -676,12 +676,12 @@ void Compare<K>::compute_cpu(const TensorList& in, const TensorList& out, const 
                            if (s[0] == 1 && s[1] == sz && (s[2] == sz || s[2] == 0)) {
                              if (s[2] == 0) {  // against one value (x > 0)
                                const C yv = C(*y);
-                               cpu::run_loop(wide, [&] {
+                               cpu::run_loop(tier, [&] {
                                  for (int64_t i = 0; i < n; ++i)
                                    o[i] = compare_value<K>(C(x[i]), yv);
                                });
                              } else {
-                               cpu::run_loop(wide, [&] {
+                               cpu::run_loop(tier, [&] {
                                  for (int64_t i = 0; i < n; ++i)
                                    o[i] = compare_value<K>(C(x[i]), C(y[i]));
                                });
