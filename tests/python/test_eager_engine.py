@@ -418,6 +418,37 @@ def test_queue_is_bounded_in_instructions_and_bytes():
     print(r.stdout)
 
 
+def test_large_dropped_results_queue_ahead_in_bounded_memory():
+    # An output that takes over a dropped result's buffer adds no memory, so it does not count
+    # against the byte budget: the program runs ahead (one wake-up per stretch of ops, not per
+    # op). Results that are kept still count: few of them are in flight at once.
+    r = _run(
+        """
+        import resource, oneflow as flow
+        x = flow.ones(4 * 1024 * 1024)  # 16 MiB
+        x.sum().item()
+        base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        dropped = 0
+        for _ in range(60):
+            x.exp()
+            dropped = max(dropped, flow._oneflow_internal.pending_instructions())
+        flow.cpu.synchronize()
+        grew = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024
+        kept, results = 0, []
+        for _ in range(12):
+            results.append(x.exp())
+            kept = max(kept, flow._oneflow_internal.pending_instructions())
+        flow.cpu.synchronize()
+        print(f"most queued: {dropped} dropped, {kept} kept; growth {grew:.0f} MiB")
+        assert dropped >= 8, dropped
+        assert grew < 100, grew
+        assert kept <= 2, kept
+        """
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    print(r.stdout)
+
+
 def test_fork_after_the_engine_started():
     r = _run(
         """

@@ -96,8 +96,16 @@ class CpuStream {
     std::unique_lock<std::mutex> lk(mu_);
     if (!started_) start();
     reclaim_locked();
-    while (!has_space(bytes)) {
-      const uint64_t target = space_target(bytes);
+    // An output that will take a dead queued storage's memory (below) adds nothing to what is
+    // in flight: only the others count against the byte budget. A stream of large ops whose
+    // results are dropped then queues ahead instead of waiting once per op.
+    size_t new_bytes = bytes;
+    if (fresh_outputs)
+      for (const Tensor& t : outputs)
+        if (reusable(t) && dead_storage(t->storage()->nbytes()) != nullptr)
+          new_bytes -= t->storage()->nbytes();
+    while (!has_space(new_bytes)) {
+      const uint64_t target = space_target(new_bytes);
       lk.unlock();
       release_reclaimed();
       wait_until(target);
@@ -107,12 +115,13 @@ class CpuStream {
     std::shared_ptr<Storage> unused;  // freed after the lock: never written
     if (fresh_outputs)
       for (const Tensor& t : outputs) {
+        if (!reusable(t)) continue;
         const size_t n = t->storage()->nbytes();
-        if (n < kReuseMinBytes || t->device().type != DeviceType::kCPU) continue;
         if (Storage* dead = dead_storage(n)) {
           unused = t->storage();
           t->replace_storage(std::make_shared<Storage>(*dead));
           reused_.fetch_add(1, kRelaxed);
+          bytes -= n;
         }
       }
     const uint64_t seq = ++issued_;
@@ -150,6 +159,10 @@ class CpuStream {
   // Under mu_: a storage of nbytes whose tensor only queued instructions (or this thread's
   // reclaimed, unreleased ones) still reference (see eager::enqueue), or null. The latest
   // instructions first: their buffers are still in cache.
+  static bool reusable(const Tensor& t) {
+    return t->storage()->nbytes() >= kReuseMinBytes && t->device().type == DeviceType::kCPU;
+  }
+
   Storage* dead_storage(size_t nbytes) {
     const uint64_t stop = std::max(reclaimed_, issued_ > kReuseScan ? issued_ - kReuseScan : 0);
     for (uint64_t seq = issued_; seq > stop; --seq) {

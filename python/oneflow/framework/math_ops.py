@@ -131,15 +131,22 @@ def isreal(input):
     return _C.eq(input, input) | _C.ne(input, input)
 
 
-def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
-    if not _is_float(input.dtype):
-        return _C.clone(input)
-    from oneflow.framework.dtype_info import finfo
+_FLOAT_MAX = {}  # dtype -> finfo(dtype).max, the default replacement of +inf
+_NAN_TO_NUM = _C._activation_kinds["nan_to_num"]
 
-    info = finfo(input.dtype)
-    posinf = info.max if posinf is None else posinf
-    neginf = info.min if neginf is None else neginf
-    return _C._activation(_C._activation_kinds["nan_to_num"], input, nan, posinf, neginf)
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    dtype = input.dtype
+    if not _is_float(dtype):
+        return _C.clone(input)
+    big = _FLOAT_MAX.get(dtype)
+    if big is None:
+        from oneflow.framework.dtype_info import finfo
+
+        big = _FLOAT_MAX[dtype] = finfo(dtype).max
+    posinf = big if posinf is None else posinf
+    neginf = -big if neginf is None else neginf
+    return _C._activation(_NAN_TO_NUM, input, nan, posinf, neginf)
 
 
 def logit(input, eps=None):

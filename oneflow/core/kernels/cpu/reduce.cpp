@@ -811,25 +811,29 @@ void CumExtreme<K>::compute_cpu(const TensorList& in, const TensorList& out,
     T* vals = out[0]->data_as<T>();
     int64_t* idxs = out[1]->data_as<int64_t>();
     for_each_line(x->shape(), x->strides(), dim, [&](int64_t l, int64_t off) {
+      // Locals, not the captures: the stores below could alias those, and the loop would
+      // reload every bound and pointer per element.
+      const int64_t n = len, xs = step, os = ostep;
       const T* p = base + off;
-      const int64_t o = out_offsets[l];
+      T* v_out = vals + out_offsets[l];
+      int64_t* i_out = idxs + out_offsets[l];
       C best = C(p[0]);
       int64_t at = 0, i = 0;
-      for (; i < len; ++i) {
-        const C v = C(p[i * step]);
+      for (; i < n; ++i) {
+        const C v = C(p[i * xs]);
         if (K == ReduceFn::kMax ? v >= best : v <= best) {
           best = v;
           at = i;
         } else if (v != v) {
           break;  // a NaN stays the running extreme
         }
-        vals[o + i * ostep] = T(best);
-        idxs[o + i * ostep] = at;
+        v_out[i * os] = T(best);
+        i_out[i * os] = at;
       }
-      for (int64_t nan_at = i; i < len; ++i) {  // each later NaN takes the index (PyTorch)
-        if (C(p[i * step]) != C(p[i * step])) nan_at = i;
-        vals[o + i * ostep] = p[nan_at * step];
-        idxs[o + i * ostep] = nan_at;
+      for (int64_t nan_at = i; i < n; ++i) {  // each later NaN takes the index (PyTorch)
+        if (C(p[i * xs]) != C(p[i * xs])) nan_at = i;
+        v_out[i * os] = p[nan_at * xs];
+        i_out[i * os] = nan_at;
       }
     });
   });
