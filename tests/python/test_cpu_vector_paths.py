@@ -1,8 +1,10 @@
 """The vectorised CPU paths of the pools and reductions against PyTorch: max and average pooling
 (the columns whose windows lie inside the input run eight at a time), amax/amin/max/min/argmax
-along a contiguous dim, prod and sums along outer dims, float64 sums and the one-pass 2-norm.
-Each case also runs in a process capped at the lower vector tiers (ONEFLOW_CPU_CAPABILITY), so
-the SSE2 fallbacks are checked on machines with AVX2."""
+along a contiguous dim, prod and sums along outer dims, float64 sums and the one-pass 2-norm;
+the elementwise driver's loops (built per tier) on broadcast operands, nan_to_num, cummax/cummin
+lines and the one-pass cat of contiguous inputs. Each case also runs in a process capped at the
+lower vector tiers (ONEFLOW_CPU_CAPABILITY), so the SSE2 fallbacks are checked on machines with
+AVX2."""
 
 import itertools
 import os
@@ -235,6 +237,73 @@ def test_vector_norm_of_half_types_and_bad_dtypes_like_torch():
     for lib in (flow, torch):
         with pytest.raises(RuntimeError):
             lib.linalg.vector_norm(lib.tensor([1, 2]))
+
+
+def test_relu_gradient_and_broadcast_binaries_like_torch():
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((300, 257)).astype(np.float32)
+    a[rng.random(a.shape) < 0.05] = np.nan
+    row = rng.standard_normal(257).astype(np.float32)
+    for lib in (flow, torch):
+        x = lib.tensor(a, requires_grad=True)
+        r = lib.tensor(row)
+        y = lib.relu(x)
+        (y.sum() * 3).backward()  # a broadcast (stride 0) gradient into relu's backward
+        out = [y, x.grad, x + r, x * r, x / r, x - r, lib.maximum(x, r), x > r, x <= r]
+        if lib is flow:
+            got = [t.detach().numpy() for t in out]
+        else:
+            want = [t.detach().numpy() for t in out]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_nan_to_num_like_torch(dtype):
+    v = [float("nan"), float("inf"), -float("inf"), 1.5, -0.0, 65504.0] * 300
+    for args in [(), (1.0, 2.0, -3.0), (0.5, None, None)]:
+        f = flow.nan_to_num(flow.tensor(v, dtype=getattr(flow, dtype)), *args)
+        t = torch.nan_to_num(torch.tensor(v, dtype=getattr(torch, dtype)), *args)
+        assert f.dtype == getattr(flow, dtype)
+        np.testing.assert_array_equal(f.float().numpy(), t.float().numpy())
+
+
+@pytest.mark.parametrize("fn", ["cummax", "cummin"])
+def test_cum_extremes_along_lines_like_torch(fn):
+    rng = np.random.default_rng(6)
+    a = np.round(rng.standard_normal((37, 300)), 1).astype(np.float32)
+    a[rng.random(a.shape) < 0.01] = np.nan
+    for dim, transpose in [(1, False), (-1, False), (0, True), (1, True)]:
+        f, t = flow.tensor(a), torch.tensor(a)
+        if transpose:  # strided lines
+            f, t = f.t(), t.t()
+        fv, fi = getattr(flow, fn)(f, dim)
+        tv, ti = getattr(torch, fn)(t, dim)
+        np.testing.assert_array_equal(fv.numpy(), tv.numpy())
+        np.testing.assert_array_equal(fi.numpy(), ti.numpy())
+
+
+@pytest.mark.parametrize(
+    "shapes,dim",
+    [
+        ([(3, 40000), (3, 1), (3, 0), (3, 20000)], 1),  # rows longer than a 64 KiB piece
+        ([(5000, 7), (5000, 3)], 1),  # many short rows
+        ([(300000,), (5,), (0,), (70000,)], 0),  # one row: split into pieces
+        ([(4, 6, 5), (4, 1, 5), (4, 9, 5)], 1),
+        ([(2, 3, 50000), (2, 3, 1)], -1),
+        ([(1024, 256)] * 4, 0),
+    ],
+)
+@pytest.mark.parametrize("dtype", ["float32", "int8", "float64"])
+def test_cat_of_contiguous_inputs_like_numpy(shapes, dim, dtype):
+    rng = np.random.default_rng(7)
+    parts = [(rng.standard_normal(s) * 50).astype(dtype) for s in shapes]
+    got = flow.cat([flow.tensor(p) for p in parts], dim).numpy()
+    np.testing.assert_array_equal(got, np.concatenate(parts, dim))
+    # mixed: one strided part takes the per-input copies
+    mixed = [flow.tensor(p) for p in parts]
+    mixed[0] = flow.tensor(np.ascontiguousarray(np.swapaxes(parts[0], 0, -1))).transpose(0, -1)
+    np.testing.assert_array_equal(flow.cat(mixed, dim).numpy(), np.concatenate(parts, dim))
 
 
 @pytest.mark.skipif(

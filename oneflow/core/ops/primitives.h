@@ -59,7 +59,7 @@ class Relu final : public Primitive {
   OF_PRIMITIVE_KERNELS
 };
 
-// relu_grad(dy, y) = dy where y > 0, else 0.
+// relu_grad(dy, y) = 0 where y <= 0, else dy (a NaN y passes dy, as PyTorch).
 class ReluGrad final : public BinaryElementwise {
  public:
   const char* name() const override { return "relu_grad"; }

@@ -60,8 +60,11 @@ OF_ACT_RULE C act_value(C x, const ActParams<C>& p) {
   } else if constexpr (K == ActFn::kThreshold) {
     return x <= p.a ? p.b : x;
   } else if constexpr (K == ActFn::kNanToNum) {  // a replaces NaN, b +inf, c -inf
+    // Three independent selects (three compares and blends per vector) rather than nested ones.
     const C inf = C(INFINITY);
-    return x != x ? p.a : (x == inf ? p.b : (x == -inf ? p.c : x));
+    C r = x == inf ? p.b : x;
+    r = x == -inf ? p.c : r;
+    return x != x ? p.a : r;
   } else if constexpr (K == ActFn::kClamp) {
     const C lo = x < p.a ? p.a : x;  // NaN stays NaN
     return lo > p.b ? p.b : lo;

@@ -111,7 +111,7 @@ void Relu::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     using C = compute_t<T>;
     if constexpr (!std::is_same_v<T, bool>)
-      unary_loop<T>(in[0], out[0], [](C x) { return x > C(0) ? x : C(0); });
+      unary_loop<T>(in[0], out[0], [](C x) { return x < C(0) ? C(0) : x; });  // NaN, -0.0 pass
   });
 }
 
@@ -136,7 +136,7 @@ void ReluGrad::compute_cpu(const TensorList& in, const TensorList& out, const At
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     using C = compute_t<T>;
     if constexpr (!std::is_same_v<T, bool>)
-      binary_loop<T>(in[0], in[1], out[0], [](C dy, C y) { return y > C(0) ? dy : C(0); });
+      binary_loop<T>(in[0], in[1], out[0], [](C dy, C y) { return y <= C(0) ? C(0) : dy; });
   });
 }
 

@@ -46,14 +46,14 @@ struct AndOp {
 struct ReluOp {
   template <typename C>
   __device__ C operator()(C x) const {
-    return x > C(0) ? x : C(0);
+    return x < C(0) ? C(0) : x;  // NaN and -0.0 pass through (PyTorch)
   }
 };
-// relu_grad(dy, y) = dy where y > 0, else 0.
+// relu_grad(dy, y) = 0 where y <= 0, else dy (a NaN y passes dy, as PyTorch).
 struct ReluGradOp {
   template <typename C>
   __device__ C operator()(C dy, C y) const {
-    return y > C(0) ? dy : C(0);
+    return y <= C(0) ? C(0) : dy;
   }
 };
 
