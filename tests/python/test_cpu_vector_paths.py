@@ -2,9 +2,9 @@
 (the columns whose windows lie inside the input run eight at a time), amax/amin/max/min/argmax
 along a contiguous dim, prod and sums along outer dims, float64 sums and the one-pass 2-norm;
 the elementwise driver's loops (built per tier) on broadcast operands, nan_to_num, cummax/cummin
-lines and the one-pass cat of contiguous inputs. Each case also runs in a process capped at the
-lower vector tiers (ONEFLOW_CPU_CAPABILITY), so the SSE2 fallbacks are checked on machines with
-AVX2."""
+lines, the one-pass cat of contiguous inputs and the radix sort of long lines. Each case also
+runs in a process capped at the lower vector tiers (ONEFLOW_CPU_CAPABILITY), so the SSE2
+fallbacks are checked on machines with AVX2."""
 
 import itertools
 import os
@@ -304,6 +304,47 @@ def test_cat_of_contiguous_inputs_like_numpy(shapes, dim, dtype):
     mixed = [flow.tensor(p) for p in parts]
     mixed[0] = flow.tensor(np.ascontiguousarray(np.swapaxes(parts[0], 0, -1))).transpose(0, -1)
     np.testing.assert_array_equal(flow.cat(mixed, dim).numpy(), np.concatenate(parts, dim))
+
+
+@pytest.mark.parametrize(
+    "dtype", ["float32", "float16", "bfloat16", "int32", "int16", "int8", "uint8", "bool"]
+)
+@pytest.mark.parametrize("descending", [False, True])
+def test_long_lines_sort_by_radix_like_torch(dtype, descending):
+    # Lines of 1024 and more sort their 32-bit keys by radix: ties keep index order (stable),
+    # NaN last (first descending), -0.0 equal to 0.0.
+    rng = np.random.default_rng(8)
+    a = np.round(rng.standard_normal((3, 3000)) * 40)
+    if dtype in ("float32", "float16", "bfloat16"):
+        a[rng.random(a.shape) < 0.01] = np.nan
+        a[rng.random(a.shape) < 0.01] = -0.0
+    f = flow.tensor(a.astype(np.float32)).to(getattr(flow, dtype))
+    t = torch.tensor(a.astype(np.float32)).to(getattr(torch, dtype))
+    for dim, lines in [(1, f), (0, f.t())]:
+        tl = t if dim == 1 else t.t()
+        fv, fi = flow.sort(lines, dim=dim, descending=descending, stable=True)
+        tv, ti = torch.sort(tl, dim=dim, descending=descending, stable=True)
+        np.testing.assert_array_equal(fv.float().numpy(), tv.float().numpy())
+        np.testing.assert_array_equal(fi.numpy(), ti.numpy())
+    if dtype == "bool":  # topk of bool raises in both libraries
+        return
+    n = f.shape[1]
+    fv, fi = flow.topk(f, n, dim=1, largest=descending)
+    tv, _ = torch.topk(t, n, dim=1, largest=descending)
+    np.testing.assert_array_equal(fv.float().numpy(), tv.float().numpy())
+    np.testing.assert_array_equal(
+        np.take_along_axis(f.float().numpy(), fi.numpy(), 1), fv.float().numpy()
+    )
+    if dtype not in ("float16", "bfloat16"):
+        fu, finv, fc = flow.unique(f, return_inverse=True, return_counts=True)
+        tu, tinv, tc = torch.unique(t, return_inverse=True, return_counts=True)
+        np.testing.assert_array_equal(fu.float().numpy(), tu.float().numpy())
+        np.testing.assert_array_equal(fc.numpy(), tc.numpy())
+        # Each NaN is its own entry; PyTorch orders those entries arbitrarily on long inputs
+        # (ours: by position), so the inverse is compared where the input is a number.
+        num = ~np.isnan(f.float().numpy())
+        np.testing.assert_array_equal(finv.numpy()[num], tinv.numpy()[num])
+        np.testing.assert_array_equal(fu.float().numpy()[finv.numpy()], f.float().numpy())
 
 
 @pytest.mark.skipif(
