@@ -605,3 +605,51 @@ def test_lower_vector_tiers_match_torch(tier):
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert " passed" in proc.stdout and " failed" not in proc.stdout
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
+def test_shifts_like_torch(dtype):
+    # PyTorch's rules at the edges: a negative shift or one of the width or more gives 0 to the
+    # left and the sign fill to the right.
+    rng = np.random.default_rng(11)
+    info = np.iinfo(dtype)
+    bits = info.bits
+    a = rng.integers(info.min, info.max, (6, 40), endpoint=True).astype(dtype)
+    lo = 0 if info.min == 0 else -3
+    b = rng.integers(lo, bits + 3, (40,)).astype(dtype)  # broadcast along rows
+    fa, fb = flow.tensor(a), flow.tensor(b)
+    ta, tb = torch.tensor(a), torch.tensor(b)
+    pairs = [
+        (fa << fb, ta << tb),
+        (fa >> fb, ta >> tb),
+        (flow.bitwise_left_shift(fa, 3), torch.bitwise_left_shift(ta, 3)),
+        (flow.bitwise_right_shift(fa, 2), torch.bitwise_right_shift(ta, 2)),
+        (fa.bitwise_left_shift(fb), ta.bitwise_left_shift(tb)),
+        (5 << fb, 5 << tb),
+        (100 >> fb, 100 >> tb),
+        (fa[:, ::2] >> fb[::2], ta[:, ::2] >> tb[::2]),  # strided
+        (fa[:0] << fb, ta[:0] << tb),  # empty
+    ]
+    for f, t in pairs:
+        assert str(f.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+        np.testing.assert_array_equal(f.numpy(), t.numpy())
+    fi, ti = fa.clone(), ta.clone()
+    fi <<= fb
+    ti <<= tb
+    np.testing.assert_array_equal(fi.numpy(), ti.numpy())
+    fi >>= 1
+    ti >>= 1
+    np.testing.assert_array_equal(fi.numpy(), ti.numpy())
+    fa.bitwise_right_shift_(fb)
+    ta.bitwise_right_shift_(tb)
+    np.testing.assert_array_equal(fa.numpy(), ta.numpy())
+
+
+def test_shifts_reject_floating_and_bool_like_torch():
+    for lib in (flow, torch):
+        with pytest.raises(NotImplementedError):
+            lib.tensor([1.5]) << 1
+        with pytest.raises(NotImplementedError):
+            lib.tensor([True]) >> lib.tensor([True])
+        # bool with an integer number promotes to int64, as PyTorch
+        assert (lib.tensor([True, False]) << 2).tolist() == [4, 0]

@@ -4,6 +4,7 @@ import os
 
 import numpy as np
 import pytest
+import torch
 
 import oneflow as flow
 
@@ -241,3 +242,26 @@ def test_random_numbers_do_not_depend_on_thread_count():
         assert r.returncode == 0, r.stderr
         outs.add(r.stdout)
     assert len(outs) == 1, outs
+
+
+def test_data_property_like_torch():
+    for lib in (flow, torch):
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        d = x.data
+        assert not d.requires_grad and d.is_leaf
+        d.add_(1)  # the same memory; autograd's version checks do not see it
+        assert x.tolist() == [2.0, -1.0, 4.0]
+        y = (x * x).sum()
+        x.data.mul_(2)
+        y.backward()  # the saved x is the modified memory, as in PyTorch
+        assert x.grad.tolist() == [8.0, -4.0, 16.0]
+        x.data = lib.zeros(2, 2, dtype=lib.float64)  # new shape and dtype, same autograd state
+        assert tuple(x.shape) == (2, 2) and x.requires_grad and x.is_leaf
+        assert str(x.dtype).endswith("float64")
+        with pytest.raises(RuntimeError):
+            x.data = lib.zeros(2, dtype=lib.int64)  # requires grad: floating data only
+    # assignment waits for queued work on the old memory
+    a = flow.randn(256, 256)
+    b = (a @ a).sum()
+    a.data = flow.ones(3)
+    assert a.tolist() == [1.0, 1.0, 1.0] and b.numel() == 1

@@ -2,6 +2,7 @@
 // (arithmetic, printing, reshaping) are attached in python/oneflow/_tensor.py on top of _C.
 #include "oneflow/api/python/common.h"
 #include "oneflow/core/autograd/autograd.h"
+#include "oneflow/core/eager/engine.h"
 
 namespace oneflow::python {
 
@@ -251,6 +252,27 @@ void init_tensor(py::module_& m) {
               throw_error<RuntimeError>("grad", "assigned grad has data of a different type: ",
                                         dtype_name(g->dtype()), " vs ", dtype_name(t.dtype()));
             t.autograd().grad = std::move(g);
+          })
+      // PyTorch's .data: the same memory, detached, with a version counter of its own (in-place
+      // changes through it are not seen by autograd's checks).
+      .def_property(
+          "data",
+          [](const std::shared_ptr<TensorImpl>& t) {
+            return std::make_shared<TensorImpl>(t->meta(), t->storage(),
+                                                std::make_shared<VersionCounter>());
+          },
+          [](TensorImpl& t, std::shared_ptr<TensorImpl> d) {
+            if (!d) throw_error<TypeError>("data", "expected a Tensor, got None");
+            if (d->device() != t.device())
+              throw_error<RuntimeError>("data", "expected data on ", t.device().str(), ", got ",
+                                        d->device().str());
+            if (t.requires_grad() && !is_floating(d->dtype()))
+              throw_error<RuntimeError>("data",
+                                        "a tensor that requires grad takes only "
+                                        "floating point data, got ",
+                                        dtype_name(d->dtype()));
+            eager::synchronize();  // queued kernels read this tensor's layout when they run
+            t.set_data(*d);
           })
       .def("retain_grad",
            [](std::shared_ptr<TensorImpl> t) {

@@ -79,21 +79,23 @@ enum class UnaryFn : int8_t {
   X(Abs, absolute)
 
 // Elementwise binary functions of the Binary<F> primitive (inputs and output of one dtype).
-#define OF_BINARY_FNS(X)       \
-  X(Maximum, maximum)          \
-  X(Minimum, minimum)          \
-  X(Fmax, fmax)                \
-  X(Fmin, fmin)                \
-  X(Fmod, fmod)                \
-  X(Remainder, remainder)      \
-  X(FloorDivide, floor_divide) \
-  X(TruncDivide, trunc_divide) \
-  X(Atan2, atan2)              \
-  X(BitwiseAnd, bitwise_and)   \
-  X(BitwiseOr, bitwise_or)     \
-  X(BitwiseXor, bitwise_xor)   \
-  X(LogicalAnd, logical_and)   \
-  X(LogicalOr, logical_or)     \
+#define OF_BINARY_FNS(X)             \
+  X(Maximum, maximum)                \
+  X(Minimum, minimum)                \
+  X(Fmax, fmax)                      \
+  X(Fmin, fmin)                      \
+  X(Fmod, fmod)                      \
+  X(Remainder, remainder)            \
+  X(FloorDivide, floor_divide)       \
+  X(TruncDivide, trunc_divide)       \
+  X(Atan2, atan2)                    \
+  X(BitwiseAnd, bitwise_and)         \
+  X(BitwiseOr, bitwise_or)           \
+  X(BitwiseXor, bitwise_xor)         \
+  X(LeftShift, bitwise_left_shift)   \
+  X(RightShift, bitwise_right_shift) \
+  X(LogicalAnd, logical_and)         \
+  X(LogicalOr, logical_or)           \
   X(LogicalXor, logical_xor)
 
 enum class BinaryFn : int8_t { OF_BINARY_FNS(OF_ENUM_MEMBER) };
@@ -145,6 +147,10 @@ constexpr bool keeps_integers(UnaryFn k) {
 // Functions defined on integers and bool only.
 constexpr bool bitwise_fn(BinaryFn k) {
   return k == BinaryFn::kBitwiseAnd || k == BinaryFn::kBitwiseOr || k == BinaryFn::kBitwiseXor;
+}
+// Shifts: integers only (not bool).
+constexpr bool shift_fn(BinaryFn k) {
+  return k == BinaryFn::kLeftShift || k == BinaryFn::kRightShift;
 }
 constexpr bool logical_fn(BinaryFn k) {
   return k == BinaryFn::kLogicalAnd || k == BinaryFn::kLogicalOr || k == BinaryFn::kLogicalXor;

@@ -151,6 +151,15 @@ class TensorImpl {
   // Swaps in another storage of the same size: only for a tensor nothing else refers to yet
   // (the eager engine's stream-ordered reuse of a fresh output).
   void replace_storage(std::shared_ptr<Storage> s) { storage_ = std::move(s); }
+  // `x.data = other`: takes other's storage and layout (shape, strides, dtype), keeping this
+  // tensor's autograd state; it no longer aliases what it viewed. Only with no instruction
+  // queued on it (the caller synchronises first): kernels read the layout when they run.
+  void set_data(const TensorImpl& other) {
+    meta_ = other.meta_;
+    storage_ = other.storage_;
+    is_view_ = false;
+    view_base_.reset();
+  }
   // Address of element 0 of this view; waits for queued instructions that use the storage.
   void* data() const {
     return static_cast<char*>(storage_->data()) + meta_.offset * itemsize(meta_.dtype);

@@ -380,7 +380,7 @@ template <BinaryFn K>
 PrimTraits Binary<K>::traits() const {
   PrimTraits t = BinaryElementwise::traits();
   // Floor and trunc division are differentiable with a zero gradient, as in PyTorch.
-  t.differentiable = !bitwise_fn(K) && !logical_fn(K);
+  t.differentiable = !bitwise_fn(K) && !logical_fn(K) && !shift_fn(K);
   t.saves_inputs = t.differentiable && K != BinaryFn::kFloorDivide && K != BinaryFn::kTruncDivide;
   return t;
 }
@@ -394,10 +394,12 @@ std::vector<TensorMeta> Binary<K>::infer(const TensorList& in, const Attrs& attr
   if (bitwise_fn(K) && !is_integral(dt, true))
     throw_error<NotImplementedError>(name(), "expected integer or bool inputs, got ",
                                      dtype_name(dt));
+  if (shift_fn(K) && !is_integral(dt, false))
+    throw_error<NotImplementedError>(name(), "expected integer inputs, got ", dtype_name(dt));
   if (K == BinaryFn::kAtan2 && !is_floating(dt))
     throw_error<TypeError>(name(), "expected floating point inputs, got ", dtype_name(dt));
-  if (!bitwise_fn(K) && !logical_fn(K) && K != BinaryFn::kMaximum && K != BinaryFn::kMinimum &&
-      K != BinaryFn::kFmax && K != BinaryFn::kFmin && dt == DType::kBool)
+  if (!bitwise_fn(K) && !logical_fn(K) && !shift_fn(K) && K != BinaryFn::kMaximum &&
+      K != BinaryFn::kMinimum && K != BinaryFn::kFmax && K != BinaryFn::kFmin && dt == DType::kBool)
     throw_error<NotImplementedError>(name(), "expected numeric inputs, got bool");
   return metas;
 }

@@ -281,6 +281,23 @@ OF_HD inline C binary_value(C a, C b) {
     if constexpr (std::is_same_v<C, bool>) return a != b;
     if constexpr (std::is_integral_v<C>) return C(a ^ b);
     return a;
+  } else if constexpr (K == BinaryFn::kLeftShift || K == BinaryFn::kRightShift) {
+    // PyTorch's rules: a shift by a negative amount or by the width (or more) gives 0 to the
+    // left, and to the right the sign fill (0 or -1; 0 for unsigned types).
+    if constexpr (std::is_integral_v<C> && !std::is_same_v<C, bool>) {
+      constexpr int bits = static_cast<int>(sizeof(C) * 8);
+      constexpr bool is_signed = std::is_signed_v<C>;
+      bool outside = !(b < C(bits));
+      if constexpr (is_signed) outside = outside || b < C(0);
+      if constexpr (K == BinaryFn::kLeftShift) {
+        using U = std::make_unsigned_t<C>;
+        return outside ? C(0) : C(static_cast<U>(static_cast<U>(a) << b));
+      } else {
+        if constexpr (is_signed) return outside ? C(a < C(0) ? -1 : 0) : C(a >> b);
+        return outside ? C(0) : C(a >> b);
+      }
+    }
+    return a;
   } else if constexpr (K == BinaryFn::kAtan2) {
     if constexpr (kFloat) return OF_MATH(atan2)(a, b);
     return a;
