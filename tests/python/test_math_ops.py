@@ -653,3 +653,71 @@ def test_shifts_reject_floating_and_bool_like_torch():
             lib.tensor([True]) >> lib.tensor([True])
         # bool with an integer number promotes to int64, as PyTorch
         assert (lib.tensor([True, False]) << 2).tolist() == [4, 0]
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_diff_like_torch(n, dim):
+    rng = np.random.default_rng(12)
+    a = rng.standard_normal((4, 3, 5)).astype(np.float32)
+    pre = rng.standard_normal((4, 3, 5)).astype(np.float32)
+    pre = np.take(pre, [0], axis=dim)
+    for use_pre in (False, True):
+        f = flow.tensor(a, requires_grad=True)
+        t = torch.tensor(a, requires_grad=True)
+        kw_f = {"prepend": flow.tensor(pre)} if use_pre else {}
+        kw_t = {"prepend": torch.tensor(pre)} if use_pre else {}
+        fy, ty = flow.diff(f, n=n, dim=dim, **kw_f), torch.diff(t, n=n, dim=dim, **kw_t)
+        np.testing.assert_allclose(fy.detach().numpy(), ty.detach().numpy(), rtol=1e-6, atol=1e-6)
+        if fy.numel():
+            w = rng.standard_normal(tuple(fy.shape)).astype(np.float32)
+            (fy * flow.tensor(w)).sum().backward()
+            (ty * torch.tensor(w)).sum().backward()
+            np.testing.assert_allclose(f.grad.numpy(), t.grad.numpy(), rtol=1e-6, atol=1e-6)
+    b = rng.random((3, 7)) < 0.5  # bool: whether neighbours differ
+    np.testing.assert_array_equal(
+        flow.diff(flow.tensor(b), n=n).numpy(), torch.diff(torch.tensor(b), n=n).numpy()
+    )
+    i = rng.integers(-9, 9, (3, 7))
+    assert flow.tensor(i).diff(n=n).tolist() == torch.tensor(i).diff(n=n).tolist()
+
+
+def test_diff_bad_arguments_like_torch():
+    for lib in (flow, torch):
+        with pytest.raises(RuntimeError):
+            lib.diff(lib.tensor(1.0))
+        with pytest.raises(RuntimeError):
+            lib.diff(lib.tensor([1.0, 2.0]), n=-1)
+
+
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 2.0, 3.0, float("inf")])
+def test_cdist_values_and_gradients_like_torch(p):
+    rng = np.random.default_rng(13)
+    a = rng.standard_normal((2, 5, 3))
+    b = rng.standard_normal((1, 4, 3))  # batch dims broadcast
+    b[0, 1] = a[0, 2]  # a zero distance: zero gradient there (p >= 1), as PyTorch
+    for dtype in (np.float32, np.float64):
+        f1, f2 = (flow.tensor(v.astype(dtype), requires_grad=True) for v in (a, b))
+        t1, t2 = (torch.tensor(v.astype(dtype), requires_grad=True) for v in (a, b))
+        fy, ty = flow.cdist(f1, f2, p=p), torch.cdist(t1, t2, p=p)
+        tol = 1e-5 if dtype == np.float32 else 1e-10
+        np.testing.assert_allclose(fy.detach().numpy(), ty.detach().numpy(), rtol=tol, atol=tol)
+        if p >= 1:
+            w = rng.standard_normal(tuple(ty.shape)).astype(dtype)
+            (fy * flow.tensor(w)).sum().backward()
+            (ty * torch.tensor(w)).sum().backward()
+            for fg, tg in ((f1.grad, t1.grad), (f2.grad, t2.grad)):
+                np.testing.assert_allclose(fg.numpy(), tg.numpy(), rtol=tol * 10, atol=tol * 10)
+
+
+def test_cdist_bad_arguments_like_torch():
+    for lib in (flow, torch):
+        x = lib.ones(3, 2)
+        for bad in (
+            (lib.ones(3), x, 2.0),  # 1-D
+            (x, lib.ones(3, 4), 2.0),  # columns differ
+            (x, x, -1.0),  # negative p
+            (lib.ones(3, 2, dtype=lib.int64), lib.ones(3, 2, dtype=lib.int64), 2.0),
+        ):
+            with pytest.raises(RuntimeError):
+                lib.cdist(*bad)

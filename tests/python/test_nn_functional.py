@@ -736,3 +736,18 @@ def test_fused_nll_loss_edge_cases_like_torch():
         F.nll_loss(logp, flow.tensor([0, 3, 1, 2])).item()
     with pytest.raises(IndexError, match=r"target -2 is out of bounds"):
         F.cross_entropy(flow.randn(2, 3), flow.tensor([0, -2]), reduction="sum").item()
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "softmin"])
+def test_softmax_without_dim_warns_and_takes_torchs_dim(name):
+    rng = np.random.default_rng(14)
+    for shape in [(5,), (2, 3), (2, 3, 4), (2, 3, 4, 5)]:
+        a = rng.standard_normal(shape).astype(np.float32)
+        with pytest.warns(UserWarning, match="Implicit dimension choice"):
+            f = getattr(flow.nn.functional, name)(flow.tensor(a))
+        with pytest.warns(UserWarning, match="Implicit dimension choice"):
+            t = getattr(torch.nn.functional, name)(torch.tensor(a))
+        np.testing.assert_allclose(f.numpy(), t.numpy(), rtol=1e-5, atol=1e-6)
+    for lib in (flow, torch):  # the top-level function still requires dim
+        with pytest.raises(TypeError):
+            lib.softmax(lib.ones(2, 3))

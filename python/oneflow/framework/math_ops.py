@@ -260,6 +260,50 @@ def _rbinary(fn):
     return lambda self, other: fn(other, self)
 
 
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """n-th forward difference along dim (for bool: whether neighbours differ), with prepend and
+    append joined to input along dim first (n = 0: input itself)."""
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    x = input
+    if n == 0:  # PyTorch: the input itself, prepend and append ignored
+        return input
+    if prepend is not None or append is not None:
+        parts = [t for t in (prepend, input, append) if t is not None]
+        x = _C.cat(parts, dim)
+    d = dim % x.ndim
+    for _ in range(n):
+        size = x.shape[d]
+        if size == 0:
+            break
+        hi, lo = _C.narrow(x, d, 1, size - 1), _C.narrow(x, d, 0, size - 1)
+        x = _C.ne(hi, lo) if str(x.dtype) == "oneflow.bool" else _C.sub(hi, lo)
+    return x
+
+
+def cdist(x1, x2, p=2.0, compute_mode=None):
+    """Distances between the rows of x1 (.., P, M) and of x2 (.., R, M): (.., P, R), the p-norm of
+    each difference (its gradient is zero where two rows are equal, as PyTorch's). The
+    differences are formed whole: memory P * R * M per batch."""
+    for name, t in (("x1", x1), ("x2", x2)):
+        if t.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {t.ndim}D")
+        if not _is_float(t.dtype):
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {t.dtype}")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(
+            f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}"
+        )
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    from oneflow.framework.reduce_ops import vector_norm
+
+    d = _C.sub(_C.unsqueeze(x1, -2), _C.unsqueeze(x2, -3))
+    return vector_norm(d, ord=p, dim=-1)
+
+
 def functions():
     """Name -> function for the oneflow namespace."""
     out = {name: getattr(_C, name) for name in UNARY + BINARY}
@@ -273,6 +317,8 @@ def functions():
         isfinite=isfinite,
         nan_to_num=nan_to_num,
         logit=logit,
+        diff=diff,
+        cdist=cdist,
         lerp=lerp,
         addcmul=addcmul,
         addcdiv=addcdiv,

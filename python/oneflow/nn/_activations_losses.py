@@ -4,6 +4,7 @@ gradients come from those kernels' rules)."""
 
 import builtins
 import math
+import warnings
 
 import oneflow
 from oneflow._oneflow_internal import _C
@@ -161,18 +162,32 @@ def glu(input, dim=-1):
     return _C.mul(a, _C.sigmoid(b))
 
 
+def implicit_softmax_dim(name, ndim):
+    """PyTorch's dim for softmax-like functions called without one (deprecated, with a
+    warning): 0 for 0-, 1- and 3-dimensional inputs, else 1."""
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+        "dim=X as an argument.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
 def log_softmax(input, dim=None, dtype=None):
     x = input if dtype is None else input.to(dtype)
     if not x.is_floating_point():
         raise NotImplementedError(f"log_softmax: expected a floating point input, got {x.dtype}")
     if dim is None:
-        dim = 0 if x.ndim in (0, 1, 3) else 1
+        dim = implicit_softmax_dim("log_softmax", x.ndim)
     if not x.is_cuda and x.dtype in (oneflow.float32, oneflow.float64):
         return _C._log_softmax(x, dim)
     return _C.sub(x, oneflow.logsumexp(x, dim, keepdim=True))
 
 
 def softmin(input, dim=None, dtype=None):
+    if dim is None:
+        dim = implicit_softmax_dim("softmin", input.ndim)
     return _C.softmax(_C.neg(input), dim, dtype=dtype)
 
 

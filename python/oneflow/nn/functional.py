@@ -14,6 +14,10 @@ def gelu(input, approximate="none"):
 
 
 def softmax(input, dim=None, dtype=None):
+    if dim is None:
+        from oneflow.nn._activations_losses import implicit_softmax_dim
+
+        dim = implicit_softmax_dim("softmax", input.ndim)
     return _C.softmax(input, dim, dtype=dtype)
 
 
