@@ -97,13 +97,13 @@ class CpuStream {
     if (!started_) start();
     reclaim_locked();
     // An output that will take a dead queued storage's memory (below) adds nothing to what is
-    // in flight: only the others count against the byte budget. A stream of large ops whose
-    // results are dropped then queues ahead instead of waiting once per op.
+    // in flight and does not count against the byte budget: a stream of large ops whose results
+    // are dropped then queues ahead instead of waiting once per op. (Ops with one output only:
+    // two outputs of one size could both find the same dead storage here.)
     size_t new_bytes = bytes;
-    if (fresh_outputs)
-      for (const Tensor& t : outputs)
-        if (reusable(t) && dead_storage(t->storage()->nbytes()) != nullptr)
-          new_bytes -= t->storage()->nbytes();
+    if (fresh_outputs && outputs.size() == 1 && reusable(outputs[0]) &&
+        dead_storage(outputs[0]->storage()->nbytes()) != nullptr)
+      new_bytes = 0;
     while (!has_space(new_bytes)) {
       const uint64_t target = space_target(new_bytes);
       lk.unlock();
@@ -156,13 +156,14 @@ class CpuStream {
     return seq;
   }
 
-  // Under mu_: a storage of nbytes whose tensor only queued instructions (or this thread's
-  // reclaimed, unreleased ones) still reference (see eager::enqueue), or null. The latest
-  // instructions first: their buffers are still in cache.
+  // Whether a fresh output may take over a dead storage: CPU outputs of kReuseMinBytes or more.
   static bool reusable(const Tensor& t) {
     return t->storage()->nbytes() >= kReuseMinBytes && t->device().type == DeviceType::kCPU;
   }
 
+  // Under mu_: a storage of nbytes whose tensor only queued instructions (or this thread's
+  // reclaimed, unreleased ones) still reference (see eager::enqueue), or null. The latest
+  // instructions first: their buffers are still in cache.
   Storage* dead_storage(size_t nbytes) {
     const uint64_t stop = std::max(reclaimed_, issued_ > kReuseScan ? issued_ - kReuseScan : 0);
     for (uint64_t seq = issued_; seq > stop; --seq) {
