@@ -172,6 +172,34 @@ def test_prod_and_float64_sums_like_torch(shape):
         np.testing.assert_allclose(fs.numpy(), ts.numpy(), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("n", [8, 40, 64, 130, 1024, 3000, 70000])
+def test_prod_outside_float_range_on_the_way_like_float64(n):
+    # The float32 products carry their rounding errors in float and fall back to double for a
+    # block whose partial products leave float's range: the results must still be those of the
+    # exact product, rounded once (checked against float64), including signed zeros, inf, NaN.
+    rng = np.random.default_rng(n)
+    rows = 6
+    a = rng.uniform(0.5, 1.5, (rows, n)).astype(np.float32)
+    # Overflows float on the way (in one vector lane: every 8th value), the rest brings it back.
+    a[1, ::8][:6], a[1, 4::8][:6] = 1e30, 1e-30
+    a[2, ::8][:6], a[2, 4::8][:6] = 1e-30, 1e30  # underflows on the way
+    a[3, 3] = -0.0  # a signed zero
+    a[4, 5] = np.inf
+    a[5, 0] = 3e-42  # a denormal input
+    a[5, 1] = 3e38
+    for x, dim in ((a, 1), (np.ascontiguousarray(a.T), 0)):
+        want = torch.prod(torch.tensor(x).double(), dim).float().numpy()
+        got = flow.prod(flow.tensor(x), dim).numpy()
+        np.testing.assert_allclose(got, want, rtol=4e-7, err_msg=f"n={n} dim={dim}")
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    full = rng.uniform(0.9, 1.1, n).astype(np.float32)
+    np.testing.assert_allclose(
+        flow.prod(flow.tensor(full)).numpy(),
+        np.float32(np.prod(full.astype(np.float64))),
+        rtol=4e-7,
+    )
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_vector_norm_values_and_gradients_like_torch(dtype):
     rng = np.random.default_rng(11)

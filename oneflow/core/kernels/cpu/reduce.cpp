@@ -344,7 +344,7 @@ bool reduce_blocks(const Tensor& x, const Tensor& out, const std::vector<int64_t
       if constexpr (std::is_same_v<T, float>) {
         if (cpu::avx2::has_avx2()) {
           if constexpr (K == ReduceFn::kProd)
-            cpu::avx2::prod_rows(acc, src, inner, red, width);
+            cpu::avx2::prod_cols(acc, src, inner, red, width);
           else
             cpu::avx2::max_rows(acc, src, inner, red, width, K == ReduceFn::kMax);
           for (int64_t k = 0; k < width; ++k) op[o * inner + k0 + k] = T(C(acc[k]));
@@ -362,8 +362,6 @@ bool reduce_blocks(const Tensor& x, const Tensor& out, const std::vector<int64_t
   constexpr int64_t kLanes = 16;
   // Reduces p[0, n) into one value.
   auto run = [](const T* p, int64_t n, A start) {
-    if constexpr (K == ReduceFn::kProd && std::is_same_v<T, float>)
-      if (cpu::avx2::has_avx2()) return A(cpu::avx2::prod(p, n, start));
     if constexpr (K != ReduceFn::kProd && std::is_same_v<T, float>)
       if (cpu::avx2::has_avx2() && n > 0)
         return reduce_step<K>(start, A(cpu::avx2::max_run(p, n, K == ReduceFn::kMax)));
@@ -383,12 +381,36 @@ bool reduce_blocks(const Tensor& x, const Tensor& out, const std::vector<int64_t
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int t = 0; t < threads; ++t) {
       const int64_t b = red * t / threads, e = red * (t + 1) / threads;
+      if constexpr (K == ReduceFn::kProd && std::is_same_v<T, float>) {
+        if (cpu::avx2::has_avx2()) {
+          double r;
+          cpu::avx2::prod_runs(xp + b, 1, e - b, &r);
+          part[t] = r;
+          continue;
+        }
+      }
       part[t] = run(xp + b, e - b, init);
     }
     A acc = init;
     for (const A& v : part) acc = reduce_step<K>(acc, v);
     op[0] = T(C(acc));
     return true;
+  }
+  if constexpr (K == ReduceFn::kProd && std::is_same_v<T, float>) {
+    if (cpu::avx2::has_avx2()) {
+      // Blocks of runs (of at least ~16K elements) per pass of the float kernel.
+      constexpr int64_t kMaxRuns = 256;
+      const int64_t runs = std::clamp<int64_t>(16384 / red, 16, kMaxRuns);
+      const int64_t blocks = (outer + runs - 1) / runs;
+#pragma omp parallel for schedule(static) if (outer * red > cpu::kParallelGrain)
+      for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t o0 = b * runs, m = std::min(runs, outer - o0);
+        double r[kMaxRuns];
+        cpu::avx2::prod_runs(xp + o0 * red, m, red, r);
+        for (int64_t i = 0; i < m; ++i) op[o0 + i] = float(r[i]);
+      }
+      return true;
+    }
   }
 #pragma omp parallel for schedule(static) if (outer * red > cpu::kParallelGrain)
   for (int64_t o = 0; o < outer; ++o) {

@@ -59,6 +59,12 @@ double prod(const float* p, int64_t n, double start);
 void max_rows(float* acc, const float* rows, int64_t stride, int64_t nrows, int64_t n, bool is_max);
 // acc[k] *= rows[j * stride + k] for k < n over the rows j < nrows, in double.
 void prod_rows(double* acc, const float* rows, int64_t stride, int64_t nrows, int64_t n);
+// out[r] = the product of the run p[r * n, (r + 1) * n) for r < runs, and acc[k] = the product
+// of rows[j * stride + k] over j < nrows for k < n (n <= 256): float products with their
+// rounding errors carried (the accuracy of a double accumulation), a block recomputed in double
+// where a value leaves float's range on the way.
+void prod_runs(const float* p, int64_t runs, int64_t n, double* out);
+void prod_cols(double* acc, const float* rows, int64_t stride, int64_t nrows, int64_t n);
 // One output row of a 2-D max pool over the columns [ow0, ow1), whose windows lie inside the
 // input rows of w values: y[ow] = the max over the rows rows[r] (r < nrows, pointers into one
 // plane, at flat plane offsets row_off[r]) and the taps kw < k of row[ow * s - p + kw * d];
