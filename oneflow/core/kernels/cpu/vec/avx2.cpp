@@ -401,9 +401,9 @@ double comp_prod(const float* p, int64_t n, unsigned clean) {
 }  // namespace
 
 namespace {
-// P and S of runs runs of n (<= 1024) floats each, 64 floats per run in ps (P, then S, of 32
-// lanes; unused lanes 1 and 0): four chains of eight lanes per run from 128 floats, else four
-// runs side by side, one chain each. The floats past the last multiple of 8 are left out.
+// P and S of runs runs of n (<= 1024) floats each, 64 floats per run in ps (P of 32 lanes, then
+// S): four chains of eight lanes per run from 128 floats, else four runs side by side, one chain
+// (the first eight lanes) each. The floats past the last multiple of 8 are left out.
 __attribute__((noipa)) void comp_group(const float* p, int64_t runs, int64_t n, float* ps) {
   const int64_t m = n / 8 * 8;
   const __m256 one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
@@ -432,18 +432,15 @@ __attribute__((noipa)) void comp_group(const float* p, int64_t runs, int64_t n, 
       float* o = ps + 64 * (r + j);
       _mm256_store_ps(o, P[j]);
       _mm256_store_ps(o + 32, S[j]);
-      for (int l = 8; l < 32; l += 8) {
-        _mm256_store_ps(o + l, one);
-        _mm256_store_ps(o + 32 + l, zero);
-      }
     }
   }
 }
 
-// The product of 32 lanes' P + S (ps as comp_group writes it), in double.
-double comp_fold(const float* ps) {
+// The product of the first `lanes` (8 or 32) lanes' P + S (ps as comp_group writes it), in
+// double.
+double comp_fold(const float* ps, int lanes) {
   __m256d acc = comp_value(_mm_load_ps(ps), _mm_load_ps(ps + 32));
-  for (int l = 4; l < 32; l += 4)
+  for (int l = 4; l < lanes; l += 4)
     acc = _mm256_mul_pd(acc, comp_value(_mm_load_ps(ps + l), _mm_load_ps(ps + 32 + l)));
   alignas(32) double v[4];
   _mm256_store_pd(v, acc);
@@ -478,7 +475,7 @@ void prod_runs(const float* p, int64_t runs, int64_t n, double* out) {
         out[r0 + r] = prod(q + r * n, n, 1.0);
         continue;
       }
-      double v = comp_fold(ps + 64 * r);
+      double v = comp_fold(ps + 64 * r, n >= 128 ? 32 : 8);
       for (int64_t i = n / 8 * 8; i < n; ++i) v *= q[r * n + i];
       out[r0 + r] = v;
     }
