@@ -374,29 +374,22 @@ def methods():
         fns.setdefault(name, getattr(_C, name))
     for name in inplace_names:
         out[name + "_"] = inplace(name + "_", fns[name])
+    # Operator -> function: forward, reflected (as is where the function commutes), in-place.
+    for op, name, commutes in [
+        ("floordiv", "floor_divide", False),
+        ("mod", "remainder", False),
+        ("and", "bitwise_and", True),
+        ("or", "bitwise_or", True),
+        ("xor", "bitwise_xor", True),
+        ("lshift", "bitwise_left_shift", False),
+        ("rshift", "bitwise_right_shift", False),
+    ]:
+        fn = getattr(_C, name)
+        out[f"__{op}__"] = fn
+        out[f"__r{op}__"] = fn if commutes else _rbinary(fn)
+        out[f"__i{op}__"] = out[name + "_"]
     out.update(
-        __floordiv__=_C.floor_divide,
-        __rfloordiv__=_rbinary(_C.floor_divide),
-        __ifloordiv__=out["floor_divide_"],
-        __mod__=_C.remainder,
-        __rmod__=_rbinary(_C.remainder),
-        __imod__=out["remainder_"],
-        __and__=_C.bitwise_and,
-        __rand__=_C.bitwise_and,
-        __iand__=out["bitwise_and_"],
-        __or__=_C.bitwise_or,
-        __ror__=_C.bitwise_or,
-        __ior__=out["bitwise_or_"],
-        __xor__=_C.bitwise_xor,
-        __rxor__=_C.bitwise_xor,
-        __ixor__=out["bitwise_xor_"],
         __invert__=_C.bitwise_not,
-        __lshift__=_C.bitwise_left_shift,
-        __rlshift__=_rbinary(_C.bitwise_left_shift),
-        __ilshift__=out["bitwise_left_shift_"],
-        __rshift__=_C.bitwise_right_shift,
-        __rrshift__=_rbinary(_C.bitwise_right_shift),
-        __irshift__=out["bitwise_right_shift_"],
         __isub__=out["sub_"],
         __itruediv__=out["div_"],
         __ipow__=out["pow_"],
