@@ -156,6 +156,13 @@ def _mse_build(fw):
     return lambda: f(x, y).backward()
 
 
+def _searchsorted_build(fw):
+    # 1M values into 1024 sorted boundaries.
+    x = randn(fw, _N, _N)
+    bounds = randn(fw, _N).sort()[0]
+    return lambda: fw.module.searchsorted(bounds, x)
+
+
 def _interp(mode, **kw):
     def build(fw):
         f, x = op(fw, "nn.functional.interpolate"), _grad_input(fw, 8, 32, 32, 32)
@@ -218,6 +225,7 @@ _CASES = [
     ("median(dim=1)", _fwd("median", args=(1,))),
     ("argsort(dim=1)", _fwd("argsort", args=(1,))),
     ("unique", _fwd("unique", prep=lambda fw, x: (x * 100).round())),
+    ("searchsorted 1M in 1K", _searchsorted_build),
     # movement
     ("index_select(dim=0)", _index_build("index_select", 0, 512)),
     ("index_select(dim=1)", _index_build("index_select", 1, 512)),

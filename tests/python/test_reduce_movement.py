@@ -234,6 +234,105 @@ def test_unique_and_counting():
         )
 
 
+def _same_positions(fn):
+    """fn(lib) on both libraries: equal int positions, shapes and dtypes."""
+    want, got = fn(torch), fn(flow)
+    assert tuple(got.shape) == tuple(want.shape)
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int32, np.uint8, np.int8])
+def test_searchsorted_binary_search_like_torch(dtype):
+    # Lengths around the eight-value blocks and the power-of-two window steps, many ties,
+    # values outside the range, 1-D and per-line boundaries, a sorter, int32 output.
+    rng = np.random.default_rng(5)
+    for length in [0, 1, 2, 3, 7, 8, 9, 64, 65, 1000]:
+        seq = np.sort(rng.integers(0, 40, length)).astype(dtype)
+        for shape in [(), (0,), (1,), (13,), (3, 70)]:
+            vals = rng.integers(0, 48, shape).astype(dtype)
+            for right in [False, True]:
+                _same_positions(
+                    lambda lib, s=seq, v=vals, r=right: lib.searchsorted(
+                        lib.tensor(s), lib.tensor(v), right=r
+                    )
+                )
+                _same_positions(
+                    lambda lib, s=seq, v=vals, r=right: lib.bucketize(
+                        lib.tensor(v), lib.tensor(s), right=r, out_int32=True
+                    )
+                )
+        lines = np.sort(rng.integers(0, 40, (2, 3, length)), -1).astype(dtype)
+        vals = rng.integers(0, 48, (2, 3, 11)).astype(dtype)
+        shuffled = rng.permuted(lines, axis=-1)
+        sorter = np.argsort(shuffled, -1, kind="stable")
+        for side in ["left", "right"]:
+            _same_positions(
+                lambda lib, s=lines, v=vals, side=side: lib.searchsorted(
+                    lib.tensor(s), lib.tensor(v), side=side
+                )
+            )
+            _same_positions(
+                lambda lib, s=shuffled, v=vals, side=side, o=sorter: lib.searchsorted(
+                    lib.tensor(s), lib.tensor(v), side=side, sorter=lib.tensor(o)
+                )
+            )
+
+
+def test_searchsorted_promotion_nan_layouts_and_errors():
+    # Mixed dtypes and Python numbers promote as in PyTorch (an int sequence searched for 2.5).
+    _same_positions(lambda lib: lib.searchsorted(lib.tensor([1, 2, 3]), lib.tensor([1.5, 2.5])))
+    _same_positions(lambda lib: lib.searchsorted(lib.tensor([1.0, 2, 3]), lib.tensor([1, 2])))
+    _same_positions(lambda lib: lib.searchsorted(lib.tensor([1, 2, 3]), 2.5))
+    _same_positions(lambda lib: lib.searchsorted(lib.tensor([1.0, 2, 3]), 2, right=True))
+    for dt in ["float16", "bfloat16"]:
+        _same_positions(
+            lambda lib, dt=dt: lib.searchsorted(
+                lib.tensor([1.0, 2, 3], dtype=getattr(lib, dt)),
+                lib.tensor([2.5, 1, -1], dtype=getattr(lib, dt)),
+            )
+        )
+    # Enough values for the blocks to run in parallel.
+    big = np.sort(np.random.default_rng(3).standard_normal(5000)).astype(np.float32)
+    many = np.random.default_rng(4).standard_normal(20011).astype(np.float32)
+    _same_positions(lambda lib: lib.searchsorted(lib.tensor(big), lib.tensor(many), right=True))
+    # Non-contiguous boundaries and values.
+    seq = np.sort(np.random.default_rng(1).standard_normal((30, 4)), 0).astype(np.float32)
+    vals = np.random.default_rng(2).standard_normal((5, 6)).astype(np.float32)
+    _same_positions(lambda lib: lib.searchsorted(lib.tensor(seq)[:, 1], lib.tensor(vals).t()))
+    _same_positions(lambda lib: lib.searchsorted(lib.tensor(seq).t(), lib.tensor(vals)[:, :4].t()))
+    # NaN values go to the end of number-only boundaries (PyTorch); with NaN boundaries, NaN
+    # follows every number and equals itself (NumPy: PyTorch's answer depends on its probes).
+    v = np.array([np.nan, 2, 0.5, 5, -np.inf, np.inf], np.float32)
+    _same_positions(lambda lib: lib.searchsorted(lib.tensor([1.0, 2, 2, 3]), lib.tensor(v)))
+    s = np.array([1.0, 2, 2, 3, np.nan, np.nan], np.float32)
+    for side in ["left", "right"]:
+        np.testing.assert_array_equal(
+            flow.searchsorted(flow.tensor(s), flow.tensor(v), side=side).numpy(),
+            np.searchsorted(s, v, side),
+        )
+    bad = [
+        lambda lib: lib.searchsorted(lib.tensor([[1.0, 2], [3, 4]]), lib.tensor([1.0])),
+        lambda lib: lib.searchsorted(lib.tensor(3.0), lib.tensor([1.0])),
+        lambda lib: lib.searchsorted(lib.tensor([1.0, 2]), lib.tensor([1.0]), side="lft"),
+        lambda lib: lib.searchsorted(lib.tensor([1.0]), lib.tensor([1.0]), side="left", right=True),
+        lambda lib: lib.searchsorted(
+            lib.tensor([1.0, 2]), lib.tensor([1.0]), sorter=lib.tensor([0])
+        ),
+        lambda lib: lib.searchsorted(
+            lib.tensor([1.0, 2]), lib.tensor([1.0]), sorter=lib.tensor([0, 5])
+        ).tolist(),
+        lambda lib: lib.searchsorted(lib.tensor([True, False]), lib.tensor([True])),
+    ]
+    for call in bad:
+        with pytest.raises(Exception) as want:
+            call(torch)
+        with pytest.raises(want.type):
+            call(flow)
+    # The engine stays usable after the sorter error surfaced.
+    assert flow.searchsorted(flow.tensor([1.0, 2]), flow.tensor([1.5])).tolist() == [1]
+
+
 def test_meshgrid_and_broadcast_helpers():
     a, b = np.arange(3), np.arange(4)
     for indexing in ["ij", "xy"]:

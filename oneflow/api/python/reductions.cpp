@@ -171,6 +171,17 @@ void init_reductions(py::module_& m) {
     return pair_to_py(p);
   });
   m.def(
+      "searchsorted",
+      [](py::handle seq, py::handle values, bool right, bool out_int32,
+         std::optional<Tensor> sorter) {
+        Tensor s = as_tensor(seq, "searchsorted", "sorted_sequence");
+        Tensor v = as_tensor(values, "searchsorted", "input");
+        ReleaseGil nogil;
+        return F::searchsorted(s, v, right, out_int32, sorter.value_or(nullptr));
+      },
+      py::arg("sorted_sequence"), py::arg("input"), py::arg("right") = false,
+      py::arg("out_int32") = false, py::arg("sorter") = py::none());
+  m.def(
       "gather",
       [](py::handle x, int64_t dim, py::handle index, const std::string& target_of) {
         return F::gather(as_tensor(x, "gather", "input"), dim, as_tensor(index, "gather", "index"),

@@ -198,6 +198,11 @@ std::pair<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim, bool
 // With `target_of` (a loss's name), an index out of range is that loss's class-index target:
 // IndexError "nll_loss: target 7 is out of bounds ...", raised by the kernel.
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index, const std::string& target_of = "");
+// The insertion positions of values in boundaries sorted along their last dim (PyTorch's
+// searchsorted): the two promote to one dtype; sorter (optional, int64) is the permutation that
+// sorts each line of boundaries; int64 positions, or int32 with out_int32.
+Tensor searchsorted(const Tensor& boundaries, const Tensor& values, bool right = false,
+                    bool out_int32 = false, const Tensor& sorter = nullptr);
 // A copy of self with src scattered along dim at index; reduce: "none", "add", "multiply",
 // "amax", "amin".
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,

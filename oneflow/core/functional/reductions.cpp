@@ -304,6 +304,20 @@ Tensor gather(const Tensor& x, int64_t dim_in, const Tensor& index, const std::s
   return dispatch1(prim::gather(), {x, idx}, attrs);
 }
 
+Tensor searchsorted(const Tensor& boundaries, const Tensor& values, bool right, bool out_int32,
+                    const Tensor& sorter) {
+  if (boundaries->dtype() == DType::kBool || values->dtype() == DType::kBool)
+    throw_error<NotImplementedError>("searchsorted", "bool boundaries or values are not supported");
+  if (sorter && sorter->dtype() != DType::kInt64)
+    throw_error<RuntimeError>("searchsorted", "sorter must be a tensor of long dtype, got ",
+                              dtype_name(sorter->dtype()));
+  const DType dtype = result_type({boundaries, values});
+  TensorList in = {contiguous(to(boundaries, dtype, boundaries->device())),
+                   contiguous(to(values, dtype, boundaries->device()))};
+  if (sorter) in.push_back(contiguous(to(sorter, std::nullopt, boundaries->device())));
+  return dispatch1(prim::search_sorted(), in, Attrs{{"right", right}, {"out_int32", out_int32}});
+}
+
 Tensor scatter(const Tensor& self, int64_t dim_in, const Tensor& index, const Tensor& src_in,
                const std::string& reduce) {
   const int64_t dim = one_dim("scatter", self, dim_in);

@@ -1,4 +1,4 @@
-// Meta inference, traits and gradient rules of gather, scatter and cat.
+// Meta inference, traits and gradient rules of gather, scatter, cat and searchsorted.
 #include <algorithm>
 
 #include "oneflow/core/dispatch/dispatch.h"
@@ -162,6 +162,39 @@ TensorList Cat::grad(const GradContext& ctx, const TensorList& dy) const {
   return dx;
 }
 
+// ---- searchsorted ----
+
+PrimTraits SearchSorted::traits() const {
+  PrimTraits t;
+  t.differentiable = false;
+  return t;
+}
+
+std::vector<TensorMeta> SearchSorted::infer(const TensorList& in, const Attrs& attrs) const {
+  if (in.size() != 2 && in.size() != 3) throw_error<RuntimeError>(name(), "expected 2 or 3 inputs");
+  const Tensor &seq = in[0], &values = in[1];
+  if (seq->dtype() != values->dtype())
+    throw_error<RuntimeError>(name(), "expected boundaries and values of one dtype, got ",
+                              dtype_name(seq->dtype()), " and ", dtype_name(values->dtype()));
+  if (seq->ndim() == 0)
+    throw_error<RuntimeError>(name(), "expected boundaries with at least one dimension");
+  if (seq->ndim() > 1) {
+    const Shape& s = seq->shape();
+    const Shape& v = values->shape();
+    if (v.size() != s.size() || !std::equal(s.begin(), s.end() - 1, v.begin()))
+      throw_error<RuntimeError>(name(), "boundaries tensor should be 1 dimension or the first N-1 ",
+                                "dimensions of boundaries and values must match, got ",
+                                shape_str(s), " and ", shape_str(v));
+  }
+  if (in.size() == 3 && (in[2]->dtype() != DType::kInt64 || in[2]->shape() != seq->shape()))
+    throw_error<RuntimeError>(name(), "expected an int64 sorter of the boundaries' shape ",
+                              shape_str(seq->shape()), ", got ", dtype_name(in[2]->dtype()), " ",
+                              shape_str(in[2]->shape()));
+  const DType out =
+      attrs.has("out_int32") && attrs.get<bool>("out_int32") ? DType::kInt32 : DType::kInt64;
+  return {contiguous_meta(values->shape(), out, values->device())};
+}
+
 namespace prim {
 const Gather& gather() {
   static const Gather instance;
@@ -173,6 +206,10 @@ const Scatter& scatter() {
 }
 const Cat& cat() {
   static const Cat instance;
+  return instance;
+}
+const SearchSorted& search_sorted() {
+  static const SearchSorted instance;
   return instance;
 }
 }  // namespace prim

@@ -1174,6 +1174,7 @@ std::vector<const Primitive*> all_primitives() {
       &prim::gather(),
       &prim::scatter(),
       &prim::cat(),
+      &prim::search_sorted(),
       &prim::cum_extreme<ReduceFn::kMax>(),
       &prim::cum_extreme<ReduceFn::kMin>(),
       &prim::mode(),

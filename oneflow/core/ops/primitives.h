@@ -497,6 +497,21 @@ class Cat final : public Primitive {
   OF_PRIMITIVE_KERNELS
 };
 
+// Binary search of sorted sequences (kernels/cpu/index.cpp). Inputs: the boundaries, sorted
+// along their last dim (1-D, or the values' leading dims then the boundaries), the values, of
+// the boundaries' dtype, and optionally an int64 sorter (the permutation that sorts each line of
+// boundaries). Output: for each value the first position whose boundary is >= it, or with attrs
+// right the first whose boundary is > it; int64, or int32 with attrs out_int32. NaN follows
+// every number and equals itself, as in sort and NumPy (the same answers as PyTorch unless the
+// boundaries hold NaN, where PyTorch's depend on its probe order).
+class SearchSorted final : public Primitive {
+ public:
+  const char* name() const override { return "searchsorted"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
 // ---- linear algebra (kernels/cpu/onednn/matmul.cpp, kernels/cuda/matmul.cpp) -------------
 // [b, m, k] x [b, k, n] -> [b, m, n], or the same without the batch dim; any strides.
 class Matmul final : public Primitive {
@@ -782,6 +797,7 @@ const GroupNormGrad& group_norm_grad();
 const SgdUpdate& sgd_update();
 const Scatter& scatter();
 const Cat& cat();
+const SearchSorted& search_sorted();
 const Exp& exp();
 const Gelu& gelu();
 template <ActFn F>

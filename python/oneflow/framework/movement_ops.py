@@ -464,27 +464,16 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     import oneflow
 
     if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"searchsorted: side can only be 'left' or 'right' but got {side}")
+        if side == "left" and right:
+            raise RuntimeError(
+                "searchsorted: side and right can't be set to opposites, got side of left "
+                "while right was True"
+            )
         right = side == "right"
-    if oneflow.bool in (sorted_sequence.dtype, getattr(input, "dtype", None)):
-        raise NotImplementedError("searchsorted: bool inputs are not supported")
-    seq = sorted_sequence
-    if sorter is not None:
-        seq = _C.gather(seq, -1, sorter)
-    scalar = not isinstance(input, Tensor)
-    values = oneflow.tensor(input, device=seq.device) if scalar else input
-    cmp = _C.le if right else _C.lt
-    if seq.ndim > 1 and tuple(seq.shape[:-1]) != tuple(values.shape[:-1]):
-        raise RuntimeError(
-            "searchsorted: boundaries tensor should be 1-D or the first N-1 dimensions of "
-            "boundaries and input must match, got boundaries of shape "
-            f"{tuple(seq.shape)} and input of shape {tuple(values.shape)}"
-        )
-    if seq.ndim == 1:
-        hits = cmp(seq.reshape(*([1] * values.ndim), -1), _C.unsqueeze(values, -1))
-    else:
-        hits = cmp(_C.unsqueeze(seq, -2), _C.unsqueeze(values, -1))
-    out = _C.sum(hits, [-1], False)
-    return out.int() if out_int32 else out
+    values = input if isinstance(input, Tensor) else oneflow.tensor(input)
+    return _C.searchsorted(sorted_sequence, values, right, out_int32, sorter)
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False):

@@ -219,4 +219,93 @@ void nonzero_fill_cpu(const NonzeroPlan& plan, const bool* mask, const Shape& sh
   }
 }
 
+// ---- searchsorted: binary searches, eight values in lockstep, blocks of values in parallel ----
+
+namespace {
+
+// Positions of v[i0, i1) in the lines of b (line `line_values` values each; one line for all
+// when line_values is 0). Each search keeps a window [base, base + count) whose count halves
+// the same way for every value, so the eight searches of a block step together and their loads
+// overlap; the window moves with a select, not a branch (each step's outcome is a coin toss).
+template <typename T, bool kRight, bool kSorter, typename O>
+void search_block(const T* b, const int64_t* sorter, int64_t len, const T* v, int64_t line_values,
+                  int64_t i0, int64_t i1, O* o) {
+  using C = compute_t<T>;
+  constexpr int kLanes = 8;
+  // Whether boundary m lies before the insertion point of x, in the order where NaN follows
+  // every number and equals itself (sort's order): a NaN boundary is never before a number, and
+  // a NaN value goes before the first NaN boundary (after it with kRight).
+  // (Bitwise operators: no branches, so that the compiler can run the lanes as vectors.)
+  auto before = [](C m, C x) -> bool {
+    if constexpr (kRight)
+      return (m <= x) | (x != x);
+    else
+      return (m < x) | ((x != x) & (m == m));
+  };
+  for (int64_t s = i0; s < i1; s += kLanes) {
+    const int lanes = static_cast<int>(std::min<int64_t>(kLanes, i1 - s));
+    const T* line[kLanes];
+    const int64_t* order[kLanes];
+    int64_t base[kLanes];
+    C x[kLanes];
+    for (int l = 0; l < kLanes; ++l) {
+      const int64_t i = s + std::min(l, lanes - 1);
+      const int64_t ln = line_values > 0 ? i / line_values : 0;
+      line[l] = b + ln * len;
+      order[l] = kSorter ? sorter + ln * len : nullptr;
+      base[l] = 0;
+      x[l] = static_cast<C>(v[i]);
+    }
+    auto at = [&](int l, int64_t p) { return static_cast<C>(line[l][kSorter ? order[l][p] : p]); };
+    if (len == 0) {
+      for (int l = 0; l < lanes; ++l) o[s + l] = O(0);
+      continue;
+    }
+    for (int64_t count = len; count > 1;) {
+      const int64_t half = count >> 1;
+      for (int l = 0; l < kLanes; ++l)
+        base[l] += half & -static_cast<int64_t>(before(at(l, base[l] + half - 1), x[l]));
+      count -= half;
+    }
+    for (int l = 0; l < lanes; ++l) o[s + l] = O(base[l] + (before(at(l, base[l]), x[l]) ? 1 : 0));
+  }
+}
+
+}  // namespace
+
+void SearchSorted::compute_cpu(const TensorList& in, const TensorList& out,
+                               const Attrs& attrs) const {
+  const Tensor &seq = in[0], &values = in[1];
+  const int64_t n = values->numel();
+  if (n == 0) return;
+  const int64_t len = seq->shape().back();
+  const int64_t line_values = seq->ndim() > 1 ? values->shape().back() : 0;
+  const int64_t* sorter = in.size() == 3 ? in[2]->data_as<int64_t>() : nullptr;
+  if (sorter != nullptr)
+    for (int64_t i = 0, total = in[2]->numel(); i < total; ++i)
+      if (sorter[i] < 0 || sorter[i] >= len)
+        throw_error<RuntimeError>(name(), "sorter index out of range: ", sorter[i],
+                                  " for boundaries of ", len, " along the last dim");
+  const bool right = attrs.get<bool>("right");
+  int64_t steps = 1;
+  while ((int64_t{1} << steps) <= len) ++steps;
+  const int64_t blocks = (n + 63) / 64;
+  visit_dtype(seq->dtype(), [&]<typename T>() {
+    const T* b = seq->data_as<T>();
+    const T* v = values->data_as<T>();
+    auto run = [&]<typename O>(O* o) {
+      auto block =
+          right ? (sorter ? &search_block<T, true, true, O> : &search_block<T, true, false, O>)
+                : (sorter ? &search_block<T, false, true, O> : &search_block<T, false, false, O>);
+#pragma omp parallel for schedule(static) if (n * steps > 4096)  // ~1-2 ns a step
+      for (int64_t k = 0; k < blocks; ++k)
+        block(b, sorter, len, v, line_values, k * 64, std::min(n, k * 64 + 64), o);
+    };
+    if (out[0]->dtype() == DType::kInt32)
+      run(out[0]->data_as<int32_t>());
+    else
+      run(out[0]->data_as<int64_t>());
+  });
+}
+
 }  // namespace oneflow

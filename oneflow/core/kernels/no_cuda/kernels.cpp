@@ -153,7 +153,7 @@ template <>
 OF_NO_CUDA(CumExtreme<ReduceFn::kMax>)
 template <>
 OF_NO_CUDA(CumExtreme<ReduceFn::kMin>)
-OF_NO_CUDA(Gather) OF_NO_CUDA(Scatter) OF_NO_CUDA(Cat) template <>
+OF_NO_CUDA(Gather) OF_NO_CUDA(Scatter) OF_NO_CUDA(Cat) OF_NO_CUDA(SearchSorted) template <>
 OF_NO_CUDA(Reduce<ReduceFn::kProd>)
 template <>
 OF_NO_CUDA(Reduce<ReduceFn::kMax>)
