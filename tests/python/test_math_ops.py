@@ -425,6 +425,33 @@ def test_roundings_bitwise_torch_on_long_runs():
             np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32), err_msg=name)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_round_decimals_like_torch(dtype):
+    """round(x, decimals=d): the same values as PyTorch (x * 10^d rounded to even, divided back;
+    16-bit floats through float32), in the function, method and in-place forms, on strided
+    inputs; a zero gradient; integers refused as PyTorch does."""
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((40, 250)) * 10.0 ** rng.integers(-3, 6, (40, 250))
+    a[0, :6] = [0.125, -0.125, 2.5, 1e30, np.inf, np.nan]
+    x, t = flow.tensor(a).to(getattr(flow, dtype)), torch.tensor(a).to(getattr(torch, dtype))
+    for d in [-3, -1, 0, 1, 2, 5, 8]:
+        want = torch.round(t, decimals=d).double().numpy()
+        np.testing.assert_array_equal(flow.round(x, decimals=d).double().numpy(), want)
+        np.testing.assert_array_equal(x.round(decimals=d).double().numpy(), want)
+        view = flow.round(x.t()[::3], decimals=d).double().numpy()
+        np.testing.assert_array_equal(view, torch.round(t.t()[::3], decimals=d).double().numpy())
+        y = x.clone()
+        y.round_(decimals=d)
+        np.testing.assert_array_equal(y.double().numpy(), want)
+    w = flow.tensor(a[:2, :5], requires_grad=True)
+    flow.round(w, decimals=2).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), np.zeros((2, 5)))
+    with pytest.raises(NotImplementedError):
+        torch.round(torch.tensor([15, 25]), decimals=-1)
+    with pytest.raises(NotImplementedError, match="round"):
+        flow.round(flow.tensor([15, 25]), decimals=-1)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("name", ["atan2", "fmod", "remainder", "maximum", "minimum", "pow"])
 def test_vector_binary_functions_match_torch_on_long_runs(name, dtype):

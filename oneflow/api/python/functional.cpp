@@ -500,6 +500,7 @@ void init_functional(py::module_& m) {
   for (const auto& entry : unary_fns) unary_names.append(entry.first);
   m.attr("_unary_fns") = unary_names;
   for (const auto& [name, fn] : unary_fns) {
+    if (fn == UnaryFn::kRound) continue;  // below, with decimals
     m.def(
         name,
         [name = name, fn = fn](py::handle x) {
@@ -509,6 +510,14 @@ void init_functional(py::module_& m) {
         },
         py::arg("input"));
   }
+  m.def(
+      "round",
+      [](py::handle x, int64_t decimals) {
+        Tensor t = as_tensor(x, "round", "input");
+        ReleaseGil nogil;
+        return F::round(t, decimals);
+      },
+      py::arg("input"), py::kw_only(), py::arg("decimals") = 0);
   // Elementwise binary functions: (tensor, tensor), (tensor, number) and (number, tensor).
   const std::pair<const char*, BinaryFn> binary_fns[] = {
 #define OF_BINARY_ENTRY(E, n) {#n, BinaryFn::k##E},

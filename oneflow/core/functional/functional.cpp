@@ -762,6 +762,20 @@ Tensor where(const Tensor& cond, Scalar x, Scalar y) {
                     scalar_tensor(y, dt, cond->device()), dt);
 }
 
+Tensor round(const Tensor& x, int64_t decimals) {
+  if (decimals == 0) return unary(UnaryFn::kRound, x);
+  if (!is_floating(x->dtype()))
+    throw_error<NotImplementedError>(
+        "round", "decimals is supported for floating point inputs, got ", dtype_name(x->dtype()));
+  // 16-bit floats compute in float32 and round once at the end, as PyTorch.
+  if (x->dtype() == DType::kFloat16 || x->dtype() == DType::kBFloat16)
+    return to(round(to(x, DType::kFloat32, std::nullopt), decimals), x->dtype(), std::nullopt);
+  // x times 10^d in x's dtype, rounded, divided by 10^d (PyTorch's order of operations).
+  const Scalar ten = Scalar::from_double(std::pow(10.0, static_cast<double>(std::abs(decimals))));
+  if (decimals > 0) return div(unary(UnaryFn::kRound, mul(x, ten)), ten);
+  return mul(unary(UnaryFn::kRound, div(x, ten)), ten);
+}
+
 Tensor unary(UnaryFn fn, const Tensor& x_in) {
   if (fn == UnaryFn::kNeg && x_in->dtype() == DType::kBool) return neg(x_in);     // raises
   if (fn == UnaryFn::kSign && x_in->dtype() == DType::kBool) return clone(x_in);  // as PyTorch

@@ -95,6 +95,9 @@ Tensor minimum(const Tensor& a, const Tensor& b);
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max);
 // abs/floor/ceil/round keep integer dtypes; the others compute integers in the default dtype.
 Tensor unary(UnaryFn fn, const Tensor& x);
+// round to `decimals` decimal places (negative: to tens, hundreds, ...), as PyTorch:
+// round(x * 10^d) / 10^d in x's floating dtype; decimals 0 is the unary round.
+Tensor round(const Tensor& x, int64_t decimals);
 // Elementwise binary functions. Operands promote like add; the logical functions compare as
 // bool, atan2 computes integers in the default float dtype; integer division by zero raises.
 Tensor binary(BinaryFn fn, const Tensor& a, const Tensor& b);
