@@ -163,6 +163,12 @@ def _searchsorted_build(fw):
     return lambda: fw.module.searchsorted(bounds, x)
 
 
+def _unique_rows_build(fw):
+    # Distinct rows of 65536 x 16 small integers (each row about 4^16 choices: most distinct).
+    x = (randn(fw, 65536, 16) * 2).round().long()
+    return lambda: fw.module.unique(x, dim=0, return_inverse=True, return_counts=True)
+
+
 def _interp(mode, **kw):
     def build(fw):
         f, x = op(fw, "nn.functional.interpolate"), _grad_input(fw, 8, 32, 32, 32)
@@ -226,6 +232,7 @@ _CASES = [
     ("argsort(dim=1)", _fwd("argsort", args=(1,))),
     ("unique", _fwd("unique", prep=lambda fw, x: (x * 100).round())),
     ("searchsorted 1M in 1K", _searchsorted_build),
+    ("unique(dim=0) rows", _unique_rows_build),
     # movement
     ("index_select(dim=0)", _index_build("index_select", 0, 512)),
     ("index_select(dim=1)", _index_build("index_select", 1, 512)),

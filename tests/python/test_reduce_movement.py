@@ -234,6 +234,53 @@ def test_unique_and_counting():
         )
 
 
+@pytest.mark.parametrize(
+    "dtype", ["int64", "int32", "uint8", "bool", "float32", "float64", "float16", "bfloat16"]
+)
+def test_unique_dim_like_torch(dtype):
+    """unique(dim=): distinct slices in lexicographic order with inverse and counts, every dim
+    (negative too), wide slices (several merge rounds), 64-bit values beyond 2^31 apart, strided
+    inputs, an empty selected dim; PyTorch's errors for bad dims and other empty dims."""
+    rng = np.random.default_rng(7)
+    cases = [(7,), (6, 3), (5, 4, 3), (40, 9), (3, 200), (1, 5), (5, 1), (300, 70)]
+    for shape in cases:
+        for high in [2, 5]:
+            a = rng.integers(0, high, shape)
+            if dtype == "int64" and high == 5:
+                a = a * 2**40 - 2**41  # a range past 2^31: the 64-bit keys path
+            for dim in range(-len(shape), len(shape)):
+                # Even dims read a strided view (every other element of a doubled last dim).
+                src = np.repeat(a, 2, -1) if dim % 2 == 0 else a
+                t = torch.tensor(src).to(getattr(torch, dtype))
+                f = flow.tensor(src).to(getattr(flow, dtype))
+                if dim % 2 == 0:
+                    t, f = t[..., ::2], f[..., ::2]
+                    assert not f.is_contiguous()
+                want = torch.unique(t, dim=dim, return_inverse=True, return_counts=True)
+                got = flow.unique(f, dim=dim, return_inverse=True, return_counts=True)
+                for w, g in zip(want, got):
+                    assert tuple(g.shape) == tuple(w.shape)
+                    np.testing.assert_array_equal(g.float().numpy(), w.float().numpy())
+                np.testing.assert_array_equal(
+                    flow.unique(f, dim=dim).float().numpy(),
+                    torch.unique(t, dim=dim).float().numpy(),
+                )
+    for lib in (torch, flow):
+        values, inverse, counts = lib.unique(
+            lib.zeros(0, 3), dim=0, return_inverse=True, return_counts=True
+        )
+        assert tuple(values.shape) == (0, 3) and inverse.numel() == 0 and counts.numel() == 0
+    for call, error in [
+        (lambda lib: lib.unique(lib.zeros(3, 0), dim=0), RuntimeError),
+        (lambda lib: lib.unique(lib.zeros(2, 2), dim=2), IndexError),
+        (lambda lib: lib.unique(lib.tensor(5.0), dim=0), IndexError),
+    ]:
+        with pytest.raises(error):
+            call(torch)
+        with pytest.raises(error):
+            call(flow)
+
+
 def _same_positions(fn):
     """fn(lib) on both libraries: equal int positions, shapes and dtypes."""
     want, got = fn(torch), fn(flow)

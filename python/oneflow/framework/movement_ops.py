@@ -520,11 +520,86 @@ def histc(input, bins=100, min=0, max=0):
     return _C.scatter(out, 0, idx, oneflow.ones(idx.shape, dtype=input.dtype), "add")
 
 
+def _dense_ranks(keys):
+    """Per row of a 2-D tensor: each element's rank among the row's distinct values (0, 1, ...
+    in sorted order, equal values one rank), and each row's number of distinct values."""
+    import oneflow
+
+    values, order = _C.sort(keys, 1, False)
+    first = oneflow.ones(keys.shape[0], 1, dtype=oneflow.bool, device=keys.device)
+    new = cat([first, _C.ne(values[:, 1:], values[:, :-1])], 1)
+    ranks = _C.sub(_C.cumsum(new.long(), 1), 1)
+    return _C.scatter(oneflow.zeros_like(ranks), 1, order, ranks, "none"), ranks[:, -1] + 1
+
+
+def _unique_dim(input, dim, return_inverse, return_counts):
+    """unique(dim=): the distinct slices along dim in lexicographic order. Each column of the
+    slices (flattened) is replaced by its dense ranks, then neighbouring columns merge pairwise
+    (rank_a * n + rank_b, ranked again) until one rank per slice is left: log2(columns) batched
+    sorts instead of one stable sort per column."""
+    import oneflow
+
+    nd = input.ndim
+    if nd == 0:
+        raise IndexError(f"unique: dimension specified as {dim} but tensor has no dimensions")
+    if not -nd <= dim < nd:
+        raise IndexError(
+            f"unique: dimension out of range (expected to be in range of [{-nd}, {nd - 1}], "
+            f"but got {dim})"
+        )
+    dim %= nd
+    if any(size == 0 for d, size in enumerate(input.shape) if d != dim):
+        raise RuntimeError(
+            "unique: there are 0 sized dimensions, and they aren't selected, so unique cannot be "
+            "applied"
+        )
+    slices = movedim(input, dim, 0)
+    n = slices.shape[0]
+    empty = oneflow.zeros(0, dtype=oneflow.int64, device=input.device)
+    if n == 0:
+        out = [input.clone()]
+        count = 0
+    else:
+        columns = _C.contiguous(slices.reshape(n, -1).t())
+        if columns.dtype == oneflow.int64:
+            # 32-bit keys sort by radix: 64-bit integers within a 2^31 range shift down to them.
+            lo, hi = int(_C.amin(columns)), int(_C.amax(columns))
+            if hi - lo < 2**31:
+                columns = _C.sub(columns, lo).int()
+        ranks, distinct = _dense_ranks(columns)
+        # Merge `group` columns per round: ranks are below n, so their mixed-radix number stays
+        # under 2^31 (int32 keys, radix sorted) where n allows, else two per round in int64.
+        group = 2
+        while n ** (group + 1) < 2**31 and group < 32:
+            group += 1
+        keys_dtype = oneflow.int32 if n**group < 2**31 else oneflow.int64
+        while ranks.shape[0] > 1:
+            if ranks.shape[0] % group:
+                pad = group - ranks.shape[0] % group
+                ranks = cat([ranks, oneflow.zeros(pad, n, dtype=ranks.dtype, device=ranks.device)])
+            keys = ranks[0::group].to(keys_dtype)
+            for j in range(1, group):
+                keys = _C.add(_C.mul(keys, n), ranks[j::group].to(keys_dtype))
+            ranks, distinct = _dense_ranks(keys)
+        inverse = ranks[0]
+        count = int(distinct[0])
+        positions = oneflow.arange(n, device=input.device)
+        first = _C.scatter(oneflow.zeros(count, dtype=oneflow.int64), 0, inverse, positions, "none")
+        out = [movedim(_C.index(slices, [first], 0), 0, dim)]
+    if return_inverse:
+        out.append(inverse if n else empty)
+    if return_counts:
+        ones = oneflow.ones(n, dtype=oneflow.int64, device=input.device)
+        zeros = oneflow.zeros(count, dtype=oneflow.int64, device=input.device)
+        out.append(_C.scatter(zeros, 0, inverse, ones, "add") if n else empty)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     import oneflow
 
     if dim is not None:
-        raise NotImplementedError("unique: dim= is not implemented yet")
+        return _unique_dim(input, dim, return_inverse, return_counts)
     flat = input.reshape(-1)
     values, order = _C.sort(flat, 0, False)
     if flat.numel() == 0:
