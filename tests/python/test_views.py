@@ -320,3 +320,61 @@ def test_logspace_matches_torch():
     np.testing.assert_allclose(
         flow.logspace(0, 3, 4, base=2).numpy(), torch.logspace(0, 3, 4, base=2).numpy(), rtol=1e-6
     )
+
+
+def test_in_place_view_ops_like_torch():
+    """squeeze_ / unsqueeze_ / as_strided_ change the tensor itself (same object, same memory)
+    like PyTorch, carry autograd history on non-leaves, refuse grad-requiring leaves, and leave
+    the ops queued before them reading the old layout."""
+    for lib in (torch, flow):
+        a = lib.arange(6.0).reshape(2, 1, 3)
+        assert a.squeeze_(1) is a and tuple(a.shape) == (2, 3)
+        assert a.unsqueeze_(-1) is a and tuple(a.shape) == (2, 3, 1)
+    results = []
+    for lib in (torch, flow):
+        base = lib.arange(12.0).reshape(3, 4)
+        row = base[1]
+        row.unsqueeze_(0)  # a view keeps writing through to its base
+        row.mul_(10)
+        w = lib.arange(6.0)
+        w.as_strided_((2, 2), (1, 2), 1)
+        s = lib.zeros(2, 1, 1, 3)
+        s.squeeze_()
+        t = lib.zeros(2, 1, 1, 3)
+        t.squeeze_((1, 2))
+        results.append(
+            [base.numpy(), tuple(row.shape), tuple(row.stride()), w.numpy(), s.shape, t.shape]
+        )
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    # Gradients through the in-place views of non-leaves.
+    grads = []
+    for lib in (torch, flow):
+        x = lib.arange(6.0).reshape(2, 1, 3).requires_grad_()
+        y = x * 2
+        y.squeeze_(1)
+        z = x * 1
+        z.as_strided_((2, 2), (1, 2))
+        u = x.reshape(6) * 3
+        u.unsqueeze_(1)
+        ((y * lib.arange(3.0)).sum() + z.sum() + (u * u).sum()).backward()
+        grads.append(x.grad.numpy())
+        with pytest.raises(RuntimeError, match="leaf"):
+            x.squeeze_(1)
+        with lib.no_grad():
+            leaf = lib.zeros(2, 1, requires_grad=True)
+            leaf.squeeze_()
+            assert tuple(leaf.shape) == (2,)
+    np.testing.assert_allclose(grads[1], grads[0])
+    for bad in [lambda t: t.squeeze_(3), lambda t: t.unsqueeze_(5)]:
+        with pytest.raises(IndexError):
+            bad(torch.zeros(2, 1, 1))
+        with pytest.raises(IndexError):
+            bad(flow.zeros(2, 1, 1))
+    # Ops queued before the change read the layout they were queued with.
+    x = flow.arange(6.0).reshape(2, 3)
+    y = x + 1
+    x.unsqueeze_(0)
+    z = x * 2
+    np.testing.assert_array_equal(y.numpy(), np.arange(6.0).reshape(2, 3) + 1)
+    np.testing.assert_array_equal(z.numpy(), np.arange(6.0).reshape(1, 2, 3) * 2)

@@ -274,6 +274,23 @@ void init_tensor(py::module_& m) {
             eager::synchronize();  // queued kernels read this tensor's layout when they run
             t.set_data(*d);
           })
+      // The in-place view ops (squeeze_, unsqueeze_, as_strided_): this tensor takes the layout
+      // and the autograd history of `view`, a view of its own storage.
+      .def("_take_view",
+           [](TensorImpl& t, const std::shared_ptr<TensorImpl>& view) {
+             if (view->storage() != t.storage())
+               throw_error<RuntimeError>("_take_view", "expected a view of the tensor's storage");
+             eager::wait_for(*t.storage());  // queued kernels read the layout when they run
+             const bool was_view = t.is_view();
+             std::shared_ptr<TensorImpl> base = t.view_base();
+             t.set_data(*view);
+             t.set_is_view(was_view);
+             t.set_view_base(std::move(base));
+             if (view->autograd().grad_fn) {
+               t.autograd().grad_fn = view->autograd().grad_fn;
+               t.autograd().output_nr = view->autograd().output_nr;
+             }
+           })
       .def("retain_grad",
            [](std::shared_ptr<TensorImpl> t) {
              if (!t->requires_grad())

@@ -144,6 +144,17 @@ def _cast(dtype):
     return method
 
 
+def _in_place_view(self, name, view_fn, *args):
+    """squeeze_ / unsqueeze_ / as_strided_: self takes the layout (and autograd history) of the
+    view `view_fn(self, *args)`."""
+    if self.requires_grad and self.is_leaf and _internal.autograd.is_grad_enabled():
+        raise RuntimeError(
+            f"{name}: a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    self._take_view(view_fn(self, *args))
+    return self
+
+
 def __array__(self, dtype=None, copy=None):
     a = self.numpy()
     return a if dtype is None else a.astype(dtype)
@@ -424,6 +435,11 @@ def install():
         "select": _C.select,
         "squeeze": lambda self, dim=None: _C.squeeze(self, dim),
         "unsqueeze": _C.unsqueeze,
+        "squeeze_": lambda self, dim=None: _in_place_view(self, "squeeze_", _C.squeeze, dim),
+        "unsqueeze_": lambda self, dim: _in_place_view(self, "unsqueeze_", _C.unsqueeze, dim),
+        "as_strided_": lambda self, size, stride, storage_offset=None: _in_place_view(
+            self, "as_strided_", _C.as_strided, size, stride, storage_offset
+        ),
         "flatten": lambda self, start_dim=0, end_dim=-1: _C.flatten(self, start_dim, end_dim),
         "copy_": _C.copy_,
         "fill_": _C.fill_,
