@@ -154,12 +154,18 @@ def plot(records, meta, path):
 
 
 def save(records, meta, out_dir, stem):
-    """Writes ``stem``.md, .json and .png under ``out_dir``; returns the three paths."""
+    """Writes ``stem``.md, .json and (with matplotlib installed) .png under ``out_dir``; returns
+    the paths written."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     md_path, json_path, png_path = (out / f"{stem}{ext}" for ext in (".md", ".json", ".png"))
     md_path.write_text(markdown(records, meta), encoding="utf-8")
     payload = {"meta": meta, "cases": records}
     json_path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", "utf-8")
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        print("matplotlib is not installed: no chart (the .md and .json are written)")
+        return md_path, json_path
     plot(records, meta, png_path)
     return md_path, json_path, png_path
