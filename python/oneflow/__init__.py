@@ -259,3 +259,4 @@ from oneflow.nn._conv_pool import (  # noqa: E402,F401
 set_num_threads = _C.set_num_threads
 get_num_threads = _C.get_num_threads
 from oneflow.framework.serialization import load, save  # noqa: E402,F401
+from oneflow import special  # noqa: E402,F401  (its names are the functions above)

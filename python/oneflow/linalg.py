@@ -11,4 +11,22 @@ def cross(input, other, dim=-1):
     return _cross(input, other, dim)
 
 
-__all__ = ["LinAlgError", "cross", "det", "inv", "matrix_norm", "norm", "slogdet", "vector_norm"]
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """The diagonals of the matrices in A's last two dims (oneflow.diagonal with batch-first
+    defaults)."""
+    from oneflow._oneflow_internal import _C
+
+    return _C.diagonal(A, offset, dim1, dim2)
+
+
+__all__ = [
+    "LinAlgError",
+    "cross",
+    "det",
+    "diagonal",
+    "inv",
+    "matrix_norm",
+    "norm",
+    "slogdet",
+    "vector_norm",
+]

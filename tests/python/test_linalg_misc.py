@@ -209,3 +209,17 @@ def test_inplace_top_level_forms():
     y = flow.tensor([0.25])
     flow.sin_(y)
     np.testing.assert_allclose(y.numpy(), np.sin([0.25]), rtol=1e-6)
+
+
+def test_linalg_diagonal_like_torch():
+    a = np.random.default_rng(0).standard_normal((2, 3, 4, 5))
+    for kw in [{}, {"offset": 1}, {"offset": -2}, {"dim1": 0, "dim2": 2}]:
+        got = flow.linalg.diagonal(flow.tensor(a), **kw)
+        want = torch.linalg.diagonal(torch.tensor(a), **kw)
+        assert tuple(got.shape) == tuple(want.shape)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    x = flow.tensor(a, requires_grad=True)
+    flow.linalg.diagonal(x, offset=1).sum().backward()
+    t = torch.tensor(a, requires_grad=True)
+    torch.linalg.diagonal(t, offset=1).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())

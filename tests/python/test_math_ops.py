@@ -748,3 +748,58 @@ def test_cdist_bad_arguments_like_torch():
         ):
             with pytest.raises(RuntimeError):
                 lib.cdist(*bad)
+
+
+def test_special_namespace_like_torch():
+    """oneflow.special: the aliases give the functions' values; zeta against PyTorch (float64
+    and float32, broadcasting, numbers for either argument, the poles and undefined points,
+    negative non-integer q, large x, q far below 0)."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((4, 5)) * 0.9
+    for name in ["digamma", "psi", "erf", "erfc", "erfinv", "exp2", "expm1", "log1p", "expit"]:
+        for dtype in ["float32", "float64"]:
+            got = getattr(flow.special, name)(flow.tensor(a).to(getattr(flow, dtype)))
+            want = getattr(torch.special, name)(torch.tensor(a).to(getattr(torch, dtype)))
+            assert str(got.dtype) == str(want.dtype).replace("torch", "oneflow")
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+    for name, args, kwargs in [
+        ("round", (), {"decimals": 1}),
+        ("logsumexp", (1,), {}),
+        ("softmax", (1,), {}),
+        ("log_softmax", (0,), {"dtype": "float64"}),
+        ("logit", (), {}),
+        ("gammaln", (), {}),
+        ("ndtr", (), {}),
+    ]:
+        kw = {k: getattr(flow, v) for k, v in kwargs.items() if k == "dtype"}
+        tkw = {k: getattr(torch, v) for k, v in kwargs.items() if k == "dtype"}
+        kw.update({k: v for k, v in kwargs.items() if k != "dtype"})
+        tkw.update({k: v for k, v in kwargs.items() if k != "dtype"})
+        x = np.abs(a) * 0.5 + 0.1 if name in ("logit", "gammaln") else a
+        got = getattr(flow.special, name)(flow.tensor(x).float(), *args, **kw)
+        want = getattr(torch.special, name)(torch.tensor(x).float(), *args, **tkw)
+        assert str(got.dtype) == str(want.dtype).replace("torch", "oneflow"), name
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+    x = np.concatenate([rng.uniform(1.01, 12, 40), [2, 3, 1, 0.5, 4, 2, 2, 2, 60, np.nan, 3]])
+    q = np.concatenate([rng.uniform(-20, 30, 40), [1, 2, 1, 1, -1, -1.5, 0, -60.5, 0.3, 1, np.inf]])
+    for dtype, rtol in [("float64", 1e-12), ("float32", 2e-6)]:
+        got = flow.special.zeta(flow.tensor(x).to(getattr(flow, dtype)), flow.tensor(q))
+        want = torch.special.zeta(torch.tensor(x).to(getattr(torch, dtype)), torch.tensor(q))
+        assert str(got.dtype) == str(want.dtype).replace("torch", "oneflow")
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=rtol, equal_nan=True)
+    grid = flow.special.zeta(flow.tensor([[2.0], [3.0]]), flow.tensor([1.0, 2.0, 5.0]))
+    want = torch.special.zeta(torch.tensor([[2.0], [3.0]]), torch.tensor([1.0, 2.0, 5.0]))
+    np.testing.assert_allclose(grid.numpy(), want.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(
+        flow.special.zeta(flow.tensor([2.0, 4.0]), 1.0).numpy(),
+        torch.special.zeta(torch.tensor([2.0, 4.0]), 1.0).numpy(),
+        rtol=1e-6,
+    )
+    np.testing.assert_allclose(
+        flow.special.zeta(2.0, flow.tensor([1.0, 3.0])).numpy(),
+        torch.special.zeta(2.0, torch.tensor([1.0, 3.0])).numpy(),
+        rtol=1e-6,
+    )
+    ints = flow.special.zeta(flow.tensor([2, 3]), flow.tensor([1, 2]))
+    assert ints.dtype == flow.float32
+    np.testing.assert_allclose(ints.numpy(), [math.pi**2 / 6, 1.2020569 - 1], rtol=1e-6)

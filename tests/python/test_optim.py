@@ -219,6 +219,33 @@ def test_warmup_lr():
     assert sd["last_epoch"] == 10 and "optimizer" not in sd
 
 
+def test_cosine_decay_lr():
+    """OneFlow's CosineDecayLR: cosine from the base rate to base * alpha over decay_steps, then
+    held at base * alpha; an explicit step takes the closed form; state_dict round-trips."""
+    p = flow.nn.Parameter(flow.zeros(1))
+    opt = flow.optim.SGD([p], lr=0.5)
+    s = flow.optim.lr_scheduler.CosineDecayLR(opt, decay_steps=8, alpha=0.1)
+    lrs = [opt.param_groups[0]["lr"]]
+    for _ in range(12):
+        opt.step()
+        s.step()
+        lrs.append(opt.param_groups[0]["lr"])
+    expect = [
+        0.5 * ((0.9 * 0.5 * (1 + math.cos(math.pi * t / 8)) + 0.1) if t < 8 else 0.1)
+        for t in range(13)
+    ]
+    np.testing.assert_allclose(lrs, expect, rtol=1e-12)
+    np.testing.assert_allclose(s.get_last_lr(), [0.05], rtol=1e-12)
+    s.step(2)
+    np.testing.assert_allclose(opt.param_groups[0]["lr"], expect[2], rtol=1e-12)
+    sd = s.state_dict()
+    again = flow.optim.lr_scheduler.CosineDecayLR(opt, decay_steps=3)
+    again.load_state_dict(sd)
+    assert again.decay_steps == 8 and again.alpha == 0.1
+    with pytest.raises(ValueError):
+        flow.optim.lr_scheduler.CosineDecayLR(opt, decay_steps=0)
+
+
 @pytest.mark.parametrize("opt_name", ["Adam", "AdamW"])
 def test_adam_steps_never_read_the_step_tensor_back(opt_name, monkeypatch):
     """The step counter stays a tensor (as in PyTorch's state dict) but its value is kept on the

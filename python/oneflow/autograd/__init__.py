@@ -254,3 +254,6 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                 )
             return False
     return True
+
+
+from oneflow.autograd import functional  # noqa: E402,F401

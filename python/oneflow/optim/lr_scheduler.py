@@ -250,6 +250,26 @@ class CosineAnnealingLR(LRScheduler):
         ]
 
 
+class CosineDecayLR(LRScheduler):
+    """OneFlow's cosine decay: for step < decay_steps the rate is
+    base * ((1 - alpha) * 0.5 * (1 + cos(pi * step / decay_steps)) + alpha), then base * alpha."""
+
+    def __init__(self, optimizer, decay_steps, alpha=0.0, last_step=-1, verbose=False):
+        if decay_steps <= 0:
+            raise ValueError(f"CosineDecayLR: decay_steps must be positive, got {decay_steps}")
+        self.decay_steps, self.alpha = decay_steps, alpha
+        super().__init__(optimizer, last_step)
+
+    def get_lr(self):
+        return self._closed_form(self.last_epoch)
+
+    def _closed_form(self, step):
+        if step >= self.decay_steps:
+            return [b * self.alpha for b in self.base_lrs]
+        cos_decay = 0.5 * (1 + math.cos(math.pi * step / self.decay_steps))
+        return [b * ((1 - self.alpha) * cos_decay + self.alpha) for b in self.base_lrs]
+
+
 class CosineAnnealingWarmRestarts(LRScheduler):
     def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1, verbose=False):
         if T_0 <= 0 or not isinstance(T_0, int):
