@@ -262,6 +262,10 @@ def test_data_property_like_torch():
             x.data = lib.zeros(2, dtype=lib.int64)  # requires grad: floating data only
     # assignment waits for queued work on the old memory
     a = flow.randn(256, 256)
+    before = a.numpy().astype(np.float64)
     b = (a @ a).sum()
+    c = a * 2  # queued after b: reads the old layout too
     a.data = flow.ones(3)
     assert a.tolist() == [1.0, 1.0, 1.0] and b.numel() == 1
+    np.testing.assert_allclose(b.item(), (before @ before).sum(), rtol=1e-3)
+    np.testing.assert_allclose(c.numpy(), before * 2, rtol=1e-6)

@@ -271,7 +271,8 @@ void init_tensor(py::module_& m) {
                                         "a tensor that requires grad takes only "
                                         "floating point data, got ",
                                         dtype_name(d->dtype()));
-            eager::synchronize();  // queued kernels read this tensor's layout when they run
+            eager::wait_for(
+                *t.storage());  // queued kernels read this tensor's layout when they run
             t.set_data(*d);
           })
       // The in-place view ops (squeeze_, unsqueeze_, as_strided_): this tensor takes the layout
