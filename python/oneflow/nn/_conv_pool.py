@@ -7,6 +7,7 @@ avg_pool3d, which PyTorch does not implement for them).
 """
 
 import functools
+import math
 
 import oneflow
 from oneflow._oneflow_internal import _C
@@ -30,6 +31,9 @@ __all__ = [
     "adaptive_max_pool1d",
     "adaptive_max_pool2d",
     "adaptive_max_pool3d",
+    "max_unpool1d",
+    "max_unpool2d",
+    "max_unpool3d",
 ]
 
 
@@ -196,3 +200,74 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 @_half_in_float32
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     return _C.adaptive_max_pool3d(input, output_size, return_indices)
+
+
+def _tuple(value, n):
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
+
+
+def _max_unpool(dims, input, indices, kernel_size, stride, padding, output_size):
+    """Scatters each plane's values to the flat positions max_pool's indices name, in a zero
+    plane of the size the pooling came from (output_size, or (in - 1) * stride - 2 * padding +
+    kernel); the gradient gathers at the same positions."""
+    name = f"max_unpool{dims}d"
+    if indices.dtype != oneflow.int64:
+        raise RuntimeError(
+            f"{name}: elements in indices should be type int64 but got {indices.dtype}"
+        )
+    if tuple(indices.shape) != tuple(input.shape):
+        raise RuntimeError(
+            f"{name}: expected shape of indices to be same as that of the input tensor "
+            f"({tuple(input.shape)}), but got indices tensor with shape {tuple(indices.shape)}"
+        )
+    if input.ndim not in (dims + 1, dims + 2):
+        raise RuntimeError(
+            f"{name}: expected a {dims + 1}-D or {dims + 2}-D input, got {input.ndim}-D"
+        )
+    kernel = _tuple(kernel_size, dims)
+    stride = _tuple(stride if stride is not None else kernel_size, dims)
+    padding = _tuple(padding, dims)
+    spatial = tuple(input.shape[-dims:])
+    default = [(spatial[d] - 1) * stride[d] - 2 * padding[d] + kernel[d] for d in range(dims)]
+    if output_size is None:
+        out = default
+    else:
+        out = list(output_size)[-dims:]
+        if len(out) != dims:
+            raise ValueError(
+                f"{name}: output_size must have {dims} or {dims + 2} elements, got "
+                f"{len(output_size)}"
+            )
+        for d in range(dims):
+            lo, hi = default[d] - stride[d], default[d] + stride[d]
+            if not lo < out[d] < hi:
+                raise ValueError(
+                    f'{name}: invalid output_size "{tuple(output_size)}" (dim {d} must be '
+                    f"between {lo + 1} and {hi - 1})"
+                )
+    lead = tuple(input.shape[:-dims])
+    plane = math.prod(out)
+    flat_idx = indices.reshape(*lead, -1)
+    if indices.numel():
+        lo, hi = int(_C.amin(indices)), int(_C.amax(indices))
+        if lo < 0 or hi >= plane:
+            bad = hi if hi >= plane else lo
+            raise RuntimeError(
+                f"{name}: found an invalid max index: {bad} (output volumes are of size "
+                f"{'x'.join(str(o) for o in out)})"
+            )
+    zeros = oneflow.zeros(*lead, plane, dtype=input.dtype, device=input.device)
+    result = _C.scatter(zeros, -1, flat_idx, input.reshape(*lead, -1), "none")
+    return result.reshape(*lead, *out)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpool(1, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpool(2, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpool(3, input, indices, kernel_size, stride, padding, output_size)

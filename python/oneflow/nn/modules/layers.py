@@ -28,6 +28,9 @@ def _factory(device=None, dtype=None):
     return {"device": device, "dtype": dtype}
 
 
+_HALF = (oneflow.float16, oneflow.bfloat16)
+
+
 class Identity(Module):
     def __init__(self, *args, **kwargs):
         super().__init__()
@@ -327,6 +330,36 @@ class MaxPool2d(_MaxPoolNd):
 
 
 class MaxPool3d(_MaxPoolNd):
+    _dims = 3
+
+
+class _MaxUnpoolNd(Module):
+    _dims = 2
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+
+    def forward(self, input, indices, output_size=None):
+        return getattr(F, f"max_unpool{self._dims}d")(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    _dims = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    _dims = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
     _dims = 3
 
 
@@ -1366,6 +1399,35 @@ class RMSNorm(Module):
         return (
             f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
         )
+
+
+class RMSLayerNorm(Module):
+    """OneFlow's T5-style layer norm: x / sqrt(mean(x^2 over the last dim) + eps) * weight, no
+    mean subtracted and no bias; the statistics in float32 for 16-bit inputs, the result in the
+    weight's dtype."""
+
+    def __init__(self, hidden_size, eps=1e-6):
+        super().__init__()
+        self.weight = Parameter(oneflow.ones(hidden_size))
+        self.variance_epsilon = eps
+
+    def forward(self, hidden_states):
+        x = hidden_states.float() if hidden_states.dtype in _HALF else hidden_states
+        variance = (x * x).mean(-1, keepdim=True)
+        x = x * oneflow.rsqrt(variance + self.variance_epsilon)
+        if self.weight.dtype in _HALF:
+            x = x.to(self.weight.dtype)
+        return self.weight * x
+
+    def extra_repr(self):
+        return f"{tuple(self.weight.shape)}, eps={self.variance_epsilon}"
+
+
+class SquareReLU(Module):
+    """relu(x) ** 2 (the Primer activation)."""
+
+    def forward(self, input):
+        return oneflow.square(F.relu(input))
 
 
 class BCEWithLogitsLoss(_Loss):

@@ -364,7 +364,16 @@ class Module:
 
     # ---- state dict ----
 
+    def register_state_dict_pre_hook(self, hook):
+        """hook(module, prefix, keep_vars) runs before state_dict() collects this module."""
+        hooks = self.__dict__.setdefault("_state_dict_pre_hooks", OrderedDict())
+        handle = _RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
     def state_dict(self, destination=None, prefix="", keep_vars=False):
+        for hook in list(self.__dict__.get("_state_dict_pre_hooks", {}).values()):
+            hook(self, prefix, keep_vars)
         if destination is None:
             destination = OrderedDict()
         for name, p in self._parameters.items():

@@ -58,3 +58,68 @@ def vector_to_parameters(vec, parameters):
             n = p.numel()
             p.copy_(vec[offset : offset + n].reshape(p.shape))
             offset += n
+
+
+# ---- weight normalisation ----
+
+
+def _norm_except_dim(v, dim):
+    if dim is None:
+        return oneflow.linalg.vector_norm(v)
+    dims = [d for d in range(v.ndim) if d != dim % max(v.ndim, 1)]
+    return oneflow.linalg.vector_norm(v, 2, dims, keepdim=True) if dims else v.abs()
+
+
+class _WeightNorm:
+    """The forward pre-hook of weight_norm: weight = g * v / ||v||, the norm over every dim but
+    `dim` (over the whole tensor with dim None)."""
+
+    def __init__(self, name, dim):
+        self.name, self.dim = name, dim
+
+    def compute(self, module):
+        g = getattr(module, self.name + "_g")
+        v = getattr(module, self.name + "_v")
+        return v * (g / _norm_except_dim(v, self.dim))
+
+    def __call__(self, module, inputs):
+        setattr(module, self.name, self.compute(module))
+
+
+def weight_norm(module, name="weight", dim=0):
+    """Reparametrises module.<name> as <name>_g * <name>_v / ||<name>_v|| (PyTorch's weight_norm):
+    two new parameters, the weight recomputed before every forward."""
+    from oneflow.nn.parameter import Parameter
+
+    for hook in module._forward_pre_hooks.values():
+        if isinstance(hook, _WeightNorm) and hook.name == name:
+            raise RuntimeError(
+                f"Cannot register two weight_norm hooks on the same parameter {name}"
+            )
+    if dim == -1:
+        dim = None
+    fn = _WeightNorm(name, dim)
+    weight = getattr(module, name)
+    del module._parameters[name]
+    module.register_parameter(name + "_g", Parameter(_norm_except_dim(weight, dim).detach()))
+    module.register_parameter(name + "_v", Parameter(weight.detach()))
+    setattr(module, name, fn.compute(module))
+    handle = module.register_forward_pre_hook(fn)
+    fn.handle = handle
+    return module
+
+
+def remove_weight_norm(module, name="weight"):
+    """Undoes weight_norm: module.<name> becomes one parameter again, with the current value."""
+    from oneflow.nn.parameter import Parameter
+
+    for key, hook in list(module._forward_pre_hooks.items()):
+        if isinstance(hook, _WeightNorm) and hook.name == name:
+            weight = hook.compute(module).detach()
+            del module._forward_pre_hooks[key]
+            del module._parameters[name + "_g"]
+            del module._parameters[name + "_v"]
+            module.__dict__.pop(name, None)
+            module.register_parameter(name, Parameter(weight))
+            return module
+    raise ValueError(f"weight_norm of '{name}' not found in {module}")
