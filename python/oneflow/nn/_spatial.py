@@ -319,6 +319,173 @@ def pixel_unshuffle(input, downscale_factor):
     return x.reshape(*lead, c * r * r, h // r, w // r)
 
 
+# ---- affine_grid and grid_sample ----
+
+
+def _base_coords(n, align_corners, like):
+    """The normalised [-1, 1] coordinates of n pixel centres (corners with align_corners)."""
+    if n <= 1:
+        return oneflow.zeros(max(n, 0), dtype=like.dtype, device=like.device)
+    pos = oneflow.arange(n, dtype=like.dtype, device=like.device)
+    if align_corners:
+        return _C.sub(_C.mul(pos, 2.0 / (n - 1)), 1.0)
+    return _C.sub(_C.div(_C.add(_C.mul(pos, 2.0), 1.0), float(n)), 1.0)
+
+
+def affine_grid(theta, size, align_corners=False):
+    """Sampling grids of the affine maps theta (N x 2 x 3, or N x 3 x 4 for volumes) over the
+    output size (N, C, H, W) or (N, C, D, H, W): each output position's normalised (x, y[, z], 1)
+    times theta transposed."""
+    size = list(size)
+    spatial = len(size) - 2
+    if spatial not in (2, 3):
+        raise NotImplementedError(
+            "affine_grid: only 4-D and 5-D sizes are supported (2-D and 3-D affine maps), "
+            f"got {size}"
+        )
+    if not theta.dtype.is_floating_point:
+        raise ValueError(
+            f"affine_grid: expected theta to have a floating point dtype, got {theta.dtype}"
+        )
+    want = (size[0], spatial, spatial + 1)
+    if tuple(theta.shape) != want:
+        raise ValueError(
+            f"affine_grid: expected a theta of shape {list(want)} for size {size}, got "
+            f"{list(theta.shape)}"
+        )
+    if min(size[2:]) <= 0:
+        raise ValueError(f"affine_grid: expected non-zero, positive output sizes, got {size}")
+    axes = [_base_coords(n, align_corners, theta) for n in reversed(size[2:])]  # x, y[, z]
+    mesh = oneflow.meshgrid(*reversed(axes), indexing="ij")  # z, y, x order of dims
+    ones = oneflow.ones(*size[2:], dtype=theta.dtype, device=theta.device)
+    base = oneflow.stack([*reversed(mesh), ones], -1).reshape(1, -1, spatial + 1)
+    grid = _C.matmul(base.expand(size[0], -1, -1), theta.transpose(1, 2))
+    return grid.reshape(size[0], *size[2:], spatial)
+
+
+def _unnormalise(coord, n, align_corners):
+    if align_corners:
+        return _C.mul(_C.add(coord, 1.0), (n - 1) / 2)
+    return _C.div(_C.sub(_C.mul(_C.add(coord, 1.0), float(n)), 1.0), 2.0)
+
+
+def _reflect(coord, low2, high2):
+    """Reflects coord into [low2 / 2, high2 / 2] (differentiably: the slope flips in mirrored
+    stretches)."""
+    if low2 == high2:
+        return oneflow.zeros_like(coord)
+    lo, span = low2 / 2, (high2 - low2) / 2
+    dist = _C.abs(_C.sub(coord, lo))
+    extra = _C.fmod(dist, span)
+    flips = oneflow.floor(_C.div(dist, span))
+    even = _C.eq(_C.remainder(flips, 2.0), 0.0)
+    return oneflow.where(even, _C.add(extra, lo), _C.add(_C.sub(span, extra), lo))
+
+
+def _clip(x, n):
+    """x clamped to [0, n - 1], with a gradient only strictly inside (PyTorch's rule for the
+    grid: a point clipped onto an edge, or exactly on it, does not move with the grid)."""
+    inside = _C.logical_and(_C.gt(x, 0.0), _C.lt(x, float(n - 1)))
+    return oneflow.where(inside, x, _C.clamp(x, 0.0, float(n - 1)).detach())
+
+
+def _source_coord(coord, n, padding_mode, align_corners):
+    x = _unnormalise(coord, n, align_corners)
+    if padding_mode == "border":
+        return _clip(x, n)
+    if padding_mode == "reflection":
+        x = _reflect(x, 0, 2 * (n - 1)) if align_corners else _reflect(x, -1, 2 * n - 1)
+        return _clip(x, n)
+    return x
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Samples input (N, C, H, W) or (N, C, D, H, W) at the normalised positions of grid
+    (N, H', W', 2) or (N, D', H', W', 3), as PyTorch: bilinear (trilinear for volumes) or
+    nearest (half to even), padding zeros / border / reflection. Corners are gathered from the
+    flattened planes, so gradients reach the input (scatter-add) and, through the interpolation
+    weights, the grid."""
+    if align_corners is None:
+        align_corners = False
+    spatial = input.ndim - 2
+    if spatial not in (2, 3):
+        raise RuntimeError(f"grid_sample: expected a 4-D or 5-D input, got {input.ndim}-D")
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(
+            f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or "
+            f"'bicubic', but got: '{mode}'"
+        )
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(
+            "nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+            f"'reflection', but got: '{padding_mode}'"
+        )
+    if mode == "bicubic":
+        if spatial == 3:
+            raise RuntimeError("grid_sample: bicubic interpolation only supports 4D input")
+        raise NotImplementedError("grid_sample: mode='bicubic' is not implemented yet")
+    if grid.ndim != input.ndim or grid.shape[-1] != spatial or grid.shape[0] != input.shape[0]:
+        raise RuntimeError(
+            f"grid_sample: expected a grid of shape (N, ..., {spatial}) with N = "
+            f"{input.shape[0]} and {input.ndim} dims for an input of shape "
+            f"{tuple(input.shape)}, got {tuple(grid.shape)}"
+        )
+    if grid.dtype != input.dtype:
+        raise RuntimeError(
+            f"grid_sample: expected grid and input to have the same dtype, got {grid.dtype} "
+            f"and {input.dtype}"
+        )
+    n, c = input.shape[:2]
+    sizes = list(input.shape[2:])  # D, H, W
+    out_sizes = list(grid.shape[1:-1])
+    points = math.prod(out_sizes)
+    planes = input.reshape(n, c, -1)
+    flat_grid = grid.reshape(n, points, spatial)
+    # Source coordinates along W, H[, D] (grid's last dim holds x, y[, z]).
+    coords = [
+        _source_coord(flat_grid[..., k], sizes[spatial - 1 - k], padding_mode, align_corners)
+        for k in range(spatial)
+    ]
+    strides = [math.prod(sizes[spatial - k :]) for k in range(spatial)]  # W: 1, H: W, D: H*W
+
+    def tap(positions, weight):
+        """weight (N, P) times the input at integer positions (one per axis, (N, P) each);
+        taps outside the input contribute nothing."""
+        inside = None
+        flat = None
+        for k, pos in enumerate(positions):
+            n_k = sizes[spatial - 1 - k]
+            ok = _C.logical_and(_C.ge(pos, 0), _C.le(pos, n_k - 1))
+            inside = ok if inside is None else _C.logical_and(inside, ok)
+            part = _C.mul(_C.clamp(pos, 0, n_k - 1).long(), strides[k])
+            flat = part if flat is None else _C.add(flat, part)
+        index = _C.unsqueeze(flat, 1).expand(n, c, points)
+        values = _C.gather(planes, 2, index)
+        w = oneflow.where(inside, weight, 0.0)
+        return _C.mul(values, _C.unsqueeze(w, 1))
+
+    if mode == "nearest":
+        nearest = [oneflow.round(x) for x in coords]
+        # A weight of 1 that depends on the grid (through round's zero gradient), so that the
+        # grid gets a zero gradient as in PyTorch; non-finite positions are outside and masked.
+        one = _C.add(_C.sub(nearest[0], nearest[0]), 1.0)
+        out = tap(nearest, one)
+    else:
+        lows = [oneflow.floor(x) for x in coords]
+        fracs = [_C.sub(x, lo) for x, lo in zip(coords, lows)]
+        out = None
+        for corner in range(2**spatial):
+            positions, weight = [], None
+            for k in range(spatial):
+                upper = (corner >> k) & 1
+                positions.append(_C.add(lows[k], 1.0) if upper else lows[k])
+                wk = fracs[k] if upper else _C.sub(1.0, fracs[k])
+                weight = wk if weight is None else _C.mul(weight, wk)
+            part = tap(positions, weight)
+            out = part if out is None else _C.add(out, part)
+    return out.reshape(n, c, *out_sizes)
+
+
 __all__ = [
     "interpolate",
     "upsample",
@@ -329,4 +496,6 @@ __all__ = [
     "fold",
     "pixel_shuffle",
     "pixel_unshuffle",
+    "affine_grid",
+    "grid_sample",
 ]
