@@ -399,12 +399,36 @@ def _source_coord(coord, n, padding_mode, align_corners):
     return x
 
 
+def _cubic_weights(t, a=-0.75):
+    """The four cubic-convolution weights (Keys, a = -0.75) of the taps at -1, 0, 1, 2 for a
+    fractional position t."""
+
+    def near(x):  # |x| <= 1
+        return _C.add(_C.mul(_C.mul(_C.sub(_C.mul(x, a + 2), a + 3), x), x), 1.0)
+
+    def far(x):  # 1 < |x| < 2
+        return _C.sub(_C.mul(_C.add(_C.mul(_C.sub(_C.mul(x, a), 5 * a), x), 8 * a), x), 4 * a)
+
+    return [far(_C.add(t, 1.0)), near(t), near(_C.sub(1.0, t)), far(_C.sub(2.0, t))]
+
+
+def _padded_tap(pos, n, padding_mode, align_corners):
+    """An integer tap position under the padding rule (border: clamped; reflection: mirrored,
+    then clamped; zeros: as is, masked later)."""
+    if padding_mode == "border":
+        return _C.clamp(pos, 0.0, float(n - 1))
+    if padding_mode == "reflection":
+        pos = _reflect(pos, 0, 2 * (n - 1)) if align_corners else _reflect(pos, -1, 2 * n - 1)
+        return _C.clamp(pos, 0.0, float(n - 1))
+    return pos
+
+
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Samples input (N, C, H, W) or (N, C, D, H, W) at the normalised positions of grid
-    (N, H', W', 2) or (N, D', H', W', 3), as PyTorch: bilinear (trilinear for volumes) or
-    nearest (half to even), padding zeros / border / reflection. Corners are gathered from the
-    flattened planes, so gradients reach the input (scatter-add) and, through the interpolation
-    weights, the grid."""
+    (N, H', W', 2) or (N, D', H', W', 3), as PyTorch: bilinear (trilinear for volumes), nearest
+    (half to even) or bicubic (4-D), padding zeros / border / reflection. The taps are gathered
+    from the flattened planes, so gradients reach the input (scatter-add) and, through the
+    interpolation weights, the grid."""
     if align_corners is None:
         align_corners = False
     spatial = input.ndim - 2
@@ -420,10 +444,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             "nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
             f"'reflection', but got: '{padding_mode}'"
         )
-    if mode == "bicubic":
-        if spatial == 3:
-            raise RuntimeError("grid_sample: bicubic interpolation only supports 4D input")
-        raise NotImplementedError("grid_sample: mode='bicubic' is not implemented yet")
+    if mode == "bicubic" and spatial == 3:
+        raise RuntimeError("grid_sample: bicubic interpolation only supports 4D input")
     if grid.ndim != input.ndim or grid.shape[-1] != spatial or grid.shape[0] != input.shape[0]:
         raise RuntimeError(
             f"grid_sample: expected a grid of shape (N, ..., {spatial}) with N = "
@@ -441,9 +463,11 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     points = math.prod(out_sizes)
     planes = input.reshape(n, c, -1)
     flat_grid = grid.reshape(n, points, spatial)
-    # Source coordinates along W, H[, D] (grid's last dim holds x, y[, z]).
+    # Source coordinates along W, H[, D] (grid's last dim holds x, y[, z]); bicubic pads its
+    # integer taps instead of the coordinate.
+    pad_coordinate = padding_mode if mode != "bicubic" else "zeros"
     coords = [
-        _source_coord(flat_grid[..., k], sizes[spatial - 1 - k], padding_mode, align_corners)
+        _source_coord(flat_grid[..., k], sizes[spatial - 1 - k], pad_coordinate, align_corners)
         for k in range(spatial)
     ]
     strides = [math.prod(sizes[spatial - k :]) for k in range(spatial)]  # W: 1, H: W, D: H*W
@@ -464,6 +488,19 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         w = oneflow.where(inside, weight, 0.0)
         return _C.mul(values, _C.unsqueeze(w, 1))
 
+    if mode == "bicubic":
+        lows = [oneflow.floor(x) for x in coords]
+        weights = [_cubic_weights(_C.sub(x, lo)) for x, lo in zip(coords, lows)]
+        out = None
+        for i in range(4):
+            px = _padded_tap(_C.add(lows[0], float(i - 1)), sizes[1], padding_mode, align_corners)
+            for j in range(4):
+                py = _padded_tap(
+                    _C.add(lows[1], float(j - 1)), sizes[0], padding_mode, align_corners
+                )
+                part = tap([px, py], _C.mul(weights[0][i], weights[1][j]))
+                out = part if out is None else _C.add(out, part)
+        return out.reshape(n, c, *out_sizes)
     if mode == "nearest":
         nearest = [oneflow.round(x) for x in coords]
         # A weight of 1 that depends on the grid (through round's zero gradient), so that the
