@@ -46,6 +46,43 @@ def _check_vectors(name, vs, refs, what):
             )
 
 
+def _input_vectors(name, inputs, v):
+    """The vectors (one per input) of jvp / vhp / hvp: v checked, or ones for one input of one
+    element."""
+    import oneflow
+
+    if v is None:
+        if len(inputs) != 1 or inputs[0].numel() != 1:
+            raise RuntimeError(
+                f"{name}: v can be omitted only when inputs is a single tensor of one element"
+            )
+        return (oneflow.ones_like(inputs[0]),)
+    vs, _ = _as_tuple(name, v, "v")
+    _check_vectors(name, vs, inputs, "v (one per input)")
+    return vs
+
+
+def _grads_along(name, gradients, wrt, vectors, like, create_graph, strict):
+    """Gradients of sum(g_i * v_i) over the gradients g_i that depend on `wrt`; zeros shaped as
+    `like` where nothing depends (an error with strict)."""
+    import oneflow
+
+    pairs = [(g, w) for g, w in zip(gradients, vectors) if g.requires_grad]
+    if not pairs:
+        if strict:
+            raise RuntimeError(f"{name}: the outputs do not depend on the inputs (strict=True)")
+        return tuple(oneflow.zeros_like(t) for t in like)
+    got = grad(
+        [g for g, _ in pairs],
+        list(wrt),
+        [w for _, w in pairs],
+        retain_graph=True,
+        create_graph=create_graph,
+        allow_unused=True,
+    )
+    return tuple(r if r is not None else oneflow.zeros_like(t) for r, t in zip(got, like))
+
+
 def _grads(name, outputs, inputs, grad_outputs, create_graph, strict, retain_graph=None):
     """autograd.grad with zeros for inputs the outputs do not depend on (an error with strict)."""
     import oneflow
@@ -106,37 +143,13 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     import oneflow
 
     inputs, in_tuple = _as_tuple("jvp", inputs, "inputs")
-    if v is None:
-        if len(inputs) != 1 or inputs[0].numel() != 1:
-            raise RuntimeError(
-                "jvp: v can be omitted only when inputs is a single tensor of one element"
-            )
-        vs = (oneflow.ones_like(inputs[0]),)
-    else:
-        vs, _ = _as_tuple("jvp", v, "v")
-        _check_vectors("jvp", vs, inputs, "v (one per input)")
+    vs = _input_vectors("jvp", inputs, v)
     with enable_grad():
         xs = _prepare_inputs(inputs, create_graph)
         outputs, out_tuple = _as_tuple("jvp", func(*xs), "outputs of func")
         us = tuple(oneflow.zeros_like(o).requires_grad_(True) for o in outputs)
         g = _grads("jvp", outputs, xs, us, True, strict)
-        if not any(t.requires_grad for t in g):
-            if strict:
-                raise RuntimeError("jvp: the outputs do not depend on the inputs (strict=True)")
-            result = tuple(oneflow.zeros_like(o) for o in outputs)
-        else:
-            pairs = [(t, w) for t, w in zip(g, vs) if t.requires_grad]
-            result = grad(
-                [t for t, _ in pairs],
-                list(us),
-                [w for _, w in pairs],
-                retain_graph=True,
-                create_graph=create_graph,
-                allow_unused=True,
-            )
-            result = tuple(
-                r if r is not None else oneflow.zeros_like(o) for r, o in zip(result, outputs)
-            )
+        result = _grads_along("jvp", g, us, vs, outputs, create_graph, strict)
     return _unpack(_finish(outputs, create_graph), out_tuple), _unpack(
         _finish(result, create_graph), out_tuple
     )
@@ -210,36 +223,14 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     import oneflow
 
     inputs, in_tuple = _as_tuple("vhp", inputs, "inputs")
-    if v is None:
-        if len(inputs) != 1 or inputs[0].numel() != 1:
-            raise RuntimeError(
-                "vhp: v can be omitted only when inputs is a single tensor of one element"
-            )
-        vs = (oneflow.ones_like(inputs[0]),)
-    else:
-        vs, _ = _as_tuple("vhp", v, "v")
-        _check_vectors("vhp", vs, inputs, "v (one per input)")
+    vs = _input_vectors("vhp", inputs, v)
     with enable_grad():
         xs = _prepare_inputs(inputs, create_graph)
         out = func(*xs)
         if not isinstance(out, oneflow.Tensor) or out.numel() != 1:
             raise RuntimeError("vhp: func must return a single tensor of one element")
         g = _grads("vhp", (out.reshape(()),), xs, None, True, strict)
-        pairs = [(t, w) for t, w in zip(g, vs) if t.requires_grad]
-        if pairs:
-            h = grad(
-                [t for t, _ in pairs],
-                list(xs),
-                [w for _, w in pairs],
-                retain_graph=True,
-                create_graph=create_graph,
-                allow_unused=True,
-            )
-        else:
-            if strict:
-                raise RuntimeError("vhp: the gradient does not depend on the inputs (strict=True)")
-            h = [None] * len(xs)
-        h = tuple(r if r is not None else oneflow.zeros_like(x) for r, x in zip(h, xs))
+        h = _grads_along("vhp", g, xs, vs, xs, create_graph, strict)
     return _finish((out,), create_graph)[0], _unpack(_finish(h, create_graph), in_tuple)
 
 
