@@ -31,6 +31,9 @@ def _source_coords(out_size, in_size, scale, align_corners, cubic):
 
 
 def _cubic_weights(t, a=-0.75):
+    """The cubic-convolution weights (Keys) of the taps at -1, 0, 1, 2 for fractional positions
+    t: a NumPy array (interpolate) or a tensor (grid_sample, differentiable)."""
+
     def near(x):  # |x| <= 1
         return ((a + 2) * x - (a + 3)) * x * x + 1
 
@@ -397,19 +400,6 @@ def _source_coord(coord, n, padding_mode, align_corners):
         x = _reflect(x, 0, 2 * (n - 1)) if align_corners else _reflect(x, -1, 2 * n - 1)
         return _clip(x, n)
     return x
-
-
-def _cubic_weights(t, a=-0.75):
-    """The four cubic-convolution weights (Keys, a = -0.75) of the taps at -1, 0, 1, 2 for a
-    fractional position t."""
-
-    def near(x):  # |x| <= 1
-        return _C.add(_C.mul(_C.mul(_C.sub(_C.mul(x, a + 2), a + 3), x), x), 1.0)
-
-    def far(x):  # 1 < |x| < 2
-        return _C.sub(_C.mul(_C.add(_C.mul(_C.sub(_C.mul(x, a), 5 * a), x), 8 * a), x), 4 * a)
-
-    return [far(_C.add(t, 1.0)), near(t), near(_C.sub(1.0, t)), far(_C.sub(2.0, t))]
 
 
 def _padded_tap(pos, n, padding_mode, align_corners):
