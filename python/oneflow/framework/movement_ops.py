@@ -584,7 +584,8 @@ def _unique_dim(input, dim, return_inverse, return_counts):
         inverse = ranks[0]
         count = int(distinct[0])
         positions = oneflow.arange(n, device=input.device)
-        first = _C.scatter(oneflow.zeros(count, dtype=oneflow.int64), 0, inverse, positions, "none")
+        zeros = oneflow.zeros(count, dtype=oneflow.int64, device=input.device)
+        first = _C.scatter(zeros, 0, inverse, positions, "none")
         out = [movedim(_C.index(slices, [first], 0), 0, dim)]
     if return_inverse:
         out.append(inverse if n else empty)
