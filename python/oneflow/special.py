@@ -89,7 +89,7 @@ def zeta(input, other):
         s = _C.add(s, oneflow.pow(_C.add(qs, k), _C.neg(xs)))
     # Then term k while other + k - 1 <= 9 (other below 1), a block of terms at a time.
     low = float(_C.amin(qs)) if qs.numel() else 1.0
-    last = math.floor(10 - low)
+    last = math.floor(10 - low) if math.isfinite(low) else 0  # low is +inf when every q is
     if last >= 10:
         xe, qe = _C.unsqueeze(xs, -1), _C.unsqueeze(qs, -1)
         for k0 in range(10, last + 1, 256):

@@ -800,6 +800,11 @@ def test_special_namespace_like_torch():
         torch.special.zeta(2.0, torch.tensor([1.0, 3.0])).numpy(),
         rtol=1e-6,
     )
+    # Every q infinite (the loop bound must not overflow): NaN, as PyTorch's 0 * inf tail.
+    np.testing.assert_array_equal(
+        flow.special.zeta(flow.tensor([2.0]), flow.tensor([np.inf])).numpy(),
+        torch.special.zeta(torch.tensor([2.0]), torch.tensor([np.inf])).numpy(),
+    )
     ints = flow.special.zeta(flow.tensor([2, 3]), flow.tensor([1, 2]))
     assert ints.dtype == flow.float32
     np.testing.assert_allclose(ints.numpy(), [math.pi**2 / 6, 1.2020569 - 1], rtol=1e-6)
