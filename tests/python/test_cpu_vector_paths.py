@@ -174,9 +174,9 @@ def test_prod_and_float64_sums_like_torch(shape):
 
 @pytest.mark.parametrize("n", [8, 40, 64, 130, 1024, 3000, 70000])
 def test_prod_outside_float_range_on_the_way_like_float64(n):
-    # The float32 products carry their rounding errors in float and fall back to double for a
-    # block whose partial products leave float's range: the results must still be those of the
-    # exact product, rounded once (checked against float64), including signed zeros, inf, NaN.
+    # The float32 factors are multiplied in double, so partial products that leave float's
+    # range on the way do not matter: the results must be those of the exact product, rounded
+    # once (checked against float64), including signed zeros, inf, NaN.
     rng = np.random.default_rng(n)
     rows = 6
     a = rng.uniform(0.5, 1.5, (rows, n)).astype(np.float32)

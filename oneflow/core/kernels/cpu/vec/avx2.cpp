@@ -297,218 +297,54 @@ double prod(const float* p, int64_t n, double start) {
 }
 
 namespace {
-// Compensated float products (Graillat's CompProd): a lane keeps its product P and the sum S of
-// the rounding errors carried forward, using P * x = fl(P * x) + fma(P, x, -fl(P * x)) exactly.
-// P + S holds the product to about twice float's precision, so the float result is the
-// correctly rounded one (to an ulp) of the exact product, as from a double accumulation, but
-// without converting every element. The identity needs every result in float's normal range, so
-// the inputs go in blocks: the float kernel runs on a block with the invalid, overflow and
-// underflow flags of MXCSR clear, and a block that raised one is recomputed in double. The
-// blocks' P + S are folded into double accumulators, with flush-to-zero on: a double below
-// 2^-1022 is far under float's range, and denormal arithmetic costs ~100 cycles per operation.
-constexpr unsigned kRangeFlags = _MM_EXCEPT_INVALID | _MM_EXCEPT_OVERFLOW | _MM_EXCEPT_UNDERFLOW;
-constexpr int64_t kBlockFactors = 32;  // factors per lane and block
-
-inline void comp_step(__m256& P, __m256& S, __m256 x) {
-  const __m256 q = _mm256_mul_ps(P, x);
-  S = _mm256_fmadd_ps(S, x, _mm256_fmsub_ps(P, x, q));
-  P = q;
-}
-
-// P + S of four lanes in double; a zero P stays as it is (-0 + 0 would lose its sign).
-inline __m256d comp_value(__m128 p, __m128 s) {
-  const __m256d pd = _mm256_cvtps_pd(p);
-  const __m256d v = _mm256_add_pd(pd, _mm256_cvtps_pd(s));
-  return _mm256_blendv_pd(v, pd, _mm256_cmp_pd(pd, _mm256_setzero_pd(), _CMP_EQ_OQ));
-}
-
-// The kernels below are opaque to the optimiser (noipa), so none of their float arithmetic moves
-// across the reads of MXCSR after the calls.
-
-// P and S (ps[0, 8 * kSets) and ps[8 * kSets, 16 * kSets)) of p[0, n), n a multiple of 8 * kSets:
-// kSets independent chains of eight lanes (enough to cover the multiply-adds' latency).
-template <int kSets>
-__attribute__((noipa)) void comp_run(const float* p, int64_t n, float* ps) {
-  __m256 P[kSets], S[kSets];
-  for (int j = 0; j < kSets; ++j) P[j] = _mm256_set1_ps(1.0f), S[j] = _mm256_setzero_ps();
-  for (int64_t i = 0; i < n; i += 8 * kSets)
-    for (int j = 0; j < kSets; ++j) comp_step(P[j], S[j], _mm256_loadu_ps(p + i + 8 * j));
-  for (int j = 0; j < kSets; ++j) {
-    _mm256_store_ps(ps + 8 * j, P[j]);
-    _mm256_store_ps(ps + 8 * (kSets + j), S[j]);
-  }
-}
-
-// P[k] and S[k] of the columns k < n (a multiple of 8) of nrows rows, four rows per pass.
-__attribute__((noipa)) void comp_cols(const float* rows, int64_t stride, int64_t nrows, int64_t n,
-                                      float* P, float* S) {
-  for (int64_t k = 0; k < n; k += 8) {
-    _mm256_storeu_ps(P + k, _mm256_set1_ps(1.0f));
-    _mm256_storeu_ps(S + k, _mm256_setzero_ps());
-  }
-  int64_t j = 0;
-  for (; j + 4 <= nrows; j += 4) {
-    const float* r = rows + j * stride;
-    for (int64_t k = 0; k < n; k += 8) {
-      __m256 p = _mm256_loadu_ps(P + k), s = _mm256_loadu_ps(S + k);
-      for (int q = 0; q < 4; ++q) comp_step(p, s, _mm256_loadu_ps(r + q * stride + k));
-      _mm256_storeu_ps(P + k, p);
-      _mm256_storeu_ps(S + k, s);
-    }
-  }
-  for (; j < nrows; ++j)
-    for (int64_t k = 0; k < n; k += 8) {
-      __m256 p = _mm256_loadu_ps(P + k), s = _mm256_loadu_ps(S + k);
-      comp_step(p, s, _mm256_loadu_ps(rows + j * stride + k));
-      _mm256_storeu_ps(P + k, p);
-      _mm256_storeu_ps(S + k, s);
-    }
-}
-
-// Starts a block: clears the range flags where an earlier computation left one.
-inline void clear_range_flags(unsigned clean) {
-  if (_mm_getcsr() & kRangeFlags) _mm_setcsr(clean);
-}
-
-inline bool range_flags_raised() { return (_mm_getcsr() & kRangeFlags) != 0; }
-
-// The product of p[0, n) by blocks of kSets * 8 lanes.
-template <int kSets>
-double comp_prod(const float* p, int64_t n, unsigned clean) {
-  constexpr int64_t kStep = 8 * kSets, kBlock = kStep * kBlockFactors;
-  alignas(32) float ps[2 * kStep];
-  __m256d acc = _mm256_set1_pd(1.0);
+// The products of K runs of n floats side by side, in double: two chains of four doubles per
+// run, so four runs keep eight multiplies in flight (their latency covered) even when the runs
+// are short.
+template <int K>
+void prod_side_by_side(const float* p, int64_t n, double* out) {
+  __m256d a[K][2];
+  for (int j = 0; j < K; ++j) a[j][0] = a[j][1] = _mm256_set1_pd(1.0);
   int64_t i = 0;
-  while (i + kStep <= n) {
-    const int64_t m = std::min(kBlock, (n - i) / kStep * kStep);
-    clear_range_flags(clean);
-    comp_run<kSets>(p + i, m, ps);
-    if (range_flags_raised()) {
-      acc = _mm256_mul_pd(acc, _mm256_set_pd(1.0, 1.0, 1.0, prod(p + i, m, 1.0)));
-    } else {
-      for (int j = 0; j < 2 * kSets; ++j)
-        acc = _mm256_mul_pd(acc,
-                            comp_value(_mm_load_ps(ps + 4 * j), _mm_load_ps(ps + kStep + 4 * j)));
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < K; ++j) {
+      const float* q = p + j * n + i;
+      a[j][0] = _mm256_mul_pd(a[j][0], _mm256_cvtps_pd(_mm_loadu_ps(q)));
+      a[j][1] = _mm256_mul_pd(a[j][1], _mm256_cvtps_pd(_mm_loadu_ps(q + 4)));
     }
-    i += m;
+  for (int j = 0; j < K; ++j) {
+    alignas(32) double l[4];
+    _mm256_store_pd(l, _mm256_mul_pd(a[j][0], a[j][1]));
+    double v = (l[0] * l[1]) * (l[2] * l[3]);
+    for (int64_t t = i; t < n; ++t) v *= p[j * n + t];
+    out[j] = v;
   }
-  alignas(32) double l[4];
-  _mm256_store_pd(l, acc);
-  double r = (l[0] * l[1]) * (l[2] * l[3]);
-  for (; i < n; ++i) r *= p[i];
-  return r;
-}
-}  // namespace
-
-namespace {
-// P and S of runs runs of n (<= 1024) floats each, 64 floats per run in ps (P of 32 lanes, then
-// S): four chains of eight lanes per run from 128 floats, else four runs side by side, one chain
-// (the first eight lanes) each. The floats past the last multiple of 8 are left out.
-__attribute__((noipa)) void comp_group(const float* p, int64_t runs, int64_t n, float* ps) {
-  const int64_t m = n / 8 * 8;
-  const __m256 one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
-  if (n >= 128) {
-    for (int64_t r = 0; r < runs; ++r) {
-      const float* q = p + r * n;
-      __m256 P[4] = {one, one, one, one}, S[4] = {zero, zero, zero, zero};
-      int64_t i = 0;
-      for (; i + 32 <= m; i += 32)
-        for (int j = 0; j < 4; ++j) comp_step(P[j], S[j], _mm256_loadu_ps(q + i + 8 * j));
-      for (; i < m; i += 8) comp_step(P[0], S[0], _mm256_loadu_ps(q + i));
-      for (int j = 0; j < 4; ++j) {
-        _mm256_store_ps(ps + 64 * r + 8 * j, P[j]);
-        _mm256_store_ps(ps + 64 * r + 32 + 8 * j, S[j]);
-      }
-    }
-    return;
-  }
-  for (int64_t r = 0; r < runs; r += 4) {
-    const int64_t k = std::min<int64_t>(4, runs - r);
-    __m256 P[4] = {one, one, one, one}, S[4] = {zero, zero, zero, zero};
-    for (int64_t i = 0; i < m; i += 8)
-      for (int j = 0; j < 4; ++j)
-        if (j < k) comp_step(P[j], S[j], _mm256_loadu_ps(p + (r + j) * n + i));
-    for (int j = 0; j < k; ++j) {
-      float* o = ps + 64 * (r + j);
-      _mm256_store_ps(o, P[j]);
-      _mm256_store_ps(o + 32, S[j]);
-    }
-  }
-}
-
-// The product of the first `lanes` (8 or 32) lanes' P + S (ps as comp_group writes it), in
-// double.
-double comp_fold(const float* ps, int lanes) {
-  __m256d acc = comp_value(_mm_load_ps(ps), _mm_load_ps(ps + 32));
-  for (int l = 4; l < lanes; l += 4)
-    acc = _mm256_mul_pd(acc, comp_value(_mm_load_ps(ps + l), _mm_load_ps(ps + 32 + l)));
-  alignas(32) double v[4];
-  _mm256_store_pd(v, acc);
-  return (v[0] * v[1]) * (v[2] * v[3]);
 }
 }  // namespace
 
 void prod_runs(const float* p, int64_t runs, int64_t n, double* out) {
-  if (n < 8) {
-    for (int64_t r = 0; r < runs; ++r) out[r] = prod(p + r * n, n, 1.0);
-    return;
-  }
-  const unsigned csr = _mm_getcsr(), clean = (csr & ~kRangeFlags) | _MM_FLUSH_ZERO_ON;
-  _mm_setcsr(clean);
-  if (n > 32 * kBlockFactors) {
-    for (int64_t r = 0; r < runs; ++r) out[r] = comp_prod<4>(p + r * n, n, clean);
-    _mm_setcsr(csr);
-    return;
-  }
-  // Groups of runs of ~16K floats: one check of the flags per group.
-  constexpr int64_t kGroup = 64;
-  alignas(32) float ps[64 * kGroup];
-  const int64_t group = std::clamp<int64_t>(16384 / n, 4, kGroup);
-  for (int64_t r0 = 0; r0 < runs; r0 += group) {
-    const int64_t g = std::min(group, runs - r0);
-    const float* q = p + r0 * n;
-    clear_range_flags(clean);
-    comp_group(q, g, n, ps);
-    const bool raised = range_flags_raised();
-    for (int64_t r = 0; r < g; ++r) {
-      if (raised) {
-        out[r0 + r] = prod(q + r * n, n, 1.0);
-        continue;
-      }
-      double v = comp_fold(ps + 64 * r, n >= 128 ? 32 : 8);
-      for (int64_t i = n / 8 * 8; i < n; ++i) v *= q[r * n + i];
-      out[r0 + r] = v;
-    }
+  // Every float is converted and multiplied in double: a product of floats in double rounds at
+  // 2^-53 per step, so the float result is the correctly rounded one (to an ulp) of the exact
+  // product. Flush-to-zero for the double lanes: below 2^-1022 they are far under float's range,
+  // and denormal arithmetic costs ~100 cycles per operation.
+  const unsigned csr = _mm_getcsr();
+  _mm_setcsr(csr | _MM_FLUSH_ZERO_ON);
+  int64_t r = 0;
+  for (; r + 4 <= runs; r += 4) prod_side_by_side<4>(p + r * n, n, out + r);
+  for (; r < runs; ++r) {
+    // A lone run: eight chains of its own when it is long enough to fill them.
+    if (n >= 128)
+      out[r] = prod(p + r * n, n, 1.0);
+    else
+      prod_side_by_side<1>(p + r * n, n, out + r);
   }
   _mm_setcsr(csr);
 }
 
 void prod_cols(double* acc, const float* rows, int64_t stride, int64_t nrows, int64_t n) {
-  // acc starts at 1; the columns past the last multiple of 8 go in double.
-  const int64_t head = n / 8 * 8;
+  const unsigned csr = _mm_getcsr();
+  _mm_setcsr(csr | _MM_FLUSH_ZERO_ON);
   for (int64_t k = 0; k < n; ++k) acc[k] = 1.0;
-  prod_rows(acc + head, rows + head, stride, nrows, n - head);
-  if (head == 0) return;
-  const unsigned csr = _mm_getcsr(), clean = (csr & ~kRangeFlags) | _MM_FLUSH_ZERO_ON;
-  _mm_setcsr(clean);
-  alignas(32) float P[256], S[256];
-  for (int64_t j = 0; j < nrows; j += kBlockFactors) {
-    const float* block = rows + j * stride;
-    const int64_t m = std::min(kBlockFactors, nrows - j);
-    for (int64_t k0 = 0; k0 < head; k0 += 256) {
-      const int64_t w = std::min<int64_t>(256, head - k0);
-      clear_range_flags(clean);
-      comp_cols(block + k0, stride, m, w, P, S);
-      if (range_flags_raised()) {
-        prod_rows(acc + k0, block + k0, stride, m, w);
-        continue;
-      }
-      for (int64_t k = 0; k < w; k += 4) {
-        const __m256d v = comp_value(_mm_load_ps(P + k), _mm_load_ps(S + k));
-        _mm256_storeu_pd(acc + k0 + k, _mm256_mul_pd(_mm256_loadu_pd(acc + k0 + k), v));
-      }
-    }
-  }
+  prod_rows(acc, rows, stride, nrows, n);
   _mm_setcsr(csr);
 }
 
@@ -636,21 +472,24 @@ void avg_pool_row(const float* const* rows, int64_t nrows, int64_t w, int64_t k,
 }
 
 void prod_rows(double* acc, const float* rows, int64_t stride, int64_t nrows, int64_t n) {
-  // Four rows multiplied in double per pass over the accumulators.
+  // Eight rows multiplied in double per pass over the accumulators; a product of two floats is
+  // exact in double, so four roundings per eight rows.
   auto row4 = [&](const float* r, int64_t k) { return _mm256_cvtps_pd(_mm_loadu_ps(r + k)); };
+  auto pair = [&](const float* r, int64_t k) {
+    return _mm256_mul_pd(row4(r, k), row4(r + stride, k));
+  };
   int64_t j = 0;
-  for (; j + 4 <= nrows; j += 4) {
+  for (; j + 8 <= nrows; j += 8) {
     const float* r = rows + j * stride;
     int64_t k = 0;
     for (; k + 4 <= n; k += 4) {
-      // A product of two floats is exact in double: two roundings per four rows.
-      const __m256d p01 = _mm256_mul_pd(row4(r, k), row4(r + stride, k));
-      const __m256d p23 = _mm256_mul_pd(row4(r + 2 * stride, k), row4(r + 3 * stride, k));
-      _mm256_storeu_pd(acc + k, _mm256_mul_pd(_mm256_loadu_pd(acc + k), _mm256_mul_pd(p01, p23)));
+      __m256d a = _mm256_loadu_pd(acc + k);
+      for (int q = 0; q < 8; q += 2) a = _mm256_mul_pd(a, pair(r + q * stride, k));
+      _mm256_storeu_pd(acc + k, a);
     }
     for (; k < n; ++k)
-      acc[k] *= (double(r[k]) * double(r[stride + k])) *
-                (double(r[2 * stride + k]) * double(r[3 * stride + k]));
+      for (int q = 0; q < 8; q += 2)
+        acc[k] *= double(r[q * stride + k]) * double(r[(q + 1) * stride + k]);
   }
   for (; j < nrows; ++j) {
     const float* r = rows + j * stride;

@@ -60,9 +60,7 @@ void max_rows(float* acc, const float* rows, int64_t stride, int64_t nrows, int6
 // acc[k] *= rows[j * stride + k] for k < n over the rows j < nrows, in double.
 void prod_rows(double* acc, const float* rows, int64_t stride, int64_t nrows, int64_t n);
 // out[r] = the product of the run p[r * n, (r + 1) * n) for r < runs, and acc[k] = the product
-// of rows[j * stride + k] over j < nrows for k < n (n <= 256): float products with their
-// rounding errors carried (the accuracy of a double accumulation), a block recomputed in double
-// where a value leaves float's range on the way.
+// of rows[j * stride + k] over j < nrows for k < n: every factor multiplied in double.
 void prod_runs(const float* p, int64_t runs, int64_t n, double* out);
 void prod_cols(double* acc, const float* rows, int64_t stride, int64_t nrows, int64_t n);
 // One output row of a 2-D max pool over the columns [ow0, ow1), whose windows lie inside the
