@@ -127,6 +127,42 @@ def _with_nans(rng, shape):
     return a
 
 
+@pytest.mark.parametrize("n", [1, 5, 8, 13, 16, 24, 64, 1000, 1023])
+def test_short_runs_side_by_side_like_torch(n):
+    # Reductions over the last dim of runs shorter than 1024 take four runs per pass: every
+    # count of runs around the groups of four, tails of the eight- and sixteen-float steps, and
+    # NaNs first, in the middle and in the tail of a run.
+    rng = np.random.default_rng(n)
+    for runs in (1, 3, 4, 7, 130):
+        a = rng.standard_normal((runs, n)).astype(np.float32)
+        b = a.copy()
+        b[0, 0] = np.nan
+        if runs > 2:
+            b[1, -1] = np.nan
+            b[2, n // 2] = np.nan
+        f, t = flow.tensor(a), torch.tensor(a)
+        want = torch.sum(t.double(), -1).float().numpy()
+        np.testing.assert_allclose(flow.sum(f, -1).numpy(), want, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(
+            flow.linalg.vector_norm(f, dim=-1).numpy(),
+            torch.linalg.vector_norm(t.double(), dim=-1).float().numpy(),
+            rtol=1e-5,
+        )
+        np.testing.assert_allclose(
+            flow.prod(f, -1).numpy(), torch.prod(t.double(), -1).float().numpy(), rtol=4e-7
+        )
+        for x in (a, b):
+            for name in ("amax", "amin"):
+                np.testing.assert_array_equal(
+                    getattr(flow, name)(flow.tensor(x), -1).numpy(),
+                    getattr(torch, name)(torch.tensor(x), -1).numpy(),
+                    err_msg=f"{name} runs={runs}",
+                )
+        np.testing.assert_array_equal(
+            np.isnan(flow.sum(flow.tensor(b), -1).numpy()), np.isnan(b).any(-1)
+        )
+
+
 @pytest.mark.parametrize("shape", [(1024, 1024), (37, 300), (5, 7), (300, 37), (1000, 3), (3, 64)])
 def test_extreme_reductions_along_each_dim_like_torch(shape):
     rng = np.random.default_rng(sum(shape))

@@ -231,6 +231,23 @@ void sum_kernel(const Tensor& x, const Tensor& out, const std::vector<int64_t>& 
   // into chunks summed on different threads and combined afterwards.
   const int nthreads = omp_get_max_threads();
   const bool parallel = n_out * n_red > cpu::kParallelGrain && nthreads > 1;
+  if constexpr (std::is_same_v<T, float>) {
+    // Short contiguous runs, one per output (a sum over the last dim of a tall tensor): several
+    // runs side by side per pass, blocks of runs per thread.
+    if (cpu::avx2::has_avx2() && nr == 1 && inner_stride == 1 && n_red < cpu::avx2::kShortRun &&
+        p.kept_shape.size() == 1 && p.kept_strides[0] == n_red) {
+      constexpr int64_t kRuns = 64;
+      const int64_t blocks = (n_out + kRuns - 1) / kRuns;
+#pragma omp parallel for schedule(static) if (parallel)
+      for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t k0 = b * kRuns, m = std::min(kRuns, n_out - k0);
+        double r[kRuns];
+        cpu::avx2::sum_runs(base + k0 * n_red, m, n_red, r, Sq);
+        for (int64_t i = 0; i < m; ++i) o[k0 + i] = O(compute_t<O>(r[i]));
+      }
+      return;
+    }
+  }
   int64_t split = 1;
   if (parallel && n_out < nthreads)
     split = std::min<int64_t>((nthreads + n_out - 1) / n_out * 4, n_red / 4096 + 1);
@@ -408,6 +425,19 @@ bool reduce_blocks(const Tensor& x, const Tensor& out, const std::vector<int64_t
         double r[kMaxRuns];
         cpu::avx2::prod_runs(xp + o0 * red, m, red, r);
         for (int64_t i = 0; i < m; ++i) op[o0 + i] = float(r[i]);
+      }
+      return true;
+    }
+  }
+  if constexpr (K != ReduceFn::kProd && std::is_same_v<T, float>) {
+    if (cpu::avx2::has_avx2() && red < cpu::avx2::kShortRun) {
+      constexpr int64_t kRuns = 64;
+      const int64_t blocks = (outer + kRuns - 1) / kRuns;
+#pragma omp parallel for schedule(static) if (outer * red > cpu::kParallelGrain)
+      for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t o0 = b * kRuns;
+        cpu::avx2::max_runs(xp + o0 * red, std::min(kRuns, outer - o0), red, op + o0,
+                            K == ReduceFn::kMax);
       }
       return true;
     }

@@ -649,6 +649,90 @@ double sum(const float* p, int64_t n) { return sum_f32<false>(p, n); }
 double sum_squares(const float* p, int64_t n) { return sum_f32<true>(p, n); }
 
 namespace {
+// The sums (of squares with Sq) of K runs of n (< kShortRun) floats side by side, two chains of
+// eight float lanes per run: the per-run costs (loop set-up, the horizontal sum) shared and the
+// adds' latency covered by eight chains in flight.
+template <bool Sq, int K>
+void sum_side_by_side(const float* p, int64_t n, double* out) {
+  __m256 a[K][2];
+  for (int j = 0; j < K; ++j) a[j][0] = a[j][1] = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int j = 0; j < K; ++j) {
+      a[j][0] = acc8<Sq>(a[j][0], _mm256_loadu_ps(p + j * n + i));
+      a[j][1] = acc8<Sq>(a[j][1], _mm256_loadu_ps(p + j * n + i + 8));
+    }
+  if (i + 8 <= n) {
+    for (int j = 0; j < K; ++j) a[j][0] = acc8<Sq>(a[j][0], _mm256_loadu_ps(p + j * n + i));
+    i += 8;
+  }
+  for (int j = 0; j < K; ++j) {
+    alignas(32) float l[8];
+    _mm256_store_ps(l, _mm256_add_ps(a[j][0], a[j][1]));
+    float t = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+    for (int64_t k = i; k < n; ++k) t += Sq ? p[j * n + k] * p[j * n + k] : p[j * n + k];
+    out[j] = t;
+  }
+}
+
+// The largest (smallest) of K runs of n >= 1 floats side by side, one chain per run (a max has
+// a short latency). NaNs are noted on the way in one mask for all K runs (vmaxps drops them);
+// when it is set, each run's first NaN is looked up at the end.
+template <bool kMax, int K>
+void max_side_by_side(const float* p, int64_t n, float* out) {
+  __m256 a[K];
+  __m256 nan = _mm256_setzero_ps();
+  for (int j = 0; j < K; ++j) a[j] = _mm256_set1_ps(p[j * n]);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < K; ++j) {
+      const __m256 v = _mm256_loadu_ps(p + j * n + i);
+      a[j] = kMax ? _mm256_max_ps(a[j], v) : _mm256_min_ps(a[j], v);
+      nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    }
+  const bool any_nan = _mm256_movemask_ps(nan) != 0;
+  for (int j = 0; j < K; ++j) {
+    const float* q = p + j * n;
+    alignas(32) float l[8];
+    _mm256_store_ps(l, a[j]);
+    float m = l[0];
+    for (int t = 1; t < 8; ++t) m = kMax ? std::max(m, l[t]) : std::min(m, l[t]);
+    int64_t k = any_nan ? 0 : i;  // with a NaN somewhere, the whole run is looked at
+    for (; k < n; ++k) {
+      if (q[k] != q[k]) {
+        m = q[k];
+        break;
+      }
+      if (k >= i) m = kMax ? std::max(m, q[k]) : std::min(m, q[k]);
+    }
+    out[j] = m;
+  }
+}
+
+template <bool Sq>
+void sum_runs_impl(const float* p, int64_t runs, int64_t n, double* out) {
+  int64_t r = 0;
+  for (; r + 4 <= runs; r += 4) sum_side_by_side<Sq, 4>(p + r * n, n, out + r);
+  for (; r < runs; ++r) sum_side_by_side<Sq, 1>(p + r * n, n, out + r);
+}
+
+template <bool kMax>
+void max_runs_impl(const float* p, int64_t runs, int64_t n, float* out) {
+  int64_t r = 0;
+  for (; r + 4 <= runs; r += 4) max_side_by_side<kMax, 4>(p + r * n, n, out + r);
+  for (; r < runs; ++r) max_side_by_side<kMax, 1>(p + r * n, n, out + r);
+}
+}  // namespace
+
+void sum_runs(const float* p, int64_t runs, int64_t n, double* out, bool squares) {
+  squares ? sum_runs_impl<true>(p, runs, n, out) : sum_runs_impl<false>(p, runs, n, out);
+}
+
+void max_runs(const float* p, int64_t runs, int64_t n, float* out, bool is_max) {
+  is_max ? max_runs_impl<true>(p, runs, n, out) : max_runs_impl<false>(p, runs, n, out);
+}
+
+namespace {
 
 float hsum(__m256 v) {
   alignas(32) float l[8];

@@ -83,6 +83,12 @@ double sum_squares(const float* p, int64_t n);
 double sum_squares(const double* p, int64_t n);
 // The largest (smallest when !is_max) of p[0, n), n >= 1; the first NaN when there is one.
 float max_run(const float* p, int64_t n, bool is_max);
+// Short runs (n < kShortRun), several side by side: out[r] = the sum (of the squares with
+// squares) of p[r * n, (r + 1) * n) in float lanes, and the largest (smallest when !is_max)
+// value of each run (n >= 1), its first NaN when it has one, as max_run.
+constexpr int64_t kShortRun = 1024;
+void sum_runs(const float* p, int64_t runs, int64_t n, double* out, bool squares);
+void max_runs(const float* p, int64_t runs, int64_t n, float* out, bool is_max);
 // The activation family's chunk loops (kernels/cpu/activation_chunks.h) built for AVX2 + FMA
 // (vec/activation_avx2.cpp), for float and double: y = f(x) and dx = dy * f'(x) for
 // n <= kChunk contiguous values; t and u are kChunk-sized scratch buffers.
