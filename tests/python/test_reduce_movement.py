@@ -487,6 +487,44 @@ def test_gather_scatter_scan_layouts_match_torch(seed):
 
 
 @pytest.mark.parametrize(
+    "shape", [(9, 5), (4, 37), (7, 3), (65536, 3), (3, 20011), (1, 100003), (50001,), (5, 0)]
+)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "int32", "bool"])
+def test_scans_along_the_last_dim_like_torch(shape, dtype):
+    """cumsum/cumprod along the last dim: lines four at a time (counts of lines around groups of
+    four), and few long lines cut into segments whose starting values come from a first pass
+    (sums and products across segment boundaries, integer products that wrap)."""
+    rng = np.random.default_rng(len(shape) * 100 + shape[-1])
+    if dtype == "bool":
+        a = rng.random(shape) > 0.3
+    elif dtype.startswith("int"):
+        a = rng.integers(-3, 4, shape).astype(dtype)
+    else:
+        a = rng.standard_normal(shape).astype(dtype)
+    # Float products of many factors near 1 stay in range; integer factors are +-1 with some
+    # 2s and 3s, so long lines overflow and wrap (the same bits in any grouping).
+    m = rng.choice([1, -1, 2, 3], shape, p=[0.45, 0.45, 0.05, 0.05])
+    if dtype == "bool":
+        pa = a
+    elif dtype.startswith("float"):
+        pa = (1 + 0.001 * a).astype(dtype)
+    else:
+        pa = m.astype(dtype)
+    tol = {"float16": 2e-2, "float32": 2e-5}.get(dtype, 1e-12)
+    for fn, x in (("cumsum", a), ("cumprod", pa)):
+        got = getattr(flow, fn)(flow.tensor(x), -1)
+        want = getattr(torch, fn)(torch.tensor(x), -1)
+        assert got.dtype == getattr(flow, str(want.dtype).split(".")[1]), fn
+        g, w = got.numpy(), want.numpy()
+        if dtype.startswith("float"):
+            x64 = np.abs(x.astype(np.float64))
+            scale = np.maximum(1.0, np.cumsum(x64, -1) if fn == "cumsum" else np.abs(w))
+            assert np.all(np.abs(g.astype(np.float64) - w.astype(np.float64)) <= tol * scale), fn
+        else:
+            np.testing.assert_array_equal(g, w, err_msg=fn)
+
+
+@pytest.mark.parametrize(
     "dtype", ["float32", "float64", "float16", "int64", "int32", "uint8", "bool"]
 )
 @pytest.mark.parametrize("descending", [False, True])

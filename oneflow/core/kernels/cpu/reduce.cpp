@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <numeric>
 
 #include "oneflow/core/kernels/cpu/strided_loop.h"
@@ -722,8 +723,145 @@ void scan_rows(const Tensor& x, const Tensor& out, int64_t dim) {
   });
 }
 
+// One step of a scan: acc + v (acc * v; integer products wrap), in the accumulator type (also
+// the combination of two accumulators, with T = A).
+template <bool kProd, typename T, typename A>
+inline A scan_step(A acc, T v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return kProd ? A(acc && v) : A(acc + A(v));
+  } else {
+    const A x = A(compute_t<T>(v));
+    if constexpr (kProd && std::is_integral_v<A>)
+      return A(std::make_unsigned_t<A>(acc) * std::make_unsigned_t<A>(x));
+    else
+      return kProd ? acc * x : acc + x;
+  }
+}
+
+template <typename T, typename A>
+inline T scan_value(A acc) {
+  if constexpr (std::is_same_v<T, bool>)
+    return acc != 0;
+  else
+    return T(compute_t<T>(acc));
+}
+
+// Scans along the last dim of contiguous x and out (lines of len). A line's running value is a
+// chain of dependent adds (multiplies) in the accumulator type, so four lines (or pieces of
+// lines) are scanned side by side: four independent chains. With too few lines for the threads,
+// each line is cut into segments whose starting values come from a first pass that reduces
+// every segment but the last (in four lanes each).
+template <bool kProd, typename T>
+void scan_lines(const T* src, T* dst, int64_t lines, int64_t len) {
+  using A = acc_t<T>;
+  const A init = kProd ? A(1) : A(0);
+  // Four pieces of n elements from (p[j], q[j], starting at a[j], which ends at the pieces'
+  // last values) side by side, the chains in locals (registers); and one piece.
+  auto four = [](const T* const* p, T* const* q, A* a, int64_t n) {
+    const T *p0 = p[0], *p1 = p[1], *p2 = p[2], *p3 = p[3];
+    T *q0 = q[0], *q1 = q[1], *q2 = q[2], *q3 = q[3];
+    A a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+    for (int64_t i = 0; i < n; ++i) {
+      a0 = scan_step<kProd>(a0, p0[i]);
+      a1 = scan_step<kProd>(a1, p1[i]);
+      a2 = scan_step<kProd>(a2, p2[i]);
+      a3 = scan_step<kProd>(a3, p3[i]);
+      q0[i] = scan_value<T>(a0);
+      q1[i] = scan_value<T>(a1);
+      q2[i] = scan_value<T>(a2);
+      q3[i] = scan_value<T>(a3);
+    }
+    a[0] = a0, a[1] = a1, a[2] = a2, a[3] = a3;
+  };
+  auto one = [](const T* p, T* q, A a, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      a = scan_step<kProd>(a, p[i]);
+      q[i] = scan_value<T>(a);
+    }
+  };
+  const int64_t threads = omp_get_max_threads();
+  const bool parallel = lines * len > cpu::kParallelGrain && threads > 1;
+  const int64_t segs =
+      parallel && lines < 4 * threads
+          ? std::clamp<int64_t>((4 * threads + lines - 1) / lines, 1, len / 4096 + 1)
+          : 1;
+  if (segs == 1) {
+    // Whole lines, four per task.
+    const int64_t groups = (lines + 3) / 4;
+#pragma omp parallel for schedule(static) if (parallel)
+    for (int64_t g = 0; g < groups; ++g) {
+      const int64_t l0 = 4 * g;
+      if (l0 + 4 <= lines) {
+        const T* p[4] = {src + l0 * len, src + (l0 + 1) * len, src + (l0 + 2) * len,
+                         src + (l0 + 3) * len};
+        T* q[4] = {dst + l0 * len, dst + (l0 + 1) * len, dst + (l0 + 2) * len,
+                   dst + (l0 + 3) * len};
+        A a[4] = {init, init, init, init};
+        four(p, q, a, len);
+      } else {
+        for (int64_t l = l0; l < lines; ++l) one(src + l * len, dst + l * len, init, len);
+      }
+    }
+    return;
+  }
+  // Segments: (line, seg) units; a first pass reduces each segment but a line's last, the
+  // starting values are their running combination along the line.
+  const int64_t units = lines * segs;
+  auto seg_begin = [&](int64_t u) { return u / segs * len + len * (u % segs) / segs; };
+  auto seg_end = [&](int64_t u) { return u / segs * len + len * (u % segs + 1) / segs; };
+  std::vector<A> start(units, init);
+#pragma omp parallel for schedule(static)
+  for (int64_t u = 0; u < units; ++u) {
+    if (u % segs == segs - 1) continue;
+    const int64_t b = seg_begin(u), e = seg_end(u);
+    A lane[4] = {init, init, init, init};
+    int64_t i = b;
+    for (; i + 4 <= e; i += 4)
+      for (int l = 0; l < 4; ++l) lane[l] = scan_step<kProd>(lane[l], src[i + l]);
+    for (; i < e; ++i) lane[0] = scan_step<kProd>(lane[0], src[i]);
+    start[u] = scan_step<kProd, A>(scan_step<kProd, A>(lane[0], lane[1]),
+                                   scan_step<kProd, A>(lane[2], lane[3]));
+  }
+  for (int64_t line = 0; line < lines; ++line) {
+    A run = init;
+    for (int64_t s = 0; s < segs; ++s) {
+      const A own = start[line * segs + s];
+      start[line * segs + s] = run;
+      run = scan_step<kProd, A>(run, own);
+    }
+  }
+  const int64_t groups = (units + 3) / 4;
+#pragma omp parallel for schedule(static)
+  for (int64_t g = 0; g < groups; ++g) {
+    const int64_t u0 = 4 * g, k = std::min<int64_t>(4, units - u0);
+    if (k == 4) {
+      // Segments of one line differ in length by at most one: the common part side by side.
+      int64_t n = std::numeric_limits<int64_t>::max();
+      for (int64_t j = 0; j < 4; ++j) n = std::min(n, seg_end(u0 + j) - seg_begin(u0 + j));
+      const T* p[4];
+      T* q[4];
+      A a[4];
+      for (int64_t j = 0; j < 4; ++j)
+        p[j] = src + seg_begin(u0 + j), q[j] = dst + seg_begin(u0 + j), a[j] = start[u0 + j];
+      four(p, q, a, n);
+      for (int64_t j = 0; j < 4; ++j)
+        one(p[j] + n, q[j] + n, a[j], seg_end(u0 + j) - seg_begin(u0 + j) - n);
+    } else {
+      for (int64_t u = u0; u < units; ++u)
+        one(src + seg_begin(u), dst + seg_begin(u), start[u], seg_end(u) - seg_begin(u));
+    }
+  }
+}
+
 template <bool kProd>
 void scan_kernel(const Tensor& x, const Tensor& out, int64_t dim) {
+  if (x->ndim() > 0 && dim == x->ndim() - 1 && x->is_contiguous() && out->is_contiguous() &&
+      x->numel() > 0) {
+    const int64_t len = x->shape()[dim];
+    return visit_dtype(x->dtype(), [&]<typename T>() {
+      scan_lines<kProd, T>(x->data_as<T>(), out->data_as<T>(), x->numel() / len, len);
+    });
+  }
   if (x->ndim() > 0 && dim < x->ndim() - 1 && x->is_contiguous() && out->is_contiguous() &&
       x->numel() > 0)
     return scan_rows<kProd>(x, out, dim);
