@@ -127,6 +127,21 @@ def _with_nans(rng, shape):
     return a
 
 
+@pytest.mark.parametrize("shape", [(16, 64, 64), (5, 9, 37), (3, 130, 11), (2, 70, 300)])
+def test_sums_over_a_middle_dim_like_torch(shape):
+    # Whole rows of the kept inner dim added four at a time (float lanes per block of rows).
+    rng = np.random.default_rng(sum(shape))
+    a = rng.standard_normal(shape).astype(np.float32)
+    f, t = flow.tensor(a), torch.tensor(a).double()
+    for got, want in (
+        (flow.sum(f, 1), torch.sum(t, 1)),
+        (flow.mean(f, 1), torch.mean(t, 1)),
+        (flow.linalg.vector_norm(f, dim=1), torch.linalg.vector_norm(t, dim=1)),
+        (flow.sum(f, (0, 1)), torch.sum(t, (0, 1))),
+    ):
+        np.testing.assert_allclose(got.numpy(), want.float().numpy(), rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("n", [1, 5, 8, 13, 16, 24, 64, 1000, 1023])
 def test_short_runs_side_by_side_like_torch(n):
     # Reductions over the last dim of runs shorter than 1024 take four runs per pass: every
@@ -163,7 +178,10 @@ def test_short_runs_side_by_side_like_torch(n):
         )
 
 
-@pytest.mark.parametrize("shape", [(1024, 1024), (37, 300), (5, 7), (300, 37), (1000, 3), (3, 64)])
+@pytest.mark.parametrize(
+    "shape",
+    [(1024, 1024), (37, 300), (5, 7), (300, 37), (1000, 3), (3, 64), (16, 64, 64), (5, 9, 37)],
+)
 def test_extreme_reductions_along_each_dim_like_torch(shape):
     rng = np.random.default_rng(sum(shape))
     a = _with_nans(rng, shape)

@@ -140,58 +140,69 @@ void sum_kernel(const Tensor& x, const Tensor& out, const std::vector<int64_t>& 
         items >= threads ? 1 : std::max<int64_t>(1, std::min(threads / items, n_red / (4 * kRows)));
     const int64_t per_slice = (n_red + slices - 1) / slices;
     std::vector<A> partial(slices > 1 ? static_cast<size_t>(items * slices * cols) : 0);
-#pragma omp parallel for schedule(static) if (parallel)
-    for (int64_t w = 0; w < items * slices; ++w) {
-      const int64_t item = w / slices, slice = w % slices;
-      const int64_t r = item / blocks, c0 = item % blocks * cols;
-      const int64_t width = std::min(cols, inner - c0);
-      const int64_t j_lo = slice * per_slice, j_hi = std::min(n_red, j_lo + per_slice);
-      std::vector<A> own(slices > 1 ? 0 : width);
-      A* acc = slices > 1 ? partial.data() + w * cols : own.data();
-      std::fill_n(acc, width, A(0));
-      int64_t off0 = c0, rem = r;
-      for (int64_t d = static_cast<int64_t>(p.kept_shape.size()) - 2; d >= 0; --d) {
-        off0 += (rem % p.kept_shape[d]) * p.kept_strides[d];
-        rem /= p.kept_shape[d];
-      }
-      auto row_at = [&](int64_t j) {
-        int64_t off = off0, jr = j;
-        for (int64_t d = nr - 1; d >= 0; --d) {
-          off += (jr % p.red_shape[d]) * p.red_strides[d];
-          jr /= p.red_shape[d];
+#pragma omp parallel if (parallel)
+    {
+      // Each thread's accumulator rows, made once (not per work item).
+      std::vector<A> own(slices > 1 ? 0 : cols);
+      std::vector<float> part_buf(cols);
+#pragma omp for schedule(static)
+      for (int64_t w = 0; w < items * slices; ++w) {
+        const int64_t item = w / slices, slice = w % slices;
+        const int64_t r = item / blocks, c0 = item % blocks * cols;
+        const int64_t width = std::min(cols, inner - c0);
+        const int64_t j_lo = slice * per_slice, j_hi = std::min(n_red, j_lo + per_slice);
+        A* acc = slices > 1 ? partial.data() + w * cols : own.data();
+        std::fill_n(acc, width, A(0));
+        int64_t off0 = c0, rem = r;
+        for (int64_t d = static_cast<int64_t>(p.kept_shape.size()) - 2; d >= 0; --d) {
+          off0 += (rem % p.kept_shape[d]) * p.kept_strides[d];
+          rem /= p.kept_shape[d];
         }
-        return base + off;
-      };
-      if constexpr (std::is_same_v<compute_t<T>, float> && std::is_same_v<A, double>) {
-        // Float lanes over blocks of 64 rows (twice the SIMD width of double, no conversions in
-        // the inner loop), each block's sums added in double.
-        std::vector<float> part_buf(width);
-        float* part = part_buf.data();
-        for (int64_t j0 = j_lo; j0 < j_hi; j0 += kRows) {
-          std::fill_n(part, width, 0.0f);
-          const int64_t j1 = std::min(j_hi, j0 + kRows);
-          int64_t j = j0;
-          // Four rows per pass over the block's sums: a quarter of the stores.
-          for (; j + 4 <= j1; j += 4) {
-            const T *r0 = row_at(j), *r1 = row_at(j + 1), *r2 = row_at(j + 2), *r3 = row_at(j + 3);
-            for (int64_t i = 0; i < width; ++i)
-              part[i] += (sq<Sq>(float(r0[i])) + sq<Sq>(float(r1[i]))) +
-                         (sq<Sq>(float(r2[i])) + sq<Sq>(float(r3[i])));
+        auto row_at = [&](int64_t j) {
+          if (nr == 1) return base + off0 + j * p.red_strides[0];  // no divisions
+          int64_t off = off0, jr = j;
+          for (int64_t d = nr - 1; d >= 0; --d) {
+            off += (jr % p.red_shape[d]) * p.red_strides[d];
+            jr /= p.red_shape[d];
           }
-          for (; j < j1; ++j) {
+          return base + off;
+        };
+        if constexpr (std::is_same_v<compute_t<T>, float> && std::is_same_v<A, double>) {
+          // Float lanes over blocks of 64 rows (twice the SIMD width of double, no conversions in
+          // the inner loop), each block's sums added in double.
+          float* part = part_buf.data();
+          for (int64_t j0 = j_lo; j0 < j_hi; j0 += kRows) {
+            std::fill_n(part, width, 0.0f);
+            const int64_t j1 = std::min(j_hi, j0 + kRows);
+            int64_t j = j0;
+            if constexpr (std::is_same_v<T, float>)
+              if (nr == 1 && cpu::avx2::has_avx2()) {
+                cpu::avx2::sum_rows(part, row_at(j0), p.red_strides[0], j1 - j0, width, Sq);
+                j = j1;
+              }
+            // Four rows per pass over the block's sums: a quarter of the stores.
+            for (; j + 4 <= j1; j += 4) {
+              const T *r0 = row_at(j), *r1 = row_at(j + 1), *r2 = row_at(j + 2),
+                      *r3 = row_at(j + 3);
+              for (int64_t i = 0; i < width; ++i)
+                part[i] += (sq<Sq>(float(r0[i])) + sq<Sq>(float(r1[i]))) +
+                           (sq<Sq>(float(r2[i])) + sq<Sq>(float(r3[i])));
+            }
+            for (; j < j1; ++j) {
+              const T* row = row_at(j);
+              for (int64_t i = 0; i < width; ++i) part[i] += sq<Sq>(float(row[i]));
+            }
+            for (int64_t i = 0; i < width; ++i) acc[i] += part[i];
+          }
+        } else {
+          for (int64_t j = j_lo; j < j_hi; ++j) {
             const T* row = row_at(j);
-            for (int64_t i = 0; i < width; ++i) part[i] += sq<Sq>(float(row[i]));
+            for (int64_t i = 0; i < width; ++i) acc[i] += sq<Sq>(A(compute_t<T>(row[i])));
           }
-          for (int64_t i = 0; i < width; ++i) acc[i] += part[i];
         }
-      } else {
-        for (int64_t j = j_lo; j < j_hi; ++j) {
-          const T* row = row_at(j);
-          for (int64_t i = 0; i < width; ++i) acc[i] += sq<Sq>(A(compute_t<T>(row[i])));
-        }
+        if (slices == 1)
+          for (int64_t i = 0; i < width; ++i) o[r * inner + c0 + i] = O(compute_t<O>(acc[i]));
       }
-      if (slices == 1)
-        for (int64_t i = 0; i < width; ++i) o[r * inner + c0 + i] = O(compute_t<O>(acc[i]));
     }
     if (slices > 1)
       for (int64_t item = 0; item < items; ++item) {

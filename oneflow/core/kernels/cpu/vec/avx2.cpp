@@ -348,43 +348,89 @@ void prod_cols(double* acc, const float* rows, int64_t stride, int64_t nrows, in
   _mm_setcsr(csr);
 }
 
-void max_rows(float* acc, const float* rows, int64_t stride, int64_t nrows, int64_t n,
-              bool is_max) {
-  // acc = row where row > acc (row < acc for min) or row is NaN: a NaN wins and stays. Four rows
-  // per pass over the accumulators (a quarter of their loads and stores).
-  auto step = [is_max](__m256 a, __m256 v) {
-    const __m256 better =
-        is_max ? _mm256_cmp_ps(v, a, _CMP_GT_OQ) : _mm256_cmp_ps(v, a, _CMP_LT_OQ);
-    return _mm256_blendv_ps(a, v, _mm256_or_ps(better, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
-  };
+namespace {
+template <bool Sq>
+void sum_rows_impl(float* part, const float* rows, int64_t stride, int64_t nrows, int64_t n) {
+  auto sq = [](__m256 v) { return Sq ? _mm256_mul_ps(v, v) : v; };
+  auto sq1 = [](float v) { return Sq ? v * v : v; };
   int64_t j = 0;
   for (; j + 4 <= nrows; j += 4) {
     const float* r = rows + j * stride;
     int64_t k = 0;
     for (; k + 8 <= n; k += 8) {
-      __m256 a = _mm256_loadu_ps(acc + k);
-      a = step(a, _mm256_loadu_ps(r + k));
-      a = step(a, _mm256_loadu_ps(r + stride + k));
-      a = step(a, _mm256_loadu_ps(r + 2 * stride + k));
-      a = step(a, _mm256_loadu_ps(r + 3 * stride + k));
-      _mm256_storeu_ps(acc + k, a);
+      const __m256 a =
+          _mm256_add_ps(sq(_mm256_loadu_ps(r + k)), sq(_mm256_loadu_ps(r + stride + k)));
+      const __m256 b = _mm256_add_ps(sq(_mm256_loadu_ps(r + 2 * stride + k)),
+                                     sq(_mm256_loadu_ps(r + 3 * stride + k)));
+      _mm256_storeu_ps(part + k, _mm256_add_ps(_mm256_loadu_ps(part + k), _mm256_add_ps(a, b)));
     }
     for (; k < n; ++k)
-      for (int64_t q = 0; q < 4; ++q) {
-        const float a = acc[k], v = r[q * stride + k];
-        if ((is_max ? v > a : v < a) || v != v) acc[k] = v;
-      }
+      part[k] +=
+          (sq1(r[k]) + sq1(r[stride + k])) + (sq1(r[2 * stride + k]) + sq1(r[3 * stride + k]));
+  }
+  for (; j < nrows; ++j) {
+    const float* r = rows + j * stride;
+    int64_t k = 0;
+    for (; k + 8 <= n; k += 8)
+      _mm256_storeu_ps(part + k,
+                       _mm256_add_ps(_mm256_loadu_ps(part + k), sq(_mm256_loadu_ps(r + k))));
+    for (; k < n; ++k) part[k] += sq1(r[k]);
+  }
+}
+}  // namespace
+
+void sum_rows(float* part, const float* rows, int64_t stride, int64_t nrows, int64_t n,
+              bool squares) {
+  squares ? sum_rows_impl<true>(part, rows, stride, nrows, n)
+          : sum_rows_impl<false>(part, rows, stride, nrows, n);
+}
+
+void max_rows(float* acc, const float* rows, int64_t stride, int64_t nrows, int64_t n,
+              bool is_max) {
+  // acc = max(row, acc) as vmaxps(row, acc): acc stays on ties (the first maximum wins) and
+  // once it is NaN; a NaN row value is dropped but noted in one mask for the whole call. Four
+  // rows per pass over the accumulators (a quarter of their loads and stores), a chain of one
+  // max per row.
+  __m256 nan = _mm256_setzero_ps();
+  auto max = [is_max](__m256 a, __m256 v) {
+    return is_max ? _mm256_max_ps(v, a) : _mm256_min_ps(v, a);
+  };
+  auto step = [&](__m256 a, __m256 v) {
+    nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    return max(a, v);
+  };
+  auto scalar = [is_max](float a, float v) { return (is_max ? v > a : v < a) || v != v ? v : a; };
+  int64_t j = 0;
+  for (; j + 4 <= nrows; j += 4) {
+    const float* r = rows + j * stride;
+    int64_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+      const __m256 v0 = _mm256_loadu_ps(r + k), v1 = _mm256_loadu_ps(r + stride + k);
+      const __m256 v2 = _mm256_loadu_ps(r + 2 * stride + k);
+      const __m256 v3 = _mm256_loadu_ps(r + 3 * stride + k);
+      // One unordered compare checks two rows.
+      nan = _mm256_or_ps(nan, _mm256_or_ps(_mm256_cmp_ps(v0, v1, _CMP_UNORD_Q),
+                                           _mm256_cmp_ps(v2, v3, _CMP_UNORD_Q)));
+      _mm256_storeu_ps(acc + k, max(max(max(max(_mm256_loadu_ps(acc + k), v0), v1), v2), v3));
+    }
+    for (; k < n; ++k)
+      for (int64_t q = 0; q < 4; ++q) acc[k] = scalar(acc[k], r[q * stride + k]);
   }
   for (; j < nrows; ++j) {
     const float* r = rows + j * stride;
     int64_t k = 0;
     for (; k + 8 <= n; k += 8)
       _mm256_storeu_ps(acc + k, step(_mm256_loadu_ps(acc + k), _mm256_loadu_ps(r + k)));
-    for (; k < n; ++k) {
-      const float a = acc[k], v = r[k];
-      if ((is_max ? v > a : v < a) || v != v) acc[k] = v;
-    }
+    for (; k < n; ++k) acc[k] = scalar(acc[k], r[k]);
   }
+  if (_mm256_movemask_ps(nan) == 0) return;
+  // A NaN somewhere: a column that holds one ends at its last NaN (the scalar rule's result).
+  for (int64_t k = 0; k < n / 8 * 8; ++k)
+    for (int64_t q = nrows - 1; q >= 0; --q)
+      if (rows[q * stride + k] != rows[q * stride + k]) {
+        acc[k] = rows[q * stride + k];
+        break;
+      }
 }
 
 namespace {
