@@ -455,21 +455,25 @@ def test_softmax_float32_special_values_and_dims_match_torch(fn, dim):
     # float32 runs on AVX2 rows (last dim) or oneDNN: NaN, +inf and rows of -inf make the whole
     # row NaN, as in PyTorch; the softmax dim may be inner (strided rows).
     rng = np.random.default_rng(abs(dim))
-    a = (rng.standard_normal((5, 6, 4)) * 10).astype(np.float32)
-    a[0, :, :] = -np.inf
-    a[1, 2, 1] = np.nan
-    a[2, 3, 0] = np.inf
-    a[3, 1, :] = -np.inf
-    g = rng.standard_normal(a.shape).astype(np.float32)
+    # Widths 44 and 600 take the vector columns (and a second block of columns) when the softmax
+    # dim has dims after it.
+    for width in (4, 44, 600):
+        a = (rng.standard_normal((5, 6, width)) * 10).astype(np.float32)
+        a[0, :, :] = -np.inf
+        a[1, 2, 1] = np.nan
+        a[2, 3, 0] = np.inf
+        a[3, 1, :] = -np.inf
+        a[4, 5, width - 1] = np.nan
+        g = rng.standard_normal(a.shape).astype(np.float32)
 
-    def run(lib):
-        x = lib.tensor(a, requires_grad=True)
-        y = getattr(lib, fn)(x, dim)
-        y.backward(lib.tensor(g))
-        return y.detach().numpy(), x.grad.numpy()
+        def run(lib, a=a, g=g):
+            x = lib.tensor(a, requires_grad=True)
+            y = getattr(lib, fn)(x, dim)
+            y.backward(lib.tensor(g))
+            return y.detach().numpy(), x.grad.numpy()
 
-    for got, want in zip(run(flow), run(torch)):
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, equal_nan=True)
+        for got, want in zip(run(flow), run(torch)):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, equal_nan=True)
     for shape in [(), (0, 3), (7,), (3, 1000), (5, 1), (4, 13), (2, 4099)]:
         for scale in [1, 30]:
             x = (rng.standard_normal(shape) * scale).astype(np.float32)

@@ -230,6 +230,13 @@ void softmax_inner(const T* x, T* y, const Rows& r, bool log) {
     const int64_t width = std::min(kInnerBlock, r.inner - k0);
     const T* xb = x + o * r.n * r.inner + k0;
     T* yb = y + o * r.n * r.inner + k0;
+    if constexpr (std::is_same_v<T, float>) {
+      static_assert(kInnerBlock <= cpu::avx2::kSoftmaxColumns);
+      if (cpu::avx2::has_avx2()) {
+        cpu::avx2::softmax_columns(xb, yb, r.n, r.inner, width, log);
+        continue;
+      }
+    }
     T m[kInnerBlock], s[kInnerBlock];
     for (int64_t k = 0; k < width; ++k) m[k] = xb[k];
     for (int64_t i = 1; i < r.n; ++i) {

@@ -845,6 +845,58 @@ void softmax_row(const float* x, float* y, int64_t n, bool log) {
   }
 }
 
+void softmax_columns(const float* x, float* y, int64_t n, int64_t stride, int64_t w, bool log) {
+  // The w columns' statistics live in m and s (L1); each pass walks the n rows' contiguous runs.
+  // A NaN makes its column NaN through exp (x - m), as in softmax_row.
+  alignas(32) float m[kSoftmaxColumns], s[kSoftmaxColumns];
+  const int64_t w8 = w / 8 * 8;
+  for (int64_t k = 0; k < w; ++k) m[k] = -INFINITY, s[k] = 0.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    const float* r = x + i * stride;
+    for (int64_t k = 0; k < w8; k += 8)
+      _mm256_store_ps(m + k, _mm256_max_ps(_mm256_load_ps(m + k), _mm256_loadu_ps(r + k)));
+    for (int64_t k = w8; k < w; ++k) m[k] = r[k] > m[k] ? r[k] : m[k];
+  }
+  for (int64_t k = 0; k < w; ++k)
+    if (m[k] == -INFINITY) m[k] = 0.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    const float* r = x + i * stride;
+    float* o = y + i * stride;
+    for (int64_t k = 0; k < w8; k += 8) {
+      const __m256 e =
+          exp_nonpositive(_mm256_sub_ps(_mm256_loadu_ps(r + k), _mm256_load_ps(m + k)));
+      if (!log) _mm256_storeu_ps(o + k, e);
+      _mm256_store_ps(s + k, _mm256_add_ps(_mm256_load_ps(s + k), e));
+    }
+    for (int64_t k = w8; k < w; ++k) {
+      const float e = std::exp(r[k] - m[k]);
+      if (!log) o[k] = e;
+      s[k] += e;
+    }
+  }
+  if (log) {
+    // (x - max) - log(sum), as softmax_row.
+    for (int64_t k = 0; k < w; ++k) s[k] = std::log(s[k]);
+    for (int64_t i = 0; i < n; ++i) {
+      const float* r = x + i * stride;
+      float* o = y + i * stride;
+      for (int64_t k = 0; k < w8; k += 8)
+        _mm256_storeu_ps(o + k,
+                         _mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(r + k), _mm256_load_ps(m + k)),
+                                       _mm256_load_ps(s + k)));
+      for (int64_t k = w8; k < w; ++k) o[k] = (r[k] - m[k]) - s[k];
+    }
+  } else {
+    for (int64_t k = 0; k < w; ++k) s[k] = 1.0f / s[k];
+    for (int64_t i = 0; i < n; ++i) {
+      float* o = y + i * stride;
+      for (int64_t k = 0; k < w8; k += 8)
+        _mm256_storeu_ps(o + k, _mm256_mul_ps(_mm256_loadu_ps(o + k), _mm256_load_ps(s + k)));
+      for (int64_t k = w8; k < w; ++k) o[k] *= s[k];
+    }
+  }
+}
+
 void softmax_grad_row(const float* dy, const float* y, float* dx, int64_t n, bool log) {
   // log: dx = dy - exp(y) * sum(dy);  softmax: dx = y * (dy - sum(dy * y)).
   __m256 acc = _mm256_setzero_ps();

@@ -110,5 +110,9 @@ double sum(const float* p, int64_t n);
 // One contiguous row of softmax or log_softmax (float lanes, Sleef exp), and its gradient.
 void softmax_row(const float* x, float* y, int64_t n, bool log);
 void softmax_grad_row(const float* dy, const float* y, float* dx, int64_t n, bool log);
+// Softmax or log_softmax of w <= kSoftmaxColumns columns side by side, along rows of n values
+// stride apart: y[i * stride + k] for the column k of x[i * stride + k], i < n.
+constexpr int64_t kSoftmaxColumns = 512;
+void softmax_columns(const float* x, float* y, int64_t n, int64_t stride, int64_t w, bool log);
 
 }  // namespace oneflow::cpu::avx2
