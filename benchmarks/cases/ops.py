@@ -227,6 +227,18 @@ _CASES = [
     ("norm", _fwd_bwd("linalg.vector_norm")),
     ("all(x>0)", _fwd("all", prep=lambda fw, x: x > -10)),
     ("cummax(dim=1)", _fwd("cummax", args=(1,))),
+    # the same 1M elements in other layouts: short rows, a middle dim, few long rows
+    ("sum(dim=1) 16384x64", _fwd("sum", shape=(16384, 64), args=(1,))),
+    ("amax(dim=1) 256x64x64", _fwd("amax", shape=(256, 64, 64), args=(1,))),
+    ("sum(dim=1) 256x64x64", _fwd("sum", shape=(256, 64, 64), args=(1,))),
+    ("prod(dim=1) 256x64x64", _fwd("prod", shape=(256, 64, 64), args=(1,), prep=_unit)),
+    ("cumsum(dim=1)", _fwd("cumsum", args=(1,))),
+    ("cumsum(dim=1) 65536x16", _fwd("cumsum", shape=(65536, 16), args=(1,))),
+    ("cumsum 1-D", _fwd("cumsum", shape=(_N * _N,), args=(0,))),
+    (
+        "log_softmax(dim=0) 64x16384",
+        _fwd("nn.functional.log_softmax", shape=(64, 16384), args=(0,)),
+    ),
     ("topk(16, dim=1)", _fwd("topk", args=(16,))),
     ("median(dim=1)", _fwd("median", args=(1,))),
     ("argsort(dim=1)", _fwd("argsort", args=(1,))),
