@@ -86,6 +86,7 @@ void forward_train(const TensorList& in, const TensorList& out, double eps) {
         y[r * l.c + ch] = x[r * l.c + ch] * scale[ch] + shift[ch];
     return;
   }
+  const cpu::Capability tier = cpu::loop_tier();
 #pragma omp parallel for schedule(static) if (l.n * l.c * l.s > cpu::kParallelGrain)
   for (int64_t ch = 0; ch < l.c; ++ch) {
     const double mu = channel_sum(l, ch, [x](int64_t i) { return double(x[i]); }) / m;
@@ -99,10 +100,12 @@ void forward_train(const TensorList& in, const TensorList& out, double eps) {
     mean[ch] = T(mu);
     var[ch] = T(v);
     const T a = T(double(w[ch]) * rstd), d = T(double(b[ch]) - mu * double(w[ch]) * rstd);
-    for (int64_t n = 0; n < l.n; ++n) {
-      const int64_t base = (n * l.c + ch) * l.s;
-      for (int64_t i = 0; i < l.s; ++i) y[base + i] = x[base + i] * a + d;
-    }
+    cpu::run_loop(tier, [&] {
+      for (int64_t n = 0; n < l.n; ++n) {
+        const int64_t base = (n * l.c + ch) * l.s;
+        for (int64_t i = 0; i < l.s; ++i) y[base + i] = x[base + i] * a + d;
+      }
+    });
   }
 }
 
@@ -137,6 +140,7 @@ void backward(const TensorList& in, const TensorList& out, double eps) {
       }
     return;
   }
+  const cpu::Capability tier = cpu::loop_tier();
 #pragma omp parallel for schedule(static) if (l.n * l.c * l.s > cpu::kParallelGrain)
   for (int64_t ch = 0; ch < l.c; ++ch) {
     const double mu = double(mean[ch]);
@@ -149,10 +153,12 @@ void backward(const TensorList& in, const TensorList& out, double eps) {
     dw[ch] = T(sum_dy_xmu * rstd);
     // dx = g * dy - kx * (x - mu) - g * mean(dy), as one multiply-add per input.
     const T a = T(g), c = T(-kx), d = T(kx * mu - g * sum_dy / m);
-    for (int64_t n = 0; n < l.n; ++n) {
-      const int64_t base = (n * l.c + ch) * l.s;
-      for (int64_t i = 0; i < l.s; ++i) dx[base + i] = dy[base + i] * a + x[base + i] * c + d;
-    }
+    cpu::run_loop(tier, [&] {
+      for (int64_t n = 0; n < l.n; ++n) {
+        const int64_t base = (n * l.c + ch) * l.s;
+        for (int64_t i = 0; i < l.s; ++i) dx[base + i] = dy[base + i] * a + x[base + i] * c + d;
+      }
+    });
   }
 }
 
@@ -169,12 +175,16 @@ void forward_inference(const TensorList& in, const TensorList& out, double eps) 
     shift[ch] = T(double(b[ch]) - double(mean[ch]) * s);
   }
   const T *sc = scale.data(), *sh = shift.data();
+  // A streaming loop: built for the CPU's widest tier (the wide stores keep up with memory).
+  const cpu::Capability tier = cpu::loop_tier();
 #pragma omp parallel for schedule(static) if (l.n * l.c * l.s > cpu::kParallelGrain)
   for (int64_t p = 0; p < l.n * l.c; ++p) {
     const T a = sc[p % l.c], d = sh[p % l.c];
     const T* xs = x + p * l.s;
     T* ys = y + p * l.s;
-    for (int64_t i = 0; i < l.s; ++i) ys[i] = xs[i] * a + d;
+    cpu::run_loop(tier, [&] {
+      for (int64_t i = 0; i < l.s; ++i) ys[i] = xs[i] * a + d;
+    });
   }
 }
 
