@@ -284,6 +284,12 @@ void softmax_grad_inner(const T* dy, const T* y, T* dx, const Rows& r, bool log)
     const int64_t o = w / blocks, k0 = (w % blocks) * kInnerBlock;
     const int64_t width = std::min(kInnerBlock, r.inner - k0);
     const int64_t base = o * r.n * r.inner + k0;
+    if constexpr (std::is_same_v<T, float>) {
+      if (cpu::avx2::has_avx2()) {
+        cpu::avx2::softmax_grad_columns(dy + base, y + base, dx + base, r.n, r.inner, width, log);
+        continue;
+      }
+    }
     T s[kInnerBlock] = {};
     for (int64_t i = 0; i < r.n; ++i) {
       const T* g = dy + base + i * r.inner;

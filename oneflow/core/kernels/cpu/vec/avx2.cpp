@@ -897,6 +897,38 @@ void softmax_columns(const float* x, float* y, int64_t n, int64_t stride, int64_
   }
 }
 
+void softmax_grad_columns(const float* dy, const float* y, float* dx, int64_t n, int64_t stride,
+                          int64_t w, bool log) {
+  // Pass 1: the w column sums of dy (log) or dy * y in L1; pass 2 writes dx row by row, as
+  // softmax_grad_row does for one row.
+  alignas(32) float s[kSoftmaxColumns];
+  const int64_t w8 = w / 8 * 8;
+  for (int64_t k = 0; k < w; ++k) s[k] = 0.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    const float* g = dy + i * stride;
+    const float* v = y + i * stride;
+    for (int64_t k = 0; k < w8; k += 8) {
+      const __m256 gk = _mm256_loadu_ps(g + k), sk = _mm256_load_ps(s + k);
+      _mm256_store_ps(
+          s + k, log ? _mm256_add_ps(sk, gk) : _mm256_fmadd_ps(gk, _mm256_loadu_ps(v + k), sk));
+    }
+    for (int64_t k = w8; k < w; ++k) s[k] += log ? g[k] : g[k] * v[k];
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const float* g = dy + i * stride;
+    const float* v = y + i * stride;
+    float* d = dx + i * stride;
+    for (int64_t k = 0; k < w8; k += 8) {
+      const __m256 gk = _mm256_loadu_ps(g + k), vk = _mm256_loadu_ps(v + k);
+      const __m256 sk = _mm256_load_ps(s + k);
+      _mm256_storeu_ps(d + k, log ? _mm256_fnmadd_ps(exp_nonpositive(vk), sk, gk)
+                                  : _mm256_mul_ps(vk, _mm256_sub_ps(gk, sk)));
+    }
+    for (int64_t k = w8; k < w; ++k)
+      d[k] = log ? g[k] - std::exp(v[k]) * s[k] : v[k] * (g[k] - s[k]);
+  }
+}
+
 void softmax_grad_row(const float* dy, const float* y, float* dx, int64_t n, bool log) {
   // log: dx = dy - exp(y) * sum(dy);  softmax: dx = y * (dy - sum(dy * y)).
   __m256 acc = _mm256_setzero_ps();

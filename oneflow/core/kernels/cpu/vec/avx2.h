@@ -114,5 +114,8 @@ void softmax_grad_row(const float* dy, const float* y, float* dx, int64_t n, boo
 // stride apart: y[i * stride + k] for the column k of x[i * stride + k], i < n.
 constexpr int64_t kSoftmaxColumns = 512;
 void softmax_columns(const float* x, float* y, int64_t n, int64_t stride, int64_t w, bool log);
+// Their gradient: dx from dy and the forward output y, all three laid out as x above.
+void softmax_grad_columns(const float* dy, const float* y, float* dx, int64_t n, int64_t stride,
+                          int64_t w, bool log);
 
 }  // namespace oneflow::cpu::avx2
