@@ -1,6 +1,8 @@
 """interpolate, pad, unfold/fold and pixel_shuffle against PyTorch (values and gradients)."""
 
+import numpy as np
 import pytest
+import torch
 
 import oneflow as flow
 from differential import check
@@ -31,6 +33,66 @@ def test_interpolate(case, dtype, device):
         dtype=dtype,
         device=device,
     )
+
+
+# Sizes that cross the resampling kernels' work items: rows of more than 256 elements (two
+# blocks of accumulator rows in the backward), many rows per thread, down- and upsampling, and
+# a zero-size batch.
+LARGE_INTERP = [
+    ((2, 3, 37, 300), {"size": (70, 513), "mode": "bilinear"}),
+    ((2, 3, 37, 300), {"size": (20, 111), "mode": "bilinear", "align_corners": True}),
+    ((3, 2, 40, 30), {"scale_factor": 2, "mode": "bicubic"}),
+    ((1, 2, 33, 45), {"size": (17, 90), "mode": "bicubic", "align_corners": True}),
+    ((2, 2, 9, 10, 11), {"size": (17, 5, 23), "mode": "trilinear"}),
+    ((3, 4, 1000), {"size": 1500, "mode": "linear"}),
+    ((3, 4, 1000), {"size": 333, "mode": "linear", "align_corners": True}),
+    ((0, 2, 5, 4), {"size": (7, 9), "mode": "bilinear"}),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", range(len(LARGE_INTERP)))
+def test_interpolate_large_like_torch(case, dtype, device):
+    shape, kwargs = LARGE_INTERP[case]
+    check(
+        lambda lib, x: lib.nn.functional.interpolate(x, **kwargs),
+        [shape],
+        dtype=dtype,
+        device=device,
+    )
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_interpolate_double_backward_like_torch(mode):
+    # The gradient is linear in the output's cotangent: its own gradient (with respect to that
+    # cotangent) is the forward resampling again.
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 3, 6, 7))
+    v = rng.standard_normal((2, 3, 11, 4))
+    u = rng.standard_normal(x.shape)
+
+    def run(lib):
+        xt = lib.tensor(x, requires_grad=True)
+        vt = lib.tensor(v, requires_grad=True)
+        y = lib.nn.functional.interpolate(xt, size=(11, 4), mode=mode)
+        (g,) = lib.autograd.grad(y, xt, vt, create_graph=True)
+        (g * lib.tensor(u)).sum().backward()
+        return g.detach().numpy(), vt.grad.numpy()
+
+    for got, want in zip(run(flow), run(torch)):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_resample_kernel_rejects_bad_taps():
+    x = flow.ones(2, 5)
+    index = flow.tensor([[0, 4, 5]])
+    weight = flow.tensor([[1.0, 0.5, 0.5]], dtype=flow.float64)
+    with pytest.raises(IndexError, match="resample"):
+        flow._oneflow_internal._C.resample(x, index, weight, 1)
+    with pytest.raises(RuntimeError, match="resample"):
+        flow._oneflow_internal._C.resample(x, index, weight.float(), 1)
+    with pytest.raises(TypeError, match="resample"):
+        flow._oneflow_internal._C.resample(x.long(), flow.tensor([[0, 1]]), weight[:, :2], 1)
 
 
 PADS = [
@@ -67,7 +129,6 @@ def test_pad_modes(case, device):
 )
 def test_unfold_fold(kwargs, device):
     check(lambda lib, x: lib.nn.functional.unfold(x, **kwargs), [(2, 3, 7, 8)], device=device)
-    import torch
 
     cols = torch.nn.functional.unfold(torch.zeros(2, 3, 7, 8), **kwargs)
     check(
@@ -89,6 +150,11 @@ def test_spatial_errors():
         F.interpolate(flow.ones(1, 1, 4), size=3, mode="bilinear")
     with pytest.raises(ValueError, match="exactly one"):
         F.interpolate(flow.ones(1, 1, 4))
+    # Spatial sizes of zero, in or out (as torch: RuntimeError).
+    with pytest.raises(RuntimeError, match="greater than 0"):
+        F.interpolate(flow.ones(1, 1, 2, 2), size=(0, 3), mode="bilinear")
+    with pytest.raises(RuntimeError, match="greater than 0"):
+        F.interpolate(flow.ones(1, 1, 2, 0), size=(3, 3), mode="nearest")
     with pytest.raises(RuntimeError, match="padding size should be less"):
         F.pad(flow.ones(1, 1, 3), (3, 0), mode="reflect")
     with pytest.raises(RuntimeError, match="pixel_shuffle"):

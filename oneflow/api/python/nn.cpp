@@ -184,6 +184,14 @@ void init_nn(py::module_& m) {
         return F::border_pad(x, p, mode, value);
       },
       py::arg("input"), py::arg("pad"), py::arg("mode"), py::arg("value") = 0.0);
+  m.def(
+      "resample",
+      [](py::handle input, const Tensor& index, const Tensor& weight, int64_t dim) {
+        Tensor x = tensor_arg(input, "resample", "input");
+        ReleaseGil nogil;
+        return F::resample(x, index, weight, dim);
+      },
+      py::arg("input"), py::arg("index"), py::arg("weight"), py::arg("dim"));
   m.def("_nll_loss", [](const Tensor& logp, const Tensor& target, std::optional<Tensor> weight,
                         int64_t ignore_index, bool mean) {
     ReleaseGil nogil;

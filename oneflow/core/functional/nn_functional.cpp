@@ -446,6 +446,48 @@ Tensor mse_loss_grad(const Tensor& dy, const Tensor& a, const Tensor& b, double 
   return dispatch1(prim::mse_loss_grad(), {contiguous(dy), a, b}, Attrs{{"scale", scale}});
 }
 
+namespace {
+// Checks resample's taps against a dim of n positions; returns the wrapped dim.
+int64_t check_taps(const char* op, const Tensor& x, const Tensor& index, const Tensor& weight,
+                   int64_t dim, int64_t n) {
+  dim = wrap_dim(op, dim, x->ndim());
+  if (!is_floating(x->dtype()))
+    throw_error<TypeError>(op, "expected a floating point input, got ", dtype_name(x->dtype()));
+  if (index->dtype() != DType::kInt64 || weight->dtype() != DType::kFloat64 || index->ndim() != 2 ||
+      index->shape() != weight->shape())
+    throw_error<RuntimeError>(op, "expected int64 indices and float64 weights of one (taps, ",
+                              "size) shape, got ", dtype_name(index->dtype()), " ",
+                              shape_str(index->shape()), " and ", dtype_name(weight->dtype()), " ",
+                              shape_str(weight->shape()));
+  if (index->device().type != DeviceType::kCPU || weight->device().type != DeviceType::kCPU)
+    throw_error<RuntimeError>(op, "expected the indices and weights on the CPU");
+  const Tensor idx = contiguous(index);
+  const int64_t* p = idx->read_as<int64_t>();
+  for (int64_t i = 0; i < idx->numel(); ++i)
+    if (p[i] < 0 || p[i] >= n)
+      throw_error<IndexError>(op, "index ", p[i], " is out of bounds for dimension ", dim,
+                              " with size ", n);
+  return dim;
+}
+}  // namespace
+
+Tensor resample(const Tensor& x, const Tensor& index, const Tensor& weight, int64_t dim) {
+  dim = wrap_dim("resample", dim, x->ndim());
+  dim = check_taps("resample", x, index, weight, dim, x->shape()[dim]);
+  return dispatch1(prim::resample(), {contiguous(x), contiguous(index), contiguous(weight)},
+                   Attrs{{"dim", dim}});
+}
+
+Tensor resample_grad(const Tensor& dy, const Tensor& index, const Tensor& weight, int64_t dim,
+                     int64_t size) {
+  dim = check_taps("resample_grad", dy, index, weight, dim, size);
+  if (index->shape()[1] != dy->shape()[dim])
+    throw_error<RuntimeError>("resample_grad", "expected ", index->shape()[1], " positions at dim ",
+                              dim, ", got ", dy->shape()[dim]);
+  return dispatch1(prim::resample_grad(), {contiguous(dy), contiguous(index), contiguous(weight)},
+                   Attrs{{"dim", dim}, {"size", size}});
+}
+
 Tensor border_pad(const Tensor& x, const IntList& pads, const std::string& mode, double value) {
   const char* op = "pad";
   int64_t m = 0;

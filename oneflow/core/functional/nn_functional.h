@@ -42,6 +42,13 @@ TensorList adaptive_max_pool(const char* op, int64_t nsp, const Tensor& x,
 // constant mode's border.
 Tensor border_pad(const Tensor& x, const IntList& pads, const std::string& mode, double value = 0);
 
+// Interpolation along `dim` as a weighted gather of T taps per output position (see Resample in
+// nn_primitives.h): index int64 (T, m) with values in [0, x.shape[dim]), weight float64 (T, m),
+// both on the CPU; x a floating CPU tensor. resample_grad is its adjoint onto `size` positions.
+Tensor resample(const Tensor& x, const Tensor& index, const Tensor& weight, int64_t dim);
+Tensor resample_grad(const Tensor& dy, const Tensor& index, const Tensor& weight, int64_t dim,
+                     int64_t size);
+
 // F.mse_loss: reduction "mean" or "sum" of same-shaped float32/float64 CPU operands is one fused
 // kernel (gradient one pass); the other cases compose sub, mul and the reduction.
 Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction);

@@ -393,6 +393,52 @@ std::vector<TensorMeta> NllLossGrad::infer(const TensorList& in, const Attrs& at
   return {contiguous_meta(attrs.get<Ints>("input_shape"), in[2]->dtype(), in[2]->device())};
 }
 
+// ---- resampling ----
+
+namespace {
+// The output meta of a resampling along attrs dim of `in` to `size` positions.
+TensorMeta resampled_meta(const Tensor& in, const Tensor& index, const Attrs& attrs, int64_t size) {
+  const int64_t dim = attrs.get<int64_t>("dim");
+  OF_ASSERT(dim >= 0 && dim < in->ndim() && index->ndim() == 2);
+  Shape out = in->shape();
+  out[dim] = size;
+  return contiguous_meta(out, in->dtype(), in->device());
+}
+}  // namespace
+
+PrimTraits Resample::traits() const {
+  PrimTraits t;
+  t.saves_inputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> Resample::infer(const TensorList& in, const Attrs& attrs) const {
+  OF_ASSERT(in.size() == 3 && in[1]->shape() == in[2]->shape());
+  return {resampled_meta(in[0], in[1], attrs, in[1]->shape()[1])};
+}
+
+TensorList Resample::grad(const GradContext& ctx, const TensorList& dy) const {
+  const int64_t dim = ctx.attrs.get<int64_t>("dim");
+  return {F::resample_grad(dy[0], ctx.inputs[1], ctx.inputs[2], dim, ctx.input_metas[0].shape[dim]),
+          nullptr, nullptr};
+}
+
+PrimTraits ResampleGrad::traits() const {
+  PrimTraits t;
+  t.saves_inputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> ResampleGrad::infer(const TensorList& in, const Attrs& attrs) const {
+  OF_ASSERT(in.size() == 3 && in[1]->shape() == in[2]->shape());
+  return {resampled_meta(in[0], in[1], attrs, attrs.get<int64_t>("size"))};
+}
+
+TensorList ResampleGrad::grad(const GradContext& ctx, const TensorList& g) const {
+  return {F::resample(g[0], ctx.inputs[1], ctx.inputs[2], ctx.attrs.get<int64_t>("dim")), nullptr,
+          nullptr};
+}
+
 // ---- instances ----
 
 namespace prim {
@@ -417,6 +463,8 @@ OF_INSTANCE(MseLoss, mse_loss)
 OF_INSTANCE(MseLossGrad, mse_loss_grad)
 OF_INSTANCE(NllLoss, nll_loss)
 OF_INSTANCE(NllLossGrad, nll_loss_grad)
+OF_INSTANCE(Resample, resample)
+OF_INSTANCE(ResampleGrad, resample_grad)
 #undef OF_INSTANCE
 }  // namespace prim
 

@@ -196,6 +196,40 @@ class NllLossGrad final : public Primitive {
   OF_NN_PRIMITIVE_KERNELS
 };
 
+// ---- resampling (kernels/cpu/resample.cpp) ------------------------------------------------
+// Interpolation along one dim (F.interpolate's linear, bilinear, bicubic and trilinear modes,
+// one dim at a time): a weighted gather of T taps per output position,
+//   y[..., j, ...] = sum_t weight[t, j] * x[..., index[t, j], ...].
+// Inputs x (a contiguous floating tensor), index (int64, shape (T, m), values in
+// [0, x.shape[dim])) and weight (float64, (T, m)), the last two on the CPU; attrs dim. The
+// output has x's shape with m at dim. Accumulates in x's compute type (float for 16-bit floats).
+// CPU kernel only: for other devices F.interpolate composes index and multiply-add.
+class Resample final : public Primitive {
+ public:
+  const char* name() const override { return "resample"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  bool reads_saved_input(size_t i, const std::vector<bool>& needs_input_grad) const override {
+    return i != 0;  // the gradient needs the taps, not x
+  }
+  OF_NN_PRIMITIVE_KERNELS
+};
+
+// (dy, index, weight) -> dx of attrs size at dim (besides dim): Resample's adjoint, each dx
+// element the weighted sum of the dy elements that read it.
+class ResampleGrad final : public Primitive {
+ public:
+  const char* name() const override { return "resample_grad"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  bool reads_saved_input(size_t i, const std::vector<bool>& needs_input_grad) const override {
+    return i != 0;
+  }
+  OF_NN_PRIMITIVE_KERNELS
+};
+
 #undef OF_NN_PRIMITIVE_KERNELS
 
 // Output length of a conv along one dim (may be <= 0 for a kernel larger than the padded input).
@@ -237,6 +271,8 @@ const MseLoss& mse_loss();
 const MseLossGrad& mse_loss_grad();
 const NllLoss& nll_loss();
 const NllLossGrad& nll_loss_grad();
+const Resample& resample();
+const ResampleGrad& resample_grad();
 }  // namespace prim
 
 }  // namespace oneflow

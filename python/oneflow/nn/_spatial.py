@@ -1,8 +1,11 @@
 """Resampling and rearranging of spatial data in ``oneflow.nn.functional``: interpolate (nearest,
 linear, bilinear, bicubic, trilinear, align_corners), pad (constant, reflect, replicate,
 circular), unfold/fold and pixel_shuffle. Source positions and weights are computed once on the
-host; the data moves through index_select and index_add, whose kernels carry the gradients."""
+host; on the CPU the linear and cubic modes then run one resampling kernel per dim (forward and
+backward), elsewhere the data moves through index_select and index_add, whose kernels carry the
+gradients."""
 
+import functools
 import math
 
 import numpy as np
@@ -21,13 +24,28 @@ def _along(weights, dim, ndim, like):
     return oneflow.tensor(np.asarray(weights), dtype=like.dtype, device=like.device).reshape(*shape)
 
 
-def _source_coords(out_size, in_size, scale, align_corners, cubic):
-    dst = np.arange(out_size, dtype=np.float64)
+def _scale(ct, scale, in_size, out_size):
+    """PyTorch's compute_scales_value in the precision ct: 1 / scale_factor when one was given
+    (scale holds it), else in_size / out_size."""
+    return ct(scale) if scale is not None else ct(in_size) / ct(out_size)
+
+
+def _source_coords(out_size, in_size, scale, align_corners, cubic, ct):
+    """Source positions of the output positions, computed as PyTorch does in its kernels'
+    arithmetic type ct (float32 for 16- and 32-bit floats, float64 for float64): rounding the
+    scale and the positions in float32 moves large resamplings by up to ~1e-4."""
+    dst = np.arange(out_size).astype(ct)
     if align_corners:
-        ratio = (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
-        return dst * ratio
-    src = (dst + 0.5) * scale - 0.5
-    return src if cubic else np.maximum(src, 0.0)
+        ratio = ct(in_size - 1) / ct(out_size - 1) if out_size > 1 else ct(0)
+        return ratio * dst
+    f = _scale(ct, scale, in_size, out_size)
+    if ct is np.float32:
+        # One rounding for f * (dst + 0.5) - 0.5: PyTorch's kernels are built with FMA
+        # contraction (an exact float32 product in float64, then one subtraction).
+        src = (np.float64(f) * (dst + ct(0.5)).astype(np.float64) - 0.5).astype(ct)
+    else:
+        src = f * (dst + 0.5) - 0.5
+    return src if cubic else np.maximum(src, ct(0))
 
 
 def _cubic_weights(t, a=-0.75):
@@ -40,24 +58,57 @@ def _cubic_weights(t, a=-0.75):
     def far(x):  # 1 < |x| < 2
         return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
 
-    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+    u = 1 - t
+    return [far(t + 1), near(t), near(u), far(u + 1)]
+
+
+@functools.lru_cache(maxsize=256)
+def _taps(n, out_size, scale, cubic, align_corners, double):
+    """(source positions, weights) of each tap of a linear (2 taps) or cubic (4 taps)
+    resampling of n positions to out_size, in PyTorch's arithmetic (float64 or float32)."""
+    ct = np.float64 if double else np.float32
+    if out_size == n and not cubic:
+        # PyTorch copies (weights 1 and 0 on the same position).
+        src = np.arange(n).astype(ct)
+    else:
+        src = _source_coords(out_size, n, scale, align_corners, cubic, ct)
+    # PyTorch's guard_index_and_lambda: the lower tap at most n - 1, the fraction in [0, 1].
+    base = np.minimum(np.floor(src).astype(np.int64), n - 1)
+    t = np.clip(src - base.astype(ct), ct(0), ct(1))
+    if cubic:
+        return [(np.clip(base + k, 0, n - 1), w) for k, w in zip(range(-1, 3), _cubic_weights(t))]
+    return [(base, ct(1) - t), (np.minimum(base + 1, n - 1), t)]
+
+
+@functools.lru_cache(maxsize=256)
+def _cpu_taps(n, out_size, scale, cubic, align_corners, double):
+    """_taps as the Resample kernel's (taps, out_size) int64 and float64 CPU tensors (never
+    written: cached for repeated calls of one geometry)."""
+    taps = _taps(n, out_size, scale, cubic, align_corners, double)
+    index = oneflow.tensor(np.stack([i for i, _ in taps]).astype(np.int64))
+    weight = oneflow.tensor(np.stack([w for _, w in taps]).astype(np.float64))
+    return index, weight
 
 
 def _resample_dim(x, dim, out_size, scale, mode, align_corners):
     n = x.shape[dim]
     if mode in ("nearest", "nearest-exact"):
-        dst = np.arange(out_size, dtype=np.float64)
-        off = 0.5 if mode == "nearest-exact" else 0.0
-        src = np.minimum(np.floor((dst + off) * scale).astype(np.int64), n - 1)
+        # PyTorch's nearest_idx: a float32 scale; the exact mode's half offset in float64.
+        f = _scale(np.float32, scale, n, out_size)
+        if mode == "nearest":
+            pos = np.arange(out_size).astype(np.float32) * f
+        else:
+            pos = (np.arange(out_size) + 0.5) * np.float64(f)
+        src = np.minimum(np.floor(pos.astype(np.float32)).astype(np.int64), n - 1)
         return _C.index(x, [_idx(src, x.device)], dim)
     cubic = mode == "bicubic"
-    src = _source_coords(out_size, n, scale, align_corners, cubic)
-    base = np.floor(src).astype(np.int64)
-    t = src - base
-    if cubic:
-        taps = [(np.clip(base + k, 0, n - 1), w) for k, w in zip(range(-1, 3), _cubic_weights(t))]
-    else:
-        taps = [(np.minimum(base, n - 1), 1.0 - t), (np.minimum(base + 1, n - 1), t)]
+    double = x.dtype == oneflow.float64
+    if x.device.type == "cpu":
+        # One kernel per dim (forward and backward) instead of an index, multiply and add
+        # per tap.
+        index, weight = _cpu_taps(n, out_size, scale, cubic, align_corners, double)
+        return _C.resample(x, index, weight, dim)
+    taps = _taps(n, out_size, scale, cubic, align_corners, double)
     out = None
     for index, weight in taps:
         term = _C.mul(_C.index(x, [_idx(index, x.device)], dim), _along(weight, dim, x.ndim, x))
@@ -106,22 +157,28 @@ def interpolate(
     if (size is None) == (scale_factor is None):
         raise ValueError("interpolate: exactly one of size or scale_factor must be defined")
     in_sizes = list(input.shape[2:])
+    # scales: 1 / scale_factor per dim, or None where the sizes give the scale.
     if size is not None:
         out_sizes = [size] * spatial if isinstance(size, int) else list(size)
-        scales = [i / o for i, o in zip(in_sizes, out_sizes)]
+        scales = [None] * spatial
     else:
         factors = (
             [scale_factor] * spatial if isinstance(scale_factor, (int, float)) else scale_factor
         )
         out_sizes = [int(math.floor(i * f)) for i, f in zip(in_sizes, factors)]
         if recompute_scale_factor:
-            scales = [i / o for i, o in zip(in_sizes, out_sizes)]
+            scales = [None] * spatial
         else:
             scales = [1.0 / f for f in factors]
     if len(out_sizes) != spatial:
         raise ValueError(f"interpolate: expected {spatial} output sizes, got {out_sizes}")
     if mode == "area":
         return adaptive_avg_pool(input, out_sizes)
+    if min(in_sizes + out_sizes) <= 0:
+        raise RuntimeError(
+            f"interpolate: input and output sizes should be greater than 0, but got input "
+            f"{tuple(in_sizes)} and output {tuple(out_sizes)}"
+        )
     # uint8 bilinear/bicubic weigh in float32 and round (PyTorch's fixed-point kernels can
     # differ by one); nearest only copies.
     out = input.float() if mode in _MODE_DIMS and input.dtype == oneflow.uint8 else input

@@ -1,6 +1,7 @@
-// MseLoss, MseLossGrad, NllLoss and NllLossGrad have no CUDA kernels: F.mse_loss and
-// F.nll_loss compose other ops for CUDA tensors (functional/nn_functional.cpp and the Python
-// nn.functional), so these run only when the primitives are dispatched directly.
+// MseLoss, MseLossGrad, NllLoss, NllLossGrad, Resample and ResampleGrad have no CUDA kernels:
+// F.mse_loss, F.nll_loss and F.interpolate compose other ops for CUDA tensors
+// (functional/nn_functional.cpp and the Python nn.functional), so these run only when the
+// primitives are dispatched directly.
 #include "oneflow/core/ops/nn_primitives.h"
 
 namespace oneflow {
@@ -18,6 +19,14 @@ void NllLoss::compute_cuda(const TensorList&, const TensorList&, const Attrs&) c
 }
 
 void NllLossGrad::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  throw_error<NotImplementedError>(name(), "the fused kernel is CPU-only");
+}
+
+void Resample::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  throw_error<NotImplementedError>(name(), "the fused kernel is CPU-only");
+}
+
+void ResampleGrad::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
   throw_error<NotImplementedError>(name(), "the fused kernel is CPU-only");
 }
 

@@ -32,6 +32,8 @@ OF_NN_NO_CUDA(MseLoss)
 OF_NN_NO_CUDA(MseLossGrad)
 OF_NN_NO_CUDA(NllLoss)
 OF_NN_NO_CUDA(NllLossGrad)
+OF_NN_NO_CUDA(Resample)
+OF_NN_NO_CUDA(ResampleGrad)
 #undef OF_NN_NO_CUDA
 
 }  // namespace oneflow
