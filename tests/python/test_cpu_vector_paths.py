@@ -429,6 +429,35 @@ def test_long_lines_sort_by_radix_like_torch(dtype, descending):
         np.testing.assert_array_equal(fu.float().numpy()[finv.numpy()], f.float().numpy())
 
 
+def _ulps(a, b):
+    """Distance in float32 steps between two float32 arrays (signed zeros equal)."""
+    ai, bi = (v.view(np.int32).astype(np.int64) for v in (a, b))
+    ai = np.where(ai < 0, -(ai & 0x7FFFFFFF), ai)
+    bi = np.where(bi < 0, -(bi & 0x7FFFFFFF), bi)
+    return np.abs(ai - bi)
+
+
+def test_erf_float32_within_an_ulp_of_the_rounded_float64():
+    # The vector erf switches formula at |x| = 1 and saturates at 3.92: dense around both,
+    # tiny and subnormal inputs (relative accuracy), specials.
+    rng = np.random.default_rng(11)
+    x = np.concatenate(
+        [
+            np.linspace(-4.5, 4.5, 600_001, dtype=np.float32),
+            np.linspace(0.999, 1.001, 20_001, dtype=np.float32),
+            np.linspace(3.9, 3.95, 20_001, dtype=np.float32),
+            (10.0 ** rng.uniform(-45, 1, 200_000)).astype(np.float32),
+            np.array([0.0, 1e-40, 1e-30, 100.0, np.inf, 3e38], dtype=np.float32),
+        ]
+    )
+    x = np.concatenate([x, -x])
+    got = flow.erf(flow.tensor(x)).numpy()
+    want = torch.erf(torch.tensor(x.astype(np.float64))).numpy().astype(np.float32)
+    assert _ulps(got, want).max() <= 1
+    assert np.signbit(got[x == 0]).tolist() == np.signbit(x[x == 0]).tolist()
+    assert np.isnan(flow.erf(flow.tensor([np.nan, -np.nan], dtype=flow.float32)).numpy()).all()
+
+
 @pytest.mark.skipif(
     "ONEFLOW_CPU_CAPABILITY" in os.environ, reason="already running at a capped tier"
 )

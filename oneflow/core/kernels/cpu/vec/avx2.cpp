@@ -87,6 +87,37 @@ inline __m256 erf8(__m256 x) {
   return _mm256_or_ps(_mm256_fnmadd_ps(poly, e, _mm256_set1_ps(1.0f)), sign);
 }
 
+// erf to about an ulp (Sleef's erff is ~2.5x slower here): for |x| < 1, x (c0 + u P(u)) with
+// u = x^2 (relative error of the fit 1.4e-8, 2/sqrt(pi) split into two floats); above,
+// 1 - exp(-x^2) H(x) with H a degree-9 fit of erfc(x) exp(x^2) on [1, 3.92] (absolute error
+// 2.3e-9); from 3.92 on erf rounds to 1. NaN stays NaN.
+inline __m256 erf_accurate8(__m256 x) {
+  const __m256 sign = _mm256_and_ps(x, _mm256_set1_ps(-0.0f));
+  const __m256 a = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+  const __m256 u = _mm256_mul_ps(a, a);
+  __m256 p = _mm256_set1_ps(7.919062045402825e-05f);
+  for (float c : {-0.0008031124016270041f, 0.005190897732973099f, -0.026855312287807465f,
+                  0.11283627152442932f, -0.37612631916999817f})
+    p = _mm256_fmadd_ps(p, u, _mm256_set1_ps(c));
+  p = _mm256_fmadd_ps(p, u, _mm256_set1_ps(-5.8635382771399236e-08f));
+  const __m256 small = _mm256_fmadd_ps(a, _mm256_set1_ps(1.128379225730896f), _mm256_mul_ps(a, p));
+  const __m256 ac = _mm256_min_ps(a, _mm256_set1_ps(3.92f));
+  const __m256 s =
+      _mm256_mul_ps(_mm256_sub_ps(ac, _mm256_set1_ps(2.46f)), _mm256_set1_ps(0.6849315166473389f));
+  __m256 h = _mm256_set1_ps(-0.000803099072072655f);
+  for (float c : {-0.0008310236735269427f, -0.0014756176387891173f, 0.0026195046957582235f,
+                  -0.004712911322712898f, 0.012025777250528336f, -0.02619999274611473f,
+                  0.05523855984210968f, -0.11151837557554245f, 0.21382075548171997f})
+    h = _mm256_fmadd_ps(h, s, _mm256_set1_ps(c));
+  const __m256 e = exp_full(_mm256_sub_ps(_mm256_setzero_ps(), _mm256_mul_ps(ac, ac)));
+  const __m256 large = _mm256_fnmadd_ps(e, h, _mm256_set1_ps(1.0f));
+  const __m256 y =
+      _mm256_blendv_ps(small, large, _mm256_cmp_ps(a, _mm256_set1_ps(1.0f), _CMP_GE_OQ));
+  return _mm256_or_ps(y, sign);
+}
+
+void erf_accurate(const float* x, float* y, int64_t n) { map8(x, y, n, erf_accurate8); }
+
 template <auto F>
 void apply(const float* x, float* y, int64_t n) {
   map8(x, y, n, [](__m256 v) { return F(v); });
@@ -195,7 +226,7 @@ UnaryKernel unary_kernel(UnaryFn fn) {
     case UnaryFn::kAtanh:
       return &apply<Sleef_atanhf8_u10avx2>;
     case UnaryFn::kErf:
-      return &apply<Sleef_erff8_u10avx2>;
+      return &erf_accurate;
     case UnaryFn::kErfc:
       return &apply<Sleef_erfcf8_u15avx2>;
     case UnaryFn::kLgamma:
