@@ -447,10 +447,9 @@ Tensor mse_loss_grad(const Tensor& dy, const Tensor& a, const Tensor& b, double 
 }
 
 namespace {
-// Checks resample's taps against a dim of n positions; returns the wrapped dim.
-int64_t check_taps(const char* op, const Tensor& x, const Tensor& index, const Tensor& weight,
-                   int64_t dim, int64_t n) {
-  dim = wrap_dim(op, dim, x->ndim());
+// Checks resample's taps against the (wrapped) dim of x, of n positions.
+void check_taps(const char* op, const Tensor& x, const Tensor& index, const Tensor& weight,
+                int64_t dim, int64_t n) {
   if (!is_floating(x->dtype()))
     throw_error<TypeError>(op, "expected a floating point input, got ", dtype_name(x->dtype()));
   if (index->dtype() != DType::kInt64 || weight->dtype() != DType::kFloat64 || index->ndim() != 2 ||
@@ -467,20 +466,20 @@ int64_t check_taps(const char* op, const Tensor& x, const Tensor& index, const T
     if (p[i] < 0 || p[i] >= n)
       throw_error<IndexError>(op, "index ", p[i], " is out of bounds for dimension ", dim,
                               " with size ", n);
-  return dim;
 }
 }  // namespace
 
 Tensor resample(const Tensor& x, const Tensor& index, const Tensor& weight, int64_t dim) {
   dim = wrap_dim("resample", dim, x->ndim());
-  dim = check_taps("resample", x, index, weight, dim, x->shape()[dim]);
+  check_taps("resample", x, index, weight, dim, x->shape()[dim]);
   return dispatch1(prim::resample(), {contiguous(x), contiguous(index), contiguous(weight)},
                    Attrs{{"dim", dim}});
 }
 
 Tensor resample_grad(const Tensor& dy, const Tensor& index, const Tensor& weight, int64_t dim,
                      int64_t size) {
-  dim = check_taps("resample_grad", dy, index, weight, dim, size);
+  dim = wrap_dim("resample_grad", dim, dy->ndim());
+  check_taps("resample_grad", dy, index, weight, dim, size);
   if (index->shape()[1] != dy->shape()[dim])
     throw_error<RuntimeError>("resample_grad", "expected ", index->shape()[1], " positions at dim ",
                               dim, ", got ", dy->shape()[dim]);
