@@ -369,17 +369,22 @@ bool reduce_blocks(const Tensor& x, const Tensor& out, const std::vector<int64_t
       const int64_t width = std::min(kBlock, inner - k0);
       const T* src = xp + o * red * inner + k0;
       A acc[kBlock];
-      for (int64_t k = 0; k < width; ++k) acc[k] = K == ReduceFn::kProd ? A(1) : A(C(src[k]));
+      auto init = [&] {
+        for (int64_t k = 0; k < width; ++k) acc[k] = K == ReduceFn::kProd ? A(1) : A(C(src[k]));
+      };
       if constexpr (std::is_same_v<T, float>) {
         if (cpu::avx2::has_avx2()) {
-          if constexpr (K == ReduceFn::kProd)
-            cpu::avx2::prod_cols(acc, src, inner, red, width);
-          else
+          if constexpr (K == ReduceFn::kProd) {
+            cpu::avx2::prod_cols(acc, src, inner, red, width);  // sets acc itself
+          } else {
+            init();
             cpu::avx2::max_rows(acc, src, inner, red, width, K == ReduceFn::kMax);
+          }
           for (int64_t k = 0; k < width; ++k) op[o * inner + k0 + k] = T(C(acc[k]));
           continue;
         }
       }
+      init();
       for (int64_t j = 0; j < red; ++j) {
         const T* row = src + j * inner;
         for (int64_t k = 0; k < width; ++k) acc[k] = reduce_step<K>(acc[k], A(C(row[k])));

@@ -374,7 +374,9 @@ void prod_runs(const float* p, int64_t runs, int64_t n, double* out) {
 void prod_cols(double* acc, const float* rows, int64_t stride, int64_t nrows, int64_t n) {
   const unsigned csr = _mm_getcsr();
   _mm_setcsr(csr | _MM_FLUSH_ZERO_ON);
-  for (int64_t k = 0; k < n; ++k) acc[k] = 1.0;
+  int64_t k = 0;
+  for (; k + 4 <= n; k += 4) _mm256_storeu_pd(acc + k, _mm256_set1_pd(1.0));
+  for (; k < n; ++k) acc[k] = 1.0;
   prod_rows(acc, rows, stride, nrows, n);
   _mm_setcsr(csr);
 }
@@ -548,32 +550,45 @@ void avg_pool_row(const float* const* rows, int64_t nrows, int64_t w, int64_t k,
   }
 }
 
-void prod_rows(double* acc, const float* rows, int64_t stride, int64_t nrows, int64_t n) {
-  // Eight rows multiplied in double per pass over the accumulators; a product of two floats is
-  // exact in double, so four roundings per eight rows.
-  auto row4 = [&](const float* r, int64_t k) { return _mm256_cvtps_pd(_mm_loadu_ps(r + k)); };
-  auto pair = [&](const float* r, int64_t k) {
-    return _mm256_mul_pd(row4(r, k), row4(r + stride, k));
-  };
-  int64_t j = 0;
-  for (; j + 8 <= nrows; j += 8) {
+namespace {
+// acc[k, k + 4 * S) *= the rows [j0, j1) of columns [k, k + 4 * S), in S registers: a pair of
+// rows per step (a product of two floats is exact in double, so one rounding per two rows),
+// the rows streamed once per strip.
+template <int S>
+void prod_strip(double* acc, const float* rows, int64_t stride, int64_t j0, int64_t j1) {
+  auto row4 = [](const float* r) { return _mm256_cvtps_pd(_mm_loadu_ps(r)); };
+  __m256d a[S];
+  for (int q = 0; q < S; ++q) a[q] = _mm256_loadu_pd(acc + 4 * q);
+  int64_t j = j0;
+  for (; j + 2 <= j1; j += 2) {
     const float* r = rows + j * stride;
-    int64_t k = 0;
-    for (; k + 4 <= n; k += 4) {
-      __m256d a = _mm256_loadu_pd(acc + k);
-      for (int q = 0; q < 8; q += 2) a = _mm256_mul_pd(a, pair(r + q * stride, k));
-      _mm256_storeu_pd(acc + k, a);
-    }
-    for (; k < n; ++k)
-      for (int q = 0; q < 8; q += 2)
-        acc[k] *= double(r[q * stride + k]) * double(r[(q + 1) * stride + k]);
+    for (int q = 0; q < S; ++q)
+      a[q] = _mm256_mul_pd(a[q], _mm256_mul_pd(row4(r + 4 * q), row4(r + stride + 4 * q)));
   }
-  for (; j < nrows; ++j) {
-    const float* r = rows + j * stride;
+  if (j < j1)
+    for (int q = 0; q < S; ++q) a[q] = _mm256_mul_pd(a[q], row4(rows + j * stride + 4 * q));
+  for (int q = 0; q < S; ++q) _mm256_storeu_pd(acc + 4 * q, a[q]);
+}
+}  // namespace
+
+void prod_rows(double* acc, const float* rows, int64_t stride, int64_t nrows, int64_t n) {
+  // Strips of 32 columns, each over a chunk of rows of about 16 KiB (all of them when the block
+  // is that small), so the accumulators stay in registers for the chunk and the strips after
+  // the first find the chunk's rows in L1.
+  const int64_t chunk = std::max<int64_t>(2, (4096 / std::max<int64_t>(n, 1)) & ~int64_t(1));
+  for (int64_t j0 = 0; j0 < nrows; j0 += chunk) {
+    const int64_t j1 = std::min(nrows, j0 + chunk);
     int64_t k = 0;
-    for (; k + 4 <= n; k += 4)
-      _mm256_storeu_pd(acc + k, _mm256_mul_pd(_mm256_loadu_pd(acc + k), row4(r, k)));
-    for (; k < n; ++k) acc[k] *= double(r[k]);
+    for (; k + 32 <= n; k += 32) prod_strip<8>(acc + k, rows + k, stride, j0, j1);
+    for (; k + 4 <= n; k += 4) prod_strip<1>(acc + k, rows + k, stride, j0, j1);
+    for (; k < n; ++k) {
+      double a = acc[k];
+      int64_t j = j0;
+      for (; j + 2 <= j1; j += 2)
+        a *= double(rows[j * stride + k]) * double(rows[(j + 1) * stride + k]);
+      if (j < j1) a *= double(rows[j * stride + k]);
+      acc[k] = a;
+    }
   }
 }
 
