@@ -2,6 +2,7 @@
 #include <array>
 
 #include "oneflow/api/python/common.h"
+#include "oneflow/core/device/cuda_device.h"
 
 namespace oneflow::python {
 
@@ -161,6 +162,12 @@ void init_dtype_device(py::module_& m) {
       .def("__hash__", [](const Device& d) { return static_cast<int>(d.type) * 1024 + d.index; });
 
   m.def("cuda_device_count", [] { return cuda_built() ? cuda_backend().device_count() : 0; });
+  m.def("cuda_current_device", [] { return current_cuda_device(); });
+  m.def("cuda_set_device", [](int index) { set_current_cuda_device(index); });
+  m.def("cuda_device_properties", [](int index) {
+    const CudaDeviceProperties p = cuda_device_properties(index);
+    return py::make_tuple(p.name, p.major, p.minor, p.total_memory, p.multi_processor_count);
+  });
   m.def(
       "cuda_synchronize", [](int index) { cuda_backend().synchronize(index); },
       py::arg("index") = 0);

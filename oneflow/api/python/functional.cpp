@@ -4,6 +4,7 @@
 #include <random>
 
 #include "oneflow/api/python/common.h"
+#include "oneflow/core/functional/generators.h"
 
 namespace oneflow::python {
 
@@ -121,6 +122,9 @@ void init_functional(py::module_& m) {
       .def("get_state", [](const Generator& g) { return rng_state_tensor(g); })
       .def("set_state", [](Generator& g, py::handle t) { set_rng_state(g, t); });
   m.attr("default_generator") = default_generator();
+  m.def("default_generator_of", [](py::handle device) {
+    return default_generator(device_from_py(device, "default_generator"));
+  });
   m.def("get_rng_state", [] { return rng_state_tensor(*default_generator()); });
   m.def("set_rng_state", [](py::handle t) { set_rng_state(*default_generator(), t); });
 

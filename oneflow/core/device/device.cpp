@@ -1,8 +1,20 @@
 #include "oneflow/core/device/device.h"
 
+#include <atomic>
+
 #include "oneflow/core/common/error.h"
+#include "oneflow/core/device/cuda_device.h"
 
 namespace oneflow {
+
+namespace {
+std::atomic<int> g_current_cuda_device{0};
+}  // namespace
+
+int current_cuda_device() { return g_current_cuda_device.load(std::memory_order_relaxed); }
+void set_current_cuda_device(int index) {
+  g_current_cuda_device.store(index, std::memory_order_relaxed);
+}
 
 std::string Device::str() const {
   return type == DeviceType::kCPU ? std::string("cpu") : "cuda:" + std::to_string(index);
@@ -14,7 +26,7 @@ Device Device::parse(const std::string& s) {
     kind = s.substr(0, colon);
     idx = s.substr(colon + 1);
   }
-  int index = 0;
+  int index = kind == "cuda" ? current_cuda_device() : 0;
   if (!idx.empty()) {
     size_t used = 0;
     try {

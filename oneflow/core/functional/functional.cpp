@@ -12,6 +12,7 @@
 #include "oneflow/core/common/philox.h"
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/eager/engine.h"
+#include "oneflow/core/functional/generators.h"
 #include "oneflow/core/kernels/common/values.h"
 #include "oneflow/core/kernels/cpu/cpu_kernels.h"
 #include "oneflow/core/ops/primitives.h"
@@ -1202,7 +1203,8 @@ Tensor ones_like(const Tensor& x) {
 namespace {
 // Seed and counter block of a random op drawing `n` numbers (four per counter).
 void set_random_attrs(Attrs& attrs, int64_t n, const CreationOptions& opts) {
-  const std::shared_ptr<Generator> gen = opts.generator ? opts.generator : default_generator();
+  const std::shared_ptr<Generator> gen =
+      opts.generator ? opts.generator : default_generator(opts.device);
   const auto [seed, unused] = gen->state();
   (void)unused;
   attrs.set("seed", static_cast<int64_t>(seed));
@@ -1228,8 +1230,10 @@ Tensor bernoulli(const Tensor& p, const std::shared_ptr<Generator>& generator) {
 
 namespace {
 // Uniform doubles in [0, 1) drawn on the host from a generator's Philox stream.
-std::vector<double> host_uniforms(int64_t n, const std::shared_ptr<Generator>& generator) {
-  const std::shared_ptr<Generator> gen = generator ? generator : default_generator();
+// `device` is the one the result goes to: its default generator serves when none is given.
+std::vector<double> host_uniforms(int64_t n, const std::shared_ptr<Generator>& generator,
+                                  const Device& device) {
+  const std::shared_ptr<Generator> gen = generator ? generator : default_generator(device);
   const uint64_t seed = gen->state().first, offset = gen->reserve((n + 3) / 4);
   Philox4x32 philox(seed);
   std::vector<double> u(n);
@@ -1246,7 +1250,7 @@ std::vector<double> host_uniforms(int64_t n, const std::shared_ptr<Generator>& g
 // to the requested device.
 Tensor randperm(int64_t n, const CreationOptions& opts) {
   if (n < 0) throw_error<RuntimeError>("randperm", "n must be non-negative, got ", n);
-  std::vector<double> u = host_uniforms(n, opts.generator);
+  std::vector<double> u = host_uniforms(n, opts.generator, opts.device);
   Tensor t = empty_tensor({n}, DType::kInt64, Device{});
   int64_t* p = t->data_as<int64_t>();
   for (int64_t i = 0; i < n; ++i) p[i] = i;
@@ -1270,7 +1274,7 @@ Tensor multinomial(const Tensor& weights, int64_t num_samples, bool replacement,
                               ") > prob_dist.size(-1) (", cats, ") samples without replacement");
   Tensor w = contiguous(to(weights, DType::kFloat64, Device{}));
   const double* wp = w->data_as<double>();
-  std::vector<double> u = host_uniforms(rows * num_samples, generator);
+  std::vector<double> u = host_uniforms(rows * num_samples, generator, weights->device());
   Tensor out = empty_tensor({rows, num_samples}, DType::kInt64, Device{});
   int64_t* o = out->data_as<int64_t>();
   for (int64_t r = 0; r < rows; ++r) {
@@ -1395,12 +1399,43 @@ void Generator::set_state(uint64_t seed, uint64_t offset) {
   offset_ = offset;
 }
 
+namespace {
+constexpr uint64_t kDefaultSeed = 67280421310721ull;  // PyTorch's
+
+struct CudaGenerators {
+  std::mutex mu;
+  uint64_t seed = kDefaultSeed;  // for the generators made later
+  std::vector<std::shared_ptr<Generator>> by_index;
+};
+CudaGenerators& cuda_generators() {
+  static auto* g = new CudaGenerators();
+  return *g;
+}
+}  // namespace
+
 std::shared_ptr<Generator> default_generator() {
-  static auto* gen = new std::shared_ptr<Generator>(std::make_shared<Generator>(67280421310721ull));
+  static auto* gen = new std::shared_ptr<Generator>(std::make_shared<Generator>(kDefaultSeed));
   return *gen;
 }
 
-void manual_seed(uint64_t seed) { default_generator()->manual_seed(seed); }
+std::shared_ptr<Generator> default_generator(const Device& device) {
+  if (device.type == DeviceType::kCPU) return default_generator();
+  CudaGenerators& g = cuda_generators();
+  std::lock_guard<std::mutex> lock(g.mu);
+  const size_t i = static_cast<size_t>(device.index);
+  if (g.by_index.size() <= i) g.by_index.resize(i + 1);
+  if (!g.by_index[i]) g.by_index[i] = std::make_shared<Generator>(g.seed);
+  return g.by_index[i];
+}
+
+void manual_seed(uint64_t seed) {
+  default_generator()->manual_seed(seed);
+  CudaGenerators& g = cuda_generators();
+  std::lock_guard<std::mutex> lock(g.mu);
+  g.seed = seed;
+  for (const auto& gen : g.by_index)
+    if (gen) gen->manual_seed(seed);
+}
 uint64_t initial_seed() { return default_generator()->initial_seed(); }
 
 }  // namespace oneflow

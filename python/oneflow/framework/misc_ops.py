@@ -19,21 +19,37 @@ def _flow():
 
 
 class _TensorType(type):
+    """oneflow.FloatTensor and friends (oneflow.cuda.FloatTensor with cuda): isinstance checks
+    the dtype and the device type; calling one makes a tensor of that dtype on that device."""
+
     def __instancecheck__(cls, obj):
-        return isinstance(obj, Tensor) and obj.dtype == cls.dtype() and not obj.is_cuda
+        return isinstance(obj, Tensor) and obj.dtype == cls.dtype() and obj.is_cuda == cls.cuda
 
     def __call__(cls, *args):
         flow = _flow()
+        device = "cpu"
+        if cls.cuda:
+            if not flow.cuda.is_available():
+                raise TypeError(
+                    f"type oneflow.cuda.{cls.__name__} not available: "
+                    + (
+                        "no CUDA GPUs are available"
+                        if flow._oneflow_internal.with_cuda
+                        else "this oneflow was built without CUDA support"
+                    )
+                )
+            device = "cuda"
         if len(args) == 1 and not isinstance(args[0], int):
-            return flow.tensor(args[0], dtype=cls.dtype())
-        return flow.empty(*args, dtype=cls.dtype())
+            return flow.tensor(args[0], dtype=cls.dtype(), device=device)
+        return flow.empty(*args, dtype=cls.dtype(), device=device)
 
 
-def _legacy(name, dtype_name):
+def _legacy(name, dtype_name, cuda=False):
     def dtype(cls=None):
         return getattr(_flow(), dtype_name)
 
-    return _TensorType(name, (), {"dtype": staticmethod(dtype), "__module__": "oneflow"})
+    module = "oneflow.cuda" if cuda else "oneflow"
+    return _TensorType(name, (), {"dtype": staticmethod(dtype), "cuda": cuda, "__module__": module})
 
 
 LEGACY_TYPES = {
@@ -65,9 +81,16 @@ def tensor_type(self, dtype=None, non_blocking=False):
         name = {v: k for k, v in LEGACY_TYPES.items()}[str(self.dtype).split(".")[-1]]
         return f"oneflow.{'cuda.' if self.is_cuda else ''}{name}"
     if isinstance(dtype, str):
-        dtype = _TYPE_CLASSES[dtype.split(".")[-1]]
+        parts = dtype.split(".")
+        if parts[-1] not in _TYPE_CLASSES:
+            raise ValueError(f"Tensor.type: invalid type: '{dtype}'")
+        if len(parts) > 1 and parts[-2] == "cuda":
+            dtype = getattr(_flow().cuda, parts[-1])
+        else:
+            dtype = _TYPE_CLASSES[parts[-1]]
     if isinstance(dtype, _TensorType):
-        dtype = dtype.dtype()
+        device = "cuda" if dtype.cuda else "cpu"
+        return self.to(device=device, dtype=dtype.dtype())
     return self.to(dtype)
 
 

@@ -6,6 +6,7 @@
 
 #include "oneflow/core/device/caching_allocator.h"
 #include "oneflow/core/device/cuda/cuda_context.h"
+#include "oneflow/core/device/cuda_device.h"
 
 namespace oneflow {
 
@@ -116,6 +117,15 @@ void cuda_device_synchronize(int index) {
   OF_CUDA_CHECK(cudaDeviceSynchronize());
 }
 DeviceBackend& cuda_backend() { return the_backend(); }
+CudaDeviceProperties cuda_device_properties(int index) {
+  const int n = the_backend().device_count();
+  if (index < 0 || index >= n)
+    throw_error<RuntimeError>("cuda", "invalid device index ", index, ": ", n,
+                              " CUDA device(s) available");
+  cudaDeviceProp p;
+  OF_CUDA_CHECK(cudaGetDeviceProperties(&p, index));
+  return {p.name, p.major, p.minor, static_cast<int64_t>(p.totalGlobalMem), p.multiProcessorCount};
+}
 cudaStream_t cuda_stream(int index) { return the_backend().state(index).stream; }
 cublasHandle_t cublas_handle(int index) { return the_backend().state(index).cublas; }
 
