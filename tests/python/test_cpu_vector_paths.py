@@ -1,7 +1,8 @@
 """The vectorised CPU paths of the pools and reductions against PyTorch: max and average pooling
 (the columns whose windows lie inside the input run eight at a time), amax/amin/max/min/argmax
 along a contiguous dim, prod and sums along outer dims, float64 sums and the one-pass 2-norm;
-the elementwise driver's loops (built per tier) on broadcast operands, nan_to_num, cummax/cummin
+the elementwise driver's loops (built per tier) on broadcast operands, where with broadcast
+masks and values, nan_to_num, cummax/cummin
 lines, the one-pass cat of contiguous inputs and the radix sort of long lines. Each case also
 runs in a process capped at the lower vector tiers (ONEFLOW_CPU_CAPABILITY), so the SSE2
 fallbacks are checked on machines with AVX2."""
@@ -337,6 +338,36 @@ def test_relu_gradient_and_broadcast_binaries_like_torch():
         else:
             want = [t.detach().numpy() for t in out]
     for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "uint8"])
+def test_where_with_broadcast_mask_and_scalar_operands_like_torch(dtype):
+    # The runs of a broadcast (L, S) mask over (B, H, L, S) values, with one or both value
+    # operands a single broadcast value (masked_fill, an attention mask and its backward).
+    rng = np.random.default_rng(9)
+    mask = rng.random((37, 70)) < 0.6
+    a = (rng.standard_normal((3, 2, 37, 70)) * 50).astype(dtype)
+    b = (rng.standard_normal((3, 2, 37, 70)) * 50).astype(dtype)
+    for lib in (flow, torch):
+        m, x, y = lib.tensor(mask), lib.tensor(a), lib.tensor(b)
+        xt = x.transpose(-2, -1).contiguous().transpose(-2, -1)  # strided runs take the loop
+        out = [
+            lib.where(m, x, y),
+            lib.where(m, x, 7),
+            lib.where(m, 5, y),
+            lib.where(m, lib.tensor(2, dtype=x.dtype), lib.tensor(3, dtype=x.dtype)).expand(
+                3, 2, 37, 70
+            ),
+            x.masked_fill(~m, 1),
+            lib.where(m, xt, 4),
+        ]
+        if lib is flow:
+            got = [t.numpy() for t in out]
+        else:
+            want = [t.numpy() for t in out]
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
         np.testing.assert_array_equal(g, w)
 
 

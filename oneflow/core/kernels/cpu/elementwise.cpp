@@ -72,25 +72,44 @@ void Where::compute_cpu(const TensorList& in, const TensorList& out, const Attrs
                                static_cast<char*>(in[2]->data())};
   const auto tier = cpu::loop_tier();
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
-    cpu::strided_loop<4>(shape, strides, ptrs,
-                         [&](std::array<char*, 4> p, const auto& s, int64_t n) {
-                           constexpr int64_t sz = sizeof(T);
-                           if (s[0] == sz && s[1] == 1 && s[2] == sz && s[3] == sz) {
-                             T* o = reinterpret_cast<T*>(p[0]);
-                             const bool* c = reinterpret_cast<const bool*>(p[1]);
-                             const T* a = reinterpret_cast<const T*>(p[2]);
-                             const T* b = reinterpret_cast<const T*>(p[3]);
-                             cpu::run_loop(tier, [&] {
-                               for (int64_t i = 0; i < n; ++i) o[i] = c[i] ? a[i] : b[i];
-                             });
-                             return;
-                           }
-                           for (int64_t i = 0; i < n; ++i)
-                             *reinterpret_cast<T*>(p[0] + i * s[0]) =
-                                 *reinterpret_cast<const bool*>(p[1] + i * s[1])
-                                     ? *reinterpret_cast<const T*>(p[2] + i * s[2])
-                                     : *reinterpret_cast<const T*>(p[3] + i * s[3]);
-                         });
+    cpu::strided_loop<4>(
+        shape, strides, ptrs, [&](std::array<char*, 4> p, const auto& s, int64_t n) {
+          constexpr int64_t sz = sizeof(T);
+          // Contiguous runs, each value operand contiguous or one broadcast
+          // value (masked_fill, the attention mask and its backward).
+          if (s[0] == sz && s[1] == 1 && (s[2] == sz || s[2] == 0) && (s[3] == sz || s[3] == 0)) {
+            T* o = reinterpret_cast<T*>(p[0]);
+            const bool* c = reinterpret_cast<const bool*>(p[1]);
+            const T* a = reinterpret_cast<const T*>(p[2]);
+            const T* b = reinterpret_cast<const T*>(p[3]);
+            if (s[2] == sz && s[3] == sz) {
+              cpu::run_loop(tier, [&] {
+                for (int64_t i = 0; i < n; ++i) o[i] = c[i] ? a[i] : b[i];
+              });
+            } else if (s[2] == sz) {
+              const T bv = *b;
+              cpu::run_loop(tier, [&] {
+                for (int64_t i = 0; i < n; ++i) o[i] = c[i] ? a[i] : bv;
+              });
+            } else if (s[3] == sz) {
+              const T av = *a;
+              cpu::run_loop(tier, [&] {
+                for (int64_t i = 0; i < n; ++i) o[i] = c[i] ? av : b[i];
+              });
+            } else {
+              const T av = *a, bv = *b;
+              cpu::run_loop(tier, [&] {
+                for (int64_t i = 0; i < n; ++i) o[i] = c[i] ? av : bv;
+              });
+            }
+            return;
+          }
+          for (int64_t i = 0; i < n; ++i)
+            *reinterpret_cast<T*>(p[0] + i * s[0]) =
+                *reinterpret_cast<const bool*>(p[1] + i * s[1])
+                    ? *reinterpret_cast<const T*>(p[2] + i * s[2])
+                    : *reinterpret_cast<const T*>(p[3] + i * s[3]);
+        });
   });
 }
 
