@@ -2,7 +2,7 @@
 (the columns whose windows lie inside the input run eight at a time), amax/amin/max/min/argmax
 along a contiguous dim, prod and sums along outer dims, float64 sums and the one-pass 2-norm;
 the elementwise driver's loops (built per tier) on broadcast operands, where with broadcast
-masks and values, nan_to_num, cummax/cummin
+masks and values, the fused scaled dot-product attention, nan_to_num, cummax/cummin
 lines, the one-pass cat of contiguous inputs and the radix sort of long lines. Each case also
 runs in a process capped at the lower vector tiers (ONEFLOW_CPU_CAPABILITY), so the SSE2
 fallbacks are checked on machines with AVX2."""
@@ -339,6 +339,84 @@ def test_relu_gradient_and_broadcast_binaries_like_torch():
             want = [t.detach().numpy() for t in out]
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
+
+
+ATTENTION_CASES = [
+    # (batch dims, L, S, E, Ev, causal, scale)
+    ((2, 3), 5, 7, 4, 6, True, None),  # fewer queries than keys
+    ((2, 3), 9, 4, 8, 3, True, None),  # more queries than keys: the last rows see all
+    ((1, 2), 70, 70, 33, 17, False, None),  # widths that are not multiples of the lanes
+    ((3,), 64, 64, 32, 32, True, 0.3),
+    ((2, 2), 130, 100, 16, 16, True, None),  # several blocks of query rows
+    ((2, 1, 2), 1, 9, 8, 8, False, None),  # one query row, three batch dims
+    ((), 40, 1, 5, 2, True, None),  # one key, no batch dims
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", ATTENTION_CASES)
+def test_fused_attention_values_and_gradients_like_torch(case, dtype):
+    batch, L, S, E, Ev, causal, scale = case
+    rng = np.random.default_rng(L * 100 + S)
+    q = rng.standard_normal((*batch, L, E)).astype(dtype)
+    k = rng.standard_normal((*batch, S, E)).astype(dtype)
+    v = rng.standard_normal((*batch, S, Ev)).astype(dtype)
+    g = rng.standard_normal((*batch, L, Ev)).astype(dtype)
+    res = {}
+    for lib in (flow, torch):
+        tq, tk, tv = (lib.tensor(a, requires_grad=True) for a in (q, k, v))
+        y = lib.nn.functional.scaled_dot_product_attention(
+            tq, tk, tv, is_causal=causal, scale=scale
+        )
+        (y * lib.tensor(g)).sum().backward()
+        res[lib] = [t.detach().numpy() for t in (y, tq.grad, tk.grad, tv.grad)]
+    tol = 2e-5 if dtype == "float32" else 1e-12
+    for name, a, b in zip(("out", "dq", "dk", "dv"), res[flow], res[torch]):
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol, err_msg=name)
+
+
+def test_fused_attention_on_strided_views_like_torch():
+    # The char-GPT layout: q, k, v are transposed views of one projection (rows not contiguous,
+    # batch dims that do not merge), and the output gradient of a sum is a broadcast.
+    rng = np.random.default_rng(3)
+    B, T, H, D = 3, 20, 4, 8
+    x = rng.standard_normal((B, T, 3 * H * D)).astype(np.float32)
+    res = {}
+    for lib in (flow, torch):
+        t = lib.tensor(x, requires_grad=True)
+        q, k, v = (u.reshape(B, T, H, D).transpose(1, 2) for u in t.split(H * D, dim=2))
+        y = lib.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        y.sum().backward()
+        res[lib] = (y.detach().numpy(), t.grad.numpy())
+    for a, b in zip(res[flow], res[torch]):
+        np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-5)
+
+
+def test_fused_attention_special_values_and_limits():
+    q = flow.randn(2, 6, 4)
+    k = flow.randn(2, 6, 4)
+    v = flow.randn(2, 6, 3)
+    bad = q.clone()
+    bad[0, 2, 1] = float("nan")
+    y = flow.nn.functional.scaled_dot_product_attention(bad, k, v, is_causal=True).numpy()
+    t = torch.nn.functional.scaled_dot_product_attention(
+        torch.tensor(bad.numpy()), torch.tensor(k.numpy()), torch.tensor(v.numpy()), is_causal=True
+    ).numpy()
+    np.testing.assert_array_equal(np.isnan(y), np.isnan(t))  # only the NaN query's row
+    np.testing.assert_allclose(np.nan_to_num(y), np.nan_to_num(t), rtol=2e-5, atol=2e-5)
+    # A second derivative raises, as PyTorch's fused CPU kernel.
+    qq = flow.randn(2, 5, 4, requires_grad=True)
+    out = flow.nn.functional.scaled_dot_product_attention(qq, qq, qq, is_causal=True)
+    (gq,) = flow.autograd.grad(out.sum(), qq, create_graph=True)
+    with pytest.raises(RuntimeError, match="scaled_dot_product_attention"):
+        gq.sum().backward()
+    # Masks, dropout, mixed dtypes and empty inputs keep the composite.
+    assert not flow._oneflow_internal._C._fused_attention_supported(q, k, v.double())
+    assert not flow._oneflow_internal._C._fused_attention_supported(q[:, :0], k, v)
+    with pytest.raises(RuntimeError, match="fused CPU kernel"):
+        flow._oneflow_internal._C._fused_attention(q, k, v.double(), 0.5, False)
+    empty = flow.nn.functional.scaled_dot_product_attention(q[:, :0], k, v)
+    assert tuple(empty.shape) == (2, 0, 3)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "uint8"])

@@ -2,6 +2,7 @@
 // signatures (conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1), ...).
 // Registered into the same _C submodule as functional.cpp.
 #include "oneflow/api/python/common.h"
+#include "oneflow/core/functional/attention.h"
 #include "oneflow/core/functional/nn_functional.h"
 
 namespace oneflow::python {
@@ -192,6 +193,16 @@ void init_nn(py::module_& m) {
         return F::resample(x, index, weight, dim);
       },
       py::arg("input"), py::arg("index"), py::arg("weight"), py::arg("dim"));
+  m.def("_fused_attention_supported", [](const Tensor& q, const Tensor& k, const Tensor& v) {
+    return F::fused_attention_supported(q, k, v);
+  });
+  m.def(
+      "_fused_attention",
+      [](const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool causal) {
+        ReleaseGil nogil;
+        return F::fused_attention(q, k, v, scale, causal);
+      },
+      py::arg("query"), py::arg("key"), py::arg("value"), py::arg("scale"), py::arg("causal"));
   m.def("_nll_loss", [](const Tensor& logp, const Tensor& target, std::optional<Tensor> weight,
                         int64_t ignore_index, bool mean) {
     ReleaseGil nogil;

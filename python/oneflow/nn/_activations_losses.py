@@ -980,6 +980,10 @@ def scaled_dot_product_attention(
         rep = query.shape[-3] // key.shape[-3]
         key = key.repeat_interleave(rep, dim=-3)
         value = value.repeat_interleave(rep, dim=-3)
+    if attn_mask is None and dropout_p == 0.0 and _C._fused_attention_supported(query, key, value):
+        # One fused CPU kernel (ops/attention_primitives.h): no L x S scores in memory, and a
+        # backward that recomputes them from the saved log-sum-exp.
+        return _C._fused_attention(query, key, value, float(scale), bool(is_causal))
     scores = _C.mul(_C.matmul(query, key.transpose(-2, -1)), scale)
     if is_causal:
         if attn_mask is not None:

@@ -1,7 +1,9 @@
-// MseLoss, MseLossGrad, NllLoss, NllLossGrad, Resample and ResampleGrad have no CUDA kernels:
-// F.mse_loss, F.nll_loss and F.interpolate compose other ops for CUDA tensors
+// MseLoss, MseLossGrad, NllLoss, NllLossGrad, Resample, ResampleGrad, Attention and
+// AttentionGrad have no CUDA kernels: F.mse_loss, F.nll_loss, F.interpolate and
+// F.scaled_dot_product_attention compose other ops for CUDA tensors
 // (functional/nn_functional.cpp and the Python nn.functional), so these run only when the
 // primitives are dispatched directly.
+#include "oneflow/core/ops/attention_primitives.h"
 #include "oneflow/core/ops/nn_primitives.h"
 
 namespace oneflow {
@@ -27,6 +29,14 @@ void Resample::compute_cuda(const TensorList&, const TensorList&, const Attrs&) 
 }
 
 void ResampleGrad::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  throw_error<NotImplementedError>(name(), "the fused kernel is CPU-only");
+}
+
+void Attention::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  throw_error<NotImplementedError>(name(), "the fused kernel is CPU-only");
+}
+
+void AttentionGrad::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
   throw_error<NotImplementedError>(name(), "the fused kernel is CPU-only");
 }
 

@@ -1,5 +1,7 @@
-// Linked when ONEFLOW_WITH_CUDA=OFF: the CUDA kernels of the convolution and pooling primitives
+// Linked when ONEFLOW_WITH_CUDA=OFF: the CUDA kernels of the convolution, pooling, loss,
+// resampling and attention primitives
 // (see kernels/no_cuda/kernels.cpp for the others).
+#include "oneflow/core/ops/attention_primitives.h"
 #include "oneflow/core/ops/nn_primitives.h"
 
 namespace oneflow {
@@ -34,6 +36,8 @@ OF_NN_NO_CUDA(NllLoss)
 OF_NN_NO_CUDA(NllLossGrad)
 OF_NN_NO_CUDA(Resample)
 OF_NN_NO_CUDA(ResampleGrad)
+OF_NN_NO_CUDA(Attention)
+OF_NN_NO_CUDA(AttentionGrad)
 #undef OF_NN_NO_CUDA
 
 }  // namespace oneflow
