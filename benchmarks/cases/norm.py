@@ -9,6 +9,7 @@ from benchmarks.registry import Case, register
 
 ROWS, COLS = 4096, 4096
 ATT_ROWS, ATT_COLS = 32 * 4 * 64, 64  # the char-GPT's attention rows: batch x heads x queries
+SDPA = (32, 4, 64, 32)  # the char-GPT's attention: batch, heads, queries, head width
 LN_ROWS, LN_COLS = 8192, 1024
 N, C, H, W = 8, 64, 56, 56
 
@@ -34,6 +35,30 @@ def _build_log_softmax(fw):
 def _build_attention_softmax(fw):
     softmax = op(fw, "nn.functional.softmax")
     return _fwd_bwd(fw, lambda x: softmax(x, dim=-1), ATT_ROWS, ATT_COLS)
+
+
+def _attention_inputs(fw, *shape):
+    return [randn(fw, *shape).requires_grad_(True) for _ in range(3)]
+
+
+def _build_attention(fw):
+    """The char-GPT's causal attention: q, k, v of (batch, heads, queries, head width)."""
+    sdpa = op(fw, "nn.functional.scaled_dot_product_attention")
+    q, k, v = _attention_inputs(fw, *SDPA)
+    return lambda: sdpa(q, k, v, is_causal=True)
+
+
+def _build_attention_fwd_bwd(fw):
+    sdpa = op(fw, "nn.functional.scaled_dot_product_attention")
+    q, k, v = _attention_inputs(fw, *SDPA)
+    g = randn(fw, *SDPA)
+
+    def step():
+        q.grad = k.grad = v.grad = None
+        sdpa(q, k, v, is_causal=True).backward(g)
+        return q.grad
+
+    return step
 
 
 def _build_layer_norm(fw):
@@ -91,6 +116,27 @@ register(
         "GB/s",
         _build_attention_softmax,
         5 * ATT_ROWS * ATT_COLS * FLOAT_BYTES,
+        frameworks=_BOTH,
+    )
+)
+_SDPA_BYTES = SDPA[0] * SDPA[1] * SDPA[2] * SDPA[3] * FLOAT_BYTES
+register(
+    Case(
+        "scaled_dot_product_attention causal 32x4x64x32",
+        "norm",
+        "GB/s",
+        _build_attention,
+        4 * _SDPA_BYTES,  # q, k, v read, output written
+        frameworks=_BOTH,
+    )
+)
+register(
+    Case(
+        "scaled_dot_product_attention causal fwd+bwd 32x4x64x32",
+        "norm",
+        "GB/s",
+        _build_attention_fwd_bwd,
+        12 * _SDPA_BYTES,  # forward 4, backward: q, k, v, out, dout read, dq, dk, dv written
         frameworks=_BOTH,
     )
 )

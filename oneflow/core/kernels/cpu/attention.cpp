@@ -22,6 +22,14 @@ struct PortableOps {
     cpu::attention_gemm_loops(m, n, K, alpha, A, ars, aks, B, ldb, C, ldc, accumulate);
   }
   template <typename T>
+  static void transpose(const T* k, int64_t ld, int64_t n, int64_t S, int64_t E, T* kt) {
+    cpu::attention_transpose_loops(k, ld, n, S, E, kt);
+  }
+  template <typename T>
+  static T row_max(const T* x, int64_t n) {
+    return cpu::attention_row_max_loops(x, n);
+  }
+  template <typename T>
   static T exp_shift_sum(T* x, int64_t n, T shift) {
     T sum = T(0);
     for (int64_t j = 0; j < n; ++j) sum += (x[j] = std::exp(x[j] - shift));

@@ -50,6 +50,21 @@ inline int64_t attention_backward_work(int64_t S, int64_t E, int64_t Ev) {
   return (E + Ev) * S + 2 * kAttentionBlock * S;
 }
 
+// kt[e * S + j] = k[j * ld + e] for j < n, e < E: the baseline transpose.
+template <typename T>
+void attention_transpose_loops(const T* k, int64_t ld, int64_t n, int64_t S, int64_t E, T* kt) {
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t e = 0; e < E; ++e) kt[e * S + j] = k[j * ld + e];
+}
+
+// The largest of x[0, n) (NaNs skipped: they reach the result through exp), -inf for none.
+template <typename T>
+T attention_row_max_loops(const T* x, int64_t n) {
+  T m = -std::numeric_limits<T>::infinity();
+  for (int64_t j = 0; j < n; ++j) m = x[j] > m ? x[j] : m;
+  return m;
+}
+
 // C[i * ldc + j] = (C if accumulate, else 0) + alpha * sum_kk A[i * ars + kk * aks] *
 // B[kk * ldb + j] for i < m, j < n, kk < K: the baseline product (inner loop along B's rows).
 template <typename T>
@@ -69,12 +84,6 @@ void attention_gemm_loops(int64_t m, int64_t n, int64_t K, T alpha, const T* A, 
 
 template <typename T, class Ops>
 struct AttentionKernels {
-  // kt[e * S + j] = k[j][e] for the first n rows of k.
-  static void transpose(const T* k, int64_t ld, int64_t n, int64_t S, int64_t E, T* kt) {
-    for (int64_t j = 0; j < n; ++j)
-      for (int64_t e = 0; e < E; ++e) kt[e * S + j] = k[j * ld + e];
-  }
-
   static T dot(const T* a, const T* b, int64_t n) {
     T acc = T(0);
     for (int64_t c = 0; c < n; ++c) acc += a[c] * b[c];
@@ -89,7 +98,7 @@ struct AttentionKernels {
     const int64_t S = a.S, E = a.E, Ev = a.Ev;
     T* kt = work;
     T* p = work + E * S;  // kAttentionBlock rows of S scores
-    transpose(a.k, a.ldk, keys(a.causal, i1 - 1, S), S, E, kt);
+    Ops::transpose(a.k, a.ldk, keys(a.causal, i1 - 1, S), S, E, kt);
     for (int64_t b0 = i0; b0 < i1; b0 += kAttentionBlock) {
       const int64_t b1 = std::min(i1, b0 + kAttentionBlock), rows = b1 - b0;
       const int64_t ne = keys(a.causal, b1 - 1, S);  // keys the block's last row sees
@@ -97,8 +106,7 @@ struct AttentionKernels {
       for (int64_t r = 0; r < rows; ++r) {
         T* s = p + r * S;
         const int64_t n = keys(a.causal, b0 + r, S);
-        T m = -std::numeric_limits<T>::infinity();
-        for (int64_t j = 0; j < n; ++j) m = s[j] > m ? s[j] : m;
+        T m = Ops::row_max(s, n);
         if (m == -std::numeric_limits<T>::infinity()) m = T(0);
         const T sum = Ops::exp_shift_sum(s, n, m);  // s[j] = exp(s[j] - m)
         const T inv = T(1) / sum;
@@ -118,8 +126,8 @@ struct AttentionKernels {
     T* p = vt + Ev * S;               // probabilities of a block of query rows
     T* ds = p + kAttentionBlock * S;  // their score gradients
     const int64_t seen = keys(g.causal, g.L - 1, S);
-    transpose(g.k, g.ldk, seen, S, E, kt);
-    transpose(g.v, g.ldv, seen, S, Ev, vt);
+    Ops::transpose(g.k, g.ldk, seen, S, E, kt);
+    Ops::transpose(g.v, g.ldv, seen, S, Ev, vt);
     std::fill(g.dk, g.dk + S * E, T(0));
     std::fill(g.dv, g.dv + S * Ev, T(0));
     for (int64_t b0 = 0; b0 < g.L; b0 += kAttentionBlock) {
