@@ -97,6 +97,46 @@ def test_split_chunk_unbind_shapes():
     assert [r.tolist() for r in flow.arange(6).reshape(2, 3).unbind(1)] == [[0, 3], [1, 4], [2, 5]]
 
 
+def test_split_is_one_view_op_whose_gradient_is_one_cat():
+    # Sections used or not, zero-size sections, a negative dim, non-contiguous input; the
+    # gradient of the input equals PyTorch's, and the sections share the input's memory.
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((5, 12, 3))
+    g = rng.standard_normal((5, 7, 3))
+    res = {}
+    for lib in (flow, torch):
+        x = lib.tensor(a, requires_grad=True)
+        base = x.transpose(0, 2)  # (3, 12, 5), strided
+        p, q, r, s = base.split([4, 0, 7, 1], dim=-2)
+        assert q.shape[-2] == 0
+        out = (p * 3).sum() + (r * lib.tensor(g).transpose(0, 2)).sum()  # s unused
+        out.backward()
+        res[lib] = x.grad.numpy()
+        chunks = x.detach().chunk(5, dim=1)
+        assert [tuple(c.shape) for c in chunks] == [(5, 3, 3)] * 4
+    np.testing.assert_allclose(res[flow], res[torch], rtol=1e-12, atol=1e-12)
+    x = flow.zeros(4, 6)
+    t = flow.randn(4, 6, requires_grad=True)
+    parts = t.split(2, dim=1)
+    assert parts[0].grad_fn is parts[2].grad_fn  # one node for all sections
+    assert parts[0].grad_fn.name() == "splitBackward"
+    left, right = x.split(3, dim=1)
+    left.fill_(1.0)
+    assert x.numpy()[:, :3].sum() == 12 and x.numpy()[:, 3:].sum() == 0
+    # An in-place op on one section keeps the gradients of the others right.
+    w = flow.tensor(a[:, :4, 0], requires_grad=True)
+    y = w * 1.0
+    u, v = y.split(2, dim=1)
+    u.mul_(3.0)
+    (y * y).sum().backward()
+    want = 2 * a[:, :4, 0] * np.concatenate([np.full((5, 2), 9.0), np.ones((5, 2))], axis=1)
+    np.testing.assert_allclose(w.grad.numpy(), want, rtol=1e-12)
+    with pytest.raises(RuntimeError, match="sum exactly to 6"):
+        x.split([2, 2], dim=1)
+    with pytest.raises(RuntimeError, match="non-negative"):
+        x.split([7, -1], dim=1)
+
+
 def test_indexing_errors():
     x = flow.zeros(2, 3)
     with pytest.raises(IndexError, match="out of bounds"):

@@ -5,6 +5,7 @@
 
 #include "oneflow/api/python/common.h"
 #include "oneflow/core/functional/generators.h"
+#include "oneflow/core/functional/split.h"
 
 namespace oneflow::python {
 
@@ -342,6 +343,15 @@ void init_functional(py::module_& m) {
       [](py::handle x, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> stop,
          int64_t step) { return F::slice(as_tensor(x, "slice", "input"), dim, start, stop, step); },
       py::arg("input"), py::arg("dim"), py::arg("start"), py::arg("stop"), py::arg("step") = 1);
+  m.def(
+      "split_with_sizes",
+      [](py::handle x, const std::vector<int64_t>& sizes, int64_t dim) {
+        TensorList parts = F::split_with_sizes(as_tensor(x, "split", "input"), sizes, dim);
+        py::tuple out(parts.size());
+        for (size_t i = 0; i < parts.size(); ++i) out[i] = py::cast(parts[i]);
+        return out;
+      },
+      py::arg("input"), py::arg("split_sizes"), py::arg("dim") = 0);
   m.def(
       "narrow",
       [](py::handle x, int64_t dim, int64_t start, int64_t length) {

@@ -194,24 +194,16 @@ def chunk(self, chunks, dim=0):
 
 
 def split(self, split_size_or_sections, dim=0):
+    """Views of consecutive sections along dim, from one op whose gradient is one cat."""
     size = self.size(dim)
     if isinstance(split_size_or_sections, builtins.int):
         step = split_size_or_sections
         if step <= 0 and size > 0:
             raise RuntimeError(f"split: split_size must be positive, got {step}")
-        starts = list(range(0, size, step)) if size else [0]
-        return tuple(_C.narrow(self, dim, s, min(step, size - s)) for s in starts)
-    sections = list(split_size_or_sections)
-    if builtins.sum(sections) != size:
-        raise RuntimeError(
-            f"split: split_with_sizes expects split_sizes to sum exactly to {size} "
-            f"(input tensor's size at dimension {dim}), but got split_sizes={sections}"
-        )
-    out, start = [], 0
-    for s in sections:
-        out.append(_C.narrow(self, dim, start, s))
-        start += s
-    return tuple(out)
+        sections = [min(step, size - s) for s in range(0, size, step)] if size else [0]
+    else:
+        sections = [builtins.int(s) for s in split_size_or_sections]
+    return _C.split_with_sizes(self, sections, dim)
 
 
 def unbind(self, dim=0):
