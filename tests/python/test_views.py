@@ -137,6 +137,24 @@ def test_split_is_one_view_op_whose_gradient_is_one_cat():
         x.split([7, -1], dim=1)
 
 
+def test_repeat_function_like_tensor_repeat():
+    a = np.arange(6.0).reshape(2, 3)
+    x = flow.tensor(a, requires_grad=True)
+    y = flow.repeat(x, (2, 1, 2))
+    t = torch.tensor(a, requires_grad=True)
+    u = t.repeat(2, 1, 2)
+    np.testing.assert_array_equal(y.detach().numpy(), u.detach().numpy())
+    g = np.arange(float(u.numel())).reshape(tuple(u.shape))
+    y.backward(flow.tensor(g))
+    u.backward(torch.tensor(g))
+    np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())
+    np.testing.assert_array_equal(
+        flow.repeat(x, 2, 2).detach().numpy(), t.repeat(2, 2).detach().numpy()
+    )
+    with pytest.raises(RuntimeError, match="repeat"):
+        flow.repeat(x, (2,))
+
+
 def test_indexing_errors():
     x = flow.zeros(2, 3)
     with pytest.raises(IndexError, match="out of bounds"):

@@ -641,6 +641,7 @@ def functions():
         scatter_add=scatter_add,
         scatter_reduce=scatter_reduce,
         index_select=index_select,
+        repeat=repeat,  # OneFlow's flow.repeat(input, sizes), the function form of Tensor.repeat
         index_add=index_add,
         index_copy=index_copy,
         index_fill=index_fill,
