@@ -79,6 +79,8 @@ def test_each_cuda_device_has_its_own_generator():
     flow.manual_seed(7)  # seeds the CPU's and every CUDA device's, also those made later
     assert gen0.initial_seed() == 7
     assert _C.default_generator_of("cuda:5").initial_seed() == 7
+    # An absurd index costs one generator, not a table up to it.
+    assert _C.default_generator_of("cuda:2000000000").initial_seed() == 7
     # Drawing from or reseeding a CUDA generator leaves the CPU's stream where it was.
     flow.manual_seed(1)
     a = flow.rand(6).numpy()

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <mutex>
 
 #include "oneflow/core/autograd/autograd.h"
@@ -1405,7 +1406,8 @@ constexpr uint64_t kDefaultSeed = 67280421310721ull;  // PyTorch's
 struct CudaGenerators {
   std::mutex mu;
   uint64_t seed = kDefaultSeed;  // for the generators made later
-  std::vector<std::shared_ptr<Generator>> by_index;
+  // By device index; a map, so that an absurd index costs one entry.
+  std::map<int, std::shared_ptr<Generator>> by_index;
 };
 CudaGenerators& cuda_generators() {
   static auto* g = new CudaGenerators();
@@ -1422,10 +1424,9 @@ std::shared_ptr<Generator> default_generator(const Device& device) {
   if (device.type == DeviceType::kCPU) return default_generator();
   CudaGenerators& g = cuda_generators();
   std::lock_guard<std::mutex> lock(g.mu);
-  const size_t i = static_cast<size_t>(device.index);
-  if (g.by_index.size() <= i) g.by_index.resize(i + 1);
-  if (!g.by_index[i]) g.by_index[i] = std::make_shared<Generator>(g.seed);
-  return g.by_index[i];
+  std::shared_ptr<Generator>& gen = g.by_index[device.index];
+  if (!gen) gen = std::make_shared<Generator>(g.seed);
+  return gen;
 }
 
 void manual_seed(uint64_t seed) {
@@ -1433,8 +1434,7 @@ void manual_seed(uint64_t seed) {
   CudaGenerators& g = cuda_generators();
   std::lock_guard<std::mutex> lock(g.mu);
   g.seed = seed;
-  for (const auto& gen : g.by_index)
-    if (gen) gen->manual_seed(seed);
+  for (const auto& [index, gen] : g.by_index) gen->manual_seed(seed);
 }
 uint64_t initial_seed() { return default_generator()->initial_seed(); }
 
