@@ -121,10 +121,10 @@ def _outplace(lib, x, kind, y):
     return x * 0.5 + 1.0
 
 
-def _program(lib, base, steps):
+def _program(lib, base, steps, device="cpu"):
     """Runs the steps; returns the values read mid-program and every variable at the end."""
-    a = lib.tensor(base[0])
-    b = lib.tensor(base[1])
+    a = lib.tensor(base[0], device=device)
+    b = lib.tensor(base[1], device=device)
     env, reads = [a, b], []
     for s in steps:
         kind, i = s[0], s[1] % len(env)
@@ -136,7 +136,7 @@ def _program(lib, base, steps):
             env.append(_outplace(lib, env[i], s[2], env[s[3] % len(env)]))
         else:  # a read in the middle of the queue
             reads.append(float(env[i].sum().item()))
-    return reads, [np.array(v.numpy()) for v in env]
+    return reads, [np.array(v.cpu().numpy()) for v in env]
 
 
 @settings(max_examples=60, deadline=None)
@@ -571,3 +571,125 @@ def test_host_reads_of_an_index_wait_for_its_writers_not_its_readers():
     idx.fill_(9)
     with pytest.raises(IndexError, match="index 9 is out of bounds"):
         flow.index_select(x, 0, idx)
+
+
+# ---- CUDA ops on the device's stream (ONEFLOW_ASYNC_CUDA=1) ------------------------------------
+
+_needs_cuda = pytest.mark.skipif(not flow.cuda.is_available(), reason="needs a CUDA device")
+
+
+class _queued_cuda:
+    def __init__(self, queue=True):
+        self.queue = queue
+
+    def __enter__(self):
+        self.prev = _internal.queue_cuda_ops()
+        _internal.set_queue_cuda_ops(self.queue)
+
+    def __exit__(self, *exc):
+        _internal.set_queue_cuda_ops(self.prev)
+
+
+def test_queue_cuda_ops_switch_and_environment_variable():
+    with _queued_cuda(True):
+        assert _internal.queue_cuda_ops()
+        x = flow.ones(3)  # CPU ops are unaffected
+        np.testing.assert_array_equal((x + 1).numpy(), [2, 2, 2])
+    with _queued_cuda(False):
+        assert not _internal.queue_cuda_ops()
+    code = "import oneflow as flow; print(flow._oneflow_internal.queue_cuda_ops())"
+    assert _run(code, env={"ONEFLOW_ASYNC_CUDA": "1"}).stdout.strip() == "True"
+    assert _run(code, env={"ONEFLOW_ASYNC_CUDA": "0"}).stdout.strip() == "False"
+
+
+@_needs_cuda
+@settings(max_examples=30, deadline=None)
+@given(steps=st.lists(step, min_size=1, max_size=25), seed=st.integers(0, 2**16))
+def test_random_cuda_programs_queued_match_launched_here_and_torch(steps, seed):
+    rng = np.random.default_rng(seed)
+    base = [rng.standard_normal((4, 6)).astype(np.float32) for _ in range(2)]
+    with _queued_cuda(True):
+        reads_queued, vals_queued = _program(flow, base, steps, "cuda")
+    with _queued_cuda(False):
+        reads_here, vals_here = _program(flow, base, steps, "cuda")
+    reads_torch, vals_torch = _program(torch, base, steps)
+    assert reads_queued == reads_here
+    for vq, vh, vt in zip(vals_queued, vals_here, vals_torch):
+        np.testing.assert_array_equal(vq, vh)
+        np.testing.assert_allclose(vq, vt, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(reads_queued, reads_torch, rtol=1e-4, atol=1e-4)
+
+
+@_needs_cuda
+def test_cuda_ops_are_queued_and_every_read_sees_them():
+    """Right after an op returns its launch is still queued (the device's stream thread takes a
+    few microseconds per launch); launched from the calling thread nothing is ever pending."""
+
+    def burst():
+        x = flow.zeros(4, device="cuda")
+        flow.cuda.synchronize()
+        seen = 0
+        for i in range(2000):
+            x = x + 1
+            if i % 40 == 0:
+                seen = max(seen, _internal.pending_instructions())
+        return x, seen
+
+    with _queued_cuda(True):
+        x, seen = burst()
+        assert seen >= 1
+        np.testing.assert_array_equal(x.cpu().numpy(), np.full(4, 2000.0))
+        flow.cuda.synchronize()
+        assert _internal.pending_instructions() == 0
+    with _queued_cuda(False):
+        x, seen = burst()
+        assert seen == 0
+        np.testing.assert_array_equal(x.cpu().numpy(), np.full(4, 2000.0))
+
+
+@_needs_cuda
+def test_copies_between_devices_are_ordered_with_both_streams():
+    with _queued_cuda(True):
+        x = flow.zeros(1000, device="cuda")
+        h = flow.zeros(1000)
+        for _ in range(50):
+            x.add_(1)  # CUDA stream
+            h.add_(2)  # CPU stream
+        # a copy in either direction sees every op queued before it on both streams
+        x.add_(h.cuda())
+        np.testing.assert_array_equal(x.cpu().numpy(), np.full(1000, 150.0))
+        h.copy_(x.cpu())
+        x.mul_(0)  # queued after the copy read x
+        np.testing.assert_array_equal(h.numpy(), np.full(1000, 150.0))
+        np.testing.assert_array_equal(x.cpu().numpy(), np.zeros(1000))
+
+
+@_needs_cuda
+def test_cuda_kernel_error_surfaces_at_the_next_sync_with_the_op_and_line():
+    with _queued_cuda(True):
+        x = flow.randn(3, device="cuda")
+        line = sys._getframe().f_lineno + 1
+        bad = flow.cumsum(x, 0)  # no CUDA kernel yet: raises on the stream thread
+        _ = x * 2
+        with pytest.raises(NotImplementedError) as info:
+            flow.cuda.synchronize()
+        msg = str(info.value)
+        assert "cumsum" in msg and f"{__file__}:{line}" in msg, msg
+        flow.cuda.synchronize()  # reported once; the stream keeps working
+        np.testing.assert_allclose((x + 1).cpu().numpy(), x.cpu().numpy() + 1)
+        del bad
+
+
+@_needs_cuda
+def test_many_queued_tiny_cuda_ops_keep_memory_bounded():
+    with _queued_cuda(True):
+        x = flow.zeros(16, device="cuda")
+        flow.cuda.synchronize()
+        base = flow.cuda.memory_allocated()
+        peak = 0
+        for i in range(200_000):
+            x = x + 1
+            if i % 10_000 == 0:
+                peak = max(peak, flow.cuda.memory_allocated() - base)
+        assert peak < (64 << 20), peak  # the queue holds at most 1024 instructions' outputs
+        np.testing.assert_array_equal(x.cpu().numpy(), np.full(16, 200_000.0))

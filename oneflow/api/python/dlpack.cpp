@@ -2,6 +2,7 @@
 // arrive from capsules or from any object with __dlpack__ (flow.from_dlpack), sharing memory
 // both ways. The structs below follow the DLPack ABI (v0.8 layout), declared here.
 #include "oneflow/api/python/common.h"
+#include "oneflow/core/eager/engine.h"
 
 namespace oneflow::python {
 
@@ -81,7 +82,10 @@ DType from_dl(DLDataType t) {
 }
 
 py::capsule to_dlpack(const Tensor& t) {
-  if (t->device().type == DeviceType::kCUDA) cuda_backend().synchronize(t->device().index);
+  if (t->device().type == DeviceType::kCUDA) {
+    eager::wait_for(*t->storage());  // the queued launches that use it
+    cuda_backend().synchronize(t->device().index);
+  }
   auto* e = new Export{};
   e->tensor = t;
   e->shape = t->shape();

@@ -3,6 +3,7 @@
 
 #include "oneflow/api/python/common.h"
 #include "oneflow/core/device/cuda_device.h"
+#include "oneflow/core/eager/engine.h"
 
 namespace oneflow::python {
 
@@ -169,7 +170,11 @@ void init_dtype_device(py::module_& m) {
     return py::make_tuple(p.name, p.major, p.minor, p.total_memory, p.multi_processor_count);
   });
   m.def(
-      "cuda_synchronize", [](int index) { cuda_backend().synchronize(index); },
+      "cuda_synchronize",
+      [](int index) {
+        eager::synchronize_cuda(index);  // the launches queued on the device's stream
+        cuda_backend().synchronize(index);
+      },
       py::arg("index") = 0);
   m.def("memory_allocated", [](py::handle dev) {
     Device d = device_from_py(dev, "memory_allocated");

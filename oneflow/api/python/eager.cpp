@@ -147,10 +147,14 @@ void init_eager(py::module_& m) {
 
   m.def(
       "synchronize", [] { eager::synchronize(); },
-      "Waits for every queued CPU op; raises the error of a failed kernel.");
+      "Waits for every queued op (CPU kernels, CUDA launches); raises the error of a failed "
+      "kernel.");
   m.def("sync_execution", &eager::sync_execution);
   m.def("set_sync_execution", &eager::set_sync_execution, py::arg("sync"),
         "True runs every op to completion before it returns (ONEFLOW_SYNC_EXECUTION=1).");
+  m.def("queue_cuda_ops", &eager::queue_cuda_ops);
+  m.def("set_queue_cuda_ops", &eager::set_queue_cuda_ops, py::arg("queue"),
+        "True queues CUDA ops on their device's stream in the engine (ONEFLOW_ASYNC_CUDA=1).");
   m.def("_set_package_dir", [](const std::string& dir) { g_package_dir = dir; });
   m.def("_hook_sigint", &hook_sigint);
   m.def("pending_instructions", &eager::pending_instructions);

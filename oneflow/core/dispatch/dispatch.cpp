@@ -49,10 +49,20 @@ CpuPlacement cpu_placement(const TensorList& inputs, const TensorList& outputs) 
   return placement;
 }
 
+// Whether every operand lives on `device` in memory only oneflow touches: a CUDA op that may go
+// to that device's stream in the engine.
+bool on_one_device(const Device& device, const TensorList& inputs, const TensorList& outputs) {
+  for (const TensorList* list : {&inputs, &outputs})
+    for (const Tensor& t : *list)
+      if (t->device() != device || t->storage()->shared_outside()) return false;
+  return true;
+}
+
 // CPU kernels go to the CPU stream of the eager engine unless execution is synchronous or this
 // is the stream thread itself (see cpu_placement; a kernel run here after queued ops on its
 // operands is ordered by data(), which waits for them). CUDA kernels are launched here, onto
-// the device's stream.
+// the device's CUDA stream, or with ONEFLOW_ASYNC_CUDA=1 queued on the device's stream in the
+// engine when all their operands live on that device (copies between devices run here).
 void run_kernel(const Primitive& prim, Device device, const TensorList& inputs,
                 const TensorList& outputs, const Attrs& attrs, bool fresh_outputs) {
   if (device.type == DeviceType::kCPU) {
@@ -71,6 +81,9 @@ void run_kernel(const Primitive& prim, Device device, const TensorList& inputs,
         prim.compute_cpu(inputs, outputs, attrs);
         break;
     }
+  } else if (eager::queue_cuda_ops() && eager::async_enabled() &&
+             on_one_device(device, inputs, outputs)) {
+    eager::enqueue_cuda(device.index, prim, inputs, outputs, attrs);
   } else {
     prim.compute_cuda(inputs, outputs, attrs);
   }

@@ -20,7 +20,8 @@ namespace {
 
 Hooks g_hooks;
 thread_local Location t_location;
-thread_local bool t_on_stream = false;
+class Stream;
+thread_local Stream* t_stream = nullptr;  // the stream whose thread this is
 constexpr auto kAcquire = std::memory_order_acquire;
 constexpr auto kRelaxed = std::memory_order_relaxed;
 constexpr auto kRelease = std::memory_order_release;
@@ -32,6 +33,12 @@ bool sync_from_env() {
 }
 std::atomic<bool> g_sync{sync_from_env()};
 std::atomic<bool> g_exiting{false};  // past stop_at_exit: ops run on the calling thread
+
+bool cuda_queue_from_env() {
+  const char* v = std::getenv("ONEFLOW_ASYNC_CUDA");
+  return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+}
+std::atomic<bool> g_queue_cuda{cuda_queue_from_env()};
 
 // Runs f() with the GIL released when the binding says there is one to release.
 template <typename F>
@@ -53,17 +60,23 @@ struct Instruction {
   uint64_t work = 0;  // bytes the kernel reads and writes: a rough measure of its running time
 };
 
-// The CPU stream: a ring of instructions, one thread running them in order.
-class CpuStream {
+void register_process_hooks();
+
+// A stream: a ring of instructions, one thread running them in order. The CPU stream runs CPU
+// kernels; a CUDA device's stream runs the host side of its CUDA kernels (argument checks,
+// launches onto the device's own CUDA stream), so Python does not wait for launches either.
+class Stream {
  public:
   // Bounds on queued work: past them the queuing thread waits (memory stays bounded however
   // far Python runs ahead). The byte bound also keeps the outputs in flight, which the caching
   // allocator cannot hand out again, to a few MiB, so that a stream of large ops cycles through
   // buffers that are still in the cache. (4 MB elementwise ops on a 2-vCPU EPYC slice: 2-3x
   // slower with 32 MiB in flight than with 8 MiB. sysconf's cache size is not usable for this:
-  // VMs report the host's.)
+  // VMs report the host's.) A CUDA stream's instructions only launch kernels: its bound on
+  // bytes just keeps device memory held by queued outputs finite.
   static constexpr uint64_t kCapacity = 1024;
-  static constexpr size_t kMaxQueuedBytes = size_t{8} << 20;
+  static constexpr size_t kCpuQueuedBytes = size_t{8} << 20;
+  static constexpr size_t kCudaQueuedBytes = size_t{1} << 30;
   // Stream-ordered reuse (see eager::enqueue): outputs of at least kReuseMinBytes, a dead
   // storage among the operands of the latest kReuseScan instructions.
   static constexpr size_t kReuseMinBytes = size_t{64} << 10;
@@ -71,24 +84,22 @@ class CpuStream {
   // Waiters spin while at most this much work (bytes read and written) is ahead of them.
   static constexpr uint64_t kSpinWork = uint64_t{256} << 10;
 
-  CpuStream() : ring_(kCapacity) {
-    pthread_atfork([] { instance().before_fork(); }, [] { instance().after_fork_parent(); },
-                   [] { instance().after_fork_child(); });
-  }
+  explicit Stream(DeviceType type)
+      : type_(type),
+        max_bytes_(type == DeviceType::kCPU ? kCpuQueuedBytes : kCudaQueuedBytes),
+        ring_(kCapacity) {}
 
-  static CpuStream& instance() {
-    // Never destroyed: the stream thread may still be parked when static destructors run.
-    static CpuStream* s = new CpuStream();
-    return *s;
-  }
+  bool is_cpu() const { return type_ == DeviceType::kCPU; }
 
   uint64_t enqueue(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
                    const Attrs& attrs, bool fresh_outputs = false) {
     size_t bytes = 0;
     for (const Tensor& t : outputs) bytes += t->storage()->nbytes();
-    uint64_t work = 0;
-    for (const Tensor& t : inputs) work += t->numel() * itemsize(t->dtype());
-    for (const Tensor& t : outputs) work += t->numel() * itemsize(t->dtype());
+    uint64_t work = 0;  // a CUDA instruction's host work is a launch: none
+    if (is_cpu()) {
+      for (const Tensor& t : inputs) work += t->numel() * itemsize(t->dtype());
+      for (const Tensor& t : outputs) work += t->numel() * itemsize(t->dtype());
+    }
     // Before taking the lock: locating may allocate Python frames, and a garbage collection
     // run there may call back into oneflow.
     Location location = t_location;
@@ -231,24 +242,15 @@ class CpuStream {
     release_reclaimed();
   }
 
-  void synchronize() {
-    uint64_t target;
-    {
-      std::lock_guard<std::mutex> lk(mu_);
-      target = issued_;
-    }
-    wait_until(target);
-    reclaim();
-    raise_pending_error();
-  }
-
   // Waits for the instruction a storage's record (last_use or last_write) names, then clears
   // the record unless a newer instruction took it meanwhile.
   void wait_for(std::atomic<uint64_t>& record) {
-    if (t_on_stream) return;
+    if (t_stream == this) return;
     const uint64_t seq = record.load();
     if (seq == 0) return;
-    wait_until(seq);
+    // Another stream's thread (a CUDA launch reading CPU memory) waits without the Python hooks:
+    // it holds no GIL and takes no signals.
+    wait_until(seq, t_stream == nullptr);
     reclaim();
     uint64_t expected = seq;
     record.compare_exchange_strong(expected, 0);
@@ -285,16 +287,13 @@ class CpuStream {
   // Under mu_.
   void start() {
     if (threads_.load() <= 0) threads_.store(omp_get_max_threads());
+    register_process_hooks();
     worker_ = std::thread([this] { run(); });
     worker_.detach();
     started_ = true;
-    static bool at_exit_registered = false;  // a forked child inherits the registration
-    if (!at_exit_registered) {
-      at_exit_registered = true;
-      std::atexit([] { instance().stop_at_exit(); });
-    }
   }
 
+ public:
   // Process exit (after Python's own atexit drain; a C++ program that never synchronised): the
   // queued instructions are dropped, not run -- their kernels would meet objects that static
   // destruction is about to tear down -- and the running one is waited for.
@@ -309,11 +308,12 @@ class CpuStream {
     wait_until(target, false);
   }
 
+ private:
   // Under mu_. Space: a free slot, and the outputs of the unreclaimed instructions within the
   // byte budget (a single instruction may exceed it).
   bool has_space(size_t bytes) const {
     return issued_ - reclaimed_ < kCapacity &&
-           (issued_ == reclaimed_ || queued_bytes_ + bytes <= kMaxQueuedBytes);
+           (issued_ == reclaimed_ || queued_bytes_ + bytes <= max_bytes_);
   }
 
   // Under mu_: empties the slots of finished instructions. Their tensors move to this thread's
@@ -346,8 +346,7 @@ class CpuStream {
   uint64_t space_target(size_t bytes) const {
     size_t queued = queued_bytes_;
     uint64_t seq = reclaimed_;
-    while (seq < issued_ &&
-           (issued_ - seq > kCapacity / 2 || queued + bytes > kMaxQueuedBytes / 2)) {
+    while (seq < issued_ && (issued_ - seq > kCapacity / 2 || queued + bytes > max_bytes_ / 2)) {
       queued -= ring_[seq % kCapacity].bytes;
       ++seq;
     }
@@ -388,7 +387,7 @@ class CpuStream {
   }
 
   void run() {
-    t_on_stream = true;
+    t_stream = this;
     int team = 0;
     for (uint64_t seq = completed_.load() + 1;; ++seq) {
       if (published_.load(kAcquire) < seq) {
@@ -411,19 +410,24 @@ class CpuStream {
       // one core; while it waits, or when this is the last instruction queued (the usual case:
       // an op, then a read of its result), the team takes them all. Spinning team threads on an
       // oversubscribed core would stall every parallel region.
-      const int all = threads_.load(kAcquire);
-      const bool queuing = published_.load(kAcquire) > seq && waiters_.load(kAcquire) == 0;
-      const int n = queuing ? std::max(1, all - 1) : all;
-      if (n != team) {
-        omp_set_num_threads(n);
-        team = n;
+      if (is_cpu()) {
+        const int all = threads_.load(kAcquire);
+        const bool queuing = published_.load(kAcquire) > seq && waiters_.load(kAcquire) == 0;
+        const int n = queuing ? std::max(1, all - 1) : all;
+        if (n != team) {
+          omp_set_num_threads(n);
+          team = n;
+        }
       }
       // Ctrl-C: drop what was queued when the signal came, wherever the Python thread was.
       const uint64_t interrupted = interrupt_through_.load(std::memory_order_relaxed);
       if (interrupted > skip_through_.load()) skip_through_.store(interrupted);
       if (seq > skip_through_.load() && !failed_.load()) {
         try {
-          ins.prim->compute_cpu(ins.inputs, ins.outputs, ins.attrs);
+          if (is_cpu())
+            ins.prim->compute_cpu(ins.inputs, ins.outputs, ins.attrs);
+          else
+            ins.prim->compute_cuda(ins.inputs, ins.outputs, ins.attrs);
         } catch (...) {
           record_error(std::current_exception(), ins, seq);
         }
@@ -495,6 +499,19 @@ class CpuStream {
     }
   }
 
+ public:
+  // Waits until everything queued so far has run; raises nothing (see raise_error).
+  void drain() {
+    uint64_t target;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      target = issued_;
+    }
+    wait_until(target);
+    reclaim();
+  }
+  void raise_error() { raise_pending_error(); }
+
   // Fork: the child has no stream thread. Wait for queued work, hold the lock across fork()
   // so no other thread is inside it, and start over in the child.
   void before_fork() {
@@ -538,6 +555,9 @@ class CpuStream {
     queued_bytes_ = 0;
   }
 
+ private:
+  const DeviceType type_;
+  const size_t max_bytes_;
   std::mutex mu_;
   std::condition_variable work_cv_;  // the stream thread waits for instructions
   std::condition_variable done_cv_;  // threads wait for completion or space
@@ -571,6 +591,65 @@ class CpuStream {
   std::atomic<bool> failed_{false};
 };
 
+// The streams: the CPU's, created on first use, and one per CUDA device that has queued work
+// (never destroyed: a stream thread may still be parked when static destructors run).
+constexpr int kMaxCudaStreams = 64;
+std::atomic<Stream*> g_cuda_streams[kMaxCudaStreams];
+std::mutex g_streams_mu;  // creation of CUDA streams; held across fork()
+
+Stream& cpu_stream() {
+  static Stream* s = new Stream(DeviceType::kCPU);
+  return *s;
+}
+
+// The stream of CUDA device `index`, created when `create`; null for an index past the table.
+Stream* cuda_stream(int index, bool create) {
+  if (index < 0 || index >= kMaxCudaStreams) return nullptr;
+  Stream* s = g_cuda_streams[index].load(kAcquire);
+  if (s != nullptr || !create) return s;
+  std::lock_guard<std::mutex> lk(g_streams_mu);
+  s = g_cuda_streams[index].load(kAcquire);
+  if (s == nullptr) {
+    s = new Stream(DeviceType::kCUDA);
+    g_cuda_streams[index].store(s, kRelease);
+  }
+  return s;
+}
+
+// The stream whose instructions a storage's records (last_use, last_write) count.
+Stream* stream_of(const Storage& storage) {
+  return storage.device().type == DeviceType::kCPU ? &cpu_stream()
+                                                   : cuda_stream(storage.device().index, false);
+}
+
+template <typename F>
+void for_each_stream(F&& f) {
+  f(cpu_stream());
+  for (std::atomic<Stream*>& p : g_cuda_streams)
+    if (Stream* s = p.load(kAcquire)) f(*s);
+}
+
+// Exit and fork, registered once when the first stream thread starts.
+void register_process_hooks() {
+  static std::once_flag once;  // a forked child inherits the registrations
+  std::call_once(once, [] {
+    std::atexit([] { for_each_stream([](Stream& s) { s.stop_at_exit(); }); });
+    pthread_atfork(
+        [] {
+          g_streams_mu.lock();
+          for_each_stream([](Stream& s) { s.before_fork(); });
+        },
+        [] {
+          for_each_stream([](Stream& s) { s.after_fork_parent(); });
+          g_streams_mu.unlock();
+        },
+        [] {
+          for_each_stream([](Stream& s) { s.after_fork_child(); });
+          new (&g_streams_mu) std::mutex();
+        });
+  });
+}
+
 }  // namespace
 
 void set_hooks(const Hooks& hooks) { g_hooks = hooks; }
@@ -578,23 +657,36 @@ void set_current_location(const Location& loc) { t_location = loc; }
 const Location& current_location() { return t_location; }
 
 bool async_enabled() {
-  return !t_on_stream && !g_sync.load(std::memory_order_relaxed) &&
+  return t_stream == nullptr && !g_sync.load(std::memory_order_relaxed) &&
          !g_exiting.load(std::memory_order_relaxed);
 }
 bool sync_execution() { return g_sync.load(); }
 void set_sync_execution(bool sync) {
-  if (sync) CpuStream::instance().synchronize();
+  if (sync) synchronize();
   g_sync.store(sync);
 }
-bool on_stream_thread() { return t_on_stream; }
+bool on_stream_thread() { return t_stream != nullptr; }
+
+bool queue_cuda_ops() { return g_queue_cuda.load(std::memory_order_relaxed); }
+void set_queue_cuda_ops(bool queue) {
+  if (!queue) synchronize();
+  g_queue_cuda.store(queue);
+}
 
 void enqueue(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
              const Attrs& attrs, bool fresh_outputs) {
-  CpuStream::instance().enqueue(prim, inputs, outputs, attrs, fresh_outputs);
+  cpu_stream().enqueue(prim, inputs, outputs, attrs, fresh_outputs);
+}
+void enqueue_cuda(int index, const Primitive& prim, const TensorList& inputs,
+                  const TensorList& outputs, const Attrs& attrs) {
+  if (Stream* s = cuda_stream(index, true))
+    s->enqueue(prim, inputs, outputs, attrs);
+  else
+    prim.compute_cuda(inputs, outputs, attrs);
 }
 void run_and_wait(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
                   const Attrs& attrs) {
-  CpuStream::instance().run_and_wait(prim, inputs, outputs, attrs);
+  cpu_stream().run_and_wait(prim, inputs, outputs, attrs);
 }
 namespace {
 // A primitive whose kernel is a host closure (run_on_stream). It lives on the caller's stack:
@@ -615,24 +707,44 @@ class HostTask final : public Primitive {
 void run_on_stream(const std::function<void()>& fn) {
   if (!async_enabled() || on_stream_thread()) return fn();
   const HostTask task(fn);
-  CpuStream::instance().run_and_wait(task, {}, {}, Attrs{});
+  cpu_stream().run_and_wait(task, {}, {}, Attrs{});
 }
-void synchronize() { CpuStream::instance().synchronize(); }
-void wait_for(const Storage& storage) { CpuStream::instance().wait_for(storage.last_use()); }
+void synchronize() {
+  // Every stream first (the CUDA streams' launches, the CPU kernels), then the first error.
+  for_each_stream([](Stream& s) { s.drain(); });
+  for_each_stream([](Stream& s) { s.raise_error(); });
+}
+void synchronize_cuda(int index) {
+  if (Stream* s = cuda_stream(index, false)) {
+    s->drain();
+    s->raise_error();
+  }
+}
+void wait_for(const Storage& storage) {
+  if (Stream* s = stream_of(storage)) s->wait_for(storage.last_use());
+}
 void wait_for_write(const Storage& storage) {
-  CpuStream::instance().wait_for(storage.last_write());
+  if (Stream* s = stream_of(storage)) s->wait_for(storage.last_write());
 }
-void cancel_pending() { CpuStream::instance().cancel(); }
-void interrupt_from_signal() { CpuStream::instance().interrupt(); }
-uint64_t pending_instructions() { return CpuStream::instance().pending(); }
-uint64_t reused_outputs() { return CpuStream::instance().reused(); }
+void cancel_pending() {
+  for_each_stream([](Stream& s) { s.cancel(); });
+}
+void interrupt_from_signal() {
+  for_each_stream([](Stream& s) { s.interrupt(); });
+}
+uint64_t pending_instructions() {
+  uint64_t n = 0;
+  for_each_stream([&](Stream& s) { n += s.pending(); });
+  return n;
+}
+uint64_t reused_outputs() { return cpu_stream().reused(); }
 
 void set_num_threads(int n) {
   omp_set_num_threads(n);  // the calling thread's kernels (sync mode, CUDA launches)
-  CpuStream::instance().set_num_threads(n);
+  cpu_stream().set_num_threads(n);
 }
 int num_threads() {
-  const int n = CpuStream::instance().num_threads();
+  const int n = cpu_stream().num_threads();
   return n > 0 ? n : omp_get_max_threads();
 }
 

@@ -14,9 +14,12 @@
 // Python line that queued it; the instructions queued behind a failed one are skipped. With
 // ONEFLOW_SYNC_EXECUTION=1 every op runs on the calling thread before the call returns.
 //
-// CUDA ops are launched from the calling thread onto the device's own stream (already
-// asynchronous); their CPU operands are read through `data()`, which orders them after the CPU
-// stream.
+// CUDA ops are launched from the calling thread onto the device's own CUDA stream (already
+// asynchronous on the GPU) unless ONEFLOW_ASYNC_CUDA=1 (or set_queue_cuda_ops(true)): then an
+// op whose operands all live on one CUDA device is an instruction on that device's stream here,
+// whose thread launches it, so Python waits for neither the kernel nor its launch. Ops that mix
+// devices (copies) run on the calling thread; `data()` orders them after the queued
+// instructions of every operand's stream.
 #pragma once
 
 #include <cstdint>
@@ -76,6 +79,15 @@ bool on_stream_thread();
 // it (4 MB outputs: two buffers cost ~40% on the 2-vCPU EPYC, four ~90%).
 void enqueue(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
              const Attrs& attrs, bool fresh_outputs = false);
+// Whether CUDA ops are queued on their device's stream (ONEFLOW_ASYNC_CUDA=1), and the switch
+// (switching off drains the queues first).
+bool queue_cuda_ops();
+void set_queue_cuda_ops(bool queue);
+// Queues prim.compute_cuda(inputs, outputs, attrs) on CUDA device `index`'s stream: every
+// operand lives on that device. Runs it here when the index is past the engine's table (64).
+void enqueue_cuda(int index, const Primitive& prim, const TensorList& inputs,
+                  const TensorList& outputs, const Attrs& attrs);
+
 // Runs prim.compute_cpu on the stream thread after the queued instructions and waits for it
 // (ops on memory NumPy or DLPack may touch: they complete before the call returns). The
 // kernel's own error raises as it is; an earlier pending error raises as at a synchronisation.
@@ -88,8 +100,11 @@ void run_and_wait(const Primitive& prim, const TensorList& inputs, const TensorL
 // all parallel work that way (see run_and_wait). Its exception raises as it is.
 void run_on_stream(const std::function<void()>& fn);
 
-// Waits until every queued instruction has run, then raises a pending kernel error.
+// Waits until every queued instruction of every stream has run, then raises a pending kernel
+// error.
 void synchronize();
+// The same for CUDA device `index`'s stream only (its kernels are then launched, not finished).
+void synchronize_cuda(int index);
 // Waits for the instructions using `storage` (Storage::data() calls this off the fast path).
 void wait_for(const Storage& storage);
 // Waits for the queued instructions that write `storage` (Storage::read_data()).
