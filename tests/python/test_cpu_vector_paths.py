@@ -497,6 +497,38 @@ def test_cat_of_contiguous_inputs_like_numpy(shapes, dim, dtype):
     np.testing.assert_array_equal(flow.cat(mixed, dim).numpy(), np.concatenate(parts, dim))
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_cat_of_row_strided_views_like_torch(seed):
+    # Views whose rows are contiguous and equally spaced (narrows along the cat dim: roll's
+    # pieces; an expanded outer dim) take the one-pass row copy; the others (a permuted inner
+    # part, an expanded inner dim) the per-input copies.
+    rng = np.random.default_rng(seed)
+    shape = [int(v) for v in rng.integers(1, 5, 3)] + [int(rng.integers(2, 300))]
+    dim = int(rng.integers(0, 4))
+    base = rng.standard_normal(shape).astype(np.float32)
+
+    def views(lib, x):
+        n, k = x.shape[dim], max(1, x.shape[dim] // 3)
+        one = [1 if d == dim else s for d, s in enumerate(x.shape)]
+        out = [x.narrow(dim, n - k, k), x.narrow(dim, 0, n - k)]
+        # an outer dim (or every dim) broadcast from one row
+        out.append(x.narrow(dim, 0, 1).narrow(0, 0, 1).expand(*one))
+        # the inner part permuted: rows are not contiguous
+        last = x.narrow(dim, 0, 1).contiguous()
+        out.append(last.flip([3]).contiguous().permute(0, 1, 3, 2).contiguous().permute(0, 1, 3, 2))
+        # an inner dim broadcast
+        out.append(x.narrow(dim, 0, 1).narrow(3, 0, 1).expand(*one))
+        return out
+
+    f0, t0 = flow.tensor(base), torch.tensor(base)
+    fv, tv = views(flow, f0), views(torch, t0)
+    for d in (dim, dim - 4):
+        np.testing.assert_array_equal(flow.cat(fv, d).numpy(), torch.cat(tv, d).numpy())
+        np.testing.assert_array_equal(flow.cat(fv[:2], d).numpy(), torch.cat(tv[:2], d).numpy())
+    # roll is two narrows and a cat
+    np.testing.assert_array_equal(flow.roll(f0, 2, dim).numpy(), torch.roll(t0, 2, dim).numpy())
+
+
 @pytest.mark.parametrize(
     "dtype", ["float32", "float16", "bfloat16", "int32", "int16", "int8", "uint8", "bool"]
 )

@@ -6,6 +6,7 @@
 
 #include "oneflow/core/kernels/cpu/cpu_kernels.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
+#include "oneflow/core/kernels/cpu/vec/avx2.h"
 #include "oneflow/core/ops/primitives.h"
 
 namespace oneflow {
@@ -197,23 +198,74 @@ void Scatter::compute_cpu(const TensorList& in, const TensorList& out, const Att
 }
 
 namespace {
-// cat of contiguous inputs of the output's dtype into a contiguous output: output row r (of the
-// dims before `dim`) is row r of each input in turn, so one parallel pass of memcpy writes the
-// output once, front to back (one strided copy per input writes it in as many passes).
+// The element stride between rows of `t` seen as (rows before `dim`, the rest) when each row
+// is contiguous and the rows are equally spaced (a contiguous tensor, or a narrow of one along
+// `dim` or a later dim: roll's pieces), else -1.
+int64_t row_stride(const Tensor& t, int64_t dim) {
+  const Shape& shape = t->shape();
+  const std::vector<int64_t>& st = t->strides();
+  int64_t expect = 1;  // the next stride a contiguous layout has
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= dim; --d) {
+    if (shape[d] == 1) continue;
+    if (st[d] != expect) return -1;
+    expect *= shape[d];
+  }
+  int64_t stride = expect;  // the rows' spacing, set by the innermost outer dim of size > 1
+  bool found = false;
+  for (int64_t d = dim - 1; d >= 0; --d) {
+    if (shape[d] == 1) continue;
+    if (!found) {
+      stride = st[d];
+      found = true;
+    } else if (st[d] != expect) {
+      return -1;
+    }
+    expect = st[d] * shape[d];
+  }
+  return stride;
+}
+
+// memcpy, run from the end when the destination lies a little (under 2 KiB, modulo 4 KiB) after
+// the source. Copied forwards, each load would then share its address bits 0-11 with a store
+// issued shortly before (to dst = src + delta), which the core takes for a possible
+// store-to-load forward and stalls on: roll(x, 7, 1) of 1024x1024 float32 ran at ~1.3 ms instead
+// of ~0.1 ms. Backwards, the matching stores lie 4 KiB - delta back, long retired.
+void copy_piece(char* dst, const char* src, int64_t n) {
+  const auto delta = static_cast<uint64_t>(dst - src) & 4095;
+  if (delta == 0 || delta >= 2048 || n < 64) {
+    std::memcpy(dst, src, n);
+    return;
+  }
+  if (cpu::avx2::has_avx2()) return cpu::avx2::copy_backward(dst, src, n);
+  constexpr int64_t kBlock = 32;
+  while (n >= kBlock) {
+    n -= kBlock;
+    char block[kBlock];  // both halves loaded before either is stored
+    std::memcpy(block, src + n, kBlock);
+    std::memcpy(dst + n, block, kBlock);
+  }
+  std::memcpy(dst, src, n);
+}
+
+// cat of row-contiguous inputs (see row_stride) of the output's dtype into a contiguous output:
+// output row r (of the dims before `dim`) is row r of each input in turn, so one parallel pass
+// of memcpy writes the output once, front to back (one strided copy per input writes it in as
+// many passes).
 bool cat_rows(const TensorList& in, const Tensor& o, int64_t dim) {
   if (!o->is_contiguous() || o->numel() == 0) return false;
-  for (const Tensor& t : in)
-    if (t->dtype() != o->dtype() || !t->is_contiguous()) return false;
   const int64_t sz = static_cast<int64_t>(itemsize(o->dtype()));
   int64_t outer = 1;
   for (int64_t d = 0; d < dim; ++d) outer *= o->shape()[d];
   const int64_t out_row = o->numel() / outer * sz;
   std::vector<const char*> src(in.size());
-  std::vector<int64_t> row(in.size());
+  std::vector<int64_t> row(in.size()), step(in.size());
   for (size_t k = 0; k < in.size(); ++k) {
-    src[k] = static_cast<const char*>(in[k]->data());
+    const int64_t stride = in[k]->dtype() == o->dtype() ? row_stride(in[k], dim) : -1;
+    if (stride < 0) return false;
     row[k] = in[k]->numel() / outer * sz;
+    step[k] = stride * sz;
   }
+  for (size_t k = 0; k < in.size(); ++k) src[k] = static_cast<const char*>(in[k]->data());
   char* dst = static_cast<char*>(o->data());
   // Pieces of about 64 KiB: whole output rows, or parts of one row when rows are longer.
   constexpr int64_t kPiece = int64_t{64} << 10;
@@ -230,7 +282,7 @@ bool cat_rows(const TensorList& in, const Tensor& o, int64_t dim) {
       int64_t at = 0;  // the row's byte where input k starts
       for (size_t k = 0; k < in.size(); ++k) {
         const int64_t lo = std::max(at, b0), hi = std::min(at + row[k], b1);
-        if (lo < hi) std::memcpy(dst + r * out_row + lo, src[k] + r * row[k] + (lo - at), hi - lo);
+        if (lo < hi) copy_piece(dst + r * out_row + lo, src[k] + r * step[k] + (lo - at), hi - lo);
         at += row[k];
       }
     }

@@ -995,4 +995,23 @@ void softmax_grad_row(const float* dy, const float* y, float* dx, int64_t n, boo
   for (; i < n; ++i) dx[i] = log ? dy[i] - std::exp(y[i]) * s : y[i] * (dy[i] - s);
 }
 
+void copy_backward(char* dst, const char* src, int64_t n) {
+  auto load = [](const char* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); };
+  auto store = [](char* p, __m256i v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); };
+  while (n >= 128) {
+    n -= 128;
+    const __m256i a = load(src + n), b = load(src + n + 32), c = load(src + n + 64),
+                  d = load(src + n + 96);
+    store(dst + n, a);
+    store(dst + n + 32, b);
+    store(dst + n + 64, c);
+    store(dst + n + 96, d);
+  }
+  while (n >= 32) {
+    n -= 32;
+    store(dst + n, load(src + n));
+  }
+  std::memcpy(dst, src, n);
+}
+
 }  // namespace oneflow::cpu::avx2

@@ -118,4 +118,7 @@ void softmax_columns(const float* x, float* y, int64_t n, int64_t stride, int64_
 void softmax_grad_columns(const float* dy, const float* y, float* dx, int64_t n, int64_t stride,
                           int64_t w, bool log);
 
+// memcpy from the end, four 32-byte loads ahead of their stores (see copy_piece in gather.cpp).
+void copy_backward(char* dst, const char* src, int64_t n);
+
 }  // namespace oneflow::cpu::avx2
