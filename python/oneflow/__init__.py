@@ -31,12 +31,13 @@ from oneflow import _oneflow_internal
 def _start_eager_engine():
     """CPU ops run asynchronously on the eager engine's stream thread (see docs/eager.md).
     Frames under this folder are the framework's: a failing queued kernel names the user's
-    line that issued it. Queued work finishes at exit and before fork()."""
+    line that issued it. Queued work finishes at exit (a kernel error not yet reported is printed)
+    and before fork()."""
     import atexit
     import os
 
     _oneflow_internal._set_package_dir(os.path.dirname(os.path.abspath(__file__)) + os.sep)
-    atexit.register(_oneflow_internal._drain)
+    atexit.register(_oneflow_internal._drain_at_exit)
     os.register_at_fork(before=_oneflow_internal._drain)
     _oneflow_internal._hook_sigint()  # Ctrl-C drops the queued ops
 

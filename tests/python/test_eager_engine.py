@@ -484,6 +484,40 @@ def test_exit_with_work_still_queued_is_clean():
     assert time.time() - t0 < 60
 
 
+def test_a_kernel_error_after_the_last_sync_is_printed_at_exit():
+    r = _run(
+        """
+        import oneflow as flow
+        x = flow.randn(3)
+        bad = flow.gather(x, 0, flow.tensor([0, 7]))
+        """
+    )
+    assert r.returncode == 0, r.stderr
+    assert "oneflow: a kernel failed after the last synchronisation: gather: index 7" in r.stderr
+
+
+def test_fork_keeps_a_pending_kernel_error_for_the_parent():
+    r = _run(
+        """
+        import os
+        import oneflow as flow
+        x = flow.randn(3)
+        bad = flow.gather(x, 0, flow.tensor([0, 7]))
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+        try:
+            flow.cpu.synchronize()
+            print("not raised")
+        except RuntimeError as e:
+            print("raised", "gather" in str(e))
+        """
+    )
+    assert r.returncode == 0, r.stderr
+    assert "raised True" in r.stdout, r.stdout + r.stderr
+
+
 def _interrupt(code, ready, delay, timeout):
     """Runs `code` in a child; after it prints `ready`, waits `delay` s, sends SIGINT, and
     returns the child's stdout (asserting it exited 0)."""

@@ -159,11 +159,15 @@ void init_eager(py::module_& m) {
   m.def("_hook_sigint", &hook_sigint);
   m.def("pending_instructions", &eager::pending_instructions);
   m.def("reused_outputs", &eager::reused_outputs);
-  // At exit and before fork(): let queued work finish, without raising.
-  m.def("_drain", [] {
+  // Before fork(): let queued work finish; a kernel error stays for the parent's next sync.
+  m.def("_drain", [] { eager::drain(); });
+  // At exit: let queued work finish; a kernel error nobody synchronised on is printed, not lost.
+  m.def("_drain_at_exit", [] {
     try {
       eager::synchronize();
-    } catch (const Error&) {
+    } catch (const Error& e) {
+      PySys_WriteStderr("oneflow: a kernel failed after the last synchronisation: %.4000s\n",
+                        e.what());
     }
   });
 }

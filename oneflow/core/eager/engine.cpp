@@ -73,10 +73,12 @@ class Stream {
   // buffers that are still in the cache. (4 MB elementwise ops on a 2-vCPU EPYC slice: 2-3x
   // slower with 32 MiB in flight than with 8 MiB. sysconf's cache size is not usable for this:
   // VMs report the host's.) A CUDA stream's instructions only launch kernels: its bound on
-  // bytes just keeps device memory held by queued outputs finite.
+  // bytes keeps the device memory held early by queued outputs (and by inputs Python has
+  // dropped) small beside a GPU's; launches block when the GPU's own queue is full, so a busy
+  // device can fill the ring.
   static constexpr uint64_t kCapacity = 1024;
   static constexpr size_t kCpuQueuedBytes = size_t{8} << 20;
-  static constexpr size_t kCudaQueuedBytes = size_t{1} << 30;
+  static constexpr size_t kCudaQueuedBytes = size_t{256} << 20;
   // Stream-ordered reuse (see eager::enqueue): outputs of at least kReuseMinBytes, a dead
   // storage among the operands of the latest kReuseScan instructions.
   static constexpr size_t kReuseMinBytes = size_t{64} << 10;
@@ -248,9 +250,15 @@ class Stream {
     if (t_stream == this) return;
     const uint64_t seq = record.load();
     if (seq == 0) return;
-    // Another stream's thread (a CUDA launch reading CPU memory) waits without the Python hooks:
-    // it holds no GIL and takes no signals.
-    wait_until(seq, t_stream == nullptr);
+    if (t_stream != nullptr) {
+      // Another stream's thread (a CUDA launch reading CPU memory) only waits: no Python hooks
+      // (it holds no GIL and takes no signals), no reclaiming (the slots' tensors are dropped by
+      // the threads that queue; and this stream's lock may be held across a fork waiting for
+      // the waiting thread's own stream), and this stream's error stays for its own waiters.
+      wait_until(seq, false);
+      return;
+    }
+    wait_until(seq);
     reclaim();
     uint64_t expected = seq;
     record.compare_exchange_strong(expected, 0);
@@ -669,8 +677,8 @@ bool on_stream_thread() { return t_stream != nullptr; }
 
 bool queue_cuda_ops() { return g_queue_cuda.load(std::memory_order_relaxed); }
 void set_queue_cuda_ops(bool queue) {
-  if (!queue) synchronize();
   g_queue_cuda.store(queue);
+  if (!queue) synchronize();  // what was queued runs before later ops launch from the caller
 }
 
 void enqueue(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
@@ -710,9 +718,13 @@ void run_on_stream(const std::function<void()>& fn) {
   cpu_stream().run_and_wait(task, {}, {}, Attrs{});
 }
 void synchronize() {
-  // Every stream first (the CUDA streams' launches, the CPU kernels), then the first error.
+  // Every stream first (the CUDA streams' launches, the CPU kernels), then the first error; a
+  // second stream's error stays pending for the next synchronisation.
   for_each_stream([](Stream& s) { s.drain(); });
   for_each_stream([](Stream& s) { s.raise_error(); });
+}
+void drain() {
+  for_each_stream([](Stream& s) { s.drain(); });
 }
 void synchronize_cuda(int index) {
   if (Stream* s = cuda_stream(index, false)) {

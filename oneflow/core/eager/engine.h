@@ -103,6 +103,8 @@ void run_on_stream(const std::function<void()>& fn);
 // Waits until every queued instruction of every stream has run, then raises a pending kernel
 // error.
 void synchronize();
+// Waits until every queued instruction has run; a pending kernel error stays pending (fork).
+void drain();
 // The same for CUDA device `index`'s stream only (its kernels are then launched, not finished).
 void synchronize_cuda(int index);
 // Waits for the instructions using `storage` (Storage::data() calls this off the fast path).
