@@ -497,6 +497,57 @@ def test_cat_of_contiguous_inputs_like_numpy(shapes, dim, dtype):
     np.testing.assert_array_equal(flow.cat(mixed, dim).numpy(), np.concatenate(parts, dim))
 
 
+@pytest.mark.parametrize("shape", [(1000, 1037), (7, 5), (3, 70001)])
+def test_one_byte_loops_like_torch(shape):
+    # bool, uint8 and int8 loops (casts, ~, comparisons, all/any, sums, count_nonzero, where):
+    # their 1-byte stores once kept these loops from vectorising; bools run as bytes.
+    rng = np.random.default_rng(5)
+    b = rng.random(shape) < 0.5
+    b2 = rng.random(shape) < 0.3
+    u = rng.integers(0, 256, shape).astype(np.uint8)
+    i8 = rng.integers(-128, 128, shape).astype(np.int8)
+    fb, tb = flow.tensor(b), torch.tensor(b)
+    fb2, tb2 = flow.tensor(b2), torch.tensor(b2)
+    fu, tu = flow.tensor(u), torch.tensor(u)
+    fi, ti = flow.tensor(i8), torch.tensor(i8)
+
+    def same(f, t):
+        np.testing.assert_array_equal(f.numpy(), t.numpy())
+        assert str(f.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+
+    for fx, tx in ((fb, tb), (fb.t(), tb.t()), (fb[:, ::3], tb[:, ::3])):
+        same(~fx, ~tx)
+        same(flow.logical_not(fx), torch.logical_not(tx))
+        for dt in ("uint8", "int8", "int64", "float32", "float64"):
+            same(fx.to(getattr(flow, dt)), tx.to(getattr(torch, dt)))
+        for dims in (None, 0, 1):
+            kw = {} if dims is None else {"dim": dims}
+            same(flow.all(fx, **kw), torch.all(tx, **kw))
+            same(flow.any(fx, **kw), torch.any(tx, **kw))
+            same(fx.sum(**kw), tx.sum(**kw))
+            same(flow.count_nonzero(fx, **kw), torch.count_nonzero(tx, **kw))
+        same(flow.all(fx, 1, keepdim=True), torch.all(tx, 1, keepdim=True))
+    for op in ("eq", "ne", "lt", "le", "gt", "ge"):
+        same(getattr(flow, op)(fb, fb2), getattr(torch, op)(tb, tb2))
+        same(getattr(flow, op)(fb, True), getattr(torch, op)(tb, True))
+        same(getattr(flow, op)(fu, fu.flip([1])), getattr(torch, op)(tu, tu.flip([1])))
+    same(flow.where(fb, fu, fu.flip([0])), torch.where(tb, tu, tu.flip([0])))
+    same(flow.where(fb, fb2, ~fb2), torch.where(tb, tb2, ~tb2))
+    for fx, tx in ((fu, tu), (fi, ti)):
+        same(~fx, ~tx)
+        same(fx.to(flow.bool), tx.to(torch.bool))
+        same(fx.float(), tx.float())
+        same(flow.amax(fx, 1), torch.amax(tx, 1))
+        same(flow.amin(fx, 0), torch.amin(tx, 0))
+        same(fx.sum(1), tx.sum(1))
+        same(fx.max(), tx.max())
+        same(flow.count_nonzero(fx), torch.count_nonzero(tx))
+    same(flow.all(fu), torch.all(tu))  # uint8 keeps uint8
+    same(fb & fb2, tb & tb2)
+    same(fb | fb2, tb | tb2)
+    same(fb ^ fb2, tb ^ tb2)
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_cat_of_row_strided_views_like_torch(seed):
     # Views whose rows are contiguous and equally spaced (narrows along the cat dim: roll's

@@ -153,7 +153,9 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def count_nonzero(input, dim=None):
-    return _C.sum(_C.ne(input, 0), _dims(dim), False)
+    # A bool input is its own mask (ne(mask, 0) would promote it to int64 first).
+    mask = input if input.dtype == _internal.bool else _C.ne(input, 0)
+    return _C.sum(mask, _dims(dim), False)
 
 
 def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):

@@ -96,18 +96,27 @@ void copy_cpu(const Tensor& src, const Tensor& dst) {
                              const S* x = reinterpret_cast<const S*>(p[1]);
                              if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
                                cpu::run_loop(tier, [&] {
-                                 for (int64_t i = 0; i < n; ++i) o[i] = cast_value<D>(x[i]);
+                                 auto* const o_ = o;
+                                 auto* const x_ = x;
+                                 const int64_t m = n;
+                                 for (int64_t i = 0; i < m; ++i) o_[i] = cast_value<D>(x_[i]);
                                });
                              } else if (s[0] == sizeof(D) && s[1] == 0) {
                                // a broadcast value (the gradient of a sum, expand): a fill
                                const D v = cast_value<D>(*x);
                                cpu::run_loop(tier, [&] {
-                                 for (int64_t i = 0; i < n; ++i) o[i] = v;
+                                 auto* const o_ = o;
+                                 const int64_t m = n;
+                                 const D v_ = v;
+                                 for (int64_t i = 0; i < m; ++i) o_[i] = v_;
                                });
                              } else if (s[0] == sizeof(D) && s[1] == -int64_t(sizeof(S))) {
                                // a reversed run (flip): vectorises with a lane permute
                                cpu::run_loop(tier, [&] {
-                                 for (int64_t i = 0; i < n; ++i) o[i] = cast_value<D>(x[-i]);
+                                 auto* const o_ = o;
+                                 auto* const x_ = x;
+                                 const int64_t m = n;
+                                 for (int64_t i = 0; i < m; ++i) o_[i] = cast_value<D>(x_[-i]);
                                });
                              } else {
                                for (int64_t i = 0; i < n; ++i)

@@ -101,22 +101,41 @@ void Where::compute_cpu(const TensorList& in, const TensorList& out, const Attrs
             };
             if (as == 1 && bs == 1) {
               cpu::run_loop(tier, [&] {
-                for (int64_t i = 0; i < n; ++i) o[i] = pick(c[i], a[i], b[i]);
+                auto* const o_ = o;
+                auto* const c_ = c;
+                auto* const a_ = a;
+                auto* const b_ = b;
+                const int64_t m = n;
+                for (int64_t i = 0; i < m; ++i) o_[i] = pick(c_[i], a_[i], b_[i]);
               });
             } else if (as == 1) {
               const U bv = *b;
               cpu::run_loop(tier, [&] {
-                for (int64_t i = 0; i < n; ++i) o[i] = pick(c[i], a[i], bv);
+                auto* const o_ = o;
+                auto* const c_ = c;
+                auto* const a_ = a;
+                const int64_t m = n;
+                const U bv_ = bv;
+                for (int64_t i = 0; i < m; ++i) o_[i] = pick(c_[i], a_[i], bv_);
               });
             } else if (bs == 1) {
               const U av = *a;
               cpu::run_loop(tier, [&] {
-                for (int64_t i = 0; i < n; ++i) o[i] = pick(c[i], av, b[i]);
+                auto* const o_ = o;
+                auto* const c_ = c;
+                auto* const b_ = b;
+                const int64_t m = n;
+                const U av_ = av;
+                for (int64_t i = 0; i < m; ++i) o_[i] = pick(c_[i], av_, b_[i]);
               });
             } else {
               const U av = *a, bv = *b;
               cpu::run_loop(tier, [&] {
-                for (int64_t i = 0; i < n; ++i) o[i] = pick(c[i], av, bv);
+                auto* const o_ = o;
+                auto* const c_ = c;
+                const int64_t m = n;
+                const U av_ = av, bv_ = bv;
+                for (int64_t i = 0; i < m; ++i) o_[i] = pick(c_[i], av_, bv_);
               });
             }
             return;

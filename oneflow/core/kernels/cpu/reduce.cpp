@@ -285,7 +285,9 @@ void sum_kernel(const Tensor& x, const Tensor& out, const std::vector<int64_t>& 
 void ReduceSum::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
   const auto& dims = attrs.get<std::vector<int64_t>>("dims");
   visit_dtype(in[0]->dtype(), [&]<typename T>() {
-    visit_dtype(out[0]->dtype(), [&]<typename O>() { sum_kernel<T, O>(in[0], out[0], dims); });
+    // Bools (0 or 1) are summed as bytes: GCC vectorises uint8 loops, not bool ones.
+    using U = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;
+    visit_dtype(out[0]->dtype(), [&]<typename O>() { sum_kernel<U, O>(in[0], out[0], dims); });
   });
 }
 
@@ -538,7 +540,11 @@ template <ReduceFn K>
 void Reduce<K>::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
   const auto& dims = attrs.get<std::vector<int64_t>>("dims");
   if (out[0]->numel() == 0) return;
-  visit_dtype(in[0]->dtype(), [&]<typename T>() { reduce_kernel<K, T>(in[0], out[0], dims); });
+  visit_dtype(in[0]->dtype(), [&]<typename T>() {
+    // all/any (min/max of bools, which are 0 or 1) as bytes: GCC vectorises uint8 min/max, not
+    // the same loops over bool.
+    reduce_kernel<K, std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>>(in[0], out[0], dims);
+  });
 }
 
 template <ReduceFn K>

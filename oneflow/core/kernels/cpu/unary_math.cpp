@@ -605,6 +605,9 @@ void Unary<K>::compute_cpu(const TensorList& in, const TensorList& out, const At
     using C = compute_t<T>;
     if constexpr (std::is_same_v<T, bool> && K != UnaryFn::kBitwiseNot) {
       return;  // infer rejects bool for the other functions
+    } else if constexpr (std::is_same_v<T, bool>) {
+      // As bytes (bools are 0 or 1): GCC vectorises x ^ 1 on uint8 but not !x on bool.
+      cpu::unary_loop<uint8_t>(in[0], out[0], [](uint8_t x) { return uint8_t(x ^ 1); });
     } else if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>)&&K ==
                          UnaryFn::kSigmoid) {
       unary_sleef<T>(
@@ -678,7 +681,9 @@ void Compare<K>::compute_cpu(const TensorList& in, const TensorList& out, const 
                                static_cast<char*>(in[0]->data()),
                                static_cast<char*>(in[1]->data())};
   const auto tier = cpu::loop_tier();
-  visit_dtype(in[0]->dtype(), [&]<typename T>() {
+  visit_dtype(in[0]->dtype(), [&]<typename V>() {
+    // Bools (0 or 1) compare as bytes: GCC does not vectorise loops over bool values.
+    using T = std::conditional_t<std::is_same_v<V, bool>, uint8_t, V>;
     using C = compute_t<T>;
     cpu::strided_loop<3>(shape, strides, ptrs,
                          [&](std::array<char*, 3> p, const auto& s, int64_t n) {
@@ -690,13 +695,21 @@ void Compare<K>::compute_cpu(const TensorList& in, const TensorList& out, const 
                              if (s[2] == 0) {  // against one value (x > 0)
                                const C yv = C(*y);
                                cpu::run_loop(tier, [&] {
-                                 for (int64_t i = 0; i < n; ++i)
-                                   o[i] = compare_value<K>(C(x[i]), yv);
+                                 auto* const o_ = o;
+                                 auto* const x_ = x;
+                                 const int64_t m = n;
+                                 const C yv_ = yv;
+                                 for (int64_t i = 0; i < m; ++i)
+                                   o_[i] = compare_value<K>(C(x_[i]), yv_);
                                });
                              } else {
                                cpu::run_loop(tier, [&] {
-                                 for (int64_t i = 0; i < n; ++i)
-                                   o[i] = compare_value<K>(C(x[i]), C(y[i]));
+                                 auto* const o_ = o;
+                                 auto* const x_ = x;
+                                 auto* const y_ = y;
+                                 const int64_t m = n;
+                                 for (int64_t i = 0; i < m; ++i)
+                                   o_[i] = compare_value<K>(C(x_[i]), C(y_[i]));
                                });
                              }
                              return;
