@@ -497,6 +497,34 @@ def test_cat_of_contiguous_inputs_like_numpy(shapes, dim, dtype):
     np.testing.assert_array_equal(flow.cat(mixed, dim).numpy(), np.concatenate(parts, dim))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_floor_and_trunc_division_like_torch(dtype):
+    # The vector kernels follow the scalar rule: (a - fmod(a, b)) / b, corrected and rounded;
+    # zeros keep the sign of a / b; b == 0, inf and NaN as PyTorch.
+    rng = np.random.default_rng(9)
+    a = (rng.standard_normal((300, 37)) * 10).astype(dtype)
+    b = (rng.standard_normal((300, 37)) * 3).astype(dtype)
+    a[0, :8] = [0.0, -0.0, 5.0, -5.0, np.inf, -np.inf, np.nan, 7.5]
+    b[0, :8] = [3.0, 3.0, 0.0, 0.0, 2.0, 2.0, 1.0, np.inf]
+    a[1, :6] = [6.0, -6.0, 6.0, -6.0, 1e-30, -1e-30]
+    b[1, :6] = [3.0, 3.0, -3.0, -3.0, 7.0, 7.0]
+    b[2, :3] = [np.inf, -np.inf, np.nan]
+    fa, fb, ta, tb = flow.tensor(a), flow.tensor(b), torch.tensor(a), torch.tensor(b)
+    for mode in ("floor", "trunc"):
+        for x, y, u, v in ((fa, fb, ta, tb), (fa[:, 1:], fb[:, :-1], ta[:, 1:], tb[:, :-1])):
+            got = flow.div(x, y, rounding_mode=mode).numpy()
+            want = torch.div(u, v, rounding_mode=mode).numpy()
+            np.testing.assert_array_equal(got, want)
+            real = ~np.isnan(want)  # a NaN's sign bit carries nothing
+            np.testing.assert_array_equal(np.signbit(got[real]), np.signbit(want[real]))
+        got = flow.div(fa, 2.5, rounding_mode=mode).numpy()
+        np.testing.assert_array_equal(got, torch.div(ta, 2.5, rounding_mode=mode).numpy())
+    np.testing.assert_array_equal((fa // fb).numpy(), (ta // tb).numpy())
+    np.testing.assert_array_equal(
+        flow.floor_divide(fa, fb).numpy(), torch.floor_divide(ta, tb).numpy()
+    )
+
+
 @pytest.mark.parametrize("shape", [(1000, 1037), (7, 5), (3, 70001)])
 def test_one_byte_loops_like_torch(shape):
     # bool, uint8 and int8 loops (casts, ~, comparisons, all/any, sums, count_nonzero, where):

@@ -250,7 +250,11 @@ struct Lanes<float> {
   static V set1(float v) { return _mm256_set1_ps(v); }
   static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
   static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V sub(V a, V b) { return _mm256_sub_ps(a, b); }
   static V div(V a, V b) { return _mm256_div_ps(a, b); }
+  static V floor(V a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
+  static V trunc(V a) { return _mm256_round_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+  static V sign_bits(V a) { return _mm256_and_ps(a, _mm256_set1_ps(-0.0f)); }
   static V max(V a, V b) { return _mm256_max_ps(a, b); }
   static V min(V a, V b) { return _mm256_min_ps(a, b); }
   template <int kCmp>
@@ -273,7 +277,11 @@ struct Lanes<double> {
   static V set1(double v) { return _mm256_set1_pd(v); }
   static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
   static V add(V a, V b) { return _mm256_add_pd(a, b); }
+  static V sub(V a, V b) { return _mm256_sub_pd(a, b); }
   static V div(V a, V b) { return _mm256_div_pd(a, b); }
+  static V floor(V a) { return _mm256_round_pd(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
+  static V trunc(V a) { return _mm256_round_pd(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+  static V sign_bits(V a) { return _mm256_and_pd(a, _mm256_set1_pd(-0.0)); }
   static V max(V a, V b) { return _mm256_max_pd(a, b); }
   static V min(V a, V b) { return _mm256_min_pd(a, b); }
   template <int kCmp>

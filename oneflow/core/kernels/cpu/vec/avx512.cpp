@@ -103,7 +103,14 @@ struct Lanes<float> {
   static V set1(float v) { return _mm512_set1_ps(v); }
   static void store(float* p, V v) { _mm512_storeu_ps(p, v); }
   static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V sub(V a, V b) { return _mm512_sub_ps(a, b); }
   static V div(V a, V b) { return _mm512_div_ps(a, b); }
+  static V floor(V a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
+  static V trunc(V a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+  static V sign_bits(V a) {
+    return _mm512_castsi512_ps(
+        _mm512_and_si512(_mm512_castps_si512(a), _mm512_set1_epi32(int(0x80000000u))));
+  }
   static V max(V a, V b) { return _mm512_max_ps(a, b); }
   static V min(V a, V b) { return _mm512_min_ps(a, b); }
   template <int kCmp>
@@ -127,7 +134,14 @@ struct Lanes<double> {
   static V set1(double v) { return _mm512_set1_pd(v); }
   static void store(double* p, V v) { _mm512_storeu_pd(p, v); }
   static V add(V a, V b) { return _mm512_add_pd(a, b); }
+  static V sub(V a, V b) { return _mm512_sub_pd(a, b); }
   static V div(V a, V b) { return _mm512_div_pd(a, b); }
+  static V floor(V a) { return _mm512_roundscale_pd(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
+  static V trunc(V a) { return _mm512_roundscale_pd(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+  static V sign_bits(V a) {
+    return _mm512_castsi512_pd(_mm512_and_si512(
+        _mm512_castpd_si512(a), _mm512_set1_epi64(static_cast<long long>(0x8000000000000000ull))));
+  }
   static V max(V a, V b) { return _mm512_max_pd(a, b); }
   static V min(V a, V b) { return _mm512_min_pd(a, b); }
   template <int kCmp>

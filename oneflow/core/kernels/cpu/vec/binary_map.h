@@ -1,7 +1,8 @@
 // The binary vector kernels of the vec/ translation units, written once over a lanes type L (8
-// floats of AVX2, 16 of AVX-512, ...). L provides: T, V, kN, load, store, set1, add, div, max,
-// min, cmp<predicate>, select(mask, yes, no), bit_and and bit_xor (of cmp's masks), and the Sleef
-// functions atan2, fmod and pow. Included only by vec/*.cpp, each built for its own instruction
+// floats of AVX2, 16 of AVX-512, ...). L provides: T, V, kN, load, store, set1, add, sub, div,
+// max, min, floor, trunc, sign_bits (the sign bit alone: a signed zero), cmp<predicate>,
+// select(mask, yes, no), bit_and and bit_xor (of cmp's masks), and the Sleef functions atan2,
+// fmod and pow. Included only by vec/*.cpp, each built for its own instruction
 // set: everything here has internal linkage, so the linker never mixes two builds.
 #pragma once
 
@@ -30,6 +31,23 @@ typename L::V binary_lanes(typename L::V a, typename L::V b) {
         L::bit_xor(L::template cmp<_CMP_LT_OQ>(r, zero), L::template cmp<_CMP_LT_OQ>(b, zero));
     const auto fix = L::bit_and(L::template cmp<_CMP_NEQ_UQ>(r, zero), sign_differs);
     return L::select(fix, L::add(r, b), r);
+  } else if constexpr (K == BinaryFn::kTruncDivide) {
+    return L::trunc(L::div(a, b));
+  } else if constexpr (K == BinaryFn::kFloorDivide) {
+    // PyTorch's rule (binary_value): (a - fmod(a, b)) / b, one less where the remainder's sign
+    // differs from b's, rounded to the nearest integer; a zero quotient keeps the sign of a / b;
+    // b == 0 gives a / b.
+    const auto zero = L::set1(T(0)), quotient = L::div(a, b), mod = L::fmod(a, b);
+    auto div = L::div(L::sub(a, mod), b);
+    const auto sign_differs =
+        L::bit_xor(L::template cmp<_CMP_LT_OQ>(b, zero), L::template cmp<_CMP_LT_OQ>(mod, zero));
+    const auto fix = L::bit_and(L::template cmp<_CMP_NEQ_UQ>(mod, zero), sign_differs);
+    div = L::select(fix, L::sub(div, L::set1(T(1))), div);
+    auto q = L::floor(div);
+    q = L::select(L::template cmp<_CMP_GT_OQ>(L::sub(div, q), L::set1(T(0.5))),
+                  L::add(q, L::set1(T(1))), q);
+    q = L::select(L::template cmp<_CMP_EQ_OQ>(div, zero), L::sign_bits(quotient), q);
+    return L::select(L::template cmp<_CMP_EQ_OQ>(b, zero), quotient, q);
   } else {
     // max(a, b) is a > b ? a : b (also for signed zeros, as the scalar rule) and b when either
     // is NaN; a NaN a must win too.
@@ -100,6 +118,10 @@ avx2::BinaryKernel<typename L::T> binary_map_kernel(BinaryFn fn) {
       return &binary_map<BinaryOp<BinaryFn::kFmod>, L>;
     case BinaryFn::kRemainder:
       return &binary_map<BinaryOp<BinaryFn::kRemainder>, L>;
+    case BinaryFn::kFloorDivide:
+      return &binary_map<BinaryOp<BinaryFn::kFloorDivide>, L>;
+    case BinaryFn::kTruncDivide:
+      return &binary_map<BinaryOp<BinaryFn::kTruncDivide>, L>;
     case BinaryFn::kMaximum:
       return &binary_map<BinaryOp<BinaryFn::kMaximum>, L>;
     case BinaryFn::kMinimum:
