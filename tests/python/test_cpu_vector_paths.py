@@ -497,6 +497,75 @@ def test_cat_of_contiguous_inputs_like_numpy(shapes, dim, dtype):
     np.testing.assert_array_equal(flow.cat(mixed, dim).numpy(), np.concatenate(parts, dim))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_fused_addcmul_addcdiv_lerp_like_torch(dtype):
+    # One pass each on the CPU (Ternary primitives), out of place and in place, broadcasting
+    # and strided operands, a scalar or tensor lerp weight on both sides of 0.5; gradients.
+    rng = np.random.default_rng(4)
+    tol = {"float32": 2e-6, "float64": 1e-13, "float16": 2e-3}[dtype]
+
+    def arr(*shape, positive=False):
+        a = rng.standard_normal(shape)
+        return (np.abs(a) + 0.5 if positive else a).astype(dtype)
+
+    a, b, c = arr(300, 37), arr(300, 37), arr(37, positive=True)
+    w = rng.random((300, 1)).astype(dtype)
+    f = {k: flow.tensor(v) for k, v in dict(a=a, b=b, c=c, w=w).items()}
+    t = {k: torch.tensor(v) for k, v in dict(a=a, b=b, c=c, w=w).items()}
+
+    def close(x, y):
+        np.testing.assert_allclose(
+            x.float().numpy(), y.float().numpy(), rtol=tol, atol=tol * 4, equal_nan=True
+        )
+
+    for d in (f, t):
+        d["bt"] = d["b"].t().contiguous().t()  # a strided operand
+    close(
+        flow.addcmul(f["a"], f["b"], f["c"], value=0.3),
+        torch.addcmul(t["a"], t["b"], t["c"], value=0.3),
+    )
+    close(
+        flow.addcdiv(f["a"], f["bt"], f["c"], value=-2),
+        torch.addcdiv(t["a"], t["bt"], t["c"], value=-2),
+    )
+    for weight in (0.25, 0.75, 1.0, 0.0):
+        close(flow.lerp(f["a"], f["b"], weight), torch.lerp(t["a"], t["b"], weight))
+    close(flow.lerp(f["a"], f["b"], f["w"]), torch.lerp(t["a"], t["b"], t["w"]))
+    close(
+        flow.lerp(f["a"][:, ::2], f["bt"][:, ::2], 0.6),
+        torch.lerp(t["a"][:, ::2], t["bt"][:, ::2], 0.6),
+    )
+    # in place, including on a view
+    for fx, tx in (
+        (f["a"].clone(), t["a"].clone()),
+        (f["a"].clone()[:, 1:], t["a"].clone()[:, 1:]),
+    ):
+        n = fx.shape[1]
+        fx.addcmul_(f["b"][:, :n], f["c"][:n], value=0.5)
+        tx.addcmul_(t["b"][:, :n], t["c"][:n], value=0.5)
+        fx.addcdiv_(f["b"][:, :n], f["c"][:n])
+        tx.addcdiv_(t["b"][:, :n], t["c"][:n])
+        fx.lerp_(f["b"][:, :n], 0.8)
+        tx.lerp_(t["b"][:, :n], 0.8)
+        fx.lerp_(f["b"][:, :n], f["w"])
+        tx.lerp_(t["b"][:, :n], t["w"])
+        close(fx, tx)
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        flow.ones(3, dtype=flow.float32).addcmul_(flow.ones(3, dtype=flow.float64), flow.ones(3))
+    if dtype == "float16":
+        return
+    # gradients, also through an in-place update of a non-leaf
+    fa, fb, fc, fw = (flow.tensor(v, requires_grad=True) for v in (a, b, c, w))
+    ta, tb, tc, tw = (torch.tensor(v, requires_grad=True) for v in (a, b, c, w))
+    for lib, (x, y, z, q) in ((flow, (fa, fb, fc, fw)), (torch, (ta, tb, tc, tw))):
+        u = lib.addcmul(x, y, z, value=0.3) * 2
+        u.addcdiv_(y, z, value=0.7)
+        u.lerp_(x, q)
+        (lib.lerp(u, y, 0.9) * y).sum().backward()
+    for fg, tg in ((fa, ta), (fb, tb), (fc, tc), (fw, tw)):
+        close(fg.grad, tg.grad)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_floor_and_trunc_division_like_torch(dtype):
     # The vector kernels follow the scalar rule: (a - fmod(a, b)) / b, corrected and rounded;

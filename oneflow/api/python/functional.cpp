@@ -6,6 +6,7 @@
 #include "oneflow/api/python/common.h"
 #include "oneflow/core/functional/generators.h"
 #include "oneflow/core/functional/split.h"
+#include "oneflow/core/functional/ternary.h"
 
 namespace oneflow::python {
 
@@ -343,6 +344,38 @@ void init_functional(py::module_& m) {
       [](py::handle x, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> stop,
          int64_t step) { return F::slice(as_tensor(x, "slice", "input"), dim, start, stop, step); },
       py::arg("input"), py::arg("dim"), py::arg("start"), py::arg("stop"), py::arg("step") = 1);
+  // The fused pointwise ops (functional/ternary.h); the Python functions choose them for CPU
+  // tensors of floating dtypes.
+  for (bool inplace : {false, true}) {
+    const std::string suffix = inplace ? "_" : "";
+    m.def(("_addcmul" + suffix).c_str(),
+          [inplace](py::handle a, py::handle b, py::handle c, py::handle value) {
+            Tensor ta = as_tensor(a, "addcmul", "input"), tb = as_tensor(b, "addcmul", "tensor1"),
+                   tc = as_tensor(c, "addcmul", "tensor2");
+            const Scalar v = scalar_from_py(value, "addcmul");
+            ReleaseGil nogil;
+            return inplace ? F::addcmul_(ta, tb, tc, v) : F::addcmul(ta, tb, tc, v);
+          });
+    m.def(("_addcdiv" + suffix).c_str(),
+          [inplace](py::handle a, py::handle b, py::handle c, py::handle value) {
+            Tensor ta = as_tensor(a, "addcdiv", "input"), tb = as_tensor(b, "addcdiv", "tensor1"),
+                   tc = as_tensor(c, "addcdiv", "tensor2");
+            const Scalar v = scalar_from_py(value, "addcdiv");
+            ReleaseGil nogil;
+            return inplace ? F::addcdiv_(ta, tb, tc, v) : F::addcdiv(ta, tb, tc, v);
+          });
+    m.def(("_lerp" + suffix).c_str(), [inplace](py::handle a, py::handle end, py::handle w) {
+      Tensor ta = as_tensor(a, "lerp", "input"), te = as_tensor(end, "lerp", "end");
+      if (is_scalar(w)) {
+        const Scalar v = scalar_from_py(w, "lerp");
+        ReleaseGil nogil;
+        return inplace ? F::lerp_(ta, te, v) : F::lerp(ta, te, v);
+      }
+      Tensor tw = as_tensor(w, "lerp", "weight");
+      ReleaseGil nogil;
+      return inplace ? F::lerp_(ta, te, tw) : F::lerp(ta, te, tw);
+    });
+  }
   m.def(
       "split_with_sizes",
       [](py::handle x, const std::vector<int64_t>& sizes, int64_t dim) {

@@ -167,28 +167,75 @@ def xlogy(input, other):
     return _C.where(_C.eq(input, 0) & _C.logical_not(isnan(other)), 0.0, out)
 
 
-def lerp(input, end, weight):
+def _fused(*tensors):
+    """Whether the fused CPU kernel of addcmul/addcdiv/lerp takes these operands: CPU tensors
+    of floating dtypes (other devices and integer operands compose other ops)."""
+    return all(
+        isinstance(t, Tensor) and t.device.type == "cpu" and t.dtype.is_floating_point
+        for t in tensors
+    )
+
+
+def _check_lerp(input, end, weight):
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"lerp: expected a floating point input, got {input.dtype}")
     for name, t in (("end", end), ("weight", weight)):
         if isinstance(t, Tensor) and t.dtype != input.dtype:
             raise RuntimeError(f"lerp: expected dtype {input.dtype} for `{name}`, got {t.dtype}")
+
+
+def lerp(input, end, weight):
+    _check_lerp(input, end, weight)
+    if _fused(input, end, *([weight] if isinstance(weight, Tensor) else [])):
+        return _C._lerp(input, end, weight)
     return _C.add(input, _C.mul(weight, _C.sub(end, input)))
 
 
-def addcmul(input, tensor1, tensor2, *, value=1):
+def _check_addcmul(input, tensor1, tensor2):
     if _bool() in (input.dtype, tensor1.dtype, tensor2.dtype):
         raise NotImplementedError("addcmul: bool inputs are not supported")
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    _check_addcmul(input, tensor1, tensor2)
+    if _fused(input, tensor1, tensor2):
+        return _C._addcmul(input, tensor1, tensor2, value)
     return _C.add(input, _C.mul(_C.mul(tensor1, tensor2), value))
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1):
+def _check_addcdiv(input, tensor1, tensor2):
     if not (tensor1.dtype.is_floating_point or tensor2.dtype.is_floating_point):
         raise RuntimeError(
             "addcdiv: integer division with addcdiv is not supported; use "
             "addcdiv(input, tensor1.float(), tensor2) for a true division"
         )
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    _check_addcdiv(input, tensor1, tensor2)
+    if _fused(input, tensor1, tensor2):
+        return _C._addcdiv(input, tensor1, tensor2, value)
     return _C.add(input, _C.mul(_C.div(tensor1, tensor2), value))
+
+
+def _fused_inplace(name, fused, check, fallback):
+    """The in-place form of addcmul/addcdiv/lerp: the fused kernel writes self directly."""
+
+    def method(self, *args, **kwargs):
+        if name == "lerp_":
+            end, weight = args if len(args) == 2 else (args[0], kwargs["weight"])
+            check(self, end, weight)
+            if _fused(self, end, *([weight] if isinstance(weight, Tensor) else [])):
+                return fused(self, end, weight)
+        else:
+            t1, t2 = args[:2]
+            check(self, t1, t2)
+            if _fused(self, t1, t2):
+                return fused(self, t1, t2, kwargs.get("value", 1))
+        return fallback(self, *args, **kwargs)
+
+    method.__name__ = name
+    return method
 
 
 def clamp(input, min=None, max=None):
@@ -374,6 +421,12 @@ def methods():
         fns.setdefault(name, getattr(_C, name))
     for name in inplace_names:
         out[name + "_"] = inplace(name + "_", fns[name])
+    for name, fused, check in [
+        ("addcmul", _C._addcmul_, _check_addcmul),
+        ("addcdiv", _C._addcdiv_, _check_addcdiv),
+        ("lerp", _C._lerp_, _check_lerp),
+    ]:
+        out[name + "_"] = _fused_inplace(name + "_", fused, check, out[name + "_"])
     # Operator -> function: forward, reflected (as is where the function commutes), in-place.
     for op, name, commutes in [
         ("floordiv", "floor_divide", False),

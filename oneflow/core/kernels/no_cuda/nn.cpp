@@ -1,8 +1,9 @@
 // Linked when ONEFLOW_WITH_CUDA=OFF: the CUDA kernels of the convolution, pooling, loss,
-// resampling and attention primitives
+// resampling, attention and fused pointwise (Ternary) primitives
 // (see kernels/no_cuda/kernels.cpp for the others).
 #include "oneflow/core/ops/attention_primitives.h"
 #include "oneflow/core/ops/nn_primitives.h"
+#include "oneflow/core/ops/ternary_primitives.h"
 
 namespace oneflow {
 
@@ -39,5 +40,16 @@ OF_NN_NO_CUDA(ResampleGrad)
 OF_NN_NO_CUDA(Attention)
 OF_NN_NO_CUDA(AttentionGrad)
 #undef OF_NN_NO_CUDA
+
+template <TernaryFn K>
+void Ternary<K>::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  no_cuda(*this);
+}
+template void Ternary<TernaryFn::kAddcmul>::compute_cuda(const TensorList&, const TensorList&,
+                                                         const Attrs&) const;
+template void Ternary<TernaryFn::kAddcdiv>::compute_cuda(const TensorList&, const TensorList&,
+                                                         const Attrs&) const;
+template void Ternary<TernaryFn::kLerp>::compute_cuda(const TensorList&, const TensorList&,
+                                                      const Attrs&) const;
 
 }  // namespace oneflow
