@@ -81,6 +81,38 @@ def test_det_of_singular_and_sign():
         flow.linalg.inv(flow.ones(2, 3))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_batched_inverse_and_det_on_the_team_like_torch(dtype):
+    # Batches large enough to spread over the OpenMP team, one LAPACK call per matrix on one
+    # thread; a singular matrix in the middle of a batch raises, its determinant is 0.
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((24, 20, 20)).astype(dtype) + 20 * np.eye(20, dtype=dtype)
+    tol = 1e-4 if dtype == "float32" else 1e-10
+    np.testing.assert_allclose(
+        flow.linalg.inv(flow.tensor(a)).numpy(),
+        torch.linalg.inv(torch.tensor(a)).numpy(),
+        rtol=tol,
+        atol=tol,
+    )
+    np.testing.assert_allclose(
+        flow.linalg.det(flow.tensor(a)).numpy(),
+        torch.linalg.det(torch.tensor(a)).numpy(),
+        rtol=tol,
+    )
+    big = rng.standard_normal((200, 200)).astype(dtype) + 30 * np.eye(200, dtype=dtype)
+    np.testing.assert_allclose(
+        flow.linalg.det(flow.tensor(big)).numpy(),
+        torch.linalg.det(torch.tensor(big)).numpy(),
+        rtol=tol * 10,
+    )
+    a[13] = 0.0
+    a[13, :, 0] = 1.0  # rank 1
+    assert flow.linalg.det(flow.tensor(a)).numpy()[13] == 0.0
+    with pytest.raises(flow.linalg.LinAlgError, match="singular"):
+        flow.linalg.inv(flow.tensor(a)).numpy()
+    assert flow.linalg.inv(flow.tensor(a[:13])).shape == (13, 20, 20)  # still usable
+
+
 @pytest.mark.parametrize("name", ["cummax", "cummin"])
 def test_cummax_cummin(name, device):
     check(lambda lib, a: getattr(lib, name)(a, 1).values, [(3, 6)], device=device)

@@ -3,6 +3,7 @@
 // so the data goes to LAPACK as it is.
 #include <algorithm>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "oneflow/core/kernels/cpu/cpu_kernels.h"
@@ -15,6 +16,8 @@ void sgetri_(const int* n, float* a, const int* lda, const int* ipiv, float* wor
              int* info);
 void dgetri_(const int* n, double* a, const int* lda, const int* ipiv, double* work,
              const int* lwork, int* info);
+int openblas_get_num_threads(void);
+void openblas_set_num_threads(int n);
 }
 
 namespace oneflow {
@@ -30,11 +33,23 @@ inline void getri(int n, double* a, const int* ipiv, double* work, int lwork, in
   dgetri_(&n, a, &n, ipiv, work, &lwork, info);
 }
 
-// Visits each matrix of a contiguous (..., n, n) copy of `x`.
+// Visits each matrix of a contiguous (..., n, n) copy of `x`, the matrices of a batch on the
+// OpenMP team, each LAPACK call on one thread. OpenBLAS's own threads would share the cores with
+// the team's spinning workers: det of one 256 x 256 float32 matrix took ~8 ms with them, 0.28 ms
+// without (PyTorch 0.45 ms). fn(b, matrix) returns a nonzero LAPACK info to stop; the first
+// batch index with one and its info come back (-1 when none).
 template <typename T, typename Fn>
-void for_each_matrix(const Tensor& x, T* data, Fn fn) {
+std::pair<int64_t, int> for_each_matrix(const Tensor& x, T* data, Fn fn) {
   const int64_t n = x->shape().back(), count = n == 0 ? 0 : x->numel() / (n * n);
-  for (int64_t b = 0; b < count; ++b) fn(b, data + b * n * n);
+  const int blas_threads = openblas_get_num_threads();
+  openblas_set_num_threads(1);
+  std::vector<int> infos(count, 0);
+#pragma omp parallel for schedule(dynamic) if (count > 1 && n * n * n * count > 32768)
+  for (int64_t b = 0; b < count; ++b) infos[b] = fn(b, data + b * n * n);
+  openblas_set_num_threads(blas_threads);
+  for (int64_t b = 0; b < count; ++b)
+    if (infos[b] != 0) return {b, infos[b]};
+  return {-1, 0};
 }
 
 }  // namespace
@@ -45,17 +60,19 @@ void Inverse::compute_cpu(const TensorList& in, const TensorList& out, const Att
   copy_cpu(x, out[0]);
   visit_dtype(x->dtype(), [&]<typename T>() {
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-      std::vector<int> ipiv(std::max(n, 1));
-      std::vector<T> work(std::max(n, 1) * 64);
-      for_each_matrix<T>(x, out[0]->data_as<T>(), [&](int64_t, T* a) {
+      const auto [b, info] = for_each_matrix<T>(x, out[0]->data_as<T>(), [&](int64_t, T* a) {
+        std::vector<int> ipiv(std::max(n, 1));
+        std::vector<T> work(std::max(n, 1) * 64);
         int info = 0;
         getrf(n, a, ipiv.data(), &info);
-        if (info > 0)
-          throw_error<LinAlgError>("linalg.inv", "the diagonal element ", info,
-                                   " is zero, the inversion could not be completed because "
-                                   "the input matrix is singular");
+        if (info > 0) return info;
         getri(n, a, ipiv.data(), work.data(), static_cast<int>(work.size()), &info);
+        return 0;
       });
+      if (b >= 0)
+        throw_error<LinAlgError>("linalg.inv", "the diagonal element ", info,
+                                 " is zero, the inversion could not be completed because "
+                                 "the input matrix is singular");
     }
   });
 }
@@ -68,8 +85,8 @@ void Det::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&)
   visit_dtype(x->dtype(), [&]<typename T>() {
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       T* o = out[0]->data_as<T>();
-      std::vector<int> ipiv(std::max(n, 1));
       for_each_matrix<T>(x, lu->data_as<T>(), [&](int64_t b, T* a) {
+        std::vector<int> ipiv(std::max(n, 1));
         int info = 0;
         getrf(n, a, ipiv.data(), &info);
         T d = T(1);
@@ -78,6 +95,7 @@ void Det::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&)
           if (ipiv[i] != i + 1) d = -d;
         }
         o[b] = d;
+        return 0;  // a singular matrix has determinant 0
       });
       if (n == 0) std::fill(o, o + out[0]->numel(), T(1));
     }
