@@ -566,6 +566,31 @@ def test_fused_addcmul_addcdiv_lerp_like_torch(dtype):
         close(fg.grad, tg.grad)
 
 
+def test_erfinv_float32_correctly_rounded_like_torch():
+    # Giles' float approximation and one Newton step in double: within half an ulp of the exact
+    # value (as PyTorch's), +-1 -> +-inf, outside [-1, 1] and NaN -> NaN, tiny values kept.
+    rng = np.random.default_rng(2)
+    y = np.concatenate(
+        [
+            rng.uniform(-1, 1, 100000),
+            1 - rng.uniform(0, 1e-4, 10000),
+            rng.uniform(-1e-4, 1e-4, 1000),
+            [1, -1, 0, -0.0, 1.5, -2, np.nan, 1 - 6e-8, -1 + 6e-8, 1e-30, 1e-45],
+        ]
+    ).astype(np.float32)
+    got = flow.erfinv(flow.tensor(y)).numpy()
+    exact = torch.erfinv(torch.tensor(y).double()).numpy()
+    want = exact.astype(np.float32)
+    fin = np.isfinite(exact) & (exact != 0)
+    ulp = np.spacing(np.abs(want[fin])).astype(np.float64)
+    assert (np.abs(got[fin] - exact[fin]) / ulp).max() <= 0.5 + 1e-6
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(got[~fin & ~np.isnan(want)], want[~fin & ~np.isnan(want)])
+    np.testing.assert_array_equal(
+        np.signbit(got[~np.isnan(want)]), np.signbit(want[~np.isnan(want)])
+    )
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_floor_and_trunc_division_like_torch(dtype):
     # The vector kernels follow the scalar rule: (a - fmod(a, b)) / b, corrected and rounded;

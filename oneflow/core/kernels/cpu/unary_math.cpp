@@ -637,9 +637,10 @@ void Unary<K>::compute_cpu(const TensorList& in, const TensorList& out, const At
     } else {
       constexpr bool kRounding = K == UnaryFn::kFloor || K == UnaryFn::kCeil ||
                                  K == UnaryFn::kTrunc || K == UnaryFn::kRound;
-      if constexpr (kRounding && std::is_same_v<T, float>) {
+      if constexpr ((kRounding || K == UnaryFn::kErfinv) && std::is_same_v<T, float>) {
         // SSE2 has no rounding instruction (each element would be a libm call): AVX2's
-        // vroundps on contiguous runs when the CPU has it.
+        // vroundps on contiguous runs when the CPU has it. erfinv: an AVX2 kernel in float
+        // (PyTorch's float computation) instead of the double-precision scalar rule.
         if (cpu::avx2::has_avx2() && rounding_avx2(in[0], out[0], cpu::avx2::unary_kernel(K)))
           return;
       }

@@ -118,6 +118,48 @@ inline __m256 erf_accurate8(__m256 x) {
 
 void erf_accurate(const float* x, float* y, int64_t n) { map8(x, y, n, erf_accurate8); }
 
+// erfinv of 8 floats: Giles' single-precision approximation (both of its polynomials, blended;
+// within ~4 ulp), then one Newton step on erf(x) = y in double (Sleef's erf and exp), which
+// brings it to the correctly rounded float as PyTorch's; +-1 give +-inf, anything outside
+// [-1, 1] NaN.
+inline __m256d erfinv_newton4(__m256d x, __m256d y) {
+  const __m256d k = _mm256_set1_pd(1.1283791670955126);  // 2 / sqrt(pi)
+  const __m256d d = _mm256_mul_pd(
+      k, Sleef_expd4_u10avx2(_mm256_sub_pd(_mm256_setzero_pd(), _mm256_mul_pd(x, x))));
+  return _mm256_sub_pd(x, _mm256_div_pd(_mm256_sub_pd(Sleef_erfd4_u10avx2(x), y), d));
+}
+inline __m256 erfinv8(__m256 y) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 w0 = _mm256_sub_ps(
+      _mm256_setzero_ps(),
+      Sleef_logf8_u10avx2(_mm256_mul_ps(_mm256_sub_ps(one, y), _mm256_add_ps(one, y))));
+  const __m256 wc = _mm256_sub_ps(w0, _mm256_set1_ps(2.5f));
+  __m256 pc = _mm256_set1_ps(2.81022636e-08f);
+  for (float c : {3.43273939e-07f, -3.5233877e-06f, -4.39150654e-06f, 0.00021858087f,
+                  -0.00125372503f, -0.00417768164f, 0.246640727f, 1.50140941f})
+    pc = _mm256_fmadd_ps(pc, wc, _mm256_set1_ps(c));
+  const __m256 wt = _mm256_sub_ps(_mm256_sqrt_ps(w0), _mm256_set1_ps(3.0f));
+  __m256 pt = _mm256_set1_ps(-0.000200214257f);
+  for (float c : {0.000100950558f, 0.00134934322f, -0.00367342844f, 0.00573950773f, -0.0076224613f,
+                  0.00943887047f, 1.00167406f, 2.83297682f})
+    pt = _mm256_fmadd_ps(pt, wt, _mm256_set1_ps(c));
+  const __m256 p = _mm256_blendv_ps(pc, pt, _mm256_cmp_ps(w0, _mm256_set1_ps(5.0f), _CMP_GE_OQ));
+  const __m256 x0 = _mm256_mul_ps(p, y);
+  const __m128 lo = _mm256_cvtpd_ps(erfinv_newton4(_mm256_cvtps_pd(_mm256_castps256_ps128(x0)),
+                                                   _mm256_cvtps_pd(_mm256_castps256_ps128(y))));
+  const __m128 hi = _mm256_cvtpd_ps(erfinv_newton4(_mm256_cvtps_pd(_mm256_extractf128_ps(x0, 1)),
+                                                   _mm256_cvtps_pd(_mm256_extractf128_ps(y, 1))));
+  __m256 x = _mm256_set_m128(hi, lo);
+  const __m256 a = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), y);
+  // |y| == 1: +-inf (the Newton step gave NaN); a tiny x0 whose step underflowed stays x0
+  const __m256 inf =
+      _mm256_or_ps(_mm256_set1_ps(INFINITY), _mm256_and_ps(y, _mm256_set1_ps(-0.0f)));
+  x = _mm256_blendv_ps(x, inf, _mm256_cmp_ps(a, one, _CMP_EQ_OQ));
+  // outside [-1, 1] or NaN: NaN
+  return _mm256_blendv_ps(x, _mm256_set1_ps(NAN), _mm256_cmp_ps(a, one, _CMP_NLE_UQ));
+}
+void erfinv(const float* x, float* y, int64_t n) { map8(x, y, n, erfinv8); }
+
 template <auto F>
 void apply(const float* x, float* y, int64_t n) {
   map8(x, y, n, [](__m256 v) { return F(v); });
@@ -167,7 +209,8 @@ void sigmoid8(const float* x, float* y, int64_t n) {
 }
 
 UnaryKernel unary_kernel(UnaryFn fn) {
-  if (has_avx512()) return avx512::unary_kernel(fn);
+  if (has_avx512())
+    if (UnaryKernel k = avx512::unary_kernel(fn)) return k;
   switch (fn) {
     case UnaryFn::kSqrt:
       return &sqrt8;
@@ -229,6 +272,8 @@ UnaryKernel unary_kernel(UnaryFn fn) {
       return &erf_accurate;
     case UnaryFn::kErfc:
       return &apply<Sleef_erfcf8_u15avx2>;
+    case UnaryFn::kErfinv:
+      return &erfinv;
     case UnaryFn::kLgamma:
       return &apply<Sleef_lgammaf8_u10avx2>;
     default:
