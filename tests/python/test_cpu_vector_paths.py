@@ -566,6 +566,39 @@ def test_fused_addcmul_addcdiv_lerp_like_torch(dtype):
         close(fg.grad, tg.grad)
 
 
+@pytest.mark.parametrize("fn", ["index_add", "index_copy"])
+def test_index_add_and_copy_of_whole_rows_like_torch(fn):
+    # Rows of the outermost dim go through index_put on a copy (duplicates accumulate for
+    # index_add); inner dims and bool sources keep scatter; errors as PyTorch's.
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((40, 33, 3)).astype(np.float32)
+    s = rng.standard_normal((25, 33, 3)).astype(np.float32)
+    idx = rng.integers(0, 40, 25) if fn == "index_add" else rng.permutation(40)[:25]
+    kw = {"alpha": 0.5} if fn == "index_add" else {}
+    for dt in ("int64", "int32") if fn == "index_add" else ("int64",):
+        fx, fs = flow.tensor(x, requires_grad=True), flow.tensor(s, requires_grad=True)
+        tx, ts = torch.tensor(x, requires_grad=True), torch.tensor(s, requires_grad=True)
+        fo = getattr(flow, fn)(fx, 0, flow.tensor(idx.astype(dt)), fs, **kw)
+        to = getattr(torch, fn)(tx, 0, torch.tensor(idx.astype(dt)), ts, **kw)
+        np.testing.assert_allclose(fo.detach().numpy(), to.detach().numpy(), rtol=1e-6, atol=1e-6)
+        w = rng.standard_normal(fo.shape).astype(np.float32)
+        (fo * flow.tensor(w)).sum().backward()
+        (to * torch.tensor(w)).sum().backward()
+        np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), rtol=1e-6)
+        np.testing.assert_allclose(fs.grad.numpy(), ts.grad.numpy(), rtol=1e-6)
+    # along an inner dim (scatter)
+    fi = getattr(flow, fn)(flow.tensor(x), 1, flow.tensor([3, 0]), flow.tensor(x[:, :2]))
+    ti = getattr(torch, fn)(torch.tensor(x), 1, torch.tensor([3, 0]), torch.tensor(x[:, :2]))
+    np.testing.assert_allclose(fi.numpy(), ti.numpy(), rtol=1e-6)
+    for bad in (40, -1):
+        for a, b in ((x, s[:1]), (x[:, 0, 0], s[:1, 0, 0])):  # on a 1-D tensor too
+            with pytest.raises(Exception) as fe:
+                getattr(flow, fn)(flow.tensor(a), 0, flow.tensor([bad]), flow.tensor(b)).numpy()
+            with pytest.raises(Exception) as te:
+                getattr(torch, fn)(torch.tensor(a), 0, torch.tensor([bad]), torch.tensor(b))
+            assert type(fe.value).__name__ == type(te.value).__name__, (fe.value, te.value)
+
+
 def test_erfinv_float32_correctly_rounded_like_torch():
     # Giles' float approximation and one Newton step in double: within half an ulp of the exact
     # value (as PyTorch's), +-1 -> +-inf, outside [-1, 1] and NaN -> NaN, tiny values kept.

@@ -447,6 +447,30 @@ void init_functional(py::module_& m) {
         return F::index(as_tensor(x, "index", "input"), indices, dim);
       },
       py::arg("input"), py::arg("indices"), py::arg("dim"));
+  // index_add / index_copy writing whole rows of a CPU tensor (movement_ops.py): an index_put on
+  // `x` along `dim` after PyTorch's checks of the index, which (unlike indexing) rejects negative
+  // values. Out of range, index_add raises IndexError on a 1-D tensor and RuntimeError
+  // otherwise, index_copy IndexError.
+  m.def("_index_rows_",
+        [](py::handle x, py::handle index, int64_t dim, py::handle values, bool accumulate) {
+          const char* op = accumulate ? "index_add" : "index_copy_()";
+          Tensor t = as_tensor(x, op, "input"), v = as_tensor(values, op, "source");
+          Tensor idx = F::to(as_tensor(index, op, "index"), DType::kInt64, std::nullopt);
+          ReleaseGil nogil;
+          const int64_t size = t->shape()[dim], n = idx->numel();
+          const int64_t* p = idx->read_as<int64_t>();
+          for (int64_t i = 0; i < n; ++i) {
+            if (p[i] >= 0 && p[i] < size) continue;
+            if (accumulate && t->ndim() == 1)
+              throw_error<IndexError>(op, "index out of range in self");
+            if (accumulate)
+              throw_error<RuntimeError>(op, "index ", p[i], " is out of bounds for dimension ", dim,
+                                        " with size ", size);
+            throw_error<IndexError>(op, "index ", p[i], " is out of bounds for dimension ", dim,
+                                    " with size ", size);
+          }
+          return F::index_put_(t, {idx}, dim, v, accumulate);
+        });
   m.def(
       "index_put_",
       [](py::handle x, std::vector<Tensor> indices, int64_t dim, py::handle value,
