@@ -105,8 +105,14 @@ struct Lanes<float> {
   static V add(V a, V b) { return _mm512_add_ps(a, b); }
   static V sub(V a, V b) { return _mm512_sub_ps(a, b); }
   static V div(V a, V b) { return _mm512_div_ps(a, b); }
-  static V floor(V a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
-  static V trunc(V a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+  // The masked forms with every lane set: the unmasked ones merge into _mm512_undefined_ps(),
+  // which GCC 12 reports as uninitialised at -O2 (the sanitizer build).
+  static V floor(V a) {
+    return _mm512_mask_roundscale_ps(a, 0xFFFF, a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  }
+  static V trunc(V a) {
+    return _mm512_mask_roundscale_ps(a, 0xFFFF, a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  }
   static V sign_bits(V a) {
     return _mm512_castsi512_ps(
         _mm512_and_si512(_mm512_castps_si512(a), _mm512_set1_epi32(int(0x80000000u))));
@@ -136,8 +142,12 @@ struct Lanes<double> {
   static V add(V a, V b) { return _mm512_add_pd(a, b); }
   static V sub(V a, V b) { return _mm512_sub_pd(a, b); }
   static V div(V a, V b) { return _mm512_div_pd(a, b); }
-  static V floor(V a) { return _mm512_roundscale_pd(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
-  static V trunc(V a) { return _mm512_roundscale_pd(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+  static V floor(V a) {
+    return _mm512_mask_roundscale_pd(a, 0xFF, a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  }
+  static V trunc(V a) {
+    return _mm512_mask_roundscale_pd(a, 0xFF, a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  }
   static V sign_bits(V a) {
     return _mm512_castsi512_pd(_mm512_and_si512(
         _mm512_castpd_si512(a), _mm512_set1_epi64(static_cast<long long>(0x8000000000000000ull))));
