@@ -552,6 +552,13 @@ def test_fused_addcmul_addcdiv_lerp_like_torch(dtype):
         close(fx, tx)
     with pytest.raises(RuntimeError, match="can't be cast"):
         flow.ones(3, dtype=flow.float32).addcmul_(flow.ones(3, dtype=flow.float64), flow.ones(3))
+    # keyword operands
+    fk, tk = f["a"].clone(), t["a"].clone()
+    fk.addcmul_(tensor1=f["b"], tensor2=f["c"], value=2)
+    tk.addcmul_(tensor1=t["b"], tensor2=t["c"], value=2)
+    fk.lerp_(end=f["b"], weight=0.3)
+    tk.lerp_(end=t["b"], weight=0.3)
+    close(fk, tk)
     if dtype == "float16":
         return
     # gradients, also through an in-place update of a non-leaf

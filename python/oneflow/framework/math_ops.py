@@ -221,17 +221,18 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 def _fused_inplace(name, fused, check, fallback):
     """The in-place form of addcmul/addcdiv/lerp: the fused kernel writes self directly."""
 
+    first, second = ("end", "weight") if name == "lerp_" else ("tensor1", "tensor2")
+
     def method(self, *args, **kwargs):
-        if name == "lerp_":
-            end, weight = args if len(args) == 2 else (args[0], kwargs["weight"])
-            check(self, end, weight)
-            if _fused(self, end, *([weight] if isinstance(weight, Tensor) else [])):
-                return fused(self, end, weight)
-        else:
-            t1, t2 = args[:2]
-            check(self, t1, t2)
-            if _fused(self, t1, t2):
-                return fused(self, t1, t2, kwargs.get("value", 1))
+        a = args[0] if args else kwargs.get(first)
+        b = args[1] if len(args) > 1 else kwargs.get(second)
+        if isinstance(a, Tensor) and b is not None and len(args) <= 2:
+            check(self, a, b)
+            if name == "lerp_":
+                if _fused(self, a, *([b] if isinstance(b, Tensor) else [])):
+                    return fused(self, a, b)
+            elif _fused(self, a, b):
+                return fused(self, a, b, kwargs.get("value", 1))
         return fallback(self, *args, **kwargs)
 
     method.__name__ = name
