@@ -743,19 +743,36 @@ def test_cat_of_row_strided_views_like_torch(seed):
 
 
 @pytest.mark.parametrize(
-    "dtype", ["float32", "float16", "bfloat16", "int32", "int16", "int8", "uint8", "bool"]
+    "dtype",
+    [
+        "float32",
+        "float16",
+        "bfloat16",
+        "int32",
+        "int16",
+        "int8",
+        "uint8",
+        "bool",
+        "float64",
+        "int64",
+    ],
 )
 @pytest.mark.parametrize("descending", [False, True])
 def test_long_lines_sort_by_radix_like_torch(dtype, descending):
-    # Lines of 1024 and more sort their 32-bit keys by radix: ties keep index order (stable),
-    # NaN last (first descending), -0.0 equal to 0.0.
+    # Lines of 1024 and more sort their keys (32 or 64 bits) by radix: ties keep index order
+    # (stable), NaN last (first descending), -0.0 equal to 0.0; integer values are written from
+    # their keys.
     rng = np.random.default_rng(8)
     a = np.round(rng.standard_normal((3, 3000)) * 40)
-    if dtype in ("float32", "float16", "bfloat16"):
+    if dtype in ("float32", "float16", "bfloat16", "float64"):
         a[rng.random(a.shape) < 0.01] = np.nan
         a[rng.random(a.shape) < 0.01] = -0.0
     f = flow.tensor(a.astype(np.float32)).to(getattr(flow, dtype))
     t = torch.tensor(a.astype(np.float32)).to(getattr(torch, dtype))
+    if dtype == "float64":  # values no float32 holds, two of them apart only in the last bit
+        a = a + 1e-12 * rng.standard_normal(a.shape)
+        a[0, :2] = [1.0, np.nextafter(1.0, 2.0)]
+        f, t = flow.tensor(a), torch.tensor(a)
     for dim, lines in [(1, f), (0, f.t())]:
         tl = t if dim == 1 else t.t()
         fv, fi = flow.sort(lines, dim=dim, descending=descending, stable=True)
@@ -781,6 +798,34 @@ def test_long_lines_sort_by_radix_like_torch(dtype, descending):
         num = ~np.isnan(f.float().numpy())
         np.testing.assert_array_equal(finv.numpy()[num], tinv.numpy()[num])
         np.testing.assert_array_equal(fu.float().numpy()[finv.numpy()], f.float().numpy())
+
+
+@pytest.mark.parametrize("spread", ["byte", "two_bytes", "full"])
+def test_int64_radix_sort_and_unique_like_torch(spread):
+    # 64-bit keys skip the bytes that every key shares; values across the whole int64 range (the
+    # extremes too), a small range, one byte of difference; ties stable; unique's inverse and
+    # counts over one long flattened line.
+    rng = np.random.default_rng(21)
+    lo, hi = {"byte": (-100, 100), "two_bytes": (0, 60000), "full": (-(2**63), 2**63 - 1)}[spread]
+    a = rng.integers(lo, hi, size=(2, 5000), dtype=np.int64, endpoint=True)
+    if spread == "full":
+        a[0, :4] = [-(2**63), 2**63 - 1, -1, 0]
+        a[1, :100] = a[1, 100:200]  # duplicates
+    f, t = flow.tensor(a), torch.tensor(a)
+    for descending in (False, True):
+        fv, fi = flow.sort(f, dim=1, descending=descending, stable=True)
+        tv, ti = torch.sort(t, dim=1, descending=descending, stable=True)
+        np.testing.assert_array_equal(fv.numpy(), tv.numpy())
+        np.testing.assert_array_equal(fi.numpy(), ti.numpy())
+        fv, fi = flow.sort(f.reshape(-1), descending=descending, stable=True)
+        tv, ti = torch.sort(t.reshape(-1), descending=descending, stable=True)
+        np.testing.assert_array_equal(fv.numpy(), tv.numpy())
+        np.testing.assert_array_equal(fi.numpy(), ti.numpy())
+    fu, finv, fc = flow.unique(f, return_inverse=True, return_counts=True)
+    tu, tinv, tc = torch.unique(t, return_inverse=True, return_counts=True)
+    np.testing.assert_array_equal(fu.numpy(), tu.numpy())
+    np.testing.assert_array_equal(finv.numpy(), tinv.numpy())
+    np.testing.assert_array_equal(fc.numpy(), tc.numpy())
 
 
 def _ulps(a, b):

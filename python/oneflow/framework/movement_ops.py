@@ -634,13 +634,15 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         uniq = values[new]
     out = [uniq]
     if return_inverse:
-        group = _C.sub(_C.cumsum(new.long(), 0), 1)
+        # the sorted position's group number, written back to the element's own position
+        group = _C.sub(_C.cumsum(new, 0, dtype=oneflow.int64), 1)
         inverse = _C.scatter(oneflow.zeros_like(group), 0, order, group, "none")
         out.append(inverse.reshape(input.shape))
     if return_counts:
-        group = _C.sub(_C.cumsum(new.long(), 0), 1)
-        counts = oneflow.zeros(uniq.numel(), dtype=oneflow.int64, device=input.device)
-        out.append(_C.scatter(counts, 0, group, oneflow.ones_like(group), "add"))
+        # distances between the groups' first positions (and the end)
+        starts = oneflow.nonzero(new).reshape(-1)
+        end = oneflow.full((1,), flat.numel(), dtype=oneflow.int64, device=input.device)
+        out.append(_C.sub(cat([starts[1:], end]), starts))
     return out[0] if len(out) == 1 else tuple(out)
 
 

@@ -2,12 +2,14 @@
 // (cumsum, cumprod) and sort. Sums and products accumulate in double for floating types and in
 // int64 for integers and bool.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <limits>
 #include <numeric>
+#include <vector>
 
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/kernels/cpu/vec/avx2.h"
@@ -635,6 +637,28 @@ uint64_t sort_key32(C v) {
   }
 }
 
+// The integer (or bool) whose sort_key / sort_key32 is `key`: a sorted integer line is written
+// from its keys, without a random read of the input per element.
+template <typename C>
+C from_sort_key(uint64_t key) {
+  if constexpr (std::is_same_v<C, bool>)
+    return key != 0;
+  else if constexpr (std::is_signed_v<C>)
+    return C(static_cast<int64_t>(key ^ (uint64_t{1} << 63)));
+  else
+    return C(key);
+}
+
+template <typename C>
+C from_sort_key32(uint32_t key) {
+  if constexpr (std::is_same_v<C, bool>)
+    return key != 0;
+  else if constexpr (std::is_signed_v<C>)
+    return C(static_cast<int32_t>(key ^ (uint32_t{1} << 31)));
+  else
+    return C(key);
+}
+
 // Puts a line's items in order as far as needed: the first k sorted (topk; k = size for a full
 // sort), or only position k - 1 in place (select, kthvalue).
 template <typename Item, typename Before>
@@ -662,38 +686,46 @@ void order_items(std::vector<Item>& items, int64_t k, bool select, Before before
   std::sort(items.begin(), items.begin() + k, before);
 }
 
-// Sorts items (a 32-bit key above a 32-bit index) by key, stably: items built in index order
-// end in the order std::less gives them (key, then index). Least significant byte first, four
-// counting passes; a pass where every key has the same byte is skipped. O(n) against the
-// comparison sort's O(n log n) with a mispredicted branch per comparison.
-void radix_sort_narrow(std::vector<uint64_t>& items) {
+// Sorts items by their unsigned key (key_of, kBytes bytes wide), stably: items built in index
+// order end in (key, index) order. Least significant byte first: one counting pass for every
+// byte, then one scatter per byte; a byte that is the same in every key is skipped (int64 values
+// of a small range sort in two passes). O(n) against the comparison sort's O(n log n) with a
+// mispredicted branch per comparison.
+template <int kBytes, typename Item, typename KeyOf>
+void radix_sort(std::vector<Item>& items, KeyOf key_of) {
   const size_t n = items.size();
-  size_t count[4][256] = {};
-  for (const uint64_t v : items) {
-    const uint32_t key = static_cast<uint32_t>(v >> 32);
-    for (int b = 0; b < 4; ++b) ++count[b][(key >> (8 * b)) & 0xff];
+  if (n == 0) return;
+  std::array<std::array<size_t, 256>, kBytes> count{};
+  for (const Item& v : items) {
+    const uint64_t key = key_of(v);
+    for (int b = 0; b < kBytes; ++b) ++count[b][(key >> (8 * b)) & 0xff];
   }
-  thread_local std::vector<uint64_t> spare;
+  thread_local std::vector<Item> spare;
   spare.resize(n);
-  uint64_t* src = items.data();
-  uint64_t* dst = spare.data();
-  for (int b = 0; b < 4; ++b) {
-    const int shift = 32 + 8 * b;
-    if (count[b][(src[0] >> shift) & 0xff] == n) continue;  // one byte value: already in order
+  Item* src = items.data();
+  Item* dst = spare.data();
+  for (int b = 0; b < kBytes; ++b) {
+    const int shift = 8 * b;
+    if (count[b][(key_of(src[0]) >> shift) & 0xff] == n) continue;  // one byte value: in order
     size_t at[256];
     size_t sum = 0;
     for (int d = 0; d < 256; ++d) {
       at[d] = sum;
       sum += count[b][d];
     }
-    for (size_t i = 0; i < n; ++i) dst[at[(src[i] >> shift) & 0xff]++] = src[i];
+    for (size_t i = 0; i < n; ++i) dst[at[(key_of(src[i]) >> shift) & 0xff]++] = src[i];
     std::swap(src, dst);
   }
-  if (src != items.data()) std::memcpy(items.data(), src, n * sizeof(uint64_t));
+  if (src != items.data()) std::memcpy(items.data(), src, n * sizeof(Item));
 }
 
-// Lines at least this long sort their narrow items by radix (sort(dim=1) of 2048-long rows
-// and unique's one long line).
+// Narrow items: a 32-bit key above a 32-bit index.
+void radix_sort_narrow(std::vector<uint64_t>& items) {
+  radix_sort<4>(items, [](uint64_t v) { return v >> 32; });
+}
+
+// Lines at least this long sort their items by radix (sort(dim=1) of 2048-long rows and
+// unique's one long line).
 constexpr int64_t kRadixMin = 1024;
 
 // Columns per task of a scan along an outer dim: up to `most`, narrower when there are fewer
@@ -972,7 +1004,15 @@ void Sort::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&
           radix_sort_narrow(items);
         else
           order_items(items, k, select, std::less<uint64_t>());
-        for (int64_t j = first; j < k; ++j) emit(j - first, int64_t(items[j] & 0xffffffffu));
+        if constexpr (std::is_integral_v<C>) {
+          for (int64_t j = first; j < k; ++j) {
+            const uint64_t v = items[j];
+            vals[o + (j - first) * ostep] = T(from_sort_key32<C>(uint32_t(v >> 32) ^ flip));
+            idxs[o + (j - first) * ostep] = int64_t(v & 0xffffffffu);
+          }
+        } else {
+          for (int64_t j = first; j < k; ++j) emit(j - first, int64_t(items[j] & 0xffffffffu));
+        }
       } else {
         struct Item {
           uint64_t key;
@@ -984,10 +1024,21 @@ void Sort::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&
           const uint64_t key = sort_key(C(p[i * step]));
           items[i] = {descending ? ~key : key, i};
         }
-        order_items(items, k, select, [](const Item& a, const Item& b) {
-          return a.key != b.key ? a.key < b.key : a.i < b.i;
-        });
-        for (int64_t j = first; j < k; ++j) emit(j - first, items[j].i);
+        if (!select && k == len && len >= kRadixMin)
+          radix_sort<8>(items, [](const Item& v) { return v.key; });
+        else
+          order_items(items, k, select, [](const Item& a, const Item& b) {
+            return a.key != b.key ? a.key < b.key : a.i < b.i;
+          });
+        if constexpr (std::is_integral_v<C>) {
+          for (int64_t j = first; j < k; ++j) {
+            const Item v = items[j];
+            vals[o + (j - first) * ostep] = T(from_sort_key<C>(descending ? ~v.key : v.key));
+            idxs[o + (j - first) * ostep] = v.i;
+          }
+        } else {
+          for (int64_t j = first; j < k; ++j) emit(j - first, items[j].i);
+        }
       }
     });
   });
