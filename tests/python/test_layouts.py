@@ -1131,3 +1131,116 @@ def test_large_int64_scalars_are_exact(value):
     ]:
         # exact: integers
         np.testing.assert_array_equal(fn(flow).numpy(), fn(torch).numpy())
+
+
+def _permuted(lib, a, perm):
+    """a's values in a tensor whose memory holds its dims in the order `perm`."""
+    inv = np.argsort(perm)
+    return lib.tensor(np.ascontiguousarray(a.transpose(perm))).permute(*inv)
+
+
+_ELEMENTWISE = {
+    "mul_scalar": lambda lib, x, y, c: x * 2,
+    "exp": lambda lib, x, y, c: lib.exp(x),
+    "relu": lambda lib, x, y, c: lib.relu(x),
+    "sigmoid": lambda lib, x, y, c: lib.sigmoid(x),
+    "add_same_layout": lambda lib, x, y, c: x + y,
+    "sub_bias": lambda lib, x, y, c: x - c,
+    "bias_first": lambda lib, x, y, c: c * x,
+    "compare": lambda lib, x, y, c: x > y,
+    "where": lambda lib, x, y, c: lib.where(x > 0, x, y),
+    "addcmul": lambda lib, x, y, c: lib.addcmul(x, x, y, value=0.5),
+    "maximum": lambda lib, x, y, c: lib.maximum(x, y),
+    "pow": lambda lib, x, y, c: lib.pow(x.abs(), 1.5),
+}
+
+
+@pytest.mark.parametrize("perm", [(1, 0), (2, 0, 1), (0, 2, 1), (2, 1, 0)])
+@pytest.mark.parametrize("op", sorted(_ELEMENTWISE))
+def test_elementwise_results_keep_the_inputs_memory_order_like_torch(op, perm):
+    # An elementwise result takes the dim order of its first input of the result's shape
+    # (a transposed input gives a transposed result), as PyTorch's do: same strides, values.
+    rng = np.random.default_rng(len(perm) * 10 + len(op))
+    shape = (5, 6) if len(perm) == 2 else (3, 5, 6)
+    a = rng.standard_normal(shape).astype(np.float32)
+    b = rng.standard_normal(shape).astype(np.float32)
+    c = rng.standard_normal(shape[-1]).astype(np.float32)
+    res = []
+    for lib in (flow, torch):
+        x, y = _permuted(lib, a, perm), _permuted(lib, b, perm)
+        res.append(_ELEMENTWISE[op](lib, x, y, lib.tensor(c)))
+    f, t = res
+    assert f.stride() == t.stride(), (f.stride(), t.stride())
+    assert f.is_contiguous() == t.is_contiguous()
+    np.testing.assert_allclose(f.numpy(), t.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_elementwise_layout_edge_cases_like_torch():
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((4, 1, 6)).astype(np.float32)
+    for build in (
+        lambda lib: lib.tensor(a).permute(2, 1, 0),  # a size-1 dim between the swapped ones
+        lambda lib: lib.tensor(a)[:, :, ::2].transpose(0, 2),  # strided and transposed: dense
+        lambda lib: lib.tensor(a[:, :, :1]).expand(4, 5, 1).transpose(0, 1),  # stride 0
+        lambda lib: lib.tensor(a).transpose(0, 2)[1:3],  # sliced transpose
+    ):
+        f, t = build(flow) + 1, build(torch) + 1
+        np.testing.assert_array_equal(f.numpy(), t.numpy())
+        assert f.is_contiguous() == t.is_contiguous()
+        if not t.is_contiguous():
+            assert f.stride() == t.stride()
+    # A transposed result views like PyTorch's: view needs contiguity, reshape copies.
+    f, t = flow.ones(3, 4).t() * 2, torch.ones(3, 4).t() * 2
+    with pytest.raises(RuntimeError):
+        t.view(12)
+    with pytest.raises(RuntimeError):
+        f.view(12)
+    np.testing.assert_array_equal(f.reshape(12).numpy(), t.reshape(12).numpy())
+    # in place on a transposed view writes through it
+    res = []
+    for lib in (flow, torch):
+        base = lib.tensor(np.arange(12.0, dtype=np.float32).reshape(3, 4))
+        base.t().mul_(lib.tensor(np.arange(3.0, dtype=np.float32)))
+        res.append(base.numpy())
+    np.testing.assert_array_equal(res[0], res[1])
+
+
+def test_gradients_through_transposed_elementwise_results_like_torch():
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((4, 6)).astype(np.float64)
+    g = rng.standard_normal((6, 4)).astype(np.float64)
+    grads = []
+    for lib in (flow, torch):
+        x = lib.tensor(a, requires_grad=True)
+        y = lib.tanh(x.t() * 3) + x.t().exp()
+        (y * lib.tensor(g)).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("perm", [(1, 0), (2, 0, 1), (1, 2, 0), (0, 2, 1)])
+@pytest.mark.parametrize("fn", ["sum", "amax", "amin", "prod", "mean", "logsumexp"])
+def test_reductions_of_permuted_inputs_like_torch(fn, perm):
+    # Reductions read a permuted input in memory order: all dims, each single dim, and pairs.
+    rng = np.random.default_rng(len(fn) + sum(perm))
+    shape = (40, 70) if len(perm) == 2 else (6, 40, 70)
+    a = rng.uniform(0.9, 1.1, shape).astype(np.float32)
+    f, t = _permuted(flow, a, perm), _permuted(torch, a, perm)
+    call = {
+        "sum": lambda lib, x, d: x.sum(d) if d is not None else x.sum(),
+        "amax": lambda lib, x, d: x.amax(d) if d is not None else x.amax(),
+        "amin": lambda lib, x, d: x.amin(d) if d is not None else x.amin(),
+        "prod": lambda lib, x, d: x.prod(d) if d is not None else x.prod(),
+        "mean": lambda lib, x, d: x.mean(d) if d is not None else x.mean(),
+        "logsumexp": lambda lib, x, d: lib.logsumexp(
+            x, d if d is not None else tuple(range(x.ndim))
+        ),
+    }[fn]
+    dims = [None] + list(range(len(shape)))
+    if len(shape) == 3:
+        dims += [(0, 1), (1, 2), (0, 2)]
+    for d in dims:
+        if fn == "prod" and isinstance(d, tuple):
+            continue  # prod takes one dim
+        fo, to = call(flow, f, d), call(torch, t, d)
+        np.testing.assert_allclose(fo.numpy(), to.numpy(), rtol=2e-5, atol=1e-6, err_msg=str(d))

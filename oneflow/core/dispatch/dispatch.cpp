@@ -263,7 +263,13 @@ TensorList eager_local(const Primitive& prim, const TensorList& inputs, const At
                                 dtype_name(inplace_out->dtype()));
     outputs.push_back(inplace_out);
   } else {
-    for (const TensorMeta& m : metas) outputs.push_back(empty_tensor(m.shape, m.dtype, m.device));
+    for (const TensorMeta& m : metas) {
+      Strides layout;
+      if (traits.elementwise && m.device.type == DeviceType::kCPU)
+        layout = elementwise_strides(inputs, m.shape);
+      outputs.push_back(layout.empty() ? empty_tensor(m.shape, m.dtype, m.device)
+                                       : empty_strided_tensor(m.shape, layout, m.dtype, m.device));
+    }
   }
 
   // Inference mode records nothing, whatever the grad mode (Note [Inference tensors]).

@@ -1,5 +1,7 @@
 #include "oneflow/core/framework/tensor.h"
 
+#include <algorithm>
+
 namespace oneflow {
 
 namespace {
@@ -52,6 +54,66 @@ Tensor empty_tensor(const Shape& shape, DType dtype, Device device) {
   auto storage = std::make_shared<Storage>(device, static_cast<size_t>(nbytes));
   return std::make_shared<TensorImpl>(std::move(meta), std::move(storage),
                                       std::make_shared<VersionCounter>());
+}
+
+Tensor empty_strided_tensor(const Shape& shape, const Strides& strides, DType dtype,
+                            Device device) {
+  Tensor t = empty_tensor(shape, dtype, device);  // dense: the same bytes in any order
+  TensorMeta meta = t->meta();
+  meta.strides = strides;
+  return std::make_shared<TensorImpl>(std::move(meta), t->storage(), t->version_counter());
+}
+
+Strides elementwise_strides(const std::vector<std::shared_ptr<TensorImpl>>& inputs,
+                            const Shape& shape) {
+  bool contiguous = true;
+  for (const Tensor& t : inputs) contiguous = contiguous && t->is_contiguous();
+  const size_t nd = shape.size();
+  if (contiguous || nd < 2 || numel(shape) == 0) return {};
+  // Each input's strides broadcast to `shape` (0 along broadcast dims).
+  std::vector<Strides> st;
+  for (const Tensor& t : inputs) {
+    if (t->ndim() > static_cast<int64_t>(nd)) continue;
+    const size_t lead = nd - t->ndim();
+    Strides s(nd, 0);
+    for (size_t i = 0; i < static_cast<size_t>(t->ndim()); ++i)
+      s[lead + i] = t->shape()[i] == shape[lead + i] ? t->strides()[i] : 0;
+    st.push_back(std::move(s));
+  }
+  // PyTorch's rule: dims ordered innermost first by insertion sort, each comparison decided by
+  // the first input whose strides along both dims are nonzero and differ (equal strides: the
+  // longer dim goes outside).
+  auto outer_first = [&](size_t d0, size_t d1) {  // 1: d0 belongs outside d1; -1: inside
+    for (const Strides& s : st) {
+      if (s[d0] == 0 || s[d1] == 0) continue;
+      if (s[d0] < s[d1]) return -1;
+      if (s[d0] > s[d1]) return 1;
+      if (shape[d0] > shape[d1]) return 1;
+    }
+    return 0;
+  };
+  std::vector<size_t> perm(nd);  // perm[0] innermost
+  for (size_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
+  for (size_t i = 1; i < nd; ++i) {
+    size_t d1 = i;
+    for (size_t d0 = i; d0-- > 0;) {
+      const int c = outer_first(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  Strides out(nd);
+  int64_t acc = 1;
+  for (size_t d : perm) {
+    out[d] = acc;
+    acc *= shape[d];
+  }
+  if (is_contiguous(shape, out)) return {};
+  return out;
 }
 
 Tensor make_view(const Tensor& base, const Shape& shape, const Strides& strides, int64_t offset) {

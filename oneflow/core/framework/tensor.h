@@ -208,6 +208,14 @@ using TensorList = std::vector<Tensor>;
 
 // A new contiguous tensor with uninitialised memory.
 Tensor empty_tensor(const Shape& shape, DType dtype, Device device);
+// An uninitialised tensor with the given strides, which must be those of a dense tensor of
+// `shape` in some order of its dims (elementwise_strides' result).
+Tensor empty_strided_tensor(const Shape& shape, const Strides& strides, DType dtype, Device device);
+// The layout of an elementwise result of `shape` (PyTorch's): dense, its dims in the memory
+// order of the inputs (the first input that tells two dims apart decides their order). Empty
+// when that is the contiguous layout, and whenever every input is contiguous (no sorting).
+Strides elementwise_strides(const std::vector<std::shared_ptr<TensorImpl>>& inputs,
+                            const Shape& shape);
 // A tensor viewing `base`'s storage with other shape/strides/offset (shares the version counter).
 Tensor make_view(const Tensor& base, const Shape& shape, const Strides& strides, int64_t offset);
 // A tensor sharing `t`'s storage and meta without its autograd state.

@@ -20,6 +20,9 @@ struct PrimTraits {
   bool saves_inputs = false;      // grad() reads ctx.inputs
   bool saves_outputs = false;     // grad() reads ctx.outputs
   bool may_run_in_place = false;  // the output may be input 0 itself (x.add_(y))
+  // Elementwise: a fresh CPU output takes the dim order of the first input of its shape (a
+  // transposed input gives a transposed result, as in PyTorch); see elementwise_strides.
+  bool elementwise = false;
 };
 
 // What a gradient rule sees: the attributes, what the forward saved, and which inputs need a
@@ -38,7 +41,8 @@ class Primitive {
   virtual const char* name() const = 0;
   virtual PrimTraits traits() const { return {}; }
   // Output metas. For views, strides and offset address input 0's storage; otherwise outputs
-  // are allocated contiguous and only shape, dtype and device matter. A function of the inputs'
+  // are allocated contiguous (elementwise ones on the CPU: in their inputs' dim order, see
+  // PrimTraits::elementwise) and only shape, dtype and device matter. A function of the inputs'
   // metas and the attributes only (never of values): the dispatcher caches the result by them,
   // keyed by the primitive's address (every primitive is a singleton).
   virtual std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const = 0;

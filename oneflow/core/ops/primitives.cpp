@@ -38,6 +38,7 @@ Device device_attr(const Attrs& attrs) { return Device::parse(attrs.get<std::str
 PrimTraits BinaryElementwise::traits() const {
   PrimTraits t;
   t.may_run_in_place = true;
+  t.elementwise = true;
   return t;
 }
 
@@ -86,6 +87,7 @@ PrimTraits Relu::traits() const {
   PrimTraits t;
   t.saves_outputs = true;
   t.may_run_in_place = true;
+  t.elementwise = true;
   return t;
 }
 
@@ -110,6 +112,7 @@ PrimTraits OutputGrad::traits() const {
 PrimTraits ReluGrad::traits() const {
   PrimTraits t;
   t.saves_inputs = true;
+  t.elementwise = true;
   return t;
 }
 
@@ -162,6 +165,7 @@ TensorList Pow::grad(const GradContext& ctx, const TensorList& dy) const {
 PrimTraits Where::traits() const {
   PrimTraits t;
   t.saves_inputs = true;
+  t.elementwise = true;
   return t;
 }
 
@@ -197,6 +201,7 @@ TensorList Where::grad(const GradContext& ctx, const TensorList& dy) const {
 PrimTraits UnaryMath::traits() const {
   PrimTraits t;
   t.may_run_in_place = true;
+  t.elementwise = true;
   return t;
 }
 
@@ -363,6 +368,7 @@ template <CompareFn K>
 PrimTraits Compare<K>::traits() const {
   PrimTraits t;
   t.differentiable = false;
+  t.elementwise = true;
   return t;
 }
 
@@ -483,6 +489,7 @@ TensorList Gelu::grad(const GradContext& ctx, const TensorList& dy) const {
 PrimTraits GeluGrad::traits() const {
   PrimTraits t;
   t.saves_inputs = true;
+  t.elementwise = true;
   return t;
 }
 

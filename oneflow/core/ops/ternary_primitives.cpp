@@ -20,6 +20,7 @@ PrimTraits Ternary<K>::traits() const {
   PrimTraits t;
   t.saves_inputs = true;
   t.may_run_in_place = true;
+  t.elementwise = true;
   return t;
 }
 

@@ -22,6 +22,42 @@ namespace {
 template <typename T>
 using acc_t = std::conditional_t<std::is_floating_point_v<compute_t<T>>, double, int64_t>;
 
+// Whether x, its dims taken in memory order (largest stride first), is contiguous with the
+// reduced dims consecutive and the kept dims in their own order: then it is (outer, red, inner)
+// contiguous elements from its data pointer, and the output (kept dims in order) is (outer,
+// inner). A contiguous input, or a transposed one reduced over either dim, say.
+bool as_blocks(const Tensor& x, const std::vector<int64_t>& dims, int64_t& outer, int64_t& red,
+               int64_t& inner) {
+  if (dims.empty() || x->numel() == 0) return false;
+  std::vector<int64_t> order;  // dims longer than 1, in memory order
+  for (int64_t d = 0; d < x->ndim(); ++d)
+    if (x->shape()[d] != 1) order.push_back(d);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return x->strides()[a] > x->strides()[b]; });
+  int64_t expect = 1;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    if (x->strides()[*it] != expect) return false;
+    expect *= x->shape()[*it];
+  }
+  auto reduced = [&](int64_t d) { return std::find(dims.begin(), dims.end(), d) != dims.end(); };
+  int part = 0;  // 0: outer kept dims, 1: reduced dims, 2: inner kept dims
+  int64_t last_kept = -1;
+  outer = red = inner = 1;
+  for (const int64_t d : order) {
+    if (reduced(d)) {
+      if (part == 2) return false;
+      part = 1;
+      red *= x->shape()[d];
+    } else {
+      if (d < last_kept) return false;
+      last_kept = d;
+      if (part == 1) part = 2;
+      (part == 0 ? outer : inner) *= x->shape()[d];
+    }
+  }
+  return true;
+}
+
 // Splits the input's dims into kept (in output order) and reduced ones, coalescing each group.
 struct ReducePlan {
   Shape kept_shape, red_shape;
@@ -39,15 +75,26 @@ void push_coalesced(Shape& shape, Strides& strides, int64_t size, int64_t stride
   strides.push_back(stride);
 }
 
+// The reduced dims are walked in memory order (largest stride outermost, broadcast dims of
+// stride 0 outside all), which the result does not depend on: a transposed input reduces
+// as one contiguous run.
 ReducePlan make_plan(const Tensor& x, const std::vector<int64_t>& dims) {
   ReducePlan p;
+  std::vector<int64_t> red;
   for (int64_t d = 0; d < x->ndim(); ++d) {
-    bool reduced = std::find(dims.begin(), dims.end(), d) != dims.end();
-    if (reduced)
-      push_coalesced(p.red_shape, p.red_strides, x->shape()[d], x->strides()[d]);
+    if (std::find(dims.begin(), dims.end(), d) != dims.end())
+      red.push_back(d);
     else
       push_coalesced(p.kept_shape, p.kept_strides, x->shape()[d], x->strides()[d]);
   }
+  auto order = [&](int64_t d) {
+    const int64_t s = x->strides()[d];
+    return s == 0 ? std::numeric_limits<int64_t>::max() : std::abs(s);
+  };
+  std::stable_sort(red.begin(), red.end(),
+                   [&](int64_t a, int64_t b) { return order(a) > order(b); });
+  for (const int64_t d : red)
+    push_coalesced(p.red_shape, p.red_strides, x->shape()[d], x->strides()[d]);
   return p;
 }
 
@@ -344,7 +391,7 @@ inline A reduce_step(A acc, A v) {
   }
 }
 
-// A contiguous input whose reduced dims are consecutive, seen as (outer, red, inner). With
+// An input that as_blocks sees as (outer, red, inner) (contiguous in some order of its dims). With
 // inner > 1 a row of `inner` accumulators takes whole contiguous rows (vectorised across the
 // row); with inner == 1 each run of `red` elements is reduced in kLanes independent
 // accumulators (vectorised), and a single run (a full reduction) is split between threads.
@@ -353,13 +400,8 @@ template <ReduceFn K, typename T>
 bool reduce_blocks(const Tensor& x, const Tensor& out, const std::vector<int64_t>& dims) {
   using C = compute_t<T>;
   using A = std::conditional_t<K == ReduceFn::kProd, acc_t<T>, C>;
-  if (!x->is_contiguous() || dims.empty()) return false;
-  for (size_t i = 1; i < dims.size(); ++i)
-    if (dims[i] != dims[i - 1] + 1) return false;
-  const Shape& shape = x->shape();
   int64_t outer = 1, red = 1, inner = 1;
-  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
-    (d < dims.front() ? outer : d > dims.back() ? inner : red) *= shape[d];
+  if (!as_blocks(x, dims, outer, red, inner)) return false;
   if (red == 0) return false;
   const T* xp = x->data_as<T>();
   T* op = out->data_as<T>();

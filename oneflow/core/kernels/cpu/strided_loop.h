@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <vector>
 
 #include "oneflow/core/framework/tensor.h"
@@ -64,8 +65,38 @@ constexpr int64_t kParallelGrain = 32768;
 // fn(std::array<char*, N> ptrs, const std::array<int64_t, N>& byte_strides, int64_t count)
 // processes `count` elements along the innermost dim starting at ptrs.
 template <size_t N, typename Fn>
-void strided_loop(const Shape& shape, std::array<std::vector<int64_t>, N> strides,
+void strided_loop(const Shape& in_shape, std::array<std::vector<int64_t>, N> strides,
                   std::array<char*, N> base, Fn&& fn) {
+  // The walk follows the output's memory order: an output (operand 0) whose strides do not
+  // decrease along its dims (a transposed result, an in-place op on a transposed view) has
+  // its dims permuted first, so the innermost run is its smallest stride.
+  const Shape* shape_p = &in_shape;
+  Shape permuted;
+  {
+    const std::vector<int64_t>& o = strides[0];
+    bool ordered = true;
+    int64_t prev = -1;  // |stride| of the last dim longer than 1
+    for (size_t d = 0; d < in_shape.size() && ordered; ++d) {
+      if (in_shape[d] == 1) continue;
+      ordered = prev < 0 || prev >= std::abs(o[d]);
+      prev = std::abs(o[d]);
+    }
+    if (!ordered) {
+      std::vector<size_t> order;
+      for (size_t d = 0; d < in_shape.size(); ++d)
+        if (in_shape[d] != 1) order.push_back(d);
+      std::stable_sort(order.begin(), order.end(),
+                       [&](size_t a, size_t b) { return std::abs(o[a]) > std::abs(o[b]); });
+      for (size_t d : order) permuted.push_back(in_shape[d]);
+      for (size_t k = 0; k < N; ++k) {
+        std::vector<int64_t> s;
+        for (size_t d : order) s.push_back(strides[k][d]);
+        strides[k] = std::move(s);
+      }
+      shape_p = &permuted;
+    }
+  }
+  const Shape& shape = *shape_p;
   // Coalesce: drop size-1 dims, merge dim i into i+1 when every operand is contiguous across it.
   Shape dims;
   std::array<std::vector<int64_t>, N> st;
