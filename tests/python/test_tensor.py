@@ -26,6 +26,30 @@ def test_creation_and_metadata(device):
     assert flow.full((2,), 7.0).dtype is flow.float32
 
 
+def test_size_behaves_like_torch_size():
+    # Tensor.shape is built in C (a tuple subclass); its slices, sums and copies stay Sizes.
+    import copy
+    import pickle
+
+    f, t = flow.zeros(2, 3, 4).shape, torch.zeros(2, 3, 4).shape
+    assert isinstance(f, flow.Size) and isinstance(f, tuple)
+    assert f == t == (2, 3, 4) and hash(f) == hash((2, 3, 4))
+    for key in (0, -1, 2):
+        assert f[key] == t[key] and type(f[key]) is int
+    for key in (slice(1, None), slice(None, None, -1), slice(5, 9)):
+        assert isinstance(f[key], flow.Size) and tuple(f[key]) == tuple(t[key])
+    with pytest.raises(IndexError):
+        f[3]
+    assert isinstance(f + (5,), flow.Size) and f + (5,) == (2, 3, 4, 5)
+    assert f.numel() == t.numel() == 24
+    assert repr(f[1:]) == "oneflow.Size([3, 4])"
+    for other in (pickle.loads(pickle.dumps(f)), copy.deepcopy(f), flow.Size(f)):
+        assert isinstance(other, flow.Size) and other == f
+    assert flow.Size([flow.tensor(3), np.int64(2)]) == (3, 2)
+    assert flow.zeros(()).shape == () and isinstance(flow.zeros(()).shape, flow.Size)
+    assert flow.zeros(2, 3).size() == flow.zeros(2, 3).shape
+
+
 def test_tensor_dtype_inference():
     assert flow.tensor([1, 2]).dtype is flow.int64
     assert flow.tensor([1, 2.5]).dtype is flow.float32

@@ -125,9 +125,72 @@ py::tuple to_tuple(const std::vector<int64_t>& v) {
   return t;
 }
 
+// oneflow.Size is a Python subclass (framework/size.py) of _SizeBase, a tuple whose slices are
+// of the subclass again; indexing by an integer is tuple's own C slot, and Tensor.shape builds
+// the subclass straight from the shape here (no Python code runs for `x.shape[0]`).
+PyTypeObject* g_size_type = nullptr;  // set once by _set_size_type; kept alive
+
+// A new instance of `type` (a tuple subclass) holding the items of tuple t.
+PyObject* tuple_of_type(PyTypeObject* type, PyObject* t) {
+  const Py_ssize_t n = PyTuple_GET_SIZE(t);
+  PyObject* o = type->tp_alloc(type, n);
+  if (o == nullptr) return nullptr;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* item = PyTuple_GET_ITEM(t, i);
+    Py_INCREF(item);
+    PyTuple_SET_ITEM(o, i, item);
+  }
+  return o;
+}
+
+PyObject* size_subscript(PyObject* self, PyObject* key) {
+  PyObject* r = PyTuple_Type.tp_as_mapping->mp_subscript(self, key);
+  if (r == nullptr || !PySlice_Check(key)) return r;
+  PyObject* out = tuple_of_type(Py_TYPE(self), r);
+  Py_DECREF(r);
+  return out;
+}
+
+py::object make_size_base() {
+  static PyType_Slot slots[] = {{Py_mp_subscript, reinterpret_cast<void*>(size_subscript)},
+                                {0, nullptr}};
+  static PyType_Spec spec = {"oneflow._oneflow_internal._SizeBase", 0, 0,
+                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, slots};
+  py::tuple bases = py::make_tuple(
+      py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&PyTuple_Type)));
+  PyObject* type = PyType_FromSpecWithBases(&spec, bases.ptr());
+  if (type == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(type);
+}
+
+// The shape as a oneflow.Size (a plain tuple before framework/size.py has registered it).
+py::object to_size(const Shape& shape) {
+  if (g_size_type == nullptr) return to_tuple(shape);
+  const Py_ssize_t n = static_cast<Py_ssize_t>(shape.size());
+  PyObject* o = g_size_type->tp_alloc(g_size_type, n);
+  if (o == nullptr) throw py::error_already_set();
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* v = PyLong_FromLongLong(shape[i]);
+    if (v == nullptr) {
+      Py_DECREF(o);
+      throw py::error_already_set();
+    }
+    PyTuple_SET_ITEM(o, i, v);
+  }
+  return py::reinterpret_steal<py::object>(o);
+}
+
 }  // namespace
 
 void init_tensor(py::module_& m) {
+  m.attr("_SizeBase") = make_size_base();
+  m.def("_set_size_type", [](py::object type) {
+    if (!PyType_Check(type.ptr()) ||
+        !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(type.ptr()), &PyTuple_Type))
+      throw_error<TypeError>("_set_size_type", "expected a subclass of tuple");
+    type.inc_ref();  // kept for the life of the process
+    g_size_type = reinterpret_cast<PyTypeObject*>(type.ptr());
+  });
   py::class_<Node, std::shared_ptr<Node>>(m, "FunctionNode")
       .def("name", &Node::name)
       .def("__repr__", [](const Node& n) { return "<" + n.name() + ">"; })
@@ -165,6 +228,7 @@ void init_tensor(py::module_& m) {
         return t;
       }))
       .def_property_readonly("_shape", [](const TensorImpl& t) { return to_tuple(t.shape()); })
+      .def_property_readonly("shape", [](const TensorImpl& t) { return to_size(t.shape()); })
       .def(
           "stride",
           [](const TensorImpl& t, py::object dim) -> py::object {

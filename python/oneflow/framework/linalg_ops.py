@@ -6,31 +6,21 @@ import math
 from oneflow._oneflow_internal import _C
 
 
-def _check(op, cond, msg):
-    if not cond:
-        raise RuntimeError(f"{op}: {msg}")
+def _fail(op, msg):
+    raise RuntimeError(f"{op}: {msg}")
 
 
 def mm(input, mat2):
-    _check(
-        "mm",
-        input.ndim == 2 and mat2.ndim == 2,
-        f"expected 2-D tensors, got {input.ndim}-D and {mat2.ndim}-D",
-    )
+    if not (input.ndim == 2 and mat2.ndim == 2):
+        _fail("mm", f"expected 2-D tensors, got {input.ndim}-D and {mat2.ndim}-D")
     return _C.matmul(input, mat2)
 
 
 def bmm(input, mat2):
-    _check(
-        "bmm",
-        input.ndim == 3 and mat2.ndim == 3,
-        f"expected 3-D tensors, got {input.ndim}-D and {mat2.ndim}-D",
-    )
-    _check(
-        "bmm",
-        input.shape[0] == mat2.shape[0],
-        f"batch sizes differ: {input.shape[0]} and {mat2.shape[0]}",
-    )
+    if not (input.ndim == 3 and mat2.ndim == 3):
+        _fail("bmm", f"expected 3-D tensors, got {input.ndim}-D and {mat2.ndim}-D")
+    if not (input.shape[0] == mat2.shape[0]):
+        _fail("bmm", f"batch sizes differ: {input.shape[0]} and {mat2.shape[0]}")
     return _C.matmul(input, mat2)
 
 
@@ -55,32 +45,28 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 
 
 def dot(input, other):
-    _check(
-        "dot",
-        input.ndim == 1 and other.ndim == 1,
-        f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors",
-    )
-    _check(
-        "dot",
-        input.shape[0] == other.shape[0],
-        f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
-        f"[{other.shape[0]}] to have the same number of elements",
-    )
+    if not (input.ndim == 1 and other.ndim == 1):
+        _fail("dot", f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    if not (input.shape[0] == other.shape[0]):
+        _fail(
+            "dot",
+            f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
+            f"[{other.shape[0]}] to have the same number of elements",
+        )
     return _C.matmul(input, other)
 
 
 def mv(input, vec):
-    _check(
-        "mv",
-        input.ndim == 2 and vec.ndim == 1,
-        f"expected a 2-D matrix and a 1-D vector, got {input.ndim}-D and {vec.ndim}-D",
-    )
+    if not (input.ndim == 2 and vec.ndim == 1):
+        _fail("mv", f"expected a 2-D matrix and a 1-D vector, got {input.ndim}-D and {vec.ndim}-D")
     return _C.matmul(input, vec)
 
 
 def outer(input, vec2):
-    _check("outer", input.ndim == 1, f"expected 1-D argument input, but got {input.ndim}-D")
-    _check("outer", vec2.ndim == 1, f"expected 1-D argument vec2, but got {vec2.ndim}-D")
+    if not (input.ndim == 1):
+        _fail("outer", f"expected 1-D argument input, but got {input.ndim}-D")
+    if not (vec2.ndim == 1):
+        _fail("outer", f"expected 1-D argument vec2, but got {vec2.ndim}-D")
     return _C.mul(_C.unsqueeze(input, 1), _C.unsqueeze(vec2, 0))
 
 
@@ -105,7 +91,8 @@ def tensordot(a, b, dims=2):
 
 
 def trace(input):
-    _check("trace", input.ndim == 2, f"expected a matrix, got a {input.ndim}-D tensor")
+    if not (input.ndim == 2):
+        _fail("trace", f"expected a matrix, got a {input.ndim}-D tensor")
     from oneflow._oneflow_internal import bool as bool_dtype
 
     if input.dtype == bool_dtype:
@@ -120,16 +107,14 @@ def cross(input, other, dim=None):
         )
     if dim is None:
         dim = next((d for d in range(input.ndim) if input.shape[d] == 3), None)
-        _check(
+        if not (dim is not None):
+            _fail("cross", f"no dimension of size 3 in input of shape {tuple(input.shape)}")
+    if not (input.shape[dim] == 3 and other.shape[dim] == 3):
+        _fail(
             "cross",
-            dim is not None,
-            f"no dimension of size 3 in input of shape {tuple(input.shape)}",
+            f"inputs dimension {dim} must have length 3, got {input.shape[dim]} and "
+            f"{other.shape[dim]}",
         )
-    _check(
-        "cross",
-        input.shape[dim] == 3 and other.shape[dim] == 3,
-        f"inputs dimension {dim} must have length 3, got {input.shape[dim]} and {other.shape[dim]}",
-    )
 
     def part(t, i):
         return _C.narrow(t, dim, i, 1)

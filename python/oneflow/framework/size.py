@@ -1,7 +1,14 @@
-"""oneflow.Size: the shape of a tensor, a tuple of ints."""
+"""oneflow.Size: the shape of a tensor, a tuple of ints.
+
+Its base, ``_SizeBase``, is a C-level tuple subclass whose slices are Sizes again; indexing by
+an integer and building a tensor's ``shape`` run no Python code."""
+
+from oneflow._oneflow_internal import _set_size_type, _SizeBase
 
 
-class Size(tuple):
+class Size(_SizeBase):
+    __slots__ = ()
+
     def __new__(cls, sizes=()):
         return super().__new__(cls, (int(s) for s in sizes))
 
@@ -16,9 +23,8 @@ class Size(tuple):
             n *= s
         return n
 
-    def __getitem__(self, key):
-        r = super().__getitem__(key)
-        return Size(r) if isinstance(key, slice) else r
-
     def __add__(self, other):
         return Size(tuple(self) + tuple(other))
+
+
+_set_size_type(Size)

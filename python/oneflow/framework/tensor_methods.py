@@ -6,17 +6,12 @@ import builtins
 from oneflow import _oneflow_internal as _internal
 from oneflow._oneflow_internal import _C, Tensor
 from oneflow.framework.indexing import getitem, index_put, index_put_, setitem
-from oneflow.framework.size import Size
 from oneflow.framework.tensor_str import tensor_repr
-
-
-def _shape(self):
-    return Size(self._shape)
 
 
 def size(self, dim=None):
     if dim is None:
-        return Size(self._shape)
+        return self.shape
     nd = len(self._shape)
     if not -builtins.max(nd, 1) <= dim < builtins.max(nd, 1):
         raise IndexError(
@@ -380,7 +375,6 @@ def install():
     from oneflow.framework import creation
 
     methods = {
-        "shape": property(_shape),
         "size": size,
         "__repr__": tensor_repr,
         "__str__": tensor_repr,
