@@ -240,6 +240,26 @@ def test_cross_entropy_with_probabilities(device):
     check(ce, [(5, 4), (5, 4)], dtype="float64", device=device)
 
 
+@pytest.mark.parametrize("pos_weight", [None, 2.5])
+def test_bce_with_logits_exact_at_extreme_logits_like_torch(pos_weight):
+    # (1 - t) x is formed before log s(x) is subtracted: a sure target (t = 1) at a large logit
+    # keeps its tiny loss instead of cancelling to 0.
+    x = np.array([-100, -30, -20, -5, -1e-3, 0, 1e-3, 5, 17, 20, 30, 100], np.float32)
+    for t in (0.0, 0.3, 1.0):
+        res = []
+        for lib in (flow, torch):
+            xi = lib.tensor(x, requires_grad=True)
+            pw = None if pos_weight is None else lib.tensor([pos_weight])
+            loss = lib.nn.functional.binary_cross_entropy_with_logits(
+                xi, lib.full((x.size,), t), reduction="none", pos_weight=pw
+            )
+            loss.sum().backward()
+            res.append((loss.detach().numpy(), xi.grad.numpy()))
+        np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-6, atol=1e-30)
+        # (PyTorch's gradient cancels to 0 where ours keeps -2.5 * s(-17) = -1e-7)
+        np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-5, atol=1e-6)
+
+
 def test_loss_errors():
     x = flow.randn(3, 4)
     with pytest.raises(RuntimeError, match="cross_entropy|nll_loss"):

@@ -740,12 +740,12 @@ def binary_cross_entropy_with_logits(
 ):
     _check_same_shape("binary_cross_entropy_with_logits", input, target)
     _check_floating("binary_cross_entropy_with_logits", input)
+    # -(w t log s(x) + (1 - t) log(1 - s(x))) = (1 - t) x - (1 + (w - 1) t) log s(x), as
+    # log(1 - s(x)) = log s(x) - x: one logsigmoid and three fused passes.
     log_sig = logsigmoid(input)
-    log_one_minus = logsigmoid(_C.neg(input))
-    pos = _C.mul(target, log_sig)
     if pos_weight is not None:
-        pos = _C.mul(pos, pos_weight)
-    loss = _C.neg(_C.add(pos, _C.mul(_C.add(_C.neg(target), 1.0), log_one_minus)))
+        log_sig = _C.mul(_C.add(_C.mul(target, _C.sub(pos_weight, 1)), 1), log_sig)
+    loss = _C.sub(oneflow.addcmul(input, target, input, value=-1), log_sig)
     if weight is not None:
         loss = _C.mul(loss, weight)
     return _reduce(loss, reduction)
