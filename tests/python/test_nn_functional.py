@@ -260,6 +260,28 @@ def test_bce_with_logits_exact_at_extreme_logits_like_torch(pos_weight):
         np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("loss", ["smooth_l1_loss", "huber_loss"])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_smooth_l1_and_huber_fused_like_torch(loss, reduction):
+    # One fused pass over input - target: both sides of the kink, exactly at it, NaN and
+    # infinities, a broadcast target; values and gradients of both operands.
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, 50)).astype(np.float32)
+    x[0, :6] = [0.7, -0.7, 0.0, np.nan, np.inf, -np.inf]
+    y = rng.standard_normal(50).astype(np.float32)
+    y[:6] = 0
+    kw = {"beta": 0.7} if loss == "smooth_l1_loss" else {"delta": 0.7}
+    g = rng.standard_normal((4, 50) if reduction == "none" else ()).astype(np.float32)
+    res = []
+    for lib in (flow, torch):
+        xi, yi = lib.tensor(x, requires_grad=True), lib.tensor(y, requires_grad=True)
+        out = getattr(lib.nn.functional, loss)(xi, yi.expand(4, 50), reduction=reduction, **kw)
+        (out * lib.tensor(g)).sum().backward()
+        res.append((out.detach().numpy(), xi.grad.numpy(), yi.grad.numpy()))
+    for a, b in zip(res[0], res[1]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
 def test_loss_errors():
     x = flow.randn(3, 4)
     with pytest.raises(RuntimeError, match="cross_entropy|nll_loss"):

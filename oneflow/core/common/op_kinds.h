@@ -76,6 +76,8 @@ enum class UnaryFn : int8_t {
   X(NanToNum, nan_to_num)     \
   X(Clamp, clamp)             \
   X(Sigmoid, logistic)        \
+  X(SmoothL1, smooth_l1)      \
+  X(Huber, huber)             \
   X(Abs, absolute)
 
 // Elementwise binary functions of the Binary<F> primitive (inputs and output of one dtype).

@@ -66,6 +66,11 @@ Tensor composite_grad(const Tensor& g, const Tensor& x, const Attrs& attrs) {
   } else if constexpr (K == ActFn::kSigmoid) {
     const Tensor s = sigmoid(x);
     return F::mul(F::mul(g, s), F::rsub(s, num(1)));
+  } else if constexpr (K == ActFn::kSmoothL1 || K == ActFn::kHuber) {
+    // the slope clamped to [-1, 1] (smooth_l1: x / beta; huber: x / delta, times delta)
+    const double scale = K == ActFn::kHuber ? a : 1.0;
+    const Tensor slope = F::activation(ActFn::kClamp, F::div(x, num(a)), -1.0, 1.0);
+    return F::mul(g, scale == 1.0 ? slope : F::mul(slope, num(scale)));
   } else {  // abs
     return F::where(F::gt(x, num(0)), g, F::where(F::lt(x, num(0)), F::neg(g), zero()));
   }

@@ -593,22 +593,17 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     _check_floating_loss("smooth_l1_loss", input, target)
     if beta < 0:
         raise RuntimeError(f"smooth_l1_loss: expected a non-negative beta, got {beta}")
-    d = _C.abs(_diff("smooth_l1_loss", input, target))
+    d = _diff("smooth_l1_loss", input, target)
     if beta == 0:
-        return _reduce(d, reduction)
-    quad = _C.div(_C.mul(_C.mul(d, d), 0.5), beta)
-    return _reduce(_C.where(_C.lt(d, beta), quad, _C.sub(d, 0.5 * beta)), reduction)
+        return _reduce(_C.abs(d), reduction)
+    return _reduce(_act("smooth_l1", d, float(beta)), reduction)  # one fused pass after the sub
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0):
     _check_floating_loss("huber_loss", input, target)
     if delta <= 0:
         raise RuntimeError(f"huber_loss: expected a positive delta, got {delta}")
-    d = _C.abs(_diff("huber_loss", input, target))
-    quad = _C.mul(_C.mul(d, d), 0.5)
-    return _reduce(
-        _C.where(_C.lt(d, delta), quad, _C.mul(_C.sub(d, 0.5 * delta), delta)), reduction
-    )
+    return _reduce(_act("huber", _diff("huber_loss", input, target), float(delta)), reduction)
 
 
 def _check_class_target(op, input, target):
