@@ -183,7 +183,10 @@ void Fill::compute_cpu(const TensorList&, const TensorList& out, const Attrs& at
       T* p = o + b * kBlock;
       const int64_t m = std::min(kBlock, n - b * kBlock);
       cpu::run_loop(tier, [&] {
-        for (int64_t i = 0; i < m; ++i) p[i] = v;
+        T* const p_ = p;  // locals: an int64 store may alias the captured count (strided_loop.h)
+        const int64_t m_ = m;
+        const T v_ = v;
+        for (int64_t i = 0; i < m_; ++i) p_[i] = v_;
       });
     }
   });
