@@ -78,6 +78,7 @@ enum class UnaryFn : int8_t {
   X(Sigmoid, logistic)        \
   X(SmoothL1, smooth_l1)      \
   X(Huber, huber)             \
+  X(Frac, frac)               \
   X(Abs, absolute)
 
 // Elementwise binary functions of the Binary<F> primitive (inputs and output of one dtype).

@@ -66,6 +66,8 @@ Tensor composite_grad(const Tensor& g, const Tensor& x, const Attrs& attrs) {
   } else if constexpr (K == ActFn::kSigmoid) {
     const Tensor s = sigmoid(x);
     return F::mul(F::mul(g, s), F::rsub(s, num(1)));
+  } else if constexpr (K == ActFn::kFrac) {
+    return g;
   } else if constexpr (K == ActFn::kSmoothL1 || K == ActFn::kHuber) {
     // the slope clamped to [-1, 1] (smooth_l1: x / beta; huber: x / delta, times delta)
     const double scale = K == ActFn::kHuber ? a : 1.0;

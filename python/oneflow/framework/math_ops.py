@@ -96,7 +96,7 @@ def _floating_only(op, input):
 
 def frac(input):
     _floating_only("frac", input)
-    return _C.sub(input, _C.trunc(input))
+    return _C._activation(_C._activation_kinds["frac"], input, 0.0, 0.0, 0.0)  # x - trunc(x)
 
 
 def isnan(input):

@@ -70,6 +70,8 @@ OF_ACT_RULE C act_value(C x, const ActParams<C>& p) {
     return lo > p.b ? p.b : lo;
   } else if constexpr (K == ActFn::kSigmoid) {
     return one / (one + OF_MATH(exp)(-x));
+  } else if constexpr (K == ActFn::kFrac) {  // inf: NaN, as x - trunc(x) in PyTorch
+    return x - OF_MATH(trunc)(x);
   } else if constexpr (K == ActFn::kSmoothL1) {  // x = input - target, a = beta > 0
     const C z = OF_MATH(fabs)(x);
     return z < p.a ? C(0.5) * z * z / p.a : z - C(0.5) * p.a;
@@ -127,6 +129,8 @@ OF_ACT_RULE C act_grad(C dy, C x, const ActParams<C>& p) {
   } else if constexpr (K == ActFn::kSigmoid) {
     const C s = one / (one + OF_MATH(exp)(-x));
     return dy * s * (one - s);
+  } else if constexpr (K == ActFn::kFrac) {
+    return dy;
   } else if constexpr (K == ActFn::kSmoothL1) {  // NaN: NaN, as PyTorch
     return x <= -p.a ? -dy : (x >= p.a ? dy : x * dy / p.a);
   } else if constexpr (K == ActFn::kHuber) {
