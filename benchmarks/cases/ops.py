@@ -163,6 +163,37 @@ def _searchsorted_build(fw):
     return lambda: fw.module.searchsorted(bounds, x)
 
 
+def _transposed_build(step):
+    # An op on the transpose of a 1024 x 1024 matrix (a non-contiguous input).
+    def build(fw):
+        x = randn(fw, _N, _N).t()
+        return lambda: step(fw, x)
+
+    return build
+
+
+def _int64_sort_build(unique):
+    # 1M int64 values in [0, 1000): sort, or unique with inverse and counts.
+    def build(fw):
+        x = (randn(fw, _N * _N).abs() * 300).long().clamp(0, 999)
+        if unique:
+            return lambda: fw.module.unique(x, return_inverse=True, return_counts=True)
+        return lambda: fw.module.sort(x)
+
+    return build
+
+
+def _pair_loss_build(path, binary_target=False, **kw):
+    def build(fw):
+        f = op(fw, path)
+        x, y = randn(fw, _N, _N), randn(fw, _N, _N)
+        if binary_target:
+            y = (y > 0).float()
+        return lambda: f(x, y, **kw)
+
+    return build
+
+
 def _unique_rows_build(fw):
     # Distinct rows of 65536 x 16 small integers (each row about 4^16 choices: most distinct).
     x = (randn(fw, 65536, 16) * 2).round().long()
@@ -273,6 +304,21 @@ _CASES = [
     ("cross_entropy 4096x256", _cross_entropy_build),
     ("embedding 64x128 of 8192", _embedding_build),
     ("mse_loss", _mse_build),
+    ("smooth_l1_loss none", _pair_loss_build("nn.functional.smooth_l1_loss", reduction="none")),
+    ("huber_loss", _pair_loss_build("nn.functional.huber_loss")),
+    (
+        "bce_with_logits",
+        _pair_loss_build("nn.functional.binary_cross_entropy_with_logits", binary_target=True),
+    ),
+    ("frac", _fwd("frac")),
+    # non-contiguous inputs and integer sorts
+    ("transposed: x.t() * 2", _transposed_build(lambda fw, x: x * 2)),
+    ("transposed: exp(x.t())", _transposed_build(lambda fw, x: fw.module.exp(x))),
+    ("transposed: x.t().amax(1)", _transposed_build(lambda fw, x: x.amax(1))),
+    ("transposed: var(x.t(), 1)", _transposed_build(lambda fw, x: fw.module.var(x, 1))),
+    ("transposed: logsumexp(x.t(), 1)", _transposed_build(lambda fw, x: fw.module.logsumexp(x, 1))),
+    ("sort 1M int64", _int64_sort_build(False)),
+    ("unique 1M int64 inverse counts", _int64_sort_build(True)),
 ]
 
 
