@@ -631,6 +631,21 @@ def test_erfinv_float32_correctly_rounded_like_torch():
     )
 
 
+@pytest.mark.parametrize("n", [1, 7, 63, 64, 65, 129, 1000])
+def test_erfinv_block_edges_and_in_place_like_torch(n):
+    # The vector kernel works on blocks of 64 / 128 floats, the last one through a padded
+    # buffer; in place it reads each block before writing it.
+    rng = np.random.default_rng(n)
+    y = rng.uniform(-1, 1, n).astype(np.float32)
+    want = torch.erfinv(torch.tensor(y)).numpy()
+    np.testing.assert_allclose(flow.erfinv(flow.tensor(y)).numpy(), want, rtol=2e-7, atol=0)
+    t = flow.tensor(y)
+    t.erfinv_()
+    np.testing.assert_allclose(t.numpy(), want, rtol=2e-7, atol=0)
+    strided = flow.tensor(np.repeat(y, 2))[::2]
+    np.testing.assert_allclose(flow.erfinv(strided).numpy(), want, rtol=2e-7, atol=0)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_floor_and_trunc_division_like_torch(dtype):
     # The vector kernels follow the scalar rule: (a - fmod(a, b)) / b, corrected and rounded;

@@ -12,6 +12,7 @@
 
 #include "oneflow/core/kernels/cpu/vec/avx512.h"
 #include "oneflow/core/kernels/cpu/vec/binary_map.h"
+#include "oneflow/core/kernels/cpu/vec/erf_coeffs.h"
 #include "oneflow/core/kernels/cpu/vec/exp_avx2.h"
 
 namespace oneflow::cpu {
@@ -87,30 +88,45 @@ inline __m256 erf8(__m256 x) {
   return _mm256_or_ps(_mm256_fnmadd_ps(poly, e, _mm256_set1_ps(1.0f)), sign);
 }
 
+template <size_t N>
+inline __m256 horner8(const float (&c)[N], __m256 t) {
+  __m256 p = _mm256_set1_ps(c[0]);
+#pragma GCC unroll 16
+  for (size_t i = 1; i < N; ++i) p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(c[i]));
+  return p;
+}
+
+// c[0] t^(N-1) + ... + c[N-1] as two Horner chains in t^2 (half the latency of one).
+template <size_t N>
+inline __m256d horner4(const double (&c)[N], __m256d t) {
+  const __m256d t2 = _mm256_mul_pd(t, t);
+  __m256d even = _mm256_setzero_pd(), odd = _mm256_setzero_pd();
+#pragma GCC unroll 32
+  for (size_t i = 0; i < N; ++i) {
+    if ((N - 1 - i) % 2 == 0)
+      even = _mm256_fmadd_pd(even, t2, _mm256_set1_pd(c[i]));
+    else
+      odd = _mm256_fmadd_pd(odd, t2, _mm256_set1_pd(c[i]));
+  }
+  return _mm256_fmadd_pd(odd, t, even);
+}
+
 // erf to about an ulp (Sleef's erff is ~2.5x slower here): for |x| < 1, x (c0 + u P(u)) with
 // u = x^2 (relative error of the fit 1.4e-8, 2/sqrt(pi) split into two floats); above,
 // 1 - exp(-x^2) H(x) with H a degree-9 fit of erfc(x) exp(x^2) on [1, 3.92] (absolute error
-// 2.3e-9); from 3.92 on erf rounds to 1. NaN stays NaN.
+// 2.3e-9); from 3.92 on erf rounds to 1. NaN stays NaN. Coefficients in vec/erf_coeffs.h.
 inline __m256 erf_accurate8(__m256 x) {
+  namespace ec = erf_coeffs;
   const __m256 sign = _mm256_and_ps(x, _mm256_set1_ps(-0.0f));
   const __m256 a = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
-  const __m256 u = _mm256_mul_ps(a, a);
-  __m256 p = _mm256_set1_ps(7.919062045402825e-05f);
-  for (float c : {-0.0008031124016270041f, 0.005190897732973099f, -0.026855312287807465f,
-                  0.11283627152442932f, -0.37612631916999817f})
-    p = _mm256_fmadd_ps(p, u, _mm256_set1_ps(c));
-  p = _mm256_fmadd_ps(p, u, _mm256_set1_ps(-5.8635382771399236e-08f));
-  const __m256 small = _mm256_fmadd_ps(a, _mm256_set1_ps(1.128379225730896f), _mm256_mul_ps(a, p));
-  const __m256 ac = _mm256_min_ps(a, _mm256_set1_ps(3.92f));
-  const __m256 s =
-      _mm256_mul_ps(_mm256_sub_ps(ac, _mm256_set1_ps(2.46f)), _mm256_set1_ps(0.6849315166473389f));
-  __m256 h = _mm256_set1_ps(-0.000803099072072655f);
-  for (float c : {-0.0008310236735269427f, -0.0014756176387891173f, 0.0026195046957582235f,
-                  -0.004712911322712898f, 0.012025777250528336f, -0.02619999274611473f,
-                  0.05523855984210968f, -0.11151837557554245f, 0.21382075548171997f})
-    h = _mm256_fmadd_ps(h, s, _mm256_set1_ps(c));
+  const __m256 p = horner8(ec::kSmall, _mm256_mul_ps(a, a));
+  const __m256 small =
+      _mm256_fmadd_ps(a, _mm256_set1_ps(ec::kTwoOverSqrtPiHi), _mm256_mul_ps(a, p));
+  const __m256 ac = _mm256_min_ps(a, _mm256_set1_ps(ec::kTailMax));
+  const __m256 s = _mm256_mul_ps(_mm256_sub_ps(ac, _mm256_set1_ps(ec::kTailMid)),
+                                 _mm256_set1_ps(ec::kTailScale));
   const __m256 e = exp_full(_mm256_sub_ps(_mm256_setzero_ps(), _mm256_mul_ps(ac, ac)));
-  const __m256 large = _mm256_fnmadd_ps(e, h, _mm256_set1_ps(1.0f));
+  const __m256 large = _mm256_fnmadd_ps(e, horner8(ec::kTail, s), _mm256_set1_ps(1.0f));
   const __m256 y =
       _mm256_blendv_ps(small, large, _mm256_cmp_ps(a, _mm256_set1_ps(1.0f), _CMP_GE_OQ));
   return _mm256_or_ps(y, sign);
@@ -118,47 +134,73 @@ inline __m256 erf_accurate8(__m256 x) {
 
 void erf_accurate(const float* x, float* y, int64_t n) { map8(x, y, n, erf_accurate8); }
 
-// erfinv of 8 floats: Giles' single-precision approximation (both of its polynomials, blended;
-// within ~4 ulp), then one Newton step on erf(x) = y in double (Sleef's erf and exp), which
-// brings it to the correctly rounded float as PyTorch's; +-1 give +-inf, anything outside
-// [-1, 1] NaN.
-inline __m256d erfinv_newton4(__m256d x, __m256d y) {
-  const __m256d k = _mm256_set1_pd(1.1283791670955126);  // 2 / sqrt(pi)
-  const __m256d d = _mm256_mul_pd(
-      k, Sleef_expd4_u10avx2(_mm256_sub_pd(_mm256_setzero_pd(), _mm256_mul_pd(x, x))));
-  return _mm256_sub_pd(x, _mm256_div_pd(_mm256_sub_pd(Sleef_erfd4_u10avx2(x), y), d));
-}
-inline __m256 erfinv8(__m256 y) {
+// erfinv: Giles' single-precision approximation x0 (both of its polynomials, blended; within
+// ~4 ulp), then one Newton step x0 - (erf(x0) - y) / erf'(x0) in double with the fits of
+// vec/erf_coeffs.h, which brings it to the correctly rounded float as PyTorch's; +-1 give +-inf,
+// anything outside [-1, 1] NaN. Each long dependency chain runs as its own pass over a block
+// so that the core overlaps the blocks' vectors.
+inline __m256 giles8(__m256 y) {
+  namespace ec = erf_coeffs;
   const __m256 one = _mm256_set1_ps(1.0f);
-  const __m256 w0 = _mm256_sub_ps(
+  const __m256 w = _mm256_sub_ps(
       _mm256_setzero_ps(),
       Sleef_logf8_u10avx2(_mm256_mul_ps(_mm256_sub_ps(one, y), _mm256_add_ps(one, y))));
-  const __m256 wc = _mm256_sub_ps(w0, _mm256_set1_ps(2.5f));
-  __m256 pc = _mm256_set1_ps(2.81022636e-08f);
-  for (float c : {3.43273939e-07f, -3.5233877e-06f, -4.39150654e-06f, 0.00021858087f,
-                  -0.00125372503f, -0.00417768164f, 0.246640727f, 1.50140941f})
-    pc = _mm256_fmadd_ps(pc, wc, _mm256_set1_ps(c));
-  const __m256 wt = _mm256_sub_ps(_mm256_sqrt_ps(w0), _mm256_set1_ps(3.0f));
-  __m256 pt = _mm256_set1_ps(-0.000200214257f);
-  for (float c : {0.000100950558f, 0.00134934322f, -0.00367342844f, 0.00573950773f, -0.0076224613f,
-                  0.00943887047f, 1.00167406f, 2.83297682f})
-    pt = _mm256_fmadd_ps(pt, wt, _mm256_set1_ps(c));
-  const __m256 p = _mm256_blendv_ps(pc, pt, _mm256_cmp_ps(w0, _mm256_set1_ps(5.0f), _CMP_GE_OQ));
-  const __m256 x0 = _mm256_mul_ps(p, y);
-  const __m128 lo = _mm256_cvtpd_ps(erfinv_newton4(_mm256_cvtps_pd(_mm256_castps256_ps128(x0)),
-                                                   _mm256_cvtps_pd(_mm256_castps256_ps128(y))));
-  const __m128 hi = _mm256_cvtpd_ps(erfinv_newton4(_mm256_cvtps_pd(_mm256_extractf128_ps(x0, 1)),
-                                                   _mm256_cvtps_pd(_mm256_extractf128_ps(y, 1))));
-  __m256 x = _mm256_set_m128(hi, lo);
-  const __m256 a = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), y);
-  // |y| == 1: +-inf (the Newton step gave NaN); a tiny x0 whose step underflowed stays x0
-  const __m256 inf =
-      _mm256_or_ps(_mm256_set1_ps(INFINITY), _mm256_and_ps(y, _mm256_set1_ps(-0.0f)));
-  x = _mm256_blendv_ps(x, inf, _mm256_cmp_ps(a, one, _CMP_EQ_OQ));
-  // outside [-1, 1] or NaN: NaN
-  return _mm256_blendv_ps(x, _mm256_set1_ps(NAN), _mm256_cmp_ps(a, one, _CMP_NLE_UQ));
+  const __m256 pc = horner8(ec::kGilesCentral, _mm256_sub_ps(w, _mm256_set1_ps(2.5f)));
+  const __m256 pt = horner8(ec::kGilesTail, _mm256_sub_ps(_mm256_sqrt_ps(w), _mm256_set1_ps(3.0f)));
+  return _mm256_mul_ps(_mm256_blendv_ps(pc, pt, _mm256_cmp_ps(w, _mm256_set1_ps(5.0f), _CMP_GE_OQ)),
+                       y);
 }
-void erfinv(const float* x, float* y, int64_t n) { map8(x, y, n, erfinv8); }
+inline __m128 erfinv_newton4(__m128 x0, __m128 yf) {
+  namespace ec = erf_coeffs;
+  const __m256d signbit = _mm256_set1_pd(-0.0), one = _mm256_set1_pd(1.0);
+  const __m256d a = _mm256_andnot_pd(signbit, _mm256_cvtps_pd(x0));
+  const __m256d b = _mm256_andnot_pd(signbit, _mm256_cvtps_pd(yf));
+  const __m256d u = _mm256_mul_pd(a, a);
+  // E = exp(u) = exp(r) 2^n, u = n ln2 + r (no division: the step is the residual times E)
+  const __m256d uc = _mm256_min_pd(u, _mm256_set1_pd(16.0));
+  const __m256d n = _mm256_round_pd(_mm256_mul_pd(uc, _mm256_set1_pd(ec::kLog2e)),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m256d r = _mm256_fnmadd_pd(n, _mm256_set1_pd(ec::kLn2Lo),
+                                     _mm256_fnmadd_pd(n, _mm256_set1_pd(ec::kLn2Hi), uc));
+  const __m256i bits = _mm256_slli_epi64(
+      _mm256_cvtepi32_epi64(_mm_add_epi32(_mm_set1_epi32(1023), _mm256_cvtpd_epi32(n))), 52);
+  const __m256d e = _mm256_mul_pd(horner4(ec::kExpTaylor, r), _mm256_castsi256_pd(bits));
+  // (erf(a) - b) exp(a^2): (a P(2u - 1) - b) E below 1, (1 - b) E - H(s) from 1 on
+  const __m256d res_small = _mm256_mul_pd(
+      e, _mm256_fmsub_pd(a, horner4(ec::kErfCentral, _mm256_fmsub_pd(u, _mm256_set1_pd(2.0), one)),
+                         b));
+  const __m256d s = _mm256_min_pd(
+      one, _mm256_mul_pd(_mm256_sub_pd(a, _mm256_set1_pd(2.5)), _mm256_set1_pd(1 / 1.5)));
+  const __m256d res_large = _mm256_fmsub_pd(_mm256_sub_pd(one, b), e, horner4(ec::kErfcTail, s));
+  const __m256d res = _mm256_blendv_pd(res_small, res_large, _mm256_cmp_pd(a, one, _CMP_GE_OQ));
+  const __m256d x1 = _mm256_fnmadd_pd(res, _mm256_set1_pd(1 / ec::kTwoOverSqrtPi), a);
+  const __m128 sign = _mm_and_ps(yf, _mm_set1_ps(-0.0f)),
+               bf = _mm_andnot_ps(_mm_set1_ps(-0.0f), yf);
+  __m128 x = _mm_or_ps(_mm256_cvtpd_ps(x1), sign);
+  // |y| == 1: +-inf; outside [-1, 1] or NaN: NaN
+  x = _mm_blendv_ps(x, _mm_or_ps(_mm_set1_ps(INFINITY), sign), _mm_cmpeq_ps(bf, _mm_set1_ps(1.0f)));
+  return _mm_blendv_ps(x, _mm_set1_ps(NAN), _mm_cmpnle_ps(bf, _mm_set1_ps(1.0f)));
+}
+void erfinv(const float* x, float* y, int64_t n) {
+  constexpr int64_t kBlock = 64;
+  alignas(32) float in[kBlock], x0[kBlock], out[kBlock];
+  for (int64_t i = 0; i < n; i += kBlock) {
+    const int64_t m = std::min(kBlock, n - i);
+    const float* src = x + i;
+    float* dst = y + i;
+    if (m < kBlock) {  // the last partial block through zero-padded buffers
+      std::fill(in, in + kBlock, 0.0f);
+      std::copy(src, src + m, in);
+      src = in;
+      dst = out;
+    }
+    for (int64_t j = 0; j < kBlock; j += 8)
+      _mm256_store_ps(x0 + j, giles8(_mm256_loadu_ps(src + j)));
+    for (int64_t j = 0; j < kBlock; j += 4)
+      _mm_storeu_ps(dst + j, erfinv_newton4(_mm_load_ps(x0 + j), _mm_loadu_ps(src + j)));
+    if (m < kBlock) std::copy(out, out + m, y + i);
+  }
+}
 
 template <auto F>
 void apply(const float* x, float* y, int64_t n) {

@@ -6,7 +6,11 @@
 #include <immintrin.h>
 #include <sleef.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "oneflow/core/kernels/cpu/vec/binary_map.h"
+#include "oneflow/core/kernels/cpu/vec/erf_coeffs.h"
 #include "oneflow/core/kernels/cpu/vec/exp_avx512.h"
 
 namespace oneflow::cpu::avx512 {
@@ -88,6 +92,116 @@ inline __m512 erf16(__m512 x) {
   poly = _mm512_mul_ps(poly, t);
   const __m512 e = exp16(_mm512_sub_ps(_mm512_setzero_ps(), _mm512_mul_ps(a, a)));
   return _mm512_or_ps(_mm512_fnmadd_ps(poly, e, _mm512_set1_ps(1.0f)), sign);
+}
+
+template <size_t N>
+inline __m512 horner16(const float (&c)[N], __m512 t) {
+  __m512 p = _mm512_set1_ps(c[0]);
+#pragma GCC unroll 16
+  for (size_t i = 1; i < N; ++i) p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(c[i]));
+  return p;
+}
+
+// c[0] t^(N-1) + ... + c[N-1] as two Horner chains in t^2.
+template <size_t N>
+inline __m512d horner8d(const double (&c)[N], __m512d t) {
+  const __m512d t2 = _mm512_mul_pd(t, t);
+  __m512d even = _mm512_setzero_pd(), odd = _mm512_setzero_pd();
+#pragma GCC unroll 32
+  for (size_t i = 0; i < N; ++i) {
+    if ((N - 1 - i) % 2 == 0)
+      even = _mm512_fmadd_pd(even, t2, _mm512_set1_pd(c[i]));
+    else
+      odd = _mm512_fmadd_pd(odd, t2, _mm512_set1_pd(c[i]));
+  }
+  return _mm512_fmadd_pd(odd, t, even);
+}
+
+// erf to about an ulp, the AVX2 tier's erf_accurate8 on 16 lanes (vec/erf_coeffs.h).
+inline __m512 erf_accurate16(__m512 x) {
+  namespace ec = erf_coeffs;
+  const __m512 sign = _mm512_and_ps(x, _mm512_set1_ps(-0.0f));
+  const __m512 a = _mm512_abs_ps(x);
+  const __m512 p = horner16(ec::kSmall, _mm512_mul_ps(a, a));
+  const __m512 small =
+      _mm512_fmadd_ps(a, _mm512_set1_ps(ec::kTwoOverSqrtPiHi), _mm512_mul_ps(a, p));
+  const __m512 ac = _mm512_min_ps(a, _mm512_set1_ps(ec::kTailMax));
+  const __m512 s = _mm512_mul_ps(_mm512_sub_ps(ac, _mm512_set1_ps(ec::kTailMid)),
+                                 _mm512_set1_ps(ec::kTailScale));
+  const __m512 e = exp16(_mm512_sub_ps(_mm512_setzero_ps(), _mm512_mul_ps(ac, ac)));
+  const __m512 large = _mm512_fnmadd_ps(e, horner16(ec::kTail, s), _mm512_set1_ps(1.0f));
+  const __m512 y =
+      _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, _mm512_set1_ps(1.0f), _CMP_GE_OQ), small, large);
+  return _mm512_or_ps(y, sign);
+}
+
+void erf_accurate(const float* x, float* y, int64_t n) { map16(x, y, n, erf_accurate16); }
+
+// erfinv as the AVX2 tier's (vec/avx2.cpp): Giles' float approximation on 16 lanes, then the
+// Newton step in double on 8, each as its own pass over a block.
+inline __m512 giles16(__m512 y) {
+  namespace ec = erf_coeffs;
+  const __m512 one = _mm512_set1_ps(1.0f);
+  const __m512 w = _mm512_sub_ps(
+      _mm512_setzero_ps(),
+      Sleef_logf16_u10avx512f(_mm512_mul_ps(_mm512_sub_ps(one, y), _mm512_add_ps(one, y))));
+  const __m512 pc = horner16(ec::kGilesCentral, _mm512_sub_ps(w, _mm512_set1_ps(2.5f)));
+  const __m512 pt =
+      horner16(ec::kGilesTail, _mm512_sub_ps(_mm512_sqrt_ps(w), _mm512_set1_ps(3.0f)));
+  return _mm512_mul_ps(
+      _mm512_mask_blend_ps(_mm512_cmp_ps_mask(w, _mm512_set1_ps(5.0f), _CMP_GE_OQ), pc, pt), y);
+}
+inline __m256 erfinv_newton8(__m256 x0, __m256 yf) {
+  namespace ec = erf_coeffs;
+  const __m512d one = _mm512_set1_pd(1.0);
+  const __m512d a = _mm512_abs_pd(_mm512_cvtps_pd(x0));
+  const __m512d b = _mm512_abs_pd(_mm512_cvtps_pd(yf));
+  const __m512d u = _mm512_mul_pd(a, a);
+  // E = exp(u) = exp(r) 2^n, u = n ln2 + r
+  const __m512d uc = _mm512_min_pd(u, _mm512_set1_pd(16.0));
+  const __m512d n = _mm512_roundscale_pd(_mm512_mul_pd(uc, _mm512_set1_pd(ec::kLog2e)),
+                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m512d r = _mm512_fnmadd_pd(n, _mm512_set1_pd(ec::kLn2Lo),
+                                     _mm512_fnmadd_pd(n, _mm512_set1_pd(ec::kLn2Hi), uc));
+  const __m512d e = _mm512_scalef_pd(horner8d(ec::kExpTaylor, r), n);
+  // (erf(a) - b) exp(a^2): (a P(2u - 1) - b) E below 1, (1 - b) E - H(s) from 1 on
+  const __m512d res_small = _mm512_mul_pd(
+      e, _mm512_fmsub_pd(a, horner8d(ec::kErfCentral, _mm512_fmsub_pd(u, _mm512_set1_pd(2.0), one)),
+                         b));
+  const __m512d s = _mm512_min_pd(
+      one, _mm512_mul_pd(_mm512_sub_pd(a, _mm512_set1_pd(2.5)), _mm512_set1_pd(1 / 1.5)));
+  const __m512d res_large = _mm512_fmsub_pd(_mm512_sub_pd(one, b), e, horner8d(ec::kErfcTail, s));
+  const __m512d res =
+      _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, one, _CMP_GE_OQ), res_small, res_large);
+  const __m512d x1 = _mm512_fnmadd_pd(res, _mm512_set1_pd(1 / ec::kTwoOverSqrtPi), a);
+  const __m256 signbit = _mm256_set1_ps(-0.0f);
+  const __m256 sign = _mm256_and_ps(yf, signbit), bf = _mm256_andnot_ps(signbit, yf);
+  __m256 x = _mm256_or_ps(_mm512_cvtpd_ps(x1), sign);
+  // |y| == 1: +-inf; outside [-1, 1] or NaN: NaN
+  x = _mm256_blendv_ps(x, _mm256_or_ps(_mm256_set1_ps(INFINITY), sign),
+                       _mm256_cmp_ps(bf, _mm256_set1_ps(1.0f), _CMP_EQ_OQ));
+  return _mm256_blendv_ps(x, _mm256_set1_ps(NAN),
+                          _mm256_cmp_ps(bf, _mm256_set1_ps(1.0f), _CMP_NLE_UQ));
+}
+void erfinv(const float* x, float* y, int64_t n) {
+  constexpr int64_t kBlock = 128;
+  alignas(64) float in[kBlock], x0[kBlock], out[kBlock];
+  for (int64_t i = 0; i < n; i += kBlock) {
+    const int64_t m = std::min(kBlock, n - i);
+    const float* src = x + i;
+    float* dst = y + i;
+    if (m < kBlock) {  // the last partial block through zero-padded buffers
+      std::fill(in, in + kBlock, 0.0f);
+      std::copy(src, src + m, in);
+      src = in;
+      dst = out;
+    }
+    for (int64_t j = 0; j < kBlock; j += 16)
+      _mm512_store_ps(x0 + j, giles16(_mm512_loadu_ps(src + j)));
+    for (int64_t j = 0; j < kBlock; j += 8)
+      _mm256_storeu_ps(dst + j, erfinv_newton8(_mm256_load_ps(x0 + j), _mm256_loadu_ps(src + j)));
+    if (m < kBlock) std::copy(out, out + m, y + i);
+  }
 }
 
 // 16 floats or 8 doubles, the operations binary_map.h needs.
@@ -229,7 +343,9 @@ avx2::UnaryKernel unary_kernel(UnaryFn fn) {
     case UnaryFn::kAtanh:
       return &apply<Sleef_atanhf16_u10avx512f>;
     case UnaryFn::kErf:
-      return &apply<Sleef_erff16_u10avx512f>;
+      return &erf_accurate;
+    case UnaryFn::kErfinv:
+      return &erfinv;
     case UnaryFn::kErfc:
       return &apply<Sleef_erfcf16_u15avx512f>;
     case UnaryFn::kLgamma:

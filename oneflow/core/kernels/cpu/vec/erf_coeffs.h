@@ -1,0 +1,63 @@
+// Polynomial coefficients shared by the AVX2 and AVX-512 erf and erfinv kernels (vec/avx2.cpp,
+// vec/avx512.cpp), highest power first.
+#pragma once
+
+namespace oneflow::cpu::erf_coeffs {
+
+// erf(x) = x (kTwoOverSqrtPiHi + kSmall(x^2)) for |x| < 1: the fit's relative error is 1.4e-8;
+// 2/sqrt(pi) is split into two floats, the low part being kSmall's constant term.
+constexpr float kTwoOverSqrtPiHi = 1.128379225730896f;
+constexpr float kSmall[] = {7.919062045402825e-05f,  -0.0008031124016270041f, 0.005190897732973099f,
+                            -0.026855312287807465f,  0.11283627152442932f,    -0.37612631916999817f,
+                            -5.8635382771399236e-08f};
+
+// erfc(x) exp(x^2) = kTail((min(x, 3.92) - 2.46) * kTailScale) on [1, 3.92], absolute error
+// 2.3e-9 (erf rounds to 1 from 3.92 on).
+constexpr float kTailMax = 3.92f, kTailMid = 2.46f, kTailScale = 0.6849315166473389f;
+constexpr float kTail[] = {-0.000803099072072655f, -0.0008310236735269427f, -0.0014756176387891173f,
+                           0.0026195046957582235f, -0.004712911322712898f,  0.012025777250528336f,
+                           -0.02619999274611473f,  0.05523855984210968f,    -0.11151837557554245f,
+                           0.21382075548171997f};
+
+// Giles' single-precision erfinv: erfinv(y) ~ y P(w), w = -log((1 - y)(1 + y)), with
+// P = kGilesCentral(w - 2.5) below w = 5 and kGilesTail(sqrt(w) - 3) from 5 on.
+constexpr float kGilesCentral[] = {2.81022636e-08f,  3.43273939e-07f, -3.5233877e-06f,
+                                   -4.39150654e-06f, 0.00021858087f,  -0.00125372503f,
+                                   -0.00417768164f,  0.246640727f,    1.50140941f};
+constexpr float kGilesTail[] = {-0.000200214257f, 0.000100950558f, 0.00134934322f,
+                                -0.00367342844f,  0.00573950773f,  -0.0076224613f,
+                                0.00943887047f,   1.00167406f,     2.83297682f};
+
+}  // namespace oneflow::cpu::erf_coeffs
+
+// The double-precision Newton step of the erfinv kernels needs erf(x) to ~1e-13 of the result
+// and exp(-x^2), for 0 <= x <= 4 only (Sleef's double erf was 80% of the kernel's time):
+//   erf(x) = x kErfCentral(2 x^2 - 1) for x < 1: degree 9, relative error 2e-14 (least squares
+//            on Chebyshev nodes against 40-digit values);
+//   erfc(x) = exp(-x^2) kErfcTail((x - 2.5) / 1.5) for 1 <= x <= 4: degree 18, relative error
+//            1.5e-13;
+//   exp(-u), 0 <= u <= 16: u = n ln2 - r, Taylor to r^11 (|r| <= ln2 / 2: ~3e-15), times 2^-n.
+namespace oneflow::cpu::erf_coeffs {
+
+constexpr double kErfCentral[] = {
+    -2.0386886671511924e-10, 4.138733089079398e-09, -7.511622648387219e-08, 1.2233627096812527e-06,
+    -1.753716870671467e-05,  0.0002175171631703337, -0.002285485561399137,  0.019852496688097455,
+    -0.1405360890226945,     0.9654687386698853};
+
+constexpr double kErfcTail[] = {
+    2.252827638024674e-08,  -7.389283968097615e-08,  1.1813755491507222e-07, -3.229469422103375e-07,
+    1.1250348408512867e-06, -3.2190389309438408e-06, 8.708199619166468e-06,  -2.356239633973073e-05,
+    6.2578293844204e-05,    -0.00016203025957449514, 0.00040908588431990355, -0.0010058272098483142,
+    0.0024036473931677653,  -0.005570706699987722,   0.012489373914105175,   -0.02700529663571307,
+    0.05611049344352866,    -0.11152102018515744,    0.21080636406115288};
+
+constexpr double kExpTaylor[] = {1.0 / 39916800, 1.0 / 3628800, 1.0 / 362880, 1.0 / 40320,
+                                 1.0 / 5040,     1.0 / 720,     1.0 / 120,    1.0 / 24,
+                                 1.0 / 6,        0.5,           1.0,          1.0};
+
+constexpr double kLog2e = 1.4426950408889634;
+constexpr double kLn2Hi = 0.6931471803691238;  // ln2 = hi + lo, hi with 32 significant bits
+constexpr double kLn2Lo = 1.9082149292705877e-10;
+constexpr double kTwoOverSqrtPi = 1.1283791670955126;
+
+}  // namespace oneflow::cpu::erf_coeffs
