@@ -137,6 +137,34 @@ inline __m512 erf_accurate16(__m512 x) {
 
 void erf_accurate(const float* x, float* y, int64_t n) { map16(x, y, n, erf_accurate16); }
 
+// erfc as the AVX2 tier's erfc8 (vec/avx2.cpp) on 16 lanes.
+inline __m512 erfc16(__m512 x) {
+  namespace ec = erf_coeffs;
+  const __m512 one = _mm512_set1_ps(1.0f);
+  const __m512 a = _mm512_abs_ps(x);
+  const __m512 ac = _mm512_min_ps(_mm512_set1_ps(11.0f), a);  // NaN passes
+  const __m512 u = _mm512_mul_ps(ac, ac), u_lo = _mm512_fmsub_ps(ac, ac, u);
+  const __m512 e0 = exp16(_mm512_sub_ps(_mm512_setzero_ps(), u));
+  const __m512 e = _mm512_fnmadd_ps(e0, u_lo, e0);
+  const __m512 small = _mm512_fnmadd_ps(
+      a, horner16(ec::kSmall, u), _mm512_fnmadd_ps(a, _mm512_set1_ps(ec::kTwoOverSqrtPiHi), one));
+  const __m512 s =
+      _mm512_mul_ps(_mm512_sub_ps(_mm512_min_ps(ac, _mm512_set1_ps(2.5f)), _mm512_set1_ps(1.75f)),
+                    _mm512_set1_ps(1 / 0.75f));
+  const __m512 mid = _mm512_mul_ps(e, horner16(ec::kErfcMid, s));
+  const __m512 ia = _mm512_div_ps(one, ac);
+  const __m512 t = _mm512_mul_ps(_mm512_fmsub_ps(ia, ia, _mm512_set1_ps(ec::kFarMid)),
+                                 _mm512_set1_ps(ec::kFarScale));
+  const __m512 far = _mm512_mul_ps(_mm512_mul_ps(e, horner16(ec::kErfcFar, t)), ia);
+  __m512 r =
+      _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, _mm512_set1_ps(2.5f), _CMP_LT_OQ), far, mid);
+  r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, one, _CMP_LT_OQ), r, small);
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), r,
+                              _mm512_sub_ps(_mm512_set1_ps(2.0f), r));
+}
+
+void erfc(const float* x, float* y, int64_t n) { map16(x, y, n, erfc16); }
+
 // erfinv as the AVX2 tier's (vec/avx2.cpp): Giles' float approximation on 16 lanes, then the
 // Newton step in double on 8, each as its own pass over a block.
 inline __m512 giles16(__m512 y) {
@@ -347,7 +375,7 @@ avx2::UnaryKernel unary_kernel(UnaryFn fn) {
     case UnaryFn::kErfinv:
       return &erfinv;
     case UnaryFn::kErfc:
-      return &apply<Sleef_erfcf16_u15avx512f>;
+      return &erfc;
     case UnaryFn::kLgamma:
       return &apply<Sleef_lgammaf16_u10avx512f>;
     default:
