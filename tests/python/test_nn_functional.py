@@ -70,6 +70,34 @@ def test_layer_norm_affine_and_prelu(dtype, device):
     check(lambda lib, a, w: F(lib).prelu(a, w), [(2, 3), (1,)], dtype=dtype, device=device)
 
 
+def test_prelu_one_fused_pass_like_torch():
+    # prelu is one binary kernel: x at and around 0, NaN, infinities, a transposed input, 1-D
+    # input with a per-element weight, and both gradients.
+    x = np.array([[-2.0, -0.0, 0.0, 1e-30, np.nan], [np.inf, -np.inf, 3.0, -1e-30, -5.0]])
+    x = np.broadcast_to(x, (3, 2, 5)).transpose(1, 0, 2).astype(np.float32)  # (2, 3, 5)
+    w = np.array([0.25, -1.5, 0.0], np.float32)
+    for xs, ws in ((x, w), (x.transpose(0, 2, 1)[:, :3], w), (x[0, 0, :3], w[1:2]), (x, w[:1])):
+        ft = flow.tensor(np.ascontiguousarray(xs), requires_grad=True)
+        tt = torch.tensor(np.ascontiguousarray(xs), requires_grad=True)
+        fw = flow.tensor(ws, requires_grad=True)
+        tw = torch.tensor(ws, requires_grad=True)
+        fy, ty = flow.nn.functional.prelu(ft, fw), torch.nn.functional.prelu(tt, tw)
+        np.testing.assert_array_equal(fy.numpy(), ty.detach().numpy())
+        g = np.arange(fy.numel(), dtype=np.float32).reshape(fy.shape) - 4
+        fy.backward(flow.tensor(g))
+        ty.backward(torch.tensor(g))
+        np.testing.assert_array_equal(ft.grad.numpy(), tt.grad.numpy())
+        np.testing.assert_allclose(fw.grad.numpy(), tw.grad.numpy(), rtol=1e-6)
+    with pytest.raises(NotImplementedError):
+        flow.nn.functional.prelu(flow.tensor([1, -2]), flow.tensor([0.5]))
+    for xs, ws in (((3,), (3,)), ((2, 4), (3,)), ((2, 3), (1, 3))):
+        with pytest.raises(RuntimeError) as fe:
+            flow.nn.functional.prelu(flow.ones(*xs), flow.ones(*ws))
+        with pytest.raises(RuntimeError) as te:
+            torch.nn.functional.prelu(torch.ones(*xs), torch.ones(*ws))
+        assert str(fe.value) == str(te.value)
+
+
 @pytest.mark.parametrize("training", [True, False])
 def test_batch_norm(training, device):
     rng = np.random.default_rng(0)

@@ -82,6 +82,7 @@ enum class UnaryFn : int8_t {
   X(Abs, absolute)
 
 // Elementwise binary functions of the Binary<F> primitive (inputs and output of one dtype).
+// prelu(x, w) = x > 0 ? x : w x.
 #define OF_BINARY_FNS(X)             \
   X(Maximum, maximum)                \
   X(Minimum, minimum)                \
@@ -92,6 +93,7 @@ enum class UnaryFn : int8_t {
   X(FloorDivide, floor_divide)       \
   X(TruncDivide, trunc_divide)       \
   X(Atan2, atan2)                    \
+  X(Prelu, prelu)                    \
   X(BitwiseAnd, bitwise_and)         \
   X(BitwiseOr, bitwise_or)           \
   X(BitwiseXor, bitwise_xor)         \

@@ -404,6 +404,9 @@ std::vector<TensorMeta> Binary<K>::infer(const TensorList& in, const Attrs& attr
     throw_error<NotImplementedError>(name(), "expected integer inputs, got ", dtype_name(dt));
   if (K == BinaryFn::kAtan2 && !is_floating(dt))
     throw_error<TypeError>(name(), "expected floating point inputs, got ", dtype_name(dt));
+  if (K == BinaryFn::kPrelu && !is_floating(dt))
+    throw_error<NotImplementedError>(name(), "expected a floating point input, got ",
+                                     dtype_name(dt));
   if (!bitwise_fn(K) && !logical_fn(K) && !shift_fn(K) && K != BinaryFn::kMaximum &&
       K != BinaryFn::kMinimum && K != BinaryFn::kFmax && K != BinaryFn::kFmin && dt == DType::kBool)
     throw_error<NotImplementedError>(name(), "expected numeric inputs, got bool");
@@ -453,6 +456,13 @@ TensorList Binary<K>::grad(const GradContext& ctx, const TensorList& dy) const {
         Tensor q = F::unary(K == BinaryFn::kFmod ? UnaryFn::kTrunc : UnaryFn::kFloor, F::div(a, b));
         dx[1] = F::sum_to(F::neg(F::mul(g, q)), sb);
       }
+      return dx;
+    }
+    case BinaryFn::kPrelu: {
+      // dx = dy where x > 0, else w dy; dw = x dy where x <= 0
+      Tensor pos = F::compare(CompareFn::kGt, a, zero);
+      if (ctx.needs_input_grad[0]) dx[0] = F::sum_to(F::where(pos, g, F::mul(g, b)), sa);
+      if (ctx.needs_input_grad[1]) dx[1] = F::sum_to(F::where(pos, zero, F::mul(g, a)), sb);
       return dx;
     }
     case BinaryFn::kAtan2: {

@@ -138,10 +138,20 @@ def threshold(input, threshold, value, inplace=False):
 def prelu(input, weight):
     if not input.is_floating_point():
         raise NotImplementedError(f"prelu: expected a floating point input, got {input.dtype}")
+    if weight.ndim > 1:
+        raise RuntimeError(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}"
+        )
     w = weight
-    if input.ndim >= 2 and weight.numel() > 1:
+    if weight.numel() > 1:
+        channels = input.shape[1] if input.ndim >= 2 else 1
+        if channels != weight.numel():
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. Found parameter numbers "
+                f"= {weight.numel()} and channel size = {channels}."
+            )
         w = weight.reshape(1, -1, *([1] * (input.ndim - 2)))
-    return _C.where(_C.gt(input, 0), input, _C.mul(w, input))
+    return _C.prelu(input, w)
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):

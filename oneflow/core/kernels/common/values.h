@@ -298,6 +298,8 @@ OF_HD inline C binary_value(C a, C b) {
       }
     }
     return a;
+  } else if constexpr (K == BinaryFn::kPrelu) {
+    return a > C(0) ? a : C(b * a);
   } else if constexpr (K == BinaryFn::kAtan2) {
     if constexpr (kFloat) return OF_MATH(atan2)(a, b);
     return a;
