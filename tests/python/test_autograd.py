@@ -167,10 +167,16 @@ SECOND_ORDER = {
     "tanh": (lambda m, x: m.tanh(x) ** 2, None),
     "sqrt": (lambda m, x: m.sqrt(x.abs() + 1), None),
     "relu_mul": (lambda m, x: m.relu(x) * x, None),
-    # the fused MseLoss / MseLossGrad pair: the gradient's own gradient, also through dy
+    # the fused PairLoss / PairLossGrad pair: the gradient's own gradient, also through dy
     "mse": (lambda m, x, t: m.nn.functional.mse_loss(x, t) * 7, [(3, 5)]),
     "mse_sum_squared": (
         lambda m, x, t: m.nn.functional.mse_loss(x, t, reduction="sum") ** 2,
+        [(3, 5)],
+    ),
+    # the same pair with smooth_l1 and huber: f'' inside the kink, 0 outside
+    "smooth_l1": (lambda m, x, t: m.nn.functional.smooth_l1_loss(x, t, beta=1.5) * 7, [(3, 5)]),
+    "huber_sum_squared": (
+        lambda m, x, t: m.nn.functional.huber_loss(x, t, reduction="sum", delta=0.8) ** 2,
         [(3, 5)],
     ),
 }

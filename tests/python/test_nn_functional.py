@@ -1,6 +1,8 @@
 """nn.functional activations, normalisation, embedding and losses, and the matrix products,
 against PyTorch (values and gradients in float32 and float64, differential.py's tolerances)."""
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -290,16 +292,18 @@ def test_bce_with_logits_exact_at_extreme_logits_like_torch(pos_weight):
 
 @pytest.mark.parametrize("loss", ["smooth_l1_loss", "huber_loss"])
 @pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
-def test_smooth_l1_and_huber_fused_like_torch(loss, reduction):
-    # One fused pass over input - target: both sides of the kink, exactly at it, NaN and
-    # infinities, a broadcast target; values and gradients of both operands.
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_smooth_l1_and_huber_fused_like_torch(loss, reduction, dtype):
+    # One fused pass over input - target (with the reduction: the pair loss kernel): both sides
+    # of the kink, exactly at it, NaN and infinities, an expanded target; values and gradients
+    # of both operands. The broadcasting form (no reduction fusion) is covered below.
     rng = np.random.default_rng(3)
-    x = rng.standard_normal((4, 50)).astype(np.float32)
-    x[0, :6] = [0.7, -0.7, 0.0, np.nan, np.inf, -np.inf]
-    y = rng.standard_normal(50).astype(np.float32)
+    x = rng.standard_normal((4, 50)).astype(dtype)
+    x[0, :6] = [0.75, -0.75, 0.0, np.nan, np.inf, -np.inf]
+    y = rng.standard_normal(50).astype(dtype)
     y[:6] = 0
-    kw = {"beta": 0.7} if loss == "smooth_l1_loss" else {"delta": 0.7}
-    g = rng.standard_normal((4, 50) if reduction == "none" else ()).astype(np.float32)
+    kw = {"beta": 0.75} if loss == "smooth_l1_loss" else {"delta": 0.75}
+    g = rng.standard_normal((4, 50) if reduction == "none" else ()).astype(dtype)
     res = []
     for lib in (flow, torch):
         xi, yi = lib.tensor(x, requires_grad=True), lib.tensor(y, requires_grad=True)
@@ -308,6 +312,38 @@ def test_smooth_l1_and_huber_fused_like_torch(loss, reduction):
         res.append((out.detach().numpy(), xi.grad.numpy(), yi.grad.numpy()))
     for a, b in zip(res[0], res[1]):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("loss", ["smooth_l1_loss", "huber_loss"])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_smooth_l1_and_huber_broadcast_and_large_like_torch(loss, reduction):
+    # A broadcasting target (PyTorch warns; the loss is the one-pass elementwise kernel, then the
+    # reduction), mixed float64 / float32 operands (promoted), and 300k elements (the threaded
+    # pair-loss kernel).
+    rng = np.random.default_rng(4)
+    kw = {"beta": 0.5} if loss == "smooth_l1_loss" else {"delta": 1.5}
+    cases = [
+        (rng.standard_normal((6, 1, 7)), rng.standard_normal((5, 1)).astype(np.float32)),
+        (rng.standard_normal((3, 100000)).astype(np.float32), rng.standard_normal((3, 100000))),
+    ]
+    if loss == "huber_loss":  # PyTorch's huber backward fails on mixed dtypes
+        cases = [(x, y.astype(x.dtype)) for x, y in cases]
+    for x, y in cases:
+        res = []
+        for lib in (flow, torch):
+            xi, yi = lib.tensor(x, requires_grad=True), lib.tensor(y, requires_grad=True)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out = getattr(lib.nn.functional, loss)(xi, yi, reduction=reduction, **kw)
+            out.sum().backward()
+            res.append((out.detach().numpy(), xi.grad.numpy(), yi.grad.numpy()))
+        assert res[0][0].dtype == res[1][0].dtype
+        for a, b in zip(res[0], res[1]):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="not a valid value"):
+        getattr(flow.nn.functional, loss)(flow.ones(2), flow.ones(2), reduction="avg")
+    with pytest.raises(RuntimeError, match=f"{loss}: input of shape"):
+        getattr(flow.nn.functional, loss)(flow.ones(2, 3), flow.ones(4))
 
 
 def test_loss_errors():

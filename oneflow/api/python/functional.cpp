@@ -251,6 +251,16 @@ void init_functional(py::module_& m) {
       },
       py::arg("kind"), py::arg("input"), py::arg("a") = 0.0, py::arg("b") = 0.0,
       py::arg("c") = 0.0);
+  m.def(
+      "_activation_of_difference",
+      [](int kind, py::handle x, py::handle y, double a, double b, double c) {
+        Tensor tx = as_tensor(x, fn_name(ActFn(kind)), "input");
+        Tensor ty = as_tensor(y, fn_name(ActFn(kind)), "target");
+        ReleaseGil nogil;
+        return F::activation_of_difference(ActFn(kind), tx, ty, a, b, c);
+      },
+      py::arg("kind"), py::arg("input"), py::arg("target"), py::arg("a") = 0.0, py::arg("b") = 0.0,
+      py::arg("c") = 0.0);
   {
     py::dict kinds;
 #define OF_ACTIVATION_KIND(E, n) kinds[#n] = int(ActFn::k##E);

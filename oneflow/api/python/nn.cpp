@@ -217,6 +217,13 @@ void init_nn(py::module_& m) {
         return F::mse_loss(x, t, reduction);
       },
       py::arg("input"), py::arg("target"), py::arg("reduction") = "mean");
+  m.def("_pointwise_loss",
+        [](int act, double p, py::handle input, py::handle target, const std::string& reduction) {
+          Tensor x = tensor_arg(input, fn_name(ActFn(act)), "input");
+          Tensor t = tensor_arg(target, fn_name(ActFn(act)), "target");
+          ReleaseGil nogil;
+          return F::pointwise_loss(ActFn(act), p, x, t, reduction);
+        });
 }
 
 }  // namespace oneflow::python

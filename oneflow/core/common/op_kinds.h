@@ -81,6 +81,10 @@ enum class UnaryFn : int8_t {
   X(Frac, frac)               \
   X(Abs, absolute)
 
+// The activations that also run on a difference, f(a - b) in one pass
+// (ActivationOfDifference<F>): the pointwise losses.
+#define OF_DIFF_ACTIVATION_FNS(X) X(SmoothL1, smooth_l1) X(Huber, huber)
+
 // Elementwise binary functions of the Binary<F> primitive (inputs and output of one dtype).
 // prelu(x, w) = x > 0 ? x : w x.
 #define OF_BINARY_FNS(X)             \

@@ -968,6 +968,23 @@ Tensor activation(ActFn fn, const Tensor& x, double a, double b, double c) {
   throw_error<RuntimeError>("activation", "unknown function");
 }
 
+Tensor activation_of_difference(ActFn fn, const Tensor& a, const Tensor& b, double p0, double p1,
+                                double p2) {
+  Attrs attrs{{"a", p0}, {"b", p1}, {"c", p2}};
+  const DType dt = float_result(result_type({a, b}));
+  const Tensor x = to(a, dt, std::nullopt), y = to(b, dt, std::nullopt);
+  switch (fn) {
+#define OF_DIFF_CASE(E, n) \
+  case ActFn::k##E:        \
+    return dispatch1(prim::activation_of_difference<ActFn::k##E>(), {x, y}, attrs);
+    OF_DIFF_ACTIVATION_FNS(OF_DIFF_CASE)
+#undef OF_DIFF_CASE
+    default:
+      break;
+  }
+  throw_error<RuntimeError>(fn_name(fn), "has no fused form on a difference");
+}
+
 Tensor activation_grad(ActFn fn, const Tensor& dy, const Tensor& x, const Attrs& attrs) {
   switch (fn) {
 #define OF_ACTIVATION_CASE(E, n) \

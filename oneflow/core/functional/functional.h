@@ -129,6 +129,10 @@ Tensor gelu_grad(const Tensor& dy, const Tensor& x, const std::string& approxima
 // input, and their fused gradient dy * f'(x).
 Tensor activation(ActFn fn, const Tensor& x, double a = 0, double b = 0, double c = 0);
 Tensor activation_grad(ActFn fn, const Tensor& dy, const Tensor& x, const Attrs& attrs);
+// f(a - b) in one pass for the functions of OF_DIFF_ACTIVATION_FNS, a and b promoted to a
+// common floating dtype and broadcast.
+Tensor activation_of_difference(ActFn fn, const Tensor& a, const Tensor& b, double p0 = 0,
+                                double p1 = 0, double p2 = 0);
 Tensor softmax(const Tensor& x, int64_t dim, std::optional<DType> dtype = std::nullopt);
 Tensor softmax_grad(const Tensor& dy, const Tensor& y, int64_t dim);
 Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<DType> dtype = std::nullopt);

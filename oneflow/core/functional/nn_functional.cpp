@@ -414,23 +414,44 @@ Tensor pad_grad(const Tensor& dy, const Shape& input_shape, const IntList& pads,
                    Attrs{{"input_shape", input_shape}, {"pads", pads}, {"mode", mode}});
 }
 
-Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
-  if (reduction != "none" && reduction != "mean" && reduction != "sum")
-    throw_error<ValueError>("mse_loss", reduction, " is not a valid value for reduction");
+namespace {
+// The fused PairLoss applies: a reduction of same-shaped float32/float64 CPU operands.
+bool pair_loss_fuses(const Tensor& input, const Tensor& target, const std::string& reduction) {
   const DType dt = input->dtype();
-  const bool fused = reduction != "none" && input->shape() == target->shape() &&
-                     target->dtype() == dt && (dt == DType::kFloat32 || dt == DType::kFloat64) &&
-                     input->device().type == DeviceType::kCPU &&
-                     target->device().type == DeviceType::kCPU;
-  if (fused) {
-    const double n = static_cast<double>(input->numel());
-    return dispatch1(prim::mse_loss(), {contiguous(input), contiguous(target)},
-                     Attrs{{"scale", reduction == "mean" ? 1.0 / n : 1.0}});
-  }
+  return reduction != "none" && input->shape() == target->shape() && target->dtype() == dt &&
+         (dt == DType::kFloat32 || dt == DType::kFloat64) &&
+         input->device().type == DeviceType::kCPU && target->device().type == DeviceType::kCPU;
+}
+Tensor pair_loss(const Tensor& input, const Tensor& target, int64_t act, double p,
+                 const std::string& reduction) {
+  const double n = static_cast<double>(input->numel());
+  return dispatch1(prim::pair_loss(), {contiguous(input), contiguous(target)},
+                   Attrs{{"scale", reduction == "mean" ? 1.0 / n : 1.0}, {"act", act}, {"p", p}});
+}
+void check_reduction(const char* op, const std::string& reduction) {
+  if (reduction != "none" && reduction != "mean" && reduction != "sum")
+    throw_error<ValueError>(op, reduction, " is not a valid value for reduction");
+}
+}  // namespace
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
+  check_reduction("mse_loss", reduction);
+  if (pair_loss_fuses(input, target, reduction))
+    return pair_loss(input, target, -1, 0.0, reduction);
   const Tensor d = sub(input, target);
   const Tensor sq = mul(d, d);
   if (reduction == "none") return sq;
   return reduction == "mean" ? mean(sq) : sum(sq);
+}
+
+Tensor pointwise_loss(ActFn act, double p, const Tensor& input, const Tensor& target,
+                      const std::string& reduction) {
+  check_reduction(fn_name(act), reduction);
+  if (pair_loss_fuses(input, target, reduction))
+    return pair_loss(input, target, static_cast<int64_t>(act), p, reduction);
+  const Tensor l = activation_of_difference(act, input, target, p);
+  if (reduction == "none") return l;
+  return reduction == "mean" ? mean(l) : sum(l);
 }
 
 Tensor nll_loss(const Tensor& logp, const Tensor& target, const Tensor& weight,
@@ -442,8 +463,8 @@ Tensor nll_loss(const Tensor& logp, const Tensor& target, const Tensor& weight,
                   Attrs{{"ignore_index", ignore_index}, {"mean", mean}})[0];
 }
 
-Tensor mse_loss_grad(const Tensor& dy, const Tensor& a, const Tensor& b, double scale) {
-  return dispatch1(prim::mse_loss_grad(), {contiguous(dy), a, b}, Attrs{{"scale", scale}});
+Tensor pair_loss_grad(const Tensor& dy, const Tensor& a, const Tensor& b, const Attrs& attrs) {
+  return dispatch1(prim::pair_loss_grad(), {contiguous(dy), a, b}, attrs);
 }
 
 namespace {

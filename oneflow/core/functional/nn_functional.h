@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "oneflow/core/common/attrs.h"
+#include "oneflow/core/common/op_kinds.h"
 #include "oneflow/core/framework/tensor.h"
 
 namespace oneflow::functional {
@@ -52,6 +53,11 @@ Tensor resample_grad(const Tensor& dy, const Tensor& index, const Tensor& weight
 // F.mse_loss: reduction "mean" or "sum" of same-shaped float32/float64 CPU operands is one fused
 // kernel (gradient one pass); the other cases compose sub, mul and the reduction.
 Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction);
+// F.smooth_l1_loss (act kSmoothL1, p = beta > 0) and F.huber_loss (kHuber, p = delta): fused
+// as mse_loss where it can, else the one-pass elementwise loss (activation_of_difference) and
+// the reduction.
+Tensor pointwise_loss(ActFn act, double p, const Tensor& input, const Tensor& target,
+                      const std::string& reduction);
 
 // The primitives behind them on prepared operands (batched; attrs as in nn_primitives.h), used
 // by the gradient rules.
@@ -68,11 +74,11 @@ Tensor adaptive_avg_pool_raw(const Tensor& x, const Shape& output_size);
 Tensor adaptive_avg_pool_grad(const Tensor& dy, const Shape& input_shape);
 Tensor border_pad_raw(const Tensor& x, const IntList& pads, int64_t mode, double value = 0);
 Tensor pad_grad(const Tensor& dy, const Shape& input_shape, const IntList& pads, int64_t mode);
-// 2 * scale * dy * (a - b), dy a 0-dim tensor.
 // F.nll_loss with reduction mean (mean = true) or sum of CPU float32/float64 log-probabilities
 // and int64 class targets: one fused kernel; weight of C elements or null.
 Tensor nll_loss(const Tensor& logp, const Tensor& target, const Tensor& weight,
                 int64_t ignore_index, bool mean);
-Tensor mse_loss_grad(const Tensor& dy, const Tensor& a, const Tensor& b, double scale);
+// scale * dy * f'(a - b), dy a 0-dim tensor; attrs as PairLoss.
+Tensor pair_loss_grad(const Tensor& dy, const Tensor& a, const Tensor& b, const Attrs& attrs);
 
 }  // namespace oneflow::functional

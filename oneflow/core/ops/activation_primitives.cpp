@@ -112,6 +112,43 @@ PrimTraits ActivationGrad<K>::traits() const {
   return t;
 }
 
+template <ActFn K>
+const char* ActivationOfDifference<K>::name() const {
+  switch (K) {
+#define OF_DIFF_NAME(E, n) \
+  case ActFn::k##E:        \
+    return #n "_of_difference";
+    OF_DIFF_ACTIVATION_FNS(OF_DIFF_NAME)
+#undef OF_DIFF_NAME
+    default:
+      break;
+  }
+  return "activation_of_difference";
+}
+
+template <ActFn K>
+PrimTraits ActivationOfDifference<K>::traits() const {
+  PrimTraits t = BinaryElementwise::traits();
+  t.saves_inputs = true;
+  return t;
+}
+
+template <ActFn K>
+TensorList ActivationOfDifference<K>::grad(const GradContext& ctx, const TensorList& dy) const {
+  const Tensor d = F::sub(ctx.inputs[0], ctx.inputs[1]);
+  const Tensor g = grad_mode_enabled()
+                       ? composite_grad<K>(dy[0], d, ctx.attrs)
+                       : dispatch(prim::activation_grad<K>(), {dy[0], d}, ctx.attrs)[0];
+  TensorList dx(2);
+  if (ctx.needs_input_grad[0]) dx[0] = F::sum_to(g, ctx.input_metas[0].shape);
+  if (ctx.needs_input_grad[1]) dx[1] = F::sum_to(F::neg(g), ctx.input_metas[1].shape);
+  return dx;
+}
+
+#define OF_DIFF_CLASSES(E, n) template class ActivationOfDifference<ActFn::k##E>;
+OF_DIFF_ACTIVATION_FNS(OF_DIFF_CLASSES)
+#undef OF_DIFF_CLASSES
+
 #define OF_ACTIVATION_CLASSES(E, n)       \
   template class Activation<ActFn::k##E>; \
   template class ActivationGrad<ActFn::k##E>;
@@ -134,6 +171,15 @@ const ActivationGrad<K>& activation_grad() {
   template const ActivationGrad<ActFn::k##E>& activation_grad<ActFn::k##E>();
 OF_ACTIVATION_FNS(OF_ACTIVATION_INSTANCES)
 #undef OF_ACTIVATION_INSTANCES
+template <ActFn K>
+const ActivationOfDifference<K>& activation_of_difference() {
+  static const ActivationOfDifference<K> instance;
+  return instance;
+}
+#define OF_DIFF_INSTANCES(E, n) \
+  template const ActivationOfDifference<ActFn::k##E>& activation_of_difference<ActFn::k##E>();
+OF_DIFF_ACTIVATION_FNS(OF_DIFF_INSTANCES)
+#undef OF_DIFF_INSTANCES
 }  // namespace prim
 
 }  // namespace oneflow

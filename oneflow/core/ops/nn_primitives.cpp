@@ -299,43 +299,58 @@ TensorList PadGrad::grad(const GradContext& ctx, const TensorList& g) const {
 
 // ---- mean squared error ----
 
-PrimTraits MseLoss::traits() const {
+PrimTraits PairLoss::traits() const {
   PrimTraits t;
   t.saves_inputs = true;
   return t;
 }
 
-std::vector<TensorMeta> MseLoss::infer(const TensorList& in, const Attrs&) const {
+std::vector<TensorMeta> PairLoss::infer(const TensorList& in, const Attrs&) const {
   OF_ASSERT(in.size() == 2 && in[0]->shape() == in[1]->shape());
   return {contiguous_meta({}, in[0]->dtype(), in[0]->device())};
 }
 
-TensorList MseLoss::grad(const GradContext& ctx, const TensorList& dy) const {
-  const Tensor da =
-      F::mse_loss_grad(dy[0], ctx.inputs[0], ctx.inputs[1], ctx.attrs.get<double>("scale"));
+TensorList PairLoss::grad(const GradContext& ctx, const TensorList& dy) const {
+  const Tensor da = F::pair_loss_grad(dy[0], ctx.inputs[0], ctx.inputs[1], ctx.attrs);
   return {ctx.needs_input_grad[0] ? da : nullptr, ctx.needs_input_grad[1] ? F::neg(da) : nullptr};
 }
 
-PrimTraits MseLossGrad::traits() const {
+PrimTraits PairLossGrad::traits() const {
   PrimTraits t;
   t.saves_inputs = true;
   return t;
 }
 
-std::vector<TensorMeta> MseLossGrad::infer(const TensorList& in, const Attrs&) const {
+std::vector<TensorMeta> PairLossGrad::infer(const TensorList& in, const Attrs&) const {
   OF_ASSERT(in.size() == 3 && in[0]->ndim() == 0 && in[1]->shape() == in[2]->shape());
   return {contiguous_meta(in[1]->shape(), in[1]->dtype(), in[1]->device())};
 }
 
-// d/d(dy) = sum(g * 2 * scale * (a - b)); d/da = g * 2 * scale * dy = -d/db.
-TensorList MseLossGrad::grad(const GradContext& ctx, const TensorList& g) const {
-  const double k = 2 * ctx.attrs.get<double>("scale");
+// d/d(dy) = sum(g * scale * f'(a - b)); d/da = g * scale * dy * f''(a - b) = -d/db, with
+// f'' = 2 for the squared error and the slope's derivative inside the kink for the others.
+TensorList PairLossGrad::grad(const GradContext& ctx, const TensorList& g) const {
+  const double scale = ctx.attrs.get<double>("scale"), p = ctx.attrs.get<double>("p");
+  const int64_t act = ctx.attrs.get<int64_t>("act");
   const Tensor &dy = ctx.inputs[0], &a = ctx.inputs[1], &b = ctx.inputs[2];
+  const Tensor d = F::sub(a, b);
   TensorList out(3);
-  if (ctx.needs_input_grad[0])
-    out[0] = F::mul(F::sum(F::mul(g[0], F::sub(a, b))), Scalar::from_double(k));
+  if (ctx.needs_input_grad[0]) {
+    const Tensor gs = F::mul(g[0], Scalar::from_double(scale));
+    out[0] = F::sum(
+        act < 0 ? F::mul(F::mul(gs, d), Scalar::from_double(2))
+                : F::activation_grad(ActFn(act), gs, d, Attrs{{"a", p}, {"b", 0.0}, {"c", 0.0}}));
+  }
   if (ctx.needs_input_grad[1] || ctx.needs_input_grad[2]) {
-    const Tensor ga = F::mul(g[0], F::mul(dy, Scalar::from_double(k)));
+    const Tensor gdy = F::mul(g[0], dy);
+    Tensor ga;
+    if (act < 0) {
+      ga = F::mul(gdy, Scalar::from_double(2 * scale));
+    } else {  // smooth_l1: 1 / beta inside |d| < beta; huber: 1 inside |d| < delta; 0 outside
+      const double k = ActFn(act) == ActFn::kSmoothL1 ? scale / p : scale;
+      const Tensor inside = F::lt(F::unary(UnaryFn::kAbs, d), Scalar::from_double(p));
+      ga = F::where(inside, F::mul(gdy, Scalar::from_double(k)),
+                    F::zeros({}, CreationOptions{gdy->dtype(), gdy->device(), ""}));
+    }
     if (ctx.needs_input_grad[1]) out[1] = ga;
     if (ctx.needs_input_grad[2]) out[2] = F::neg(ga);
   }
@@ -459,8 +474,8 @@ OF_INSTANCE(AdaptiveAvgPoolGrad, adaptive_avg_pool_grad)
 OF_INSTANCE(AdaptiveMaxPool, adaptive_max_pool)
 OF_INSTANCE(Pad, pad)
 OF_INSTANCE(PadGrad, pad_grad)
-OF_INSTANCE(MseLoss, mse_loss)
-OF_INSTANCE(MseLossGrad, mse_loss_grad)
+OF_INSTANCE(PairLoss, pair_loss)
+OF_INSTANCE(PairLossGrad, pair_loss_grad)
 OF_INSTANCE(NllLoss, nll_loss)
 OF_INSTANCE(NllLossGrad, nll_loss_grad)
 OF_INSTANCE(Resample, resample)

@@ -150,22 +150,24 @@ class PadGrad final : public Primitive {
   OF_NN_PRIMITIVE_KERNELS
 };
 
-// scale * sum((a - b)^2) of two same-shaped contiguous float tensors, a 0-dim tensor: F.mse_loss
-// with reduction mean (scale 1 / numel) or sum (scale 1). CPU kernel only: on CUDA the
-// functional layer composes sub, mul and the reduction instead.
-class MseLoss final : public Primitive {
+// scale * sum(f(a - b)) of two same-shaped contiguous float tensors, a 0-dim tensor: the pointwise
+// losses with reduction mean (scale 1 / numel) or sum (scale 1) in one pass. attrs act: -1 for
+// f(d) = d^2 (mse_loss), else an ActFn of OF_DIFF_ACTIVATION_FNS with parameter p (smooth_l1's
+// beta, huber's delta). CPU kernel only: on CUDA the functional layer composes the elementwise
+// loss and the reduction instead.
+class PairLoss final : public Primitive {
  public:
-  const char* name() const override { return "mse_loss"; }
+  const char* name() const override { return "pair_loss"; }
   PrimTraits traits() const override;
   std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
   TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
   OF_NN_PRIMITIVE_KERNELS
 };
 
-// (dy, a, b) -> 2 * scale * dy * (a - b): MseLoss's input gradient in one pass.
-class MseLossGrad final : public Primitive {
+// (dy, a, b) -> scale * dy * f'(a - b): PairLoss's input gradient in one pass (attrs as PairLoss).
+class PairLossGrad final : public Primitive {
  public:
-  const char* name() const override { return "mse_loss_grad"; }
+  const char* name() const override { return "pair_loss_grad"; }
   PrimTraits traits() const override;
   std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
   TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
@@ -267,8 +269,8 @@ const AdaptiveAvgPoolGrad& adaptive_avg_pool_grad();
 const AdaptiveMaxPool& adaptive_max_pool();
 const Pad& pad();
 const PadGrad& pad_grad();
-const MseLoss& mse_loss();
-const MseLossGrad& mse_loss_grad();
+const PairLoss& pair_loss();
+const PairLossGrad& pair_loss_grad();
 const NllLoss& nll_loss();
 const NllLossGrad& nll_loss_grad();
 const Resample& resample();

@@ -1225,6 +1225,9 @@ std::vector<const Primitive*> all_primitives() {
   list.push_back(&prim::activation_grad<ActFn::k##E>());
   OF_ACTIVATION_FNS(OF_LIST_ACTIVATION)
 #undef OF_LIST_ACTIVATION
+#define OF_LIST_DIFF(E, n) list.push_back(&prim::activation_of_difference<ActFn::k##E>());
+  OF_DIFF_ACTIVATION_FNS(OF_LIST_DIFF)
+#undef OF_LIST_DIFF
 #define OF_LIST_BINARY(E, n) list.push_back(&prim::binary<BinaryFn::k##E>());
   OF_BINARY_FNS(OF_LIST_BINARY)
 #undef OF_LIST_BINARY

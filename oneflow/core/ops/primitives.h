@@ -201,6 +201,18 @@ class ActivationGrad final : public BinaryElementwise {
   OF_PRIMITIVE_KERNELS
 };
 
+// f(a - b) for the activations of OF_DIFF_ACTIVATION_FNS (smooth_l1_loss and huber_loss without
+// the reduction) in one pass, broadcasting; attrs as Activation<F>. Gradients: dy * f'(a - b)
+// and its negation.
+template <ActFn F>
+class ActivationOfDifference final : public BinaryElementwise {
+ public:
+  const char* name() const override;
+  PrimTraits traits() const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
 // Softmax over attrs dim of a contiguous floating input.
 class Softmax final : public Primitive {
  public:
@@ -804,6 +816,8 @@ template <ActFn F>
 const Activation<F>& activation();
 template <ActFn F>
 const ActivationGrad<F>& activation_grad();
+template <ActFn F>
+const ActivationOfDifference<F>& activation_of_difference();
 const GeluGrad& gelu_grad();
 const Softmax& softmax();
 const SoftmaxGrad& softmax_grad();

@@ -581,6 +581,22 @@ def _diff(op, input, target):
         ) from None
 
 
+def _pointwise_loss(op, kind, input, target, param, reduction):
+    """The activation `kind` of input - target in one pass, reduced (in the same pass for same-
+    shaped operands), a broadcast failure reported under the loss's name."""
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    try:
+        return _C._pointwise_loss(_KIND[kind], float(param), input, target, reduction)
+    except RuntimeError as e:
+        if "broadcast" not in str(e):
+            raise
+        raise RuntimeError(
+            f"{op}: input of shape {tuple(input.shape)} and target of shape "
+            f"{tuple(target.shape)} cannot be broadcast together"
+        ) from None
+
+
 def _check_floating_loss(op, input, target):
     for t in (input, target):
         if not t.is_floating_point():
@@ -603,17 +619,16 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     _check_floating_loss("smooth_l1_loss", input, target)
     if beta < 0:
         raise RuntimeError(f"smooth_l1_loss: expected a non-negative beta, got {beta}")
-    d = _diff("smooth_l1_loss", input, target)
     if beta == 0:
-        return _reduce(_C.abs(d), reduction)
-    return _reduce(_act("smooth_l1", d, float(beta)), reduction)  # one fused pass after the sub
+        return _reduce(_C.abs(_diff("smooth_l1_loss", input, target)), reduction)
+    return _pointwise_loss("smooth_l1_loss", "smooth_l1", input, target, beta, reduction)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0):
     _check_floating_loss("huber_loss", input, target)
     if delta <= 0:
         raise RuntimeError(f"huber_loss: expected a positive delta, got {delta}")
-    return _reduce(_act("huber", _diff("huber_loss", input, target), float(delta)), reduction)
+    return _pointwise_loss("huber_loss", "huber", input, target, delta, reduction)
 
 
 def _check_class_target(op, input, target):

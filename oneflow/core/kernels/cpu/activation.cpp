@@ -169,6 +169,48 @@ void ActivationGrad<K>::compute_cpu(const TensorList& in, const TensorList& out,
   });
 }
 
+template <ActFn K>
+void ActivationOfDifference<K>::compute_cpu(const TensorList& in, const TensorList& out,
+                                            const Attrs& attrs) const {
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    using C = compute_t<T>;
+    if constexpr (std::is_floating_point_v<C>) {
+      const ActParams<C> p = params<C>(attrs);
+      static const cpu::avx2::ActKernel<C> kernel = act_kernel<K, C>();
+      const Shape& shape = out[0]->shape();
+      std::array<std::vector<int64_t>, 3> strides = {cpu::broadcast_byte_strides(out[0], shape),
+                                                     cpu::broadcast_byte_strides(in[0], shape),
+                                                     cpu::broadcast_byte_strides(in[1], shape)};
+      std::array<char*, 3> ptrs = {static_cast<char*>(out[0]->data()),
+                                   static_cast<char*>(in[0]->data()),
+                                   static_cast<char*>(in[1]->data())};
+      // a - b chunk by chunk into a buffer, then the activation from it: one pass over memory
+      cpu::strided_loop<3>(
+          shape, strides, ptrs, [&](std::array<char*, 3> q, const auto& s, int64_t n) {
+            // longer blocks where f needs no scratch (fewer calls)
+            constexpr int64_t kChunk = cpu::uses_scratch<K>() ? cpu::kChunk : 2048;
+            C ab[kChunk], bb[kChunk], d[kChunk], yb[kChunk], t[cpu::kChunk], u[cpu::kChunk];
+            for (int64_t c = 0; c < n; c += kChunk) {
+              const int64_t m = std::min(kChunk, n - c);
+              char* o = q[0] + c * s[0];
+              const C* a = load<T>(q[1] + c * s[1], s[1], m, ab);
+              const C* b = load<T>(q[2] + c * s[2], s[2], m, bb);
+              for (int64_t i = 0; i < m; ++i) d[i] = a[i] - b[i];
+              C* y = target<T>(o, s[0], yb);
+              kernel(d, y, m, p, t, u);
+              store<T>(o, s[0], m, y);
+            }
+          });
+    }
+  });
+}
+
+#define OF_DIFF_KERNELS(E, n)                                     \
+  template void ActivationOfDifference<ActFn::k##E>::compute_cpu( \
+      const TensorList&, const TensorList&, const Attrs&) const;
+OF_DIFF_ACTIVATION_FNS(OF_DIFF_KERNELS)
+#undef OF_DIFF_KERNELS
+
 #define OF_ACTIVATION_KERNELS(E, n)                                                            \
   template void Activation<ActFn::k##E>::compute_cpu(const TensorList&, const TensorList&,     \
                                                      const Attrs&) const;                      \

@@ -413,6 +413,25 @@ void ActivationGrad<K>::compute_cuda(const TensorList& in, const TensorList& out
   });
 }
 
+template <ActFn K>
+struct ActDiffOp {
+  double a, b, c;
+  template <typename C>
+  __device__ C operator()(C x, C y) const {
+    return act_value<K>(C(x - y), ActParams<C>{C(a), C(b), C(c)});
+  }
+};
+
+template <ActFn K>
+void ActivationOfDifference<K>::compute_cuda(const TensorList& in, const TensorList& out,
+                                             const Attrs& attrs) const {
+  const ActDiffOp<K> op{attrs.get<double>("a"), attrs.get<double>("b"), attrs.get<double>("c")};
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<compute_t<T>>)
+      binary_launch<T>(name(), in[0], in[1], out[0], op);
+  });
+}
+
 template <BinaryFn K>
 void Binary<K>::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&) const {
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
@@ -451,5 +470,8 @@ OF_COMPARE_FNS(OF_COMPARE_KERNEL)
   OF_INSTANTIATE_KERNEL(ActivationGrad, ActFn, E)
 OF_ACTIVATION_FNS(OF_ACTIVATION_KERNELS)
 #undef OF_ACTIVATION_KERNELS
+#define OF_DIFF_KERNELS(E, n) OF_INSTANTIATE_KERNEL(ActivationOfDifference, ActFn, E)
+OF_DIFF_ACTIVATION_FNS(OF_DIFF_KERNELS)
+#undef OF_DIFF_KERNELS
 
 }  // namespace oneflow

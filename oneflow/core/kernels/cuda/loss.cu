@@ -1,4 +1,4 @@
-// MseLoss, MseLossGrad, NllLoss, NllLossGrad, Resample, ResampleGrad, Attention,
+// PairLoss, PairLossGrad, NllLoss, NllLossGrad, Resample, ResampleGrad, Attention,
 // AttentionGrad and the Ternary ops have no CUDA kernels: F.mse_loss, F.nll_loss,
 // F.interpolate, F.scaled_dot_product_attention, addcmul, addcdiv and lerp compose other ops for
 // CUDA tensors
@@ -10,11 +10,11 @@
 
 namespace oneflow {
 
-void MseLoss::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+void PairLoss::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
   throw_error<NotImplementedError>(name(), "the fused kernel is CPU-only");
 }
 
-void MseLossGrad::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+void PairLossGrad::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
   throw_error<NotImplementedError>(name(), "the fused kernel is CPU-only");
 }
 

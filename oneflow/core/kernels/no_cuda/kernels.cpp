@@ -109,6 +109,11 @@ template <ActFn K>
 void ActivationGrad<K>::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
   no_cuda(*this);
 }
+template <ActFn K>
+void ActivationOfDifference<K>::compute_cuda(const TensorList&, const TensorList&,
+                                             const Attrs&) const {
+  no_cuda(*this);
+}
 #define OF_INSTANTIATE_KERNEL(Family, Kind, E)                                         \
   template void Family<Kind::k##E>::compute_cuda(const TensorList&, const TensorList&, \
                                                  const Attrs&) const;
@@ -123,6 +128,9 @@ OF_COMPARE_FNS(OF_COMPARE_KERNEL)
   OF_INSTANTIATE_KERNEL(ActivationGrad, ActFn, E)
 OF_ACTIVATION_FNS(OF_ACTIVATION_KERNELS)
 #undef OF_ACTIVATION_KERNELS
+#define OF_DIFF_KERNELS(E, n) OF_INSTANTIATE_KERNEL(ActivationOfDifference, ActFn, E)
+OF_DIFF_ACTIVATION_FNS(OF_DIFF_KERNELS)
+#undef OF_DIFF_KERNELS
 
 void Pow::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { no_cuda(*this); }
 
