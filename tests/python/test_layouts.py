@@ -1244,3 +1244,40 @@ def test_reductions_of_permuted_inputs_like_torch(fn, perm):
             continue  # prod takes one dim
         fo, to = call(flow, f, d), call(torch, t, d)
         np.testing.assert_allclose(fo.numpy(), to.numpy(), rtol=2e-5, atol=1e-6, err_msg=str(d))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float16", "float32", "int64"])
+@pytest.mark.parametrize(
+    "shape, perm",
+    [
+        ((16, 8, 24, 2, 40, 2), (0, 1, 4, 2, 5, 3)),  # pixel_shuffle's view: 2-element runs
+        ((3, 3, 60, 200), (0, 2, 3, 1)),  # NCHW -> NHWC with 3 channels
+        ((2, 70, 3000), (0, 2, 1)),  # a few planes: tiles split across threads
+        ((700, 50), (1, 0)),  # one plane
+        ((4, 9, 6, 64), (0, 2, 1, 3)),  # a shared contiguous dim: row copies
+    ],
+)
+def test_permuted_copies_like_numpy(shape, perm, dtype):
+    # contiguous() of a permuted view: the tiled copy (from 32768 elements: short or long runs of
+    # the output across the input's rows, many or few planes) and the row copies, every element
+    # size.
+    x = (np.arange(np.prod(shape)) % 251).astype(dtype).reshape(shape)
+    got = flow.tensor(x).permute(*perm).contiguous()
+    assert got.is_contiguous()
+    np.testing.assert_array_equal(got.numpy(), np.ascontiguousarray(x.transpose(perm)))
+    # into a strided destination (a transposed view of a fresh tensor) as well
+    dst = flow.zeros(*reversed([shape[p] for p in perm]), dtype=got.dtype).permute(
+        *reversed(range(len(shape)))
+    )
+    dst.copy_(flow.tensor(x).permute(*perm))
+    np.testing.assert_array_equal(dst.numpy(), np.ascontiguousarray(x.transpose(perm)))
+
+
+@pytest.mark.parametrize("r", [2, 3])
+def test_pixel_shuffle_round_trip_like_torch(r):
+    x = np.random.default_rng(r).standard_normal((4, 8 * r * r, 12, 40)).astype(np.float32)
+    f = flow.nn.functional.pixel_shuffle(flow.tensor(x), r)
+    t = torch.nn.functional.pixel_shuffle(torch.tensor(x), r)
+    np.testing.assert_array_equal(f.numpy(), t.numpy())
+    back = flow.nn.functional.pixel_unshuffle(f, r)
+    np.testing.assert_array_equal(back.numpy(), x)

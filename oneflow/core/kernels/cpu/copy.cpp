@@ -1,5 +1,7 @@
 // CPU kernels of the copy and creation primitives: strided copy with dtype cast, fill, and the
 // Philox normal generator.
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -35,7 +37,8 @@ bool copy_tiled(const Tensor& src, const Tensor& dst) {
     if (ds[d] == sz) a = static_cast<int64_t>(d);
     if (ss[d] == sz) b = static_cast<int64_t>(d);
   }
-  if (a < 0 || b < 0 || a == b || shape[a] < 8 || shape[b] < 8) return false;
+  // a may be short (pixel_shuffle's r x r blocks: 2 elements): the tile is then whole rows of a
+  if (a < 0 || b < 0 || a == b || shape[a] < 2 || shape[b] < 8) return false;
   std::vector<int64_t> odims, oss, ods;  // the other dims
   for (size_t d = 0; d < shape.size(); ++d) {
     if (static_cast<int64_t>(d) == a || static_cast<int64_t>(d) == b || shape[d] == 1) continue;
@@ -45,11 +48,53 @@ bool copy_tiled(const Tensor& src, const Tensor& dst) {
   }
   const int64_t na = shape[a], nb = shape[b], sa = ss[a], db = ds[b];
   const int64_t ta = (na + kTileA - 1) / kTileA, tb = (nb + kTileB - 1) / kTileB;
+  const int64_t nd = static_cast<int64_t>(odims.size());
   int64_t outer = 1;
   for (int64_t d : odims) outer *= d;
   const char* s0 = static_cast<const char*>(src->data());
   char* d0 = static_cast<char*>(dst->data());
   auto run = [&]<typename U>() {
+    // one tile of the (a, b) plane at sp / dp
+    auto tile = [&](const char* sp, char* dp, int64_t ia, int64_t ib) {
+      const int64_t ea = std::min(na, ia + kTileA), eb = std::min(nb, ib + kTileB);
+      for (int64_t i = ib; i < eb; ++i) {
+        U* o = reinterpret_cast<U*>(dp + i * db);
+        const char* x = sp + i * sz;
+        for (int64_t j = ia; j < ea; ++j) o[j] = *reinterpret_cast<const U*>(x + j * sa);
+      }
+    };
+    const int threads = omp_get_max_threads();
+    if (outer >= 4 * threads) {
+      // many planes (a batch of small transposes): each thread walks a range of them with an
+      // odometer over the other dims, no division per plane
+#pragma omp parallel for schedule(static)
+      for (int t = 0; t < threads; ++t) {
+        const int64_t lo = outer * t / threads, hi = outer * (t + 1) / threads;
+        if (lo >= hi) continue;
+        std::vector<int64_t> idx(nd, 0);
+        const char* sp = s0;
+        char* dp = d0;
+        for (int64_t d = nd - 1, rem = lo; d >= 0; --d) {
+          idx[d] = rem % odims[d];
+          rem /= odims[d];
+          sp += idx[d] * oss[d];
+          dp += idx[d] * ods[d];
+        }
+        for (int64_t o = lo; o < hi; ++o) {
+          for (int64_t ib = 0; ib < nb; ib += kTileB)
+            for (int64_t ia = 0; ia < na; ia += kTileA) tile(sp, dp, ia, ib);
+          for (int64_t d = nd - 1; d >= 0; --d) {
+            sp += oss[d];
+            dp += ods[d];
+            if (++idx[d] < odims[d]) break;
+            sp -= oss[d] * odims[d];
+            dp -= ods[d] * odims[d];
+            idx[d] = 0;
+          }
+        }
+      }
+      return;
+    }
     const int64_t tiles = outer * tb * ta;
 #pragma omp parallel for schedule(static)
     for (int64_t t = 0; t < tiles; ++t) {
@@ -57,18 +102,13 @@ bool copy_tiled(const Tensor& src, const Tensor& dst) {
       const int64_t ib = (t / ta) % tb * kTileB, ia = t % ta * kTileA;
       const char* sp = s0;
       char* dp = d0;
-      for (int64_t d = static_cast<int64_t>(odims.size()) - 1; d >= 0; --d) {
+      for (int64_t d = nd - 1; d >= 0; --d) {
         const int64_t i = rem % odims[d];
         rem /= odims[d];
         sp += i * oss[d];
         dp += i * ods[d];
       }
-      const int64_t ea = std::min(na, ia + kTileA), eb = std::min(nb, ib + kTileB);
-      for (int64_t i = ib; i < eb; ++i) {
-        U* o = reinterpret_cast<U*>(dp + i * db);
-        const char* x = sp + i * sz;
-        for (int64_t j = ia; j < ea; ++j) o[j] = *reinterpret_cast<const U*>(x + j * sa);
-      }
+      tile(sp, dp, ia, ib);
     }
   };
   if (sz == 1) run.operator()<uint8_t>();
@@ -94,6 +134,14 @@ void copy_cpu(const Tensor& src, const Tensor& dst) {
                            [&](std::array<char*, 2> p, const auto& s, int64_t n) {
                              D* o = reinterpret_cast<D*>(p[0]);
                              const S* x = reinterpret_cast<const S*>(p[1]);
+                             if constexpr (std::is_same_v<S, D>) {
+                               if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
+                                 // same type: memcpy (short runs of a permuted copy cost less
+                                 // than a call into a vector loop)
+                                 std::memcpy(o, x, n * sizeof(D));
+                                 return;
+                               }
+                             }
                              if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
                                cpu::run_loop(tier, [&] {
                                  auto* const o_ = o;
