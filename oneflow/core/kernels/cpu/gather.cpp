@@ -1,5 +1,6 @@
-// CPU kernels of gather, scatter and cat. Index bounds are checked before anything is written,
-// so a bad index raises without leaving a half-written output.
+// CPU kernels of gather, scatter and cat. Scatter checks the index bounds before anything is
+// written, so a bad index raises without leaving a half-written output; gather (whose output is
+// always fresh) tests them in its one pass and raises after it.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -86,31 +87,49 @@ void Gather::compute_cpu(const TensorList& in, const TensorList& out, const Attr
   const int64_t n = index->numel();
   if (n == 0) return;
   const int64_t size = x->ndim() == 0 ? 1 : x->shape()[dim];
-  check_indices(name(), index, size, dim,
-                attrs.has("target_of") ? attrs.get<std::string>("target_of") : std::string());
   // Lines along the index's last dim: per line one base offset into x, then a gather per element
-  // (the index picks the coordinate along `dim`).
+  // (the index picks the coordinate along `dim`). The bounds are tested in the same pass (an
+  // index out of range reads element 0 instead) and reported after it: the output is fresh, so
+  // nothing the user holds is half-written.
   const int64_t* idx = index->data_as<int64_t>();
   const Shape ishape = index->shape().empty() ? Shape{1} : index->shape();
   Strides xs = x->strides();
   if (xs.empty()) xs.push_back(0);
   const int64_t last = static_cast<int64_t>(ishape.size()) - 1, len = ishape[last];
-  const int64_t lines = n / len, dstride = xs[dim], lstride = xs[last];
+  // along dim == last the index alone gives the position; else j steps along the last dim too
+  const int64_t lines = n / len, dstride = xs[dim], lstride = dim == last ? 0 : xs[last];
+  const uint64_t usize = static_cast<uint64_t>(size);
+  int bad = 0;
   visit_dtype(x->dtype(), [&]<typename T>() {
     const T* src = x->data_as<T>();
     T* dst = out[0]->data_as<T>();
-#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain && lines > 1)
+#pragma omp parallel for reduction(|      \
+                                   : bad) \
+    schedule(static) if (n > cpu::kParallelGrain && lines > 1)
     for (int64_t l = 0; l < lines; ++l) {
       const T* base = src + line_offset(l, ishape, xs, last, dim);
       const int64_t* il = idx + l * len;
       T* o = dst + l * len;
-      if (dim == last) {
-        for (int64_t j = 0; j < len; ++j) o[j] = base[il[j] * dstride];
+      int b = 0;
+      if (dim == last && dstride == 1) {
+        for (int64_t j = 0; j < len; ++j) {
+          const uint64_t i = static_cast<uint64_t>(il[j]);
+          b |= i >= usize;
+          o[j] = base[i < usize ? i : 0];
+        }
       } else {
-        for (int64_t j = 0; j < len; ++j) o[j] = base[il[j] * dstride + j * lstride];
+        for (int64_t j = 0; j < len; ++j) {
+          const uint64_t i = static_cast<uint64_t>(il[j]);
+          b |= i >= usize;
+          o[j] = base[static_cast<int64_t>(i < usize ? i : 0) * dstride + j * lstride];
+        }
       }
+      bad |= b;
     }
   });
+  if (bad)  // reports the first bad index
+    check_indices(name(), index, size, dim,
+                  attrs.has("target_of") ? attrs.get<std::string>("target_of") : std::string());
 }
 
 void Scatter::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
