@@ -692,6 +692,19 @@ void Compare<K>::compute_cpu(const TensorList& in, const TensorList& out, const 
                            const T* x = reinterpret_cast<const T*>(p[1]);
                            const T* y = reinterpret_cast<const T*>(p[2]);
                            constexpr int64_t sz = sizeof(T);
+                           if (s[0] == 1 && s[1] == 0 && s[2] == sz) {
+                             // one value against a run (one_hot's index == arange(C))
+                             const C xv = C(*x);
+                             cpu::run_loop(tier, [&] {
+                               auto* const o_ = o;
+                               auto* const y_ = y;
+                               const int64_t m = n;
+                               const C xv_ = xv;
+                               for (int64_t i = 0; i < m; ++i)
+                                 o_[i] = compare_value<K>(xv_, C(y_[i]));
+                             });
+                             return;
+                           }
                            if (s[0] == 1 && s[1] == sz && (s[2] == sz || s[2] == 0)) {
                              if (s[2] == 0) {  // against one value (x > 0)
                                const C yv = C(*y);
