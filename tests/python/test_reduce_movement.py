@@ -940,3 +940,22 @@ def test_masked_ops_reject_bad_arguments():
         flow.masked_scatter(x, flow.ones(3, 4, dtype=flow.bool), flow.randn(11))
     with pytest.raises(RuntimeError, match="masked_scatter: expected self and source"):
         flow.masked_scatter(x, x > 0, flow.randn(12, dtype=flow.float64))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_histc_one_pass_like_torch(dtype):
+    # The one-pass kernel: values on every bin edge (PyTorch's (x - min) * bins / (max - min) in
+    # the input's type decides them), min and max themselves, values outside, NaN and infinities,
+    # 300k values (per-thread counts), one bin, and the range taken from the data.
+    rng = np.random.default_rng(8)
+    edges = np.linspace(-1.5, 2.5, 38)
+    x = np.concatenate(
+        [rng.uniform(-2, 3, 300000), edges, [np.nan, np.inf, -np.inf, -1.5, 2.5, 2.50001]]
+    ).astype(dtype)
+    for bins, lo, hi in ((37, -1.5, 2.5), (1, 0, 1), (100, 0, 0), (7, -0.3, 0.1)):
+        f = flow.histc(flow.tensor(x[np.isfinite(x)] if (lo, hi) == (0, 0) else x), bins, lo, hi)
+        t = torch.histc(torch.tensor(x[np.isfinite(x)] if (lo, hi) == (0, 0) else x), bins, lo, hi)
+        assert f.dtype == flow.float32 if dtype == "float32" else f.dtype == flow.float64
+        np.testing.assert_array_equal(f.numpy(), t.numpy())
+    with pytest.raises(RuntimeError):
+        flow.histc(flow.tensor(x), 4, 2, 1)

@@ -170,6 +170,11 @@ void init_reductions(py::module_& m) {
     py::gil_scoped_acquire gil;
     return pair_to_py(p);
   });
+  m.def("_histc", [](py::handle x, int64_t bins, double lo, double hi) {
+    Tensor t = as_tensor(x, "histc", "input");
+    ReleaseGil nogil;
+    return F::histc(t, bins, lo, hi);
+  });
   m.def(
       "searchsorted",
       [](py::handle seq, py::handle values, bool right, bool out_int32,

@@ -208,6 +208,8 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index, const std::stri
 // The insertion positions of values in boundaries sorted along their last dim (PyTorch's
 // searchsorted): the two promote to one dtype; sorter (optional, int64) is the permutation that
 // sorts each line of boundaries; int64 positions, or int32 with out_int32.
+// torch.histc over [lo, hi] (hi > lo, found by the caller when the user gave min == max).
+Tensor histc(const Tensor& x, int64_t bins, double lo, double hi);
 Tensor searchsorted(const Tensor& boundaries, const Tensor& values, bool right = false,
                     bool out_int32 = false, const Tensor& sorter = nullptr);
 // A copy of self with src scattered along dim at index; reduce: "none", "add", "multiply",

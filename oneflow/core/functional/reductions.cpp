@@ -304,6 +304,10 @@ Tensor gather(const Tensor& x, int64_t dim_in, const Tensor& index, const std::s
   return dispatch1(prim::gather(), {x, idx}, attrs);
 }
 
+Tensor histc(const Tensor& x, int64_t bins, double lo, double hi) {
+  return dispatch1(prim::histc(), {contiguous(x)}, Attrs{{"bins", bins}, {"lo", lo}, {"hi", hi}});
+}
+
 Tensor searchsorted(const Tensor& boundaries, const Tensor& values, bool right, bool out_int32,
                     const Tensor& sorter) {
   if (boundaries->dtype() == DType::kBool || values->dtype() == DType::kBool)

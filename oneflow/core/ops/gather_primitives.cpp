@@ -195,6 +195,27 @@ std::vector<TensorMeta> SearchSorted::infer(const TensorList& in, const Attrs& a
   return {contiguous_meta(values->shape(), out, values->device())};
 }
 
+// ---- histc ----
+
+PrimTraits Histc::traits() const {
+  PrimTraits t;
+  t.differentiable = false;
+  return t;
+}
+
+std::vector<TensorMeta> Histc::infer(const TensorList& in, const Attrs& attrs) const {
+  if (in.size() != 1) throw_error<RuntimeError>(name(), "expected 1 input, got ", in.size());
+  if (!is_floating(in[0]->dtype()))
+    throw_error<NotImplementedError>(name(), "expected a floating point input, got ",
+                                     dtype_name(in[0]->dtype()));
+  const int64_t bins = attrs.get<int64_t>("bins");
+  if (bins <= 0) throw_error<RuntimeError>(name(), "bins must be > 0, got ", bins);
+  if (!(attrs.get<double>("hi") > attrs.get<double>("lo")))
+    throw_error<RuntimeError>(name(), "expected max > min, got ", attrs.get<double>("lo"), " and ",
+                              attrs.get<double>("hi"));
+  return {contiguous_meta({bins}, in[0]->dtype(), in[0]->device())};
+}
+
 namespace prim {
 const Gather& gather() {
   static const Gather instance;
@@ -210,6 +231,10 @@ const Cat& cat() {
 }
 const SearchSorted& search_sorted() {
   static const SearchSorted instance;
+  return instance;
+}
+const Histc& histc() {
+  static const Histc instance;
   return instance;
 }
 }  // namespace prim

@@ -1192,6 +1192,7 @@ std::vector<const Primitive*> all_primitives() {
       &prim::scatter(),
       &prim::cat(),
       &prim::search_sorted(),
+      &prim::histc(),
       &prim::cum_extreme<ReduceFn::kMax>(),
       &prim::cum_extreme<ReduceFn::kMin>(),
       &prim::mode(),

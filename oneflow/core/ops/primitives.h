@@ -524,6 +524,17 @@ class SearchSorted final : public Primitive {
   OF_PRIMITIVE_KERNELS
 };
 
+// Histogram of a floating tensor into attrs bins equal bins over [attrs lo, attrs hi] (hi > lo),
+// as torch.histc: bin int((x - lo) * bins / (hi - lo)) computed in the input's type, x == hi
+// in the last bin, values outside the range and NaN skipped. Output (bins,) of the input's dtype.
+class Histc final : public Primitive {
+ public:
+  const char* name() const override { return "histc"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  OF_PRIMITIVE_KERNELS
+};
+
 // ---- linear algebra (kernels/cpu/onednn/matmul.cpp, kernels/cuda/matmul.cpp) -------------
 // [b, m, k] x [b, k, n] -> [b, m, n], or the same without the batch dim; any strides.
 class Matmul final : public Primitive {
@@ -810,6 +821,7 @@ const SgdUpdate& sgd_update();
 const Scatter& scatter();
 const Cat& cat();
 const SearchSorted& search_sorted();
+const Histc& histc();
 const Exp& exp();
 const Gelu& gelu();
 template <ActFn F>

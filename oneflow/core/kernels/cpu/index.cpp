@@ -273,6 +273,39 @@ void search_block(const T* b, const int64_t* sorter, int64_t len, const T* v, in
 
 }  // namespace
 
+void Histc::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  const int64_t bins = attrs.get<int64_t>("bins"), n = in[0]->numel();
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    using C = compute_t<T>;
+    if constexpr (std::is_floating_point_v<C>) {
+      const C lo = C(T(attrs.get<double>("lo"))), hi = C(T(attrs.get<double>("hi")));
+      const C width = hi - lo, nb = C(bins);
+      const T* x = in[0]->data_as<T>();
+      // per-thread counts, added in thread order
+      const int threads = n > cpu::kParallelGrain ? omp_get_max_threads() : 1;
+      std::vector<int64_t> counts(static_cast<size_t>(threads * bins), 0);
+#pragma omp parallel for schedule(static) num_threads(threads)
+      for (int t = 0; t < threads; ++t) {
+        int64_t* c = counts.data() + t * bins;
+        const int64_t b = n * t / threads, e = n * (t + 1) / threads;
+        for (int64_t i = b; i < e; ++i) {
+          const C v = C(x[i]);
+          if (!(v >= lo && v <= hi)) continue;  // outside, or NaN
+          int64_t pos = static_cast<int64_t>((v - lo) * nb / width);
+          if (pos >= bins) pos = bins - 1;  // v == hi
+          ++c[pos];
+        }
+      }
+      T* o = out[0]->data_as<T>();
+      for (int64_t k = 0; k < bins; ++k) {
+        int64_t total = 0;
+        for (int t = 0; t < threads; ++t) total += counts[t * bins + k];
+        o[k] = T(C(total));
+      }
+    }
+  });
+}
+
 void SearchSorted::compute_cpu(const TensorList& in, const TensorList& out,
                                const Attrs& attrs) const {
   const Tensor &seq = in[0], &values = in[1];

@@ -50,7 +50,7 @@ template <>
 OF_NOT_YET(CumExtreme<ReduceFn::kMax>)
 template <>
 OF_NOT_YET(CumExtreme<ReduceFn::kMin>)
-OF_NOT_YET(Gather) OF_NOT_YET(Scatter) OF_NOT_YET(SearchSorted) template <>
+OF_NOT_YET(Gather) OF_NOT_YET(Scatter) OF_NOT_YET(SearchSorted) OF_NOT_YET(Histc) template <>
 OF_NOT_YET(Reduce<ReduceFn::kProd>)
 template <>
 OF_NOT_YET(Reduce<ReduceFn::kMax>)

@@ -161,16 +161,17 @@ template <>
 OF_NO_CUDA(CumExtreme<ReduceFn::kMax>)
 template <>
 OF_NO_CUDA(CumExtreme<ReduceFn::kMin>)
-OF_NO_CUDA(Gather) OF_NO_CUDA(Scatter) OF_NO_CUDA(Cat) OF_NO_CUDA(SearchSorted) template <>
-OF_NO_CUDA(Reduce<ReduceFn::kProd>)
-template <>
-OF_NO_CUDA(Reduce<ReduceFn::kMax>)
-template <>
-OF_NO_CUDA(Reduce<ReduceFn::kMin>)
-template <>
-OF_NO_CUDA(ArgReduce<ReduceFn::kMax>)
-template <>
-OF_NO_CUDA(ArgReduce<ReduceFn::kMin>)
+OF_NO_CUDA(Gather) OF_NO_CUDA(Scatter) OF_NO_CUDA(Cat) OF_NO_CUDA(SearchSorted)
+    OF_NO_CUDA(Histc) template <>
+    OF_NO_CUDA(Reduce<ReduceFn::kProd>)
+    template <>
+    OF_NO_CUDA(Reduce<ReduceFn::kMax>)
+    template <>
+    OF_NO_CUDA(Reduce<ReduceFn::kMin>)
+    template <>
+    OF_NO_CUDA(ArgReduce<ReduceFn::kMax>)
+    template <>
+    OF_NO_CUDA(ArgReduce<ReduceFn::kMin>)
 #undef OF_NO_CUDA
 
 }  // namespace oneflow
