@@ -150,6 +150,26 @@ def _permute_copy_build(fw):
     return lambda: x.permute(0, 2, 3, 1).contiguous()
 
 
+def _heads_copy_build(fw):
+    # attention's (batch, seq, heads, dim) -> (batch, heads, seq, dim)
+    x = randn(fw, 32, 128, 8, 64)
+    return lambda: x.permute(0, 2, 1, 3).contiguous()
+
+
+def _gather_last_build(fw):
+    x = randn(fw, _N, _N)
+    idx = (fw.module.rand(_N, _N) * _N).long()
+    return lambda: fw.module.gather(x, 1, idx)
+
+
+def _prelu_build(fw):
+    x, w = randn(fw, *_IMG), randn(fw, _IMG[1])
+    x.requires_grad_(True)
+    w.requires_grad_(True)
+    f = op(fw, "nn.functional.prelu")
+    return lambda: f(x, w).sum().backward()
+
+
 def _mse_build(fw):
     f = op(fw, "nn.functional.mse_loss")
     x, y = _grad_input(fw, _N, _N), randn(fw, _N, _N)
@@ -317,6 +337,12 @@ _CASES = [
     ("transposed: x.t().amax(1)", _transposed_build(lambda fw, x: x.amax(1))),
     ("transposed: var(x.t(), 1)", _transposed_build(lambda fw, x: fw.module.var(x, 1))),
     ("transposed: logsumexp(x.t(), 1)", _transposed_build(lambda fw, x: fw.module.logsumexp(x, 1))),
+    ("erfinv", _fwd("erfinv", prep=lambda fw, x: x.tanh() * 0.99)),
+    ("erfc", _fwd("erfc")),
+    ("histc 100 bins", _fwd("histc", args=(100, -3, 3))),
+    ("prelu fwd+bwd", _prelu_build),
+    ("heads copy (B,S,H,D)->(B,H,S,D)", _heads_copy_build),
+    ("gather(dim=1) random", _gather_last_build),
     ("sort 1M int64", _int64_sort_build(False)),
     ("unique 1M int64 inverse counts", _int64_sort_build(True)),
 ]
