@@ -568,10 +568,10 @@ def _check_same_shape(op, input, target):
         )
 
 
-def _diff(op, input, target):
-    """input - target, with a broadcast failure reported under the loss's name."""
+def _pairwise(op, input, target, fn):
+    """fn(), a broadcast failure of input and target reported under the loss's name."""
     try:
-        return _C.sub(input, target)
+        return fn()
     except RuntimeError as e:
         if "broadcast" not in str(e):
             raise
@@ -579,22 +579,24 @@ def _diff(op, input, target):
             f"{op}: input of shape {tuple(input.shape)} and target of shape "
             f"{tuple(target.shape)} cannot be broadcast together"
         ) from None
+
+
+def _diff(op, input, target):
+    """input - target."""
+    return _pairwise(op, input, target, lambda: _C.sub(input, target))
 
 
 def _pointwise_loss(op, kind, input, target, param, reduction):
     """The activation `kind` of input - target in one pass, reduced (in the same pass for same-
-    shaped operands), a broadcast failure reported under the loss's name."""
+    shaped operands)."""
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    try:
-        return _C._pointwise_loss(_KIND[kind], float(param), input, target, reduction)
-    except RuntimeError as e:
-        if "broadcast" not in str(e):
-            raise
-        raise RuntimeError(
-            f"{op}: input of shape {tuple(input.shape)} and target of shape "
-            f"{tuple(target.shape)} cannot be broadcast together"
-        ) from None
+    return _pairwise(
+        op,
+        input,
+        target,
+        lambda: _C._pointwise_loss(_KIND[kind], float(param), input, target, reduction),
+    )
 
 
 def _check_floating_loss(op, input, target):
