@@ -959,3 +959,136 @@ def test_histc_one_pass_like_torch(dtype):
         np.testing.assert_array_equal(f.numpy(), t.numpy())
     with pytest.raises(RuntimeError):
         flow.histc(flow.tensor(x), 4, 2, 1)
+
+
+@pytest.mark.parametrize("shape,classes", [((0,), 3), ((7,), 4), ((3, 5), 6), ((40000,), 10)])
+def test_one_hot_one_pass_like_torch(shape, classes):
+    rng = np.random.default_rng(len(shape) * classes)
+    x = rng.integers(0, classes, size=shape)
+    for n in (classes, classes + 3, -1):
+        if n == -1 and not x.size:
+            for lib in (flow, torch):
+                with pytest.raises(RuntimeError, match="infer total number of classes"):
+                    lib.nn.functional.one_hot(lib.tensor(x), n)
+            continue
+        got = flow.nn.functional.one_hot(flow.tensor(x), n)
+        want = torch.nn.functional.one_hot(torch.tensor(x), n)
+        assert got.dtype == flow.int64 and tuple(got.shape) == tuple(want.shape)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    # a transposed (non-contiguous) index
+    if len(shape) == 2:
+        np.testing.assert_array_equal(
+            flow.nn.functional.one_hot(flow.tensor(x).t(), classes).numpy(),
+            torch.nn.functional.one_hot(torch.tensor(x).t(), classes).numpy(),
+        )
+
+
+def test_one_hot_range_errors_name_the_value():
+    for bad, match in (
+        ([0, 7, 1], "smaller than num_classes, got 7 with num_classes=3"),
+        ([0, -2], "non-negative, got -2"),
+    ):
+        with pytest.raises(RuntimeError, match=f"^one_hot: .*{match}"):
+            flow.nn.functional.one_hot(flow.tensor(bad), 3).numpy()
+        with pytest.raises(RuntimeError):
+            torch.nn.functional.one_hot(torch.tensor(bad), 3)
+    with pytest.raises(RuntimeError, match="non-negative"):
+        flow.nn.functional.one_hot(flow.tensor([-1, -3])).numpy()
+    # the engine stays usable after the error
+    assert flow.nn.functional.one_hot(flow.tensor([1]), 2).numpy().tolist() == [[0, 1]]
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
+@pytest.mark.parametrize("n", [0, 9, 50000])
+def test_bincount_one_pass_like_torch(dtype, n):
+    rng = np.random.default_rng(n)
+    x = rng.integers(0, 100 if dtype != "int8" else 50, size=n).astype(dtype)
+    for minlength in (0, 120):
+        got = flow.bincount(flow.tensor(x), minlength=minlength)
+        want = torch.bincount(torch.tensor(x), minlength=minlength)
+        assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    for wdtype in ("float32", "float64", "int32"):
+        w = (
+            rng.standard_normal(n).astype(wdtype)
+            if wdtype != "int32"
+            else rng.integers(-5, 5, size=n).astype(wdtype)
+        )
+        got = flow.bincount(flow.tensor(x), flow.tensor(w))
+        want = torch.bincount(torch.tensor(x), torch.tensor(w))
+        assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+        # float32 weights: summed in float64 here, in float32 by PyTorch
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-3)
+
+
+def test_bincount_errors_like_torch():
+    with pytest.raises(RuntimeError, match="^bincount: input must be non-negative, got -4"):
+        flow.bincount(flow.tensor([1, -4, 2])).numpy()
+    with pytest.raises(RuntimeError):
+        torch.bincount(torch.tensor([1, -4, 2]))
+    with pytest.raises(RuntimeError, match="same length"):
+        flow.bincount(flow.tensor([1, 2]), flow.tensor([1.0, 2.0, 3.0]))
+    with pytest.raises(RuntimeError, match="minlength"):
+        flow.bincount(flow.tensor([1, 2]), minlength=-1)
+    assert flow.bincount(flow.tensor([2])).numpy().tolist() == [0, 0, 1]
+
+
+@pytest.mark.parametrize(
+    "sa,sb,dim",
+    [
+        ((5, 3), (5, 3), 1),
+        ((3, 7), (3, 7), 0),
+        ((4, 3, 6), (4, 3, 6), 1),
+        ((2, 3), (1, 3), -1),
+        ((6, 1, 3), (1, 5, 3), -1),
+        ((3, 40000), (3, 40000), 0),
+        ((20000, 3), (20000, 3), 1),
+        ((0, 3), (0, 3), 1),
+    ],
+)
+def test_cross_one_pass_like_torch(sa, sb, dim):
+    rng = np.random.default_rng(sum(sa))
+    a, b = rng.standard_normal(sa), rng.standard_normal(sb)
+    for dtype in ("float32", "float64"):
+        fa = flow.tensor(a.astype(dtype), requires_grad=True)
+        fb = flow.tensor(b.astype(dtype), requires_grad=True)
+        ta = torch.tensor(a.astype(dtype), requires_grad=True)
+        tb = torch.tensor(b.astype(dtype), requires_grad=True)
+        fy, ty = flow.linalg.cross(fa, fb, dim=dim), torch.linalg.cross(ta, tb, dim=dim)
+        tol = 1e-5 if dtype == "float32" else 1e-12
+        np.testing.assert_allclose(fy.numpy(), ty.detach().numpy(), rtol=tol, atol=tol)
+        g = rng.standard_normal(ty.shape).astype(dtype)
+        fy.backward(flow.tensor(g))
+        ty.backward(torch.tensor(g))
+        np.testing.assert_allclose(fa.grad.numpy(), ta.grad.numpy(), rtol=tol, atol=tol)
+        np.testing.assert_allclose(fb.grad.numpy(), tb.grad.numpy(), rtol=tol, atol=tol)
+    # integers, and a non-contiguous input
+    ia, ib = rng.integers(-9, 9, size=sa), rng.integers(-9, 9, size=sb)
+    np.testing.assert_array_equal(
+        flow.linalg.cross(flow.tensor(ia), flow.tensor(ib), dim=dim).numpy(),
+        torch.linalg.cross(torch.tensor(ia), torch.tensor(ib), dim=dim).numpy(),
+    )
+    if len(sa) == 2 and sa == sb and a.size:
+        fa = flow.tensor(a).t().contiguous().t()  # a strided view of a
+        assert not fa.is_contiguous()
+        np.testing.assert_allclose(
+            flow.cross(fa, flow.tensor(b), dim=dim).numpy(),
+            torch.cross(torch.tensor(a), torch.tensor(b), dim=dim).numpy(),
+        )
+
+
+def test_cross_rank_and_size_errors_like_torch():
+    for sa, sb in (((6, 1, 3), (5, 3)), ((2, 3), (2, 4)), ((2, 4), (2, 4))):
+        with pytest.raises(RuntimeError, match="^cross: "):
+            flow.linalg.cross(flow.ones(*sa), flow.ones(*sb))
+        with pytest.raises(RuntimeError):
+            torch.linalg.cross(torch.ones(*sa), torch.ones(*sb))
+
+
+def test_cross_mixed_dtypes_raise_like_torch():
+    a = np.arange(6).reshape(2, 3)
+    b = np.linspace(0, 1, 6).reshape(2, 3).astype(np.float32)
+    with pytest.raises(RuntimeError, match="^cross: expected both inputs to have the same dtype"):
+        flow.cross(flow.tensor(a), flow.tensor(b), dim=1)
+    with pytest.raises(RuntimeError):
+        torch.cross(torch.tensor(a), torch.tensor(b), dim=1)

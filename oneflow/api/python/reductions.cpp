@@ -1,6 +1,7 @@
 // oneflow._C bindings of the reductions beyond sum, the scans, sort, gather, scatter and cat.
 // Functions returning (values, indices) return a tuple; the Python layer names its fields.
 #include "oneflow/api/python/common.h"
+#include "oneflow/core/functional/counting.h"
 #include "oneflow/core/functional/functional.h"
 
 namespace oneflow::python {
@@ -174,6 +175,23 @@ void init_reductions(py::module_& m) {
     Tensor t = as_tensor(x, "histc", "input");
     ReleaseGil nogil;
     return F::histc(t, bins, lo, hi);
+  });
+  // functional/counting.h: one-pass kernels on the CPU.
+  m.def("_one_hot", [](py::handle x, int64_t num_classes) {
+    Tensor t = as_tensor(x, "one_hot", "input");
+    ReleaseGil nogil;
+    return F::one_hot(t, num_classes);
+  });
+  m.def("_bincount", [](py::handle x, py::handle weights, int64_t minlength) {
+    Tensor t = as_tensor(x, "bincount", "input");
+    Tensor w = weights.is_none() ? Tensor() : as_tensor(weights, "bincount", "weights");
+    ReleaseGil nogil;
+    return F::bincount(t, w, minlength);
+  });
+  m.def("_cross", [](py::handle a, py::handle b, std::optional<int64_t> dim) {
+    Tensor ta = as_tensor(a, "cross", "input"), tb = as_tensor(b, "cross", "other");
+    ReleaseGil nogil;
+    return F::cross(ta, tb, dim);
   });
   m.def(
       "searchsorted",

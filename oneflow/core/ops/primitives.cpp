@@ -7,6 +7,7 @@
 #include "oneflow/core/autograd/autograd.h"
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/functional/functional.h"
+#include "oneflow/core/ops/counting_primitives.h"
 #include "oneflow/core/ops/nn_primitives.h"
 
 namespace oneflow {
@@ -1193,6 +1194,9 @@ std::vector<const Primitive*> all_primitives() {
       &prim::cat(),
       &prim::search_sorted(),
       &prim::histc(),
+      &prim::one_hot(),
+      &prim::bincount(),
+      &prim::cross(),
       &prim::cum_extreme<ReduceFn::kMax>(),
       &prim::cum_extreme<ReduceFn::kMin>(),
       &prim::mode(),

@@ -101,34 +101,8 @@ def trace(input):
 
 
 def cross(input, other, dim=None):
-    if str(input.dtype) == "oneflow.bool" or str(other.dtype) == "oneflow.bool":
-        raise NotImplementedError(
-            f"cross: expected numeric inputs, got {input.dtype} and {other.dtype}"
-        )
-    if dim is None:
-        dim = next((d for d in range(input.ndim) if input.shape[d] == 3), None)
-        if not (dim is not None):
-            _fail("cross", f"no dimension of size 3 in input of shape {tuple(input.shape)}")
-    if not (input.shape[dim] == 3 and other.shape[dim] == 3):
-        _fail(
-            "cross",
-            f"inputs dimension {dim} must have length 3, got {input.shape[dim]} and "
-            f"{other.shape[dim]}",
-        )
-
-    def part(t, i):
-        return _C.narrow(t, dim, i, 1)
-
-    a0, a1, a2 = (part(input, i) for i in range(3))
-    b0, b1, b2 = (part(other, i) for i in range(3))
-    return _C.cat(
-        [
-            _C.sub(_C.mul(a1, b2), _C.mul(a2, b1)),
-            _C.sub(_C.mul(a2, b0), _C.mul(a0, b2)),
-            _C.sub(_C.mul(a0, b1), _C.mul(a1, b0)),
-        ],
-        dim,
-    )
+    # One kernel on the CPU; checks, broadcasting and the default dim in C++.
+    return _C._cross(input, other, dim)
 
 
 def functions():

@@ -503,25 +503,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
 
 
 def bincount(input, weights=None, minlength=0):
-    import oneflow
-
-    if input.dtype == oneflow.bool:
-        raise NotImplementedError("bincount: bool inputs are not supported")
-    if input.dtype.is_floating_point:
-        raise NotImplementedError(f"bincount: expected an integer input, got {input.dtype}")
-    if input.ndim != 1:
-        raise RuntimeError("bincount: only supports 1-d non-negative integral inputs")
-    if input.numel() and builtins.bool(_C.lt(input, 0).any()):
-        raise RuntimeError("bincount: input must be non-negative")
-    n = builtins.max(int(_C.amax(input)) + 1 if input.numel() else 0, minlength)
-    if weights is None:
-        src = oneflow.ones(input.shape, dtype=oneflow.int64, device=input.device)
-    else:
-        # As PyTorch: float32 and float64 weights keep their dtype, all others count in float64.
-        keep = weights.dtype in (oneflow.float32, oneflow.float64)
-        src = weights if keep else weights.double()
-    out = oneflow.zeros(n, dtype=src.dtype, device=input.device)
-    return _C.scatter(out, 0, input.long(), src, "add")
+    return _C._bincount(input, weights, minlength)
 
 
 def histc(input, bins=100, min=0, max=0):

@@ -310,25 +310,7 @@ def embedding(
 
 
 def one_hot(tensor, num_classes=-1):
-    if tensor.dtype != oneflow.int64:
-        raise RuntimeError(
-            f"one_hot: is only applicable to index tensor of type int64, got {tensor.dtype}"
-        )
-    if tensor.numel():
-        lo, hi = int(_C.amin(tensor)), int(_C.amax(tensor))
-        if lo < 0:
-            raise RuntimeError(f"one_hot: class values must be non-negative, got {lo}")
-        if num_classes < 0:
-            num_classes = hi + 1
-        elif hi >= num_classes:
-            raise RuntimeError(
-                f"one_hot: class values must be smaller than num_classes, got {hi} with "
-                f"num_classes={num_classes}"
-            )
-    elif num_classes < 0:
-        num_classes = 0
-    classes = oneflow.arange(num_classes, device=tensor.device)
-    return _C.eq(_C.unsqueeze(tensor, -1), classes).long()
+    return _C._one_hot(tensor, num_classes)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12):

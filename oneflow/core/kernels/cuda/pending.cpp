@@ -2,6 +2,7 @@
 // NotImplementedError naming the op, so a CUDA program fails clearly instead of computing
 // something wrong. Cat already runs on the GPU (its kernel is a set of strided copies).
 #include "oneflow/core/kernels/cuda/cuda_kernels.h"
+#include "oneflow/core/ops/counting_primitives.h"
 #include "oneflow/core/ops/primitives.h"
 
 namespace oneflow {
@@ -29,6 +30,9 @@ void Cat::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&
     not_yet(*this);                                                                  \
   }
 OF_NOT_YET(VectorNorm2)
+OF_NOT_YET(OneHot)
+OF_NOT_YET(Bincount)
+OF_NOT_YET(Cross)
 OF_NOT_YET(Cumsum)
 OF_NOT_YET(Cumprod)
 OF_NOT_YET(Sort)

@@ -1,7 +1,8 @@
 // Linked when ONEFLOW_WITH_CUDA=OFF: the CUDA kernels of the convolution, pooling, loss,
-// resampling, attention and fused pointwise (Ternary) primitives
+// resampling, attention, counting and fused pointwise (Ternary) primitives
 // (see kernels/no_cuda/kernels.cpp for the others).
 #include "oneflow/core/ops/attention_primitives.h"
+#include "oneflow/core/ops/counting_primitives.h"
 #include "oneflow/core/ops/nn_primitives.h"
 #include "oneflow/core/ops/ternary_primitives.h"
 
@@ -39,6 +40,9 @@ OF_NN_NO_CUDA(Resample)
 OF_NN_NO_CUDA(ResampleGrad)
 OF_NN_NO_CUDA(Attention)
 OF_NN_NO_CUDA(AttentionGrad)
+OF_NN_NO_CUDA(OneHot)
+OF_NN_NO_CUDA(Bincount)
+OF_NN_NO_CUDA(Cross)
 #undef OF_NN_NO_CUDA
 
 template <TernaryFn K>

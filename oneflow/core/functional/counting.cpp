@@ -1,0 +1,120 @@
+// one_hot, bincount and cross on their one-pass primitives (functional/counting.h).
+#include "oneflow/core/functional/counting.h"
+
+#include <algorithm>
+
+#include "oneflow/core/dispatch/dispatch.h"
+#include "oneflow/core/ops/counting_primitives.h"
+
+namespace oneflow::functional {
+
+namespace {
+
+// The largest value of a non-empty integer tensor, read on the host (a synchronisation point,
+// as in PyTorch). The scan runs on the stream (a scan on this thread would compete with the
+// stream's threads for the cores).
+int64_t host_max(const Tensor& x) {
+  const Tensor h = to(amax(x), DType::kInt64, Device{});
+  return *h->read_as<int64_t>();
+}
+
+// The smallest value on the host, for the range checks of the compositions used off the CPU.
+int64_t host_min(const Tensor& x) { return -host_max(neg(to(x, DType::kInt64, std::nullopt))); }
+
+}  // namespace
+
+Tensor one_hot(const Tensor& index, int64_t num_classes) {
+  if (index->dtype() != DType::kInt64)
+    throw_error<RuntimeError>("one_hot", "is only applicable to index tensor of type int64, got ",
+                              dtype_name(index->dtype()));
+  if (num_classes < 0) {
+    if (index->numel() == 0)
+      throw_error<RuntimeError>("one_hot",
+                                "can not infer total number of classes from empty tensor");
+    num_classes = std::max<int64_t>(host_max(index) + 1, 0);
+  }
+  if (index->device().type == DeviceType::kCPU)  // one pass that also tests the range
+    return dispatch1(prim::one_hot(), {contiguous(index)}, Attrs{{"num_classes", num_classes}});
+  if (index->numel()) {
+    const int64_t lo = host_min(index), hi = host_max(index);
+    if (lo < 0) throw_error<RuntimeError>("one_hot", "class values must be non-negative, got ", lo);
+    if (hi >= num_classes)
+      throw_error<RuntimeError>("one_hot", "class values must be smaller than num_classes, got ",
+                                hi, " with num_classes=", num_classes);
+  }
+  const Tensor classes = arange(Scalar::from_int(0), Scalar::from_int(num_classes),
+                                Scalar::from_int(1), DType::kInt64, index->device());
+  return to(compare(CompareFn::kEq, unsqueeze(index, -1), classes), DType::kInt64, std::nullopt);
+}
+
+Tensor bincount(const Tensor& x, const Tensor& weights_in, int64_t minlength) {
+  if (x->dtype() == DType::kBool || is_floating(x->dtype()))
+    throw_error<NotImplementedError>("bincount", "expected an integer input, got ",
+                                     dtype_name(x->dtype()));
+  if (x->ndim() != 1)
+    throw_error<RuntimeError>("bincount", "only supports 1-d non-negative integral inputs, got a ",
+                              x->ndim(), "-d tensor");
+  if (minlength < 0)
+    throw_error<RuntimeError>("bincount", "minlength should be >= 0, got ", minlength);
+  if (weights_in && (weights_in->ndim() != 1 || weights_in->shape()[0] != x->shape()[0]))
+    throw_error<RuntimeError>("bincount",
+                              "weights should be 1-d and have the same length as input");
+  const CreationOptions opts{DType::kInt64, x->device(), ""};
+  if (x->numel() == 0) return zeros({minlength}, opts);  // as PyTorch: int64, weights or not
+  const int64_t length = std::max(host_max(x) + 1, minlength);
+  // As PyTorch: float32 and float64 weights keep their dtype, all others sum in float64.
+  Tensor weights = weights_in;
+  if (weights && weights->dtype() != DType::kFloat32 && weights->dtype() != DType::kFloat64)
+    weights = to(weights, DType::kFloat64, std::nullopt);
+  if (x->device().type == DeviceType::kCPU) {  // one pass that also tests the range
+    TensorList in{contiguous(x)};
+    if (weights) in.push_back(contiguous(weights));
+    return dispatch1(prim::bincount(), in, Attrs{{"length", length}});
+  }
+  const int64_t lo = host_min(x);
+  if (lo < 0) throw_error<RuntimeError>("bincount", "input must be non-negative, got ", lo);
+  const Tensor src = weights ? weights : ones(x->shape(), opts);
+  const Tensor out = zeros({length}, CreationOptions{src->dtype(), x->device(), ""});
+  return scatter(out, 0, to(x, DType::kInt64, std::nullopt), src, "add");
+}
+
+Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim_in) {
+  if (a->dtype() == DType::kBool || b->dtype() == DType::kBool)
+    throw_error<NotImplementedError>("cross", "expected numeric inputs, got ",
+                                     dtype_name(a->dtype()), " and ", dtype_name(b->dtype()));
+  if (a->ndim() != b->ndim())
+    throw_error<RuntimeError>("cross", "inputs must have the same number of dimensions, got ",
+                              a->ndim(), " and ", b->ndim());
+  if (a->dtype() != b->dtype())  // PyTorch does not promote here either
+    throw_error<RuntimeError>("cross", "expected both inputs to have the same dtype, got ",
+                              dtype_name(a->dtype()), " and ", dtype_name(b->dtype()));
+  const Shape shape = broadcast_shapes("cross", a->shape(), b->shape());
+  int64_t dim = 0;
+  if (dim_in) {
+    dim = wrap_dim("cross", *dim_in, static_cast<int64_t>(shape.size()));
+  } else {  // torch.cross without dim: the first dim of size 3
+    const auto it = std::find(shape.begin(), shape.end(), int64_t(3));
+    if (it == shape.end())
+      throw_error<RuntimeError>("cross", "no dimension of size 3 in input of shape ",
+                                shape_str(a->shape()));
+    dim = it - shape.begin();
+  }
+  if (a->shape()[dim] != 3 || b->shape()[dim] != 3)
+    throw_error<RuntimeError>("cross", "inputs dimension ", dim, " must have length 3, got ",
+                              a->shape()[dim], " and ", b->shape()[dim]);
+  if (a->device().type == DeviceType::kCPU) {
+    auto prepare = [&](const Tensor& t) {
+      return contiguous(t->shape() != shape ? expand(t, shape) : t);
+    };
+    return dispatch1(prim::cross(), {prepare(a), prepare(b)}, Attrs{{"dim", dim}});
+  }
+  // elsewhere: from the three components' products
+  auto part = [&](const Tensor& t, int64_t i) { return narrow(t, dim, i, 1); };
+  const Tensor a0 = part(a, 0), a1 = part(a, 1), a2 = part(a, 2);
+  const Tensor b0 = part(b, 0), b1 = part(b, 1), b2 = part(b, 2);
+  return cat(
+      {sub(mul(a1, b2), mul(a2, b1)), sub(mul(a2, b0), mul(a0, b2)), sub(mul(a0, b1), mul(a1, b0))},
+      dim);
+}
+
+}  // namespace oneflow::functional

@@ -1,0 +1,102 @@
+// Meta inference, traits and gradient rules of one_hot, bincount and cross
+// (counting_primitives.h). User-facing checks and promotion live in functional/counting.cpp.
+#include "oneflow/core/ops/counting_primitives.h"
+
+#include "oneflow/core/functional/counting.h"
+
+namespace oneflow {
+
+namespace {
+TensorMeta contiguous_meta(Shape shape, DType dtype, Device device) {
+  Strides strides = contiguous_strides(shape);
+  return TensorMeta{std::move(shape), std::move(strides), 0, dtype, device};
+}
+
+PrimTraits not_differentiable() {
+  PrimTraits t;
+  t.differentiable = false;
+  return t;
+}
+}  // namespace
+
+PrimTraits OneHot::traits() const { return not_differentiable(); }
+
+std::vector<TensorMeta> OneHot::infer(const TensorList& in, const Attrs& attrs) const {
+  if (in.size() != 1) throw_error<RuntimeError>(name(), "expected 1 input, got ", in.size());
+  if (in[0]->dtype() != DType::kInt64)
+    throw_error<RuntimeError>(name(), "is only applicable to index tensor of type int64, got ",
+                              dtype_name(in[0]->dtype()));
+  const int64_t classes = attrs.get<int64_t>("num_classes");
+  if (classes < 0)
+    throw_error<RuntimeError>(name(), "num_classes must be non-negative, got ", classes);
+  Shape shape = in[0]->shape();
+  shape.push_back(classes);
+  return {contiguous_meta(std::move(shape), DType::kInt64, in[0]->device())};
+}
+
+PrimTraits Bincount::traits() const { return not_differentiable(); }
+
+std::vector<TensorMeta> Bincount::infer(const TensorList& in, const Attrs& attrs) const {
+  if (in.empty() || in.size() > 2)
+    throw_error<RuntimeError>(name(), "expected 1 or 2 inputs, got ", in.size());
+  const Tensor& x = in[0];
+  if (!is_integral(x->dtype(), false) || x->ndim() != 1)
+    throw_error<RuntimeError>(name(), "only supports 1-d non-negative integral inputs, got a ",
+                              x->ndim(), "-d ", dtype_name(x->dtype()), " tensor");
+  DType out = DType::kInt64;
+  if (in.size() == 2) {
+    const Tensor& w = in[1];
+    if (w->dtype() != DType::kFloat32 && w->dtype() != DType::kFloat64)
+      throw_error<RuntimeError>(name(), "expected float32 or float64 weights, got ",
+                                dtype_name(w->dtype()));
+    if (w->ndim() != 1 || w->shape()[0] != x->shape()[0])
+      throw_error<RuntimeError>(name(), "weights should be 1-d and have the same length as input");
+    out = w->dtype();
+  }
+  const int64_t length = attrs.get<int64_t>("length");
+  if (length < 0) throw_error<RuntimeError>(name(), "length must be non-negative, got ", length);
+  return {contiguous_meta({length}, out, x->device())};
+}
+
+PrimTraits Cross::traits() const {
+  PrimTraits t;
+  t.saves_inputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> Cross::infer(const TensorList& in, const Attrs& attrs) const {
+  if (in.size() != 2) throw_error<RuntimeError>(name(), "expected 2 inputs, got ", in.size());
+  const Tensor &a = in[0], &b = in[1];
+  if (a->shape() != b->shape() || a->dtype() != b->dtype())
+    throw_error<RuntimeError>(name(), "expected inputs of one shape and dtype");
+  const int64_t dim = attrs.get<int64_t>("dim");
+  if (dim < 0 || dim >= a->ndim() || a->shape()[dim] != 3)
+    throw_error<RuntimeError>(name(), "dimension ", dim, " must have length 3");
+  return {contiguous_meta(a->shape(), a->dtype(), a->device())};
+}
+
+TensorList Cross::grad(const GradContext& ctx, const TensorList& dy) const {
+  const int64_t dim = ctx.attrs.get<int64_t>("dim");
+  TensorList dx(2);
+  if (!dy[0]) return dx;
+  if (ctx.needs_input_grad[0]) dx[0] = functional::cross(ctx.inputs[1], dy[0], dim);
+  if (ctx.needs_input_grad[1]) dx[1] = functional::cross(dy[0], ctx.inputs[0], dim);
+  return dx;
+}
+
+namespace prim {
+const OneHot& one_hot() {
+  static const OneHot instance;
+  return instance;
+}
+const Bincount& bincount() {
+  static const Bincount instance;
+  return instance;
+}
+const Cross& cross() {
+  static const Cross instance;
+  return instance;
+}
+}  // namespace prim
+
+}  // namespace oneflow

@@ -1,0 +1,58 @@
+// One-pass kernels for ops that were compositions of several dispatches: one_hot and bincount
+// (which count or encode class indices, testing their range in the same pass) and cross (three
+// planes in, three planes out). CPU kernels in kernels/cpu/counting.cpp; on CUDA the Python
+// functions keep their compositions.
+#pragma once
+
+#include "oneflow/core/ops/primitive.h"
+
+namespace oneflow {
+
+// int64 index -> int64 (*index.shape, attrs num_classes) with a 1 at each index's class. An index
+// outside [0, num_classes) raises after the pass, naming the value (the output is fresh).
+class OneHot final : public Primitive {
+ public:
+  const char* name() const override { return "one_hot"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  void compute_cpu(const TensorList& inputs, const TensorList& outputs,
+                   const Attrs& attrs) const override;
+  void compute_cuda(const TensorList& inputs, const TensorList& outputs,
+                    const Attrs& attrs) const override;
+};
+
+// Counts of each value of a 1-D integer tensor in a (attrs length,) output: int64 counts, or
+// with a second input (weights of the same length, float32 or float64) sums of the weights, in
+// the weights' dtype. A negative value or one >= length raises after the pass.
+class Bincount final : public Primitive {
+ public:
+  const char* name() const override { return "bincount"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  void compute_cpu(const TensorList& inputs, const TensorList& outputs,
+                   const Attrs& attrs) const override;
+  void compute_cuda(const TensorList& inputs, const TensorList& outputs,
+                    const Attrs& attrs) const override;
+};
+
+// a x b along attrs dim (of size 3): inputs of one shape and dtype (the functional layer
+// broadcasts and promotes). Gradients b x g and g x a.
+class Cross final : public Primitive {
+ public:
+  const char* name() const override { return "cross"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  void compute_cpu(const TensorList& inputs, const TensorList& outputs,
+                   const Attrs& attrs) const override;
+  void compute_cuda(const TensorList& inputs, const TensorList& outputs,
+                    const Attrs& attrs) const override;
+};
+
+namespace prim {
+const OneHot& one_hot();
+const Bincount& bincount();
+const Cross& cross();
+}  // namespace prim
+
+}  // namespace oneflow
