@@ -697,6 +697,7 @@ void prod_strip(double* acc, const float* rows, int64_t stride, int64_t j0, int6
 }  // namespace
 
 void prod_rows(double* acc, const float* rows, int64_t stride, int64_t nrows, int64_t n) {
+  if (has_avx512()) return avx512::prod_rows(acc, rows, stride, nrows, n);
   // Strips of 32 columns, each over a chunk of rows of about 16 KiB (all of them when the block
   // is that small), so the accumulators stay in registers for the chunk and the strips after
   // the first find the chunk's rows in L1.

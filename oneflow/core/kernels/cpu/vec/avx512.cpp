@@ -402,6 +402,41 @@ template avx2::BinaryKernel<double> pow_kernel<double>();
 template avx2::BinaryKernel<float> div_kernel<float>();
 template avx2::BinaryKernel<double> div_kernel<double>();
 
+namespace {
+// S accumulators of eight doubles (8 * S columns) times rows [j0, j1), two rows per step.
+template <int S>
+void prod_strip(double* acc, const float* rows, int64_t stride, int64_t j0, int64_t j1) {
+  auto row8 = [](const float* r) { return _mm512_cvtps_pd(_mm256_loadu_ps(r)); };
+  __m512d a[S];
+  for (int q = 0; q < S; ++q) a[q] = _mm512_loadu_pd(acc + 8 * q);
+  int64_t j = j0;
+  for (; j + 2 <= j1; j += 2) {
+    const float* r = rows + j * stride;
+    for (int q = 0; q < S; ++q)
+      a[q] = _mm512_mul_pd(a[q], _mm512_mul_pd(row8(r + 8 * q), row8(r + stride + 8 * q)));
+  }
+  if (j < j1)
+    for (int q = 0; q < S; ++q) a[q] = _mm512_mul_pd(a[q], row8(rows + j * stride + 8 * q));
+  for (int q = 0; q < S; ++q) _mm512_storeu_pd(acc + 8 * q, a[q]);
+}
+}  // namespace
+
+void prod_rows(double* acc, const float* rows, int64_t stride, int64_t nrows, int64_t n) {
+  // As the AVX2 kernel: strips of 64 columns over chunks of rows of about 16 KiB.
+  const int64_t chunk = std::max<int64_t>(2, (4096 / std::max<int64_t>(n, 1)) & ~int64_t(1));
+  for (int64_t j0 = 0; j0 < nrows; j0 += chunk) {
+    const int64_t j1 = std::min(nrows, j0 + chunk);
+    int64_t k = 0;
+    for (; k + 64 <= n; k += 64) prod_strip<8>(acc + k, rows + k, stride, j0, j1);
+    for (; k + 8 <= n; k += 8) prod_strip<1>(acc + k, rows + k, stride, j0, j1);
+    for (; k < n; ++k) {
+      double a = acc[k];
+      for (int64_t j = j0; j < j1; ++j) a *= double(rows[j * stride + k]);
+      acc[k] = a;
+    }
+  }
+}
+
 void gelu(const float* x, float* y, int64_t n, bool tanh_form) {
   const __m512 half = _mm512_set1_ps(0.5f), one = _mm512_set1_ps(1.0f);
   if (tanh_form) {

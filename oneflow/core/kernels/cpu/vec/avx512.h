@@ -18,6 +18,7 @@ template <typename T>
 avx2::BinaryKernel<T> pow_kernel();
 template <typename T>
 avx2::BinaryKernel<T> div_kernel();
+void prod_rows(double* acc, const float* rows, int64_t stride, int64_t nrows, int64_t n);
 void gelu(const float* x, float* y, int64_t n, bool tanh_form);
 void gelu_grad(const float* dy, const float* x, float* dx, int64_t n, bool tanh_form);
 template <typename C>
