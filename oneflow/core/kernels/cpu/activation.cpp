@@ -184,9 +184,19 @@ void ActivationOfDifference<K>::compute_cpu(const TensorList& in, const TensorLi
       std::array<char*, 3> ptrs = {static_cast<char*>(out[0]->data()),
                                    static_cast<char*>(in[0]->data()),
                                    static_cast<char*>(in[1]->data())};
+      static const cpu::avx2::ActGradKernel<C> fused =
+          cpu::avx2::has_avx2() ? cpu::avx2::activation_of_difference_kernel<C>(K) : nullptr;
       // a - b chunk by chunk into a buffer, then the activation from it: one pass over memory
       cpu::strided_loop<3>(
           shape, strides, ptrs, [&](std::array<char*, 3> q, const auto& s, int64_t n) {
+            if constexpr (std::is_same_v<T, C>) {
+              constexpr int64_t sz = sizeof(T);
+              if (fused && s[0] == sz && s[1] == sz && s[2] == sz) {  // one vector loop
+                fused(reinterpret_cast<const C*>(q[1]), reinterpret_cast<const C*>(q[2]),
+                      reinterpret_cast<C*>(q[0]), n, p, nullptr, nullptr);
+                return;
+              }
+            }
             // longer blocks where f needs no scratch (fewer calls)
             constexpr int64_t kChunk = cpu::uses_scratch<K>() ? cpu::kChunk : 2048;
             C ab[kChunk], bb[kChunk], d[kChunk], yb[kChunk], t[cpu::kChunk], u[cpu::kChunk];

@@ -166,6 +166,27 @@ void grad_chunk(const C* g, const C* x, C* d, int64_t n, const ActParams<C> p, C
   }
 }
 
+// y = f(a - b) for n contiguous values of any length: the fused losses' pointwise part
+// (OF_DIFF_ACTIVATION_FNS, whose rules take no scratch). The signature of grad_chunk.
+template <ActFn K, typename C>
+void diff_chunk(const C* a, const C* b, C* y, int64_t n, const ActParams<C> p, C*, C*) {
+  static_assert(!uses_scratch<K>());
+  for (int64_t i = 0; i < n; ++i) y[i] = act_value<K>(a[i] - b[i], p);
+}
+
+template <typename C>
+auto diff_chunk_of(ActFn fn) -> decltype(&grad_chunk<ActFn::kElu, C>) {
+  switch (fn) {
+#define OF_CASE(E, n) \
+  case ActFn::k##E:   \
+    return &diff_chunk<ActFn::k##E, C>;
+    OF_DIFF_ACTIVATION_FNS(OF_CASE)
+#undef OF_CASE
+    default:
+      return nullptr;
+  }
+}
+
 // The chunk loops of fn in this translation unit's build (the switch over the family).
 template <typename C>
 auto act_chunk_of(ActFn fn) -> decltype(&act_chunk<ActFn::kElu, C>) {

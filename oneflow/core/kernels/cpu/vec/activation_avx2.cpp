@@ -55,6 +55,14 @@ ActGradKernel<C> activation_grad_kernel(ActFn fn) {
   return grad_chunk_of<C>(fn);
 }
 
+template <typename C>
+ActGradKernel<C> activation_of_difference_kernel(ActFn fn) {
+  if (has_avx512()) return avx512::activation_of_difference_kernel<C>(fn);
+  return diff_chunk_of<C>(fn);
+}
+
+template ActGradKernel<float> activation_of_difference_kernel<float>(ActFn);
+template ActGradKernel<double> activation_of_difference_kernel<double>(ActFn);
 template ActKernel<float> activation_kernel<float>(ActFn);
 template ActKernel<double> activation_kernel<double>(ActFn);
 template ActGradKernel<float> activation_grad_kernel<float>(ActFn);

@@ -53,6 +53,13 @@ avx2::ActGradKernel<C> activation_grad_kernel(ActFn fn) {
   return grad_chunk_of<C>(fn);
 }
 
+template <typename C>
+avx2::ActGradKernel<C> activation_of_difference_kernel(ActFn fn) {
+  return diff_chunk_of<C>(fn);
+}
+
+template avx2::ActGradKernel<float> activation_of_difference_kernel<float>(ActFn);
+template avx2::ActGradKernel<double> activation_of_difference_kernel<double>(ActFn);
 template avx2::ActKernel<float> activation_kernel<float>(ActFn);
 template avx2::ActKernel<double> activation_kernel<double>(ActFn);
 template avx2::ActGradKernel<float> activation_grad_kernel<float>(ActFn);

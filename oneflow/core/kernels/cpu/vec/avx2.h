@@ -105,6 +105,9 @@ template <typename C>
 ActKernel<C> activation_kernel(ActFn fn);
 template <typename C>
 ActGradKernel<C> activation_grad_kernel(ActFn fn);
+// y = f(a - b) for n contiguous values (any n), fn one of OF_DIFF_ACTIVATION_FNS (else nullptr).
+template <typename C>
+ActGradKernel<C> activation_of_difference_kernel(ActFn fn);
 // Sum of n floats: float lanes within blocks, blocks combined in double (as the SSE2 path).
 double sum(const float* p, int64_t n);
 // One contiguous row of softmax or log_softmax (float lanes, Sleef exp), and its gradient.

@@ -25,5 +25,7 @@ template <typename C>
 avx2::ActKernel<C> activation_kernel(ActFn fn);
 template <typename C>
 avx2::ActGradKernel<C> activation_grad_kernel(ActFn fn);
+template <typename C>
+avx2::ActGradKernel<C> activation_of_difference_kernel(ActFn fn);
 
 }  // namespace oneflow::cpu::avx512
