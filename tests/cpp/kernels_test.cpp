@@ -2,7 +2,12 @@
 // strided inputs, dtypes.
 #include <gtest/gtest.h>
 
+#include <omp.h>
+
+#include <algorithm>
+
 #include "oneflow/core/functional/functional.h"
+#include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "test_util.h"
 
 namespace oneflow {
@@ -98,6 +103,45 @@ TEST(Kernels, RandnIsSeededAndNormal) {
   EXPECT_NEAR(mean, 0.0, 0.02);
   EXPECT_NEAR(sq / x.size(), 1.0, 0.02);
   EXPECT_NE(to_vector(F::randn({4}, o)), to_vector(F::randn({4}, o)));
+}
+
+}  // namespace oneflow
+
+namespace oneflow {
+
+// strided_loop visits every element once, at the right addresses, however the index space is
+// split between threads (chunk bounds inside runs and inside rows of the second innermost dim).
+TEST(Kernels, StridedLoopVisitsEveryElementOnce) {
+  const int64_t A = 3, B = 61, C = 37, D = 5;  // 33855 elements: above the parallel grain
+  const Shape shape{A, B, C, D};
+  const int64_t n = A * B * C * D;
+  // operand 0 contiguous; operand 1 the dims (0, 2, 1, 3) of a contiguous [A, C, B, D]
+  const std::vector<int64_t> s0{B * C * D * 4, C * D * 4, D * 4, 4};
+  const std::vector<int64_t> s1{C * B * D * 4, D * 4, B * D * 4, 4};
+  std::vector<int32_t> src(n), dst(n);
+  for (int64_t i = 0; i < n; ++i) src[i] = static_cast<int32_t>(i);
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 2, 3, 7}) {
+    omp_set_num_threads(threads);
+    std::fill(dst.begin(), dst.end(), -1);
+    cpu::strided_loop<2>(shape, {s0, s1},
+                         {reinterpret_cast<char*>(dst.data()), reinterpret_cast<char*>(src.data())},
+                         [&](std::array<char*, 2> p, const auto& s, int64_t count) {
+                           for (int64_t i = 0; i < count; ++i) {
+                             int32_t& o = *reinterpret_cast<int32_t*>(p[0] + i * s[0]);
+                             EXPECT_EQ(o, -1);  // not visited before
+                             o = *reinterpret_cast<const int32_t*>(p[1] + i * s[1]);
+                           }
+                         });
+    for (int64_t a = 0; a < A; ++a)
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t c = 0; c < C; ++c)
+          for (int64_t d = 0; d < D; ++d) {
+            const int64_t o = ((a * B + b) * C + c) * D + d, i = ((a * C + c) * B + b) * D + d;
+            ASSERT_EQ(dst[o], src[i]) << "threads " << threads << " element " << o;
+          }
+  }
+  omp_set_num_threads(saved);
 }
 
 }  // namespace oneflow

@@ -142,6 +142,20 @@ void strided_loop(const Shape& in_shape, std::array<std::vector<int64_t>, N> str
       for (size_t k = 0; k < N; ++k) p[k] += idx[d] * st[k][d];
     }
     for (int64_t pos = begin; pos < end;) {
+      if (col == 0 && nd >= 2) {
+        // whole runs to the end of the second innermost dim: a tight loop of pointer steps
+        const int64_t rows = std::min(dims[nd - 2] - idx[nd - 2], (end - pos) / inner);
+        if (rows > 1) {
+          std::array<int64_t, N> step;
+          for (size_t k = 0; k < N; ++k) step[k] = st[k][nd - 2];
+          for (int64_t r = 0; r + 1 < rows; ++r) {
+            fn(p, inner_strides, inner);
+            for (size_t k = 0; k < N; ++k) p[k] += step[k];
+          }
+          idx[nd - 2] += rows - 1;
+          pos += (rows - 1) * inner;
+        }
+      }
       const int64_t count = std::min(inner - col, end - pos);
       std::array<char*, N> q = p;
       for (size_t k = 0; k < N; ++k) q[k] += col * inner_strides[k];
