@@ -1092,3 +1092,50 @@ def test_cross_mixed_dtypes_raise_like_torch():
         flow.cross(flow.tensor(a), flow.tensor(b), dim=1)
     with pytest.raises(RuntimeError):
         torch.cross(torch.tensor(a), torch.tensor(b), dim=1)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "int32", "int64", "float16"])
+@pytest.mark.parametrize("n", [0, 1, 37, 5000])
+def test_dot_one_kernel_like_torch(dtype, n):
+    rng = np.random.default_rng(n)
+    if dtype.startswith("int"):
+        a, b = rng.integers(-100, 100, n).astype(dtype), rng.integers(-100, 100, n).astype(dtype)
+    else:
+        a, b = rng.standard_normal(n).astype(dtype), rng.standard_normal(n).astype(dtype)
+    got, want = (
+        flow.dot(flow.tensor(a), flow.tensor(b)),
+        torch.dot(torch.tensor(a), torch.tensor(b)),
+    )
+    assert got.shape == () and str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    tol = {"float16": 1e-2 * max(1, n**0.5), "float32": 1e-4, "float64": 1e-10}.get(dtype, 0)
+    np.testing.assert_allclose(
+        got.numpy().astype(np.float64), want.numpy().astype(np.float64), rtol=tol, atol=tol
+    )
+    if dtype in ("float32", "float64"):
+        fa, fb = flow.tensor(a, requires_grad=True), flow.tensor(b, requires_grad=True)
+        ta, tb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+        flow.dot(fa[::1], fb).mul(3.0).backward()
+        torch.dot(ta, tb).mul(3.0).backward()
+        np.testing.assert_allclose(fa.grad.numpy(), ta.grad.numpy(), rtol=1e-6)
+        np.testing.assert_allclose(fb.grad.numpy(), tb.grad.numpy(), rtol=1e-6)
+
+
+def test_dot_outer_trace_errors_like_torch():
+    cases = [
+        lambda lib: lib.dot(lib.ones(3), lib.ones(4)),
+        lambda lib: lib.dot(lib.ones(3, 1), lib.ones(3)),
+        lambda lib: lib.dot(lib.ones(3), lib.ones(3, dtype=lib.float64)),
+        lambda lib: lib.outer(lib.ones(3, 1), lib.ones(3)),
+        lambda lib: lib.trace(lib.ones(3)),
+    ]
+    for case in cases:
+        with pytest.raises(RuntimeError):
+            case(torch)
+        with pytest.raises(RuntimeError):
+            case(flow)
+    # a strided operand
+    x = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_allclose(
+        flow.dot(flow.tensor(x)[:, 1], flow.tensor(x)[:, 2]).numpy(),
+        torch.dot(torch.tensor(x)[:, 1], torch.tensor(x)[:, 2]).numpy(),
+    )

@@ -1,8 +1,8 @@
 // oneflow._C bindings of the reductions beyond sum, the scans, sort, gather, scatter and cat.
 // Functions returning (values, indices) return a tuple; the Python layer names its fields.
 #include "oneflow/api/python/common.h"
-#include "oneflow/core/functional/counting.h"
 #include "oneflow/core/functional/functional.h"
+#include "oneflow/core/functional/small_ops.h"
 
 namespace oneflow::python {
 
@@ -176,7 +176,7 @@ void init_reductions(py::module_& m) {
     ReleaseGil nogil;
     return F::histc(t, bins, lo, hi);
   });
-  // functional/counting.h: one-pass kernels on the CPU.
+  // functional/small_ops.h: one-pass kernels on the CPU.
   m.def("_one_hot", [](py::handle x, int64_t num_classes) {
     Tensor t = as_tensor(x, "one_hot", "input");
     ReleaseGil nogil;
@@ -187,6 +187,21 @@ void init_reductions(py::module_& m) {
     Tensor w = weights.is_none() ? Tensor() : as_tensor(weights, "bincount", "weights");
     ReleaseGil nogil;
     return F::bincount(t, w, minlength);
+  });
+  m.def("_dot", [](py::handle a, py::handle b) {
+    Tensor ta = as_tensor(a, "dot", "input"), tb = as_tensor(b, "dot", "other");
+    ReleaseGil nogil;
+    return F::dot(ta, tb);
+  });
+  m.def("_outer", [](py::handle a, py::handle b) {
+    Tensor ta = as_tensor(a, "outer", "input"), tb = as_tensor(b, "outer", "vec2");
+    ReleaseGil nogil;
+    return F::outer(ta, tb);
+  });
+  m.def("_trace", [](py::handle x) {
+    Tensor t = as_tensor(x, "trace", "input");
+    ReleaseGil nogil;
+    return F::trace(t);
   });
   m.def("_cross", [](py::handle a, py::handle b, std::optional<int64_t> dim) {
     Tensor ta = as_tensor(a, "cross", "input"), tb = as_tensor(b, "cross", "other");

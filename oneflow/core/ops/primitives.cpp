@@ -7,7 +7,7 @@
 #include "oneflow/core/autograd/autograd.h"
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/functional/functional.h"
-#include "oneflow/core/ops/counting_primitives.h"
+#include "oneflow/core/ops/small_ops_primitives.h"
 #include "oneflow/core/ops/nn_primitives.h"
 
 namespace oneflow {
@@ -1197,6 +1197,7 @@ std::vector<const Primitive*> all_primitives() {
       &prim::one_hot(),
       &prim::bincount(),
       &prim::cross(),
+      &prim::dot(),
       &prim::cum_extreme<ReduceFn::kMax>(),
       &prim::cum_extreme<ReduceFn::kMin>(),
       &prim::mode(),

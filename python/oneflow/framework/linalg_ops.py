@@ -45,15 +45,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 
 
 def dot(input, other):
-    if not (input.ndim == 1 and other.ndim == 1):
-        _fail("dot", f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
-    if not (input.shape[0] == other.shape[0]):
-        _fail(
-            "dot",
-            f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
-            f"[{other.shape[0]}] to have the same number of elements",
-        )
-    return _C.matmul(input, other)
+    return _C._dot(input, other)  # checks in C++; BLAS's dot on the CPU
 
 
 def mv(input, vec):
@@ -63,11 +55,7 @@ def mv(input, vec):
 
 
 def outer(input, vec2):
-    if not (input.ndim == 1):
-        _fail("outer", f"expected 1-D argument input, but got {input.ndim}-D")
-    if not (vec2.ndim == 1):
-        _fail("outer", f"expected 1-D argument vec2, but got {vec2.ndim}-D")
-    return _C.mul(_C.unsqueeze(input, 1), _C.unsqueeze(vec2, 0))
+    return _C._outer(input, vec2)
 
 
 def tensordot(a, b, dims=2):
@@ -91,13 +79,7 @@ def tensordot(a, b, dims=2):
 
 
 def trace(input):
-    if not (input.ndim == 2):
-        _fail("trace", f"expected a matrix, got a {input.ndim}-D tensor")
-    from oneflow._oneflow_internal import bool as bool_dtype
-
-    if input.dtype == bool_dtype:
-        raise NotImplementedError("trace: bool inputs are not supported")
-    return _C.sum(_C.diagonal(input, 0, 0, 1))
+    return _C._trace(input)
 
 
 def cross(input, other, dim=None):

@@ -2,8 +2,8 @@
 // NotImplementedError naming the op, so a CUDA program fails clearly instead of computing
 // something wrong. Cat already runs on the GPU (its kernel is a set of strided copies).
 #include "oneflow/core/kernels/cuda/cuda_kernels.h"
-#include "oneflow/core/ops/counting_primitives.h"
 #include "oneflow/core/ops/primitives.h"
+#include "oneflow/core/ops/small_ops_primitives.h"
 
 namespace oneflow {
 
@@ -31,6 +31,7 @@ void Cat::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&
   }
 OF_NOT_YET(VectorNorm2)
 OF_NOT_YET(OneHot)
+OF_NOT_YET(Dot)
 OF_NOT_YET(Bincount)
 OF_NOT_YET(Cross)
 OF_NOT_YET(Cumsum)

@@ -1,9 +1,9 @@
 // Linked when ONEFLOW_WITH_CUDA=OFF: the CUDA kernels of the convolution, pooling, loss,
-// resampling, attention, counting and fused pointwise (Ternary) primitives
+// resampling, attention, small-op and fused pointwise (Ternary) primitives
 // (see kernels/no_cuda/kernels.cpp for the others).
 #include "oneflow/core/ops/attention_primitives.h"
-#include "oneflow/core/ops/counting_primitives.h"
 #include "oneflow/core/ops/nn_primitives.h"
+#include "oneflow/core/ops/small_ops_primitives.h"
 #include "oneflow/core/ops/ternary_primitives.h"
 
 namespace oneflow {
@@ -41,6 +41,7 @@ OF_NN_NO_CUDA(ResampleGrad)
 OF_NN_NO_CUDA(Attention)
 OF_NN_NO_CUDA(AttentionGrad)
 OF_NN_NO_CUDA(OneHot)
+OF_NN_NO_CUDA(Dot)
 OF_NN_NO_CUDA(Bincount)
 OF_NN_NO_CUDA(Cross)
 #undef OF_NN_NO_CUDA

@@ -1,7 +1,8 @@
 // One-pass kernels for ops that were compositions of several dispatches: one_hot and bincount
-// (which count or encode class indices, testing their range in the same pass) and cross (three
-// planes in, three planes out). CPU kernels in kernels/cpu/counting.cpp; on CUDA the Python
-// functions keep their compositions.
+// (which count or encode class indices, testing their range in the same pass), cross (three
+// planes in, three planes out) and dot (no reshapes around a matmul). CPU kernels in
+// kernels/cpu/small_ops.cpp; off the CPU the functional layer (functional/small_ops.cpp) composes
+// them from other primitives.
 #pragma once
 
 #include "oneflow/core/ops/primitive.h"
@@ -49,7 +50,22 @@ class Cross final : public Primitive {
                     const Attrs& attrs) const override;
 };
 
+// The 0-dim sum of a * b over two contiguous 1-D tensors of one length and dtype (BLAS's dot for
+// float32 and float64). Gradients g * b and g * a.
+class Dot final : public Primitive {
+ public:
+  const char* name() const override { return "dot"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  void compute_cpu(const TensorList& inputs, const TensorList& outputs,
+                   const Attrs& attrs) const override;
+  void compute_cuda(const TensorList& inputs, const TensorList& outputs,
+                    const Attrs& attrs) const override;
+};
+
 namespace prim {
+const Dot& dot();
 const OneHot& one_hot();
 const Bincount& bincount();
 const Cross& cross();

@@ -1,10 +1,10 @@
-// one_hot, bincount and cross on their one-pass primitives (functional/counting.h).
-#include "oneflow/core/functional/counting.h"
+// Small ops on their one-pass primitives or short C++ paths (functional/small_ops.h).
+#include "oneflow/core/functional/small_ops.h"
 
 #include <algorithm>
 
 #include "oneflow/core/dispatch/dispatch.h"
-#include "oneflow/core/ops/counting_primitives.h"
+#include "oneflow/core/ops/small_ops_primitives.h"
 
 namespace oneflow::functional {
 
@@ -115,6 +115,37 @@ Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim_in) {
   return cat(
       {sub(mul(a1, b2), mul(a2, b1)), sub(mul(a2, b0), mul(a0, b2)), sub(mul(a0, b1), mul(a1, b0))},
       dim);
+}
+
+Tensor dot(const Tensor& a, const Tensor& b) {
+  if (a->ndim() != 1 || b->ndim() != 1)
+    throw_error<RuntimeError>("dot", "1D tensors expected, but got ", a->ndim(), "D and ",
+                              b->ndim(), "D tensors");
+  if (a->shape()[0] != b->shape()[0])
+    throw_error<RuntimeError>("dot", "inconsistent tensor size, expected tensor [", a->shape()[0],
+                              "] and src [", b->shape()[0],
+                              "] to have the same number of elements");
+  if (a->dtype() != b->dtype())
+    throw_error<RuntimeError>("dot", "expected both vectors to have same dtype, but found ",
+                              dtype_name(a->dtype()), " and ", dtype_name(b->dtype()));
+  if (a->device().type != DeviceType::kCPU) return matmul(a, b);
+  return dispatch1(prim::dot(), {contiguous(a), contiguous(b)});
+}
+
+Tensor outer(const Tensor& a, const Tensor& b) {
+  if (a->ndim() != 1)
+    throw_error<RuntimeError>("outer", "expected 1-D argument input, but got ", a->ndim(), "-D");
+  if (b->ndim() != 1)
+    throw_error<RuntimeError>("outer", "expected 1-D argument vec2, but got ", b->ndim(), "-D");
+  return mul(unsqueeze(a, 1), unsqueeze(b, 0));
+}
+
+Tensor trace(const Tensor& x) {
+  if (x->ndim() != 2)
+    throw_error<RuntimeError>("trace", "expected a matrix, got a ", x->ndim(), "-D tensor");
+  if (x->dtype() == DType::kBool)
+    throw_error<NotImplementedError>("trace", "bool inputs are not supported");
+  return sum(diagonal(x, 0, 0, 1));
 }
 
 }  // namespace oneflow::functional

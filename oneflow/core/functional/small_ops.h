@@ -1,4 +1,5 @@
-// one_hot, bincount and cross as single kernels (ops/counting_primitives.h).
+// Small ops as single kernels (ops/small_ops_primitives.h) or as short C++ paths without the
+// Python layer: one_hot, bincount, cross, dot, outer, trace.
 #pragma once
 
 #include <optional>
@@ -17,5 +18,12 @@ Tensor bincount(const Tensor& x, const Tensor& weights, int64_t minlength);
 // a x b along dim (size 3 in both; without dim, the first dim of size 3): operands of one rank
 // and dtype, broadcast together, as in PyTorch.
 Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim);
+
+// torch.dot: two 1-D tensors of one length and dtype -> 0-dim.
+Tensor dot(const Tensor& a, const Tensor& b);
+// torch.outer: a[:, None] * b[None, :] for two 1-D tensors (promoted as mul).
+Tensor outer(const Tensor& a, const Tensor& b);
+// torch.trace: the sum of a matrix's main diagonal (integers sum to int64, as sum).
+Tensor trace(const Tensor& x);
 
 }  // namespace oneflow::functional

@@ -1,6 +1,7 @@
-// CPU kernels of one_hot, bincount and cross (ops/counting_primitives.h). The index kernels test
+// CPU kernels of one_hot, bincount and cross (ops/small_ops_primitives.h). The index kernels test
 // the range in their one pass and raise after it (their outputs are fresh, so nothing the user
 // holds is half-written), naming the first bad value.
+#include <cblas.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -9,7 +10,7 @@
 #include <vector>
 
 #include "oneflow/core/kernels/cpu/strided_loop.h"
-#include "oneflow/core/ops/counting_primitives.h"
+#include "oneflow/core/ops/small_ops_primitives.h"
 
 namespace oneflow {
 
@@ -18,7 +19,37 @@ namespace {
 // Threads for `work` elements: one below the grain.
 int threads_for(int64_t work) { return work > cpu::kParallelGrain ? omp_get_max_threads() : 1; }
 
+// dot's accumulator: integers wrap (unsigned arithmetic), 16-bit floats sum in float.
+template <typename T, bool = std::is_integral_v<T>>
+struct DotAcc {
+  using type = compute_t<T>;
+};
+template <typename T>
+struct DotAcc<T, true> {
+  using type = std::make_unsigned_t<T>;
+};
+
 }  // namespace
+
+void Dot::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
+  const int64_t n = in[0]->numel();
+  visit_dtype(in[0]->dtype(), [&]<typename T>() {
+    const T* a = in[0]->data_as<T>();
+    const T* b = in[1]->data_as<T>();
+    T* o = out[0]->data_as<T>();
+    if constexpr (std::is_same_v<T, float>) {
+      *o = cblas_sdot(static_cast<int>(n), a, 1, b, 1);
+    } else if constexpr (std::is_same_v<T, double>) {
+      *o = cblas_ddot(static_cast<int>(n), a, 1, b, 1);
+    } else if constexpr (!std::is_same_v<T, bool>) {  // (infer rejects bool)
+      // 16-bit floats in float, integers wrapping as PyTorch's
+      using C = typename DotAcc<T>::type;
+      C acc = 0;
+      for (int64_t i = 0; i < n; ++i) acc += C(compute_t<T>(a[i])) * C(compute_t<T>(b[i]));
+      *o = T(static_cast<compute_t<T>>(acc));
+    }
+  });
+}
 
 void OneHot::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
   const int64_t classes = attrs.get<int64_t>("num_classes"), n = in[0]->numel();

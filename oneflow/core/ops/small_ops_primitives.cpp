@@ -1,8 +1,8 @@
 // Meta inference, traits and gradient rules of one_hot, bincount and cross
-// (counting_primitives.h). User-facing checks and promotion live in functional/counting.cpp.
-#include "oneflow/core/ops/counting_primitives.h"
+// (small_ops_primitives.h). User-facing checks and promotion live in functional/small_ops.cpp.
+#include "oneflow/core/ops/small_ops_primitives.h"
 
-#include "oneflow/core/functional/counting.h"
+#include "oneflow/core/functional/small_ops.h"
 
 namespace oneflow {
 
@@ -84,7 +84,35 @@ TensorList Cross::grad(const GradContext& ctx, const TensorList& dy) const {
   return dx;
 }
 
+PrimTraits Dot::traits() const {
+  PrimTraits t;
+  t.saves_inputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> Dot::infer(const TensorList& in, const Attrs&) const {
+  if (in.size() != 2) throw_error<RuntimeError>(name(), "expected 2 inputs, got ", in.size());
+  const Tensor &a = in[0], &b = in[1];
+  if (a->ndim() != 1 || b->ndim() != 1 || a->shape() != b->shape() || a->dtype() != b->dtype())
+    throw_error<RuntimeError>(name(), "expected two 1-D tensors of one length and dtype");
+  if (a->dtype() == DType::kBool)
+    throw_error<NotImplementedError>(name(), "expected a numeric dtype, got bool");
+  return {contiguous_meta({}, a->dtype(), a->device())};
+}
+
+TensorList Dot::grad(const GradContext& ctx, const TensorList& dy) const {
+  TensorList dx(2);
+  if (!dy[0]) return dx;
+  if (ctx.needs_input_grad[0]) dx[0] = functional::mul(ctx.inputs[1], dy[0]);
+  if (ctx.needs_input_grad[1]) dx[1] = functional::mul(ctx.inputs[0], dy[0]);
+  return dx;
+}
+
 namespace prim {
+const Dot& dot() {
+  static const Dot instance;
+  return instance;
+}
 const OneHot& one_hot() {
   static const OneHot instance;
   return instance;
