@@ -156,6 +156,27 @@ def _heads_copy_build(fw):
     return lambda: x.permute(0, 2, 1, 3).contiguous()
 
 
+def _heads_copy_build_d32(fw):
+    x = randn(fw, 32, 128, 8, 32)
+    return lambda: x.permute(0, 2, 1, 3).contiguous()
+
+
+def _one_hot_build(fw):
+    f = op(fw, "nn.functional.one_hot")
+    labels = (fw.module.rand(_N * _N) * 10).long()
+    return lambda: f(labels, 10)
+
+
+def _bincount_build(fw):
+    values = (fw.module.rand(_N * _N) * 1000).long()
+    return lambda: fw.module.bincount(values)
+
+
+def _cross_build(fw):
+    a, b = randn(fw, _N * _N // 3, 3), randn(fw, _N * _N // 3, 3)
+    return lambda: fw.module.linalg.cross(a, b)
+
+
 def _gather_last_build(fw):
     x = randn(fw, _N, _N)
     idx = (fw.module.rand(_N, _N) * _N).long()
@@ -345,6 +366,10 @@ _CASES = [
     ("gather(dim=1) random", _gather_last_build),
     ("sort 1M int64", _int64_sort_build(False)),
     ("unique 1M int64 inverse counts", _int64_sort_build(True)),
+    ("heads copy (B,S,H,D)->(B,H,S,D) D=32", _heads_copy_build_d32),
+    ("one_hot 1M labels 10 classes", _one_hot_build),
+    ("bincount 1M values 1000 bins", _bincount_build),
+    ("cross 1M x 3 rows", _cross_build),
 ]
 
 
