@@ -1139,3 +1139,20 @@ def test_dot_outer_trace_errors_like_torch():
         flow.dot(flow.tensor(x)[:, 1], flow.tensor(x)[:, 2]).numpy(),
         torch.dot(torch.tensor(x)[:, 1], torch.tensor(x)[:, 2]).numpy(),
     )
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
+@pytest.mark.parametrize(
+    "shape,lo,hi", [((7,), 0, 3), ((40, 25), -128, 127), ((3000,), -5, 1000), ((5,), 0, 10**6)]
+)
+def test_unique_of_dense_and_sparse_integers_like_torch(dtype, shape, lo, hi):
+    info = np.iinfo(dtype)
+    lo, hi = max(lo, info.min), min(hi, info.max)
+    x = np.random.default_rng(hi - lo).integers(lo, hi + 1, size=shape).astype(dtype)
+    got = flow.unique(flow.tensor(x), return_inverse=True, return_counts=True)
+    want = torch.unique(torch.tensor(x), return_inverse=True, return_counts=True)
+    for g, w in zip(got, want):
+        assert str(g.dtype).split(".")[-1] == str(w.dtype).split(".")[-1]
+        assert tuple(g.shape) == tuple(w.shape)
+        np.testing.assert_array_equal(g.numpy(), w.numpy())
+    np.testing.assert_array_equal(flow.unique(flow.tensor(x)).numpy(), np.unique(x))

@@ -602,12 +602,42 @@ def _unique_dim(input, dim, return_inverse, return_counts):
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def _unique_dense(flat, shape, return_inverse, return_counts):
+    """unique of integers whose range is not much wider than their count, without a sort: the
+    count of every value in the range (one pass), the values present, and each element's rank
+    among them (a gather). None where that does not apply (it then sorts)."""
+    import oneflow
+
+    n = flat.numel()
+    if n == 0 or flat.device.type != "cpu" or flat.dtype == oneflow.bool:
+        return None
+    if flat.dtype.is_floating_point:
+        return None
+    lo, hi = int(_C.amin(flat)), int(_C.amax(flat))
+    if hi - lo >= n + 65536:
+        return None
+    shifted = _C.sub(flat.long(), lo) if lo else flat.long()
+    counts = _C._bincount(shifted, None, hi - lo + 1)
+    present = _C.gt(counts, 0)
+    uniq = _C.add(oneflow.nonzero(present).reshape(-1), lo).to(flat.dtype)
+    out = [uniq]
+    if return_inverse:
+        rank = _C.sub(_C.cumsum(present, 0, dtype=oneflow.int64), 1)
+        out.append(_C.index(rank, [shifted], 0).reshape(shape))
+    if return_counts:
+        out.append(counts[present])
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     import oneflow
 
     if dim is not None:
         return _unique_dim(input, dim, return_inverse, return_counts)
     flat = input.reshape(-1)
+    dense = _unique_dense(flat, input.shape, return_inverse, return_counts)
+    if dense is not None:
+        return dense
     values, order = _C.sort(flat, 0, False)
     if flat.numel() == 0:
         uniq = values
