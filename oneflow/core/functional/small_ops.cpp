@@ -10,16 +10,12 @@ namespace oneflow::functional {
 
 namespace {
 
-// The largest value of a non-empty integer tensor, read on the host (a synchronisation point,
-// as in PyTorch). The scan runs on the stream (a scan on this thread would compete with the
-// stream's threads for the cores).
-int64_t host_max(const Tensor& x) {
-  const Tensor h = to(amax(x), DType::kInt64, Device{});
-  return *h->read_as<int64_t>();
-}
-
-// The smallest value on the host, for the range checks of the compositions used off the CPU.
-int64_t host_min(const Tensor& x) { return -host_max(neg(to(x, DType::kInt64, std::nullopt))); }
+// A 0-dim integer tensor's value, read on the host (a synchronisation point, as in PyTorch).
+// The reductions feeding it run on the stream: a scan on this thread would compete with the
+// stream's threads for the cores.
+int64_t host_value(const Tensor& x) { return *to(x, DType::kInt64, Device{})->read_as<int64_t>(); }
+int64_t host_max(const Tensor& x) { return host_value(amax(x)); }
+int64_t host_min(const Tensor& x) { return host_value(amin(x)); }
 
 }  // namespace
 

@@ -1,5 +1,5 @@
-// CPU kernels of one_hot, bincount and cross (ops/small_ops_primitives.h). The index kernels test
-// the range in their one pass and raise after it (their outputs are fresh, so nothing the user
+// CPU kernels of dot, one_hot, bincount and cross (ops/small_ops_primitives.h). The index kernels
+// test the range in their one pass and raise after it (their outputs are fresh, so nothing the user
 // holds is half-written), naming the first bad value.
 #include <cblas.h>
 #include <omp.h>
