@@ -62,7 +62,8 @@ void OneHot::compute_cpu(const TensorList& in, const TensorList& out, const Attr
 #pragma omp parallel for reduction(| : bad) schedule(static) num_threads(threads)
   for (int t = 0; t < threads; ++t) {
     const int64_t b = n * t / threads, e = n * (t + 1) / threads;
-    std::memset(o + b * classes, 0, static_cast<size_t>((e - b) * classes) * sizeof(int64_t));
+    if (e > b && classes > 0)  // (an empty output may have no buffer at all)
+      std::memset(o + b * classes, 0, static_cast<size_t>((e - b) * classes) * sizeof(int64_t));
     int bt = 0;
     for (int64_t i = b; i < e; ++i) {
       const uint64_t v = static_cast<uint64_t>(idx[i]);
