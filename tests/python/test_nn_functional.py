@@ -848,6 +848,56 @@ def test_fused_nll_loss_edge_cases_like_torch():
         F.cross_entropy(flow.randn(2, 3), flow.tensor([0, -2]), reduction="sum").item()
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(0, 5), (1, 1), (9, 7), (33, 8), (300, 9), (64, 257), (5,)])
+def test_cross_entropy_fused_rows_like_torch(shape, dtype):
+    """cross_entropy of (N, C) logits runs log_softmax inside nll_loss's kernel: values and
+    gradients over row lengths around the vector width, large and -inf logits, ignored and
+    weighted rows, a transposed input, gradients accumulated twice and second order."""
+    rng = np.random.default_rng(sum(shape))
+    x0 = rng.standard_normal(shape) * 4
+    c = shape[-1]
+    if x0.size > 20:
+        x0.flat[3] = 900.0
+        x0.flat[11] = -np.inf
+    t0 = rng.integers(0, c, shape[:-1])
+    if t0.size > 2:
+        t0[1] = 2 if c > 2 else 0  # the ignored class below
+    w0 = rng.random(c) + 0.5
+    tol = 2e-5 if dtype == "float32" else 1e-11
+    for reduction in ("mean", "sum"):
+        for weighted, ignore in ((False, -100), (True, 2)):
+            got, want = [], []
+            for lib, out in ((flow, got), (torch, want)):
+                dt = getattr(lib, dtype)
+                x = lib.tensor(x0, dtype=dt, requires_grad=True)
+                w = lib.tensor(w0, dtype=dt) if weighted else None
+                t = lib.tensor(t0, dtype=lib.int64)
+                F = lib.nn.functional
+                for _ in range(2):  # the second backward accumulates into x.grad
+                    loss = F.cross_entropy(x, t, w, ignore_index=ignore, reduction=reduction)
+                    loss.backward()
+                out += [loss.detach().numpy(), x.grad.numpy()]
+            for g, e in zip(got, want):
+                np.testing.assert_allclose(g, e, rtol=tol, atol=tol)
+    if len(shape) == 2 and shape[0] > 1:
+        # a transposed (non-contiguous) input and second-order gradients (float64)
+        got, want = [], []
+        for lib, out in ((flow, got), (torch, want)):
+            xt = lib.tensor(np.ascontiguousarray(x0.T), dtype=lib.float64, requires_grad=True)
+            xf = lib.tensor(np.where(np.isfinite(x0), x0, 0) / 4, dtype=lib.float64)
+            xf.requires_grad_(True)
+            t = lib.tensor(t0, dtype=lib.int64)
+            F = lib.nn.functional
+            a = F.cross_entropy(xt.t(), t)
+            (gx,) = lib.autograd.grad(F.cross_entropy(xf, t) * 3, [xf], create_graph=True)
+            (ggx,) = lib.autograd.grad((gx * gx).sum(), [xf])
+            (gt,) = lib.autograd.grad(a, [xt])
+            out += [a.detach().numpy(), gt.numpy(), gx.detach().numpy(), ggx.numpy()]
+        for g, e in zip(got, want):
+            np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12)
+
+
 @pytest.mark.parametrize("name", ["softmax", "log_softmax", "softmin"])
 def test_softmax_without_dim_warns_and_takes_torchs_dim(name):
     rng = np.random.default_rng(14)

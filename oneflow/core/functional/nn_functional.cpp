@@ -454,13 +454,25 @@ Tensor pointwise_loss(ActFn act, double p, const Tensor& input, const Tensor& ta
   return reduction == "mean" ? mean(l) : sum(l);
 }
 
+namespace {
+// NllLoss's kernel on log-probabilities, or on logits with log_softmax inside.
+Tensor nll_kernel(const Tensor& x, const Tensor& target, const Tensor& weight, int64_t ignore_index,
+                  bool mean, bool logits) {
+  const int64_t c = x->ndim() == 1 ? x->shape()[0] : x->ndim() > 1 ? x->shape()[1] : 0;
+  Tensor w = weight ? contiguous(weight) : ones({c}, CreationOptions{x->dtype(), x->device(), ""});
+  return dispatch(prim::nll_loss(), {contiguous(x), contiguous(target), w},
+                  Attrs{{"ignore_index", ignore_index}, {"mean", mean}, {"logits", logits}})[0];
+}
+}  // namespace
+
 Tensor nll_loss(const Tensor& logp, const Tensor& target, const Tensor& weight,
                 int64_t ignore_index, bool mean) {
-  const int64_t c = logp->ndim() == 1 ? logp->shape()[0] : logp->ndim() > 1 ? logp->shape()[1] : 0;
-  Tensor w =
-      weight ? contiguous(weight) : ones({c}, CreationOptions{logp->dtype(), logp->device(), ""});
-  return dispatch(prim::nll_loss(), {contiguous(logp), contiguous(target), w},
-                  Attrs{{"ignore_index", ignore_index}, {"mean", mean}})[0];
+  return nll_kernel(logp, target, weight, ignore_index, mean, false);
+}
+
+Tensor cross_entropy_indices(const Tensor& logits, const Tensor& target, const Tensor& weight,
+                             int64_t ignore_index, bool mean) {
+  return nll_kernel(logits, target, weight, ignore_index, mean, true);
 }
 
 Tensor pair_loss_grad(const Tensor& dy, const Tensor& a, const Tensor& b, const Attrs& attrs) {

@@ -7,6 +7,7 @@
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/functional/functional.h"
 #include "oneflow/core/functional/nn_functional.h"
+#include "oneflow/core/ops/primitives.h"
 
 namespace oneflow {
 
@@ -369,25 +370,44 @@ PrimTraits NllLoss::traits() const {
 std::vector<TensorMeta> NllLoss::infer(const TensorList& in, const Attrs& attrs) const {
   (void)attrs.get<int64_t>("ignore_index");
   (void)attrs.get<bool>("mean");
+  const bool logits = attrs.has("logits") && attrs.get<bool>("logits");
   const Tensor &x = in[0], &t = in[1];
   const bool floating = x->dtype() == DType::kFloat32 || x->dtype() == DType::kFloat64;
   const int64_t c = x->ndim() == 1 ? x->shape()[0] : x->ndim() > 1 ? x->shape()[1] : -1;
   if (in.size() != 3 || !floating || !x->is_contiguous() || c < 0 || t->dtype() != DType::kInt64 ||
       !t->is_contiguous() || in[2]->numel() != c || in[2]->dtype() != x->dtype() ||
-      !in[2]->is_contiguous() || t->numel() * c != x->numel())
-    throw_error<RuntimeError>(name(),
-                              "expected contiguous float32/float64 log-probabilities (N, C, *), "
+      !in[2]->is_contiguous() || t->numel() * c != x->numel() || (logits && x->ndim() > 2))
+    throw_error<RuntimeError>(name(), "expected contiguous float32/float64 ",
+                              logits ? "logits (N, C) or (C,), " : "log-probabilities (N, C, *), ",
                               "int64 targets (N, *) and a weight of C elements, got ",
                               dtype_name(x->dtype()), shape_str(x->shape()), " and ",
                               dtype_name(t->dtype()), shape_str(t->shape()));
-  return {contiguous_meta({}, x->dtype(), x->device()),
-          contiguous_meta({}, x->dtype(), x->device())};
+  std::vector<TensorMeta> out{contiguous_meta({}, x->dtype(), x->device()),
+                              contiguous_meta({}, x->dtype(), x->device())};
+  if (logits)
+    out.push_back(
+        contiguous_meta({x->ndim() == 2 ? x->shape()[0] : 1, 2}, x->dtype(), x->device()));
+  return out;
 }
 
 TensorList NllLoss::grad(const GradContext& ctx, const TensorList& dy) const {
   Attrs attrs = ctx.attrs;
   attrs.set("input_shape", ctx.input_metas[0].shape);
   const Tensor &t = ctx.inputs[1], &w = ctx.inputs[2], &total = ctx.outputs[1];
+  if (attrs.has("logits") && attrs.get<bool>("logits")) {
+    const Tensor& x = ctx.inputs[0];
+    if (!grad_mode_enabled())
+      return {dispatch1(prim::nll_loss_grad(), {dy[0], t, w, total, x, ctx.outputs[2]}, attrs),
+              nullptr, nullptr};
+    // Differentiable (create_graph): the log-probabilities' gradient, then log_softmax's rule on
+    // a recomputed log_softmax of the logits.
+    attrs.set("logits", false);
+    const int64_t dim = x->ndim() - 1;
+    const Tensor unit = dispatch1(prim::nll_loss_grad(), {F::ones_like(dy[0]), t, w, total}, attrs);
+    return {dispatch1(prim::log_softmax_grad(), {F::mul(unit, dy[0]), F::log_softmax(x, dim)},
+                      Attrs{{"dim", dim}}),
+            nullptr, nullptr};
+  }
   if (grad_mode_enabled()) {
     // The gradient is linear in dy and does not depend on the log-probabilities: the kernel's
     // value for dy = 1 times dy is differentiable in dy.
@@ -404,7 +424,7 @@ PrimTraits NllLossGrad::traits() const {
 }
 
 std::vector<TensorMeta> NllLossGrad::infer(const TensorList& in, const Attrs& attrs) const {
-  OF_ASSERT(in.size() == 4 && in[0]->ndim() == 0);
+  OF_ASSERT((in.size() == 4 || in.size() == 6) && in[0]->ndim() == 0);
   return {contiguous_meta(attrs.get<Ints>("input_shape"), in[2]->dtype(), in[2]->device())};
 }
 

@@ -179,6 +179,9 @@ class PairLossGrad final : public Primitive {
 // weight (C); targets equal to attrs ignore_index are skipped. -> loss (0-dim) and the total
 // weight of the counted targets (0-dim). An out-of-range target raises IndexError naming
 // nll_loss. CPU kernel only (the functional layer composes for other devices).
+// With attrs logits = true (cross_entropy) the input is the logits of a (N, C) or (C,) tensor
+// and log_softmax happens inside: a third output holds each row's max and log of its sum of
+// exp(x - max) ((N, 2), saved), from which the gradient recomputes softmax in one pass.
 class NllLoss final : public Primitive {
  public:
   const char* name() const override { return "nll_loss"; }
@@ -189,7 +192,9 @@ class NllLoss final : public Primitive {
 };
 
 // (dy, target, weight, total_weight) -> dlogp of attrs input_shape: -weight[t] * dy (divided by
-// the total weight for the mean) at each counted target's class, zero elsewhere.
+// the total weight for the mean) at each counted target's class, zero elsewhere. With logits,
+// (dy, target, weight, total_weight, logits, row stats) -> dlogits = weight[t] * dy (/ total)
+// * (softmax - one_hot(t)) for each counted row, zero for the ignored ones.
 class NllLossGrad final : public Primitive {
  public:
   const char* name() const override { return "nll_loss_grad"; }

@@ -631,19 +631,25 @@ def _check_class_target(op, input, target):
         )
 
 
-def nll_loss(
-    input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"
-):
-    _check_class_target("nll_loss", input, target)
-    _check_floating("nll_loss", input)
-    if (
+def _fused_nll(input, target, weight, reduction):
+    # The cases nll_loss's CPU kernel takes (float32/float64 input, int64 targets, a weight of the
+    # input's dtype, reduction mean or sum); the others compose.
+    return (
         reduction in ("mean", "sum")
         and input.dtype in (oneflow.float32, oneflow.float64)
         and target.dtype == oneflow.int64
         and not input.is_cuda
         and not target.is_cuda
         and (weight is None or (weight.dtype == input.dtype and not weight.is_cuda))
-    ):
+    )
+
+
+def nll_loss(
+    input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"
+):
+    _check_class_target("nll_loss", input, target)
+    _check_floating("nll_loss", input)
+    if _fused_nll(input, target, weight, reduction):
         # One kernel (and one for the gradient): the picked values, weights and their sum.
         return _C._nll_loss(input, target, weight, ignore_index, reduction == "mean")
     valid = _C.ne(target, ignore_index)
@@ -682,6 +688,15 @@ def cross_entropy(
             "cross_entropy: expected a floating point target for class probabilities (a target "
             f"of the input's shape {tuple(input.shape)}), got {target.dtype}"
         )
+    if (
+        not label_smoothing
+        and input.ndim <= 2
+        and not target.dtype.is_floating_point
+        and _fused_nll(input, target, weight, reduction)
+    ):
+        # log_softmax inside nll_loss's kernel: one pass over the logits forward, one backward.
+        _check_class_target("cross_entropy", input, target)
+        return _C._cross_entropy(input, target, weight, ignore_index, reduction == "mean")
     dim = 1 if input.ndim > 1 else 0
     logp = log_softmax(input, dim)
     c = input.shape[dim]

@@ -4,9 +4,12 @@
 // blocks of 1024 (16 lanes each), the blocks in double, each thread a contiguous range and the
 // ranges added in order (the result depends only on the thread count). smooth_l1 and huber take
 // f from the activation family's vector chunk kernels (the elementwise loss's own rule).
+// NllLoss with logits is cross_entropy: log_softmax of each row inside the loss's pass, and a
+// gradient that recomputes softmax from each row's max and log-sum-exp.
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "oneflow/core/kernels/cpu/activation_chunks.h"
@@ -166,9 +169,105 @@ void for_each_target(const NllLayout& l, const int64_t* t, int64_t ignore, F f) 
     }
 }
 
+bool logits_input(const Attrs& attrs) { return attrs.has("logits") && attrs.get<bool>("logits"); }
+
+// The max m of a row of n logits (0 for a row of -inf, a NaN wins) and ls = log(sum(exp(x - m))).
+template <typename T>
+void row_stats(const T* x, int64_t n, T* m, T* ls) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (cpu::avx2::has_avx2()) return cpu::avx2::logsumexp_row(x, n, m, ls);
+  }
+  T mx = n ? x[0] : T(0);
+  for (int64_t j = 1; j < n; ++j) mx = x[j] > mx || std::isnan(x[j]) ? x[j] : mx;
+  if (std::isinf(mx) && mx < 0) mx = 0;
+  double total = 0;
+  for (int64_t j = 0; j < n; ++j) total += std::exp(double(x[j] - mx));
+  *m = mx, *ls = T(std::log(total));
+}
+
+// cross_entropy of (N, C) logits (NllLoss with logits): each thread a contiguous range of rows,
+// its loss and weight in double, the ranges added in order. Out-of-range targets are noted in
+// the pass and reported after it by for_each_target.
+void cross_entropy_forward(const TensorList& in, const TensorList& out, const Attrs& attrs) {
+  const NllLayout l(in[0]->shape());
+  const int64_t ignore = attrs.get<int64_t>("ignore_index"), n = l.n, c = l.c;
+  const int64_t* t = in[1]->data_as<int64_t>();
+  const int threads = n * c > cpu::kParallelGrain ? omp_get_max_threads() : 1;
+  float_types("cross_entropy", in[0]->dtype(), [&]<typename T>() {
+    const T* x = in[0]->data_as<T>();
+    const T* w = in[2]->data_as<T>();
+    T* stats = out[2]->data_as<T>();
+    std::vector<double> loss(threads), weight(threads);
+    int bad = 0;
+#pragma omp parallel for reduction(| : bad) schedule(static) num_threads(threads)
+    for (int th = 0; th < threads; ++th) {
+      double lt = 0, wt = 0;
+      int bt = 0;
+      for (int64_t i = n * th / threads; i < n * (th + 1) / threads; ++i) {
+        const int64_t k = t[i];
+        T m = 0, ls = 0;
+        if (k != ignore) {
+          if (k < 0 || k >= c) {
+            bt = 1;
+          } else {
+            row_stats(x + i * c, c, &m, &ls);
+            lt -= double(w[k]) * double((x[i * c + k] - m) - ls);
+            wt += double(w[k]);
+          }
+        }
+        stats[2 * i] = m, stats[2 * i + 1] = ls;
+      }
+      loss[th] = lt, weight[th] = wt, bad |= bt;
+    }
+    if (bad) for_each_target(l, t, ignore, [](int64_t, int64_t) {});  // raises the IndexError
+    double total = 0, wsum = 0;
+    for (int th = 0; th < threads; ++th) total += loss[th], wsum += weight[th];
+    *out[0]->data_as<T>() = T(attrs.get<bool>("mean") ? total / wsum : total);
+    *out[1]->data_as<T>() = T(wsum);
+  });
+}
+
+// dlogits = s (softmax - one_hot(t)) per counted row, s = weight[t] dy (/ total weight), in one
+// pass over the logits.
+void cross_entropy_backward(const TensorList& in, const TensorList& out, const Attrs& attrs) {
+  const NllLayout l(out[0]->shape());
+  const int64_t ignore = attrs.get<int64_t>("ignore_index"), n = l.n, c = l.c;
+  const int64_t* t = in[1]->data_as<int64_t>();
+  float_types("cross_entropy", out[0]->dtype(), [&]<typename T>() {
+    const T* w = in[2]->data_as<T>();
+    const T* x = in[4]->data_as<T>();
+    const T* stats = in[5]->data_as<T>();
+    const double scale = double(*in[0]->data_as<T>()) /
+                         (attrs.get<bool>("mean") ? double(*in[3]->data_as<T>()) : 1.0);
+    T* dx = out[0]->data_as<T>();
+#pragma omp parallel for schedule(static) if (n * c > cpu::kParallelGrain && n > 1)
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t k = t[i];
+      T* d = dx + i * c;
+      if (k == ignore || k < 0 || k >= c) {
+        std::fill_n(d, c, T(0));
+        continue;
+      }
+      const T s = T(double(w[k]) * scale), m = stats[2 * i], ls = stats[2 * i + 1];
+      const T* r = x + i * c;
+      bool done = false;
+      if constexpr (std::is_same_v<T, float>) {
+        if (cpu::avx2::has_avx2()) {
+          cpu::avx2::scaled_softmax_row(r, d, c, m, ls, s);
+          done = true;
+        }
+      }
+      if (!done)
+        for (int64_t j = 0; j < c; ++j) d[j] = s * std::exp((r[j] - m) - ls);
+      d[k] -= s;
+    }
+  });
+}
+
 }  // namespace
 
 void NllLoss::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  if (logits_input(attrs)) return cross_entropy_forward(in, out, attrs);
   const NllLayout l(in[0]->shape());
   const int64_t ignore = attrs.get<int64_t>("ignore_index");
   const bool mean = attrs.get<bool>("mean");
@@ -188,6 +287,7 @@ void NllLoss::compute_cpu(const TensorList& in, const TensorList& out, const Att
 
 void NllLossGrad::compute_cpu(const TensorList& in, const TensorList& out,
                               const Attrs& attrs) const {
+  if (logits_input(attrs)) return cross_entropy_backward(in, out, attrs);
   const NllLayout l(out[0]->shape());
   const int64_t ignore = attrs.get<int64_t>("ignore_index");
   const bool mean = attrs.get<bool>("mean");

@@ -974,22 +974,24 @@ __m256i tail_mask(int64_t r) {
 
 }  // namespace
 
-void softmax_row(const float* x, float* y, int64_t n, bool log) {
-  if (n == 0) return;
-  // Max (a NaN anywhere makes the whole row NaN through exp below).
+namespace {
+
+// The max of x[0, n) (n >= 1; 0 for a row of -inf) in *max_out and the sum of exp(x - max),
+// which also go to y when y is not null. A NaN anywhere makes the row NaN through exp.
+float exp_sum_row(const float* x, float* y, int64_t n, float* max_out) {
   __m256 vm = _mm256_set1_ps(-INFINITY);
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) vm = _mm256_max_ps(vm, _mm256_loadu_ps(x + i));
   float m = hmax(vm);
   for (; i < n; ++i) m = x[i] > m ? x[i] : m;
   if (m == -INFINITY) m = 0.0f;
+  *max_out = m;
   const __m256 shift = _mm256_set1_ps(m);
-  // Sum of exp(x - m); softmax keeps the exponentials in y.
   __m256 acc = _mm256_setzero_ps();
   i = 0;
   for (; i + 8 <= n; i += 8) {
     const __m256 e = exp_nonpositive(_mm256_sub_ps(_mm256_loadu_ps(x + i), shift));
-    if (!log) _mm256_storeu_ps(y + i, e);
+    if (y) _mm256_storeu_ps(y + i, e);
     acc = _mm256_add_ps(acc, e);
   }
   if (i < n) {
@@ -997,23 +999,52 @@ void softmax_row(const float* x, float* y, int64_t n, bool log) {
     const __m256 e =
         _mm256_and_ps(exp_nonpositive(_mm256_sub_ps(_mm256_maskload_ps(x + i, mask), shift)),
                       _mm256_castsi256_ps(mask));
-    if (!log) _mm256_maskstore_ps(y + i, mask, e);
+    if (y) _mm256_maskstore_ps(y + i, mask, e);
     acc = _mm256_add_ps(acc, e);
   }
-  const float total = hsum(acc);
+  return hsum(acc);
+}
+
+}  // namespace
+
+void softmax_row(const float* x, float* y, int64_t n, bool log) {
+  if (n == 0) return;
+  float m;
+  // softmax keeps the exponentials in y
+  const float total = exp_sum_row(x, log ? nullptr : y, n, &m);
+  int64_t i = 0;
   if (log) {
     // (x - max) - log(sum): rounding max + log(sum) first would cost an ulp of max.
     const float lse = std::log(total);
-    const __m256 vl = _mm256_set1_ps(lse);
-    i = 0;
+    const __m256 shift = _mm256_set1_ps(m), vl = _mm256_set1_ps(lse);
     for (; i + 8 <= n; i += 8)
       _mm256_storeu_ps(y + i, _mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), shift), vl));
     for (; i < n; ++i) y[i] = (x[i] - m) - lse;
   } else {
     const __m256 inv = _mm256_set1_ps(1.0f / total);
-    i = 0;
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_loadu_ps(y + i), inv));
     for (; i < n; ++i) y[i] = y[i] * (1.0f / total);
+  }
+}
+
+void logsumexp_row(const float* x, int64_t n, float* m, float* ls) {
+  if (n == 0) {
+    *m = 0.0f, *ls = -INFINITY;
+    return;
+  }
+  *ls = std::log(exp_sum_row(x, nullptr, n, m));
+}
+
+void scaled_softmax_row(const float* x, float* dx, int64_t n, float m, float ls, float s) {
+  const __m256 shift = _mm256_set1_ps(m), vl = _mm256_set1_ps(ls), vs = _mm256_set1_ps(s);
+  auto at = [&](__m256 v) {
+    return _mm256_mul_ps(exp_nonpositive(_mm256_sub_ps(_mm256_sub_ps(v, shift), vl)), vs);
+  };
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dx + i, at(_mm256_loadu_ps(x + i)));
+  if (i < n) {
+    const __m256i mask = tail_mask(n - i);
+    _mm256_maskstore_ps(dx + i, mask, at(_mm256_maskload_ps(x + i, mask)));
   }
 }
 

@@ -113,6 +113,11 @@ double sum(const float* p, int64_t n);
 // One contiguous row of softmax or log_softmax (float lanes, Sleef exp), and its gradient.
 void softmax_row(const float* x, float* y, int64_t n, bool log);
 void softmax_grad_row(const float* dy, const float* y, float* dx, int64_t n, bool log);
+// cross_entropy's row statistics: the max m of x[0, n) (0 for a row of -inf) and ls, the log of
+// the sum of exp(x - m), so that log_softmax(x)[k] = (x[k] - m) - ls as softmax_row has it.
+void logsumexp_row(const float* x, int64_t n, float* m, float* ls);
+// dx[k] = s * exp((x[k] - m) - ls) for k < n: softmax from those statistics, scaled.
+void scaled_softmax_row(const float* x, float* dx, int64_t n, float m, float ls, float s);
 // Softmax or log_softmax of w <= kSoftmaxColumns columns side by side, along rows of n values
 // stride apart: y[i * stride + k] for the column k of x[i * stride + k], i < n.
 constexpr int64_t kSoftmaxColumns = 512;
