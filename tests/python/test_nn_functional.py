@@ -853,7 +853,8 @@ def test_fused_nll_loss_edge_cases_like_torch():
 def test_cross_entropy_fused_rows_like_torch(shape, dtype):
     """cross_entropy of (N, C) logits runs log_softmax inside nll_loss's kernel: values and
     gradients over row lengths around the vector width, large and -inf logits, ignored and
-    weighted rows, a transposed input, gradients accumulated twice and second order."""
+    weighted rows, label smoothing, a transposed input, gradients accumulated twice and second
+    order."""
     rng = np.random.default_rng(sum(shape))
     x0 = rng.standard_normal(shape) * 4
     c = shape[-1]
@@ -865,8 +866,10 @@ def test_cross_entropy_fused_rows_like_torch(shape, dtype):
         t0[1] = 2 if c > 2 else 0  # the ignored class below
     w0 = rng.random(c) + 0.5
     tol = 2e-5 if dtype == "float32" else 1e-11
-    for reduction in ("mean", "sum"):
+    for reduction, smoothing in (("mean", 0.0), ("sum", 0.0), ("mean", 0.3), ("sum", 0.1)):
         for weighted, ignore in ((False, -100), (True, 2)):
+            if smoothing and x0.size > 20:
+                x0.flat[11] = -50.0  # (-inf times a weight: NaN in both libraries)
             got, want = [], []
             for lib, out in ((flow, got), (torch, want)):
                 dt = getattr(lib, dtype)
@@ -875,7 +878,14 @@ def test_cross_entropy_fused_rows_like_torch(shape, dtype):
                 t = lib.tensor(t0, dtype=lib.int64)
                 F = lib.nn.functional
                 for _ in range(2):  # the second backward accumulates into x.grad
-                    loss = F.cross_entropy(x, t, w, ignore_index=ignore, reduction=reduction)
+                    loss = F.cross_entropy(
+                        x,
+                        t,
+                        w,
+                        ignore_index=ignore,
+                        reduction=reduction,
+                        label_smoothing=smoothing,
+                    )
                     loss.backward()
                 out += [loss.detach().numpy(), x.grad.numpy()]
             for g, e in zip(got, want):
@@ -890,10 +900,13 @@ def test_cross_entropy_fused_rows_like_torch(shape, dtype):
             t = lib.tensor(t0, dtype=lib.int64)
             F = lib.nn.functional
             a = F.cross_entropy(xt.t(), t)
-            (gx,) = lib.autograd.grad(F.cross_entropy(xf, t) * 3, [xf], create_graph=True)
-            (ggx,) = lib.autograd.grad((gx * gx).sum(), [xf])
             (gt,) = lib.autograd.grad(a, [xt])
-            out += [a.detach().numpy(), gt.numpy(), gx.detach().numpy(), ggx.numpy()]
+            out += [a.detach().numpy(), gt.numpy()]
+            w = lib.tensor(w0, dtype=lib.float64)
+            for kw in ({}, {"label_smoothing": 0.25, "weight": w, "ignore_index": 2}):
+                (gx,) = lib.autograd.grad(F.cross_entropy(xf, t, **kw) * 3, [xf], create_graph=True)
+                (ggx,) = lib.autograd.grad((gx * gx).sum(), [xf])
+                out += [gx.detach().numpy(), ggx.numpy()]
         for g, e in zip(got, want):
             np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12)
 

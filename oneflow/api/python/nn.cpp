@@ -208,11 +208,13 @@ void init_nn(py::module_& m) {
     ReleaseGil nogil;
     return F::nll_loss(logp, target, weight.value_or(nullptr), ignore_index, mean);
   });
-  m.def("_cross_entropy", [](const Tensor& logits, const Tensor& target,
-                             std::optional<Tensor> weight, int64_t ignore_index, bool mean) {
-    ReleaseGil nogil;
-    return F::cross_entropy_indices(logits, target, weight.value_or(nullptr), ignore_index, mean);
-  });
+  m.def("_cross_entropy",
+        [](const Tensor& logits, const Tensor& target, std::optional<Tensor> weight,
+           int64_t ignore_index, bool mean, double label_smoothing) {
+          ReleaseGil nogil;
+          return F::cross_entropy_indices(logits, target, weight.value_or(nullptr), ignore_index,
+                                          mean, label_smoothing);
+        });
   m.def(
       "mse_loss",
       [](py::handle input, py::handle target, const std::string& reduction) {

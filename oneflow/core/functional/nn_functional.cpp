@@ -457,11 +457,12 @@ Tensor pointwise_loss(ActFn act, double p, const Tensor& input, const Tensor& ta
 namespace {
 // NllLoss's kernel on log-probabilities, or on logits with log_softmax inside.
 Tensor nll_kernel(const Tensor& x, const Tensor& target, const Tensor& weight, int64_t ignore_index,
-                  bool mean, bool logits) {
+                  bool mean, bool logits, double label_smoothing = 0.0) {
   const int64_t c = x->ndim() == 1 ? x->shape()[0] : x->ndim() > 1 ? x->shape()[1] : 0;
   Tensor w = weight ? contiguous(weight) : ones({c}, CreationOptions{x->dtype(), x->device(), ""});
-  return dispatch(prim::nll_loss(), {contiguous(x), contiguous(target), w},
-                  Attrs{{"ignore_index", ignore_index}, {"mean", mean}, {"logits", logits}})[0];
+  Attrs attrs{{"ignore_index", ignore_index}, {"mean", mean}, {"logits", logits}};
+  if (label_smoothing != 0) attrs.set("label_smoothing", label_smoothing);
+  return dispatch(prim::nll_loss(), {contiguous(x), contiguous(target), w}, attrs)[0];
 }
 }  // namespace
 
@@ -471,8 +472,8 @@ Tensor nll_loss(const Tensor& logp, const Tensor& target, const Tensor& weight,
 }
 
 Tensor cross_entropy_indices(const Tensor& logits, const Tensor& target, const Tensor& weight,
-                             int64_t ignore_index, bool mean) {
-  return nll_kernel(logits, target, weight, ignore_index, mean, true);
+                             int64_t ignore_index, bool mean, double label_smoothing) {
+  return nll_kernel(logits, target, weight, ignore_index, mean, true, label_smoothing);
 }
 
 Tensor pair_loss_grad(const Tensor& dy, const Tensor& a, const Tensor& b, const Attrs& attrs) {

@@ -79,9 +79,10 @@ Tensor pad_grad(const Tensor& dy, const Shape& input_shape, const IntList& pads,
 Tensor nll_loss(const Tensor& logp, const Tensor& target, const Tensor& weight,
                 int64_t ignore_index, bool mean);
 // cross_entropy of float32/float64 (N, C) or (C,) logits and int64 class indices with reduction
-// mean or sum: nll_loss's kernel with log_softmax inside (one pass forward, one backward).
+// mean or sum and label smoothing: nll_loss's kernel with log_softmax inside (one pass forward,
+// one backward).
 Tensor cross_entropy_indices(const Tensor& logits, const Tensor& target, const Tensor& weight,
-                             int64_t ignore_index, bool mean);
+                             int64_t ignore_index, bool mean, double label_smoothing);
 // scale * dy * f'(a - b), dy a 0-dim tensor; attrs as PairLoss.
 Tensor pair_loss_grad(const Tensor& dy, const Tensor& a, const Tensor& b, const Attrs& attrs);
 

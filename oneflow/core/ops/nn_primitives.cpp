@@ -403,8 +403,20 @@ TensorList NllLoss::grad(const GradContext& ctx, const TensorList& dy) const {
     // a recomputed log_softmax of the logits.
     attrs.set("logits", false);
     const int64_t dim = x->ndim() - 1;
-    const Tensor unit = dispatch1(prim::nll_loss_grad(), {F::ones_like(dy[0]), t, w, total}, attrs);
-    return {dispatch1(prim::log_softmax_grad(), {F::mul(unit, dy[0]), F::log_softmax(x, dim)},
+    Tensor dlogp = dispatch1(prim::nll_loss_grad(), {F::ones_like(dy[0]), t, w, total}, attrs);
+    const double e = attrs.has("label_smoothing") ? attrs.get<double>("label_smoothing") : 0.0;
+    if (e != 0) {
+      // e / C of every class's term: -w e / C (over the total weight for the mean) on each
+      // counted row
+      Tensor valid =
+          F::compare(CompareFn::kNe, t, Scalar::from_int(attrs.get<int64_t>("ignore_index")));
+      if (dim == 1) valid = F::unsqueeze(valid, 1);
+      Tensor smooth = F::mul(F::where(valid, w, Scalar::from_double(0.0)),
+                             Scalar::from_double(-e / double(x->shape()[dim])));
+      if (attrs.get<bool>("mean")) smooth = F::div(smooth, total);
+      dlogp = F::add(F::mul(dlogp, Scalar::from_double(1 - e)), smooth);
+    }
+    return {dispatch1(prim::log_softmax_grad(), {F::mul(dlogp, dy[0]), F::log_softmax(x, dim)},
                       Attrs{{"dim", dim}}),
             nullptr, nullptr};
   }

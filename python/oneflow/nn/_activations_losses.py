@@ -689,14 +689,15 @@ def cross_entropy(
             f"of the input's shape {tuple(input.shape)}), got {target.dtype}"
         )
     if (
-        not label_smoothing
-        and input.ndim <= 2
+        input.ndim <= 2
         and not target.dtype.is_floating_point
         and _fused_nll(input, target, weight, reduction)
     ):
         # log_softmax inside nll_loss's kernel: one pass over the logits forward, one backward.
         _check_class_target("cross_entropy", input, target)
-        return _C._cross_entropy(input, target, weight, ignore_index, reduction == "mean")
+        return _C._cross_entropy(
+            input, target, weight, ignore_index, reduction == "mean", float(label_smoothing)
+        )
     dim = 1 if input.ndim > 1 else 0
     logp = log_softmax(input, dim)
     c = input.shape[dim]

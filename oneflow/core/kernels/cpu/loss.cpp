@@ -171,6 +171,18 @@ void for_each_target(const NllLayout& l, const int64_t* t, int64_t ignore, F f) 
 
 bool logits_input(const Attrs& attrs) { return attrs.has("logits") && attrs.get<bool>("logits"); }
 
+// cross_entropy's label smoothing e: (1 - e) of the target's term and e / C of every class's,
+// and the sum W of the class weights (the smoothing term's log-sum-exp part is W times it).
+struct Smoothing {
+  double e = 0, e_c = 0, w_sum = 0;
+  template <typename T>
+  Smoothing(const Attrs& attrs, const T* w, int64_t c) {
+    if (attrs.has("label_smoothing")) e = attrs.get<double>("label_smoothing");
+    e_c = c ? e / double(c) : 0.0;
+    for (int64_t j = 0; e != 0 && j < c; ++j) w_sum += double(w[j]);
+  }
+};
+
 // The max m of a row of n logits (0 for a row of -inf, a NaN wins) and ls = log(sum(exp(x - m))).
 template <typename T>
 void row_stats(const T* x, int64_t n, T* m, T* ls) {
@@ -187,7 +199,9 @@ void row_stats(const T* x, int64_t n, T* m, T* ls) {
 
 // cross_entropy of (N, C) logits (NllLoss with logits): each thread a contiguous range of rows,
 // its loss and weight in double, the ranges added in order. Out-of-range targets are noted in
-// the pass and reported after it by for_each_target.
+// the pass and reported after it by for_each_target. With smoothing e a row's loss is
+// -((1 - e) w[t] logp[t] + e / C sum_j w[j] logp[j]), the sum being sum_j w[j] x[j] - (m + ls) W;
+// the mean divides by the weights of the targets, as PyTorch's.
 void cross_entropy_forward(const TensorList& in, const TensorList& out, const Attrs& attrs) {
   const NllLayout l(in[0]->shape());
   const int64_t ignore = attrs.get<int64_t>("ignore_index"), n = l.n, c = l.c;
@@ -197,6 +211,7 @@ void cross_entropy_forward(const TensorList& in, const TensorList& out, const At
     const T* x = in[0]->data_as<T>();
     const T* w = in[2]->data_as<T>();
     T* stats = out[2]->data_as<T>();
+    const Smoothing sm(attrs, w, c);
     std::vector<double> loss(threads), weight(threads);
     int bad = 0;
 #pragma omp parallel for reduction(| : bad) schedule(static) num_threads(threads)
@@ -210,8 +225,13 @@ void cross_entropy_forward(const TensorList& in, const TensorList& out, const At
           if (k < 0 || k >= c) {
             bt = 1;
           } else {
-            row_stats(x + i * c, c, &m, &ls);
-            lt -= double(w[k]) * double((x[i * c + k] - m) - ls);
+            const T* r = x + i * c;
+            row_stats(r, c, &m, &ls);
+            double row = (1 - sm.e) * double(w[k]) * double((r[k] - m) - ls);
+            if (sm.e != 0)
+              row += sm.e_c * (lane_sum<T>(c, [&](int64_t j) { return w[j] * r[j]; }) -
+                               (double(m) + double(ls)) * sm.w_sum);
+            lt -= row;
             wt += double(w[k]);
           }
         }
@@ -227,8 +247,9 @@ void cross_entropy_forward(const TensorList& in, const TensorList& out, const At
   });
 }
 
-// dlogits = s (softmax - one_hot(t)) per counted row, s = weight[t] dy (/ total weight), in one
-// pass over the logits.
+// dlogits = g ((1 - e) w[t] + e W / C) softmax - g e / C w - g (1 - e) w[t] one_hot(t) per
+// counted row, g = dy (/ total weight), in one pass over the logits (e = 0 without smoothing:
+// g w[t] (softmax - one_hot(t))).
 void cross_entropy_backward(const TensorList& in, const TensorList& out, const Attrs& attrs) {
   const NllLayout l(out[0]->shape());
   const int64_t ignore = attrs.get<int64_t>("ignore_index"), n = l.n, c = l.c;
@@ -240,6 +261,8 @@ void cross_entropy_backward(const TensorList& in, const TensorList& out, const A
     const double scale = double(*in[0]->data_as<T>()) /
                          (attrs.get<bool>("mean") ? double(*in[3]->data_as<T>()) : 1.0);
     T* dx = out[0]->data_as<T>();
+    const Smoothing sm(attrs, w, c);
+    const T q = T(scale * sm.e_c);
 #pragma omp parallel for schedule(static) if (n * c > cpu::kParallelGrain && n > 1)
     for (int64_t i = 0; i < n; ++i) {
       const int64_t k = t[i];
@@ -248,7 +271,8 @@ void cross_entropy_backward(const TensorList& in, const TensorList& out, const A
         std::fill_n(d, c, T(0));
         continue;
       }
-      const T s = T(double(w[k]) * scale), m = stats[2 * i], ls = stats[2 * i + 1];
+      const T s = T(scale * ((1 - sm.e) * double(w[k]) + sm.e_c * sm.w_sum));
+      const T m = stats[2 * i], ls = stats[2 * i + 1];
       const T* r = x + i * c;
       bool done = false;
       if constexpr (std::is_same_v<T, float>) {
@@ -259,7 +283,9 @@ void cross_entropy_backward(const TensorList& in, const TensorList& out, const A
       }
       if (!done)
         for (int64_t j = 0; j < c; ++j) d[j] = s * std::exp((r[j] - m) - ls);
-      d[k] -= s;
+      if (sm.e != 0)
+        for (int64_t j = 0; j < c; ++j) d[j] -= q * w[j];
+      d[k] -= T(scale * (1 - sm.e) * double(w[k]));
     }
   });
 }
