@@ -92,17 +92,20 @@ def _bcast_build(path):
     return build
 
 
-def _cross_entropy_build(fw):
-    f = op(fw, "nn.functional.cross_entropy")
-    x = randn(fw, 4096, 256)
-    x.requires_grad_(True)
-    fw.module.manual_seed(4)
-    t = fw.module.randint(0, 256, (4096,), device=fw.device)
+def _cross_entropy_build(**kwargs):
+    def build(fw):
+        f = op(fw, "nn.functional.cross_entropy")
+        x = randn(fw, 4096, 256)
+        x.requires_grad_(True)
+        fw.module.manual_seed(4)
+        t = fw.module.randint(0, 256, (4096,), device=fw.device)
 
-    def step():
-        f(x, t).backward()
+        def step():
+            f(x, t, **kwargs).backward()
 
-    return step
+        return step
+
+    return build
 
 
 def _embedding_build(fw):
@@ -342,7 +345,8 @@ _CASES = [
     ("softmax(dim=1) images", _fwd_bwd("softmax", _IMG, (1,))),
     ("pixel_shuffle 2", _fwd_bwd("nn.functional.pixel_shuffle", _IMG, (2,))),
     ("unfold 3x3", _fwd_bwd("nn.functional.unfold", (8, 32, 32, 32), (3,))),
-    ("cross_entropy 4096x256", _cross_entropy_build),
+    ("cross_entropy 4096x256", _cross_entropy_build()),
+    ("cross_entropy label_smoothing=0.1 4096x256", _cross_entropy_build(label_smoothing=0.1)),
     ("embedding 64x128 of 8192", _embedding_build),
     ("mse_loss", _mse_build),
     ("smooth_l1_loss none", _pair_loss_build("nn.functional.smooth_l1_loss", reduction="none")),

@@ -415,8 +415,8 @@ void LogSoftmax::compute_cpu(const TensorList& in, const TensorList& out,
                              const Attrs& attrs) const {
   if (softmax_inner_forward(in[0], out[0], attrs.get<int64_t>("dim"), true)) return;
   if (softmax_rows_avx2(in[0], out[0], attrs.get<int64_t>("dim"), true)) return;
-  if (out[0]->dtype() == DType::kFloat32)
-    return onednn::softmax_forward(in[0], out[0], attrs.get<int64_t>("dim"), true);
+  // (not oneDNN's: it subtracts max + log(sum) rounded to one value, an ulp of the max away from
+  // PyTorch's (x - max) - log(sum), which the loop below keeps)
   const Rows r = rows_around(in[0]->shape(), attrs.get<int64_t>("dim"));
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     using C = compute_t<T>;
@@ -439,8 +439,8 @@ void LogSoftmax::compute_cpu(const TensorList& in, const TensorList& out,
         double total = r.inner == 1 ? exp_shifted(xr, yr, r.n, m) : 0.0;
         if (r.inner != 1)
           for (int64_t i = 0; i < r.n; ++i) total += std::exp(double(C(xr[i * r.inner]) - m));
-        const C shift = m + C(std::log(total));
-        for (int64_t i = 0; i < r.n; ++i) yr[i * r.inner] = T(C(xr[i * r.inner]) - shift);
+        const C lse = C(std::log(total));
+        for (int64_t i = 0; i < r.n; ++i) yr[i * r.inner] = T((C(xr[i * r.inner]) - m) - lse);
       }
     }
   });
