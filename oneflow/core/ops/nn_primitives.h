@@ -194,7 +194,9 @@ class NllLoss final : public Primitive {
 // (dy, target, weight, total_weight) -> dlogp of attrs input_shape: -weight[t] * dy (divided by
 // the total weight for the mean) at each counted target's class, zero elsewhere. With logits,
 // (dy, target, weight, total_weight, logits, row stats) -> dlogits = weight[t] * dy (/ total)
-// * (softmax - one_hot(t)) for each counted row, zero for the ignored ones.
+// * (softmax - one_hot(t)) for each counted row, zero for the ignored ones; with attrs
+// label_smoothing e, g ((1 - e) w[t] + e W / C) softmax - g e / C w - g (1 - e) w[t] one_hot(t)
+// (g = dy / total, W = sum(w)).
 class NllLossGrad final : public Primitive {
  public:
   const char* name() const override { return "nll_loss_grad"; }

@@ -688,11 +688,7 @@ def cross_entropy(
             "cross_entropy: expected a floating point target for class probabilities (a target "
             f"of the input's shape {tuple(input.shape)}), got {target.dtype}"
         )
-    if (
-        input.ndim <= 2
-        and not target.dtype.is_floating_point
-        and _fused_nll(input, target, weight, reduction)
-    ):
+    if input.ndim <= 2 and _fused_nll(input, target, weight, reduction):  # (int64 targets)
         # log_softmax inside nll_loss's kernel: one pass over the logits forward, one backward.
         _check_class_target("cross_entropy", input, target)
         return _C._cross_entropy(
