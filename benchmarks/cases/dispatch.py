@@ -57,3 +57,56 @@ register(
         frameworks=("oneflow", "torch"),
     )
 )
+
+
+def _build_small(make):
+    """OPS_PER_CALL calls of one op on tiny operands: make(fw) gives the zero-argument call."""
+
+    def build(fw):
+        call = make(fw)
+
+        def run():
+            for _ in range(OPS_PER_CALL):
+                call()
+
+        return run
+
+    return build
+
+
+def _trace_8x8(fw):
+    x = randn(fw, 8, 8)
+    return lambda: fw.module.trace(x)
+
+
+def _outer_64(fw):
+    a, b = randn(fw, 64), randn(fw, 64)
+    return lambda: fw.module.outer(a, b)
+
+
+def _dot_64(fw):
+    a, b = randn(fw, 64), randn(fw, 64)
+    return lambda: fw.module.dot(a, b)
+
+
+def _abs_method_64(fw):
+    x = randn(fw, 64)
+    return lambda: x.abs()
+
+
+for _name, _make in (
+    ("trace 8x8", _trace_8x8),
+    ("outer 64 x 64", _outer_64),
+    ("dot 64", _dot_64),
+    ("x.abs() method, 64 elem", _abs_method_64),
+):
+    register(
+        Case(
+            name=_name,
+            family="dispatch",
+            metric="us/op",
+            build=_build_small(_make),
+            ops_per_call=OPS_PER_CALL,
+            frameworks=("oneflow", "torch"),
+        )
+    )

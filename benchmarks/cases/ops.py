@@ -180,6 +180,11 @@ def _cross_build(fw):
     return lambda: fw.module.linalg.cross(a, b)
 
 
+def _outer_build(fw):
+    a, b = randn(fw, _N), randn(fw, _N)
+    return lambda: fw.module.outer(a, b)
+
+
 def _gather_last_build(fw):
     x = randn(fw, _N, _N)
     idx = (fw.module.rand(_N, _N) * _N).long()
@@ -374,6 +379,8 @@ _CASES = [
     ("one_hot 1M labels 10 classes", _one_hot_build),
     ("bincount 1M values 1000 bins", _bincount_build),
     ("cross 1M x 3 rows", _cross_build),
+    ("trace 1024x1024", _fwd("trace")),
+    ("outer 1024 x 1024", _outer_build),
 ]
 
 

@@ -1141,6 +1141,69 @@ def test_dot_outer_trace_errors_like_torch():
     )
 
 
+def test_trace_kernel_strides_dtypes_and_double_backward():
+    """trace reads the diagonal through the input's strides (transposed, stepped, offset,
+    expanded), sums integers to int64 with PyTorch's wrapping, and its gradient is
+    differentiable in the incoming gradient."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((7, 9))
+    views = [
+        lambda t: t,
+        lambda t: t.t(),
+        lambda t: t[1::2, 2::3],
+        lambda t: t[:, 4:5].expand(7, 6),
+    ]
+    for view in views:
+        got = flow.trace(view(flow.tensor(x)))
+        want = torch.trace(view(torch.tensor(x)))
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+    big = np.full((3, 3), 2**31 - 1, dtype=np.int32)
+    for dt in ("int32", "uint8", "int16"):
+        a = big.astype(dt)
+        got, want = flow.trace(flow.tensor(a)), torch.trace(torch.tensor(a))
+        assert got.dtype == flow.int64 and int(got) == int(want)
+    half = rng.standard_normal((40, 40)).astype(np.float16)
+    np.testing.assert_allclose(
+        flow.trace(flow.tensor(half)).float().numpy(),
+        torch.trace(torch.tensor(half)).float().numpy(),
+        rtol=2e-3,
+    )
+    # grad of grad: d/dg <trace'(g), v> = trace(v)
+    for lib in (flow, torch):
+        a = lib.tensor(x, requires_grad=True)
+        w = lib.tensor(2.0, dtype=lib.float64, requires_grad=True)
+        (g2,) = lib.autograd.grad(lib.trace(a) * w, a, create_graph=True)
+        (gw,) = lib.autograd.grad((g2 * lib.tensor(x)).sum(), w)
+        np.testing.assert_allclose(float(gw), np.trace(x), rtol=1e-12)
+
+
+def test_outer_kernel_promotion_strides_and_gradients():
+    """outer in one pass: promoted operands, strided and expanded vectors, rows split over
+    threads, bool, and gradients g @ b and g^T @ a against PyTorch."""
+    rng = np.random.default_rng(6)
+    a, b = rng.standard_normal(301), rng.standard_normal(517)
+    for lib_view in (lambda t: t, lambda t: t[::2], lambda t: t[3:4].expand(200)):
+        got = flow.outer(lib_view(flow.tensor(a)), lib_view(flow.tensor(b)))
+        want = torch.outer(lib_view(torch.tensor(a)), lib_view(torch.tensor(b)))
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-15)
+    ai = rng.integers(-5, 5, 6).astype(np.int32)
+    got = flow.outer(flow.tensor(ai), flow.tensor(b[:4]).float())
+    want = torch.outer(torch.tensor(ai), torch.tensor(b[:4]).float())
+    assert got.dtype == flow.float32
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    m = rng.random(5) > 0.5
+    got = flow.outer(flow.tensor(m), flow.tensor(m[::-1].copy()))
+    assert got.dtype == flow.bool
+    np.testing.assert_array_equal(got.numpy(), np.outer(m, m[::-1]))
+    g = rng.standard_normal((301, 517))
+    fa, fb = flow.tensor(a, requires_grad=True), flow.tensor(b, requires_grad=True)
+    ta, tb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    flow.outer(fa, fb).backward(flow.tensor(g))
+    torch.outer(ta, tb).backward(torch.tensor(g))
+    np.testing.assert_allclose(fa.grad.numpy(), ta.grad.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(fb.grad.numpy(), tb.grad.numpy(), rtol=1e-10)
+
+
 @pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
 @pytest.mark.parametrize(
     "shape,lo,hi", [((7,), 0, 3), ((40, 25), -128, 127), ((3000,), -5, 1000), ((5,), 0, 10**6)]

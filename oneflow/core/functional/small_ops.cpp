@@ -133,7 +133,11 @@ Tensor outer(const Tensor& a, const Tensor& b) {
     throw_error<RuntimeError>("outer", "expected 1-D argument input, but got ", a->ndim(), "-D");
   if (b->ndim() != 1)
     throw_error<RuntimeError>("outer", "expected 1-D argument vec2, but got ", b->ndim(), "-D");
-  return mul(unsqueeze(a, 1), unsqueeze(b, 0));
+  const bool cpu = a->device().type == DeviceType::kCPU && b->device().type == DeviceType::kCPU;
+  if (!cpu) return mul(unsqueeze(a, 1), unsqueeze(b, 0));
+  const DType dt = promote_types(a->dtype(), b->dtype());
+  return dispatch1(prim::outer(), {a->dtype() == dt ? a : to(a, dt, std::nullopt),
+                                   b->dtype() == dt ? b : to(b, dt, std::nullopt)});
 }
 
 Tensor trace(const Tensor& x) {
@@ -141,6 +145,7 @@ Tensor trace(const Tensor& x) {
     throw_error<RuntimeError>("trace", "expected a matrix, got a ", x->ndim(), "-D tensor");
   if (x->dtype() == DType::kBool)
     throw_error<NotImplementedError>("trace", "bool inputs are not supported");
+  if (x->device().type == DeviceType::kCPU) return dispatch1(prim::trace(), {x});
   return sum(diagonal(x, 0, 0, 1));
 }
 

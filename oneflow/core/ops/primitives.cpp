@@ -7,8 +7,8 @@
 #include "oneflow/core/autograd/autograd.h"
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/functional/functional.h"
-#include "oneflow/core/ops/small_ops_primitives.h"
 #include "oneflow/core/ops/nn_primitives.h"
+#include "oneflow/core/ops/small_ops_primitives.h"
 
 namespace oneflow {
 
@@ -1198,6 +1198,8 @@ std::vector<const Primitive*> all_primitives() {
       &prim::bincount(),
       &prim::cross(),
       &prim::dot(),
+      &prim::trace(),
+      &prim::outer(),
       &prim::cum_extreme<ReduceFn::kMax>(),
       &prim::cum_extreme<ReduceFn::kMin>(),
       &prim::mode(),

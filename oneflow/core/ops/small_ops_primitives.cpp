@@ -1,8 +1,12 @@
-// Meta inference, traits and gradient rules of one_hot, bincount and cross
+// Meta inference, traits and gradient rules of one_hot, bincount, cross, dot, trace and outer
 // (small_ops_primitives.h). User-facing checks and promotion live in functional/small_ops.cpp.
 #include "oneflow/core/ops/small_ops_primitives.h"
 
+#include <algorithm>
+
+#include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/functional/small_ops.h"
+#include "oneflow/core/ops/primitives.h"
 
 namespace oneflow {
 
@@ -108,7 +112,65 @@ TensorList Dot::grad(const GradContext& ctx, const TensorList& dy) const {
   return dx;
 }
 
+std::vector<TensorMeta> Trace::infer(const TensorList& in, const Attrs&) const {
+  if (in.size() != 1) throw_error<RuntimeError>(name(), "expected 1 input, got ", in.size());
+  const Tensor& x = in[0];
+  if (x->ndim() != 2)
+    throw_error<RuntimeError>(name(), "expected a matrix, got a ", x->ndim(), "-D tensor");
+  if (x->dtype() == DType::kBool)
+    throw_error<NotImplementedError>(name(), "bool inputs are not supported");
+  const DType out = is_integral(x->dtype(), false) ? DType::kInt64 : x->dtype();
+  return {contiguous_meta({}, out, x->device())};
+}
+
+TensorList Trace::grad(const GradContext& ctx, const TensorList& dy) const {
+  if (!dy[0] || !ctx.needs_input_grad[0]) return {Tensor()};
+  const TensorMeta& m = ctx.input_metas[0];
+  const int64_t rows = m.shape[0], cols = m.shape[1], len = std::min(rows, cols);
+  // eye(rows, cols) is a constant: ones scattered onto the diagonal. The product with dy keeps
+  // the gradient differentiable in dy.
+  const Tensor ones =
+      functional::full({len}, Scalar::from_int(1), CreationOptions{m.dtype, m.device, {}, nullptr});
+  const Tensor eye = dispatch1(prim::as_strided_grad(), {ones},
+                               Attrs{{"shape", std::vector<int64_t>{rows, cols}},
+                                     {"grad_size", std::vector<int64_t>{len}},
+                                     {"grad_stride", std::vector<int64_t>{cols + 1}},
+                                     {"grad_offset", int64_t{0}}});
+  return {functional::mul(eye, dy[0])};
+}
+
+PrimTraits Outer::traits() const {
+  PrimTraits t;
+  t.saves_inputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> Outer::infer(const TensorList& in, const Attrs&) const {
+  if (in.size() != 2) throw_error<RuntimeError>(name(), "expected 2 inputs, got ", in.size());
+  const Tensor &a = in[0], &b = in[1];
+  if (a->ndim() != 1 || b->ndim() != 1 || a->dtype() != b->dtype())
+    throw_error<RuntimeError>(name(), "expected two 1-D tensors of one dtype");
+  return {contiguous_meta({a->shape()[0], b->shape()[0]}, a->dtype(), a->device())};
+}
+
+TensorList Outer::grad(const GradContext& ctx, const TensorList& dy) const {
+  TensorList dx(2);
+  if (!dy[0]) return dx;
+  if (ctx.needs_input_grad[0]) dx[0] = functional::matmul(dy[0], ctx.inputs[1]);
+  if (ctx.needs_input_grad[1])
+    dx[1] = functional::matmul(functional::transpose(dy[0], 0, 1), ctx.inputs[0]);
+  return dx;
+}
+
 namespace prim {
+const Trace& trace() {
+  static const Trace instance;
+  return instance;
+}
+const Outer& outer() {
+  static const Outer instance;
+  return instance;
+}
 const Dot& dot() {
   static const Dot instance;
   return instance;

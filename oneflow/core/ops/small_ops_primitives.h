@@ -1,6 +1,7 @@
 // One-pass kernels for ops that were compositions of several dispatches: one_hot and bincount
 // (which count or encode class indices, testing their range in the same pass), cross (three
-// planes in, three planes out) and dot (no reshapes around a matmul). CPU kernels in
+// planes in, three planes out), dot (no reshapes around a matmul), trace (the strided diagonal
+// summed in place, no view) and outer (one product per element, no broadcast). CPU kernels in
 // kernels/cpu/small_ops.cpp; off the CPU the functional layer (functional/small_ops.cpp) composes
 // them from other primitives.
 #pragma once
@@ -64,8 +65,38 @@ class Dot final : public Primitive {
                     const Attrs& attrs) const override;
 };
 
+// The 0-dim sum of a 2-D tensor's main diagonal, read through its strides; integers sum to int64
+// (as sum), 16-bit floats in float. The gradient, dy on the diagonal of zeros of the input's shape,
+// needs only the input's meta.
+class Trace final : public Primitive {
+ public:
+  const char* name() const override { return "trace"; }
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  void compute_cpu(const TensorList& inputs, const TensorList& outputs,
+                   const Attrs& attrs) const override;
+  void compute_cuda(const TensorList& inputs, const TensorList& outputs,
+                    const Attrs& attrs) const override;
+};
+
+// a[:, None] * b[None, :] for two 1-D tensors of one dtype (any strides; the functional layer
+// promotes). Gradients g @ b and g^T @ a.
+class Outer final : public Primitive {
+ public:
+  const char* name() const override { return "outer"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  void compute_cpu(const TensorList& inputs, const TensorList& outputs,
+                   const Attrs& attrs) const override;
+  void compute_cuda(const TensorList& inputs, const TensorList& outputs,
+                    const Attrs& attrs) const override;
+};
+
 namespace prim {
 const Dot& dot();
+const Trace& trace();
+const Outer& outer();
 const OneHot& one_hot();
 const Bincount& bincount();
 const Cross& cross();

@@ -1,12 +1,13 @@
-// CPU kernels of dot, one_hot, bincount and cross (ops/small_ops_primitives.h). The index kernels
-// test the range in their one pass and raise after it (their outputs are fresh, so nothing the user
-// holds is half-written), naming the first bad value.
+// CPU kernels of dot, trace, outer, one_hot, bincount and cross (ops/small_ops_primitives.h). The
+// index kernels test the range in their one pass and raise after it (their outputs are fresh, so
+// nothing the user holds is half-written), naming the first bad value.
 #include <cblas.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "oneflow/core/kernels/cpu/strided_loop.h"
@@ -47,6 +48,59 @@ void Dot::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&)
       C acc = 0;
       for (int64_t i = 0; i < n; ++i) acc += C(compute_t<T>(a[i])) * C(compute_t<T>(b[i]));
       *o = T(static_cast<compute_t<T>>(acc));
+    }
+  });
+}
+
+void Trace::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
+  const Tensor& x = in[0];
+  const int64_t len = std::min(x->shape()[0], x->shape()[1]);
+  const int64_t step = x->strides()[0] + x->strides()[1];
+  visit_dtype(x->dtype(), [&]<typename T>() {
+    if constexpr (std::is_integral_v<T>) {  // int64 output; wraps as PyTorch's (infer rejects bool)
+      const T* p = x->data_as<T>();
+      uint64_t acc = 0;
+      for (int64_t i = 0; i < len; ++i)
+        acc += static_cast<uint64_t>(static_cast<int64_t>(p[i * step]));
+      *out[0]->data_as<int64_t>() = static_cast<int64_t>(acc);
+    } else {  // floats accumulate in double (PyTorch's CPU accumulator for float)
+      const T* p = x->data_as<T>();
+      double acc = 0;
+      for (int64_t i = 0; i < len; ++i) acc += static_cast<double>(compute_t<T>(p[i * step]));
+      *out[0]->data_as<T>() = T(static_cast<compute_t<T>>(acc));
+    }
+  });
+}
+
+void Outer::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
+  const int64_t rows = in[0]->shape()[0], cols = in[1]->shape()[0];
+  const int64_t sa = in[0]->strides()[0], sb = in[1]->strides()[0];
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    const T* a = in[0]->data_as<T>();
+    const T* b = in[1]->data_as<T>();
+    T* o = out[0]->data_as<T>();
+    // b gathered once when strided, so each row is a unit-stride loop the compiler vectorises.
+    std::unique_ptr<T[]> packed;
+    if (sb != 1 && rows > 1) {
+      packed.reset(new T[static_cast<size_t>(cols)]);
+      for (int64_t j = 0; j < cols; ++j) packed[j] = b[j * sb];
+    }
+    const T* bp = packed ? packed.get() : b;
+    const int64_t bs = packed ? 1 : sb;
+#pragma omp parallel for schedule(static) num_threads(threads_for(rows* cols))
+    for (int64_t i = 0; i < rows; ++i) {
+      T* row = o + i * cols;
+      if constexpr (std::is_same_v<T, bool>) {
+        const bool ai = a[i * sa];
+        for (int64_t j = 0; j < cols; ++j) row[j] = ai && bp[j * bs];
+      } else {
+        const compute_t<T> ai = compute_t<T>(a[i * sa]);
+        if (bs == 1) {
+          for (int64_t j = 0; j < cols; ++j) row[j] = T(ai * compute_t<T>(bp[j]));
+        } else {
+          for (int64_t j = 0; j < cols; ++j) row[j] = T(ai * compute_t<T>(bp[j * bs]));
+        }
+      }
     }
   });
 }

@@ -32,6 +32,8 @@ void Cat::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&
 OF_NOT_YET(VectorNorm2)
 OF_NOT_YET(OneHot)
 OF_NOT_YET(Dot)
+OF_NOT_YET(Trace)
+OF_NOT_YET(Outer)
 OF_NOT_YET(Bincount)
 OF_NOT_YET(Cross)
 OF_NOT_YET(Cumsum)

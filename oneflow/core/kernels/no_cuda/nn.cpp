@@ -42,6 +42,8 @@ OF_NN_NO_CUDA(Attention)
 OF_NN_NO_CUDA(AttentionGrad)
 OF_NN_NO_CUDA(OneHot)
 OF_NN_NO_CUDA(Dot)
+OF_NN_NO_CUDA(Trace)
+OF_NN_NO_CUDA(Outer)
 OF_NN_NO_CUDA(Bincount)
 OF_NN_NO_CUDA(Cross)
 #undef OF_NN_NO_CUDA
