@@ -105,6 +105,8 @@ PADS = [
     ((1, 2, 3, 4, 5), (1, 1, 1, 1, 1, 1), "replicate"),
     ((2, 3), (1, 2, 0, 1), "constant"),
     ((2, 5), (-1, 2), "constant"),
+    ((2, 3, 4, 5), (1, 2, 0, 3, 2, 0), "constant"),
+    ((3, 4), (0, 0), "constant"),
 ]
 
 
@@ -117,6 +119,29 @@ def test_pad_modes(case, device):
         dtype="float64",
         device=device,
     )
+
+
+def test_constant_pad_gradient_is_a_crop_of_broadcast_and_strided_grads():
+    """The gradient of a constant pad crops dy through a view: a broadcast dy (the gradient of
+    sum), a transposed one, and a gradient that is itself differentiable in dy."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 3, 4, 5))
+    v = rng.standard_normal((2, 3, 4, 5))
+    gy = rng.standard_normal((2, 3, 8, 7))
+    pad = (2, 1, 0, 3)
+    results = []
+    for lib in (flow, torch):
+        t = lib.tensor(x, requires_grad=True)
+        lib.nn.functional.pad(t, pad, value=1.5).sum().backward()
+        u = lib.tensor(x, requires_grad=True)
+        g = lib.tensor(gy, requires_grad=True)
+        y = lib.nn.functional.pad(u, pad)
+        (gx,) = lib.autograd.grad(y, u, g.transpose(2, 3), create_graph=True)
+        (gg,) = lib.autograd.grad((gx * lib.tensor(v)).sum(), g)
+        results.append((t.grad.numpy(), gx.detach().numpy(), gg.numpy()))
+    for got, want in zip(*results):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(results[0][0], np.ones_like(x))
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,8 @@
 // PyTorch's order and messages (RuntimeError), so user code sees the same errors.
 #include "oneflow/core/functional/nn_functional.h"
 
+#include <algorithm>
+
 #include "oneflow/core/autograd/autograd.h"
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/functional/functional.h"
@@ -410,6 +412,18 @@ Tensor border_pad_raw(const Tensor& x, const IntList& pads, int64_t mode, double
 }
 
 Tensor pad_grad(const Tensor& dy, const Shape& input_shape, const IntList& pads, int64_t mode) {
+  const bool grows = std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p >= 0; });
+  if (static_cast<PadMode>(mode) == PadMode::kConstant && grows) {
+    // The gradient of a constant pad is the crop of dy: one copy of the input's size through a
+    // view, which also reads a broadcast dy (sum's gradient) without materialising it.
+    Tensor t = dy;
+    const int64_t nd = static_cast<int64_t>(input_shape.size());
+    for (size_t j = 0; 2 * j < pads.size(); ++j) {
+      const int64_t d = nd - 1 - static_cast<int64_t>(j);
+      t = narrow(t, d, pads[2 * j], input_shape[d]);
+    }
+    return contiguous(t);
+  }
   return dispatch1(prim::pad_grad(), {contiguous(dy)},
                    Attrs{{"input_shape", input_shape}, {"pads", pads}, {"mode", mode}});
 }
