@@ -293,3 +293,36 @@ def test_data_property_like_torch():
     assert a.tolist() == [1.0, 1.0, 1.0] and b.numel() == 1
     np.testing.assert_allclose(b.item(), (before @ before).sum(), rtol=1e-3)
     np.testing.assert_allclose(c.numpy(), before * 2, rtol=1e-6)
+
+
+def test_builtin_tensor_methods_forward_self_and_arguments_like_torch():
+    """Tensor methods backed by _C functions are forwarding descriptors: bound and unbound
+    calls, keyword arguments, operators, attribute access and errors behave as methods do."""
+    a = np.array([[-1.5, 2.0], [0.25, -3.0]])
+    x, t = flow.tensor(a), torch.tensor(a)
+    for name in ("abs", "exp", "relu", "sigmoid"):
+        np.testing.assert_allclose(getattr(x, name)().numpy(), getattr(t, name)().numpy())
+        np.testing.assert_allclose(
+            getattr(flow.Tensor, name)(x).numpy(), getattr(torch.Tensor, name)(t).numpy()
+        )
+    np.testing.assert_array_equal(x.transpose(0, 1).numpy(), t.transpose(0, 1).numpy())
+    np.testing.assert_array_equal(x.transpose(dim0=1, dim1=0).numpy(), a.T)
+    np.testing.assert_array_equal(x.narrow(1, 1, 1).numpy(), t.narrow(1, 1, 1).numpy())
+    np.testing.assert_array_equal((x == x.abs()).numpy(), (t == t.abs()).numpy())
+    np.testing.assert_array_equal((x < 0).numpy(), a < 0)
+    np.testing.assert_array_equal(abs(x).numpy(), np.abs(a))
+    np.testing.assert_array_equal((-x).numpy(), -a)
+    bound = x.abs
+    assert bound.__self__ is x and bound.__name__ == "abs"
+    assert flow.Tensor.abs.__name__ == "abs" and flow.Tensor.abs.__qualname__ == "Tensor.abs"
+    assert flow.Tensor.abs.__doc__
+    np.testing.assert_array_equal(bound().numpy(), np.abs(a))
+    np.testing.assert_array_equal(list(map(flow.Tensor.neg, [x]))[0].numpy(), -a)
+    with pytest.raises(TypeError, match="abs"):
+        x.abs(1, 2)
+    with pytest.raises(TypeError):
+        flow.Tensor.abs()
+    # the gradient flows through a method call as through the function
+    w = flow.tensor(a, requires_grad=True)
+    w.tanh().sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), 1 - np.tanh(a) ** 2)

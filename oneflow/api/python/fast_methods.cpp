@@ -1,7 +1,11 @@
 // Tensor arithmetic operators as method descriptors with the vectorcall convention: `x + 1`
 // reaches functional::add without a Python frame, an argument tuple or dict, or pybind11's
 // argument vectors. Calls these do not handle (keyword arguments, other operand types) go to
-// the general binding of the same op in oneflow._C, unchanged.
+// the general binding of the same op in oneflow._C, unchanged. Every other oneflow._C function
+// installed as a Tensor method is wrapped in a forwarding method descriptor (TensorMethod below)
+// instead of a Python function: `x.abs()` calls _C.abs with x as its first argument, no frame.
+#include <cstddef>
+
 #include "oneflow/api/python/common.h"
 
 namespace oneflow::python {
@@ -126,9 +130,80 @@ PyObject* method(const char* name, PyTypeObject* type) {
   return PyDescr_NewMethod(type, def);
 }
 
+// A method descriptor that calls `target` with the instance as the first argument. CPython's
+// method-call path (Py_TPFLAGS_METHOD_DESCRIPTOR) hands it the instance already in front of the
+// arguments, so the call forwards the same argument array: no tuple, no bound method object.
+struct TensorMethod {
+  PyObject_HEAD vectorcallfunc vectorcall;
+  PyObject* target;
+};
+
+PyObject* tensor_method_call(PyObject* callable, PyObject* const* args, size_t nargsf,
+                             PyObject* kwnames) {
+  return PyObject_Vectorcall(reinterpret_cast<TensorMethod*>(callable)->target, args, nargsf,
+                             kwnames);
+}
+
+// Tensor.abs is the descriptor itself; x.abs a bound method (as for a Python function).
+PyObject* tensor_method_get(PyObject* self, PyObject* obj, PyObject*) {
+  if (obj == nullptr || obj == Py_None) return Py_NewRef(self);
+  return PyMethod_New(self, obj);
+}
+
+void tensor_method_dealloc(PyObject* self) {
+  Py_XDECREF(reinterpret_cast<TensorMethod*>(self)->target);
+  Py_TYPE(self)->tp_free(self);
+}
+
+// __name__ and __doc__ are the target's; __qualname__ is Tensor.<name>.
+PyObject* tensor_method_attr(PyObject* self, void* name) {
+  return PyObject_GetAttrString(reinterpret_cast<TensorMethod*>(self)->target,
+                                static_cast<const char*>(name));
+}
+PyObject* tensor_method_qualname(PyObject* self, void*) {
+  PyObject* name =
+      PyObject_GetAttrString(reinterpret_cast<TensorMethod*>(self)->target, "__name__");
+  if (name == nullptr) return nullptr;
+  PyObject* qualname = PyUnicode_FromFormat("Tensor.%U", name);
+  Py_DECREF(name);
+  return qualname;
+}
+
+PyGetSetDef g_tensor_method_getset[] = {
+    {"__name__", tensor_method_attr, nullptr, nullptr, const_cast<char*>("__name__")},
+    {"__qualname__", tensor_method_qualname, nullptr, nullptr, nullptr},
+    {"__doc__", tensor_method_attr, nullptr, nullptr, const_cast<char*>("__doc__")},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+PyTypeObject* tensor_method_type() {
+  static PyTypeObject* type = [] {
+    auto* t = new PyTypeObject();  // zeroed; PyType_Ready fills in the type's own type
+    Py_SET_REFCNT(t, 1);
+    t->tp_name = "oneflow.tensor_method";
+    t->tp_basicsize = sizeof(TensorMethod);
+    t->tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR;
+    t->tp_vectorcall_offset = offsetof(TensorMethod, vectorcall);
+    t->tp_call = PyVectorcall_Call;
+    t->tp_descr_get = tensor_method_get;
+    t->tp_dealloc = tensor_method_dealloc;
+    t->tp_getset = g_tensor_method_getset;
+    if (PyType_Ready(t) < 0) throw py::error_already_set();
+    return t;
+  }();
+  return type;
+}
+
 }  // namespace
 
 void init_fast_methods(py::module_& m) {
+  // A Tensor method calling `fn` (a oneflow._C function) with the tensor first.
+  m.def("_tensor_method", [](py::object fn) {
+    auto* self = PyObject_New(TensorMethod, tensor_method_type());
+    if (self == nullptr) throw py::error_already_set();
+    self->vectorcall = tensor_method_call;
+    self->target = fn.release().ptr();
+    return py::reinterpret_steal<py::object>(reinterpret_cast<PyObject*>(self));
+  });
   // name -> method descriptor, installed on Tensor by oneflow/framework/tensor_methods.py.
   m.def("_fast_tensor_methods", [](py::module_ c) {
     auto* type = reinterpret_cast<PyTypeObject*>(py::type::of<TensorImpl>().ptr());

@@ -271,17 +271,6 @@ def _int_value(self):
     return builtins.int(self.item())
 
 
-def _method(fn):
-    """Binds a _C function (a builtin, which has no __get__) as a Tensor method."""
-
-    def method(self, *args, **kwargs):
-        return fn(self, *args, **kwargs)
-
-    method.__name__ = fn.__name__
-    method.__doc__ = fn.__doc__
-    return method
-
-
 def __dlpack__(self, stream=None):
     return _internal.to_dlpack(self)
 
@@ -553,5 +542,5 @@ def install():
     methods.update(_internal._fast_tensor_methods(_C))
     for name, fn in methods.items():
         if type(fn).__name__ == "builtin_function_or_method":
-            fn = _method(fn)
+            fn = _internal._tensor_method(fn)
         setattr(Tensor, name, fn)
