@@ -17,11 +17,13 @@ case "$mode" in
   *) echo "sanitize.sh: expected asan or tsan, got '$mode'" >&2; exit 2 ;;
 esac
 build="build-$mode"
+SECONDS=0
 python_ext=OFF
 [[ "$mode" == asan ]] && python_ext=ON
 BUILD_DIR="$build" bash tools/build.sh -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DONEFLOW_SANITIZE="$sanitize" -DONEFLOW_BUILD_PYTHON="$python_ext" \
   -DONEFLOW_PYTHON_OUTPUT_DIR="$root/$build/python/oneflow"
+echo "sanitize.sh: the instrumented build took $SECONDS s"
 export ASAN_OPTIONS="detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$root/tools/sanitizers/lsan.supp:print_suppressions=0"

@@ -7,20 +7,22 @@
 
 namespace oneflow {
 
-// Pointwise math functions of the Unary<F> primitive: X(Enum, public name).
-#define OF_UNARY_FNS(X)     \
-  X(Abs, abs)               \
-  X(Sqrt, sqrt)             \
-  X(Rsqrt, rsqrt)           \
-  X(Log, log)               \
-  X(Log1p, log1p)           \
-  X(Sin, sin)               \
-  X(Cos, cos)               \
-  X(Tanh, tanh)             \
-  X(Sigmoid, sigmoid)       \
-  X(Floor, floor)           \
-  X(Ceil, ceil)             \
-  X(Round, round)           \
+// Pointwise math functions of the Unary<F> primitive: X(Enum, public name). In three parts,
+// whose CPU kernels compile in separate translation units (kernels/cpu/elementwise_fns.h).
+#define OF_UNARY_FNS_1(X) \
+  X(Abs, abs)             \
+  X(Sqrt, sqrt)           \
+  X(Rsqrt, rsqrt)         \
+  X(Log, log)             \
+  X(Log1p, log1p)         \
+  X(Sin, sin)             \
+  X(Cos, cos)             \
+  X(Tanh, tanh)           \
+  X(Sigmoid, sigmoid)     \
+  X(Floor, floor)         \
+  X(Ceil, ceil)           \
+  X(Round, round)
+#define OF_UNARY_FNS_2(X)   \
   X(Reciprocal, reciprocal) \
   X(Trunc, trunc)           \
   X(Sign, sign)             \
@@ -32,19 +34,21 @@ namespace oneflow {
   X(Tan, tan)               \
   X(Asin, asin)             \
   X(Acos, acos)             \
-  X(Atan, atan)             \
-  X(Sinh, sinh)             \
-  X(Cosh, cosh)             \
-  X(Asinh, asinh)           \
-  X(Acosh, acosh)           \
-  X(Atanh, atanh)           \
-  X(Erf, erf)               \
-  X(Erfc, erfc)             \
-  X(Erfinv, erfinv)         \
-  X(Lgamma, lgamma)         \
-  X(Digamma, digamma)       \
-  X(Trigamma, trigamma)     \
+  X(Atan, atan)
+#define OF_UNARY_FNS_3(X) \
+  X(Sinh, sinh)           \
+  X(Cosh, cosh)           \
+  X(Asinh, asinh)         \
+  X(Acosh, acosh)         \
+  X(Atanh, atanh)         \
+  X(Erf, erf)             \
+  X(Erfc, erfc)           \
+  X(Erfinv, erfinv)       \
+  X(Lgamma, lgamma)       \
+  X(Digamma, digamma)     \
+  X(Trigamma, trigamma)   \
   X(BitwiseNot, bitwise_not)
+#define OF_UNARY_FNS(X) OF_UNARY_FNS_1(X) OF_UNARY_FNS_2(X) OF_UNARY_FNS_3(X)
 
 enum class UnaryFn : int8_t {
 #define OF_ENUM_MEMBER(E, n) k##E,
@@ -86,17 +90,19 @@ enum class UnaryFn : int8_t {
 #define OF_DIFF_ACTIVATION_FNS(X) X(SmoothL1, smooth_l1) X(Huber, huber)
 
 // Elementwise binary functions of the Binary<F> primitive (inputs and output of one dtype).
-// prelu(x, w) = x > 0 ? x : w x.
-#define OF_BINARY_FNS(X)             \
-  X(Maximum, maximum)                \
-  X(Minimum, minimum)                \
-  X(Fmax, fmax)                      \
-  X(Fmin, fmin)                      \
-  X(Fmod, fmod)                      \
-  X(Remainder, remainder)            \
-  X(FloorDivide, floor_divide)       \
-  X(TruncDivide, trunc_divide)       \
-  X(Atan2, atan2)                    \
+// prelu(x, w) = x > 0 ? x : w x. In two parts, whose CPU kernels compile in separate translation
+// units (kernels/cpu/elementwise_fns.h).
+#define OF_BINARY_FNS_1(X)     \
+  X(Maximum, maximum)          \
+  X(Minimum, minimum)          \
+  X(Fmax, fmax)                \
+  X(Fmin, fmin)                \
+  X(Fmod, fmod)                \
+  X(Remainder, remainder)      \
+  X(FloorDivide, floor_divide) \
+  X(TruncDivide, trunc_divide) \
+  X(Atan2, atan2)
+#define OF_BINARY_FNS_2(X)           \
   X(Prelu, prelu)                    \
   X(BitwiseAnd, bitwise_and)         \
   X(BitwiseOr, bitwise_or)           \
@@ -106,6 +112,7 @@ enum class UnaryFn : int8_t {
   X(LogicalAnd, logical_and)         \
   X(LogicalOr, logical_or)           \
   X(LogicalXor, logical_xor)
+#define OF_BINARY_FNS(X) OF_BINARY_FNS_1(X) OF_BINARY_FNS_2(X)
 
 enum class BinaryFn : int8_t { OF_BINARY_FNS(OF_ENUM_MEMBER) };
 
