@@ -146,7 +146,10 @@ PyObject* tensor_method_call(PyObject* callable, PyObject* const* args, size_t n
 
 // Tensor.abs is the descriptor itself; x.abs a bound method (as for a Python function).
 PyObject* tensor_method_get(PyObject* self, PyObject* obj, PyObject*) {
-  if (obj == nullptr || obj == Py_None) return Py_NewRef(self);
+  if (obj == nullptr || obj == Py_None) {
+    Py_INCREF(self);
+    return self;
+  }
   return PyMethod_New(self, obj);
 }
 
