@@ -1178,14 +1178,16 @@ def test_trace_kernel_strides_dtypes_and_double_backward():
 
 
 def test_outer_kernel_promotion_strides_and_gradients():
-    """outer in one pass: promoted operands, strided and expanded vectors, rows split over
-    threads, bool, and gradients g @ b and g^T @ a against PyTorch."""
+    """outer: the one-pass kernel (small products) and the broadcasting mul (large ones) with
+    promoted operands, strided and expanded vectors, bool, and gradients g @ b and g^T @ a
+    against PyTorch."""
     rng = np.random.default_rng(6)
     a, b = rng.standard_normal(301), rng.standard_normal(517)
-    for lib_view in (lambda t: t, lambda t: t[::2], lambda t: t[3:4].expand(200)):
-        got = flow.outer(lib_view(flow.tensor(a)), lib_view(flow.tensor(b)))
-        want = torch.outer(lib_view(torch.tensor(a)), lib_view(torch.tensor(b)))
-        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-15)
+    for n, m in ((301, 517), (101, 97)):
+        for lib_view in (lambda t: t, lambda t: t[::2], lambda t: t[3:4].expand(150)):
+            got = flow.outer(lib_view(flow.tensor(a[:n])), lib_view(flow.tensor(b[:m])))
+            want = torch.outer(lib_view(torch.tensor(a[:n])), lib_view(torch.tensor(b[:m])))
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-15)
     ai = rng.integers(-5, 5, 6).astype(np.int32)
     got = flow.outer(flow.tensor(ai), flow.tensor(b[:4]).float())
     want = torch.outer(torch.tensor(ai), torch.tensor(b[:4]).float())
@@ -1195,13 +1197,14 @@ def test_outer_kernel_promotion_strides_and_gradients():
     got = flow.outer(flow.tensor(m), flow.tensor(m[::-1].copy()))
     assert got.dtype == flow.bool
     np.testing.assert_array_equal(got.numpy(), np.outer(m, m[::-1]))
-    g = rng.standard_normal((301, 517))
-    fa, fb = flow.tensor(a, requires_grad=True), flow.tensor(b, requires_grad=True)
-    ta, tb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
-    flow.outer(fa, fb).backward(flow.tensor(g))
-    torch.outer(ta, tb).backward(torch.tensor(g))
-    np.testing.assert_allclose(fa.grad.numpy(), ta.grad.numpy(), rtol=1e-10)
-    np.testing.assert_allclose(fb.grad.numpy(), tb.grad.numpy(), rtol=1e-10)
+    for n, m in ((301, 517), (31, 47)):
+        g = rng.standard_normal((n, m))
+        fa, fb = flow.tensor(a[:n], requires_grad=True), flow.tensor(b[:m], requires_grad=True)
+        ta, tb = torch.tensor(a[:n], requires_grad=True), torch.tensor(b[:m], requires_grad=True)
+        flow.outer(fa, fb).backward(flow.tensor(g))
+        torch.outer(ta, tb).backward(torch.tensor(g))
+        np.testing.assert_allclose(fa.grad.numpy(), ta.grad.numpy(), rtol=1e-10)
+        np.testing.assert_allclose(fb.grad.numpy(), tb.grad.numpy(), rtol=1e-10)
 
 
 @pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])

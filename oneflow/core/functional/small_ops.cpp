@@ -134,7 +134,11 @@ Tensor outer(const Tensor& a, const Tensor& b) {
   if (b->ndim() != 1)
     throw_error<RuntimeError>("outer", "expected 1-D argument vec2, but got ", b->ndim(), "-D");
   const bool cpu = a->device().type == DeviceType::kCPU && b->device().type == DeviceType::kCPU;
-  if (!cpu) return mul(unsqueeze(a, 1), unsqueeze(b, 0));
+  // The one-pass kernel saves dispatches on small products; large ones are memory bound and the
+  // broadcasting elementwise driver writes them about twice as fast (1024 x 1024: 39 vs 83 us).
+  constexpr int64_t kKernelMaxElements = int64_t{1} << 15;
+  if (!cpu || a->numel() * b->numel() > kKernelMaxElements)
+    return mul(unsqueeze(a, 1), unsqueeze(b, 0));
   const DType dt = promote_types(a->dtype(), b->dtype());
   return dispatch1(prim::outer(), {a->dtype() == dt ? a : to(a, dt, std::nullopt),
                                    b->dtype() == dt ? b : to(b, dt, std::nullopt)});

@@ -80,7 +80,7 @@ class Trace final : public Primitive {
 };
 
 // a[:, None] * b[None, :] for two 1-D tensors of one dtype (any strides; the functional layer
-// promotes). Gradients g @ b and g^T @ a.
+// promotes, and takes larger products to the broadcasting mul). Gradients g @ b and g^T @ a.
 class Outer final : public Primitive {
  public:
   const char* name() const override { return "outer"; }

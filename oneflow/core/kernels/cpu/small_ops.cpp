@@ -87,7 +87,8 @@ void Outer::compute_cpu(const TensorList& in, const TensorList& out, const Attrs
     }
     const T* bp = packed ? packed.get() : b;
     const int64_t bs = packed ? 1 : sb;
-#pragma omp parallel for schedule(static) num_threads(threads_for(rows* cols))
+    // One thread: the functional layer sends products above the parallel grain to the
+    // broadcasting elementwise driver.
     for (int64_t i = 0; i < rows; ++i) {
       T* row = o + i * cols;
       if constexpr (std::is_same_v<T, bool>) {
