@@ -79,28 +79,23 @@ void Outer::compute_cpu(const TensorList& in, const TensorList& out, const Attrs
     const T* a = in[0]->data_as<T>();
     const T* b = in[1]->data_as<T>();
     T* o = out[0]->data_as<T>();
-    // b gathered once when strided, so each row is a unit-stride loop the compiler vectorises.
+    // A strided b is gathered once, so every row is a unit-stride loop the compiler vectorises.
     std::unique_ptr<T[]> packed;
-    if (sb != 1 && rows > 1) {
+    if (sb != 1) {
       packed.reset(new T[static_cast<size_t>(cols)]);
       for (int64_t j = 0; j < cols; ++j) packed[j] = b[j * sb];
     }
     const T* bp = packed ? packed.get() : b;
-    const int64_t bs = packed ? 1 : sb;
     // One thread: the functional layer sends products above the parallel grain to the
     // broadcasting elementwise driver.
     for (int64_t i = 0; i < rows; ++i) {
       T* row = o + i * cols;
       if constexpr (std::is_same_v<T, bool>) {
         const bool ai = a[i * sa];
-        for (int64_t j = 0; j < cols; ++j) row[j] = ai && bp[j * bs];
+        for (int64_t j = 0; j < cols; ++j) row[j] = ai && bp[j];
       } else {
         const compute_t<T> ai = compute_t<T>(a[i * sa]);
-        if (bs == 1) {
-          for (int64_t j = 0; j < cols; ++j) row[j] = T(ai * compute_t<T>(bp[j]));
-        } else {
-          for (int64_t j = 0; j < cols; ++j) row[j] = T(ai * compute_t<T>(bp[j * bs]));
-        }
+        for (int64_t j = 0; j < cols; ++j) row[j] = T(ai * compute_t<T>(bp[j]));
       }
     }
   });
