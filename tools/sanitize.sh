@@ -20,6 +20,11 @@ build="build-$mode"
 SECONDS=0
 python_ext=OFF
 [[ "$mode" == asan ]] && python_ext=ON
+# The instrumented build compiles with -g, and with -g ccache adds the working directory to each
+# object's hash, so a clone at another path would rebuild everything (about 20 minutes on two
+# cores). Sources and include paths are already made relative (CCACHE_BASEDIR in build.sh); only
+# DW_AT_comp_dir may then name the folder of the build that filled the cache.
+export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 BUILD_DIR="$build" bash tools/build.sh -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DONEFLOW_SANITIZE="$sanitize" -DONEFLOW_BUILD_PYTHON="$python_ext" \
   -DONEFLOW_PYTHON_OUTPUT_DIR="$root/$build/python/oneflow"
