@@ -651,12 +651,15 @@ def test_erfc_float32_within_4_ulp_like_torch():
     )
 
 
-@pytest.mark.parametrize("n", [1, 7, 63, 64, 65, 129, 1000])
+@pytest.mark.parametrize("n", [1, 7, 63, 64, 65, 129, 255, 256, 257, 1000, 5000])
 def test_erfinv_block_edges_and_in_place_like_torch(n):
-    # The vector kernel works on blocks of 64 / 128 floats, the last one through a padded
-    # buffer; in place it reads each block before writing it.
+    # The vector kernel works on blocks of 64 (AVX2) / 256 (AVX-512) floats, the last one through
+    # a padded buffer, and packs each block's lanes by branch (|x| below or above ~0.843) before
+    # unpacking them in order; in place it reads each block before writing it.
     rng = np.random.default_rng(n)
     y = rng.uniform(-1, 1, n).astype(np.float32)
+    special = rng.random(n) < 0.05
+    y[special] = rng.choice(np.array([1, -1, 0, 1.5, np.nan], np.float32), special.sum())
     want = torch.erfinv(torch.tensor(y)).numpy()
     np.testing.assert_allclose(flow.erfinv(flow.tensor(y)).numpy(), want, rtol=2e-7, atol=0)
     t = flow.tensor(y)

@@ -175,10 +175,12 @@ inline __m256 giles8(__m256 y) {
   const __m256 w = _mm256_sub_ps(
       _mm256_setzero_ps(),
       Sleef_logf8_u10avx2(_mm256_mul_ps(_mm256_sub_ps(one, y), _mm256_add_ps(one, y))));
-  const __m256 pc = horner8(ec::kGilesCentral, _mm256_sub_ps(w, _mm256_set1_ps(2.5f)));
-  const __m256 pt = horner8(ec::kGilesTail, _mm256_sub_ps(_mm256_sqrt_ps(w), _mm256_set1_ps(3.0f)));
-  return _mm256_mul_ps(_mm256_blendv_ps(pc, pt, _mm256_cmp_ps(w, _mm256_set1_ps(5.0f), _CMP_GE_OQ)),
-                       y);
+  __m256 p = horner8(ec::kGilesCentral, _mm256_sub_ps(w, _mm256_set1_ps(2.5f)));
+  const __m256 far = _mm256_cmp_ps(w, _mm256_set1_ps(5.0f), _CMP_GE_OQ);
+  if (_mm256_movemask_ps(far))  // the tail polynomial only when a lane needs it (|y| > 0.9966)
+    p = _mm256_blendv_ps(
+        p, horner8(ec::kGilesTail, _mm256_sub_ps(_mm256_sqrt_ps(w), _mm256_set1_ps(3.0f))), far);
+  return _mm256_mul_ps(p, y);
 }
 inline __m128 erfinv_newton4(__m128 x0, __m128 yf) {
   namespace ec = erf_coeffs;

@@ -165,70 +165,117 @@ inline __m512 erfc16(__m512 x) {
 
 void erfc(const float* x, float* y, int64_t n) { map16(x, y, n, erfc16); }
 
-// erfinv as the AVX2 tier's (vec/avx2.cpp): Giles' float approximation on 16 lanes, then the
-// Newton step in double on 8, each as its own pass over a block.
+// erfinv as the AVX2 tier's (vec/avx2.cpp): Giles' float approximation x0 on 16 lanes, then one
+// Newton step in double on 8. The lanes of a block are packed by branch (|x0| < 1 or not) so that
+// each runs only its own fits: below 1 erf's central polynomial with a short exp (the correction
+// is ~1e-6 x0, so exp(x0^2) needs ~1e-8 only), from 1 on erfc's tail fit with the full exp.
+
+// Giles' x0 for 16 floats; the tail polynomial only when a lane needs it (|y| > 0.9966).
 inline __m512 giles16(__m512 y) {
   namespace ec = erf_coeffs;
   const __m512 one = _mm512_set1_ps(1.0f);
   const __m512 w = _mm512_sub_ps(
       _mm512_setzero_ps(),
       Sleef_logf16_u10avx512f(_mm512_mul_ps(_mm512_sub_ps(one, y), _mm512_add_ps(one, y))));
-  const __m512 pc = horner16(ec::kGilesCentral, _mm512_sub_ps(w, _mm512_set1_ps(2.5f)));
-  const __m512 pt =
-      horner16(ec::kGilesTail, _mm512_sub_ps(_mm512_sqrt_ps(w), _mm512_set1_ps(3.0f)));
-  return _mm512_mul_ps(
-      _mm512_mask_blend_ps(_mm512_cmp_ps_mask(w, _mm512_set1_ps(5.0f), _CMP_GE_OQ), pc, pt), y);
+  __m512 p = horner16(ec::kGilesCentral, _mm512_sub_ps(w, _mm512_set1_ps(2.5f)));
+  const __mmask16 far = _mm512_cmp_ps_mask(w, _mm512_set1_ps(5.0f), _CMP_GE_OQ);
+  if (far)
+    p = _mm512_mask_blend_ps(
+        far, p, horner16(ec::kGilesTail, _mm512_sub_ps(_mm512_sqrt_ps(w), _mm512_set1_ps(3.0f))));
+  return _mm512_mul_ps(p, y);
 }
-inline __m256 erfinv_newton8(__m256 x0, __m256 yf) {
+
+// exp(u) = exp(r) 2^n, u = n ln2 + r, |r| <= ln2 / 2, with the Taylor coefficients c.
+template <size_t N>
+inline __m512d exp8d(const double (&c)[N], __m512d u) {
+  namespace ec = erf_coeffs;
+  const __m512d n = _mm512_roundscale_pd(_mm512_mul_pd(u, _mm512_set1_pd(ec::kLog2e)),
+                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m512d r = _mm512_fnmadd_pd(n, _mm512_set1_pd(ec::kLn2Lo),
+                                     _mm512_fnmadd_pd(n, _mm512_set1_pd(ec::kLn2Hi), u));
+  return _mm512_scalef_pd(horner8d(c, r), n);
+}
+
+// One Newton step from x0 = |Giles| < 1 toward erfinv(b): x0 - (erf(x0) - b) sqrt(pi) / 2
+// exp(x0^2). The correction is ~1e-6 x0, so exp needs only ~1e-8: Taylor to r^7.
+inline __m256 newton_central8(__m256 x0, __m256 y) {
   namespace ec = erf_coeffs;
   const __m512d one = _mm512_set1_pd(1.0);
   const __m512d a = _mm512_abs_pd(_mm512_cvtps_pd(x0));
-  const __m512d b = _mm512_abs_pd(_mm512_cvtps_pd(yf));
+  const __m512d b = _mm512_abs_pd(_mm512_cvtps_pd(y));
   const __m512d u = _mm512_mul_pd(a, a);
-  // E = exp(u) = exp(r) 2^n, u = n ln2 + r
-  const __m512d uc = _mm512_min_pd(u, _mm512_set1_pd(16.0));
-  const __m512d n = _mm512_roundscale_pd(_mm512_mul_pd(uc, _mm512_set1_pd(ec::kLog2e)),
-                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  const __m512d r = _mm512_fnmadd_pd(n, _mm512_set1_pd(ec::kLn2Lo),
-                                     _mm512_fnmadd_pd(n, _mm512_set1_pd(ec::kLn2Hi), uc));
-  const __m512d e = _mm512_scalef_pd(horner8d(ec::kExpTaylor, r), n);
-  // (erf(a) - b) exp(a^2): (a P(2u - 1) - b) E below 1, (1 - b) E - H(s) from 1 on
-  const __m512d res_small = _mm512_mul_pd(
+  const __m512d e = exp8d(ec::kExpTaylor7, u);
+  const __m512d res = _mm512_mul_pd(
       e, _mm512_fmsub_pd(a, horner8d(ec::kErfCentral, _mm512_fmsub_pd(u, _mm512_set1_pd(2.0), one)),
                          b));
+  return _mm512_cvtpd_ps(_mm512_fnmadd_pd(res, _mm512_set1_pd(1 / ec::kTwoOverSqrtPi), a));
+}
+
+// From x0 >= 1: (erf(x0) - b) exp(x0^2) = (1 - b) E - H(s); E must be exact to ~1e-13 here.
+inline __m256 newton_tail8(__m256 x0, __m256 y) {
+  namespace ec = erf_coeffs;
+  const __m512d one = _mm512_set1_pd(1.0);
+  const __m512d a = _mm512_abs_pd(_mm512_cvtps_pd(x0));
+  const __m512d b = _mm512_abs_pd(_mm512_cvtps_pd(y));
+  const __m512d e = exp8d(ec::kExpTaylor, _mm512_min_pd(_mm512_mul_pd(a, a), _mm512_set1_pd(16.0)));
   const __m512d s = _mm512_min_pd(
       one, _mm512_mul_pd(_mm512_sub_pd(a, _mm512_set1_pd(2.5)), _mm512_set1_pd(1 / 1.5)));
-  const __m512d res_large = _mm512_fmsub_pd(_mm512_sub_pd(one, b), e, horner8d(ec::kErfcTail, s));
-  const __m512d res =
-      _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, one, _CMP_GE_OQ), res_small, res_large);
-  const __m512d x1 = _mm512_fnmadd_pd(res, _mm512_set1_pd(1 / ec::kTwoOverSqrtPi), a);
-  const __m256 signbit = _mm256_set1_ps(-0.0f);
-  const __m256 sign = _mm256_and_ps(yf, signbit), bf = _mm256_andnot_ps(signbit, yf);
-  __m256 x = _mm256_or_ps(_mm512_cvtpd_ps(x1), sign);
-  // |y| == 1: +-inf; outside [-1, 1] or NaN: NaN
-  x = _mm256_blendv_ps(x, _mm256_or_ps(_mm256_set1_ps(INFINITY), sign),
-                       _mm256_cmp_ps(bf, _mm256_set1_ps(1.0f), _CMP_EQ_OQ));
-  return _mm256_blendv_ps(x, _mm256_set1_ps(NAN),
-                          _mm256_cmp_ps(bf, _mm256_set1_ps(1.0f), _CMP_NLE_UQ));
+  const __m512d res = _mm512_fmsub_pd(_mm512_sub_pd(one, b), e, horner8d(ec::kErfcTail, s));
+  return _mm512_cvtpd_ps(_mm512_fnmadd_pd(res, _mm512_set1_pd(1 / ec::kTwoOverSqrtPi), a));
 }
+
 void erfinv(const float* x, float* y, int64_t n) {
-  constexpr int64_t kBlock = 128;
-  alignas(64) float in[kBlock], x0[kBlock], out[kBlock];
+  constexpr int64_t kBlock = 256;
+  // Lanes are packed by branch (|x0| < 1 or not) so that each runs only its own polynomial;
+  // the buffers have room for the zero lanes of the last 16-wide packing store.
+  alignas(64) float in[kBlock], cx[kBlock + 16] = {}, cy[kBlock + 16] = {};
+  alignas(64) float tx[kBlock + 16] = {}, ty[kBlock + 16] = {};
+  __mmask16 central[kBlock / 16];
+  const __m512 signbit = _mm512_set1_ps(-0.0f), one = _mm512_set1_ps(1.0f);
   for (int64_t i = 0; i < n; i += kBlock) {
     const int64_t m = std::min(kBlock, n - i);
     const float* src = x + i;
-    float* dst = y + i;
-    if (m < kBlock) {  // the last partial block through zero-padded buffers
+    if (m < kBlock) {
       std::fill(in, in + kBlock, 0.0f);
       std::copy(src, src + m, in);
       src = in;
-      dst = out;
     }
-    for (int64_t j = 0; j < kBlock; j += 16)
-      _mm512_store_ps(x0 + j, giles16(_mm512_loadu_ps(src + j)));
-    for (int64_t j = 0; j < kBlock; j += 8)
-      _mm256_storeu_ps(dst + j, erfinv_newton8(_mm256_load_ps(x0 + j), _mm256_loadu_ps(src + j)));
-    if (m < kBlock) std::copy(out, out + m, y + i);
+    int64_t nc = 0, nt = 0;
+    for (int64_t j = 0; j < kBlock; j += 16) {
+      const __m512 yv = _mm512_loadu_ps(src + j);
+      const __m512 x0 = giles16(yv);
+      const __mmask16 c = _mm512_cmp_ps_mask(_mm512_abs_ps(x0), one, _CMP_LT_OQ);
+      central[j / 16] = c;
+      _mm512_storeu_ps(cx + nc, _mm512_maskz_compress_ps(c, x0));
+      _mm512_storeu_ps(cy + nc, _mm512_maskz_compress_ps(c, yv));
+      _mm512_storeu_ps(tx + nt, _mm512_maskz_compress_ps(__mmask16(~c), x0));
+      _mm512_storeu_ps(ty + nt, _mm512_maskz_compress_ps(__mmask16(~c), yv));
+      const int k = __builtin_popcount(c);
+      nc += k;
+      nt += 16 - k;
+    }
+    for (int64_t j = 0; j < nc; j += 8)
+      _mm256_store_ps(cx + j, newton_central8(_mm256_load_ps(cx + j), _mm256_load_ps(cy + j)));
+    for (int64_t j = 0; j < nt; j += 8)
+      _mm256_store_ps(tx + j, newton_tail8(_mm256_load_ps(tx + j), _mm256_load_ps(ty + j)));
+    int64_t ic = 0, it = 0;
+    for (int64_t j = 0; j < m; j += 16) {
+      const __mmask16 c = central[j / 16];
+      __m512 r = _mm512_maskz_expand_ps(c, _mm512_loadu_ps(cx + ic));
+      r = _mm512_mask_expand_ps(r, __mmask16(~c), _mm512_loadu_ps(tx + it));
+      const int k = __builtin_popcount(c);
+      ic += k;
+      it += 16 - k;
+      const __m512 yv = _mm512_loadu_ps(src + j);
+      const __m512 sign = _mm512_and_ps(yv, signbit), b = _mm512_andnot_ps(signbit, yv);
+      r = _mm512_or_ps(r, sign);
+      // |y| == 1: +-inf; outside [-1, 1] or NaN: NaN
+      r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(b, one, _CMP_EQ_OQ), r,
+                               _mm512_or_ps(_mm512_set1_ps(INFINITY), sign));
+      r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(b, one, _CMP_NLE_UQ), r, _mm512_set1_ps(NAN));
+      const __mmask16 keep = m - j >= 16 ? __mmask16(0xffff) : tail_mask(m - j);
+      _mm512_mask_storeu_ps(y + i + j, keep, r);
+    }
   }
 }
 

@@ -70,6 +70,10 @@ constexpr double kExpTaylor[] = {1.0 / 39916800, 1.0 / 3628800, 1.0 / 362880, 1.
                                  1.0 / 5040,     1.0 / 720,     1.0 / 120,    1.0 / 24,
                                  1.0 / 6,        0.5,           1.0,          1.0};
 
+// exp(r) to r^7 (~5e-9 for |r| <= ln2 / 2), where a relative error of 1e-8 is enough.
+constexpr double kExpTaylor7[] = {1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24,
+                                  1.0 / 6,    0.5,       1.0,       1.0};
+
 constexpr double kLog2e = 1.4426950408889634;
 constexpr double kLn2Hi = 0.6931471803691238;  // ln2 = hi + lo, hi with 32 significant bits
 constexpr double kLn2Lo = 1.9082149292705877e-10;
