@@ -64,6 +64,9 @@ def test_capsules_are_consumed_once():
     assert a.sum().item() == 3
     with pytest.raises(ValueError, match="consumed"):
         flow.from_dlpack(cap)
+    del a
+    gc.collect()  # earlier tests' tensors, freed once the queue has run past them
+    flow.cpu.synchronize()
     before = flow._oneflow_internal.memory_allocated("cpu")
     cap = flow.to_dlpack(flow.ones(1 << 16))
     del cap  # an unconsumed capsule frees its tensor

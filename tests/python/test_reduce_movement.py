@@ -1222,3 +1222,22 @@ def test_unique_of_dense_and_sparse_integers_like_torch(dtype, shape, lo, hi):
         assert tuple(g.shape) == tuple(w.shape)
         np.testing.assert_array_equal(g.numpy(), w.numpy())
     np.testing.assert_array_equal(flow.unique(flow.tensor(x)).numpy(), np.unique(x))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "bool", "float16"])
+def test_permuted_copy_of_short_rows_every_run_length(dtype):
+    # A permute that keeps the innermost dim copies one run per row: up to 256 bytes as 32-byte
+    # moves (the last one ending at the run's end), longer ones and shorter ones through memcpy.
+    rng = np.random.default_rng(4)
+    for inner in (1, 3, 8, 9, 16, 31, 32, 33, 63, 64, 65, 127, 128, 129, 257):
+        a = rng.standard_normal((2, 5, 3, inner)) * 4
+        a = a > 0 if dtype == "bool" else a.astype(dtype)
+        x = flow.tensor(a)
+        got = x.permute(0, 2, 1, 3).contiguous()
+        np.testing.assert_array_equal(got.numpy(), a.transpose(0, 2, 1, 3), err_msg=str(inner))
+        # into a preallocated strided destination (a slice of a bigger tensor)
+        big = flow.zeros(3, 5, inner + 2, dtype=x.dtype)
+        big[:, :, 1 : inner + 1] = x[1].permute(1, 0, 2)
+        want = np.zeros((3, 5, inner + 2), a.dtype)
+        want[:, :, 1 : inner + 1] = a[1].transpose(1, 0, 2)
+        np.testing.assert_array_equal(big.numpy(), want, err_msg=str(inner))

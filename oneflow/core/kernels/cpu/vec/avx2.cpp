@@ -509,8 +509,25 @@ void prod_cols(double* acc, const float* rows, int64_t stride, int64_t nrows, in
 }
 
 namespace {
+// part[0, 8 kVecs) += the rows' elements (their squares with Sq), the sums in registers for all
+// the rows: one load per 8 elements, kVecs independent chains of additions.
+template <bool Sq, int kVecs>
+inline void sum_strip(float* part, const float* rows, int64_t stride, int64_t nrows) {
+  __m256 a[kVecs];
+  for (int v = 0; v < kVecs; ++v) a[v] = _mm256_loadu_ps(part + 8 * v);
+  for (int64_t j = 0; j < nrows; ++j) {
+    const float* r = rows + j * stride;
+    for (int v = 0; v < kVecs; ++v) {
+      const __m256 x = _mm256_loadu_ps(r + 8 * v);
+      a[v] = Sq ? _mm256_fmadd_ps(x, x, a[v]) : _mm256_add_ps(a[v], x);
+    }
+  }
+  for (int v = 0; v < kVecs; ++v) _mm256_storeu_ps(part + 8 * v, a[v]);
+}
+
+// Wide blocks: four rows per pass over part, reading four rows sequentially.
 template <bool Sq>
-void sum_rows_impl(float* part, const float* rows, int64_t stride, int64_t nrows, int64_t n) {
+void sum_rows_wide(float* part, const float* rows, int64_t stride, int64_t nrows, int64_t n) {
   auto sq = [](__m256 v) { return Sq ? _mm256_mul_ps(v, v) : v; };
   auto sq1 = [](float v) { return Sq ? v * v : v; };
   int64_t j = 0;
@@ -535,6 +552,24 @@ void sum_rows_impl(float* part, const float* rows, int64_t stride, int64_t nrows
       _mm256_storeu_ps(part + k,
                        _mm256_add_ps(_mm256_loadu_ps(part + k), sq(_mm256_loadu_ps(r + k))));
     for (; k < n; ++k) part[k] += sq1(r[k]);
+  }
+}
+
+// Narrow blocks (up to 128 columns; attention's heads, a middle dim of 64): the sums stay in
+// registers for all the rows.
+template <bool Sq>
+void sum_rows_impl(float* part, const float* rows, int64_t stride, int64_t nrows, int64_t n) {
+  if (n > 128) return sum_rows_wide<Sq>(part, rows, stride, nrows, n);
+  int64_t k = 0;
+  for (; k + 64 <= n; k += 64) sum_strip<Sq, 8>(part + k, rows + k, stride, nrows);
+  for (; k + 8 <= n; k += 8) sum_strip<Sq, 1>(part + k, rows + k, stride, nrows);
+  for (; k < n; ++k) {
+    float a = part[k];
+    for (int64_t j = 0; j < nrows; ++j) {
+      const float v = rows[j * stride + k];
+      a += Sq ? v * v : v;
+    }
+    part[k] = a;
   }
 }
 }  // namespace

@@ -55,7 +55,8 @@ BinaryKernel<double> div_kernel_f64();
 // start times the product of n floats, in double.
 double prod(const float* p, int64_t n, double start);
 // part[k] += the sum over the rows j < nrows of rows[j * stride + k] (of its square with
-// squares), for k < n, in float: four rows added per pass over part.
+// squares), for k < n, in float: up to 128 columns in registers for all the rows, wider blocks
+// four rows per pass over part.
 void sum_rows(float* part, const float* rows, int64_t stride, int64_t nrows, int64_t n,
               bool squares);
 // acc[k] = max(acc[k], rows[j * stride + k]) (min when !is_max) for k < n over the rows
