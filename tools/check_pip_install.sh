@@ -5,7 +5,13 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="$(mktemp -d)/venv"
 python3 -m venv "$venv"
-"$venv/bin/python" -m pip install -q --disable-pip-version-check "$root"
+# A fixed build folder under the checkout and ccache's base there: the compiler sees the same
+# relative paths from any clone, so a fresh clone elsewhere (CI) hits the objects of earlier runs
+# instead of compiling the project again in a random temporary folder (about 7 minutes).
+export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
+"$venv/bin/python" -m pip install -q --disable-pip-version-check \
+  --config-settings=build-dir="$root/build-pip" "$root"
 cd "$(mktemp -d)"
 "$venv/bin/python" - <<'PY'
 import numpy as np

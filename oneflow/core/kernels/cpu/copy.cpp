@@ -118,20 +118,6 @@ bool copy_tiled(const Tensor& src, const Tensor& dst) {
   return true;
 }
 
-// Copies `bytes` from x to o (not overlapping). Up to 256 bytes as 32-byte moves, the last one
-// ending at the run's end: a call into memcpy costs about as much as moving a 128-byte run.
-inline void copy_run(void* o, const void* x, size_t bytes) {
-  if (bytes < 32 || bytes > 256) {
-    std::memcpy(o, x, bytes);
-    return;
-  }
-  char* d = static_cast<char*>(o);
-  const char* s = static_cast<const char*>(x);
-  size_t i = 0;
-  for (; i + 32 < bytes; i += 32) std::memcpy(d + i, s + i, 32);
-  std::memcpy(d + bytes - 32, s + bytes - 32, 32);
-}
-
 }  // namespace
 
 // Copies `src` (any strides, same shape, on the CPU) into `dst` (any strides), casting.
@@ -150,9 +136,9 @@ void copy_cpu(const Tensor& src, const Tensor& dst) {
                              const S* x = reinterpret_cast<const S*>(p[1]);
                              if constexpr (std::is_same_v<S, D>) {
                                if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
-                                 // same type: memcpy, or for the short runs of a permuted
-                                 // copy (attention's heads, D = 32) fixed-size moves inline
-                                 copy_run(o, x, n * sizeof(D));
+                                 // same type: memcpy (short runs of a permuted copy cost less
+                                 // than a call into a vector loop)
+                                 std::memcpy(o, x, n * sizeof(D));
                                  return;
                                }
                              }

@@ -165,18 +165,35 @@ inline __m512 erfc16(__m512 x) {
 
 void erfc(const float* x, float* y, int64_t n) { map16(x, y, n, erfc16); }
 
-// erfinv as the AVX2 tier's (vec/avx2.cpp): Giles' float approximation x0 on 16 lanes, then one
-// Newton step in double on 8. The lanes of a block are packed by branch (|x0| < 1 or not) so that
-// each runs only its own fits: below 1 erf's central polynomial with a short exp (the correction
-// is ~1e-6 x0, so exp(x0^2) needs ~1e-8 only), from 1 on erfc's tail fit with the full exp.
+// erfinv as the AVX2 tier's (vec/avx2.cpp): Giles' float approximation x0 on 16 lanes (with an
+// inline log), then one Halley step in double on 8. The lanes of a block are packed by branch
+// (|x0| < 1 or not) so that each runs only its own fits: below 1 erf's central polynomial with a
+// short exp (the correction is ~1e-6 x0, so exp(x0^2) needs ~1e-8 only), from 1 on erfc's tail
+// fit with the full exp.
+
+// log(v) for normal v > 0 (others: garbage the callers' fixups replace), to ~1e-7: v = m 2^k
+// with m in [sqrt(1/2), sqrt(2)), log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172.
+inline __m512 log16(__m512 v) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  __m512 m = _mm512_getmant_ps(v, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero);
+  __m512 k = _mm512_getexp_ps(v);
+  const __mmask16 big = _mm512_cmp_ps_mask(m, _mm512_set1_ps(1.41421356f), _CMP_GT_OQ);
+  m = _mm512_mask_mul_ps(m, big, m, _mm512_set1_ps(0.5f));
+  k = _mm512_mask_add_ps(k, big, k, one);
+  const __m512 s = _mm512_div_ps(_mm512_sub_ps(m, one), _mm512_add_ps(m, one));
+  const __m512 s2 = _mm512_mul_ps(s, s);
+  __m512 p = _mm512_fmadd_ps(s2, _mm512_set1_ps(2.0f / 7), _mm512_set1_ps(2.0f / 5));
+  p = _mm512_fmadd_ps(p, s2, _mm512_set1_ps(2.0f / 3));
+  p = _mm512_fmadd_ps(p, s2, _mm512_set1_ps(2.0f));
+  return _mm512_fmadd_ps(k, _mm512_set1_ps(0.693147180559945f), _mm512_mul_ps(p, s));
+}
 
 // Giles' x0 for 16 floats; the tail polynomial only when a lane needs it (|y| > 0.9966).
 inline __m512 giles16(__m512 y) {
   namespace ec = erf_coeffs;
   const __m512 one = _mm512_set1_ps(1.0f);
   const __m512 w = _mm512_sub_ps(
-      _mm512_setzero_ps(),
-      Sleef_logf16_u10avx512f(_mm512_mul_ps(_mm512_sub_ps(one, y), _mm512_add_ps(one, y))));
+      _mm512_setzero_ps(), log16(_mm512_mul_ps(_mm512_sub_ps(one, y), _mm512_add_ps(one, y))));
   __m512 p = horner16(ec::kGilesCentral, _mm512_sub_ps(w, _mm512_set1_ps(2.5f)));
   const __mmask16 far = _mm512_cmp_ps_mask(w, _mm512_set1_ps(5.0f), _CMP_GE_OQ);
   if (far)
@@ -196,7 +213,16 @@ inline __m512d exp8d(const double (&c)[N], __m512d u) {
   return _mm512_scalef_pd(horner8d(c, r), n);
 }
 
-// One Newton step from x0 = |Giles| < 1 toward erfinv(b): x0 - (erf(x0) - b) sqrt(pi) / 2
+// The step from x0 = a given res = (erf(a) - b) exp(a^2): with d = res sqrt(pi) / 2 (Newton's
+// step) Halley's a - d (1 - a d) (erf'' / erf' = -2x), whose error is ~e^3 for an x0 off by e:
+// x0 within 1e-6 gives the double result to ~1e-15, far below what rounding to float needs.
+inline __m256 halley(__m512d a, __m512d res) {
+  namespace ec = erf_coeffs;
+  const __m512d d = _mm512_mul_pd(res, _mm512_set1_pd(1 / ec::kTwoOverSqrtPi));
+  return _mm512_cvtpd_ps(_mm512_fnmadd_pd(d, _mm512_fnmadd_pd(a, d, _mm512_set1_pd(1.0)), a));
+}
+
+// One step from x0 = |Giles| < 1 toward erfinv(b): x0 - (erf(x0) - b) sqrt(pi) / 2
 // exp(x0^2). The correction is ~1e-6 x0, so exp needs only ~1e-8: Taylor to r^7.
 inline __m256 newton_central8(__m256 x0, __m256 y) {
   namespace ec = erf_coeffs;
@@ -208,7 +234,7 @@ inline __m256 newton_central8(__m256 x0, __m256 y) {
   const __m512d res = _mm512_mul_pd(
       e, _mm512_fmsub_pd(a, horner8d(ec::kErfCentral, _mm512_fmsub_pd(u, _mm512_set1_pd(2.0), one)),
                          b));
-  return _mm512_cvtpd_ps(_mm512_fnmadd_pd(res, _mm512_set1_pd(1 / ec::kTwoOverSqrtPi), a));
+  return halley(a, res);
 }
 
 // From x0 >= 1: (erf(x0) - b) exp(x0^2) = (1 - b) E - H(s); E must be exact to ~1e-13 here.
@@ -221,7 +247,7 @@ inline __m256 newton_tail8(__m256 x0, __m256 y) {
   const __m512d s = _mm512_min_pd(
       one, _mm512_mul_pd(_mm512_sub_pd(a, _mm512_set1_pd(2.5)), _mm512_set1_pd(1 / 1.5)));
   const __m512d res = _mm512_fmsub_pd(_mm512_sub_pd(one, b), e, horner8d(ec::kErfcTail, s));
-  return _mm512_cvtpd_ps(_mm512_fnmadd_pd(res, _mm512_set1_pd(1 / ec::kTwoOverSqrtPi), a));
+  return halley(a, res);
 }
 
 void erfinv(const float* x, float* y, int64_t n) {
