@@ -222,15 +222,14 @@ inline __m256 halley(__m512d a, __m512d res) {
   return _mm512_cvtpd_ps(_mm512_fnmadd_pd(d, _mm512_fnmadd_pd(a, d, _mm512_set1_pd(1.0)), a));
 }
 
-// One step from x0 = |Giles| < 1 toward erfinv(b): x0 - (erf(x0) - b) sqrt(pi) / 2
-// exp(x0^2). The correction is ~1e-6 x0, so exp needs only ~1e-8: Taylor to r^7.
-inline __m256 newton_central8(__m256 x0, __m256 y) {
+// One step from x0 = |Giles| < 1 toward erfinv(b), b = |y|. The correction is ~1e-6 x0, so
+// exp(x0^2) needs only ~1e-8: one polynomial on [0, 1], no range reduction.
+inline __m256 step_central8(__m256 x0, __m256 y) {
   namespace ec = erf_coeffs;
   const __m512d one = _mm512_set1_pd(1.0);
-  const __m512d a = _mm512_abs_pd(_mm512_cvtps_pd(x0));
-  const __m512d b = _mm512_abs_pd(_mm512_cvtps_pd(y));
+  const __m512d a = _mm512_cvtps_pd(x0), b = _mm512_cvtps_pd(y);
   const __m512d u = _mm512_mul_pd(a, a);
-  const __m512d e = exp8d(ec::kExpTaylor7, u);
+  const __m512d e = horner8d(ec::kExpUnit, u);
   const __m512d res = _mm512_mul_pd(
       e, _mm512_fmsub_pd(a, horner8d(ec::kErfCentral, _mm512_fmsub_pd(u, _mm512_set1_pd(2.0), one)),
                          b));
@@ -238,11 +237,10 @@ inline __m256 newton_central8(__m256 x0, __m256 y) {
 }
 
 // From x0 >= 1: (erf(x0) - b) exp(x0^2) = (1 - b) E - H(s); E must be exact to ~1e-13 here.
-inline __m256 newton_tail8(__m256 x0, __m256 y) {
+inline __m256 step_tail8(__m256 x0, __m256 y) {
   namespace ec = erf_coeffs;
   const __m512d one = _mm512_set1_pd(1.0);
-  const __m512d a = _mm512_abs_pd(_mm512_cvtps_pd(x0));
-  const __m512d b = _mm512_abs_pd(_mm512_cvtps_pd(y));
+  const __m512d a = _mm512_cvtps_pd(x0), b = _mm512_cvtps_pd(y);
   const __m512d e = exp8d(ec::kExpTaylor, _mm512_min_pd(_mm512_mul_pd(a, a), _mm512_set1_pd(16.0)));
   const __m512d s = _mm512_min_pd(
       one, _mm512_mul_pd(_mm512_sub_pd(a, _mm512_set1_pd(2.5)), _mm512_set1_pd(1 / 1.5)));
@@ -268,9 +266,9 @@ void erfinv(const float* x, float* y, int64_t n) {
     }
     int64_t nc = 0, nt = 0;
     for (int64_t j = 0; j < kBlock; j += 16) {
-      const __m512 yv = _mm512_loadu_ps(src + j);
-      const __m512 x0 = giles16(yv);
-      const __mmask16 c = _mm512_cmp_ps_mask(_mm512_abs_ps(x0), one, _CMP_LT_OQ);
+      const __m512 yv = _mm512_abs_ps(_mm512_loadu_ps(src + j));
+      const __m512 x0 = _mm512_abs_ps(giles16(yv));
+      const __mmask16 c = _mm512_cmp_ps_mask(x0, one, _CMP_LT_OQ);
       central[j / 16] = c;
       _mm512_storeu_ps(cx + nc, _mm512_maskz_compress_ps(c, x0));
       _mm512_storeu_ps(cy + nc, _mm512_maskz_compress_ps(c, yv));
@@ -281,9 +279,9 @@ void erfinv(const float* x, float* y, int64_t n) {
       nt += 16 - k;
     }
     for (int64_t j = 0; j < nc; j += 8)
-      _mm256_store_ps(cx + j, newton_central8(_mm256_load_ps(cx + j), _mm256_load_ps(cy + j)));
+      _mm256_store_ps(cx + j, step_central8(_mm256_load_ps(cx + j), _mm256_load_ps(cy + j)));
     for (int64_t j = 0; j < nt; j += 8)
-      _mm256_store_ps(tx + j, newton_tail8(_mm256_load_ps(tx + j), _mm256_load_ps(ty + j)));
+      _mm256_store_ps(tx + j, step_tail8(_mm256_load_ps(tx + j), _mm256_load_ps(ty + j)));
     int64_t ic = 0, it = 0;
     for (int64_t j = 0; j < m; j += 16) {
       const __mmask16 c = central[j / 16];
