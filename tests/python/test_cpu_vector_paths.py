@@ -607,7 +607,7 @@ def test_index_add_and_copy_of_whole_rows_like_torch(fn):
 
 
 def test_erfinv_float32_correctly_rounded_like_torch():
-    # Giles' float approximation and one Newton step in double: within half an ulp of the exact
+    # Giles' float approximation and one Halley step in double: within half an ulp of the exact
     # value (as PyTorch's), +-1 -> +-inf, outside [-1, 1] and NaN -> NaN, tiny values kept.
     rng = np.random.default_rng(2)
     y = np.concatenate(
@@ -653,9 +653,9 @@ def test_erfc_float32_within_4_ulp_like_torch():
 
 @pytest.mark.parametrize("n", [1, 7, 63, 64, 65, 129, 255, 256, 257, 1000, 5000])
 def test_erfinv_block_edges_and_in_place_like_torch(n):
-    # The vector kernel works on blocks of 64 (AVX2) / 256 (AVX-512) floats, the last one through
-    # a padded buffer, and packs each block's lanes by branch (|x| below or above ~0.843) before
-    # unpacking them in order; in place it reads each block before writing it.
+    # The vector kernels work on blocks of 256 floats, the last one through a padded buffer, and
+    # pack each block's lanes by branch (|x| below or above ~0.843) before unpacking them in
+    # order; in place they read each block before writing it.
     rng = np.random.default_rng(n)
     y = rng.uniform(-1, 1, n).astype(np.float32)
     special = rng.random(n) < 0.05

@@ -164,32 +164,75 @@ inline __m256 erfc8(__m256 x) {
 
 void erfc(const float* x, float* y, int64_t n) { map8(x, y, n, erfc8); }
 
-// erfinv: Giles' single-precision approximation x0 (both of its polynomials, blended; within
-// ~4 ulp), then one Newton step x0 - (erf(x0) - y) / erf'(x0) in double with the fits of
-// vec/erf_coeffs.h, which brings it to the correctly rounded float as PyTorch's; +-1 give +-inf,
-// anything outside [-1, 1] NaN. Each long dependency chain runs as its own pass over a block
-// so that the core overlaps the blocks' vectors.
+// erfinv: Giles' single-precision approximation x0 (within a few ulp; the log inline), then one
+// Halley step in double with the fits of vec/erf_coeffs.h: its error is ~e^3 for an x0 off by
+// e, so the double result is far closer than rounding to float needs (the correctly rounded
+// float, as PyTorch's); +-1 give +-inf, anything outside [-1, 1] NaN. The lanes of a block are
+// packed by branch (|x0| < 1 or not) so that each runs only its own fits, and each long
+// dependency chain runs as its own pass over the block so that the core overlaps its vectors.
+
+// log(v) for normal v > 0 (others: garbage the callers' fixups replace), to ~1e-7: v = m 2^k
+// with m in [sqrt(1/2), sqrt(2)), log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172.
+inline __m256 log8(__m256 v) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256i bits = _mm256_castps_si256(v);
+  const __m256i e = _mm256_sub_epi32(_mm256_srli_epi32(bits, 23), _mm256_set1_epi32(127));
+  __m256 m = _mm256_castsi256_ps(_mm256_or_si256(
+      _mm256_and_si256(bits, _mm256_set1_epi32(0x007fffff)), _mm256_castps_si256(one)));
+  const __m256 big = _mm256_cmp_ps(m, _mm256_set1_ps(1.41421356f), _CMP_GT_OQ);
+  m = _mm256_blendv_ps(m, _mm256_mul_ps(m, _mm256_set1_ps(0.5f)), big);
+  const __m256 k = _mm256_add_ps(_mm256_cvtepi32_ps(e), _mm256_and_ps(big, one));
+  const __m256 s = _mm256_div_ps(_mm256_sub_ps(m, one), _mm256_add_ps(m, one));
+  const __m256 s2 = _mm256_mul_ps(s, s);
+  __m256 p = _mm256_fmadd_ps(s2, _mm256_set1_ps(2.0f / 7), _mm256_set1_ps(2.0f / 5));
+  p = _mm256_fmadd_ps(p, s2, _mm256_set1_ps(2.0f / 3));
+  p = _mm256_fmadd_ps(p, s2, _mm256_set1_ps(2.0f));
+  return _mm256_fmadd_ps(k, _mm256_set1_ps(0.693147180559945f), _mm256_mul_ps(p, s));
+}
+
+// Giles' x0 for 8 floats; the tail polynomial only when a lane needs it (|y| > 0.9966).
 inline __m256 giles8(__m256 y) {
   namespace ec = erf_coeffs;
   const __m256 one = _mm256_set1_ps(1.0f);
-  const __m256 w = _mm256_sub_ps(
-      _mm256_setzero_ps(),
-      Sleef_logf8_u10avx2(_mm256_mul_ps(_mm256_sub_ps(one, y), _mm256_add_ps(one, y))));
+  const __m256 w = _mm256_sub_ps(_mm256_setzero_ps(),
+                                 log8(_mm256_mul_ps(_mm256_sub_ps(one, y), _mm256_add_ps(one, y))));
   __m256 p = horner8(ec::kGilesCentral, _mm256_sub_ps(w, _mm256_set1_ps(2.5f)));
   const __m256 far = _mm256_cmp_ps(w, _mm256_set1_ps(5.0f), _CMP_GE_OQ);
-  if (_mm256_movemask_ps(far))  // the tail polynomial only when a lane needs it (|y| > 0.9966)
+  if (_mm256_movemask_ps(far))
     p = _mm256_blendv_ps(
         p, horner8(ec::kGilesTail, _mm256_sub_ps(_mm256_sqrt_ps(w), _mm256_set1_ps(3.0f))), far);
   return _mm256_mul_ps(p, y);
 }
-inline __m128 erfinv_newton4(__m128 x0, __m128 yf) {
+
+// The step from x0 = a given res = (erf(a) - b) exp(a^2): with d = res sqrt(pi) / 2 (Newton's
+// step), Halley's a - d (1 - a d) (erf'' / erf' = -2x).
+inline __m128 halley4(__m256d a, __m256d res) {
   namespace ec = erf_coeffs;
-  const __m256d signbit = _mm256_set1_pd(-0.0), one = _mm256_set1_pd(1.0);
-  const __m256d a = _mm256_andnot_pd(signbit, _mm256_cvtps_pd(x0));
-  const __m256d b = _mm256_andnot_pd(signbit, _mm256_cvtps_pd(yf));
+  const __m256d d = _mm256_mul_pd(res, _mm256_set1_pd(1 / ec::kTwoOverSqrtPi));
+  return _mm256_cvtpd_ps(_mm256_fnmadd_pd(d, _mm256_fnmadd_pd(a, d, _mm256_set1_pd(1.0)), a));
+}
+
+// From x0 = |Giles| < 1 toward erfinv(b), b = |y|: the correction is ~1e-6 x0, so exp(x0^2)
+// needs only ~1e-8 (one polynomial on [0, 1]); erf(x0) = x0 P(2 x0^2 - 1).
+inline __m128 step_central4(__m128 x0, __m128 y) {
+  namespace ec = erf_coeffs;
+  const __m256d one = _mm256_set1_pd(1.0);
+  const __m256d a = _mm256_cvtps_pd(x0), b = _mm256_cvtps_pd(y);
   const __m256d u = _mm256_mul_pd(a, a);
-  // E = exp(u) = exp(r) 2^n, u = n ln2 + r (no division: the step is the residual times E)
-  const __m256d uc = _mm256_min_pd(u, _mm256_set1_pd(16.0));
+  const __m256d e = horner4(ec::kExpUnit, u);
+  const __m256d res = _mm256_mul_pd(
+      e, _mm256_fmsub_pd(a, horner4(ec::kErfCentral, _mm256_fmsub_pd(u, _mm256_set1_pd(2.0), one)),
+                         b));
+  return halley4(a, res);
+}
+
+// From x0 >= 1: (erf(x0) - b) exp(x0^2) = (1 - b) E - H(s), E = exp(x0^2) to ~1e-13 (u = n ln2
+// + r, Taylor in r, 2^n through the exponent bits; no division).
+inline __m128 step_tail4(__m128 x0, __m128 y) {
+  namespace ec = erf_coeffs;
+  const __m256d one = _mm256_set1_pd(1.0);
+  const __m256d a = _mm256_cvtps_pd(x0), b = _mm256_cvtps_pd(y);
+  const __m256d uc = _mm256_min_pd(_mm256_mul_pd(a, a), _mm256_set1_pd(16.0));
   const __m256d n = _mm256_round_pd(_mm256_mul_pd(uc, _mm256_set1_pd(ec::kLog2e)),
                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   const __m256d r = _mm256_fnmadd_pd(n, _mm256_set1_pd(ec::kLn2Lo),
@@ -197,40 +240,100 @@ inline __m128 erfinv_newton4(__m128 x0, __m128 yf) {
   const __m256i bits = _mm256_slli_epi64(
       _mm256_cvtepi32_epi64(_mm_add_epi32(_mm_set1_epi32(1023), _mm256_cvtpd_epi32(n))), 52);
   const __m256d e = _mm256_mul_pd(horner4(ec::kExpTaylor, r), _mm256_castsi256_pd(bits));
-  // (erf(a) - b) exp(a^2): (a P(2u - 1) - b) E below 1, (1 - b) E - H(s) from 1 on
-  const __m256d res_small = _mm256_mul_pd(
-      e, _mm256_fmsub_pd(a, horner4(ec::kErfCentral, _mm256_fmsub_pd(u, _mm256_set1_pd(2.0), one)),
-                         b));
   const __m256d s = _mm256_min_pd(
       one, _mm256_mul_pd(_mm256_sub_pd(a, _mm256_set1_pd(2.5)), _mm256_set1_pd(1 / 1.5)));
-  const __m256d res_large = _mm256_fmsub_pd(_mm256_sub_pd(one, b), e, horner4(ec::kErfcTail, s));
-  const __m256d res = _mm256_blendv_pd(res_small, res_large, _mm256_cmp_pd(a, one, _CMP_GE_OQ));
-  const __m256d x1 = _mm256_fnmadd_pd(res, _mm256_set1_pd(1 / ec::kTwoOverSqrtPi), a);
-  const __m128 sign = _mm_and_ps(yf, _mm_set1_ps(-0.0f)),
-               bf = _mm_andnot_ps(_mm_set1_ps(-0.0f), yf);
-  __m128 x = _mm_or_ps(_mm256_cvtpd_ps(x1), sign);
-  // |y| == 1: +-inf; outside [-1, 1] or NaN: NaN
-  x = _mm_blendv_ps(x, _mm_or_ps(_mm_set1_ps(INFINITY), sign), _mm_cmpeq_ps(bf, _mm_set1_ps(1.0f)));
-  return _mm_blendv_ps(x, _mm_set1_ps(NAN), _mm_cmpnle_ps(bf, _mm_set1_ps(1.0f)));
+  const __m256d res = _mm256_fmsub_pd(_mm256_sub_pd(one, b), e, horner4(ec::kErfcTail, s));
+  return halley4(a, res);
 }
+
+// Lane tables for packing 8 floats by a mask m: pack[m] moves the lanes set in m to the front in
+// order, unpack[m] sends the i-th packed lane back to the i-th set lane of m.
+struct LaneTables {
+  alignas(32) int32_t pack[256][8];
+  alignas(32) int32_t unpack[256][8];
+};
+constexpr LaneTables make_lane_tables() {
+  LaneTables t{};
+  for (int m = 0; m < 256; ++m) {
+    int k = 0;
+    for (int j = 0; j < 8; ++j)
+      if (m >> j & 1) {
+        t.pack[m][k] = j;
+        t.unpack[m][j] = k++;
+      }
+  }
+  return t;
+}
+constexpr LaneTables kLanes = make_lane_tables();
+
+inline __m256 pack8(__m256 v, int m) {
+  return _mm256_permutevar8x32_ps(
+      v, _mm256_load_si256(reinterpret_cast<const __m256i*>(kLanes.pack[m])));
+}
+inline __m256 unpack8(const float* packed, int m) {
+  return _mm256_permutevar8x32_ps(
+      _mm256_loadu_ps(packed),
+      _mm256_load_si256(reinterpret_cast<const __m256i*>(kLanes.unpack[m])));
+}
+
 void erfinv(const float* x, float* y, int64_t n) {
-  constexpr int64_t kBlock = 64;
-  alignas(32) float in[kBlock], x0[kBlock], out[kBlock];
+  constexpr int64_t kBlock = 256;
+  // Packed lanes by branch; room for the last 8-wide packing store.
+  alignas(32) float in[kBlock], cx[kBlock + 8] = {}, cy[kBlock + 8] = {};
+  alignas(32) float tx[kBlock + 8] = {}, ty[kBlock + 8] = {};
+  uint8_t central[kBlock / 8];
+  const __m256 signbit = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f);
   for (int64_t i = 0; i < n; i += kBlock) {
     const int64_t m = std::min(kBlock, n - i);
     const float* src = x + i;
-    float* dst = y + i;
-    if (m < kBlock) {  // the last partial block through zero-padded buffers
+    if (m < kBlock) {  // the last partial block through a zero-padded buffer
       std::fill(in, in + kBlock, 0.0f);
       std::copy(src, src + m, in);
       src = in;
-      dst = out;
     }
-    for (int64_t j = 0; j < kBlock; j += 8)
-      _mm256_store_ps(x0 + j, giles8(_mm256_loadu_ps(src + j)));
-    for (int64_t j = 0; j < kBlock; j += 4)
-      _mm_storeu_ps(dst + j, erfinv_newton4(_mm_load_ps(x0 + j), _mm_loadu_ps(src + j)));
-    if (m < kBlock) std::copy(out, out + m, y + i);
+    int64_t nc = 0, nt = 0;
+    for (int64_t j = 0; j < kBlock; j += 8) {
+      const __m256 yv = _mm256_andnot_ps(signbit, _mm256_loadu_ps(src + j));
+      const __m256 x0 = _mm256_andnot_ps(signbit, giles8(yv));
+      const int c = _mm256_movemask_ps(_mm256_cmp_ps(x0, one, _CMP_LT_OQ));
+      central[j / 8] = static_cast<uint8_t>(c);
+      _mm256_storeu_ps(cx + nc, pack8(x0, c));
+      _mm256_storeu_ps(cy + nc, pack8(yv, c));
+      _mm256_storeu_ps(tx + nt, pack8(x0, c ^ 0xff));
+      _mm256_storeu_ps(ty + nt, pack8(yv, c ^ 0xff));
+      const int k = __builtin_popcount(c);
+      nc += k;
+      nt += 8 - k;
+    }
+    for (int64_t j = 0; j < nc; j += 4)
+      _mm_store_ps(cx + j, step_central4(_mm_load_ps(cx + j), _mm_load_ps(cy + j)));
+    for (int64_t j = 0; j < nt; j += 4)
+      _mm_store_ps(tx + j, step_tail4(_mm_load_ps(tx + j), _mm_load_ps(ty + j)));
+    int64_t ic = 0, it = 0;
+    alignas(32) float out[8];
+    for (int64_t j = 0; j < m; j += 8) {
+      const int c = central[j / 8];
+      const __m256 lanes = _mm256_castsi256_ps(_mm256_cmpeq_epi32(
+          _mm256_and_si256(_mm256_set1_epi32(c), _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128)),
+          _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128)));
+      __m256 r = _mm256_blendv_ps(unpack8(tx + it, c ^ 0xff), unpack8(cx + ic, c), lanes);
+      const int k = __builtin_popcount(c);
+      ic += k;
+      it += 8 - k;
+      const __m256 yv = _mm256_loadu_ps(src + j);
+      const __m256 sign = _mm256_and_ps(yv, signbit), b = _mm256_andnot_ps(signbit, yv);
+      r = _mm256_or_ps(r, sign);
+      // |y| == 1: +-inf; outside [-1, 1] or NaN: NaN
+      r = _mm256_blendv_ps(r, _mm256_or_ps(_mm256_set1_ps(INFINITY), sign),
+                           _mm256_cmp_ps(b, one, _CMP_EQ_OQ));
+      r = _mm256_blendv_ps(r, _mm256_set1_ps(NAN), _mm256_cmp_ps(b, one, _CMP_NLE_UQ));
+      if (m - j >= 8) {
+        _mm256_storeu_ps(y + i + j, r);
+      } else {
+        _mm256_store_ps(out, r);
+        std::copy(out, out + (m - j), y + i + j);
+      }
+    }
   }
 }
 
