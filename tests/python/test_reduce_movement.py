@@ -1226,8 +1226,8 @@ def test_unique_of_dense_and_sparse_integers_like_torch(dtype, shape, lo, hi):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "bool", "float16"])
 def test_permuted_copy_of_short_rows_every_run_length(dtype):
-    # A permute that keeps the innermost dim copies one run per row: up to 256 bytes as 32-byte
-    # moves (the last one ending at the run's end), longer ones and shorter ones through memcpy.
+    # A permute that keeps the innermost dim copies one run per row (attention's heads): runs of
+    # every length around the vector widths, into contiguous and strided destinations.
     rng = np.random.default_rng(4)
     for inner in (1, 3, 8, 9, 16, 31, 32, 33, 63, 64, 65, 127, 128, 129, 257):
         a = rng.standard_normal((2, 5, 3, inner)) * 4
