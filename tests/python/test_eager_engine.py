@@ -227,6 +227,46 @@ def test_ops_on_numpy_memory_run_on_the_stream_thread():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+def test_kernels_of_every_size_keep_the_same_openmp_threads():
+    # libgomp ends a pool's surplus threads when a parallel region asks for fewer threads than
+    # the one before, and starts new ones for the next larger region: kernels that sized their
+    # team by their work made a many-core machine create threads on most ops. With 8 threads
+    # (on any machine) ops of 2 to 8 chunks of work, queued or read at once, start no thread
+    # after the first round.
+    r = _run(
+        """
+        import os, oneflow as flow
+        import oneflow.nn.functional as F
+        def tids(): return set(os.listdir("/proc/self/task"))
+        xs = [flow.randn(n) for n in (65536, 131072, 196608, 327680, 1 << 20)]
+        ops = [
+            lambda x: x + 1, lambda x: x.exp(), lambda x: x.view(-1, 8).t().relu(),
+            lambda x: flow.where(x > 0, x, 0.0), lambda x: x.sum(), lambda x: x.view(-1, 8).sum(1),
+            lambda x: x.view(8, -1).amax(1), lambda x: F.softmax(x.view(-1, 16), 1),
+            lambda x: x.view(-1, 8).cumsum(1), lambda x: x.view(-1, 8).t().contiguous(),
+            lambda x: flow.cat([x, x]), lambda x: F.layer_norm(x.view(-1, 16), (16,)),
+            lambda x: x[:65536].view(256, 256) @ x[:65536].view(256, 256),
+        ]
+        def round_(sync):
+            for op in ops:
+                for x in xs:
+                    y = op(x)
+                    if sync:
+                        flow.cpu.synchronize()
+            flow.cpu.synchronize()
+        round_(False)
+        before = tids()
+        for sync in (True, False, True):
+            round_(sync)
+        started = tids() - before
+        assert not started, f"{len(started)} threads started"
+        print("ok")
+        """,
+        env={"OMP_NUM_THREADS": "8"},
+    )
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
+
+
 def test_data_dependent_ops_run_their_host_passes_on_the_stream_thread():
     # nonzero and the ops built on it (masked_select, boolean indexing, unique, argwhere) count
     # the mask's true elements in parallel before they can allocate their output. Run on the

@@ -177,12 +177,23 @@ void strided_loop(const Shape& in_shape, std::array<std::vector<int64_t>, N> str
     return;
   }
   const int64_t chunks = std::min<int64_t>(nthreads, (total + kParallelGrain - 1) / kParallelGrain);
-#pragma omp parallel for num_threads(chunks) schedule(static)
-  for (int64_t c = 0; c < chunks; ++c) {
-    // 64-element aligned chunk boundaries keep vector loops aligned with each other.
-    int64_t b = total * c / chunks / 64 * 64,
-            e = c + 1 == chunks ? total : total * (c + 1) / chunks / 64 * 64;
-    if (b < e) run_range(b, e);
+  if (chunks == 1) {
+    run_range(0, total);
+    return;
+  }
+  // The whole team runs every region and threads past `chunks` have nothing to do: a
+  // num_threads(chunks) clause would make libgomp end the pool's surplus threads whenever a
+  // region is smaller than the one before and start them again for the next larger one (a
+  // pthread_create per thread per op on many-core machines).
+#pragma omp parallel
+  {
+    const int64_t team = omp_get_num_threads();
+    for (int64_t c = omp_get_thread_num(); c < chunks; c += team) {
+      // 64-element aligned chunk boundaries keep vector loops aligned with each other.
+      int64_t b = total * c / chunks / 64 * 64,
+              e = c + 1 == chunks ? total : total * (c + 1) / chunks / 64 * 64;
+      if (b < e) run_range(b, e);
+    }
   }
 }
 
