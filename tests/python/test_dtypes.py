@@ -37,8 +37,8 @@ def _dt(lib, name):
     return (_FLOW_DTYPES if lib is flow else _TORCH_DTYPES)[name]
 
 
-def _idx(lib, values):
-    return lib.tensor(values, dtype=lib.int64)
+def _idx(lib, values, device="cpu"):
+    return lib.tensor(values, dtype=lib.int64, device=device)
 
 
 @dataclass
@@ -232,7 +232,8 @@ BINARY = {
     "where": Case(lambda lib, a, b: lib.where(a > b, a, b), XB),
     "where_scalar": Case(lambda lib, a, b: lib.where(a > b, a, 0), XB),
     "where_bool_cond": Case(
-        lambda lib, a, b: lib.where(lib.tensor([True, False, True, True]), a, b), XB
+        lambda lib, a, b: lib.where(lib.tensor([True, False, True, True], device=a.device), a, b),
+        XB,
     ),
 }
 
@@ -609,7 +610,9 @@ MOVEMENT = {
     "histc_auto_range": Case(lambda lib, a: lib.histc(a, bins=5), [(20,)], grad=False),
     "bincount": Case(lambda lib, a: lib.bincount(a), [(10,)], ("nonneg",)),
     "bincount_weights": Case(
-        lambda lib, w: lib.bincount(_idx(lib, [0, 2, 2, 1, 4]), weights=w), [(5,)], grad=False
+        lambda lib, w: lib.bincount(_idx(lib, [0, 2, 2, 1, 4], w.device), weights=w),
+        [(5,)],
+        grad=False,
     ),
     "flip": Case(lambda lib, a: lib.flip(a, [0, 1]), X),
     "tril": Case(lambda lib, a: lib.tril(a, -1), X),

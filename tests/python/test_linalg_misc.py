@@ -35,7 +35,7 @@ def test_einsum(case, dtype, device):
 
 def _well_conditioned(lib, t, i):
     n = t.shape[-1]
-    return t + lib.eye(n, dtype=t.dtype) * n
+    return t + lib.eye(n, dtype=t.dtype, device=t.device) * n
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -107,10 +107,10 @@ def test_batch_norm(training, device):
     stats = {}
 
     def fn(lib, a, w, b):
-        rm = lib.tensor(mean, dtype=a.dtype)
-        rv = lib.tensor(var, dtype=a.dtype)
+        rm = lib.tensor(mean, dtype=a.dtype, device=a.device)
+        rv = lib.tensor(var, dtype=a.dtype, device=a.device)
         out = F(lib).batch_norm(a, rm, rv, w, b, training=training, momentum=0.3)
-        stats[lib.__name__] = (rm.numpy().copy(), rv.numpy().copy())
+        stats[lib.__name__] = (rm.cpu().numpy().copy(), rv.cpu().numpy().copy())
         return out
 
     check(fn, [(4, 3, 5), (3,), (3,)], dtype="float64", device=device)
@@ -128,7 +128,7 @@ def test_linear_bilinear_and_embedding(device):
     idx = _labels((2, 3), 6)
 
     def emb(lib, w):
-        return F(lib).embedding(lib.tensor(idx), w, padding_idx=2)
+        return F(lib).embedding(lib.tensor(idx, device=w.device), w, padding_idx=2)
 
     check(emb, [(6, 4)], device=device)
     with pytest.raises(IndexError, match="embedding: index out of range"):
@@ -173,7 +173,7 @@ LOSSES = {
     "bce_logits": (
         [(4, 3), (4, 3)],
         lambda lib, a, b: F(lib).binary_cross_entropy_with_logits(
-            a, b.sigmoid(), pos_weight=lib.tensor([0.5, 1.0, 2.0], dtype=a.dtype)
+            a, b.sigmoid(), pos_weight=lib.tensor([0.5, 1.0, 2.0], dtype=a.dtype, device=a.device)
         ),
     ),
     "bce": (
@@ -191,13 +191,13 @@ LOSSES = {
     "margin_ranking": (
         [(5,), (5,)],
         lambda lib, a, b: F(lib).margin_ranking_loss(
-            a, b, lib.tensor([1, -1, 1, 1, -1.0]).to(a.dtype), 0.1
+            a, b, lib.tensor([1, -1, 1, 1, -1.0], device=a.device).to(a.dtype), 0.1
         ),
     ),
     "cosine_embedding": (
         [(5, 3), (5, 3)],
         lambda lib, a, b: F(lib).cosine_embedding_loss(
-            a, b, lib.tensor([1, -1, 1, 1, -1]).to(a.dtype), 0.2
+            a, b, lib.tensor([1, -1, 1, 1, -1], device=a.device).to(a.dtype), 0.2
         ),
     ),
     "triplet": (
@@ -208,7 +208,9 @@ LOSSES = {
     "pairwise_distance": ([(5, 3), (5, 3)], lambda lib, a, b: F(lib).pairwise_distance(a, b)),
     "soft_margin": (
         [(5,)],
-        lambda lib, a: F(lib).soft_margin_loss(a, lib.tensor([1, -1, 1, 1, -1], dtype=a.dtype)),
+        lambda lib, a: F(lib).soft_margin_loss(
+            a, lib.tensor([1, -1, 1, 1, -1], dtype=a.dtype, device=a.device)
+        ),
     ),
 }
 

@@ -14,7 +14,7 @@ from differential import check
 def _distinct(lib, t, i):
     # Values without ties, so that the max/min/sort gradients are unambiguous.
     n = t.numel()
-    ramp = lib.arange(n, dtype=t.dtype).reshape(t.shape) * 0.01
+    ramp = lib.arange(n, dtype=t.dtype, device=t.device).reshape(t.shape) * 0.01
     return t + ramp
 
 

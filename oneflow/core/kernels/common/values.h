@@ -25,6 +25,13 @@ OF_HD inline To cast_value(From v) {
     else
       return To(static_cast<float>(compute_t<From>(v)));
   } else {
+#if defined(__CUDA_ARCH__)
+    // Negative floats to uint8 go through int64 (wrapping), as PyTorch casts them on every
+    // device; the GPU's direct conversion would saturate them to 0. The CPU's conversion goes
+    // through a 32-bit integer and wraps already.
+    if constexpr (std::is_same_v<To, uint8_t> && std::is_floating_point_v<compute_t<From>>)
+      return static_cast<uint8_t>(static_cast<int64_t>(compute_t<From>(v)));
+#endif
     return static_cast<To>(compute_t<From>(v));
   }
 }

@@ -45,10 +45,11 @@ CublasTypes cublas_types(DType dt) {
     case DType::kFloat64:
       return {CUDA_R_64F, CUBLAS_COMPUTE_64F};
     default:
-      throw_error<TypeError>("matmul",
-                             "CUDA matmul supports float16, bfloat16, float32 and "
-                             "float64, got ",
-                             dtype_name(dt));
+      // NotImplementedError is a RuntimeError, PyTorch's type for integer products on CUDA.
+      throw_error<NotImplementedError>("matmul",
+                                       "CUDA matmul supports float16, bfloat16, float32 and "
+                                       "float64, got ",
+                                       dtype_name(dt));
   }
 }
 
