@@ -6,7 +6,8 @@
 #      ONEFLOW_ASYNC_CUDA=1, against ops launched from the calling thread and PyTorch);
 #   3. the dispatch and training benchmarks, launched from the calling thread and queued;
 #   4. the files with device-parametrised tests with CUDA ops queued (reported, not in the status);
-#   5. the whole Python suite with ONEFLOW_TEST_DEVICE=cuda;
+#   5. the rest of the Python suite with ONEFLOW_TEST_DEVICE=cuda (tests that fail only for a
+#      missing CUDA kernel are reported as xfailed: tests/python/conftest.py);
 #   6. the other GPU benchmarks (quick), while time is left.
 # Each stage has a time cap and gets at most what is left of GPU_CHECK_SECONDS (default 540), so a
 # slow build shortens or skips the later stages instead of losing every log. The test suites run in
@@ -91,15 +92,16 @@ if [[ -d benchmarks ]]; then
 fi
 
 stamp "4. device-parametrised tests with CUDA ops queued (ONEFLOW_ASYNC_CUDA=1; not in the status)"
-async_files=$(grep -l "def test.*device" tests/python/test_*.py)
+async_files=$(grep -l "def test.*device" tests/python/test_*.py | grep -v test_eager_engine)
 # shellcheck disable=SC2086
 ONEFLOW_ASYNC_CUDA=1 ONEFLOW_TEST_DEVICE=cuda within 90 "$python" -m pytest $async_files \
   "${pytest_args[@]}" "${xdist[@]}" 2>&1 | tail -30
 echo "queued-CUDA suite exit status: ${PIPESTATUS[0]}"
 
-stamp "5. whole Python suite on cuda"
+stamp "5. whole Python suite on cuda (the engine's file ran in stage 2, alone: it counts threads"
+stamp "   and context switches, which parallel test processes disturb)"
 ONEFLOW_TEST_DEVICE=cuda within 180 "$python" -m pytest tests/python "${pytest_args[@]}" "${xdist[@]}" \
-  2>&1 | tail -40
+  --ignore=tests/python/test_eager_engine.py 2>&1 | tail -40
 [[ ${PIPESTATUS[0]} -eq 0 ]] || rc=1
 
 if [[ -d benchmarks ]]; then
