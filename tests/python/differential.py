@@ -36,6 +36,25 @@ _FLOW_DTYPES = {
     "uint8": flow.uint8,
     "bool": flow.bool,
 }
+
+
+# The reference is PyTorch 2.13 (requirements/test.txt). An older PyTorch, as on a GPU host with
+# its own build, lacks a few things the tests compare against; those comparisons are skipped there.
+def _torch_can(fn):
+    try:
+        fn()
+        return True
+    except (RuntimeError, NotImplementedError):
+        return False
+
+
+TORCH_HAS_AMINMAX_GRAD = _torch_can(
+    lambda: torch.aminmax(torch.ones(2, requires_grad=True))[0].backward()
+)
+TORCH_HAS_HALF_TRACE = _torch_can(lambda: torch.trace(torch.ones(2, 2, dtype=torch.float16)))
+TORCH_PRINTS_BATCHNORM_BIAS = "bias=" in repr(torch.nn.BatchNorm1d(1))
+OLD_TORCH = f"PyTorch {torch.__version__} is older than the 2.13 reference"
+
 # (atol, rtol). Half types: a few units in the last place (float16 eps 2^-10, bfloat16 2^-7).
 _TOL = {
     "float32": (1e-5, 1e-4),

@@ -242,23 +242,23 @@ def test_cross_entropy_and_nll(kwargs, dtype, device):
     def kw(lib, x):
         out = dict(kwargs)
         if out.pop("weight", False):
-            out["weight"] = lib.tensor([0.2, 1.0, 0.5, 2.0], dtype=x.dtype)
+            out["weight"] = lib.tensor([0.2, 1.0, 0.5, 2.0], dtype=x.dtype, device=x.device)
         return out
 
     def ce(lib, x):
-        return F(lib).cross_entropy(x, lib.tensor(labels), **kw(lib, x))
+        return F(lib).cross_entropy(x, lib.tensor(labels, device=x.device), **kw(lib, x))
 
     check(ce, [(6, 4)], dtype=dtype, device=device)
 
     def ce_spatial(lib, x):
-        return F(lib).cross_entropy(x, lib.tensor(labels_2d), **kw(lib, x))
+        return F(lib).cross_entropy(x, lib.tensor(labels_2d, device=x.device), **kw(lib, x))
 
     check(ce_spatial, [(2, 4, 5)], dtype=dtype, device=device)
 
     def nll(lib, x):
         return F(lib).nll_loss(
             x.log_softmax(1),
-            lib.tensor(labels),
+            lib.tensor(labels, device=x.device),
             **{k: v for k, v in kw(lib, x).items() if k != "label_smoothing"},
         )
 
