@@ -1,5 +1,9 @@
 """The asynchronous eager engine: CPU ops queue to a stream thread, reads wait for them.
 
+Most tests here are about the queue itself and queue every op (ONEFLOW_QUEUE_EVERY_OP=1); by
+default a small op that finds the stream idle runs at the call (Note [Small ops run here]), which
+the tests marked so cover.
+
 Random programs of in-place and out-of-place ops on views give the same values run queued, run
 synchronously and run in PyTorch; a kernel error surfaces at the next synchronisation naming the
 op and the line that queued it; waits release the GIL; memory stays bounded however far Python
@@ -35,6 +39,29 @@ def _run(code, timeout=120, env=None):
         env=full_env,
         timeout=timeout,
     )
+
+
+@pytest.fixture(autouse=True)
+def _queue_every_op(monkeypatch):
+    monkeypatch.setenv("ONEFLOW_QUEUE_EVERY_OP", "1")  # and in the subprocesses
+    prev = _internal.queue_every_op()
+    _internal.set_queue_every_op(True)
+    yield
+    _internal.set_queue_every_op(prev)
+
+
+class _small_ops_here:
+    """The default: small ops on an idle stream run at the call -- here every one of them,
+    however long their kernels took before (sanitizer builds are slow)."""
+
+    def __enter__(self):
+        self.prev = _internal.queue_every_op(), _internal._small_kernel_ns_limit()
+        _internal.set_queue_every_op(False)
+        _internal._set_small_kernel_ns_limit(1 << 30)
+
+    def __exit__(self, *exc):
+        _internal.set_queue_every_op(self.prev[0])
+        _internal._set_small_kernel_ns_limit(self.prev[1])
 
 
 class _sync_mode:
@@ -156,6 +183,72 @@ def test_random_programs_on_views_match_sync_mode_and_torch(steps, seed):
     np.testing.assert_allclose(reads_async, reads_torch, rtol=1e-4, atol=1e-4)
 
 
+@settings(max_examples=60, deadline=None)
+@given(steps=st.lists(step, min_size=1, max_size=25), seed=st.integers(0, 2**16))
+def test_random_programs_mixing_queued_and_small_ops_run_here_match_sync_mode_and_torch(
+    steps, seed
+):
+    # One small tensor, one whose ops are queued (96x64 floats: past the 16 KiB that may run
+    # here); views of the large one are small. A small op runs at the call only when everything
+    # queued before it has run.
+    rng = np.random.default_rng(seed)
+    base = [rng.standard_normal(s).astype(np.float32) for s in ((4, 6), (96, 64))]
+    with _small_ops_here():
+        reads_mixed, vals_mixed = _program(flow, base, steps)
+    with _sync_mode():
+        reads_sync, vals_sync = _program(flow, base, steps)
+    reads_torch, vals_torch = _program(torch, base, steps)
+    assert reads_mixed == reads_sync
+    for vm, vs, vt in zip(vals_mixed, vals_sync, vals_torch):
+        np.testing.assert_array_equal(vm, vs)
+        np.testing.assert_allclose(vm, vt, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(reads_mixed, reads_torch, rtol=1e-4, atol=1e-4)
+
+
+def test_small_ops_on_an_idle_stream_run_at_the_call():
+    x = flow.randn(64)
+    with _small_ops_here():
+        flow.cpu.synchronize()
+        for _ in range(100):
+            y = (x + 1).abs() * 2
+            assert _internal.pending_instructions() == 0
+        np.testing.assert_allclose(y.numpy(), np.abs(x.numpy() + 1) * 2, rtol=1e-6)
+        # Their kernel errors raise at the call, as PyTorch's do.
+        with pytest.raises(RuntimeError, match="gather: index 70 is out of bounds") as info:
+            flow.gather(x, 0, flow.tensor([0, 70]))
+        assert "asynchronously" not in str(info.value)
+        # Behind a large queued op a small one is queued too, and runs after it.
+        # (Operands NumPy has seen, as x now, always wait: fresh ones here.)
+        a = flow.randn(1024, 1024)
+        flow.cpu.synchronize()
+        m = a @ a  # tens of milliseconds
+        z = m.view(-1)[:64] + flow.arange(64.0)
+        assert _internal.pending_instructions() >= 2
+        np.testing.assert_array_equal(
+            z.numpy(), m.numpy().reshape(-1)[:64] + np.arange(64, dtype=np.float32)
+        )
+        # A large op is queued on an idle stream.
+        flow.cpu.synchronize()
+        w = flow.full((1 << 20,), 2.0) * 3
+        assert _internal.pending_instructions() >= 1
+        assert w[5].item() == 6.0
+    r = _run(
+        """
+        import oneflow as flow
+        print(flow._oneflow_internal.queue_every_op())
+        try:
+            flow.gather(flow.randn(3), 0, flow.tensor([7]))
+            print("queued")
+        except RuntimeError:
+            print("raised at the call")
+        """,
+        env={"ONEFLOW_QUEUE_EVERY_OP": "0"},
+    )
+    assert r.returncode == 0 and r.stdout.split() == ["False", "raised", "at", "the", "call"], (
+        r.stdout + r.stderr
+    )
+
+
 def test_every_read_waits_for_the_queued_ops():
     x = flow.ones(256, 256)
     for _ in range(50):
@@ -227,7 +320,8 @@ def test_ops_on_numpy_memory_run_on_the_stream_thread():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-def test_kernels_of_every_size_keep_the_same_openmp_threads():
+@pytest.mark.parametrize("queue_every_op", ["1", "0"])
+def test_kernels_of_every_size_keep_the_same_openmp_threads(queue_every_op):
     # libgomp ends a pool's surplus threads when a parallel region asks for fewer threads than
     # the one before, and starts new ones for the next larger region: kernels that sized their
     # team by their work made a many-core machine create threads on most ops. With 8 threads
@@ -248,9 +342,10 @@ def test_kernels_of_every_size_keep_the_same_openmp_threads():
             lambda x: flow.cat([x, x]), lambda x: F.layer_norm(x.view(-1, 16), (16,)),
             lambda x: x[:65536].view(256, 256) @ x[:65536].view(256, 256),
         ]
+        small = [flow.randn(n) for n in (64, 1024)]  # run at the call unless queue_every_op
         def round_(sync):
             for op in ops:
-                for x in xs:
+                for x in xs + (small if op is not ops[-1] else []):
                     y = op(x)
                     if sync:
                         flow.cpu.synchronize()
@@ -264,7 +359,7 @@ def test_kernels_of_every_size_keep_the_same_openmp_threads():
         assert not started, f"{len(started)} threads started"
         print("ok")
         """,
-        env={"OMP_NUM_THREADS": "8"},
+        env={"OMP_NUM_THREADS": "8", "ONEFLOW_QUEUE_EVERY_OP": queue_every_op},
     )
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
 

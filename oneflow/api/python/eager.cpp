@@ -155,6 +155,12 @@ void init_eager(py::module_& m) {
   m.def("queue_cuda_ops", &eager::queue_cuda_ops);
   m.def("set_queue_cuda_ops", &eager::set_queue_cuda_ops, py::arg("queue"),
         "True queues CUDA ops on their device's stream in the engine (ONEFLOW_ASYNC_CUDA=1).");
+  m.def("queue_every_op", &eager::queue_every_op);
+  m.def("set_queue_every_op", &eager::set_queue_every_op, py::arg("queue"),
+        "True queues every CPU op, small ones on an idle stream too (ONEFLOW_QUEUE_EVERY_OP=1): "
+        "kernel errors then always surface at a synchronisation point.");
+  m.def("_small_kernel_ns_limit", &eager::small_kernel_ns_limit);
+  m.def("_set_small_kernel_ns_limit", &eager::set_small_kernel_ns_limit, py::arg("ns"));
   m.def("_set_package_dir", [](const std::string& dir) { g_package_dir = dir; });
   m.def("_hook_sigint", &hook_sigint);
   m.def("pending_instructions", &eager::pending_instructions);

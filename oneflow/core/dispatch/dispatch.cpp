@@ -58,8 +58,9 @@ bool on_one_device(const Device& device, const TensorList& inputs, const TensorL
   return true;
 }
 
-// CPU kernels go to the CPU stream of the eager engine unless execution is synchronous or this
-// is the stream thread itself (see cpu_placement; a kernel run here after queued ops on its
+// CPU kernels go to the CPU stream of the eager engine unless execution is synchronous, this
+// is the stream thread itself, or the op is small and the stream idle (see cpu_placement and
+// eager::run_here_if_idle; a kernel run here after queued ops on its
 // operands is ordered by data(), which waits for them). CUDA kernels are launched here, onto
 // the device's CUDA stream, or with ONEFLOW_ASYNC_CUDA=1 queued on the device's stream in the
 // engine when all their operands live on that device (copies between devices run here).
@@ -72,10 +73,12 @@ void run_kernel(const Primitive& prim, Device device, const TensorList& inputs,
     }
     switch (cpu_placement(inputs, outputs)) {
       case CpuPlacement::kQueue:
-        eager::enqueue(prim, inputs, outputs, attrs, fresh_outputs);
+        if (!eager::run_here_if_idle(prim, inputs, outputs, attrs))
+          eager::enqueue(prim, inputs, outputs, attrs, fresh_outputs);
         break;
       case CpuPlacement::kStreamAndWait:
-        eager::run_and_wait(prim, inputs, outputs, attrs);
+        if (!eager::run_here_if_idle(prim, inputs, outputs, attrs))
+          eager::run_and_wait(prim, inputs, outputs, attrs);
         break;
       case CpuPlacement::kHere:
         prim.compute_cpu(inputs, outputs, attrs);

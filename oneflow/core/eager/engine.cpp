@@ -40,6 +40,30 @@ bool cuda_queue_from_env() {
 }
 std::atomic<bool> g_queue_cuda{cuda_queue_from_env()};
 
+bool queue_every_op_from_env() {
+  const char* v = std::getenv("ONEFLOW_QUEUE_EVERY_OP");
+  return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+}
+std::atomic<bool> g_queue_every_op{queue_every_op_from_env()};
+// The kernel time limit of Note [Small ops run here], in ns (settable for tests).
+std::atomic<uint32_t> g_small_kernel_ns_limit{400};
+
+// The calling thread's OpenMP team is one thread for a kernel run here (see run_here_if_idle).
+class OneOpenMpThread {
+ public:
+  OneOpenMpThread() : prev_(omp_get_max_threads()) {
+    if (prev_ != 1) omp_set_num_threads(1);
+  }
+  ~OneOpenMpThread() {
+    if (prev_ != 1) omp_set_num_threads(prev_);
+  }
+  OneOpenMpThread(const OneOpenMpThread&) = delete;
+  OneOpenMpThread& operator=(const OneOpenMpThread&) = delete;
+
+ private:
+  const int prev_;
+};
+
 // Runs f() with the GIL released when the binding says there is one to release.
 template <typename F>
 void without_gil(F& f) {
@@ -205,6 +229,47 @@ class Stream {
     return nullptr;
   }
 
+  // Note [Small ops run here]: handing an instruction and its tensors' metadata to the stream
+  // thread's core costs ~0.5 us (on the 2-vCPU EPYC: an 8x8 trace took 1.2 us queued, 0.6 us
+  // run at the call); a kernel that takes less gains nothing from overlapping with Python. So a
+  // CPU op whose kernel reads and writes at most kInlineWork bytes, and whose kernel took less
+  // than g_small_kernel_ns_limit (400) when it last ran here (Primitive::small_kernel_ns, a
+  // running estimate), runs
+  // on the calling thread when nothing is queued and no kernel error is pending. Longer small
+  // kernels -- a reduction's or oneDNN's set-up, ~1-2 us -- stay queued, where Python's next op
+  // overlaps them; one call in kProbeEvery still runs here to measure again. Its team is one
+  // OpenMP thread, so no second team of threads starts beside the stream thread's (see
+  // run_and_wait). Its error raises at the call. Returns false (nothing ran) otherwise.
+  static constexpr uint64_t kInlineWork = uint64_t{16} << 10;
+  static constexpr uint32_t kProbeEvery = 32;
+  bool run_here_if_idle(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
+                        const Attrs& attrs) {
+    static thread_local uint32_t t_calls = 0;
+    const uint32_t limit = g_small_kernel_ns_limit.load(kRelaxed);
+    if (prim.small_kernel_ns.load(kRelaxed) > limit && ++t_calls % kProbeEvery != 0) return false;
+    uint64_t work = 0;
+    for (const Tensor& t : inputs) work += t->numel() * itemsize(t->dtype());
+    for (const Tensor& t : outputs) work += t->numel() * itemsize(t->dtype());
+    if (work > kInlineWork || failed_.load(kRelaxed)) return false;
+    const uint64_t done = completed_.load(kAcquire);
+    if (published_.load(kAcquire) != done) return false;
+    // The finished instructions' slots still hold their tensors: drop them, as a queuing thread
+    // would (their memory would otherwise stay held while only small ops run).
+    if (reclaimed_seen_.load(kRelaxed) != done) reclaim();
+    OneOpenMpThread one;
+    const auto start = std::chrono::steady_clock::now();
+    prim.compute_cpu(inputs, outputs, attrs);
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+    // Weight 1/4, a time counted as at most twice the limit: one preempted run does not queue
+    // the next ops, and a kernel that always takes longer still settles above the limit.
+    const uint32_t t = static_cast<uint32_t>(std::clamp<int64_t>(ns, 1, 2 * int64_t{limit}));
+    const uint32_t old = prim.small_kernel_ns.load(kRelaxed);
+    prim.small_kernel_ns.store(old == 0 ? t : (3 * uint64_t{old} + t) / 4, kRelaxed);
+    return true;
+  }
+
   // Runs one instruction on the stream thread and waits for it; its own error raises as it
   // came from the kernel. The kernel runs there, not here, so that one OpenMP team does all
   // the work: libgomp counts the threads of every team, and once they outnumber the cores its
@@ -344,6 +409,7 @@ class Stream {
       ins.outputs.clear();
       queued_bytes_ -= ins.bytes;
     }
+    reclaimed_seen_.store(reclaimed_, kRelaxed);
   }
   static void release_reclaimed() { t_graveyard.clear(); }
 
@@ -560,6 +626,7 @@ class Stream {
     completed_work_.store(issued_work_.load());
     published_.store(issued_);
     reclaimed_ = issued_;
+    reclaimed_seen_.store(issued_);
     queued_bytes_ = 0;
   }
 
@@ -576,7 +643,8 @@ class Stream {
   // Work issued and run so far (monotonic totals; their difference is the work still queued).
   std::atomic<uint64_t> issued_work_{0};
   std::atomic<uint64_t> completed_work_{0};
-  uint64_t reclaimed_ = 0;   // under mu_: slots up to here are empty
+  uint64_t reclaimed_ = 0;                   // under mu_: slots up to here are empty
+  std::atomic<uint64_t> reclaimed_seen_{0};  // reclaimed_, read without mu_
   size_t queued_bytes_ = 0;  // under mu_: output bytes of the unreclaimed instructions
   std::atomic<uint64_t> skip_through_{0};
   std::atomic<uint64_t> interrupt_through_{0};  // set by the SIGINT handler
@@ -681,9 +749,19 @@ void set_queue_cuda_ops(bool queue) {
   if (!queue) synchronize();  // what was queued runs before later ops launch from the caller
 }
 
+void set_small_kernel_ns_limit(uint32_t ns) { g_small_kernel_ns_limit.store(ns); }
+uint32_t small_kernel_ns_limit() { return g_small_kernel_ns_limit.load(); }
+bool queue_every_op() { return g_queue_every_op.load(std::memory_order_relaxed); }
+void set_queue_every_op(bool queue) { g_queue_every_op.store(queue); }
+
 void enqueue(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
              const Attrs& attrs, bool fresh_outputs) {
   cpu_stream().enqueue(prim, inputs, outputs, attrs, fresh_outputs);
+}
+bool run_here_if_idle(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
+                      const Attrs& attrs) {
+  if (g_queue_every_op.load(std::memory_order_relaxed)) return false;
+  return cpu_stream().run_here_if_idle(prim, inputs, outputs, attrs);
 }
 void enqueue_cuda(int index, const Primitive& prim, const TensorList& inputs,
                   const TensorList& outputs, const Attrs& attrs) {

@@ -10,6 +10,9 @@
 // The stream thread may take the GIL (dropping the last reference to a tensor can release a
 // Python object: a hook, NumPy memory), so every wait here releases it first (Hooks).
 //
+// A small op that finds the stream idle runs here instead (run_here_if_idle): queuing it would cost
+// more than running it.
+//
 // A kernel error is kept and raised at the next synchronisation point, naming the op and the
 // Python line that queued it; the instructions queued behind a failed one are skipped. With
 // ONEFLOW_SYNC_EXECUTION=1 every op runs on the calling thread before the call returns.
@@ -79,6 +82,19 @@ bool on_stream_thread();
 // it (4 MB outputs: two buffers cost ~40% on the 2-vCPU EPYC, four ~90%).
 void enqueue(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
              const Attrs& attrs, bool fresh_outputs = false);
+// Runs prim.compute_cpu here, now, when its operands are small (16 KiB read and written at
+// most), its kernel is quick and the CPU stream has nothing queued, and returns true; returns false
+// otherwise (Note [Small ops run here] in engine.cpp). Off with ONEFLOW_QUEUE_EVERY_OP=1 or
+// set_queue_every_op(true): every op is queued, and every kernel error surfaces at a
+// synchronisation point.
+bool run_here_if_idle(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
+                      const Attrs& attrs);
+bool queue_every_op();
+void set_queue_every_op(bool queue);
+// The kernel time (ns, default 400) below which a small op runs at the call (tests raise it to
+// make every small op on an idle stream run there).
+void set_small_kernel_ns_limit(uint32_t ns);
+uint32_t small_kernel_ns_limit();
 // Whether CUDA ops are queued on their device's stream (ONEFLOW_ASYNC_CUDA=1), and the switch
 // (switching off drains the queues first).
 bool queue_cuda_ops();

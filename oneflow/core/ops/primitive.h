@@ -6,6 +6,8 @@
 // differentiable themselves and will trace into graphs unchanged.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <vector>
 
 #include "oneflow/core/common/attrs.h"
@@ -59,6 +61,11 @@ class Primitive {
                            const Attrs& attrs) const = 0;
   virtual void compute_cuda(const TensorList& inputs, const TensorList& outputs,
                             const Attrs& attrs) const = 0;
+
+  // The eager engine's running estimate of the CPU kernel's time on small operands when run at
+  // the call, in ns (0: not measured yet); it decides whether a small op runs there (Note [Small
+  // ops run here] in eager/engine.cpp).
+  mutable std::atomic<uint32_t> small_kernel_ns{0};
 };
 
 }  // namespace oneflow
