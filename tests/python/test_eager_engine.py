@@ -9,6 +9,7 @@ synchronously and run in PyTorch; a kernel error surfaces at the next synchronis
 op and the line that queued it; waits release the GIL; memory stays bounded however far Python
 runs ahead; fork, exit and Ctrl-C with work queued behave."""
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -166,12 +167,9 @@ def _program(lib, base, steps, device="cpu"):
     return reads, [np.array(v.cpu().numpy()) for v in env]
 
 
-@settings(max_examples=60, deadline=None)
-@given(steps=st.lists(step, min_size=1, max_size=25), seed=st.integers(0, 2**16))
-def test_random_programs_on_views_match_sync_mode_and_torch(steps, seed):
-    rng = np.random.default_rng(seed)
-    base = [rng.standard_normal((4, 6)).astype(np.float32) for _ in range(2)]
-    reads_async, vals_async = _program(flow, base, steps)
+def _same_as_sync_mode_and_torch(base, steps, mode):
+    with mode:
+        reads_async, vals_async = _program(flow, base, steps)
     with _sync_mode():
         reads_sync, vals_sync = _program(flow, base, steps)
     reads_torch, vals_torch = _program(torch, base, steps)
@@ -185,6 +183,14 @@ def test_random_programs_on_views_match_sync_mode_and_torch(steps, seed):
 
 @settings(max_examples=60, deadline=None)
 @given(steps=st.lists(step, min_size=1, max_size=25), seed=st.integers(0, 2**16))
+def test_random_programs_on_views_match_sync_mode_and_torch(steps, seed):
+    rng = np.random.default_rng(seed)
+    base = [rng.standard_normal((4, 6)).astype(np.float32) for _ in range(2)]
+    _same_as_sync_mode_and_torch(base, steps, contextlib.nullcontext())
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps=st.lists(step, min_size=1, max_size=25), seed=st.integers(0, 2**16))
 def test_random_programs_mixing_queued_and_small_ops_run_here_match_sync_mode_and_torch(
     steps, seed
 ):
@@ -193,16 +199,7 @@ def test_random_programs_mixing_queued_and_small_ops_run_here_match_sync_mode_an
     # queued before it has run.
     rng = np.random.default_rng(seed)
     base = [rng.standard_normal(s).astype(np.float32) for s in ((4, 6), (96, 64))]
-    with _small_ops_here():
-        reads_mixed, vals_mixed = _program(flow, base, steps)
-    with _sync_mode():
-        reads_sync, vals_sync = _program(flow, base, steps)
-    reads_torch, vals_torch = _program(torch, base, steps)
-    assert reads_mixed == reads_sync
-    for vm, vs, vt in zip(vals_mixed, vals_sync, vals_torch):
-        np.testing.assert_array_equal(vm, vs)
-        np.testing.assert_allclose(vm, vt, rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(reads_mixed, reads_torch, rtol=1e-4, atol=1e-4)
+    _same_as_sync_mode_and_torch(base, steps, _small_ops_here())
 
 
 def test_small_ops_on_an_idle_stream_run_at_the_call():
