@@ -59,8 +59,8 @@ bool on_one_device(const Device& device, const TensorList& inputs, const TensorL
 }
 
 // CPU kernels go to the CPU stream of the eager engine unless execution is synchronous, this
-// is the stream thread itself, or the op is small and the stream idle (see cpu_placement and
-// eager::run_here_if_idle; a kernel run here after queued ops on its
+// is the stream thread itself, or the op is small and quick and the stream idle (see
+// cpu_placement and eager::run_here_if_idle; a kernel run here after queued ops on its
 // operands is ordered by data(), which waits for them). CUDA kernels are launched here, onto
 // the device's CUDA stream, or with ONEFLOW_ASYNC_CUDA=1 queued on the device's stream in the
 // engine when all their operands live on that device (copies between devices run here).

@@ -234,12 +234,12 @@ class Stream {
   // run at the call); a kernel that takes less gains nothing from overlapping with Python. So a
   // CPU op whose kernel reads and writes at most kInlineWork bytes, and whose kernel took less
   // than g_small_kernel_ns_limit (400) when it last ran here (Primitive::small_kernel_ns, a
-  // running estimate), runs
-  // on the calling thread when nothing is queued and no kernel error is pending. Longer small
-  // kernels -- a reduction's or oneDNN's set-up, ~1-2 us -- stay queued, where Python's next op
-  // overlaps them; one call in kProbeEvery still runs here to measure again. Its team is one
-  // OpenMP thread, so no second team of threads starts beside the stream thread's (see
-  // run_and_wait). Its error raises at the call. Returns false (nothing ran) otherwise.
+  // running estimate), runs on the calling thread when nothing is queued and no kernel error is
+  // pending. Longer small kernels -- a reduction's or oneDNN's set-up, ~1-2 us -- stay queued,
+  // where Python's next op overlaps them; one call in kProbeEvery still runs here to measure
+  // again. Its team is one OpenMP thread, so no second team of threads starts beside the stream
+  // thread's (see run_and_wait). Its error raises at the call. Returns false (nothing ran)
+  // otherwise.
   static constexpr uint64_t kInlineWork = uint64_t{16} << 10;
   static constexpr uint32_t kProbeEvery = 32;
   bool run_here_if_idle(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,

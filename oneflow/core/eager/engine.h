@@ -10,8 +10,8 @@
 // The stream thread may take the GIL (dropping the last reference to a tensor can release a
 // Python object: a hook, NumPy memory), so every wait here releases it first (Hooks).
 //
-// A small op that finds the stream idle runs here instead (run_here_if_idle): queuing it would cost
-// more than running it.
+// A small, quick op that finds the stream idle runs on the calling thread instead
+// (run_here_if_idle): queuing it would cost more than running it.
 //
 // A kernel error is kept and raised at the next synchronisation point, naming the op and the
 // Python line that queued it; the instructions queued behind a failed one are skipped. With
