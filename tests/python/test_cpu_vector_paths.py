@@ -874,6 +874,105 @@ def _ulps(a, b):
     return np.abs(ai - bi)
 
 
+def _operand(rng, shape, layout, dtype):
+    """(oneflow, torch) tensors equal to one array, of `shape` broadcast in `layout`."""
+    if layout == "scalar":
+        a = rng.standard_normal(())
+    elif layout == "ones":
+        a = rng.standard_normal((1,) * len(shape))
+    elif layout == "leading_one":
+        a = rng.standard_normal((1, *shape))
+    else:
+        a = rng.standard_normal(shape)
+    a = (a * 3).astype(dtype)
+    f, t = flow.tensor(a), torch.tensor(a)
+    if layout == "transposed" and len(shape) >= 2:  # the same values, stored column-major
+        back = tuple(reversed(range(len(shape))))
+        f = flow.tensor(np.ascontiguousarray(a.T)).permute(*back)
+        t = torch.tensor(np.ascontiguousarray(a.T)).permute(*back)
+    elif layout == "strided":  # every other element of a longer run
+        if shape:
+            wide = np.zeros((*shape[:-1], 2 * shape[-1]), dtype)
+            wide[..., ::2] = a
+            f, t = flow.tensor(wide)[..., ::2], torch.tensor(wide)[..., ::2]
+    return f, t
+
+
+_SMALL_SHAPES = [(), (1,), (5,), (3, 4), (1, 7), (2, 1, 3), (0, 3), (64,), (181, 181), (32768,)]
+_LAYOUTS = ["same", "scalar", "ones", "leading_one", "transposed", "strided"]
+
+
+@pytest.mark.parametrize("shape", _SMALL_SHAPES, ids=str)
+def test_elementwise_ops_in_every_operand_layout_like_torch(shape):
+    # Small ops whose operands are contiguous with the output's dims or single elements run as
+    # one flat run (no stride vectors); every other layout, and ops past the parallel grain,
+    # take the strided walk. Both must give PyTorch's values, shapes and dtypes.
+    rng = np.random.default_rng(len(shape) * 100 + sum(shape))
+    binaries = ["add", "sub", "mul", "div", "maximum", "atan2", "lt"]
+    for la, lb in itertools.product(_LAYOUTS, repeat=2):
+        for dtype in ("float32", "float64", "int64"):
+            fa, ta = _operand(rng, shape, la, dtype)
+            fb, tb = _operand(rng, shape, lb, dtype)
+            for name in binaries:
+                if dtype == "int64" and name in ("div", "atan2"):
+                    continue
+                want = getattr(torch, name)(ta, tb)
+                got = getattr(flow, name)(fa, fb)
+                assert tuple(got.shape) == tuple(want.shape), (name, la, lb)
+                np.testing.assert_allclose(
+                    got.numpy(), want.numpy(), rtol=1e-6, err_msg=f"{name} {la} {lb} {dtype}"
+                )
+        fa, ta = _operand(rng, shape, la, "float32")
+        fb, tb = _operand(rng, shape, lb, "float32")
+        fm, tm = fa > 0, ta > 0
+        np.testing.assert_array_equal(
+            flow.where(fm, fa, fb).numpy(), torch.where(tm, ta, tb).numpy(), err_msg=f"{la} {lb}"
+        )
+        np.testing.assert_allclose(
+            flow.addcmul(fa, fb, fa, value=0.5).numpy(),
+            torch.addcmul(ta, tb, ta, value=0.5).numpy(),
+            rtol=1e-6,
+            atol=1e-6,  # a + 0.5 a b near zero: one rounding more or less than PyTorch's
+        )
+    for layout in _LAYOUTS:
+        fa, ta = _operand(rng, shape, layout, "float32")
+        for name in ("abs", "neg", "exp", "sin", "floor"):
+            np.testing.assert_allclose(
+                getattr(flow, name)(fa).numpy(),
+                getattr(torch, name)(ta).numpy(),
+                rtol=1e-6,
+                err_msg=f"{name} {layout}",
+            )
+        for name in ("relu", "gelu", "silu", "softplus"):
+            np.testing.assert_allclose(
+                getattr(flow.nn.functional, name)(fa).numpy(),
+                # against float64: PyTorch's float32 gelu loses digits in the negative tail
+                getattr(torch.nn.functional, name)(ta.double()).float().numpy(),
+                rtol=1e-5,
+                atol=1e-6,
+                err_msg=f"{name} {layout}",
+            )
+        for dtype in (flow.float64, flow.int32, flow.bool, flow.float16):
+            tdtype = getattr(torch, str(dtype).split(".")[-1])
+            np.testing.assert_array_equal(fa.to(dtype).numpy(), ta.to(tdtype).numpy())
+        np.testing.assert_array_equal(fa.contiguous().numpy(), ta.contiguous().numpy())
+        # gradients through the fused activation and binary kernels
+        ga = fa.clone().requires_grad_()
+        gt = ta.double().requires_grad_()
+        (flow.nn.functional.gelu(ga) * ga).sum().backward()
+        (torch.nn.functional.gelu(gt) * gt).sum().backward()
+        np.testing.assert_allclose(ga.grad.numpy(), gt.grad.float().numpy(), rtol=1e-5, atol=2e-6)
+    # in-place results written through a transposed (non-contiguous) output
+    if len(shape) >= 2:
+        fo, to = _operand(rng, shape, "transposed", "float32")
+        fb, tb = _operand(rng, shape, "same", "float32")
+        fo.add_(fb)
+        to.add_(tb)
+        fo.mul_(2.5)
+        to.mul_(2.5)
+        np.testing.assert_allclose(fo.numpy(), to.numpy(), rtol=1e-6)
+
+
 def test_erf_float32_within_an_ulp_of_the_rounded_float64():
     # The vector erf switches formula at |x| = 1 and saturates at 3.92: dense around both,
     # tiny and subnormal inputs (relative accuracy), specials.

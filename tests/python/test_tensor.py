@@ -59,6 +59,11 @@ def test_tensor_dtype_inference():
     assert flow.tensor([[1, 2], [3, 4]], dtype=flow.float32).dtype is flow.float32
     with pytest.raises(TypeError):
         flow.tensor(["a", "b"])
+    # NumPy scalars keep their dtype (np.float64 is also a Python float), as in PyTorch
+    for v in (np.float64(1.5), np.float32(1.5), np.float16(1.5), np.int32(3), np.uint8(3), 2.5, 7):
+        got, want = flow.tensor(v), torch.tensor(v)
+        assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1], type(v)
+        assert got.shape == () and float(got) == float(want)
 
 
 def test_dtype_aliases():

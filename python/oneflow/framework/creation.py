@@ -32,6 +32,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     if isinstance(data, _internal.Tensor):
         t = _C.to(data.detach(), dtype, device, copy=True)
     else:
+        if isinstance(data, np.generic):  # a NumPy scalar keeps its dtype, as in PyTorch
+            data = np.asarray(data)
         from_python = not isinstance(data, np.ndarray)
         arr = _infer_numpy(data)
         if arr.dtype == np.float64 and from_python and dtype is None:

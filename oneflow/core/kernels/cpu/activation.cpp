@@ -98,32 +98,27 @@ void Activation<K>::compute_cpu(const TensorList& in, const TensorList& out,
     if constexpr (std::is_floating_point_v<C>) {
       const ActParams<C> p = params<C>(attrs);
       static const cpu::avx2::ActKernel<C> kernel = act_kernel<K, C>();
-      const Shape& shape = out[0]->shape();
-      std::array<std::vector<int64_t>, 2> strides = {cpu::broadcast_byte_strides(out[0], shape),
-                                                     cpu::broadcast_byte_strides(in[0], shape)};
-      std::array<char*, 2> ptrs = {static_cast<char*>(out[0]->data()),
-                                   static_cast<char*>(in[0]->data())};
-      cpu::strided_loop<2>(shape, strides, ptrs,
-                           [&](std::array<char*, 2> q, const auto& s, int64_t n) {
-                             using cpu::kChunk;
-                             if constexpr (std::is_same_v<T, C> && !cpu::uses_scratch<K>()) {
-                               if (s[0] == int64_t(sizeof(T)) && s[1] == int64_t(sizeof(T))) {
-                                 // one call for the whole run: no per-chunk calls
-                                 kernel(reinterpret_cast<const C*>(q[1]),
-                                        reinterpret_cast<C*>(q[0]), n, p, nullptr, nullptr);
-                                 return;
-                               }
-                             }
-                             C xb[kChunk], yb[kChunk], t[kChunk], u[kChunk];
-                             for (int64_t b = 0; b < n; b += kChunk) {
-                               const int64_t m = std::min(kChunk, n - b);
-                               char* o = q[0] + b * s[0];
-                               const C* x = load<T>(q[1] + b * s[1], s[1], m, xb);
-                               C* y = target<T>(o, s[0], yb);
-                               kernel(x, y, m, p, t, u);
-                               store<T>(o, s[0], m, y);
-                             }
-                           });
+      cpu::tensor_loop<2>({out[0].get(), in[0].get()},
+                          [&](std::array<char*, 2> q, const auto& s, int64_t n) {
+                            using cpu::kChunk;
+                            if constexpr (std::is_same_v<T, C> && !cpu::uses_scratch<K>()) {
+                              if (s[0] == int64_t(sizeof(T)) && s[1] == int64_t(sizeof(T))) {
+                                // one call for the whole run: no per-chunk calls
+                                kernel(reinterpret_cast<const C*>(q[1]), reinterpret_cast<C*>(q[0]),
+                                       n, p, nullptr, nullptr);
+                                return;
+                              }
+                            }
+                            C xb[kChunk], yb[kChunk], t[kChunk], u[kChunk];
+                            for (int64_t b = 0; b < n; b += kChunk) {
+                              const int64_t m = std::min(kChunk, n - b);
+                              char* o = q[0] + b * s[0];
+                              const C* x = load<T>(q[1] + b * s[1], s[1], m, xb);
+                              C* y = target<T>(o, s[0], yb);
+                              kernel(x, y, m, p, t, u);
+                              store<T>(o, s[0], m, y);
+                            }
+                          });
     }
   });
 }
@@ -136,35 +131,28 @@ void ActivationGrad<K>::compute_cpu(const TensorList& in, const TensorList& out,
     if constexpr (std::is_floating_point_v<C>) {
       const ActParams<C> p = params<C>(attrs);
       static const cpu::avx2::ActGradKernel<C> kernel = grad_kernel<K, C>();
-      const Shape& shape = out[0]->shape();
-      std::array<std::vector<int64_t>, 3> strides = {cpu::broadcast_byte_strides(out[0], shape),
-                                                     cpu::broadcast_byte_strides(in[0], shape),
-                                                     cpu::broadcast_byte_strides(in[1], shape)};
-      std::array<char*, 3> ptrs = {static_cast<char*>(out[0]->data()),
-                                   static_cast<char*>(in[0]->data()),
-                                   static_cast<char*>(in[1]->data())};
-      cpu::strided_loop<3>(
-          shape, strides, ptrs, [&](std::array<char*, 3> q, const auto& s, int64_t n) {
-            using cpu::kChunk;
-            if constexpr (std::is_same_v<T, C> && !cpu::uses_scratch<K>()) {
-              constexpr int64_t sz = sizeof(T);
-              if (s[0] == sz && s[1] == sz && s[2] == sz) {
-                kernel(reinterpret_cast<const C*>(q[1]), reinterpret_cast<const C*>(q[2]),
-                       reinterpret_cast<C*>(q[0]), n, p, nullptr, nullptr);
-                return;
-              }
-            }
-            C gb[kChunk], xb[kChunk], db[kChunk], t[kChunk], u[kChunk];
-            for (int64_t b = 0; b < n; b += kChunk) {
-              const int64_t m = std::min(kChunk, n - b);
-              char* o = q[0] + b * s[0];
-              const C* g = load<T>(q[1] + b * s[1], s[1], m, gb);
-              const C* x = load<T>(q[2] + b * s[2], s[2], m, xb);
-              C* d = target<T>(o, s[0], db);
-              kernel(g, x, d, m, p, t, u);
-              store<T>(o, s[0], m, d);
-            }
-          });
+      cpu::tensor_loop<3>({out[0].get(), in[0].get(), in[1].get()}, [&](std::array<char*, 3> q,
+                                                                        const auto& s, int64_t n) {
+        using cpu::kChunk;
+        if constexpr (std::is_same_v<T, C> && !cpu::uses_scratch<K>()) {
+          constexpr int64_t sz = sizeof(T);
+          if (s[0] == sz && s[1] == sz && s[2] == sz) {
+            kernel(reinterpret_cast<const C*>(q[1]), reinterpret_cast<const C*>(q[2]),
+                   reinterpret_cast<C*>(q[0]), n, p, nullptr, nullptr);
+            return;
+          }
+        }
+        C gb[kChunk], xb[kChunk], db[kChunk], t[kChunk], u[kChunk];
+        for (int64_t b = 0; b < n; b += kChunk) {
+          const int64_t m = std::min(kChunk, n - b);
+          char* o = q[0] + b * s[0];
+          const C* g = load<T>(q[1] + b * s[1], s[1], m, gb);
+          const C* x = load<T>(q[2] + b * s[2], s[2], m, xb);
+          C* d = target<T>(o, s[0], db);
+          kernel(g, x, d, m, p, t, u);
+          store<T>(o, s[0], m, d);
+        }
+      });
     }
   });
 }
@@ -177,40 +165,33 @@ void ActivationOfDifference<K>::compute_cpu(const TensorList& in, const TensorLi
     if constexpr (std::is_floating_point_v<C>) {
       const ActParams<C> p = params<C>(attrs);
       static const cpu::avx2::ActKernel<C> kernel = act_kernel<K, C>();
-      const Shape& shape = out[0]->shape();
-      std::array<std::vector<int64_t>, 3> strides = {cpu::broadcast_byte_strides(out[0], shape),
-                                                     cpu::broadcast_byte_strides(in[0], shape),
-                                                     cpu::broadcast_byte_strides(in[1], shape)};
-      std::array<char*, 3> ptrs = {static_cast<char*>(out[0]->data()),
-                                   static_cast<char*>(in[0]->data()),
-                                   static_cast<char*>(in[1]->data())};
       static const cpu::avx2::ActGradKernel<C> fused =
           cpu::avx2::has_avx2() ? cpu::avx2::activation_of_difference_kernel<C>(K) : nullptr;
       // a - b chunk by chunk into a buffer, then the activation from it: one pass over memory
-      cpu::strided_loop<3>(
-          shape, strides, ptrs, [&](std::array<char*, 3> q, const auto& s, int64_t n) {
-            if constexpr (std::is_same_v<T, C>) {
-              constexpr int64_t sz = sizeof(T);
-              if (fused && s[0] == sz && s[1] == sz && s[2] == sz) {  // one vector loop
-                fused(reinterpret_cast<const C*>(q[1]), reinterpret_cast<const C*>(q[2]),
-                      reinterpret_cast<C*>(q[0]), n, p, nullptr, nullptr);
-                return;
-              }
-            }
-            // longer blocks where f needs no scratch (fewer calls)
-            constexpr int64_t kChunk = cpu::uses_scratch<K>() ? cpu::kChunk : 2048;
-            C ab[kChunk], bb[kChunk], d[kChunk], yb[kChunk], t[cpu::kChunk], u[cpu::kChunk];
-            for (int64_t c = 0; c < n; c += kChunk) {
-              const int64_t m = std::min(kChunk, n - c);
-              char* o = q[0] + c * s[0];
-              const C* a = load<T>(q[1] + c * s[1], s[1], m, ab);
-              const C* b = load<T>(q[2] + c * s[2], s[2], m, bb);
-              for (int64_t i = 0; i < m; ++i) d[i] = a[i] - b[i];
-              C* y = target<T>(o, s[0], yb);
-              kernel(d, y, m, p, t, u);
-              store<T>(o, s[0], m, y);
-            }
-          });
+      cpu::tensor_loop<3>({out[0].get(), in[0].get(), in[1].get()}, [&](std::array<char*, 3> q,
+                                                                        const auto& s, int64_t n) {
+        if constexpr (std::is_same_v<T, C>) {
+          constexpr int64_t sz = sizeof(T);
+          if (fused && s[0] == sz && s[1] == sz && s[2] == sz) {  // one vector loop
+            fused(reinterpret_cast<const C*>(q[1]), reinterpret_cast<const C*>(q[2]),
+                  reinterpret_cast<C*>(q[0]), n, p, nullptr, nullptr);
+            return;
+          }
+        }
+        // longer blocks where f needs no scratch (fewer calls)
+        constexpr int64_t kChunk = cpu::uses_scratch<K>() ? cpu::kChunk : 2048;
+        C ab[kChunk], bb[kChunk], d[kChunk], yb[kChunk], t[cpu::kChunk], u[cpu::kChunk];
+        for (int64_t c = 0; c < n; c += kChunk) {
+          const int64_t m = std::min(kChunk, n - c);
+          char* o = q[0] + c * s[0];
+          const C* a = load<T>(q[1] + c * s[1], s[1], m, ab);
+          const C* b = load<T>(q[2] + c * s[2], s[2], m, bb);
+          for (int64_t i = 0; i < m; ++i) d[i] = a[i] - b[i];
+          C* y = target<T>(o, s[0], yb);
+          kernel(d, y, m, p, t, u);
+          store<T>(o, s[0], m, y);
+        }
+      });
     }
   });
 }

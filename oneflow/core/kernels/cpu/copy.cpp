@@ -123,55 +123,51 @@ bool copy_tiled(const Tensor& src, const Tensor& dst) {
 // Copies `src` (any strides, same shape, on the CPU) into `dst` (any strides), casting.
 void copy_cpu(const Tensor& src, const Tensor& dst) {
   if (copy_tiled(src, dst)) return;
-  const Shape& shape = dst->shape();
-  std::array<std::vector<int64_t>, 2> strides = {cpu::broadcast_byte_strides(dst, shape),
-                                                 cpu::broadcast_byte_strides(src, shape)};
-  std::array<char*, 2> ptrs = {static_cast<char*>(dst->data()), static_cast<char*>(src->data())};
   const auto tier = cpu::loop_tier();
   visit_dtype(src->dtype(), [&]<typename S>() {
     visit_dtype(dst->dtype(), [&]<typename D>() {
-      cpu::strided_loop<2>(shape, strides, ptrs,
-                           [&](std::array<char*, 2> p, const auto& s, int64_t n) {
-                             D* o = reinterpret_cast<D*>(p[0]);
-                             const S* x = reinterpret_cast<const S*>(p[1]);
-                             if constexpr (std::is_same_v<S, D>) {
-                               if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
-                                 // same type: memcpy (short runs of a permuted copy cost less
-                                 // than a call into a vector loop)
-                                 std::memcpy(o, x, n * sizeof(D));
-                                 return;
-                               }
-                             }
-                             if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
-                               cpu::run_loop(tier, [&] {
-                                 auto* const o_ = o;
-                                 auto* const x_ = x;
-                                 const int64_t m = n;
-                                 for (int64_t i = 0; i < m; ++i) o_[i] = cast_value<D>(x_[i]);
-                               });
-                             } else if (s[0] == sizeof(D) && s[1] == 0) {
-                               // a broadcast value (the gradient of a sum, expand): a fill
-                               const D v = cast_value<D>(*x);
-                               cpu::run_loop(tier, [&] {
-                                 auto* const o_ = o;
-                                 const int64_t m = n;
-                                 const D v_ = v;
-                                 for (int64_t i = 0; i < m; ++i) o_[i] = v_;
-                               });
-                             } else if (s[0] == sizeof(D) && s[1] == -int64_t(sizeof(S))) {
-                               // a reversed run (flip): vectorises with a lane permute
-                               cpu::run_loop(tier, [&] {
-                                 auto* const o_ = o;
-                                 auto* const x_ = x;
-                                 const int64_t m = n;
-                                 for (int64_t i = 0; i < m; ++i) o_[i] = cast_value<D>(x_[-i]);
-                               });
-                             } else {
-                               for (int64_t i = 0; i < n; ++i)
-                                 *reinterpret_cast<D*>(p[0] + i * s[0]) =
-                                     cast_value<D>(*reinterpret_cast<const S*>(p[1] + i * s[1]));
-                             }
-                           });
+      cpu::tensor_loop<2>({dst.get(), src.get()},
+                          [&](std::array<char*, 2> p, const auto& s, int64_t n) {
+                            D* o = reinterpret_cast<D*>(p[0]);
+                            const S* x = reinterpret_cast<const S*>(p[1]);
+                            if constexpr (std::is_same_v<S, D>) {
+                              if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
+                                // same type: memcpy (short runs of a permuted copy cost less
+                                // than a call into a vector loop)
+                                std::memcpy(o, x, n * sizeof(D));
+                                return;
+                              }
+                            }
+                            if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
+                              cpu::run_loop(tier, [&] {
+                                auto* const o_ = o;
+                                auto* const x_ = x;
+                                const int64_t m = n;
+                                for (int64_t i = 0; i < m; ++i) o_[i] = cast_value<D>(x_[i]);
+                              });
+                            } else if (s[0] == sizeof(D) && s[1] == 0) {
+                              // a broadcast value (the gradient of a sum, expand): a fill
+                              const D v = cast_value<D>(*x);
+                              cpu::run_loop(tier, [&] {
+                                auto* const o_ = o;
+                                const int64_t m = n;
+                                const D v_ = v;
+                                for (int64_t i = 0; i < m; ++i) o_[i] = v_;
+                              });
+                            } else if (s[0] == sizeof(D) && s[1] == -int64_t(sizeof(S))) {
+                              // a reversed run (flip): vectorises with a lane permute
+                              cpu::run_loop(tier, [&] {
+                                auto* const o_ = o;
+                                auto* const x_ = x;
+                                const int64_t m = n;
+                                for (int64_t i = 0; i < m; ++i) o_[i] = cast_value<D>(x_[-i]);
+                              });
+                            } else {
+                              for (int64_t i = 0; i < n; ++i)
+                                *reinterpret_cast<D*>(p[0] + i * s[0]) =
+                                    cast_value<D>(*reinterpret_cast<const S*>(p[1] + i * s[1]));
+                            }
+                          });
     });
   });
 }

@@ -71,17 +71,11 @@ using bits_t = std::conditional_t<
 }  // namespace
 
 void Where::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
-  const Shape& shape = out[0]->shape();
-  std::array<std::vector<int64_t>, 4> strides = {
-      cpu::broadcast_byte_strides(out[0], shape), cpu::broadcast_byte_strides(in[0], shape),
-      cpu::broadcast_byte_strides(in[1], shape), cpu::broadcast_byte_strides(in[2], shape)};
-  std::array<char*, 4> ptrs = {static_cast<char*>(out[0]->data()),
-                               static_cast<char*>(in[0]->data()), static_cast<char*>(in[1]->data()),
-                               static_cast<char*>(in[2]->data())};
   const auto tier = cpu::loop_tier();
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
-    cpu::strided_loop<4>(
-        shape, strides, ptrs, [&](std::array<char*, 4> p, const auto& s, int64_t n) {
+    cpu::tensor_loop<4>(
+        {out[0].get(), in[0].get(), in[1].get(), in[2].get()},
+        [&](std::array<char*, 4> p, const auto& s, int64_t n) {
           constexpr int64_t sz = sizeof(T);
           // Contiguous runs, each value operand contiguous or one broadcast value
           // (masked_fill, the attention mask and its backward): a select on the bits,

@@ -29,12 +29,8 @@ void unary_sleef(const Tensor& a, const Tensor& out, Scalar sc, VecF vf, VecD vd
                  cpu::avx2::UnaryKernel fast = nullptr) {
   if (!cpu::avx2::has_avx2()) fast = nullptr;
   using C = compute_t<T>;
-  const Shape& shape = out->shape();
-  std::array<std::vector<int64_t>, 2> strides = {cpu::broadcast_byte_strides(out, shape),
-                                                 cpu::broadcast_byte_strides(a, shape)};
-  std::array<char*, 2> ptrs = {static_cast<char*>(out->data()), static_cast<char*>(a->data())};
   constexpr int64_t sz = sizeof(T);
-  cpu::strided_loop<2>(shape, strides, ptrs, [&](std::array<char*, 2> p, const auto& s, int64_t n) {
+  cpu::tensor_loop<2>({out.get(), a.get()}, [&](std::array<char*, 2> p, const auto& s, int64_t n) {
     T* o = reinterpret_cast<T*>(p[0]);
     const T* x = reinterpret_cast<const T*>(p[1]);
     int64_t i = 0;
@@ -223,66 +219,59 @@ void Binary<K>::compute_cpu(const TensorList& in, const TensorList& out, const A
 
 template <CompareFn K>
 void Compare<K>::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
-  const Shape& shape = out[0]->shape();
-  std::array<std::vector<int64_t>, 3> strides = {cpu::broadcast_byte_strides(out[0], shape),
-                                                 cpu::broadcast_byte_strides(in[0], shape),
-                                                 cpu::broadcast_byte_strides(in[1], shape)};
-  std::array<char*, 3> ptrs = {static_cast<char*>(out[0]->data()),
-                               static_cast<char*>(in[0]->data()),
-                               static_cast<char*>(in[1]->data())};
   const auto tier = cpu::loop_tier();
   visit_dtype(in[0]->dtype(), [&]<typename V>() {
     // Bools (0 or 1) compare as bytes: GCC does not vectorise loops over bool values.
     using T = std::conditional_t<std::is_same_v<V, bool>, uint8_t, V>;
     using C = compute_t<T>;
-    cpu::strided_loop<3>(shape, strides, ptrs,
-                         [&](std::array<char*, 3> p, const auto& s, int64_t n) {
-                           bool* o = reinterpret_cast<bool*>(p[0]);
-                           const T* x = reinterpret_cast<const T*>(p[1]);
-                           const T* y = reinterpret_cast<const T*>(p[2]);
-                           constexpr int64_t sz = sizeof(T);
-                           if (s[0] == 1 && s[1] == 0 && s[2] == sz) {
-                             // one value against a run (one_hot's index == arange(C))
-                             const C xv = C(*x);
-                             cpu::run_loop(tier, [&] {
-                               auto* const o_ = o;
-                               auto* const y_ = y;
-                               const int64_t m = n;
-                               const C xv_ = xv;
-                               for (int64_t i = 0; i < m; ++i)
-                                 o_[i] = compare_value<K>(xv_, C(y_[i]));
-                             });
-                             return;
-                           }
-                           if (s[0] == 1 && s[1] == sz && (s[2] == sz || s[2] == 0)) {
-                             if (s[2] == 0) {  // against one value (x > 0)
-                               const C yv = C(*y);
-                               cpu::run_loop(tier, [&] {
-                                 auto* const o_ = o;
-                                 auto* const x_ = x;
-                                 const int64_t m = n;
-                                 const C yv_ = yv;
-                                 for (int64_t i = 0; i < m; ++i)
-                                   o_[i] = compare_value<K>(C(x_[i]), yv_);
-                               });
-                             } else {
-                               cpu::run_loop(tier, [&] {
-                                 auto* const o_ = o;
-                                 auto* const x_ = x;
-                                 auto* const y_ = y;
-                                 const int64_t m = n;
-                                 for (int64_t i = 0; i < m; ++i)
-                                   o_[i] = compare_value<K>(C(x_[i]), C(y_[i]));
-                               });
-                             }
-                             return;
-                           }
-                           for (int64_t i = 0; i < n; ++i) {
-                             const C x = C(*reinterpret_cast<const T*>(p[1] + i * s[1]));
-                             const C y = C(*reinterpret_cast<const T*>(p[2] + i * s[2]));
-                             *reinterpret_cast<bool*>(p[0] + i * s[0]) = compare_value<K>(x, y);
-                           }
-                         });
+    cpu::tensor_loop<3>({out[0].get(), in[0].get(), in[1].get()},
+                        [&](std::array<char*, 3> p, const auto& s, int64_t n) {
+                          bool* o = reinterpret_cast<bool*>(p[0]);
+                          const T* x = reinterpret_cast<const T*>(p[1]);
+                          const T* y = reinterpret_cast<const T*>(p[2]);
+                          constexpr int64_t sz = sizeof(T);
+                          if (s[0] == 1 && s[1] == 0 && s[2] == sz) {
+                            // one value against a run (one_hot's index == arange(C))
+                            const C xv = C(*x);
+                            cpu::run_loop(tier, [&] {
+                              auto* const o_ = o;
+                              auto* const y_ = y;
+                              const int64_t m = n;
+                              const C xv_ = xv;
+                              for (int64_t i = 0; i < m; ++i)
+                                o_[i] = compare_value<K>(xv_, C(y_[i]));
+                            });
+                            return;
+                          }
+                          if (s[0] == 1 && s[1] == sz && (s[2] == sz || s[2] == 0)) {
+                            if (s[2] == 0) {  // against one value (x > 0)
+                              const C yv = C(*y);
+                              cpu::run_loop(tier, [&] {
+                                auto* const o_ = o;
+                                auto* const x_ = x;
+                                const int64_t m = n;
+                                const C yv_ = yv;
+                                for (int64_t i = 0; i < m; ++i)
+                                  o_[i] = compare_value<K>(C(x_[i]), yv_);
+                              });
+                            } else {
+                              cpu::run_loop(tier, [&] {
+                                auto* const o_ = o;
+                                auto* const x_ = x;
+                                auto* const y_ = y;
+                                const int64_t m = n;
+                                for (int64_t i = 0; i < m; ++i)
+                                  o_[i] = compare_value<K>(C(x_[i]), C(y_[i]));
+                              });
+                            }
+                            return;
+                          }
+                          for (int64_t i = 0; i < n; ++i) {
+                            const C x = C(*reinterpret_cast<const T*>(p[1] + i * s[1]));
+                            const C y = C(*reinterpret_cast<const T*>(p[2] + i * s[2]));
+                            *reinterpret_cast<bool*>(p[0] + i * s[0]) = compare_value<K>(x, y);
+                          }
+                        });
   });
 }
 

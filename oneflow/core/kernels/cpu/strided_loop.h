@@ -50,13 +50,16 @@ inline void run_loop(Capability tier, F&& body) {
 }
 
 // Byte strides of `t` broadcast to `shape` (t's dims align with the trailing dims of `shape`).
-inline std::vector<int64_t> broadcast_byte_strides(const Tensor& t, const Shape& shape) {
+inline std::vector<int64_t> broadcast_byte_strides(const TensorImpl& t, const Shape& shape) {
   std::vector<int64_t> s(shape.size(), 0);
-  const size_t lead = shape.size() - t->shape().size();
-  const int64_t isz = static_cast<int64_t>(itemsize(t->dtype()));
-  for (size_t i = 0; i < t->shape().size(); ++i)
-    s[lead + i] = t->shape()[i] == 1 ? 0 : t->strides()[i] * isz;
+  const size_t lead = shape.size() - t.shape().size();
+  const int64_t isz = static_cast<int64_t>(itemsize(t.dtype()));
+  for (size_t i = 0; i < t.shape().size(); ++i)
+    s[lead + i] = t.shape()[i] == 1 ? 0 : t.strides()[i] * isz;
   return s;
+}
+inline std::vector<int64_t> broadcast_byte_strides(const Tensor& t, const Shape& shape) {
+  return broadcast_byte_strides(*t, shape);
 }
 
 // Elements below which the walk stays on one thread.
@@ -197,14 +200,51 @@ void strided_loop(const Shape& in_shape, std::array<std::vector<int64_t>, N> str
   }
 }
 
+// Whether `t` is dense in row-major order with `shape`'s dims (leading 1s aside).
+inline bool contiguous_with_dims(const TensorImpl& t, const Shape& shape) {
+  const Shape& ts = t.shape();
+  size_t a = 0, b = 0;
+  while (a < ts.size() && ts[a] == 1) ++a;
+  while (b < shape.size() && shape[b] == 1) ++b;
+  return ts.size() - a == shape.size() - b &&
+         std::equal(ts.begin() + a, ts.end(), shape.begin() + b) && t.is_contiguous();
+}
+
 // strided_loop over tensors: ts[0] is the output, the others are broadcast to its shape.
+//
+// A small op (one thread's worth of elements) whose output is contiguous and whose inputs are
+// each contiguous with the output's dims or a single element, the usual case, is one run: fn
+// is called once on all elements with unit or zero strides, and no stride vectors are built.
+// Their allocations (two per operand) cost more than the kernel of a 64-element add.
 template <size_t N, typename Fn>
-void tensor_loop(const std::array<Tensor, N>& ts, Fn&& fn) {
-  const Shape& shape = ts[0]->shape();
+void tensor_loop(const std::array<const TensorImpl*, N>& ts, Fn&& fn) {
+  const TensorImpl& out = *ts[0];
+  const Shape& shape = out.shape();
+  const int64_t total = out.numel();
+  if (total < kParallelGrain && out.is_contiguous()) {
+    std::array<char*, N> ptrs;
+    std::array<int64_t, N> steps;
+    bool flat = true;
+    for (size_t k = 0; k < N && flat; ++k) {
+      const TensorImpl& t = *ts[k];
+      if (k == 0 || contiguous_with_dims(t, shape))
+        steps[k] = static_cast<int64_t>(itemsize(t.dtype()));
+      else if (t.numel() == 1)
+        steps[k] = 0;
+      else
+        flat = false;
+    }
+    if (flat) {
+      if (total == 0) return;
+      for (size_t k = 0; k < N; ++k) ptrs[k] = static_cast<char*>(ts[k]->data());
+      fn(ptrs, steps, total);
+      return;
+    }
+  }
   std::array<std::vector<int64_t>, N> strides;
   std::array<char*, N> ptrs;
   for (size_t k = 0; k < N; ++k) {
-    strides[k] = broadcast_byte_strides(ts[k], shape);
+    strides[k] = broadcast_byte_strides(*ts[k], shape);
     ptrs[k] = static_cast<char*>(ts[k]->data());
   }
   strided_loop<N>(shape, std::move(strides), ptrs, std::forward<Fn>(fn));
@@ -216,45 +256,46 @@ void binary_loop(const Tensor& a, const Tensor& b, const Tensor& out, Op op) {
   using C = compute_t<T>;
   constexpr int64_t sz = sizeof(T);
   const auto tier = loop_tier();
-  tensor_loop<3>({out, a, b}, [&](std::array<char*, 3> p, const auto& s, int64_t n) {
-    T* o = reinterpret_cast<T*>(p[0]);
-    const T* x = reinterpret_cast<const T*>(p[1]);
-    const T* y = reinterpret_cast<const T*>(p[2]);
-    if (s[0] == sz && s[1] == sz && s[2] == sz) {
-      run_loop(tier, [&] {
-        auto* const o_ = o;
-        auto* const x_ = x;
-        auto* const y_ = y;
-        const int64_t m = n;
-        for (int64_t i = 0; i < m; ++i) o_[i] = T(op(C(x_[i]), C(y_[i])));
-      });
-    } else if (s[0] == sz && s[1] == sz && s[2] == 0) {
-      const C yv = C(*y);
-      run_loop(tier, [&] {
-        auto* const o_ = o;
-        auto* const x_ = x;
-        const int64_t m = n;
-        const C yv_ = yv;
-        for (int64_t i = 0; i < m; ++i) o_[i] = T(op(C(x_[i]), yv_));
-      });
-    } else if (s[0] == sz && s[1] == 0 && s[2] == sz) {
-      const C xv = C(*x);
-      run_loop(tier, [&] {
-        auto* const o_ = o;
-        auto* const y_ = y;
-        const int64_t m = n;
-        const C xv_ = xv;
-        for (int64_t i = 0; i < m; ++i) o_[i] = T(op(xv_, C(y_[i])));
-      });
-    } else if (s[0] == sz && s[1] == 0 && s[2] == 0) {
-      std::fill_n(o, n, T(op(C(*x), C(*y))));
-    } else {
-      for (int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<T*>(p[0] + i * s[0]) =
-            T(op(C(*reinterpret_cast<const T*>(p[1] + i * s[1])),
-                 C(*reinterpret_cast<const T*>(p[2] + i * s[2]))));
-    }
-  });
+  tensor_loop<3>({out.get(), a.get(), b.get()},
+                 [&](std::array<char*, 3> p, const auto& s, int64_t n) {
+                   T* o = reinterpret_cast<T*>(p[0]);
+                   const T* x = reinterpret_cast<const T*>(p[1]);
+                   const T* y = reinterpret_cast<const T*>(p[2]);
+                   if (s[0] == sz && s[1] == sz && s[2] == sz) {
+                     run_loop(tier, [&] {
+                       auto* const o_ = o;
+                       auto* const x_ = x;
+                       auto* const y_ = y;
+                       const int64_t m = n;
+                       for (int64_t i = 0; i < m; ++i) o_[i] = T(op(C(x_[i]), C(y_[i])));
+                     });
+                   } else if (s[0] == sz && s[1] == sz && s[2] == 0) {
+                     const C yv = C(*y);
+                     run_loop(tier, [&] {
+                       auto* const o_ = o;
+                       auto* const x_ = x;
+                       const int64_t m = n;
+                       const C yv_ = yv;
+                       for (int64_t i = 0; i < m; ++i) o_[i] = T(op(C(x_[i]), yv_));
+                     });
+                   } else if (s[0] == sz && s[1] == 0 && s[2] == sz) {
+                     const C xv = C(*x);
+                     run_loop(tier, [&] {
+                       auto* const o_ = o;
+                       auto* const y_ = y;
+                       const int64_t m = n;
+                       const C xv_ = xv;
+                       for (int64_t i = 0; i < m; ++i) o_[i] = T(op(xv_, C(y_[i])));
+                     });
+                   } else if (s[0] == sz && s[1] == 0 && s[2] == 0) {
+                     std::fill_n(o, n, T(op(C(*x), C(*y))));
+                   } else {
+                     for (int64_t i = 0; i < n; ++i)
+                       *reinterpret_cast<T*>(p[0] + i * s[0]) =
+                           T(op(C(*reinterpret_cast<const T*>(p[1] + i * s[1])),
+                                C(*reinterpret_cast<const T*>(p[2] + i * s[2]))));
+                   }
+                 });
 }
 
 // binary_loop with a vector kernel for the runs where the output is contiguous and each operand
@@ -265,29 +306,26 @@ void binary_loop(const Tensor& a, const Tensor& b, const Tensor& out,
                  void (*fast)(const T*, int64_t, const T*, int64_t, T*, int64_t), Op op) {
   if (fast == nullptr) return binary_loop<T>(a, b, out, op);
   constexpr int64_t sz = sizeof(T);
-  tensor_loop<3>({out, a, b}, [&](std::array<char*, 3> p, const auto& s, int64_t n) {
-    const bool x_ok = s[1] == sz || s[1] == 0, y_ok = s[2] == sz || s[2] == 0;
-    if (s[0] == sz && x_ok && y_ok) {
-      fast(reinterpret_cast<const T*>(p[1]), s[1] / sz, reinterpret_cast<const T*>(p[2]), s[2] / sz,
-           reinterpret_cast<T*>(p[0]), n);
-      return;
-    }
-    for (int64_t i = 0; i < n; ++i)
-      *reinterpret_cast<T*>(p[0] + i * s[0]) = op(*reinterpret_cast<const T*>(p[1] + i * s[1]),
-                                                  *reinterpret_cast<const T*>(p[2] + i * s[2]));
-  });
+  tensor_loop<3>(
+      {out.get(), a.get(), b.get()}, [&](std::array<char*, 3> p, const auto& s, int64_t n) {
+        const bool x_ok = s[1] == sz || s[1] == 0, y_ok = s[2] == sz || s[2] == 0;
+        if (s[0] == sz && x_ok && y_ok) {
+          fast(reinterpret_cast<const T*>(p[1]), s[1] / sz, reinterpret_cast<const T*>(p[2]),
+               s[2] / sz, reinterpret_cast<T*>(p[0]), n);
+          return;
+        }
+        for (int64_t i = 0; i < n; ++i)
+          *reinterpret_cast<T*>(p[0] + i * s[0]) = op(*reinterpret_cast<const T*>(p[1] + i * s[1]),
+                                                      *reinterpret_cast<const T*>(p[2] + i * s[2]));
+      });
 }
 
 template <typename T, typename Op>
 void unary_loop(const Tensor& a, const Tensor& out, Op op) {
   using C = compute_t<T>;
-  const Shape& shape = out->shape();
-  std::array<std::vector<int64_t>, 2> strides = {broadcast_byte_strides(out, shape),
-                                                 broadcast_byte_strides(a, shape)};
-  std::array<char*, 2> ptrs = {static_cast<char*>(out->data()), static_cast<char*>(a->data())};
   constexpr int64_t sz = sizeof(T);
   const auto tier = loop_tier();
-  strided_loop<2>(shape, strides, ptrs, [&](std::array<char*, 2> p, const auto& s, int64_t n) {
+  tensor_loop<2>({out.get(), a.get()}, [&](std::array<char*, 2> p, const auto& s, int64_t n) {
     T* o = reinterpret_cast<T*>(p[0]);
     const T* x = reinterpret_cast<const T*>(p[1]);
     if (s[0] == sz && s[1] == sz) {

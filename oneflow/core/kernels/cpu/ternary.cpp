@@ -47,7 +47,8 @@ void Ternary<K>::compute_cpu(const TensorList& in, const TensorList& out,
       const C v = C(value);
       constexpr int64_t sz = sizeof(T);
       cpu::tensor_loop<4>(
-          {out[0], in[0], in[1], in[2]}, [&](std::array<char*, 4> p, const auto& s, int64_t n) {
+          {out[0].get(), in[0].get(), in[1].get(), in[2].get()},
+          [&](std::array<char*, 4> p, const auto& s, int64_t n) {
             T* o = reinterpret_cast<T*>(p[0]);
             const T* a = reinterpret_cast<const T*>(p[1]);
             const T* b = reinterpret_cast<const T*>(p[2]);
