@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "oneflow/core/functional/functional.h"
+#include "oneflow/core/kernels/cpu/parallel.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "test_util.h"
 
@@ -141,6 +142,31 @@ TEST(Kernels, StridedLoopVisitsEveryElementOnce) {
             ASSERT_EQ(dst[o], src[i]) << "threads " << threads << " element " << o;
           }
   }
+  omp_set_num_threads(saved);
+}
+
+// Note [One-thread parallel regions]: a loop whose condition is false, or whose team would be one
+// thread, runs outside any OpenMP region; otherwise it runs in one, with its clauses.
+TEST(Kernels, OneThreadLoopsStayOffOpenMp) {
+  const int saved = omp_get_max_threads();
+  auto run = [](bool cond, int64_t n, int* in_parallel) {
+    int64_t total = 0;
+    OF_OMP_FOR_IF(cond, reduction(+ : total) schedule(static), for (int64_t i = 0; i < n; ++i) {
+      if (i == 0) *in_parallel = omp_in_parallel();
+      total += i;
+    });
+    return total;
+  };
+  int in_parallel = -1;
+  omp_set_num_threads(2);
+  EXPECT_EQ(run(false, 1000, &in_parallel), 999 * 1000 / 2);
+  EXPECT_EQ(in_parallel, 0);
+  EXPECT_EQ(run(true, 1000, &in_parallel), 999 * 1000 / 2);
+  EXPECT_EQ(in_parallel, 1);
+  omp_set_num_threads(1);
+  EXPECT_EQ(run(true, 1000, &in_parallel), 999 * 1000 / 2);
+  EXPECT_EQ(in_parallel, 0);
+  EXPECT_EQ(run(true, 0, &in_parallel), 0);
   omp_set_num_threads(saved);
 }
 

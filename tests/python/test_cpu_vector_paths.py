@@ -9,6 +9,7 @@ fallbacks are checked on machines with AVX2."""
 
 import itertools
 import os
+import re
 import subprocess
 import sys
 
@@ -872,6 +873,23 @@ def _ulps(a, b):
     ai = np.where(ai < 0, -(ai & 0x7FFFFFFF), ai)
     bi = np.where(bi < 0, -(bi & 0x7FFFFFFF), bi)
     return np.abs(ai - bi)
+
+
+def test_conditional_parallel_regions_go_through_the_one_thread_guard():
+    # Note [One-thread parallel regions] (kernels/cpu/parallel.h): libgomp makes a system call at
+    # the end of a parallel region even when it runs on one thread (an `if (false)` clause), which
+    # cost small reductions ~0.5 us each. A region that may run on one thread is written with
+    # OF_OMP_FOR_IF, or entered only under an explicit test; no raw pragma carries an if clause.
+    root = os.path.join(os.path.dirname(__file__), "..", "..", "oneflow", "core", "kernels", "cpu")
+    offenders = []
+    for folder, _, files in os.walk(root):
+        for name in files:
+            path = os.path.join(folder, name)
+            with open(path) as f:
+                for number, line in enumerate(f, 1):
+                    if re.match(r"\s*#pragma omp parallel\b.*\bif\s*\(", line):
+                        offenders.append(f"{name}:{number}: {line.strip()}")
+    assert not offenders, "\n".join(offenders)
 
 
 def _operand(rng, shape, layout, dtype):

@@ -81,8 +81,9 @@ void forward(const TensorList& in, const TensorList& out, const Attrs& attrs) {
                              attrs.get<bool>("causal")};
   const int64_t blocks = (L + kRowBlock - 1) / kRowBlock;
   const bool avx2 = std::is_same_v<T, float> && cpu::avx2::has_avx2();
-#pragma omp parallel if (items * L * S * (E + Ev) > cpu::kParallelGrain)
-  {
+  // Each thread's share (an orphaned omp for: all of the work outside a parallel region;
+  // Note [One-thread parallel regions] in kernels/cpu/parallel.h).
+  auto region = [&] {
     std::vector<T> work(cpu::attention_forward_work(S, E));
 #pragma omp for schedule(static)
     for (int64_t t = 0; t < items * blocks; ++t) {
@@ -101,6 +102,12 @@ void forward(const TensorList& in, const TensorList& out, const Attrs& attrs) {
         }
       cpu::AttentionKernels<T, PortableOps>::forward(a, i0, i1, work.data());
     }
+  };
+  if ((items * L * S * (E + Ev) > cpu::kParallelGrain) && omp_get_max_threads() > 1) {
+#pragma omp parallel
+    region();
+  } else {
+    region();
   }
 }
 
@@ -132,8 +139,9 @@ void backward(const TensorList& in, const TensorList& out, const Attrs& attrs) {
                                  static_cast<T>(attrs.get<double>("scale")),
                                  attrs.get<bool>("causal")};
   const bool avx2 = std::is_same_v<T, float> && cpu::avx2::has_avx2();
-#pragma omp parallel if (items * L * S * (E + Ev) > cpu::kParallelGrain)
-  {
+  // Each thread's share (an orphaned omp for: all of the work outside a parallel region;
+  // Note [One-thread parallel regions] in kernels/cpu/parallel.h).
+  auto region = [&] {
     std::vector<T> work(cpu::attention_backward_work(S, E, Ev));
 #pragma omp for schedule(static)
     for (int64_t b = 0; b < items; ++b) {
@@ -154,6 +162,12 @@ void backward(const TensorList& in, const TensorList& out, const Attrs& attrs) {
         }
       cpu::AttentionKernels<T, PortableOps>::backward(g, work.data());
     }
+  };
+  if ((items * L * S * (E + Ev) > cpu::kParallelGrain) && omp_get_max_threads() > 1) {
+#pragma omp parallel
+    region();
+  } else {
+    region();
   }
 }
 

@@ -10,6 +10,7 @@
 #include <omp.h>
 
 #include "oneflow/core/kernels/cpu/cpu_kernels.h"
+#include "oneflow/core/kernels/cpu/parallel.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/ops/primitives.h"
 
@@ -46,12 +47,19 @@ template <typename F>
 std::vector<double> column_sums(const Layout& l, F f) {
   const int threads = l.n * l.c > cpu::kParallelGrain ? omp_get_max_threads() : 1;
   std::vector<double> part(static_cast<size_t>(threads) * l.c, 0.0);
-#pragma omp parallel num_threads(threads)
-  {
+  // Each thread's share (an orphaned omp for: all of the work outside a parallel region;
+  // Note [One-thread parallel regions] in kernels/cpu/parallel.h).
+  auto region = [&] {
     double* p = part.data() + static_cast<size_t>(omp_get_thread_num()) * l.c;
 #pragma omp for schedule(static)
     for (int64_t r = 0; r < l.n; ++r)
       for (int64_t ch = 0; ch < l.c; ++ch) p[ch] += f(r * l.c + ch, ch);
+  };
+  if ((threads > 1) && omp_get_max_threads() > 1) {
+#pragma omp parallel num_threads(threads)
+    region();
+  } else {
+    region();
   }
   std::vector<double> total(l.c, 0.0);
   for (int t = 0; t < threads; ++t)
@@ -80,33 +88,33 @@ void forward_train(const TensorList& in, const TensorList& out, double eps) {
       scale[ch] = T(double(w[ch]) * rstd);
       shift[ch] = T(double(b[ch]) - mu[ch] * double(w[ch]) * rstd);
     }
-#pragma omp parallel for schedule(static) if (l.n * l.c > cpu::kParallelGrain)
-    for (int64_t r = 0; r < l.n; ++r)
-      for (int64_t ch = 0; ch < l.c; ++ch)
-        y[r * l.c + ch] = x[r * l.c + ch] * scale[ch] + shift[ch];
+    OF_OMP_FOR_IF(l.n * l.c > cpu::kParallelGrain, schedule(static),
+                  for (int64_t r = 0; r < l.n; ++r) for (int64_t ch = 0; ch < l.c; ++ch)
+                      y[r * l.c + ch] = x[r * l.c + ch] * scale[ch] + shift[ch];);
     return;
   }
   const cpu::Capability tier = cpu::loop_tier();
-#pragma omp parallel for schedule(static) if (l.n * l.c * l.s > cpu::kParallelGrain)
-  for (int64_t ch = 0; ch < l.c; ++ch) {
-    const double mu = channel_sum(l, ch, [x](int64_t i) { return double(x[i]); }) / m;
-    const double v = channel_sum(l, ch,
-                                 [x, mu](int64_t i) {
-                                   const double d = double(x[i]) - mu;
-                                   return d * d;
-                                 }) /
-                     m;
-    const double rstd = 1.0 / std::sqrt(v + eps);
-    mean[ch] = T(mu);
-    var[ch] = T(v);
-    const T a = T(double(w[ch]) * rstd), d = T(double(b[ch]) - mu * double(w[ch]) * rstd);
-    cpu::run_loop(tier, [&] {
-      for (int64_t n = 0; n < l.n; ++n) {
-        const int64_t base = (n * l.c + ch) * l.s;
-        for (int64_t i = 0; i < l.s; ++i) y[base + i] = x[base + i] * a + d;
-      }
-    });
-  }
+  OF_OMP_FOR_IF(
+      l.n * l.c * l.s > cpu::kParallelGrain, schedule(static),
+      for (int64_t ch = 0; ch < l.c; ++ch) {
+        const double mu = channel_sum(l, ch, [x](int64_t i) { return double(x[i]); }) / m;
+        const double v = channel_sum(l, ch,
+                                     [x, mu](int64_t i) {
+                                       const double d = double(x[i]) - mu;
+                                       return d * d;
+                                     }) /
+                         m;
+        const double rstd = 1.0 / std::sqrt(v + eps);
+        mean[ch] = T(mu);
+        var[ch] = T(v);
+        const T a = T(double(w[ch]) * rstd), d = T(double(b[ch]) - mu * double(w[ch]) * rstd);
+        cpu::run_loop(tier, [&] {
+          for (int64_t n = 0; n < l.n; ++n) {
+            const int64_t base = (n * l.c + ch) * l.s;
+            for (int64_t i = 0; i < l.s; ++i) y[base + i] = x[base + i] * a + d;
+          }
+        });
+      });
 }
 
 // dx = w * rstd * (dy - mean(dy) - xhat * mean(dy * xhat)), dw = sum(dy * xhat), db = sum(dy).
@@ -132,34 +140,35 @@ void backward(const TensorList& in, const TensorList& out, double eps) {
       k_x[ch] = T(-kx);
       k_0[ch] = T(kx * double(mean[ch]) - g * sum_dy[ch] / m);
     }
-#pragma omp parallel for schedule(static) if (l.n * l.c > cpu::kParallelGrain)
-    for (int64_t r = 0; r < l.n; ++r)
-      for (int64_t ch = 0; ch < l.c; ++ch) {
-        const int64_t i = r * l.c + ch;
-        dx[i] = dy[i] * k_dy[ch] + x[i] * k_x[ch] + k_0[ch];
-      }
+    OF_OMP_FOR_IF(
+        l.n * l.c > cpu::kParallelGrain, schedule(static),
+        for (int64_t r = 0; r < l.n; ++r) for (int64_t ch = 0; ch < l.c; ++ch) {
+          const int64_t i = r * l.c + ch;
+          dx[i] = dy[i] * k_dy[ch] + x[i] * k_x[ch] + k_0[ch];
+        });
     return;
   }
   const cpu::Capability tier = cpu::loop_tier();
-#pragma omp parallel for schedule(static) if (l.n * l.c * l.s > cpu::kParallelGrain)
-  for (int64_t ch = 0; ch < l.c; ++ch) {
-    const double mu = double(mean[ch]);
-    const double sum_dy = channel_sum(l, ch, [dy](int64_t i) { return double(dy[i]); });
-    const double sum_dy_xmu =
-        channel_sum(l, ch, [dy, x, mu](int64_t i) { return double(dy[i]) * (double(x[i]) - mu); });
-    const double rstd = 1.0 / std::sqrt(double(var[ch]) + eps), g = double(w[ch]) * rstd;
-    const double kx = g * rstd * rstd * sum_dy_xmu / m;
-    db[ch] = T(sum_dy);
-    dw[ch] = T(sum_dy_xmu * rstd);
-    // dx = g * dy - kx * (x - mu) - g * mean(dy), as one multiply-add per input.
-    const T a = T(g), c = T(-kx), d = T(kx * mu - g * sum_dy / m);
-    cpu::run_loop(tier, [&] {
-      for (int64_t n = 0; n < l.n; ++n) {
-        const int64_t base = (n * l.c + ch) * l.s;
-        for (int64_t i = 0; i < l.s; ++i) dx[base + i] = dy[base + i] * a + x[base + i] * c + d;
-      }
-    });
-  }
+  OF_OMP_FOR_IF(
+      l.n * l.c * l.s > cpu::kParallelGrain, schedule(static),
+      for (int64_t ch = 0; ch < l.c; ++ch) {
+        const double mu = double(mean[ch]);
+        const double sum_dy = channel_sum(l, ch, [dy](int64_t i) { return double(dy[i]); });
+        const double sum_dy_xmu = channel_sum(
+            l, ch, [dy, x, mu](int64_t i) { return double(dy[i]) * (double(x[i]) - mu); });
+        const double rstd = 1.0 / std::sqrt(double(var[ch]) + eps), g = double(w[ch]) * rstd;
+        const double kx = g * rstd * rstd * sum_dy_xmu / m;
+        db[ch] = T(sum_dy);
+        dw[ch] = T(sum_dy_xmu * rstd);
+        // dx = g * dy - kx * (x - mu) - g * mean(dy), as one multiply-add per input.
+        const T a = T(g), c = T(-kx), d = T(kx * mu - g * sum_dy / m);
+        cpu::run_loop(tier, [&] {
+          for (int64_t n = 0; n < l.n; ++n) {
+            const int64_t base = (n * l.c + ch) * l.s;
+            for (int64_t i = 0; i < l.s; ++i) dx[base + i] = dy[base + i] * a + x[base + i] * c + d;
+          }
+        });
+      });
 }
 
 template <typename T>
@@ -177,15 +186,16 @@ void forward_inference(const TensorList& in, const TensorList& out, double eps) 
   const T *sc = scale.data(), *sh = shift.data();
   // A streaming loop: built for the CPU's widest tier (the wide stores keep up with memory).
   const cpu::Capability tier = cpu::loop_tier();
-#pragma omp parallel for schedule(static) if (l.n * l.c * l.s > cpu::kParallelGrain)
-  for (int64_t p = 0; p < l.n * l.c; ++p) {
-    const T a = sc[p % l.c], d = sh[p % l.c];
-    const T* xs = x + p * l.s;
-    T* ys = y + p * l.s;
-    cpu::run_loop(tier, [&] {
-      for (int64_t i = 0; i < l.s; ++i) ys[i] = xs[i] * a + d;
-    });
-  }
+  OF_OMP_FOR_IF(
+      l.n * l.c * l.s > cpu::kParallelGrain, schedule(static),
+      for (int64_t p = 0; p < l.n * l.c; ++p) {
+        const T a = sc[p % l.c], d = sh[p % l.c];
+        const T* xs = x + p * l.s;
+        T* ys = y + p * l.s;
+        cpu::run_loop(tier, [&] {
+          for (int64_t i = 0; i < l.s; ++i) ys[i] = xs[i] * a + d;
+        });
+      });
 }
 
 template <typename Fn>

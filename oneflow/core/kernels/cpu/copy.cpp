@@ -9,6 +9,7 @@
 #include "oneflow/core/common/philox.h"
 #include "oneflow/core/kernels/common/values.h"
 #include "oneflow/core/kernels/cpu/cpu_kernels.h"
+#include "oneflow/core/kernels/cpu/parallel.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/ops/primitives.h"
 
@@ -197,17 +198,18 @@ void Triangle::compute_cpu(const TensorList& in, const TensorList& out, const At
     src = dst;
   }
   const int64_t lines = y->numel() / cols;
-#pragma omp parallel for schedule(static) if (y->numel() > cpu::kParallelGrain)
-  for (int64_t l = 0; l < lines; ++l) {
-    const int64_t r = l % rows;
-    // Kept columns [lo, hi): tril keeps c - r <= diagonal, triu keeps c - r >= diagonal.
-    const int64_t lo = upper ? std::clamp<int64_t>(r + diagonal, 0, cols) : 0;
-    const int64_t hi = upper ? cols : std::clamp<int64_t>(r + diagonal + 1, 0, cols);
-    char* o = dst + l * cols * sz;
-    if (src != dst && hi > lo) std::memcpy(o + lo * sz, src + (l * cols + lo) * sz, (hi - lo) * sz);
-    std::memset(o, 0, lo * sz);
-    std::memset(o + hi * sz, 0, (cols - hi) * sz);
-  }
+  OF_OMP_FOR_IF(
+      y->numel() > cpu::kParallelGrain, schedule(static), for (int64_t l = 0; l < lines; ++l) {
+        const int64_t r = l % rows;
+        // Kept columns [lo, hi): tril keeps c - r <= diagonal, triu keeps c - r >= diagonal.
+        const int64_t lo = upper ? std::clamp<int64_t>(r + diagonal, 0, cols) : 0;
+        const int64_t hi = upper ? cols : std::clamp<int64_t>(r + diagonal + 1, 0, cols);
+        char* o = dst + l * cols * sz;
+        if (src != dst && hi > lo)
+          std::memcpy(o + lo * sz, src + (l * cols + lo) * sz, (hi - lo) * sz);
+        std::memset(o, 0, lo * sz);
+        std::memset(o + hi * sz, 0, (cols - hi) * sz);
+      });
 }
 
 void Fill::compute_cpu(const TensorList&, const TensorList& out, const Attrs& attrs) const {
@@ -222,17 +224,18 @@ void Fill::compute_cpu(const TensorList&, const TensorList& out, const Attrs& at
     T* o = out[0]->data_as<T>();
     constexpr int64_t kBlock = 1 << 15;
     const int64_t blocks = (n + kBlock - 1) / kBlock;
-#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain)
-    for (int64_t b = 0; b < blocks; ++b) {
-      T* p = o + b * kBlock;
-      const int64_t m = std::min(kBlock, n - b * kBlock);
-      cpu::run_loop(tier, [&] {
-        T* const p_ = p;  // locals: an int64 store may alias the captured count (strided_loop.h)
-        const int64_t m_ = m;
-        const T v_ = v;
-        for (int64_t i = 0; i < m_; ++i) p_[i] = v_;
-      });
-    }
+    OF_OMP_FOR_IF(
+        n > cpu::kParallelGrain, schedule(static), for (int64_t b = 0; b < blocks; ++b) {
+          T* p = o + b * kBlock;
+          const int64_t m = std::min(kBlock, n - b * kBlock);
+          cpu::run_loop(tier, [&] {
+            T* const p_ =
+                p;  // locals: an int64 store may alias the captured count (strided_loop.h)
+            const int64_t m_ = m;
+            const T v_ = v;
+            for (int64_t i = 0; i < m_; ++i) p_[i] = v_;
+          });
+        });
   });
 }
 
@@ -246,16 +249,16 @@ void RandomNormal::compute_cpu(const TensorList&, const TensorList& out, const A
       T* o = out[0]->data_as<T>();
       // Counter c yields elements 4c .. 4c+3 (two Box-Muller pairs).
       const int64_t groups = (n + 3) / 4;
-#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain)
-      for (int64_t c = 0; c < groups; ++c) {
-        uint32_t r[4];
-        gen(offset + static_cast<uint64_t>(c), r);
-        float z[4];
-        box_muller(uint_to_unit_float(r[0]), uint_to_unit_float(r[1]), &z[0], &z[1]);
-        box_muller(uint_to_unit_float(r[2]), uint_to_unit_float(r[3]), &z[2], &z[3]);
-        for (int64_t k = 0; k < 4 && 4 * c + k < n; ++k)
-          o[4 * c + k] = T(static_cast<compute_t<T>>(mean + std * static_cast<double>(z[k])));
-      }
+      OF_OMP_FOR_IF(
+          n > cpu::kParallelGrain, schedule(static), for (int64_t c = 0; c < groups; ++c) {
+            uint32_t r[4];
+            gen(offset + static_cast<uint64_t>(c), r);
+            float z[4];
+            box_muller(uint_to_unit_float(r[0]), uint_to_unit_float(r[1]), &z[0], &z[1]);
+            box_muller(uint_to_unit_float(r[2]), uint_to_unit_float(r[3]), &z[2], &z[3]);
+            for (int64_t k = 0; k < 4 && 4 * c + k < n; ++k)
+              o[4 * c + k] = T(static_cast<compute_t<T>>(mean + std * static_cast<double>(z[k])));
+          });
     }
   });
 }
@@ -322,13 +325,13 @@ void RandomUniform::compute_cpu(const TensorList&, const TensorList& out,
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     T* o = out[0]->data_as<T>();
     const int64_t groups = (n + 3) / 4;
-#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain)
-    for (int64_t c = 0; c < groups; ++c) {
-      uint32_t r[4];
-      gen(offset + static_cast<uint64_t>(c), r);
-      for (int64_t k = 0; k < 4 && 4 * c + k < n; ++k)
-        o[4 * c + k] = uniform_value<T>(r[k], low, high);
-    }
+    OF_OMP_FOR_IF(
+        n > cpu::kParallelGrain, schedule(static), for (int64_t c = 0; c < groups; ++c) {
+          uint32_t r[4];
+          gen(offset + static_cast<uint64_t>(c), r);
+          for (int64_t k = 0; k < 4 && 4 * c + k < n; ++k)
+            o[4 * c + k] = uniform_value<T>(r[k], low, high);
+        });
   });
 }
 

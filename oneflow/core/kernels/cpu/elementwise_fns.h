@@ -15,6 +15,7 @@
 
 #include "oneflow/core/kernels/common/values.h"
 #include "oneflow/core/kernels/cpu/cpu_kernels.h"
+#include "oneflow/core/kernels/cpu/parallel.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/kernels/cpu/vec/avx2.h"
 #include "oneflow/core/ops/primitives.h"
@@ -141,8 +142,9 @@ inline bool rounding_avx2(const Tensor& a, const Tensor& out, cpu::avx2::UnaryKe
   const float* x = a->data_as<float>();
   float* y = out->data_as<float>();
   const int64_t n = out->numel(), chunk = 1 << 14;
-#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain)
-  for (int64_t b = 0; b < n; b += chunk) kernel(x + b, y + b, std::min(chunk, n - b));
+  OF_OMP_FOR_IF(n > cpu::kParallelGrain, schedule(static),
+                for (int64_t b = 0; b < n; b += chunk)
+                    kernel(x + b, y + b, std::min(chunk, n - b)););
   return true;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "oneflow/core/kernels/cpu/cpu_kernels.h"
+#include "oneflow/core/kernels/cpu/parallel.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/kernels/cpu/vec/avx2.h"
 #include "oneflow/core/ops/primitives.h"
@@ -66,8 +67,11 @@ void check_indices(const char* op, const Tensor& index, int64_t size, int64_t di
   const int64_t* idx = index->data_as<int64_t>();
   const int64_t n = index->numel();
   int bad = 0;  // a parallel, vectorised test first; the reporting loop runs only on failure
-#pragma omp parallel for reduction(| : bad) schedule(static) if (n > cpu::kParallelGrain)
-  for (int64_t k = 0; k < n; ++k) bad |= static_cast<uint64_t>(idx[k]) >= uint64_t(size);
+  OF_OMP_FOR_IF(
+      n > cpu::kParallelGrain,
+      reduction(|
+                : bad) schedule(static),
+      for (int64_t k = 0; k < n; ++k) bad |= static_cast<uint64_t>(idx[k]) >= uint64_t(size););
   if (!bad) return;
   for (int64_t k = 0; k < n; ++k) {
     if (idx[k] >= 0 && idx[k] < size) continue;
@@ -103,29 +107,30 @@ void Gather::compute_cpu(const TensorList& in, const TensorList& out, const Attr
   visit_dtype(x->dtype(), [&]<typename T>() {
     const T* src = x->data_as<T>();
     T* dst = out[0]->data_as<T>();
-#pragma omp parallel for reduction(|      \
-                                   : bad) \
-    schedule(static) if (n > cpu::kParallelGrain && lines > 1)
-    for (int64_t l = 0; l < lines; ++l) {
-      const T* base = src + line_offset(l, ishape, xs, last, dim);
-      const int64_t* il = idx + l * len;
-      T* o = dst + l * len;
-      int b = 0;
-      if (dim == last && dstride == 1) {
-        for (int64_t j = 0; j < len; ++j) {
-          const uint64_t i = static_cast<uint64_t>(il[j]);
-          b |= i >= usize;
-          o[j] = base[i < usize ? i : 0];
-        }
-      } else {
-        for (int64_t j = 0; j < len; ++j) {
-          const uint64_t i = static_cast<uint64_t>(il[j]);
-          b |= i >= usize;
-          o[j] = base[static_cast<int64_t>(i < usize ? i : 0) * dstride + j * lstride];
-        }
-      }
-      bad |= b;
-    }
+    OF_OMP_FOR_IF(
+        n > cpu::kParallelGrain && lines > 1,
+        reduction(|
+                  : bad) schedule(static),
+        for (int64_t l = 0; l < lines; ++l) {
+          const T* base = src + line_offset(l, ishape, xs, last, dim);
+          const int64_t* il = idx + l * len;
+          T* o = dst + l * len;
+          int b = 0;
+          if (dim == last && dstride == 1) {
+            for (int64_t j = 0; j < len; ++j) {
+              const uint64_t i = static_cast<uint64_t>(il[j]);
+              b |= i >= usize;
+              o[j] = base[i < usize ? i : 0];
+            }
+          } else {
+            for (int64_t j = 0; j < len; ++j) {
+              const uint64_t i = static_cast<uint64_t>(il[j]);
+              b |= i >= usize;
+              o[j] = base[static_cast<int64_t>(i < usize ? i : 0) * dstride + j * lstride];
+            }
+          }
+          bad |= b;
+        });
   });
   if (bad)  // reports the first bad index
     check_indices(name(), index, size, dim,
@@ -169,23 +174,24 @@ void Scatter::compute_cpu(const TensorList& in, const TensorList& out, const Att
     visit_dtype(self->dtype(), [&]<typename T>() {
       T* o = out[0]->data_as<T>();
       const T* s = src->data_as<T>();
-#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain && outer * chunks > 1)
-      for (int64_t task = 0; task < outer * chunks; ++task) {
-        const int64_t b = task / chunks, j0 = (task % chunks) * kChunk;
-        const int64_t m = std::min(kChunk, inner - j0);
-        int64_t out_base = 0;
-        for (int64_t d = dim - 1, rem = b; d >= 0; --d) {
-          out_base += (rem % ishape[d]) * os[d];
-          rem /= ishape[d];
-        }
-        for (int64_t i = 0; i < len; ++i) {
-          const int64_t row = (b * len + i) * inner + j0;
-          const int64_t* ir = idx + row;
-          const T* sr = s + row;
-          T* orow = o + out_base + j0;
-          for (int64_t j = 0; j < m; ++j) scatter_one<R>(orow[ir[j] * ostep + j], sr[j]);
-        }
-      }
+      OF_OMP_FOR_IF(
+          n > cpu::kParallelGrain && outer * chunks > 1, schedule(static),
+          for (int64_t task = 0; task < outer * chunks; ++task) {
+            const int64_t b = task / chunks, j0 = (task % chunks) * kChunk;
+            const int64_t m = std::min(kChunk, inner - j0);
+            int64_t out_base = 0;
+            for (int64_t d = dim - 1, rem = b; d >= 0; --d) {
+              out_base += (rem % ishape[d]) * os[d];
+              rem /= ishape[d];
+            }
+            for (int64_t i = 0; i < len; ++i) {
+              const int64_t row = (b * len + i) * inner + j0;
+              const int64_t* ir = idx + row;
+              const T* sr = s + row;
+              T* orow = o + out_base + j0;
+              for (int64_t j = 0; j < m; ++j) scatter_one<R>(orow[ir[j] * ostep + j], sr[j]);
+            }
+          });
     });
   };
   auto run = [&]<ScatterReduce R>() {
@@ -193,13 +199,15 @@ void Scatter::compute_cpu(const TensorList& in, const TensorList& out, const Att
     visit_dtype(self->dtype(), [&]<typename T>() {
       T* o = out[0]->data_as<T>();
       const T* s = src->data_as<T>();
-#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain && lines > 1)
-      for (int64_t l = 0; l < lines; ++l) {
-        const int64_t* il = idx + line_offset(l, ishape, is, dim, -1);
-        T* ol = o + line_offset(l, ishape, os, dim, -1);
-        const T* sl = s + line_offset(l, ishape, ss, dim, -1);
-        for (int64_t i = 0; i < len; ++i) scatter_one<R>(ol[il[i * istep] * ostep], sl[i * sstep]);
-      }
+      OF_OMP_FOR_IF(
+          n > cpu::kParallelGrain && lines > 1, schedule(static),
+          for (int64_t l = 0; l < lines; ++l) {
+            const int64_t* il = idx + line_offset(l, ishape, is, dim, -1);
+            T* ol = o + line_offset(l, ishape, os, dim, -1);
+            const T* sl = s + line_offset(l, ishape, ss, dim, -1);
+            for (int64_t i = 0; i < len; ++i)
+              scatter_one<R>(ol[il[i * istep] * ostep], sl[i * sstep]);
+          });
     });
   };
   switch (scatter_reduce_of(reduce)) {
@@ -291,21 +299,23 @@ bool cat_rows(const TensorList& in, const Tensor& o, int64_t dim) {
   const int64_t rows_per = std::max<int64_t>(1, kPiece / std::max<int64_t>(out_row, 1));
   const int64_t splits = out_row > kPiece ? (out_row + kPiece - 1) / kPiece : 1;
   const int64_t tasks = (outer + rows_per - 1) / rows_per * splits;
-#pragma omp parallel for schedule(static) if (o->numel() > cpu::kParallelGrain && tasks > 1)
-  for (int64_t task = 0; task < tasks; ++task) {
-    const int64_t r0 = task / splits * rows_per, r1 = std::min(outer, r0 + rows_per);
-    // This task's byte range [b0, b1) of each row in the range.
-    const int64_t part = task % splits;
-    const int64_t b0 = out_row * part / splits, b1 = out_row * (part + 1) / splits;
-    for (int64_t r = r0; r < r1; ++r) {
-      int64_t at = 0;  // the row's byte where input k starts
-      for (size_t k = 0; k < in.size(); ++k) {
-        const int64_t lo = std::max(at, b0), hi = std::min(at + row[k], b1);
-        if (lo < hi) copy_piece(dst + r * out_row + lo, src[k] + r * step[k] + (lo - at), hi - lo);
-        at += row[k];
-      }
-    }
-  }
+  OF_OMP_FOR_IF(
+      o->numel() > cpu::kParallelGrain && tasks > 1, schedule(static),
+      for (int64_t task = 0; task < tasks; ++task) {
+        const int64_t r0 = task / splits * rows_per, r1 = std::min(outer, r0 + rows_per);
+        // This task's byte range [b0, b1) of each row in the range.
+        const int64_t part = task % splits;
+        const int64_t b0 = out_row * part / splits, b1 = out_row * (part + 1) / splits;
+        for (int64_t r = r0; r < r1; ++r) {
+          int64_t at = 0;  // the row's byte where input k starts
+          for (size_t k = 0; k < in.size(); ++k) {
+            const int64_t lo = std::max(at, b0), hi = std::min(at + row[k], b1);
+            if (lo < hi)
+              copy_piece(dst + r * out_row + lo, src[k] + r * step[k] + (lo - at), hi - lo);
+            at += row[k];
+          }
+        }
+      });
   return true;
 }
 }  // namespace

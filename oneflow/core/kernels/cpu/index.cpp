@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "oneflow/core/kernels/cpu/cpu_kernels.h"
+#include "oneflow/core/kernels/cpu/parallel.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/ops/primitives.h"
 
@@ -77,17 +78,17 @@ void IndexGather::compute_cpu(const TensorList& in, const TensorList& out,
       U* os = reinterpret_cast<U*>(o);
       const int64_t* r = row.data();
       if (g.pre >= 4 * omp_get_max_threads()) {  // whole output rows per thread: a tight loop
-#pragma omp parallel for schedule(static) if (work > cpu::kParallelGrain)
-        for (int64_t p = 0; p < g.pre; ++p) {
-          const U* xr = xs + p * rows;
-          U* orow = os + p * g.nb;
-          for (int64_t b = 0; b < g.nb; ++b) orow[b] = xr[r[b]];
-        }
+        OF_OMP_FOR_IF(
+            work > cpu::kParallelGrain, schedule(static), for (int64_t p = 0; p < g.pre; ++p) {
+              const U* xr = xs + p * rows;
+              U* orow = os + p * g.nb;
+              for (int64_t b = 0; b < g.nb; ++b) orow[b] = xr[r[b]];
+            });
         return;
       }
-#pragma omp parallel for collapse(2) schedule(static) if (work > cpu::kParallelGrain)
-      for (int64_t p = 0; p < g.pre; ++p)
-        for (int64_t b = 0; b < g.nb; ++b) os[p * g.nb + b] = xs[p * rows + r[b]];
+      OF_OMP_FOR_IF(work > cpu::kParallelGrain, collapse(2) schedule(static),
+                    for (int64_t p = 0; p < g.pre; ++p) for (int64_t b = 0; b < g.nb; ++b)
+                        os[p * g.nb + b] = xs[p * rows + r[b]];);
     };
     if (isz == 1) gather.template operator()<uint8_t>();
     if (isz == 2) gather.template operator()<uint16_t>();
@@ -95,12 +96,12 @@ void IndexGather::compute_cpu(const TensorList& in, const TensorList& out,
     if (isz == 8) gather.template operator()<uint64_t>();
     return;
   }
-#pragma omp parallel for schedule(static) if (work * g.post > cpu::kParallelGrain)
-  for (int64_t w = 0; w < work; ++w) {
-    const int64_t p = w / g.nb, b = w % g.nb;
-    const int64_t src = (p * rows + row_of(g, b)) * g.post;
-    std::memcpy(o + w * g.post * isz, x + src * isz, static_cast<size_t>(g.post * isz));
-  }
+  OF_OMP_FOR_IF(
+      work * g.post > cpu::kParallelGrain, schedule(static), for (int64_t w = 0; w < work; ++w) {
+        const int64_t p = w / g.nb, b = w % g.nb;
+        const int64_t src = (p * rows + row_of(g, b)) * g.post;
+        std::memcpy(o + w * g.post * isz, x + src * isz, static_cast<size_t>(g.post * isz));
+      });
 }
 
 void IndexPut::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
@@ -118,23 +119,24 @@ void IndexPut::compute_cpu(const TensorList& in, const TensorList& out, const At
     // Each `pre` block writes its own part of dst, so blocks run in parallel; within a block the
     // positions go in order: repeated indices accumulate (or, without accumulate, the last write
     // wins).
-#pragma omp parallel for schedule(static) if (g.pre > 1 && work > cpu::kParallelGrain)
-    for (int64_t p = 0; p < g.pre; ++p)
-      for (int64_t b = 0; b < g.nb; ++b) {
-        T* d = dst + (p * rows + row[b]) * g.post;
-        const T* s = v + (p * g.nb + b) * g.post;
-        if (accumulate) {
-          if constexpr (std::is_same_v<T, bool>) {
-            for (int64_t i = 0; i < g.post; ++i) d[i] = d[i] || s[i];
+    OF_OMP_FOR_IF(
+        g.pre > 1 && work > cpu::kParallelGrain, schedule(static),
+        for (int64_t p = 0; p < g.pre; ++p) for (int64_t b = 0; b < g.nb; ++b) {
+          T* d = dst + (p * rows + row[b]) * g.post;
+          const T* s = v + (p * g.nb + b) * g.post;
+          if (accumulate) {
+            if constexpr (std::is_same_v<T, bool>) {
+              for (int64_t i = 0; i < g.post; ++i) d[i] = d[i] || s[i];
+            } else {
+              for (int64_t i = 0; i < g.post; ++i)
+                d[i] = T(compute_t<T>(d[i]) + compute_t<T>(s[i]));
+            }
+          } else if (g.post == 1) {
+            *d = *s;
           } else {
-            for (int64_t i = 0; i < g.post; ++i) d[i] = T(compute_t<T>(d[i]) + compute_t<T>(s[i]));
+            std::memcpy(d, s, static_cast<size_t>(g.post) * sizeof(T));
           }
-        } else if (g.post == 1) {
-          *d = *s;
-        } else {
-          std::memcpy(d, s, static_cast<size_t>(g.post) * sizeof(T));
-        }
-      }
+        });
   });
 }
 
@@ -144,13 +146,13 @@ NonzeroPlan nonzero_plan_cpu(const bool* mask, int64_t n) {
   const int64_t blocks = (n + p.block - 1) / p.block;
   p.first_output.assign(static_cast<size_t>(blocks), 0);
   const uint8_t* m = reinterpret_cast<const uint8_t*>(mask);
-#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain)
-  for (int64_t b = 0; b < blocks; ++b) {
-    const int64_t hi = std::min(n, (b + 1) * p.block);
-    int64_t c = 0;
-    for (int64_t i = b * p.block; i < hi; ++i) c += m[i] != 0;
-    p.first_output[b] = c;
-  }
+  OF_OMP_FOR_IF(
+      n > cpu::kParallelGrain, schedule(static), for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t hi = std::min(n, (b + 1) * p.block);
+        int64_t c = 0;
+        for (int64_t i = b * p.block; i < hi; ++i) c += m[i] != 0;
+        p.first_output[b] = c;
+      });
   for (int64_t& c : p.first_output) {
     const int64_t count = c;
     c = p.total;
@@ -168,55 +170,55 @@ void nonzero_fill_cpu(const NonzeroPlan& plan, const bool* mask, const Shape& sh
   const int64_t inner = nd == 0 ? 1 : shape[nd - 1];
   const int64_t blocks = static_cast<int64_t>(plan.first_output.size());
   const uint8_t* m = reinterpret_cast<const uint8_t*>(mask);
-#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain)
-  for (int64_t b = 0; b < blocks; ++b) {
-    int64_t w = plan.first_output[b];
-    const int64_t w_end = b + 1 < blocks ? plan.first_output[b + 1] : plan.total;
-    if (w == w_end) continue;
-    int64_t i = b * plan.block;
-    const int64_t hi = std::min(n, i + plan.block);
-    std::vector<int64_t> coord(static_cast<size_t>(nd));
-    for (int64_t d = nd - 1, rem = i; d >= 0; --d) {
-      coord[d] = rem % shape[d];
-      rem /= shape[d];
-    }
-    // Per run of the last dim: the offsets of its true elements (a branch-free compaction into a
-    // small buffer), then one column at a time.
-    constexpr int64_t kChunk = 512;
-    uint32_t found[kChunk];
-    while (i < hi) {
-      const int64_t j0 = nd == 0 ? 0 : coord[nd - 1];
-      const int64_t len = std::min(inner - j0, hi - i);
-      for (int64_t c0 = 0; c0 < len; c0 += kChunk) {
-        const int64_t cl = std::min(kChunk, len - c0);
-        const uint8_t* mc = m + i + c0;
-        int64_t k = 0;
-        for (int64_t t = 0; t < cl; ++t) {
-          found[k] = static_cast<uint32_t>(t);
-          k += mc[t] != 0;
+  OF_OMP_FOR_IF(
+      n > cpu::kParallelGrain, schedule(static), for (int64_t b = 0; b < blocks; ++b) {
+        int64_t w = plan.first_output[b];
+        const int64_t w_end = b + 1 < blocks ? plan.first_output[b + 1] : plan.total;
+        if (w == w_end) continue;
+        int64_t i = b * plan.block;
+        const int64_t hi = std::min(n, i + plan.block);
+        std::vector<int64_t> coord(static_cast<size_t>(nd));
+        for (int64_t d = nd - 1, rem = i; d >= 0; --d) {
+          coord[d] = rem % shape[d];
+          rem /= shape[d];
         }
-        if (flat) {
-          int64_t* o = cols[0] + w * stride;
-          for (int64_t q = 0; q < k; ++q) o[q * stride] = i + c0 + found[q];
-        } else {
-          for (int64_t d = 0; d + 1 < nd; ++d) {
-            int64_t* o = cols[d] + w * stride;
-            for (int64_t q = 0; q < k; ++q) o[q * stride] = coord[d];
+        // Per run of the last dim: the offsets of its true elements (a branch-free compaction into
+        // a small buffer), then one column at a time.
+        constexpr int64_t kChunk = 512;
+        uint32_t found[kChunk];
+        while (i < hi) {
+          const int64_t j0 = nd == 0 ? 0 : coord[nd - 1];
+          const int64_t len = std::min(inner - j0, hi - i);
+          for (int64_t c0 = 0; c0 < len; c0 += kChunk) {
+            const int64_t cl = std::min(kChunk, len - c0);
+            const uint8_t* mc = m + i + c0;
+            int64_t k = 0;
+            for (int64_t t = 0; t < cl; ++t) {
+              found[k] = static_cast<uint32_t>(t);
+              k += mc[t] != 0;
+            }
+            if (flat) {
+              int64_t* o = cols[0] + w * stride;
+              for (int64_t q = 0; q < k; ++q) o[q * stride] = i + c0 + found[q];
+            } else {
+              for (int64_t d = 0; d + 1 < nd; ++d) {
+                int64_t* o = cols[d] + w * stride;
+                for (int64_t q = 0; q < k; ++q) o[q * stride] = coord[d];
+              }
+              int64_t* o = cols[nd - 1] + w * stride;
+              for (int64_t q = 0; q < k; ++q) o[q * stride] = j0 + c0 + found[q];
+            }
+            w += k;
           }
-          int64_t* o = cols[nd - 1] + w * stride;
-          for (int64_t q = 0; q < k; ++q) o[q * stride] = j0 + c0 + found[q];
+          i += len;
+          if (nd == 0) break;
+          coord[nd - 1] += len;
+          for (int64_t d = nd - 1; d > 0 && coord[d] == shape[d]; --d) {
+            coord[d] = 0;
+            ++coord[d - 1];
+          }
         }
-        w += k;
-      }
-      i += len;
-      if (nd == 0) break;
-      coord[nd - 1] += len;
-      for (int64_t d = nd - 1; d > 0 && coord[d] == shape[d]; --d) {
-        coord[d] = 0;
-        ++coord[d - 1];
-      }
-    }
-  }
+      });
 }
 
 // ---- searchsorted: binary searches, eight values in lockstep, blocks of values in parallel ----
@@ -284,18 +286,18 @@ void Histc::compute_cpu(const TensorList& in, const TensorList& out, const Attrs
       // per-thread counts, added in thread order
       const int threads = n > cpu::kParallelGrain ? omp_get_max_threads() : 1;
       std::vector<int64_t> counts(static_cast<size_t>(threads * bins), 0);
-#pragma omp parallel for schedule(static) num_threads(threads)
-      for (int t = 0; t < threads; ++t) {
-        int64_t* c = counts.data() + t * bins;
-        const int64_t b = n * t / threads, e = n * (t + 1) / threads;
-        for (int64_t i = b; i < e; ++i) {
-          const C v = C(x[i]);
-          if (!(v >= lo && v <= hi)) continue;  // outside, or NaN
-          int64_t pos = static_cast<int64_t>((v - lo) * nb / width);
-          if (pos >= bins) pos = bins - 1;  // v == hi
-          ++c[pos];
-        }
-      }
+      OF_OMP_FOR_IF(
+          threads > 1, schedule(static) num_threads(threads), for (int t = 0; t < threads; ++t) {
+            int64_t* c = counts.data() + t * bins;
+            const int64_t b = n * t / threads, e = n * (t + 1) / threads;
+            for (int64_t i = b; i < e; ++i) {
+              const C v = C(x[i]);
+              if (!(v >= lo && v <= hi)) continue;  // outside, or NaN
+              int64_t pos = static_cast<int64_t>((v - lo) * nb / width);
+              if (pos >= bins) pos = bins - 1;  // v == hi
+              ++c[pos];
+            }
+          });
       T* o = out[0]->data_as<T>();
       for (int64_t k = 0; k < bins; ++k) {
         int64_t total = 0;
@@ -330,9 +332,10 @@ void SearchSorted::compute_cpu(const TensorList& in, const TensorList& out,
       auto block =
           right ? (sorter ? &search_block<T, true, true, O> : &search_block<T, true, false, O>)
                 : (sorter ? &search_block<T, false, true, O> : &search_block<T, false, false, O>);
-#pragma omp parallel for schedule(static) if (n * steps > 4096)  // ~1-2 ns a step
-      for (int64_t k = 0; k < blocks; ++k)
-        block(b, sorter, len, v, line_values, k * 64, std::min(n, k * 64 + 64), o);
+      // ~1-2 ns a step
+      OF_OMP_FOR_IF(n * steps > 4096, schedule(static),
+                    for (int64_t k = 0; k < blocks; ++k) block(
+                        b, sorter, len, v, line_values, k * 64, std::min(n, k * 64 + 64), o););
     };
     if (out[0]->dtype() == DType::kInt32)
       run(out[0]->data_as<int32_t>());

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "oneflow/core/kernels/cpu/cpu_kernels.h"
+#include "oneflow/core/kernels/cpu/parallel.h"
 #include "oneflow/core/ops/primitives.h"
 
 extern "C" {
@@ -44,8 +45,8 @@ std::pair<int64_t, int> for_each_matrix(const Tensor& x, T* data, Fn fn) {
   const int blas_threads = openblas_get_num_threads();
   openblas_set_num_threads(1);
   std::vector<int> infos(count, 0);
-#pragma omp parallel for schedule(dynamic) if (count > 1 && n * n * n * count > 32768)
-  for (int64_t b = 0; b < count; ++b) infos[b] = fn(b, data + b * n * n);
+  OF_OMP_FOR_IF(count > 1 && n * n * n * count > 32768, schedule(dynamic),
+                for (int64_t b = 0; b < count; ++b) infos[b] = fn(b, data + b * n * n););
   openblas_set_num_threads(blas_threads);
   for (int64_t b = 0; b < count; ++b)
     if (infos[b] != 0) return {b, infos[b]};

@@ -14,6 +14,7 @@
 
 #include "oneflow/core/kernels/cpu/activation_chunks.h"
 #include "oneflow/core/kernels/cpu/cpu_kernels.h"
+#include "oneflow/core/kernels/cpu/parallel.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/kernels/cpu/vec/avx2.h"
 #include "oneflow/core/ops/nn_primitives.h"
@@ -76,14 +77,14 @@ template <ActFn K, typename T>
 void act_pair_grad(T g, const T* a, const T* b, T* da, int64_t n, const ActParams<T>& p) {
   static const cpu::avx2::ActGradKernel<T> kernel = act_grad_kernel<K, T>();
   using cpu::kChunk;
-#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain)
-  for (int64_t s = 0; s < n; s += kChunk) {
-    const int64_t m = std::min(kChunk, n - s);
-    T gs[kChunk], d[kChunk], t[kChunk], u[kChunk];
-    std::fill_n(gs, m, g);
-    for (int64_t i = 0; i < m; ++i) d[i] = a[s + i] - b[s + i];
-    kernel(gs, d, da + s, m, p, t, u);
-  }
+  OF_OMP_FOR_IF(
+      n > cpu::kParallelGrain, schedule(static), for (int64_t s = 0; s < n; s += kChunk) {
+        const int64_t m = std::min(kChunk, n - s);
+        T gs[kChunk], d[kChunk], t[kChunk], u[kChunk];
+        std::fill_n(gs, m, g);
+        for (int64_t i = 0; i < m; ++i) d[i] = a[s + i] - b[s + i];
+        kernel(gs, d, da + s, m, p, t, u);
+      });
 }
 
 }  // namespace
@@ -98,19 +99,19 @@ void PairLoss::compute_cpu(const TensorList& in, const TensorList& out, const At
     const ActParams<T> p{static_cast<T>(attrs.get<double>("p")), T(0), T(0)};
     const int threads = n > cpu::kParallelGrain ? omp_get_max_threads() : 1;
     std::vector<double> part(threads, 0.0);
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (int t = 0; t < threads; ++t) {
-      const int64_t lo = n * t / threads, hi = n * (t + 1) / threads;
-      if (act < 0)
-        part[t] = lane_sum<T>(hi - lo, [x = a + lo, y = b + lo](int64_t i) {
-          const T d = x[i] - y[i];
-          return d * d;
+    OF_OMP_FOR_IF(
+        threads > 1, schedule(static) num_threads(threads), for (int t = 0; t < threads; ++t) {
+          const int64_t lo = n * t / threads, hi = n * (t + 1) / threads;
+          if (act < 0)
+            part[t] = lane_sum<T>(hi - lo, [x = a + lo, y = b + lo](int64_t i) {
+              const T d = x[i] - y[i];
+              return d * d;
+            });
+          else if (ActFn(act) == ActFn::kSmoothL1)
+            part[t] = act_pair_sum<ActFn::kSmoothL1>(a + lo, b + lo, hi - lo, p);
+          else
+            part[t] = act_pair_sum<ActFn::kHuber>(a + lo, b + lo, hi - lo, p);
         });
-      else if (ActFn(act) == ActFn::kSmoothL1)
-        part[t] = act_pair_sum<ActFn::kSmoothL1>(a + lo, b + lo, hi - lo, p);
-      else
-        part[t] = act_pair_sum<ActFn::kHuber>(a + lo, b + lo, hi - lo, p);
-    }
     double total = 0;
     for (double v : part) total += v;
     *out[0]->data_as<T>() = static_cast<T>(total * scale);
@@ -129,8 +130,8 @@ void PairLossGrad::compute_cpu(const TensorList& in, const TensorList& out,
     const ActParams<T> p{static_cast<T>(attrs.get<double>("p")), T(0), T(0)};
     if (act < 0) {
       const T k = 2 * g;
-#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) da[i] = k * (a[i] - b[i]);
+      OF_OMP_FOR_IF(n > cpu::kParallelGrain, schedule(static),
+                    for (int64_t i = 0; i < n; ++i) da[i] = k * (a[i] - b[i]););
     } else if (ActFn(act) == ActFn::kSmoothL1) {
       act_pair_grad<ActFn::kSmoothL1>(g, a, b, da, n, p);
     } else {
@@ -214,31 +215,34 @@ void cross_entropy_forward(const TensorList& in, const TensorList& out, const At
     const Smoothing sm(attrs, w, c);
     std::vector<double> loss(threads), weight(threads);
     int bad = 0;
-#pragma omp parallel for reduction(| : bad) schedule(static) num_threads(threads)
-    for (int th = 0; th < threads; ++th) {
-      double lt = 0, wt = 0;
-      int bt = 0;
-      for (int64_t i = n * th / threads; i < n * (th + 1) / threads; ++i) {
-        const int64_t k = t[i];
-        T m = 0, ls = 0;
-        if (k != ignore) {
-          if (k < 0 || k >= c) {
-            bt = 1;
-          } else {
-            const T* r = x + i * c;
-            row_stats(r, c, &m, &ls);
-            double row = (1 - sm.e) * double(w[k]) * double((r[k] - m) - ls);
-            if (sm.e != 0)
-              row += sm.e_c * (lane_sum<T>(c, [&](int64_t j) { return w[j] * r[j]; }) -
-                               (double(m) + double(ls)) * sm.w_sum);
-            lt -= row;
-            wt += double(w[k]);
+    OF_OMP_FOR_IF(
+        threads > 1,
+        reduction(|
+                  : bad) schedule(static) num_threads(threads),
+        for (int th = 0; th < threads; ++th) {
+          double lt = 0, wt = 0;
+          int bt = 0;
+          for (int64_t i = n * th / threads; i < n * (th + 1) / threads; ++i) {
+            const int64_t k = t[i];
+            T m = 0, ls = 0;
+            if (k != ignore) {
+              if (k < 0 || k >= c) {
+                bt = 1;
+              } else {
+                const T* r = x + i * c;
+                row_stats(r, c, &m, &ls);
+                double row = (1 - sm.e) * double(w[k]) * double((r[k] - m) - ls);
+                if (sm.e != 0)
+                  row += sm.e_c * (lane_sum<T>(c, [&](int64_t j) { return w[j] * r[j]; }) -
+                                   (double(m) + double(ls)) * sm.w_sum);
+                lt -= row;
+                wt += double(w[k]);
+              }
+            }
+            stats[2 * i] = m, stats[2 * i + 1] = ls;
           }
-        }
-        stats[2 * i] = m, stats[2 * i + 1] = ls;
-      }
-      loss[th] = lt, weight[th] = wt, bad |= bt;
-    }
+          loss[th] = lt, weight[th] = wt, bad |= bt;
+        });
     if (bad) for_each_target(l, t, ignore, [](int64_t, int64_t) {});  // raises the IndexError
     double total = 0, wsum = 0;
     for (int th = 0; th < threads; ++th) total += loss[th], wsum += weight[th];
@@ -263,30 +267,30 @@ void cross_entropy_backward(const TensorList& in, const TensorList& out, const A
     T* dx = out[0]->data_as<T>();
     const Smoothing sm(attrs, w, c);
     const T q = T(scale * sm.e_c);
-#pragma omp parallel for schedule(static) if (n * c > cpu::kParallelGrain && n > 1)
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t k = t[i];
-      T* d = dx + i * c;
-      if (k == ignore || k < 0 || k >= c) {
-        std::fill_n(d, c, T(0));
-        continue;
-      }
-      const T s = T(scale * ((1 - sm.e) * double(w[k]) + sm.e_c * sm.w_sum));
-      const T m = stats[2 * i], ls = stats[2 * i + 1];
-      const T* r = x + i * c;
-      bool done = false;
-      if constexpr (std::is_same_v<T, float>) {
-        if (cpu::avx2::has_avx2()) {
-          cpu::avx2::scaled_softmax_row(r, d, c, m, ls, s);
-          done = true;
-        }
-      }
-      if (!done)
-        for (int64_t j = 0; j < c; ++j) d[j] = s * std::exp((r[j] - m) - ls);
-      if (sm.e != 0)
-        for (int64_t j = 0; j < c; ++j) d[j] -= q * w[j];
-      d[k] -= T(scale * (1 - sm.e) * double(w[k]));
-    }
+    OF_OMP_FOR_IF(
+        n * c > cpu::kParallelGrain && n > 1, schedule(static), for (int64_t i = 0; i < n; ++i) {
+          const int64_t k = t[i];
+          T* d = dx + i * c;
+          if (k == ignore || k < 0 || k >= c) {
+            std::fill_n(d, c, T(0));
+            continue;
+          }
+          const T s = T(scale * ((1 - sm.e) * double(w[k]) + sm.e_c * sm.w_sum));
+          const T m = stats[2 * i], ls = stats[2 * i + 1];
+          const T* r = x + i * c;
+          bool done = false;
+          if constexpr (std::is_same_v<T, float>) {
+            if (cpu::avx2::has_avx2()) {
+              cpu::avx2::scaled_softmax_row(r, d, c, m, ls, s);
+              done = true;
+            }
+          }
+          if (!done)
+            for (int64_t j = 0; j < c; ++j) d[j] = s * std::exp((r[j] - m) - ls);
+          if (sm.e != 0)
+            for (int64_t j = 0; j < c; ++j) d[j] -= q * w[j];
+          d[k] -= T(scale * (1 - sm.e) * double(w[k]));
+        });
   });
 }
 

@@ -11,6 +11,7 @@
 
 #include "oneflow/core/kernels/cpu/cpu_kernels.h"
 #include "oneflow/core/kernels/cpu/onednn/kernels.h"
+#include "oneflow/core/kernels/cpu/parallel.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/ops/primitives.h"
 
@@ -45,18 +46,18 @@ void LayerNorm::compute_cpu(const TensorList& in, const TensorList& out, const A
       T* y = out[0]->data_as<T>();
       T* mean = out[1]->data_as<T>();
       T* rstd = out[2]->data_as<T>();
-#pragma omp parallel for schedule(static) if (rows * k > cpu::kParallelGrain)
-      for (int64_t r = 0; r < rows; ++r) {
-        const T* xr = x + r * k;
-        const T mu = lane_sum<T>(k, [xr](int64_t i) { return xr[i]; }) / T(k);
-        const T var =
-            lane_sum<T>(k, [xr, mu](int64_t i) { return (xr[i] - mu) * (xr[i] - mu); }) / T(k);
-        const T rs = T(1.0 / std::sqrt(double(var) + eps));
-        mean[r] = mu;
-        rstd[r] = rs;
-        T* yr = y + r * k;
-        for (int64_t i = 0; i < k; ++i) yr[i] = (xr[i] - mu) * rs * w[i] + b[i];
-      }
+      OF_OMP_FOR_IF(
+          rows * k > cpu::kParallelGrain, schedule(static), for (int64_t r = 0; r < rows; ++r) {
+            const T* xr = x + r * k;
+            const T mu = lane_sum<T>(k, [xr](int64_t i) { return xr[i]; }) / T(k);
+            const T var =
+                lane_sum<T>(k, [xr, mu](int64_t i) { return (xr[i] - mu) * (xr[i] - mu); }) / T(k);
+            const T rs = T(1.0 / std::sqrt(double(var) + eps));
+            mean[r] = mu;
+            rstd[r] = rs;
+            T* yr = y + r * k;
+            for (int64_t i = 0; i < k; ++i) yr[i] = (xr[i] - mu) * rs * w[i] + b[i];
+          });
     }
   });
 }
@@ -91,8 +92,9 @@ void LayerNormGrad::compute_cpu(const TensorList& in, const TensorList& out,
       T* db = out[2]->data_as<T>();
       const int threads = rows * k > cpu::kParallelGrain ? omp_get_max_threads() : 1;
       std::vector<T> dw_part(threads * k, T(0)), db_part(threads * k, T(0));
-#pragma omp parallel num_threads(threads)
-      {
+      // Each thread's share (an orphaned omp for: all of the work outside a parallel region;
+      // Note [One-thread parallel regions] in kernels/cpu/parallel.h).
+      auto region = [&] {
         const int tid = omp_get_thread_num();
         T* dwp = dw_part.data() + tid * k;
         T* dbp = db_part.data() + tid * k;
@@ -112,6 +114,12 @@ void LayerNormGrad::compute_cpu(const TensorList& in, const TensorList& out,
             dxr[i] = rs * (gr[i] * w[i] - mg - xhat * mgx);
           }
         }
+      };
+      if ((threads > 1) && omp_get_max_threads() > 1) {
+#pragma omp parallel num_threads(threads)
+        region();
+      } else {
+        region();
       }
       for (int64_t i = 0; i < k; ++i) {
         double a = 0, c = 0;
@@ -243,38 +251,39 @@ void group_norm_forward(const TensorList& in, const TensorList& out, int64_t gro
   const bool parallel = in[0]->numel() > cpu::kParallelGrain;
   const int threads = parallel ? omp_get_max_threads() : 1;
   if (l.by_pairs(threads)) {
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (int64_t p = 0; p < l.pairs(); ++p) {
-      const T* xg = x + p * m;
-      const double mu = block_sum<T, false>(xg, m) / double(m);
-      const T mt = T(mu);
-      const double var = block_sum<T, true>(xg, m, mt) / double(m);
-      const double rs = 1.0 / std::sqrt(var + eps);
-      mean[p] = T(mu);
-      rstd[p] = T(rs);
-      write_rows(p, mu, rs, 0, l.d);
-    }
+    OF_OMP_FOR_IF(
+        threads > 1, schedule(static) num_threads(threads),
+        for (int64_t p = 0; p < l.pairs(); ++p) {
+          const T* xg = x + p * m;
+          const double mu = block_sum<T, false>(xg, m) / double(m);
+          const T mt = T(mu);
+          const double var = block_sum<T, true>(xg, m, mt) / double(m);
+          const double rs = 1.0 / std::sqrt(var + eps);
+          mean[p] = T(mu);
+          rstd[p] = T(rs);
+          write_rows(p, mu, rs, 0, l.d);
+        });
     return;
   }
   // Few pairs: per-row partial sums in parallel, then each pair's statistics, then the rows.
   const int64_t rows = l.n * l.c;
   std::vector<double> part(rows), mu(l.pairs()), rs(l.pairs());
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int64_t r = 0; r < rows; ++r) {
-    const T* xr = x + r * l.s;
-    part[r] = block_sum<T, false>(xr, l.s);
-  }
+  OF_OMP_FOR_IF(
+      threads > 1, schedule(static) num_threads(threads), for (int64_t r = 0; r < rows; ++r) {
+        const T* xr = x + r * l.s;
+        part[r] = block_sum<T, false>(xr, l.s);
+      });
   for (int64_t p = 0; p < l.pairs(); ++p) {
     double t = 0;
     for (int64_t k = 0; k < l.d; ++k) t += part[p * l.d + k];
     mu[p] = t / double(m);
   }
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int64_t r = 0; r < rows; ++r) {
-    const T* xr = x + r * l.s;
-    const T mt = T(mu[r / l.d]);
-    part[r] = block_sum<T, true>(xr, l.s, mt);
-  }
+  OF_OMP_FOR_IF(
+      threads > 1, schedule(static) num_threads(threads), for (int64_t r = 0; r < rows; ++r) {
+        const T* xr = x + r * l.s;
+        const T mt = T(mu[r / l.d]);
+        part[r] = block_sum<T, true>(xr, l.s, mt);
+      });
   for (int64_t p = 0; p < l.pairs(); ++p) {
     double t = 0;
     for (int64_t k = 0; k < l.d; ++k) t += part[p * l.d + k];
@@ -282,9 +291,9 @@ void group_norm_forward(const TensorList& in, const TensorList& out, int64_t gro
     mean[p] = T(mu[p]);
     rstd[p] = T(rs[p]);
   }
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int64_t r = 0; r < rows; ++r)
-    write_rows(r / l.d, mu[r / l.d], rs[r / l.d], r % l.d, r % l.d + 1);
+  OF_OMP_FOR_IF(threads > 1, schedule(static) num_threads(threads),
+                for (int64_t r = 0; r < rows; ++r)
+                    write_rows(r / l.d, mu[r / l.d], rs[r / l.d], r % l.d, r % l.d + 1););
 }
 
 // dx = rstd * (g - mean(g) - xhat * mean(g * xhat)) with g = dy * w and xhat = (x - mean) * rstd,
@@ -325,20 +334,21 @@ void group_norm_backward(const TensorList& in, const TensorList& out, int64_t gr
   const bool parallel = in[1]->numel() > cpu::kParallelGrain;
   const int threads = parallel ? omp_get_max_threads() : 1;
   if (l.by_pairs(threads)) {
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (int64_t p = 0; p < l.pairs(); ++p) {
-      for (int64_t k = 0; k < l.d; ++k) row_sums(p * l.d + k);
-      double bx, c0;
-      pair_coeffs(p, &bx, &c0);
-      for (int64_t k = 0; k < l.d; ++k) write_row(p * l.d + k, bx, c0);
-    }
+    OF_OMP_FOR_IF(
+        threads > 1, schedule(static) num_threads(threads),
+        for (int64_t p = 0; p < l.pairs(); ++p) {
+          for (int64_t k = 0; k < l.d; ++k) row_sums(p * l.d + k);
+          double bx, c0;
+          pair_coeffs(p, &bx, &c0);
+          for (int64_t k = 0; k < l.d; ++k) write_row(p * l.d + k, bx, c0);
+        });
   } else {
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (int64_t r = 0; r < rows; ++r) row_sums(r);
+    OF_OMP_FOR_IF(threads > 1, schedule(static) num_threads(threads),
+                  for (int64_t r = 0; r < rows; ++r) row_sums(r););
     std::vector<double> bx(l.pairs()), c0(l.pairs());
     for (int64_t p = 0; p < l.pairs(); ++p) pair_coeffs(p, &bx[p], &c0[p]);
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (int64_t r = 0; r < rows; ++r) write_row(r, bx[r / l.d], c0[r / l.d]);
+    OF_OMP_FOR_IF(threads > 1, schedule(static) num_threads(threads),
+                  for (int64_t r = 0; r < rows; ++r) write_row(r, bx[r / l.d], c0[r / l.d]););
   }
   // dweight[c] = sum over samples of rstd * (sum(dy * x) - mean * sum(dy)); dbias[c] = sum(dy).
   for (int64_t ch = 0; ch < l.c; ++ch) {

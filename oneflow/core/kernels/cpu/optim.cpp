@@ -3,6 +3,7 @@
 // rounding).
 #include <cmath>
 
+#include "oneflow/core/kernels/cpu/parallel.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/ops/primitives.h"
 
@@ -23,20 +24,20 @@ void AdamUpdate::compute_cpu(const TensorList& in, const TensorList&, const Attr
       T* v = in[3]->data_as<T>();
       const T step = T(lr / c1), sqrt_c2 = T(std::sqrt(c2)), decay = T(1 - lr * wd);
       const T tb1 = T(1 - b1), tb2 = T(1 - b2), beta2 = T(b2), w = T(wd), e = T(eps);
-#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) {
-        T grad = g[i];
-        if (w != T(0)) {
-          if (decoupled)
-            p[i] *= decay;
-          else
-            grad += p[i] * w;
-        }
-        m[i] += (grad - m[i]) * tb1;  // lerp
-        v[i] = v[i] * beta2 + tb2 * grad * grad;
-        const T denom = std::sqrt(v[i]) / sqrt_c2 + e;
-        p[i] -= step * (m[i] / denom);
-      }
+      OF_OMP_FOR_IF(
+          n > cpu::kParallelGrain, schedule(static), for (int64_t i = 0; i < n; ++i) {
+            T grad = g[i];
+            if (w != T(0)) {
+              if (decoupled)
+                p[i] *= decay;
+              else
+                grad += p[i] * w;
+            }
+            m[i] += (grad - m[i]) * tb1;  // lerp
+            v[i] = v[i] * beta2 + tb2 * grad * grad;
+            const T denom = std::sqrt(v[i]) / sqrt_c2 + e;
+            p[i] -= step * (m[i] / denom);
+          });
     }
   });
 }
@@ -53,16 +54,16 @@ void SgdUpdate::compute_cpu(const TensorList& in, const TensorList&, const Attrs
       const T* g = in[1]->data_as<T>();
       T* buf = has_buf ? in[2]->data_as<T>() : nullptr;
       const T a = T(lr), mu = T(mom), d = T(1 - damp), w = T(wd);
-#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) {
-        T grad = g[i];
-        if (w != T(0)) grad += p[i] * w;
-        if (buf) {
-          buf[i] = first ? grad : buf[i] * mu + grad * d;
-          grad = nesterov ? grad + buf[i] * mu : buf[i];
-        }
-        p[i] -= a * grad;
-      }
+      OF_OMP_FOR_IF(
+          n > cpu::kParallelGrain, schedule(static), for (int64_t i = 0; i < n; ++i) {
+            T grad = g[i];
+            if (w != T(0)) grad += p[i] * w;
+            if (buf) {
+              buf[i] = first ? grad : buf[i] * mu + grad * d;
+              grad = nesterov ? grad + buf[i] * mu : buf[i];
+            }
+            p[i] -= a * grad;
+          });
     }
   });
 }

@@ -11,6 +11,7 @@
 #include <numeric>
 #include <vector>
 
+#include "oneflow/core/kernels/cpu/parallel.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/kernels/cpu/vec/avx2.h"
 #include "oneflow/core/ops/primitives.h"
@@ -189,8 +190,9 @@ void sum_kernel(const Tensor& x, const Tensor& out, const std::vector<int64_t>& 
         items >= threads ? 1 : std::max<int64_t>(1, std::min(threads / items, n_red / (4 * kRows)));
     const int64_t per_slice = (n_red + slices - 1) / slices;
     std::vector<A> partial(slices > 1 ? static_cast<size_t>(items * slices * cols) : 0);
-#pragma omp parallel if (parallel)
-    {
+    // The work items of one thread (an orphaned omp for: the team's share when called inside a
+    // parallel region, all of them otherwise; Note [One-thread parallel regions]).
+    auto columns = [&] {
       // Each thread's accumulator rows, made once (not per work item).
       std::vector<A> own(slices > 1 ? 0 : cols);
       std::vector<float> part_buf(cols);
@@ -252,6 +254,12 @@ void sum_kernel(const Tensor& x, const Tensor& out, const std::vector<int64_t>& 
         if (slices == 1)
           for (int64_t i = 0; i < width; ++i) o[r * inner + c0 + i] = O(compute_t<O>(acc[i]));
       }
+    };
+    if (parallel && omp_get_max_threads() > 1) {
+#pragma omp parallel
+      columns();
+    } else {
+      columns();
     }
     if (slices > 1)
       for (int64_t item = 0; item < items; ++item) {
@@ -299,13 +307,13 @@ void sum_kernel(const Tensor& x, const Tensor& out, const std::vector<int64_t>& 
         p.kept_shape.size() == 1 && p.kept_strides[0] == n_red) {
       constexpr int64_t kRuns = 64;
       const int64_t blocks = (n_out + kRuns - 1) / kRuns;
-#pragma omp parallel for schedule(static) if (parallel)
-      for (int64_t b = 0; b < blocks; ++b) {
-        const int64_t k0 = b * kRuns, m = std::min(kRuns, n_out - k0);
-        double r[kRuns];
-        cpu::avx2::sum_runs(base + k0 * n_red, m, n_red, r, Sq);
-        for (int64_t i = 0; i < m; ++i) o[k0 + i] = O(compute_t<O>(r[i]));
-      }
+      OF_OMP_FOR_IF(
+          parallel, schedule(static), for (int64_t b = 0; b < blocks; ++b) {
+            const int64_t k0 = b * kRuns, m = std::min(kRuns, n_out - k0);
+            double r[kRuns];
+            cpu::avx2::sum_runs(base + k0 * n_red, m, n_red, r, Sq);
+            for (int64_t i = 0; i < m; ++i) o[k0 + i] = O(compute_t<O>(r[i]));
+          });
       return;
     }
   }
@@ -313,8 +321,9 @@ void sum_kernel(const Tensor& x, const Tensor& out, const std::vector<int64_t>& 
   if (parallel && n_out < nthreads)
     split = std::min<int64_t>((nthreads + n_out - 1) / n_out * 4, n_red / 4096 + 1);
   if (split == 1) {
-#pragma omp parallel for schedule(static) if (parallel)
-    for (int64_t k = 0; k < n_out; ++k) o[k] = O(compute_t<O>(sum_range(k, 0, n_red)));
+    OF_OMP_FOR_IF(
+        parallel, schedule(static),
+        for (int64_t k = 0; k < n_out; ++k) o[k] = O(compute_t<O>(sum_range(k, 0, n_red))););
     return;
   }
   std::vector<A> partial(n_out * split);
@@ -409,34 +418,35 @@ bool reduce_blocks(const Tensor& x, const Tensor& out, const std::vector<int64_t
   if (inner > 1) {
     constexpr int64_t kBlock = 256;  // small enough that one output row is shared by threads
     const int64_t blocks = (inner + kBlock - 1) / kBlock;
-#pragma omp parallel for schedule(static) if (outer * red * inner > cpu::kParallelGrain)
-    for (int64_t w = 0; w < outer * blocks; ++w) {
-      const int64_t o = w / blocks, k0 = (w % blocks) * kBlock;
-      const int64_t width = std::min(kBlock, inner - k0);
-      const T* src = xp + o * red * inner + k0;
-      A acc[kBlock];
-      auto init = [&] {
-        for (int64_t k = 0; k < width; ++k) acc[k] = K == ReduceFn::kProd ? A(1) : A(C(src[k]));
-      };
-      if constexpr (std::is_same_v<T, float>) {
-        if (cpu::avx2::has_avx2()) {
-          if constexpr (K == ReduceFn::kProd) {
-            cpu::avx2::prod_cols(acc, src, inner, red, width);  // sets acc itself
-          } else {
-            init();
-            cpu::avx2::max_rows(acc, src, inner, red, width, K == ReduceFn::kMax);
+    OF_OMP_FOR_IF(
+        outer * red * inner > cpu::kParallelGrain, schedule(static),
+        for (int64_t w = 0; w < outer * blocks; ++w) {
+          const int64_t o = w / blocks, k0 = (w % blocks) * kBlock;
+          const int64_t width = std::min(kBlock, inner - k0);
+          const T* src = xp + o * red * inner + k0;
+          A acc[kBlock];
+          auto init = [&] {
+            for (int64_t k = 0; k < width; ++k) acc[k] = K == ReduceFn::kProd ? A(1) : A(C(src[k]));
+          };
+          if constexpr (std::is_same_v<T, float>) {
+            if (cpu::avx2::has_avx2()) {
+              if constexpr (K == ReduceFn::kProd) {
+                cpu::avx2::prod_cols(acc, src, inner, red, width);  // sets acc itself
+              } else {
+                init();
+                cpu::avx2::max_rows(acc, src, inner, red, width, K == ReduceFn::kMax);
+              }
+              for (int64_t k = 0; k < width; ++k) op[o * inner + k0 + k] = T(C(acc[k]));
+              continue;
+            }
+          }
+          init();
+          for (int64_t j = 0; j < red; ++j) {
+            const T* row = src + j * inner;
+            for (int64_t k = 0; k < width; ++k) acc[k] = reduce_step<K>(acc[k], A(C(row[k])));
           }
           for (int64_t k = 0; k < width; ++k) op[o * inner + k0 + k] = T(C(acc[k]));
-          continue;
-        }
-      }
-      init();
-      for (int64_t j = 0; j < red; ++j) {
-        const T* row = src + j * inner;
-        for (int64_t k = 0; k < width; ++k) acc[k] = reduce_step<K>(acc[k], A(C(row[k])));
-      }
-      for (int64_t k = 0; k < width; ++k) op[o * inner + k0 + k] = T(C(acc[k]));
-    }
+        });
     return true;
   }
   constexpr int64_t kLanes = 16;
@@ -458,19 +468,19 @@ bool reduce_blocks(const Tensor& x, const Tensor& out, const std::vector<int64_t
   if (outer == 1) {
     const int threads = red > cpu::kParallelGrain ? omp_get_max_threads() : 1;
     std::vector<A> part(threads, init);
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (int t = 0; t < threads; ++t) {
-      const int64_t b = red * t / threads, e = red * (t + 1) / threads;
-      if constexpr (K == ReduceFn::kProd && std::is_same_v<T, float>) {
-        if (cpu::avx2::has_avx2()) {
-          double r;
-          cpu::avx2::prod_runs(xp + b, 1, e - b, &r);
-          part[t] = r;
-          continue;
-        }
-      }
-      part[t] = run(xp + b, e - b, init);
-    }
+    OF_OMP_FOR_IF(
+        threads > 1, schedule(static) num_threads(threads), for (int t = 0; t < threads; ++t) {
+          const int64_t b = red * t / threads, e = red * (t + 1) / threads;
+          if constexpr (K == ReduceFn::kProd && std::is_same_v<T, float>) {
+            if (cpu::avx2::has_avx2()) {
+              double r;
+              cpu::avx2::prod_runs(xp + b, 1, e - b, &r);
+              part[t] = r;
+              continue;
+            }
+          }
+          part[t] = run(xp + b, e - b, init);
+        });
     A acc = init;
     for (const A& v : part) acc = reduce_step<K>(acc, v);
     op[0] = T(C(acc));
@@ -482,13 +492,14 @@ bool reduce_blocks(const Tensor& x, const Tensor& out, const std::vector<int64_t
       constexpr int64_t kMaxRuns = 256;
       const int64_t runs = std::clamp<int64_t>(16384 / red, 16, kMaxRuns);
       const int64_t blocks = (outer + runs - 1) / runs;
-#pragma omp parallel for schedule(static) if (outer * red > cpu::kParallelGrain)
-      for (int64_t b = 0; b < blocks; ++b) {
-        const int64_t o0 = b * runs, m = std::min(runs, outer - o0);
-        double r[kMaxRuns];
-        cpu::avx2::prod_runs(xp + o0 * red, m, red, r);
-        for (int64_t i = 0; i < m; ++i) op[o0 + i] = float(r[i]);
-      }
+      OF_OMP_FOR_IF(
+          outer * red > cpu::kParallelGrain, schedule(static),
+          for (int64_t b = 0; b < blocks; ++b) {
+            const int64_t o0 = b * runs, m = std::min(runs, outer - o0);
+            double r[kMaxRuns];
+            cpu::avx2::prod_runs(xp + o0 * red, m, red, r);
+            for (int64_t i = 0; i < m; ++i) op[o0 + i] = float(r[i]);
+          });
       return true;
     }
   }
@@ -496,20 +507,21 @@ bool reduce_blocks(const Tensor& x, const Tensor& out, const std::vector<int64_t
     if (cpu::avx2::has_avx2() && red < cpu::avx2::kShortRun) {
       constexpr int64_t kRuns = 64;
       const int64_t blocks = (outer + kRuns - 1) / kRuns;
-#pragma omp parallel for schedule(static) if (outer * red > cpu::kParallelGrain)
-      for (int64_t b = 0; b < blocks; ++b) {
-        const int64_t o0 = b * kRuns;
-        cpu::avx2::max_runs(xp + o0 * red, std::min(kRuns, outer - o0), red, op + o0,
-                            K == ReduceFn::kMax);
-      }
+      OF_OMP_FOR_IF(
+          outer * red > cpu::kParallelGrain, schedule(static),
+          for (int64_t b = 0; b < blocks; ++b) {
+            const int64_t o0 = b * kRuns;
+            cpu::avx2::max_runs(xp + o0 * red, std::min(kRuns, outer - o0), red, op + o0,
+                                K == ReduceFn::kMax);
+          });
       return true;
     }
   }
-#pragma omp parallel for schedule(static) if (outer * red > cpu::kParallelGrain)
-  for (int64_t o = 0; o < outer; ++o) {
-    const T* p = xp + o * red;
-    op[o] = T(C(run(p, red, K == ReduceFn::kProd ? A(1) : A(C(p[0])))));
-  }
+  OF_OMP_FOR_IF(
+      outer * red > cpu::kParallelGrain, schedule(static), for (int64_t o = 0; o < outer; ++o) {
+        const T* p = xp + o * red;
+        op[o] = T(C(run(p, red, K == ReduceFn::kProd ? A(1) : A(C(p[0])))));
+      });
   return true;
 }
 
@@ -522,26 +534,27 @@ void reduce_kernel(const Tensor& x, const Tensor& out, const std::vector<int64_t
   const T* base = x->data_as<T>();
   T* o = out->data_as<T>();
   const int64_t n_out = out->numel(), n_red = numel(p.red_shape);
-#pragma omp parallel for schedule(static) if (n_out * n_red > cpu::kParallelGrain && n_out > 1)
-  for (int64_t k = 0; k < n_out; ++k) {
-    const T* row = base + kept_offset(p, k);
-    A acc = K == ReduceFn::kProd ? A(1) : A(C(row[reduced_offset(p, 0)]));
-    for (int64_t j = 0; j < n_red; ++j) {
-      const C v = C(row[reduced_offset(p, j)]);
-      if constexpr (K == ReduceFn::kProd) {
-        acc = reduce_step<K>(acc, A(v));
-      } else if constexpr (K == ReduceFn::kMax) {
-        if (v > acc || v != v) acc = v;
-        if constexpr (std::is_floating_point_v<C>)
-          if (acc != acc) break;
-      } else {
-        if (v < acc || v != v) acc = v;
-        if constexpr (std::is_floating_point_v<C>)
-          if (acc != acc) break;
-      }
-    }
-    o[k] = T(compute_t<T>(acc));
-  }
+  OF_OMP_FOR_IF(
+      n_out * n_red > cpu::kParallelGrain && n_out > 1, schedule(static),
+      for (int64_t k = 0; k < n_out; ++k) {
+        const T* row = base + kept_offset(p, k);
+        A acc = K == ReduceFn::kProd ? A(1) : A(C(row[reduced_offset(p, 0)]));
+        for (int64_t j = 0; j < n_red; ++j) {
+          const C v = C(row[reduced_offset(p, j)]);
+          if constexpr (K == ReduceFn::kProd) {
+            acc = reduce_step<K>(acc, A(v));
+          } else if constexpr (K == ReduceFn::kMax) {
+            if (v > acc || v != v) acc = v;
+            if constexpr (std::is_floating_point_v<C>)
+              if (acc != acc) break;
+          } else {
+            if (v < acc || v != v) acc = v;
+            if constexpr (std::is_floating_point_v<C>)
+              if (acc != acc) break;
+          }
+        }
+        o[k] = T(compute_t<T>(acc));
+      });
 }
 
 // Iterates the lines of `t` along `dim`: fn(line, offset of the line's first element).
@@ -549,16 +562,17 @@ template <typename Fn>
 void for_each_line(const Shape& shape, const Strides& strides, int64_t dim, Fn fn) {
   const int64_t len = shape.empty() ? 1 : shape[dim];
   const int64_t lines = len == 0 ? 0 : numel(shape) / len;
-#pragma omp parallel for schedule(static) if (numel(shape) > cpu::kParallelGrain && lines > 1)
-  for (int64_t l = 0; l < lines; ++l) {
-    int64_t off = 0, rem = l;
-    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
-      if (d == dim) continue;
-      off += (rem % shape[d]) * strides[d];
-      rem /= shape[d];
-    }
-    fn(l, off);
-  }
+  OF_OMP_FOR_IF(
+      numel(shape) > cpu::kParallelGrain && lines > 1, schedule(static),
+      for (int64_t l = 0; l < lines; ++l) {
+        int64_t off = 0, rem = l;
+        for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+          if (d == dim) continue;
+          off += (rem % shape[d]) * strides[d];
+          rem /= shape[d];
+        }
+        fn(l, off);
+      });
 }
 
 // The offset of the first element of each line of `t` along `dim`, in for_each_line's order
@@ -793,29 +807,29 @@ void scan_rows(const Tensor& x, const Tensor& out, int64_t dim) {
     using A = acc_t<T>;
     const T* src = x->data_as<T>();
     T* dst = out->data_as<T>();
-#pragma omp parallel for schedule(static) if (x->numel() > cpu::kParallelGrain && \
-                                              outer * chunks > 1)
-    for (int64_t task = 0; task < outer * chunks; ++task) {
-      const int64_t o = task / chunks, j0 = (task % chunks) * width;
-      const int64_t m = std::min(width, inner - j0);
-      A acc[kChunk];
-      std::fill_n(acc, m, kProd ? A(1) : A(0));
-      for (int64_t i = 0; i < len; ++i) {
-        const int64_t row = (o * len + i) * inner + j0;
-        const T* p = src + row;
-        T* q = dst + row;
-        for (int64_t j = 0; j < m; ++j) {
-          if constexpr (std::is_same_v<T, bool>) {
-            acc[j] = kProd ? A(acc[j] && p[j]) : A(acc[j] + A(p[j]));
-            q[j] = acc[j] != 0;
-          } else {
-            const A v = A(compute_t<T>(p[j]));
-            acc[j] = kProd ? acc[j] * v : acc[j] + v;
-            q[j] = T(compute_t<T>(acc[j]));
+    OF_OMP_FOR_IF(
+        x->numel() > cpu::kParallelGrain && outer * chunks > 1, schedule(static),
+        for (int64_t task = 0; task < outer * chunks; ++task) {
+          const int64_t o = task / chunks, j0 = (task % chunks) * width;
+          const int64_t m = std::min(width, inner - j0);
+          A acc[kChunk];
+          std::fill_n(acc, m, kProd ? A(1) : A(0));
+          for (int64_t i = 0; i < len; ++i) {
+            const int64_t row = (o * len + i) * inner + j0;
+            const T* p = src + row;
+            T* q = dst + row;
+            for (int64_t j = 0; j < m; ++j) {
+              if constexpr (std::is_same_v<T, bool>) {
+                acc[j] = kProd ? A(acc[j] && p[j]) : A(acc[j] + A(p[j]));
+                q[j] = acc[j] != 0;
+              } else {
+                const A v = A(compute_t<T>(p[j]));
+                acc[j] = kProd ? acc[j] * v : acc[j] + v;
+                q[j] = T(compute_t<T>(acc[j]));
+              }
+            }
           }
-        }
-      }
-    }
+        });
   });
 }
 
@@ -884,20 +898,20 @@ void scan_lines(const T* src, T* dst, int64_t lines, int64_t len) {
   if (segs == 1) {
     // Whole lines, four per task.
     const int64_t groups = (lines + 3) / 4;
-#pragma omp parallel for schedule(static) if (parallel)
-    for (int64_t g = 0; g < groups; ++g) {
-      const int64_t l0 = 4 * g;
-      if (l0 + 4 <= lines) {
-        const T* p[4] = {src + l0 * len, src + (l0 + 1) * len, src + (l0 + 2) * len,
-                         src + (l0 + 3) * len};
-        T* q[4] = {dst + l0 * len, dst + (l0 + 1) * len, dst + (l0 + 2) * len,
-                   dst + (l0 + 3) * len};
-        A a[4] = {init, init, init, init};
-        four(p, q, a, len);
-      } else {
-        for (int64_t l = l0; l < lines; ++l) one(src + l * len, dst + l * len, init, len);
-      }
-    }
+    OF_OMP_FOR_IF(
+        parallel, schedule(static), for (int64_t g = 0; g < groups; ++g) {
+          const int64_t l0 = 4 * g;
+          if (l0 + 4 <= lines) {
+            const T* p[4] = {src + l0 * len, src + (l0 + 1) * len, src + (l0 + 2) * len,
+                             src + (l0 + 3) * len};
+            T* q[4] = {dst + l0 * len, dst + (l0 + 1) * len, dst + (l0 + 2) * len,
+                       dst + (l0 + 3) * len};
+            A a[4] = {init, init, init, init};
+            four(p, q, a, len);
+          } else {
+            for (int64_t l = l0; l < lines; ++l) one(src + l * len, dst + l * len, init, len);
+          }
+        });
     return;
   }
   // Segments: (line, seg) units; a first pass reduces each segment but a line's last, the
@@ -1107,32 +1121,32 @@ bool cum_extreme_rows(const Tensor& x, const Tensor& vals, const Tensor& idxs, i
     const T* src = x->data_as<T>();
     T* vp = vals->data_as<T>();
     int64_t* ip = idxs->data_as<int64_t>();
-#pragma omp parallel for schedule(static) if (x->numel() > cpu::kParallelGrain && \
-                                              outer * chunks > 1)
-    for (int64_t task = 0; task < outer * chunks; ++task) {
-      const int64_t o = task / chunks, j0 = (task % chunks) * width;
-      const int64_t m = std::min(width, inner - j0);
-      C best[kChunk];
-      int64_t at[kChunk];
-      for (int64_t i = 0; i < len; ++i) {
-        const int64_t row = (o * len + i) * inner + j0;
-        const T* p = src + row;
-        T* q = vp + row;
-        int64_t* r = ip + row;
-        for (int64_t j = 0; j < m; ++j) {
-          const C v = C(p[j]);
-          // The first row starts every column; a NaN extreme stays, and each later NaN takes
-          // its place (PyTorch's rule: the index is the latest NaN's).
-          const bool take =
-              i == 0 || v != v ||
-              (best[j] == best[j] && (K == ReduceFn::kMax ? v >= best[j] : v <= best[j]));
-          best[j] = take ? v : best[j];
-          at[j] = take ? i : at[j];
-          q[j] = T(best[j]);
-          r[j] = at[j];
-        }
-      }
-    }
+    OF_OMP_FOR_IF(
+        x->numel() > cpu::kParallelGrain && outer * chunks > 1, schedule(static),
+        for (int64_t task = 0; task < outer * chunks; ++task) {
+          const int64_t o = task / chunks, j0 = (task % chunks) * width;
+          const int64_t m = std::min(width, inner - j0);
+          C best[kChunk];
+          int64_t at[kChunk];
+          for (int64_t i = 0; i < len; ++i) {
+            const int64_t row = (o * len + i) * inner + j0;
+            const T* p = src + row;
+            T* q = vp + row;
+            int64_t* r = ip + row;
+            for (int64_t j = 0; j < m; ++j) {
+              const C v = C(p[j]);
+              // The first row starts every column; a NaN extreme stays, and each later NaN takes
+              // its place (PyTorch's rule: the index is the latest NaN's).
+              const bool take =
+                  i == 0 || v != v ||
+                  (best[j] == best[j] && (K == ReduceFn::kMax ? v >= best[j] : v <= best[j]));
+              best[j] = take ? v : best[j];
+              at[j] = take ? i : at[j];
+              q[j] = T(best[j]);
+              r[j] = at[j];
+            }
+          }
+        });
   });
   return true;
 }

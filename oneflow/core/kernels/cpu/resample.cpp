@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "oneflow/core/kernels/common/values.h"
+#include "oneflow/core/kernels/cpu/parallel.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/ops/nn_primitives.h"
 
@@ -77,58 +78,58 @@ void gather_rows(const T* x, T* y, int64_t outer, int64_t n, int64_t inner, cons
   auto end = [&](int64_t j) { return K > 0 ? j * K + K : off[j + 1]; };
   const int64_t total = outer * rows * inner * std::max<int64_t>(1, taps.fixed);
   if (inner == 1) {
-#pragma omp parallel for schedule(static) if (total > cpu::kParallelGrain)
-    for (int64_t o = 0; o < outer; ++o) {
-      const T* xr = x + o * n;
-      T* yr = y + o * rows;
-      for (int64_t j = 0; j < rows; ++j) {
-        const int64_t b = begin(j), e = end(j);
-        if (b == e) {
-          yr[j] = T(0);
-          continue;
-        }
-        C acc = C(xr[src[b]]) * w[b];
-        for (int64_t q = b + 1; q < e; ++q) acc += C(xr[src[q]]) * w[q];
-        yr[j] = T(acc);
-      }
-    }
+    OF_OMP_FOR_IF(
+        total > cpu::kParallelGrain, schedule(static), for (int64_t o = 0; o < outer; ++o) {
+          const T* xr = x + o * n;
+          T* yr = y + o * rows;
+          for (int64_t j = 0; j < rows; ++j) {
+            const int64_t b = begin(j), e = end(j);
+            if (b == e) {
+              yr[j] = T(0);
+              continue;
+            }
+            C acc = C(xr[src[b]]) * w[b];
+            for (int64_t q = b + 1; q < e; ++q) acc += C(xr[src[q]]) * w[q];
+            yr[j] = T(acc);
+          }
+        });
     return;
   }
-#pragma omp parallel for schedule(static) if (total > cpu::kParallelGrain)
-  for (int64_t r = 0; r < outer * rows; ++r) {
-    const int64_t o = r / rows, j = r % rows;
-    const T* xo = x + o * n * inner;
-    T* yr = y + r * inner;
-    const int64_t b = begin(j), e = end(j);
-    if (b == e) {
-      std::fill(yr, yr + inner, T(0));
-      continue;
-    }
-    if constexpr (std::is_same_v<T, C>) {
-      const T* x0 = xo + src[b] * inner;
-      const C w0 = w[b];
-      for (int64_t i = 0; i < inner; ++i) yr[i] = x0[i] * w0;
-      for (int64_t q = b + 1; q < e; ++q) {
-        const T* xq = xo + src[q] * inner;
-        const C wq = w[q];
-        for (int64_t i = 0; i < inner; ++i) yr[i] += xq[i] * wq;
-      }
-    } else {
-      constexpr int64_t kChunk = 256;
-      C acc[kChunk];
-      for (int64_t i0 = 0; i0 < inner; i0 += kChunk) {
-        const int64_t len = std::min(kChunk, inner - i0);
-        const T* x0 = xo + src[b] * inner + i0;
-        for (int64_t i = 0; i < len; ++i) acc[i] = C(x0[i]) * w[b];
-        for (int64_t q = b + 1; q < e; ++q) {
-          const T* xq = xo + src[q] * inner + i0;
-          const C wq = w[q];
-          for (int64_t i = 0; i < len; ++i) acc[i] += C(xq[i]) * wq;
+  OF_OMP_FOR_IF(
+      total > cpu::kParallelGrain, schedule(static), for (int64_t r = 0; r < outer * rows; ++r) {
+        const int64_t o = r / rows, j = r % rows;
+        const T* xo = x + o * n * inner;
+        T* yr = y + r * inner;
+        const int64_t b = begin(j), e = end(j);
+        if (b == e) {
+          std::fill(yr, yr + inner, T(0));
+          continue;
         }
-        for (int64_t i = 0; i < len; ++i) yr[i0 + i] = T(acc[i]);
-      }
-    }
-  }
+        if constexpr (std::is_same_v<T, C>) {
+          const T* x0 = xo + src[b] * inner;
+          const C w0 = w[b];
+          for (int64_t i = 0; i < inner; ++i) yr[i] = x0[i] * w0;
+          for (int64_t q = b + 1; q < e; ++q) {
+            const T* xq = xo + src[q] * inner;
+            const C wq = w[q];
+            for (int64_t i = 0; i < inner; ++i) yr[i] += xq[i] * wq;
+          }
+        } else {
+          constexpr int64_t kChunk = 256;
+          C acc[kChunk];
+          for (int64_t i0 = 0; i0 < inner; i0 += kChunk) {
+            const int64_t len = std::min(kChunk, inner - i0);
+            const T* x0 = xo + src[b] * inner + i0;
+            for (int64_t i = 0; i < len; ++i) acc[i] = C(x0[i]) * w[b];
+            for (int64_t q = b + 1; q < e; ++q) {
+              const T* xq = xo + src[q] * inner + i0;
+              const C wq = w[q];
+              for (int64_t i = 0; i < len; ++i) acc[i] += C(xq[i]) * wq;
+            }
+            for (int64_t i = 0; i < len; ++i) yr[i0 + i] = T(acc[i]);
+          }
+        }
+      });
 }
 
 void resample_cpu(const Tensor& x, const Tensor& y, int64_t dim, const TapRows& taps) {

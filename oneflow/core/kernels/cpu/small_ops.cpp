@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "oneflow/core/kernels/cpu/parallel.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/ops/small_ops_primitives.h"
 
@@ -109,20 +110,23 @@ void OneHot::compute_cpu(const TensorList& in, const TensorList& out, const Attr
   const int threads = threads_for(n * std::max<int64_t>(classes, 1));
   int bad = 0;
   // Each thread clears its own rows in one run, then sets one element per row.
-#pragma omp parallel for reduction(| : bad) schedule(static) num_threads(threads)
-  for (int t = 0; t < threads; ++t) {
-    const int64_t b = n * t / threads, e = n * (t + 1) / threads;
-    if (e > b && classes > 0)  // (an empty output may have no buffer at all)
-      std::memset(o + b * classes, 0, static_cast<size_t>((e - b) * classes) * sizeof(int64_t));
-    int bt = 0;
-    for (int64_t i = b; i < e; ++i) {
-      const uint64_t v = static_cast<uint64_t>(idx[i]);
-      const bool ok = v < uc;
-      bt |= !ok;
-      if (ok) o[i * classes + static_cast<int64_t>(v)] = 1;
-    }
-    bad |= bt;
-  }
+  OF_OMP_FOR_IF(
+      threads > 1,
+      reduction(|
+                : bad) schedule(static) num_threads(threads),
+      for (int t = 0; t < threads; ++t) {
+        const int64_t b = n * t / threads, e = n * (t + 1) / threads;
+        if (e > b && classes > 0)  // (an empty output may have no buffer at all)
+          std::memset(o + b * classes, 0, static_cast<size_t>((e - b) * classes) * sizeof(int64_t));
+        int bt = 0;
+        for (int64_t i = b; i < e; ++i) {
+          const uint64_t v = static_cast<uint64_t>(idx[i]);
+          const bool ok = v < uc;
+          bt |= !ok;
+          if (ok) o[i * classes + static_cast<int64_t>(v)] = 1;
+        }
+        bad |= bt;
+      });
   if (!bad) return;
   for (int64_t i = 0; i < n; ++i) {
     if (idx[i] < 0)
@@ -166,9 +170,11 @@ void Bincount::compute_cpu(const TensorList& in, const TensorList& out, const At
             return;
           }
           std::vector<A> part(static_cast<size_t>(threads * length), A(0));
-#pragma omp parallel for reduction(| : bad) schedule(static) num_threads(threads)
-          for (int t = 0; t < threads; ++t)
-            bad |= count(w, part.data() + t * length, n * t / threads, n * (t + 1) / threads);
+          OF_OMP_FOR_IF(threads > 1,
+                        reduction(|
+                                  : bad) schedule(static) num_threads(threads),
+                        for (int t = 0; t < threads; ++t) bad |= count(
+                            w, part.data() + t * length, n * t / threads, n * (t + 1) / threads););
           for (int64_t k = 0; k < length; ++k) {
             A total = 0;
             for (int t = 0; t < threads; ++t) total += part[t * length + k];
@@ -204,30 +210,30 @@ void Cross::compute_cpu(const TensorList& in, const TensorList& out, const Attrs
       const T* b = in[1]->data_as<T>();
       T* o = out[0]->data_as<T>();
       if (inner == 1) {  // (..., 3): three products per row
-#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain)
-        for (int64_t r = 0; r < outer; ++r) {
-          const T *p = a + 3 * r, *q = b + 3 * r;
-          const C a0 = C(p[0]), a1 = C(p[1]), a2 = C(p[2]);
-          const C b0 = C(q[0]), b1 = C(q[1]), b2 = C(q[2]);
-          T* y = o + 3 * r;
-          y[0] = T(C(a1 * b2 - a2 * b1));
-          y[1] = T(C(a2 * b0 - a0 * b2));
-          y[2] = T(C(a0 * b1 - a1 * b0));
-        }
+        OF_OMP_FOR_IF(
+            n > cpu::kParallelGrain, schedule(static), for (int64_t r = 0; r < outer; ++r) {
+              const T *p = a + 3 * r, *q = b + 3 * r;
+              const C a0 = C(p[0]), a1 = C(p[1]), a2 = C(p[2]);
+              const C b0 = C(q[0]), b1 = C(q[1]), b2 = C(q[2]);
+              T* y = o + 3 * r;
+              y[0] = T(C(a1 * b2 - a2 * b1));
+              y[1] = T(C(a2 * b0 - a0 * b2));
+              y[2] = T(C(a0 * b1 - a1 * b0));
+            });
         return;
       }
       // three planes of `inner` elements per outer index; the inner loop vectorises
-#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain)
-      for (int64_t r = 0; r < outer; ++r) {
-        const T *a0 = a + 3 * r * inner, *a1 = a0 + inner, *a2 = a1 + inner;
-        const T *b0 = b + 3 * r * inner, *b1 = b0 + inner, *b2 = b1 + inner;
-        T *y0 = o + 3 * r * inner, *y1 = y0 + inner, *y2 = y1 + inner;
-        for (int64_t k = 0; k < inner; ++k) {
-          y0[k] = T(C(C(a1[k]) * C(b2[k]) - C(a2[k]) * C(b1[k])));
-          y1[k] = T(C(C(a2[k]) * C(b0[k]) - C(a0[k]) * C(b2[k])));
-          y2[k] = T(C(C(a0[k]) * C(b1[k]) - C(a1[k]) * C(b0[k])));
-        }
-      }
+      OF_OMP_FOR_IF(
+          n > cpu::kParallelGrain, schedule(static), for (int64_t r = 0; r < outer; ++r) {
+            const T *a0 = a + 3 * r * inner, *a1 = a0 + inner, *a2 = a1 + inner;
+            const T *b0 = b + 3 * r * inner, *b1 = b0 + inner, *b2 = b1 + inner;
+            T *y0 = o + 3 * r * inner, *y1 = y0 + inner, *y2 = y1 + inner;
+            for (int64_t k = 0; k < inner; ++k) {
+              y0[k] = T(C(C(a1[k]) * C(b2[k]) - C(a2[k]) * C(b1[k])));
+              y1[k] = T(C(C(a2[k]) * C(b0[k]) - C(a0[k]) * C(b2[k])));
+              y2[k] = T(C(C(a0[k]) * C(b1[k]) - C(a1[k]) * C(b0[k])));
+            }
+          });
     }
   });
 }

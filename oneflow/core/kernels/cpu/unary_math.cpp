@@ -13,6 +13,7 @@
 #include "oneflow/core/kernels/cpu/cpu_kernels.h"
 #include "oneflow/core/kernels/cpu/elementwise_fns.h"
 #include "oneflow/core/kernels/cpu/onednn/kernels.h"
+#include "oneflow/core/kernels/cpu/parallel.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/kernels/cpu/vec/avx2.h"
 #include "oneflow/core/ops/primitives.h"
@@ -139,9 +140,9 @@ void GeluGrad::compute_cpu(const TensorList& in, const TensorList& out, const At
     const float* v = x->data_as<float>();
     float* o = dx->data_as<float>();
     const int64_t n = dx->numel(), chunk = 1 << 14;
-#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain)
-    for (int64_t b = 0; b < n; b += chunk)
-      cpu::avx2::gelu_grad(g + b, v + b, o + b, std::min(chunk, n - b), tanh_form);
+    OF_OMP_FOR_IF(n > cpu::kParallelGrain, schedule(static),
+                  for (int64_t b = 0; b < n; b += chunk) cpu::avx2::gelu_grad(
+                      g + b, v + b, o + b, std::min(chunk, n - b), tanh_form););
     return;
   }
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
@@ -189,54 +190,55 @@ constexpr int64_t kInnerBlock = 512;
 template <typename T>
 void softmax_inner(const T* x, T* y, const Rows& r, bool log) {
   const int64_t blocks = (r.inner + kInnerBlock - 1) / kInnerBlock, work = r.outer * blocks;
-#pragma omp parallel for schedule(static) if (r.outer * r.n * r.inner > cpu::kParallelGrain)
-  for (int64_t w = 0; w < work; ++w) {
-    const int64_t o = w / blocks, k0 = (w % blocks) * kInnerBlock;
-    const int64_t width = std::min(kInnerBlock, r.inner - k0);
-    const T* xb = x + o * r.n * r.inner + k0;
-    T* yb = y + o * r.n * r.inner + k0;
-    if constexpr (std::is_same_v<T, float>) {
-      static_assert(kInnerBlock <= cpu::avx2::kSoftmaxColumns);
-      if (cpu::avx2::has_avx2()) {
-        cpu::avx2::softmax_columns(xb, yb, r.n, r.inner, width, log);
-        continue;
-      }
-    }
-    T m[kInnerBlock], s[kInnerBlock];
-    for (int64_t k = 0; k < width; ++k) m[k] = xb[k];
-    for (int64_t i = 1; i < r.n; ++i) {
-      const T* xr = xb + i * r.inner;
-      for (int64_t k = 0; k < width; ++k) m[k] = xr[k] > m[k] || xr[k] != xr[k] ? xr[k] : m[k];
-    }
-    // A row of -inf gives a NaN row (0 * inf, -inf - -inf); a +inf maximum makes x - m NaN
-    // for that element and so the row NaN: both as PyTorch.
-    for (int64_t k = 0; k < width; ++k) {
-      if (std::isinf(m[k]) && m[k] < 0) m[k] = 0;
-      s[k] = 0;
-    }
-    T e[kInnerBlock];
-    for (int64_t i = 0; i < r.n; ++i) {
-      const T* xr = xb + i * r.inner;
-      T* yr = log ? e : yb + i * r.inner;  // log_softmax needs only the sums
-      for (int64_t k = 0; k < width; ++k) yr[k] = xr[k] - m[k];
-      exp_inplace(yr, width);
-      for (int64_t k = 0; k < width; ++k) s[k] += yr[k];
-    }
-    if (log) {
-      for (int64_t k = 0; k < width; ++k) s[k] = m[k] + std::log(s[k]);
-      for (int64_t i = 0; i < r.n; ++i) {
-        const T* xr = xb + i * r.inner;
-        T* yr = yb + i * r.inner;
-        for (int64_t k = 0; k < width; ++k) yr[k] = xr[k] - s[k];
-      }
-    } else {
-      for (int64_t k = 0; k < width; ++k) s[k] = T(1) / s[k];
-      for (int64_t i = 0; i < r.n; ++i) {
-        T* yr = yb + i * r.inner;
-        for (int64_t k = 0; k < width; ++k) yr[k] *= s[k];
-      }
-    }
-  }
+  OF_OMP_FOR_IF(
+      r.outer * r.n * r.inner > cpu::kParallelGrain, schedule(static),
+      for (int64_t w = 0; w < work; ++w) {
+        const int64_t o = w / blocks, k0 = (w % blocks) * kInnerBlock;
+        const int64_t width = std::min(kInnerBlock, r.inner - k0);
+        const T* xb = x + o * r.n * r.inner + k0;
+        T* yb = y + o * r.n * r.inner + k0;
+        if constexpr (std::is_same_v<T, float>) {
+          static_assert(kInnerBlock <= cpu::avx2::kSoftmaxColumns);
+          if (cpu::avx2::has_avx2()) {
+            cpu::avx2::softmax_columns(xb, yb, r.n, r.inner, width, log);
+            continue;
+          }
+        }
+        T m[kInnerBlock], s[kInnerBlock];
+        for (int64_t k = 0; k < width; ++k) m[k] = xb[k];
+        for (int64_t i = 1; i < r.n; ++i) {
+          const T* xr = xb + i * r.inner;
+          for (int64_t k = 0; k < width; ++k) m[k] = xr[k] > m[k] || xr[k] != xr[k] ? xr[k] : m[k];
+        }
+        // A row of -inf gives a NaN row (0 * inf, -inf - -inf); a +inf maximum makes x - m NaN
+        // for that element and so the row NaN: both as PyTorch.
+        for (int64_t k = 0; k < width; ++k) {
+          if (std::isinf(m[k]) && m[k] < 0) m[k] = 0;
+          s[k] = 0;
+        }
+        T e[kInnerBlock];
+        for (int64_t i = 0; i < r.n; ++i) {
+          const T* xr = xb + i * r.inner;
+          T* yr = log ? e : yb + i * r.inner;  // log_softmax needs only the sums
+          for (int64_t k = 0; k < width; ++k) yr[k] = xr[k] - m[k];
+          exp_inplace(yr, width);
+          for (int64_t k = 0; k < width; ++k) s[k] += yr[k];
+        }
+        if (log) {
+          for (int64_t k = 0; k < width; ++k) s[k] = m[k] + std::log(s[k]);
+          for (int64_t i = 0; i < r.n; ++i) {
+            const T* xr = xb + i * r.inner;
+            T* yr = yb + i * r.inner;
+            for (int64_t k = 0; k < width; ++k) yr[k] = xr[k] - s[k];
+          }
+        } else {
+          for (int64_t k = 0; k < width; ++k) s[k] = T(1) / s[k];
+          for (int64_t i = 0; i < r.n; ++i) {
+            T* yr = yb + i * r.inner;
+            for (int64_t k = 0; k < width; ++k) yr[k] *= s[k];
+          }
+        }
+      });
 }
 
 // softmax_grad: dx = y (dy - sum(dy y)); log_softmax_grad: dx = dy - exp(y) sum(dy); rows as in
@@ -244,39 +246,41 @@ void softmax_inner(const T* x, T* y, const Rows& r, bool log) {
 template <typename T>
 void softmax_grad_inner(const T* dy, const T* y, T* dx, const Rows& r, bool log) {
   const int64_t blocks = (r.inner + kInnerBlock - 1) / kInnerBlock, work = r.outer * blocks;
-#pragma omp parallel for schedule(static) if (r.outer * r.n * r.inner > cpu::kParallelGrain)
-  for (int64_t w = 0; w < work; ++w) {
-    const int64_t o = w / blocks, k0 = (w % blocks) * kInnerBlock;
-    const int64_t width = std::min(kInnerBlock, r.inner - k0);
-    const int64_t base = o * r.n * r.inner + k0;
-    if constexpr (std::is_same_v<T, float>) {
-      if (cpu::avx2::has_avx2()) {
-        cpu::avx2::softmax_grad_columns(dy + base, y + base, dx + base, r.n, r.inner, width, log);
-        continue;
-      }
-    }
-    T s[kInnerBlock] = {};
-    for (int64_t i = 0; i < r.n; ++i) {
-      const T* g = dy + base + i * r.inner;
-      const T* v = y + base + i * r.inner;
-      if (log)
-        for (int64_t k = 0; k < width; ++k) s[k] += g[k];
-      else
-        for (int64_t k = 0; k < width; ++k) s[k] += g[k] * v[k];
-    }
-    for (int64_t i = 0; i < r.n; ++i) {
-      const T* g = dy + base + i * r.inner;
-      const T* v = y + base + i * r.inner;
-      T* d = dx + base + i * r.inner;
-      if (log) {
-        for (int64_t k = 0; k < width; ++k) d[k] = v[k];
-        exp_inplace(d, width);
-        for (int64_t k = 0; k < width; ++k) d[k] = g[k] - d[k] * s[k];
-      } else {
-        for (int64_t k = 0; k < width; ++k) d[k] = v[k] * (g[k] - s[k]);
-      }
-    }
-  }
+  OF_OMP_FOR_IF(
+      r.outer * r.n * r.inner > cpu::kParallelGrain, schedule(static),
+      for (int64_t w = 0; w < work; ++w) {
+        const int64_t o = w / blocks, k0 = (w % blocks) * kInnerBlock;
+        const int64_t width = std::min(kInnerBlock, r.inner - k0);
+        const int64_t base = o * r.n * r.inner + k0;
+        if constexpr (std::is_same_v<T, float>) {
+          if (cpu::avx2::has_avx2()) {
+            cpu::avx2::softmax_grad_columns(dy + base, y + base, dx + base, r.n, r.inner, width,
+                                            log);
+            continue;
+          }
+        }
+        T s[kInnerBlock] = {};
+        for (int64_t i = 0; i < r.n; ++i) {
+          const T* g = dy + base + i * r.inner;
+          const T* v = y + base + i * r.inner;
+          if (log)
+            for (int64_t k = 0; k < width; ++k) s[k] += g[k];
+          else
+            for (int64_t k = 0; k < width; ++k) s[k] += g[k] * v[k];
+        }
+        for (int64_t i = 0; i < r.n; ++i) {
+          const T* g = dy + base + i * r.inner;
+          const T* v = y + base + i * r.inner;
+          T* d = dx + base + i * r.inner;
+          if (log) {
+            for (int64_t k = 0; k < width; ++k) d[k] = v[k];
+            exp_inplace(d, width);
+            for (int64_t k = 0; k < width; ++k) d[k] = g[k] - d[k] * s[k];
+          } else {
+            for (int64_t k = 0; k < width; ++k) d[k] = v[k] * (g[k] - s[k]);
+          }
+        }
+      });
 }
 
 // Runs the inner-dim kernels for float and double when the softmax dim has contiguous dims
@@ -313,9 +317,9 @@ bool softmax_rows_avx2(const Tensor& x, const Tensor& y, int64_t dim, bool log) 
   if (y->dtype() != DType::kFloat32 || r.inner != 1 || !cpu::avx2::has_avx2()) return false;
   const float* xp = x->data_as<float>();
   float* yp = y->data_as<float>();
-#pragma omp parallel for schedule(static) if (r.outer * r.n > cpu::kParallelGrain && r.outer > 1)
-  for (int64_t o = 0; o < r.outer; ++o)
-    cpu::avx2::softmax_row(xp + o * r.n, yp + o * r.n, r.n, log);
+  OF_OMP_FOR_IF(r.outer * r.n > cpu::kParallelGrain && r.outer > 1, schedule(static),
+                for (int64_t o = 0; o < r.outer; ++o)
+                    cpu::avx2::softmax_row(xp + o * r.n, yp + o * r.n, r.n, log););
   return true;
 }
 
@@ -326,9 +330,9 @@ bool softmax_grad_rows_avx2(const Tensor& dy, const Tensor& y, const Tensor& dx,
   const float* g = dy->data_as<float>();
   const float* yp = y->data_as<float>();
   float* d = dx->data_as<float>();
-#pragma omp parallel for schedule(static) if (r.outer * r.n > cpu::kParallelGrain && r.outer > 1)
-  for (int64_t o = 0; o < r.outer; ++o)
-    cpu::avx2::softmax_grad_row(g + o * r.n, yp + o * r.n, d + o * r.n, r.n, log);
+  OF_OMP_FOR_IF(r.outer * r.n > cpu::kParallelGrain && r.outer > 1, schedule(static),
+                for (int64_t o = 0; o < r.outer; ++o)
+                    cpu::avx2::softmax_grad_row(g + o * r.n, yp + o * r.n, d + o * r.n, r.n, log););
   return true;
 }
 
@@ -346,32 +350,33 @@ void Softmax::compute_cpu(const TensorList& in, const TensorList& out, const Att
       const T* x = in[0]->data_as<T>();
       T* y = out[0]->data_as<T>();
       const int64_t work = r.outer * r.inner;
-#pragma omp parallel for schedule(static) if (work * r.n > cpu::kParallelGrain && work > 1)
-      for (int64_t w = 0; w < work; ++w) {
-        const int64_t o = w / r.inner, k = w % r.inner;
-        const T* xr = x + o * r.n * r.inner + k;
-        T* yr = y + o * r.n * r.inner + k;
-        if (r.n == 0) continue;
-        C m = C(xr[0]);
-        for (int64_t i = 1; i < r.n; ++i) {
-          C v = C(xr[i * r.inner]);
-          m = v > m || std::isnan(v) ? v : m;
-        }
-        if (std::isinf(m) && m < 0) m = 0;  // a row of -inf gives nan, as in PyTorch
-        double total;
-        if (r.inner == 1) {
-          total = exp_shifted(xr, yr, r.n, m);
-        } else {
-          total = 0;
-          for (int64_t i = 0; i < r.n; ++i) {
-            C e = std::exp(C(xr[i * r.inner]) - m);
-            yr[i * r.inner] = T(e);
-            total += double(e);
-          }
-        }
-        const C inv = C(1.0 / total);
-        for (int64_t i = 0; i < r.n; ++i) yr[i * r.inner] = T(C(yr[i * r.inner]) * inv);
-      }
+      OF_OMP_FOR_IF(
+          work * r.n > cpu::kParallelGrain && work > 1, schedule(static),
+          for (int64_t w = 0; w < work; ++w) {
+            const int64_t o = w / r.inner, k = w % r.inner;
+            const T* xr = x + o * r.n * r.inner + k;
+            T* yr = y + o * r.n * r.inner + k;
+            if (r.n == 0) continue;
+            C m = C(xr[0]);
+            for (int64_t i = 1; i < r.n; ++i) {
+              C v = C(xr[i * r.inner]);
+              m = v > m || std::isnan(v) ? v : m;
+            }
+            if (std::isinf(m) && m < 0) m = 0;  // a row of -inf gives nan, as in PyTorch
+            double total;
+            if (r.inner == 1) {
+              total = exp_shifted(xr, yr, r.n, m);
+            } else {
+              total = 0;
+              for (int64_t i = 0; i < r.n; ++i) {
+                C e = std::exp(C(xr[i * r.inner]) - m);
+                yr[i * r.inner] = T(e);
+                total += double(e);
+              }
+            }
+            const C inv = C(1.0 / total);
+            for (int64_t i = 0; i < r.n; ++i) yr[i * r.inner] = T(C(yr[i * r.inner]) * inv);
+          });
     }
   });
 }
@@ -389,24 +394,25 @@ void LogSoftmax::compute_cpu(const TensorList& in, const TensorList& out,
       const T* x = in[0]->data_as<T>();
       T* y = out[0]->data_as<T>();
       const int64_t work = r.outer * r.inner;
-#pragma omp parallel for schedule(static) if (work * r.n > cpu::kParallelGrain && work > 1)
-      for (int64_t w = 0; w < work; ++w) {
-        if (r.n == 0) continue;
-        const int64_t o = w / r.inner, k = w % r.inner;
-        const T* xr = x + o * r.n * r.inner + k;
-        T* yr = y + o * r.n * r.inner + k;
-        C m = C(xr[0]);
-        for (int64_t i = 1; i < r.n; ++i) {
-          const C v = C(xr[i * r.inner]);
-          m = v > m || std::isnan(v) ? v : m;
-        }
-        if (std::isinf(m)) m = m < 0 ? C(0) : m;
-        double total = r.inner == 1 ? exp_shifted(xr, yr, r.n, m) : 0.0;
-        if (r.inner != 1)
-          for (int64_t i = 0; i < r.n; ++i) total += std::exp(double(C(xr[i * r.inner]) - m));
-        const C lse = C(std::log(total));
-        for (int64_t i = 0; i < r.n; ++i) yr[i * r.inner] = T((C(xr[i * r.inner]) - m) - lse);
-      }
+      OF_OMP_FOR_IF(
+          work * r.n > cpu::kParallelGrain && work > 1, schedule(static),
+          for (int64_t w = 0; w < work; ++w) {
+            if (r.n == 0) continue;
+            const int64_t o = w / r.inner, k = w % r.inner;
+            const T* xr = x + o * r.n * r.inner + k;
+            T* yr = y + o * r.n * r.inner + k;
+            C m = C(xr[0]);
+            for (int64_t i = 1; i < r.n; ++i) {
+              const C v = C(xr[i * r.inner]);
+              m = v > m || std::isnan(v) ? v : m;
+            }
+            if (std::isinf(m)) m = m < 0 ? C(0) : m;
+            double total = r.inner == 1 ? exp_shifted(xr, yr, r.n, m) : 0.0;
+            if (r.inner != 1)
+              for (int64_t i = 0; i < r.n; ++i) total += std::exp(double(C(xr[i * r.inner]) - m));
+            const C lse = C(std::log(total));
+            for (int64_t i = 0; i < r.n; ++i) yr[i * r.inner] = T((C(xr[i * r.inner]) - m) - lse);
+          });
     }
   });
 }
@@ -425,17 +431,18 @@ void LogSoftmaxGrad::compute_cpu(const TensorList& in, const TensorList& out,
       const T* y = in[1]->data_as<T>();
       T* dx = out[0]->data_as<T>();
       const int64_t work = r.outer * r.inner;
-#pragma omp parallel for schedule(static) if (work * r.n > cpu::kParallelGrain && work > 1)
-      for (int64_t w = 0; w < work; ++w) {
-        const int64_t base = (w / r.inner) * r.n * r.inner + w % r.inner;
-        double total = 0;
-        for (int64_t i = 0; i < r.n; ++i) total += double(C(dy[base + i * r.inner]));
-        const C s = C(total);
-        for (int64_t i = 0; i < r.n; ++i) {
-          const int64_t j = base + i * r.inner;
-          dx[j] = T(C(dy[j]) - std::exp(C(y[j])) * s);
-        }
-      }
+      OF_OMP_FOR_IF(
+          work * r.n > cpu::kParallelGrain && work > 1, schedule(static),
+          for (int64_t w = 0; w < work; ++w) {
+            const int64_t base = (w / r.inner) * r.n * r.inner + w % r.inner;
+            double total = 0;
+            for (int64_t i = 0; i < r.n; ++i) total += double(C(dy[base + i * r.inner]));
+            const C s = C(total);
+            for (int64_t i = 0; i < r.n; ++i) {
+              const int64_t j = base + i * r.inner;
+              dx[j] = T(C(dy[j]) - std::exp(C(y[j])) * s);
+            }
+          });
     }
   });
 }
@@ -454,17 +461,18 @@ void SoftmaxGrad::compute_cpu(const TensorList& in, const TensorList& out,
       const T* y = in[1]->data_as<T>();
       T* dx = out[0]->data_as<T>();
       const int64_t work = r.outer * r.inner;
-#pragma omp parallel for schedule(static) if (work * r.n > cpu::kParallelGrain && work > 1)
-      for (int64_t w = 0; w < work; ++w) {
-        const int64_t base = (w / r.inner) * r.n * r.inner + w % r.inner;
-        double dot = 0;
-        for (int64_t i = 0; i < r.n; ++i)
-          dot += double(C(dy[base + i * r.inner])) * double(C(y[base + i * r.inner]));
-        for (int64_t i = 0; i < r.n; ++i) {
-          const int64_t j = base + i * r.inner;
-          dx[j] = T(C(y[j]) * (C(dy[j]) - C(dot)));
-        }
-      }
+      OF_OMP_FOR_IF(
+          work * r.n > cpu::kParallelGrain && work > 1, schedule(static),
+          for (int64_t w = 0; w < work; ++w) {
+            const int64_t base = (w / r.inner) * r.n * r.inner + w % r.inner;
+            double dot = 0;
+            for (int64_t i = 0; i < r.n; ++i)
+              dot += double(C(dy[base + i * r.inner])) * double(C(y[base + i * r.inner]));
+            for (int64_t i = 0; i < r.n; ++i) {
+              const int64_t j = base + i * r.inner;
+              dx[j] = T(C(y[j]) * (C(dy[j]) - C(dot)));
+            }
+          });
     }
   });
 }

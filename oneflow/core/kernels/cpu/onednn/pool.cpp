@@ -10,6 +10,7 @@
 #include <limits>
 #include <vector>
 
+#include "oneflow/core/kernels/cpu/parallel.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/kernels/cpu/vec/avx2.h"
 #include "oneflow/core/ops/nn_primitives.h"
@@ -306,41 +307,44 @@ T run_sum(const T* p, int64_t n) {
 template <typename T>
 void adaptive_avg_loop(const PoolGeom& g, const T* x, T* y) {
   const int64_t IS = g.in_size(), OS = g.out_size();
-#pragma omp parallel for schedule(static) if (g.planes * IS > cpu::kParallelGrain)
-  for (int64_t pl = 0; pl < g.planes; ++pl) {
-    const T* xp = x + pl * IS;
-    if (OS == 1) {  // global pooling: the whole plane is one run
-      y[pl] = run_sum(xp, IS) / T(IS);
-      continue;
-    }
-    for_each_adaptive_window(g, [&](int64_t o, const int64_t* lo, const int64_t* hi) {
-      T acc = T(0);
-      for (int64_t id = lo[0]; id < hi[0]; ++id)
-        for (int64_t ih = lo[1]; ih < hi[1]; ++ih)
-          acc += run_sum(xp + (id * g.in[1] + ih) * g.in[2] + lo[2], hi[2] - lo[2]);
-      y[pl * OS + o] = acc / T((hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]));
-    });
-  }
+  OF_OMP_FOR_IF(
+      g.planes * IS > cpu::kParallelGrain, schedule(static),
+      for (int64_t pl = 0; pl < g.planes; ++pl) {
+        const T* xp = x + pl * IS;
+        if (OS == 1) {  // global pooling: the whole plane is one run
+          y[pl] = run_sum(xp, IS) / T(IS);
+          continue;
+        }
+        for_each_adaptive_window(g, [&](int64_t o, const int64_t* lo, const int64_t* hi) {
+          T acc = T(0);
+          for (int64_t id = lo[0]; id < hi[0]; ++id)
+            for (int64_t ih = lo[1]; ih < hi[1]; ++ih)
+              acc += run_sum(xp + (id * g.in[1] + ih) * g.in[2] + lo[2], hi[2] - lo[2]);
+          y[pl * OS + o] = acc / T((hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]));
+        });
+      });
 }
 
 template <typename T>
 void adaptive_avg_grad_loop(const PoolGeom& g, const T* dy, T* dx) {
   const int64_t IS = g.in_size(), OS = g.out_size();
-#pragma omp parallel for schedule(static) if (g.planes * IS > cpu::kParallelGrain)
-  for (int64_t pl = 0; pl < g.planes; ++pl) {
-    T* dxp = dx + pl * IS;
-    if (OS == 1) {
-      std::fill(dxp, dxp + IS, dy[pl] / T(IS));
-      continue;
-    }
-    std::fill(dxp, dxp + IS, T(0));
-    for_each_adaptive_window(g, [&](int64_t o, const int64_t* lo, const int64_t* hi) {
-      const T v = dy[pl * OS + o] / T((hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]));
-      for (int64_t id = lo[0]; id < hi[0]; ++id)
-        for (int64_t ih = lo[1]; ih < hi[1]; ++ih)
-          for (int64_t iw = lo[2]; iw < hi[2]; ++iw) dxp[(id * g.in[1] + ih) * g.in[2] + iw] += v;
-    });
-  }
+  OF_OMP_FOR_IF(
+      g.planes * IS > cpu::kParallelGrain, schedule(static),
+      for (int64_t pl = 0; pl < g.planes; ++pl) {
+        T* dxp = dx + pl * IS;
+        if (OS == 1) {
+          std::fill(dxp, dxp + IS, dy[pl] / T(IS));
+          continue;
+        }
+        std::fill(dxp, dxp + IS, T(0));
+        for_each_adaptive_window(g, [&](int64_t o, const int64_t* lo, const int64_t* hi) {
+          const T v = dy[pl * OS + o] / T((hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]));
+          for (int64_t id = lo[0]; id < hi[0]; ++id)
+            for (int64_t ih = lo[1]; ih < hi[1]; ++ih)
+              for (int64_t iw = lo[2]; iw < hi[2]; ++iw)
+                dxp[(id * g.in[1] + ih) * g.in[2] + iw] += v;
+        });
+      });
 }
 
 template <typename T>

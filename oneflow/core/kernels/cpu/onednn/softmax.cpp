@@ -11,6 +11,7 @@
 
 #include "oneflow/core/kernels/cpu/onednn/common.h"
 #include "oneflow/core/kernels/cpu/onednn/kernels.h"
+#include "oneflow/core/kernels/cpu/parallel.h"
 
 namespace oneflow::onednn {
 
@@ -102,8 +103,10 @@ void spread_nan_over_rows(const Tensor& src, const Tensor& dst, int64_t dim) {
   float* q = dst->data_as<float>();
   const int64_t total = src->numel();
   int any = 0;  // an OR of comparisons, which the compiler vectorises
-#pragma omp parallel for reduction(| : any) schedule(static) if (total > (1 << 16))
-  for (int64_t i = 0; i < total; ++i) any |= p[i] != p[i];
+  OF_OMP_FOR_IF(total > (1 << 16),
+                reduction(|
+                          : any) schedule(static),
+                for (int64_t i = 0; i < total; ++i) any |= p[i] != p[i];);
   if (!any) return;
   const Shape& shape = src->shape();
   int64_t inner = 1;
