@@ -324,7 +324,11 @@ def test_kernels_of_every_size_keep_the_same_openmp_threads(queue_every_op):
     # team by their work made a many-core machine create threads on most ops. With 8 threads
     # (on any machine) ops of 2 to 8 chunks of work, each read at once, start no thread after
     # the first rounds. (While Python queues ahead, the engine leaves it a core: the team is one
-    # smaller then, and going back to the whole team may start that one thread again.)
+    # smaller then, and going back to the whole team starts that one thread again. An op of
+    # several instructions -- layer_norm queues three -- can meet that switch when the stream
+    # thread takes its second instruction before Python reaches the synchronisation: a start or
+    # two in the measured rounds, seen once in a sanitizer run. Regions sized by their work, 2 to
+    # 8 chunks over the five sizes, started threads on most ops of every round.)
     r = _run(
         """
         import os, oneflow as flow
@@ -353,7 +357,7 @@ def test_kernels_of_every_size_keep_the_same_openmp_threads(queue_every_op):
         for _ in range(2):
             round_(True)
         started = tids() - before
-        assert not started, f"{len(started)} threads started"
+        assert len(started) <= 2, f"{len(started)} threads started"
         print("ok")
         """,
         env={"OMP_NUM_THREADS": "8", "ONEFLOW_QUEUE_EVERY_OP": queue_every_op},
