@@ -3,7 +3,9 @@ broadcasting, non-contiguous inputs, dtypes, values and gradients."""
 
 import numpy as np
 import pytest
+import torch
 
+import oneflow as flow
 from differential import check
 
 FLOAT_DTYPES = ["float32", "float64"]
@@ -495,3 +497,28 @@ def test_gradients_from_the_output_like_torch(name, dtype):
             )
         tol = {"float16": 2e-3, "float32": 1e-6, "float64": 1e-12}[dtype]
         np.testing.assert_allclose(grads[0], grads[1], rtol=tol, atol=tol)
+
+
+def test_reduction_and_activation_keywords_like_torch():
+    # The Python wrappers pass dtype= / approximate= to the binding only when given (the default
+    # path passes none): both paths must give PyTorch's values and dtypes.
+    a = np.random.default_rng(3).standard_normal((3, 4)).astype(np.float32)
+    f, t = flow.tensor(a), torch.tensor(a)
+    F, TF = flow.nn.functional, torch.nn.functional
+    pairs = [
+        (f.sum(), t.sum()),
+        (f.sum(dtype=flow.float64), t.sum(dtype=torch.float64)),
+        (f.sum(1, True, dtype=flow.float64), t.sum(1, True, dtype=torch.float64)),
+        (f.mean(), t.mean()),
+        (f.mean(0, dtype=flow.float64), t.mean(0, dtype=torch.float64)),
+        (f.softmax(1), t.softmax(1)),
+        (f.softmax(1, dtype=flow.float64), t.softmax(1, dtype=torch.float64)),
+        (F.softmax(f, 0, dtype=flow.float64), TF.softmax(t, 0, dtype=torch.float64)),
+        # gelu against float64: PyTorch's float32 gelu loses digits in the negative tail
+        (f.gelu(), TF.gelu(t.double()).float()),
+        (f.gelu(approximate="tanh"), TF.gelu(t.double(), approximate="tanh").float()),
+        (F.gelu(f, approximate="tanh"), TF.gelu(t.double(), approximate="tanh").float()),
+    ]
+    for i, (got, want) in enumerate(pairs):
+        assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1], i
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6, err_msg=str(i))

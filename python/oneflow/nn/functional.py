@@ -9,7 +9,10 @@ def relu(input, inplace=False):
     return _C.relu(input)
 
 
+# Keywords go to _C only when not their default: pybind11 matches them by name on every call.
 def gelu(input, approximate="none"):
+    if approximate == "none":
+        return _C.gelu(input)
     return _C.gelu(input, approximate=approximate)
 
 
@@ -18,6 +21,8 @@ def softmax(input, dim=None, dtype=None):
         from oneflow.nn._activations_losses import implicit_softmax_dim
 
         dim = implicit_softmax_dim("softmax", input.ndim)
+    if dtype is None:
+        return _C.softmax(input, dim)
     return _C.softmax(input, dim, dtype=dtype)
 
 
