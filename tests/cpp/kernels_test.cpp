@@ -167,6 +167,24 @@ TEST(Kernels, OneThreadLoopsStayOffOpenMp) {
   EXPECT_EQ(run(true, 1000, &in_parallel), 999 * 1000 / 2);
   EXPECT_EQ(in_parallel, 0);
   EXPECT_EQ(run(true, 0, &in_parallel), 0);
+  // A parallel block with an orphaned omp for: every item once, in a region only when it pays.
+  auto block = [](bool cond, int* in_parallel) {
+    std::vector<int> hits(100, 0);
+    auto region = [&] {
+      if (omp_get_thread_num() == 0) *in_parallel = omp_in_parallel();
+#pragma omp for schedule(static)
+      for (int i = 0; i < 100; ++i) ++hits[i];
+    };
+    OF_OMP_PARALLEL_IF(cond, , region);
+    return std::count(hits.begin(), hits.end(), 1);
+  };
+  EXPECT_EQ(block(true, &in_parallel), 100);
+  EXPECT_EQ(in_parallel, 0);  // the team is still one thread
+  omp_set_num_threads(2);
+  EXPECT_EQ(block(false, &in_parallel), 100);
+  EXPECT_EQ(in_parallel, 0);
+  EXPECT_EQ(block(true, &in_parallel), 100);
+  EXPECT_EQ(in_parallel, 1);
   omp_set_num_threads(saved);
 }
 

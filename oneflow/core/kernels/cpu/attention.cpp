@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "oneflow/core/kernels/cpu/attention_impl.h"
+#include "oneflow/core/kernels/cpu/parallel.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/kernels/cpu/vec/avx2.h"
 #include "oneflow/core/ops/attention_primitives.h"
@@ -81,8 +82,6 @@ void forward(const TensorList& in, const TensorList& out, const Attrs& attrs) {
                              attrs.get<bool>("causal")};
   const int64_t blocks = (L + kRowBlock - 1) / kRowBlock;
   const bool avx2 = std::is_same_v<T, float> && cpu::avx2::has_avx2();
-  // Each thread's share (an orphaned omp for: all of the work outside a parallel region;
-  // Note [One-thread parallel regions] in kernels/cpu/parallel.h).
   auto region = [&] {
     std::vector<T> work(cpu::attention_forward_work(S, E));
 #pragma omp for schedule(static)
@@ -103,12 +102,7 @@ void forward(const TensorList& in, const TensorList& out, const Attrs& attrs) {
       cpu::AttentionKernels<T, PortableOps>::forward(a, i0, i1, work.data());
     }
   };
-  if ((items * L * S * (E + Ev) > cpu::kParallelGrain) && omp_get_max_threads() > 1) {
-#pragma omp parallel
-    region();
-  } else {
-    region();
-  }
+  OF_OMP_PARALLEL_IF(items * L * S * (E + Ev) > cpu::kParallelGrain, , region);
 }
 
 template <typename T>
@@ -139,8 +133,6 @@ void backward(const TensorList& in, const TensorList& out, const Attrs& attrs) {
                                  static_cast<T>(attrs.get<double>("scale")),
                                  attrs.get<bool>("causal")};
   const bool avx2 = std::is_same_v<T, float> && cpu::avx2::has_avx2();
-  // Each thread's share (an orphaned omp for: all of the work outside a parallel region;
-  // Note [One-thread parallel regions] in kernels/cpu/parallel.h).
   auto region = [&] {
     std::vector<T> work(cpu::attention_backward_work(S, E, Ev));
 #pragma omp for schedule(static)
@@ -163,12 +155,7 @@ void backward(const TensorList& in, const TensorList& out, const Attrs& attrs) {
       cpu::AttentionKernels<T, PortableOps>::backward(g, work.data());
     }
   };
-  if ((items * L * S * (E + Ev) > cpu::kParallelGrain) && omp_get_max_threads() > 1) {
-#pragma omp parallel
-    region();
-  } else {
-    region();
-  }
+  OF_OMP_PARALLEL_IF(items * L * S * (E + Ev) > cpu::kParallelGrain, , region);
 }
 
 }  // namespace

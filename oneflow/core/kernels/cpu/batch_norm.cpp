@@ -47,20 +47,13 @@ template <typename F>
 std::vector<double> column_sums(const Layout& l, F f) {
   const int threads = l.n * l.c > cpu::kParallelGrain ? omp_get_max_threads() : 1;
   std::vector<double> part(static_cast<size_t>(threads) * l.c, 0.0);
-  // Each thread's share (an orphaned omp for: all of the work outside a parallel region;
-  // Note [One-thread parallel regions] in kernels/cpu/parallel.h).
   auto region = [&] {
     double* p = part.data() + static_cast<size_t>(omp_get_thread_num()) * l.c;
 #pragma omp for schedule(static)
     for (int64_t r = 0; r < l.n; ++r)
       for (int64_t ch = 0; ch < l.c; ++ch) p[ch] += f(r * l.c + ch, ch);
   };
-  if ((threads > 1) && omp_get_max_threads() > 1) {
-#pragma omp parallel num_threads(threads)
-    region();
-  } else {
-    region();
-  }
+  OF_OMP_PARALLEL_IF(threads > 1, num_threads(threads), region);
   std::vector<double> total(l.c, 0.0);
   for (int t = 0; t < threads; ++t)
     for (int64_t ch = 0; ch < l.c; ++ch) total[ch] += part[static_cast<size_t>(t) * l.c + ch];

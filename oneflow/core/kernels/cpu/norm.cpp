@@ -92,8 +92,6 @@ void LayerNormGrad::compute_cpu(const TensorList& in, const TensorList& out,
       T* db = out[2]->data_as<T>();
       const int threads = rows * k > cpu::kParallelGrain ? omp_get_max_threads() : 1;
       std::vector<T> dw_part(threads * k, T(0)), db_part(threads * k, T(0));
-      // Each thread's share (an orphaned omp for: all of the work outside a parallel region;
-      // Note [One-thread parallel regions] in kernels/cpu/parallel.h).
       auto region = [&] {
         const int tid = omp_get_thread_num();
         T* dwp = dw_part.data() + tid * k;
@@ -115,12 +113,7 @@ void LayerNormGrad::compute_cpu(const TensorList& in, const TensorList& out,
           }
         }
       };
-      if ((threads > 1) && omp_get_max_threads() > 1) {
-#pragma omp parallel num_threads(threads)
-        region();
-      } else {
-        region();
-      }
+      OF_OMP_PARALLEL_IF(threads > 1, num_threads(threads), region);
       for (int64_t i = 0; i < k; ++i) {
         double a = 0, c = 0;
         for (int t = 0; t < threads; ++t) {

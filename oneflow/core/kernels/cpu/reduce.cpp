@@ -190,8 +190,7 @@ void sum_kernel(const Tensor& x, const Tensor& out, const std::vector<int64_t>& 
         items >= threads ? 1 : std::max<int64_t>(1, std::min(threads / items, n_red / (4 * kRows)));
     const int64_t per_slice = (n_red + slices - 1) / slices;
     std::vector<A> partial(slices > 1 ? static_cast<size_t>(items * slices * cols) : 0);
-    // The work items of one thread (an orphaned omp for: the team's share when called inside a
-    // parallel region, all of them otherwise; Note [One-thread parallel regions]).
+    // The work items, shared out by an orphaned omp for (see OF_OMP_PARALLEL_IF).
     auto columns = [&] {
       // Each thread's accumulator rows, made once (not per work item).
       std::vector<A> own(slices > 1 ? 0 : cols);
@@ -255,12 +254,7 @@ void sum_kernel(const Tensor& x, const Tensor& out, const std::vector<int64_t>& 
           for (int64_t i = 0; i < width; ++i) o[r * inner + c0 + i] = O(compute_t<O>(acc[i]));
       }
     };
-    if (parallel && omp_get_max_threads() > 1) {
-#pragma omp parallel
-      columns();
-    } else {
-      columns();
-    }
+    OF_OMP_PARALLEL_IF(parallel, , columns);
     if (slices > 1)
       for (int64_t item = 0; item < items; ++item) {
         const int64_t r = item / blocks, c0 = item % blocks * cols;
