@@ -486,6 +486,80 @@ def test_gather_scatter_scan_layouts_match_torch(seed):
     )
 
 
+def _scatter_fused_run(lib, a, src, idx, perm, dim, dt, view):
+    x = lib.tensor(a).to(getattr(lib, dt))
+    if view == "transposed":
+        x = x.transpose(0, 1).contiguous().transpose(0, 1)
+    elif view == "stepped":
+        x = x.repeat(1, 2)[:, ::2]
+    s = lib.tensor(src).to(getattr(lib, dt))
+    i, p = lib.tensor(idx), lib.tensor(perm)
+    out = [x.scatter(dim, p, s[tuple(slice(0, n) for n in perm.shape)]), x.scatter_add(dim, i, s)]
+    if dt != "bool":
+        for reduce in ("sum", "prod", "amax", "amin"):
+            out.append(x.scatter_reduce(dim, i, s, reduce))
+        out.append(x.scatter(dim, i, 2.5 if dt.startswith("float") else 3, reduce="add"))
+    return [t.float().numpy() for t in out]
+
+
+@pytest.mark.parametrize("view", ["contiguous", "transposed", "stepped"])
+@pytest.mark.parametrize(
+    "shape,dim,length",
+    [((4, 7), 1, 7), ((4, 7), 1, 3), ((4, 7), 1, 12), ((6, 5), 0, 9), ((64, 2048), 1, 2048)],
+)
+def test_scatter_when_the_index_covers_every_line_like_torch(shape, dim, length, view):
+    """Scatter's line path when the index has a line for every line of the output: each line is
+    copied from self and then scattered into (Note [Scatter copies each line before it writes
+    there]). Self contiguous, transposed or strided; index lines shorter, as long as and longer
+    than self's along `dim`; every reduction with duplicate indices, plain scatter with a
+    permutation; small and parallel sizes; five dtypes."""
+    rng = np.random.default_rng(sum(shape) + dim + length)
+    ishape = tuple(length if d == dim else shape[d] for d in range(2))
+    a = rng.standard_normal(shape) * 4
+    idx = rng.integers(0, shape[dim], ishape)
+    pshape = tuple(min(length, shape[dim]) if d == dim else shape[d] for d in range(2))
+    perm = np.argsort(rng.random(tuple(shape[d] for d in range(2))), axis=dim)
+    perm = perm[tuple(slice(0, n) for n in pshape)]
+    src = rng.standard_normal(tuple(n + 1 for n in ishape)) * 4
+    for dt in ("float32", "float64", "int64", "float16", "bool"):
+        got = _scatter_fused_run(flow, a, src, idx, perm, dim, dt, view)
+        want = _scatter_fused_run(torch, a, src, idx, perm, dim, dt, view)
+        tol = 2e-2 if dt == "float16" else 1e-5
+        for k, (g, w) in enumerate(zip(got, want)):
+            np.testing.assert_allclose(g, w, rtol=tol, atol=tol, err_msg=f"{dt} output {k}")
+
+
+@pytest.mark.parametrize(
+    "shape,dim", [((4, 7), 1), ((64, 2048), 1), ((2048, 64), 0), ((3, 4, 5), 1)]
+)
+def test_scatter_reports_the_first_bad_index_and_leaves_self_alone(shape, dim):
+    """An out-of-range index in the middle of the index (the bounds are tested in the scatter's
+    own pass): RuntimeError naming the first bad index in index order, self unchanged by the
+    in-place form, and the engine usable after."""
+    rng = np.random.default_rng(len(shape) + dim)
+    a = rng.standard_normal(shape).astype(np.float32)
+    idx = rng.integers(0, shape[dim], shape)
+    flat = idx.reshape(-1)
+    flat[flat.size // 2] = shape[dim] + 5
+    flat[flat.size // 2 + 1] = -1
+    x = flow.tensor(a)
+    with pytest.raises(
+        RuntimeError, match=rf"scatter: index {shape[dim] + 5} is out of bounds for dimension"
+    ):
+        flow.scatter_add(x, dim, flow.tensor(idx), x).numpy()
+    with pytest.raises(RuntimeError, match="scatter: index"):
+        x.scatter_(dim, flow.tensor(idx), 1.0)
+        x.numpy()
+    np.testing.assert_array_equal(x.numpy(), a)
+    ok = rng.integers(0, shape[dim], shape)
+    np.testing.assert_allclose(
+        flow.scatter_add(x, dim, flow.tensor(ok), x).numpy(),
+        torch.scatter_add(torch.tensor(a), dim, torch.tensor(ok), torch.tensor(a)).numpy(),
+        rtol=1e-5,
+        atol=1e-5,
+    )
+
+
 @pytest.mark.parametrize(
     "shape", [(9, 5), (4, 37), (7, 3), (65536, 3), (3, 20011), (1, 100003), (50001,), (5, 0)]
 )

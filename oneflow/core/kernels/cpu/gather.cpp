@@ -1,6 +1,6 @@
-// CPU kernels of gather, scatter and cat. Scatter checks the index bounds before anything is
-// written, so a bad index raises without leaving a half-written output; gather (whose output is
-// always fresh) tests them in its one pass and raises after it.
+// CPU kernels of gather, scatter and cat. Gather and scatter (whose outputs are always fresh)
+// test the index bounds in their one pass over the index and raise after it: gather reads
+// element 0 for a bad index, scatter skips it.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -141,22 +141,22 @@ void Scatter::compute_cpu(const TensorList& in, const TensorList& out, const Att
   const Tensor &self = in[0], &index = in[1], &src = in[2];
   const int64_t dim = attrs.get<int64_t>("dim");
   const std::string& reduce = attrs.get<std::string>("reduce");
-  copy_cpu(self, out[0]);
   const int64_t n = index->numel();
-  if (n == 0) return;
+  if (n == 0) return copy_cpu(self, out[0]);
   const int64_t size = self->ndim() == 0 ? 1 : self->shape()[dim];
-  check_indices(name(), index, size, dim);
+  const uint64_t usize = static_cast<uint64_t>(size);
   // Lines along `dim`: every index element of a line writes into the same line of the output, and
   // no other line writes there, so lines run in parallel and each in order (later writes win,
   // as in a sequential loop).
   const int64_t* idx = index->data_as<int64_t>();
   const Shape ishape = index->shape().empty() ? Shape{1} : index->shape();
   const Strides is = contiguous_strides(ishape);
-  Strides os = out[0]->strides(), ss = src->strides();
+  Strides os = out[0]->strides(), ss = src->strides(), fs = self->strides();
   if (os.empty()) os.push_back(0);
   if (ss.empty()) ss.push_back(0);
+  if (fs.empty()) fs.push_back(0);
   const int64_t len = ishape[dim], lines = n / len;
-  const int64_t istep = is[dim], ostep = os[dim], sstep = ss[dim];
+  const int64_t istep = is[dim], ostep = os[dim], sstep = ss[dim], fstep = fs[dim];
   // Along an outer dim, with src shaped as the index and the dims after `dim` alike in index,
   // src and output, all contiguous: the lines are columns, so walk rows of `inner` elements
   // instead (same per-destination order, contiguous reads).
@@ -168,6 +168,15 @@ void Scatter::compute_cpu(const TensorList& in, const TensorList& out, const Att
     rows = self->shape()[d] == ishape[d];
     inner *= ishape[d];
   }
+  // Note [Scatter copies each line before it writes there]: when the index has a line for every
+  // line of the output, each line task first copies self's line into the output (sequential
+  // reads and writes), then scatters into it while it is in L1. A copy of the whole tensor
+  // first would leave the scatter's random accesses to miss in cache (2048x2048 float32 along
+  // the last dim: 4.6 ms that way, the copy 0.6 ms of it).
+  bool fused = !rows && self->ndim() > 0;
+  for (int64_t d = 0; d < nd && fused; ++d) fused = d == dim || ishape[d] == self->shape()[d];
+  if (!fused) copy_cpu(self, out[0]);
+  int bad = 0;
   auto run_rows = [&]<ScatterReduce R>() {
     constexpr int64_t kChunk = 1024;
     const int64_t outer = lines / inner, chunks = (inner + kChunk - 1) / kChunk;
@@ -175,7 +184,9 @@ void Scatter::compute_cpu(const TensorList& in, const TensorList& out, const Att
       T* o = out[0]->data_as<T>();
       const T* s = src->data_as<T>();
       OF_OMP_FOR_IF(
-          n > cpu::kParallelGrain && outer * chunks > 1, schedule(static),
+          n > cpu::kParallelGrain && outer * chunks > 1,
+          reduction(|
+                    : bad) schedule(static),
           for (int64_t task = 0; task < outer * chunks; ++task) {
             const int64_t b = task / chunks, j0 = (task % chunks) * kChunk;
             const int64_t m = std::min(kChunk, inner - j0);
@@ -184,13 +195,22 @@ void Scatter::compute_cpu(const TensorList& in, const TensorList& out, const Att
               out_base += (rem % ishape[d]) * os[d];
               rem /= ishape[d];
             }
+            int bt = 0;
             for (int64_t i = 0; i < len; ++i) {
               const int64_t row = (b * len + i) * inner + j0;
               const int64_t* ir = idx + row;
               const T* sr = s + row;
               T* orow = o + out_base + j0;
-              for (int64_t j = 0; j < m; ++j) scatter_one<R>(orow[ir[j] * ostep + j], sr[j]);
+              for (int64_t j = 0; j < m; ++j) {
+                const uint64_t k = static_cast<uint64_t>(ir[j]);
+                if (k >= usize) {
+                  bt = 1;
+                  continue;
+                }
+                scatter_one<R>(orow[static_cast<int64_t>(k) * ostep + j], sr[j]);
+              }
             }
+            bad |= bt;
           });
     });
   };
@@ -199,29 +219,52 @@ void Scatter::compute_cpu(const TensorList& in, const TensorList& out, const Att
     visit_dtype(self->dtype(), [&]<typename T>() {
       T* o = out[0]->data_as<T>();
       const T* s = src->data_as<T>();
+      const T* f = self->data_as<T>();
       OF_OMP_FOR_IF(
-          n > cpu::kParallelGrain && lines > 1, schedule(static),
+          n > cpu::kParallelGrain && lines > 1,
+          reduction(|
+                    : bad) schedule(static),
           for (int64_t l = 0; l < lines; ++l) {
             const int64_t* il = idx + line_offset(l, ishape, is, dim, -1);
             T* ol = o + line_offset(l, ishape, os, dim, -1);
             const T* sl = s + line_offset(l, ishape, ss, dim, -1);
-            for (int64_t i = 0; i < len; ++i)
-              scatter_one<R>(ol[il[i * istep] * ostep], sl[i * sstep]);
+            if (fused) {
+              const T* fl = f + line_offset(l, ishape, fs, dim, -1);
+              if (ostep == 1 && fstep == 1)
+                std::copy_n(fl, size, ol);
+              else
+                for (int64_t k = 0; k < size; ++k) ol[k * ostep] = fl[k * fstep];
+            }
+            int bl = 0;
+            for (int64_t i = 0; i < len; ++i) {
+              const uint64_t k = static_cast<uint64_t>(il[i * istep]);
+              if (k >= usize) {
+                bl = 1;
+                continue;
+              }
+              scatter_one<R>(ol[static_cast<int64_t>(k) * ostep], sl[i * sstep]);
+            }
+            bad |= bl;
           });
     });
   };
-  switch (scatter_reduce_of(reduce)) {
-    case ScatterReduce::kNone:
-      return run.template operator()<ScatterReduce::kNone>();
-    case ScatterReduce::kAdd:
-      return run.template operator()<ScatterReduce::kAdd>();
-    case ScatterReduce::kMultiply:
-      return run.template operator()<ScatterReduce::kMultiply>();
-    case ScatterReduce::kAmax:
-      return run.template operator()<ScatterReduce::kAmax>();
-    case ScatterReduce::kAmin:
-      return run.template operator()<ScatterReduce::kAmin>();
-  }
+  auto dispatch = [&]() {
+    switch (scatter_reduce_of(reduce)) {
+      case ScatterReduce::kNone:
+        return run.template operator()<ScatterReduce::kNone>();
+      case ScatterReduce::kAdd:
+        return run.template operator()<ScatterReduce::kAdd>();
+      case ScatterReduce::kMultiply:
+        return run.template operator()<ScatterReduce::kMultiply>();
+      case ScatterReduce::kAmax:
+        return run.template operator()<ScatterReduce::kAmax>();
+      case ScatterReduce::kAmin:
+        return run.template operator()<ScatterReduce::kAmin>();
+    }
+  };
+  dispatch();
+  if (bad)  // reports the first bad index
+    check_indices(name(), index, size, dim);
 }
 
 namespace {
