@@ -1275,6 +1275,51 @@ def test_permuted_copies_like_numpy(shape, perm, dtype):
     np.testing.assert_array_equal(dst.numpy(), np.ascontiguousarray(x.transpose(perm)))
 
 
+@pytest.mark.parametrize(
+    "shape,dtype",
+    [
+        ((32, 128, 8, 32), "float32"),  # attention's heads: 128-byte rows, parallel
+        ((4, 6, 3, 64), "float32"),  # 256-byte rows, small
+        ((3, 40, 5, 9), "float32"),  # 36-byte rows: the last 32-byte move overlaps
+        ((2, 70, 3, 33), "int8"),  # 33-byte rows
+        ((5, 9, 2, 128), "float32"),  # 512-byte rows, the longest of the path
+        ((5, 9, 2, 129), "float32"),  # 516 bytes: a memcpy per row instead
+        ((6, 7, 3, 16), "float64"),
+        ((6, 7, 3, 17), "bool"),  # 17 bytes: too short for the path
+        ((300, 2, 1, 20), "int64"),  # a size-1 dim between
+    ],
+)
+def test_copies_of_short_contiguous_rows_like_numpy(shape, dtype):
+    """contiguous() of views whose innermost run is contiguous in the input but short (Note
+    [Short rows] in kernels/cpu/copy.cpp): permutes that keep the last dim, with a flipped and
+    a sliced outer dim, a broadcast (expanded) dim, and rows of 2-D slices split across
+    threads; every row length around the path's bounds and several dtypes."""
+    rng = np.random.default_rng(sum(shape))
+    if dtype == "bool":
+        x = rng.random(shape) > 0.5
+    else:
+        x = (rng.standard_normal(shape) * 50).astype(dtype)
+    t = flow.tensor(x)
+    cases = [
+        (t.permute(0, 2, 1, 3), x.transpose(0, 2, 1, 3)),
+        (t.permute(2, 1, 0, 3), x.transpose(2, 1, 0, 3)),
+        (t.flip(1).permute(0, 2, 1, 3), x[:, ::-1].transpose(0, 2, 1, 3)),
+        (t[:, ::2].permute(1, 0, 2, 3), x[:, ::2].transpose(1, 0, 2, 3)),
+        (t[:1].expand(3, *shape[1:]), np.broadcast_to(x[:1], (3, *shape[1:]))),
+        (t.reshape(-1, shape[-1])[:, : shape[-1]], x.reshape(-1, shape[-1])),
+    ]
+    two_d = t.reshape(shape[0] * shape[1], shape[2] * shape[3])
+    half = max(1, (shape[2] * shape[3]) // 2)
+    cases.append((two_d[:, :half], x.reshape(shape[0] * shape[1], -1)[:, :half]))
+    for k, (view, want) in enumerate(cases):
+        got = view.contiguous()
+        assert got.is_contiguous()
+        np.testing.assert_array_equal(got.numpy(), np.ascontiguousarray(want), err_msg=f"case {k}")
+        out = flow.empty(*want.shape, dtype=t.dtype)
+        out.copy_(view)
+        np.testing.assert_array_equal(out.numpy(), np.ascontiguousarray(want), err_msg=f"copy_ {k}")
+
+
 @pytest.mark.parametrize("r", [2, 3])
 def test_pixel_shuffle_round_trip_like_torch(r):
     x = np.random.default_rng(r).standard_normal((4, 8 * r * r, 12, 40)).astype(np.float32)

@@ -119,11 +119,59 @@ bool copy_tiled(const Tensor& src, const Tensor& dst) {
   return true;
 }
 
+// Note [Short rows]: a same-dtype copy into a contiguous output whose innermost run is contiguous
+// in the input too but short (32-512 bytes: attention's (B, S, H, D) -> (B, H, S, D) moves rows
+// of D values) spends its time in the call per run when each run is a memcpy: glibc's memcpy
+// picks its strategy by size on every call and the loop around it cannot overlap one row's
+// loads with the next row's. avx2::copy_rows moves the rows with inline 32-byte loads and
+// stores: 32x128x8x32 float32, 2 threads, 67-71 -> 48-52 us in a standalone comparison.
+// Returns false (nothing done) when the copy is not of that form.
+bool copy_short_rows(const Tensor& src, const Tensor& dst) {
+  if (src->dtype() != dst->dtype() || !cpu::avx2::has_avx2() || !dst->is_contiguous()) return false;
+  const Shape& shape = dst->shape();
+  const int64_t nd = static_cast<int64_t>(shape.size());
+  if (nd < 2 || dst->numel() == 0) return false;
+  const int64_t sz = static_cast<int64_t>(itemsize(dst->dtype()));
+  const std::vector<int64_t> ss = cpu::broadcast_byte_strides(src, shape);
+  // The run: the trailing dims along which the input is contiguous too.
+  int64_t d = nd - 1, run = 1;
+  for (; d >= 0 && (shape[d] == 1 || ss[d] == run * sz); --d) run *= shape[d];
+  const int64_t bytes = run * sz;
+  if (d < 0 || bytes < 32 || bytes > 512) return false;
+  std::vector<int64_t> dims, st;  // the dims of rows, the last one walked by copy_rows
+  for (int64_t k = 0; k <= d; ++k)
+    if (shape[k] != 1) {
+      dims.push_back(shape[k]);
+      st.push_back(ss[k]);
+    }
+  constexpr int64_t kRowsPerTask = 64;
+  const int64_t rows = dims.back(), step = st.back(),
+                per = (rows + kRowsPerTask - 1) / kRowsPerTask;
+  int64_t blocks = 1;
+  for (size_t k = 0; k + 1 < dims.size(); ++k) blocks *= dims[k];
+  const char* s0 = static_cast<const char*>(src->data());
+  char* d0 = static_cast<char*>(dst->data());
+  const int64_t nb = static_cast<int64_t>(dims.size()) - 1;
+  OF_OMP_FOR_IF(
+      dst->numel() > cpu::kParallelGrain && blocks * per > 1, schedule(static),
+      for (int64_t t = 0; t < blocks * per; ++t) {
+        const int64_t b = t / per, r0 = t % per * kRowsPerTask;
+        int64_t off = 0;
+        for (int64_t k = nb - 1, rem = b; k >= 0; --k) {
+          off += rem % dims[k] * st[k];
+          rem /= dims[k];
+        }
+        cpu::avx2::copy_rows(d0 + (b * rows + r0) * bytes, s0 + off + r0 * step,
+                             std::min(kRowsPerTask, rows - r0), bytes, step);
+      });
+  return true;
+}
+
 }  // namespace
 
 // Copies `src` (any strides, same shape, on the CPU) into `dst` (any strides), casting.
 void copy_cpu(const Tensor& src, const Tensor& dst) {
-  if (copy_tiled(src, dst)) return;
+  if (copy_tiled(src, dst) || copy_short_rows(src, dst)) return;
   const auto tier = cpu::loop_tier();
   visit_dtype(src->dtype(), [&]<typename S>() {
     visit_dtype(dst->dtype(), [&]<typename D>() {

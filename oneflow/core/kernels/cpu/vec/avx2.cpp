@@ -1292,6 +1292,24 @@ void softmax_grad_row(const float* dy, const float* y, float* dx, int64_t n, boo
   for (; i < n; ++i) dx[i] = log ? dy[i] - std::exp(y[i]) * s : y[i] * (dy[i] - s);
 }
 
+void copy_rows(char* dst, const char* src, int64_t rows, int64_t bytes, int64_t src_step) {
+  auto load = [](const char* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); };
+  auto store = [](char* p, __m256i v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); };
+  for (int64_t r = 0; r < rows; ++r, dst += bytes, src += src_step) {
+    int64_t k = 0;
+    for (; k + 128 <= bytes; k += 128) {
+      const __m256i a = load(src + k), b = load(src + k + 32), c = load(src + k + 64),
+                    d = load(src + k + 96);
+      store(dst + k, a);
+      store(dst + k + 32, b);
+      store(dst + k + 64, c);
+      store(dst + k + 96, d);
+    }
+    for (; k + 32 <= bytes; k += 32) store(dst + k, load(src + k));
+    if (k < bytes) store(dst + bytes - 32, load(src + bytes - 32));
+  }
+}
+
 void copy_backward(char* dst, const char* src, int64_t n) {
   auto load = [](const char* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); };
   auto store = [](char* p, __m256i v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); };
