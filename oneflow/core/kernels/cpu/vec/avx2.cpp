@@ -1292,39 +1292,38 @@ void softmax_grad_row(const float* dy, const float* y, float* dx, int64_t n, boo
   for (; i < n; ++i) dx[i] = log ? dy[i] - std::exp(y[i]) * s : y[i] * (dy[i] - s);
 }
 
+namespace {
+inline __m256i load32(const char* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+inline void store32(char* p, __m256i v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); }
+// 128 bytes: the four loads ahead of the four stores.
+inline void move128(char* dst, const char* src) {
+  const __m256i a = load32(src), b = load32(src + 32), c = load32(src + 64), d = load32(src + 96);
+  store32(dst, a);
+  store32(dst + 32, b);
+  store32(dst + 64, c);
+  store32(dst + 96, d);
+}
+}  // namespace
+
 void copy_rows(char* dst, const char* src, int64_t rows, int64_t bytes, int64_t src_step) {
-  auto load = [](const char* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); };
-  auto store = [](char* p, __m256i v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); };
   for (int64_t r = 0; r < rows; ++r, dst += bytes, src += src_step) {
     int64_t k = 0;
-    for (; k + 128 <= bytes; k += 128) {
-      const __m256i a = load(src + k), b = load(src + k + 32), c = load(src + k + 64),
-                    d = load(src + k + 96);
-      store(dst + k, a);
-      store(dst + k + 32, b);
-      store(dst + k + 64, c);
-      store(dst + k + 96, d);
-    }
-    for (; k + 32 <= bytes; k += 32) store(dst + k, load(src + k));
-    if (k < bytes) store(dst + bytes - 32, load(src + bytes - 32));
+    for (; k + 128 <= bytes; k += 128) move128(dst + k, src + k);
+    for (; k + 32 <= bytes; k += 32) store32(dst + k, load32(src + k));
+    if (k < bytes) store32(dst + bytes - 32, load32(src + bytes - 32));
   }
 }
 
 void copy_backward(char* dst, const char* src, int64_t n) {
-  auto load = [](const char* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); };
-  auto store = [](char* p, __m256i v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); };
   while (n >= 128) {
     n -= 128;
-    const __m256i a = load(src + n), b = load(src + n + 32), c = load(src + n + 64),
-                  d = load(src + n + 96);
-    store(dst + n, a);
-    store(dst + n + 32, b);
-    store(dst + n + 64, c);
-    store(dst + n + 96, d);
+    move128(dst + n, src + n);
   }
   while (n >= 32) {
     n -= 32;
-    store(dst + n, load(src + n));
+    store32(dst + n, load32(src + n));
   }
   std::memcpy(dst, src, n);
 }
