@@ -182,7 +182,17 @@ def test_short_runs_side_by_side_like_torch(n):
 
 @pytest.mark.parametrize(
     "shape",
-    [(1024, 1024), (37, 300), (5, 7), (300, 37), (1000, 3), (3, 64), (16, 64, 64), (5, 9, 37)],
+    [
+        (1024, 1024),
+        (37, 300),
+        (5, 7),
+        (300, 37),
+        (1000, 3),
+        (3, 64),
+        (16, 64, 64),
+        (5, 9, 37),
+        (3, 7, 75),  # along dim 1: a 64-column strip, an 8-column strip, 3 scalar columns
+    ],
 )
 def test_extreme_reductions_along_each_dim_like_torch(shape):
     rng = np.random.default_rng(sum(shape))

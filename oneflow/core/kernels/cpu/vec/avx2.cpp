@@ -683,44 +683,51 @@ void sum_rows(float* part, const float* rows, int64_t stride, int64_t nrows, int
           : sum_rows_impl<false>(part, rows, stride, nrows, n);
 }
 
+namespace {
+// acc[0, 8 V) = the max (min without IsMax) of itself and the rows' values, held in registers
+// across all the rows (vmaxps(row, acc): acc stays on ties and once it is NaN; a NaN row value is
+// dropped but noted in `nan`).
+template <int V, bool IsMax>
+inline void max_strip(float* acc, const float* rows, int64_t stride, int64_t nrows, __m256& nan) {
+  auto max = [](__m256 a, __m256 v) { return IsMax ? _mm256_max_ps(v, a) : _mm256_min_ps(v, a); };
+  __m256 a[V];
+  for (int v = 0; v < V; ++v) a[v] = _mm256_loadu_ps(acc + 8 * v);
+  int64_t j = 0;
+  for (; j + 2 <= nrows; j += 2) {
+    const float* r = rows + j * stride;
+    for (int v = 0; v < V; ++v) {
+      const __m256 x0 = _mm256_loadu_ps(r + 8 * v), x1 = _mm256_loadu_ps(r + stride + 8 * v);
+      nan = _mm256_or_ps(nan, _mm256_cmp_ps(x0, x1, _CMP_UNORD_Q));  // one compare, two rows
+      a[v] = max(max(a[v], x0), x1);
+    }
+  }
+  for (; j < nrows; ++j)
+    for (int v = 0; v < V; ++v) {
+      const __m256 x = _mm256_loadu_ps(rows + j * stride + 8 * v);
+      nan = _mm256_or_ps(nan, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+      a[v] = max(a[v], x);
+    }
+  for (int v = 0; v < V; ++v) _mm256_storeu_ps(acc + 8 * v, a[v]);
+}
+}  // namespace
+
 void max_rows(float* acc, const float* rows, int64_t stride, int64_t nrows, int64_t n,
               bool is_max) {
-  // acc = max(row, acc) as vmaxps(row, acc): acc stays on ties (the first maximum wins) and
-  // once it is NaN; a NaN row value is dropped but noted in one mask for the whole call. Four
-  // rows per pass over the accumulators (a quarter of their loads and stores), a chain of one
-  // max per row.
+  // Strips of 64 columns whose accumulators stay in registers for all the rows: no loads and
+  // stores of acc per row. (Per pass of four rows over acc in memory, a queued amax(dim=1) of
+  // 256x64x64 ran the stream thread's half of the blocks at half the speed of the other
+  // thread's, plausibly 4K aliasing between its stack buffer acc and the rows.)
   __m256 nan = _mm256_setzero_ps();
-  auto max = [is_max](__m256 a, __m256 v) {
-    return is_max ? _mm256_max_ps(v, a) : _mm256_min_ps(v, a);
-  };
-  auto step = [&](__m256 a, __m256 v) {
-    nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-    return max(a, v);
-  };
+  int64_t k = 0;
+  for (; k + 64 <= n; k += 64)
+    is_max ? max_strip<8, true>(acc + k, rows + k, stride, nrows, nan)
+           : max_strip<8, false>(acc + k, rows + k, stride, nrows, nan);
+  for (; k + 8 <= n; k += 8)
+    is_max ? max_strip<1, true>(acc + k, rows + k, stride, nrows, nan)
+           : max_strip<1, false>(acc + k, rows + k, stride, nrows, nan);
   auto scalar = [is_max](float a, float v) { return (is_max ? v > a : v < a) || v != v ? v : a; };
-  int64_t j = 0;
-  for (; j + 4 <= nrows; j += 4) {
-    const float* r = rows + j * stride;
-    int64_t k = 0;
-    for (; k + 8 <= n; k += 8) {
-      const __m256 v0 = _mm256_loadu_ps(r + k), v1 = _mm256_loadu_ps(r + stride + k);
-      const __m256 v2 = _mm256_loadu_ps(r + 2 * stride + k);
-      const __m256 v3 = _mm256_loadu_ps(r + 3 * stride + k);
-      // One unordered compare checks two rows.
-      nan = _mm256_or_ps(nan, _mm256_or_ps(_mm256_cmp_ps(v0, v1, _CMP_UNORD_Q),
-                                           _mm256_cmp_ps(v2, v3, _CMP_UNORD_Q)));
-      _mm256_storeu_ps(acc + k, max(max(max(max(_mm256_loadu_ps(acc + k), v0), v1), v2), v3));
-    }
-    for (; k < n; ++k)
-      for (int64_t q = 0; q < 4; ++q) acc[k] = scalar(acc[k], r[q * stride + k]);
-  }
-  for (; j < nrows; ++j) {
-    const float* r = rows + j * stride;
-    int64_t k = 0;
-    for (; k + 8 <= n; k += 8)
-      _mm256_storeu_ps(acc + k, step(_mm256_loadu_ps(acc + k), _mm256_loadu_ps(r + k)));
-    for (; k < n; ++k) acc[k] = scalar(acc[k], r[k]);
-  }
+  for (; k < n; ++k)
+    for (int64_t j = 0; j < nrows; ++j) acc[k] = scalar(acc[k], rows[j * stride + k]);
   if (_mm256_movemask_ps(nan) == 0) return;
   // A NaN somewhere: a column that holds one ends at its last NaN (the scalar rule's result).
   for (int64_t k = 0; k < n / 8 * 8; ++k)
