@@ -1022,6 +1022,38 @@ def test_erf_float32_within_an_ulp_of_the_rounded_float64():
     assert np.isnan(flow.erf(flow.tensor([np.nan, -np.nan], dtype=flow.float32)).numpy()).all()
 
 
+def test_tanh_float32_within_2_ulp_of_the_rounded_float64():
+    # The vector tanh switches from an odd polynomial to 1 - 2 / (exp(2|x|) + 1) at |x| = 0.625
+    # and clamps |x| at 10 (tanh rounds to 1 from 9.02 on): dense around both, tiny and
+    # subnormal inputs (tanh(x) = x there), specials; non-contiguous and tail lengths too.
+    rng = np.random.default_rng(12)
+    x = np.concatenate(
+        [
+            np.linspace(-12, 12, 600_001, dtype=np.float32),
+            np.linspace(0.62, 0.63, 20_001, dtype=np.float32),
+            np.linspace(8.9, 10.1, 20_001, dtype=np.float32),
+            (10.0 ** rng.uniform(-45, 1.5, 200_000)).astype(np.float32),
+            np.array([0.0, 1e-40, 1e-30, 100.0, 3e38, np.inf], dtype=np.float32),
+        ]
+    )
+    x = np.concatenate([x, -x])
+    got = flow.tanh(flow.tensor(x)).numpy()
+    want = torch.tanh(torch.tensor(x.astype(np.float64))).numpy().astype(np.float32)
+    assert _ulps(got, want).max() <= 2
+    assert np.signbit(got[x == 0]).tolist() == np.signbit(x[x == 0]).tolist()
+    assert np.isnan(flow.tanh(flow.tensor([np.nan, -np.nan], dtype=flow.float32)).numpy()).all()
+    for n in (1, 7, 17, 33):  # masked tails
+        np.testing.assert_array_equal(flow.tanh(flow.tensor(x[:n])).numpy(), got[:n])
+    m = flow.tensor(x[: 4 * 999].reshape(4, 999)).t()  # strided
+    assert _ulps(flow.tanh(m).numpy(), want[: 4 * 999].reshape(4, 999).T).max() <= 2
+    # the gradient uses the output: 1 - tanh(x)^2
+    a = flow.tensor(x[:1000], requires_grad=True)
+    flow.tanh(a).sum().backward()
+    b = torch.tensor(x[:1000], requires_grad=True)
+    torch.tanh(b).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-5, atol=1e-7)
+
+
 @pytest.mark.skipif(
     "ONEFLOW_CPU_CAPABILITY" in os.environ, reason="already running at a capped tier"
 )

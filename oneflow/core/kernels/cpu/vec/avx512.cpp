@@ -137,6 +137,27 @@ inline __m512 erf_accurate16(__m512 x) {
 
 void erf_accurate(const float* x, float* y, int64_t n) { map16(x, y, n, erf_accurate16); }
 
+// tanh as the AVX2 tier's tanh8 (vec/avx2.cpp) on 16 lanes.
+inline __m512 tanh16(__m512 x) {
+  namespace ec = erf_coeffs;
+  const __m512 sign = _mm512_and_ps(x, _mm512_set1_ps(-0.0f));
+  const __m512 a = _mm512_min_ps(_mm512_set1_ps(ec::kTanhMax), _mm512_abs_ps(x));
+  const __m512 a2 = _mm512_mul_ps(a, a);
+  const __m512 small = _mm512_fmadd_ps(_mm512_mul_ps(horner16(ec::kTanhSmall, a2), a2), a, a);
+  const __m512 t = _mm512_add_ps(a, a);
+  __m512 n;
+  const __m512 r = exp_reduce16(t, n);                  // sets n
+  const __m512 e = _mm512_scalef_ps(exp_poly16(r), n);  // t <= 20: no clamp
+  const __m512 one = _mm512_set1_ps(1.0f);
+  const __m512 large =
+      _mm512_sub_ps(one, _mm512_div_ps(_mm512_set1_ps(2.0f), _mm512_add_ps(e, one)));
+  const __m512 y = _mm512_mask_blend_ps(
+      _mm512_cmp_ps_mask(a, _mm512_set1_ps(ec::kTanhSmallMax), _CMP_GE_OQ), small, large);
+  return _mm512_or_ps(y, sign);
+}
+
+void tanh_map(const float* x, float* y, int64_t n) { map16(x, y, n, tanh16); }
+
 // erfc as the AVX2 tier's erfc8 (vec/avx2.cpp) on 16 lanes.
 inline __m512 erfc16(__m512 x) {
   namespace ec = erf_coeffs;
@@ -434,7 +455,7 @@ avx2::UnaryKernel unary_kernel(UnaryFn fn) {
     case UnaryFn::kCosh:
       return &apply<Sleef_coshf16_u10avx512f>;
     case UnaryFn::kTanh:
-      return &apply<Sleef_tanhf16_u10avx512f>;
+      return &tanh_map;
     case UnaryFn::kAsinh:
       return &apply<Sleef_asinhf16_u10avx512f>;
     case UnaryFn::kAcosh:

@@ -1,5 +1,5 @@
-// Polynomial coefficients shared by the AVX2 and AVX-512 erf and erfinv kernels (vec/avx2.cpp,
-// vec/avx512.cpp), highest power first.
+// Polynomial coefficients shared by the AVX2 and AVX-512 erf, erfinv and tanh kernels
+// (vec/avx2.cpp, vec/avx512.cpp), highest power first.
 #pragma once
 
 namespace oneflow::cpu::erf_coeffs {
@@ -80,5 +80,12 @@ constexpr double kLog2e = 1.4426950408889634;
 constexpr double kLn2Hi = 0.6931471803691238;  // ln2 = hi + lo, hi with 32 significant bits
 constexpr double kLn2Lo = 1.9082149292705877e-10;
 constexpr double kTwoOverSqrtPi = 1.1283791670955126;
+
+// tanh(x) = x + x^3 kTanhSmall(x^2) for |x| < kTanhSmallMax (a least-squares fit for relative
+// error, reweighted towards minimax: within 1 ulp of tanh as evaluated in float); above it
+// tanh(x) = 1 - 2 / (exp(2x) + 1), and 1 from kTanhMax on (tanh(9.02) already rounds to 1).
+constexpr float kTanhSmallMax = 0.625f, kTanhMax = 10.0f;
+constexpr float kTanhSmall[] = {-0.005790185183286667f, 0.020721757784485817f,
+                                -0.05376730114221573f, 0.1333179920911789f, -0.33333295583724976f};
 
 }  // namespace oneflow::cpu::erf_coeffs

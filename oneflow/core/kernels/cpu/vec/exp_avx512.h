@@ -10,14 +10,8 @@
 namespace oneflow::cpu::avx512 {
 namespace {
 
-inline __m512 exp16(__m512 x) {
-  // Clamped so that r stays finite; the clamped ends still overflow / underflow in the scaling.
-  // min and max return their second operand for a NaN, so a NaN x passes through both.
-  x = _mm512_min_ps(_mm512_set1_ps(88.8f), _mm512_max_ps(_mm512_set1_ps(-104.0f), x));
-  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
-                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+// exp(r) for |r| <= ln2 / 2: the degree-7 Taylor polynomial.
+inline __m512 exp_poly16(__m512 r) {
   __m512 p = _mm512_set1_ps(1.0f / 5040);
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 720));
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120));
@@ -25,8 +19,24 @@ inline __m512 exp16(__m512 x) {
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6));
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-  return _mm512_scalef_ps(p, n);
+  return _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+}
+
+// x = n ln2 + r: n rounded to the nearest integer, r in ln2's two parts.
+inline __m512 exp_reduce16(__m512 x, __m512& n) {
+  n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                           _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+  return _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+}
+
+inline __m512 exp16(__m512 x) {
+  // Clamped so that r stays finite; the clamped ends still overflow / underflow in the scaling.
+  // min and max return their second operand for a NaN, so a NaN x passes through both.
+  x = _mm512_min_ps(_mm512_set1_ps(88.8f), _mm512_max_ps(_mm512_set1_ps(-104.0f), x));
+  __m512 n;
+  const __m512 r = exp_reduce16(x, n);
+  return _mm512_scalef_ps(exp_poly16(r), n);
 }
 
 }  // namespace
