@@ -26,6 +26,12 @@ class WorkerRunner:
         self.name, self.device = name, device
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_ROOT), env.get("PYTHONPATH")) if p)
+        if name == "numpy" and "OPENBLAS_THREAD_TIMEOUT" not in env:
+            # NumPy's OpenBLAS threads poll for work ~2^28 cycles (~0.1 s) after each call, far
+            # past the pause between trials, and took a core from the framework measured next
+            # (OneFlow, in two rotations of three): matmul 1024 5.6 -> 6.9 ms. 2^4 cycles: they
+            # sleep at once. NumPy is a reference column, not a framework under comparison.
+            env["OPENBLAS_THREAD_TIMEOUT"] = "4"
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "benchmarks.worker", name, device, str(threads)],
             stdin=subprocess.PIPE,
