@@ -1001,47 +1001,43 @@ def test_elementwise_ops_in_every_operand_layout_like_torch(shape):
         np.testing.assert_allclose(fo.numpy(), to.numpy(), rtol=1e-6)
 
 
-def test_erf_float32_within_an_ulp_of_the_rounded_float64():
-    # The vector erf switches formula at |x| = 1 and saturates at 3.92: dense around both,
-    # tiny and subnormal inputs (relative accuracy), specials.
-    rng = np.random.default_rng(11)
+def _odd_function_against_float64(name, dense, edges, tiny_max, ulps, seed):
+    """flow.<name> of float32 `x` (dense linspace, edge ranges, tiny and subnormal values,
+    specials, and all their negatives) within `ulps` of torch.<name> in float64 rounded to
+    float32, signed zeros kept, NaN passed through; returns (x, got, want)."""
+    rng = np.random.default_rng(seed)
     x = np.concatenate(
         [
-            np.linspace(-4.5, 4.5, 600_001, dtype=np.float32),
-            np.linspace(0.999, 1.001, 20_001, dtype=np.float32),
-            np.linspace(3.9, 3.95, 20_001, dtype=np.float32),
-            (10.0 ** rng.uniform(-45, 1, 200_000)).astype(np.float32),
+            np.linspace(-dense, dense, 600_001, dtype=np.float32),
+            *(np.linspace(lo, hi, 20_001, dtype=np.float32) for lo, hi in edges),
+            (10.0 ** rng.uniform(-45, tiny_max, 200_000)).astype(np.float32),
             np.array([0.0, 1e-40, 1e-30, 100.0, np.inf, 3e38], dtype=np.float32),
         ]
     )
     x = np.concatenate([x, -x])
-    got = flow.erf(flow.tensor(x)).numpy()
-    want = torch.erf(torch.tensor(x.astype(np.float64))).numpy().astype(np.float32)
-    assert _ulps(got, want).max() <= 1
+    got = getattr(flow, name)(flow.tensor(x)).numpy()
+    want = getattr(torch, name)(torch.tensor(x.astype(np.float64))).numpy().astype(np.float32)
+    assert _ulps(got, want).max() <= ulps
     assert np.signbit(got[x == 0]).tolist() == np.signbit(x[x == 0]).tolist()
-    assert np.isnan(flow.erf(flow.tensor([np.nan, -np.nan], dtype=flow.float32)).numpy()).all()
+    nan = flow.tensor([np.nan, -np.nan], dtype=flow.float32)
+    assert np.isnan(getattr(flow, name)(nan).numpy()).all()
+    return x, got, want
+
+
+def test_erf_float32_within_an_ulp_of_the_rounded_float64():
+    # The vector erf switches formula at |x| = 1 and saturates at 3.92: dense around both,
+    # tiny and subnormal inputs (relative accuracy), specials.
+    _odd_function_against_float64("erf", 4.5, [(0.999, 1.001), (3.9, 3.95)], 1, 1, seed=11)
 
 
 def test_tanh_float32_within_2_ulp_of_the_rounded_float64():
     # The vector tanh switches from an odd polynomial to 1 - 2 / (exp(2|x|) + 1) at |x| = 0.625
     # and clamps |x| at 10 (tanh rounds to 1 from 9.02 on): dense around both, tiny and
     # subnormal inputs (tanh(x) = x there), specials; non-contiguous and tail lengths too.
-    rng = np.random.default_rng(12)
-    x = np.concatenate(
-        [
-            np.linspace(-12, 12, 600_001, dtype=np.float32),
-            np.linspace(0.62, 0.63, 20_001, dtype=np.float32),
-            np.linspace(8.9, 10.1, 20_001, dtype=np.float32),
-            (10.0 ** rng.uniform(-45, 1.5, 200_000)).astype(np.float32),
-            np.array([0.0, 1e-40, 1e-30, 100.0, 3e38, np.inf], dtype=np.float32),
-        ]
+    # (Measured: within 1 ulp.)
+    x, got, want = _odd_function_against_float64(
+        "tanh", 12, [(0.62, 0.63), (8.9, 10.1)], 1.5, 2, seed=12
     )
-    x = np.concatenate([x, -x])
-    got = flow.tanh(flow.tensor(x)).numpy()
-    want = torch.tanh(torch.tensor(x.astype(np.float64))).numpy().astype(np.float32)
-    assert _ulps(got, want).max() <= 2
-    assert np.signbit(got[x == 0]).tolist() == np.signbit(x[x == 0]).tolist()
-    assert np.isnan(flow.tanh(flow.tensor([np.nan, -np.nan], dtype=flow.float32)).numpy()).all()
     for n in (1, 7, 17, 33):  # masked tails
         np.testing.assert_array_equal(flow.tanh(flow.tensor(x[:n])).numpy(), got[:n])
     m = flow.tensor(x[: 4 * 999].reshape(4, 999)).t()  # strided
