@@ -59,9 +59,9 @@ void tile(int64_t K, float alpha, const float* A, int64_t ars, int64_t aks, cons
     }
   }
   const __m256 va = _mm256_set1_ps(alpha);
-  // Unrolled, like the loops above, so that every index of `c` is a constant and it lives in
-  // registers: with a loop here GCC 12 kept `c` in memory and stored seven of the eight
-  // accumulators on every step of kk.
+  // Unrolled (GCC unrolls the loops above by itself) so that every index of `c` is a constant
+  // and `c` lives in registers: with a loop here GCC 12 kept `c` in memory and stored seven of
+  // the eight accumulators on every step of kk.
 #pragma GCC unroll 4
   for (int r = 0; r < R; ++r)
 #pragma GCC unroll 2
