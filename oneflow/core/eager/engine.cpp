@@ -121,11 +121,8 @@ class Stream {
                    const Attrs& attrs, bool fresh_outputs = false) {
     size_t bytes = 0;
     for (const Tensor& t : outputs) bytes += t->storage()->nbytes();
-    uint64_t work = 0;  // a CUDA instruction's host work is a launch: none
-    if (is_cpu()) {
-      for (const Tensor& t : inputs) work += t->numel() * itemsize(t->dtype());
-      for (const Tensor& t : outputs) work += t->numel() * itemsize(t->dtype());
-    }
+    // A CUDA instruction's host work is a launch: none.
+    const uint64_t work = is_cpu() ? prim.cpu_work(inputs, outputs) : 0;
     // Before taking the lock: locating may allocate Python frames, and a garbage collection
     // run there may call back into oneflow.
     Location location = t_location;
@@ -232,14 +229,14 @@ class Stream {
   // Note [Small ops run here]: handing an instruction and its tensors' metadata to the stream
   // thread's core costs ~0.5 us (on the 2-vCPU EPYC: an 8x8 trace took 1.2 us queued, 0.6 us
   // run at the call); a kernel that takes less gains nothing from overlapping with Python. So a
-  // CPU op whose kernel reads and writes at most kInlineWork bytes, and whose kernel took less
-  // than g_small_kernel_ns_limit (400) when it last ran here (Primitive::small_kernel_ns, a
-  // running estimate), runs on the calling thread when nothing is queued and no kernel error is
-  // pending. Longer small kernels -- a reduction's or oneDNN's set-up, ~1-2 us -- stay queued,
-  // where Python's next op overlaps them; one call in kProbeEvery still runs here to measure
-  // again. Its team is one OpenMP thread, so no second team of threads starts beside the stream
-  // thread's (see run_and_wait). Its error raises at the call. Returns false (nothing ran)
-  // otherwise.
+  // CPU op whose kernel reads and writes at most kInlineWork bytes (Primitive::cpu_work), and whose
+  // kernel took less than g_small_kernel_ns_limit (400) when it last ran here
+  // (Primitive::small_kernel_ns, a running estimate), runs on the calling thread when nothing is
+  // queued and no kernel error is pending. Longer small kernels -- a reduction's or oneDNN's
+  // set-up, ~1-2 us -- stay queued, where Python's next op overlaps them; one call in kProbeEvery
+  // still runs here to measure again. Its team is one OpenMP thread, so no second team of threads
+  // starts beside the stream thread's (see run_and_wait). Its error raises at the call. Returns
+  // false (nothing ran) otherwise.
   static constexpr uint64_t kInlineWork = uint64_t{16} << 10;
   static constexpr uint32_t kProbeEvery = 32;
   bool run_here_if_idle(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
@@ -247,10 +244,7 @@ class Stream {
     static thread_local uint32_t t_calls = 0;
     const uint32_t limit = g_small_kernel_ns_limit.load(kRelaxed);
     if (prim.small_kernel_ns.load(kRelaxed) > limit && ++t_calls % kProbeEvery != 0) return false;
-    uint64_t work = 0;
-    for (const Tensor& t : inputs) work += t->numel() * itemsize(t->dtype());
-    for (const Tensor& t : outputs) work += t->numel() * itemsize(t->dtype());
-    if (work > kInlineWork || failed_.load(kRelaxed)) return false;
+    if (prim.cpu_work(inputs, outputs) > kInlineWork || failed_.load(kRelaxed)) return false;
     const uint64_t done = completed_.load(kAcquire);
     if (published_.load(kAcquire) != done) return false;
     // The finished instructions' slots still hold their tensors: drop them, as a queuing thread

@@ -31,6 +31,12 @@ std::vector<TensorMeta> Gather::infer(const TensorList& in, const Attrs&) const 
   return {contiguous_meta(in[1]->shape(), in[0]->dtype(), in[0]->device())};
 }
 
+// The selected elements of x (one per index), the index, the output.
+uint64_t Gather::cpu_work(const TensorList& in, const TensorList& out) const {
+  return in[1]->numel() * itemsize(in[1]->dtype()) +
+         2 * out[0]->numel() * itemsize(out[0]->dtype());
+}
+
 TensorList Gather::grad(const GradContext& ctx, const TensorList& dy) const {
   TensorList dx(2);
   if (ctx.needs_input_grad[0]) {

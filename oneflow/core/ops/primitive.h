@@ -62,6 +62,12 @@ class Primitive {
   virtual void compute_cuda(const TensorList& inputs, const TensorList& outputs,
                             const Attrs& attrs) const = 0;
 
+  // Bytes the CPU kernel reads and writes: the eager engine's measure of its running time
+  // (whether a small op runs at the call, whether a waiter spins). Every element of every operand
+  // by default; a kernel that reads only part of an input (trace: the diagonal; gather: the
+  // selected rows) says so, or a quick op on a large input would always queue.
+  virtual uint64_t cpu_work(const TensorList& inputs, const TensorList& outputs) const;
+
   // The eager engine's running estimate of the CPU kernel's time on small operands when run at
   // the call, in ns (0: not measured yet); it decides whether a small op runs there (Note [Small
   // ops run here] in eager/engine.cpp).

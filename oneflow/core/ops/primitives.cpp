@@ -14,6 +14,13 @@ namespace oneflow {
 
 namespace F = functional;
 
+uint64_t Primitive::cpu_work(const TensorList& inputs, const TensorList& outputs) const {
+  uint64_t work = 0;
+  for (const Tensor& t : inputs) work += t->numel() * itemsize(t->dtype());
+  for (const Tensor& t : outputs) work += t->numel() * itemsize(t->dtype());
+  return work;
+}
+
 TensorList Primitive::grad(const GradContext&, const TensorList&) const {
   throw_error<RuntimeError>(name(), "has no gradient rule");
 }
@@ -1003,6 +1010,13 @@ std::vector<TensorMeta> IndexGather::infer(const TensorList& in, const Attrs& at
               in[j]->is_contiguous() && in[j]->device() == in[0]->device());
   return {contiguous_meta(gathered_shape(in[0]->shape(), in[1]->shape(), dim, k), in[0]->dtype(),
                           in[0]->device())};
+}
+
+// The selected slices of x (as many elements as the output), the indices, the output.
+uint64_t IndexGather::cpu_work(const TensorList& in, const TensorList& out) const {
+  uint64_t work = 2 * out[0]->numel() * itemsize(out[0]->dtype());
+  for (size_t i = 1; i < in.size(); ++i) work += in[i]->numel() * itemsize(in[i]->dtype());
+  return work;
 }
 
 TensorList IndexGather::grad(const GradContext& ctx, const TensorList& dy) const {

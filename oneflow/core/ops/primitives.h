@@ -483,6 +483,7 @@ class SgdUpdate final : public Primitive {
 class Gather final : public Primitive {
  public:
   const char* name() const override { return "gather"; }
+  uint64_t cpu_work(const TensorList& inputs, const TensorList& outputs) const override;
   PrimTraits traits() const override;
   std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
   TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
@@ -738,6 +739,7 @@ class Bernoulli final : public Primitive {
 class IndexGather final : public Primitive {
  public:
   const char* name() const override { return "index"; }
+  uint64_t cpu_work(const TensorList& inputs, const TensorList& outputs) const override;
   PrimTraits traits() const override;
   std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
   TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;

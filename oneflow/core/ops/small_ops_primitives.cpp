@@ -123,6 +123,11 @@ std::vector<TensorMeta> Trace::infer(const TensorList& in, const Attrs&) const {
   return {contiguous_meta({}, out, x->device())};
 }
 
+uint64_t Trace::cpu_work(const TensorList& in, const TensorList& out) const {
+  const int64_t len = std::min(in[0]->shape()[0], in[0]->shape()[1]);
+  return len * itemsize(in[0]->dtype()) + itemsize(out[0]->dtype());
+}
+
 TensorList Trace::grad(const GradContext& ctx, const TensorList& dy) const {
   if (!dy[0] || !ctx.needs_input_grad[0]) return {Tensor()};
   const TensorMeta& m = ctx.input_metas[0];

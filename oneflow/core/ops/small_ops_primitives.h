@@ -71,6 +71,7 @@ class Dot final : public Primitive {
 class Trace final : public Primitive {
  public:
   const char* name() const override { return "trace"; }
+  uint64_t cpu_work(const TensorList& inputs, const TensorList& outputs) const override;
   std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
   TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
   void compute_cpu(const TensorList& inputs, const TensorList& outputs,
