@@ -745,6 +745,33 @@ def test_host_reads_of_an_index_wait_for_its_writers_not_its_readers():
         flow.index_select(x, 0, idx)
 
 
+def test_embedding_checks_its_indices_without_waiting_for_queued_work():
+    """F.embedding's range check reads only the index values: the lookup queues behind the
+    work ahead of it instead of draining the queue, and an index out of range still raises
+    IndexError at the call (negative ones too, unlike indexing)."""
+    import oneflow.nn.functional as F
+
+    a = flow.randn(1024, 1024)
+    weight = flow.randn(10, 3)
+    idx = flow.tensor([[1, 9], [0, 4]])
+    flow.cpu.synchronize()
+    product = flow.matmul(a, a)  # milliseconds of work queued ahead
+    rows = F.embedding(idx, weight)
+    assert _internal.pending_instructions() >= 2  # the check did not wait for the matmul
+    np.testing.assert_array_equal(rows.numpy(), weight.numpy()[idx.numpy()])
+    del product
+    for bad in ([1, 10], [-1, 0]):
+        with pytest.raises(IndexError, match="embedding: index out of range in self"):
+            F.embedding(flow.tensor(bad), weight)
+    # int32 indices, and max_norm (which renormalises the rows it looks up)
+    w = flow.randn(10, 3) * 5
+    tw = torch.tensor(w.numpy())
+    got = F.embedding(idx.int(), w, max_norm=1.0)
+    want = torch.nn.functional.embedding(torch.tensor(idx.numpy()).int(), tw, max_norm=1.0)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(w.numpy(), tw.numpy(), rtol=1e-5)
+
+
 # ---- CUDA ops on the device's stream (ONEFLOW_ASYNC_CUDA=1) ------------------------------------
 
 _needs_cuda = pytest.mark.skipif(not flow.cuda.is_available(), reason="needs a CUDA device")

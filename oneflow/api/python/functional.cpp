@@ -481,6 +481,25 @@ void init_functional(py::module_& m) {
           }
           return F::index_put_(t, {idx}, dim, v, accumulate);
         });
+  // F.embedding's lookup: weight[input] after PyTorch's check that every index is in
+  // [0, num_embeddings), made on the index's values alone (they are read on the host, waiting
+  // only for the ops that write them, not for the queued work behind the weight).
+  m.def("_embedding_rows", [](const Tensor& weight, const Tensor& input) {
+    Tensor idx = F::contiguous(F::to(input, DType::kInt64, weight->device()));
+    {
+      Tensor host =
+          idx->device().type == DeviceType::kCPU ? idx : F::to(idx, std::nullopt, Device{});
+      ReleaseGil nogil;
+      const int64_t n = weight->shape()[0], count = host->numel();
+      const int64_t* p = host->read_as<int64_t>();
+      for (int64_t i = 0; i < count; ++i)
+        if (p[i] < 0 || p[i] >= n)
+          throw_error<IndexError>("embedding",
+                                  "index out of range in self (indices must be in [0, ", n,
+                                  "), weight has shape ", shape_str(weight->shape()), ")");
+    }
+    return F::index_gather_raw(F::contiguous(weight), {idx}, 0);
+  });
   m.def(
       "index_put_",
       [](py::handle x, std::vector<Tensor> indices, int64_t dim, py::handle value,

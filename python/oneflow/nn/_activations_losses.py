@@ -288,20 +288,15 @@ def embedding(
         raise AssertionError(
             f"embedding: padding_idx must be within num_embeddings ({n}), got {padding_idx}"
         )
-    if input.numel() and (
-        builtins.bool(_C.ge(input, n).any()) or builtins.bool(_C.lt(input, 0).any())
-    ):
-        raise IndexError(
-            f"embedding: index out of range in self (indices must be in [0, {n}), weight has "
-            f"shape {tuple(weight.shape)})"
-        )
+    # _embedding_rows raises IndexError for an index outside [0, n) (checked on the index's
+    # values only: no wait for the queued ops).
     if max_norm is not None:
         with oneflow.no_grad():
-            rows = weight[input.reshape(-1)]
+            rows = _C._embedding_rows(weight, input.reshape(-1))
             norms = oneflow.linalg.vector_norm(rows, norm_type, 1, keepdim=True)
             scale = _C.where(_C.gt(norms, max_norm), _C.div(max_norm, _C.add(norms, 1e-7)), 1.0)
             _C.index_put_(weight, [input.reshape(-1)], 0, _C.mul(rows, scale), False)
-    out = _C.index(weight, [input], 0)
+    out = _C._embedding_rows(weight, input)
     if padding_idx is not None and out.requires_grad:
         # No gradient flows into the padding row: route it through a mask.
         keep = _C.ne(input, padding_idx % n).unsqueeze(-1)
