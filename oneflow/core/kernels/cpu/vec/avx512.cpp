@@ -158,6 +158,38 @@ inline __m512 tanh16(__m512 x) {
 
 void tanh_map(const float* x, float* y, int64_t n) { map16(x, y, n, tanh16); }
 
+// sin (kCos false) and cos as the AVX2 tier's sincos8 (vec/erf_coeffs.h).
+template <bool kCos>
+inline __m512 sincos16(__m512 x) {
+  namespace ec = erf_coeffs;
+  const __m512 a = _mm512_abs_ps(x);
+  const __m512 j = _mm512_roundscale_ps(_mm512_mul_ps(a, _mm512_set1_ps(ec::kTwoOverPi)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(j, _mm512_set1_ps(ec::kPio2Hi), a);
+  r = _mm512_fnmadd_ps(j, _mm512_set1_ps(ec::kPio2Mid), r);
+  r = _mm512_fnmadd_ps(j, _mm512_set1_ps(ec::kPio2Lo), r);
+  const __m512 r2 = _mm512_mul_ps(r, r);
+  const __m512 sin_r = _mm512_fmadd_ps(_mm512_mul_ps(horner16(ec::kSinPoly, r2), r2), r, r);
+  const __m512 cos_r = _mm512_fmadd_ps(horner16(ec::kCosPoly, r2), r2, _mm512_set1_ps(1.0f));
+  __m512i q = _mm512_cvttps_epi32(j);  // (a NaN or huge lane is replaced below)
+  if constexpr (kCos) q = _mm512_add_epi32(q, _mm512_set1_epi32(1));  // cos x = sin(x + pi/2)
+  const __mmask16 odd = _mm512_test_epi32_mask(q, _mm512_set1_epi32(1));
+  const __m512 y = _mm512_mask_blend_ps(odd, sin_r, cos_r);
+  // Quadrants 2 and 3 negate; sin is odd.
+  __m512i sign = _mm512_slli_epi32(_mm512_and_si512(q, _mm512_set1_epi32(2)), 30);
+  if constexpr (!kCos)
+    sign = _mm512_xor_si512(sign,
+                            _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN)));
+  const __m512 out = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(y), sign));
+  const __mmask16 far = _mm512_cmp_ps_mask(a, _mm512_set1_ps(ec::kSinCosMax), _CMP_NLE_UQ);
+  if (far == 0) return out;
+  return _mm512_mask_blend_ps(far, out,
+                              kCos ? Sleef_cosf16_u10avx512f(x) : Sleef_sinf16_u10avx512f(x));
+}
+
+void sin_map(const float* x, float* y, int64_t n) { map16(x, y, n, sincos16<false>); }
+void cos_map(const float* x, float* y, int64_t n) { map16(x, y, n, sincos16<true>); }
+
 // erfc as the AVX2 tier's erfc8 (vec/avx2.cpp) on 16 lanes.
 inline __m512 erfc16(__m512 x) {
   namespace ec = erf_coeffs;
@@ -441,9 +473,9 @@ avx2::UnaryKernel unary_kernel(UnaryFn fn) {
     case UnaryFn::kExpm1:
       return &apply<Sleef_expm1f16_u10avx512f>;
     case UnaryFn::kSin:
-      return &apply<Sleef_sinf16_u10avx512f>;
+      return &sin_map;
     case UnaryFn::kCos:
-      return &apply<Sleef_cosf16_u10avx512f>;
+      return &cos_map;
     case UnaryFn::kTan:
       return &apply<Sleef_tanf16_u10avx512f>;
     case UnaryFn::kAsin:

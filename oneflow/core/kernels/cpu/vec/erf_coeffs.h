@@ -1,4 +1,4 @@
-// Polynomial coefficients shared by the AVX2 and AVX-512 erf, erfinv and tanh kernels
+// Polynomial coefficients shared by the AVX2 and AVX-512 erf, erfinv, tanh, sin and cos kernels
 // (vec/avx2.cpp, vec/avx512.cpp), highest power first.
 #pragma once
 
@@ -42,6 +42,21 @@ constexpr float kGilesCentral[] = {2.81022636e-08f,  3.43273939e-07f, -3.5233877
 constexpr float kGilesTail[] = {-0.000200214257f, 0.000100950558f, 0.00134934322f,
                                 -0.00367342844f,  0.00573950773f,  -0.0076224613f,
                                 0.00943887047f,   1.00167406f,     2.83297682f};
+
+// sin and cos: |x| = j pi/2 + r with j = round(|x| 2/pi) and pi/2 in three parts (exact
+// products with FMA; j < kSinCosMax / (pi/2) keeps r accurate), |r| <= pi/4. Then sin r =
+// r + r^3 kSinPoly(r^2) and cos r = 1 + r^2 kCosPoly(r^2), their Taylor polynomials of degree 9
+// and 10 (the next terms are below 3e-9 relatively), chosen and signed by the quadrant j mod 4:
+// within 1.5 ulp of sin and cos over |x| < kSinCosMax (measured). Larger |x| and non-finite x
+// go to Sleef's u10 functions.
+constexpr float kTwoOverPi = 0.636619772367581343f;
+constexpr float kPio2Hi = 1.57079637050628662109375f, kPio2Mid = -4.37113900018624283e-8f,
+                kPio2Lo = -1.71512451000590880e-15f;
+constexpr float kSinCosMax = 8192.0f;
+constexpr float kSinPoly[] = {2.75573192239858907e-6f, -1.98412698412698413e-4f,
+                              8.33333333333333333e-3f, -1.66666666666666667e-1f};
+constexpr float kCosPoly[] = {-2.75573192239858907e-7f, 2.48015873015873016e-5f,
+                              -1.38888888888888889e-3f, 4.16666666666666667e-2f, -0.5f};
 
 }  // namespace oneflow::cpu::erf_coeffs
 
