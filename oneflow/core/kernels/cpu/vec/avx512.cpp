@@ -190,6 +190,30 @@ inline __m512 sincos16(__m512 x) {
 void sin_map(const float* x, float* y, int64_t n) { map16(x, y, n, sincos16<false>); }
 void cos_map(const float* x, float* y, int64_t n) { map16(x, y, n, sincos16<true>); }
 
+// log as the AVX2 tier's log8, the exponent and mantissa by vgetexpps / vgetmantps (which
+// normalise subnormals: only zero, negative, infinite and NaN lanes go to Sleef).
+inline __m512 log_accurate16(__m512 v) {
+  namespace ec = erf_coeffs;
+  const __m512 one = _mm512_set1_ps(1.0f);
+  __m512 m = _mm512_getmant_ps(v, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero);
+  __m512 k = _mm512_getexp_ps(v);
+  const __mmask16 big = _mm512_cmp_ps_mask(m, _mm512_set1_ps(1.41421356f), _CMP_GT_OQ);
+  m = _mm512_mask_mul_ps(m, big, m, _mm512_set1_ps(0.5f));
+  k = _mm512_mask_add_ps(k, big, k, one);
+  const __m512 f = _mm512_sub_ps(m, one);
+  const __m512 f2 = _mm512_mul_ps(f, f);
+  const __m512 p = _mm512_mul_ps(_mm512_mul_ps(horner16(ec::kLogPoly, f), f2), f);
+  __m512 y = _mm512_fmadd_ps(k, _mm512_set1_ps(ec::kLn2LoF), p);
+  y = _mm512_add_ps(f, _mm512_fnmadd_ps(_mm512_set1_ps(0.5f), f2, y));
+  y = _mm512_fmadd_ps(k, _mm512_set1_ps(ec::kLn2HiF), y);
+  const __mmask16 special = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_NGT_UQ) |
+                            _mm512_cmp_ps_mask(v, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ);
+  if (special == 0) return y;
+  return _mm512_mask_blend_ps(special, y, Sleef_logf16_u10avx512f(v));
+}
+
+void log_map(const float* x, float* y, int64_t n) { map16(x, y, n, log_accurate16); }
+
 // erfc as the AVX2 tier's erfc8 (vec/avx2.cpp) on 16 lanes.
 inline __m512 erfc16(__m512 x) {
   namespace ec = erf_coeffs;
@@ -461,7 +485,7 @@ avx2::UnaryKernel unary_kernel(UnaryFn fn) {
     case UnaryFn::kRound:  // half to even, as nearbyint in the default rounding mode
       return &round16<_MM_FROUND_TO_NEAREST_INT>;
     case UnaryFn::kLog:
-      return &apply<Sleef_logf16_u10avx512f>;
+      return &log_map;
     case UnaryFn::kLog1p:
       return &apply<Sleef_log1pf16_u10avx512f>;
     case UnaryFn::kLog2:
