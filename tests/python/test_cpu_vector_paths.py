@@ -1115,6 +1115,29 @@ def test_log_float32_within_an_ulp_of_the_float64_value():
     np.testing.assert_allclose(a.grad.numpy(), 1 / pos, rtol=1e-6)
 
 
+def test_atan_float32_within_2_ulp_of_the_rounded_float64():
+    # The vector atan evaluates a polynomial in min(|x|, 1) / max(|x|, 1) and subtracts it from
+    # pi/2 above 1: every 997th float of either sign (zero, subnormals, both sides of 1, up to
+    # FLT_MAX), dense around 1, specials, masked tails, strided input and the gradient.
+    # (Measured: within 1.4 ulp of the exact value.)
+    pos = np.arange(0, 0x7F800000, 997, dtype=np.uint32).view(np.float32)
+    x = np.concatenate([pos, np.linspace(0.99, 1.01, 20_001, dtype=np.float32), [np.inf]])
+    x = np.concatenate([x, -x]).astype(np.float32)
+    got = flow.atan(flow.tensor(x)).numpy()
+    want = torch.atan(torch.tensor(x.astype(np.float64))).numpy().astype(np.float32)
+    assert _ulps(got, want).max() <= 2
+    assert np.signbit(got[x == 0]).tolist() == np.signbit(x[x == 0]).tolist()
+    assert np.isnan(flow.atan(flow.tensor([np.nan, -np.nan], dtype=flow.float32)).numpy()).all()
+    for n in (1, 7, 17, 33):  # masked tails
+        np.testing.assert_array_equal(flow.atan(flow.tensor(x[:n])).numpy(), got[:n])
+    m = flow.tensor(x[: 4 * 999].reshape(4, 999)).t()  # strided
+    np.testing.assert_array_equal(flow.atan(m).numpy(), got[: 4 * 999].reshape(4, 999).T)
+    v = np.linspace(-5, 5, 1001, dtype=np.float32)
+    a = flow.tensor(v, requires_grad=True)
+    flow.atan(a).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), 1 / (1 + v.astype(np.float64) ** 2), rtol=1e-6)
+
+
 @pytest.mark.skipif(
     "ONEFLOW_CPU_CAPABILITY" in os.environ, reason="already running at a capped tier"
 )

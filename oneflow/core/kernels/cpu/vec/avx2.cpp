@@ -217,6 +217,29 @@ inline __m256 log_accurate8(__m256 v) {
 
 void log_map(const float* x, float* y, int64_t n) { map8(x, y, n, log_accurate8); }
 
+// atan to 1.4 ulp (vec/erf_coeffs.h): a polynomial in z = min(|x|, 1) / max(|x|, 1), and pi/2
+// minus it above 1 with the rounding of pi/2 - z kept. inf gives pi/2, NaN passes through.
+// (Sleef's atanf took 2.7x this time on the Xeon.)
+inline __m256 atan8(__m256 x) {
+  namespace ec = erf_coeffs;
+  const __m256 sign = _mm256_and_ps(x, _mm256_set1_ps(-0.0f));
+  const __m256 a = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+  const __m256 one = _mm256_set1_ps(1.0f);
+  // min and max return their second operand for a NaN: a NaN |x| passes through both.
+  const __m256 z = _mm256_div_ps(_mm256_min_ps(one, a), _mm256_max_ps(one, a));
+  const __m256 t = _mm256_mul_ps(z, z);
+  const __m256 tp = _mm256_mul_ps(horner8(ec::kAtanPoly, t), t);
+  const __m256 p = _mm256_fmadd_ps(tp, z, z);
+  const __m256 pio2 = _mm256_set1_ps(ec::kPio2Hi);
+  const __m256 hi = _mm256_sub_ps(pio2, z);
+  const __m256 e = _mm256_sub_ps(_mm256_sub_ps(pio2, hi), z);  // hi + e = pi/2 - z exactly
+  const __m256 lo = _mm256_fnmadd_ps(z, tp, _mm256_add_ps(e, _mm256_set1_ps(ec::kPio2Mid)));
+  const __m256 q = _mm256_add_ps(hi, lo);
+  return _mm256_or_ps(_mm256_blendv_ps(p, q, _mm256_cmp_ps(a, one, _CMP_GT_OQ)), sign);
+}
+
+void atan_map(const float* x, float* y, int64_t n) { map8(x, y, n, atan8); }
+
 // erfc to about 2 ulp (Sleef's erfcf was 3x PyTorch's time here): below 1, 1 - erf with the
 // leading product fused; from 1 on exp(-x^2) erfcx(x), with exp(-x^2) corrected for the rounding
 // of x^2 and erfcx fitted on [1, 2.5] in x and on [2.5, 10.1] in 1 / x^2 (vec/erf_coeffs.h);
@@ -518,7 +541,7 @@ UnaryKernel unary_kernel(UnaryFn fn) {
     case UnaryFn::kAcos:
       return &apply<Sleef_acosf8_u10avx2>;
     case UnaryFn::kAtan:
-      return &apply<Sleef_atanf8_u10avx2>;
+      return &atan_map;
     case UnaryFn::kSinh:
       return &apply<Sleef_sinhf8_u10avx2>;
     case UnaryFn::kCosh:

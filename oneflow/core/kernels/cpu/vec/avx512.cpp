@@ -214,6 +214,27 @@ inline __m512 log_accurate16(__m512 v) {
 
 void log_map(const float* x, float* y, int64_t n) { map16(x, y, n, log_accurate16); }
 
+// atan as the AVX2 tier's atan8 (vec/erf_coeffs.h).
+inline __m512 atan16(__m512 x) {
+  namespace ec = erf_coeffs;
+  const __m512 sign = _mm512_and_ps(x, _mm512_set1_ps(-0.0f));
+  const __m512 a = _mm512_abs_ps(x);
+  const __m512 one = _mm512_set1_ps(1.0f);
+  const __mmask16 inv = _mm512_cmp_ps_mask(a, one, _CMP_GT_OQ);
+  const __m512 z = _mm512_div_ps(_mm512_min_ps(one, a), _mm512_max_ps(one, a));  // NaN passes
+  const __m512 t = _mm512_mul_ps(z, z);
+  const __m512 tp = _mm512_mul_ps(horner16(ec::kAtanPoly, t), t);
+  const __m512 p = _mm512_fmadd_ps(tp, z, z);
+  const __m512 pio2 = _mm512_set1_ps(ec::kPio2Hi);
+  const __m512 hi = _mm512_sub_ps(pio2, z);
+  const __m512 e = _mm512_sub_ps(_mm512_sub_ps(pio2, hi), z);
+  const __m512 lo = _mm512_fnmadd_ps(z, tp, _mm512_add_ps(e, _mm512_set1_ps(ec::kPio2Mid)));
+  const __m512 q = _mm512_add_ps(hi, lo);
+  return _mm512_or_ps(_mm512_mask_blend_ps(inv, p, q), sign);
+}
+
+void atan_map(const float* x, float* y, int64_t n) { map16(x, y, n, atan16); }
+
 // erfc as the AVX2 tier's erfc8 (vec/avx2.cpp) on 16 lanes.
 inline __m512 erfc16(__m512 x) {
   namespace ec = erf_coeffs;
@@ -507,7 +528,7 @@ avx2::UnaryKernel unary_kernel(UnaryFn fn) {
     case UnaryFn::kAcos:
       return &apply<Sleef_acosf16_u10avx512f>;
     case UnaryFn::kAtan:
-      return &apply<Sleef_atanf16_u10avx512f>;
+      return &atan_map;
     case UnaryFn::kSinh:
       return &apply<Sleef_sinhf16_u10avx512f>;
     case UnaryFn::kCosh:
