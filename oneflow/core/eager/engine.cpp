@@ -46,7 +46,7 @@ bool queue_every_op_from_env() {
 }
 std::atomic<bool> g_queue_every_op{queue_every_op_from_env()};
 // The kernel time limit of Note [Small ops run here], in ns (settable for tests).
-std::atomic<uint32_t> g_small_kernel_ns_limit{400};
+std::atomic<uint32_t> g_small_kernel_ns_limit{600};
 
 // The calling thread's OpenMP team is one thread for a kernel run here (see run_here_if_idle).
 class OneOpenMpThread {
@@ -230,20 +230,29 @@ class Stream {
   // thread's core costs ~0.5 us (on the 2-vCPU EPYC: an 8x8 trace took 1.2 us queued, 0.6 us
   // run at the call); a kernel that takes less gains nothing from overlapping with Python. So a
   // CPU op whose kernel reads and writes at most kInlineWork bytes (Primitive::cpu_work), and whose
-  // kernel took less than g_small_kernel_ns_limit (400) when it last ran here
+  // kernel took less than g_small_kernel_ns_limit (600) when it last ran here
   // (Primitive::small_kernel_ns, a running estimate), runs on the calling thread when nothing is
   // queued and no kernel error is pending. Longer small kernels -- a reduction's or oneDNN's
-  // set-up, ~1-2 us -- stay queued, where Python's next op overlaps them; one call in kProbeEvery
-  // still runs here to measure again. Its team is one OpenMP thread, so no second team of threads
-  // starts beside the stream thread's (see run_and_wait). Its error raises at the call. Returns
-  // false (nothing ran) otherwise.
-  static constexpr uint64_t kInlineWork = uint64_t{16} << 10;
+  // set-up, ~1-2 us -- stay queued, where Python's next op overlaps them; after kProbeEvery calls
+  // queued that way, the next call that finds the stream idle runs here to measure again (a
+  // probe). A probe that follows queued runs is cold: the outputs' recycled memory was last
+  // written by the stream thread, on the other core (outer 64x64, a ~190 ns kernel here with
+  // warm memory: 1.3-2 us), so a slow probe is retried at the next idle call before it counts.
+  // (With one probe every 32nd call, believed at once, a loop of outer 64x64 with a read every
+  // 100 calls stayed queued at ~1.6 us per op for good, where running here costs ~1.0.) Its
+  // team is one OpenMP thread, so no second team of threads starts beside the stream thread's
+  // (see run_and_wait). Its error raises at the call. Returns false (nothing ran) otherwise.
+  static constexpr uint64_t kInlineWork = uint64_t{20} << 10;
   static constexpr uint32_t kProbeEvery = 32;
   bool run_here_if_idle(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
                         const Attrs& attrs) {
-    static thread_local uint32_t t_calls = 0;
     const uint32_t limit = g_small_kernel_ns_limit.load(kRelaxed);
-    if (prim.small_kernel_ns.load(kRelaxed) > limit && ++t_calls % kProbeEvery != 0) return false;
+    const uint32_t skipped = prim.small_kernel_skips.load(kRelaxed);
+    const bool probe = prim.small_kernel_ns.load(kRelaxed) > limit;
+    if (probe && skipped < kProbeEvery) {
+      prim.small_kernel_skips.store(skipped + 1, kRelaxed);
+      return false;
+    }
     if (prim.cpu_work(inputs, outputs) > kInlineWork || failed_.load(kRelaxed)) return false;
     const uint64_t done = completed_.load(kAcquire);
     if (published_.load(kAcquire) != done) return false;
@@ -256,11 +265,18 @@ class Stream {
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                         std::chrono::steady_clock::now() - start)
                         .count();
-    // Weight 1/4, a time counted as at most twice the limit: one preempted run does not queue
-    // the next ops, and a kernel that always takes longer still settles above the limit.
+    // A time counted as at most twice the limit, which raises the estimate with weight 1/8 and
+    // lowers it with weight 3/4: a preempted run does not queue the next ops, one quick run
+    // lets them run here again, and a kernel that always takes longer settles above the limit.
     const uint32_t t = static_cast<uint32_t>(std::clamp<int64_t>(ns, 1, 2 * int64_t{limit}));
-    const uint32_t old = prim.small_kernel_ns.load(kRelaxed);
-    prim.small_kernel_ns.store(old == 0 ? t : (3 * uint64_t{old} + t) / 4, kRelaxed);
+    if (probe && t > limit && skipped == kProbeEvery) {
+      prim.small_kernel_skips.store(kProbeEvery + 1, kRelaxed);  // the retry, warm
+      return true;
+    }
+    const uint64_t old = prim.small_kernel_ns.load(kRelaxed);
+    const uint64_t est = old == 0 ? t : t < old ? (old + 3 * uint64_t{t}) / 4 : (7 * old + t) / 8;
+    prim.small_kernel_ns.store(static_cast<uint32_t>(est), kRelaxed);
+    prim.small_kernel_skips.store(0, kRelaxed);
     return true;
   }
 

@@ -82,7 +82,7 @@ bool on_stream_thread();
 // it (4 MB outputs: two buffers cost ~40% on the 2-vCPU EPYC, four ~90%).
 void enqueue(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
              const Attrs& attrs, bool fresh_outputs = false);
-// Runs prim.compute_cpu here, now, when its operands are small (16 KiB read and written at
+// Runs prim.compute_cpu here, now, when its operands are small (20 KiB read and written at
 // most), its kernel is quick and the CPU stream has nothing queued, and returns true; returns false
 // otherwise (Note [Small ops run here] in engine.cpp). Off with ONEFLOW_QUEUE_EVERY_OP=1 or
 // set_queue_every_op(true): every op is queued, and every kernel error surfaces at a
@@ -91,7 +91,7 @@ bool run_here_if_idle(const Primitive& prim, const TensorList& inputs, const Ten
                       const Attrs& attrs);
 bool queue_every_op();
 void set_queue_every_op(bool queue);
-// The kernel time (ns, default 400) below which a small op runs at the call (tests raise it to
+// The kernel time (ns, default 600) below which a small op runs at the call (tests raise it to
 // make every small op on an idle stream run there).
 void set_small_kernel_ns_limit(uint32_t ns);
 uint32_t small_kernel_ns_limit();

@@ -72,6 +72,8 @@ class Primitive {
   // the call, in ns (0: not measured yet); it decides whether a small op runs there (Note [Small
   // ops run here] in eager/engine.cpp).
   mutable std::atomic<uint32_t> small_kernel_ns{0};
+  // Calls queued since the estimate was last measured (the engine probes again after 32).
+  mutable std::atomic<uint32_t> small_kernel_skips{0};
 };
 
 }  // namespace oneflow

@@ -96,17 +96,25 @@ void Outer::compute_cpu(const TensorList& in, const TensorList& out, const Attrs
     }
     const T* bp = packed ? packed.get() : b;
     // One thread: the functional layer sends products above the parallel grain to the
-    // broadcasting elementwise driver.
-    for (int64_t i = 0; i < rows; ++i) {
-      T* row = o + i * cols;
-      if constexpr (std::is_same_v<T, bool>) {
-        const bool ai = a[i * sa];
-        for (int64_t j = 0; j < cols; ++j) row[j] = ai && bp[j];
-      } else {
-        const compute_t<T> ai = compute_t<T>(a[i * sa]);
-        for (int64_t j = 0; j < cols; ++j) row[j] = T(ai * compute_t<T>(bp[j]));
+    // broadcasting elementwise driver. The rows are built for the widest tier: the stores are
+    // the kernel's time (64 x 64 float32 with 16-byte stores ~450 ns, most of the op's cost run
+    // at the call). Pointers and counts are locals of the body (see run_loop).
+    cpu::run_loop(cpu::loop_tier(), [&] {
+      const T* a_ = a;
+      const T* b_ = bp;
+      T* o_ = o;
+      const int64_t n = rows, m = cols, step = sa;
+      for (int64_t i = 0; i < n; ++i) {
+        T* row = o_ + i * m;
+        if constexpr (std::is_same_v<T, bool>) {
+          const bool ai = a_[i * step];
+          for (int64_t j = 0; j < m; ++j) row[j] = ai && b_[j];
+        } else {
+          const compute_t<T> ai = compute_t<T>(a_[i * step]);
+          for (int64_t j = 0; j < m; ++j) row[j] = T(ai * compute_t<T>(b_[j]));
+        }
       }
-    }
+    });
   });
 }
 
