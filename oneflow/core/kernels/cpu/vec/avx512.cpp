@@ -190,16 +190,23 @@ inline __m512 sincos16(__m512 x) {
 void sin_map(const float* x, float* y, int64_t n) { map16(x, y, n, sincos16<false>); }
 void cos_map(const float* x, float* y, int64_t n) { map16(x, y, n, sincos16<true>); }
 
+// v = m 2^k with m in [sqrt(1/2), sqrt(2)) for v > 0, by vgetmantps / vgetexpps (which
+// normalise subnormals).
+inline __m512 mantissa16(__m512 v, __m512& k) {
+  __m512 m = _mm512_getmant_ps(v, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero);
+  k = _mm512_getexp_ps(v);
+  const __mmask16 big = _mm512_cmp_ps_mask(m, _mm512_set1_ps(1.41421356f), _CMP_GT_OQ);
+  k = _mm512_mask_add_ps(k, big, k, _mm512_set1_ps(1.0f));
+  return _mm512_mask_mul_ps(m, big, m, _mm512_set1_ps(0.5f));
+}
+
 // log as the AVX2 tier's log8, the exponent and mantissa by vgetexpps / vgetmantps (which
 // normalise subnormals: only zero, negative, infinite and NaN lanes go to Sleef).
 inline __m512 log_accurate16(__m512 v) {
   namespace ec = erf_coeffs;
   const __m512 one = _mm512_set1_ps(1.0f);
-  __m512 m = _mm512_getmant_ps(v, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero);
-  __m512 k = _mm512_getexp_ps(v);
-  const __mmask16 big = _mm512_cmp_ps_mask(m, _mm512_set1_ps(1.41421356f), _CMP_GT_OQ);
-  m = _mm512_mask_mul_ps(m, big, m, _mm512_set1_ps(0.5f));
-  k = _mm512_mask_add_ps(k, big, k, one);
+  __m512 k;
+  const __m512 m = mantissa16(v, k);
   const __m512 f = _mm512_sub_ps(m, one);
   const __m512 f2 = _mm512_mul_ps(f, f);
   const __m512 p = _mm512_mul_ps(_mm512_mul_ps(horner16(ec::kLogPoly, f), f2), f);
@@ -275,11 +282,8 @@ void erfc(const float* x, float* y, int64_t n) { map16(x, y, n, erfc16); }
 // with m in [sqrt(1/2), sqrt(2)), log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172.
 inline __m512 log16(__m512 v) {
   const __m512 one = _mm512_set1_ps(1.0f);
-  __m512 m = _mm512_getmant_ps(v, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero);
-  __m512 k = _mm512_getexp_ps(v);
-  const __mmask16 big = _mm512_cmp_ps_mask(m, _mm512_set1_ps(1.41421356f), _CMP_GT_OQ);
-  m = _mm512_mask_mul_ps(m, big, m, _mm512_set1_ps(0.5f));
-  k = _mm512_mask_add_ps(k, big, k, one);
+  __m512 k;
+  const __m512 m = mantissa16(v, k);
   const __m512 s = _mm512_div_ps(_mm512_sub_ps(m, one), _mm512_add_ps(m, one));
   const __m512 s2 = _mm512_mul_ps(s, s);
   __m512 p = _mm512_fmadd_ps(s2, _mm512_set1_ps(2.0f / 7), _mm512_set1_ps(2.0f / 5));
