@@ -159,7 +159,7 @@ void tanh_map(const float* x, float* y, int64_t n) { map8(x, y, n, tanh8); }
 
 // sin (kCos false) and cos to 1.5 ulp: |x| = j pi/2 + r, |r| <= pi/4, and sin r or cos r by
 // the quadrant (vec/erf_coeffs.h); Sleef's u10 functions for |x| > kSinCosMax, inf and NaN.
-// (Sleef's sinf took 1.6x this time on the Xeon; the Intel PyTorch wheel's MKL is as fast.)
+// (Sleef's sinf took 1.6x this time on the AVX-512 Xeon, one thread, in cache.)
 template <bool kCos>
 inline __m256 sincos8(__m256 x) {
   namespace ec = erf_coeffs;
