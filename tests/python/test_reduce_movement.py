@@ -529,6 +529,34 @@ def test_scatter_when_the_index_covers_every_line_like_torch(shape, dim, length,
             np.testing.assert_allclose(g, w, rtol=tol, atol=tol, err_msg=f"{dt} output {k}")
 
 
+@pytest.mark.parametrize("shape,dim", [((1024, 300), 0), ((2048, 100), 0), ((2, 600, 70), 1)])
+def test_scatter_along_an_outer_dim_in_column_chunks_like_torch(shape, dim):
+    """Scatter along an outer dim with src shaped as the index walks rows in column chunks
+    sized so that the chunk's output rows stay in cache (32 to 1024 columns: here 64 to 512,
+    with a partial last chunk): a permutation per column, and duplicate indices with sum and
+    amax, in float32 and float64."""
+    rng = np.random.default_rng(sum(shape) + dim)
+    perm = np.argsort(rng.random(shape), axis=dim)
+    idx = rng.integers(0, shape[dim], shape)
+    for dt in ("float32", "float64"):
+        a = rng.standard_normal(shape).astype(dt)
+        src = rng.standard_normal(shape).astype(dt)
+        for lib in (flow, torch):
+            x, s = lib.tensor(a), lib.tensor(src)
+            p, i = lib.tensor(perm), lib.tensor(idx)
+            outs = [
+                x.scatter(dim, p, s),
+                x.scatter_add(dim, i, s),
+                x.scatter_reduce(dim, i, s, "amax"),
+            ]
+            if lib is flow:
+                got = [t.numpy() for t in outs]
+            else:
+                want = [t.numpy() for t in outs]
+        for k, (g, w) in enumerate(zip(got, want)):
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5, err_msg=f"{dt} output {k}")
+
+
 @pytest.mark.parametrize(
     "shape,dim", [((4, 7), 1), ((64, 2048), 1), ((2048, 64), 0), ((3, 4, 5), 1)]
 )

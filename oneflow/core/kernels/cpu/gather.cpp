@@ -2,6 +2,7 @@
 // test the index bounds in their one pass over the index and raise after it: gather reads
 // element 0 for a bad index, scatter skips it.
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <string>
 
@@ -178,8 +179,14 @@ void Scatter::compute_cpu(const TensorList& in, const TensorList& out, const Att
   if (!fused) copy_cpu(self, out[0]);
   int bad = 0;
   auto run_rows = [&]<ScatterReduce R>() {
-    constexpr int64_t kChunk = 1024;
-    const int64_t outer = lines / inner, chunks = (inner + kChunk - 1) / kChunk;
+    // Column chunks whose output rows (len of them) span ~512 KiB at most, so the scattered
+    // writes stay in L2 (2048x2048 float32 along dim 0, a permutation per column, two threads
+    // on the Xeon: chunks of 1024 columns, 8 MiB each, 15.6-16.2 ms; of 32 or 64, 10.5-11.4).
+    const uint64_t fit = (uint64_t{512} << 10) /
+                         static_cast<uint64_t>(std::max<int64_t>(1, len * itemsize(self->dtype())));
+    const int64_t chunk = std::clamp<int64_t>(
+        static_cast<int64_t>(std::bit_floor(std::max<uint64_t>(fit, 1))), 32, 1024);
+    const int64_t outer = lines / inner, chunks = (inner + chunk - 1) / chunk;
     visit_dtype(self->dtype(), [&]<typename T>() {
       T* o = out[0]->data_as<T>();
       const T* s = src->data_as<T>();
@@ -188,8 +195,8 @@ void Scatter::compute_cpu(const TensorList& in, const TensorList& out, const Att
           reduction(|
                     : bad) schedule(static),
           for (int64_t task = 0; task < outer * chunks; ++task) {
-            const int64_t b = task / chunks, j0 = (task % chunks) * kChunk;
-            const int64_t m = std::min(kChunk, inner - j0);
+            const int64_t b = task / chunks, j0 = (task % chunks) * chunk;
+            const int64_t m = std::min(chunk, inner - j0);
             int64_t out_base = 0;
             for (int64_t d = dim - 1, rem = b; d >= 0; --d) {
               out_base += (rem % ishape[d]) * os[d];
