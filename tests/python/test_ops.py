@@ -469,10 +469,64 @@ def test_maximum_minimum_clamp(seed, device):
     check(lambda lib, a: a.clip(max=0.2), [sa], dtype="float64", device=device, seed=seed)
 
 
+_INPUT_GRAD_DOMAINS = {
+    # name: (values in the domain, edge values). The random values keep away from the edges,
+    # where 1 - x^2 (x^2 - 1) cancels: there one rounding more or less of x^2 (PyTorch rounds it
+    # as an op of its own) changes the gradient by far more than the tolerance.
+    "asin": (lambda a: 0.9 * np.tanh(a), [0.0, 1.0, -1.0, np.nan]),
+    "acos": (lambda a: 0.9 * np.tanh(a), [0.0, 1.0, -1.0, np.nan]),
+    "atan": (lambda a: a, [0.0, np.inf, -np.inf, np.nan]),
+    "asinh": (lambda a: a, [0.0, np.inf, -np.inf, np.nan]),
+    "acosh": (lambda a: 1.2 + np.abs(a), [1.0, np.inf, 0.5, np.nan]),
+    "atanh": (lambda a: 0.9 * np.tanh(a), [0.0, 1.0, -1.0, np.nan]),
+    "log1p": (lambda a: np.abs(a) - 0.9, [0.0, -1.0, np.inf, np.nan]),
+    "log2": (lambda a: np.abs(a) + 1e-3, [0.0, 1.0, np.inf, np.nan]),
+    "log10": (lambda a: np.abs(a) + 1e-3, [0.0, 1.0, np.inf, np.nan]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_INPUT_GRAD_DOMAINS))
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_one_pass_gradients_from_the_input_like_torch(name, dtype):
+    # asin, acos, atan, asinh, acosh, atanh, log1p, log2 and log10 differentiate from their input
+    # in one UnaryGrad pass (the composites remain under create_graph): random, broadcast (the
+    # gradient of a sum) and strided incoming gradients, the domain's edges, NaN.
+    import torch
+
+    import oneflow as flow
+
+    rng = np.random.default_rng(11)
+    domain, edges = _INPUT_GRAD_DOMAINS[name]
+    a = domain(rng.standard_normal((37, 41)) * 2)
+    a[0, :4] = edges
+    a = a.astype(dtype)
+    w = rng.standard_normal((41, 37)).astype(dtype)
+    for weights in (None, w):
+        grads = []
+        for lib in (flow, torch):
+            x = lib.tensor(a, requires_grad=True)
+            y = getattr(lib, name)(x)
+            loss = y.sum() if weights is None else (y * lib.tensor(weights).t()).sum()
+            loss.backward()
+            grads.append(x.grad.double().numpy() if lib is torch else x.grad.numpy().astype("f8"))
+        # 16-bit floats: ours rounds once from float32, PyTorch after each of its ops.
+        tol = {"float16": 1e-2, "float32": 2e-6, "float64": 1e-12}[dtype]
+        np.testing.assert_allclose(grads[0], grads[1], rtol=tol, atol=tol)
+    # under create_graph the composite runs and is differentiable again
+    x = flow.tensor(a[1:], requires_grad=True)
+    (g,) = flow.autograd.grad(getattr(flow, name)(x).sum(), x, create_graph=True)
+    (gg,) = flow.autograd.grad(g.sum(), x)
+    xt = torch.tensor(a[1:], requires_grad=True)
+    (gt,) = torch.autograd.grad(getattr(torch, name)(xt).sum(), xt, create_graph=True)
+    (ggt,) = torch.autograd.grad(gt.sum(), xt)
+    tol = {"float16": 2e-2, "float32": 1e-4, "float64": 1e-10}[dtype]
+    np.testing.assert_allclose(gg.numpy().astype("f8"), ggt.double().numpy(), rtol=tol, atol=tol)
+
+
 @pytest.mark.parametrize("name", ["sigmoid", "tanh", "sqrt"])
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 def test_gradients_from_the_output_like_torch(name, dtype):
-    # sigmoid, tanh and sqrt differentiate from their output in one pass (OutputGrad): random,
+    # sigmoid, tanh and sqrt differentiate from their output in one pass (UnaryGrad): random,
     # broadcast (the gradient of a sum) and strided incoming gradients, special values.
     import torch
 

@@ -160,6 +160,14 @@ constexpr bool keeps_integers(UnaryFn k) {
          k == UnaryFn::kNeg || k == UnaryFn::kBitwiseNot;
 }
 
+// The functions whose one-pass gradient (UnaryGrad) reads the input x; sigmoid, tanh and sqrt
+// read the output.
+constexpr bool unary_grad_reads_input(UnaryFn k) {
+  return k == UnaryFn::kAsin || k == UnaryFn::kAcos || k == UnaryFn::kAtan ||
+         k == UnaryFn::kAsinh || k == UnaryFn::kAcosh || k == UnaryFn::kAtanh ||
+         k == UnaryFn::kLog1p || k == UnaryFn::kLog2 || k == UnaryFn::kLog10;
+}
+
 // Functions defined on integers and bool only.
 constexpr bool bitwise_fn(BinaryFn k) {
   return k == BinaryFn::kBitwiseAnd || k == BinaryFn::kBitwiseOr || k == BinaryFn::kBitwiseXor;

@@ -707,8 +707,8 @@ Tensor neg(const Tensor& a) {
 
 Tensor relu(const Tensor& a) { return dispatch1(prim::relu(), {a}); }
 
-Tensor output_grad(UnaryFn fn, const Tensor& dy, const Tensor& y) {
-  return dispatch1(prim::output_grad(), {dy, y}, Attrs{{"fn", static_cast<int64_t>(fn)}});
+Tensor unary_grad(UnaryFn fn, const Tensor& dy, const Tensor& y) {
+  return dispatch1(prim::unary_grad(), {dy, y}, Attrs{{"fn", static_cast<int64_t>(fn)}});
 }
 
 Tensor relu_grad(const Tensor& dy, const Tensor& y) {

@@ -80,7 +80,7 @@ Tensor neg(const Tensor& a);
 Tensor relu(const Tensor& a);
 Tensor relu_grad(const Tensor& dy, const Tensor& y);
 // dy * f'(x) from y = f(x) for fn sigmoid, tanh or sqrt (one pass; not differentiable).
-Tensor output_grad(UnaryFn fn, const Tensor& dy, const Tensor& y);
+Tensor unary_grad(UnaryFn fn, const Tensor& dy, const Tensor& y);
 // True division; integer inputs divide as the default float dtype.
 Tensor div(const Tensor& a, const Tensor& b);
 Tensor div(const Tensor& a, Scalar b);

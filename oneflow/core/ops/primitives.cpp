@@ -111,7 +111,7 @@ TensorList Relu::grad(const GradContext& ctx, const TensorList& dy) const {
   return {F::relu_grad(dy[0], ctx.outputs[0])};
 }
 
-PrimTraits OutputGrad::traits() const {
+PrimTraits UnaryGrad::traits() const {
   PrimTraits t = BinaryElementwise::traits();
   t.differentiable = false;
   return t;
@@ -277,6 +277,10 @@ TensorList Unary<K>::grad(const GradContext& ctx, const TensorList& dy) const {
                     : !ctx.outputs.empty() ? ctx.outputs[0]
                                            : kNothingSaved;
   const Scalar one = Scalar::from_int(1);
+  // One pass from the input where no graph of the gradient is built (UnaryGrad).
+  if constexpr (unary_grad_reads_input(K)) {
+    if (!grad_mode_enabled() && x->dtype() == g->dtype()) return {F::unary_grad(K, g, x)};
+  }
   switch (K) {
     case UnaryFn::kAbs: {
       const Tensor& x = ctx.inputs[0];
@@ -286,7 +290,7 @@ TensorList Unary<K>::grad(const GradContext& ctx, const TensorList& dy) const {
                        F::where(F::lt(x, Scalar::from_int(0)), F::neg(g), zero))};
     }
     case UnaryFn::kSqrt:
-      if (!grad_mode_enabled()) return {F::output_grad(K, g, ctx.outputs[0])};
+      if (!grad_mode_enabled()) return {F::unary_grad(K, g, ctx.outputs[0])};
       return {F::div(g, F::mul(ctx.outputs[0], Scalar::from_int(2)))};
     case UnaryFn::kRsqrt: {
       const Tensor& y = ctx.outputs[0];
@@ -302,12 +306,12 @@ TensorList Unary<K>::grad(const GradContext& ctx, const TensorList& dy) const {
       return {F::neg(F::mul(g, F::unary(UnaryFn::kSin, ctx.inputs[0])))};
     case UnaryFn::kTanh: {
       const Tensor& y = ctx.outputs[0];
-      if (!grad_mode_enabled()) return {F::output_grad(K, g, y)};
+      if (!grad_mode_enabled()) return {F::unary_grad(K, g, y)};
       return {F::mul(g, F::rsub(F::mul(y, y), one))};
     }
     case UnaryFn::kSigmoid: {
       const Tensor& y = ctx.outputs[0];
-      if (!grad_mode_enabled()) return {F::output_grad(K, g, y)};
+      if (!grad_mode_enabled()) return {F::unary_grad(K, g, y)};
       return {F::mul(g, F::mul(y, F::rsub(y, one)))};
     }
     case UnaryFn::kFloor:
@@ -1095,7 +1099,7 @@ OF_INSTANCE(Sub, sub)
 OF_INSTANCE(Mul, mul)
 OF_INSTANCE(Relu, relu)
 OF_INSTANCE(ReluGrad, relu_grad)
-OF_INSTANCE(OutputGrad, output_grad)
+OF_INSTANCE(UnaryGrad, unary_grad)
 OF_INSTANCE(Div, div)
 OF_INSTANCE(Pow, pow)
 

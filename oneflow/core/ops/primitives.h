@@ -68,12 +68,15 @@ class ReluGrad final : public BinaryElementwise {
   OF_PRIMITIVE_KERNELS
 };
 
-// dy * f'(x) from the output y = f(x) in one pass, for the unary functions whose derivative is
-// a function of the value (attr fn, a UnaryFn): sigmoid (1 - y) y, tanh 1 - y^2, sqrt 1 / (2 y).
-// Not differentiable: the gradient rules use it only when no graph of the gradient is built.
-class OutputGrad final : public BinaryElementwise {
+// dy * f'(x) in one pass from a saved value v (attr fn, a UnaryFn): the output y = f(x) for
+// sigmoid (1 - y) y, tanh 1 - y^2 and sqrt 1 / (2 y); the input x for asin 1 / sqrt(1 - x^2),
+// acos -1 / sqrt(1 - x^2), atan 1 / (1 + x^2), asinh 1 / sqrt(x^2 + 1), acosh
+// 1 / sqrt(x^2 - 1), atanh 1 / (1 - x^2), log1p 1 / (x + 1), log2 1 / (x ln 2) and log10
+// 1 / (x ln 10) (`unary_grad_reads_input`). Not differentiable: the gradient rules use it only
+// when no graph of the gradient is built.
+class UnaryGrad final : public BinaryElementwise {
  public:
-  const char* name() const override { return "output_grad"; }
+  const char* name() const override { return "unary_grad"; }
   PrimTraits traits() const override;
   OF_PRIMITIVE_KERNELS
 };
@@ -783,7 +786,7 @@ const Sub& sub();
 const Mul& mul();
 const Relu& relu();
 const ReluGrad& relu_grad();
-const OutputGrad& output_grad();
+const UnaryGrad& unary_grad();
 const Div& div();
 const Pow& pow();
 const Where& where();

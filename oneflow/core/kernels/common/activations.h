@@ -140,4 +140,64 @@ OF_ACT_RULE C act_grad(C dy, C x, const ActParams<C>& p) {
   }
 }
 
+// dy * f'(v) of UnaryGrad (ops/primitives.h), v the output for sigmoid, tanh and sqrt and the
+// input for the others, with PyTorch's order of operations.
+template <UnaryFn K, typename C>
+OF_ACT_RULE C unary_grad_value(C dy, C v) {
+  const C one(1);
+  if constexpr (K == UnaryFn::kSigmoid) {
+    return dy * (one - v) * v;
+  } else if constexpr (K == UnaryFn::kTanh) {
+    return dy * (one - v * v);
+  } else if constexpr (K == UnaryFn::kSqrt) {
+    return dy / (C(2) * v);
+  } else if constexpr (K == UnaryFn::kAsin) {
+    return dy * (one / OF_MATH(sqrt)(one - v * v));
+  } else if constexpr (K == UnaryFn::kAcos) {
+    return dy * -(one / OF_MATH(sqrt)(one - v * v));
+  } else if constexpr (K == UnaryFn::kAtan) {
+    return dy / (v * v + one);
+  } else if constexpr (K == UnaryFn::kAsinh) {
+    return dy * (one / OF_MATH(sqrt)(v * v + one));
+  } else if constexpr (K == UnaryFn::kAcosh) {
+    return dy * (one / OF_MATH(sqrt)(v * v - one));
+  } else if constexpr (K == UnaryFn::kAtanh) {
+    return dy / (one - v * v);
+  } else if constexpr (K == UnaryFn::kLog1p) {
+    return dy / (v + one);
+  } else if constexpr (K == UnaryFn::kLog2) {
+    return dy / (v * C(0.69314718055994530942));
+  } else {
+    static_assert(K == UnaryFn::kLog10);
+    return dy / (v * C(2.30258509299404568402));
+  }
+}
+
+// Calls f.template operator()<K>() for the UnaryFn fn has a UnaryGrad rule for; false when it
+// has none.
+template <typename F>
+bool visit_unary_grad(UnaryFn fn, F&& f) {
+  switch (fn) {
+#define OF_CASE(E)                          \
+  case UnaryFn::k##E:                       \
+    f.template operator()<UnaryFn::k##E>(); \
+    return true;
+    OF_CASE(Sigmoid)
+    OF_CASE(Tanh)
+    OF_CASE(Sqrt)
+    OF_CASE(Asin)
+    OF_CASE(Acos)
+    OF_CASE(Atan)
+    OF_CASE(Asinh)
+    OF_CASE(Acosh)
+    OF_CASE(Atanh)
+    OF_CASE(Log1p)
+    OF_CASE(Log2)
+    OF_CASE(Log10)
+#undef OF_CASE
+    default:
+      return false;
+  }
+}
+
 }  // namespace oneflow

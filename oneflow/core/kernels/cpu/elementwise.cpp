@@ -2,6 +2,7 @@
 // driver.
 #include <cmath>
 
+#include "oneflow/core/kernels/common/activations.h"
 #include "oneflow/core/kernels/common/values.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/kernels/cpu/vec/avx2.h"
@@ -164,21 +165,18 @@ void Relu::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&
   });
 }
 
-void OutputGrad::compute_cpu(const TensorList& in, const TensorList& out,
-                             const Attrs& attrs) const {
+void UnaryGrad::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
   const auto fn = static_cast<UnaryFn>(attrs.get<int64_t>("fn"));
+  bool done = false;
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     using C = compute_t<T>;
-    if constexpr (std::is_floating_point_v<C>) {
-      if (fn == UnaryFn::kSigmoid)  // PyTorch's order of the products
-        return binary_loop<T>(in[0], in[1], out[0], [](C dy, C y) { return dy * (C(1) - y) * y; });
-      if (fn == UnaryFn::kTanh)
-        return binary_loop<T>(in[0], in[1], out[0], [](C dy, C y) { return dy * (C(1) - y * y); });
-      if (fn == UnaryFn::kSqrt)
-        return binary_loop<T>(in[0], in[1], out[0], [](C dy, C y) { return dy / (C(2) * y); });
-    }
-    throw_error<RuntimeError>(name(), "no gradient from the output for this function or dtype");
+    if constexpr (std::is_floating_point_v<C>)
+      done = visit_unary_grad(fn, [&]<UnaryFn K>() {
+        binary_loop<T>(in[0], in[1], out[0],
+                       [](C dy, C v) { return unary_grad_value<K, C>(dy, v); });
+      });
   });
+  if (!done) throw_error<RuntimeError>(name(), "no one-pass gradient for this function or dtype");
 }
 
 void ReluGrad::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {

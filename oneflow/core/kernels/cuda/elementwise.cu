@@ -57,23 +57,12 @@ struct ReluGradOp {
   }
 };
 
-// dy * f'(x) from y = f(x) (OutputGrad).
-struct SigmoidGradOp {
+// dy * f'(v) of UnaryGrad (kernels/common/activations.h).
+template <UnaryFn K>
+struct UnaryGradOp {
   template <typename C>
-  __device__ C operator()(C dy, C y) const {
-    return dy * (C(1) - y) * y;
-  }
-};
-struct TanhGradOp {
-  template <typename C>
-  __device__ C operator()(C dy, C y) const {
-    return dy * (C(1) - y * y);
-  }
-};
-struct SqrtGradOp {
-  template <typename C>
-  __device__ C operator()(C dy, C y) const {
-    return dy / (C(2) * y);
+  __device__ C operator()(C dy, C v) const {
+    return unary_grad_value<K, C>(dy, v);
   }
 };
 
@@ -364,18 +353,17 @@ void Relu::compute_cuda(const TensorList& in, const TensorList& out, const Attrs
   });
 }
 
-void OutputGrad::compute_cuda(const TensorList& in, const TensorList& out,
-                              const Attrs& attrs) const {
+void UnaryGrad::compute_cuda(const TensorList& in, const TensorList& out,
+                             const Attrs& attrs) const {
   const auto fn = static_cast<UnaryFn>(attrs.get<int64_t>("fn"));
+  bool done = false;
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
-    if constexpr (std::is_floating_point_v<compute_t<T>>) {
-      if (fn == UnaryFn::kSigmoid)
-        return binary_launch<T>(name(), in[0], in[1], out[0], SigmoidGradOp{});
-      if (fn == UnaryFn::kTanh) return binary_launch<T>(name(), in[0], in[1], out[0], TanhGradOp{});
-      if (fn == UnaryFn::kSqrt) return binary_launch<T>(name(), in[0], in[1], out[0], SqrtGradOp{});
-    }
-    throw_error<RuntimeError>(name(), "no gradient from the output for this function or dtype");
+    if constexpr (std::is_floating_point_v<compute_t<T>>)
+      done = visit_unary_grad(fn, [&]<UnaryFn K>() {
+        binary_launch<T>(name(), in[0], in[1], out[0], UnaryGradOp<K>{});
+      });
   });
+  if (!done) throw_error<RuntimeError>(name(), "no one-pass gradient for this function or dtype");
 }
 
 void ReluGrad::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&) const {

@@ -21,7 +21,7 @@ void Relu::compute_cuda(const TensorList&, const TensorList&, const Attrs&) cons
 void ReluGrad::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
   no_cuda(*this);
 }
-void OutputGrad::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+void UnaryGrad::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
   no_cuda(*this);
 }
 void ReduceSum::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {

@@ -242,6 +242,66 @@ inline __m512 atan16(__m512 x) {
 
 void atan_map(const float* x, float* y, int64_t n) { map16(x, y, n, atan16); }
 
+// asin and acos as the AVX2 tier's asin8 and acos8 (vec/avx2.cpp, vec/erf_coeffs.h).
+struct AsinParts16 {
+  __m512 a;       // |x|
+  __mmask16 big;  // |x| > 1/2 (or NaN)
+  __m512 s;       // big: sqrt((1 - |x|) / 2)
+  __m512 lo;      // small: asin(|x|) - |x|; big: asin(s) - s
+};
+inline AsinParts16 asin_parts16(__m512 x) {
+  namespace ec = erf_coeffs;
+  AsinParts16 r;
+  const __m512 half = _mm512_set1_ps(0.5f);
+  r.a = _mm512_abs_ps(x);
+  r.big = _mm512_cmp_ps_mask(r.a, half, _CMP_NLE_UQ);
+  const __m512 z = _mm512_fnmadd_ps(half, r.a, half);
+  r.s = _mm512_sqrt_ps(z);
+  // sqrt(z) - s = (z - s^2) / (2 s), with 1 / s from rsqrt14 (z = 0: 0 times the clamp)
+  const __m512 rs = _mm512_min_ps(_mm512_rsqrt14_ps(z), _mm512_set1_ps(1e30f));
+  const __m512 c = _mm512_mul_ps(_mm512_mul_ps(_mm512_fnmadd_ps(r.s, r.s, z), rs), half);
+  const __m512 u = _mm512_mask_blend_ps(r.big, _mm512_mul_ps(r.a, r.a), z);
+  const __m512 v = _mm512_mask_blend_ps(r.big, r.a, r.s);
+  const __m512 tail = _mm512_mul_ps(_mm512_mul_ps(horner16(ec::kAsinPoly, u), u), v);
+  r.lo = _mm512_mask_add_ps(tail, r.big, tail, c);
+  return r;
+}
+
+inline __m512 asin16(__m512 x) {
+  namespace ec = erf_coeffs;
+  const AsinParts16 p = asin_parts16(x);
+  // big: pi/2 - 2 s - 2 lo, the rounding of pi/2 - 2 s kept
+  const __m512 pio2 = _mm512_set1_ps(ec::kPio2Hi), s2 = _mm512_add_ps(p.s, p.s);
+  const __m512 hi = _mm512_sub_ps(pio2, s2);
+  const __m512 e = _mm512_sub_ps(_mm512_sub_ps(pio2, hi), s2);
+  const __m512 big = _mm512_add_ps(
+      hi,
+      _mm512_fnmadd_ps(_mm512_set1_ps(2.0f), p.lo, _mm512_add_ps(e, _mm512_set1_ps(ec::kPio2Mid))));
+  const __m512 r = _mm512_mask_blend_ps(p.big, _mm512_add_ps(p.a, p.lo), big);
+  return _mm512_or_ps(r, _mm512_and_ps(x, _mm512_set1_ps(-0.0f)));
+}
+
+inline __m512 acos16(__m512 x) {
+  namespace ec = erf_coeffs;
+  const AsinParts16 p = asin_parts16(x);
+  const __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
+  // small: pi/2 - x - lo with x's sign; big: 2 s + 2 lo, or pi - 2 s - 2 lo below -1/2
+  const __m512 xs = _mm512_mask_blend_ps(p.big, x, _mm512_add_ps(p.s, p.s));
+  const __m512 los = _mm512_mask_blend_ps(
+      p.big, _mm512_mask_sub_ps(p.lo, neg, _mm512_setzero_ps(), p.lo), _mm512_add_ps(p.lo, p.lo));
+  const __m512 pio2 = _mm512_set1_ps(ec::kPio2Hi), pio2_lo = _mm512_set1_ps(ec::kPio2Mid);
+  const __m512 base = _mm512_mask_add_ps(pio2, p.big, pio2, pio2);  // pi/2, or pi (big)
+  const __m512 base_lo = _mm512_mask_add_ps(pio2_lo, p.big, pio2_lo, pio2_lo);
+  const __m512 hi = _mm512_sub_ps(base, xs);
+  const __m512 e = _mm512_sub_ps(_mm512_sub_ps(base, hi), xs);
+  const __m512 diff = _mm512_add_ps(hi, _mm512_sub_ps(_mm512_add_ps(e, base_lo), los));
+  const __m512 sum = _mm512_add_ps(xs, los);
+  return _mm512_mask_blend_ps(_mm512_kandn(neg, p.big), diff, sum);
+}
+
+void asin_map(const float* x, float* y, int64_t n) { map16(x, y, n, asin16); }
+void acos_map(const float* x, float* y, int64_t n) { map16(x, y, n, acos16); }
+
 // erfc as the AVX2 tier's erfc8 (vec/avx2.cpp) on 16 lanes.
 inline __m512 erfc16(__m512 x) {
   namespace ec = erf_coeffs;
@@ -528,9 +588,9 @@ avx2::UnaryKernel unary_kernel(UnaryFn fn) {
     case UnaryFn::kTan:
       return &apply<Sleef_tanf16_u10avx512f>;
     case UnaryFn::kAsin:
-      return &apply<Sleef_asinf16_u10avx512f>;
+      return &asin_map;
     case UnaryFn::kAcos:
-      return &apply<Sleef_acosf16_u10avx512f>;
+      return &acos_map;
     case UnaryFn::kAtan:
       return &atan_map;
     case UnaryFn::kSinh:

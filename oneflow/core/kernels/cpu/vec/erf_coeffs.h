@@ -76,6 +76,16 @@ constexpr float kAtanPoly[] = {
     0.0029610656201839447f, -0.016514671966433525f, 0.043421514332294464f, -0.07566962391138077f,
     0.10671152919530869f,   -0.14211784303188324f,  0.19993767142295837f,  -0.33333146572113037f};
 
+// asin and acos: a = |x|. Up to 1/2, asin(a) = a + a t kAsinPoly(t) with t = a^2; above,
+// asin(a) = pi/2 - 2 asin(s) with z = (1 - a) / 2 (exact), s = sqrt(z) and the rounding of s
+// (z - s^2, exact with FMA) kept, asin(s) = s + s z kAsinPoly(z). acos from the same pieces:
+// pi/2 - asin(x) up to 1/2, 2 asin(s) above 1/2, pi - 2 asin(s) below -1/2. The differences with
+// pi/2 and pi keep their roundings (Fast2Sum). kAsinPoly is a least-squares fit on [0, 1/4] for
+// the relative error of (asin(sqrt(t)) - sqrt(t)) / t^(3/2), reweighted towards minimax, each
+// coefficient rounded to float and the rest refitted: 6e-8.
+constexpr float kAsinPoly[] = {0.03379933163523674f,  0.017081880941987038f, 0.031115273013710976f,
+                               0.044598110020160675f, 0.07500098645687103f,  0.1666666567325592f};
+
 }  // namespace oneflow::cpu::erf_coeffs
 
 // The double-precision Newton step of the erfinv kernels needs erf(x) to ~1e-13 of the result
