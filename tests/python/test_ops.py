@@ -1,6 +1,8 @@
 """The slice's ops (add, sub, mul, matmul, sum, relu) against PyTorch and NumPy: random shapes,
 broadcasting, non-contiguous inputs, dtypes, values and gradients."""
 
+import itertools
+
 import numpy as np
 import pytest
 import torch
@@ -119,6 +121,49 @@ def test_matmul_forms(shapes, seed, device):
         seed=seed,
         numpy_fn=np.matmul,
     )
+
+
+@pytest.mark.parametrize(
+    "batch,m,k,n", [(1, 3, 5, 4), (1, 37, 70, 51), (3, 9, 16, 7), (2, 256, 256, 257)]
+)
+def test_float32_matmul_operand_layouts_like_numpy(batch, m, k, n):
+    # float32 products go through oneDNN's sgemm (single matrices, and batches of large ones) or
+    # its matmul primitive (batches of small ones): every operand layout BLAS can take (rows or
+    # columns of unit stride, leading dimensions past the width) and the ones it cannot
+    # (overlapping rows, a broadcast batch), against float64 NumPy.
+    import oneflow as flow
+
+    rng = np.random.default_rng(batch * 1000 + m)
+    big_a = rng.standard_normal((batch, m + 3, k + 5)).astype(np.float32)
+    big_b = rng.standard_normal((batch, k + 2, n + 6)).astype(np.float32)
+    fa, fb = flow.tensor(big_a), flow.tensor(big_b)
+    a_views = {
+        "contiguous": (flow.tensor(big_a[:, :m, :k].copy()), big_a[:, :m, :k]),
+        "sliced": (fa[:, 1 : m + 1, 2 : k + 2], big_a[:, 1 : m + 1, 2 : k + 2]),
+        "transposed": (
+            flow.tensor(big_a[:, :m, :k].transpose(0, 2, 1).copy()).transpose(1, 2),
+            big_a[:, :m, :k],
+        ),
+    }
+    b_views = {
+        "contiguous": (flow.tensor(big_b[:, :k, :n].copy()), big_b[:, :k, :n]),
+        "sliced": (fb[:, 2 : k + 2, 3 : n + 3], big_b[:, 2 : k + 2, 3 : n + 3]),
+        "transposed": (fb.transpose(1, 2)[:, :n, :k].transpose(1, 2), big_b[:, :k, :n]),
+        "broadcast batch": (
+            flow.tensor(big_b[:1, :k, :n].copy()).expand(batch, k, n),
+            np.broadcast_to(big_b[:1, :k, :n], (batch, k, n)),
+        ),
+    }
+    for (an, (ta, na)), (bn, (tb, nb)) in itertools.product(a_views.items(), b_views.items()):
+        got = flow.matmul(ta, tb).numpy()
+        want = np.matmul(na.astype(np.float64), nb.astype(np.float64))
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * k, err_msg=f"{an} @ {bn}")
+    # rows that overlap (a stride below the width): no BLAS layout
+    flat = rng.standard_normal(m + k + 8).astype(np.float32)
+    ov = flow.tensor(flat).as_strided((m, k), (1, 1))
+    want = np.lib.stride_tricks.sliding_window_view(flat, k)[:m].astype(np.float64)
+    got = flow.matmul(ov, flow.tensor(big_b[0, :k, :n].copy())).numpy()
+    np.testing.assert_allclose(got, want @ big_b[0, :k, :n], rtol=1e-4, atol=1e-4 * k)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "int64"])

@@ -1106,12 +1106,15 @@ Tensor sum_to(const Tensor& x, const Shape& shape) {
 // ---- linear algebra ----
 
 namespace {
-// cuBLAS and oneDNN take each matrix with a unit stride along rows or columns; anything else
-// (and broadcast batch dims) is made contiguous first.
+// cuBLAS and oneDNN take each matrix with a unit stride along rows or columns and the other
+// stride at least the length of those (rows that do not overlap); anything else (and broadcast
+// batch dims) is made contiguous first.
 Tensor gemm_operand(const Tensor& t) {
   const int64_t nd = t->ndim();
   const auto& st = t->strides();
-  bool ok = st[nd - 1] == 1 || st[nd - 2] == 1;
+  const int64_t rows = t->shape()[nd - 2], cols = t->shape()[nd - 1];
+  bool ok = (st[nd - 1] == 1 && (rows <= 1 || st[nd - 2] >= cols)) ||
+            (st[nd - 2] == 1 && (cols <= 1 || st[nd - 1] >= rows));
   if (nd == 3 && st[0] == 0 && t->shape()[0] > 1) ok = false;
   return ok ? t : contiguous(t);
 }
