@@ -137,6 +137,49 @@ def test_linear_bilinear_and_embedding(device):
         F(flow).embedding(flow.tensor([0.0]), flow.ones(6, 2))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(
+    "x_shape,w_shape,b_shape",
+    [
+        ((5, 3), (4, 3), (4,)),  # one GEMM from the bias rows
+        ((2, 7, 3), (4, 3), (4,)),  # batch dims folded into rows
+        ((0, 3), (4, 3), (4,)),  # no rows
+        ((5, 0), (4, 0), (4,)),  # empty inner dim: the bias alone
+        ((6, 40), (33, 40), (33,)),
+        ((3,), (4, 3), (4,)),  # 1-D input: added after
+        ((5, 3), (4, 3), (1,)),  # a broadcast bias: added after
+    ],
+    ids=str,
+)
+def test_linear_bias_in_the_gemm_like_torch(x_shape, w_shape, b_shape, dtype):
+    # On the CPU the bias of a float linear starts its GEMM's output (BLAS beta = 1, or added
+    # after by the other kernels); other shapes add it after. Values and all three gradients,
+    # with x, w and b each alone requiring a gradient, and a transposed (non-contiguous) input.
+    rng = np.random.default_rng(sum(x_shape) + len(b_shape))
+    xv, wv, bv = (rng.standard_normal(s).astype(dtype) for s in (x_shape, w_shape, b_shape))
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    for needs in ((True, True, True), (False, False, True), (False, True, False)):
+        res = []
+        for lib in (flow, torch):
+            x, w, b = (
+                lib.tensor(v, requires_grad=r) for v, r in zip((xv, wv, bv), needs, strict=True)
+            )
+            y = F(lib).linear(x, w, b)
+            y.backward(lib.tensor(np.ones(tuple(y.shape), dtype)))
+            grads = [t.grad.numpy() if t.grad is not None else None for t in (x, w, b)]
+            res.append((y.detach().numpy(), grads))
+        np.testing.assert_allclose(res[0][0], res[1][0], rtol=tol, atol=tol)
+        for g0, g1 in zip(res[0][1], res[1][1], strict=True):
+            assert (g0 is None) == (g1 is None)
+            if g0 is not None:
+                np.testing.assert_allclose(g0, g1, rtol=tol, atol=tol)
+    if len(x_shape) == 2 and len(w_shape) == 2 and x_shape[0] > 0:
+        xt = rng.standard_normal(x_shape[::-1]).astype(dtype)
+        got = F(flow).linear(flow.tensor(xt).t(), flow.tensor(wv), flow.tensor(bv)).numpy()
+        want = torch.nn.functional.linear(torch.tensor(xt).t(), torch.tensor(wv), torch.tensor(bv))
+        np.testing.assert_allclose(got, want.numpy(), rtol=tol, atol=tol)
+
+
 def test_dropout_statistics():
     x = flow.ones(200, 500)
     y = F(flow).dropout(x, 0.3)

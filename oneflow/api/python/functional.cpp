@@ -311,6 +311,15 @@ void init_functional(py::module_& m) {
       },
       py::arg("input"), py::arg("other"));
   m.def(
+      "_linear",
+      [](py::handle x, py::handle w, py::handle b) {
+        Tensor tx = as_tensor(x, "linear", "input"), tw = as_tensor(w, "linear", "weight");
+        Tensor tb = b.is_none() ? Tensor() : as_tensor(b, "linear", "bias");
+        ReleaseGil nogil;
+        return F::linear(tx, tw, tb);
+      },
+      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none());
+  m.def(
       "sum",
       [](py::handle x, py::handle dim, bool keepdim, py::handle dtype) {
         Tensor t = as_tensor(x, "sum", "input");

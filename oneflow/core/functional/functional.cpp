@@ -1120,7 +1120,11 @@ Tensor gemm_operand(const Tensor& t) {
 }
 }  // namespace
 
-Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
+namespace {
+// a @ b, plus `bias` (1-D, one value per column; may be undefined) fused into the product where
+// it is one GEMM with b a matrix on the CPU (the kernel starts the output from the bias rows),
+// else added after.
+Tensor matmul_bias(const Tensor& a_in, const Tensor& b_in, const Tensor& bias) {
   const int64_t na = a_in->ndim(), nb = b_in->ndim();
   if (na == 0 || nb == 0)
     throw_error<RuntimeError>("matmul",
@@ -1142,6 +1146,21 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
   Tensor a = na == 1 ? reshape(a_in, {1, sa[0]}) : a_in;
   Tensor b = nb == 1 ? reshape(b_in, {sb[0], 1}) : b_in;
   Tensor out;
+  const bool fuse = bias && na >= 2 && nb == 2 && bias->ndim() == 1 && bias->shape()[0] == sb[1] &&
+                    bias->dtype() == a->dtype() && bias->device() == a->device() &&
+                    a->device().type == DeviceType::kCPU &&
+                    (a->dtype() == DType::kFloat32 || a->dtype() == DType::kFloat64);
+  if (fuse && (a->ndim() == 2 || a->is_contiguous())) {
+    // [..., m, k] @ [k, n] + bias: the batch folded into rows, one GEMM from the bias rows
+    const Shape& s = a->shape();
+    int64_t rows = 1;
+    for (size_t d = 0; d + 1 < s.size(); ++d) rows *= s[d];
+    Tensor a2 = a->ndim() == 2 ? gemm_operand(a) : reshape(a, {rows, s.back()});
+    Tensor o2 = dispatch1(prim::matmul(), {a2, gemm_operand(b), bias});
+    Shape os(s.begin(), s.end() - 1);
+    os.push_back(sb[1]);
+    return a->ndim() == 2 ? o2 : reshape(o2, os);
+  }
   if (a->ndim() == 2 && b->ndim() == 2) {
     out = dispatch1(prim::matmul(), {gemm_operand(a), gemm_operand(b)});
   } else if (b->ndim() == 2 && a->is_contiguous()) {
@@ -1179,7 +1198,15 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
     if (na == 1) os.erase(os.end() - (nb == 1 ? 1 : 2));
     out = reshape(out, os);
   }
-  return out;
+  return bias ? add(out, bias) : out;
+}
+}  // namespace
+
+Tensor matmul(const Tensor& a, const Tensor& b) { return matmul_bias(a, b, Tensor()); }
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  const Tensor w = weight->ndim() == 2 ? transpose(weight, 0, 1) : weight;
+  return matmul_bias(x, w, bias);
 }
 
 // ---- creation ----

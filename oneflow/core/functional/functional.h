@@ -225,6 +225,9 @@ Tensor sum_to(const Tensor& x, const Shape& shape);
 
 // ---- linear algebra ----
 Tensor matmul(const Tensor& a, const Tensor& b);
+// x @ weight^T + bias (bias may be undefined; a 1-D weight is used as it is), as F.linear;
+// on the CPU the bias of a float32/float64 product is fused into its GEMM.
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
 
 // ---- views and copies ----
 Tensor permute(const Tensor& x, const std::vector<int64_t>& perm);

@@ -628,7 +628,7 @@ PrimTraits Matmul::traits() const {
 }
 
 std::vector<TensorMeta> Matmul::infer(const TensorList& in, const Attrs&) const {
-  check_arity(*this, in, 2);
+  if (in.size() != 3) check_arity(*this, in, 2);
   const Tensor &a = in[0], &b = in[1];
   if (a->ndim() != b->ndim() || a->ndim() < 2 || a->ndim() > 3)
     throw_error<RuntimeError>(name(), "expected two 2-D or two 3-D inputs, got shapes ",
@@ -642,22 +642,34 @@ std::vector<TensorMeta> Matmul::infer(const TensorList& in, const Attrs&) const 
     throw_error<RuntimeError>(name(), "shapes ", shape_str(sa), " and ", shape_str(sb),
                               " cannot be multiplied (", sa[nd - 2], "x", sa[nd - 1], " and ",
                               sb[nd - 2], "x", sb[nd - 1], ")");
+  if (in.size() == 3) {
+    const Tensor& bias = in[2];
+    if (nd != 2 || bias->ndim() != 1 || bias->shape()[0] != sb[1] || bias->dtype() != a->dtype() ||
+        bias->device() != a->device())
+      throw_error<RuntimeError>(name(), "expected a bias of shape (", sb[1], ") and dtype ",
+                                dtype_name(a->dtype()), " for 2-D inputs, got shape ",
+                                shape_str(bias->shape()), " and dtype ", dtype_name(bias->dtype()));
+  }
   Shape out = sa;
   out[nd - 1] = sb[nd - 1];
   return {contiguous_meta(out, a->dtype(), a->device())};
 }
 
-// da = dy @ b^T reads b, db = a^T @ dy reads a.
+// da = dy @ b^T reads b, db = a^T @ dy reads a; the bias's gradient reads nothing.
 bool Matmul::reads_saved_input(size_t i, const std::vector<bool>& needs) const {
-  return needs[1 - i];
+  return i < 2 && needs[1 - i];
 }
 
 TensorList Matmul::grad(const GradContext& ctx, const TensorList& dy) const {
   const Tensor &a = ctx.inputs[0], &b = ctx.inputs[1];
-  const int64_t nd = a->ndim();
+  const int64_t nd = static_cast<int64_t>(ctx.input_metas[0].shape.size());
   TensorList dx(2);
   if (ctx.needs_input_grad[0]) dx[0] = F::matmul(dy[0], F::transpose(b, nd - 2, nd - 1));
   if (ctx.needs_input_grad[1]) dx[1] = F::matmul(F::transpose(a, nd - 2, nd - 1), dy[0]);
+  if (ctx.input_metas.size() == 3) {
+    dx.resize(3);
+    if (ctx.needs_input_grad[2]) dx[2] = F::sum(dy[0], {0}, false, std::nullopt);
+  }
   return dx;
 }
 

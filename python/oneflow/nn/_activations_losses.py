@@ -210,7 +210,8 @@ def gumbel_softmax(*args, **kwargs):
 
 def linear(input, weight, bias=None):
     try:
-        out = _C.matmul(input, _C.transpose(weight, 0, 1) if weight.ndim == 2 else weight)
+        # x @ weight^T + bias; on the CPU the bias starts the GEMM's output
+        return _C._linear(input, weight, bias)
     except RuntimeError as e:
         if not str(e).startswith("matmul: shapes"):
             raise
@@ -219,7 +220,6 @@ def linear(input, weight, bias=None):
             f"weight of shape {tuple(weight.shape)} expects {weight.shape[-1]} "
             f"({str(e)[len('matmul: ') :]})"
         ) from None
-    return out if bias is None else _C.add(out, bias)
 
 
 def bilinear(input1, input2, weight, bias=None):

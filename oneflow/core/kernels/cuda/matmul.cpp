@@ -62,6 +62,8 @@ void check_int(const char* what, int64_t v) {
 }  // namespace
 
 void Matmul::compute_cuda(const TensorList& in, const TensorList& out, const Attrs&) const {
+  if (in.size() != 2)  // F::linear fuses a bias on the CPU only
+    throw_error<NotImplementedError>(name(), "a fused bias is not implemented on CUDA");
   const DType dt = out[0]->dtype();
   const CublasTypes types = cublas_types(dt);  // throws for dtypes cuBLAS has no GEMM for
   Tensor ta = in[0], tb = in[1];

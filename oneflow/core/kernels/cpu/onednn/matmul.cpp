@@ -11,6 +11,7 @@
 
 #include "oneflow/core/kernels/common/layouts.h"
 #include "oneflow/core/kernels/cpu/onednn/common.h"
+#include "oneflow/core/kernels/cpu/parallel.h"
 #include "oneflow/core/ops/primitives.h"
 
 namespace oneflow {
@@ -134,8 +135,8 @@ bool vector_product_f32(const Mat& a, const Mat& b, const Mat& c, const float* p
 // on (2048^3: 48-52 -> 41-45 ms, PyTorch 44-46) and has less set-up for tiny products (8x8x8:
 // 5.2 -> 2.0 us). Many small matrices of a batch stay on the primitive, which runs them in one
 // parallel region (32 x 64^3: 50 us, 105 us one sgemm call each).
-bool gemm_f32(const Mat& a, const Mat& b, const Mat& c, const float* pa, const float* pb,
-              float* pc) {
+bool gemm_f32(const Mat& a, const Mat& b, const Mat& c, const float* pa, const float* pb, float* pc,
+              float beta) {
   if (c.batch > 1 && c.rows * c.cols * a.cols < (int64_t{1} << 24)) return false;
   if (c.cstride != 1 || c.rstride < c.cols || !blas_layout(a) || !blas_layout(b)) return false;
   if (a.rstride <= 0 || a.cstride <= 0 || b.rstride <= 0 || b.cstride <= 0) return false;
@@ -144,18 +145,18 @@ bool gemm_f32(const Mat& a, const Mat& b, const Mat& c, const float* pa, const f
   if (lda < (ta ? a.rows : a.cols) || ldb < (tb ? b.rows : b.cols)) return false;  // overlapping
   for (int64_t i = 0; i < c.batch; ++i)
     dnnl::sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', c.rows, c.cols, a.cols, 1.0f, pa + i * a.bstride,
-                lda, pb + i * b.bstride, ldb, 0.0f, pc + i * c.bstride, c.rstride);
+                lda, pb + i * b.bstride, ldb, beta, pc + i * c.bstride, c.rstride);
   return true;
 }
 
 void gemm_f64(const Mat& a, const Mat& b, const Mat& c, const double* pa, const double* pb,
-              double* pc) {
+              double* pc, double beta) {
   for (int64_t i = 0; i < c.batch; ++i) {
     const bool ta = a.cstride != 1, tb = b.cstride != 1;
     cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                 c.rows, c.cols, a.cols, 1.0, pa + i * a.bstride,
                 std::max<int64_t>(1, ta ? a.cstride : a.rstride), pb + i * b.bstride,
-                std::max<int64_t>(1, tb ? b.cstride : b.rstride), 0.0, pc + i * c.bstride,
+                std::max<int64_t>(1, tb ? b.cstride : b.rstride), beta, pc + i * c.bstride,
                 std::max<int64_t>(1, c.rstride));
   }
 }
@@ -176,37 +177,70 @@ void gemm_loop(const Mat& a, const Mat& b, const Mat& c, const T* pa, const T* p
       }
 }
 
+// Every row of c (2-D, contiguous rows) set to `bias`, or (add) increased by it.
+template <typename T>
+void bias_rows(const Mat& c, T* pc, const T* bias, bool add) {
+  OF_OMP_FOR_IF(
+      c.rows * c.cols >= 65536, schedule(static), for (int64_t r = 0; r < c.rows; ++r) {
+        T* row = pc + r * c.rstride;
+        if (add) {
+          for (int64_t j = 0; j < c.cols; ++j) row[j] += bias[j];
+        } else {
+          std::copy(bias, bias + c.cols, row);
+        }
+      });
+}
+
 }  // namespace
 
 void Matmul::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
   const Mat a = as_mat(in[0]), b = as_mat(in[1]), c = as_mat(out[0]);
   if (c.batch * c.rows * c.cols == 0) return;
   const DType dt = out[0]->dtype();
-  if (a.cols == 0) {  // empty inner dimension: the product is all zeros
+  // A bias (2-D products, float32/float64 only): BLAS starts from it (beta = 1), the other
+  // paths add it after the product.
+  const void* bias = in.size() == 3 ? in[2]->data() : nullptr;
+  if (a.cols == 0) {  // empty inner dimension: the product is all zeros (or the bias)
     visit_dtype(dt, [&]<typename T>() {
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+        if (bias) return bias_rows<T>(c, out[0]->data_as<T>(), static_cast<const T*>(bias), false);
       std::fill(out[0]->data_as<T>(), out[0]->data_as<T>() + out[0]->numel(), T(0));
     });
     return;
   }
-  if (dt == DType::kFloat32 &&
-      vector_product_f32(a, b, c, in[0]->data_as<float>(), in[1]->data_as<float>(),
-                         out[0]->data_as<float>())) {
-    return;
-  }
-  if (dt == DType::kFloat32 && gemm_f32(a, b, c, in[0]->data_as<float>(), in[1]->data_as<float>(),
-                                        out[0]->data_as<float>())) {
-    return;
-  }
-  if (dt == DType::kFloat32 && a.bstride > 0 && b.bstride > 0) {
-    OneDnnMatmul::get().run(a, b, c, in[0]->data(), in[1]->data(), out[0]->data());
+  bool bias_done = false;
+  if (dt == DType::kFloat32) {
+    const float *pa = in[0]->data_as<float>(), *pb = in[1]->data_as<float>();
+    float* pc = out[0]->data_as<float>();
+    const auto* pbias = static_cast<const float*>(bias);
+    if (!vector_product_f32(a, b, c, pa, pb, pc)) {
+      if (pbias) bias_rows(c, pc, pbias, false);
+      if (gemm_f32(a, b, c, pa, pb, pc, pbias ? 1.0f : 0.0f)) {
+        bias_done = true;
+      } else if (a.bstride > 0 && b.bstride > 0) {
+        OneDnnMatmul::get().run(a, b, c, pa, pb, pc);
+      } else {
+        gemm_loop<float>(a, b, c, pa, pb, pc);
+      }
+    }
   } else if (dt == DType::kFloat64 && blas_layout(a) && blas_layout(b)) {
-    gemm_f64(a, b, c, in[0]->data_as<double>(), in[1]->data_as<double>(),
-             out[0]->data_as<double>());
+    if (bias) bias_rows(c, out[0]->data_as<double>(), static_cast<const double*>(bias), false);
+    gemm_f64(a, b, c, in[0]->data_as<double>(), in[1]->data_as<double>(), out[0]->data_as<double>(),
+             bias ? 1.0 : 0.0);
+    bias_done = true;
   } else {
     visit_dtype(dt, [&]<typename T>() {
       if constexpr (!std::is_same_v<T, bool>)
         gemm_loop<T>(a, b, c, in[0]->data_as<T>(), in[1]->data_as<T>(), out[0]->data_as<T>());
     });
+  }
+  if (bias && !bias_done) {
+    if (dt == DType::kFloat32)
+      bias_rows(c, out[0]->data_as<float>(), static_cast<const float*>(bias), true);
+    else if (dt == DType::kFloat64)
+      bias_rows(c, out[0]->data_as<double>(), static_cast<const double*>(bias), true);
+    else
+      throw_error<RuntimeError>(name(), "a fused bias takes float32 or float64 inputs");
   }
 }
 
