@@ -243,13 +243,24 @@ void Scatter::compute_cpu(const TensorList& in, const TensorList& out, const Att
                 for (int64_t k = 0; k < size; ++k) ol[k * ostep] = fl[k * fstep];
             }
             int bl = 0;
-            for (int64_t i = 0; i < len; ++i) {
-              const uint64_t k = static_cast<uint64_t>(il[i * istep]);
-              if (k >= usize) {
-                bl = 1;
-                continue;
+            if (istep == 1 && sstep == 1 && ostep == 1) {  // a contiguous line: plain addressing
+              for (int64_t i = 0; i < len; ++i) {
+                const uint64_t k = static_cast<uint64_t>(il[i]);
+                if (k >= usize) {
+                  bl = 1;
+                  continue;
+                }
+                scatter_one<R>(ol[k], sl[i]);
               }
-              scatter_one<R>(ol[static_cast<int64_t>(k) * ostep], sl[i * sstep]);
+            } else {
+              for (int64_t i = 0; i < len; ++i) {
+                const uint64_t k = static_cast<uint64_t>(il[i * istep]);
+                if (k >= usize) {
+                  bl = 1;
+                  continue;
+                }
+                scatter_one<R>(ol[static_cast<int64_t>(k) * ostep], sl[i * sstep]);
+              }
             }
             bad |= bl;
           });
