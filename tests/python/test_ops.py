@@ -568,20 +568,25 @@ def test_one_pass_gradients_from_the_input_like_torch(name, dtype):
     np.testing.assert_allclose(gg.numpy().astype("f8"), ggt.double().numpy(), rtol=tol, atol=tol)
 
 
-@pytest.mark.parametrize("name", ["sigmoid", "tanh", "sqrt"])
+@pytest.mark.parametrize(
+    "name", ["sigmoid", "tanh", "sqrt", "rsqrt", "reciprocal", "exp2", "expm1", "tan"]
+)
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 def test_gradients_from_the_output_like_torch(name, dtype):
-    # sigmoid, tanh and sqrt differentiate from their output in one pass (UnaryGrad): random,
-    # broadcast (the gradient of a sum) and strided incoming gradients, special values.
+    # sigmoid, tanh, sqrt, rsqrt, reciprocal, exp2, expm1 and tan differentiate from their output
+    # in one pass (UnaryGrad): random, broadcast (the gradient of a sum) and strided incoming
+    # gradients, special values.
     import torch
 
     import oneflow as flow
 
     rng = np.random.default_rng(7)
     a = rng.standard_normal((37, 41)) * 3
-    if name == "sqrt":
-        a = np.abs(a)
-    a[0, :4] = [0.0, np.inf, -np.inf if name != "sqrt" else 1e-30, np.nan]
+    if name in ("sqrt", "rsqrt"):
+        a = np.abs(a) + (0.1 if name == "rsqrt" else 0.0)
+    if name in ("exp2", "expm1") and dtype == "float16":
+        a = np.clip(a, -8, 8)  # 2^16 and e^11 overflow float16 in the product
+    a[0, :4] = [0.0, np.inf, -np.inf if name not in ("sqrt", "rsqrt") else 1e-30, np.nan]
     a = a.astype(dtype)
     w = rng.standard_normal((41, 37)).astype(dtype)
     for weights in (None, w):

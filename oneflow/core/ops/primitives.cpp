@@ -294,6 +294,7 @@ TensorList Unary<K>::grad(const GradContext& ctx, const TensorList& dy) const {
       return {F::div(g, F::mul(ctx.outputs[0], Scalar::from_int(2)))};
     case UnaryFn::kRsqrt: {
       const Tensor& y = ctx.outputs[0];
+      if (!grad_mode_enabled()) return {F::unary_grad(K, g, y)};
       return {F::mul(F::mul(g, F::mul(F::mul(y, y), y)), Scalar::from_double(-0.5))};
     }
     case UnaryFn::kLog:
@@ -323,8 +324,10 @@ TensorList Unary<K>::grad(const GradContext& ctx, const TensorList& dy) const {
     case UnaryFn::kNeg:
       return {F::neg(g)};
     case UnaryFn::kExp2:
+      if (!grad_mode_enabled()) return {F::unary_grad(K, g, ctx.outputs[0])};
       return {F::mul(F::mul(g, ctx.outputs[0]), Scalar::from_double(0.69314718055994530942))};
     case UnaryFn::kExpm1:
+      if (!grad_mode_enabled()) return {F::unary_grad(K, g, ctx.outputs[0])};
       return {F::mul(g, F::add(ctx.outputs[0], one))};
     case UnaryFn::kLog2:
       return {F::div(g, F::mul(x, Scalar::from_double(0.69314718055994530942)))};
@@ -332,6 +335,7 @@ TensorList Unary<K>::grad(const GradContext& ctx, const TensorList& dy) const {
       return {F::div(g, F::mul(x, Scalar::from_double(2.30258509299404568402)))};
     case UnaryFn::kTan: {
       const Tensor& y = ctx.outputs[0];
+      if (!grad_mode_enabled()) return {F::unary_grad(K, g, y)};
       return {F::mul(g, F::add(F::mul(y, y), one))};
     }
     case UnaryFn::kAsin:  // 1 / sqrt(1 - x^2)
@@ -370,6 +374,7 @@ TensorList Unary<K>::grad(const GradContext& ctx, const TensorList& dy) const {
       break;
     case UnaryFn::kReciprocal: {
       const Tensor& y = ctx.outputs[0];
+      if (!grad_mode_enabled()) return {F::unary_grad(K, g, y)};
       return {F::neg(F::mul(g, F::mul(y, y)))};
     }
   }

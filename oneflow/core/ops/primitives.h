@@ -69,7 +69,8 @@ class ReluGrad final : public BinaryElementwise {
 };
 
 // dy * f'(x) in one pass from a saved value v (attr fn, a UnaryFn): the output y = f(x) for
-// sigmoid (1 - y) y, tanh 1 - y^2 and sqrt 1 / (2 y); the input x for asin 1 / sqrt(1 - x^2),
+// sigmoid (1 - y) y, tanh 1 - y^2, sqrt 1 / (2 y), rsqrt -y^3 / 2, reciprocal -y^2, exp2
+// y ln 2, expm1 y + 1 and tan 1 + y^2; the input x for asin 1 / sqrt(1 - x^2),
 // acos -1 / sqrt(1 - x^2), atan 1 / (1 + x^2), asinh 1 / sqrt(x^2 + 1), acosh
 // 1 / sqrt(x^2 - 1), atanh 1 / (1 - x^2), log1p 1 / (x + 1), log2 1 / (x ln 2) and log10
 // 1 / (x ln 10) (`unary_grad_reads_input`). Not differentiable: the gradient rules use it only

@@ -140,8 +140,9 @@ OF_ACT_RULE C act_grad(C dy, C x, const ActParams<C>& p) {
   }
 }
 
-// dy * f'(v) of UnaryGrad (ops/primitives.h), v the output for sigmoid, tanh and sqrt and the
-// input for the others, with PyTorch's order of operations.
+// dy * f'(v) of UnaryGrad (ops/primitives.h), v the output for sigmoid, tanh, sqrt, rsqrt,
+// reciprocal, exp2, expm1 and tan and the input for the others, with PyTorch's order of
+// operations.
 template <UnaryFn K, typename C>
 OF_ACT_RULE C unary_grad_value(C dy, C v) {
   const C one(1);
@@ -151,6 +152,16 @@ OF_ACT_RULE C unary_grad_value(C dy, C v) {
     return dy * (one - v * v);
   } else if constexpr (K == UnaryFn::kSqrt) {
     return dy / (C(2) * v);
+  } else if constexpr (K == UnaryFn::kRsqrt) {
+    return C(-0.5) * dy * (v * v * v);
+  } else if constexpr (K == UnaryFn::kReciprocal) {
+    return -dy * (v * v);
+  } else if constexpr (K == UnaryFn::kExp2) {
+    return dy * v * C(0.69314718055994530942);
+  } else if constexpr (K == UnaryFn::kExpm1) {
+    return dy * (v + one);
+  } else if constexpr (K == UnaryFn::kTan) {
+    return dy * (one + v * v);
   } else if constexpr (K == UnaryFn::kAsin) {
     return dy * (one / OF_MATH(sqrt)(one - v * v));
   } else if constexpr (K == UnaryFn::kAcos) {
@@ -185,6 +196,11 @@ bool visit_unary_grad(UnaryFn fn, F&& f) {
     OF_CASE(Sigmoid)
     OF_CASE(Tanh)
     OF_CASE(Sqrt)
+    OF_CASE(Rsqrt)
+    OF_CASE(Reciprocal)
+    OF_CASE(Exp2)
+    OF_CASE(Expm1)
+    OF_CASE(Tan)
     OF_CASE(Asin)
     OF_CASE(Acos)
     OF_CASE(Atan)
