@@ -568,6 +568,40 @@ def test_one_pass_gradients_from_the_input_like_torch(name, dtype):
     np.testing.assert_allclose(gg.numpy().astype("f8"), ggt.double().numpy(), rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("name", ["erf", "erfc", "erfinv", "sin", "cos"])
+def test_float32_gradients_through_a_vector_function_like_torch(name):
+    # float32 on the CPU: erf, erfc, sin and cos differentiate from the input, erfinv from its
+    # output, in one UnaryGrad pass that runs the tier's vector exp / cos / sin on chunks of the
+    # argument (unary_grad_takes_vector_fn): contiguous, broadcast (the gradient of a sum) and
+    # strided incoming gradients, a strided input, chunk tails, special values; float64 keeps
+    # the composite.
+    import torch
+
+    import oneflow as flow
+
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((37, 301)) * 2
+    if name == "erfinv":
+        a = np.tanh(a)
+        a[0, :4] = [0.0, 1.0, -1.0, np.nan]
+    else:
+        a[0, :4] = [0.0, np.inf, -np.inf, np.nan]
+    w = rng.standard_normal((301, 37))
+    for dtype in ("float32", "float64"):
+        av, wv = a.astype(dtype), w.astype(dtype)
+        for weights, strided in ((None, False), (wv, False), (wv, True)):
+            grads = []
+            for lib in (flow, torch):
+                base = lib.tensor(av.T.copy() if strided else av)
+                x = (base.t() if strided else base).detach().requires_grad_(True)
+                y = getattr(lib, name)(x)
+                loss = y.sum() if weights is None else (y * lib.tensor(weights).t()).sum()
+                loss.backward()
+                grads.append(x.grad.numpy().astype("f8"))
+            tol = {"float32": 3e-6, "float64": 1e-9}[dtype]
+            np.testing.assert_allclose(grads[0], grads[1], rtol=tol, atol=tol)
+
+
 @pytest.mark.parametrize(
     "name", ["sigmoid", "tanh", "sqrt", "rsqrt", "reciprocal", "exp2", "expm1", "tan"]
 )

@@ -168,6 +168,14 @@ constexpr bool unary_grad_reads_input(UnaryFn k) {
          k == UnaryFn::kLog1p || k == UnaryFn::kLog2 || k == UnaryFn::kLog10;
 }
 
+// The functions whose one-pass float32 CPU gradient (UnaryGrad) applies a vector function to
+// the saved value: erf and erfc exp(-x^2), sin cos x and cos sin x from the input; erfinv
+// exp(y^2) from the output.
+constexpr bool unary_grad_takes_vector_fn(UnaryFn k) {
+  return k == UnaryFn::kErf || k == UnaryFn::kErfc || k == UnaryFn::kSin || k == UnaryFn::kCos ||
+         k == UnaryFn::kErfinv;
+}
+
 // Functions defined on integers and bool only.
 constexpr bool bitwise_fn(BinaryFn k) {
   return k == BinaryFn::kBitwiseAnd || k == BinaryFn::kBitwiseOr || k == BinaryFn::kBitwiseXor;

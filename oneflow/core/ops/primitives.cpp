@@ -281,6 +281,12 @@ TensorList Unary<K>::grad(const GradContext& ctx, const TensorList& dy) const {
   if constexpr (unary_grad_reads_input(K)) {
     if (!grad_mode_enabled() && x->dtype() == g->dtype()) return {F::unary_grad(K, g, x)};
   }
+  if constexpr (unary_grad_takes_vector_fn(K)) {  // float32 on the CPU only
+    const Tensor& v = K == UnaryFn::kErfinv ? ctx.outputs[0] : x;
+    if (!grad_mode_enabled() && g->dtype() == DType::kFloat32 && v->dtype() == DType::kFloat32 &&
+        g->device().type == DeviceType::kCPU && v->device().type == DeviceType::kCPU)
+      return {F::unary_grad(K, g, v)};
+  }
   switch (K) {
     case UnaryFn::kAbs: {
       const Tensor& x = ctx.inputs[0];

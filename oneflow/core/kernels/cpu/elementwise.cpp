@@ -165,8 +165,82 @@ void Relu::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&
   });
 }
 
+namespace {
+
+// dy * f'(v) for the float32 gradients that take a vector function of v
+// (unary_grad_takes_vector_fn): chunks of the function's argument through the tier's vector
+// kernel, then the products, in PyTorch's order (erf: 2/sqrt(pi) * exp(-x^2) * dy).
+void unary_grad_by_vector_fn(UnaryFn fn, const Tensor& dy, const Tensor& v, const Tensor& out) {
+  constexpr float kTwoOverSqrtPi = 1.12837916709551257390f;
+  constexpr float kSqrtPiOverTwo = 0.88622692545275801365f;
+  const bool trig = fn == UnaryFn::kSin || fn == UnaryFn::kCos;
+  cpu::avx2::UnaryKernel kernel = nullptr;
+  if (cpu::avx2::has_avx2())
+    kernel = fn == UnaryFn::kSin   ? cpu::avx2::unary_kernel(UnaryFn::kCos)
+             : fn == UnaryFn::kCos ? cpu::avx2::unary_kernel(UnaryFn::kSin)
+                                   : cpu::avx2::exp_kernel();
+  const float scale = fn == UnaryFn::kErf      ? kTwoOverSqrtPi
+                      : fn == UnaryFn::kErfc   ? -kTwoOverSqrtPi
+                      : fn == UnaryFn::kErfinv ? kSqrtPiOverTwo
+                      : fn == UnaryFn::kCos    ? -1.0f
+                                               : 1.0f;
+  const float sq = fn == UnaryFn::kErfinv ? 1.0f : -1.0f;    // the sign of exp's argument v^2
+  auto apply = [&](const float* arg, float* u, int64_t m) {  // u = f(arg), in place allowed
+    if (kernel != nullptr) return kernel(arg, u, m);
+    for (int64_t i = 0; i < m; ++i)
+      u[i] = fn == UnaryFn::kSin   ? std::cos(arg[i])
+             : fn == UnaryFn::kCos ? std::sin(arg[i])
+                                   : std::exp(arg[i]);
+  };
+  constexpr int64_t sz = sizeof(float);
+  cpu::tensor_loop<3>({out.get(), dy.get(), v.get()},
+                      [&](std::array<char*, 3> p, const auto& s, int64_t n) {
+                        constexpr int64_t kChunk = 256;
+                        float u[kChunk], gb[kChunk];
+                        for (int64_t b = 0; b < n; b += kChunk) {
+                          const int64_t m = std::min(kChunk, n - b);
+                          const char* pv = p[2] + b * s[2];
+                          char* po = p[0] + b * s[0];
+                          if (s[2] == sz && trig) {
+                            apply(reinterpret_cast<const float*>(pv), u, m);
+                          } else {
+                            for (int64_t i = 0; i < m; ++i) {
+                              const float x = *reinterpret_cast<const float*>(pv + i * s[2]);
+                              u[i] = trig ? x : sq * (x * x);
+                            }
+                            apply(u, u, m);
+                          }
+                          const float* g = reinterpret_cast<const float*>(p[1] + b * s[1]);
+                          if (s[1] != sz) {  // a broadcast or strided incoming gradient
+                            for (int64_t i = 0; i < m; ++i)
+                              gb[i] = *reinterpret_cast<const float*>(p[1] + (b + i) * s[1]);
+                            g = gb;
+                          }
+                          if (s[0] == sz) {
+                            float* o = reinterpret_cast<float*>(po);
+                            if (trig)
+                              for (int64_t i = 0; i < m; ++i) o[i] = g[i] * (scale * u[i]);
+                            else
+                              for (int64_t i = 0; i < m; ++i) o[i] = scale * u[i] * g[i];
+                          } else {
+                            for (int64_t i = 0; i < m; ++i)
+                              *reinterpret_cast<float*>(po + i * s[0]) =
+                                  trig ? g[i] * (scale * u[i]) : scale * u[i] * g[i];
+                          }
+                        }
+                      });
+}
+
+}  // namespace
+
 void UnaryGrad::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
   const auto fn = static_cast<UnaryFn>(attrs.get<int64_t>("fn"));
+  if (unary_grad_takes_vector_fn(fn)) {
+    if (out[0]->dtype() != DType::kFloat32)
+      throw_error<RuntimeError>(name(), "expected float32 for this function's gradient, got ",
+                                dtype_name(out[0]->dtype()));
+    return unary_grad_by_vector_fn(fn, in[0], in[1], out[0]);
+  }
   bool done = false;
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     using C = compute_t<T>;
