@@ -514,6 +514,23 @@ def test_maximum_minimum_clamp(seed, device):
     check(lambda lib, a: a.clip(max=0.2), [sa], dtype="float64", device=device, seed=seed)
 
 
+def _unary_grads(name, a, weights):
+    """x.grad of `name`(x) summed (weights None) or weighted by weights^T, in OneFlow and in
+    PyTorch, as float64 arrays."""
+    import torch
+
+    import oneflow as flow
+
+    grads = []
+    for lib in (flow, torch):
+        x = lib.tensor(a, requires_grad=True)
+        y = getattr(lib, name)(x)
+        loss = y.sum() if weights is None else (y * lib.tensor(weights).t()).sum()
+        loss.backward()
+        grads.append(x.grad.double().numpy() if lib is torch else x.grad.numpy().astype("f8"))
+    return grads
+
+
 _INPUT_GRAD_DOMAINS = {
     # name: (values in the domain, edge values). The random values keep away from the edges,
     # where 1 - x^2 (x^2 - 1) cancels: there one rounding more or less of x^2 (PyTorch rounds it
@@ -547,13 +564,7 @@ def test_one_pass_gradients_from_the_input_like_torch(name, dtype):
     a = a.astype(dtype)
     w = rng.standard_normal((41, 37)).astype(dtype)
     for weights in (None, w):
-        grads = []
-        for lib in (flow, torch):
-            x = lib.tensor(a, requires_grad=True)
-            y = getattr(lib, name)(x)
-            loss = y.sum() if weights is None else (y * lib.tensor(weights).t()).sum()
-            loss.backward()
-            grads.append(x.grad.double().numpy() if lib is torch else x.grad.numpy().astype("f8"))
+        grads = _unary_grads(name, a, weights)
         # 16-bit floats: ours rounds once from float32, PyTorch after each of its ops.
         tol = {"float16": 1e-2, "float32": 2e-6, "float64": 1e-12}[dtype]
         np.testing.assert_allclose(grads[0], grads[1], rtol=tol, atol=tol)
@@ -610,9 +621,6 @@ def test_gradients_from_the_output_like_torch(name, dtype):
     # sigmoid, tanh, sqrt, rsqrt, reciprocal, exp2, expm1 and tan differentiate from their output
     # in one pass (UnaryGrad): random, broadcast (the gradient of a sum) and strided incoming
     # gradients, special values.
-    import torch
-
-    import oneflow as flow
 
     rng = np.random.default_rng(7)
     a = rng.standard_normal((37, 41)) * 3
@@ -624,15 +632,7 @@ def test_gradients_from_the_output_like_torch(name, dtype):
     a = a.astype(dtype)
     w = rng.standard_normal((41, 37)).astype(dtype)
     for weights in (None, w):
-        grads = []
-        for lib in (flow, torch):
-            x = lib.tensor(a, requires_grad=True)
-            y = getattr(lib, name)(x)
-            loss = y.sum() if weights is None else (y * lib.tensor(weights).t()).sum()
-            loss.backward()
-            grads.append(
-                x.grad.float().numpy() if lib is torch else x.grad.numpy().astype("float32")
-            )
+        grads = _unary_grads(name, a, weights)
         tol = {"float16": 2e-3, "float32": 1e-6, "float64": 1e-12}[dtype]
         np.testing.assert_allclose(grads[0], grads[1], rtol=tol, atol=tol)
 
