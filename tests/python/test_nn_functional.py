@@ -146,6 +146,7 @@ def test_linear_bilinear_and_embedding(device):
         ((0, 3), (4, 3), (4,)),  # no rows
         ((5, 0), (4, 0), (4,)),  # empty inner dim: the bias alone
         ((6, 40), (33, 40), (33,)),
+        ((1, 7), (5, 7), (5,)),  # one row: BLAS's gemv, the bias added after
         ((3,), (4, 3), (4,)),  # 1-D input: added after
         ((5, 3), (4, 3), (1,)),  # a broadcast bias: added after
     ],

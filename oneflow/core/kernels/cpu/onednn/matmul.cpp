@@ -126,6 +126,20 @@ bool vector_product_f32(const Mat& a, const Mat& b, const Mat& c, const float* p
   return true;
 }
 
+// Every row of c (2-D, contiguous rows) set to `bias`, or (add) increased by it.
+template <typename T>
+void bias_rows(const Mat& c, T* pc, const T* bias, bool add) {
+  OF_OMP_FOR_IF(
+      c.rows * c.cols >= 65536, schedule(static), for (int64_t r = 0; r < c.rows; ++r) {
+        T* row = pc + r * c.rstride;
+        if (add) {
+          for (int64_t j = 0; j < c.cols; ++j) row[j] += bias[j];
+        } else {
+          std::copy(bias, bias + c.cols, row);
+        }
+      });
+}
+
 // float32 products through oneDNN's BLAS-like sgemm (its GEMM driver, which packs both operands
 // into panels), one matrix at a time: every single product, and batched ones from 256^3 per
 // matrix. The matmul primitive (brgemm) reads B unpacked below 2^29 multiply-adds, and with B's
@@ -136,16 +150,17 @@ bool vector_product_f32(const Mat& a, const Mat& b, const Mat& c, const float* p
 // 5.2 -> 2.0 us). Many small matrices of a batch stay on the primitive, which runs them in one
 // parallel region (32 x 64^3: 50 us, 105 us one sgemm call each).
 bool gemm_f32(const Mat& a, const Mat& b, const Mat& c, const float* pa, const float* pb, float* pc,
-              float beta) {
+              const float* bias) {
   if (c.batch > 1 && c.rows * c.cols * a.cols < (int64_t{1} << 24)) return false;
   if (c.cstride != 1 || c.rstride < c.cols || !blas_layout(a) || !blas_layout(b)) return false;
   if (a.rstride <= 0 || a.cstride <= 0 || b.rstride <= 0 || b.cstride <= 0) return false;
   const bool ta = a.cstride != 1, tb = b.cstride != 1;
   const int64_t lda = ta ? a.cstride : a.rstride, ldb = tb ? b.cstride : b.rstride;
   if (lda < (ta ? a.rows : a.cols) || ldb < (tb ? b.rows : b.cols)) return false;  // overlapping
+  if (bias) bias_rows(c, pc, bias, false);  // (2-D) the product is added to it
   for (int64_t i = 0; i < c.batch; ++i)
     dnnl::sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', c.rows, c.cols, a.cols, 1.0f, pa + i * a.bstride,
-                lda, pb + i * b.bstride, ldb, beta, pc + i * c.bstride, c.rstride);
+                lda, pb + i * b.bstride, ldb, bias ? 1.0f : 0.0f, pc + i * c.bstride, c.rstride);
   return true;
 }
 
@@ -177,20 +192,6 @@ void gemm_loop(const Mat& a, const Mat& b, const Mat& c, const T* pa, const T* p
       }
 }
 
-// Every row of c (2-D, contiguous rows) set to `bias`, or (add) increased by it.
-template <typename T>
-void bias_rows(const Mat& c, T* pc, const T* bias, bool add) {
-  OF_OMP_FOR_IF(
-      c.rows * c.cols >= 65536, schedule(static), for (int64_t r = 0; r < c.rows; ++r) {
-        T* row = pc + r * c.rstride;
-        if (add) {
-          for (int64_t j = 0; j < c.cols; ++j) row[j] += bias[j];
-        } else {
-          std::copy(bias, bias + c.cols, row);
-        }
-      });
-}
-
 }  // namespace
 
 void Matmul::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
@@ -214,8 +215,7 @@ void Matmul::compute_cpu(const TensorList& in, const TensorList& out, const Attr
     float* pc = out[0]->data_as<float>();
     const auto* pbias = static_cast<const float*>(bias);
     if (!vector_product_f32(a, b, c, pa, pb, pc)) {
-      if (pbias) bias_rows(c, pc, pbias, false);
-      if (gemm_f32(a, b, c, pa, pb, pc, pbias ? 1.0f : 0.0f)) {
+      if (gemm_f32(a, b, c, pa, pb, pc, pbias)) {
         bias_done = true;
       } else if (a.bstride > 0 && b.bstride > 0) {
         OneDnnMatmul::get().run(a, b, c, pa, pb, pc);
