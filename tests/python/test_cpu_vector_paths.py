@@ -266,6 +266,61 @@ def test_prod_outside_float_range_on_the_way_like_float64(n):
     )
 
 
+def _special_factors(a):
+    # Columns of a (rows, cols) whose products leave float's range on the way, or meet the
+    # values IEEE arithmetic treats apart; each must come out as the float64 product rounded.
+    rows = a.shape[0]
+    if rows >= 4:
+        a[:4, 0] = [1e30, 1e30, 1e-30, 1e-30]  # overflows float, then back
+        a[:4, 1] = [1e-30, 1e-30, 1e30, 1e30]  # underflows float to zero, then back
+        a[:3, 2] = [1e-20, 1e-18, 1e20]  # a denormal product (precision lost), then back
+        a[:2, 3] = [3e-42, 3e38]  # a denormal factor
+    if rows >= 2:
+        a[1, 4] = -0.0
+        a[0, 5] = np.inf
+        a[rows - 1, 6] = np.nan
+        a[:, 7] = 1e-5  # a product that ends below float's range
+        a[:, 8] = -1e5  # or above it
+    return a
+
+
+@pytest.mark.parametrize("cols", [16, 40, 64, 100, 256, 257])
+def test_prod_down_columns_like_float64(cols):
+    # Strips of columns (and the last columns on their own) over chunks of rows: each result is
+    # the exact product rounded once (checked against float64), whatever its partial products
+    # did on the way.
+    rng = np.random.default_rng(cols)
+    for rows in (1, 2, 5, 64, 300):
+        a = rng.uniform(0.5, 1.5, (rows, cols)).astype(np.float32)
+        a *= rng.choice(np.float32([-1, 1]), a.shape)
+        _special_factors(a)
+        for x, dim in ((a, 0), (a.reshape(1, rows, cols).repeat(3, 0), 1)):
+            want = torch.prod(torch.tensor(x).double(), dim).float().numpy()
+            got = flow.prod(flow.tensor(x), dim).numpy()
+            np.testing.assert_allclose(got, want, rtol=2e-7, err_msg=f"rows={rows}")
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+@pytest.mark.parametrize("n", [4096, 4133, 70001, 1 << 20])
+def test_full_prod_like_float64(n):
+    rng = np.random.default_rng(n)
+    a = rng.uniform(0.999, 1.001, n).astype(np.float32)
+    a *= rng.choice(np.float32([-1, 1]), n, p=[0.01, 0.99])
+    cases = [a.copy()]
+    b = a.copy()
+    b[[5, 69, 133]] = 1e30  # one lane past float's range, the rest brings it back
+    b[[3000, 3064, 3128]] = 1e-30
+    cases.append(b)
+    c = a.copy()
+    c[n // 2] = -0.0
+    cases.append(c)
+    for x in cases:
+        want = np.float32(np.prod(x.astype(np.float64)))
+        got = flow.prod(flow.tensor(x)).numpy()
+        np.testing.assert_allclose(got, want, rtol=2e-7)
+        assert np.signbit(got) == np.signbit(want)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_vector_norm_values_and_gradients_like_torch(dtype):
     rng = np.random.default_rng(11)
