@@ -192,6 +192,33 @@ def test_inplace_on_views_of_grad_tensors_matches_torch():
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+def _index_puts_on_views(lib, xv):
+    x = lib.tensor(xv, requires_grad=True)
+    outs = []
+    for put in (
+        lambda b: b.view(3, 4).index_put_((lib.tensor([1]),), lib.tensor(9.0)),
+        lambda b: b.reshape(12).index_put_((lib.tensor([0, 5]),), lib.tensor([7.0, 8.0]), True),
+        lambda b: b.flatten().__setitem__(lib.tensor([1, 11]), 9.0),
+        lambda b: b[1].__setitem__(lib.tensor([2, 0]), -1.0),
+        lambda b: b.unsqueeze(0).squeeze(0).__setitem__((lib.tensor([0]), lib.tensor([2])), 4.0),
+        lambda b: b.__setitem__((None, lib.tensor([0, 1])), 7.0),
+    ):
+        b = x * 2
+        put(b)
+        outs.append(b)
+    loss = sum((b * lib.arange(12.0).reshape(4, 3)).sum() for b in outs)
+    loss.backward()
+    return [b.detach().numpy() for b in outs] + [x.grad.numpy()]
+
+
+def test_index_put_on_views_of_grad_tensors_keeps_the_other_elements():
+    # The put runs out of place on a copy of the view's values: the elements it does not index
+    # must keep theirs (they were left as the fresh buffer's leftovers).
+    xv = np.random.default_rng(1).standard_normal((4, 3)).astype(np.float32)
+    for got, want in zip(_index_puts_on_views(flow, xv), _index_puts_on_views(torch, xv)):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
 def test_inplace_on_view_of_grad_leaf_is_refused():
     x = flow.ones(3, requires_grad=True)
     with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):

@@ -106,6 +106,11 @@ void IndexGather::compute_cpu(const TensorList& in, const TensorList& out,
 
 void IndexPut::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
   const TensorList indices(in.begin() + 2, in.end());
+  // Out of place (an in-place put on a view of a tensor that requires grad runs on a copy):
+  // the positions not indexed keep the destination's values.
+  if (out[0]->data() != in[0]->data())
+    std::memcpy(out[0]->data(), in[0]->data(),
+                static_cast<size_t>(in[0]->numel()) * itemsize(in[0]->dtype()));
   if (in[1]->numel() == 0) return;
   const IndexGeometry g = geometry(out[0], indices, attrs.get<int64_t>("dim"));
   const int64_t rows = rows_per_pre(g);

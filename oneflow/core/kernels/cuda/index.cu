@@ -88,12 +88,18 @@ void IndexGather::compute_cuda(const TensorList& in, const TensorList& out,
 }
 
 void IndexPut::compute_cuda(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  cudaStream_t stream = cuda_stream(out[0]->device().index);
+  // Out of place (an in-place put on a view of a tensor that requires grad runs on a copy):
+  // the positions not indexed keep the destination's values.
+  if (out[0]->data() != in[0]->data())
+    OF_CUDA_CHECK(cudaMemcpyAsync(out[0]->data(), in[0]->data(),
+                                  static_cast<size_t>(in[0]->numel()) * itemsize(in[0]->dtype()),
+                                  cudaMemcpyDeviceToDevice, stream));
   const int64_t n = in[1]->numel();
   if (n == 0) return;
   const IndexArgs a =
       make_args(name(), out[0], TensorList(in.begin() + 2, in.end()), attrs.get<int64_t>("dim"));
   const bool accumulate = attrs.get<bool>("accumulate");
-  cudaStream_t stream = cuda_stream(out[0]->device().index);
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     if (!accumulate) {
       put_kernel<T><<<cuda::grid_size(n), cuda::kBlockSize, 0, stream>>>(n, a, out[0]->data_as<T>(),
