@@ -219,6 +219,55 @@ def test_index_put_on_views_of_grad_tensors_keeps_the_other_elements():
         np.testing.assert_allclose(got, want, rtol=1e-6)
 
 
+def _overlap_cases(lib):
+    def shifted(op):
+        a = lib.arange(6.0)
+        return lambda: op(a[1:], a[:-1])
+
+    def expanded(op):
+        return lambda: op(lib.zeros(1, 3).expand(2, 3))
+
+    def put_own_row():
+        x = lib.arange(6.0).reshape(2, 3)
+        x[lib.tensor([1])] = x[0]
+        return x
+
+    a = lib.arange(6.0)
+    b = lib.arange(6.0).reshape(2, 3)
+    return {
+        "copy_ shifted": shifted(lambda d, s: d.copy_(s)),
+        "add_ shifted": shifted(lambda d, s: d.add_(s)),
+        "mul_ shifted": shifted(lambda d, s: d.mul_(s)),
+        "setitem shifted": shifted(lambda d, s: d.__setitem__(slice(None), s)),
+        "add_ expanded": expanded(lambda d: d.add_(1)),
+        "relu_ expanded": expanded(lambda d: d.relu_()),
+        "copy_ expanded": expanded(lambda d: d.copy_(lib.ones(2, 3))),
+        "index_add_ expanded": expanded(lambda d: d.index_add_(0, lib.tensor([0]), lib.ones(1, 3))),
+        "index_put_ own row": put_own_row,
+        # allowed: the same elements, interleaved strided views, fills of one value
+        "add_ itself": lambda: a.add_(a),
+        "add_ same view": lambda: a[1:].add_(a[1:]),
+        "add_ transposed twice": lambda: b.t().add_(b.t()),
+        "add_ interleaved": lambda: a[::2].add_(a[1::2]),
+        "fill_ expanded": expanded(lambda d: d.fill_(2.0)),
+        "zero_ expanded": expanded(lambda d: d.zero_()),
+    }
+
+
+def test_in_place_writes_refuse_overlapping_memory_like_torch():
+    # Note [In-place overlap]: expanded destinations and inputs that overlap the destination
+    # without being it raise RuntimeError, as in PyTorch; the rest runs.
+    got, want = _overlap_cases(flow), _overlap_cases(torch)
+    for name in want:
+        try:
+            w = want[name]().numpy()
+        except RuntimeError:
+            with pytest.raises(RuntimeError, match="unsupported operation"):
+                got[name]()
+            continue
+        np.testing.assert_array_equal(got[name]().numpy(), w, err_msg=name)
+
+
 def test_inplace_on_view_of_grad_leaf_is_refused():
     x = flow.ones(3, requires_grad=True)
     with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):

@@ -1,5 +1,6 @@
 #include "oneflow/core/dispatch/dispatch.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "oneflow/core/autograd/autograd.h"
@@ -238,6 +239,53 @@ TensorList inplace_on_view(const Primitive& prim, const TensorList& inputs, cons
   return {view};
 }
 
+// Whether t's elements fill one range of its storage exactly once, in some order of its dims
+// (PyTorch's non-overlapping and dense).
+bool dense(const TensorImpl& t) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of the dims of size > 1
+  for (size_t d = 0; d < t.shape().size(); ++d)
+    if (t.shape()[d] != 1) dims.emplace_back(t.strides()[d], t.shape()[d]);
+  std::sort(dims.begin(), dims.end());
+  int64_t next = 1;
+  for (const auto& [stride, size] : dims) {
+    if (stride != next) return false;
+    next *= size;
+  }
+  return true;
+}
+
+// Note [In-place overlap]: as PyTorch, an in-place write is refused when two of the written
+// elements share memory (an expanded destination: the result would depend on the order of the
+// writes), except a fill with one value; and when an input overlaps the destination without being
+// it (a[1:].add_(a[:-1]) would read elements already written). Layouts where overlap is costly to
+// decide (strided, non-dense views) pass, as there.
+void check_inplace_overlap(const Primitive& prim, const TensorList& inputs, const TensorImpl& out) {
+  const bool assign = &prim == &prim::assign();
+  if (out.numel() == 0 || !(prim.traits().elementwise || assign || &prim == &prim::index_put()))
+    return;
+  const bool fill = assign && inputs.size() == 2 && inputs[1]->numel() == 1;
+  for (size_t d = 0; d < out.shape().size() && !fill; ++d)
+    if (out.shape()[d] > 1 && out.strides()[d] == 0)
+      throw_error<RuntimeError>(prim.name(),
+                                "unsupported operation: more than one element of the written-to "
+                                "tensor refers to a single memory location. Please clone() the "
+                                "tensor before performing the operation.");
+  if (!dense(out)) return;
+  const int64_t begin = out.offset() * static_cast<int64_t>(itemsize(out.dtype()));
+  const int64_t end = begin + out.numel() * static_cast<int64_t>(itemsize(out.dtype()));
+  for (const Tensor& t : inputs) {
+    if (t.get() == &out || t->storage() != out.storage() || t->numel() == 0 || !dense(*t)) continue;
+    const int64_t b = t->offset() * static_cast<int64_t>(itemsize(t->dtype()));
+    const int64_t e = b + t->numel() * static_cast<int64_t>(itemsize(t->dtype()));
+    if (b == begin && e == end && t->strides() == out.strides()) continue;  // the same elements
+    if (b < end && begin < e)
+      throw_error<RuntimeError>(prim.name(),
+                                "unsupported operation: some elements of the input tensor and "
+                                "the written-to tensor refer to a single memory location. Please "
+                                "clone() the tensor before performing the operation.");
+  }
+}
+
 TensorList eager_local(const Primitive& prim, const TensorList& inputs, const Attrs& attrs,
                        const Tensor& inplace_out) {
   check_inputs(prim, inputs);
@@ -257,6 +305,7 @@ TensorList eager_local(const Primitive& prim, const TensorList& inputs, const At
                                 "doing inplace update.");
     if (!traits.may_run_in_place || metas.size() != 1)
       throw_error<RuntimeError>(prim.name(), "cannot run in place");
+    check_inplace_overlap(prim, inputs, *inplace_out);
     if (metas[0].shape != inplace_out->shape())
       throw_error<RuntimeError>(prim.name(), "output with shape ", shape_str(inplace_out->shape()),
                                 " doesn't match the broadcast shape ", shape_str(metas[0].shape));
