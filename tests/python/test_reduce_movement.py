@@ -774,6 +774,11 @@ def test_topk_kthvalue_median_select_like_torch(dtype):
         flow.ones(3).kthvalue(0)
     with pytest.raises(RuntimeError, match="topk"):
         flow.ones(3).topk(-1)
+    # A 0-d input is its one element for k = 0 and 1 (k = 0 wrote nothing: leftover memory).
+    for k in (0, 1):
+        got, want = flow.tensor(2.5).topk(k), torch.tensor(2.5).topk(k)
+        np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
+        np.testing.assert_array_equal(got.indices.numpy(), want.indices.numpy())
 
 
 def test_topk_kthvalue_median_gradients_match_torch():

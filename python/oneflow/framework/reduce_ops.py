@@ -264,6 +264,8 @@ def msort(input):
 def topk(input, k, dim=-1, largest=True, sorted=True):
     if str(input.dtype) == "oneflow.bool":
         raise RuntimeError("topk: bool inputs are not supported, expected a numeric dtype")
+    if input.ndim == 0 and k == 0:
+        k = 1  # a 0-d input gives its one element for k = 0 as well, as PyTorch
     return _pair("topk", _C.topk(input, k, dim, largest))
 
 
