@@ -281,6 +281,8 @@ def _special_factors(a):
         a[rows - 1, 6] = np.nan
         a[:, 7] = 1e-5  # a product that ends below float's range
         a[:, 8] = -1e5  # or above it
+        a[: rows // 2, 9], a[rows // 2 :, 9] = 0.1, 10.0  # drifts out of float's range and back
+        a[:, 10] = -3.0
     return a
 
 
@@ -616,8 +618,12 @@ def test_fused_addcmul_addcdiv_lerp_like_torch(dtype):
         fx.lerp_(f["b"][:, :n], f["w"])
         tx.lerp_(t["b"][:, :n], t["w"])
         close(fx, tx)
+    # a float64 operand narrows into float32 in place, as PyTorch allows; into int it cannot
+    got = flow.ones(3).addcmul_(flow.tensor([0.1, 0.2, 0.3], dtype=flow.float64), flow.ones(3))
+    want = torch.ones(3).addcmul_(torch.tensor([0.1, 0.2, 0.3], dtype=torch.float64), torch.ones(3))
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
     with pytest.raises(RuntimeError, match="can't be cast"):
-        flow.ones(3, dtype=flow.float32).addcmul_(flow.ones(3, dtype=flow.float64), flow.ones(3))
+        flow.ones(3, dtype=flow.int64).addcmul_(flow.ones(3), flow.ones(3))
     # keyword operands
     fk, tk = f["a"].clone(), t["a"].clone()
     fk.addcmul_(tensor1=f["b"], tensor2=f["c"], value=2)

@@ -808,3 +808,100 @@ def test_special_namespace_like_torch():
     ints = flow.special.zeta(flow.tensor([2, 3]), flow.tensor([1, 2]))
     assert ints.dtype == flow.float32
     np.testing.assert_allclose(ints.numpy(), [math.pi**2 / 6, 1.2020569 - 1], rtol=1e-6)
+
+
+def _scalar_cases(lib):
+    u8, i8 = lib.tensor([3, 200], dtype=lib.uint8), lib.tensor([-128, 5], dtype=lib.int8)
+    h = lib.tensor([1e-3, 0.0, 2.0, -7.5], dtype=lib.float16)
+    b = lib.tensor([1.0, 2.0, 3e38], dtype=lib.bfloat16)
+    cases = {
+        # number - tensor in the promoted type (negating an unsigned tensor first wrapped)
+        "2.5 - uint8": lambda: 2.5 - u8,
+        "2.5 - int8": lambda: 2.5 - i8,
+        "3 - int64": lambda: 3 - lib.tensor([1, 2]),
+        "sub(2, uint8, alpha=2)": lambda: lib.sub(2, u8, alpha=2),
+        "sub(1.5, float, alpha=3)": lambda: lib.sub(1.5, lib.tensor([1.0, 2.0]), alpha=3),
+        # 16-bit floats times or over numbers they cannot hold: in float32, rounded once (add
+        # and sub cast the number to the tensor's type, as PyTorch)
+        "f16 * 1e5": lambda: h * 1e5,
+        "f16 + 1e5": lambda: h + 1e5,
+        "1e5 - f16": lambda: 1e5 - h,
+        "f16 / 1e5": lambda: h / 1e5,
+        "1e5 / f16": lambda: 1e5 / h,
+        "f16 + 0.1": lambda: h + 0.1,
+        "f16 - 0.1": lambda: h - 0.1,
+        "0.1 - f16": lambda: 0.1 - h,
+        "f16 * 100000 (int)": lambda: h * 100000,
+        "bf16 * 0.1": lambda: b * 0.1,
+        "bf16 + 1e-3": lambda: b + 1e-3,
+        "f16 * 0.5 (exact)": lambda: h * 0.5,
+    }
+
+    def inplace_mul():
+        x = h.clone()
+        x.mul_(1e5)
+        return x
+
+    def inplace_add():
+        x = h.clone()
+        x.add_(0.1)
+        return x
+
+    # in-place results narrowed within their kind, as PyTorch allows
+    def f32_add_f64():
+        x = lib.tensor([1.0, 2.0])
+        x += lib.tensor([0.1, 1.0], dtype=lib.float64)
+        return x
+
+    def i32_add_i64():
+        x = lib.ones(2, dtype=lib.int32)
+        x.add_(lib.tensor([5, 2**33 + 1]))
+        return x
+
+    def u8_mul_i64():
+        x = lib.tensor([3, 4], dtype=lib.uint8)
+        x.mul_(lib.tensor([100, 2]))
+        return x
+
+    def addcmul_f64():
+        x = lib.ones(3)
+        x.addcmul_(lib.tensor([0.1, 0.2, 0.3], dtype=lib.float64), lib.ones(3))
+        return x
+
+    cases.update(
+        {
+            "f16.mul_(1e5)": inplace_mul,
+            "f16.add_(0.1)": inplace_add,
+            "f32 += f64": f32_add_f64,
+            "i32.add_(i64)": i32_add_i64,
+            "u8.mul_(i64)": u8_mul_i64,
+            "f32.addcmul_(f64)": addcmul_f64,
+        }
+    )
+    return cases
+
+
+def test_numbers_and_narrowing_in_place_results_like_torch():
+    got, want = _scalar_cases(flow), _scalar_cases(torch)
+    for name, f in want.items():
+        w, g = f(), got[name]()
+        assert str(g.dtype).split(".")[-1] == str(w.dtype).split(".")[-1], name
+        np.testing.assert_array_equal(g.float().numpy(), w.float().numpy(), err_msg=name)
+
+
+def _refused(lib):
+    return [
+        lambda: True - lib.tensor([1, 2]),
+        lambda: 1.5 - lib.tensor([True]),
+        lambda: lib.sub(2, lib.tensor([1, 2]), alpha=1.5),
+        lambda: lib.add(lib.tensor([1]), lib.tensor([1]), alpha=2.5),
+        lambda: lib.ones(2, dtype=lib.int32).add_(lib.ones(2)),
+        lambda: lib.ones(2, dtype=lib.bool).add_(lib.ones(2, dtype=lib.int64)),
+    ]
+
+
+def test_bool_subtraction_and_float_alpha_errors_like_torch():
+    for lib in (flow, torch):
+        for f in _refused(lib):
+            with pytest.raises(RuntimeError):
+                f()

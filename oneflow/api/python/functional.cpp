@@ -149,9 +149,7 @@ void init_functional(py::module_& m) {
           Tensor y = b.cast<Tensor>();
           Scalar s = scalar_from_py(a, "sub");
           ReleaseGil nogil;
-          return F::add(F::mul(y, al.kind == Scalar::Kind::kFloat ? Scalar::from_double(-al.f)
-                                                                  : Scalar::from_int(-al.i)),
-                        s);
+          return F::rsub(y, s, al);
         }
         return binary(
             "sub", a, b, [&](const Tensor& x, const Tensor& y) { return F::sub(x, y, al); },

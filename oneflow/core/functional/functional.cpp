@@ -53,6 +53,11 @@ std::string device_str(Device d) { return d.str(); }
 
 }  // namespace
 
+bool can_cast(DType from, DType to) {
+  if (is_floating(from) && !is_floating(to)) return false;
+  return !(to == DType::kBool && from != DType::kBool);
+}
+
 DType result_type(const std::vector<Tensor>& tensors, const std::vector<Scalar>& scalars) {
   std::optional<DType> dim, zero, wrapped;
   for (const Tensor& t : tensors) {
@@ -631,11 +636,22 @@ Tensor wrap(const Tensor& like, Scalar s, DType* dt) {
 
 bool is_one(Scalar s) { return s.to_double() == 1.0; }
 
+// PyTorch multiplies and divides a 16-bit float tensor by a scalar in float32 (its opmath type;
+// its add and sub cast the scalar to the tensor's type): with a scalar the 16-bit type cannot
+// hold exactly (1e5 overflows float16, 0.1 rounds), the op runs on float32 copies and the
+// result is rounded once.
+bool scalar_in_float32(DType dt, Scalar s) {
+  const float v = static_cast<float>(s.to_double());
+  if (dt == DType::kFloat16) return !(float(float16(v)) == v && double(v) == s.to_double());
+  if (dt == DType::kBFloat16) return !(float(bfloat16(v)) == v && double(v) == s.to_double());
+  return false;
+}
+
 void check_alpha(const char* op, DType dt, Scalar alpha) {
   if (!is_floating(dt) && alpha.kind == Scalar::Kind::kFloat)
-    throw_error<TypeError>(op,
-                           "for integral input tensors, argument alpha must not be a floating "
-                           "point number");
+    throw_error<RuntimeError>(op,
+                              "for integral input tensors, argument alpha must not be a floating "
+                              "point number");
 }
 
 }  // namespace
@@ -664,7 +680,8 @@ Scalar scaled(Scalar b, Scalar alpha) {
 
 Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
   DType dt;
-  Tensor y = wrap(a, scaled(b, alpha), &dt);
+  const Scalar s = scaled(b, alpha);
+  Tensor y = wrap(a, s, &dt);
   return dispatch1(prim::add(), {to(a, dt, std::nullopt), y});
 }
 
@@ -684,7 +701,20 @@ Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
   return add(a, nb, alpha);
 }
 
-Tensor rsub(const Tensor& a, Scalar b) { return add(neg(a), b); }
+Tensor rsub(const Tensor& a, Scalar b, Scalar alpha) {
+  // b - alpha a in the result type: negating a first wrapped an unsigned a (2.5 - uint8 200
+  // was 58.5).
+  if (a->dtype() == DType::kBool || b.kind == Scalar::Kind::kBool)
+    throw_error<RuntimeError>("sub",
+                              "subtraction with a bool tensor is not supported; use the "
+                              "`^` or `logical_xor()` operator instead");
+  DType dt;
+  Tensor y = wrap(a, b, &dt);
+  check_alpha("sub", dt, alpha);
+  Tensor x = to(a, dt, std::nullopt);
+  if (!is_one(alpha)) x = mul(x, alpha);
+  return dispatch1(prim::sub(), {y, x});
+}
 
 Tensor mul(const Tensor& a, const Tensor& b) {
   auto [x, y] = promote(a, b);
@@ -694,6 +724,8 @@ Tensor mul(const Tensor& a, const Tensor& b) {
 Tensor mul(const Tensor& a, Scalar b) {
   DType dt;
   Tensor y = wrap(a, b, &dt);
+  if (scalar_in_float32(dt, b))
+    return to(mul(to(a, DType::kFloat32, std::nullopt), b), dt, std::nullopt);
   return dispatch1(prim::mul(), {to(a, dt, std::nullopt), y});
 }
 
@@ -727,11 +759,15 @@ Tensor div(const Tensor& a, const Tensor& b) {
 
 Tensor div(const Tensor& a, Scalar b) {
   DType dt = float_result(result_type({a}, {b}));
+  if (scalar_in_float32(dt, b))
+    return to(div(to(a, DType::kFloat32, std::nullopt), b), dt, std::nullopt);
   return dispatch1(prim::div(), {to(a, dt, std::nullopt), scalar_tensor(b, dt, a->device())});
 }
 
 Tensor rdiv(const Tensor& a, Scalar b) {
   DType dt = float_result(result_type({a}, {b}));
+  if (scalar_in_float32(dt, b))
+    return to(rdiv(to(a, DType::kFloat32, std::nullopt), b), dt, std::nullopt);
   return dispatch1(prim::div(), {scalar_tensor(b, dt, a->device()), to(a, dt, std::nullopt)});
 }
 
@@ -1021,8 +1057,7 @@ Tensor softmax_grad(const Tensor& dy, const Tensor& y, int64_t dim) {
 namespace {
 Tensor inplace_binary(const char* op, const Primitive& p, const Tensor& self, Tensor other) {
   DType dt = result_type({self, other});
-  if (promote_types(dt, self->dtype()) != self->dtype() ||
-      (is_floating(dt) && !is_floating(self->dtype())))
+  if (!can_cast(dt, self->dtype()))
     throw_error<RuntimeError>(op, "result type ", dtype_name(dt),
                               " can't be cast to the desired output type ",
                               dtype_name(self->dtype()));
@@ -1038,7 +1073,9 @@ Tensor add_(const Tensor& self, const Tensor& other, Scalar alpha) {
 
 Tensor add_(const Tensor& self, Scalar other, Scalar alpha) {
   DType dt;
-  return inplace_binary("add_", prim::add(), self, wrap(self, scaled(other, alpha), &dt));
+  const Scalar s = scaled(other, alpha);
+  Tensor y = wrap(self, s, &dt);
+  return inplace_binary("add_", prim::add(), self, y);
 }
 
 Tensor mul_(const Tensor& self, const Tensor& other) {
@@ -1047,7 +1084,10 @@ Tensor mul_(const Tensor& self, const Tensor& other) {
 
 Tensor mul_(const Tensor& self, Scalar other) {
   DType dt;
-  return inplace_binary("mul_", prim::mul(), self, wrap(self, other, &dt));
+  Tensor y = wrap(self, other, &dt);
+  if (scalar_in_float32(dt, other))
+    return copy_(self, mul(to(self, DType::kFloat32, std::nullopt), other));
+  return inplace_binary("mul_", prim::mul(), self, y);
 }
 
 // ---- reductions ----

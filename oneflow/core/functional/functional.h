@@ -67,13 +67,16 @@ namespace functional {
 // ---- type promotion ----
 // PyTorch's result_type over tensor operands (by dim > zero-dim) and wrapped scalars.
 DType result_type(const std::vector<Tensor>& tensors, const std::vector<Scalar>& scalars = {});
+// PyTorch's rule for writing a result of dtype `from` into a tensor of dtype `to` (in-place ops):
+// not floating into integral, not non-bool into bool; narrowing within a kind is allowed.
+bool can_cast(DType from, DType to);
 
 // ---- elementwise ----
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha = Scalar::from_int(1));
 Tensor add(const Tensor& a, Scalar b, Scalar alpha = Scalar::from_int(1));
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha = Scalar::from_int(1));
 Tensor sub(const Tensor& a, Scalar b, Scalar alpha = Scalar::from_int(1));
-Tensor rsub(const Tensor& a, Scalar b);  // b - a
+Tensor rsub(const Tensor& a, Scalar b, Scalar alpha = Scalar::from_int(1));  // b - alpha a
 Tensor mul(const Tensor& a, const Tensor& b);
 Tensor mul(const Tensor& a, Scalar b);
 Tensor neg(const Tensor& a);

@@ -21,7 +21,7 @@ Tensor run(const Tensor& a, const Tensor& b, const Tensor& c, const Attrs& attrs
 template <TernaryFn K>
 Tensor run_(const char* op, const Tensor& a, const Tensor& b, const Tensor& c, const Attrs& attrs) {
   const DType dt = result_type({a, b, c});
-  if (promote_types(dt, a->dtype()) != a->dtype())
+  if (!can_cast(dt, a->dtype()))
     throw_error<RuntimeError>(op, "result type ", dtype_name(dt),
                               " can't be cast to the desired output type ", dtype_name(a->dtype()));
   return dispatch1(prim::ternary<K>(),
