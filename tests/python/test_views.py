@@ -163,7 +163,7 @@ def test_indexing_errors():
         x[0, 0, 0]
     with pytest.raises(ValueError, match="step must be greater than zero"):
         x[::-1]
-    with pytest.raises(TypeError, match="valid indices"):
+    with pytest.raises(IndexError, match="valid indices"):
         x[1.5]
 
 

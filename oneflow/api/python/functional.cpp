@@ -488,6 +488,19 @@ void init_functional(py::module_& m) {
           }
           return F::index_put_(t, {idx}, dim, v, accumulate);
         });
+  // The smallest and largest values of an index (0 and -1 when it is empty), read on the host:
+  // waits only for the ops that write the index, not for the queued work ahead of it, so range
+  // checks in Python do not drain the queue.
+  m.def("_index_bounds", [](const Tensor& index) {
+    Tensor idx = F::contiguous(F::to(index, DType::kInt64, std::nullopt));
+    Tensor host = idx->device().type == DeviceType::kCPU ? idx : F::to(idx, std::nullopt, Device{});
+    ReleaseGil nogil;
+    const int64_t count = host->numel();
+    const int64_t* p = host->read_as<int64_t>();
+    int64_t lo = count ? p[0] : 0, hi = count ? p[0] : -1;
+    for (int64_t i = 1; i < count; ++i) lo = std::min(lo, p[i]), hi = std::max(hi, p[i]);
+    return std::make_pair(lo, hi);
+  });
   // F.embedding's lookup: weight[input] after PyTorch's check that every index is in
   // [0, num_embeddings), made on the index's values alone (they are read on the host, waiting
   // only for the ops that write them, not for the queued work behind the weight).

@@ -7,6 +7,7 @@ Writes (__setitem__) go through the view, or scatter into it for advanced indice
 """
 
 import builtins
+import warnings
 
 import numpy as np
 
@@ -22,22 +23,54 @@ def _is_int(x):
     )
 
 
+def _as_tuple(key):
+    """A list key that holds tensors, sequences, slices, Ellipsis or None indexes several dims,
+    as a tuple would (PyTorch's and NumPy's rule for short lists)."""
+    if isinstance(key, list) and len(key) < 32:
+        for it in key:
+            if it is None or it is Ellipsis or isinstance(it, (Tensor, list, tuple, slice)):
+                return tuple(key)
+    return key
+
+
 def _index_tensor(it, device):
     if isinstance(it, Tensor):
         t = it
     else:
         arr = np.asarray(it)
+        if arr.size == 0:
+            arr = arr.astype(np.int64)  # x[[]]: an empty integer index
         if arr.dtype.kind not in "biu":
             raise IndexError(
                 "getitem: tensors used as indices must be long, int, byte or bool tensors, "
                 f"got {arr.dtype}"
             )
-        if arr.dtype.kind in "iu":
+        if arr.dtype.kind in "iu" and arr.dtype != np.uint8:
             arr = arr.astype(np.int64)
         t = _internal.from_numpy(np.require(arr, requirements="C"))
+    if t.dtype == _internal.uint8:
+        warnings.warn(
+            "indexing with dtype uint8 is deprecated, please use a dtype bool instead",
+            UserWarning,
+            stacklevel=4,
+        )
+        t = _C.ne(t, 0)
     if t.device != device:
         t = _C.to(t, None, device)
     return t
+
+
+def _mask_parts(mask, x, start):
+    """The int64 index tensors (nonzero) of a bool mask over x's dims from `start`, after
+    checking the mask's shape against those dims (IndexError as in PyTorch)."""
+    for i, n in enumerate(mask.shape):
+        d = start + i
+        if d >= x.ndim or x.shape[d] != n:
+            raise IndexError(
+                f"getitem: the shape of the mask {list(mask.shape)} at index {i} does not match "
+                f"the shape of the indexed tensor {list(x.shape)} at index {d}"
+            )
+    return _C.nonzero(mask)
 
 
 def _entries(key, x):
@@ -62,8 +95,7 @@ def _entries(key, x):
                     raise NotImplementedError(
                         "getitem: indexing with a 0-dim bool is not implemented yet"
                     )
-                parts = _C.nonzero(t)
-                out.extend(("adv", p) for p in parts)
+                out.append(("mask", t))
                 consumed += t.ndim
             else:
                 out.append(("adv", t))
@@ -71,7 +103,7 @@ def _entries(key, x):
         elif isinstance(it, builtins.bool):
             raise NotImplementedError("getitem: indexing with a Python bool is not implemented yet")
         else:
-            raise TypeError(
+            raise IndexError(
                 "getitem: only integers, slices, ellipsis, None, and integer or bool "
                 f"tensors/lists are valid indices, got {type(it).__name__}"
             )
@@ -81,7 +113,15 @@ def _entries(key, x):
         )
     if ellipsis_at is not None:
         out[ellipsis_at:ellipsis_at] = [("basic", slice(None))] * (x.ndim - consumed)
-    return out
+    expanded, d = [], 0
+    for kind, it in out:
+        if kind == "mask":
+            expanded.extend(("adv", p) for p in _mask_parts(it, x, d))
+            d += it.ndim
+        else:
+            expanded.append((kind, it))
+            d += it is not None
+    return expanded
 
 
 def _basic(t, entries):
@@ -128,6 +168,7 @@ def _whole_mask(self, key):
 
 
 def getitem(self, key):
+    key = _as_tuple(key)
     if _whole_mask(self, key):
         return _C.masked_select(self, key)
     entries = _entries(key, self)
@@ -139,6 +180,7 @@ def getitem(self, key):
 
 
 def setitem(self, key, value):
+    key = _as_tuple(key)
     if _whole_mask(self, key) and (
         isinstance(value, (int, float)) or (isinstance(value, Tensor) and value.ndim == 0)
     ):
@@ -159,6 +201,16 @@ def index_put_(self, indices, values, accumulate=False):
     """self[indices] = values (or += with accumulate), indices a tuple of index tensors for the
     leading dims."""
     idx = [_index_tensor(i, self.device) for i in indices]
+    if any(t.dtype == _internal.bool for t in idx):
+        parts, d = [], 0
+        for t in idx:
+            if t.dtype == _internal.bool:
+                parts.extend(_mask_parts(t, self, d))
+                d += t.ndim
+            else:
+                parts.append(t)
+                d += 1
+        idx = parts
     return _C.index_put_(self, idx, 0, values, accumulate)
 
 

@@ -132,6 +132,33 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     return out
 
 
+def _wrap_dim(op, dim, ndim):
+    """dim as an index into the dims of a tensor of ndim dims (a 0-d tensor counts as one),
+    IndexError outside [-ndim, ndim) as in PyTorch."""
+    n = builtins.max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"{op}: dimension out of range (expected to be in range of [{-n}, {n - 1}], but got "
+            f"{dim})"
+        )
+    return dim % n
+
+
+def _check_index_values(op, index, size, dim, wrap=False, error=IndexError):
+    """index with its values checked against a dimension of `size` (`error` outside, IndexError
+    for most ops in PyTorch); with wrap, negative values count from the end (index_fill's
+    rule)."""
+    if index.numel() == 0:
+        return index
+    lo, hi = _C._index_bounds(index)  # waits for the index's writers only
+    if hi >= size or lo < (-size if wrap else 0):
+        bad = hi if hi >= size else lo
+        raise error(f"{op}: index {bad} is out of bounds for dimension {dim} with size {size}")
+    if wrap and lo < 0:
+        index = _C.where(_C.lt(index, 0), _C.add(index, size), index)
+    return index
+
+
 def _check_index_vector(op, index, dtype_error=RuntimeError):
     # dtype_error: PyTorch's type for a non-integer index (IndexError for index_fill).
     if index.ndim > 1:
@@ -142,8 +169,22 @@ def _check_index_vector(op, index, dtype_error=RuntimeError):
 
 def index_select(input, dim, index):
     _check_index_vector("index_select", index)
-    dim = dim % builtins.max(input.ndim, 1)
-    return _C.index(input, [index.reshape(-1)], dim) if input.ndim else input.clone()
+    dim = _wrap_dim("index_select", dim, input.ndim)
+    index = index.reshape(-1)
+    if input.ndim == 0:
+        if index.numel() != 1:
+            raise IndexError(
+                f"index_select: an index into a 0-d tensor can have only 1 value, got "
+                f"{index.numel()}"
+            )
+        _check_index_values("index_select", index, 1, dim)
+        return input.clone()
+    if input.shape[dim] == 0 and index.numel():
+        raise RuntimeError(
+            f"index_select: cannot select {index.numel()} entries along dimension {dim} of size 0"
+        )
+    _check_index_values("index_select", index, input.shape[dim], dim)
+    return _C.index(input, [index], dim)
 
 
 def _index_along(index, dim, shape):
@@ -173,32 +214,105 @@ def _whole_slices(input, dim, index, source):
     )
 
 
+def _check_index_source(op, input, dim, index, source):
+    """PyTorch's checks of index_add's and index_copy's source against the input and index:
+    one slice per index along dim, the input's size along every other dim."""
+    n = index.numel()
+    if op == "index_copy":
+        if source.ndim == 0 and n != 1:
+            raise IndexError(
+                f"index_copy: when source is a scalar, index should have one element, got {n}"
+            )
+        if source.ndim != input.ndim and source.ndim and input.ndim:
+            raise IndexError(
+                "index_copy: when source and destination are not scalars, their dimensionality "
+                f"must match, got source of {source.ndim} dims and destination of {input.ndim}"
+            )
+        a, b = list(input.shape), list(source.shape)
+        if a:
+            del a[dim]
+        if b:
+            del b[dim]
+        if a != b:
+            raise RuntimeError(
+                f"index_copy: source and destination must have the same slice shapes, got "
+                f"destination slice shape {a} and source slice shape {b} at dimension {dim}"
+            )
+        if source.ndim and n != source.shape[dim]:
+            raise IndexError(
+                f"index_copy: number of indices ({n}) should be equal to source.size(dim) "
+                f"({source.shape[dim]})"
+            )
+        return
+    if dim and dim >= source.ndim:
+        raise RuntimeError(
+            f"index_add: indexing dim {dim} is out of bounds of the source tensor with "
+            f"{source.ndim} dims"
+        )
+    along = source.shape[dim] if source.ndim else 1
+    if n != along:
+        raise RuntimeError(
+            f"index_add: number of indices ({n}) should be equal to source.size(dim) ({along}), "
+            f"for dim {dim}"
+        )
+    a, b = list(input.shape), list(source.shape)
+    if (a or b) and (len(a) != len(b) or a[:dim] + a[dim + 1 :] != b[:dim] + b[dim + 1 :]):
+        raise RuntimeError(
+            "index_add: source tensor shape must match self tensor shape, excluding the "
+            f"specified dimension, got self.shape {tuple(a)} and source.shape {tuple(b)}"
+        )
+
+
+def _index_op_on_scalar(fn, input, dim, index, source):
+    """index_add/index_copy/index_fill of a 0-d input: the op on a one-element 1-D view."""
+    src = source.reshape(1) if isinstance(source, Tensor) and source.ndim == 0 else source
+    return fn(input.reshape(1), dim, index, src).reshape(())
+
+
 def index_add(input, dim, index, source, *, alpha=1):
     _check_index_vector("index_add", index)
-    dim %= builtins.max(input.ndim, 1)
+    dim = _wrap_dim("index_add", dim, input.ndim)
+    _check_index_source("index_add", input, dim, index, source)
+    if input.ndim == 0:
+        return _index_op_on_scalar(
+            lambda x, d, i, s: index_add(x, d, i, s, alpha=alpha), input, dim, index, source
+        )
     from oneflow import bool as bool_dtype
 
     src = source
     if alpha != 1 and source.dtype != bool_dtype:  # a bool source stays bool, as in PyTorch
         src = _C.mul(source, alpha)
+    # PyTorch raises IndexError for an index out of range of a 1-D input, else RuntimeError.
+    error = IndexError if input.ndim == 1 else RuntimeError
     if _whole_slices(input, dim, index, src) and src.dtype != bool_dtype:
-        return _C._index_rows_(_C.clone(input), index.reshape(-1), dim, src, True)
-    return _C.scatter(input, dim, _index_along(index.reshape(-1), dim, source.shape), src, "add")
+        try:
+            return _C._index_rows_(_C.clone(input), index.reshape(-1), dim, src, True)
+        except IndexError as e:
+            raise error(str(e)) from None
+    index = _check_index_values("index_add", index.reshape(-1), input.shape[dim], dim, False, error)
+    return _C.scatter(input, dim, _index_along(index, dim, source.shape), src, "add")
 
 
 def index_copy(input, dim, index, source):
     _check_index_vector("index_copy", index)
-    dim %= builtins.max(input.ndim, 1)
+    dim = _wrap_dim("index_copy", dim, input.ndim)
+    _check_index_source("index_copy", input, dim, index, source)
+    if input.ndim == 0:
+        return _index_op_on_scalar(index_copy, input, dim, index, source)
     if _whole_slices(input, dim, index, source):
         return _C._index_rows_(_C.clone(input), index.reshape(-1), dim, source, False)
-    idx = _index_along(index.reshape(-1), dim, source.shape)
+    index = _check_index_values("index_copy", index.reshape(-1), input.shape[dim], dim)
+    idx = _index_along(index, dim, source.shape)
     return _C.scatter(input, dim, idx, source, "none")
 
 
 def index_fill(input, dim, index, value):
     _check_index_vector("index_fill", index, IndexError)
-    dim %= builtins.max(input.ndim, 1)
-    return _C.scatter(input, dim, _index_along(index.reshape(-1), dim, input.shape), value, "none")
+    dim = _wrap_dim("index_fill", dim, input.ndim)
+    if input.ndim == 0:
+        return _index_op_on_scalar(index_fill, input, dim, index, value)
+    index = _check_index_values("index_fill", index.reshape(-1), input.shape[dim], dim, True)
+    return _C.scatter(input, dim, _index_along(index, dim, input.shape), value, "none")
 
 
 def masked_fill(input, mask, value):
@@ -237,7 +351,7 @@ def take_along_dim(input, indices, dim=None):
             "take_along_dim: input and indices should have the same number of dimensions, but "
             f"got {input.ndim} dimensions and {indices.ndim} dimensions"
         )
-    dim %= builtins.max(input.ndim, 1)
+    dim = _wrap_dim("take_along_dim", dim, input.ndim)
     # Every dim but dim broadcasts; along dim, the input keeps its size and indices theirs.
     a, b = list(input.shape), list(indices.shape)
     a[dim] = b[dim] = 1
@@ -313,7 +427,16 @@ def roll(input, shifts, dims=None):
 
 
 def rot90(input, k=1, dims=(0, 1)):
-    d0, d1 = dims
+    if len(dims) != 2:
+        raise RuntimeError(f"rot90: expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"rot90: expected total dims >= 2, but got total dims = {input.ndim}")
+    d0, d1 = (_wrap_dim("rot90", d, input.ndim) for d in dims)
+    if d0 == d1:
+        raise RuntimeError(
+            f"rot90: expected rotation dims to be different, but got dim0 = {dims[0]} and "
+            f"dim1 = {dims[1]}"
+        )
     k %= 4
     if k == 1:
         return flip(input, [d1]).transpose(d0, d1)
@@ -359,7 +482,11 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         return oneflow.tensor(np.repeat(np.arange(len(counts)), counts), device=input.device)
     if dim is None:
         input, dim = input.reshape(-1), 0
-    dim %= input.ndim
+    if input.ndim == 0:
+        raise IndexError(
+            f"repeat_interleave: dimension specified as {dim} but tensor has no dimensions"
+        )
+    dim = _wrap_dim("repeat_interleave", dim, input.ndim)
     n = input.shape[dim]
     if isinstance(repeats, int):
         if repeats < 0:
@@ -459,8 +586,10 @@ def movedim(input, source, destination):
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
     nd = input.ndim
-    src = [s % nd for s in src]
-    dst = [d % nd for d in dst]
+    src = [_wrap_dim("movedim", s, nd) for s in src]
+    dst = [_wrap_dim("movedim", d, nd) for d in dst]
+    if nd == 0:
+        return input.view(())
     order = [None] * nd
     for s, d in zip(src, dst):
         order[d] = s

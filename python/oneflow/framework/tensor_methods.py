@@ -181,15 +181,21 @@ def _select(self, i):
 
 
 def chunk(self, chunks, dim=0):
+    if self.ndim == 0:
+        raise RuntimeError("chunk: expected a tensor with at least 1 dimension, got a 0-d tensor")
     if chunks <= 0:
         raise RuntimeError(f"chunk: chunks must be greater than 0, got {chunks}")
     size = self.size(dim)
+    if size == 0:  # as PyTorch: `chunks` empty pieces
+        return _C.split_with_sizes(self, [0] * chunks, dim)
     step = max(-(-size // chunks), 1)
     return split(self, step, dim)
 
 
 def split(self, split_size_or_sections, dim=0):
     """Views of consecutive sections along dim, from one op whose gradient is one cat."""
+    if self.ndim == 0:
+        raise RuntimeError("split: expected a tensor with at least 1 dimension, got a 0-d tensor")
     size = self.size(dim)
     if isinstance(split_size_or_sections, builtins.int):
         step = split_size_or_sections
@@ -358,7 +364,14 @@ def _mT(self):
 
 def unflatten(self, dim, sizes):
     shape = list(self.shape)
-    d = dim if dim >= 0 else dim + len(shape)
+    if not shape:
+        raise RuntimeError("unflatten: dimension specified as 0 but tensor has no dimensions")
+    if not -len(shape) <= dim < len(shape):
+        raise IndexError(
+            f"unflatten: dimension out of range (expected to be in range of [{-len(shape)}, "
+            f"{len(shape) - 1}], but got {dim})"
+        )
+    d = dim % len(shape)
     return _C.reshape(self, *(shape[:d] + list(sizes) + shape[d + 1 :]))
 
 

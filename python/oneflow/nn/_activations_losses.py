@@ -4,6 +4,7 @@ gradients come from those kernels' rules)."""
 
 import builtins
 import math
+import operator
 import warnings
 
 import oneflow
@@ -195,9 +196,20 @@ def log_softmax(input, dim=None, dtype=None):
     return _C.sub(x, oneflow.logsumexp(x, dim, keepdim=True))
 
 
+def softmax_dim_arg(name, dim):
+    """dim as an int: an integer-like value, TypeError for anything else (a float), as
+    PyTorch's argument parser."""
+    try:
+        return operator.index(dim)
+    except TypeError:
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}") from None
+
+
 def softmin(input, dim=None, dtype=None):
     if dim is None:
         dim = implicit_softmax_dim("softmin", input.ndim)
+    elif not isinstance(dim, int):
+        dim = softmax_dim_arg("softmin", dim)
     return _C.softmax(_C.neg(input), dim, dtype=dtype)
 
 
@@ -230,41 +242,65 @@ def bilinear(input1, input2, weight, bias=None):
     return out if bias is None else _C.add(out, bias)
 
 
-def dropout(input, p=0.5, training=True, inplace=False):
+def _dropout_trivial(op, input, p, training, inplace):
+    """The result of a dropout that draws no mask (not training, p = 0 or 1, no elements), or
+    None. p = 1 multiplies by a zero of the input's dtype (integer inputs stay integer, as in
+    PyTorch); other p need a floating input."""
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0.0:
+    if not training or p == 0.0 or input.numel() == 0:
         return input
     if p == 1.0:
-        return _maybe_inplace(input, _C.mul(input, 0.0), inplace)
+        zero = oneflow.zeros((), dtype=input.dtype, device=input.device)
+        return _maybe_inplace(input, _C.mul(input, zero), inplace)
+    if not input.is_floating_point():
+        raise RuntimeError(
+            f"{op}: expected a floating point input for p={p}, got {input.dtype} (the "
+            "scaled result can't be cast back to it)"
+        )
+    return None
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    out = _dropout_trivial("dropout", input, p, training, inplace)
+    if out is not None:
+        return out
     keep = _C.bernoulli(_C.mul(_C.ones_like(input), 1.0 - p))
     return _maybe_inplace(input, _C.mul(input, _C.mul(keep, 1.0 / (1.0 - p))), inplace)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
-    return _channel_dropout(input, p, training, inplace, 1)
+    return _channel_dropout("dropout1d", input, p, training, inplace, 1)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
-    return _channel_dropout(input, p, training, inplace, 2)
+    return _channel_dropout("dropout2d", input, p, training, inplace, 2)
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
-    return _channel_dropout(input, p, training, inplace, 3)
+    return _channel_dropout("dropout3d", input, p, training, inplace, 3)
 
 
-def _channel_dropout(input, p, training, inplace, spatial):
-    if not training or p == 0.0:
-        return input
+def _channel_dropout(op, input, p, training, inplace, spatial):
+    out = _dropout_trivial(op, input, p, training, inplace)
+    if out is not None:
+        return out
     shape = list(input.shape[: input.ndim - spatial]) + [1] * spatial
     keep = _C.bernoulli(oneflow.full(shape, 1.0 - p, dtype=input.dtype, device=input.device))
     return _maybe_inplace(input, _C.mul(input, _C.mul(keep, 1.0 / (1.0 - p))), inplace)
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
-    if not training or p == 0.0:
-        return input
-    raise NotImplementedError("alpha_dropout: training=True is not implemented yet")
+    out = _dropout_trivial("alpha_dropout", input, p, training, inplace)
+    if out is not None:
+        return out
+    # PyTorch's affine correction: dropped entries become SELU's negative saturation value,
+    # then a * x + b keeps the mean and variance.
+    alpha = _SELU_ALPHA * _SELU_SCALE
+    a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
+    keep = _C.bernoulli(_C.mul(_C.ones_like(input), 1.0 - p))
+    b = _C.add(_C.mul(_C.sub(keep, 1.0), alpha * a), alpha * a * p)
+    return _maybe_inplace(input, _C.add(_C.mul(input, _C.mul(keep, a)), b), inplace)
 
 
 def embedding(
@@ -301,6 +337,12 @@ def embedding(
         # No gradient flows into the padding row: route it through a mask.
         keep = _C.ne(input, padding_idx % n).unsqueeze(-1)
         out = _C.where(keep, out, out.detach())
+    if scale_grad_by_freq and out.requires_grad:
+        # Each row's gradient is divided by how often its index occurs in the batch.
+        with oneflow.no_grad():
+            counts = oneflow.bincount(input.reshape(-1), minlength=n)
+            scale = _C.reciprocal(counts[input].to(out.dtype)).unsqueeze(-1)
+        out.register_hook(lambda grad: _C.mul(grad, scale))
     return out
 
 
@@ -400,10 +442,33 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     return out
 
 
+def _check_batch_norm_rank(input, running_mean, running_var, weight, bias, training):
+    """PyTorch's errors for a 0-d or 1-D batch_norm input (no channel dim: zero channels)."""
+    if input.ndim == 1 or not training:
+        if not training and running_mean is None:
+            raise RuntimeError("batch_norm: running_mean must be defined in evaluation mode")
+        for name, t in (
+            ("running_mean", running_mean),
+            ("running_var", running_var),
+            ("weight", weight),
+            ("bias", bias),
+        ):
+            if t is not None and t.numel():
+                raise RuntimeError(
+                    f"batch_norm: {name} should contain 0 elements (the channels of a "
+                    f"{input.ndim}-D input), not {t.numel()}"
+                )
+    raise IndexError(
+        f"batch_norm: expected an input of at least 2 dims (N, C, ...), got a {input.ndim}-D input"
+    )
+
+
 def batch_norm(
     input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5
 ):
     _check_floating("batch_norm", input)
+    if input.ndim < 2:
+        _check_batch_norm_rank(input, running_mean, running_var, weight, bias, training)
     c = input.shape[1]
     shape = [1, c] + [1] * (input.ndim - 2)
     dims = [0] + list(range(2, input.ndim))
@@ -611,6 +676,14 @@ def huber_loss(input, target, reduction="mean", delta=1.0):
 
 
 def _check_class_target(op, input, target):
+    expected = (input.shape[0],) + tuple(input.shape[2:]) if input.ndim > 1 else ()
+    if input.ndim > 1 and tuple(target.shape) != expected:
+        # As PyTorch: ValueError when the batch sizes differ, RuntimeError for other shapes.
+        batch = target.ndim == 0 or target.shape[0] != input.shape[0]
+        raise (ValueError if batch else RuntimeError)(
+            f"{op}: expected target of shape {expected} for input of shape {tuple(input.shape)}, "
+            f"got {tuple(target.shape)}"
+        )
     if target.dtype.is_floating_point or target.dtype == oneflow.bool:
         raise RuntimeError(
             f"{op}: expected target of an integer dtype (class indices) for input of shape "
@@ -618,7 +691,6 @@ def _check_class_target(op, input, target):
             f"{tuple(target.shape)}; for class probabilities pass a floating target of the "
             "input's shape"
         )
-    expected = (input.shape[0],) + tuple(input.shape[2:]) if input.ndim > 1 else ()
     if tuple(target.shape) != expected:
         raise ValueError(
             f"{op}: expected target of shape {expected} for input of shape {tuple(input.shape)}, "
@@ -722,6 +794,31 @@ def cross_entropy(
     return _C.add(_C.mul(nll, 1 - label_smoothing), _C.mul(smooth, label_smoothing / c))
 
 
+class _BinaryCrossEntropy(oneflow.autograd.Function):
+    """-(t log x + (1 - t) log(1 - x)) with the logs clamped at -100, and PyTorch's gradients:
+    (x - t) / max((1 - x) x, 1e-12) for the input (finite at x = 0 and x = 1) and
+    log(1 - x) - log(x) for the target."""
+
+    @staticmethod
+    def forward(ctx, input, target):
+        ctx.save_for_backward(input, target)
+        log_p = _C.clamp(_C.log(input), -100.0, None)
+        log_q = _C.clamp(_C.log(_C.add(_C.neg(input), 1.0)), -100.0, None)
+        return _C.neg(_C.add(_C.mul(target, log_p), _C.mul(_C.add(_C.neg(target), 1.0), log_q)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, target = ctx.saved_tensors
+        one_minus = _C.add(_C.neg(input), 1.0)
+        grad_input = grad_target = None
+        if ctx.needs_input_grad[0]:
+            denom = _C.clamp(_C.mul(one_minus, input), 1e-12, None)
+            grad_input = _C.div(_C.mul(grad, _C.sub(input, target)), denom)
+        if ctx.needs_input_grad[1]:
+            grad_target = _C.mul(grad, _C.sub(_C.log(one_minus), _C.log(input)))
+        return grad_input, grad_target
+
+
 def binary_cross_entropy(
     input, target, weight=None, size_average=None, reduce=None, reduction="mean"
 ):
@@ -738,9 +835,7 @@ def binary_cross_entropy(
             f"shape {tuple(input.shape)}, min {float(_C.amin(input))}, max "
             f"{float(_C.amax(input))}); use binary_cross_entropy_with_logits for logits"
         )
-    log_p = _C.clamp(_C.log(input), -100.0, None)
-    log_q = _C.clamp(_C.log(_C.add(_C.neg(input), 1.0)), -100.0, None)
-    loss = _C.neg(_C.add(_C.mul(target, log_p), _C.mul(_C.add(_C.neg(target), 1.0), log_q)))
+    loss = _BinaryCrossEntropy.apply(input, target)
     if weight is not None:
         loss = _C.mul(loss, weight)
     return _reduce(loss, reduction)
@@ -878,6 +973,17 @@ def _logsumexp_safe(terms):
     return _C.where(positive, out, float("-inf"))
 
 
+def _ctc_lengths(lengths):
+    """CTC input or target lengths (a tensor of any rank, or a sequence) as a list of ints."""
+    if isinstance(lengths, oneflow.Tensor):
+        if lengths.is_floating_point() or lengths.dtype == oneflow.bool:
+            raise RuntimeError(f"ctc_loss: lengths must be integral, got {lengths.dtype}")
+        return [int(v) for v in lengths.reshape(-1).numpy().tolist()]
+    if isinstance(lengths, int):
+        return [lengths]
+    return [int(v) for v in lengths]
+
+
 def ctc_loss(
     log_probs,
     targets,
@@ -889,28 +995,39 @@ def ctc_loss(
 ):
     """Connectionist temporal classification loss: the forward (alpha) recursion in log space
     over the blank-extended targets, one batched step per time step; gradients by autograd."""
-    if log_probs.ndim == 2:
+    batched = log_probs.ndim != 2
+    if not batched:
         log_probs = _C.unsqueeze(log_probs, 1)
     T, N, C = log_probs.shape
-    il = [
-        int(v)
-        for v in (
-            input_lengths.numpy().tolist() if hasattr(input_lengths, "numpy") else input_lengths
-        )
-    ]
-    tl = [
-        int(v)
-        for v in (
-            target_lengths.numpy().tolist() if hasattr(target_lengths, "numpy") else target_lengths
-        )
-    ]
-    if len(il) != N or len(tl) != N:
-        raise RuntimeError(
-            f"ctc_loss: expected {N} input and target lengths, got {len(il)} and {len(tl)}"
-        )
-    if max(il) > T:
-        raise RuntimeError(f"ctc_loss: input length {max(il)} exceeds the {T} time steps")
+    il = _ctc_lengths(input_lengths)
+    tl = _ctc_lengths(target_lengths)
+    if len(il) != N:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if len(tl) != N:
+        raise RuntimeError("target_lengths must be of size batch_size")
+    for v in il:
+        if v > T:
+            raise RuntimeError(
+                f"ctc_loss: expected input_lengths to have value at most {T}, but got value {v}"
+            )
     tgt = targets.numpy()
+    if tgt.ndim == 1:
+        if tgt.shape[0] != builtins.sum(tl):
+            raise RuntimeError(
+                f"ctc_loss: expected tensor to have size {builtins.sum(tl)} at dimension 0, "
+                f"but got size {tgt.shape[0]} for argument #2 'targets'"
+            )
+    else:
+        if tgt.shape[0] != N:
+            raise RuntimeError(
+                f"ctc_loss: expected tensor to have size {N} at dimension 0, "
+                f"but got size {tgt.shape[0]} for argument #2 'targets'"
+            )
+        if tl and tgt.shape[1] < max(tl):
+            raise RuntimeError(
+                f"ctc_loss: expected tensor to have size at least {max(tl)} at dimension 1, "
+                f"but got size {tgt.shape[1]} for argument #2 'targets'"
+            )
     rows, offset = [], 0
     for b in range(N):
         if tgt.ndim == 1:
@@ -961,7 +1078,8 @@ def ctc_loss(
     if reduction == "mean":
         lengths = oneflow.tensor([max(v, 1) for v in tl], dtype=loss.dtype, device=dev)
         return _C.mean(_C.div(loss, lengths))
-    return _reduce(loss, reduction)
+    loss = _reduce(loss, reduction)
+    return loss if batched or reduction != "none" else _C.squeeze(loss, [0])
 
 
 # ---- attention ----------------------------------------------------------------------------

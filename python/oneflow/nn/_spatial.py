@@ -221,7 +221,21 @@ def _pad_indices(n, left, right, mode):
     else:  # circular
         if left > n or right > n:
             raise RuntimeError("pad: padding value causes wrapping around more than once")
-        i = np.mod(i, n)
+        kept = n + min(left, 0) + min(right, 0)
+        if left > kept or right > kept:
+            raise RuntimeError(
+                f"pad: circular padding ({left}, {right}) at a dimension of size {n} is larger "
+                f"than the {kept} elements the negative padding keeps"
+            )
+        # As PyTorch: the kept input lies between the positive pads, and each positive pad
+        # copies the kept input next to the other side's pad (what a negative pad cropped
+        # there does not wrap around).
+        j = np.arange(n + left + right)
+        i = j - left
+        if left > 0:
+            i = np.where(j < left, j - left + n + min(right, 0), i)
+        if right > 0:
+            i = np.where(j >= n + left, j - n - 2 * left + max(left, 0), i)
     return i
 
 
@@ -355,7 +369,17 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     return out if batched else _C.squeeze(out, [0])
 
 
+def _check_pixel_shuffle(op, input, factor, name):
+    if input.ndim < 3:
+        raise RuntimeError(
+            f"{op}: expected input to have at least 3 dimensions, got {input.ndim} dimension(s)"
+        )
+    if factor <= 0:
+        raise RuntimeError(f"{op}: expected a positive {name}, got {factor}")
+
+
 def pixel_shuffle(input, upscale_factor):
+    _check_pixel_shuffle("pixel_shuffle", input, upscale_factor, "upscale_factor")
     r = upscale_factor
     *lead, c, h, w = input.shape
     if c % (r * r):
@@ -368,6 +392,7 @@ def pixel_shuffle(input, upscale_factor):
 
 
 def pixel_unshuffle(input, downscale_factor):
+    _check_pixel_shuffle("pixel_unshuffle", input, downscale_factor, "downscale_factor")
     r = downscale_factor
     *lead, c, h, w = input.shape
     if h % r or w % r:

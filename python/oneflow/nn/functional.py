@@ -21,6 +21,10 @@ def softmax(input, dim=None, dtype=None):
         from oneflow.nn._activations_losses import implicit_softmax_dim
 
         dim = implicit_softmax_dim("softmax", input.ndim)
+    elif not isinstance(dim, int):
+        from oneflow.nn._activations_losses import softmax_dim_arg
+
+        dim = softmax_dim_arg("softmax", dim)
     if dtype is None:
         return _C.softmax(input, dim)
     return _C.softmax(input, dim, dtype=dtype)

@@ -193,14 +193,25 @@ class _ConvNd(Module):
             s += f", padding_mode={self.padding_mode}"
         return s
 
+    def _reversed_padding_repeated_twice(self):
+        """F.pad's (left, right) pairs, last dim first: 'same' puts the extra element of an
+        odd total padding on the right, as PyTorch."""
+        if self.padding == "valid":
+            return [0, 0] * self._dims
+        pads = []
+        for i in reversed(range(self._dims)):
+            if self.padding == "same":
+                total = self.dilation[i] * (self.kernel_size[i] - 1)
+                pads += [total // 2, total - total // 2]
+            else:
+                pads += [self.padding[i], self.padding[i]]
+        return pads
+
     def forward(self, input):
         fn = getattr(F, f"conv{self._dims}d")
         if self.padding_mode != "zeros":
-            pads = []
-            for p in reversed(self.padding):
-                pads += [p, p]
             return fn(
-                F.pad(input, pads, mode=self.padding_mode),
+                F.pad(input, self._reversed_padding_repeated_twice(), mode=self.padding_mode),
                 self.weight,
                 self.bias,
                 self.stride,
@@ -654,7 +665,8 @@ class _InstanceNorm(Module):
             weight=self.weight,
             bias=self.bias,
             use_input_stats=use_input_stats,
-            momentum=self.momentum,
+            # As PyTorch: momentum=None leaves the running statistics as they are.
+            momentum=self.momentum if self.momentum is not None else 0.0,
             eps=self.eps,
         )
 
@@ -755,7 +767,15 @@ class Embedding(Module):
                 self.weight[self.padding_idx] = 0
 
     def forward(self, input):
-        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type)
+        return F.embedding(
+            input,
+            self.weight,
+            self.padding_idx,
+            self.max_norm,
+            self.norm_type,
+            self.scale_grad_by_freq,
+            self.sparse,
+        )
 
     @classmethod
     def from_pretrained(
