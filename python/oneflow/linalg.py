@@ -3,7 +3,8 @@
 from oneflow._oneflow_internal import _C
 from oneflow._oneflow_internal import _LinAlgError as LinAlgError
 from oneflow.framework.linalg_ops import det, inv, slogdet
-from oneflow.framework.reduce_ops import matrix_norm, norm, vector_norm
+from oneflow.framework.reduce_ops import linalg_norm as norm
+from oneflow.framework.reduce_ops import matrix_norm, vector_norm
 
 
 def cross(input, other, dim=-1):

@@ -4,6 +4,7 @@ on top of them (square, frac, isnan, lerp, addcmul, isclose, ...)."""
 
 import builtins
 import math
+import warnings
 
 from oneflow._oneflow_internal import _C, Tensor
 
@@ -54,6 +55,12 @@ def _bool():
     from oneflow._oneflow_internal import bool as b
 
     return b
+
+
+def _uint8():
+    from oneflow._oneflow_internal import uint8
+
+    return uint8
 
 
 def inplace(name, fn):
@@ -352,6 +359,24 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     return vector_norm(d, ord=p, dim=-1)
 
 
+def where(condition, input=None, other=None):
+    """where(condition, input, other), or condition.nonzero(as_tuple=True) with one argument;
+    a uint8 condition counts as bool (deprecated in PyTorch, with the same warning)."""
+    if input is None and other is None:
+        return _C.nonzero(condition)
+    if input is None or other is None:
+        raise TypeError("where: expected both input and other, or neither of them")
+    if isinstance(condition, Tensor) and condition.dtype == _uint8():
+        warnings.warn(
+            "where received a uint8 condition tensor. This behavior is deprecated; use a "
+            "boolean condition instead.",
+            UserWarning,
+            stacklevel=2,
+        )
+        condition = _C.ne(condition, 0)
+    return _C.where(condition, input, other)
+
+
 def functions():
     """Name -> function for the oneflow namespace."""
     out = {name: getattr(_C, name) for name in UNARY + BINARY}
@@ -378,6 +403,7 @@ def functions():
         equal=equal,
         logical_not=_C.logical_not,
         xlogy=xlogy,
+        where=where,
     )
     for alias, target in ALIASES.items():
         out[alias] = out.get(target) or getattr(_C, target)
@@ -388,6 +414,7 @@ def methods():
     """Name -> Tensor method, in-place forms and operators included."""
     fns = functions()
     out = dict(fns)
+    out["where"] = lambda self, condition, y: where(condition, self, y)
     for name in ["allclose", "equal"]:
         out[name] = fns[name]
     inplace_names = (

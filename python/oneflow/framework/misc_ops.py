@@ -167,6 +167,10 @@ _MAX_EMPTY_SECTIONS = 1 << 20
 
 
 def tensor_split(input, indices_or_sections, dim=0):
+    if input.ndim == 0:
+        raise RuntimeError(
+            "tensor_split: expected a tensor with at least 1 dimension, got a 0-d tensor"
+        )
     n = input.shape[dim]
     if isinstance(indices_or_sections, int):
         k = indices_or_sections
@@ -260,46 +264,95 @@ def slice_update(input, update, slice_tup_list):
 # ---- statistics and ranking -------------------------------------------------------------
 
 
-def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
+    """PyTorch's quantile: each slice sorted (NaN last), the rank q * (n - 1) (of the non-NaN
+    count with ignore_nan; the last index, a NaN, where a slice holds a NaN without it), the
+    values at its floor and ceiling, and lerp between them."""
     flow = _flow()
     if input.dtype not in (flow.float32, flow.float64):
         raise RuntimeError(
-            f"quantile: input tensor must be either float or double dtype, got {input.dtype}"
+            f"{op}: input tensor must be either float or double dtype, got {input.dtype}"
         )
-    x = input.reshape(-1) if dim is None else input
-    d = 0 if dim is None else dim % x.ndim
-    n = x.shape[d]
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(
+            f"{op}: interpolation must be one of {', '.join(_INTERPOLATIONS)}, "
+            f"got {interpolation!r}"
+        )
     if input.numel() == 0:
-        raise RuntimeError("quantile: input tensor must be non-empty")
-    scalar_q = not isinstance(q, Tensor)
-    qs = np.atleast_1d(np.asarray(q.numpy() if isinstance(q, Tensor) else q, dtype=np.float64))
-    if ((qs < 0) | (qs > 1)).any():
-        raise RuntimeError("quantile: q must be in the range [0, 1]")
-    values = _C.sort(x, d, False)[0]
-    outs = []
-    for qv in qs:
-        pos = qv * (n - 1)
-        lo, hi = int(np.floor(pos)), int(np.ceil(pos))
-        if interpolation == "lower":
-            hi = lo
-        elif interpolation == "higher":
-            lo = hi
-        elif interpolation == "nearest":
-            lo = hi = int(np.round(pos))  # half to even, as PyTorch
-        a = _C.narrow(values, d, lo, 1)
-        if interpolation == "midpoint" and lo != hi:
-            v = _C.mul(_C.add(a, _C.narrow(values, d, hi, 1)), 0.5)
-        elif lo != hi and interpolation == "linear":
-            b = _C.narrow(values, d, hi, 1)
-            v = _C.add(a, _C.mul(_C.sub(b, a), pos - lo))
-        else:
-            v = a
-        if not keepdim:
-            v = _C.squeeze(v, [d])
-        elif dim is None:
-            v = v.reshape(*([1] * input.ndim))
-        outs.append(v)
-    return outs[0] if scalar_q and np.ndim(q) == 0 else flow.stack(outs, 0)
+        raise RuntimeError(f"{op}: input tensor must be non-empty")
+    nd = builtins.max(input.ndim, 1)
+    if dim is not None and not -nd <= dim < nd:
+        raise IndexError(
+            f"{op}: dimension out of range (expected to be in range of [{-nd}, {nd - 1}], "
+            f"but got {dim})"
+        )
+    if isinstance(q, Tensor):
+        if q.ndim > 1:
+            raise RuntimeError(f"{op}: q must be a scalar or 1D tensor, got {q.ndim}-D")
+        if q.dtype != input.dtype:
+            raise RuntimeError(
+                f"{op}: q tensor must be same dtype as the input tensor, got {q.dtype} and "
+                f"{input.dtype}"
+            )
+        qv = q.detach().cpu().numpy()
+        if not ((qv >= 0) & (qv <= 1)).all():  # NaN fails both
+            raise RuntimeError(f"{op}: q values must be in the range [0, 1]")
+        qt = q.to(input.device).reshape(-1)
+    else:
+        qv = np.asarray(q, dtype=np.float64)
+        if qv.ndim > 1:
+            raise RuntimeError(f"{op}: q must be a scalar or 1D tensor, got {qv.ndim}-D")
+        if not ((qv >= 0) & (qv <= 1)).all():
+            raise RuntimeError(f"{op}: q must be in the range [0, 1], got {q}")
+        qt = flow.tensor(qv.reshape(-1), dtype=input.dtype, device=input.device)
+    q_1d = qv.ndim == 1
+    if dim is None:
+        x = input.reshape(-1)
+    elif input.ndim == 0:
+        x = input.reshape(1)
+    else:
+        x = flow.movedim(input, dim, -1)
+    values = _C.sort(x, -1, False)[0]  # NaN sorts last
+    n = values.shape[-1]
+    nan = _C.ne(values, values)
+    if ignore_nan:
+        count = _C.sum(_C.logical_not(nan), [-1], True)
+        ranks = _C.clamp(_C.mul(qt, _C.sub(count, 1).to(input.dtype)), 0, None)
+    else:
+        ranks = _C.where(_C.any(nan, [-1], True), float(n - 1), _C.mul(qt, float(n - 1)))
+    if interpolation == "lower":
+        ranks = _C.floor(ranks)
+    elif interpolation == "higher":
+        ranks = _C.ceil(ranks)
+    elif interpolation == "nearest":
+        ranks = _C.round(ranks)  # half to even, as PyTorch
+    below = ranks.to(flow.int64)
+    out = flow.gather(values, -1, below)
+    if interpolation in ("linear", "midpoint"):
+        weights = _C.sub(ranks, below.to(input.dtype))
+        if interpolation == "midpoint":
+            weights = _C.add(_C.mul(weights, 0), 0.5)
+        above = flow.gather(values, -1, _C.ceil(ranks).to(flow.int64))
+        out = flow.lerp(out, above, weights)
+    # out: the batch dims, then one per q; q's dim goes first.
+    out = flow.movedim(out, -1, 0)
+    if keepdim:
+        if dim is None:
+            out = out.reshape(out.shape[0], *([1] * input.ndim))
+        elif input.ndim:
+            out = _C.unsqueeze(out, dim % input.ndim + 1)
+    return out if q_1d else _C.squeeze(out, [0])
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
 
 
 def hann_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False):
@@ -384,6 +437,7 @@ def functions():
         slice=slice_op,
         slice_update=slice_update,
         quantile=quantile,
+        nanquantile=nanquantile,
         hann_window=hann_window,
         in_top_k=in_top_k,
         nms=nms,
@@ -407,6 +461,7 @@ def methods():
         in_top_k=lambda self, predictions, k: in_top_k(self, predictions, k),
         nms=lambda self, scores, iou_threshold: nms(self, scores, iou_threshold),
         quantile=quantile,
+        nanquantile=nanquantile,
         tensor_split=tensor_split,
         hsplit=hsplit,
         vsplit=vsplit,

@@ -11,7 +11,18 @@ from oneflow._oneflow_internal import _C, Tensor
 
 _values_indices = {
     name: collections.namedtuple(name, ["values", "indices"])
-    for name in ["max", "min", "sort", "topk", "median", "kthvalue", "mode", "cummax", "cummin"]
+    for name in [
+        "max",
+        "min",
+        "sort",
+        "topk",
+        "median",
+        "nanmedian",
+        "kthvalue",
+        "mode",
+        "cummax",
+        "cummin",
+    ]
 }
 
 
@@ -85,8 +96,19 @@ def _correction(unbiased, correction):
     return 1 if unbiased else 0
 
 
+def _wide(input):
+    """The dtype var and std are computed in: float32 for 16-bit floats, float64 for float32 on
+    the CPU (PyTorch's accumulation types), so the squares do not overflow."""
+    if input.dtype in (_internal.float16, _internal.bfloat16):
+        return _internal.float32
+    if input.dtype == _internal.float32 and input.device.type == "cpu":
+        return _internal.float64
+    return input.dtype
+
+
 def _centered(op, input, dim, unbiased, correction):
-    """input minus its mean over dim, the reduced dims, and the divisor n - correction."""
+    """input (in its wide dtype) minus its mean over dim, the reduced dims, the divisor
+    n - correction, and that mean."""
     if isinstance(unbiased, (int, list, tuple)) and not isinstance(unbiased, builtins.bool):
         dim, unbiased = unbiased, None  # var(x, 0) style positional dim
     c = _correction(unbiased, correction)
@@ -100,30 +122,52 @@ def _centered(op, input, dim, unbiased, correction):
                 f"{op}: dimension out of range (expected to be in range of [{-nd}, {nd - 1}], "
                 f"but got {d})"
             )
-    n = input.numel() if dims is None else math.prod(input.shape[d] for d in dims)
-    return _C.sub(input, _C.mean(input, dims, True)), dims, builtins.max(n - c, 0)
+    shape = input.shape if input.ndim else (1,)  # a 0-d input reduces over its one element
+    n = input.numel() if not dims else math.prod(shape[d] for d in dims)
+    wide = _wide(input)
+    x = input if wide == input.dtype else input.to(wide)
+    mean = _C.mean(x, dims, True)
+    return _C.sub(x, mean), dims, builtins.max(n - c, 0), mean
+
+
+def _narrow_mean(input, mean, dims, keepdim):
+    """The kept-dims mean of _centered in var_mean's shape and input's dtype."""
+    if not keepdim:
+        if dims and input.ndim:
+            mean = _C.squeeze(mean, [d % input.ndim for d in dims])
+        else:
+            mean = mean.reshape(())
+    return mean.to(input.dtype)
+
+
+def _var(input, dim, unbiased, keepdim, correction):
+    diff, dims, divisor, mean = _centered("var", input, dim, unbiased, correction)
+    v = _C.div(_C.sum(_C.mul(diff, diff), dims, keepdim), divisor)
+    return v.to(input.dtype), _narrow_mean(input, mean, dims, keepdim)
+
+
+def _std(input, dim, unbiased, keepdim, correction):
+    # The norm of the deviations: where they are all zero the gradient is zero, not NaN (as
+    # PyTorch), which sqrt(var) would give.
+    diff, dims, divisor, mean = _centered("std", input, dim, unbiased, correction)
+    s = _C.div(vector_norm(diff, 2, dims, keepdim), math.sqrt(divisor))
+    return s.to(input.dtype), _narrow_mean(input, mean, dims, keepdim)
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    diff, dims, divisor = _centered("var", input, dim, unbiased, correction)
-    return _C.div(_C.sum(_C.mul(diff, diff), dims, keepdim), divisor)
+    return _var(input, dim, unbiased, keepdim, correction)[0]
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    # The norm of the deviations: where they are all zero the gradient is zero, not NaN (as
-    # PyTorch), which sqrt(var) would give.
-    diff, dims, divisor = _centered("std", input, dim, unbiased, correction)
-    return _C.div(vector_norm(diff, 2, dims, keepdim), math.sqrt(divisor))
+    return _std(input, dim, unbiased, keepdim, correction)[0]
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    v = var(input, dim, unbiased, keepdim, correction=correction)
-    return v, _C.mean(input, _dims(dim), keepdim)
+    return _var(input, dim, unbiased, keepdim, correction)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    s = std(input, dim, unbiased, keepdim, correction=correction)
-    return s, _C.mean(input, _dims(dim), keepdim)
+    return _std(input, dim, unbiased, keepdim, correction)
 
 
 def logsumexp(input, dim, keepdim=False):
@@ -142,11 +186,18 @@ def logsumexp(input, dim, keepdim=False):
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     x = _C.where(_C.ne(input, input), 0, input) if input.dtype.is_floating_point else input
+    if dtype is not None and dtype != x.dtype:
+        x = x.to(dtype)  # each element cast before the sum, as PyTorch
     return _C.sum(x, _dims(dim), keepdim, dtype=dtype)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
-    _floating_only("nanmean", input if dtype is None else input.to(dtype), RuntimeError)
+    _floating_only("nanmean", input, RuntimeError)
+    if dtype is not None and not dtype.is_floating_point:
+        raise RuntimeError(
+            f"nanmean: could not infer output dtype; dtype must be a floating point dtype, "
+            f"got {dtype}"
+        )
     valid = _C.eq(input, input)
     total = nansum(input, dim, keepdim, dtype=dtype)
     return _C.div(total, _C.sum(valid, _dims(dim), keepdim))
@@ -192,7 +243,19 @@ def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         raise RuntimeError(
             f"linalg.matrix_norm: expected an input of at least 2 dimensions, got {x.ndim}-D"
         )
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.matrix_norm: expected a floating point input, got {x.dtype}")
+    if isinstance(dim, int) or len(dim) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple, got {dim}")
     d0, d1 = dim
+    for d in dim:
+        if not -x.ndim <= d < x.ndim:
+            raise IndexError(
+                f"linalg.matrix_norm: dimension out of range (expected to be in range of "
+                f"[{-x.ndim}, {x.ndim - 1}], but got {d})"
+            )
+    if d0 % x.ndim == d1 % x.ndim:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different, got ({d0}, {d1})")
     if ord == "fro":
         return vector_norm(x, 2, dim, keepdim)
     if ord in (1, -1, math.inf, -math.inf):
@@ -207,17 +270,48 @@ def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         return out
     if ord not in (2, -2, "nuc"):
         raise RuntimeError(f"linalg.matrix_norm: order {ord!r} not supported")
-    raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} is not implemented yet")
+    if x.dtype in (_internal.float16, _internal.bfloat16):
+        raise RuntimeError(
+            f"linalg.matrix_norm: ord={ord!r} does not support low precision dtypes, got {x.dtype}"
+        )
+    raise NotImplementedError(
+        f"linalg.matrix_norm: ord={ord!r} needs the singular values, and oneflow has no SVD"
+    )
+
+
+def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """oneflow.linalg.norm: a vector norm over one dim (or all of a 1-D input), a matrix norm
+    over two (or all of a 2-D input); with ord=None the 2-norm of the flattened dims."""
+    dims = _dims(dim)
+    if dims is not None and len(dims) not in (1, 2):
+        raise RuntimeError(
+            f"linalg.norm: if dim is specified, it must be of length 1 or 2, got {dims}"
+        )
+    if ord is None:
+        return vector_norm(A, 2, dims, keepdim, dtype=dtype)
+    if dims is None:
+        if A.ndim not in (1, 2):
+            raise RuntimeError(
+                f"linalg.norm: if dim is not specified but ord is, the input must be 1-D or "
+                f"2-D, got {A.ndim}-D"
+            )
+        dims = list(range(A.ndim))
+    if len(dims) == 2 or isinstance(ord, str):
+        return matrix_norm(A, ord, tuple(dims) if len(dims) == 2 else dim, keepdim, dtype=dtype)
+    return vector_norm(A, ord, dims, keepdim, dtype=dtype)
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    if p == "fro" or p is None:
-        p = 2
-    if p == "nuc":
-        raise NotImplementedError("norm: the nuclear norm is not implemented yet")
-    if isinstance(dim, (list, tuple)) and len(dim) == 2 and p not in (2,):
-        return matrix_norm(input, p, tuple(dim), keepdim, dtype=dtype)
-    return vector_norm(input, p, dim, keepdim, dtype=dtype)
+    # As torch.norm: a number p is the vector p-norm over dim (over all of a tuple of dims),
+    # "fro" the 2-norm, and only "nuc" (or "fro" over more than two dims) a matrix norm.
+    dims = _dims(dim)
+    if isinstance(p, str):
+        if p == "fro" and (dims is None or len(dims) <= 2):
+            return vector_norm(input, 2, dims, keepdim, dtype=dtype)
+        if dims is None:
+            dims = list(range(input.ndim))
+        return matrix_norm(input, p, dims, keepdim, dtype=dtype)
+    return vector_norm(input, 2 if p is None else p, dims, keepdim, dtype=dtype)
 
 
 def cumsum(input, dim, *, dtype=None):
@@ -297,6 +391,42 @@ def median(input, dim=None, keepdim=False):
     return _kth("median", input, (n - 1) // 2 + 1, dim, keepdim, True)
 
 
+def nanmedian(input, dim=None, keepdim=False):
+    """The lower median of the non-NaN values (NaN where a slice has none): each slice sorted,
+    NaN last, and the value at (count - 1) // 2 of its non-NaN count."""
+    if input.dtype == _internal.bool:
+        raise NotImplementedError("nanmedian: bool inputs are not supported")
+    if dim is None:
+        if input.numel() == 0:
+            return median(input)
+        x = input.reshape(-1)
+    else:
+        nd = builtins.max(input.ndim, 1)
+        if not -nd <= dim < nd:
+            raise IndexError(
+                f"nanmedian: dimension out of range (expected to be in range of [{-nd}, "
+                f"{nd - 1}], but got {dim})"
+            )
+        if input.ndim:
+            d = dim % input.ndim
+            x = _C.permute(input, *[a for a in range(input.ndim) if a != d], d)
+        else:
+            x = input.reshape(1)
+        if x.shape[-1] == 0:
+            raise IndexError(f"nanmedian: expected reduction dim {dim} to have non-zero size")
+    values, indices = _C.sort(x, -1, False)
+    count = _C.sum(_C.eq(values, values), [-1], True)
+    k = _C.clamp(_C.floor_divide(_C.sub(count, 1), 2), 0, None)
+    v = _C.squeeze(_C.gather(values, -1, k), [-1])
+    if dim is None:
+        return v
+    i = _C.squeeze(_C.gather(indices, -1, k), [-1])
+    if keepdim and input.ndim:
+        d = dim % input.ndim
+        v, i = _C.unsqueeze(v, d), _C.unsqueeze(i, d)
+    return _pair("nanmedian", (v, i))
+
+
 def functions():
     return dict(
         prod=prod,
@@ -327,6 +457,7 @@ def functions():
         topk=topk,
         kthvalue=kthvalue,
         median=median,
+        nanmedian=nanmedian,
         cummax=cummax,
         cummin=cummin,
         mode=mode,
