@@ -97,12 +97,10 @@ def _correction(unbiased, correction):
 
 
 def _wide(input):
-    """The dtype var and std are computed in: float32 for 16-bit floats, float64 for float32 on
-    the CPU (PyTorch's accumulation types), so the squares do not overflow."""
+    """The dtype var and std are computed in: float32 for 16-bit floats (PyTorch's accumulation
+    type), so the squares do not overflow; float32 stays (the sums accumulate in double)."""
     if input.dtype in (_internal.float16, _internal.bfloat16):
         return _internal.float32
-    if input.dtype == _internal.float32 and input.device.type == "cpu":
-        return _internal.float64
     return input.dtype
 
 
