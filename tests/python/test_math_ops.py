@@ -905,3 +905,67 @@ def test_bool_subtraction_and_float_alpha_errors_like_torch():
         for f in _refused(lib):
             with pytest.raises(RuntimeError):
                 f()
+
+
+def _edge_gradient_cases(lib):
+    def grads(f, *values):
+        ts = [lib.tensor(v, requires_grad=True) for v in values]
+        (f(*ts) * lib.arange(1.0, 1.0 + ts[0].numel()).reshape(ts[0].shape)).sum().backward()
+        return [t.grad for t in ts]
+
+    return {
+        # zeros in the scanned line: the first gets the product of the others, the rest 0
+        "cumprod zeros": lambda: grads(lambda x: lib.cumprod(x, 0), [2.0, 0.0, 3.0, 0.0, 4.0]),
+        "cumprod rows": lambda: grads(
+            lambda x: lib.cumprod(x, 1), [[0.0, 2.0, 0.0, 3.0], [1.0, 2.0, 3.0, 4.0]]
+        ),
+        "cumprod no zeros": lambda: grads(lambda x: lib.cumprod(x, 0), [2.0, -1.5, 3.0]),
+        "pow(x, 0)": lambda: grads(lambda x: lib.pow(x, 0.0), [0.0, 1.0, -2.0]),
+        "pow(0, e)": lambda: grads(lambda e: lib.pow(0.0, e), [0.0, 1.0, 2.5]),
+        "pow(b, e) at 0": lambda: grads(lib.pow, [0.0, 0.0, 2.0], [0.0, 1.0, 0.0]),
+        "atan2 origin": lambda: grads(lib.atan2, [0.0, 1.0], [0.0, -2.0]),
+        "xlogy zeros": lambda: grads(lambda x: lib.xlogy(x, lib.tensor([0.0, 3.0])), [0.0, 2.0]),
+        # ties with a tensor bound keep the gradient on the input, as PyTorch
+        "clamp min ties": lambda: grads(lib.clamp, [1.0, 2.0, 3.0], [1.0, 0.0, 3.0]),
+        "clamp max ties": lambda: grads(
+            lambda x, hi: lib.clamp(x, None, hi), [1.0, 2.0, 3.0], [1.0, 5.0, 3.0]
+        ),
+        "clamp both": lambda: grads(
+            lambda x, lo, hi: lib.clamp(x, lo, hi),
+            [0.5, 2.0, 1.0],
+            [1.0, 1.0, 1.0],
+            [1.5, 1.5, 1.0],
+        ),
+    }
+
+
+def test_gradients_at_zeros_and_ties_like_torch():
+    got, want = _edge_gradient_cases(flow), _edge_gradient_cases(torch)
+    for name in want:
+        for g, w in zip(got[name](), want[name]()):
+            np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6, err_msg=name)
+
+
+def test_clamp_with_nan_and_tensor_bounds_like_torch():
+    nan = float("nan")
+    for lo, hi in [
+        (nan, 1.0),
+        (0.0, nan),
+        ([1.0, nan, 0.0, 1.0], None),
+        ([1.0, nan, 0.0, 1.0], [1.5, 1.5, 1.5, 0.5]),
+    ]:
+        for grad in (False, True):
+            res = []
+            for lib in (flow, torch):
+                x = lib.tensor([0.5, 2.0, nan, 1.0], requires_grad=grad)
+                b, c = (lib.tensor(v) if isinstance(v, list) else v for v in (lo, hi))
+                res.append(lib.clamp(x, b, c).detach().numpy())
+            np.testing.assert_array_equal(res[0], res[1], err_msg=f"{lo} {hi} {grad}")
+    # an integer input with a float bound promotes; lo > hi gives hi
+    for args in [([1, 5], [2.5, 0.0], None), ([1.0, 5.0], [3.0, 3.0], [2.0, 2.0])]:
+        f, t = (
+            lib.clamp(*(lib.tensor(a) if a is not None else None for a in args))
+            for lib in (flow, torch)
+        )
+        assert str(f.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+        np.testing.assert_array_equal(f.numpy(), t.numpy())

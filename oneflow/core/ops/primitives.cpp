@@ -161,12 +161,16 @@ PrimTraits Pow::traits() const {
 TensorList Pow::grad(const GradContext& ctx, const TensorList& dy) const {
   const Tensor &a = ctx.inputs[0], &b = ctx.inputs[1], &y = ctx.outputs[0];
   TensorList dx(2);
-  if (ctx.needs_input_grad[0])  // b * a^(b - 1)
-    dx[0] = F::sum_to(F::mul(dy[0], F::mul(b, F::pow(a, F::sub(b, Scalar::from_int(1))))),
+  const Scalar zero = Scalar::from_int(0);
+  if (ctx.needs_input_grad[0])  // b * a^(b - 1), 0 where b == 0 (0^-1 would make it NaN)
+    dx[0] = F::sum_to(F::mul(dy[0], F::where(F::compare(CompareFn::kEq, b, zero), zero,
+                                             F::mul(b, F::pow(a, F::sub(b, Scalar::from_int(1)))))),
                       ctx.input_metas[0].shape);
-  if (ctx.needs_input_grad[1])  // a^b * log(a), 0 where a == 0
-    dx[1] =
-        F::sum_to(F::mul(dy[0], F::mul(y, F::unary(UnaryFn::kLog, a))), ctx.input_metas[1].shape);
+  if (ctx.needs_input_grad[1])  // a^b * log(a), 0 where a == 0 and b >= 0 (as PyTorch)
+    dx[1] = F::sum_to(F::mul(dy[0], F::where(F::logical_and(F::compare(CompareFn::kEq, a, zero),
+                                                            F::compare(CompareFn::kGe, b, zero)),
+                                             zero, F::mul(y, F::unary(UnaryFn::kLog, a)))),
+                      ctx.input_metas[1].shape);
   return dx;
 }
 
@@ -489,9 +493,12 @@ TensorList Binary<K>::grad(const GradContext& ctx, const TensorList& dy) const {
       return dx;
     }
     case BinaryFn::kAtan2: {
+      // 1 / (a^2 + b^2), 0 at the origin (as PyTorch: no NaN from 0 / 0)
       Tensor denom = F::add(F::mul(a, a), F::mul(b, b));
-      if (ctx.needs_input_grad[0]) dx[0] = F::sum_to(F::div(F::mul(g, b), denom), sa);
-      if (ctx.needs_input_grad[1]) dx[1] = F::sum_to(F::neg(F::div(F::mul(g, a), denom)), sb);
+      Tensor recip = F::where(F::compare(CompareFn::kEq, denom, zero), zero,
+                              F::rdiv(denom, Scalar::from_int(1)));
+      if (ctx.needs_input_grad[0]) dx[0] = F::sum_to(F::mul(F::mul(g, b), recip), sa);
+      if (ctx.needs_input_grad[1]) dx[1] = F::sum_to(F::neg(F::mul(F::mul(g, a), recip)), sb);
       return dx;
     }
     default:

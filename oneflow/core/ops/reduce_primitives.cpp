@@ -207,10 +207,23 @@ std::vector<TensorMeta> Cumprod::infer(const TensorList& in, const Attrs& attrs)
 }
 
 TensorList Cumprod::grad(const GradContext& ctx, const TensorList& dy) const {
-  // d y_j / d x_i = y_j / x_i for j >= i (inputs without zeros; zeros give NaN/inf as in a
-  // naive formula, a documented limitation).
+  // dx_i = sum_{j >= i} dy_j y_j / x_i before the first zero of the line, where x_i != 0. At the
+  // first zero z, y_j / x_z is the product of the other factors: the cumprod y' of the line with
+  // x_z set to 1, so dx_z = sum_{j >= z} dy_j y'_j. After it every y_j holds x_z: dx_i = 0. (As
+  // PyTorch; the plain quotient gave NaN and inf wherever the line had a zero.)
   const int64_t dim = ctx.attrs.get<int64_t>("dim");
-  return {F::div(reverse_cumsum(F::mul(dy[0], ctx.outputs[0]), dim), ctx.inputs[0])};
+  const Tensor &x = ctx.inputs[0], &y = ctx.outputs[0];
+  const Tensor zero = F::zeros({}, CreationOptions{x->dtype(), x->device(), ""});
+  const Tensor one = F::ones({}, CreationOptions{x->dtype(), x->device(), ""});
+  const Tensor is_zero = F::compare(CompareFn::kEq, x, zero);
+  const Tensor zeros_so_far = F::cumsum(is_zero, dim, DType::kInt64);
+  const Tensor before = F::compare(CompareFn::kEq, zeros_so_far, Scalar::from_int(0));
+  const Tensor first =
+      F::logical_and(is_zero, F::compare(CompareFn::kEq, zeros_so_far, Scalar::from_int(1)));
+  const Tensor quotient = F::div(reverse_cumsum(F::mul(dy[0], y), dim), F::where(before, x, one));
+  const Tensor others = F::cumprod(F::where(first, one, x), dim);
+  const Tensor at_zero = reverse_cumsum(F::mul(dy[0], others), dim);
+  return {F::where(before, quotient, F::where(first, at_zero, zero))};
 }
 
 // ---- sort ----

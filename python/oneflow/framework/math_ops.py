@@ -170,8 +170,10 @@ def xlogy(input, other):
         input = _scalar_like(other, input)
     if not isinstance(other, Tensor):
         other = _scalar_like(input, other)
-    out = _C.mul(input, _C.log(other))
-    return _C.where(_C.eq(input, 0) & _C.logical_not(isnan(other)), 0.0, out)
+    zero = _C.eq(input, 0) & _C.logical_not(isnan(other))
+    # log(1) where the result is 0: log(0) there made the gradient of x NaN (0 * -inf)
+    out = _C.mul(input, _C.log(_C.where(zero, 1.0, other)))
+    return _C.where(zero, 0.0, out)
 
 
 def _fused(*tensors):
@@ -246,17 +248,49 @@ def _fused_inplace(name, fused, check, fallback):
     return method
 
 
+def _is_nan_number(v):
+    return isinstance(v, builtins.float) and math.isnan(v)
+
+
+def _clamp_to(out, bound, lower):
+    """out clamped on one side by a tensor bound, as PyTorch: the bound where out passes it or
+    the bound is NaN (a NaN out stays), so a tie keeps out and its gradient."""
+    b = bound if isinstance(bound, Tensor) else _scalar_like(out, bound)
+    passed = _C.lt(out, b) if lower else _C.gt(out, b)
+    return _C.where(_C.logical_or(passed, isnan(b)), b, out)
+
+
 def clamp(input, min=None, max=None):
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
+    if (
+        isinstance(min, Tensor)
+        or isinstance(max, Tensor)
+        or _is_nan_number(min)
+        or _is_nan_number(max)
+    ):
         if input.dtype == _bool():
             raise NotImplementedError("clamp: bool inputs are not supported")
         out = input
+        if not _records_grad(input, min, max):
+            # maximum/minimum propagate NaN as clamp does; only their gradients differ (ties)
+            if min is not None:
+                out = _C.maximum(out, min if isinstance(min, Tensor) else _scalar_like(out, min))
+            if max is not None:
+                out = _C.minimum(out, max if isinstance(max, Tensor) else _scalar_like(out, max))
+            return out
         if min is not None:
-            out = _C.maximum(out, min if isinstance(min, Tensor) else _scalar_like(out, min))
+            out = _clamp_to(out, min, True)
         if max is not None:
-            out = _C.minimum(out, max if isinstance(max, Tensor) else _scalar_like(out, max))
+            out = _clamp_to(out, max, False)
         return out
     return _C.clamp(input, min, max)
+
+
+def _records_grad(*values):
+    import oneflow
+
+    return oneflow.is_grad_enabled() and any(
+        isinstance(v, Tensor) and v.requires_grad for v in values
+    )
 
 
 def clamp_min(input, min):
