@@ -969,3 +969,34 @@ def test_clamp_with_nan_and_tensor_bounds_like_torch():
         )
         assert str(f.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
         np.testing.assert_array_equal(f.numpy(), t.numpy())
+
+
+def _range_edge_cases(lib):
+    big = [1e20, -1e30, 3e38, 1e5, -2.5, 0.0, math.inf, -math.inf, math.nan, 1.5e18, 2e18]
+    a = [1e30, -1e30, 5.0, 1e30, math.inf, 1.0, math.nan, 7.5, 1e38]
+    b = [1e-30, 3e-20, 0.0, 7.0, 2.0, math.inf, 1.0, -2.0, 3e-38]
+    cases = {
+        # Sleef's float asinh/acosh overflowed from ~1.8e19 (x^2)
+        "asinh big": lambda: lib.asinh(lib.tensor(big)),
+        "acosh big": lambda: lib.acosh(lib.tensor([1e20, 3e38, -1e20, 1.0, 0.5, math.inf, 2e18])),
+        # each element cast before the sum; 16-bit means accumulate in float32
+        "sum int dtype": lambda: lib.tensor([1.6, -4.6, 2.5]).sum(dtype=lib.int32),
+        "sum float64 dtype": lambda: lib.sum(lib.tensor([1e8, 1.0, -1e8]), dtype=lib.float64),
+        "mean f16": lambda: lib.tensor([60000.0, 60000.0], dtype=lib.float16).mean(),
+        "mean bf16 dim": lambda: lib.tensor([[3e38, 3e38], [1.0, 2.0]], dtype=lib.bfloat16).mean(1),
+    }
+    for dt in ("float32", "float64"):
+        for op in ("fmod", "remainder", "floor_divide"):
+            # Sleef's fmod gave NaN once a / b left its range (fmod(1e30, 1e-30))
+            cases[f"{op} {dt}"] = lambda op=op, dt=dt: getattr(lib, op)(
+                lib.tensor(a, dtype=getattr(lib, dt)), lib.tensor(b, dtype=getattr(lib, dt))
+            )
+    return cases
+
+
+def test_results_at_the_edges_of_the_float_range_like_torch():
+    got, want = _range_edge_cases(flow), _range_edge_cases(torch)
+    for name in want:
+        g, w = got[name](), want[name]()
+        assert str(g.dtype).split(".")[-1] == str(w.dtype).split(".")[-1], name
+        np.testing.assert_allclose(g.float().numpy(), w.float().numpy(), rtol=2e-7, err_msg=name)

@@ -1109,7 +1109,9 @@ Tensor sum(const Tensor& x, const std::vector<int64_t>& dims_in, bool keepdim,
     std::sort(dims.begin(), dims.end());
   }
   DType out = dtype.value_or(is_integral(x->dtype(), true) ? DType::kInt64 : x->dtype());
-  return dispatch1(prim::reduce_sum(), {x},
+  // With dtype, each element is cast before the sum, as PyTorch (float 1.6 sums as int 1).
+  const Tensor in = dtype && *dtype != x->dtype() ? to(x, *dtype, std::nullopt) : x;
+  return dispatch1(prim::reduce_sum(), {in},
                    Attrs{{"dims", dims}, {"keepdim", keepdim}, {"dtype", out}});
 }
 
@@ -1127,7 +1129,12 @@ Tensor mean(const Tensor& x_in, const std::vector<int64_t>& dims, bool keepdim,
   } else {
     for (int64_t d : dims) count *= x->ndim() == 0 ? 1 : x->shape()[wrap_dim("mean", d, x->ndim())];
   }
-  return div(sum(x, dims, keepdim), Scalar::from_double(static_cast<double>(count)));
+  const Scalar n = Scalar::from_double(static_cast<double>(count));
+  // 16-bit floats sum and divide in float32 (PyTorch's accumulation type), then round once: a
+  // float16 sum of [60000, 60000] overflowed.
+  if (x->dtype() == DType::kFloat16 || x->dtype() == DType::kBFloat16)
+    return to(div(sum(x, dims, keepdim, DType::kFloat32), n), x->dtype(), std::nullopt);
+  return div(sum(x, dims, keepdim), n);
 }
 
 Tensor sum_to(const Tensor& x, const Shape& shape) {

@@ -71,8 +71,6 @@ void unary_sleef(const Tensor& a, const Tensor& out, Scalar sc, VecF vf, VecD vd
   X(Sinh, sinh, u10)      \
   X(Cosh, cosh, u10)      \
   X(Tanh, tanh, u10)      \
-  X(Asinh, asinh, u10)    \
-  X(Acosh, acosh, u10)    \
   X(Atanh, atanh, u10)    \
   X(Erf, erf, u10)        \
   X(Erfc, erfc, u15)      \

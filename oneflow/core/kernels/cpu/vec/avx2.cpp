@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "oneflow/core/kernels/cpu/vec/avx512.h"
 #include "oneflow/core/kernels/cpu/vec/binary_map.h"
@@ -510,6 +511,21 @@ void erfinv(const float* x, float* y, int64_t n) {
   }
 }
 
+// Sleef's asinhf and acoshf overflow once x^2 does (|x| from ~1.8e19); from 2^60 on they are
+// sign(x) (log|x| + log 2) to float's precision (the next term is 1 / (4 x^2)).
+template <bool kAcosh>
+__m256 asinh_acosh8(__m256 v) {
+  __m256 r = kAcosh ? Sleef_acoshf8_u10avx2(v) : Sleef_asinhf8_u10avx2(v);
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  const __m256 a = kAcosh ? v : _mm256_andnot_ps(sign, v);
+  const __m256 big = _mm256_cmp_ps(a, _mm256_set1_ps(0x1p60f), _CMP_GT_OQ);
+  if (_mm256_movemask_ps(big)) {
+    const __m256 l = _mm256_add_ps(Sleef_logf8_u10avx2(a), _mm256_set1_ps(0.693147180559945309f));
+    r = _mm256_blendv_ps(r, _mm256_or_ps(l, _mm256_and_ps(v, sign)), big);
+  }
+  return r;
+}
+
 template <auto F>
 void apply(const float* x, float* y, int64_t n) {
   map8(x, y, n, [](__m256 v) { return F(v); });
@@ -613,9 +629,9 @@ UnaryKernel unary_kernel(UnaryFn fn) {
     case UnaryFn::kTanh:
       return &tanh_map;
     case UnaryFn::kAsinh:
-      return &apply<Sleef_asinhf8_u10avx2>;
+      return &apply<asinh_acosh8<false>>;
     case UnaryFn::kAcosh:
-      return &apply<Sleef_acoshf8_u10avx2>;
+      return &apply<asinh_acosh8<true>>;
     case UnaryFn::kAtanh:
       return &apply<Sleef_atanhf8_u10avx2>;
     case UnaryFn::kErf:
@@ -636,6 +652,27 @@ namespace {
 // 8 floats or 4 doubles, the operations the binary kernels need.
 template <typename T>
 struct Lanes;
+// Sleef's fmod gives NaN once the quotient a / b leaves its range (fmod(1e30, 1e-30)): the NaN
+// lanes are computed again with std::fmod (which gives NaN where the result is one).
+template <typename T, typename V>
+V fmod_fixed(V r, V a, V b) {
+  constexpr int kN = sizeof(V) / sizeof(T);
+  int nan;
+  if constexpr (std::is_same_v<T, float>)
+    nan = _mm256_movemask_ps(_mm256_cmp_ps(r, r, _CMP_UNORD_Q));
+  else
+    nan = _mm256_movemask_pd(_mm256_cmp_pd(r, r, _CMP_UNORD_Q));
+  if (!nan) return r;
+  alignas(32) T rv[kN], av[kN], bv[kN];
+  std::memcpy(rv, &r, sizeof(V));
+  std::memcpy(av, &a, sizeof(V));
+  std::memcpy(bv, &b, sizeof(V));
+  for (int l = 0; l < kN; ++l)
+    if (nan >> l & 1) rv[l] = std::fmod(av[l], bv[l]);
+  std::memcpy(&r, rv, sizeof(V));
+  return r;
+}
+
 template <>
 struct Lanes<float> {
   using T = float;
@@ -660,7 +697,7 @@ struct Lanes<float> {
   static V bit_and(V a, V b) { return _mm256_and_ps(a, b); }
   static V bit_xor(V a, V b) { return _mm256_xor_ps(a, b); }
   static V atan2(V a, V b) { return Sleef_atan2f8_u10avx2(a, b); }
-  static V fmod(V a, V b) { return Sleef_fmodf8_avx2(a, b); }
+  static V fmod(V a, V b) { return fmod_fixed<float>(Sleef_fmodf8_avx2(a, b), a, b); }
   static V pow(V a, V b) { return Sleef_powf8_u10avx2(a, b); }
 };
 template <>
@@ -687,7 +724,7 @@ struct Lanes<double> {
   static V bit_and(V a, V b) { return _mm256_and_pd(a, b); }
   static V bit_xor(V a, V b) { return _mm256_xor_pd(a, b); }
   static V atan2(V a, V b) { return Sleef_atan2d4_u10avx2(a, b); }
-  static V fmod(V a, V b) { return Sleef_fmodd4_avx2(a, b); }
+  static V fmod(V a, V b) { return fmod_fixed<double>(Sleef_fmodd4_avx2(a, b), a, b); }
   static V pow(V a, V b) { return Sleef_powd4_u10avx2(a, b); }
 };
 

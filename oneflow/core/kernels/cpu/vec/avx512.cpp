@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <type_traits>
 
 #include "oneflow/core/kernels/cpu/vec/binary_map.h"
 #include "oneflow/core/kernels/cpu/vec/erf_coeffs.h"
@@ -37,6 +39,21 @@ inline void map16(const float* x, float* y, int64_t n, VF vf) {
 template <auto F>
 void apply(const float* x, float* y, int64_t n) {
   map16(x, y, n, [](__m512 v) { return F(v); });
+}
+
+// Sleef's asinhf and acoshf overflow once x^2 does (|x| from ~1.8e19); from 2^60 on they are
+// sign(x) (log|x| + log 2) to float's precision (the next term is 1 / (4 x^2)).
+template <bool kAcosh>
+__m512 asinh_acosh16(__m512 v) {
+  __m512 r = kAcosh ? Sleef_acoshf16_u10avx512f(v) : Sleef_asinhf16_u10avx512f(v);
+  const __m512 a = kAcosh ? v : _mm512_abs_ps(v);
+  const __mmask16 big = _mm512_cmp_ps_mask(a, _mm512_set1_ps(0x1p60f), _CMP_GT_OQ);
+  if (big) {
+    const __m512 l =
+        _mm512_add_ps(Sleef_logf16_u10avx512f(a), _mm512_set1_ps(0.693147180559945309f));
+    r = _mm512_mask_blend_ps(big, r, _mm512_or_ps(l, _mm512_and_ps(v, _mm512_set1_ps(-0.0f))));
+  }
+  return r;
 }
 
 template <int kMode>
@@ -470,6 +487,27 @@ void erfinv(const float* x, float* y, int64_t n) {
 // 16 floats or 8 doubles, the operations binary_map.h needs.
 template <typename T>
 struct Lanes;
+// Sleef's fmod gives NaN once the quotient a / b leaves its range (fmod(1e30, 1e-30)): the NaN
+// lanes are computed again with std::fmod (which gives NaN where the result is one).
+template <typename T, typename V>
+V fmod_fixed(V r, V a, V b) {
+  constexpr int kN = sizeof(V) / sizeof(T);
+  unsigned nan;
+  if constexpr (std::is_same_v<T, float>)
+    nan = _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q);
+  else
+    nan = _mm512_cmp_pd_mask(r, r, _CMP_UNORD_Q);
+  if (!nan) return r;
+  alignas(64) T rv[kN], av[kN], bv[kN];
+  std::memcpy(rv, &r, sizeof(V));
+  std::memcpy(av, &a, sizeof(V));
+  std::memcpy(bv, &b, sizeof(V));
+  for (int l = 0; l < kN; ++l)
+    if (nan >> l & 1) rv[l] = std::fmod(av[l], bv[l]);
+  std::memcpy(&r, rv, sizeof(V));
+  return r;
+}
+
 template <>
 struct Lanes<float> {
   using T = float;
@@ -504,7 +542,7 @@ struct Lanes<float> {
   static M bit_and(M a, M b) { return static_cast<M>(a & b); }
   static M bit_xor(M a, M b) { return static_cast<M>(a ^ b); }
   static V atan2(V a, V b) { return Sleef_atan2f16_u10avx512f(a, b); }
-  static V fmod(V a, V b) { return Sleef_fmodf16_avx512f(a, b); }
+  static V fmod(V a, V b) { return fmod_fixed<float>(Sleef_fmodf16_avx512f(a, b), a, b); }
   static V pow(V a, V b) { return Sleef_powf16_u10avx512f(a, b); }
 };
 template <>
@@ -539,7 +577,7 @@ struct Lanes<double> {
   static M bit_and(M a, M b) { return static_cast<M>(a & b); }
   static M bit_xor(M a, M b) { return static_cast<M>(a ^ b); }
   static V atan2(V a, V b) { return Sleef_atan2d8_u10avx512f(a, b); }
-  static V fmod(V a, V b) { return Sleef_fmodd8_avx512f(a, b); }
+  static V fmod(V a, V b) { return fmod_fixed<double>(Sleef_fmodd8_avx512f(a, b), a, b); }
   static V pow(V a, V b) { return Sleef_powd8_u10avx512f(a, b); }
 };
 
@@ -600,9 +638,9 @@ avx2::UnaryKernel unary_kernel(UnaryFn fn) {
     case UnaryFn::kTanh:
       return &tanh_map;
     case UnaryFn::kAsinh:
-      return &apply<Sleef_asinhf16_u10avx512f>;
+      return &apply<asinh_acosh16<false>>;
     case UnaryFn::kAcosh:
-      return &apply<Sleef_acoshf16_u10avx512f>;
+      return &apply<asinh_acosh16<true>>;
     case UnaryFn::kAtanh:
       return &apply<Sleef_atanhf16_u10avx512f>;
     case UnaryFn::kErf:
