@@ -1000,3 +1000,22 @@ def test_results_at_the_edges_of_the_float_range_like_torch():
         g, w = got[name](), want[name]()
         assert str(g.dtype).split(".")[-1] == str(w.dtype).split(".")[-1], name
         np.testing.assert_allclose(g.float().numpy(), w.float().numpy(), rtol=2e-7, err_msg=name)
+
+
+def test_bool_add_with_alpha_and_huge_python_ints_like_torch():
+    for a, b, alpha in [([True, False], True, 2), ([1, 2], True, 2), ([True, False], True, 0)]:
+        got, want = (
+            flow.add(flow.tensor(a), b, alpha=alpha),
+            torch.add(torch.tensor(a), b, alpha=alpha),
+        )
+        assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    t = flow.tensor([1.0, 2.0])
+    for f in (
+        lambda: flow.pow(t, 2**70),
+        lambda: flow.clamp(t, 2**70),
+        lambda: flow.add(t, 1, alpha=2**70),
+        lambda: flow.tensor([1, 2]) * 2**64,
+    ):
+        with pytest.raises(OverflowError):
+            f()

@@ -59,7 +59,15 @@ bool is_scalar(py::handle h) {
 
 Scalar scalar_from_py(py::handle h, const char* op) {
   if (PyBool_Check(h.ptr())) return Scalar::from_bool(h.ptr() == Py_True);
-  if (PyLong_Check(h.ptr())) return Scalar::from_int(h.cast<int64_t>());
+  if (PyLong_Check(h.ptr())) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+    if (overflow) {  // OverflowError, as PyTorch
+      PyErr_SetString(PyExc_OverflowError, "int too big to convert");
+      throw py::error_already_set();
+    }
+    return Scalar::from_int(static_cast<int64_t>(v));
+  }
   if (PyFloat_Check(h.ptr())) return Scalar::from_double(h.cast<double>());
   // NumPy scalars and anything else with item()
   if (py::hasattr(h, "item")) {

@@ -680,7 +680,10 @@ Scalar scaled(Scalar b, Scalar alpha) {
 
 Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
   DType dt;
-  const Scalar s = scaled(b, alpha);
+  // bool + bool stays bool: alpha * b is b and bool(alpha), as PyTorch
+  const Scalar s = a->dtype() == DType::kBool && b.kind == Scalar::Kind::kBool
+                       ? Scalar::from_bool(b.i != 0 && alpha.to_double() != 0)
+                       : scaled(b, alpha);
   Tensor y = wrap(a, s, &dt);
   return dispatch1(prim::add(), {to(a, dt, std::nullopt), y});
 }
