@@ -512,3 +512,62 @@ def test_in_place_view_ops_like_torch():
     z = x * 2
     np.testing.assert_array_equal(y.numpy(), np.arange(6.0).reshape(2, 3) + 1)
     np.testing.assert_array_equal(z.numpy(), np.arange(6.0).reshape(1, 2, 3) * 2)
+
+
+def _factorizations(n, rng, parts):
+    shape = []
+    for _ in range(parts - 1):
+        divisors = [d for d in range(1, n + 1) if n % d == 0]
+        d = int(rng.choice(divisors))
+        shape.append(d)
+        n //= d
+    shape.append(n)
+    rng.shuffle(shape)
+    return shape
+
+
+def test_view_of_strided_inputs_like_torch():
+    # PyTorch's rule: a strided input views without a copy when each memory-contiguous run of its
+    # dims is covered by whole dims of the new shape; otherwise RuntimeError.
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        shape = [int(v) for v in rng.integers(1, 5, int(rng.integers(1, 5)))]
+        base = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+        perm = [int(v) for v in rng.permutation(len(shape))]
+        target = _factorizations(base.size, rng, int(rng.integers(1, 5)))
+        narrow = rng.random() < 0.3
+        res = []
+        for lib in (flow, torch):
+            x = lib.tensor(base, requires_grad=True)
+            y = x.permute(*perm)
+            if narrow and y.shape[0] > 1:
+                y = y[:1]
+            try:
+                v = y.view(*target) if y.numel() == base.size else y.view(-1)
+            except RuntimeError:
+                res.append(None)
+                continue
+            (v * lib.arange(float(v.numel())).reshape(v.shape)).sum().backward()
+            res.append((v.detach().numpy(), x.grad.numpy()))
+        if res[1] is None:
+            assert res[0] is None, (shape, perm, target)
+            continue
+        assert res[0] is not None, (shape, perm, target)
+        np.testing.assert_array_equal(res[0][0], res[1][0])
+        np.testing.assert_array_equal(res[0][1], res[1][1])
+
+
+def test_dims_past_a_0d_or_1d_tensor_raise_index_error():
+    s = flow.tensor(1.0)
+    for f in (
+        lambda: s.squeeze(1),
+        lambda: s.transpose(0, 1),
+        lambda: s.flatten(1),
+        lambda: s.squeeze(-2),
+        lambda: flow.diagonal(flow.ones(3)),
+        lambda: flow.diagonal(s),
+    ):
+        with pytest.raises(IndexError):
+            f()
+    assert s.transpose(0, -1).shape == () and s.squeeze(0).shape == ()
+    assert s.flatten(0, -1).shape == (1,)

@@ -144,7 +144,10 @@ Tensor triangle(const Tensor& x, int64_t diagonal, bool upper) {
 
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {
   const int64_t nd = x->ndim();
-  if (nd == 0) return x;
+  if (nd == 0) {  // dims 0 and -1 only
+    wrap_dim("transpose", dim0, 0), wrap_dim("transpose", dim1, 0);
+    return x;
+  }
   std::vector<int64_t> perm(nd);
   for (int64_t i = 0; i < nd; ++i) perm[i] = i;
   std::swap(perm[wrap_dim("transpose", dim0, nd)], perm[wrap_dim("transpose", dim1, nd)]);
@@ -205,14 +208,51 @@ Shape infer_reshape(const char* op, const Shape& in, const Shape& shape) {
 }
 }  // namespace
 
+namespace {
+Tensor strided_view(const Tensor& x, const Shape& size, const Strides& strides, int64_t offset,
+                    const Strides& grad_strides, int64_t grad_offset, bool differentiable);
+
+// The strides that view a tensor of shape `from` and strides `st` as `to` without a copy, or
+// nothing (PyTorch's rule): each run of dims that is contiguous in memory (a chunk) must be
+// covered by whole dims of `to`, which take strides within the chunk.
+std::optional<Strides> view_strides(const Shape& from, const Strides& st, const Shape& to) {
+  Strides out(to.size(), 1);
+  if (from.empty()) return out;
+  int64_t numel = 1;
+  for (int64_t v : from) numel *= v;
+  if (numel == 0) return from == to ? std::optional<Strides>(st) : contiguous_strides(to);
+  int64_t view_d = static_cast<int64_t>(to.size()) - 1;
+  int64_t chunk_base = st.back(), tensor_numel = 1, view_numel = 1;
+  for (int64_t d = static_cast<int64_t>(from.size()) - 1; d >= 0; --d) {
+    tensor_numel *= from[d];
+    if (d == 0 || (from[d - 1] != 1 && st[d - 1] != tensor_numel * chunk_base)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || to[view_d] == 1)) {
+        out[view_d] = view_numel * chunk_base;
+        view_numel *= to[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (d > 0) chunk_base = st[d - 1], tensor_numel = 1, view_numel = 1;
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return out;
+}
+}  // namespace
+
 Tensor view(const Tensor& x, const Shape& shape) {
   Shape out = infer_reshape("view", x->shape(), shape);
-  if (!x->is_contiguous())
+  if (x->is_contiguous()) return dispatch1(prim::view(), {x}, Attrs{{"shape", out}});
+  // A strided input views without a copy when its memory chunks allow it (x.t().view(...)).
+  const std::optional<Strides> st = view_strides(x->shape(), x->strides(), out);
+  if (!st)
     throw_error<RuntimeError>("view",
                               "view size is not compatible with input tensor's size and "
                               "stride (at least one dimension spans across two contiguous "
                               "subspaces). Use .reshape(...) instead.");
-  return dispatch1(prim::view(), {x}, Attrs{{"shape", out}});
+  // The view reads x's elements in x's logical order: on a contiguous x of the same shape (the
+  // gradient's geometry) it is the contiguous layout of `out`.
+  return strided_view(x, out, *st, x->offset(), contiguous_strides(out), 0, true);
 }
 
 Tensor reshape(const Tensor& x, const Shape& shape) {
@@ -287,8 +327,8 @@ Tensor squeeze(const Tensor& x, const std::vector<int64_t>& dims_in) {
       if (x->shape()[d] == 1) dims.push_back(d);
   } else {
     for (int64_t d : dims_in) {
-      if (nd == 0) continue;
       int64_t w = wrap_dim("squeeze", d, nd);
+      if (nd == 0) continue;
       if (x->shape()[w] == 1) dims.push_back(w);
     }
     std::sort(dims.begin(), dims.end());
@@ -304,8 +344,8 @@ Tensor unsqueeze(const Tensor& x, int64_t dim) {
 
 Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
   const int64_t nd = x->ndim();
-  if (nd == 0) return reshape(x, {1});
   const int64_t s = wrap_dim("flatten", start_dim, nd), e = wrap_dim("flatten", end_dim, nd);
+  if (nd == 0) return reshape(x, {1});
   if (s > e) throw_error<RuntimeError>("flatten", "start_dim cannot come after end_dim");
   Shape out;
   int64_t m = 1;
@@ -360,7 +400,7 @@ Tensor as_strided(const Tensor& x, const Shape& size, const Strides& stride,
 
 Tensor diagonal(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2) {
   const int64_t nd = x->ndim();
-  if (nd < 2) throw_error<RuntimeError>("diagonal", "expected a tensor with 2 or more dims");
+  // IndexError for dims past a 0-d or 1-d input, as PyTorch
   const int64_t d1 = wrap_dim("diagonal", dim1, nd), d2 = wrap_dim("diagonal", dim2, nd);
   if (d1 == d2)
     throw_error<RuntimeError>("diagonal", "diagonal dimensions cannot be identical ", dim1, ", ",
