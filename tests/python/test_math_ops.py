@@ -1019,3 +1019,21 @@ def test_bool_add_with_alpha_and_huge_python_ints_like_torch():
     ):
         with pytest.raises(OverflowError):
             f()
+
+
+def test_median_of_all_elements_shares_its_gradient_among_ties_like_torch():
+    nan, inf = math.nan, math.inf
+    for v in (
+        [1.0, 2.0, 2.0, 3.0],
+        [1.0, nan, nan, 3.0],
+        [[1.0, 2.0], [2.0, 3.0]],
+        [inf, inf, 1.0],
+    ):
+        res = []
+        for lib in (flow, torch):
+            x = lib.tensor(v, requires_grad=True)
+            m = x.median()
+            (m * 3).backward()
+            res.append((m.detach().numpy(), x.grad.numpy()))
+        np.testing.assert_array_equal(res[0][0], res[1][0])
+        np.testing.assert_array_equal(res[0][1], res[1][1])

@@ -375,6 +375,38 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     return _kth("kthvalue", input, k, dim, keepdim, False)
 
 
+_EVENLY_SHARED = []
+
+
+def _evenly_shared(input, value):
+    """value, one element chosen from input, whose gradient is shared evenly by the elements
+    equal to it (the NaN ones for a NaN value), as PyTorch's median of all elements."""
+    import oneflow
+
+    if not _EVENLY_SHARED:
+
+        class EvenlyShared(oneflow.autograd.Function):
+            @staticmethod
+            def forward(ctx, input, value):
+                ctx.save_for_backward(input, value)
+                return _C.clone(value)
+
+            @staticmethod
+            def backward(ctx, grad):
+                input, value = ctx.saved_tensors
+                same = _C.logical_or(
+                    _C.eq(input, value),
+                    _C.logical_and(_C.ne(input, input), _C.ne(value, value)),
+                )
+                share = _C.div(grad, _C.sum(same, None, False))
+                return _C.where(same, share, _C.zeros_like(input)), None
+
+        _EVENLY_SHARED.append(EvenlyShared)
+    if input.requires_grad and oneflow.is_grad_enabled():
+        return _EVENLY_SHARED[0].apply(input, value.detach())
+    return value
+
+
 def median(input, dim=None, keepdim=False):
     if dim is None:
         flat = input.reshape(-1)
@@ -384,7 +416,8 @@ def median(input, dim=None, keepdim=False):
             raise RuntimeError("median: expected a non-empty input")
         if input.dtype == _internal.bool:
             raise NotImplementedError("median: bool inputs are not supported")
-        return _C.kthvalue(flat, (flat.numel() - 1) // 2 + 1, 0, True)[0].reshape(())
+        value = _C.kthvalue(flat, (flat.numel() - 1) // 2 + 1, 0, True)[0].reshape(())
+        return _evenly_shared(input, value)
     n = input.shape[dim] if input.ndim else 1
     return _kth("median", input, (n - 1) // 2 + 1, dim, keepdim, True)
 
