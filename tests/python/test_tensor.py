@@ -333,3 +333,53 @@ def test_builtin_tensor_methods_forward_self_and_arguments_like_torch():
     w = flow.tensor(a, requires_grad=True)
     w.tanh().sum().backward()
     np.testing.assert_allclose(w.grad.numpy(), 1 - np.tanh(a) ** 2)
+
+
+def test_numpy_copies_formatting_and_comparisons_like_torch():
+    import copy as copy_module
+    import pickle
+
+    for lib in (flow, torch):
+        t = lib.zeros(3)
+        a, b = np.array(t), np.copy(t)  # copies: writing them leaves the tensor alone
+        a[0], b[1] = 7, 8
+        assert t.tolist() == [0.0, 0.0, 0.0]
+        np.asarray(t)[2] = 5  # a view
+        assert t[2].item() == 5
+        assert f"{lib.tensor(3.14159):.2f}" == "3.14" and f"{lib.tensor(2)}" == "2"
+        with pytest.raises(TypeError):
+            f"{lib.tensor([1.0, 2.0]):.2f}"
+        x = lib.tensor([1, 2])
+        assert (x == None) is False and (x != None) is True  # noqa: E711
+        assert (x == "a") is False and (x == [1, 2]) is False
+        assert x in [None, x] and [None, x].index(x) == 1
+        y = np.float64(2.0) * lib.tensor([1.0], requires_grad=True)
+        assert isinstance(y, lib.Tensor) and y.requires_grad
+        for v in (lib.float16, lib.float32, lib.int64, lib.device("cpu")):
+            assert pickle.loads(pickle.dumps(v)) == v and copy_module.deepcopy(v) == v
+    with pytest.warns(UserWarning):
+        assert flow.zeros(3, 4, 5).T.shape == (5, 4, 3)
+
+
+def _overflowing_creations(lib):
+    return [
+        lambda: lib.tensor([300], dtype=lib.uint8),
+        lambda: lib.tensor([1, 2**40], dtype=lib.int32),
+        lambda: lib.tensor([float("nan")], dtype=lib.int32),
+        lambda: lib.full((2,), 2**40, dtype=lib.int32),
+    ]
+
+
+def test_creation_checks_values_against_the_dtype_like_torch():
+    for lib in (flow, torch):
+        with pytest.raises(ValueError):
+            lib.tensor(2**63)
+        for f in _overflowing_creations(lib):
+            with pytest.raises(RuntimeError):
+                f()
+        assert lib.tensor([-1], dtype=lib.uint8).tolist() == [255]
+        assert lib.tensor([1.5], dtype=lib.int32).tolist() == [1]
+        with pytest.raises(ValueError):
+            lib.from_numpy(np.arange(3, dtype=">f4"))  # big-endian bytes
+    with pytest.raises(ValueError):
+        flow.tensor(np.arange(3, dtype=">i4"))

@@ -83,6 +83,11 @@ py::array numpy_view(const Tensor& t, bool copy = false) {
 
 Tensor from_numpy(py::array arr) {
   DType dt = dtype_from_numpy(arr.dtype());
+  // '>' on this little-endian host: the bytes would be read as garbage
+  if (arr.dtype().byteorder() == '>')
+    throw_error<ValueError>("from_numpy",
+                            "given numpy array has byte order different from the native byte "
+                            "order. Conversion between byte orders is currently not supported.");
   const size_t isz = itemsize(dt);
   Shape shape;
   Strides strides;

@@ -15,6 +15,8 @@ def _infer_numpy(data):
     arr = np.array(data)
     if arr.dtype == np.float64:
         return arr  # cast to the default dtype below
+    if arr.dtype == np.uint64 and arr.size and arr.max() > np.iinfo(np.int64).max:
+        raise ValueError("tensor: Overflow when unpacking long long (a Python int past int64)")
     if arr.dtype.kind in "iu":
         return arr.astype(np.int64)
     if arr.dtype.kind == "b":
@@ -25,6 +27,32 @@ def _infer_numpy(data):
             f"(expected nested sequences of numbers or bools)"
         )
     return arr
+
+
+_INT_RANGE = {
+    "uint8": (0, 255),
+    "int8": (-128, 127),
+    "int16": (-(2**15), 2**15 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+    "int64": (-(2**63), 2**63 - 1),
+}
+
+
+def _check_fits(op, values, dtype):
+    """PyTorch's check when Python numbers become integers of `dtype`: RuntimeError for NaN,
+    infinities and values past the type's range (negative ones wrap into uint8 down to -255)."""
+    name = str(dtype).split(".")[-1]
+    if name not in _INT_RANGE or values.size == 0 or values.dtype.kind not in "iuf":
+        return
+    lo, hi = _INT_RANGE[name]
+    if name == "uint8":
+        lo = -hi
+    if values.dtype.kind == "f" and not np.isfinite(values).all():
+        bad = True
+    else:
+        bad = values.min() < lo or values.max() > hi
+    if bad:
+        raise RuntimeError(f"{op}: value cannot be converted to type {name} without overflow")
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -38,6 +66,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         arr = _infer_numpy(data)
         if arr.dtype == np.float64 and from_python and dtype is None:
             dtype = _internal.get_default_dtype()
+        if from_python and dtype is not None:
+            _check_fits("tensor", arr, dtype)
         arr = np.require(arr, requirements="C")  # keeps 0-dim arrays 0-dim
         t = _C.to(_internal.from_numpy(arr), dtype, device, copy=True)
     if requires_grad:
@@ -190,6 +220,8 @@ def set_rng_state(state):
 def full(size, fill_value, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
     if isinstance(size, builtins.int):
         size = (size,)
+    if dtype is not None and isinstance(fill_value, (builtins.int, builtins.float)):
+        _check_fits("full", np.asarray(fill_value), dtype)
     return _C.full(
         tuple(size),
         fill_value,

@@ -151,8 +151,41 @@ def _in_place_view(self, name, view_fn, *args):
 
 
 def __array__(self, dtype=None, copy=None):
+    # NumPy 2 passes copy=True for np.array(t) and np.copy(t) and trusts the result to be a copy
     a = self.numpy()
-    return a if dtype is None else a.astype(dtype)
+    if dtype is not None and a.dtype != dtype:
+        if copy is False:
+            raise ValueError("__array__: a cast to another dtype cannot avoid a copy")
+        return a.astype(dtype)
+    return a.copy() if copy else a
+
+
+def __format__(self, spec):
+    # a 0-d tensor formats as its number (f"{loss:.4f}"), as PyTorch
+    if self.ndim == 0:
+        return self.item().__format__(spec)
+    return object.__format__(self, spec)
+
+
+def _comparison(fn, unequal):
+    def compare(self, other):
+        try:
+            return fn(self, other)
+        except TypeError:
+            if other is None or isinstance(other, (str, list, tuple, dict, set)):
+                return unequal  # None, strings and containers are unequal to a tensor (PyTorch)
+            raise
+
+    compare.__name__ = fn.__name__
+    return compare
+
+
+def _dtype_from_name(name):
+    return getattr(_internal, name)
+
+
+def _device_from_str(text):
+    return _internal.device(text)
 
 
 def __len__(self):
@@ -237,7 +270,15 @@ def _expand(self, *sizes):
 
 def _flip_t(self):
     if self.ndim > 2:
-        raise RuntimeError(f"T: expected a tensor with <= 2 dims, got {self.ndim}")
+        import warnings
+
+        warnings.warn(
+            "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+            "deprecated; use x.permute(*range(x.ndim - 1, -1, -1)) instead",
+            UserWarning,
+            stacklevel=2,
+        )
+        return _C.permute(self, *range(self.ndim - 1, -1, -1))
     return _C.transpose(self, 0, 1) if self.ndim == 2 else self
 
 
@@ -494,8 +535,10 @@ def install():
             _C.gelu(self) if approximate == "none" else _C.gelu(self, approximate=approximate)
         ),
         "__pos__": lambda self: self,
-        "__eq__": _C.eq,
-        "__ne__": _C.ne,
+        "__eq__": _comparison(_C.eq, False),
+        "__ne__": _comparison(_C.ne, True),
+        "__format__": __format__,
+        "__array_priority__": 1000,  # NumPy scalars and arrays defer to the tensor's operators
         "__lt__": _C.lt,
         "__le__": _C.le,
         "__gt__": _C.gt,
@@ -567,3 +610,6 @@ def install():
         if type(fn).__name__ == "builtin_function_or_method":
             fn = _internal._tensor_method(fn)
         setattr(Tensor, name, fn)
+    # dtypes and devices pickle (and deepcopy) by name, as PyTorch's
+    _internal.dtype.__reduce__ = lambda self: (_dtype_from_name, (str(self).split(".")[-1],))
+    _internal.device.__reduce__ = lambda self: (_device_from_str, (str(self),))
