@@ -1,7 +1,10 @@
 """oneflow.autograd: backward, grad, and the grad-mode switches."""
 
 import functools
+import inspect
+import sys
 
+from oneflow._oneflow_internal import Tensor as _Tensor
 from oneflow._oneflow_internal import autograd as _engine
 
 
@@ -11,10 +14,25 @@ def _as_list(x):
     return [x] if not isinstance(x, (list, tuple)) else list(x)
 
 
+def _grads_like(outputs, grads):
+    """The gradients seeding a backward pass, each cast to its output's dtype as the gradients
+    flowing through the graph are."""
+    grads = _as_list(grads)
+    if grads is None:
+        return None
+    return [
+        g.to(outputs[i].dtype)
+        if i < len(outputs) and isinstance(g, _Tensor) and g.dtype != outputs[i].dtype
+        else g
+        for i, g in enumerate(grads)
+    ]
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
     if retain_graph is None:
         retain_graph = create_graph
-    _engine.backward(_as_list(tensors), _as_list(grad_tensors), retain_graph, create_graph)
+    tensors = _as_list(tensors)
+    _engine.backward(tensors, _grads_like(tensors, grad_tensors), retain_graph, create_graph)
 
 
 def grad(
@@ -27,10 +45,11 @@ def grad(
 ):
     if retain_graph is None:
         retain_graph = create_graph
+    outputs = _as_list(outputs)
     return _engine.grad(
-        _as_list(outputs),
+        outputs,
         _as_list(inputs),
-        _as_list(grad_outputs),
+        _grads_like(outputs, grad_outputs),
         retain_graph,
         create_graph,
         allow_unused,
@@ -41,38 +60,95 @@ def is_grad_enabled():
     return _engine.is_grad_enabled()
 
 
-class _GradModeContext:
-    """Base of the grad-mode context managers; also usable as decorators."""
+def _wrap_generator(ctx_factory, gen_fn):
+    """Runs each resumption of the generator made by `gen_fn` inside a fresh context from
+    `ctx_factory`, and restores the caller's mode at every yield."""
 
-    _enabled = True
+    @functools.wraps(gen_fn)
+    def generator_context(*args, **kwargs):
+        gen = gen_fn(*args, **kwargs)
+        try:
+            with ctx_factory():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with ctx_factory():
+                        gen.close()
+                    raise
+                except BaseException:
+                    with ctx_factory():
+                        response = gen.throw(*sys.exc_info())
+                else:
+                    with ctx_factory():
+                        response = gen.send(request)
+        except StopIteration as e:
+            return e.value
 
-    def __enter__(self):
-        self._prev = _engine.is_grad_enabled()
-        _engine.set_grad_enabled(self._enabled)
-        return self
+    return generator_context
 
-    def __exit__(self, *exc):
-        _engine.set_grad_enabled(self._prev)
-        return False
+
+class _DecoratorContextManager:
+    """Base of the grad-mode context managers; an instance also decorates a function (or a
+    generator function), which then runs in a fresh copy of the context on every call."""
 
     def __call__(self, fn):
+        if inspect.isclass(fn):
+            cls = fn
+
+            def fn(*args, **kwargs):
+                return cls(*args, **kwargs)
+
+        if inspect.isgeneratorfunction(fn):
+            return _wrap_generator(self.clone, fn)
+        ctx_factory = self.clone
+
         @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with self.__class__():
+        def decorate_context(*args, **kwargs):
+            with ctx_factory():
                 return fn(*args, **kwargs)
 
-        return wrapper
+        return decorate_context
+
+    def clone(self):
+        return self.__class__()
 
 
-class no_grad(_GradModeContext):
-    _enabled = False
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """Also usable as a decorator without the parentheses: ``@no_grad``."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
 
 
-class enable_grad(_GradModeContext):
-    _enabled = True
+class no_grad(_NoParamDecoratorContextManager):
+    """Context manager and decorator that turns gradient recording off."""
+
+    def __enter__(self):
+        self.prev = _engine.is_grad_enabled()
+        _engine.set_grad_enabled(False)
+
+    def __exit__(self, *exc):
+        _engine.set_grad_enabled(self.prev)
+        return False
 
 
-class inference_mode:
+class enable_grad(_NoParamDecoratorContextManager):
+    """Context manager and decorator that turns gradient recording on."""
+
+    def __enter__(self):
+        self.prev = _engine.is_grad_enabled()
+        _engine.set_grad_enabled(True)
+
+    def __exit__(self, *exc):
+        _engine.set_grad_enabled(self.prev)
+        return False
+
+
+class inference_mode(_DecoratorContextManager):
     """Context manager and decorator: no autograd recording, and every tensor made inside is an
     inference tensor (``Tensor.is_inference()``), which outside inference mode cannot be modified
     in place or saved for backward. ``inference_mode(False)`` turns it off again inside.
@@ -90,75 +166,124 @@ class inference_mode:
         self._prev = (_engine.is_grad_enabled(), _engine.is_inference_mode_enabled())
         _engine.set_grad_enabled(not self.mode)
         _engine.set_inference_mode(self.mode)
-        return self
 
     def __exit__(self, *exc):
         _engine.set_grad_enabled(self._prev[0])
         _engine.set_inference_mode(self._prev[1])
         return False
 
-    def __call__(self, fn):
-        mode = self.mode
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with inference_mode(mode):
-                return fn(*args, **kwargs)
-
-        return wrapper
+    def clone(self):
+        return self.__class__(self.mode)
 
 
 def is_inference_mode_enabled():
     return _engine.is_inference_mode_enabled()
 
 
-class set_grad_enabled(_GradModeContext):
+class set_grad_enabled(_DecoratorContextManager):
+    """Sets grad mode to `mode` as soon as it is called; as a context manager it restores the
+    previous mode on exit, and as a decorator the function runs with `mode` while the mode
+    outside is left as it was."""
+
     def __init__(self, mode):
-        self._enabled = bool(mode)
-        self._prev = _engine.is_grad_enabled()
-        _engine.set_grad_enabled(self._enabled)
+        self.prev = _engine.is_grad_enabled()
+        self.mode = bool(mode)
+        _engine.set_grad_enabled(self.mode)
+
+    def __call__(self, fn):
+        _engine.set_grad_enabled(self.prev)
+        return super().__call__(fn)
 
     def __enter__(self):
-        return self
+        _engine.set_grad_enabled(self.mode)
 
     def __exit__(self, *exc):
-        _engine.set_grad_enabled(self._prev)
+        _engine.set_grad_enabled(self.prev)
         return False
+
+    def __repr__(self):
+        return f"{type(self).__module__}.{type(self).__name__}(mode={self.mode})"
+
+    def clone(self):
+        return self.__class__(self.mode)
 
 
 # ---- custom functions -------------------------------------------------------------------
+
+
+def _version_of(t):
+    try:
+        return t._version
+    except RuntimeError:  # inference tensors keep no version counter
+        return None
 
 
 class FunctionCtx:
     """The `ctx` of an autograd.Function: tensors saved for backward and flags."""
 
     def __init__(self):
-        self.saved_tensors = ()
+        self._saved = ()
+        self._saved_versions = ()
+        self._name = "autograd.Function"
         self.needs_input_grad = ()
         self._non_differentiable = set()
+        self._dirty = ()
         self.materialize_grads = True
 
     def save_for_backward(self, *tensors):
-        self.saved_tensors = tuple(tensors)
+        self._saved = tuple(tensors)
+        self._saved_versions = tuple(_version_of(t) if t is not None else None for t in tensors)
+
+    @property
+    def saved_tensors(self):
+        for t, version in zip(self._saved, self._saved_versions):
+            if version is not None and t._version != version:
+                raise RuntimeError(
+                    f"{self._name}: one of the variables needed for gradient computation has "
+                    f"been modified by an inplace operation: [{str(t.dtype).split('.')[-1]} "
+                    f"{tuple(t.shape)}] is at version {t._version}; expected version {version} "
+                    "instead."
+                )
+        return self._saved
+
+    def _record_saved_versions(self):
+        self._saved_versions = tuple(_version_of(t) if t is not None else None for t in self._saved)
 
     def mark_non_differentiable(self, *tensors):
         self._non_differentiable.update(id(t) for t in tensors)
 
     def mark_dirty(self, *tensors):
-        pass
+        self._dirty = tuple(tensors)
 
     def set_materialize_grads(self, value):
         self.materialize_grads = value
 
 
+def _is_setup_context_defined(fn):
+    return fn is not Function.setup_context
+
+
 class Function:
-    """Subclass with static forward(ctx, *args) and backward(ctx, *grads); call with apply()."""
+    """Subclass with static forward and backward(ctx, *grads); call with apply(). forward is
+    either forward(ctx, *args), or forward(*args) together with setup_context(ctx, inputs,
+    output)."""
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            f"{type(self).__name__}: legacy autograd function with non-static forward method is "
+            "not supported; expected a subclass with static forward and backward methods, "
+            f"called as {type(self).__name__}.apply(...), got a call on an instance."
+        )
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
         raise NotImplementedError(
             "You must implement the forward function for custom autograd.Function."
         )
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("setup_context is not implemented.")
 
     @staticmethod
     def backward(ctx, *grad_outputs):
@@ -169,37 +294,121 @@ class Function:
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        from oneflow._oneflow_internal import Tensor
-
+        name = cls.__name__ + "Backward"
         ctx = FunctionCtx()
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        ctx._name = name
+        with_setup_context = _is_setup_context_defined(cls.setup_context)
+        if with_setup_context:
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, bound.kwargs
+        ctx.needs_input_grad = tuple(isinstance(a, _Tensor) and a.requires_grad for a in args)
         with no_grad():
-            outputs = cls.forward(ctx, *args, **kwargs)
+            if with_setup_context:
+                outputs = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, outputs)
+            else:
+                outputs = cls.forward(ctx, *args, **kwargs)
         tracked = is_grad_enabled() and any(ctx.needs_input_grad)
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
         if not tracked:
             return outputs
-        tensor_pos = [i for i, o in enumerate(outs) if isinstance(o, Tensor)]
-        inputs = [a if isinstance(a, Tensor) and a.requires_grad else None for a in args]
+        out_ids = {id(o) for o in outs}
+        for t in ctx._dirty:
+            if id(t) not in out_ids:
+                raise RuntimeError(
+                    f"{name}: every tensor marked dirty in forward must be returned as an "
+                    "output; got one that was not returned."
+                )
+            if t.is_leaf and t.requires_grad:
+                raise RuntimeError(
+                    f"{name}: a leaf Variable that requires grad has been used in an in-place "
+                    "operation."
+                )
+        tensor_pos = [i for i, o in enumerate(outs) if isinstance(o, _Tensor)]
+        inputs = [a if isinstance(a, _Tensor) and a.requires_grad else None for a in args]
+        is_tensor_input = [isinstance(a, _Tensor) for a in args]
+        received = set()
 
         def backward(*grads):
-            result = cls.backward(ctx, *grads)
-            result = result if isinstance(result, tuple) else (result,)
-            if len(result) < len(args):
-                result = result + (None,) * (len(args) - len(result))
-            return tuple(
-                g if inputs[i] is not None else None for i, g in enumerate(result[: len(args)])
-            )
+            full = [None] * len(outs)
+            for i, g in zip(tensor_pos, grads):
+                if ctx.materialize_grads or i in received:
+                    full[i] = g
+            received.clear()
+            result = cls.backward(ctx, *full)
+            result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
+            n = len(args)
+            if len(result) > n and all(g is None for g in result[n:]):
+                result = result[:n]
+            if len(result) != n:
+                raise RuntimeError(
+                    f"function {name} returned an incorrect number of gradients "
+                    f"(expected {n}, got {len(result)})"
+                )
+            for i, g in enumerate(result):
+                if g is not None and not is_tensor_input[i]:
+                    raise RuntimeError(
+                        f"function {name} returned a gradient different than None at position "
+                        f"{i + 1}, but the corresponding forward input was not a Tensor"
+                    )
+            return tuple(g if inputs[i] is not None else None for i, g in enumerate(result))
 
         diff = [id(outs[i]) not in ctx._non_differentiable for i in tensor_pos]
         attached = _engine._attach_function(
-            backward, cls.__name__ + "Backward", inputs, [outs[i] for i in tensor_pos], diff
+            backward, name, inputs, [outs[i] for i in tensor_pos], diff
         )
         new = list(outs)
+        dirty_ids = {id(t) for t in ctx._dirty}
         for i, t in zip(tensor_pos, attached):
+            if not ctx.materialize_grads and t.requires_grad:
+                t._register_hook(lambda g, i=i: received.add(i))
+            if id(outs[i]) in dirty_ids and t.requires_grad:
+                # The input modified in place is itself the output: its history continues
+                # through this function.
+                outs[i].copy_(t)
+                t = outs[i]
+            new[i] = t
+        ctx._record_saved_versions()
+        return new[0] if single else tuple(new)
+
+
+def once_differentiable(fn):
+    """Decorates a Function's backward that cannot itself be differentiated: it runs without
+    recording, and differentiating its result raises."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args, **kwargs):
+        with no_grad():
+            outputs = fn(ctx, *args, **kwargs)
+        if not is_grad_enabled():
+            return outputs
+        if not any(isinstance(a, _Tensor) and a.requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        pos = [i for i, o in enumerate(outs) if isinstance(o, _Tensor)]
+        leaves = []
+        for i in pos:
+            leaf = outs[i].detach()
+            leaf.requires_grad_(True)
+            leaves.append(leaf)
+
+        def fail(*grads):
+            raise RuntimeError(
+                "trying to differentiate twice a function that was marked with @once_differentiable"
+            )
+
+        attached = _engine._attach_function(
+            fail, "DelayedError", leaves, leaves, [True] * len(leaves)
+        )
+        new = list(outs)
+        for i, t in zip(pos, attached):
             new[i] = t
         return new[0] if single else tuple(new)
+
+    return wrapper
 
 
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **kwargs):
@@ -256,4 +465,4 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     return True
 
 
-from oneflow.autograd import functional  # noqa: E402,F401
+from oneflow.autograd import function, functional  # noqa: E402,F401
