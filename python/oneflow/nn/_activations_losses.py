@@ -947,7 +947,10 @@ def poisson_nll_loss(
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
     if not input.is_floating_point():
         raise RuntimeError(f"gaussian_nll_loss: a float result cannot be stored in {input.dtype}")
-    v = _C.clamp(var, eps, None)
+    # Clamped without grad, as PyTorch does: the gradient w.r.t. var passes straight through.
+    v = var.clone()
+    with oneflow.no_grad():
+        v.clamp_(min=eps)
     d = _C.sub(input, target)
     loss = _C.mul(_C.add(_C.log(v), _C.div(_C.mul(d, d), v)), 0.5)
     if full:

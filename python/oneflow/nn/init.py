@@ -87,6 +87,11 @@ def dirac_(tensor, groups=1):
     nd = tensor.ndim
     if nd not in (3, 4, 5):
         raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    if tensor.shape[0] % groups != 0:
+        raise ValueError(
+            f"dirac_: dim 0 must be divisible by groups, got size {tensor.shape[0]} and "
+            f"groups={groups}"
+        )
     out_per_group = tensor.shape[0] // groups
     min_dim = min(out_per_group, tensor.shape[1])
     w = np.zeros(tuple(tensor.shape))

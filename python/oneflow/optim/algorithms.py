@@ -323,8 +323,13 @@ class Adagrad(Optimizer):
         )
         for g in self.param_groups:
             for p in g["params"]:
-                self.state[p]["step"] = 0
-                self.state[p]["sum"] = oneflow.full_like(p, g["initial_accumulator_value"])
+                self._init_state(p)
+
+    def _init_state(self, p):
+        # As PyTorch: the constructor's initial_accumulator_value, also for groups added later
+        # (whose state is created at their first step).
+        self.state[p]["step"] = 0
+        self.state[p]["sum"] = oneflow.full_like(p, self.defaults["initial_accumulator_value"])
 
     @oneflow.no_grad()
     def step(self, closure=None):
@@ -332,6 +337,8 @@ class Adagrad(Optimizer):
         for g in self.param_groups:
             for p in self._params_with_grad(g):
                 grad = p.grad if not g["maximize"] else -p.grad
+                if not self.state[p]:
+                    self._init_state(p)
                 st = self.state[p]
                 st["step"] += 1
                 if g["weight_decay"]:

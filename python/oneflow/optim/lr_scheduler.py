@@ -16,15 +16,28 @@ class LRScheduler:
         if last_epoch == -1:
             for g in optimizer.param_groups:
                 g.setdefault("initial_lr", g["lr"])
-                if g["initial_lr"] is None:
-                    g["initial_lr"] = g["lr"]
+        else:
+            for i, g in enumerate(optimizer.param_groups):
+                if "initial_lr" not in g:
+                    raise KeyError(
+                        f"{type(self).__name__}: param 'initial_lr' is not specified in "
+                        f"param_groups[{i}] when resuming a scheduler with last_epoch={last_epoch}"
+                    )
         self.base_lrs = [g["initial_lr"] for g in optimizer.param_groups]
         self.last_epoch = last_epoch
         self._initial_step()
 
+    # True during the step the constructor takes: a scheduler resumed with last_epoch >= 0 then
+    # keeps the optimizer's rates instead of moving them one step further.
+    _is_initial = False
+
     def _initial_step(self):
         self._step_count = 0
-        self.step()
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def get_lr(self):
         raise NotImplementedError
@@ -97,7 +110,7 @@ class MultiplicativeLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        if self.last_epoch > 0:
+        if not self._is_initial:
             return [
                 g["lr"] * f(self.last_epoch)
                 for g, f in zip(self.optimizer.param_groups, self.lr_lambdas)
@@ -175,7 +188,7 @@ class LinearLR(LRScheduler):
         lrs = [g["lr"] for g in self.optimizer.param_groups]
         if self.last_epoch == 0:
             return [lr * self.start_factor for lr in lrs]
-        if self.last_epoch > self.total_iters:
+        if self._is_initial or self.last_epoch > self.total_iters:
             return lrs
         d = self.end_factor - self.start_factor
         f = 1.0 + d / (self.total_iters * self.start_factor + (self.last_epoch - 1) * d)
@@ -194,7 +207,7 @@ class ExponentialLR(LRScheduler):
 
     def get_lr(self):
         lrs = [g["lr"] for g in self.optimizer.param_groups]
-        return lrs if self.last_epoch == 0 else [lr * self.gamma for lr in lrs]
+        return lrs if self._is_initial else [lr * self.gamma for lr in lrs]
 
     def _closed_form(self, epoch):
         return [b * self.gamma**epoch for b in self.base_lrs]
@@ -207,7 +220,7 @@ class PolynomialLR(LRScheduler):
 
     def get_lr(self):
         lrs = [g["lr"] for g in self.optimizer.param_groups]
-        if self.last_epoch == 0 or self.last_epoch > self.total_iters:
+        if self._is_initial or self.last_epoch > self.total_iters:
             return lrs
         f = (
             (1.0 - self.last_epoch / self.total_iters)
@@ -234,8 +247,10 @@ class CosineAnnealingLR(LRScheduler):
     def get_lr(self):
         # PyTorch's recursive form; it differs from the closed form once last_epoch > T_max.
         e, T = self.last_epoch, self.T_max
-        if e == 0:
+        if self._is_initial:
             return [g["lr"] for g in self.optimizer.param_groups]
+        if self._step_count == 1 and e > 0:
+            return self._closed_form(e)
         if (e - 1 - T) % (2 * T) == 0:
             return [
                 g["lr"] + (b - self.eta_min) * (1 - math.cos(math.pi / T)) / 2

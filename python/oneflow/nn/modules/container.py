@@ -2,6 +2,7 @@
 
 import operator
 from collections import OrderedDict
+from collections.abc import Mapping
 from itertools import islice
 
 from oneflow.nn.modules.module import Module
@@ -170,14 +171,19 @@ class ParameterList(Module):
         if values is not None:
             self.extend(values)
 
+    def _index(self, idx):
+        idx = operator.index(idx)
+        if not -len(self) <= idx < len(self):
+            raise IndexError(f"index {idx} is out of range")
+        return str(idx % len(self))
+
     def __getitem__(self, idx):
         if isinstance(idx, slice):
             return ParameterList(list(self._parameters.values())[idx])
-        idx = operator.index(idx) % len(self)
-        return self._parameters[str(idx)]
+        return self._parameters[self._index(idx)]
 
     def __setitem__(self, idx, param):
-        self.register_parameter(str(operator.index(idx) % len(self)), _as_param(param))
+        self.register_parameter(self._index(idx), _as_param(param))
 
     def __len__(self):
         return len(self._parameters)
@@ -242,7 +248,13 @@ class ParameterDict(Module):
         return self._parameters.pop(key)
 
     def update(self, parameters):
-        items = parameters.items() if hasattr(parameters, "items") else parameters
+        # As PyTorch: a plain mapping is taken in sorted key order, ordered ones as they come.
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            items = parameters.items()
+        elif isinstance(parameters, Mapping):
+            items = sorted(parameters.items())
+        else:
+            items = parameters
         for k, v in items:
             self[k] = v
 

@@ -2,6 +2,7 @@
 activations, padding, resampling and loss modules, with PyTorch's constructor arguments,
 initialisation and extra_repr. Each forwards to oneflow.nn.functional."""
 
+import inspect
 import math
 
 import oneflow
@@ -450,6 +451,7 @@ AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d = (_adaptive("max", d) f
 
 class _BatchNorm(Module):
     _expected_dims = (2, 3)
+    _version = 2
 
     def __init__(
         self,
@@ -490,6 +492,22 @@ class _BatchNorm(Module):
             self.running_mean.zero_()
             self.running_var.fill_(1)
             self.num_batches_tracked.zero_()
+
+    def _load_from_state_dict(
+        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+    ):
+        # Version 1 checkpoints have no num_batches_tracked: the module keeps its own count.
+        version = local_metadata.get("version", None)
+        key = prefix + "num_batches_tracked"
+        if (version is None or version < 2) and self.track_running_stats and key not in state_dict:
+            state_dict[key] = (
+                self.num_batches_tracked
+                if self.num_batches_tracked is not None
+                else oneflow.tensor(0, dtype=oneflow.int64)
+            )
+        super()._load_from_state_dict(
+            state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+        )
 
     def reset_parameters(self):
         self.reset_running_stats()
@@ -1099,7 +1117,24 @@ class MultiheadAttention(Module):
         average_attn_weights=True,
         is_causal=False,
     ):
-        return F.multi_head_attention_forward(
+        batched = query.ndim == 3
+        if not batched:
+            # Unbatched (L, E) inputs run as a batch of one.
+            if query.ndim != 2 or key.ndim != 2 or value.ndim != 2:
+                raise AssertionError(
+                    "MultiheadAttention: for unbatched (2-D) query, expected key and value to be "
+                    f"2-D, got {key.ndim}-D and {value.ndim}-D tensors"
+                )
+            batch_dim = 0 if self.batch_first else 1
+            query, key, value = (t.unsqueeze(batch_dim) for t in (query, key, value))
+            if key_padding_mask is not None:
+                if key_padding_mask.ndim != 1:
+                    raise AssertionError(
+                        "MultiheadAttention: for unbatched (2-D) query, expected "
+                        f"key_padding_mask to be None or 1-D, got {key_padding_mask.ndim}-D"
+                    )
+                key_padding_mask = key_padding_mask.unsqueeze(0)
+        out, weights = F.multi_head_attention_forward(
             query,
             key,
             value,
@@ -1116,6 +1151,10 @@ class MultiheadAttention(Module):
             is_causal,
             self.batch_first,
         )
+        if not batched:
+            out = out.squeeze(batch_dim)
+            weights = weights.squeeze(0) if weights is not None else None
+        return out, weights
 
 
 class NonDynamicallyQuantizableLinear(Linear):
@@ -1328,21 +1367,38 @@ class _Loss(Module):
         self.reduction = reduction
 
 
-def _loss(name, fn, params=None, weighted=False):
-    params = params or {}
+_LEGACY = (("size_average", None), ("reduce", None), ("reduction", "mean"))
+_REDUCTION_ARGS = {"size_average", "reduce", "reduction"}
+
+
+def _loss(name, fn, signature, keyword_only=False):
+    """A loss module whose constructor takes `signature` ((name, default) pairs, in PyTorch's
+    order); `weight` becomes a buffer, the reduction arguments go to _Loss and the rest are
+    attributes passed to F.`fn` as keywords."""
+    kind = (
+        inspect.Parameter.KEYWORD_ONLY if keyword_only else inspect.Parameter.POSITIONAL_OR_KEYWORD
+    )
+    sig = inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        + [inspect.Parameter(n, kind, default=d) for n, d in signature]
+    )
+    params = [n for n, _ in signature if n not in _REDUCTION_ARGS and n != "weight"]
+    weighted = any(n == "weight" for n, _ in signature)
 
     def __init__(self, *args, **kwargs):
-        pos = (["weight"] if weighted else []) + ["size_average", "reduce", "reduction"]
-        pos += list(params)
-        values = dict(zip(pos, args))
-        values.update(kwargs)
-        _Loss.__init__(
-            self, values.get("size_average"), values.get("reduce"), values.get("reduction", "mean")
-        )
+        try:
+            bound = sig.bind(self, *args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{name}.__init__(): {e}") from None
+        bound.apply_defaults()
+        values = bound.arguments
+        _Loss.__init__(self, values.get("size_average"), values.get("reduce"), values["reduction"])
         if weighted:
-            self.register_buffer("weight", values.get("weight"))
-        for p, default in params.items():
-            setattr(self, p, values.get(p, default))
+            self.register_buffer("weight", values["weight"])
+        for p in params:
+            setattr(self, p, values[p])
+
+    __init__.__signature__ = sig
 
     def forward(self, *inputs):
         kwargs = {p: getattr(self, p) for p in params}
@@ -1353,32 +1409,66 @@ def _loss(name, fn, params=None, weighted=False):
     return type(name, (_Loss,), {"__init__": __init__, "forward": forward, "__module__": __name__})
 
 
-L1Loss = _loss("L1Loss", "l1_loss")
-MSELoss = _loss("MSELoss", "mse_loss")
-SmoothL1Loss = _loss("SmoothL1Loss", "smooth_l1_loss", {"beta": 1.0})
-HuberLoss = _loss("HuberLoss", "huber_loss", {"delta": 1.0})
-NLLLoss = _loss("NLLLoss", "nll_loss", {"ignore_index": -100}, weighted=True)
+L1Loss = _loss("L1Loss", "l1_loss", _LEGACY)
+MSELoss = _loss("MSELoss", "mse_loss", _LEGACY)
+SmoothL1Loss = _loss("SmoothL1Loss", "smooth_l1_loss", _LEGACY + (("beta", 1.0),))
+HuberLoss = _loss("HuberLoss", "huber_loss", (("reduction", "mean"), ("delta", 1.0)))
+NLLLoss = _loss(
+    "NLLLoss",
+    "nll_loss",
+    (
+        ("weight", None),
+        ("size_average", None),
+        ("ignore_index", -100),
+        ("reduce", None),
+        ("reduction", "mean"),
+    ),
+)
 CrossEntropyLoss = _loss(
     "CrossEntropyLoss",
     "cross_entropy",
-    {"ignore_index": -100, "label_smoothing": 0.0},
-    weighted=True,
+    (
+        ("weight", None),
+        ("size_average", None),
+        ("ignore_index", -100),
+        ("reduce", None),
+        ("reduction", "mean"),
+        ("label_smoothing", 0.0),
+    ),
 )
-BCELoss = _loss("BCELoss", "binary_cross_entropy", weighted=True)
-KLDivLoss = _loss("KLDivLoss", "kl_div", {"log_target": False})
-MarginRankingLoss = _loss("MarginRankingLoss", "margin_ranking_loss", {"margin": 0.0})
-HingeEmbeddingLoss = _loss("HingeEmbeddingLoss", "hinge_embedding_loss", {"margin": 1.0})
-SoftMarginLoss = _loss("SoftMarginLoss", "soft_margin_loss")
-CosineEmbeddingLoss = _loss("CosineEmbeddingLoss", "cosine_embedding_loss", {"margin": 0.0})
+BCELoss = _loss("BCELoss", "binary_cross_entropy", (("weight", None),) + _LEGACY)
+KLDivLoss = _loss("KLDivLoss", "kl_div", _LEGACY + (("log_target", False),))
+MarginRankingLoss = _loss("MarginRankingLoss", "margin_ranking_loss", (("margin", 0.0),) + _LEGACY)
+HingeEmbeddingLoss = _loss(
+    "HingeEmbeddingLoss", "hinge_embedding_loss", (("margin", 1.0),) + _LEGACY
+)
+SoftMarginLoss = _loss("SoftMarginLoss", "soft_margin_loss", _LEGACY)
+CosineEmbeddingLoss = _loss(
+    "CosineEmbeddingLoss", "cosine_embedding_loss", (("margin", 0.0),) + _LEGACY
+)
 TripletMarginLoss = _loss(
     "TripletMarginLoss",
     "triplet_margin_loss",
-    {"margin": 1.0, "p": 2.0, "eps": 1e-6, "swap": False},
+    (("margin", 1.0), ("p", 2.0), ("eps", 1e-6), ("swap", False)) + _LEGACY,
 )
 PoissonNLLLoss = _loss(
-    "PoissonNLLLoss", "poisson_nll_loss", {"log_input": True, "full": False, "eps": 1e-8}
+    "PoissonNLLLoss",
+    "poisson_nll_loss",
+    (
+        ("log_input", True),
+        ("full", False),
+        ("size_average", None),
+        ("eps", 1e-8),
+        ("reduce", None),
+        ("reduction", "mean"),
+    ),
 )
-GaussianNLLLoss = _loss("GaussianNLLLoss", "gaussian_nll_loss", {"full": False, "eps": 1e-6})
+GaussianNLLLoss = _loss(
+    "GaussianNLLLoss",
+    "gaussian_nll_loss",
+    (("full", False), ("eps", 1e-6), ("reduction", "mean")),
+    keyword_only=True,
+)
 
 
 class CTCLoss(_Loss):

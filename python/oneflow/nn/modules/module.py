@@ -30,10 +30,118 @@ class _RemovableHandle:
         self.remove()
 
 
+class _BackwardHookFunction(oneflow.autograd.Function):
+    """Identity on a group of tensors whose backward hands the group's gradients to `on_grads`,
+    which may replace them."""
+
+    @staticmethod
+    def forward(ctx, on_grads, *tensors):
+        ctx.on_grads = on_grads
+        ctx.mark_non_differentiable(*[t for t in tensors if not t.requires_grad])
+        return tensors
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return (None,) + tuple(ctx.on_grads(grads))
+
+
+class _BackwardHook:
+    """One module call's full backward hooks: identities on the positional tensor inputs and on
+    the outputs, so that hook(module, grad_input, grad_output) sees the gradients w.r.t. the
+    inputs and its result only changes what flows on to the inputs."""
+
+    def __init__(self, module, hooks, pre_hooks):
+        self.module, self.hooks, self.pre_hooks = module, hooks, pre_hooks
+        self.grad_outputs = None
+        self.n_inputs, self.input_index = 0, None
+        self.n_outputs, self.output_index = 0, None
+
+    @staticmethod
+    def _wrap(values, on_grads):
+        index = [i for i, v in enumerate(values) if isinstance(v, Tensor)]
+        if not any(values[i].requires_grad for i in index):
+            return values, None
+        tensors = [values[i] for i in index]
+        wrapped = _BackwardHookFunction.apply(on_grads, *tensors)
+        out = list(values)
+        for i, t in zip(index, wrapped):
+            out[i] = t
+        return tuple(out), index
+
+    @staticmethod
+    def _pack(index, grads, n):
+        out = [None] * n
+        for i, g in zip(index, grads):
+            out[i] = g
+        return tuple(out)
+
+    def setup_input_hook(self, args):
+        self.n_inputs = len(args)
+        self.input_requires_grad = [isinstance(a, Tensor) and a.requires_grad for a in args]
+        args, self.input_index = self._wrap(tuple(args), self._on_input_grads)
+        return args
+
+    def setup_output_hook(self, out):
+        single = not isinstance(out, tuple)
+        values = (out,) if single else out
+        self.n_outputs = len(values)
+        values, self.output_index = self._wrap(values, self._on_output_grads)
+        return values[0] if single else values
+
+    def _on_output_grads(self, grads):
+        grad_outputs = self._pack(self.output_index, grads, self.n_outputs)
+        for hook in self.pre_hooks:
+            result = hook(self.module, grad_outputs)
+            if result is None:
+                continue
+            result = result if isinstance(result, tuple) else (result,)
+            if len(result) != len(grad_outputs):
+                raise RuntimeError(
+                    f"{type(self.module).__name__}: backward pre hook returned "
+                    f"{len(result)} grad_output(s), expected {len(grad_outputs)}"
+                )
+            grad_outputs = result
+        self.grad_outputs = grad_outputs
+        if self.input_index is None:
+            grad_inputs = (None,) * self.n_inputs
+            for hook in self.hooks:
+                result = hook(self.module, grad_inputs, grad_outputs)
+                if result is not None and not (
+                    isinstance(result, tuple) and all(r is None for r in result)
+                ):
+                    raise RuntimeError(
+                        f"{type(self.module).__name__}: a backward hook of a module where no "
+                        "input requires grad must return None or None for every gradient"
+                    )
+            self.grad_outputs = None
+        return [grad_outputs[i] for i in self.output_index]
+
+    def _on_input_grads(self, grads):
+        index = self.input_index
+        grads = [g if self.input_requires_grad[i] else None for i, g in zip(index, grads)]
+        if self.grad_outputs is None:
+            return grads
+        grad_inputs = self._pack(index, grads, self.n_inputs)
+        for hook in self.hooks:
+            result = hook(self.module, grad_inputs, self.grad_outputs)
+            if result is None:
+                continue
+            result = result if isinstance(result, tuple) else (result,)
+            if len(result) != len(grad_inputs):
+                raise RuntimeError(
+                    f"{type(self.module).__name__}: backward hook returned {len(result)} "
+                    f"grad_input(s), expected {len(grad_inputs)}"
+                )
+            grad_inputs = result
+        self.grad_outputs = None
+        return [grad_inputs[i] for i in index]
+
+
 class Module:
     """Base class of every layer and model."""
 
     training: bool
+    _version = 1
 
     def __init__(self, *args, **kwargs):
         if args or kwargs:
@@ -47,6 +155,7 @@ class Module:
         d["_forward_hooks"] = OrderedDict()
         d["_forward_pre_hooks"] = OrderedDict()
         d["_backward_hooks"] = OrderedDict()
+        d["_backward_pre_hooks"] = OrderedDict()
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(
@@ -60,22 +169,20 @@ class Module:
             result = hook(self, args)
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
+        bw_hook = None
+        pre_hooks = self.__dict__.get("_backward_pre_hooks", {})
+        if (self._backward_hooks or pre_hooks) and oneflow.is_grad_enabled():
+            bw_hook = _BackwardHook(
+                self, list(self._backward_hooks.values()), list(pre_hooks.values())
+            )
+            args = bw_hook.setup_input_hook(args)
         out = self.forward(*args, **kwargs)
         for hook in list(self._forward_hooks.values()):
             result = hook(self, args, out)
             if result is not None:
                 out = result
-        if self._backward_hooks and isinstance(out, Tensor) and out.requires_grad:
-            module, hooks = self, list(self._backward_hooks.values())
-
-            def on_grad(grad):
-                for hook in hooks:
-                    res = hook(module, (grad,), (grad,))
-                    if res is not None:
-                        grad = res[0] if isinstance(res, tuple) else res
-                return grad
-
-            out.register_hook(on_grad)
+        if bw_hook is not None:
+            out = bw_hook.setup_output_hook(out)
         return out
 
     def register_forward_pre_hook(self, hook):
@@ -95,6 +202,13 @@ class Module:
 
     register_backward_hook = register_full_backward_hook
 
+    def register_full_backward_pre_hook(self, hook):
+        """hook(module, grad_output) runs before the gradients w.r.t. the inputs are computed; a
+        returned tuple replaces grad_output."""
+        handle = _RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        return handle
+
     # ---- registration by attribute ----
 
     def __setattr__(self, name, value):
@@ -102,12 +216,12 @@ class Module:
         if isinstance(value, Parameter):
             if "_parameters" not in d:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._drop(name)
+            self._drop(name, keep="_parameters")
             self._parameters[name] = value
         elif isinstance(value, Module):
             if "_modules" not in d:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._drop(name)
+            self._drop(name, keep="_modules")
             self._modules[name] = value
         elif "_parameters" in d and name in self._parameters:
             if value is not None:
@@ -133,10 +247,12 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
-    def _drop(self, name):
+    def _drop(self, name, keep=None):
+        # The registry that receives the new value keeps the entry, and with it the position.
         self.__dict__.pop(name, None)
         for registry in ("_parameters", "_buffers", "_modules"):
-            self.__dict__[registry].pop(name, None)
+            if registry != keep:
+                self.__dict__[registry].pop(name, None)
         self._non_persistent_buffers.discard(name)
 
     def __getattr__(self, name):
@@ -303,7 +419,11 @@ class Module:
             if set_to_none:
                 p.grad = None
             else:
-                p.grad = oneflow.zeros_like(p.grad)
+                if p.grad.grad_fn is not None:
+                    p.grad.detach_()
+                else:
+                    p.grad.requires_grad_(False)
+                p.grad.zero_()
 
     def apply(self, fn):
         for module in self.children():
@@ -314,16 +434,20 @@ class Module:
     def _apply(self, fn):
         for module in self.children():
             module._apply(fn)
-        for name, p in self._parameters.items():
+        # Parameters keep their objects (an optimizer holding them still sees the model) and
+        # take the converted data; their grads likewise. Buffers are replaced.
+        for p in self._parameters.values():
             if p is None:
                 continue
             with oneflow.no_grad():
                 moved = fn(p)
             if moved is not p:
-                new = Parameter(moved, p.requires_grad)
-                if p.grad is not None:
-                    new.grad = fn(p.grad)
-                self._parameters[name] = new
+                p.data = moved
+            if p.grad is not None:
+                with oneflow.no_grad():
+                    moved = fn(p.grad)
+                if moved is not p.grad:
+                    p.grad.data = moved
         for name, b in self._buffers.items():
             if b is not None:
                 self._buffers[name] = fn(b)
@@ -376,6 +500,10 @@ class Module:
             hook(self, prefix, keep_vars)
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        metadata = getattr(destination, "_metadata", None)
+        if metadata is not None:
+            metadata[prefix[:-1]] = {"version": self._version}
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
@@ -387,44 +515,66 @@ class Module:
                 module.state_dict(destination, prefix + name + ".", keep_vars)
         return destination
 
+    def _load_from_state_dict(
+        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+    ):
+        """Copies this module's own parameters and persistent buffers from `state_dict` (keys
+        under `prefix`); subclasses override it to upgrade checkpoints of older versions."""
+        local = list(self._parameters.items()) + [
+            (n, b) for n, b in self._buffers.items() if n not in self._non_persistent_buffers
+        ]
+        local = {n: t for n, t in local if t is not None}
+        for name, target in local.items():
+            key = prefix + name
+            if key not in state_dict:
+                missing_keys.append(key)
+                continue
+            value = state_dict[key]
+            if isinstance(value, np.ndarray):
+                value = oneflow.tensor(value)
+            if not isinstance(value, Tensor):
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", expected a '
+                    f"Tensor or NumPy array, got {type(value).__name__}."
+                )
+                continue
+            if tuple(value.shape) != tuple(target.shape):
+                error_msgs.append(
+                    f"size mismatch for {key}: copying a param with shape "
+                    f"{tuple(value.shape)} from checkpoint, the shape in current model is "
+                    f"{tuple(target.shape)}."
+                )
+                continue
+            with oneflow.no_grad():
+                target.copy_(value)
+        if strict:
+            for key in state_dict:
+                if not key.startswith(prefix):
+                    continue
+                head, dot, _ = key[len(prefix) :].partition(".")
+                if (dot and head not in self._modules) or (not dot and head not in local):
+                    unexpected_keys.append(key)
+
     def load_state_dict(self, state_dict, strict=True):
+        metadata = getattr(state_dict, "_metadata", None)
         state_dict = OrderedDict(state_dict)
         missing, unexpected, errors = [], [], []
-        expected = set()
-        for prefix, module in self.named_modules():
-            p = prefix + "." if prefix else ""
-            local = list(module._parameters.items()) + [
-                (n, b)
-                for n, b in module._buffers.items()
-                if n not in module._non_persistent_buffers
-            ]
-            for name, target in local:
-                if target is None:
-                    continue
-                key = p + name
-                expected.add(key)
-                if key not in state_dict:
-                    missing.append(key)
-                    continue
-                value = state_dict[key]
-                if isinstance(value, np.ndarray):
-                    value = oneflow.tensor(value)
-                if not isinstance(value, Tensor):
-                    errors.append(
-                        f'While copying the parameter named "{key}", expected a '
-                        f"Tensor or NumPy array, got {type(value).__name__}."
-                    )
-                    continue
-                if tuple(value.shape) != tuple(target.shape):
-                    errors.append(
-                        f"size mismatch for {key}: copying a param with shape "
-                        f"{tuple(value.shape)} from checkpoint, the shape in current model is "
-                        f"{tuple(target.shape)}."
-                    )
-                    continue
-                with oneflow.no_grad():
-                    target.copy_(value)
-        unexpected = [k for k in state_dict if k not in expected]
+
+        # Every path to a shared submodule is walked, as state_dict() writes each of them.
+        def load(module, local_state, prefix):
+            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+            module._load_from_state_dict(
+                local_state, prefix, local_metadata, True, missing, unexpected, errors
+            )
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    child_state = {
+                        k: v for k, v in local_state.items() if k.startswith(child_prefix)
+                    }
+                    load(child, child_state, child_prefix)
+
+        load(self, state_dict, "")
         if strict:
             if unexpected:
                 errors.insert(

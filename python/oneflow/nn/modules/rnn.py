@@ -110,6 +110,13 @@ class RNNBase(Module):
         T, B = input.shape[0], input.shape[1]
         dirs = 2 if self.bidirectional else 1
         lstm = self.mode == "LSTM"
+        if T == 0:
+            raise RuntimeError(
+                f"{type(self).__name__}: Expected sequence length to be larger than 0 in RNN, "
+                f"got input of shape {tuple(input.shape)}"
+            )
+        if hx is not None:
+            self._check_hidden(hx, batched, (self.num_layers * dirs, B, self.hidden_size))
         if hx is None:
             zeros = oneflow.zeros(
                 self.num_layers * dirs, B, self.hidden_size, dtype=input.dtype, device=input.device
@@ -150,6 +157,24 @@ class RNNBase(Module):
         elif self.batch_first:
             output = output.transpose(0, 1)
         return output, ((h_n, c_n) if lstm else h_n)
+
+    def _check_hidden(self, hx, batched, expected):
+        name, lstm = type(self).__name__, self.mode == "LSTM"
+        states = tuple(hx) if lstm else (hx,)
+        rank = 3 if batched else 2
+        if any(s.ndim != rank for s in states):
+            ranks = ", ".join(f"{s.ndim}-D" for s in states)
+            what = "hx and cx should" if lstm else "hx should"
+            raise RuntimeError(
+                f"{name}: For {'batched 3' if batched else 'unbatched 2'}-D input, {what} also "
+                f"be {rank}-D but got ({ranks}) tensor(s)"
+            )
+        if not batched:
+            expected = (expected[0],) + expected[2:]
+        for i, s in enumerate(states):
+            if tuple(s.shape) != expected:
+                label = f"hidden[{i}]" if lstm else "hidden"
+                raise RuntimeError(f"{name}: Expected {label} size {expected}, got {list(s.shape)}")
 
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"

@@ -4,6 +4,7 @@ back in sampler order; a worker that raises re-raises in the main process with i
 and a worker that dies is reported instead of waiting forever."""
 
 import collections
+import copy
 import itertools
 import multiprocessing as mp
 import queue
@@ -24,6 +25,8 @@ from oneflow.utils.data.sampler import BatchSampler, RandomSampler, SequentialSa
 def default_convert(data):
     if isinstance(data, np.ndarray) and data.dtype.kind not in "SaUO":
         return oneflow.from_numpy(data)
+    if isinstance(data, np.generic) and data.dtype.kind not in "SaUO":
+        return oneflow.tensor(data)
     if isinstance(data, collections.abc.Mapping):
         return type(data)({k: default_convert(v) for k, v in data.items()})
     if isinstance(data, tuple) and hasattr(data, "_fields"):
@@ -45,7 +48,8 @@ def default_collate(batch):
                 f"default_collate: batch must contain tensors, numpy arrays, numbers, "
                 f"dicts or lists; found {elem.dtype}"
             )
-        return oneflow.stack([oneflow.from_numpy(np.ascontiguousarray(b)) for b in batch], 0)
+        # (np.ascontiguousarray would make 0-d arrays 1-d)
+        return oneflow.stack([oneflow.from_numpy(np.asarray(b, order="C")) for b in batch], 0)
     if isinstance(elem, np.generic):
         return oneflow.tensor(np.array(batch))
     if isinstance(elem, bool):
@@ -64,7 +68,19 @@ def default_collate(batch):
         if any(len(e) != len(elem) for e in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
         out = [default_collate(s) for s in zip(*batch)]
-        return tuple(out) if isinstance(elem, tuple) else out
+        # As PyTorch: a tuple collates to a list, other sequences keep their type where it can be
+        # rebuilt.
+        if isinstance(elem, tuple):
+            return out
+        try:
+            if isinstance(elem, collections.abc.MutableSequence):
+                clone = copy.copy(elem)
+                for i, value in enumerate(out):
+                    clone[i] = value
+                return clone
+            return type(elem)(out)
+        except TypeError:
+            return out
     raise TypeError(
         f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts "
         f"or lists; found {type(elem)}"

@@ -87,6 +87,11 @@ class Subset(Dataset):
 def random_split(dataset, lengths, generator=None):
     n = len(dataset)
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+        for i, frac in enumerate(lengths):
+            if not 0 <= frac <= 1:
+                raise ValueError(
+                    f"random_split: fraction at index {i} is not between 0 and 1, got {frac}"
+                )
         counts = [int(math.floor(n * frac)) for frac in lengths]
         for i in range(n - sum(counts)):
             counts[i % len(counts)] += 1

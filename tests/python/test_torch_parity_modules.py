@@ -1,0 +1,484 @@
+"""nn.Module, containers, losses, optimizers, LR schedulers and data utilities behaving as
+PyTorch's: each test runs the same code on torch and oneflow and compares what comes out."""
+
+import collections
+import inspect
+import warnings
+from importlib import import_module
+
+import numpy as np
+import pytest
+import torch
+
+import oneflow as flow
+
+LIBS = (torch, flow)
+
+
+def _np(t):
+    return None if t is None else t.detach().numpy()
+
+
+def _data(lib):
+    return import_module(lib.__name__ + ".utils.data")
+
+
+def _raised(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001
+        return type(e)
+    return None
+
+
+# ---- state dicts --------------------------------------------------------------------------
+
+
+def _shared(lib, tie_weight_only):
+    class M(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = lib.nn.Linear(2, 2)
+            if tie_weight_only:
+                self.b = lib.nn.Linear(2, 2)
+                self.b.weight = self.a.weight
+            else:
+                self.b = self.a
+
+    return M()
+
+
+@pytest.mark.parametrize("tie_weight_only", [False, True])
+def test_load_own_state_dict_with_shared_submodule_or_parameter(tie_weight_only):
+    for lib in LIBS:
+        m = _shared(lib, tie_weight_only)
+        sd = m.state_dict()
+        assert list(sd) == ["a.weight", "a.bias", "b.weight", "b.bias"]
+        result = m.load_state_dict(sd)
+        assert (result.missing_keys, result.unexpected_keys) == ([], [])
+
+
+def test_batchnorm_loads_checkpoint_without_num_batches_tracked():
+    for lib in LIBS:
+        bn = lib.nn.BatchNorm1d(2)
+        bn.num_batches_tracked.fill_(5)
+        old = {k: v for k, v in bn.state_dict().items() if k != "num_batches_tracked"}
+        assert bn.load_state_dict(old).missing_keys == []
+        assert int(bn.num_batches_tracked) == 5
+        current = bn.state_dict()
+        del current["num_batches_tracked"]
+        with pytest.raises(RuntimeError, match="num_batches_tracked"):
+            bn.load_state_dict(current)
+
+
+def test_reassigned_parameter_keeps_its_position():
+    for lib in LIBS:
+        m = lib.nn.Linear(2, 2)
+        m.weight = lib.nn.Parameter(lib.ones(2, 2))
+        assert [n for n, _ in m.named_parameters()] == ["weight", "bias"]
+        assert list(m.state_dict()) == ["weight", "bias"]
+
+
+# ---- dtype moves ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", ["double", "half", "float", "to"])
+def test_dtype_move_keeps_parameter_objects(method):
+    results = []
+    for lib in LIBS:
+        m = lib.nn.Linear(2, 1)
+        with lib.no_grad():
+            m.weight.copy_(lib.tensor([[1.0, 2.0]]))
+            m.bias.zero_()
+        w, b = m.weight, m.bias
+        w.grad = lib.ones(1, 2)
+        g = w.grad
+        opt = lib.optim.SGD(m.parameters(), lr=0.5)
+        dtype = {"double": lib.float64, "half": lib.float16, "float": lib.float32}
+        if method == "to":
+            m.to(lib.float64)
+        else:
+            getattr(m, method)()
+        target = lib.float64 if method == "to" else dtype[method]
+        assert m.weight is w and m.bias is b and w.grad is g
+        assert w.dtype == target and g.dtype == target
+        m.zero_grad()
+        if target != lib.float16:
+            m(lib.ones(1, 2, dtype=target)).sum().backward()
+            opt.step()
+        results.append(_np(m.weight.float()))
+    np.testing.assert_allclose(results[0], results[1])
+
+
+def test_cpu_and_to_device_keep_parameter_objects():
+    for lib in LIBS:
+        m = lib.nn.Linear(2, 1)
+        w = m.weight
+        m.cpu()
+        m.to("cpu")
+        m.to(device="cpu", dtype=lib.float64)
+        assert m.weight is w and w.dtype == lib.float64
+
+
+def test_zero_grad_without_set_to_none_zeros_in_place():
+    for lib in LIBS:
+        m = lib.nn.Linear(2, 2)
+        m(lib.ones(1, 2)).sum().backward()
+        g = m.weight.grad
+        m.zero_grad(set_to_none=False)
+        assert m.weight.grad is g
+        np.testing.assert_array_equal(_np(g), np.zeros((2, 2)))
+
+
+# ---- backward hooks ----------------------------------------------------------------------------
+
+
+def _hooked_linear(lib, hook, pre_hook=None):
+    m = lib.nn.Linear(2, 2)
+    with lib.no_grad():
+        m.weight.copy_(lib.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        m.bias.zero_()
+    if hook is not None:
+        m.register_full_backward_hook(hook)
+    if pre_hook is not None:
+        m.register_full_backward_pre_hook(pre_hook)
+    return m
+
+
+def test_full_backward_hook_sees_input_grads_and_replaces_only_them():
+    def run(lib):
+        seen = {}
+
+        def hook(module, grad_input, grad_output):
+            seen["gi"] = [_np(g) for g in grad_input]
+            seen["go"] = [_np(g) for g in grad_output]
+            return (grad_input[0] * 10,)
+
+        m = _hooked_linear(lib, hook)
+        x = lib.ones(1, 2, requires_grad=True)
+        m(x).sum().backward()
+        return seen, _np(x.grad), _np(m.weight.grad), _np(m.bias.grad)
+
+    out = [run(lib) for lib in LIBS]
+    (s_t, *r_t), (s_f, *r_f) = out
+    np.testing.assert_allclose(s_f["gi"][0], s_t["gi"][0])
+    np.testing.assert_allclose(s_f["go"][0], s_t["go"][0])
+    np.testing.assert_allclose(s_t["gi"][0], [[4.0, 6.0]])
+    for a, b in zip(r_t, r_f):
+        np.testing.assert_allclose(b, a)
+
+
+def test_full_backward_hook_with_inputs_not_requiring_grad():
+    def run(lib):
+        seen = {}
+
+        def hook(module, grad_input, grad_output):
+            seen["v"] = ([g is None for g in grad_input], _np(grad_output[0]))
+
+        m = _hooked_linear(lib, hook)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m(lib.ones(1, 2)).sum().backward()
+        return seen["v"]
+
+    out = [run(lib) for lib in LIBS]
+    assert out[0][0] == out[1][0] == [True]
+    np.testing.assert_allclose(out[1][1], out[0][1])
+
+
+def test_full_backward_hook_fires_for_tuple_outputs():
+    def run(lib):
+        seen = []
+
+        def hook(module, grad_input, grad_output):
+            seen.append(
+                (
+                    [g is None for g in grad_input],
+                    [None if g is None else tuple(g.shape) for g in grad_output],
+                )
+            )
+
+        lstm = lib.nn.LSTM(2, 3)
+        lstm.register_full_backward_hook(hook)
+        y, _ = lstm(lib.randn(4, 1, 2, requires_grad=True))
+        y.sum().backward()
+        return seen
+
+    out = [run(lib) for lib in LIBS]
+    assert out[0] == out[1] == [([False], [(4, 1, 3), None])]
+
+
+def test_full_backward_pre_hook_replaces_grad_output():
+    out = []
+    for lib in LIBS:
+        m = _hooked_linear(lib, None, lambda module, go: (go[0] * 2,))
+        x = lib.ones(1, 2, requires_grad=True)
+        m(x).sum().backward()
+        out.append((_np(x.grad), _np(m.weight.grad), _np(m.bias.grad)))
+    for a, b in zip(*out):
+        np.testing.assert_allclose(b, a)
+
+
+# ---- losses ------------------------------------------------------------------------------------
+
+
+def _loss_names():
+    return sorted(
+        n
+        for n in dir(torch.nn)
+        if n.endswith("Loss") and isinstance(getattr(torch.nn, n), type) and hasattr(flow.nn, n)
+    )
+
+
+@pytest.mark.parametrize("name", _loss_names())
+def test_loss_constructor_signature(name):
+    def params(cls):
+        return [
+            (p.name, p.default, p.kind)
+            for p in inspect.signature(cls).parameters.values()
+            if p.name != "self"
+        ]
+
+    assert params(getattr(flow.nn, name)) == params(getattr(torch.nn, name))
+
+
+@pytest.mark.parametrize(
+    "name, args, attrs",
+    [
+        ("HuberLoss", ("sum", 2.0), {"reduction": "sum", "delta": 2.0}),
+        ("TripletMarginLoss", (0.5, 1.0, 1e-3, True), {"margin": 0.5, "p": 1.0, "swap": True}),
+        ("MarginRankingLoss", (0.3,), {"margin": 0.3, "reduction": "mean"}),
+        ("HingeEmbeddingLoss", (2.0,), {"margin": 2.0}),
+        ("CosineEmbeddingLoss", (0.1,), {"margin": 0.1}),
+        ("PoissonNLLLoss", (False, True, None, 1e-3), {"log_input": False, "eps": 1e-3}),
+        ("CrossEntropyLoss", (None, None, 3), {"ignore_index": 3}),
+        ("NLLLoss", (None, None, 2, None, "sum"), {"ignore_index": 2, "reduction": "sum"}),
+    ],
+)
+def test_loss_positional_arguments(name, args, attrs):
+    for lib in LIBS:
+        loss = getattr(lib.nn, name)(*args)
+        for k, v in attrs.items():
+            assert getattr(loss, k) == v, (lib.__name__, k)
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=["torch", "oneflow"])
+def test_loss_rejects_arguments_torch_rejects(lib):
+    assert _raised(lambda: lib.nn.HuberLoss(size_average=True)) is TypeError
+    assert _raised(lambda: lib.nn.GaussianNLLLoss(True)) is TypeError
+
+
+def test_gaussian_nll_loss_var_clamp_passes_gradient_through():
+    out = []
+    for lib in LIBS:
+        v = lib.tensor([0.001, 2.0], requires_grad=True)
+        loss = lib.nn.GaussianNLLLoss(eps=0.1)(lib.tensor([0.5, 1.0]), lib.zeros(2), v)
+        loss.backward()
+        out.append((_np(loss), _np(v.grad)))
+    np.testing.assert_allclose(out[1][0], out[0][0], rtol=1e-6)
+    np.testing.assert_allclose(out[1][1], out[0][1], rtol=1e-6)
+
+
+# ---- LR schedulers and optimizers ------------------------------------------------------------
+
+
+def test_scheduler_base_lrs_from_lr_at_construction():
+    for lib in LIBS:
+        p = lib.nn.Parameter(lib.ones(1))
+        opt = lib.optim.SGD([p], lr=0.1)
+        assert "initial_lr" not in opt.param_groups[0]
+        assert "initial_lr" not in opt.state_dict()["param_groups"][0]
+        opt.param_groups[0]["lr"] = 0.5
+        s = lib.optim.lr_scheduler.LambdaLR(opt, lambda e: 1.0)
+        assert opt.state_dict()["param_groups"][0]["initial_lr"] == 0.5
+        opt.step()
+        s.step()
+        assert s.get_last_lr() == [0.5] and s.base_lrs == [0.5]
+
+
+_RESUMABLE = [
+    ("ExponentialLR", {"gamma": 0.5}),
+    ("LinearLR", {"start_factor": 0.5, "total_iters": 4}),
+    ("CosineAnnealingLR", {"T_max": 10}),
+    ("PolynomialLR", {"total_iters": 6}),
+    ("MultiplicativeLR", {"lr_lambda": lambda e: 0.9}),
+    ("StepLR", {"step_size": 2}),
+]
+
+
+@pytest.mark.parametrize("name, kwargs", _RESUMABLE, ids=[n for n, _ in _RESUMABLE])
+def test_resumed_scheduler_takes_no_extra_step(name, kwargs):
+    seqs = []
+    for lib in LIBS:
+        p = lib.nn.Parameter(lib.ones(1))
+        opt = lib.optim.SGD([{"params": [p], "initial_lr": 1.0, "lr": 0.5}], lr=0.5)
+        s = getattr(lib.optim.lr_scheduler, name)(opt, last_epoch=3, **kwargs)
+        seq = [opt.param_groups[0]["lr"]]
+        for _ in range(4):
+            opt.step()
+            s.step()
+            seq.append(opt.param_groups[0]["lr"])
+        seqs.append(seq)
+        fresh = lib.optim.SGD([p], lr=0.5)
+        with pytest.raises(KeyError):
+            getattr(lib.optim.lr_scheduler, name)(fresh, last_epoch=3, **kwargs)
+    np.testing.assert_allclose(seqs[1], seqs[0], rtol=1e-6)
+
+
+def test_adagrad_after_add_param_group():
+    out = []
+    for lib in LIBS:
+        a, b = lib.nn.Parameter(lib.ones(2)), lib.nn.Parameter(lib.ones(2))
+        opt = lib.optim.Adagrad([a], lr=0.1, initial_accumulator_value=0.25)
+        opt.add_param_group({"params": [b], "initial_accumulator_value": 0.5})
+        for _ in range(2):
+            opt.zero_grad()
+            (a.sum() + (b * b).sum()).backward()
+            opt.step()
+        out.append((_np(a), _np(b), _np(opt.state[b]["sum"])))
+    for x, y in zip(*out):
+        np.testing.assert_allclose(y, x, rtol=1e-6)
+
+
+# ---- containers ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=["torch", "oneflow"])
+def test_parameter_list_index_out_of_range(lib):
+    pl = lib.nn.ParameterList([lib.nn.Parameter(lib.ones(1)), lib.nn.Parameter(lib.zeros(1))])
+    assert _raised(lambda: pl[2]) is IndexError
+    assert _raised(lambda: pl[-3]) is IndexError
+    assert _raised(lambda: lib.nn.ParameterList()[0]) is IndexError
+    assert _raised(lambda: pl.__setitem__(2, lib.nn.Parameter(lib.ones(1)))) is IndexError
+    assert float(pl[-1].detach()) == 0.0
+
+
+def test_parameter_dict_key_order():
+    def run(lib):
+        def p():
+            return lib.nn.Parameter(lib.ones(1))
+
+        plain = lib.nn.ParameterDict({"b": p(), "a": p()})
+        ordered = lib.nn.ParameterDict(collections.OrderedDict([("b", p()), ("a", p())]))
+        pairs = lib.nn.ParameterDict([("b", p()), ("a", p())])
+        pairs.update({"d": p(), "c": p()})
+        return [list(d.keys()) for d in (plain, ordered, pairs)]
+
+    assert run(flow) == run(torch)
+
+
+# ---- recurrent and attention layers ----------------------------------------------------------
+
+
+_RNN_CASES = {
+    "empty_sequence": lambda L: L.nn.LSTM(2, 3)(L.randn(0, 1, 2)),
+    "gru_empty_sequence": lambda L: L.nn.GRU(2, 3)(L.randn(0, 1, 2)),
+    "h0_layers": lambda L: L.nn.LSTM(2, 3)(L.randn(4, 1, 2), (L.zeros(2, 1, 3), L.zeros(1, 1, 3))),
+    "c0_layers": lambda L: L.nn.LSTM(2, 3)(L.randn(4, 1, 2), (L.zeros(1, 1, 3), L.zeros(2, 1, 3))),
+    "h0_batch": lambda L: L.nn.LSTM(2, 3)(L.randn(4, 1, 2), (L.zeros(1, 2, 3), L.zeros(1, 1, 3))),
+    "gru_h0_layers": lambda L: L.nn.GRU(2, 3, num_layers=2)(L.randn(4, 1, 2), L.zeros(1, 1, 3)),
+    "rnn_h0_rank": lambda L: L.nn.RNN(2, 3)(L.randn(4, 1, 2), L.zeros(1, 3)),
+    "rnn_unbatched_h0_rank": lambda L: L.nn.RNN(2, 3)(L.randn(4, 2), L.zeros(1, 1, 3)),
+    "bidirectional_h0": lambda L: L.nn.GRU(2, 3, bidirectional=True)(
+        L.randn(4, 1, 2), L.zeros(1, 1, 3)
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_RNN_CASES))
+def test_rnn_rejects_bad_input_or_hidden(case):
+    fn = _RNN_CASES[case]
+    expected = _raised(lambda: fn(torch))
+    assert expected is RuntimeError
+    assert _raised(lambda: fn(flow)) is expected
+
+
+def test_rnn_accepts_matching_unbatched_hidden():
+    for lib in LIBS:
+        out, (h, c) = lib.nn.LSTM(2, 3)(lib.randn(4, 2), (lib.zeros(1, 3), lib.zeros(1, 3)))
+        assert tuple(out.shape) == (4, 3) and tuple(h.shape) == (1, 3)
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("average", [True, False])
+def test_multihead_attention_unbatched(batch_first, average):
+    rng = np.random.default_rng(0)
+    q = rng.standard_normal((3, 4)).astype(np.float32)
+    k = rng.standard_normal((5, 4)).astype(np.float32)
+    mask = np.array([False, False, True, False, False])
+    tm = torch.nn.MultiheadAttention(4, 2, batch_first=batch_first)
+    fm = flow.nn.MultiheadAttention(4, 2, batch_first=batch_first)
+    fm.load_state_dict({n: flow.tensor(_np(v)) for n, v in tm.state_dict().items()})
+    results = []
+    for lib, m in ((torch, tm), (flow, fm)):
+        out, w = m(
+            lib.tensor(q),
+            lib.tensor(k),
+            lib.tensor(k),
+            key_padding_mask=lib.tensor(mask),
+            average_attn_weights=average,
+        )
+        results.append((_np(out), _np(w)))
+    for a, b in zip(*results):
+        assert a.shape == b.shape
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+
+
+# ---- data utilities and init ------------------------------------------------------------------
+
+
+def _describe(x, lib):
+    if isinstance(x, lib.Tensor):
+        return ("tensor", tuple(x.shape), str(x.dtype).split(".")[-1])
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__, [_describe(e, lib) for e in x])
+    if isinstance(x, dict):
+        return {k: _describe(v, lib) for k, v in x.items()}
+    return x
+
+
+_P = collections.namedtuple("_P", "a b")
+
+_COLLATE_CASES = {
+    "zero_dim_arrays": [np.array(1.5), np.array(2.0)],
+    "tuples": [(1, 2.0), (3, 4.0)],
+    "lists": [[1, 2.0], [3, 4.0]],
+    "namedtuples": [_P(1, 2.0), _P(3, 4.0)],
+    "numpy_scalars": [np.float64(2.0), np.float64(3.0)],
+    "dict_of_zero_dim": [{"a": np.array(1.0)}, {"a": np.array(2.0)}],
+}
+
+
+@pytest.mark.parametrize("case", sorted(_COLLATE_CASES))
+def test_default_collate(case):
+    batch = _COLLATE_CASES[case]
+    expected = _describe(_data(torch).default_collate(batch), torch)
+    assert _describe(_data(flow).default_collate(batch), flow) == expected
+
+
+@pytest.mark.parametrize(
+    "value", [np.float64(2.0), np.int32(2), np.bool_(True), np.array(1.5), [np.float64(1.0)]]
+)
+def test_default_convert(value):
+    expected = _describe(_data(torch).default_convert(value), torch)
+    assert _describe(_data(flow).default_convert(value), flow) == expected
+
+
+@pytest.mark.parametrize("lengths", [[-0.5, 1.5], [1.2, -0.2], [0.5, 0.5], [0.25, 0.25, 0.5]])
+def test_random_split_fractions(lengths):
+    outcomes = []
+    for lib in LIBS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                parts = _data(lib).random_split(range(4), lengths)
+                outcomes.append([len(p) for p in parts])
+            except ValueError:
+                outcomes.append(ValueError)
+    assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=["torch", "oneflow"])
+def test_dirac_groups_must_divide_out_channels(lib):
+    assert _raised(lambda: lib.nn.init.dirac_(lib.empty(3, 2, 3), groups=2)) is ValueError
+    assert _raised(lambda: lib.nn.init.dirac_(lib.empty(4, 2, 3), groups=2)) is None
