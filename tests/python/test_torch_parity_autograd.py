@@ -366,3 +366,38 @@ def test_grad_seed_cast_to_output_dtype():
         return [str(t.dtype).split(".")[-1] for t in (g, h)], np.allclose(_np(h), 2)
 
     _both(case)
+
+
+def _retained_and_second_backward(m):
+    x = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    s = y.sum()
+    s.backward(retain_graph=True)
+    s.backward()  # a retained gradient accumulates, as a leaf's
+    z = m.tensor([1.0, 2.0], requires_grad=True)
+    w = (z + 2).sum()
+    w.backward()
+    w.backward()  # nothing saved, nothing freed: a second pass is fine
+    return y.grad.numpy(), x.grad.numpy(), z.grad.numpy()
+
+
+def test_retained_gradients_accumulate_and_graphs_without_saved_tensors_rerun():
+    for got, want in zip(_retained_and_second_backward(flow), _retained_and_second_backward(torch)):
+        np.testing.assert_array_equal(got, want)
+    x = flow.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="second time"):
+        y.backward()  # x * x saved its inputs: they are freed
+
+
+@pytest.mark.parametrize("hook", [lambda g: g.sum(), lambda g: g.double()])
+@pytest.mark.parametrize("leaf", [True, False])
+def test_hooks_may_not_change_the_size_or_type_of_a_gradient(hook, leaf):
+    for m in (flow, torch):
+        x = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x if leaf else x * 1
+        y.register_hook(hook)
+        with pytest.raises(RuntimeError, match="changed the (size|type)"):
+            (y * 2).sum().backward()

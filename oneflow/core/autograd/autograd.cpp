@@ -37,6 +37,8 @@ PrimNode::PrimNode(const Primitive& p, Attrs a) : prim(p), attrs(std::move(a)) {
 std::string PrimNode::name() const { return std::string(prim.name()) + "Backward"; }
 
 void PrimNode::release_saved() {
+  // Nothing saved, nothing freed: a second backward through this node is fine, as PyTorch.
+  if (saved_inputs.empty() && saved_outputs.empty()) return;
   saved_inputs.clear();
   saved_outputs.clear();
   released = true;
@@ -87,9 +89,20 @@ AccumulateGrad::AccumulateGrad(Tensor l) : leaf(std::move(l)) {
 
 namespace {
 // A leaf's gradient hooks, in registration order; each may replace the gradient.
+// A hook's replacement gradient must keep the gradient's shape and dtype, as PyTorch checks.
+Tensor checked_hook_result(const Tensor& g, Tensor r) {
+  if (r->shape() != g->shape())
+    throw_error<RuntimeError>("register_hook", "hook has changed the size of value (was ",
+                              shape_str(g->shape()), ", got ", shape_str(r->shape()), ")");
+  if (r->dtype() != g->dtype())
+    throw_error<RuntimeError>("register_hook", "hook has changed the type of value (was ",
+                              dtype_name(g->dtype()), ", got ", dtype_name(r->dtype()), ")");
+  return r;
+}
+
 Tensor run_leaf_hooks(const Tensor& leaf, Tensor g) {
   for (const auto& [id, hook] : std::vector<std::pair<int64_t, GradHook>>(leaf->autograd().hooks))
-    if (Tensor r = hook(g)) g = r;
+    if (Tensor r = hook(g)) g = checked_hook_result(g, std::move(r));
   return g;
 }
 }  // namespace
@@ -244,10 +257,14 @@ TensorList run_backward(const TensorList& outputs, const TensorList& grad_output
     buffers.erase(n);
     for (const auto& [nr, id, hook] : std::vector<std::tuple<int, int64_t, GradHook>>(n->hooks))
       if (nr < static_cast<int>(grads.size()) && grads[nr])
-        if (Tensor r = hook(grads[nr])) grads[nr] = r;
+        if (Tensor r = hook(grads[nr])) grads[nr] = checked_hook_result(grads[nr], std::move(r));
+    // A retained gradient accumulates over backward passes, as a leaf's does.
     for (size_t k = 0; k < n->retained.size() && k < grads.size(); ++k)
-      if (auto t = n->retained[k].lock(); t && grads[k])
-        t->autograd().grad = create_graph ? grads[k] : F::clone(F::detach(grads[k]));
+      if (auto t = n->retained[k].lock(); t && grads[k]) {
+        Tensor& slot = t->autograd().grad;
+        Tensor g = create_graph ? grads[k] : F::clone(F::detach(grads[k]));
+        slot = slot ? F::add(slot, g) : g;
+      }
     if (auto it = captures.find(n); it != captures.end()) {
       auto* acc = dynamic_cast<AccumulateGrad*>(n);
       // A leaf's hooks see the gradient autograd.grad returns for it, as in PyTorch.
