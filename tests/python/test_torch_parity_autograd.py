@@ -401,3 +401,18 @@ def test_hooks_may_not_change_the_size_or_type_of_a_gradient(hook, leaf):
         y.register_hook(hook)
         with pytest.raises(RuntimeError, match="changed the (size|type)"):
             (y * 2).sum().backward()
+
+
+def _retained_after_in_place(m):
+    x = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    z = y * 5
+    y.mul_(3)  # the retained gradient is the new version's
+    (z + y).sum().backward()
+    return y.grad.numpy(), x.grad.numpy()
+
+
+def test_retained_gradient_follows_in_place_ops():
+    for got, want in zip(_retained_after_in_place(flow), _retained_after_in_place(torch)):
+        np.testing.assert_array_equal(got, want)

@@ -162,6 +162,13 @@ void record_autograd(const Primitive& prim, const TensorList& inputs, const Tens
     if (traits.saves_outputs) node->saved_outputs.push_back({alias_detached(out), out->version()});
     if (!is_floating(out->dtype())) continue;
     AutogradMeta& am = out->autograd();
+    // An in-place op gives a tensor that retains its gradient a new node: the gradient retained is
+    // the new version's, as PyTorch.
+    if (am.retains_grad && am.grad_fn) {
+      if (static_cast<size_t>(am.output_nr) < am.grad_fn->retained.size())
+        am.grad_fn->retained[am.output_nr].reset();
+      node->retained[i] = out;
+    }
     am.requires_grad = true;
     am.grad_fn = node;
     am.output_nr = static_cast<int>(i);
