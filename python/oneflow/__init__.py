@@ -76,6 +76,7 @@ half = float16
 int = int32
 long = int64
 char = int8
+short = int16
 
 from oneflow.framework.size import Size  # noqa: E402
 from oneflow.framework import tensor_methods as _tensor_methods  # noqa: E402
@@ -84,6 +85,7 @@ from oneflow.framework.creation import (  # noqa: E402,F401
     as_tensor,
     empty,
     empty_like,
+    empty_strided,
     eye,
     full_like,
     get_rng_state,
@@ -100,8 +102,11 @@ from oneflow.framework.creation import (  # noqa: E402,F401
     ones,
     ones_like,
     randn,
+    scalar_tensor,
     seed,
     tensor,
+    tril_indices,
+    triu_indices,
     zeros,
     zeros_like,
 )

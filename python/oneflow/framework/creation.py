@@ -1,6 +1,7 @@
 """Tensor creation: flow.tensor, zeros/ones/full/randn and the default generator's seed."""
 
 import builtins
+import math
 
 import numpy as np
 
@@ -27,6 +28,59 @@ def _infer_numpy(data):
             f"(expected nested sequences of numbers or bools)"
         )
     return arr
+
+
+_PYTHON_SCALARS = {builtins.bool, builtins.int, builtins.float}
+
+
+def _promote(a, b):
+    return b if a is None else _internal.promote_types(a, b)
+
+
+def _list_dtype(seq):
+    """PyTorch's dtype inference for a list: the promotion of its elements' dtypes, where NumPy
+    scalars, arrays and tensors keep theirs, a Python int is int64 and a Python float the
+    default dtype. Returns the dtype (None for an empty list), whether any element was a NumPy
+    value or a tensor (if not, the usual inference applies), and whether any was a tensor."""
+    dtype, found, has_tensor = None, False, False
+    for ty in set(map(type, seq)):
+        if ty is builtins.float:
+            dtype = _promote(dtype, _internal.get_default_dtype())
+        elif ty is builtins.int:
+            dtype = _promote(dtype, _internal.int64)
+        elif ty is builtins.bool:
+            dtype = _promote(dtype, _internal.bool)
+        elif issubclass(ty, (list, tuple)):
+            for item in seq:
+                if type(item) is ty:
+                    d, f, t = _list_dtype(item)
+                    dtype = dtype if d is None else _promote(dtype, d)
+                    found, has_tensor = found or f, has_tensor or t
+        elif issubclass(ty, (np.ndarray, np.generic)):
+            found = True
+            for item in seq:
+                if type(item) is ty:
+                    dtype = _promote(dtype, getattr(_internal, item.dtype.name))
+        elif issubclass(ty, _internal.Tensor):
+            found = has_tensor = True
+            for item in seq:
+                if type(item) is ty:
+                    dtype = _promote(dtype, item.dtype)
+    return dtype, found, has_tensor
+
+
+def _tensors_as_scalars(seq):
+    """A list's tensors as Python numbers, as PyTorch reads them (one element each)."""
+    out = []
+    for item in seq:
+        if isinstance(item, (list, tuple)):
+            item = _tensors_as_scalars(item)
+        elif isinstance(item, _internal.Tensor):
+            if item.numel() != 1:
+                raise ValueError("only one element tensors can be converted to Python scalars")
+            item = item.item()
+        out.append(item)
+    return out
 
 
 _INT_RANGE = {
@@ -62,6 +116,14 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     else:
         if isinstance(data, np.generic):  # a NumPy scalar keeps its dtype, as in PyTorch
             data = np.asarray(data)
+        elif isinstance(data, (list, tuple)) and not set(map(type, data)) <= _PYTHON_SCALARS:
+            inferred, found, has_tensor = _list_dtype(data)
+            if has_tensor:
+                data = _tensors_as_scalars(data)
+            if found and inferred is not None:
+                dtype = dtype or inferred
+                name = "float32" if inferred == _internal.bfloat16 else str(inferred).split(".")[-1]
+                data = np.array(data, dtype=name)  # exact: every value fits the promoted dtype
         from_python = not isinstance(data, np.ndarray)
         arr = _infer_numpy(data)
         if arr.dtype == np.float64 and from_python and dtype is None:
@@ -174,6 +236,52 @@ def empty(*size, dtype=None, device=None, requires_grad=False, placement=None, s
     )
 
 
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
+    """A view with the given size and strides of a new buffer large enough to hold it; its
+    values are unspecified."""
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(
+            f"empty_strided: mismatch in length of strides and shape: {len(stride)} strides "
+            f"for {len(size)} dims"
+        )
+    n = 0 if 0 in size else 1 + builtins.sum((s - 1) * st for s, st in zip(size, stride))
+    t = _C.as_strided(zeros(n, dtype=dtype, device=device), size, stride, 0)
+    return t.requires_grad_() if requires_grad else t
+
+
+def scalar_tensor(value, *, dtype=None, device=None, requires_grad=False):
+    """A 0-d tensor holding ``value``, of the default dtype unless ``dtype`` is given."""
+    return full(
+        (),
+        value,
+        dtype=dtype or _internal.get_default_dtype(),
+        device=device,
+        requires_grad=requires_grad,
+    )
+
+
+def _tri_indices(op, np_fn, row, col, offset, dtype, device):
+    dtype = dtype or _internal.int64
+    if dtype.is_floating_point or dtype == _internal.bool:
+        raise RuntimeError(f"{op}: expected an integer dtype, got {dtype}")
+    if row < 0 or col < 0:
+        raise RuntimeError(f"{op}: row and col must be non-negative, got {row} and {col}")
+    rows, cols = np_fn(row, offset, col)
+    t = _internal.from_numpy(np.stack([rows, cols]).astype(np.int64).reshape(2, -1))
+    return _C.to(t, dtype, device, copy=True)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None):
+    """Indices (2 x N, row-major order) of the lower triangle of a row x col matrix."""
+    return _tri_indices("tril_indices", np.tril_indices, row, col, offset, dtype, device)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None):
+    """Indices (2 x N, row-major order) of the upper triangle of a row x col matrix."""
+    return _tri_indices("triu_indices", np.triu_indices, row, col, offset, dtype, device)
+
+
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
     return full(
         tuple(input.shape),
@@ -281,12 +389,29 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     return t
 
 
-def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False):
-    """``steps`` numbers from base**start to base**end, evenly spaced in the exponent."""
-    import math
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    """Numbers from start (0 with one argument) up to end, step apart. PyTorch's checks: finite
+    bounds, no bool dtype, and a step that stays nonzero in an integer dtype."""
+    if type(start) is builtins.float or type(end) is builtins.float:
+        lo, hi = (0, start) if end is None else (start, end)
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise RuntimeError(f"arange: unsupported range: {lo} -> {hi}")
+    if dtype is not None:
+        if dtype == _internal.bool:
+            raise NotImplementedError("arange: not implemented for 'Bool'")
+        if type(step) is builtins.float and not dtype.is_floating_point and int(step) == 0:
+            raise ValueError("arange: step must be nonzero")
+        return _C.arange(start, end, step, dtype=dtype, device=device, requires_grad=requires_grad)
+    if device is None and not requires_grad:
+        return _C.arange(start, end, step)
+    return _C.arange(start, end, step, device=device, requires_grad=requires_grad)
 
+
+def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False):
+    """``steps`` numbers from base**start to base**end, evenly spaced in the exponent, as pow
+    gives them (a negative base gives NaN at non-integer exponents)."""
     exps = _C.linspace(start, end, steps, dtype=_internal.float64, device=device)
-    t = _C.exp(exps * math.log(base))
+    t = _C.pow(builtins.float(base), exps)
     t = _C.to(t, dtype or _internal.get_default_dtype(), None)
     if requires_grad:
         t.requires_grad_()

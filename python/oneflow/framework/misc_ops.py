@@ -113,6 +113,30 @@ def is_nonzero(input):
     return builtins.bool(input.reshape(()).item())
 
 
+class layout:
+    """How a tensor's elements are laid out in memory: oneflow tensors are all strided."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return f"oneflow.{self._name}"
+
+    def __reduce__(self):
+        return self._name  # pickles (and deepcopies) as the module's singleton
+
+
+strided = layout("strided")
+
+
+def can_cast(from_, to):
+    """PyTorch's rule: no float to integer or bool, and nothing but bool to bool."""
+    flow = _flow()
+    if from_.is_floating_point and not to.is_floating_point:
+        return False
+    return from_ == to or to != flow.bool
+
+
 def expand(input, *sizes):
     if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)):
         sizes = tuple(sizes[0])
@@ -414,12 +438,18 @@ def roc_auc_score(label, pred):
 
 
 def functions():
+    from oneflow.framework.creation import arange
+
     out = dict(_TYPE_CLASSES)
     out.update(
+        arange=arange,  # PyTorch's argument checks in front of _C.arange
         set_default_tensor_type=set_default_tensor_type,
         cast=cast,
         is_floating_point=is_floating_point,
         is_nonzero=is_nonzero,
+        can_cast=can_cast,
+        layout=layout,
+        strided=strided,
         expand=expand,
         broadcast_like=broadcast_like,
         new_ones=new_ones,
@@ -452,6 +482,8 @@ def methods():
     return dict(
         cast=cast,
         is_floating_point=is_floating_point,
+        is_nonzero=is_nonzero,
+        layout=property(lambda self: strided),
         ndimension=lambda self: self.ndim,
         type=tensor_type,
         type_as=lambda self, other: self.to(other.dtype),

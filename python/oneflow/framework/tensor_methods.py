@@ -2,6 +2,9 @@
 the metadata, autograd attributes and numpy())."""
 
 import builtins
+import types
+
+import numpy as np
 
 from oneflow import _oneflow_internal as _internal
 from oneflow._oneflow_internal import _C, Tensor
@@ -63,10 +66,17 @@ def __reduce_ex__(self, protocol):
 def __deepcopy__(self, memo):
     if id(self) in memo:
         return memo[id(self)]
+    if not self.is_leaf:
+        raise RuntimeError(
+            "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+            "protocol at the moment."
+        )
     out = _C.clone(self.detach())
-    if self.requires_grad and self.is_leaf:
+    if self.requires_grad:
         out.requires_grad_(True)
     memo[id(self)] = out
+    if self.grad is not None:
+        out.grad = __deepcopy__(self.grad, memo)
     return out
 
 
@@ -403,6 +413,54 @@ def _mT(self):
     return _C.transpose(self, -2, -1)
 
 
+def _conj_t(self, name, min_2d_text):
+    """H / mH / adjoint(): the (matrix) transpose; real dtypes only, so no conjugation."""
+    if self.ndim == 0:
+        import warnings
+
+        warnings.warn(
+            f"{name} is deprecated on 0-D tensors. Consider using x.conj().",
+            UserWarning,
+            stacklevel=3,
+        )
+        return self
+    if self.ndim < 2 or (name == "Tensor.H" and self.ndim != 2):
+        raise RuntimeError(
+            f"{name.lower()} is only supported on {min_2d_text}. Got {self.ndim}-D tensor."
+        )
+    return _C.transpose(self, -2, -1)
+
+
+def _h(self):
+    return _conj_t(self, "Tensor.H", "matrices (2-D tensors)")
+
+
+def _mh(self):
+    return _conj_t(self, "Tensor.mH", "matrices or batches of matrices")
+
+
+def adjoint(self):
+    return _conj_t(self, "adjoint()", "matrices or batches of matrices")
+
+
+_UNSIGNED = (_internal.uint8, _internal.bool)
+
+
+def is_signed(self):
+    return self.dtype not in _UNSIGNED
+
+
+def detach_(self):
+    """Detaches the tensor in place. Only leaves here: clearing a non-leaf's history in place
+    is not supported (use detach())."""
+    if not self.is_leaf:
+        raise RuntimeError(
+            "detach_: detaching a non-leaf tensor in place is not supported; use detach() instead"
+        )
+    self.requires_grad = False
+    return self
+
+
 def unflatten(self, dim, sizes):
     shape = list(self.shape)
     if not shape:
@@ -418,6 +476,41 @@ def unflatten(self, dim, sizes):
 
 def _nonzero(self, as_tuple=False):
     return _C.nonzero(self) if as_tuple else _C.argwhere(self)
+
+
+def _with_arrays(fn, true_divide=False):
+    """fn, also taking a NumPy array as the second operand: PyTorch leaves tensor + array to
+    NumPy, so the result has NumPy's dtype (float32 + float64 array is float64)."""
+
+    def op(input, other, *args, **kwargs):
+        if isinstance(other, np.ndarray) and isinstance(input, Tensor):
+            if input.dtype == _internal.bfloat16:
+                other = _internal.from_numpy(np.ascontiguousarray(other))
+            else:
+                dtype = np.result_type(str(input.dtype).split(".")[-1], other.dtype)
+                if true_divide and dtype.kind != "f":
+                    dtype = np.dtype(np.float64)
+                dtype = getattr(_internal, dtype.name)
+                input = _C.to(input, dtype, None)
+                other = _C.to(_internal.from_numpy(np.ascontiguousarray(other)), dtype, None)
+            other = _C.to(other, None, input.device)
+        return fn(input, other, *args, **kwargs)
+
+    op.__name__ = fn.__name__
+    return op
+
+
+def _fast_method_fallbacks():
+    """The functions the C fast methods (+, -, *, / and add/sub/mul/div(_)) call for the
+    operands they do not take themselves."""
+    fallbacks = types.ModuleType("oneflow._fast_method_fallbacks")
+    fallbacks.add = _with_arrays(_C.add)
+    fallbacks.sub = _with_arrays(_C.sub)
+    fallbacks.mul = _with_arrays(_C.mul)
+    fallbacks.div = _with_arrays(_C.div, true_divide=True)
+    fallbacks.add_ = _C.add_
+    fallbacks.mul_ = _C.mul_
+    return fallbacks
 
 
 def install():
@@ -504,6 +597,19 @@ def install():
         "zero_": _zero_,
         "T": property(_flip_t),
         "mT": property(_mT),
+        "H": property(_h),
+        "mH": property(_mh),
+        "adjoint": adjoint,
+        "itemsize": property(lambda self: self.element_size()),
+        "nbytes": property(lambda self: self.numel() * self.element_size()),
+        "is_signed": is_signed,
+        "is_complex": lambda self: False,
+        "is_same_size": lambda self, other: self.shape == other.shape,
+        "detach_": detach_,
+        "is_cpu": property(lambda self: self.device.type == "cpu"),
+        "is_sparse": False,
+        "is_quantized": False,
+        "is_meta": False,
         "unflatten": unflatten,
         "new_zeros": _new_creation(creation.zeros),
         "new_ones": _new_creation(creation.ones),
@@ -605,7 +711,7 @@ def install():
     methods["clamp"] = methods["clip"] = math_ops.clamp
     # +, -, *, / and add/sub/mul/div(_) as C method descriptors (no Python frame per call);
     # calls they don't take go to the _C functions above.
-    methods.update(_internal._fast_tensor_methods(_C))
+    methods.update(_internal._fast_tensor_methods(_fast_method_fallbacks()))
     for name, fn in methods.items():
         if type(fn).__name__ == "builtin_function_or_method":
             fn = _internal._tensor_method(fn)
