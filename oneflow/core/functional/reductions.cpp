@@ -1,5 +1,5 @@
-// Functional ops over the reductions beyond sum, the scans, sort, gather, scatter and cat:
-// argument checks, dim wrapping and dtype rules in PyTorch's terms, then dispatch.
+// Functional ops over the reductions (sum, mean and the others), the scans, sort, gather, scatter
+// and cat: argument checks, dim wrapping and dtype rules in PyTorch's terms, then dispatch.
 #include <algorithm>
 
 #include "oneflow/core/dispatch/dispatch.h"
@@ -353,6 +353,66 @@ Tensor cat(const TensorList& xs_in, int64_t dim_in) {
   for (Tensor& t : xs) t = to(t, dt, std::nullopt);
   if (xs.size() == 1) return clone(xs[0]);
   return dispatch1(prim::cat(), xs, Attrs{{"dim", dim}});
+}
+
+// ---- sum, mean, sum_to ----
+
+Tensor sum(const Tensor& x, const std::vector<int64_t>& dims_in, bool keepdim,
+           std::optional<DType> dtype) {
+  const int64_t nd = x->ndim();
+  std::vector<int64_t> dims;
+  if (dims_in.empty()) {
+    for (int64_t d = 0; d < nd; ++d) dims.push_back(d);
+  } else {
+    for (int64_t d : dims_in) {
+      int64_t w = wrap_dim("sum", d, nd);
+      if (nd == 0) continue;
+      if (std::find(dims.begin(), dims.end(), w) != dims.end())
+        throw_error<RuntimeError>("sum", "dim ", w, " appears multiple times in the list of dims");
+      dims.push_back(w);
+    }
+    std::sort(dims.begin(), dims.end());
+  }
+  DType out = dtype.value_or(is_integral(x->dtype(), true) ? DType::kInt64 : x->dtype());
+  // With dtype, each element is cast before the sum, as PyTorch (float 1.6 sums as int 1).
+  const Tensor in = dtype && *dtype != x->dtype() ? to(x, *dtype, std::nullopt) : x;
+  return dispatch1(prim::reduce_sum(), {in},
+                   Attrs{{"dims", dims}, {"keepdim", keepdim}, {"dtype", out}});
+}
+
+Tensor mean(const Tensor& x_in, const std::vector<int64_t>& dims, bool keepdim,
+            std::optional<DType> dtype) {
+  Tensor x = dtype ? to(x_in, *dtype, std::nullopt) : x_in;
+  if (!is_floating(x->dtype()))
+    throw_error<RuntimeError>("mean",
+                              "could not infer output dtype. Input dtype must be either "
+                              "a floating point or complex dtype. Got: ",
+                              dtype_name(x->dtype()));
+  int64_t count = 1;
+  if (dims.empty()) {
+    count = x->numel();
+  } else {
+    for (int64_t d : dims) count *= x->ndim() == 0 ? 1 : x->shape()[wrap_dim("mean", d, x->ndim())];
+  }
+  const Scalar n = Scalar::from_double(static_cast<double>(count));
+  // 16-bit floats sum and divide in float32 (PyTorch's accumulation type), then round once: a
+  // float16 sum of [60000, 60000] overflowed.
+  if (x->dtype() == DType::kFloat16 || x->dtype() == DType::kBFloat16)
+    return to(div(sum(x, dims, keepdim, DType::kFloat32), n), x->dtype(), std::nullopt);
+  return div(sum(x, dims, keepdim), n);
+}
+
+Tensor sum_to(const Tensor& x, const Shape& shape) {
+  if (x->shape() == shape) return x;
+  const int64_t nd = x->ndim(), lead = nd - static_cast<int64_t>(shape.size());
+  if (lead < 0)
+    throw_error<RuntimeError>("sum_to", "cannot sum shape ", shape_str(x->shape()), " to ",
+                              shape_str(shape));
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < nd; ++d)
+    if (d < lead || (shape[d - lead] == 1 && x->shape()[d] != 1)) dims.push_back(d);
+  Tensor s = dims.empty() ? x : sum(x, dims, true);
+  return reshape(s, shape);
 }
 
 }  // namespace oneflow::functional
