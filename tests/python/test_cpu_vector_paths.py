@@ -8,6 +8,7 @@ runs in a process capped at the lower vector tiers (ONEFLOW_CPU_CAPABILITY), so 
 fallbacks are checked on machines with AVX2."""
 
 import itertools
+import math
 import os
 import re
 import subprocess
@@ -691,11 +692,19 @@ def test_erfinv_float32_correctly_rounded_like_torch():
         ]
     ).astype(np.float32)
     got = flow.erfinv(flow.tensor(y)).numpy()
+    # PyTorch's float64 erfinv (MKL's in this wheel), refined by one Newton step on the C
+    # library's erf, so that the reference does not depend on MKL's accuracy mode
     exact = torch.erfinv(torch.tensor(y).double()).numpy()
+    yd = y.astype(np.float64)
+    inner = np.isfinite(exact) & (np.abs(exact) < 5)
+    erf = np.vectorize(math.erf)(exact[inner])
+    exact[inner] -= (erf - yd[inner]) / (2 / math.sqrt(math.pi) * np.exp(-(exact[inner] ** 2)))
     want = exact.astype(np.float32)
     fin = np.isfinite(exact) & (exact != 0)
     ulp = np.spacing(np.abs(want[fin])).astype(np.float64)
-    assert (np.abs(got[fin] - exact[fin]) / ulp).max() <= 0.5 + 1e-6
+    err = np.abs(got[fin] - exact[fin]) / ulp
+    worst = int(np.argmax(err))
+    assert err[worst] <= 0.5 + 1e-6, (y[fin][worst], got[fin][worst], exact[fin][worst])
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     np.testing.assert_array_equal(got[~fin & ~np.isnan(want)], want[~fin & ~np.isnan(want)])
     np.testing.assert_array_equal(
