@@ -652,25 +652,13 @@ namespace {
 // 8 floats or 4 doubles, the operations the binary kernels need.
 template <typename T>
 struct Lanes;
-// Sleef's fmod gives NaN once the quotient a / b leaves its range (fmod(1e30, 1e-30)): the NaN
-// lanes are computed again with std::fmod (which gives NaN where the result is one).
+// Sleef's fmod with its NaN lanes computed again (binary_map.h's fmod_nan_lanes).
 template <typename T, typename V>
 V fmod_fixed(V r, V a, V b) {
-  constexpr int kN = sizeof(V) / sizeof(T);
-  int nan;
   if constexpr (std::is_same_v<T, float>)
-    nan = _mm256_movemask_ps(_mm256_cmp_ps(r, r, _CMP_UNORD_Q));
+    return fmod_nan_lanes<T>(r, a, b, _mm256_movemask_ps(_mm256_cmp_ps(r, r, _CMP_UNORD_Q)));
   else
-    nan = _mm256_movemask_pd(_mm256_cmp_pd(r, r, _CMP_UNORD_Q));
-  if (!nan) return r;
-  alignas(32) T rv[kN], av[kN], bv[kN];
-  std::memcpy(rv, &r, sizeof(V));
-  std::memcpy(av, &a, sizeof(V));
-  std::memcpy(bv, &b, sizeof(V));
-  for (int l = 0; l < kN; ++l)
-    if (nan >> l & 1) rv[l] = std::fmod(av[l], bv[l]);
-  std::memcpy(&r, rv, sizeof(V));
-  return r;
+    return fmod_nan_lanes<T>(r, a, b, _mm256_movemask_pd(_mm256_cmp_pd(r, r, _CMP_UNORD_Q)));
 }
 
 template <>

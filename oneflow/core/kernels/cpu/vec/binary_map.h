@@ -8,13 +8,32 @@
 
 #include <immintrin.h>
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "oneflow/core/common/op_kinds.h"
 #include "oneflow/core/kernels/cpu/vec/avx2.h"
 
 namespace oneflow::cpu {
 namespace {
+
+// Sleef's fmod gives NaN once the quotient a / b leaves its range (fmod(1e30, 1e-30)): the
+// lanes set in `nan` (those of r that are NaN) are computed again with std::fmod, which gives NaN
+// where the result is one.
+template <typename T, typename V>
+V fmod_nan_lanes(V r, V a, V b, unsigned nan) {
+  if (!nan) return r;
+  constexpr int kN = sizeof(V) / sizeof(T);
+  alignas(64) T rv[kN], av[kN], bv[kN];
+  std::memcpy(rv, &r, sizeof(V));
+  std::memcpy(av, &a, sizeof(V));
+  std::memcpy(bv, &b, sizeof(V));
+  for (int l = 0; l < kN; ++l)
+    if (nan >> l & 1) rv[l] = std::fmod(av[l], bv[l]);
+  std::memcpy(&r, rv, sizeof(V));
+  return r;
+}
 
 // The binary functions on lanes, with the scalar rules of values.h's binary_value.
 template <BinaryFn K, typename L>
