@@ -90,17 +90,9 @@ class _BackwardHook:
 
     def _on_output_grads(self, grads):
         grad_outputs = self._pack(self.output_index, grads, self.n_outputs)
-        for hook in self.pre_hooks:
-            result = hook(self.module, grad_outputs)
-            if result is None:
-                continue
-            result = result if isinstance(result, tuple) else (result,)
-            if len(result) != len(grad_outputs):
-                raise RuntimeError(
-                    f"{type(self.module).__name__}: backward pre hook returned "
-                    f"{len(result)} grad_output(s), expected {len(grad_outputs)}"
-                )
-            grad_outputs = result
+        grad_outputs = self._replaced(
+            self.pre_hooks, lambda hook, g: hook(self.module, g), grad_outputs, "pre hook", "output"
+        )
         self.grad_outputs = grad_outputs
         if self.input_index is None:
             grad_inputs = (None,) * self.n_inputs
@@ -122,19 +114,31 @@ class _BackwardHook:
         if self.grad_outputs is None:
             return grads
         grad_inputs = self._pack(index, grads, self.n_inputs)
-        for hook in self.hooks:
-            result = hook(self.module, grad_inputs, self.grad_outputs)
+        grad_inputs = self._replaced(
+            self.hooks,
+            lambda hook, g: hook(self.module, g, self.grad_outputs),
+            grad_inputs,
+            "hook",
+            "input",
+        )
+        self.grad_outputs = None
+        return [grad_inputs[i] for i in index]
+
+    def _replaced(self, hooks, call, grads, kind, side):
+        """grads after each hook in turn, a hook's non-None result (one gradient per entry)
+        replacing them."""
+        for hook in hooks:
+            result = call(hook, grads)
             if result is None:
                 continue
             result = result if isinstance(result, tuple) else (result,)
-            if len(result) != len(grad_inputs):
+            if len(result) != len(grads):
                 raise RuntimeError(
-                    f"{type(self.module).__name__}: backward hook returned {len(result)} "
-                    f"grad_input(s), expected {len(grad_inputs)}"
+                    f"{type(self.module).__name__}: backward {kind} returned {len(result)} "
+                    f"grad_{side}(s), expected {len(grads)}"
                 )
-            grad_inputs = result
-        self.grad_outputs = None
-        return [grad_inputs[i] for i in index]
+            grads = result
+        return grads
 
 
 class Module:
