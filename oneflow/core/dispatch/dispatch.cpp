@@ -277,7 +277,10 @@ void check_inplace_overlap(const Primitive& prim, const TensorList& inputs, cons
                                 "unsupported operation: more than one element of the written-to "
                                 "tensor refers to a single memory location. Please clone() the "
                                 "tensor before performing the operation.");
-  if (!dense(out)) return;
+  bool shared = false;  // the common case: no input in the destination's storage
+  for (const Tensor& t : inputs)
+    shared = shared || (t.get() != &out && t->storage() == out.storage());
+  if (!shared || !dense(out)) return;
   const int64_t begin = out.offset() * static_cast<int64_t>(itemsize(out.dtype()));
   const int64_t end = begin + out.numel() * static_cast<int64_t>(itemsize(out.dtype()));
   for (const Tensor& t : inputs) {
