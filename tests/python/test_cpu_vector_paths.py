@@ -679,16 +679,24 @@ def test_index_add_and_copy_of_whole_rows_like_torch(fn):
             assert type(fe.value).__name__ == type(te.value).__name__, (fe.value, te.value)
 
 
-def test_erfinv_float32_correctly_rounded_like_torch():
-    # Giles' float approximation and one Halley step in double: within half an ulp of the exact
-    # value (as PyTorch's), +-1 -> +-inf, outside [-1, 1] and NaN -> NaN, tiny values kept.
+def test_erfinv_float32_within_half_an_ulp_and_a_bit_like_torch():
+    # AVX-512: a table of 32 polynomials picked per lane (|x| <= 1/2, then by the binade of
+    # 1 - |x| and its mantissa's half, to 1 - 2^-16), the two lowest terms summed in float pairs:
+    # within 0.515 ulp (0.5145 the worst over every 5th float below 1/2 and every float from 1/2
+    # on; PyTorch's float erfinv, MKL's in this wheel, 0.5435). Values past 1 - 2^-16 and below
+    # 2^-64, and the AVX2 and default tiers: Giles' approximation and one Halley step in double,
+    # correctly rounded. +-1 -> +-inf, outside [-1, 1] and NaN -> NaN, tiny values kept.
     rng = np.random.default_rng(2)
+    # the table's seams: |x| = 1/2, the binades of 1 - |x| and their halves, the table's end
+    seams = [0.5] + [1 - 2.0**-e for e in range(1, 18)] + [1 - 1.5 * 2.0**-e for e in range(2, 17)]
+    near = [np.nextafter(np.float32(v), np.float32(side)) for v in seams for side in (0, 1)]
     y = np.concatenate(
         [
             rng.uniform(-1, 1, 100000),
             1 - rng.uniform(0, 1e-4, 10000),
             rng.uniform(-1e-4, 1e-4, 1000),
-            [1, -1, 0, -0.0, 1.5, -2, np.nan, 1 - 6e-8, -1 + 6e-8, 1e-30, 1e-45],
+            np.array(seams + near) * rng.choice([-1, 1], len(seams) + len(near)),
+            [1, -1, 0, -0.0, 1.5, -2, np.nan, 1 - 6e-8, -1 + 6e-8, 1e-30, 1e-45, 2.6e-38, 1e-19],
         ]
     ).astype(np.float32)
     got = flow.erfinv(flow.tensor(y)).numpy()
@@ -704,7 +712,7 @@ def test_erfinv_float32_correctly_rounded_like_torch():
     ulp = np.spacing(np.abs(want[fin])).astype(np.float64)
     err = np.abs(got[fin] - exact[fin]) / ulp
     worst = int(np.argmax(err))
-    assert err[worst] <= 0.5 + 1e-6, (y[fin][worst], got[fin][worst], exact[fin][worst])
+    assert err[worst] <= 0.515, (y[fin][worst], got[fin][worst], exact[fin][worst])
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     np.testing.assert_array_equal(got[~fin & ~np.isnan(want)], want[~fin & ~np.isnan(want)])
     np.testing.assert_array_equal(
