@@ -284,6 +284,9 @@ def _special_factors(a):
         a[:, 8] = -1e5  # or above it
         a[: rows // 2, 9], a[rows // 2 :, 9] = 0.1, 10.0  # drifts out of float's range and back
         a[:, 10] = -3.0
+        if a.shape[1] > 12:
+            a[:2, 11] = [0.0, np.inf]  # NaN
+            a[: rows // 2, 12], a[rows // 2 :, 12] = 2.0, 0.5  # exact throughout
     return a
 
 

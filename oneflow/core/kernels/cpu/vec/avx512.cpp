@@ -759,6 +759,55 @@ void prod_strip(double* acc, const float* rows, int64_t stride, int64_t j0, int6
     for (int q = 0; q < S; ++q) a[q] = _mm512_mul_pd(a[q], row8(rows + j * stride + 8 * q));
   for (int q = 0; q < S; ++q) _mm512_storeu_pd(acc + 8 * q, a[q]);
 }
+
+// The same for S accumulators of sixteen columns in float pairs, a third of the double kernel's
+// work per element (it converts every float): h x rounded is the new h, its rounding error
+// (FMA) joins l x in l, so h + l is the product to ~2^-48 while no step leaves float's normal
+// range; every 16 rows h is brought back to [1, 2) and its exponent moved to e. A step that
+// leaves the range (or an infinite, NaN-making or subnormal operand) raises an MXCSR flag:
+// then acc is left untouched and the call returns false for the double kernel to run.
+template <int S>
+bool prod_strip_pairs(double* acc, const float* rows, int64_t stride, int64_t j0, int64_t j1) {
+  constexpr unsigned kFlags =
+      _MM_EXCEPT_INVALID | _MM_EXCEPT_OVERFLOW | _MM_EXCEPT_UNDERFLOW | _MM_EXCEPT_DENORM;
+  _mm_setcsr(_mm_getcsr() & ~kFlags);
+  __m512 h[S], l[S], e[S];
+  for (int q = 0; q < S; ++q) {
+    h[q] = _mm512_set1_ps(1.0f);
+    l[q] = _mm512_setzero_ps();
+    e[q] = _mm512_setzero_ps();
+  }
+  for (int64_t j = j0; j < j1;) {
+    for (const int64_t stop = std::min(j1, j + 16); j < stop; ++j) {
+      const float* r = rows + j * stride;
+      for (int q = 0; q < S; ++q) {
+        const __m512 x = _mm512_loadu_ps(r + 16 * q);
+        const __m512 p = _mm512_mul_ps(h[q], x);
+        l[q] = _mm512_fmadd_ps(l[q], x, _mm512_fmsub_ps(h[q], x, p));
+        h[q] = p;
+      }
+    }
+    for (int q = 0; q < S; ++q) {
+      // a zero h (a zero factor) keeps its zeros: its exponent -inf is taken as -200
+      const __m512 k = _mm512_max_ps(_mm512_maskz_getexp_ps(0xffff, h[q]), _mm512_set1_ps(-200.0f));
+      h[q] = _mm512_maskz_getmant_ps(0xffff, h[q], _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
+      l[q] = _mm512_maskz_scalef_ps(0xffff, l[q], _mm512_sub_ps(_mm512_setzero_ps(), k));
+      e[q] = _mm512_add_ps(e[q], k);
+    }
+  }
+  if (_mm_getcsr() & kFlags) return false;
+  for (int q = 0; q < S; ++q)
+    for (int half = 0; half < 2; ++half) {
+      const auto wide = [&](__m512 v) {
+        return _mm512_maskz_cvtps_pd(0xff, _mm512_maskz_extractf32x8_ps(0xff, v, half));
+      };
+      double* a = acc + 16 * q + 8 * half;
+      const __m512d v =
+          _mm512_maskz_scalef_pd(0xff, _mm512_add_pd(wide(h[q]), wide(l[q])), wide(e[q]));
+      _mm512_storeu_pd(a, _mm512_mul_pd(_mm512_loadu_pd(a), v));
+    }
+  return true;
+}
 }  // namespace
 
 void prod_rows(double* acc, const float* rows, int64_t stride, int64_t nrows, int64_t n) {
@@ -767,7 +816,9 @@ void prod_rows(double* acc, const float* rows, int64_t stride, int64_t nrows, in
   for (int64_t j0 = 0; j0 < nrows; j0 += chunk) {
     const int64_t j1 = std::min(nrows, j0 + chunk);
     int64_t k = 0;
-    for (; k + 64 <= n; k += 64) prod_strip<8>(acc + k, rows + k, stride, j0, j1);
+    for (; k + 64 <= n; k += 64)
+      if (!prod_strip_pairs<4>(acc + k, rows + k, stride, j0, j1))
+        prod_strip<8>(acc + k, rows + k, stride, j0, j1);
     for (; k + 8 <= n; k += 8) prod_strip<1>(acc + k, rows + k, stride, j0, j1);
     for (; k < n; ++k) {
       double a = acc[k];
