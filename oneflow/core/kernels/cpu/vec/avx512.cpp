@@ -781,7 +781,8 @@ bool prod_strip_pairs(double* acc, const float* rows, int64_t stride, int64_t j0
     for (const int64_t stop = std::min(j1, j + 16); j < stop; ++j) {
       const float* r = rows + j * stride;
       for (int q = 0; q < S; ++q) {
-        const __m512 x = _mm512_loadu_ps(r + 16 * q);
+        __m512 x = _mm512_loadu_ps(r + 16 * q);
+        __asm__("" : "+v"(x));  // one load, not one per use
         const __m512 p = _mm512_mul_ps(h[q], x);
         l[q] = _mm512_fmadd_ps(l[q], x, _mm512_fmsub_ps(h[q], x, p));
         h[q] = p;
