@@ -164,3 +164,54 @@ def test_tensor_and_numpy_array_operands(op):
         assert isinstance(got, flow.Tensor)
         assert _name(got.dtype) == _name(want.dtype)
         np.testing.assert_allclose(got.numpy(), want.numpy())
+
+
+_VIEW_DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "uint8"]
+
+
+@pytest.mark.parametrize("src", ["float32", "float64", "int16", "uint8"])
+def test_view_as_another_dtype_like_torch(src):
+    # The same bytes read as another dtype: shape, strides, offset and values as PyTorch's,
+    # contiguous and strided inputs, and no autograd.
+    rng = np.random.default_rng(3)
+    base = (rng.standard_normal((4, 8)) * 100).astype(src)
+    for make in [
+        lambda lib: lib.tensor(base),
+        lambda lib: lib.tensor(base)[1:3],
+        lambda lib: lib.tensor(base)[:, 4:],
+        lambda lib: lib.tensor(base)[::2],
+        lambda lib: lib.tensor(base)[:0],
+    ]:
+        for dst in _VIEW_DTYPES:
+            t, f = make(torch), make(flow)
+            try:
+                want = t.view(getattr(torch, dst))
+            except RuntimeError as e:
+                with pytest.raises(RuntimeError, match="view"):
+                    f.view(getattr(flow, dst))
+                assert "must be" in str(e) or "cannot be" in str(e)
+                continue
+            got = f.view(getattr(flow, dst))
+            assert _name(got.dtype) == dst
+            assert tuple(got.shape) == tuple(want.shape)
+            assert got.stride() == want.stride()
+            assert got.storage_offset() == want.storage_offset()
+            np.testing.assert_array_equal(
+                got.view(flow.uint8).numpy() if dst == "bfloat16" else got.numpy(),
+                want.view(torch.uint8).numpy() if dst == "bfloat16" else want.numpy(),
+            )
+
+
+def test_view_as_another_dtype_shares_memory_and_leaves_autograd():
+    x = flow.zeros(2, 4)
+    y = x.view(flow.int32)
+    y.add_(1)  # writes x's bytes: the smallest subnormal
+    np.testing.assert_array_equal(x.numpy(), np.full((2, 4), 1.4e-45, np.float32))
+    assert x._version == y._version
+    a = flow.randn(2, 4, requires_grad=True)
+    v = a.view(flow.float16)
+    assert not v.requires_grad and v.grad_fn is None
+    assert tuple(a.view(flow.float32).shape) == (2, 4)
+    with pytest.raises(RuntimeError, match="cannot be 0"):
+        flow.tensor(1.0).view(flow.int16)
+    assert flow.tensor(1.0).view(flow.int32).item() == 1065353216

@@ -8,6 +8,7 @@ import numpy as np
 
 from oneflow import _oneflow_internal as _internal
 from oneflow._oneflow_internal import _C, Tensor
+from oneflow._oneflow_internal import dtype as _DType
 from oneflow.framework.indexing import getitem, index_put, index_put_, setitem
 from oneflow.framework.tensor_str import tensor_repr
 
@@ -266,7 +267,15 @@ def _reshape(self, *shape):
     return _C.reshape(self, *shape)
 
 
-def _view(self, *shape):
+def _view(self, *shape, **kwargs):
+    # view(*shape), view(size=...), or view(dtype) (the same bytes as another dtype)
+    if kwargs:
+        (key, value), *rest = kwargs.items()
+        if rest or shape or key not in ("dtype", "size"):
+            raise TypeError(f"view() got unexpected arguments {sorted(kwargs)}")
+        shape = (value,)
+    if len(shape) == 1 and isinstance(shape[0], _DType):
+        return _C.view_dtype(self, shape[0])
     return _C.view(self, *shape)
 
 
