@@ -64,6 +64,24 @@ def test_is_nonzero_and_detach_():
     assert a.detach_() is a and not a.requires_grad and a.is_leaf
 
 
+def test_detach_in_place_of_a_non_leaf_like_torch():
+    # The tensor becomes a leaf without history; what was computed from it keeps its graph;
+    # views are refused (their history is their base's).
+    for lib in (flow, torch):
+        x = lib.ones(3, requires_grad=True)
+        y = x * 2
+        z = y * 3
+        assert y.detach_() is y
+        assert y.is_leaf and not y.requires_grad and y.grad_fn is None
+        z.sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), [6.0, 6.0, 6.0])
+        (y * x).sum().backward()  # y is a constant now
+        np.testing.assert_array_equal(x.grad.numpy(), [8.0, 8.0, 8.0])
+        for view in [(x * 2)[1:], lib.ones(3)[1:]]:
+            with pytest.raises(RuntimeError, match="Can't detach views in-place"):
+                view.detach_()
+
+
 def test_tri_indices():
     for row, col, offset in [(3, 3, 0), (3, 4, 1), (4, 3, -1), (5, 2, 3), (2, 5, -3), (0, 3, 0)]:
         _same(flow.tril_indices(row, col, offset), torch.tril_indices(row, col, offset))

@@ -311,6 +311,20 @@ void init_tensor(py::module_& m) {
       .def("_remove_hook", [](const Tensor& t, int64_t id) { remove_grad_hook(t, id); })
       .def_property_readonly("is_leaf", &TensorImpl::is_leaf)
       .def_property_readonly("grad_fn", [](const TensorImpl& t) { return t.autograd().grad_fn; })
+      // detach_(): the tensor itself becomes a leaf that does not require grad (its history is
+      // dropped; tensors computed from it keep theirs). Views are refused, as in PyTorch: their
+      // history is their base's.
+      .def("detach_",
+           [](const Tensor& t) {
+             if (t->is_view())
+               throw_error<RuntimeError>("detach_",
+                                         "Can't detach views in-place. Use detach() instead.");
+             AutogradMeta& meta = t->autograd();
+             meta.grad_fn = nullptr;
+             meta.output_nr = 0;
+             meta.requires_grad = false;
+             return t;
+           })
       .def_property(
           "grad", [](const TensorImpl& t) { return t.autograd().grad; },
           [](TensorImpl& t, std::shared_ptr<TensorImpl> g) {

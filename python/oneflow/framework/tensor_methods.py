@@ -459,17 +459,6 @@ def is_signed(self):
     return self.dtype not in _UNSIGNED
 
 
-def detach_(self):
-    """Detaches the tensor in place. Only leaves here: clearing a non-leaf's history in place
-    is not supported (use detach())."""
-    if not self.is_leaf:
-        raise RuntimeError(
-            "detach_: detaching a non-leaf tensor in place is not supported; use detach() instead"
-        )
-    self.requires_grad = False
-    return self
-
-
 def unflatten(self, dim, sizes):
     shape = list(self.shape)
     if not shape:
@@ -614,7 +603,6 @@ def install():
         "is_signed": is_signed,
         "is_complex": lambda self: False,
         "is_same_size": lambda self, other: self.shape == other.shape,
-        "detach_": detach_,
         "is_cpu": property(lambda self: self.device.type == "cpu"),
         "is_sparse": False,
         "is_quantized": False,
