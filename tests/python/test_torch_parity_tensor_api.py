@@ -233,3 +233,164 @@ def test_view_as_another_dtype_shares_memory_and_leaves_autograd():
     with pytest.raises(RuntimeError, match="cannot be 0"):
         flow.tensor(1.0).view(flow.int16)
     assert flow.tensor(1.0).view(flow.int32).item() == 1065353216
+
+
+def _pair(values, dtype="float32"):
+    a = np.asarray(values, dtype=dtype)
+    return flow.tensor(a), torch.tensor(a)
+
+
+@pytest.mark.parametrize(
+    "name, args",
+    [
+        ("multiply_", (2.0,)),
+        ("subtract_", (1.5,)),
+        ("divide_", (4.0,)),
+        ("true_divide_", (3.0,)),
+        ("greater_", (0.0,)),
+        ("greater_equal_", (0.5,)),
+        ("less_", (0.0,)),
+        ("less_equal_", (0.5,)),
+        ("not_equal_", (0.5,)),
+        ("absolute_", ()),
+        ("arctan2_", ("other",)),
+        ("sgn_", ()),
+        ("cumprod_", (1,)),
+    ],
+)
+def test_in_place_aliases_like_torch(name, args):
+    rng = np.random.default_rng(4)
+    values = rng.standard_normal((3, 4)).astype(np.float32)
+    other = rng.standard_normal((3, 4)).astype(np.float32)
+    results = []
+    for lib in (flow, torch):
+        t = lib.tensor(values)
+        call = [lib.tensor(other) if a == "other" else a for a in args]
+        out = getattr(t, name)(*call)
+        assert out is t
+        results.append(t.numpy())
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-6, atol=1e-7)
+    f, t = _pair(values)
+    np.testing.assert_array_equal(flow.sgn(f).numpy(), torch.sgn(t).numpy())
+    np.testing.assert_array_equal(f.sgn().numpy(), t.sgn().numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_matrix_product_sums_and_their_in_place_forms_like_torch(dtype):
+    rng = np.random.default_rng(5)
+    r = lambda *s: rng.standard_normal(s).astype(dtype)  # noqa: E731
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype == "float32" else dict(rtol=1e-12, atol=1e-12)
+    cases = [
+        ("addmm", (r(3, 4), r(3, 5), r(5, 4))),
+        ("baddbmm", (r(2, 3, 4), r(2, 3, 5), r(2, 5, 4))),
+        ("addmv", (r(3), r(3, 5), r(5))),
+        ("addbmm", (r(3, 4), r(6, 3, 5), r(6, 5, 4))),
+        ("addr", (r(3, 4), r(3), r(4))),
+    ]
+    for name, arrays in cases:
+        for beta, alpha in [(1, 1), (0.5, 2.0), (0, 1)]:
+            got, want = [], []
+            for lib, out in ((flow, got), (torch, want)):
+                ts = [lib.tensor(a, requires_grad=True) for a in arrays]
+                y = getattr(lib, name)(*ts, beta=beta, alpha=alpha)
+                (y * y).sum().backward()
+                out.append(y.detach().numpy())
+                out += [t.grad.numpy() for t in ts]
+                base = lib.tensor(arrays[0])
+                assert getattr(base, name + "_")(*map(lib.tensor, arrays[1:]), beta=beta) is base
+                out.append(base.numpy())
+            for g, w in zip(got, want):
+                np.testing.assert_allclose(g, w, **tol, err_msg=name)
+    with pytest.raises(RuntimeError, match="1-D"):
+        flow.addr(flow.ones(2, 2), flow.ones(2, 1), flow.ones(2))
+
+
+def test_fill_diagonal_and_put_like_torch():
+    for shape, wrap in [((5, 3), True), ((5, 3), False), ((3, 5), True), ((4, 4, 4), False)]:
+        f, t = flow.zeros(*shape), torch.zeros(*shape)
+        assert f.fill_diagonal_(2.5, wrap=wrap) is f
+        t.fill_diagonal_(2.5, wrap=wrap)
+        np.testing.assert_array_equal(f.numpy(), t.numpy())
+    strided_f, strided_t = flow.zeros(4, 6)[:, ::2], torch.zeros(4, 6)[:, ::2]
+    strided_f.fill_diagonal_(1)
+    strided_t.fill_diagonal_(1)
+    np.testing.assert_array_equal(strided_f.numpy(), strided_t.numpy())
+    for bad in [flow.zeros(3), flow.zeros(2, 3, 3)]:
+        with pytest.raises(RuntimeError, match="dimensions"):
+            bad.fill_diagonal_(1)
+    for accumulate in (False, True):
+        f, t = flow.zeros(3, 4), torch.zeros(3, 4)
+        index = [0, -1, 5, 5]
+        src = [1.0, 2.0, 3.0, 4.0]
+        f.put_(flow.tensor(index), flow.tensor(src), accumulate=accumulate)
+        t.put_(torch.tensor(index), torch.tensor(src), accumulate=accumulate)
+        if accumulate:
+            np.testing.assert_array_equal(f.numpy(), t.numpy())
+        else:  # a repeated index takes one of its values in both
+            mask = np.ones((3, 4), bool)
+            mask.flat[5] = False
+            np.testing.assert_array_equal(f.numpy()[mask], t.numpy()[mask])
+    g, u = flow.zeros(4, 6)[:, 1::2], torch.zeros(4, 6)[:, 1::2]
+    g.put_(flow.tensor([[1, 7], [11, 0]]), flow.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    u.put_(torch.tensor([[1, 7], [11, 0]]), torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    np.testing.assert_array_equal(g.numpy(), u.numpy())
+    with pytest.raises(IndexError, match="out of range"):
+        flow.zeros(2, 2).put_(flow.tensor([4]), flow.tensor([1.0]))
+    with pytest.raises(RuntimeError, match="same number of elements"):
+        flow.zeros(2, 2).put_(flow.tensor([0, 1]), flow.tensor([1.0]))
+
+
+def test_distribution_fills_in_place():
+    # Values cannot equal PyTorch's (other generators); their distributions must be right:
+    # means and medians of 200k draws within a few standard errors, supports, dtypes kept.
+    flow.manual_seed(0)
+    n = 200000
+    x = flow.empty(n, dtype=flow.float64)
+    assert x.exponential_(2.0) is x
+    assert abs(x.mean().item() - 0.5) < 0.01 and x.min().item() >= 0
+    x.cauchy_(1.0, 2.0)
+    assert abs(x.median().item() - 1.0) < 0.03
+    assert abs(((x - 1).abs() < 2).double().mean().item() - 0.5) < 0.01  # quartiles at +-sigma
+    x.log_normal_(0.5, 0.25)
+    assert abs(x.log().mean().item() - 0.5) < 0.005 and abs(x.log().std().item() - 0.25) < 0.005
+    x.geometric_(0.25)
+    assert abs(x.mean().item() - 4.0) < 0.06 and x.min().item() == 1
+    assert (x == x.round()).all()
+    r = flow.empty(n, dtype=flow.int64).random_(3, 7)
+    assert r.dtype == flow.int64 and r.min().item() == 3 and r.max().item() == 6
+    assert flow.empty(1000).random_(10).max().item() == 9
+    assert flow.empty(1000, dtype=flow.int8).random_().min().item() >= 0
+    assert flow.empty(1000, dtype=flow.bool).random_().dtype == flow.bool
+    for bad in [lambda: x.exponential_(0.0), lambda: x.geometric_(1.5), lambda: r.random_(5, 2)]:
+        with pytest.raises(RuntimeError):
+            bad()
+
+
+@pytest.mark.parametrize(
+    "name, args",
+    [
+        ("relu_", ()),
+        ("leaky_relu_", (0.2,)),
+        ("elu_", (0.7,)),
+        ("celu_", (1.3,)),
+        ("selu_", ()),
+        ("hardtanh_", (-0.5, 0.25)),
+        ("threshold_", (0.1, -2.0)),
+    ],
+)
+def test_functional_in_place_activations_like_torch(name, args):
+    values = np.random.default_rng(6).standard_normal((4, 5)).astype(np.float32)
+    f, t = flow.tensor(values), torch.tensor(values)
+    assert getattr(flow.nn.functional, name)(f, *args) is f
+    getattr(torch.nn.functional, name)(t, *args)
+    np.testing.assert_allclose(f.numpy(), t.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_hardshrink_and_threshold_in_the_oneflow_namespace():
+    values = np.random.default_rng(7).standard_normal(20).astype(np.float32)
+    f, t = flow.tensor(values), torch.tensor(values)
+    np.testing.assert_array_equal(flow.hardshrink(f, 0.3).numpy(), torch.hardshrink(t, 0.3).numpy())
+    np.testing.assert_array_equal(f.hardshrink(0.3).numpy(), t.hardshrink(0.3).numpy())
+    np.testing.assert_array_equal(
+        flow.threshold(f, 0.2, 9.0).numpy(), torch.threshold(t, 0.2, 9.0).numpy()
+    )

@@ -44,6 +44,17 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     return _scaled_sum(input, mv(mat, vec), beta, alpha)
 
 
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    # the batch of products summed over the batch dim
+    return _scaled_sum(input, bmm(batch1, batch2).sum(0), beta, alpha)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    if not (vec1.ndim == 1 and vec2.ndim == 1):
+        _fail("addr", f"expected 1-D vectors, got {vec1.ndim}-D and {vec2.ndim}-D")
+    return _scaled_sum(input, outer(vec1, vec2), beta, alpha)
+
+
 def dot(input, other):
     return _C._dot(input, other)  # checks in C++; BLAS's dot on the CPU
 
@@ -94,6 +105,8 @@ def functions():
         addmm=addmm,
         baddbmm=baddbmm,
         addmv=addmv,
+        addbmm=addbmm,
+        addr=addr,
         dot=dot,
         mv=mv,
         outer=outer,
@@ -110,9 +123,13 @@ def functions():
 
 
 def methods():
+    from oneflow.framework.math_ops import inplace
+
     out = functions()
     out.pop("tensordot")
     out.pop("einsum")
+    for name in ["addmm", "baddbmm", "addmv", "addbmm", "addr"]:
+        out[name + "_"] = inplace(name + "_", out[name])
     return out
 
 

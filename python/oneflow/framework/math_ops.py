@@ -33,6 +33,7 @@ ALIASES = {
     "not_equal": "ne",
     "arctan2": "atan2",
     "clip": "clamp",
+    "sgn": "sign",  # for real tensors
 }
 
 
@@ -483,6 +484,14 @@ def methods():
         fns.setdefault(name, getattr(_C, name))
     for name in inplace_names:
         out[name + "_"] = inplace(name + "_", fns[name])
+    # the aliases' in-place forms are their targets' (fused paths included)
+    for alias, target in ALIASES.items():
+        if target + "_" in out:
+            out.setdefault(alias + "_", out[target + "_"])
+        else:
+            out.setdefault(
+                alias + "_", inplace(alias + "_", fns.get(target) or getattr(_C, target))
+            )
     for name, fused, check in [
         ("addcmul", _C._addcmul_, _check_addcmul),
         ("addcdiv", _C._addcdiv_, _check_addcdiv),

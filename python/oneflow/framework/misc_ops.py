@@ -439,9 +439,13 @@ def roc_auc_score(label, pred):
 
 def functions():
     from oneflow.framework.creation import arange
+    from oneflow.nn import _activations_losses as nnf
 
     out = dict(_TYPE_CLASSES)
     out.update(
+        hardshrink=nnf.hardshrink,
+        threshold=nnf.threshold,
+        threshold_=nnf.threshold_,
         arange=arange,  # PyTorch's argument checks in front of _C.arange
         set_default_tensor_type=set_default_tensor_type,
         cast=cast,
@@ -478,8 +482,136 @@ def functions():
     return out
 
 
+def _sample_(self, make, generator):
+    # Fills self (in place, outside autograd) with make(u), u uniform on [0, 1) in self's
+    # floating dtype (float32 for others), as PyTorch's distribution methods.
+    from oneflow.autograd import no_grad
+    from oneflow.framework.creation import rand
+
+    dt = self.dtype if self.dtype.is_floating_point else None
+    with no_grad():
+        u = rand(*self.shape, dtype=dt, device=self.device, generator=generator)
+        return _C.copy_(self, make(u))
+
+
+def exponential_(self, lambd=1.0, *, generator=None):
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    return _sample_(self, lambda u: _C.log1p(-u) * (-1.0 / lambd), generator)
+
+
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    return _sample_(self, lambda u: _C.tan((u - 0.5) * np.pi) * sigma + median, generator)
+
+
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    from oneflow.autograd import no_grad
+    from oneflow.framework.creation import normal
+
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    with no_grad():
+        z = normal(
+            mean, std, tuple(self.shape), dtype=self.dtype, device=self.device, generator=generator
+        )
+        return _C.copy_(self, _C.exp(z))
+
+
+def geometric_(self, p, *, generator=None):
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    # the number of Bernoulli(p) trials up to the first success: ceil(log(1 - u) / log(1 - p))
+    return _sample_(
+        self, lambda u: _C.maximum(_C.ceil(_C.log1p(-u) / np.log1p(-p)), _C.ones_like(u)), generator
+    )
+
+
+def random_(self, from_=0, to=None, *, generator=None, **kwargs):
+    # random_(to), random_(from, to), random_(): integers in [from, to), the default upper bound
+    # being the largest integer the dtype holds exactly (plus one), as PyTorch.
+    from oneflow.framework.creation import randint
+
+    if "from" in kwargs:
+        from_ = kwargs.pop("from")
+    if kwargs:
+        raise TypeError(f"random_() got unexpected keyword arguments {sorted(kwargs)}")
+    if to is None and from_ != 0:
+        from_, to = 0, from_
+    if to is None:
+        dt = self.dtype
+        if dt.is_floating_point:
+            to = 2 ** {2: 11, 4: 24, 8: 53}[dt.itemsize] + 1
+            if dt.itemsize == 2 and str(dt).endswith("bfloat16"):
+                to = 2**8 + 1
+        elif str(dt).endswith("bool"):
+            to = 2
+        else:
+            to = int(np.iinfo(str(dt).split(".")[-1]).max) + 1
+    if from_ >= to:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}"
+        )
+    from oneflow.autograd import no_grad
+
+    with no_grad():
+        r = randint(from_, to, tuple(self.shape), device=self.device, generator=generator)
+        return _C.copy_(self, r.to(self.dtype))
+
+
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Writes fill_value where every index is equal (PyTorch's rules: 2-D of any shape, wrapping
+    down tall matrices every cols + 1 rows when asked; otherwise all sizes equal)."""
+    import oneflow
+
+    if self.ndim < 2:
+        raise RuntimeError("fill_diagonal_: dimensions must larger than 1")
+    if self.ndim > 2 and len(set(self.shape)) != 1:
+        raise RuntimeError("fill_diagonal_: all dimensions of input must be of equal length")
+    rows, cols = self.shape[0], self.shape[1]
+    if self.ndim == 2 and wrap and rows > cols:
+        pos = oneflow.arange(0, rows * cols, cols + 1, device=self.device)
+        index = (pos // cols, pos % cols)
+    else:
+        k = oneflow.arange(min(self.shape), device=self.device)
+        index = (k,) * self.ndim
+    value = oneflow.tensor(fill_value, dtype=self.dtype, device=self.device)
+    return self.index_put_(index, value)
+
+
+def put_(self, index, source, accumulate=False):
+    """Writes source into self at the flat (row-major) positions index, as PyTorch's put_."""
+    import oneflow
+
+    n = self.numel()
+    if index.numel() != source.numel():
+        raise RuntimeError(
+            f"put_(): Expected source and index to have the same number of elements, but got "
+            f"source.numel() = {source.numel()}, index.numel() = {index.numel()}"
+        )
+    flat = index.reshape(-1).to(oneflow.int64)
+    if flat.numel() and (bool((flat >= n).any()) or bool((flat < -n).any())):
+        bad = flat[(flat >= n) | (flat < -n)][0].item()
+        raise IndexError(f"put_(): index {bad} out of range for tensor of size {n}")
+    flat = oneflow.where(flat < 0, flat + n, flat)
+    parts, rest = [], flat
+    for size in reversed(self.shape):
+        parts.append(rest % size)
+        rest = rest // size
+    return self.index_put_(tuple(reversed(parts)), source.reshape(-1).to(self.dtype), accumulate)
+
+
 def methods():
+    from oneflow.nn import _activations_losses as nnf
+
     return dict(
+        hardshrink=nnf.hardshrink,
+        exponential_=exponential_,
+        cauchy_=cauchy_,
+        log_normal_=log_normal_,
+        geometric_=geometric_,
+        random_=random_,
+        fill_diagonal_=fill_diagonal_,
+        put_=put_,
         cast=cast,
         is_floating_point=is_floating_point,
         is_nonzero=is_nonzero,

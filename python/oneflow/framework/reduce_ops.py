@@ -498,4 +498,7 @@ def functions():
 def methods():
     out = functions()
     out["cumsum_"] = lambda self, dim, *, dtype=None: _C.copy_(self, cumsum(self, dim, dtype=dtype))
+    out["cumprod_"] = lambda self, dim, *, dtype=None: _C.copy_(
+        self, cumprod(self, dim, dtype=dtype)
+    )
     return out
