@@ -2,9 +2,11 @@
 
 from oneflow.optim import lr_scheduler
 from oneflow.optim.algorithms import LAMB, LBFGS, SGD, Adadelta, Adagrad, Adam, AdamW, RMSprop
+from oneflow.optim.algorithms_extra import ASGD, Adamax, NAdam, RAdam, Rprop
 from oneflow.optim.optimizer import Optimizer
 
 __all__ = [
+    "ASGD",
     "LAMB",
     "LBFGS",
     "SGD",
@@ -12,7 +14,11 @@ __all__ = [
     "Adagrad",
     "Adam",
     "AdamW",
+    "Adamax",
+    "NAdam",
     "Optimizer",
+    "RAdam",
     "RMSprop",
+    "Rprop",
     "lr_scheduler",
 ]
