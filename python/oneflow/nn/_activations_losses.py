@@ -155,12 +155,6 @@ def prelu(input, weight):
     return _C.prelu(input, w)
 
 
-def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
-    if training:
-        raise NotImplementedError("rrelu: training=True is not implemented yet")
-    return leaky_relu(input, (lower + upper) / 2, inplace)
-
-
 def glu(input, dim=-1):
     if input.ndim == 0:
         raise RuntimeError("glu: does not support scalars because halving size must be even")
