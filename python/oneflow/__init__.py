@@ -214,12 +214,14 @@ __version__ = "0.1.0"
 del _sys
 
 from oneflow.framework import linalg_ops as _linalg_ops  # noqa: E402
+from oneflow.framework import math_extra as _math_extra  # noqa: E402
 from oneflow.framework import math_ops as _math_ops  # noqa: E402
 from oneflow.framework import misc_ops as _misc_ops  # noqa: E402
 from oneflow.framework import movement_ops as _movement_ops  # noqa: E402
 from oneflow.framework import reduce_ops as _reduce_ops  # noqa: E402
 
 globals().update(_math_ops.functions())
+globals().update(_math_extra.functions())
 globals().update(_reduce_ops.functions())
 globals().update(_movement_ops.functions())
 globals().update(_linalg_ops.functions())

@@ -394,3 +394,26 @@ def test_hardshrink_and_threshold_in_the_oneflow_namespace():
     np.testing.assert_array_equal(
         flow.threshold(f, 0.2, 9.0).numpy(), torch.threshold(t, 0.2, 9.0).numpy()
     )
+
+
+@pytest.mark.parametrize(
+    "name, args",
+    [("t_", ()), ("transpose_", (0, 2)), ("swapaxes_", (1, -1)), ("swapdims_", (2, 1))],
+)
+def test_in_place_transposes_like_torch(name, args):
+    shape = (2, 3) if name == "t_" else (2, 3, 4)
+    values = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    got, want = [], []
+    for lib, out in ((flow, got), (torch, want)):
+        a = lib.tensor(values, requires_grad=True)
+        b = a * 2
+        assert getattr(b, name)(*args) is b
+        out += [tuple(b.shape), b.stride(), b.detach().numpy().copy()]
+        (
+            b * lib.tensor(np.arange(b.numel(), dtype=np.float32).reshape(tuple(b.shape)))
+        ).sum().backward()
+        out.append(a.grad.numpy())
+        with pytest.raises(RuntimeError):
+            getattr(lib.ones(*shape, requires_grad=True), name)(*args)  # a leaf needing grad
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))

@@ -566,6 +566,16 @@ def install():
         "as_strided_": lambda self, size, stride, storage_offset=None: _in_place_view(
             self, "as_strided_", _C.as_strided, size, stride, storage_offset
         ),
+        "transpose_": lambda self, dim0, dim1: _in_place_view(
+            self, "transpose_", _C.transpose, dim0, dim1
+        ),
+        "swapaxes_": lambda self, axis0, axis1: _in_place_view(
+            self, "swapaxes_", _C.transpose, axis0, axis1
+        ),
+        "swapdims_": lambda self, dim0, dim1: _in_place_view(
+            self, "swapdims_", _C.transpose, dim0, dim1
+        ),
+        "t_": lambda self: _in_place_view(self, "t_", lambda t: t.t()),
         "flatten": lambda self, start_dim=0, end_dim=-1: _C.flatten(self, start_dim, end_dim),
         "copy_": _C.copy_,
         "fill_": _C.fill_,
@@ -675,7 +685,14 @@ def install():
         "gt": _C.gt,
         "ge": _C.ge,
     }
-    from oneflow.framework import linalg_ops, math_ops, misc_ops, movement_ops, reduce_ops
+    from oneflow.framework import (
+        linalg_ops,
+        math_extra,
+        math_ops,
+        misc_ops,
+        movement_ops,
+        reduce_ops,
+    )
     from oneflow.nn import functional as nnf
 
     activations = {
@@ -701,6 +718,7 @@ def install():
         **linalg_ops.methods(),
         **misc_ops.methods(),
         **math_ops.methods(),
+        **math_extra.methods(),
         **reduce_ops.methods(),
         **movement_ops.methods(),
         **methods,
