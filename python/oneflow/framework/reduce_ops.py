@@ -148,6 +148,10 @@ def _std(input, dim, unbiased, keepdim, correction):
     # The norm of the deviations: where they are all zero the gradient is zero, not NaN (as
     # PyTorch), which sqrt(var) would give.
     diff, dims, divisor, mean = _centered("std", input, dim, unbiased, correction)
+    if diff.dtype == _internal.float32:
+        # The squares in double, as PyTorch's float std: deviations past ~1.8e19 would overflow
+        # float (3e30, 4e30, 5e30 -> 1e30, not inf); the float result is rounded once.
+        diff = diff.to(_internal.float64)
     s = _C.div(vector_norm(diff, 2, dims, keepdim), math.sqrt(divisor))
     return s.to(input.dtype), _narrow_mean(input, mean, dims, keepdim)
 
