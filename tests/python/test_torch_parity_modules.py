@@ -482,3 +482,53 @@ def test_random_split_fractions(lengths):
 def test_dirac_groups_must_divide_out_channels(lib):
     assert _raised(lambda: lib.nn.init.dirac_(lib.empty(3, 2, 3), groups=2)) is ValueError
     assert _raised(lambda: lib.nn.init.dirac_(lib.empty(4, 2, 3), groups=2)) is None
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda nn: nn.LeakyReLU(0.2, inplace=True),
+        lambda nn: nn.ELU(0.7, inplace=True),
+        lambda nn: nn.CELU(1.3, inplace=True),
+        lambda nn: nn.SELU(inplace=True),
+        lambda nn: nn.Hardtanh(-0.5, 0.5, inplace=True),
+        lambda nn: nn.ReLU6(inplace=True),
+        lambda nn: nn.SiLU(inplace=True),
+        lambda nn: nn.Mish(inplace=True),
+        lambda nn: nn.Hardsigmoid(inplace=True),
+        lambda nn: nn.Hardswish(inplace=True),
+        lambda nn: nn.Threshold(0.1, -2.0, inplace=True),
+        lambda nn: nn.ReLU(inplace=True),
+    ],
+)
+def test_in_place_activations_inside_a_graph_like_torch(make):
+    # Module(inplace=True) after a layer (DCGAN's LeakyReLU(0.2, inplace=True)): the backward
+    # must not trip over the overwritten input.
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((4, 6)).astype(np.float64) * 3
+    w = rng.standard_normal((6, 6)).astype(np.float64)
+    grads = []
+    for lib in (flow, torch):
+        a = lib.tensor(x, requires_grad=True)
+        h = a @ lib.tensor(w)
+        y = make(lib.nn)(h)
+        assert y is h
+        (y * y).sum().backward()
+        grads.append((y.detach().numpy(), a.grad.numpy()))
+    # PyTorch's float64 backward of CELU and Hardsigmoid multiplies by float constants (1/alpha,
+    # 1/6): ~1e-8 off the float64 formula, which these kernels follow.
+    rtol = 1e-7 if isinstance(make(torch.nn), (torch.nn.CELU, torch.nn.Hardsigmoid)) else 1e-10
+    for g, t in zip(*grads):
+        np.testing.assert_allclose(g, t, rtol=rtol, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["dropout", "alpha_dropout"])
+def test_in_place_dropout_inside_a_graph(name):
+    a = flow.randn(64, 32, dtype=flow.float64, requires_grad=True)
+    h = a * 2
+    y = getattr(flow.nn.functional, name)(h, 0.3, training=True, inplace=True)
+    assert y is h
+    y.sum().backward()
+    # d y / d a = 2 * (the mask's scale) where kept; dropout zeroes the rest
+    g = a.grad.numpy()
+    assert np.isfinite(g).all() and len(np.unique(np.round(g, 12))) <= 2

@@ -17,6 +17,20 @@ def _maybe_inplace(input, out, inplace):
     return _C.copy_(input, out) if inplace else out
 
 
+def _source(input, inplace):
+    """What an in-place activation reads: under autograd a copy, so that the input its kernel
+    saves for the backward is not the tensor the result overwrites (PyTorch's in-place forms
+    differentiate from their output instead; nn.LeakyReLU(inplace=True) in a model)."""
+    if (
+        inplace
+        and isinstance(input, oneflow.Tensor)
+        and input.requires_grad
+        and oneflow.is_grad_enabled()
+    ):
+        return _C.clone(input)
+    return input
+
+
 # Floating inputs run the fused activation kernels (one pass forward, one fused gradient
 # kernel backward); the integer and bool inputs PyTorch accepts keep the composites.
 _KIND = _C._activation_kinds
@@ -42,11 +56,14 @@ def relu6(input, inplace=False):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    return _maybe_inplace(input, _float_act("leaky_relu", input, negative_slope), inplace)
+    return _maybe_inplace(
+        input, _float_act("leaky_relu", _source(input, inplace), negative_slope), inplace
+    )
 
 
 def _elu(input, alpha, scale, input_scale, inplace):
-    return _maybe_inplace(input, _float_act("elu", input, alpha, scale, input_scale), inplace)
+    src = _source(input, inplace)
+    return _maybe_inplace(input, _float_act("elu", src, alpha, scale, input_scale), inplace)
 
 
 def elu(input, alpha=1.0, inplace=False):
@@ -66,7 +83,7 @@ def selu(input, inplace=False):
 
 
 def silu(input, inplace=False):
-    return _maybe_inplace(input, _float_act("silu", input), inplace)
+    return _maybe_inplace(input, _float_act("silu", _source(input, inplace)), inplace)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -74,7 +91,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def mish(input, inplace=False):
-    return _maybe_inplace(input, _float_act("mish", input), inplace)
+    return _maybe_inplace(input, _float_act("mish", _source(input, inplace)), inplace)
 
 
 def softsign(input):
@@ -91,18 +108,18 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if isinstance(input, oneflow.Tensor) and input.dtype == oneflow.bool:
         raise RuntimeError("hardtanh: bool inputs not supported, expected a numeric dtype")
     if _fused(input):
-        out = _act("hardtanh", input, min_val, max_val)
+        out = _act("hardtanh", _source(input, inplace), min_val, max_val)
     else:  # integers keep their dtype; PyTorch converts the bounds to it (truncation)
         out = _C.clamp(input, int(min_val), int(max_val))
     return _maybe_inplace(input, out, inplace)
 
 
 def hardsigmoid(input, inplace=False):
-    return _maybe_inplace(input, _float_act("hardsigmoid", input), inplace)
+    return _maybe_inplace(input, _float_act("hardsigmoid", _source(input, inplace)), inplace)
 
 
 def hardswish(input, inplace=False):
-    return _maybe_inplace(input, _float_act("hardswish", input), inplace)
+    return _maybe_inplace(input, _float_act("hardswish", _source(input, inplace)), inplace)
 
 
 def hardshrink(input, lambd=0.5):
@@ -127,7 +144,7 @@ def threshold(input, threshold, value, inplace=False):
     if isinstance(input, oneflow.Tensor) and input.dtype == oneflow.bool:
         raise NotImplementedError("threshold: expected a numeric input, got oneflow.bool")
     if _fused(input):
-        out = _act("threshold", input, threshold, value)
+        out = _act("threshold", _source(input, inplace), threshold, value)
     else:  # integers keep their dtype; PyTorch converts threshold and value to it
         info = oneflow.iinfo(input.dtype)
         if not info.min <= value <= info.max:
@@ -246,7 +263,7 @@ def _dropout_trivial(op, input, p, training, inplace):
         return input
     if p == 1.0:
         zero = oneflow.zeros((), dtype=input.dtype, device=input.device)
-        return _maybe_inplace(input, _C.mul(input, zero), inplace)
+        return _maybe_inplace(input, _C.mul(_source(input, inplace), zero), inplace)
     if not input.is_floating_point():
         raise RuntimeError(
             f"{op}: expected a floating point input for p={p}, got {input.dtype} (the "
@@ -260,7 +277,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if out is not None:
         return out
     keep = _C.bernoulli(_C.mul(_C.ones_like(input), 1.0 - p))
-    return _maybe_inplace(input, _C.mul(input, _C.mul(keep, 1.0 / (1.0 - p))), inplace)
+    scale = _C.mul(keep, 1.0 / (1.0 - p))
+    return _maybe_inplace(input, _C.mul(_source(input, inplace), scale), inplace)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
@@ -281,7 +299,8 @@ def _channel_dropout(op, input, p, training, inplace, spatial):
         return out
     shape = list(input.shape[: input.ndim - spatial]) + [1] * spatial
     keep = _C.bernoulli(oneflow.full(shape, 1.0 - p, dtype=input.dtype, device=input.device))
-    return _maybe_inplace(input, _C.mul(input, _C.mul(keep, 1.0 / (1.0 - p))), inplace)
+    scale = _C.mul(keep, 1.0 / (1.0 - p))
+    return _maybe_inplace(input, _C.mul(_source(input, inplace), scale), inplace)
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
@@ -294,7 +313,9 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
     a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
     keep = _C.bernoulli(_C.mul(_C.ones_like(input), 1.0 - p))
     b = _C.add(_C.mul(_C.sub(keep, 1.0), alpha * a), alpha * a * p)
-    return _maybe_inplace(input, _C.add(_C.mul(input, _C.mul(keep, a)), b), inplace)
+    return _maybe_inplace(
+        input, _C.add(_C.mul(_source(input, inplace), _C.mul(keep, a)), b), inplace
+    )
 
 
 def embedding(
