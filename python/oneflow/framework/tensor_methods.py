@@ -692,6 +692,7 @@ def install():
         misc_ops,
         movement_ops,
         reduce_ops,
+        torch_compat,
     )
     from oneflow.nn import functional as nnf
 
@@ -714,6 +715,7 @@ def install():
         ]
     }
     methods = {
+        **torch_compat.methods(),
         **activations,
         **linalg_ops.methods(),
         **misc_ops.methods(),
