@@ -220,10 +220,12 @@ from oneflow.framework import misc_ops as _misc_ops  # noqa: E402
 from oneflow.framework import movement_ops as _movement_ops  # noqa: E402
 from oneflow.framework import reduce_ops as _reduce_ops  # noqa: E402
 from oneflow.framework import torch_compat as _torch_compat  # noqa: E402
+from oneflow.framework import tensor_extra as _tensor_extra  # noqa: E402
 
 globals().update(_math_ops.functions())
 globals().update(_math_extra.functions())
 globals().update(_torch_compat.functions())
+globals().update(_tensor_extra.functions())
 globals().update(_reduce_ops.functions())
 globals().update(_movement_ops.functions())
 globals().update(_linalg_ops.functions())

@@ -311,6 +311,10 @@ void init_tensor(py::module_& m) {
       .def("_remove_hook", [](const Tensor& t, int64_t id) { remove_grad_hook(t, id); })
       .def_property_readonly("is_leaf", &TensorImpl::is_leaf)
       .def_property_readonly("grad_fn", [](const TensorImpl& t) { return t.autograd().grad_fn; })
+      // Which output of its grad_fn the tensor is (0 for leaves), as PyTorch's output_nr.
+      .def_property_readonly(
+          "output_nr",
+          [](const TensorImpl& t) { return t.autograd().grad_fn ? t.autograd().output_nr : 0; })
       // detach_(): the tensor itself becomes a leaf that does not require grad (its history is
       // dropped; tensors computed from it keep theirs). Views are refused, as in PyTorch: their
       // history is their base's.

@@ -692,6 +692,7 @@ def install():
         misc_ops,
         movement_ops,
         reduce_ops,
+        tensor_extra,
         torch_compat,
     )
     from oneflow.nn import functional as nnf
@@ -716,6 +717,7 @@ def install():
     }
     methods = {
         **torch_compat.methods(),
+        **tensor_extra.methods(),
         **activations,
         **linalg_ops.methods(),
         **misc_ops.methods(),
