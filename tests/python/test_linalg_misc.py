@@ -255,3 +255,49 @@ def test_linalg_diagonal_like_torch():
     t = torch.tensor(a, requires_grad=True)
     torch.linalg.diagonal(t, offset=1).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())
+
+
+def test_linalg_matmul_matrix_power_vecdot_vander_multi_dot_like_torch():
+    rng = np.random.default_rng(12)
+    r = lambda *s: rng.standard_normal(s)  # noqa: E731
+    a, b = r(3, 4, 5), r(5, 2)
+    np.testing.assert_allclose(
+        flow.linalg.matmul(flow.tensor(a), flow.tensor(b)).numpy(),
+        torch.linalg.matmul(torch.tensor(a), torch.tensor(b)).numpy(),
+        rtol=1e-12,
+    )
+    m = r(2, 4, 4)
+    for n in (-2, 0, 1, 3):
+        np.testing.assert_allclose(
+            flow.linalg.matrix_power(flow.tensor(m), n).numpy(),
+            torch.linalg.matrix_power(torch.tensor(m), n).numpy(),
+            rtol=1e-9,
+            atol=1e-9,
+        )
+    x, y = r(3, 1, 6), r(4, 6)
+    np.testing.assert_allclose(
+        flow.linalg.vecdot(flow.tensor(x), flow.tensor(y)).numpy(),
+        torch.linalg.vecdot(torch.tensor(x), torch.tensor(y)).numpy(),
+        rtol=1e-12,
+    )
+    for v, n in [(r(5), None), (r(2, 3), 4), (np.array([1, 2, 3]), None)]:
+        np.testing.assert_allclose(
+            flow.linalg.vander(flow.tensor(v), N=n).numpy(),
+            torch.linalg.vander(torch.tensor(v), N=n).numpy(),
+            rtol=1e-12,
+        )
+    chains = [[r(7), r(7, 3), r(3, 9), r(9)], [r(2, 50), r(50, 3), r(3, 40)], [r(4, 4), r(4)]]
+    for chain in chains:
+        ft = [flow.tensor(c, requires_grad=True) for c in chain]
+        tt = [torch.tensor(c, requires_grad=True) for c in chain]
+        fo, to = flow.linalg.multi_dot(ft), torch.linalg.multi_dot(tt)
+        np.testing.assert_allclose(fo.detach().numpy(), to.detach().numpy(), rtol=1e-10)
+        fo.sum().backward()
+        to.sum().backward()
+        for f, t in zip(ft, tt):
+            np.testing.assert_allclose(f.grad.numpy(), t.grad.numpy(), rtol=1e-10)
+    with pytest.raises(RuntimeError, match="multi_dot"):
+        flow.linalg.multi_dot([flow.ones(2, 3), flow.ones(2, 3)])
+    inverse, info = flow.linalg.inv_ex(flow.tensor(m))
+    np.testing.assert_allclose(inverse.numpy(), np.linalg.inv(m), rtol=1e-9, atol=1e-9)
+    assert info.dtype == flow.int32 and info.tolist() == [0, 0]
