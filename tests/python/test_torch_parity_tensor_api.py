@@ -417,3 +417,28 @@ def test_in_place_transposes_like_torch(name, args):
             getattr(lib.ones(*shape, requires_grad=True), name)(*args)  # a leaf needing grad
     for g, w in zip(got, want):
         np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
+def test_resize_like_torch():
+    # The storage read contiguously from the offset: shrinking keeps the storage (old views
+    # still see it), growing keeps the values; a strided tensor reads its storage in order.
+    got, want = [], []
+    for lib, out in ((flow, got), (torch, want)):
+        x = lib.arange(6.0)
+        y = x.view(2, 3)
+        assert x.resize_(2, 2) is x
+        out += [tuple(x.shape), x.stride(), x.tolist(), y.tolist()]
+        x[0, 0] = 7.0
+        out.append(y.tolist())  # the same storage
+        x.resize_((10,))
+        out += [tuple(x.shape), x[:6].tolist()]
+        z = lib.arange(8.0)[2::2]
+        z.resize_(3)  # the same size: unchanged
+        out += [z.stride(), z.tolist()]
+        z.resize_(4)
+        out += [z.stride(), z.tolist(), z.storage_offset()]
+        out.append(tuple(lib.ones(2, 3).resize_as_(lib.ones(4)).shape))
+        with pytest.raises(RuntimeError, match="require grad"):
+            lib.ones(2, requires_grad=True).resize_(3)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))

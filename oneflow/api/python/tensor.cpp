@@ -1,5 +1,7 @@
 // Binding of oneflow.Tensor: metadata, autograd attributes and NumPy interop. Most methods
 // (arithmetic, printing, reshaping) are attached in python/oneflow/_tensor.py on top of _C.
+#include <cstring>
+
 #include "oneflow/api/python/common.h"
 #include "oneflow/core/autograd/autograd.h"
 #include "oneflow/core/eager/engine.h"
@@ -378,6 +380,40 @@ void init_tensor(py::module_& m) {
                t.autograd().grad_fn = view->autograd().grad_fn;
                t.autograd().output_nr = view->autograd().output_nr;
              }
+           })
+      // resize_(*sizes): the storage read contiguously from the tensor's offset with the new
+      // shape, grown (its bytes kept) when too small, as PyTorch; other views of the old storage
+      // keep it. Not for tensors that require grad.
+      .def("_resize",
+           [](TensorImpl& t, const std::vector<int64_t>& sizes) {
+             if (t.requires_grad())
+               throw_error<RuntimeError>("resize_", "cannot resize variables that require grad");
+             for (int64_t s : sizes)
+               if (s < 0)
+                 throw_error<RuntimeError>("resize_",
+                                           "Trying to create tensor with negative "
+                                           "dimension ",
+                                           s, ": ", shape_str(sizes));
+             const Shape shape(sizes.begin(), sizes.end());
+             if (shape == t.shape()) return;  // the same size keeps the layout, as PyTorch
+             const size_t need =
+                 static_cast<size_t>(t.offset() + numel(shape)) * itemsize(t.dtype());
+             eager::wait_for(*t.storage());  // queued kernels read the layout when they run
+             std::shared_ptr<Storage> storage = t.storage();
+             if (need > storage->nbytes()) {
+               if (t.device().type != DeviceType::kCPU)
+                 throw_error<NotImplementedError>("resize_", "growing a ", t.device().str(),
+                                                  " tensor's storage");
+               auto grown = std::make_shared<Storage>(t.device(), need);
+               std::memcpy(grown->data(), storage->data(), storage->nbytes());
+               std::memset(static_cast<char*>(grown->data()) + storage->nbytes(), 0,
+                           need - storage->nbytes());
+               storage = std::move(grown);
+             }
+             TensorImpl resized(
+                 TensorMeta{shape, contiguous_strides(shape), t.offset(), t.dtype(), t.device()},
+                 std::move(storage), t.version_counter());
+             t.set_data(resized);
            })
       .def("retain_grad",
            [](std::shared_ptr<TensorImpl> t) {

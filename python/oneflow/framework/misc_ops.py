@@ -600,11 +600,30 @@ def put_(self, index, source, accumulate=False):
     return self.index_put_(tuple(reversed(parts)), source.reshape(-1).to(self.dtype), accumulate)
 
 
+def resize_(self, *sizes, memory_format=None):
+    """The tensor's storage read contiguously from its offset with the new shape (grown, its
+    values kept, when too small), as PyTorch's resize_."""
+    if (
+        len(sizes) == 1
+        and isinstance(sizes[0], (tuple, list))
+        or (len(sizes) == 1 and type(sizes[0]).__name__ == "Size")
+    ):
+        sizes = tuple(sizes[0])
+    self._resize([int(s) for s in sizes])
+    return self
+
+
+def resize_as_(self, other, memory_format=None):
+    return resize_(self, tuple(other.shape))
+
+
 def methods():
     from oneflow.nn import _activations_losses as nnf
 
     return dict(
         hardshrink=nnf.hardshrink,
+        resize_=resize_,
+        resize_as_=resize_as_,
         exponential_=exponential_,
         cauchy_=cauchy_,
         log_normal_=log_normal_,
