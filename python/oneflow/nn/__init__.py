@@ -9,6 +9,7 @@ from oneflow.nn.modules.container import (  # noqa: F401
     Sequential,
 )
 from oneflow.nn.modules.extra import *  # noqa: F401,F403
+from oneflow.nn.modules.extra2 import *  # noqa: F401,F403
 from oneflow.nn.modules.layers import *  # noqa: F401,F403
 from oneflow.nn.modules.loss import *  # noqa: F401,F403
 from oneflow.nn.modules.module import Module  # noqa: F401

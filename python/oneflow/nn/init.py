@@ -179,3 +179,4 @@ xavier_normal = xavier_normal_
 kaiming_uniform = kaiming_uniform_
 kaiming_normal = kaiming_normal_
 orthogonal = orthogonal_
+from oneflow.nn._extra2_init import *  # noqa: E402,F401,F403
