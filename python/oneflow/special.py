@@ -135,3 +135,11 @@ __all__ = [
     "softmax",
     "zeta",
 ]
+
+# The rest of torch.special, composed in oneflow.framework.special_extra.
+from oneflow.framework import special_extra as _special_extra  # noqa: E402
+
+for _name, _fn in _special_extra.functions().items():
+    globals()[_name] = _fn
+    __all__.append(_name)
+del _name, _fn

@@ -292,3 +292,25 @@ def test_where_matches_torch(case):
 def test_where_uint8_condition_warns():
     with pytest.warns(UserWarning, match="uint8"):
         flow.where(flow.tensor([1, 0], dtype=flow.uint8), 1.0, 0.0)
+
+
+def test_xlogy_values_gradients_and_scalars_like_torch():
+    # the x-gradient at x == 0 is log(y) (0 where y <= 0); a float64 tensor computes with a
+    # Python number itself; a number does not raise a tensor's dtype
+    xs = [0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 2.0, -1.0, 3.0]
+    ys = [0.0, -1.0, 2.0, 0.0, -1.0, math.nan, math.inf, 0.5, 1e-300]
+    got, want = [], []
+    for lib, out in ((flow, got), (torch, want)):
+        x = lib.tensor(xs, dtype=lib.float64, requires_grad=True)
+        y = lib.tensor(ys, dtype=lib.float64, requires_grad=True)
+        r = lib.xlogy(x, y)
+        r.sum().backward()
+        out += [r.detach().numpy(), x.grad.numpy()]
+        out.append(lib.tensor([2.0, 0.5], dtype=lib.float64).xlogy_(3.3).numpy())
+        out.append(str(lib.xlogy(lib.tensor([1.0, 2.0]), 3.3).dtype).split(".")[-1])
+        out.append(str(lib.xlogy(3.3, lib.tensor([1, 2])).dtype).split(".")[-1])
+    for g, w in zip(got, want):
+        if isinstance(g, str):
+            assert g == w
+        else:
+            np.testing.assert_allclose(g, w, rtol=1e-15, atol=0)

@@ -171,10 +171,17 @@ def xlogy(input, other):
         input = _scalar_like(other, input)
     if not isinstance(other, Tensor):
         other = _scalar_like(input, other)
-    zero = _C.eq(input, 0) & _C.logical_not(isnan(other))
-    # log(1) where the result is 0: log(0) there made the gradient of x NaN (0 * -inf)
-    out = _C.mul(input, _C.log(_C.where(zero, 1.0, other)))
-    return _C.where(zero, 0.0, out)
+    import oneflow
+
+    dtype = oneflow.result_type(input, other)  # a 0-d operand does not raise the other's
+    if not dtype.is_floating_point:
+        dtype = oneflow.get_default_dtype()
+    input, other = input.to(dtype), other.to(dtype)
+    # x log(y), with log(1) where x == 0 and y is 0, negative or inf (0 * -inf, 0 * NaN and
+    # 0 * inf would not give PyTorch's 0). Elsewhere at x == 0 the product is 0 as it is, and
+    # the x-gradient log(y), as PyTorch's (0 where y <= 0); a NaN y stays NaN.
+    odd = _C.logical_and(_C.eq(input, 0), _C.logical_or(_C.le(other, 0), _C.eq(other, math.inf)))
+    return _C.mul(input, _C.log(_C.where(odd, 1.0, other)))
 
 
 def _fused(*tensors):
@@ -303,8 +310,13 @@ def clamp_max(input, max):
 
 
 def _scalar_like(t, value):
+    """A Python number as a 0-d tensor for an op with t. With a floating t, a float is kept in
+    double: a 0-d operand does not raise t's dtype (PyTorch's promotion), and a float64 t then
+    computes with the number itself, not its float32 rounding."""
     import oneflow
 
+    if isinstance(value, float) and t.dtype.is_floating_point:
+        return oneflow.tensor(value, dtype=oneflow.float64, device=t.device)
     return oneflow.tensor(value, device=t.device)
 
 

@@ -692,6 +692,7 @@ def install():
         misc_ops,
         movement_ops,
         reduce_ops,
+        special_extra,
         tensor_extra,
         torch_compat,
     )
@@ -718,6 +719,7 @@ def install():
     methods = {
         **torch_compat.methods(),
         **tensor_extra.methods(),
+        **special_extra.methods(),
         **activations,
         **linalg_ops.methods(),
         **misc_ops.methods(),
