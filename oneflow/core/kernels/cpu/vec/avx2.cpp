@@ -800,11 +800,12 @@ void prod_runs(const float* p, int64_t runs, int64_t n, double* out) {
 }
 
 void prod_cols(double* acc, const float* rows, int64_t stride, int64_t nrows, int64_t n) {
-  const unsigned csr = _mm_getcsr();
-  _mm_setcsr(csr | _MM_FLUSH_ZERO_ON);
   int64_t k = 0;
   for (; k + 4 <= n; k += 4) _mm256_storeu_pd(acc + k, _mm256_set1_pd(1.0));
   for (; k < n; ++k) acc[k] = 1.0;
+  if (has_avx512()) return avx512::prod_rows(acc, rows, stride, nrows, n);  // sets FTZ itself
+  const unsigned csr = _mm_getcsr();
+  _mm_setcsr(csr | _MM_FLUSH_ZERO_ON);
   prod_rows(acc, rows, stride, nrows, n);
   _mm_setcsr(csr);
 }

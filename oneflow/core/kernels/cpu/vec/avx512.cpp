@@ -770,7 +770,8 @@ template <int S>
 bool prod_strip_pairs(double* acc, const float* rows, int64_t stride, int64_t j0, int64_t j1) {
   constexpr unsigned kFlags =
       _MM_EXCEPT_INVALID | _MM_EXCEPT_OVERFLOW | _MM_EXCEPT_UNDERFLOW | _MM_EXCEPT_DENORM;
-  _mm_setcsr(_mm_getcsr() & ~kFlags);
+  // Writing MXCSR costs tens of cycles; the flags are cleared only when a step set them.
+  if (const unsigned csr = _mm_getcsr(); csr & kFlags) _mm_setcsr(csr & ~kFlags);
   __m512 h[S], l[S], e[S];
   for (int q = 0; q < S; ++q) {
     h[q] = _mm512_set1_ps(1.0f);
@@ -812,14 +813,25 @@ bool prod_strip_pairs(double* acc, const float* rows, int64_t stride, int64_t j0
 }  // namespace
 
 void prod_rows(double* acc, const float* rows, int64_t stride, int64_t nrows, int64_t n) {
-  // As the AVX2 kernel: strips of 64 columns over chunks of rows of about 16 KiB.
+  // As the AVX2 kernel: strips of 64 columns over chunks of rows of about 16 KiB. The double
+  // kernels run with flush-to-zero (denormal doubles, far below float's range, cost ~100 cycles
+  // an operation); MXCSR is written only when one of them runs.
+  const unsigned csr = _mm_getcsr();
+  bool ftz = false;
+  auto flush_to_zero = [&] {
+    if (!ftz) _mm_setcsr(_mm_getcsr() | _MM_FLUSH_ZERO_ON);
+    ftz = true;
+  };
   const int64_t chunk = std::max<int64_t>(2, (4096 / std::max<int64_t>(n, 1)) & ~int64_t(1));
   for (int64_t j0 = 0; j0 < nrows; j0 += chunk) {
     const int64_t j1 = std::min(nrows, j0 + chunk);
     int64_t k = 0;
     for (; k + 64 <= n; k += 64)
-      if (!prod_strip_pairs<4>(acc + k, rows + k, stride, j0, j1))
+      if (!prod_strip_pairs<4>(acc + k, rows + k, stride, j0, j1)) {
+        flush_to_zero();
         prod_strip<8>(acc + k, rows + k, stride, j0, j1);
+      }
+    if (k < n) flush_to_zero();
     for (; k + 8 <= n; k += 8) prod_strip<1>(acc + k, rows + k, stride, j0, j1);
     for (; k < n; ++k) {
       double a = acc[k];
@@ -827,6 +839,7 @@ void prod_rows(double* acc, const float* rows, int64_t stride, int64_t nrows, in
       acc[k] = a;
     }
   }
+  if (ftz) _mm_setcsr((_mm_getcsr() & ~_MM_FLUSH_ZERO_ON) | (csr & _MM_FLUSH_ZERO_ON));
 }
 
 void gelu(const float* x, float* y, int64_t n, bool tanh_form) {
