@@ -307,6 +307,11 @@ def test_multilabel_margin_loss_edge_shapes(case):
             lib.nn.functional.multilabel_margin_loss(x, lib.tensor(target), reduction=reduction)
             for lib, x in zip(LIBS, leaves)
         ]
+        if shape == (0, 4) and reduction == "mean":
+            # PyTorch's mean over an empty batch reads memory it never wrote (seen: 0 and
+            # -1.8e-06); here it is 0
+            assert outs[1].item() == 0.0
+            continue
         _check_values_and_grads(outs, leaves, rtol=1e-12, atol=1e-14)
 
 

@@ -167,6 +167,9 @@ def nextafter(input, other):
     a, b = _flow().broadcast_tensors(input.detach().to(dtype), other.detach().to(dtype))
     a, b = a.contiguous(), b.contiguous()
     bits = _bits(a)
+    # zeros (whose -0.0 is the most negative integer) and NaNs take no step: keep the integer
+    # arithmetic below inside its range
+    bits = _C.where(_C.logical_or(_C.eq(a, 0), _C.ne(a, a)), _C.ones_like(bits), bits)
     away = _C.eq(_C.gt(b, a), _C.gt(a, 0))  # towards larger magnitude
     stepped = _C.where(away, _C.add(bits, 1), _C.sub(bits, 1))
     tiny = _C.where(_C.gt(b, 0), _C.ones_like(bits), _C.neg(_C.ones_like(bits)))
