@@ -141,3 +141,31 @@ def check(
             assert fl.grad is not None, f"input {i} got no gradient"
             assert_close(_to_numpy(fl.grad), _to_numpy(tl.grad), dtype, f"grad of input {i}")
     return f_out
+
+
+# Small helpers the module-level differential tests share.
+LIBS = (torch, flow)
+
+
+def leaf_pair(a, requires_grad=True):
+    """The same data as a (torch, oneflow) pair of leaves."""
+    return (
+        torch.tensor(a, requires_grad=requires_grad),
+        flow.tensor(a, requires_grad=requires_grad),
+    )
+
+
+def error_name(fn):
+    """The name of the exception fn() raises, or None."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001
+        return type(e).__name__
+    return None
+
+
+def same_error(make):
+    """make(lib) raises the same exception type under torch and oneflow (and does raise)."""
+    names = [error_name(lambda lib=lib: make(lib)) for lib in LIBS]
+    assert names[0] is not None, "torch accepted the case"
+    assert names[1] == names[0]

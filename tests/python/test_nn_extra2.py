@@ -10,35 +10,13 @@ import pytest
 import torch
 
 import oneflow as flow
-
-LIBS = (torch, flow)
+from differential import LIBS
+from differential import leaf_pair as _pair
+from differential import same_error as _same_error
 
 
 def _np(t):
     return t.detach().numpy()
-
-
-def _pair(a, requires_grad=True):
-    """The same float64 data as a (torch, oneflow) pair of leaves."""
-    return (
-        torch.tensor(a, requires_grad=requires_grad),
-        flow.tensor(a, requires_grad=requires_grad),
-    )
-
-
-def _error_name(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001
-        return type(e).__name__
-    return None
-
-
-def _same_error(make):
-    """make(lib) raises the same exception type under torch and oneflow (and does raise)."""
-    names = [_error_name(lambda lib=lib: make(lib)) for lib in LIBS]
-    assert names[0] is not None, "torch accepted the case"
-    assert names[1] == names[0]
 
 
 def _check(outs, leaves, rtol, atol, seed=1):

@@ -11,6 +11,7 @@ import pytest
 import torch
 
 import oneflow as flow
+from differential import error_name as _error_name
 
 F64 = 1e-10  # float64 tolerance (atol and rtol) for composites of a few ops
 F32 = 1e-5  # float32 tolerance for the same
@@ -39,14 +40,6 @@ def _pair(shape, dtype="float64", low=-2.0, high=2.0, seed=0, grad=False):
     f = flow.tensor(a, requires_grad=grad)
     t = torch.tensor(a, requires_grad=grad)
     return f, t
-
-
-def _error_name(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001
-        return type(e).__name__
-    return None
 
 
 def _same_error(f, t):
