@@ -15,6 +15,10 @@ find_library(OPENBLAS_LIBRARY NAMES openblas
              REQUIRED)
 message(STATUS "OpenBLAS: ${OPENBLAS_LIBRARY} (cblas.h in ${CBLAS_INCLUDE_DIR})")
 
+# Gloo: collectives between processes over TCP for CPU tensors (oneflow.comm, core/comm/).
+find_path(GLOO_INCLUDE_DIR gloo/allreduce.h REQUIRED)
+find_library(GLOO_LIBRARY NAMES gloo REQUIRED)
+
 if(ONEFLOW_BUILD_PYTHON)
   find_package(Python 3.8 REQUIRED COMPONENTS Interpreter Development.Module)
   if(NOT pybind11_DIR)

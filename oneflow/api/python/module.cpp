@@ -54,6 +54,7 @@ PYBIND11_MODULE(_oneflow_internal, m) {
   init_dlpack(m);
   init_eager(m);
   init_fast_methods(m);
+  init_comm(m);
   // The CPU kernels' thread count (OpenMP, shared with oneDNN).
   c.def(
       "set_num_threads",

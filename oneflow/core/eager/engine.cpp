@@ -76,6 +76,12 @@ void without_gil(F& f) {
 
 struct Instruction {
   const Primitive* prim = nullptr;
+  // Instead of prim: a host task (a collective on the communication stream) and its name.
+  std::function<void()> task;
+  const char* task_name = nullptr;
+  // An instruction of the other stream (communication for the CPU stream, CPU for the
+  // communication stream) that must have run before this one starts: an event (0: none).
+  uint64_t wait_other = 0;
   TensorList inputs;
   TensorList outputs;
   Attrs attrs;
@@ -85,6 +91,10 @@ struct Instruction {
 };
 
 void register_process_hooks();
+class Stream;
+// Cross-stream events between the CPU and communication streams (defined below the streams).
+uint64_t comm_dependency(const TensorList& a, const TensorList& b);
+void wait_other_stream(const Stream& self, uint64_t seq);
 
 // A stream: a ring of instructions, one thread running them in order. The CPU stream runs CPU
 // kernels; a CUDA device's stream runs the host side of its CUDA kernels (argument checks,
@@ -110,12 +120,17 @@ class Stream {
   // Waiters spin while at most this much work (bytes read and written) is ahead of them.
   static constexpr uint64_t kSpinWork = uint64_t{256} << 10;
 
-  explicit Stream(DeviceType type)
+  // comm: the communication stream, whose tasks (collectives) keep their tensors without
+  // counting them as queued uses (a tensor a collective holds is never a dead storage for
+  // stream-ordered reuse) and leave the storages' records to the CPU stream.
+  explicit Stream(DeviceType type, bool comm = false)
       : type_(type),
+        comm_(comm),
         max_bytes_(type == DeviceType::kCPU ? kCpuQueuedBytes : kCudaQueuedBytes),
         ring_(kCapacity) {}
 
-  bool is_cpu() const { return type_ == DeviceType::kCPU; }
+  bool is_cpu() const { return type_ == DeviceType::kCPU && !comm_; }
+  bool is_comm() const { return comm_; }
 
   uint64_t enqueue(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
                    const Attrs& attrs, bool fresh_outputs = false) {
@@ -123,6 +138,8 @@ class Stream {
     for (const Tensor& t : outputs) bytes += t->storage()->nbytes();
     // A CUDA instruction's host work is a launch: none.
     const uint64_t work = is_cpu() ? prim.cpu_work(inputs, outputs) : 0;
+    // A CPU op on memory a queued collective uses runs after it (an event).
+    const uint64_t wait_other = is_cpu() ? comm_dependency(inputs, outputs) : 0;
     // Before taking the lock: locating may allocate Python frames, and a garbage collection
     // run there may call back into oneflow.
     Location location = t_location;
@@ -161,6 +178,7 @@ class Stream {
     const uint64_t seq = ++issued_;
     Instruction& ins = ring_[(seq - 1) % kCapacity];
     ins.prim = &prim;
+    ins.wait_other = wait_other;
     // Assignment reuses the slot's vectors and map nodes: no allocation in the steady state.
     ins.inputs.assign(inputs.begin(), inputs.end());
     ins.outputs.assign(outputs.begin(), outputs.end());
@@ -183,6 +201,42 @@ class Stream {
       t->storage()->last_write().store(seq, kRelease);
       t->add_queued_uses(1);
     }
+    published_.store(seq, kRelease);
+    if (worker_sleeping_) work_cv_.notify_one();
+    lk.unlock();
+    release_reclaimed();
+    return seq;
+  }
+
+  // Queues a host task that uses `held` (kept alive until it has run) after instruction
+  // `wait_other` of the other stream. Returns its sequence number.
+  uint64_t enqueue_task(const char* name, std::function<void()> fn, const TensorList& held,
+                        uint64_t wait_other) {
+    Location location = t_location;
+    if (location.code == nullptr && g_hooks.locate != nullptr) location = g_hooks.locate();
+    std::unique_lock<std::mutex> lk(mu_);
+    if (!started_) start();
+    reclaim_locked();
+    while (!has_space(0)) {
+      const uint64_t target = space_target(0);
+      lk.unlock();
+      release_reclaimed();
+      wait_until(target);
+      lk.lock();
+      reclaim_locked();
+    }
+    const uint64_t seq = ++issued_;
+    Instruction& ins = ring_[(seq - 1) % kCapacity];
+    ins.prim = nullptr;
+    ins.task = std::move(fn);
+    ins.task_name = name;
+    ins.wait_other = wait_other;
+    ins.inputs.assign(held.begin(), held.end());
+    ins.outputs.clear();
+    ins.attrs = Attrs{};
+    ins.location = location;
+    ins.bytes = 0;
+    ins.work = 0;
     published_.store(seq, kRelease);
     if (worker_sleeping_) work_cv_.notify_one();
     lk.unlock();
@@ -254,6 +308,7 @@ class Stream {
       return false;
     }
     if (prim.cpu_work(inputs, outputs) > kInlineWork || failed_.load(kRelaxed)) return false;
+    if (comm_dependency(inputs, outputs) != 0) return false;  // queued behind a collective
     const uint64_t done = completed_.load(kAcquire);
     if (published_.load(kAcquire) != done) return false;
     // The finished instructions' slots still hold their tensors: drop them, as a queuing thread
@@ -351,6 +406,7 @@ class Stream {
   }
 
   uint64_t reused() const { return reused_.load(kRelaxed); }
+  uint64_t completed() const { return completed_.load(kAcquire); }
 
   uint64_t pending() {
     std::lock_guard<std::mutex> lk(mu_);
@@ -407,16 +463,14 @@ class Stream {
     const uint64_t done = completed_.load(kAcquire);
     for (; reclaimed_ < done; ++reclaimed_) {
       Instruction& ins = ring_[reclaimed_ % kCapacity];
-      for (Tensor& t : ins.inputs) {
-        t->add_queued_uses(-1);
-        t_graveyard.push_back(std::move(t));
-      }
-      for (Tensor& t : ins.outputs) {
-        t->add_queued_uses(-1);
-        t_graveyard.push_back(std::move(t));
-      }
+      for (TensorList* list : {&ins.inputs, &ins.outputs})
+        for (Tensor& t : *list) {
+          if (!comm_) t->add_queued_uses(-1);
+          t_graveyard.push_back(std::move(t));
+        }
       ins.inputs.clear();
       ins.outputs.clear();
+      ins.task = nullptr;
       queued_bytes_ -= ins.bytes;
     }
     reclaimed_seen_.store(reclaimed_, kRelaxed);
@@ -506,9 +560,12 @@ class Stream {
       // Ctrl-C: drop what was queued when the signal came, wherever the Python thread was.
       const uint64_t interrupted = interrupt_through_.load(std::memory_order_relaxed);
       if (interrupted > skip_through_.load()) skip_through_.store(interrupted);
+      if (ins.wait_other != 0) wait_other_stream(*this, ins.wait_other);
       if (seq > skip_through_.load() && !failed_.load()) {
         try {
-          if (is_cpu())
+          if (ins.task)
+            ins.task();
+          else if (is_cpu())
             ins.prim->compute_cpu(ins.inputs, ins.outputs, ins.attrs);
           else
             ins.prim->compute_cuda(ins.inputs, ins.outputs, ins.attrs);
@@ -531,7 +588,7 @@ class Stream {
     std::lock_guard<std::mutex> lk(err_mu_);
     if (error_) return;
     error_ = e;
-    error_op_ = ins.prim->name();
+    error_op_ = ins.prim != nullptr ? ins.prim->name() : ins.task_name;
     error_location_ = ins.location;
     error_seq_ = seq;
     failed_.store(true);
@@ -623,7 +680,7 @@ class Stream {
     notify_from_.store(kNobody);
     // Nothing runs the instructions left in the ring: drop them.
     skip_through_.store(issued_);
-    for (uint64_t seq = reclaimed_; seq < issued_; ++seq) {
+    for (uint64_t seq = reclaimed_; seq < issued_ && !comm_; ++seq) {
       Instruction& ins = ring_[seq % kCapacity];
       for (Tensor& t : ins.inputs) t->add_queued_uses(-1);
       for (Tensor& t : ins.outputs) t->add_queued_uses(-1);
@@ -631,6 +688,7 @@ class Stream {
     for (Instruction& ins : ring_) {
       ins.inputs.clear();
       ins.outputs.clear();
+      ins.task = nullptr;
     }
     completed_.store(issued_);
     completed_work_.store(issued_work_.load());
@@ -642,6 +700,7 @@ class Stream {
 
  private:
   const DeviceType type_;
+  const bool comm_;
   const size_t max_bytes_;
   std::mutex mu_;
   std::condition_variable work_cv_;  // the stream thread waits for instructions
@@ -707,6 +766,87 @@ Stream* cuda_stream(int index, bool create) {
   return s;
 }
 
+// The communication stream (collectives on CPU memory), created with the communicator's first
+// collective.
+std::atomic<Stream*> g_comm_stream{nullptr};
+
+Stream& comm_stream() {
+  Stream* s = g_comm_stream.load(kAcquire);
+  if (s != nullptr) return *s;
+  std::lock_guard<std::mutex> lk(g_streams_mu);
+  s = g_comm_stream.load(kAcquire);
+  if (s == nullptr) {
+    s = new Stream(DeviceType::kCPU, /*comm=*/true);
+    g_comm_stream.store(s, kRelease);
+  }
+  return *s;
+}
+
+// Note [Events between the CPU and communication streams]: a collective queued on the
+// communication stream waits (its instruction's wait_other) for the CPU instructions queued
+// before it on its tensors: the latest of their storages' last_use records. The other way, the
+// storages it uses are listed here with its sequence number until it has run; a CPU op queued on
+// one of them waits for it (the CPU instruction's wait_other), a small op on one of them is
+// queued rather than run at the call, and host access to their bytes (Storage::data(), which
+// the collective's marker instruction on the CPU stream routes to wait_for) waits for it. Only
+// CPU ops that touch a collective's memory wait; the others run beside it. Both kinds of wait
+// point to an instruction queued earlier, so they never form a cycle.
+struct CommUse {
+  const Storage* storage;
+  uint64_t seq;
+};
+std::mutex g_comm_uses_mu;
+std::vector<CommUse> g_comm_uses;         // under g_comm_uses_mu
+std::atomic<size_t> g_comm_uses_size{0};  // read without the lock: 0 on the common path
+
+// Under g_comm_uses_mu: drops the entries of collectives that have run.
+void prune_comm_uses_locked() {
+  Stream* s = g_comm_stream.load(kAcquire);
+  const uint64_t done = s != nullptr ? s->completed() : 0;
+  g_comm_uses.erase(std::remove_if(g_comm_uses.begin(), g_comm_uses.end(),
+                                   [&](const CommUse& u) { return u.seq <= done; }),
+                    g_comm_uses.end());
+  g_comm_uses_size.store(g_comm_uses.size(), kRelease);
+}
+
+// The latest queued collective that uses one of the storages of `a` or `b`; 0 for none.
+uint64_t comm_dependency(const TensorList& a, const TensorList& b) {
+  if (g_comm_uses_size.load(kAcquire) == 0) return 0;
+  std::lock_guard<std::mutex> lk(g_comm_uses_mu);
+  prune_comm_uses_locked();
+  uint64_t seq = 0;
+  for (const TensorList* list : {&a, &b})
+    for (const Tensor& t : *list)
+      for (const CommUse& u : g_comm_uses)
+        if (u.storage == t->storage().get()) seq = std::max(seq, u.seq);
+  return seq;
+}
+
+uint64_t comm_dependency(const Storage& storage) {
+  if (g_comm_uses_size.load(kAcquire) == 0) return 0;
+  std::lock_guard<std::mutex> lk(g_comm_uses_mu);
+  prune_comm_uses_locked();
+  uint64_t seq = 0;
+  for (const CommUse& u : g_comm_uses)
+    if (u.storage == &storage) seq = std::max(seq, u.seq);
+  return seq;
+}
+
+// A stream thread waits for an event of the other stream (no Python hooks: it holds no GIL).
+void wait_other_stream(const Stream& self, uint64_t seq);
+
+// The no-op instruction a collective leaves on the CPU stream: its tensors' records then point
+// to the CPU stream, so host access to them goes through eager::wait_for, which also waits for
+// the collective (Note [Events between the CPU and communication streams]).
+class CommMarker final : public Primitive {
+ public:
+  const char* name() const override { return "comm_event"; }
+  std::vector<TensorMeta> infer(const TensorList&, const Attrs&) const override { return {}; }
+  void compute_cpu(const TensorList&, const TensorList&, const Attrs&) const override {}
+  void compute_cuda(const TensorList&, const TensorList&, const Attrs&) const override {}
+  uint64_t cpu_work(const TensorList&, const TensorList&) const override { return 0; }
+};
+
 // The stream whose instructions a storage's records (last_use, last_write) count.
 Stream* stream_of(const Storage& storage) {
   return storage.device().type == DeviceType::kCPU ? &cpu_stream()
@@ -716,8 +856,16 @@ Stream* stream_of(const Storage& storage) {
 template <typename F>
 void for_each_stream(F&& f) {
   f(cpu_stream());
+  if (Stream* s = g_comm_stream.load(kAcquire)) f(*s);
   for (std::atomic<Stream*>& p : g_cuda_streams)
     if (Stream* s = p.load(kAcquire)) f(*s);
+}
+
+void wait_other_stream(const Stream& self, uint64_t seq) {
+  if (self.is_comm())
+    cpu_stream().wait_until(seq, false);
+  else if (Stream* s = g_comm_stream.load(kAcquire))
+    s->wait_until(seq, false);
 }
 
 // Exit and fork, registered once when the first stream thread starts.
@@ -810,6 +958,29 @@ void run_on_stream(const std::function<void()>& fn) {
   const HostTask task(fn);
   cpu_stream().run_and_wait(task, {}, {}, Attrs{});
 }
+uint64_t enqueue_comm(const char* name, std::function<void()> fn, const TensorList& tensors) {
+  // After the CPU instructions queued on these tensors so far.
+  uint64_t after = 0;
+  for (const Tensor& t : tensors) after = std::max(after, t->storage()->last_use().load());
+  Stream& comm = comm_stream();
+  const uint64_t seq = comm.enqueue_task(name, std::move(fn), tensors, after);
+  // The marker first: it must not wait for the collective itself.
+  static const CommMarker marker;
+  cpu_stream().enqueue(marker, tensors, {}, Attrs{});
+  std::lock_guard<std::mutex> lk(g_comm_uses_mu);
+  for (const Tensor& t : tensors) g_comm_uses.push_back({t->storage().get(), seq});
+  g_comm_uses_size.store(g_comm_uses.size(), kRelease);
+  return seq;
+}
+void wait_comm(uint64_t seq) {
+  if (Stream* s = g_comm_stream.load(kAcquire)) {
+    s->wait_until(seq);
+    s->reclaim();
+    s->raise_error();
+  }
+}
+bool on_comm_stream() { return t_stream != nullptr && t_stream->is_comm(); }
+
 void synchronize() {
   // Every stream first (the CUDA streams' launches, the CPU kernels), then the first error; a
   // second stream's error stays pending for the next synchronisation.
@@ -825,11 +996,19 @@ void synchronize_cuda(int index) {
     s->raise_error();
   }
 }
+// The communication stream's tasks read their tensors' bytes after their events (wait_other);
+// waiting here for the CPU stream could wait for an op queued behind the task itself.
 void wait_for(const Storage& storage) {
+  if (t_stream != nullptr && t_stream->is_comm()) return;
   if (Stream* s = stream_of(storage)) s->wait_for(storage.last_use());
+  if (t_stream == nullptr)
+    if (const uint64_t seq = comm_dependency(storage)) wait_comm(seq);
 }
 void wait_for_write(const Storage& storage) {
+  if (t_stream != nullptr && t_stream->is_comm()) return;
   if (Stream* s = stream_of(storage)) s->wait_for(storage.last_write());
+  if (t_stream == nullptr)
+    if (const uint64_t seq = comm_dependency(storage)) wait_comm(seq);
 }
 void cancel_pending() {
   for_each_stream([](Stream& s) { s.cancel(); });

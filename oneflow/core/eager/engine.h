@@ -116,6 +116,18 @@ void run_and_wait(const Primitive& prim, const TensorList& inputs, const TensorL
 // all parallel work that way (see run_and_wait). Its exception raises as it is.
 void run_on_stream(const std::function<void()>& fn);
 
+// Queues `fn` (a collective) on the communication stream, to run after the CPU instructions
+// queued so far on `tensors` (whose memory it reads and writes; they stay alive until it has
+// run). Later CPU ops on those tensors, and host access to their bytes, wait for it; other CPU
+// ops run beside it (Note [Events between the CPU and communication streams] in engine.cpp).
+// An exception from fn is raised at the next synchronisation point, naming `name`. Returns its
+// sequence number on the communication stream.
+uint64_t enqueue_comm(const char* name, std::function<void()> fn, const TensorList& tensors);
+// Waits until the collective `seq` has run, then raises a pending communication error.
+void wait_comm(uint64_t seq);
+// True on the communication stream's thread.
+bool on_comm_stream();
+
 // Waits until every queued instruction of every stream has run, then raises a pending kernel
 // error.
 void synchronize();

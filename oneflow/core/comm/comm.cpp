@@ -1,0 +1,559 @@
+#include "oneflow/core/comm/comm.h"
+
+#include <unistd.h>
+
+#include <gloo/allgather.h>
+#include <gloo/allreduce.h>
+#include <gloo/alltoall.h>
+#include <gloo/barrier.h>
+#include <gloo/broadcast.h>
+#include <gloo/common/error.h>
+#include <gloo/gather.h>
+#include <gloo/reduce.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/scatter.h>
+#include <gloo/transport/tcp/device.h>
+
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <type_traits>
+#include <vector>
+
+#include "oneflow/core/comm/tcp_store.h"
+#include "oneflow/core/common/error.h"
+#include "oneflow/core/common/half.h"
+#include "oneflow/core/eager/engine.h"
+
+namespace oneflow::comm {
+
+namespace {
+
+struct Group {
+  int rank = 0;
+  int size = 1;
+  std::chrono::milliseconds timeout{0};
+  std::unique_ptr<TcpStore> store;                 // rank 0 serves it for the group's lifetime
+  std::shared_ptr<gloo::rendezvous::Context> ctx;  // null for a group of one
+};
+
+std::mutex g_mu;
+std::shared_ptr<Group> g_group;  // under g_mu
+
+std::shared_ptr<Group> group(const char* op) {
+  std::lock_guard<std::mutex> lk(g_mu);
+  if (!g_group)
+    throw_error<RuntimeError>(op,
+                              "the process group is not initialized: call "
+                              "oneflow.distributed.init_process_group() or start the program "
+                              "with python -m oneflow.distributed.launch");
+  return g_group;
+}
+
+void check_tensor(const Tensor& t, const char* op, const char* what) {
+  if (!t) throw_error<ValueError>(op, "expected a tensor for ", what, ", got None");
+  if (t->device().type != DeviceType::kCPU)
+    throw_error<NotImplementedError>(op, "the ", what, " is on ", t->device().str(),
+                                     ": collectives on CUDA tensors need the NCCL backend, which "
+                                     "is not built yet; use CPU tensors (the Gloo backend)");
+  if (!t->is_contiguous()) throw_error<ValueError>(op, "expected the ", what, " to be contiguous");
+}
+
+void check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
+  if (a->dtype() != b->dtype())
+    throw_error<ValueError>(op, "expected input and output of the same dtype, got ",
+                            dtype_name(b->dtype()), " and ", dtype_name(a->dtype()));
+}
+
+void check_rank(int r, const Group& g, const char* op, const char* what) {
+  if (r < 0 || r >= g.size)
+    throw_error<ValueError>(op, "expected ", what, " in [0, ", g.size - 1, "], got ", r);
+}
+
+void check_numel(int64_t got, int64_t want, const char* op, const char* what) {
+  if (got != want)
+    throw_error<ValueError>(op, "expected the ", what, " to have ", want, " elements, got ", got);
+}
+
+size_t nbytes(const TensorImpl& t) { return static_cast<size_t>(t.numel()) * itemsize(t.dtype()); }
+
+// Runs a Gloo call, turning its errors (a peer that closed its connection, a timeout) into a
+// RuntimeError that names the collective and this rank.
+template <typename F>
+void run_gloo(const char* op, const Group& g, F&& f) {
+  try {
+    f();
+  } catch (const gloo::Exception& e) {
+    throw_error<RuntimeError>(op, "communication failed on rank ", g.rank, " of ", g.size, ": ",
+                              e.what(),
+                              " (a peer process may have exited, or the collective timed out)");
+  }
+}
+
+// Queues `fn` on the communication stream (see comm.h); runs it here in synchronous mode.
+// Memory code outside oneflow may touch (NumPy, DLPack) is done before the call returns.
+void submit(const char* op, const TensorList& tensors, std::function<void()> fn) {
+  if (!eager::async_enabled()) {
+    for (const Tensor& t : tensors) t->storage()->data();  // queued users first
+    fn();
+    return;
+  }
+  bool shared = false;
+  for (const Tensor& t : tensors) shared = shared || t->storage()->shared_outside();
+  const uint64_t seq = eager::enqueue_comm(op, std::move(fn), tensors);
+  if (shared) eager::wait_comm(seq);
+}
+
+// Integer sums and products wrap, as the CPU kernels' do (through unsigned arithmetic: signed
+// overflow is undefined).
+template <typename T>
+T wrap_add(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+  } else {
+    return a + b;
+  }
+}
+template <typename T>
+T wrap_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
+  } else {
+    return a * b;
+  }
+}
+
+// The arithmetic type of an element type: 16-bit floats reduce in float, rounded per step.
+template <typename T>
+struct Acc {
+  using type = T;
+};
+template <>
+struct Acc<float16> {
+  using type = float;
+};
+template <>
+struct Acc<bfloat16> {
+  using type = float;
+};
+
+template <typename T, typename F>
+void combine(void* c, const void* a, const void* b, size_t n, F f) {
+  using A = typename Acc<T>::type;
+  T* out = static_cast<T*>(c);
+  const T* x = static_cast<const T*>(a);
+  const T* y = static_cast<const T*>(b);
+  for (size_t i = 0; i < n; ++i) out[i] = T(f(A(x[i]), A(y[i])));
+}
+
+// Gloo's reduction callback: out = a op b over n elements.
+template <typename T>
+std::function<void(void*, const void*, const void*, size_t)> reduce_fn(ReduceOp op) {
+  using A = typename Acc<T>::type;
+  if constexpr (std::is_same_v<T, bool>) {
+    // Sum and max of booleans are "any", product and min "all".
+    if (op == ReduceOp::kSum || op == ReduceOp::kMax)
+      return [](void* c, const void* a, const void* b, size_t n) {
+        combine<T>(c, a, b, n, [](bool x, bool y) { return x || y; });
+      };
+    return [](void* c, const void* a, const void* b, size_t n) {
+      combine<T>(c, a, b, n, [](bool x, bool y) { return x && y; });
+    };
+  } else {
+    switch (op) {
+      case ReduceOp::kSum:
+        return [](void* c, const void* a, const void* b, size_t n) {
+          combine<T>(c, a, b, n, [](A x, A y) { return wrap_add(x, y); });
+        };
+      case ReduceOp::kProduct:
+        return [](void* c, const void* a, const void* b, size_t n) {
+          combine<T>(c, a, b, n, [](A x, A y) { return wrap_mul(x, y); });
+        };
+      case ReduceOp::kMax:  // NaN wins, as in the max reductions
+        return [](void* c, const void* a, const void* b, size_t n) {
+          combine<T>(c, a, b, n, [](A x, A y) { return (x != x || x > y) ? x : y; });
+        };
+      case ReduceOp::kMin:
+        return [](void* c, const void* a, const void* b, size_t n) {
+          combine<T>(c, a, b, n, [](A x, A y) { return (x != x || x < y) ? x : y; });
+        };
+    }
+  }
+  return {};
+}
+
+// Calls f(T{}) with the element type of dt.
+template <typename F>
+void by_dtype(DType dt, F&& f) {
+  switch (dt) {
+    case DType::kBool:
+      return f(bool{});
+    case DType::kUInt8:
+      return f(uint8_t{});
+    case DType::kInt8:
+      return f(int8_t{});
+    case DType::kInt16:
+      return f(int16_t{});
+    case DType::kInt32:
+      return f(int32_t{});
+    case DType::kInt64:
+      return f(int64_t{});
+    case DType::kFloat16:
+      return f(float16{});
+    case DType::kBFloat16:
+      return f(bfloat16{});
+    case DType::kFloat32:
+      return f(float{});
+    case DType::kFloat64:
+      return f(double{});
+  }
+}
+
+// A group of one: the reduction of one tensor is itself.
+void local_copy(void* dst, const void* src, size_t n) {
+  if (n != 0 && dst != src) std::memmove(dst, src, n);
+}
+
+// gloo::Slot for point-to-point messages: a prefix apart from the collectives'.
+constexpr uint8_t kSendRecvSlotPrefix = 0x7f;
+
+}  // namespace
+
+ReduceOp parse_reduce_op(const std::string& name, const char* op) {
+  if (name == "sum") return ReduceOp::kSum;
+  if (name == "product" || name == "prod") return ReduceOp::kProduct;
+  if (name == "max") return ReduceOp::kMax;
+  if (name == "min") return ReduceOp::kMin;
+  throw_error<ValueError>(op, "expected a reduction of 'sum', 'product', 'max' or 'min', got '",
+                          name, "'");
+}
+
+void init(int rank, int world_size, const std::string& master_addr, int master_port,
+          double timeout_seconds) {
+  const char* op = "init_process_group";
+  std::lock_guard<std::mutex> lk(g_mu);
+  if (g_group) throw_error<RuntimeError>(op, "the process group is already initialized");
+  if (world_size < 1) throw_error<ValueError>(op, "expected world_size >= 1, got ", world_size);
+  if (rank < 0 || rank >= world_size)
+    throw_error<ValueError>(op, "expected rank in [0, ", world_size - 1, "], got ", rank);
+  if (!(timeout_seconds > 0))
+    throw_error<ValueError>(op, "expected a positive timeout, got ", timeout_seconds);
+  auto g = std::make_shared<Group>();
+  g->rank = rank;
+  g->size = world_size;
+  g->timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_seconds * 1000));
+  if (world_size > 1) {
+    g->store = std::make_unique<TcpStore>(master_addr, master_port, rank == 0, g->timeout);
+    // Gloo listens on this host's address: loopback when the whole group is on this machine.
+    gloo::transport::tcp::attr attr;
+    const bool local =
+        master_addr == "127.0.0.1" || master_addr == "localhost" || master_addr == "::1";
+    if (local) {
+      attr.hostname = "127.0.0.1";
+    } else {
+      char host[256] = {0};
+      ::gethostname(host, sizeof(host) - 1);
+      attr.hostname = host;
+    }
+    try {
+      auto device = gloo::transport::tcp::CreateDevice(attr);
+      g->ctx = std::make_shared<gloo::rendezvous::Context>(rank, world_size);
+      g->ctx->setTimeout(g->timeout);
+      g->ctx->connectFullMesh(*g->store, device);
+    } catch (const gloo::Exception& e) {
+      throw_error<RuntimeError>(op, "rank ", rank, " of ", world_size,
+                                " could not connect to its peers: ", e.what());
+    }
+  }
+  g_group = std::move(g);
+}
+
+bool initialized() {
+  std::lock_guard<std::mutex> lk(g_mu);
+  return g_group != nullptr;
+}
+int rank() { return group("get_rank")->rank; }
+int world_size() { return group("get_world_size")->size; }
+
+void destroy() {
+  std::shared_ptr<Group> g;
+  {
+    std::lock_guard<std::mutex> lk(g_mu);
+    g = std::move(g_group);
+  }
+  if (!g) return;
+  // The queued collectives hold the group; wait for them before the context goes.
+  eager::synchronize();
+}
+
+void all_reduce(const Tensor& tensor, ReduceOp op) {
+  const char* name = "all_reduce";
+  auto g = group(name);
+  check_tensor(tensor, name, "tensor");
+  if (g->size == 1 || tensor->numel() == 0) return;
+  TensorImpl* t = tensor.get();
+  submit(name, {tensor}, [g, t, op, name] {
+    by_dtype(t->dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      run_gloo(name, *g, [&] {
+        gloo::AllreduceOptions o(g->ctx);
+        o.setOutput<T>(t->data_as<T>(), static_cast<size_t>(t->numel()));
+        o.setReduceFunction(reduce_fn<T>(op));
+        o.setTimeout(g->timeout);
+        gloo::allreduce(o);
+      });
+    });
+  });
+}
+
+void broadcast(const Tensor& tensor, int src) {
+  const char* name = "broadcast";
+  auto g = group(name);
+  check_tensor(tensor, name, "tensor");
+  check_rank(src, *g, name, "src");
+  if (g->size == 1 || tensor->numel() == 0) return;
+  TensorImpl* t = tensor.get();
+  submit(name, {tensor}, [g, t, src, name] {
+    run_gloo(name, *g, [&] {
+      gloo::BroadcastOptions o(g->ctx);
+      o.setOutput<uint8_t>(static_cast<uint8_t*>(t->data()), nbytes(*t));
+      o.setRoot(src);
+      o.setTimeout(g->timeout);
+      gloo::broadcast(o);
+    });
+  });
+}
+
+void reduce(const Tensor& tensor, int dst, ReduceOp op) {
+  const char* name = "reduce";
+  auto g = group(name);
+  check_tensor(tensor, name, "tensor");
+  check_rank(dst, *g, name, "dst");
+  if (g->size == 1 || tensor->numel() == 0) return;
+  TensorImpl* t = tensor.get();
+  submit(name, {tensor}, [g, t, dst, op, name] {
+    by_dtype(t->dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const size_t n = static_cast<size_t>(t->numel());
+      // Gloo uses the output as scratch on every rank: other ranks' tensors keep their values.
+      std::unique_ptr<T[]> scratch(g->rank == dst ? nullptr : new T[n]);
+      T* data = t->data_as<T>();
+      run_gloo(name, *g, [&] {
+        gloo::ReduceOptions o(g->ctx);
+        if (g->rank == dst) {
+          o.setOutput<T>(data, n);
+        } else {
+          o.setInput<T>(data, n);
+          o.setOutput<T>(scratch.get(), n);
+        }
+        o.setRoot(dst);
+        o.setReduceFunction(reduce_fn<T>(op));
+        o.setTimeout(g->timeout);
+        gloo::reduce(o);
+      });
+    });
+  });
+}
+
+void all_gather(const Tensor& output, const Tensor& input) {
+  const char* name = "all_gather";
+  auto g = group(name);
+  check_tensor(output, name, "output");
+  check_tensor(input, name, "input");
+  check_same_dtype(output, input, name);
+  check_numel(output->numel(), input->numel() * g->size, name, "output");
+  if (input->numel() == 0) return;
+  TensorImpl* out = output.get();
+  TensorImpl* in = input.get();
+  submit(name, {output, input}, [g, out, in, name] {
+    const size_t n = nbytes(*in);
+    if (g->size == 1) return local_copy(out->data(), in->data(), n);
+    run_gloo(name, *g, [&] {
+      gloo::AllgatherOptions o(g->ctx);
+      o.setInput<uint8_t>(static_cast<uint8_t*>(in->data()), n);
+      o.setOutput<uint8_t>(static_cast<uint8_t*>(out->data()), n * g->size);
+      o.setTimeout(g->timeout);
+      gloo::allgather(o);
+    });
+  });
+}
+
+void gather(const Tensor& output, const Tensor& input, int dst) {
+  const char* name = "gather";
+  auto g = group(name);
+  check_rank(dst, *g, name, "dst");
+  check_tensor(input, name, "input");
+  const bool root = g->rank == dst;
+  if (root) {
+    check_tensor(output, name, "output");
+    check_same_dtype(output, input, name);
+    check_numel(output->numel(), input->numel() * g->size, name, "output");
+  }
+  if (input->numel() == 0) return;
+  TensorImpl* out = root ? output.get() : nullptr;
+  TensorImpl* in = input.get();
+  TensorList held{input};
+  if (root) held.push_back(output);
+  submit(name, held, [g, out, in, dst, name] {
+    const size_t n = nbytes(*in);
+    if (g->size == 1) return local_copy(out->data(), in->data(), n);
+    run_gloo(name, *g, [&] {
+      gloo::GatherOptions o(g->ctx);
+      o.setInput<uint8_t>(static_cast<uint8_t*>(in->data()), n);
+      if (out != nullptr) o.setOutput<uint8_t>(static_cast<uint8_t*>(out->data()), n * g->size);
+      o.setRoot(dst);
+      o.setTimeout(g->timeout);
+      gloo::gather(o);
+    });
+  });
+}
+
+void scatter(const Tensor& output, const Tensor& input, int src) {
+  const char* name = "scatter";
+  auto g = group(name);
+  check_rank(src, *g, name, "src");
+  check_tensor(output, name, "output");
+  const bool root = g->rank == src;
+  if (root) {
+    check_tensor(input, name, "input");
+    check_same_dtype(output, input, name);
+    check_numel(input->numel(), output->numel() * g->size, name, "input");
+  }
+  if (output->numel() == 0) return;
+  TensorImpl* out = output.get();
+  TensorImpl* in = root ? input.get() : nullptr;
+  TensorList held{output};
+  if (root) held.push_back(input);
+  submit(name, held, [g, out, in, src, name] {
+    const size_t n = nbytes(*out);
+    if (g->size == 1) return local_copy(out->data(), in->data(), n);
+    run_gloo(name, *g, [&] {
+      gloo::ScatterOptions o(g->ctx);
+      std::vector<uint8_t*> blocks;
+      if (in != nullptr) {
+        uint8_t* base = static_cast<uint8_t*>(in->data());
+        for (int r = 0; r < g->size; ++r) blocks.push_back(base + r * n);
+        o.setInputs<uint8_t>(blocks, n);
+      }
+      o.setOutput<uint8_t>(static_cast<uint8_t*>(out->data()), n);
+      o.setRoot(src);
+      o.setTimeout(g->timeout);
+      gloo::scatter(o);
+    });
+  });
+}
+
+void reduce_scatter(const Tensor& output, const Tensor& input, ReduceOp op) {
+  const char* name = "reduce_scatter";
+  auto g = group(name);
+  check_tensor(output, name, "output");
+  check_tensor(input, name, "input");
+  check_same_dtype(output, input, name);
+  check_numel(input->numel(), output->numel() * g->size, name, "input");
+  if (output->numel() == 0) return;
+  TensorImpl* out = output.get();
+  TensorImpl* in = input.get();
+  submit(name, {output, input}, [g, out, in, op, name] {
+    by_dtype(in->dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const size_t n = static_cast<size_t>(out->numel());
+      // An all-reduce of a copy of the input, then this rank's block: the input keeps its values.
+      const size_t total = n * g->size;
+      std::unique_ptr<T[]> all(new T[total]);
+      std::memcpy(static_cast<void*>(all.get()), in->data(), total * sizeof(T));
+      if (g->size > 1)
+        run_gloo(name, *g, [&] {
+          gloo::AllreduceOptions o(g->ctx);
+          o.setOutput<T>(all.get(), total);
+          o.setReduceFunction(reduce_fn<T>(op));
+          o.setTimeout(g->timeout);
+          gloo::allreduce(o);
+        });
+      std::memcpy(out->data(), all.get() + n * g->rank, n * sizeof(T));
+    });
+  });
+}
+
+void all_to_all(const Tensor& output, const Tensor& input) {
+  const char* name = "all_to_all";
+  auto g = group(name);
+  check_tensor(output, name, "output");
+  check_tensor(input, name, "input");
+  check_same_dtype(output, input, name);
+  check_numel(output->numel(), input->numel(), name, "output");
+  if (input->numel() % g->size != 0)
+    throw_error<ValueError>(name, "expected the input's ", input->numel(),
+                            " elements to split into ", g->size, " equal blocks");
+  if (input->numel() == 0) return;
+  TensorImpl* out = output.get();
+  TensorImpl* in = input.get();
+  submit(name, {output, input}, [g, out, in, name] {
+    const size_t n = nbytes(*in);
+    if (g->size == 1) return local_copy(out->data(), in->data(), n);
+    run_gloo(name, *g, [&] {
+      gloo::AlltoallOptions o(g->ctx);
+      o.setInput<uint8_t>(static_cast<uint8_t*>(in->data()), n);
+      o.setOutput<uint8_t>(static_cast<uint8_t*>(out->data()), n);
+      o.setTimeout(g->timeout);
+      gloo::alltoall(o);
+    });
+  });
+}
+
+void barrier() {
+  const char* name = "barrier";
+  auto g = group(name);
+  if (g->size == 1) return;
+  submit(name, {}, [g, name] {
+    run_gloo(name, *g, [&] {
+      gloo::BarrierOptions o(g->ctx);
+      o.setTimeout(g->timeout);
+      gloo::barrier(o);
+    });
+  });
+}
+
+void send(const Tensor& tensor, int dst, int tag) {
+  const char* name = "send";
+  auto g = group(name);
+  check_tensor(tensor, name, "tensor");
+  check_rank(dst, *g, name, "dst");
+  if (dst == g->rank) throw_error<ValueError>(name, "a rank cannot send to itself (dst ", dst, ")");
+  if (tag < 0) throw_error<ValueError>(name, "expected a tag >= 0, got ", tag);
+  if (tensor->numel() == 0) return;
+  TensorImpl* t = tensor.get();
+  submit(name, {tensor}, [g, t, dst, tag, name] {
+    run_gloo(name, *g, [&] {
+      auto buf = g->ctx->createUnboundBuffer(t->data(), nbytes(*t));
+      buf->send(dst, gloo::Slot::build(kSendRecvSlotPrefix, static_cast<uint32_t>(tag)));
+      if (!buf->waitSend(g->timeout))
+        throw gloo::IoException("timed out sending to rank " + std::to_string(dst));
+    });
+  });
+}
+
+void recv(const Tensor& tensor, int src, int tag) {
+  const char* name = "recv";
+  auto g = group(name);
+  check_tensor(tensor, name, "tensor");
+  check_rank(src, *g, name, "src");
+  if (src == g->rank)
+    throw_error<ValueError>(name, "a rank cannot receive from itself (src ", src, ")");
+  if (tag < 0) throw_error<ValueError>(name, "expected a tag >= 0, got ", tag);
+  if (tensor->numel() == 0) return;
+  TensorImpl* t = tensor.get();
+  submit(name, {tensor}, [g, t, src, tag, name] {
+    run_gloo(name, *g, [&] {
+      auto buf = g->ctx->createUnboundBuffer(t->data(), nbytes(*t));
+      buf->recv(src, gloo::Slot::build(kSendRecvSlotPrefix, static_cast<uint32_t>(tag)));
+      if (!buf->waitRecv(g->timeout))
+        throw gloo::IoException("timed out receiving from rank " + std::to_string(src));
+    });
+  });
+}
+
+}  // namespace oneflow::comm

@@ -1,0 +1,49 @@
+// The rendezvous key-value store of a process group (DESIGN.md section 8): rank 0 serves it at
+// MASTER_ADDR:MASTER_PORT, every rank (rank 0 included) is a client. Gloo's full-mesh connection
+// exchanges the ranks' addresses through it.
+//
+// Every call has a deadline: a rank that never comes fails the others with an error that names
+// the key (for the mesh's keys, the missing rank) instead of a hang.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gloo/rendezvous/store.h>
+
+namespace oneflow::comm {
+
+class TcpStoreServer;
+
+class TcpStore final : public gloo::rendezvous::Store {
+ public:
+  // is_server: this process also serves the store (rank 0). Connecting retries until `timeout`
+  // (the server may start later than its clients).
+  TcpStore(const std::string& host, int port, bool is_server, std::chrono::milliseconds timeout);
+  ~TcpStore() override;
+  TcpStore(const TcpStore&) = delete;
+  TcpStore& operator=(const TcpStore&) = delete;
+
+  void set(const std::string& key, const std::vector<char>& data) override;
+  // Waits until the key is set (within the timeout).
+  std::vector<char> get(const std::string& key) override;
+  void wait(const std::vector<std::string>& keys) override;
+  void wait(const std::vector<std::string>& keys,
+            const std::chrono::milliseconds& timeout) override;
+  // Adds delta to the integer stored at key (0 when unset) and returns the sum.
+  int64_t add(const std::string& key, int64_t delta);
+
+ private:
+  std::vector<char> request(char cmd, const std::string& key, const std::vector<char>& value,
+                            std::chrono::milliseconds timeout);
+
+  std::shared_ptr<TcpStoreServer> server_;
+  std::string host_;
+  int port_;
+  int fd_ = -1;
+  std::chrono::milliseconds timeout_;
+};
+
+}  // namespace oneflow::comm
