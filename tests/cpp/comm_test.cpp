@@ -100,6 +100,22 @@ TEST(CommStream, TaskErrorsSurfaceAtSynchronize) {
   EXPECT_EQ(to_vector(z), (std::vector<float>{2}));
 }
 
+TEST(CommStream, OpsOnAFailedTaskMemoryRaiseItsErrorWhenRead) {
+  QueueEveryOp queue;
+  Tensor y = from_vector({1}, {1});
+  eager::enqueue_comm("failing_collective", [] { throw RuntimeError("peer gone"); }, {y});
+  Tensor z = F::mul(y, Scalar::from_int(2));  // waits for the task, then takes its error
+  try {
+    to_vector(z);
+    FAIL() << "expected the task's error";
+  } catch (const RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("failing_collective"), std::string::npos) << e.what();
+  }
+  eager::synchronize();  // raised once
+  Tensor w = F::add(from_vector({1}, {1}), Scalar::from_int(1));
+  EXPECT_EQ(to_vector(w), (std::vector<float>{2}));
+}
+
 TEST(Comm, ChecksArguments) {
   EXPECT_THROW(comm::all_reduce(from_vector({1}, {1}), comm::ReduceOp::kSum), RuntimeError);
   EXPECT_THROW(comm::parse_reduce_op("avg", "all_reduce"), ValueError);

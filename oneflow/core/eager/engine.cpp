@@ -94,7 +94,7 @@ void register_process_hooks();
 class Stream;
 // Cross-stream events between the CPU and communication streams (defined below the streams).
 uint64_t comm_dependency(const TensorList& a, const TensorList& b);
-void wait_other_stream(const Stream& self, uint64_t seq);
+Stream* wait_other_stream(const Stream& self, uint64_t seq);
 
 // A stream: a ring of instructions, one thread running them in order. The CPU stream runs CPU
 // kernels; a CUDA device's stream runs the host side of its CUDA kernels (argument checks,
@@ -560,7 +560,12 @@ class Stream {
       // Ctrl-C: drop what was queued when the signal came, wherever the Python thread was.
       const uint64_t interrupted = interrupt_through_.load(std::memory_order_relaxed);
       if (interrupted > skip_through_.load()) skip_through_.store(interrupted);
-      if (ins.wait_other != 0) wait_other_stream(*this, ins.wait_other);
+      if (ins.wait_other != 0) {
+        Stream* other = wait_other_stream(*this, ins.wait_other);
+        // A CPU op on the memory of a failed collective fails with the collective's error (it
+        // moves here: raised once, by whoever reads the op's result or synchronises first).
+        if (is_cpu() && other != nullptr && other->failed_.load()) adopt_error(*other, seq);
+      }
       if (seq > skip_through_.load() && !failed_.load()) {
         try {
           if (ins.task)
@@ -582,6 +587,34 @@ class Stream {
         done_cv_.notify_all();
       }
     }
+  }
+
+  // Takes over `from`'s pending error as that of instruction `seq` of this stream; `from` drops
+  // its queued instructions, as when its error is raised.
+  void adopt_error(Stream& from, uint64_t seq) {
+    std::exception_ptr e;
+    std::string op;
+    Location loc;
+    {
+      std::lock_guard<std::mutex> lk(from.err_mu_);
+      if (!from.error_) return;
+      e = from.error_;
+      op = from.error_op_;
+      loc = from.error_location_;
+      from.error_ = nullptr;
+      {
+        std::lock_guard<std::mutex> qlk(from.mu_);
+        from.skip_through_.store(from.issued_);
+      }
+      from.failed_.store(false);
+    }
+    std::lock_guard<std::mutex> lk(err_mu_);
+    if (error_) return;
+    error_ = e;
+    error_op_ = op;
+    error_location_ = loc;
+    error_seq_ = seq;
+    failed_.store(true);
   }
 
   void record_error(std::exception_ptr e, const Instruction& ins, uint64_t seq) {
@@ -832,8 +865,9 @@ uint64_t comm_dependency(const Storage& storage) {
   return seq;
 }
 
-// A stream thread waits for an event of the other stream (no Python hooks: it holds no GIL).
-void wait_other_stream(const Stream& self, uint64_t seq);
+// A stream thread waits for an event of the other stream (no Python hooks: it holds no GIL);
+// returns that stream.
+Stream* wait_other_stream(const Stream& self, uint64_t seq);
 
 // The no-op instruction a collective leaves on the CPU stream: its tensors' records then point
 // to the CPU stream, so host access to them goes through eager::wait_for, which also waits for
@@ -861,11 +895,10 @@ void for_each_stream(F&& f) {
     if (Stream* s = p.load(kAcquire)) f(*s);
 }
 
-void wait_other_stream(const Stream& self, uint64_t seq) {
-  if (self.is_comm())
-    cpu_stream().wait_until(seq, false);
-  else if (Stream* s = g_comm_stream.load(kAcquire))
-    s->wait_until(seq, false);
+Stream* wait_other_stream(const Stream& self, uint64_t seq) {
+  Stream* other = self.is_comm() ? &cpu_stream() : g_comm_stream.load(kAcquire);
+  if (other != nullptr) other->wait_until(seq, false);
+  return other;
 }
 
 // Exit and fork, registered once when the first stream thread starts.
