@@ -15,6 +15,7 @@ FAMILY_ORDER = (
     "matmul",
     "conv",
     "training",
+    "comm",
     "startup",
 )
 

@@ -286,6 +286,22 @@ void destroy() {
     g = std::move(g_group);
   }
   if (!g) return;
+  if (g->size > 1) {
+    // Every rank has left the group's last collective before rank 0's store closes, and the
+    // store has closed before any rank leaves: a group initialised again on the same port
+    // cannot meet this one's store.
+    submit("destroy_process_group", {}, [g] {
+      run_gloo("destroy_process_group", *g, [&] {
+        gloo::BarrierOptions o(g->ctx);
+        o.setTimeout(g->timeout);
+        gloo::barrier(o);
+        if (g->rank == 0) g->store->stop_serving();
+        gloo::BarrierOptions o2(g->ctx);
+        o2.setTimeout(g->timeout);
+        gloo::barrier(o2);
+      });
+    });
+  }
   // The queued collectives hold the group; wait for them before the context goes.
   eager::synchronize();
 }

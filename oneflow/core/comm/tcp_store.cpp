@@ -119,15 +119,20 @@ class TcpStoreServer : public std::enable_shared_from_this<TcpStoreServer> {
   ~TcpStoreServer() {
     if (fd_ >= 0) ::close(fd_);
   }
+  TcpStoreServer(const TcpStoreServer&) = delete;
+  TcpStoreServer& operator=(const TcpStoreServer&) = delete;
 
   void start() {
     std::thread([self = shared_from_this()] { self->accept_loop(); }).detach();
   }
   // Stops accepting; connected clients' threads end when their clients close.
   void stop() {
-    std::lock_guard<std::mutex> lk(mu_);
+    std::unique_lock<std::mutex> lk(mu_);
     stopped_ = true;
+    if (fd_ < 0) return;
     ::shutdown(fd_, SHUT_RDWR);
+    // Until the accepting thread has closed the socket (the port is then free).
+    cv_.wait_for(lk, std::chrono::seconds(2), [&] { return fd_ < 0; });
   }
 
  private:
@@ -136,12 +141,21 @@ class TcpStoreServer : public std::enable_shared_from_this<TcpStoreServer> {
       const int c = ::accept(fd_, nullptr, nullptr);
       if (c < 0) {
         if (errno == EINTR || errno == ECONNABORTED) continue;
-        return;  // stopped
+        {
+          std::lock_guard<std::mutex> lk(mu_);  // stopped: the port is free again
+          ::close(fd_);
+          fd_ = -1;
+        }
+        cv_.notify_all();
+        return;
       }
       {
         std::lock_guard<std::mutex> lk(mu_);
         if (stopped_) {
           ::close(c);
+          ::close(fd_);
+          fd_ = -1;
+          cv_.notify_all();
           return;
         }
       }
@@ -256,6 +270,10 @@ TcpStore::TcpStore(const std::string& host, int port, bool is_server,
 
 TcpStore::~TcpStore() {
   if (fd_ >= 0) ::close(fd_);
+  if (server_) server_->stop();
+}
+
+void TcpStore::stop_serving() {
   if (server_) server_->stop();
 }
 

@@ -34,6 +34,9 @@ class TcpStore final : public gloo::rendezvous::Store {
             const std::chrono::milliseconds& timeout) override;
   // Adds delta to the integer stored at key (0 when unset) and returns the sum.
   int64_t add(const std::string& key, int64_t delta);
+  // Rank 0: stops accepting connections and frees the port (a group initialised again on the
+  // same port then meets only the new store).
+  void stop_serving();
 
  private:
   std::vector<char> request(char cmd, const std::string& key, const std::vector<char>& value,

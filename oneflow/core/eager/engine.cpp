@@ -1031,17 +1031,24 @@ void synchronize_cuda(int index) {
 }
 // The communication stream's tasks read their tensors' bytes after their events (wait_other);
 // waiting here for the CPU stream could wait for an op queued behind the task itself.
+namespace {
+// A host read also raises a pending communication error (a collective that failed at once
+// has left the table of uses), as it raises the CPU stream's.
+void wait_for_comm(const Storage& storage) {
+  if (t_stream != nullptr) return;
+  if (const uint64_t seq = comm_dependency(storage)) wait_comm(seq);
+  if (Stream* c = g_comm_stream.load(kAcquire)) c->raise_error();
+}
+}  // namespace
 void wait_for(const Storage& storage) {
   if (t_stream != nullptr && t_stream->is_comm()) return;
   if (Stream* s = stream_of(storage)) s->wait_for(storage.last_use());
-  if (t_stream == nullptr)
-    if (const uint64_t seq = comm_dependency(storage)) wait_comm(seq);
+  wait_for_comm(storage);
 }
 void wait_for_write(const Storage& storage) {
   if (t_stream != nullptr && t_stream->is_comm()) return;
   if (Stream* s = stream_of(storage)) s->wait_for(storage.last_write());
-  if (t_stream == nullptr)
-    if (const uint64_t seq = comm_dependency(storage)) wait_comm(seq);
+  wait_for_comm(storage);
 }
 void cancel_pending() {
   for_each_stream([](Stream& s) { s.cancel(); });

@@ -28,11 +28,27 @@ def _grads_like(outputs, grads):
     ]
 
 
+# Functions queued by gradient hooks during a backward pass (_queue_callback), run when it ends.
+_callbacks = []
+
+
+def _queue_callback(fn):
+    """Runs fn() once the current backward pass has finished (every gradient accumulated):
+    DistributedDataParallel finishes its gradient reductions there."""
+    _callbacks.append(fn)
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
     if retain_graph is None:
         retain_graph = create_graph
     tensors = _as_list(tensors)
-    _engine.backward(tensors, _grads_like(tensors, grad_tensors), retain_graph, create_graph)
+    try:
+        _engine.backward(tensors, _grads_like(tensors, grad_tensors), retain_graph, create_graph)
+    finally:
+        # Callbacks run even when backward failed, so that state they reset stays consistent;
+        # one queued by a callback runs too.
+        while _callbacks:
+            _callbacks.pop(0)()
 
 
 def grad(

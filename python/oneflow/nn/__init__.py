@@ -1,6 +1,6 @@
 """oneflow.nn: Module, Parameter, the layers, init and utils."""
 
-from oneflow.nn import functional, init, utils  # noqa: F401
+from oneflow.nn import functional, init, parallel, utils  # noqa: F401
 from oneflow.nn.modules.container import (  # noqa: F401
     ModuleDict,
     ModuleList,

@@ -15,6 +15,7 @@ from oneflow.utils.data.dataset import (  # noqa: F401
     TensorDataset,
     random_split,
 )
+from oneflow.utils.data.distributed import DistributedSampler  # noqa: F401
 from oneflow.utils.data.sampler import (  # noqa: F401
     BatchSampler,
     RandomSampler,

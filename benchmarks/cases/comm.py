@@ -1,0 +1,160 @@
+"""Collectives between two processes on this machine: oneflow.comm (Gloo, queued on the
+communication stream) vs torch.distributed's Gloo backend, and a DistributedDataParallel train
+step. Each measurement starts a fresh pair of processes; rank 0 reports seconds per call."""
+
+import os
+import socket
+import subprocess
+import sys
+
+from benchmarks.registry import Case, register
+from benchmarks.timing import rotated
+
+_ALL_REDUCE = r"""
+import os, sys, time
+fw, n, iters, trials = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+if fw == "oneflow":
+    import oneflow as flow
+    x = flow.ones(n)
+    def step():
+        flow.comm.all_reduce(x)
+    def sync():
+        flow.cpu.synchronize()
+else:
+    import torch, torch.distributed as dist
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo")
+    x = torch.ones(n)
+    def step():
+        dist.all_reduce(x)
+    def sync():
+        pass
+for _ in range(3):
+    step()
+sync()
+out = []
+for _ in range(trials):
+    t = time.perf_counter()
+    for _ in range(iters):
+        step()
+    sync()
+    out.append((time.perf_counter() - t) / iters)
+if int(os.environ["RANK"]) == 0:
+    print(" ".join(map(str, out)))
+"""
+
+_DDP = r"""
+import os, sys, time
+fw, n, iters, trials = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+if fw == "oneflow":
+    import oneflow as flow
+    lib = flow
+    from oneflow.nn.parallel import DistributedDataParallel as DDP
+    def sync():
+        flow.cpu.synchronize()
+else:
+    import torch, torch.distributed as dist
+    lib = torch
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo")
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    def sync():
+        pass
+lib.manual_seed(0)
+model = DDP(lib.nn.Sequential(lib.nn.Linear(256, n), lib.nn.ReLU(), lib.nn.Linear(n, n),
+                              lib.nn.ReLU(), lib.nn.Linear(n, 10)))
+opt = lib.optim.SGD(model.parameters(), lr=0.01)
+x, y = lib.randn(64, 256), lib.randint(0, 10, (64,))
+loss_fn = lib.nn.CrossEntropyLoss()
+def step():
+    opt.zero_grad()
+    loss_fn(model(x), y).backward()
+    opt.step()
+for _ in range(3):
+    step()
+sync()
+out = []
+for _ in range(trials):
+    t = time.perf_counter()
+    for _ in range(iters):
+        step()
+    sync()
+    out.append((time.perf_counter() - t) / iters)
+if int(os.environ["RANK"]) == 0:
+    print(" ".join(map(str, out)))
+"""
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _pair(script, fw, n, iters, trials):
+    """Per-call seconds of rank 0 in a fresh pair of processes (one OpenMP thread each)."""
+    port = str(_free_port())
+    procs = []
+    for rank in range(2):
+        env = dict(os.environ)
+        env.update(
+            RANK=str(rank),
+            WORLD_SIZE="2",
+            LOCAL_RANK=str(rank),
+            MASTER_ADDR="127.0.0.1",
+            MASTER_PORT=port,
+            OMP_NUM_THREADS="1",
+        )
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-c", script, fw, str(n), str(iters), str(trials)],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+    outs = [p.communicate(timeout=600) for p in procs]
+    for p, (_, err) in zip(procs, outs):
+        if p.returncode != 0:
+            raise RuntimeError(f"{fw} rank exited with {p.returncode}: {err[-500:]}")
+    return [float(v) for v in outs[0][0].split()]
+
+
+def _measure(script, n, iters):
+    def measure(case, frameworks, cfg):
+        names = [name for name in frameworks if name in case.frameworks]
+        samples, statuses = {name: [] for name in names}, {}
+        trials = max(3, cfg.trials // 2)
+        for run in range(2):
+            for name in rotated(names, run):
+                try:
+                    samples[name] += _pair(script, name, n, iters, trials)
+                except (subprocess.SubprocessError, RuntimeError, ValueError) as exc:
+                    statuses[name] = {"status": "error", "note": f"{type(exc).__name__}: {exc}"}
+        for name in statuses:
+            samples.pop(name, None)
+        return samples, statuses, {name: 1 for name in samples}
+
+    return measure
+
+
+for _n, _iters in ((1024, 200), (1 << 20, 20), (1 << 24, 3)):
+    register(
+        Case(
+            f"all_reduce {_n} float32, 2 processes",
+            "comm",
+            "ms",
+            measure=_measure(_ALL_REDUCE, _n, _iters),
+            frameworks=("oneflow", "torch"),
+        )
+    )
+register(
+    Case(
+        "DDP train step MLP 256x1024x1024x10, 2 processes",
+        "comm",
+        "ms",
+        measure=_measure(_DDP, 1024, 10),
+        frameworks=("oneflow", "torch"),
+    )
+)

@@ -1,0 +1,511 @@
+"""oneflow.distributed: torch.distributed's process-group API over oneflow.comm's communicator.
+
+One process group, the default (WORLD), on the Gloo backend for CPU tensors. Every collective is
+queued on the communication stream, with or without async_op: reading a result waits for it and
+later ops on the same tensors run after it. async_op=True adds a Work whose wait() blocks until
+the queued work ran. Processes are started by `python -m oneflow.distributed.launch`
+(oneflow.distributed.launch, imported on first use so `-m` runs it cleanly)."""
+
+import datetime
+import enum
+import os
+import urllib.parse
+
+import oneflow as flow
+from oneflow import _oneflow_internal as _internal
+from oneflow import comm as _comm
+
+
+def is_available():
+    return True
+
+
+def is_gloo_available():
+    return True
+
+
+def is_nccl_available():
+    return False
+
+
+def is_mpi_available():
+    return False
+
+
+class Backend:
+    UNDEFINED = "undefined"
+    GLOO = "gloo"
+    NCCL = "nccl"
+    MPI = "mpi"
+
+
+class ReduceOp:
+    """Reductions: SUM, PRODUCT, MIN, MAX, and AVG for floating tensors (a sum divided by the
+    world size). BAND, BOR, BXOR and PREMUL_SUM are named but not supported."""
+
+    class RedOpType(enum.IntEnum):
+        SUM = 0
+        AVG = 1
+        PRODUCT = 2
+        MIN = 3
+        MAX = 4
+        BAND = 5
+        BOR = 6
+        BXOR = 7
+        PREMUL_SUM = 8
+
+    SUM = RedOpType.SUM
+    AVG = RedOpType.AVG
+    PRODUCT = RedOpType.PRODUCT
+    MIN = RedOpType.MIN
+    MAX = RedOpType.MAX
+    BAND = RedOpType.BAND
+    BOR = RedOpType.BOR
+    BXOR = RedOpType.BXOR
+    PREMUL_SUM = RedOpType.PREMUL_SUM
+
+
+_COMM_OPS = {
+    ReduceOp.SUM: "sum",
+    ReduceOp.PRODUCT: "product",
+    ReduceOp.MIN: "min",
+    ReduceOp.MAX: "max",
+}
+
+
+class _World:
+    def __repr__(self):
+        return "<oneflow.distributed.group.WORLD>"
+
+
+class GroupMember:
+    WORLD = _World()
+    NON_GROUP_MEMBER = None
+
+
+group = GroupMember
+
+
+class Work:
+    """The handle of an op called with async_op=True."""
+
+    def __init__(self, result=(), source_rank=None):
+        self._result = list(result)
+        self._source_rank = source_rank
+        self._done = False
+
+    def wait(self, timeout=None):
+        """Blocks until the op ran; raises its error (a dead peer, a timeout)."""
+        if not self._done:
+            # The engine has no wait for one instruction; waiting for every queued one covers
+            # this op and raises its error like a value read would.
+            _internal.synchronize()
+            self._done = True
+        return True
+
+    def is_completed(self):
+        # Conservative without a per-op query: done once nothing is queued on any stream.
+        return self._done or _internal.pending_instructions() == 0
+
+    def is_success(self):
+        return self.is_completed()
+
+    def result(self):
+        return self._result
+
+    def synchronize(self):
+        self.wait()
+
+    def source_rank(self):
+        """The sender's rank, for the Work of irecv."""
+        if self._source_rank is None:
+            raise ValueError("source_rank: this Work is not a receive")
+        return self._source_rank
+
+
+def _finish(async_op, *tensors):
+    return Work(tensors) if async_op else None
+
+
+# ---- the default group -----------------------------------------------------------------------
+
+_NOT_INITIALIZED = (
+    "Default process group has not been initialized, please make sure to call init_process_group."
+)
+
+
+def is_initialized():
+    return _internal._comm_initialized()
+
+
+def _require_initialized(op):
+    if not _internal._comm_initialized():
+        raise ValueError(f"{op}: {_NOT_INITIALIZED}")
+
+
+def _check_group(op, group):
+    if group is not None and group is not GroupMember.WORLD:
+        raise NotImplementedError(
+            f"{op}: only the default group (group=None) is supported, got {group!r}"
+        )
+
+
+def _check_backend(op, backend):
+    if backend is None:
+        return
+    if not isinstance(backend, str):
+        raise TypeError(f"{op}: expected backend to be a str, got {type(backend).__name__}")
+    # "gloo", or per-device lists such as "cpu:gloo,cuda:nccl"
+    names = {part.split(":")[-1].strip().lower() for part in backend.split(",")}
+    if "nccl" in names:
+        raise NotImplementedError(
+            f"{op}: the NCCL backend is not built yet; use backend='gloo' with CPU tensors"
+        )
+    unknown = names - {"gloo"}
+    if unknown:
+        raise ValueError(
+            f"{op}: unsupported backend {backend!r} (supported: 'gloo'; 'nccl' is planned)"
+        )
+
+
+def _timeout_seconds(op, timeout):
+    if timeout is None:
+        return _comm._timeout_from_env(op)
+    seconds = timeout.total_seconds() if isinstance(timeout, datetime.timedelta) else timeout
+    if not isinstance(seconds, (int, float)) or not seconds > 0:
+        raise ValueError(f"{op}: expected a positive timeout, got {timeout!r}")
+    return float(seconds)
+
+
+def _rendezvous_int(op, scheme, name, arg, query, variable):
+    """An explicit argument (>= 0) wins, then the URL's query, then (env://) the variable."""
+    if arg is not None and arg >= 0:
+        return arg
+    if name in query:
+        try:
+            return int(query[name][0])
+        except ValueError:
+            raise ValueError(f"{op}: {name} in init_method must be an integer") from None
+    if scheme == "env":
+        value = _comm._env_int(op, variable, None)
+        if value is not None:
+            return value
+        raise ValueError(
+            f"{op}: environment variable {variable} expected, but not set (env:// rendezvous)"
+        )
+    raise ValueError(f"{op}: {name} missing ({scheme}:// rendezvous needs {name}=...)")
+
+
+def init_process_group(
+    backend=None,
+    init_method=None,
+    timeout=None,
+    world_size=-1,
+    rank=-1,
+    store=None,
+    group_name="",
+    pg_options=None,
+    device_id=None,
+):
+    """Joins the default group. init_method "env://" (the default) reads RANK, WORLD_SIZE,
+    MASTER_ADDR (default 127.0.0.1) and MASTER_PORT; "tcp://host:port" takes rank and
+    world_size from the arguments. The timeout (default ONEFLOW_COMM_TIMEOUT seconds, else 300)
+    bounds the rendezvous and every later wait."""
+    op = "init_process_group"
+    if is_initialized():
+        raise ValueError("trying to initialize the default process group twice!")
+    _check_backend(op, backend)
+    if store is not None:
+        raise NotImplementedError(
+            f"{op}: store= is not supported; use init_method 'env://' or 'tcp://host:port'"
+        )
+    url = urllib.parse.urlparse(init_method or "env://")
+    scheme = url.scheme
+    query = urllib.parse.parse_qs(url.query)
+    if scheme == "file":
+        raise NotImplementedError(
+            f"{op}: file:// rendezvous is not supported; use 'env://' or 'tcp://host:port'"
+        )
+    if scheme not in ("env", "tcp"):
+        raise ValueError(
+            f"{op}: unsupported init_method {init_method!r} (expected 'env://' or "
+            "'tcp://host:port')"
+        )
+    rank = _rendezvous_int(op, scheme, "rank", rank, query, "RANK")
+    world_size = _rendezvous_int(op, scheme, "world_size", world_size, query, "WORLD_SIZE")
+    if scheme == "tcp":
+        if not url.hostname or url.port is None:
+            raise ValueError(f"{op}: expected init_method 'tcp://host:port', got {init_method!r}")
+        master_addr, master_port = url.hostname, url.port
+    else:
+        master_addr = os.environ.get("MASTER_ADDR", "").strip() or "127.0.0.1"
+        master_port = _comm._env_int(op, "MASTER_PORT", None)
+        if master_port is None:
+            if world_size > 1:
+                raise ValueError(
+                    f"{op}: environment variable MASTER_PORT expected, but not set (env:// "
+                    "rendezvous)"
+                )
+            master_port = 0
+    _comm._init(op, rank, world_size, master_addr, master_port, _timeout_seconds(op, timeout))
+
+
+def destroy_process_group(group=None):
+    """Leaves the default group once the queued collectives ran; init_process_group may follow."""
+    op = "destroy_process_group"
+    _check_group(op, group)
+    _require_initialized(op)
+    _internal._comm_destroy()
+
+
+def new_group(
+    ranks=None, timeout=None, backend=None, pg_options=None, use_local_synchronization=False
+):
+    """Only the group of every rank exists: it is the default group."""
+    op = "new_group"
+    _require_initialized(op)
+    if ranks is not None and sorted(ranks) != list(range(get_world_size())):
+        raise NotImplementedError(f"{op}: groups of a subset of the ranks are not supported yet")
+    return GroupMember.WORLD
+
+
+def get_rank(group=None):
+    _check_group("get_rank", group)
+    _require_initialized("get_rank")
+    return _internal._comm_rank()
+
+
+def get_world_size(group=None):
+    _check_group("get_world_size", group)
+    _require_initialized("get_world_size")
+    return _internal._comm_world_size()
+
+
+def get_backend(group=None):
+    _check_group("get_backend", group)
+    _require_initialized("get_backend")
+    return Backend.GLOO
+
+
+def _start(op, group):
+    _check_group(op, group)
+    _require_initialized(op)
+
+
+def _comm_op(op, name, tensor):
+    """The communicator's name of a ReduceOp; AVG is a sum divided afterwards."""
+    if not isinstance(op, ReduceOp.RedOpType):
+        raise TypeError(f"{name}: expected op to be a ReduceOp, got {op!r}")
+    if op == ReduceOp.AVG:
+        if not tensor.dtype.is_floating_point:
+            raise ValueError(
+                f"{name}: ReduceOp.AVG needs a floating-point tensor, got "
+                f"{_comm._dtype_name(tensor.dtype)}"
+            )
+        return "sum"
+    if op not in _COMM_OPS:
+        raise NotImplementedError(
+            f"{name}: ReduceOp.{op.name} is not supported (supported: SUM, PRODUCT, MIN, MAX, AVG)"
+        )
+    return _COMM_OPS[op]
+
+
+def _average(op, tensor):
+    if op == ReduceOp.AVG and tensor.numel() > 0:
+        with flow.no_grad():
+            tensor.div_(_internal._comm_world_size())
+
+
+# ---- collectives -----------------------------------------------------------------------------
+
+
+def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
+    _start("all_reduce", group)
+    _comm._check_tensor("all_reduce", "tensor", tensor)
+    _comm._all_reduce(tensor, _comm_op(op, "all_reduce", tensor))
+    _average(op, tensor)
+    return _finish(async_op, tensor)
+
+
+def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
+    _start("reduce", group)
+    _comm._check_tensor("reduce", "tensor", tensor)
+    _comm._reduce(tensor, dst, _comm_op(op, "reduce", tensor))
+    if _internal._comm_rank() == dst:
+        _average(op, tensor)
+    return _finish(async_op, tensor)
+
+
+def broadcast(tensor, src, group=None, async_op=False):
+    _start("broadcast", group)
+    _comm.broadcast(tensor, src)
+    return _finish(async_op, tensor)
+
+
+def all_gather(tensor_list, tensor, group=None, async_op=False):
+    _start("all_gather", group)
+    _comm.all_gather(tensor_list, tensor)
+    return _finish(async_op, *tensor_list)
+
+
+def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
+    _start("all_gather_into_tensor", group)
+    _comm.all_gather_into_tensor(output_tensor, input_tensor)
+    return _finish(async_op, output_tensor)
+
+
+def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
+    _start("gather", group)
+    _comm.gather(tensor, gather_list, dst)
+    return _finish(async_op, *(gather_list or ()))
+
+
+def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
+    _start("scatter", group)
+    _comm.scatter(tensor, scatter_list, src)
+    return _finish(async_op, tensor)
+
+
+def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
+    _start("reduce_scatter", group)
+    _comm._check_tensor("reduce_scatter", "output", output)
+    _comm._reduce_scatter(output, input_list, _comm_op(op, "reduce_scatter", output))
+    _average(op, output)
+    return _finish(async_op, output)
+
+
+def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    _start("reduce_scatter_tensor", group)
+    _comm._check_tensor("reduce_scatter_tensor", "output", output)
+    _comm._reduce_scatter_tensor(output, input, _comm_op(op, "reduce_scatter_tensor", output))
+    _average(op, output)
+    return _finish(async_op, output)
+
+
+def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
+    _start("all_to_all", group)
+    _comm.all_to_all(output_tensor_list, input_tensor_list)
+    return _finish(async_op, *output_tensor_list)
+
+
+def _check_splits(op, name, splits, tensor, world_size):
+    if splits is None:
+        return
+    splits = list(splits)
+    if len(splits) != world_size:
+        raise ValueError(f"{op}: expected {world_size} {name}, got {len(splits)}")
+    if sum(splits) != tensor.shape[0]:
+        raise ValueError(
+            f"{op}: {name} {splits} sum to {sum(splits)}, expected the size of dim 0 "
+            f"({tensor.shape[0]})"
+        )
+    if len(set(splits)) > 1:
+        raise NotImplementedError(f"{op}: uneven {name} {splits} are not supported yet")
+
+
+def all_to_all_single(
+    output, input, output_split_sizes=None, input_split_sizes=None, group=None, async_op=False
+):
+    """Block j (along dim 0) of rank i's input lands in block i of rank j's output. Only equal
+    blocks: dim 0 divided evenly by the world size."""
+    op = "all_to_all_single"
+    _start(op, group)
+    _comm._check_tensor(op, "input", input)
+    _comm._check_like(op, "output", output, input, "input", same_shape=False)
+    world_size = _internal._comm_world_size()
+    for name, t in (("input", input), ("output", output)):
+        if t.ndim == 0:
+            raise ValueError(f"{op}: {name} must have at least one dimension")
+    _check_splits(op, "input_split_sizes", input_split_sizes, input, world_size)
+    _check_splits(op, "output_split_sizes", output_split_sizes, output, world_size)
+    for name, t in (("input", input), ("output", output)):
+        if t.shape[0] % world_size:
+            raise ValueError(
+                f"{op}: the size of {name}'s dim 0 ({t.shape[0]}) does not divide equally "
+                f"across world size {world_size}"
+            )
+    _comm._check_numel(op, "output", output, input.numel(), "as many as input")
+    if input.numel() > 0:
+        with flow.no_grad():
+            inp = _comm._contiguous(input)
+            _comm._write_through(output, lambda out: _internal._comm_all_to_all(out, inp))
+    return _finish(async_op, output)
+
+
+def barrier(group=None, async_op=False, device_ids=None):
+    """Blocks until every rank called barrier() (with async_op, until Work.wait())."""
+    _start("barrier", group)
+    _internal._comm_barrier()
+    if async_op:
+        return Work()
+    _internal.synchronize()
+    return None
+
+
+# ---- point to point --------------------------------------------------------------------------
+
+
+def _check_peer(op, name, peer):
+    if peer is None:
+        raise NotImplementedError(f"{op}: receiving from any rank ({name}=None) is not supported")
+    peer = _comm._check_rank_arg(op, name, peer, _internal._comm_world_size())
+    if peer == _internal._comm_rank():
+        raise ValueError(f"{op}: invalid {name} rank {peer}: it is the rank of the current process")
+    return peer
+
+
+def _check_tag(op, tag):
+    if isinstance(tag, bool) or not isinstance(tag, int) or tag < 0:
+        raise ValueError(f"{op}: expected tag to be a non-negative int, got {tag!r}")
+
+
+def _isend(op, tensor, dst, group, tag):
+    _start(op, group)
+    _comm._check_tensor(op, "tensor", tensor)
+    _check_tag(op, tag)
+    dst = _check_peer(op, "dst", dst)
+    if tensor.numel() > 0:
+        _internal._comm_send(_comm._contiguous(tensor), dst, tag)
+
+
+def _irecv(op, tensor, src, group, tag):
+    _start(op, group)
+    _comm._check_tensor(op, "tensor", tensor)
+    _check_tag(op, tag)
+    src = _check_peer(op, "src", src)
+    if tensor.numel() > 0:
+        with flow.no_grad():
+            _comm._write_through(tensor, lambda t: _internal._comm_recv(t, src, tag))
+    return src
+
+
+def isend(tensor, dst, group=None, tag=0):
+    """Queues sending `tensor` to rank `dst`; later writes to the tensor wait for it."""
+    _isend("isend", tensor, dst, group, tag)
+    return Work()
+
+
+def irecv(tensor, src=None, group=None, tag=0):
+    """Queues receiving into `tensor` (of the sent size) from rank `src`."""
+    src = _irecv("irecv", tensor, src, group, tag)
+    return Work([tensor], source_rank=src)
+
+
+def send(tensor, dst, group=None, tag=0):
+    """Sends `tensor` to rank `dst` (queued, as every op: later writes to it wait)."""
+    _isend("send", tensor, dst, group, tag)
+
+
+def recv(tensor, src=None, group=None, tag=0):
+    """Receives into `tensor` from rank `src`; returns the sender's rank."""
+    return _irecv("recv", tensor, src, group, tag)
+
+
+def __getattr__(name):
+    # The launcher is a submodule run with `python -m`; importing it with the package would
+    # make runpy warn that it was imported before it ran.
+    if name == "launch":
+        import importlib
+
+        return importlib.import_module("oneflow.distributed.launch")
+    raise AttributeError(f"module 'oneflow.distributed' has no attribute {name!r}")

@@ -1,0 +1,214 @@
+"""DistributedDataParallel: data parallel training across the processes of the group.
+
+Every rank holds a replica of the module. At construction rank 0's parameters and buffers are
+broadcast to the others; in backward, each parameter's gradient is copied into a bucket (a flat
+buffer of about bucket_cap_mb) as soon as it is computed, and a full bucket is averaged over the
+ranks by an all-reduce queued on the communication stream, so the reduction of the last layers'
+gradients overlaps the backward of the first ones. A gradient accumulated locally before (under
+no_sync) joins the new one in the bucket. When backward ends the averages replace the parameters'
+.grad. Buckets are reduced in the same order on every rank (a bucket waits
+for the ones before it), since collectives match by order.
+"""
+
+import contextlib
+
+import oneflow as flow
+from oneflow import _oneflow_internal as _C
+from oneflow.nn.modules.module import Module
+
+
+def _group_ready():
+    from oneflow import comm
+
+    comm._ensure_initialized()
+    return _C._comm_world_size()
+
+
+class _Bucket:
+    def __init__(self, params, dtype):
+        self.params = params
+        self.offsets = []
+        n = 0
+        for p in params:
+            self.offsets.append(n)
+            n += p.numel()
+        self.flat = flow.zeros(n, dtype=dtype)
+        self.reset()
+
+    def reset(self):
+        self.ready = set()
+        self.launched = False
+
+
+class DistributedDataParallel(Module):
+    """Averages the gradients of `module`'s parameters over the ranks (PyTorch's and OneFlow's
+    signature; device_ids, output_device and process_group other than the default group are
+    accepted as None only)."""
+
+    def __init__(
+        self,
+        module,
+        device_ids=None,
+        output_device=None,
+        dim=0,
+        broadcast_buffers=True,
+        process_group=None,
+        bucket_cap_mb=25,
+        find_unused_parameters=False,
+        check_reduction=False,
+        gradient_as_bucket_view=False,
+        static_graph=False,
+        *,
+        bucket_size=None,
+    ):
+        super().__init__()
+        if process_group is not None:
+            raise NotImplementedError(
+                "DistributedDataParallel: only the default process group is supported"
+            )
+        if device_ids is not None and len(device_ids) > 1:
+            raise ValueError("DistributedDataParallel: expected at most one device id")
+        self.module = module
+        self.broadcast_buffers = broadcast_buffers
+        self.find_unused_parameters = find_unused_parameters
+        self._world = _group_ready()
+        self._require_sync = True
+        if bucket_size is not None:  # OneFlow's name: parameters per bucket
+            cap_bytes = None
+            per_bucket = int(bucket_size)
+        else:
+            cap_bytes = int(bucket_cap_mb * 1024 * 1024)
+            per_bucket = None
+        with flow.no_grad():
+            for t in list(module.parameters()) + list(module.buffers()):
+                self._broadcast(t)
+        params = [p for p in module.parameters() if p.requires_grad]
+        # Gradients come roughly in reverse order of registration: the last layers first.
+        self._buckets = []
+        self._where = {}
+        current, size = [], 0
+        for p in reversed(params):
+            nbytes = p.numel() * p.element_size()
+            full = (
+                len(current) >= per_bucket
+                if per_bucket is not None
+                else size + nbytes > cap_bytes and current
+            )
+            if current and (full or p.dtype != current[0].dtype):
+                self._add_bucket(current)
+                current, size = [], 0
+            current.append(p)
+            size += nbytes
+        if current:
+            self._add_bucket(current)
+        self._next = 0  # the next bucket to reduce
+        self._in_backward = False
+        self._hooks = [p.register_hook(self._make_hook(p)) for p in params]
+
+    def _add_bucket(self, params):
+        b = _Bucket(params, params[0].dtype)
+        for i, p in enumerate(params):
+            self._where[id(p)] = (len(self._buckets), i)
+        self._buckets.append(b)
+
+    def _broadcast(self, t):
+        if self._world == 1 or t.numel() == 0:
+            return
+        data = t.detach()
+        if data.is_contiguous():
+            _C._comm_broadcast(data, 0)
+        else:
+            tmp = data.contiguous()
+            _C._comm_broadcast(tmp, 0)
+            data.copy_(tmp)
+
+    def _make_hook(self, p):
+        def hook(grad):
+            if not self._require_sync or self._world == 1:
+                return None
+            if not self._in_backward:
+                self._in_backward = True
+                flow.autograd._queue_callback(self._finish)
+            bi, i = self._where[id(p)]
+            b = self._buckets[bi]
+            off = b.offsets[i]
+            slot = b.flat[off : off + p.numel()]
+            slot.copy_(grad.reshape(-1))
+            if p.grad is not None:  # accumulated locally (no_sync): reduced with the new one
+                slot.add_(p.grad.reshape(-1))
+            b.ready.add(i)
+            self._launch_ready()
+            # The average replaces .grad when backward ends (_finish); the engine adds zeros.
+            return flow.zeros_like(grad)
+
+        return hook
+
+    def _launch(self, b):
+        b.flat.div_(self._world)
+        _C._comm_all_reduce(b.flat, "sum")
+        b.launched = True
+
+    def _launch_ready(self):
+        while self._next < len(self._buckets):
+            b = self._buckets[self._next]
+            if len(b.ready) < len(b.params):
+                return
+            self._launch(b)
+            self._next += 1
+
+    def _finish(self):
+        self._in_backward = False
+        missing = [
+            (bi, i)
+            for bi, b in enumerate(self._buckets)
+            for i in range(len(b.params))
+            if i not in b.ready
+        ]
+        if missing and not self.find_unused_parameters:
+            for b in self._buckets:
+                b.reset()
+            self._next = 0
+            names = {id(p): n for n, p in self.module.named_parameters()}
+            unused = [names.get(id(self._buckets[bi].params[i]), "?") for bi, i in missing]
+            raise RuntimeError(
+                "DistributedDataParallel: parameters received no gradient in this backward "
+                f"pass: {unused}; pass find_unused_parameters=True if the forward does not "
+                "use every parameter"
+            )
+        # Unused parameters contribute zeros (every rank reduces every bucket, in order).
+        for bi, i in missing:
+            b = self._buckets[bi]
+            p = b.params[i]
+            b.flat[b.offsets[i] : b.offsets[i] + p.numel()].zero_()
+        for b in self._buckets[self._next :]:
+            self._launch(b)
+        self._next = 0
+        with flow.no_grad():
+            for b in self._buckets:
+                for i, p in enumerate(b.params):
+                    if i not in b.ready:
+                        continue
+                    avg = b.flat[b.offsets[i] : b.offsets[i] + p.numel()].view(p.shape)
+                    if p.grad is None:
+                        p.grad = avg.clone()
+                    else:
+                        p.grad.copy_(avg)
+                b.reset()
+
+    def forward(self, *args, **kwargs):
+        if self.broadcast_buffers and self._world > 1:
+            with flow.no_grad():
+                for t in self.module.buffers():
+                    self._broadcast(t)
+        return self.module(*args, **kwargs)
+
+    @contextlib.contextmanager
+    def no_sync(self):
+        """Gradients of the backward passes inside accumulate locally, unreduced; the first
+        backward after it reduces the sum."""
+        prev = self._require_sync
+        self._require_sync = False
+        try:
+            yield
+        finally:
+            self._require_sync = prev

@@ -1,0 +1,163 @@
+"""DistributedDataParallel over two processes started by the launcher: gradients averaged over
+the ranks equal the full batch's, replicas stay identical, no_sync accumulates locally, unused
+parameters are reported or reduced as zeros."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _launch(tmp_path, body, nproc=2):
+    script = tmp_path / "train.py"
+    script.write_text(textwrap.dedent(body))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([os.path.join(ROOT, "python"), env.get("PYTHONPATH", "")])
+    env["ONEFLOW_COMM_TIMEOUT"] = "30"
+    cmd = [
+        sys.executable,
+        "-m",
+        "oneflow.distributed.launch",
+        "--nproc_per_node",
+        str(nproc),
+        "--master_port",
+        str(_free_port()),
+        str(script),
+        str(tmp_path),
+    ]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(nproc)]
+
+
+_PRELUDE = """
+import json, sys
+import numpy as np
+import oneflow as flow
+from oneflow.nn.parallel import DistributedDataParallel as DDP
+
+out_dir = sys.argv[1]
+rank, world = flow.env.get_rank(), flow.env.get_world_size()
+
+def make_model(seed):
+    flow.manual_seed(seed)
+    return flow.nn.Sequential(
+        flow.nn.Linear(8, 16), flow.nn.Tanh(), flow.nn.Linear(16, 16), flow.nn.ReLU(),
+        flow.nn.Linear(16, 4))
+
+def params(m):
+    return {n: p.detach().numpy().tolist() for n, p in m.named_parameters()}
+
+rng = np.random.RandomState(0)
+X = rng.randn(16, 8).astype(np.float32)
+Y = rng.randn(16, 4).astype(np.float32)
+"""
+
+
+def _close(a, b, tol=2e-6):
+    for k in a:
+        np.testing.assert_allclose(np.array(a[k]), np.array(b[k]), rtol=tol, atol=tol, err_msg=k)
+
+
+@pytest.mark.parametrize("bucket_cap_mb", [25, 0.0005])
+def test_ddp_training_matches_full_batch_training(tmp_path, bucket_cap_mb):
+    results = _launch(
+        tmp_path,
+        _PRELUDE
+        + f"""
+model = DDP(make_model(seed=rank), bucket_cap_mb={bucket_cap_mb})  # rank 0's weights win
+ref = make_model(seed=0)
+start = params(model.module)
+opt = flow.optim.SGD(model.parameters(), lr=0.1)
+ref_opt = flow.optim.SGD(ref.parameters(), lr=0.1)
+shard = slice(rank * 8, rank * 8 + 8)
+for step in range(3):
+    opt.zero_grad()
+    loss = ((model(flow.tensor(X[shard])) - flow.tensor(Y[shard])) ** 2).mean()
+    loss.backward()
+    opt.step()
+    ref_opt.zero_grad()
+    ((ref(flow.tensor(X)) - flow.tensor(Y)) ** 2).mean().backward()
+    ref_opt.step()
+json.dump({{"start": start, "ddp": params(model.module), "ref": params(ref),
+           "buckets": len(model._buckets)}}, open(f"{{out_dir}}/rank{{rank}}.json", "w"))
+""",
+    )
+    r0, r1 = results
+    _close(r0["start"], r1["start"], 0)  # the initial broadcast
+    _close(r0["ddp"], r1["ddp"], 0)  # replicas stay identical
+    _close(r0["ddp"], r0["ref"])  # and equal full-batch training
+    if bucket_cap_mb < 1:
+        assert r0["buckets"] > 2
+
+
+def test_ddp_no_sync_accumulates_locally_then_reduces_the_sum(tmp_path):
+    r0, r1 = _launch(
+        tmp_path,
+        _PRELUDE
+        + """
+model = DDP(make_model(seed=1))
+ref = make_model(seed=1)
+def quarter_loss(m, i):
+    rows = slice(i * 4, i * 4 + 4)
+    return ((m(flow.tensor(X[rows])) - flow.tensor(Y[rows])) ** 2).sum()
+
+with model.no_sync():
+    quarter_loss(model, 2 * rank).backward()
+local = {n: p.grad.numpy().tolist() for n, p in model.module.named_parameters()}
+quarter_loss(model, 2 * rank + 1).backward()
+((ref(flow.tensor(X)) - flow.tensor(Y)) ** 2).sum().backward()
+grads = {n: p.grad.numpy().tolist() for n, p in model.module.named_parameters()}
+# Averaged over the ranks: the full batch's sum over two ranks is twice the average.
+refg = {n: (p.grad / world).numpy().tolist() for n, p in ref.named_parameters()}
+json.dump({"local": local, "grads": grads, "ref": refg}, open(f"{out_dir}/rank{rank}.json", "w"))
+""",
+    )
+    _close(r0["grads"], r1["grads"], 0)
+    _close(r0["grads"], r0["ref"], 1e-5)
+    assert not np.allclose(r0["local"]["0.weight"], r1["local"]["0.weight"])
+
+
+def test_ddp_unused_parameters(tmp_path):
+    r0, r1 = _launch(
+        tmp_path,
+        _PRELUDE
+        + """
+class Two(flow.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.used = flow.nn.Linear(8, 4)
+        self.unused = flow.nn.Linear(8, 4)
+    def forward(self, x):
+        return self.used(x)
+
+flow.manual_seed(0)
+strict = DDP(Two())
+err = None
+try:
+    strict(flow.tensor(X)).sum().backward()
+except RuntimeError as e:
+    err = str(e)
+loose = DDP(Two(), find_unused_parameters=True)
+loose(flow.tensor(X[rank * 8 : rank * 8 + 8])).sum().backward()
+g = loose.module.used.weight.grad.numpy().tolist()
+json.dump({"err": err, "g": g, "unused": loose.module.unused.weight.grad is None},
+          open(f"{out_dir}/rank{rank}.json", "w"))
+""",
+    )
+    assert "unused.weight" in r0["err"] and "find_unused_parameters" in r0["err"]
+    np.testing.assert_allclose(r0["g"], r1["g"])
+    assert r0["unused"]
