@@ -161,3 +161,49 @@ json.dump({"err": err, "g": g, "unused": loose.module.unused.weight.grad is None
     assert "unused.weight" in r0["err"] and "find_unused_parameters" in r0["err"]
     np.testing.assert_allclose(r0["g"], r1["g"])
     assert r0["unused"]
+
+
+def test_sync_batch_norm_matches_batch_norm_over_the_whole_batch(tmp_path):
+    r0, r1 = _launch(
+        tmp_path,
+        _PRELUDE
+        + """
+flow.manual_seed(0)
+bn = flow.nn.BatchNorm2d(3)
+with flow.no_grad():
+    bn.weight.copy_(flow.tensor([1.5, -0.5, 2.0]))
+    bn.bias.copy_(flow.tensor([0.1, 0.2, -0.3]))
+net = flow.nn.Sequential(flow.nn.Identity(), bn)
+sync = flow.nn.SyncBatchNorm.convert_sync_batchnorm(net)
+ref = flow.nn.BatchNorm2d(3)
+ref.load_state_dict(bn.state_dict())
+full = rng.randn(6, 3, 4, 5).astype(np.float32) * 3 + 1
+G = rng.randn(6, 3, 4, 5).astype(np.float32)
+rows = slice(rank * 3, rank * 3 + 3)
+x = flow.tensor(full[rows], requires_grad=True)
+out = sync(x)
+(out * flow.tensor(G[rows])).sum().backward()
+xr = flow.tensor(full, requires_grad=True)
+ref_out = ref(xr)
+(ref_out * flow.tensor(G)).sum().backward()
+sb = sync[1]
+json.dump({
+    "kind": type(sb).__name__,
+    "out": out.detach().numpy().tolist(), "ref_out": ref_out[rows].detach().numpy().tolist(),
+    "x_grad": x.grad.numpy().tolist(), "ref_x_grad": xr.grad[rows].numpy().tolist(),
+    "w_grad": sb.weight.grad.numpy().tolist(), "ref_w_grad": ref.weight.grad.numpy().tolist(),
+    "mean": sb.running_mean.numpy().tolist(), "ref_mean": ref.running_mean.numpy().tolist(),
+    "var": sb.running_var.numpy().tolist(), "ref_var": ref.running_var.numpy().tolist(),
+}, open(f"{out_dir}/rank{rank}.json", "w"))
+""",
+    )
+    assert r0["kind"] == "SyncBatchNorm"
+    for r in (r0, r1):
+        np.testing.assert_allclose(r["out"], r["ref_out"], rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(r["x_grad"], r["ref_x_grad"], rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(r["mean"], r["ref_mean"], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(r["var"], r["ref_var"], rtol=1e-5, atol=1e-6)
+    # The weight's gradient is local: the ranks' sum is the whole batch's.
+    np.testing.assert_allclose(
+        np.add(r0["w_grad"], r1["w_grad"]), r0["ref_w_grad"], rtol=1e-4, atol=1e-5
+    )

@@ -23,4 +23,5 @@ from oneflow.nn.modules.rnn import (  # noqa: F401
     RNNCell,
     RNNCellBase,
 )
+from oneflow.nn.modules.sync_batch_norm import SyncBatchNorm  # noqa: F401
 from oneflow.nn.parameter import Parameter  # noqa: F401
