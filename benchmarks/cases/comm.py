@@ -41,6 +41,8 @@ for _ in range(trials):
     out.append((time.perf_counter() - t) / iters)
 if int(os.environ["RANK"]) == 0:
     print(" ".join(map(str, out)))
+if fw != "oneflow":
+    dist.destroy_process_group()  # torch aborts at exit otherwise
 """
 
 _DDP = r"""
@@ -82,6 +84,8 @@ for _ in range(trials):
     out.append((time.perf_counter() - t) / iters)
 if int(os.environ["RANK"]) == 0:
     print(" ".join(map(str, out)))
+if fw != "oneflow":
+    dist.destroy_process_group()  # torch aborts at exit otherwise
 """
 
 

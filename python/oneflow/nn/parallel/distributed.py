@@ -6,8 +6,9 @@ buffer of about bucket_cap_mb) as soon as it is computed, and a full bucket is a
 ranks by an all-reduce queued on the communication stream, so the reduction of the last layers'
 gradients overlaps the backward of the first ones. A gradient accumulated locally before (under
 no_sync) joins the new one in the bucket. When backward ends the averages replace the parameters'
-.grad. Buckets are reduced in the same order on every rank (a bucket waits
-for the ones before it), since collectives match by order.
+.grad (new tensors: the buckets are reused by the next backward). Buckets are reduced in the
+same order on every rank (a bucket waits for the ones before it), since collectives match by
+order.
 """
 
 import contextlib
@@ -138,13 +139,12 @@ class DistributedDataParallel(Module):
                 slot.add_(p.grad.reshape(-1))
             b.ready.add(i)
             self._launch_ready()
-            # The average replaces .grad when backward ends (_finish); the engine adds zeros.
-            return flow.zeros_like(grad)
+            # The engine accumulates the local gradient as usual; _finish replaces .grad.
+            return None
 
         return hook
 
     def _launch(self, b):
-        b.flat.div_(self._world)
         _C._comm_all_reduce(b.flat, "sum")
         b.launched = True
 
@@ -183,16 +183,14 @@ class DistributedDataParallel(Module):
         for b in self._buckets[self._next :]:
             self._launch(b)
         self._next = 0
+        # The averages replace .grad (one pass: the division writes a new tensor).
         with flow.no_grad():
             for b in self._buckets:
                 for i, p in enumerate(b.params):
                     if i not in b.ready:
                         continue
-                    avg = b.flat[b.offsets[i] : b.offsets[i] + p.numel()].view(p.shape)
-                    if p.grad is None:
-                        p.grad = avg.clone()
-                    else:
-                        p.grad.copy_(avg)
+                    total = b.flat[b.offsets[i] : b.offsets[i] + p.numel()].view(p.shape)
+                    p.grad = total / self._world
                 b.reset()
 
     def forward(self, *args, **kwargs):
