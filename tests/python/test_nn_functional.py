@@ -181,6 +181,30 @@ def test_linear_bias_in_the_gemm_like_torch(x_shape, w_shape, b_shape, dtype):
         np.testing.assert_allclose(got, want.numpy(), rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("a_t", [False, True])
+@pytest.mark.parametrize("b_t", [False, True])
+@pytest.mark.parametrize("batch", [(), (3,)])
+def test_matmul_gradients_of_transposed_operands_like_torch(a_t, b_t, batch):
+    # A transposed contiguous operand (x @ w.t() in linear) gets its gradient computed
+    # transposed, so that the weight's gradient is contiguous; values as PyTorch's.
+    rng = np.random.default_rng(len(batch) + 2 * a_t + b_t)
+    av = rng.standard_normal(batch + ((7, 5) if a_t else (5, 7))).astype("float32")
+    bv = rng.standard_normal(batch + ((6, 7) if b_t else (7, 6))).astype("float32")
+    gv = rng.standard_normal(batch + (5, 6)).astype("float32")
+    res = []
+    for lib in (flow, torch):
+        a, b = lib.tensor(av, requires_grad=True), lib.tensor(bv, requires_grad=True)
+        y = lib.matmul(a.transpose(-1, -2) if a_t else a, b.transpose(-1, -2) if b_t else b)
+        y.backward(lib.tensor(gv))
+        res.append((a.grad, b.grad))
+    for got, want in zip(res[0], res[1], strict=True):
+        assert got.is_contiguous()
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
+    w = flow.nn.Linear(7, 4)
+    w(flow.randn(3, 7)).sum().backward()
+    assert w.weight.grad.is_contiguous()
+
+
 def test_dropout_statistics():
     x = flow.ones(200, 500)
     y = F(flow).dropout(x, 0.3)

@@ -133,10 +133,12 @@ class DistributedDataParallel(Module):
             bi, i = self._where[id(p)]
             b = self._buckets[bi]
             off = b.offsets[i]
-            slot = b.flat[off : off + p.numel()]
-            slot.copy_(grad.reshape(-1))
+            # The slot takes the gradient's shape, not the gradient a flat view: a view of it
+            # held by the queued copy would make the engine copy it again to accumulate it.
+            slot = b.flat[off : off + p.numel()].view(grad.shape)
+            slot.copy_(grad)
             if p.grad is not None:  # accumulated locally (no_sync): reduced with the new one
-                slot.add_(p.grad.reshape(-1))
+                slot.add_(p.grad)
             b.ready.add(i)
             self._launch_ready()
             # The engine accumulates the local gradient as usual; _finish replaces .grad.
