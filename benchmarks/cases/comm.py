@@ -155,7 +155,7 @@ for _n, _iters in ((1024, 200), (1 << 20, 20), (1 << 24, 3)):
     )
 register(
     Case(
-        "DDP train step MLP 256x1024x1024x10, 2 processes",
+        "DDP train step MLP 256x1024x1024x10, batch 64 per rank, 2 processes",
         "comm",
         "ms",
         measure=_measure(_DDP, 1024, 10),

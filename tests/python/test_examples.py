@@ -53,6 +53,28 @@ def test_digits_mlp_and_lenet_reach_97_percent():
         assert float(s["accuracy"].rstrip("%")) >= 97.0, s
 
 
+def test_digits_mlp_data_parallel_on_two_processes():
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    r = subprocess.run(
+        [sys.executable, "-m", "oneflow.distributed.launch", "--nproc_per_node", "2"]
+        + ["--master_port", str(port), os.path.join(ROOT, "examples", "digits_mlp.py")]
+        + ["--epochs", "40"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.count("summary:") == 1, r.stdout  # rank 0 reports
+    s = _summary(r.stdout)
+    assert float(s["accuracy"].rstrip("%")) >= 96.0, s
+
+
 def test_char_gpt_learns():
     s = _summary(_run_example("char_gpt.py", "--steps", "150"))
     assert float(s["loss"]) < 3.0, s
