@@ -782,7 +782,7 @@ import os, sys, time
 import oneflow as flow
 rank = int(os.environ["RANK"])
 flow.comm.barrier()  # both ranks are connected
-if rank == 1:
+if rank == int(os.environ.get("DEAD_RANK", "1")):
     os._exit(3)
 time.sleep(1)
 x = flow.ones(4)
@@ -798,8 +798,9 @@ sys.exit(1)
 """
 
 
-def test_dead_peer_fails_the_survivor(tmp_path):
-    # Started without the launcher, which would stop rank 0 as soon as rank 1 exits.
+@pytest.mark.parametrize("dead", [1, 0])
+def test_dead_peer_fails_the_survivor(tmp_path, dead):
+    # Started without the launcher, which would stop the survivor as soon as the other exits.
     _write(tmp_path / "script.py", DEAD_PEER_SCRIPT)
     port = _free_port()
     start = time.monotonic()
@@ -813,6 +814,7 @@ def test_dead_peer_fails_the_survivor(tmp_path):
                 MASTER_ADDR="127.0.0.1",
                 MASTER_PORT=port,
                 ONEFLOW_COMM_TIMEOUT=10,
+                DEAD_RANK=dead,
             ),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -828,9 +830,12 @@ def test_dead_peer_fails_the_survivor(tmp_path):
                 p.kill()
                 p.communicate()
     elapsed = time.monotonic() - start
-    assert procs[1].returncode == 3, outputs[1]
-    assert procs[0].returncode == 0, outputs[0]
-    assert outputs[0][0].startswith("raised after"), outputs[0]
+    live = 1 - dead
+    assert procs[dead].returncode == 3, outputs[dead]
+    assert procs[live].returncode == 0, outputs[live]
+    assert outputs[live][0].startswith("raised after"), outputs[live]
+    # The error names the rank that has gone.
+    assert f"rank {dead} " in outputs[live][0] and "exited" in outputs[live][0], outputs[live]
     assert elapsed < 30
 
 

@@ -19,6 +19,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -79,16 +80,37 @@ void check_numel(int64_t got, int64_t want, const char* op, const char* what) {
 
 size_t nbytes(const TensorImpl& t) { return static_cast<size_t>(t.numel()) * itemsize(t.dtype()); }
 
+// Which peers have gone, as rank 0's store saw their connections close (waits up to a second
+// for it to notice); "" when it knows of none.
+std::string gone_peers(const Group& g) {
+  try {
+    for (int i = 0; i < 10; ++i) {
+      const std::vector<int> gone = g.store->gone_ranks();
+      if (!gone.empty()) {
+        std::string s = gone.size() == 1 ? "rank " : "ranks ";
+        for (size_t j = 0; j < gone.size(); ++j) s += (j ? ", " : "") + std::to_string(gone[j]);
+        return s + (gone.size() == 1 ? " has" : " have") + " exited";
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  } catch (const Error&) {
+    return "rank 0 (which serves the group's store) has exited";
+  }
+  return "";
+}
+
 // Runs a Gloo call, turning its errors (a peer that closed its connection, a timeout) into a
-// RuntimeError that names the collective and this rank.
+// RuntimeError that names the collective, this rank and the peers that have gone.
 template <typename F>
 void run_gloo(const char* op, const Group& g, F&& f) {
   try {
     f();
   } catch (const gloo::Exception& e) {
-    throw_error<RuntimeError>(op, "communication failed on rank ", g.rank, " of ", g.size, ": ",
-                              e.what(),
-                              " (a peer process may have exited, or the collective timed out)");
+    const std::string gone = gone_peers(g);
+    throw_error<RuntimeError>(
+        op, "communication failed on rank ", g.rank, " of ", g.size, ": ",
+        gone.empty() ? "a peer process may have exited, or the collective timed out" : gone, " (",
+        e.what(), ")");
   }
 }
 
@@ -264,6 +286,7 @@ void init(int rank, int world_size, const std::string& master_addr, int master_p
       g->ctx = std::make_shared<gloo::rendezvous::Context>(rank, world_size);
       g->ctx->setTimeout(g->timeout);
       g->ctx->connectFullMesh(*g->store, device);
+      g->store->register_rank(rank);
     } catch (const gloo::Exception& e) {
       throw_error<RuntimeError>(op, "rank ", rank, " of ", world_size,
                                 " could not connect to its peers: ", e.what());

@@ -24,9 +24,13 @@ namespace {
 //   'S' key value        -> 'K'
 //   'G' key timeout_ms   -> 'K' value | 'T' (timed out)
 //   'A' key delta        -> 'K' sum (8 bytes, little-endian like the host)
+//   'R' rank ""          -> 'K'             (this connection is that rank's)
+//   'D' "" ""            -> 'K' ranks       (comma-separated: ranks whose connections closed)
 constexpr char kSet = 'S';
 constexpr char kGet = 'G';
 constexpr char kAdd = 'A';
+constexpr char kRegister = 'R';
+constexpr char kGone = 'D';
 constexpr char kOk = 'K';
 constexpr char kTimedOut = 'T';
 
@@ -168,6 +172,7 @@ class TcpStoreServer : public std::enable_shared_from_this<TcpStoreServer> {
   void serve(int c) {
     const auto forever = std::chrono::steady_clock::now() + kForever;
     std::vector<char> key, value;
+    std::string rank;  // registered by the client
     for (;;) {
       char cmd = 0;
       if (!recv_all(c, &cmd, 1, forever) || !recv_field(c, key, forever) ||
@@ -209,18 +214,33 @@ class TcpStoreServer : public std::enable_shared_from_this<TcpStoreServer> {
         }
         cv_.notify_all();
         ok = send_all(c, &kOk, 1) && send_field(c, &sum, sizeof(sum));
+      } else if (cmd == kRegister) {
+        rank = k;
+        ok = send_all(c, &kOk, 1);
+      } else if (cmd == kGone) {
+        std::string list;
+        {
+          std::lock_guard<std::mutex> lk(mu_);
+          for (const std::string& r : gone_) list += (list.empty() ? "" : ",") + r;
+        }
+        ok = send_all(c, &kOk, 1) && send_field(c, list.data(), static_cast<uint32_t>(list.size()));
       } else {
         break;
       }
       if (!ok) break;
     }
     ::close(c);
+    if (!rank.empty()) {
+      std::lock_guard<std::mutex> lk(mu_);
+      gone_.push_back(rank);
+    }
   }
 
   int fd_ = -1;
   std::mutex mu_;
   std::condition_variable cv_;
   std::map<std::string, std::vector<char>> data_;
+  std::vector<std::string> gone_;  // registered ranks whose connections closed
   bool stopped_ = false;
 };
 
@@ -277,9 +297,27 @@ void TcpStore::stop_serving() {
   if (server_) server_->stop();
 }
 
+void TcpStore::register_rank(int rank) { request(kRegister, std::to_string(rank), {}, timeout_); }
+
+std::vector<int> TcpStore::gone_ranks() {
+  const std::vector<char> reply = request(kGone, "", {}, std::chrono::seconds(5));
+  std::vector<int> ranks;
+  std::string item;
+  for (size_t i = 0; i <= reply.size(); ++i) {
+    if (i == reply.size() || reply[i] == ',') {
+      if (!item.empty()) ranks.push_back(std::stoi(item));
+      item.clear();
+    } else {
+      item += reply[i];
+    }
+  }
+  return ranks;
+}
+
 std::vector<char> TcpStore::request(char cmd, const std::string& key,
                                     const std::vector<char>& value,
                                     std::chrono::milliseconds timeout) {
+  std::lock_guard<std::mutex> lock(mu_);
   // The server answers a get within its timeout; the reply may take a little longer to come.
   const auto deadline = std::chrono::steady_clock::now() + timeout + std::chrono::seconds(5);
   std::vector<char> reply;
@@ -296,7 +334,7 @@ std::vector<char> TcpStore::request(char cmd, const std::string& key,
                        " s waiting for " + (is_rank ? "rank " + key : "key '" + key + "'") +
                        " to join the process group at " + host_ + ":" + std::to_string(port_));
   }
-  if (cmd != kSet && !recv_field(fd_, reply, deadline))
+  if (cmd != kSet && cmd != kRegister && !recv_field(fd_, reply, deadline))
     throw RuntimeError("comm: lost the connection to the rendezvous store of rank 0 at " + host_ +
                        ":" + std::to_string(port_));
   return reply;

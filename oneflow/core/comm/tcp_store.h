@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -37,11 +38,17 @@ class TcpStore final : public gloo::rendezvous::Store {
   // Rank 0: stops accepting connections and frees the port (a group initialised again on the
   // same port then meets only the new store).
   void stop_serving();
+  // Tells the server which rank this connection belongs to: when the connection closes while
+  // the group lives (the process exited), the server lists the rank as gone.
+  void register_rank(int rank);
+  // The ranks whose connections to the server closed (rank 0: none while it serves).
+  std::vector<int> gone_ranks();
 
  private:
   std::vector<char> request(char cmd, const std::string& key, const std::vector<char>& value,
                             std::chrono::milliseconds timeout);
 
+  std::mutex mu_;  // one request at a time on the connection
   std::shared_ptr<TcpStoreServer> server_;
   std::string host_;
   int port_;
