@@ -73,5 +73,6 @@ void init_dlpack(py::module_& m);
 void init_eager(py::module_& m);
 void init_fast_methods(py::module_& m);
 void init_comm(py::module_& m);
+void init_lapack(py::module_& m);
 
 }  // namespace oneflow::python

@@ -55,6 +55,7 @@ PYBIND11_MODULE(_oneflow_internal, m) {
   init_eager(m);
   init_fast_methods(m);
   init_comm(m);
+  init_lapack(m);
   // The CPU kernels' thread count (OpenMP, shared with oneDNN).
   c.def(
       "set_num_threads",

@@ -1,0 +1,430 @@
+#include "oneflow/core/kernels/cpu/lapack.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <exception>
+#include <mutex>
+#include <vector>
+
+#include "oneflow/core/common/error.h"
+#include "oneflow/core/eager/engine.h"
+#include "oneflow/core/functional/functional.h"
+#include "oneflow/core/kernels/cpu/parallel.h"
+
+extern "C" {
+void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info);
+void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
+void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
+void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
+void sgetrs_(const char* trans, const int* n, const int* nrhs, const float* a, const int* lda,
+             const int* ipiv, float* b, const int* ldb, int* info);
+void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda,
+             const int* ipiv, double* b, const int* ldb, int* info);
+void sgeqrf_(const int* m, const int* n, float* a, const int* lda, float* tau, float* work,
+             const int* lwork, int* info);
+void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work,
+             const int* lwork, int* info);
+void sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda, const float* tau,
+             float* work, const int* lwork, int* info);
+void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau,
+             double* work, const int* lwork, int* info);
+void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const int* lda, float* w,
+             float* work, const int* lwork, int* iwork, const int* liwork, int* info);
+void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w,
+             double* work, const int* lwork, int* iwork, const int* liwork, int* info);
+void sgesdd_(const char* jobz, const int* m, const int* n, float* a, const int* lda, float* s,
+             float* u, const int* ldu, float* vt, const int* ldvt, float* work, const int* lwork,
+             int* iwork, int* info);
+void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int* lda, double* s,
+             double* u, const int* ldu, double* vt, const int* ldvt, double* work, const int* lwork,
+             int* iwork, int* info);
+int openblas_get_num_threads(void);
+void openblas_set_num_threads(int n);
+}
+
+namespace oneflow::lapack {
+
+namespace {
+
+namespace F = functional;
+
+// The routines for each element type.
+void potrf(char uplo, int n, float* a, int* info) { spotrf_(&uplo, &n, a, &n, info); }
+void potrf(char uplo, int n, double* a, int* info) { dpotrf_(&uplo, &n, a, &n, info); }
+void getrf(int m, int n, float* a, int* ipiv, int* info) {
+  const int lda = std::max(1, m);
+  sgetrf_(&m, &n, a, &lda, ipiv, info);
+}
+void getrf(int m, int n, double* a, int* ipiv, int* info) {
+  const int lda = std::max(1, m);
+  dgetrf_(&m, &n, a, &lda, ipiv, info);
+}
+void getrs(char trans, int n, int k, const float* a, const int* ipiv, float* b, int* info) {
+  const int ld = std::max(1, n);
+  sgetrs_(&trans, &n, &k, a, &ld, ipiv, b, &ld, info);
+}
+void getrs(char trans, int n, int k, const double* a, const int* ipiv, double* b, int* info) {
+  const int ld = std::max(1, n);
+  dgetrs_(&trans, &n, &k, a, &ld, ipiv, b, &ld, info);
+}
+void geqrf(int m, int n, float* a, float* tau, float* work, int lwork, int* info) {
+  const int lda = std::max(1, m);
+  sgeqrf_(&m, &n, a, &lda, tau, work, &lwork, info);
+}
+void geqrf(int m, int n, double* a, double* tau, double* work, int lwork, int* info) {
+  const int lda = std::max(1, m);
+  dgeqrf_(&m, &n, a, &lda, tau, work, &lwork, info);
+}
+void orgqr(int m, int n, int k, float* a, const float* tau, float* work, int lwork, int* info) {
+  const int lda = std::max(1, m);
+  sorgqr_(&m, &n, &k, a, &lda, tau, work, &lwork, info);
+}
+void orgqr(int m, int n, int k, double* a, const double* tau, double* work, int lwork, int* info) {
+  const int lda = std::max(1, m);
+  dorgqr_(&m, &n, &k, a, &lda, tau, work, &lwork, info);
+}
+void syevd(char jobz, char uplo, int n, float* a, float* w, float* work, int lwork, int* iwork,
+           int liwork, int* info) {
+  const int lda = std::max(1, n);
+  ssyevd_(&jobz, &uplo, &n, a, &lda, w, work, &lwork, iwork, &liwork, info);
+}
+void syevd(char jobz, char uplo, int n, double* a, double* w, double* work, int lwork, int* iwork,
+           int liwork, int* info) {
+  const int lda = std::max(1, n);
+  dsyevd_(&jobz, &uplo, &n, a, &lda, w, work, &lwork, iwork, &liwork, info);
+}
+void gesdd(char jobz, int m, int n, float* a, float* s, float* u, int ldu, float* vt, int ldvt,
+           float* work, int lwork, int* iwork, int* info) {
+  const int lda = std::max(1, m);
+  sgesdd_(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, iwork, info);
+}
+void gesdd(char jobz, int m, int n, double* a, double* s, double* u, int ldu, double* vt, int ldvt,
+           double* work, int lwork, int* iwork, int* info) {
+  const int lda = std::max(1, m);
+  dgesdd_(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, iwork, info);
+}
+void trsm(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_DIAG diag, int m, int n, const float* a, int lda,
+          float* b, int ldb) {
+  cblas_strsm(CblasColMajor, side, uplo, CblasNoTrans, diag, m, n, 1.0f, a, lda, b, ldb);
+}
+void trsm(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_DIAG diag, int m, int n, const double* a, int lda,
+          double* b, int ldb) {
+  cblas_dtrsm(CblasColMajor, side, uplo, CblasNoTrans, diag, m, n, 1.0, a, lda, b, ldb);
+}
+
+// Calls fn.template operator()<T>() with the element type of a float32/float64 tensor.
+template <typename Fn>
+void floating(DType dt, Fn&& fn) {
+  if (dt == DType::kFloat32)
+    fn.template operator()<float>();
+  else
+    fn.template operator()<double>();
+}
+
+void check_input(const Tensor& a, const char* op, bool square) {
+  if (a->device().type != DeviceType::kCPU)
+    throw_error<NotImplementedError>(op, "is implemented for CPU tensors only, got a tensor on ",
+                                     a->device().str());
+  if (a->dtype() != DType::kFloat32 && a->dtype() != DType::kFloat64)
+    throw_error<TypeError>(op, "expected a float32 or float64 tensor, got ",
+                           dtype_name(a->dtype()));
+  if (a->ndim() < 2)
+    throw_error<RuntimeError>(op, "The input tensor A must have at least 2 dimensions.");
+  const int64_t m = a->shape()[a->ndim() - 2], n = a->shape().back();
+  if (square && m != n)
+    throw_error<RuntimeError>(op, "A must be batches of square matrices, but they are ", m, " by ",
+                              n, " matrices");
+  if (m > (int64_t{1} << 30) || n > (int64_t{1} << 30))
+    throw_error<ValueError>(op, "matrices of ", m, " x ", n, " are too large for LAPACK");
+}
+
+Shape batch_of(const Tensor& a) { return Shape(a->shape().begin(), a->shape().end() - 2); }
+Shape with(Shape s, std::initializer_list<int64_t> tail) {
+  s.insert(s.end(), tail.begin(), tail.end());
+  return s;
+}
+
+// A contiguous copy of x with its last two dims swapped: each matrix in column-major order, as
+// LAPACK reads it. row_major is the way back.
+Tensor col_major(const Tensor& x) { return F::contiguous(F::transpose(x, -2, -1)); }
+Tensor row_major(const Tensor& cm) { return F::contiguous(F::transpose(cm, -2, -1)); }
+
+Tensor empty(const Shape& shape, DType dt) { return empty_tensor(shape, dt, Device{}); }
+
+// Runs fn(b) for the matrices b of a batch on the stream thread after the queued copies, on its
+// OpenMP team, each LAPACK call on one thread (OpenBLAS's own threads would share the cores with
+// the team's spinning workers, see kernels/cpu/linalg.cpp). The first exception is rethrown.
+template <typename Fn>
+void for_each_matrix(int64_t count, int64_t flops, Fn fn) {
+  if (count == 0) return;
+  eager::run_on_stream([&] {
+    const int blas_threads = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+    std::exception_ptr error;
+    std::mutex mu;
+    OF_OMP_FOR_IF(
+        count > 1 && flops * count > 32768, schedule(dynamic), for (int64_t b = 0; b < count; ++b) {
+          try {
+            fn(b);
+          } catch (...) {
+            std::lock_guard<std::mutex> lk(mu);
+            if (!error) error = std::current_exception();
+          }
+        });
+    openblas_set_num_threads(blas_threads);
+    if (error) std::rethrow_exception(error);
+  });
+}
+
+int as_int(int64_t v) { return static_cast<int>(v); }
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> cholesky(const Tensor& a, bool upper) {
+  check_input(a, "linalg.cholesky", true);
+  const int64_t n = a->shape().back();
+  const Shape batch = batch_of(a);
+  const int64_t count = numel(batch);
+  Tensor cm = col_major(a);
+  Tensor info = empty(batch, DType::kInt32);
+  if (n == 0) std::fill_n(info->data_as<int32_t>(), count, 0);
+  floating(a->dtype(), [&]<typename T>() {
+    if (n == 0) return;
+    for_each_matrix(count, n * n * n, [&](int64_t b) {
+      T* m = cm->data_as<T>() + b * n * n;
+      int inf = 0;
+      potrf(upper ? 'U' : 'L', as_int(n), m, &inf);
+      // The other triangle (column-major: below the diagonal for U, above it for L) is zero.
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < n; ++i)
+          if (upper ? i > j : i < j) m[j * n + i] = T(0);
+      info->data_as<int32_t>()[b] = inf;
+    });
+  });
+  return {row_major(cm), info};
+}
+
+std::tuple<Tensor, Tensor, Tensor> lu(const Tensor& a) {
+  check_input(a, "linalg.lu_factor", false);
+  const int64_t m = a->shape()[a->ndim() - 2], n = a->shape().back(), k = std::min(m, n);
+  const Shape batch = batch_of(a);
+  const int64_t count = numel(batch);
+  Tensor cm = col_major(a);
+  Tensor pivots = empty(with(batch, {k}), DType::kInt32);
+  Tensor info = empty(batch, DType::kInt32);
+  if (k == 0) std::fill_n(info->data_as<int32_t>(), count, 0);
+  floating(a->dtype(), [&]<typename T>() {
+    if (k == 0) return;
+    for_each_matrix(count, m * n * k, [&](int64_t b) {
+      int inf = 0;
+      getrf(as_int(m), as_int(n), cm->data_as<T>() + b * m * n, pivots->data_as<int32_t>() + b * k,
+            &inf);
+      info->data_as<int32_t>()[b] = inf;
+    });
+  });
+  return {row_major(cm), pivots, info};
+}
+
+Tensor lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool adjoint) {
+  const char* op = "linalg.lu_solve";
+  check_input(lu, op, true);
+  check_input(b, op, false);
+  const int64_t n = lu->shape().back(), k = b->shape().back();
+  const Shape batch = batch_of(lu);
+  if (b->dtype() != lu->dtype())
+    throw_error<RuntimeError>(op, "expected LU and B of the same dtype, got ",
+                              dtype_name(lu->dtype()), " and ", dtype_name(b->dtype()));
+  if (batch_of(b) != batch || b->shape()[b->ndim() - 2] != n)
+    throw_error<RuntimeError>(op, "expected B of shape ", shape_str(with(batch, {n, k})), ", got ",
+                              shape_str(b->shape()));
+  if (pivots->dtype() != DType::kInt32 || pivots->shape() != with(batch, {n}))
+    throw_error<RuntimeError>(op, "expected int32 pivots of shape ", shape_str(with(batch, {n})),
+                              ", got ", dtype_name(pivots->dtype()), " of shape ",
+                              shape_str(pivots->shape()));
+  const int64_t count = numel(batch);
+  Tensor cm = col_major(lu);
+  Tensor piv = F::contiguous(pivots);
+  Tensor x = col_major(b);  // (..., k, n): B column-major, solved in place
+  floating(lu->dtype(), [&]<typename T>() {
+    if (n == 0 || k == 0) return;
+    for_each_matrix(count, n * n * k, [&](int64_t i) {
+      int inf = 0;
+      getrs(adjoint ? 'T' : 'N', as_int(n), as_int(k), cm->data_as<T>() + i * n * n,
+            piv->data_as<int32_t>() + i * n, x->data_as<T>() + i * n * k, &inf);
+      if (inf < 0) throw_error<RuntimeError>(op, "argument ", -inf, " had an illegal value");
+    });
+  });
+  return row_major(x);
+}
+
+Tensor solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left,
+                        bool unitriangular) {
+  const char* op = "linalg.solve_triangular";
+  check_input(a, op, true);
+  check_input(b, op, false);
+  const int64_t n = a->shape().back();
+  const Shape batch = batch_of(a);
+  const int64_t rows = b->shape()[b->ndim() - 2], cols = b->shape().back();
+  if (b->dtype() != a->dtype())
+    throw_error<RuntimeError>(op, "expected A and B of the same dtype, got ",
+                              dtype_name(a->dtype()), " and ", dtype_name(b->dtype()));
+  if (batch_of(b) != batch || (left ? rows : cols) != n)
+    throw_error<RuntimeError>(op, "incompatible shapes of A ", shape_str(a->shape()), " and B ",
+                              shape_str(b->shape()), " (left=", left, ")");
+  const int64_t count = numel(batch);
+  Tensor cm = col_major(a);
+  Tensor x = col_major(b);  // B column-major (rows x cols, ld rows), solved in place
+  floating(a->dtype(), [&]<typename T>() {
+    if (rows == 0 || cols == 0) return;
+    for_each_matrix(count, n * rows * cols, [&](int64_t i) {
+      trsm(left ? CblasLeft : CblasRight, upper ? CblasUpper : CblasLower,
+           unitriangular ? CblasUnit : CblasNonUnit, as_int(rows), as_int(cols),
+           cm->data_as<T>() + i * n * n, as_int(std::max<int64_t>(n, 1)),
+           x->data_as<T>() + i * rows * cols, as_int(std::max<int64_t>(rows, 1)));
+    });
+  });
+  return row_major(x);
+}
+
+std::tuple<Tensor, Tensor> qr(const Tensor& a, const std::string& mode) {
+  const char* op = "linalg.qr";
+  check_input(a, op, false);
+  if (mode != "reduced" && mode != "complete" && mode != "r")
+    throw_error<RuntimeError>(op, "qr received unrecognized mode '", mode,
+                              "' but expected one of 'reduced' (default), 'r', or 'complete'");
+  const int64_t m = a->shape()[a->ndim() - 2], n = a->shape().back(), k = std::min(m, n);
+  const bool complete = mode == "complete", want_q = mode != "r";
+  const int64_t rrows = complete ? m : k, qcols = complete ? m : k;
+  const Shape batch = batch_of(a);
+  const int64_t count = numel(batch);
+  Tensor cm = col_major(a);
+  Tensor r = empty(with(batch, {n, rrows}), a->dtype());  // R column-major
+  Tensor q = empty(with(batch, {qcols, m}), a->dtype());  // Q column-major
+  floating(a->dtype(), [&]<typename T>() {
+    const auto fill = [&] {
+      std::fill_n(r->data_as<T>(), r->numel(), T(0));
+      std::fill_n(q->data_as<T>(), q->numel(), T(0));
+    };
+    if (m == 0) return;
+    if (n == 0) {  // R is empty; a complete Q is the identity
+      eager::run_on_stream([&] {
+        fill();
+        for (int64_t i = 0; i < count && complete; ++i)
+          for (int64_t j = 0; j < m; ++j) q->data_as<T>()[i * m * m + j * m + j] = T(1);
+      });
+      return;
+    }
+    for_each_matrix(count, m * n * k, [&](int64_t i) {
+      T* x = cm->data_as<T>() + i * m * n;
+      std::vector<T> tau(k);
+      T size = 0;
+      int inf = 0;
+      geqrf(as_int(m), as_int(n), x, tau.data(), &size, -1, &inf);
+      std::vector<T> work(std::max<int64_t>(1, static_cast<int64_t>(size)));
+      geqrf(as_int(m), as_int(n), x, tau.data(), work.data(), as_int(work.size()), &inf);
+      T* rr = r->data_as<T>() + i * rrows * n;
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t row = 0; row < rrows; ++row)
+          rr[j * rrows + row] = row <= j ? x[j * m + row] : T(0);
+      if (!want_q) return;
+      T* qq = q->data_as<T>() + i * m * qcols;
+      for (int64_t j = 0; j < qcols; ++j)
+        for (int64_t row = 0; row < m; ++row) qq[j * m + row] = j < n ? x[j * m + row] : T(0);
+      orgqr(as_int(m), as_int(qcols), as_int(k), qq, tau.data(), &size, -1, &inf);
+      work.resize(std::max<int64_t>(1, static_cast<int64_t>(size)));
+      orgqr(as_int(m), as_int(qcols), as_int(k), qq, tau.data(), work.data(), as_int(work.size()),
+            &inf);
+    });
+  });
+  Tensor q_out = want_q ? row_major(q) : empty({0}, a->dtype());
+  return {q_out, row_major(r)};
+}
+
+std::tuple<Tensor, Tensor> eigh(const Tensor& a, bool upper, bool compute_v) {
+  const char* op = "linalg.eigh";
+  check_input(a, op, true);
+  const int64_t n = a->shape().back();
+  const Shape batch = batch_of(a);
+  const int64_t count = numel(batch);
+  Tensor cm = col_major(a);
+  Tensor w = empty(with(batch, {n}), a->dtype());
+  floating(a->dtype(), [&]<typename T>() {
+    if (n == 0) return;
+    for_each_matrix(count, n * n * n, [&](int64_t i) {
+      const char jobz = compute_v ? 'V' : 'N', uplo = upper ? 'U' : 'L';
+      T size = 0;
+      int isize = 0, inf = 0;
+      T* x = cm->data_as<T>() + i * n * n;
+      T* wi = w->data_as<T>() + i * n;
+      syevd(jobz, uplo, as_int(n), x, wi, &size, -1, &isize, -1, &inf);
+      std::vector<T> work(std::max<int64_t>(1, static_cast<int64_t>(size)));
+      std::vector<int> iwork(std::max(1, isize));
+      syevd(jobz, uplo, as_int(n), x, wi, work.data(), as_int(work.size()), iwork.data(),
+            as_int(iwork.size()), &inf);
+      if (inf > 0)
+        throw_error<LinAlgError>(op,
+                                 "The algorithm failed to converge because the input matrix is "
+                                 "ill-conditioned or has too many repeated eigenvalues (error "
+                                 "code: ",
+                                 inf, ").");
+    });
+  });
+  Tensor v = compute_v ? row_major(cm) : empty({0}, a->dtype());
+  return {w, v};
+}
+
+std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& a, bool full_matrices, bool compute_uv) {
+  const char* op = "linalg.svd";
+  check_input(a, op, false);
+  const int64_t m = a->shape()[a->ndim() - 2], n = a->shape().back(), k = std::min(m, n);
+  const int64_t ucols = full_matrices ? m : k, vrows = full_matrices ? n : k;
+  const Shape batch = batch_of(a);
+  const int64_t count = numel(batch);
+  Tensor cm = col_major(a);
+  Tensor s = empty(with(batch, {k}), a->dtype());
+  Tensor u = empty(with(batch, {compute_uv ? ucols : 0, compute_uv ? m : 0}), a->dtype());
+  Tensor vt = empty(with(batch, {compute_uv ? n : 0, compute_uv ? vrows : 0}), a->dtype());
+  floating(a->dtype(), [&]<typename T>() {
+    if (k == 0) {  // full U and V are identities
+      if (compute_uv && count > 0)
+        eager::run_on_stream([&] {
+          std::fill_n(u->data_as<T>(), u->numel(), T(0));
+          std::fill_n(vt->data_as<T>(), vt->numel(), T(0));
+          for (int64_t i = 0; i < count; ++i) {
+            for (int64_t j = 0; j < ucols && j < m; ++j)
+              u->data_as<T>()[i * ucols * m + j * m + j] = T(1);
+            for (int64_t j = 0; j < vrows && j < n; ++j)
+              vt->data_as<T>()[i * n * vrows + j * vrows + j] = T(1);
+          }
+        });
+      return;
+    }
+    for_each_matrix(count, m * n * k, [&](int64_t i) {
+      const char jobz = !compute_uv ? 'N' : full_matrices ? 'A' : 'S';
+      T* x = cm->data_as<T>() + i * m * n;
+      T* si = s->data_as<T>() + i * k;
+      T dummy = 0;
+      T* ui = compute_uv ? u->data_as<T>() + i * ucols * m : &dummy;
+      T* vi = compute_uv ? vt->data_as<T>() + i * n * vrows : &dummy;
+      const int ldu = as_int(std::max<int64_t>(1, m)), ldvt = as_int(std::max<int64_t>(1, vrows));
+      std::vector<int> iwork(8 * k);
+      T size = 0;
+      int inf = 0;
+      gesdd(jobz, as_int(m), as_int(n), x, si, ui, ldu, vi, ldvt, &size, -1, iwork.data(), &inf);
+      std::vector<T> work(std::max<int64_t>(1, static_cast<int64_t>(size)));
+      gesdd(jobz, as_int(m), as_int(n), x, si, ui, ldu, vi, ldvt, work.data(), as_int(work.size()),
+            iwork.data(), &inf);
+      if (inf > 0)
+        throw_error<LinAlgError>(op,
+                                 "The algorithm failed to converge because the input matrix is "
+                                 "ill-conditioned or has too many repeated singular values "
+                                 "(error code: ",
+                                 inf, ").");
+    });
+  });
+  if (!compute_uv) return {empty({0}, a->dtype()), s, empty({0}, a->dtype())};
+  return {row_major(u), s, row_major(vt)};
+}
+
+}  // namespace oneflow::lapack
