@@ -90,10 +90,13 @@ class DistributedDataParallel(Module):
         current, size = [], 0
         for p in reversed(params):
             nbytes = p.numel() * p.element_size()
+            # The first bucket is small (1 MiB at most): the last layers' gradients are then
+            # reduced while backward goes on, instead of waiting for a full 25 MiB.
+            cap = cap_bytes if self._buckets or cap_bytes is None else min(cap_bytes, 1 << 20)
             full = (
                 len(current) >= per_bucket
                 if per_bucket is not None
-                else size + nbytes > cap_bytes and current
+                else size + nbytes > cap and current
             )
             if current and (full or p.dtype != current[0].dtype):
                 self._add_bucket(current)
