@@ -13,6 +13,7 @@ FAMILY_ORDER = (
     "movement",
     "ops",
     "matmul",
+    "linalg",
     "conv",
     "training",
     "comm",

@@ -8,6 +8,7 @@ from benchmarks.cases import (  # noqa: F401
     conv,
     dispatch,
     elementwise,
+    linalg,
     matmul,
     movement,
     norm,

@@ -214,6 +214,7 @@ __version__ = "0.1.0"
 
 del _sys
 
+from oneflow.framework import linalg_decomp as _linalg_decomp  # noqa: E402
 from oneflow.framework import linalg_ops as _linalg_ops  # noqa: E402
 from oneflow.framework import math_extra as _math_extra  # noqa: E402
 from oneflow.framework import math_ops as _math_ops  # noqa: E402
@@ -232,6 +233,7 @@ globals().update(_special_extra.top_level())
 globals().update(_reduce_ops.functions())
 globals().update(_movement_ops.functions())
 globals().update(_linalg_ops.functions())
+globals().update(_linalg_decomp.functions())
 globals().update(_misc_ops.functions())
 from oneflow.nn import functional as _nnf  # noqa: E402
 

@@ -1,10 +1,33 @@
-"""oneflow.linalg: norms, inverse and determinants (LU from LAPACK)."""
+"""oneflow.linalg: norms, inverse, determinants and the decompositions (LU from LAPACK)."""
 
 from oneflow._oneflow_internal import _C
 from oneflow._oneflow_internal import _LinAlgError as LinAlgError
-from oneflow.framework.linalg_ops import det, inv, slogdet
-from oneflow.framework.reduce_ops import linalg_norm as norm
-from oneflow.framework.reduce_ops import matrix_norm, vector_norm
+from oneflow.framework.linalg_decomp import (
+    cholesky,
+    cholesky_ex,
+    cond,
+    eigh,
+    eigvalsh,
+    lstsq,
+    lu,
+    lu_factor,
+    lu_factor_ex,
+    lu_solve,
+    matrix_exp,
+    matrix_norm,
+    matrix_rank,
+    norm,
+    pinv,
+    qr,
+    slogdet,
+    solve,
+    solve_ex,
+    solve_triangular,
+    svd,
+    svdvals,
+)
+from oneflow.framework.linalg_ops import det, inv
+from oneflow.framework.reduce_ops import vector_norm
 
 
 def cross(input, other, dim=-1):
@@ -119,17 +142,36 @@ _InvEx = _inv_ex_type()
 
 __all__ = [
     "LinAlgError",
+    "cholesky",
+    "cholesky_ex",
+    "cond",
     "cross",
     "det",
     "diagonal",
+    "eigh",
+    "eigvalsh",
     "inv",
     "inv_ex",
+    "lstsq",
+    "lu",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu_solve",
     "matmul",
+    "matrix_exp",
     "matrix_norm",
     "matrix_power",
+    "matrix_rank",
     "multi_dot",
     "norm",
+    "pinv",
+    "qr",
     "slogdet",
+    "solve",
+    "solve_ex",
+    "solve_triangular",
+    "svd",
+    "svdvals",
     "vander",
     "vecdot",
     "vector_norm",

@@ -54,18 +54,18 @@ def _assert_same(fn, rtol=1e-5, atol=1e-6):
 
 
 @pytest.mark.parametrize("ord", [2, -2, "nuc"])
-def test_spectral_and_nuclear_norms_never_return_a_wrong_value(ord):
-    # No SVD in oneflow: these raise rather than give another norm (linalg.norm(A, 2) gave
-    # the Frobenius norm).
-    for fn in [
+def test_spectral_and_nuclear_norms_like_torch(ord):
+    # From the singular values (linalg.norm(A, 2) once gave the Frobenius norm), through every
+    # entry point.
+    fns = [
         lambda m: m.linalg.norm(m.tensor(A), ord),
         lambda m: m.linalg.matrix_norm(m.tensor(A), ord),
         lambda m: m.linalg.norm(m.tensor(A), ord, dim=(0, 1)),
-    ]:
-        with pytest.raises(NotImplementedError, match=f"ord={ord!r}"):
-            fn(flow)
-    with pytest.raises(NotImplementedError, match="'nuc'"):
-        flow.norm(flow.tensor(A), "nuc")
+    ]
+    if ord == "nuc":
+        fns += [lambda m: m.norm(m.tensor(A), "nuc"), lambda m: m.tensor(A).norm("nuc")]
+    for fn in fns:
+        np.testing.assert_allclose(fn(flow).numpy(), fn(torch).numpy(), rtol=1e-5)
 
 
 @pytest.mark.parametrize(

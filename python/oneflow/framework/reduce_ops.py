@@ -276,9 +276,10 @@ def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         raise RuntimeError(
             f"linalg.matrix_norm: ord={ord!r} does not support low precision dtypes, got {x.dtype}"
         )
-    raise NotImplementedError(
-        f"linalg.matrix_norm: ord={ord!r} needs the singular values, and oneflow has no SVD"
-    )
+    # The spectral and nuclear norms come from the singular values (LAPACK's gesdd).
+    from oneflow.framework import linalg_decomp
+
+    return linalg_decomp.matrix_norm(input, ord, dim, keepdim, dtype=dtype)
 
 
 def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):

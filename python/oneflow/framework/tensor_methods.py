@@ -686,6 +686,7 @@ def install():
         "ge": _C.ge,
     }
     from oneflow.framework import (
+        linalg_decomp,
         linalg_ops,
         math_extra,
         math_ops,
@@ -722,6 +723,7 @@ def install():
         **special_extra.methods(),
         **activations,
         **linalg_ops.methods(),
+        **linalg_decomp.methods(),
         **misc_ops.methods(),
         **math_ops.methods(),
         **math_extra.methods(),

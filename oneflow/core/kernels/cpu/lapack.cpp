@@ -145,9 +145,13 @@ Shape with(Shape s, std::initializer_list<int64_t> tail) {
   return s;
 }
 
-// A contiguous copy of x with its last two dims swapped: each matrix in column-major order, as
-// LAPACK reads it. row_major is the way back.
-Tensor col_major(const Tensor& x) { return F::contiguous(F::transpose(x, -2, -1)); }
+// A new contiguous tensor holding x with its last two dims swapped: each matrix in column-major
+// order, as LAPACK reads and overwrites it (a copy even when x already has that layout, e.g. a
+// transposed view or an (n, 1) column: the routines work in place). row_major is the way back.
+Tensor col_major(const Tensor& x) {
+  Tensor t = F::transpose(x, -2, -1);
+  return t->is_contiguous() ? F::clone(t) : F::contiguous(t);
+}
 Tensor row_major(const Tensor& cm) { return F::contiguous(F::transpose(cm, -2, -1)); }
 
 Tensor empty(const Shape& shape, DType dt) { return empty_tensor(shape, dt, Device{}); }

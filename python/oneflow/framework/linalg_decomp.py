@@ -1,0 +1,1482 @@
+"""Matrix decompositions of ``oneflow.linalg`` (cholesky, LU, QR, eigh, SVD) and what is built
+on them (solve, solve_triangular, lu_solve, lstsq, pinv, matrix_rank, cond, slogdet, matrix_exp,
+cholesky_solve, cholesky_inverse and the spectral and nuclear matrix norms), with PyTorch's
+signatures, errors and derivatives; also their torch-namespace and Tensor-method forms
+(torch.svd returns V, torch.qr takes ``some``, ...).
+
+LAPACK runs in C++ (``_oneflow_internal._lapack_*``: float32/float64 on the CPU, each matrix of a
+batch in turn, numerical failure reported in ``info`` rather than raised, not differentiable). The
+autograd.Function classes here hold the derivative rules, PyTorch's (FunctionsManual.cpp in
+torch/csrc/autograd), written with oneflow ops so that they batch. Norms other than 2, -2 and
+'nuc', det and inv live in reduce_ops.py and linalg_ops.py.
+
+Note [Higher-order gradients]: a derivative rule reads the forward's outputs (L, Q, R, U, S, V,
+X, ...), saved as plain tensors. When the gradient is itself differentiated (create_graph, so
+grad mode is on inside backward) the rule recomputes them through the differentiable functions
+from the saved inputs, so that the gradient's graph reaches the inputs through them too, and the
+LAPACK shortcuts (solves against a saved LU) become differentiable solves, as PyTorch does.
+"""
+
+import collections
+import math
+
+import numpy as np
+
+import oneflow
+from oneflow import _oneflow_internal as _internal
+from oneflow._oneflow_internal import _C
+from oneflow._oneflow_internal import _LinAlgError as LinAlgError
+from oneflow.autograd import Function
+
+# ---- results, as torch.return_types ----------------------------------------------------------
+
+CholeskyExResult = collections.namedtuple("linalg_cholesky_ex", ["L", "info"])
+SolveExResult = collections.namedtuple("linalg_solve_ex", ["result", "info"])
+LuFactorResult = collections.namedtuple("linalg_lu_factor", ["LU", "pivots"])
+LuFactorExResult = collections.namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
+LuResult = collections.namedtuple("linalg_lu", ["P", "L", "U"])
+LuUnpackResult = collections.namedtuple("lu_unpack", ["P", "L", "U"])
+QrResult = collections.namedtuple("linalg_qr", ["Q", "R"])
+TorchQrResult = collections.namedtuple("qr", ["Q", "R"])
+EighResult = collections.namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
+SvdResult = collections.namedtuple("linalg_svd", ["U", "S", "Vh"])
+TorchSvdResult = collections.namedtuple("svd", ["U", "S", "V"])
+LstsqResult = collections.namedtuple(
+    "linalg_lstsq", ["solution", "residuals", "rank", "singular_values"]
+)
+SlogdetResult = collections.namedtuple("linalg_slogdet", ["sign", "logabsdet"])
+TorchSlogdetResult = collections.namedtuple("slogdet", ["sign", "logabsdet"])
+
+# ---- checks with PyTorch's messages ----------------------------------------------------------
+
+_TORCH_DTYPE_NAMES = {
+    "float32": "Float",
+    "float64": "Double",
+    "float16": "Half",
+    "bfloat16": "BFloat16",
+    "int64": "Long",
+    "int32": "Int",
+    "int16": "Short",
+    "int8": "Char",
+    "uint8": "Byte",
+    "bool": "Bool",
+}
+
+
+def _dtype_name(dtype):
+    name = str(dtype).split(".")[-1]
+    return _TORCH_DTYPE_NAMES.get(name, name)
+
+
+def _lapack_dtype(dtype):
+    return dtype in (oneflow.float32, oneflow.float64)
+
+
+def _check_matrix(op, A, name="A"):
+    if A.ndim < 2:
+        raise RuntimeError(f"{op}: The input tensor {name} must have at least 2 dimensions.")
+
+
+def _check_square(op, A, name="A"):
+    _check_matrix(op, A, name)
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(
+            f"{op}: {name} must be batches of square matrices, but they are {A.shape[-2]} by "
+            f"{A.shape[-1]} matrices"
+        )
+
+
+def _check_floating(op, A):
+    if not A.dtype.is_floating_point:
+        raise RuntimeError(
+            f"{op}: Expected a floating point or complex tensor as input. Got "
+            f"{_dtype_name(A.dtype)}"
+        )
+
+
+def _check_low_precision(op, A):
+    if A.dtype in (oneflow.float16, oneflow.bfloat16):
+        raise RuntimeError(f"{op}: Low precision dtypes not supported. Got {_dtype_name(A.dtype)}")
+
+
+def _check_kernel_dtype(kernel, A):
+    """PyTorch's dispatch error for a dtype its LAPACK kernel lacks (integers, half types)."""
+    if not _lapack_dtype(A.dtype):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype_name(A.dtype)}'")
+
+
+def _check_same_dtype(op, A, B, a="A", b="B"):
+    if A.dtype != B.dtype:
+        raise RuntimeError(
+            f"{op}: Expected {a} and {b} to have the same dtype, but found {a} of type "
+            f"{_dtype_name(A.dtype)} and {b} of type {_dtype_name(B.dtype)} instead"
+        )
+
+
+def _check_compatible(op, A, B, left):
+    n_a, n_b = (A.shape[-2], B.shape[-2]) if left else (A.shape[-1], B.shape[-1])
+    if n_a != n_b:
+        raise RuntimeError(
+            f"{op}: Incompatible shapes of A and B for the equation "
+            f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} and "
+            f"{B.shape[-2]}x{B.shape[-1]})"
+        )
+
+
+def _first_failure(info):
+    """(flat batch index, value) of the first matrix whose LAPACK info is not 0, or None."""
+    if info.numel() == 0:
+        return None
+    values = info.numpy().reshape(-1)
+    bad = np.flatnonzero(values)
+    if bad.size == 0:
+        return None
+    return int(bad[0]), int(values[bad[0]])
+
+
+def _batch_prefix(A, index):
+    return f"(Batch element {index}): " if A.ndim > 2 else ""
+
+
+def _check_finite(op, A):
+    """PyTorch's SVD refuses NaN and infinity before LAPACK sees them."""
+    if A.numel() == 0:
+        return
+    finite = oneflow.isfinite(A)
+    if bool(finite.all()):
+        return
+    count = math.prod(A.shape[:-2])
+    index = int(np.flatnonzero(~finite.reshape(count, -1).numpy().all(-1))[0])
+    raise LinAlgError(
+        f"{op}: {_batch_prefix(A, index)}The algorithm failed to converge because the input "
+        "matrix contained non-finite values."
+    )
+
+
+# ---- small matrix helpers ---------------------------------------------------------------------
+
+
+def _batch(A):
+    return tuple(A.shape[:-2])
+
+
+def _mT(A):
+    return A.transpose(-2, -1)
+
+
+def _mm(a, b):
+    return _C.matmul(a, b)
+
+
+def _diag(A):
+    return A.diagonal(0, -2, -1)
+
+
+def _zeros(shape, like, dtype=None):
+    return oneflow.zeros(tuple(shape), dtype=dtype or like.dtype, device=like.device)
+
+
+def _eye(n, batch, like):
+    eye = oneflow.eye(n, dtype=like.dtype, device=like.device)
+    return eye.expand(*batch, n, n).contiguous()
+
+
+def _recompute():
+    """Whether a backward is being differentiated: see Note [Higher-order gradients]."""
+    return oneflow.is_grad_enabled()
+
+
+def _broadcast_batch(*tensors):
+    """Expands the tensors' batch dims (all but the last two) to their broadcast shape."""
+    batch = tuple(oneflow.broadcast_shapes(*[_batch(t) for t in tensors]))
+    return [t.expand(*batch, *t.shape[-2:]) for t in tensors]
+
+
+def _tolerance_mask(S, atol, rtol, smax):
+    """S > max(atol, rtol * smax), the tolerances as floats or tensors of the batch shape."""
+
+    def as_tensor(x):
+        if isinstance(x, oneflow.Tensor):
+            return x.to(oneflow.float64).unsqueeze(-1)
+        return float(x)
+
+    atol, rtol = as_tensor(atol), as_tensor(rtol)
+    smax = smax.to(oneflow.float64)
+    if isinstance(atol, float) and isinstance(rtol, float):
+        tol = _C.clamp(_C.mul(smax, rtol), atol, None)
+    else:
+        tol = _C.maximum(_C.mul(smax, rtol), _C.mul(_C.ones_like(smax), atol))
+    return _C.gt(S.to(oneflow.float64), tol)
+
+
+def _default_tolerances(A, atol, rtol):
+    """PyTorch's defaults for pinv and matrix_rank: rtol = eps * max(m, n) unless atol > 0."""
+    eps_rtol = oneflow.finfo(A.dtype).eps * max(A.shape[-2], A.shape[-1])
+    if rtol is None:
+        if atol is None:
+            rtol = eps_rtol
+        elif isinstance(atol, oneflow.Tensor):
+            rtol = _C.where(_C.gt(atol, 0), 0.0, eps_rtol).to(oneflow.float64)
+        else:
+            rtol = 0.0 if atol > 0 else eps_rtol
+    return (0.0 if atol is None else atol), rtol
+
+
+# ---- LAPACK, with PyTorch's answers for empty inputs --------------------------------------------
+
+
+def _potrf(A, upper):
+    if A.numel() == 0:
+        return oneflow.zeros_like(A), _zeros(_batch(A), A, oneflow.int32)
+    return _internal._lapack_cholesky(A, upper)
+
+
+def _getrf(A):
+    if A.numel() == 0:
+        k = min(A.shape[-2], A.shape[-1])
+        return (
+            oneflow.zeros_like(A),
+            _zeros(_batch(A) + (k,), A, oneflow.int32),
+            _zeros(_batch(A), A, oneflow.int32),
+        )
+    return _internal._lapack_lu(A)
+
+
+def _getrs(LU, pivots, B, adjoint):
+    if B.numel() == 0:
+        return oneflow.zeros_like(B)
+    return _internal._lapack_lu_solve(LU, pivots, B, adjoint)
+
+
+def _trsm(A, B, upper, left, unitriangular):
+    if B.numel() == 0:
+        return oneflow.zeros_like(B)
+    return _internal._lapack_solve_triangular(A, B, upper, left, unitriangular)
+
+
+def _geqrf(A, mode):
+    if A.numel() == 0:
+        m, n = A.shape[-2:]
+        k = min(m, n)
+        R = _zeros(_batch(A) + ((m if mode == "complete" else k), n), A)
+        if mode == "r":
+            Q = _zeros((0,), A)
+        elif mode == "complete":
+            Q = _eye(m, _batch(A), A)
+        else:
+            Q = _zeros(_batch(A) + (m, k), A)
+        return Q, R
+    return _internal._lapack_qr(A, mode)
+
+
+def _syevd(A, upper, compute_v):
+    if A.numel() == 0:
+        n = A.shape[-1]
+        V = _eye(n, _batch(A), A) if compute_v else _zeros((0,), A)
+        return _zeros(_batch(A) + (n,), A), V
+    return _internal._lapack_eigh(A, upper, compute_v)
+
+
+def _gesdd(A, full_matrices, compute_uv):
+    if A.numel() == 0:
+        m, n = A.shape[-2:]
+        k = min(m, n)
+        S = _zeros(_batch(A) + (k,), A)
+        if not compute_uv:
+            return _zeros((0,), A), S, _zeros((0,), A)
+        if full_matrices:
+            return _eye(m, _batch(A), A), S, _eye(n, _batch(A), A)
+        return _zeros(_batch(A) + (m, k), A), S, _zeros(_batch(A) + (k, n), A)
+    return _internal._lapack_svd(A, full_matrices, compute_uv)
+
+
+def _lu_solve_raw(LU, pivots, B, left, adjoint):
+    """op(A) X = B (left) or X op(A) = B, A = P L U given as (LU, pivots), op(A) = A^T when
+    adjoint."""
+    if left:
+        return _getrs(LU, pivots, B, adjoint)
+    # X op(A) = B  <=>  op(A)^T X^T = B^T
+    return _mT(_getrs(LU, pivots, _mT(B), not adjoint)).contiguous()
+
+
+def _permutation(pivots, m, like):
+    """P of A = P L U from LAPACK's 1-based row interchanges: row i was swapped with
+    pivots[i] - 1, in order."""
+    batch = tuple(pivots.shape[:-1])
+    k = pivots.shape[-1]
+    count = math.prod(batch)
+    perm = np.tile(np.arange(m), (count, 1))
+    rows = np.arange(count)
+    swaps = pivots.numpy().reshape(count, k).astype(np.int64) - 1
+    for i in range(k):
+        j = swaps[:, i]
+        row_i = perm[rows, i].copy()
+        perm[rows, i] = perm[rows, j]
+        perm[rows, j] = row_i
+    P = np.zeros((count, m, m))
+    P[rows[:, None], perm, np.arange(m)[None, :]] = 1.0
+    return oneflow.tensor(P.reshape(batch + (m, m)), dtype=like.dtype, device=like.device)
+
+
+def _unpack(LU, pivots, unpack_data=True, unpack_pivots=True):
+    """(P, L, U) from a packed LU; L and U are differentiable compositions of LU."""
+    m, n = LU.shape[-2:]
+    k = min(m, n)
+    P = L = U = None
+    if unpack_data:
+        eye = oneflow.eye(m, k, dtype=LU.dtype, device=LU.device)
+        L = _C.add(LU.narrow(-1, 0, k).tril(-1), eye)
+        U = LU.narrow(-2, 0, k).triu()
+    if unpack_pivots:
+        P = _permutation(pivots, m, LU)
+    return P, L, U
+
+
+# ---- cholesky ---------------------------------------------------------------------------------
+
+
+class _Cholesky(Function):
+    """A = L L^T; gA = L^{-T} Phi(L^T gL) L^{-1}, Phi the lower triangle with its diagonal
+    halved, symmetrised (Murray 2016, arXiv:1602.07527)."""
+
+    @staticmethod
+    def forward(ctx, A, upper):
+        L, info = _potrf(A, upper)
+        ctx.upper = upper
+        ctx.save_for_backward(A, L)
+        ctx.mark_non_differentiable(info)
+        return L, info
+
+    @staticmethod
+    def backward(ctx, gL, _info):
+        A, L = ctx.saved_tensors
+        if _recompute():
+            L = _Cholesky.apply(A, ctx.upper)[0]
+        if ctx.upper:
+            L, gL = _mT(L), _mT(gL)
+        gA = _mm(_mT(L), gL).tril()
+        gA = _C.mul(_C.add(gA, _mT(gA.tril(-1))), 0.5)
+        gA = solve_triangular(_mT(L), gA, upper=True, left=True)
+        gA = solve_triangular(L, gA, upper=False, left=False)
+        return gA, None
+
+
+def _cholesky(op, A, upper, check_errors):
+    _check_matrix(op, A)
+    _check_floating(op, A)
+    _check_square(op, A)
+    _check_kernel_dtype("cholesky_cpu", A)
+    L, info = _Cholesky.apply(A, bool(upper))
+    if check_errors:
+        failure = _first_failure(info)
+        if failure is not None:
+            raise LinAlgError(
+                f"{op}: {_batch_prefix(A, failure[0])}The factorization could not be completed "
+                "because the input is not positive-definite (the leading minor of order "
+                f"{failure[1]} is not positive-definite)."
+            )
+    return L, info
+
+
+def cholesky(A, *, upper=False):
+    return _cholesky("linalg.cholesky", A, upper, True)[0]
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    return CholeskyExResult(*_cholesky("linalg.cholesky_ex", A, upper, check_errors))
+
+
+def _cholesky_solve_raw(B, L, upper):
+    # lower: L Y = B, then L^T X = Y; upper: U^T Y = B, then U X = Y
+    Y = _trsm(_mT(L) if upper else L, B, False, True, False)
+    return _trsm(L if upper else _mT(L), Y, True, True, False)
+
+
+class _CholeskySolve(Function):
+    """X = (L L^T)^{-1} B (or (U^T U)^{-1} B); PyTorch's gradient for the factor is the full
+    matrix -(gB X^T + X gB^T) L, not its triangle."""
+
+    @staticmethod
+    def forward(ctx, B, L, upper):
+        X = _cholesky_solve_raw(B, L, upper)
+        ctx.upper = upper
+        ctx.save_for_backward(B, L, X)
+        return X
+
+    @staticmethod
+    def backward(ctx, gX):
+        B, L, X = ctx.saved_tensors
+        if _recompute():
+            X = _CholeskySolve.apply(B, L, ctx.upper)
+        gB = cholesky_solve(gX, L, upper=ctx.upper)
+        gL = None
+        if ctx.needs_input_grad[1]:
+            common = _mm(gB, _mT(X))
+            common = _C.add(common, _mT(common))
+            gL = _C.neg(_mm(L, common) if ctx.upper else _mm(common, L))
+        return (gB if ctx.needs_input_grad[0] else None), gL, None
+
+
+def cholesky_solve(input, input2, upper=False):
+    """torch.cholesky_solve(B, L, upper=False): solves A X = B with A = L L^T (or U^T U)."""
+    B, L = input, input2
+    if B.ndim < 2:
+        raise RuntimeError(
+            f"b should have at least 2 dimensions, but has {B.ndim} dimensions instead"
+        )
+    if L.ndim < 2:
+        raise RuntimeError(
+            f"u should have at least 2 dimensions, but has {L.ndim} dimensions instead"
+        )
+    if B.dtype != L.dtype:
+        raise RuntimeError(
+            f"Expected b and A to have the same dtype, but found b of type {_dtype_name(B.dtype)} "
+            f"and A of type {_dtype_name(L.dtype)} instead."
+        )
+    if L.shape[-1] != L.shape[-2] or L.shape[-1] != B.shape[-2]:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for cholesky_solve: each A matrix is {L.shape[-2]} by "
+            f"{L.shape[-1]} but each b matrix is {B.shape[-2]} by {B.shape[-1]}"
+        )
+    _check_kernel_dtype("cholesky_solve_cpu", B)
+    B, L = _broadcast_batch(B, L)
+    return _CholeskySolve.apply(B, L, bool(upper))
+
+
+class _CholeskyInverse(Function):
+    """(L L^T)^{-1}; gL = -X (G + G^T) X L, X the result (PyTorch's, the full matrix)."""
+
+    @staticmethod
+    def forward(ctx, L, upper):
+        X = _cholesky_solve_raw(_eye(L.shape[-1], _batch(L), L), L, upper)
+        ctx.upper = upper
+        ctx.save_for_backward(L, X)
+        return X
+
+    @staticmethod
+    def backward(ctx, g):
+        L, X = ctx.saved_tensors
+        if _recompute():
+            X = _CholeskyInverse.apply(L, ctx.upper)
+        common = _mm(X, _mm(_C.add(g, _mT(g)), X))
+        return _C.neg(_mm(L, common) if ctx.upper else _mm(common, L)), None
+
+
+def cholesky_inverse(input, upper=False):
+    """torch.cholesky_inverse(L, upper=False): (L L^T)^{-1} (or (U^T U)^{-1})."""
+    _check_square("cholesky_inverse", input)
+    _check_kernel_dtype("cholesky_inverse_out_cpu", input)
+    return _CholeskyInverse.apply(input, bool(upper))
+
+
+# ---- triangular solves ------------------------------------------------------------------------
+
+
+class _SolveTriangular(Function):
+    """X = A^{-1} B (left) or B A^{-1}; gB = A^{-T} gX (or gX A^{-T}), gA = -gB X^T (or
+    -X^T gB) restricted to A's triangle (and off the diagonal when unitriangular)."""
+
+    @staticmethod
+    def forward(ctx, A, B, upper, left, unitriangular):
+        X = _trsm(A, B, upper, left, unitriangular)
+        ctx.flags = (upper, left, unitriangular)
+        ctx.save_for_backward(A, B, X)
+        return X
+
+    @staticmethod
+    def backward(ctx, gX):
+        A, B, X = ctx.saved_tensors
+        upper, left, unit = ctx.flags
+        if _recompute():
+            X = _SolveTriangular.apply(A, B, upper, left, unit)
+        gB = solve_triangular(_mT(A), gX, upper=not upper, left=left, unitriangular=unit)
+        gA = None
+        if ctx.needs_input_grad[0]:
+            gA = _C.neg(_mm(gB, _mT(X)) if left else _mm(_mT(X), gB))
+            gA = gA.triu(int(unit)) if upper else gA.tril(-int(unit))
+        return gA, (gB if ctx.needs_input_grad[1] else None), None, None, None
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    op = "linalg.solve_triangular"
+    _check_square(op, A)
+    _check_matrix(op, B, "B")
+    _check_compatible(op, A, B, left)
+    dtype = oneflow.promote_types(A.dtype, B.dtype)
+    A, B = A.to(dtype), B.to(dtype)
+    _check_kernel_dtype("triangular_solve_cpu", A)
+    A, B = _broadcast_batch(A, B)
+    return _SolveTriangular.apply(A, B, bool(upper), bool(left), bool(unitriangular))
+
+
+# ---- LU ---------------------------------------------------------------------------------------
+
+
+def _lu_backward(gL, gU, P, L, U):
+    """PyTorch's linalg_lu_backward (pivoted): A = P L U, L (m, k) unit lower, U (k, n)."""
+    m, k = L.shape[-2:]
+    n = U.shape[-1]
+    if m == n:
+        gA = _C.add(_mm(_mT(L), gL).tril(-1), _mm(gU, _mT(U)).triu())
+        gA = solve_triangular(_mT(U), gA, upper=False, left=False)
+        gA = solve_triangular(_mT(L), gA, upper=True, unitriangular=True)
+    elif m < n:
+        # A1 = P L^{-T} [gU1 + (L^T gL o 1_L - gU U^T o 1_U) U1^{-T}], A2 = P L^{-T} gU2
+        gA = _C.sub(_mm(_mT(L), gL), _mm(gU.triu(), _mT(U)))
+        gA = solve_triangular(_mT(U.narrow(-1, 0, k)), gA.tril(-1), upper=False, left=False)
+        gA = oneflow.cat([_C.add(gA, gU.narrow(-1, 0, k).triu()), gU.narrow(-1, k, n - k)], -1)
+        gA = solve_triangular(_mT(L), gA, upper=True, unitriangular=True)
+    else:
+        # A1 = P [gL1 + L1^{-T} (gU U^T o 1_U - L^T gL o 1_L)] U^{-T}, A2 = P gL2 U^{-T}
+        gA = _C.sub(_mm(gU, _mT(U)), _mm(_mT(L), gL.tril(-1)))
+        gA = solve_triangular(_mT(L.narrow(-2, 0, k)), gA.triu(), upper=True, unitriangular=True)
+        gA = oneflow.cat([_C.add(gA, gL.narrow(-2, 0, k).tril(-1)), gL.narrow(-2, k, m - k)], -2)
+        gA = solve_triangular(_mT(U), gA, upper=False, left=False)
+    return _mm(P, gA)
+
+
+class _LuFactor(Function):
+    @staticmethod
+    def forward(ctx, A):
+        LU, pivots, info = _getrf(A)
+        ctx.save_for_backward(A, LU, pivots)
+        ctx.mark_non_differentiable(pivots, info)
+        return LU, pivots, info
+
+    @staticmethod
+    def backward(ctx, gLU, _pivots, _info):
+        A, LU, pivots = ctx.saved_tensors
+        if _recompute():
+            LU = _LuFactor.apply(A)[0]
+        k = min(LU.shape[-2], LU.shape[-1])
+        P, L, U = _unpack(LU, pivots)
+        return _lu_backward(gLU.narrow(-1, 0, k), gLU.narrow(-2, 0, k), P, L, U)
+
+
+def _lu_checks(op, A, pivot):
+    if A.ndim < 2:
+        raise RuntimeError(
+            f"{op}: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead"
+        )
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    _check_kernel_dtype("lu_cpu", A)
+
+
+def _raise_lu_failure(op, A, info):
+    failure = _first_failure(info)
+    if failure is not None:
+        index, k = failure
+        raise RuntimeError(
+            f"{op}: {_batch_prefix(A, index)}U[{k},{k}] is zero and using it on lu_solve would "
+            "result in a division by zero. If you still want to perform the factorization, "
+            "consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
+        )
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False):
+    _lu_checks("torch.lu_factor", A, pivot)
+    LU, pivots, info = _LuFactor.apply(A)
+    if check_errors:
+        _raise_lu_failure("torch.linalg.lu_factor_ex", A, info)
+    return LuFactorExResult(LU, pivots, info)
+
+
+def lu_factor(A, *, pivot=True):
+    _lu_checks("torch.lu_factor", A, pivot)
+    LU, pivots, info = _LuFactor.apply(A)
+    _raise_lu_failure("torch.linalg.lu_factor", A, info)
+    return LuFactorResult(LU, pivots)
+
+
+class _Lu(Function):
+    @staticmethod
+    def forward(ctx, A):
+        LU, pivots, _ = _getrf(A)
+        P, L, U = _unpack(LU, pivots)
+        ctx.save_for_backward(A, P, L, U)
+        ctx.mark_non_differentiable(P)
+        return P, L, U
+
+    @staticmethod
+    def backward(ctx, _gP, gL, gU):
+        A, P, L, U = ctx.saved_tensors
+        if _recompute():
+            P, L, U = _Lu.apply(A)
+        return _lu_backward(gL, gU, P, L, U)
+
+
+def lu(A, *, pivot=True):
+    """A = P L U with partial pivoting; L (m, k) unit lower triangular, U (k, n)."""
+    _lu_checks("linalg.lu", A, pivot)
+    return LuResult(*_Lu.apply(A))
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    """torch.lu_unpack: (P, L, U) from lu_factor's output (empty tensors for what is not
+    unpacked); differentiable in LU_data."""
+    if LU_data.ndim < 2:
+        raise RuntimeError(
+            "torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
+            f"{list(LU_data.shape)} instead"
+        )
+    P, L, U = _unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
+    empty = _zeros((0,), LU_data)
+    return LuUnpackResult(
+        empty if P is None else P, empty if L is None else L, empty if U is None else U
+    )
+
+
+def _lu_solve_grad_LU(gX, LU, pivots, X, left, adjoint):
+    """PyTorch's linalg_lu_solve_LU: the gradient for the packed LU."""
+    P, L, U = _unpack(LU, pivots, unpack_pivots=left == adjoint)
+    if left != adjoint:
+        # gR = U^{-T} op(-gX) op(X)^T, gU = triu(gR), gL = tril(L^{-T} gR U^T, -1)
+        rhs = _mm(gX, _mT(X)) if left else _mm(_mT(gX), X)
+        gR = solve_triangular(_mT(U), _C.neg(rhs), upper=False)
+        gL = solve_triangular(_mT(L), _mm(gR, _mT(U)), upper=True, unitriangular=True)
+        return _C.add(gL.tril(-1), gR.triu())
+    # gR = -P^T op(X) op(gX)^T P L^{-T}, gL = tril(gR, -1), gU = triu(L^T gR U^{-T})
+    gR = _mm(_mm(_mT(P), X if left else _mT(X)), _mT(gX) if left else gX)
+    gR = _C.neg(_mm(gR, P))
+    gR = solve_triangular(_mT(L), gR, upper=True, left=False, unitriangular=True)
+    gU = solve_triangular(_mT(U), _mm(_mT(L), gR), upper=False, left=False)
+    return _C.add(gR.tril(-1), gU.triu())
+
+
+class _LuSolve(Function):
+    @staticmethod
+    def forward(ctx, LU, pivots, B, left, adjoint):
+        X = _lu_solve_raw(LU, pivots, B, left, adjoint)
+        ctx.flags = (left, adjoint)
+        ctx.save_for_backward(LU, pivots, B, X)
+        return X
+
+    @staticmethod
+    def backward(ctx, gX):
+        LU, pivots, B, X = ctx.saved_tensors
+        left, adjoint = ctx.flags
+        if _recompute():
+            X = _LuSolve.apply(LU, pivots, B, left, adjoint)
+        gLU = gB = None
+        if ctx.needs_input_grad[2]:
+            gB = lu_solve(LU, pivots, gX, left=left, adjoint=not adjoint)
+        if ctx.needs_input_grad[0]:
+            gLU = _lu_solve_grad_LU(gX, LU, pivots, X, left, adjoint)
+        return gLU, None, gB, None, None
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    op = "linalg.lu_solve"
+    _check_floating("torch.linalg.lu_solve", LU)
+    _check_square(op, LU)
+    _check_matrix(op, B, "B")
+    _check_compatible(op, LU, B, left)
+    if pivots.shape[-1:] != LU.shape[-1:]:
+        raise RuntimeError(
+            f"{op}: Number of pivots per batch should be same as the dimension of the matrix"
+        )
+    if tuple(pivots.shape) != tuple(LU.shape[:-1]):
+        raise RuntimeError(
+            f"{op}: Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots with "
+            f"shape {list(pivots.shape)} instead"
+        )
+    if pivots.dtype != oneflow.int32:
+        raise RuntimeError(f"{op}: pivots should be a Tensor of scalar type oneflow.int32")
+    _check_same_dtype(op, LU, B, "LU", "B")
+    _check_kernel_dtype("linalg.lu_solve_cpu", LU)
+    LU, B = _broadcast_batch(LU, B)
+    pivots = pivots.expand(*_batch(LU), LU.shape[-1]).contiguous()
+    return _LuSolve.apply(LU, pivots, B, bool(left), bool(adjoint))
+
+
+# ---- solve ------------------------------------------------------------------------------------
+
+
+class _Solve(Function):
+    """X = A^{-1} B (left) or B A^{-1} through one LU; gB = A^{-T} gX (or gX A^{-T}),
+    gA = -gB X^T (or -X^T gB)."""
+
+    @staticmethod
+    def forward(ctx, A, B, left):
+        LU, pivots, info = _getrf(A)
+        X = _lu_solve_raw(LU, pivots, B, left, False)
+        ctx.left = left
+        ctx.save_for_backward(A, B, LU, pivots, X)
+        ctx.mark_non_differentiable(info)
+        return X, info
+
+    @staticmethod
+    def backward(ctx, gX, _info):
+        A, B, LU, pivots, X = ctx.saved_tensors
+        left = ctx.left
+        if _recompute():
+            X = _Solve.apply(A, B, left)[0]
+            gB = _Solve.apply(_mT(A), gX, left)[0]
+        else:
+            gB = _lu_solve_raw(LU, pivots, gX, left, True)
+        gA = None
+        if ctx.needs_input_grad[0]:
+            gA = _C.neg(_mm(gB, _mT(X)) if left else _mm(_mT(X), gB))
+        return gA, (gB if ctx.needs_input_grad[1] else None), None
+
+
+def _solve(op, A, B, left, check_errors):
+    _check_same_dtype("linalg.solve", A, B)
+    _check_floating("linalg.solve", A)
+    _check_square("linalg.solve", A)
+    if B.ndim < 1:
+        raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
+    # NumPy's rule: B is a vector (or batch of vectors) when it has one dim less than A
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    B_ = B.unsqueeze(-1) if vector else B
+    _check_compatible("linalg.solve", A, B_, left)
+    _check_kernel_dtype("lu_cpu", A)
+    A, B_ = _broadcast_batch(A, B_)
+    X, info = _Solve.apply(A, B_, bool(left))
+    if check_errors:
+        failure = _first_failure(info)
+        if failure is not None:
+            raise LinAlgError(
+                f"{op}: {_batch_prefix(A, failure[0])}The solver failed because the input matrix "
+                "is singular."
+            )
+    return (X.squeeze(-1) if vector else X), info
+
+
+def solve(A, B, *, left=True):
+    return _solve("torch.linalg.solve", A, B, left, True)[0]
+
+
+def solve_ex(A, B, *, left=True, check_errors=False):
+    return SolveExResult(*_solve("torch.linalg.solve_ex", A, B, left, check_errors))
+
+
+def _inv_ex(A):
+    """(inverse, info) of square float matrices, differentiable; singular ones give inf/nan."""
+    n = A.shape[-1]
+    return _solve("torch.linalg.solve", A, _eye(n, _batch(A), A), True, False)
+
+
+# ---- QR ---------------------------------------------------------------------------------------
+
+
+class _Qr(Function):
+    @staticmethod
+    def forward(ctx, A, mode):
+        Q, R = _geqrf(A, mode)
+        ctx.mode = mode
+        ctx.save_for_backward(A, Q, R)
+        if mode == "r":
+            ctx.mark_non_differentiable(Q)
+        return Q, R
+
+    @staticmethod
+    def backward(ctx, gQ, gR):
+        if ctx.mode == "r":
+            raise RuntimeError(
+                "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+                "Please use linalg.qr(A, mode='reduced') if you are going to differentiate "
+                "through linalg.qr."
+            )
+        A, Q, R = ctx.saved_tensors
+        m, n = Q.shape[-2], R.shape[-1]
+        if ctx.mode == "complete" and m > n:
+            raise RuntimeError(
+                "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
+            )
+        if _recompute():
+            Q, R = _Qr.apply(A, ctx.mode)
+        M = _C.sub(_mm(gR, _mT(R)), _mm(_mT(Q), gQ))
+        if m >= n:
+            # gA = [gQ + Q syminvadj(triu(gR R^T - Q^T gQ))] R^{-T}
+            T = M.triu()
+            T = _C.sub(_C.add(T, _mT(T)), oneflow.diag_embed(_diag(T)))
+            gA = _C.add(_mm(Q, T), gQ)
+            return solve_triangular(_mT(R), gA, upper=False, left=False), None
+        # gA = Q gR + [Q tril(X - X^T) R1^{-T}, 0], X = Q^T gQ - gR R^T
+        gA = _mm(Q, _C.sub(_mT(M), M).tril())
+        gA = solve_triangular(_mT(R.narrow(-1, 0, m)), gA, upper=False, left=False)
+        gA = oneflow.cat([gA, _zeros(_batch(gA) + (m, n - m), gA)], -1)
+        return _C.add(gA, _mm(Q, gR)), None
+
+
+def qr(A, mode="reduced"):
+    op = "linalg.qr"
+    _check_matrix(op, A)
+    _check_floating(op, A)
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(
+            f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+            "'r', or 'complete'"
+        )
+    _check_kernel_dtype("geqrf_cpu", A)
+    return QrResult(*_Qr.apply(A, mode))
+
+
+# ---- symmetric eigendecomposition -------------------------------------------------------------
+
+
+class _Eigh(Function):
+    """A = V diag(w) V^T; gA = V [diag(gw) + skew(V^T gV) / (w_j - w_i)] V^T, the eigenvalues
+    alone giving V diag(gw) V^T (finite for repeated eigenvalues)."""
+
+    @staticmethod
+    def forward(ctx, A, upper):
+        ctx.set_materialize_grads(False)
+        w, V = _syevd(A, upper, True)
+        ctx.upper = upper
+        ctx.save_for_backward(A, w, V)
+        return w, V
+
+    @staticmethod
+    def backward(ctx, gw, gV):
+        A, w, V = ctx.saved_tensors
+        if _recompute():
+            w, V = _Eigh.apply(A, ctx.upper)
+        if gV is None:
+            if gw is None:
+                return None, None
+            return _mm(_C.mul(V, gw.unsqueeze(-2)), _mT(V)), None
+        VtgV = _mm(_mT(V), gV)
+        VtgV = _C.mul(_C.sub(VtgV, _mT(VtgV)), 0.5)
+        gaps = _C.sub(w.unsqueeze(-2), w.unsqueeze(-1))
+        gaps = _C.add(gaps, _eye(w.shape[-1], _batch(V), V))  # any non-zero on the diagonal
+        inner = _C.div(VtgV, gaps)
+        if gw is not None:
+            inner = _C.add(inner, oneflow.diag_embed(gw))
+        return _mm(V, _mm(inner, _mT(V))), None
+
+
+def _uplo(UPLO):
+    if not isinstance(UPLO, str) or len(UPLO) != 1 or UPLO.upper() not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return UPLO.upper() == "U"
+
+
+def _needs_grad(A):
+    return A.requires_grad and oneflow.is_grad_enabled()
+
+
+def eigh(A, UPLO="L"):
+    upper = _uplo(UPLO)
+    _check_square("linalg.eigh", A)
+    _check_kernel_dtype("linalg_eigh_cpu", A)
+    return EighResult(*_Eigh.apply(A, upper))
+
+
+def eigvalsh(A, UPLO="L"):
+    upper = _uplo(UPLO)
+    _check_square("linalg.eigh", A)
+    _check_kernel_dtype("linalg_eigh_cpu", A)
+    if _needs_grad(A):  # the gradient needs the eigenvectors
+        return _Eigh.apply(A, upper)[0]
+    return _syevd(A, upper, False)[0]
+
+
+# ---- singular value decomposition -------------------------------------------------------------
+
+
+class _Svd(Function):
+    """PyTorch's svd_backward (real case). With full_matrices only the first k = min(m, n)
+    columns of U and rows of Vh take part, as in PyTorch."""
+
+    @staticmethod
+    def forward(ctx, A, full_matrices):
+        ctx.set_materialize_grads(False)
+        U, S, Vh = _gesdd(A, full_matrices, True)
+        ctx.full_matrices = full_matrices
+        ctx.save_for_backward(A, U, S, Vh)
+        return U, S, Vh
+
+    @staticmethod
+    def backward(ctx, gU, gS, gVh):
+        A, U, S, Vh = ctx.saved_tensors
+        if gU is None and gS is None and gVh is None:
+            return None, None
+        if _recompute():
+            U, S, Vh = _Svd.apply(A, ctx.full_matrices)
+        k = S.shape[-1]
+        if ctx.full_matrices:
+            U, Vh = U.narrow(-1, 0, k), Vh.narrow(-2, 0, k)
+            gU = None if gU is None else gU.narrow(-1, 0, k)
+            gVh = None if gVh is None else gVh.narrow(-2, 0, k)
+        m, n = U.shape[-2], Vh.shape[-1]
+        if gU is None and gVh is None:  # singular values only: U diag(gS) Vh
+            if m >= n:
+                return _mm(U, _C.mul(gS.unsqueeze(-1), Vh)), None
+            return _mm(_C.mul(U, gS.unsqueeze(-2)), Vh), None
+        S2 = _C.mul(S, S)
+        E = _C.sub(S2.unsqueeze(-2), S2.unsqueeze(-1))
+        E = _C.add(E, _eye(k, _batch(S.unsqueeze(-1)), S))  # any non-zero on the diagonal
+        UtgU = VtgV = None
+        if gU is not None:
+            UtgU = _mm(_mT(U), gU)
+            UtgU = _C.sub(UtgU, _mT(UtgU))
+        if gVh is not None:
+            VtgV = _mm(Vh, _mT(gVh))
+            VtgV = _C.sub(VtgV, _mT(VtgV))
+        if UtgU is not None and VtgV is not None:
+            inner = _C.div(_C.add(_C.mul(UtgU, S.unsqueeze(-2)), _C.mul(S.unsqueeze(-1), VtgV)), E)
+        elif UtgU is not None:
+            inner = _C.mul(_C.div(UtgU, E), S.unsqueeze(-2))
+        else:
+            inner = _C.mul(S.unsqueeze(-1), _C.div(VtgV, E))
+        if gS is not None:
+            inner = _C.add(inner, oneflow.diag_embed(gS))
+        if m > n and gU is not None:
+            # gA = [U inner + (I - U U^T) gU S^{-1}] Vh
+            gA = _mm(U, inner)
+            gUSinv = _C.div(gU, S.unsqueeze(-2))
+            gA = _C.sub(_C.add(gA, gUSinv), _mm(U, _mm(_mT(U), gUSinv)))
+            return _mm(gA, Vh), None
+        if m < n and gVh is not None:
+            # gA = U [inner Vh + S^{-1} gVh (I - V Vh)]
+            gA = _mm(inner, Vh)
+            SinvgVh = _C.div(gVh, S.unsqueeze(-1))
+            gA = _C.sub(_C.add(gA, SinvgVh), _mm(_mm(SinvgVh, _mT(Vh)), Vh))
+            return _mm(U, gA), None
+        return _mm(U, _mm(inner, Vh)), None
+
+
+def _svd_checks(A, driver):
+    _check_matrix("linalg.svd", A)
+    _check_floating("linalg.svd", A)
+    if driver is not None:
+        raise RuntimeError(
+            "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
+            "cuSOLVER backend."
+        )
+    _check_kernel_dtype("linalg_svd_cpu", A)
+    _check_finite("linalg.svd", A)
+
+
+def svd(A, full_matrices=True, *, driver=None):
+    _svd_checks(A, driver)
+    return SvdResult(*_Svd.apply(A, bool(full_matrices)))
+
+
+def svdvals(A, *, driver=None):
+    _svd_checks(A, driver)
+    if _needs_grad(A):  # the gradient needs the singular vectors
+        return _Svd.apply(A, False)[1]
+    return _gesdd(A, False, False)[1]
+
+
+# ---- pseudo-inverse, rank, least squares, condition number --------------------------------------
+
+
+def _pinv_raw(A, atol, rtol, hermitian):
+    m, n = A.shape[-2:]
+    if A.numel() == 0:
+        return _zeros(_batch(A) + (n, m), A)
+    if hermitian:
+        w, V = _syevd(A, False, True)
+        absw = _C.abs(w)
+        keep = _tolerance_mask(absw, atol, rtol, absw.amax(-1, keepdim=True))
+        winv = _C.where(keep, _C.reciprocal(w), _C.zeros_like(w))
+        return _mm(_C.mul(V, winv.unsqueeze(-2)), _mT(V))
+    U, S, Vh = _gesdd(A, False, True)
+    keep = _tolerance_mask(S, atol, rtol, S.narrow(-1, 0, 1))
+    Sinv = _C.where(keep, _C.reciprocal(S), _C.zeros_like(S))
+    return _mm(_C.mul(_mT(Vh), Sinv.unsqueeze(-2)), _mT(U))
+
+
+def _pinv_backward(g, pinvA, A):
+    """PyTorch's pinv_backward: the derivative of A^+ at constant rank."""
+    m, n = A.shape[-2:]
+    pinvAt, gt = _mT(pinvA), _mT(g)
+    if m <= n:
+        K = _mm(gt, pinvA)
+        KpinvAt = _mm(K, pinvAt)
+        out = _C.sub(KpinvAt, _mT(_mm(pinvA, K)))
+        out = _C.sub(out, _mm(_mm(A, pinvA), KpinvAt))
+        return _C.add(out, _mm(_mm(pinvAt, pinvA), _C.sub(gt, _mm(K, A))))
+    K = _mm(pinvA, gt)
+    pinvAtK = _mm(pinvAt, K)
+    out = _C.sub(_mm(_mm(_C.sub(gt, _mm(A, K)), pinvA), pinvAt), _mT(_mm(K, pinvA)))
+    return _C.sub(_C.add(out, pinvAtK), _mm(_mm(pinvAtK, pinvA), A))
+
+
+class _Pinv(Function):
+    @staticmethod
+    def forward(ctx, A, atol, rtol, hermitian):
+        out = _pinv_raw(A, atol, rtol, hermitian)
+        ctx.args = (atol, rtol, hermitian)
+        ctx.save_for_backward(A, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        A, pinvA = ctx.saved_tensors
+        if _recompute():
+            pinvA = _Pinv.apply(A, *ctx.args)
+        return _pinv_backward(g, pinvA, A), None, None, None
+
+
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
+    """The pseudo-inverse: singular values (absolute eigenvalues when hermitian) at most
+    max(atol, rtol * largest) are dropped. rcond, NumPy's name, is rtol with atol = 0."""
+    if A.ndim < 2 or not _lapack_dtype(A.dtype):
+        raise RuntimeError(
+            f"linalg.pinv({_dtype_name(A.dtype)}{{{list(A.shape)}}}): expected a tensor with 2 "
+            "or more dimensions of float, double, cfloat or cdouble types"
+        )
+    if rcond is not None:
+        atol, rtol = 0.0, rcond
+    atol, rtol = _default_tolerances(A, atol, rtol)
+    if hermitian:
+        _check_square("linalg.eigh", A)
+    return _Pinv.apply(A, atol, rtol, bool(hermitian))
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
+    """The number of singular values (absolute eigenvalues when hermitian) above
+    max(atol, rtol * largest); tol, the older name, is atol with rtol = 0."""
+    if A.ndim < 2:
+        raise RuntimeError(
+            "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions."
+        )
+    if not _lapack_dtype(A.dtype):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    atol, rtol = _default_tolerances(A, atol, rtol)
+    with oneflow.no_grad():
+        if min(A.shape[-2:]) == 0:
+            return _zeros(_batch(A), A, oneflow.int64)
+        S = _C.abs(eigvalsh(A)) if hermitian else svdvals(A)
+        keep = _tolerance_mask(S, atol, rtol, S.amax(-1, keepdim=True))
+        return keep.sum(-1).to(oneflow.int64)
+
+
+class _Lstsq(Function):
+    """The minimum-norm least-squares solution through the SVD (singular values at most
+    rcond * largest dropped, as gelsy/gelsd do); PyTorch's gradient through pinv(A)."""
+
+    @staticmethod
+    def forward(ctx, A, B, rcond):
+        m, n = A.shape[-2:]
+        k = min(m, n)
+        if A.numel() == 0 or B.numel() == 0:
+            X = _zeros(_batch(A) + (n, B.shape[-1]), A)
+            rank = _zeros(_batch(A), A, oneflow.int64)
+            S = _zeros(_batch(A) + (k,), A)
+        else:
+            U, S, Vh = _gesdd(A, False, True)
+            keep = _tolerance_mask(S, 0.0, rcond, S.narrow(-1, 0, 1))
+            Sinv = _C.where(keep, _C.reciprocal(S), _C.zeros_like(S))
+            X = _mm(_mT(Vh), _C.mul(Sinv.unsqueeze(-1), _mm(_mT(U), B)))
+            rank = keep.sum(-1).to(oneflow.int64)
+        ctx.save_for_backward(A, B)
+        ctx.mark_non_differentiable(rank, S)
+        return X, rank, S
+
+    @staticmethod
+    def backward(ctx, gX, _rank, _S):
+        A, B = ctx.saved_tensors
+        tolerances = _default_tolerances(A, None, None)
+        if _recompute():
+            pinvA = _Pinv.apply(A, *tolerances, False)
+        else:
+            pinvA = _pinv_raw(A, *tolerances, False)
+        gA = gB = None
+        if ctx.needs_input_grad[0]:
+            gA = _pinv_backward(_mm(gX, _mT(B)), pinvA, A)
+        if ctx.needs_input_grad[1]:
+            gB = _mm(_mT(pinvA), gX)
+        return gA, gB, None
+
+
+_LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """min ||A X - B||_F, as PyTorch's CPU drivers report it: residuals for m > n except with
+    gelsy (the default; with gelsd/gelss only when every matrix has full rank), rank except with
+    gels, singular values with gelsd/gelss."""
+    op = "torch.linalg.lstsq"
+    if A.ndim < 2:
+        raise RuntimeError(f"{op}: input must have at least 2 dimensions.")
+    if B.ndim < 1:
+        raise RuntimeError(f"{op}: other must have at least 1 dimension.")
+    if A.dtype != B.dtype:
+        raise RuntimeError(
+            f"{op}: Expected input and other to have the same dtype, but got input's dtype "
+            f"{_dtype_name(A.dtype)} and other's dtype {_dtype_name(B.dtype)}"
+        )
+    vector = A.ndim - B.ndim
+    if not 0 <= vector <= 1:
+        raise RuntimeError(
+            f"{op}: input.dim() must be greater or equal to other.dim() and "
+            "(input.dim() - other.dim()) <= 1"
+        )
+    B_ = B.unsqueeze(-1) if vector else B
+    if A.shape[-2] != B_.shape[-2]:
+        raise RuntimeError(
+            f"{op}: input.size(-2) should match other.size({'-1' if vector else '-2'})"
+        )
+    driver = "gelsy" if driver is None else driver
+    if driver not in _LSTSQ_DRIVERS:
+        raise RuntimeError(f"{op}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    if not _lapack_dtype(A.dtype):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    m, n = A.shape[-2:]
+    if rcond is None:
+        rcond = oneflow.finfo(A.dtype).eps * max(m, n)
+    A, B_ = _broadcast_batch(A, B_)
+    X, rank, S = _Lstsq.apply(A, B_, 0.0 if driver == "gels" else float(rcond))
+    empty = _zeros((0,), A)
+    residuals = empty
+    if m > n and driver != "gelsy":
+        if driver == "gels" or bool(_C.eq(rank, n).all()):
+            # Danskin: X is optimal, so only the explicit dependence on A and B is differentiated
+            r = _C.sub(_mm(A, X.detach()), B_)
+            residuals = _C.sum(_C.mul(r, r), [-2], False)
+    if driver == "gels":
+        rank = _zeros((0,), A, oneflow.int64)
+    if driver not in ("gelsd", "gelss"):
+        S = empty
+    return LstsqResult(X.squeeze(-1) if vector else X, residuals, rank, S)
+
+
+_COND_ORDS = (2, -2, 1, -1, math.inf, -math.inf, "fro", "nuc")
+
+
+def cond(A, p=None):
+    """The condition number ||A|| ||A^{-1}|| in the norm p: the ratio of extreme singular
+    values for None and +-2; an inverse and a matrix norm for the others (inf where A is
+    singular, as PyTorch)."""
+    if A.ndim < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if p is not None and not any(
+        p == q and isinstance(p, str) == isinstance(q, str) for q in _COND_ORDS
+    ):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+    if isinstance(p, str):
+        _check_square(f"linalg.cond(ord={p})", A)
+    if A.numel() == 0:
+        dtype = A.dtype if A.dtype.is_floating_point else oneflow.get_default_dtype()
+        return _zeros(_batch(A), A, dtype)
+    if p is None or p in (2, -2):
+        s = svdvals(A)
+        big, small = s.narrow(-1, 0, 1), s.narrow(-1, s.shape[-1] - 1, 1)
+        return (_C.div(small, big) if p == -2 else _C.div(big, small)).squeeze(-1)
+    if p == "nuc":
+        # through the singular values: the nuclear norm of an inverse full of inf is undefined
+        s = svdvals(A)
+        return _C.mul(_C.sum(s, [-1], False), _C.sum(_C.reciprocal(s), [-1], False))
+    if not isinstance(p, str):
+        name = str(p) if isinstance(p, int) or math.isinf(p) else f"{float(p):.6f}"
+        _check_square(f"linalg.cond(ord={name})", A)
+    _check_floating("linalg.inv", A)
+    _check_low_precision("linalg.inv", A)
+    inverse, info = _inv_ex(A)
+    singular = _C.gt(info, 0).unsqueeze(-1).unsqueeze(-1)
+    inverse = _C.where(singular, math.inf, inverse)
+    result = _C.mul(matrix_norm(A, p), matrix_norm(inverse, p))
+    return _C.where(_C.ne(result, result), math.inf, result)  # 0 * inf, as NumPy
+
+
+# ---- determinants -----------------------------------------------------------------------------
+
+
+class _Slogdet(Function):
+    """sign and log|det| from one LU; g_logabsdet A^{-T} as the gradient (the sign is
+    piecewise constant)."""
+
+    @staticmethod
+    def forward(ctx, A):
+        LU, pivots, _ = _getrf(A)
+        n = A.shape[-1]
+        d = _diag(LU)
+        moved = _C.ne(pivots, oneflow.arange(1, n + 1, dtype=oneflow.int32, device=A.device))
+        parity = _C.remainder(moved.sum(-1), 2).to(A.dtype)
+        sign = _C.mul(_C.prod(_C.sign(d), -1), _C.sub(1.0, _C.mul(parity, 2.0)))
+        logabsdet = _C.sum(_C.log(_C.abs(d)), [-1], False)
+        ctx.save_for_backward(A, LU, pivots)
+        # The sign requires grad, as PyTorch's (its gradient is zero).
+        return sign, logabsdet
+
+    @staticmethod
+    def backward(ctx, _gsign, glogabsdet):
+        A, LU, pivots = ctx.saved_tensors
+        n = LU.shape[-1]
+        g = oneflow.diag_embed(glogabsdet.unsqueeze(-1).expand(*glogabsdet.shape, n))
+        if _recompute():
+            return _Solve.apply(_mT(A), g, True)[0]
+        return _lu_solve_raw(LU, pivots, g, True, True)
+
+
+def _slogdet(op, A):
+    _check_square(op, A)
+    _check_floating(op, A)
+    _check_low_precision(op, A)
+    _check_kernel_dtype("lu_cpu", A)
+    return _Slogdet.apply(A)
+
+
+def slogdet(A):
+    return SlogdetResult(*_slogdet("linalg.slogdet", A))
+
+
+def torch_slogdet(input):
+    return TorchSlogdetResult(*_slogdet("linalg.slogdet", input))
+
+
+def logdet(input):
+    """log det A: NaN where the determinant is negative, -inf where it is zero."""
+    sign, logabsdet = _slogdet("logdet", input)
+    return _C.where(_C.eq(sign, -1.0), math.nan, logabsdet)
+
+
+# ---- matrix exponential -----------------------------------------------------------------------
+
+# Higham (2005), "The scaling and squaring method for the matrix exponential revisited": Pade
+# approximant degrees, their coefficients and the 1-norm bounds below which each is accurate to
+# double precision.
+_PADE_COEFFICIENTS = {
+    3: [120.0, 60.0, 12.0, 1.0],
+    5: [30240.0, 15120.0, 3360.0, 420.0, 30.0, 1.0],
+    7: [17297280.0, 8648640.0, 1995840.0, 277200.0, 25200.0, 1512.0, 56.0, 1.0],
+    9: [
+        17643225600.0,
+        8821612800.0,
+        2075673600.0,
+        302702400.0,
+        30270240.0,
+        2162160.0,
+        110880.0,
+        3960.0,
+        90.0,
+        1.0,
+    ],
+    13: [
+        64764752532480000.0,
+        32382376266240000.0,
+        7771770303897600.0,
+        1187353796428800.0,
+        129060195264000.0,
+        10559470521600.0,
+        670442572800.0,
+        33522128640.0,
+        1323241920.0,
+        40840800.0,
+        960960.0,
+        16380.0,
+        182.0,
+        1.0,
+    ],
+}
+_PADE_THETA = [
+    (3, 1.495585217958292e-2),
+    (5, 2.539398330063230e-1),
+    (7, 9.504178996162932e-1),
+    (9, 2.097847961257068e0),
+]
+_PADE_THETA_13 = 5.371920351148152
+
+
+def _pade(A, degree):
+    """r(A) = q(A)^{-1} p(A), p(A) = V + U, q(A) = V - U (U the odd part, V the even)."""
+    b = _PADE_COEFFICIENTS[degree]
+    eye = _eye(A.shape[-1], _batch(A), A)
+    A2 = _mm(A, A)
+    if degree == 13:
+        A4 = _mm(A2, A2)
+        A6 = _mm(A4, A2)
+
+        def poly(c6, c4, c2, c0):
+            return _C.add(
+                _C.add(_C.mul(A6, c6), _C.mul(A4, c4)), _C.add(_C.mul(A2, c2), _C.mul(eye, c0))
+            )
+
+        U = _mm(A, _C.add(_mm(A6, poly(b[13], b[11], b[9], 0.0)), poly(b[7], b[5], b[3], b[1])))
+        V = _C.add(_mm(A6, poly(b[12], b[10], b[8], 0.0)), poly(b[6], b[4], b[2], b[0]))
+    else:
+        powers = [eye, A2]
+        while len(powers) < (degree + 1) // 2:
+            powers.append(_mm(powers[-1], A2))
+        U = V = None
+        for j, P in enumerate(powers):
+            odd, even = _C.mul(P, b[2 * j + 1]), _C.mul(P, b[2 * j])
+            U = odd if U is None else _C.add(U, odd)
+            V = even if V is None else _C.add(V, even)
+        U = _mm(A, U)
+    LU, pivots, _ = _getrf(_C.sub(V, U))
+    return _getrs(LU, pivots, _C.add(V, U), False)
+
+
+def _expm(A):
+    """Scaling and squaring: the degree from the largest 1-norm in the batch, then for degree
+    13 each matrix scaled by its own 2^-s and squared s times."""
+    if A.numel() == 0:
+        return oneflow.zeros_like(A)
+    norms = _C.amax(_C.sum(_C.abs(A), [-2], False), [-1], False)
+    largest = float(norms.max())
+    for degree, theta in _PADE_THETA:
+        if largest <= theta:
+            return _pade(A, degree)
+    s = np.nan_to_num(np.ceil(np.log2(norms.numpy().astype(np.float64) / _PADE_THETA_13)))
+    s = np.clip(s, 0, 1100).astype(np.int64)
+    scale = oneflow.tensor(np.ldexp(1.0, -s), dtype=A.dtype, device=A.device)
+    X = _pade(_C.mul(A, scale.unsqueeze(-1).unsqueeze(-1)), 13)
+    squared = oneflow.tensor(s, device=A.device)
+    for i in range(int(s.max(initial=0))):
+        X = _C.where(_C.gt(squared, i).unsqueeze(-1).unsqueeze(-1), _mm(X, X), X)
+    return X
+
+
+class _MatrixExp(Function):
+    """PyTorch's backward: exp([[A^T, G], [0, A^T]]) holds the gradient in its upper right
+    block (Mathias 1996)."""
+
+    @staticmethod
+    def forward(ctx, A):
+        ctx.save_for_backward(A)
+        return _expm(A)
+
+    @staticmethod
+    def backward(ctx, g):
+        (A,) = ctx.saved_tensors
+        n = A.shape[-1]
+        At = _mT(A)
+        top = oneflow.cat([At, g], -1)
+        bottom = oneflow.cat([oneflow.zeros_like(At), At], -1)
+        big = matrix_exp(oneflow.cat([top, bottom], -2))
+        return big.narrow(-2, 0, n).narrow(-1, n, n)
+
+
+def matrix_exp(A):
+    op = "linalg.matrix_exp"
+    _check_square(op, A)
+    _check_floating(op, A)
+    if not _lapack_dtype(A.dtype):  # half types: computed in float32, as their precision allows
+        return _MatrixExp.apply(A.to(oneflow.float32)).to(A.dtype)
+    return _MatrixExp.apply(A)
+
+
+# ---- norms through singular values --------------------------------------------------------------
+
+
+def _svd_ord(ord):
+    if isinstance(ord, str):
+        return ord == "nuc"
+    return ord in (2, -2)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    """linalg.matrix_norm; ord 2, -2 and 'nuc' from the singular values, the others in
+    reduce_ops."""
+    from oneflow.framework import reduce_ops
+
+    if not _svd_ord(ord):
+        return reduce_ops.matrix_norm(A, ord, dim, keepdim, dtype=dtype)
+    op = "linalg.matrix_norm"
+    x = A if dtype is None else A.to(dtype)
+    _check_matrix(op, x)
+    _check_floating(op, x)
+    _check_low_precision(op, x)
+    if isinstance(dim, int) or len(dim) != 2:
+        raise RuntimeError(f"{op}: dim must be a 2-tuple, got {dim}")
+    for d in dim:
+        if not -x.ndim <= d < x.ndim:
+            raise IndexError(
+                f"{op}: dimension out of range (expected to be in range of [{-x.ndim}, "
+                f"{x.ndim - 1}], but got {d})"
+            )
+    d0, d1 = dim[0] % x.ndim, dim[1] % x.ndim
+    if d0 == d1:
+        raise RuntimeError(f"{op}: dims must be different, got ({dim[0]}, {dim[1]})")
+    rest = [d for d in range(x.ndim) if d not in (d0, d1)]
+    s = svdvals(x.permute(*rest, d0, d1))
+    if s.shape[-1] == 0:
+        if ord == -2 and s.numel() == 0 and math.prod(s.shape[:-1]):
+            raise IndexError("amin(): Expected reduction dim -1 to have non-zero size.")
+        out = _C.sum(s, [-1], False)  # zeros, in the graph (they require grad as PyTorch's)
+    elif ord == "nuc":
+        out = _C.sum(s, [-1], False)
+    else:
+        out = (_C.amax if ord == 2 else _C.amin)(s, [-1], False)
+    if keepdim:
+        for d in sorted((d0, d1)):
+            out = out.unsqueeze(d)
+    return out
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """linalg.norm; the matrix norms 2, -2 and 'nuc' here, the rest in reduce_ops."""
+    from oneflow.framework import reduce_ops
+
+    if ord is not None and _svd_ord(ord):
+        dims = [dim] if isinstance(dim, int) else (None if dim is None else list(dim))
+        if dims is None and A.ndim == 2:
+            dims = [0, 1]
+        if dims is not None and len(dims) == 2:
+            return matrix_norm(A, ord, tuple(dims), keepdim, dtype=dtype)
+    return reduce_ops.linalg_norm(A, ord, dim, keepdim, dtype=dtype)
+
+
+# ---- the torch namespace's older forms ----------------------------------------------------------
+
+
+def torch_cholesky(input, upper=False):
+    """torch.cholesky (deprecated in PyTorch): linalg.cholesky."""
+    return _cholesky("cholesky", input, upper, True)[0]
+
+
+def torch_qr(input, some=True):
+    return TorchQrResult(*qr(input, "reduced" if some else "complete"))
+
+
+def torch_svd(input, some=True, compute_uv=True):
+    """torch.svd: (U, S, V) with V = Vh^T; without compute_uv, U and V are zero matrices of
+    shape (m, m) and (n, n)."""
+    if not compute_uv:
+        m, n = input.shape[-2:]
+        S = svdvals(input)
+        U = _zeros(_batch(input) + (m, m), input)
+        return TorchSvdResult(U, S, _zeros(_batch(input) + (n, n), input))
+    U, S, Vh = svd(input, full_matrices=not some)
+    return TorchSvdResult(U, S, _mT(Vh))
+
+
+def torch_lu(A, pivot=True, get_infos=False):
+    """torch.lu (deprecated in PyTorch): (LU, pivots[, infos]) of linalg.lu_factor_ex; a
+    singular matrix does not raise."""
+    LU, pivots, info = lu_factor_ex(A, pivot=pivot)
+    return (LU, pivots, info) if get_infos else (LU, pivots)
+
+
+def torch_lu_solve(b, LU_data, LU_pivots):
+    """torch.lu_solve (deprecated in PyTorch): linalg.lu_solve with the arguments reordered."""
+    return lu_solve(LU_data, LU_pivots, b)
+
+
+def pinverse(input, rcond=1e-15):
+    return pinv(input, rtol=rcond)
+
+
+def functions():
+    """The torch-namespace names, merged into oneflow by oneflow/__init__.py."""
+    return {
+        "cholesky": torch_cholesky,
+        "cholesky_solve": cholesky_solve,
+        "cholesky_inverse": cholesky_inverse,
+        "qr": torch_qr,
+        "svd": torch_svd,
+        "lu": torch_lu,
+        "lu_solve": torch_lu_solve,
+        "lu_unpack": lu_unpack,
+        "slogdet": torch_slogdet,
+        "logdet": logdet,
+        "matrix_exp": matrix_exp,
+        "pinverse": pinverse,
+    }
+
+
+def methods():
+    """The Tensor methods PyTorch has for these (Tensor.lu_unpack it has not)."""
+    out = functions()
+    out.pop("lu_unpack")
+    return out
