@@ -18,18 +18,8 @@ namespace {
 
 namespace F = functional;
 using test::from_vector;
+using test::QueueEveryOp;
 using test::to_vector;
-
-class QueueEveryOp {
- public:
-  QueueEveryOp() : prev_(eager::queue_every_op()) { eager::set_queue_every_op(true); }
-  ~QueueEveryOp() { eager::set_queue_every_op(prev_); }
-  QueueEveryOp(const QueueEveryOp&) = delete;
-  QueueEveryOp& operator=(const QueueEveryOp&) = delete;
-
- private:
-  const bool prev_;
-};
 
 // Waits (at most 10 s, so a wrong order fails instead of hanging) until `gate` opens.
 void wait_for_gate(const std::atomic<bool>& gate) {

@@ -23,19 +23,8 @@ class DrainEngine : public ::testing::Environment {
 
 namespace F = functional;
 using test::from_vector;
+using test::QueueEveryOp;
 using test::to_vector;
-
-// These ops are small: without this they run at the call on an idle stream.
-class QueueEveryOp {
- public:
-  QueueEveryOp() : prev_(eager::queue_every_op()) { eager::set_queue_every_op(true); }
-  ~QueueEveryOp() { eager::set_queue_every_op(prev_); }
-  QueueEveryOp(const QueueEveryOp&) = delete;
-  QueueEveryOp& operator=(const QueueEveryOp&) = delete;
-
- private:
-  const bool prev_;
-};
 
 TEST(Eager, ReadsWaitForQueuedOps) {
   QueueEveryOp queue;

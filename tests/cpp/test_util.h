@@ -1,9 +1,10 @@
-// Helpers for the C++ tests: tensors from values and back.
+// Helpers for the C++ tests: tensors from values and back, queuing every op.
 #pragma once
 
 #include <cstring>
 #include <vector>
 
+#include "oneflow/core/eager/engine.h"
 #include "oneflow/core/framework/tensor.h"
 
 namespace oneflow::test {
@@ -29,5 +30,17 @@ std::vector<T> to_vector(const Tensor& t) {
   }
   return out;
 }
+
+// Queues every op while alive (small ops on an idle stream would otherwise run at the call).
+class QueueEveryOp {
+ public:
+  QueueEveryOp() : prev_(eager::queue_every_op()) { eager::set_queue_every_op(true); }
+  ~QueueEveryOp() { eager::set_queue_every_op(prev_); }
+  QueueEveryOp(const QueueEveryOp&) = delete;
+  QueueEveryOp& operator=(const QueueEveryOp&) = delete;
+
+ private:
+  const bool prev_;
+};
 
 }  // namespace oneflow::test

@@ -149,23 +149,9 @@ T wrap_mul(T a, T b) {
   }
 }
 
-// The arithmetic type of an element type: 16-bit floats reduce in float, rounded per step.
-template <typename T>
-struct Acc {
-  using type = T;
-};
-template <>
-struct Acc<float16> {
-  using type = float;
-};
-template <>
-struct Acc<bfloat16> {
-  using type = float;
-};
-
 template <typename T, typename F>
 void combine(void* c, const void* a, const void* b, size_t n, F f) {
-  using A = typename Acc<T>::type;
+  using A = compute_t<T>;  // 16-bit floats reduce in float, rounded per step
   T* out = static_cast<T*>(c);
   const T* x = static_cast<const T*>(a);
   const T* y = static_cast<const T*>(b);
@@ -175,7 +161,7 @@ void combine(void* c, const void* a, const void* b, size_t n, F f) {
 // Gloo's reduction callback: out = a op b over n elements.
 template <typename T>
 std::function<void(void*, const void*, const void*, size_t)> reduce_fn(ReduceOp op) {
-  using A = typename Acc<T>::type;
+  using A = compute_t<T>;  // 16-bit floats reduce in float, rounded per step
   if constexpr (std::is_same_v<T, bool>) {
     // Sum and max of booleans are "any", product and min "all".
     if (op == ReduceOp::kSum || op == ReduceOp::kMax)
