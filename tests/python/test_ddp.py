@@ -207,3 +207,92 @@ json.dump({
     np.testing.assert_allclose(
         np.add(r0["w_grad"], r1["w_grad"]), r0["ref_w_grad"], rtol=1e-4, atol=1e-5
     )
+
+
+def test_object_collectives_and_batched_point_to_point(tmp_path):
+    results = _launch(
+        tmp_path,
+        """
+import json, sys
+import oneflow as flow
+import oneflow.distributed as dist
+
+out_dir = sys.argv[1]
+dist.init_process_group("gloo")
+rank, world = dist.get_rank(), dist.get_world_size()
+mine = {"rank": rank, "payload": "x" * (10 * rank), "nested": [rank, (rank, None)]}
+gathered = [None] * world
+dist.all_gather_object(gathered, mine)
+at_one = [None] * world if rank == 1 else None
+dist.gather_object(mine, at_one, dst=1)
+objs = [f"from {rank}", rank * 7, {"k": [rank]}] if rank == 2 else [None, None, None]
+dist.broadcast_object_list(objs, src=2)
+got = [None]
+dist.scatter_object_list(got, [f"for {r}" for r in range(world)] if rank == 0 else None, src=0)
+nxt, prv = (rank + 1) % world, (rank - 1) % world
+if rank % 2 == 0:
+    dist.send_object_list([rank, "ring"], nxt)
+    ring = [None, None]
+    dist.recv_object_list(ring, prv)
+else:
+    ring = [None, None]
+    dist.recv_object_list(ring, prv)
+    dist.send_object_list([rank, "ring"], nxt)
+send, recv = flow.full((3,), float(rank)), flow.zeros(3)
+works = dist.batch_isend_irecv(
+    [dist.P2POp(dist.irecv, recv, prv), dist.P2POp(dist.isend, send, nxt)]
+)
+for w in works:
+    w.wait()
+dist.monitored_barrier()
+json.dump({
+    "gathered": gathered, "at_one": at_one, "objs": objs, "got": got, "ring": ring,
+    "recv": recv.tolist(), "ranks": dist.get_process_group_ranks(dist.group.WORLD),
+    "global": dist.get_global_rank(None, rank), "local": dist.get_node_local_rank(),
+}, open(f"{out_dir}/rank{rank}.json", "w"))
+dist.destroy_process_group()
+""",
+        nproc=3,
+    )
+    world = 3
+    expect = [
+        {"rank": r, "payload": "x" * (10 * r), "nested": [r, [r, None]]} for r in range(world)
+    ]
+    for rank, res in enumerate(results):
+        assert res["gathered"] == expect
+        assert res["at_one"] == (expect if rank == 1 else None)
+        assert res["objs"] == ["from 2", 14, {"k": [2]}]
+        assert res["got"] == [f"for {rank}"]
+        assert res["ring"] == [(rank - 1) % world, "ring"]
+        assert res["recv"] == [float((rank - 1) % world)] * 3
+        assert res["ranks"] == [0, 1, 2] and res["global"] == rank and res["local"] == rank
+
+
+def test_a_send_reaches_its_peer_when_the_sender_exits_at_once(tmp_path):
+    # A send returns once its bytes are posted (sends never block the communication stream,
+    # so ranks that all send before they receive do not deadlock); at exit the sender waits
+    # until its peer has them.
+    results = _launch(
+        tmp_path,
+        """
+import json, sys, time
+import oneflow as flow
+import oneflow.distributed as dist
+
+out_dir = sys.argv[1]
+rank = flow.env.get_rank()
+flow.comm.barrier()
+if rank == 0:
+    x = flow.arange(1000, dtype=flow.float32)
+    dist.send(x, 1)
+    x.fill_(-1.0)  # the send has its own copy
+    got = None
+else:
+    time.sleep(1.0)
+    y = flow.zeros(1000)
+    dist.recv(y, 0)
+    got = y.sum().item()
+json.dump({"got": got}, open(f"{out_dir}/rank{rank}.json", "w"))
+""",
+    )
+    assert results[1]["got"] == sum(range(1000))

@@ -93,6 +93,10 @@ void init_comm(py::module_& m) {
         comm::all_to_all(out, in);
       },
       py::arg("output"), py::arg("input"));
+  m.def("_comm_flush_sends", [] {
+    ReleaseGil nogil;
+    comm::flush_sends();
+  });
   m.def("_comm_barrier", [] {
     ReleaseGil nogil;
     comm::barrier();

@@ -13,6 +13,7 @@
 #include <gloo/rendezvous/context.h>
 #include <gloo/scatter.h>
 #include <gloo/transport/tcp/device.h>
+#include <gloo/transport/unbound_buffer.h>
 
 #include <chrono>
 #include <cstring>
@@ -32,13 +33,37 @@ namespace oneflow::comm {
 
 namespace {
 
+// Note [Sends do not block the stream]: Gloo's send completes only once the peer has posted the
+// matching receive, and the tasks run one after another on the communication stream's thread.
+// A send that waited there would deadlock a ring of ranks that each send before they receive
+// (isend then irecv, a common exchange). So a send copies its bytes, posts them and returns; the
+// next receive posts its buffer first and then waits for the pending sends, and every other
+// collective waits for them before it starts. The tensor is free to change once the send's task
+// has run.
+struct PendingSend {
+  std::vector<char> bytes;
+  std::unique_ptr<gloo::transport::UnboundBuffer> buf;
+  int dst = 0;
+};
+
 struct Group {
   int rank = 0;
   int size = 1;
   std::chrono::milliseconds timeout{0};
   std::unique_ptr<TcpStore> store;                 // rank 0 serves it for the group's lifetime
   std::shared_ptr<gloo::rendezvous::Context> ctx;  // null for a group of one
+  // Posted sends not yet known to be complete; touched only by the tasks, which run in order.
+  mutable std::vector<PendingSend> pending_sends;
 };
+
+// Waits for the posted sends (Note [Sends do not block the stream]).
+void finish_sends(const Group& g) {
+  std::vector<PendingSend> sends = std::move(g.pending_sends);
+  g.pending_sends.clear();
+  for (PendingSend& s : sends)
+    if (!s.buf->waitSend(g.timeout))
+      throw gloo::IoException("timed out sending to rank " + std::to_string(s.dst));
+}
 
 std::mutex g_mu;
 std::shared_ptr<Group> g_group;  // under g_mu
@@ -99,11 +124,13 @@ std::string gone_peers(const Group& g) {
   return "";
 }
 
-// Runs a Gloo call, turning its errors (a peer that closed its connection, a timeout) into a
-// RuntimeError that names the collective, this rank and the peers that have gone.
+// Runs a Gloo call after the pending sends (unless flush_sends is false: send and recv see to
+// them), turning its errors (a peer that closed its connection, a timeout) into a RuntimeError
+// that names the collective, this rank and the peers that have gone.
 template <typename F>
-void run_gloo(const char* op, const Group& g, F&& f) {
+void run_gloo(const char* op, const Group& g, F&& f, bool flush_sends = true) {
   try {
+    if (flush_sends) finish_sends(g);
     f();
   } catch (const gloo::Exception& e) {
     const std::string gone = gone_peers(g);
@@ -542,6 +569,16 @@ void barrier() {
   });
 }
 
+void flush_sends() {
+  std::shared_ptr<Group> g;
+  {
+    std::lock_guard<std::mutex> lk(g_mu);
+    g = g_group;
+  }
+  if (!g || g->size == 1) return;
+  submit("send", {}, [g] { run_gloo("send", *g, [] {}); });
+}
+
 void send(const Tensor& tensor, int dst, int tag) {
   const char* name = "send";
   auto g = group(name);
@@ -552,12 +589,18 @@ void send(const Tensor& tensor, int dst, int tag) {
   if (tensor->numel() == 0) return;
   TensorImpl* t = tensor.get();
   submit(name, {tensor}, [g, t, dst, tag, name] {
-    run_gloo(name, *g, [&] {
-      auto buf = g->ctx->createUnboundBuffer(t->data(), nbytes(*t));
-      buf->send(dst, gloo::Slot::build(kSendRecvSlotPrefix, static_cast<uint32_t>(tag)));
-      if (!buf->waitSend(g->timeout))
-        throw gloo::IoException("timed out sending to rank " + std::to_string(dst));
-    });
+    run_gloo(
+        name, *g,
+        [&] {
+          PendingSend s;
+          const char* data = static_cast<const char*>(t->data());
+          s.bytes.assign(data, data + nbytes(*t));
+          s.buf = g->ctx->createUnboundBuffer(s.bytes.data(), s.bytes.size());
+          s.buf->send(dst, gloo::Slot::build(kSendRecvSlotPrefix, static_cast<uint32_t>(tag)));
+          s.dst = dst;
+          g->pending_sends.push_back(std::move(s));
+        },
+        /*flush_sends=*/false);
   });
 }
 
@@ -572,12 +615,16 @@ void recv(const Tensor& tensor, int src, int tag) {
   if (tensor->numel() == 0) return;
   TensorImpl* t = tensor.get();
   submit(name, {tensor}, [g, t, src, tag, name] {
-    run_gloo(name, *g, [&] {
-      auto buf = g->ctx->createUnboundBuffer(t->data(), nbytes(*t));
-      buf->recv(src, gloo::Slot::build(kSendRecvSlotPrefix, static_cast<uint32_t>(tag)));
-      if (!buf->waitRecv(g->timeout))
-        throw gloo::IoException("timed out receiving from rank " + std::to_string(src));
-    });
+    run_gloo(
+        name, *g,
+        [&] {
+          auto buf = g->ctx->createUnboundBuffer(t->data(), nbytes(*t));
+          buf->recv(src, gloo::Slot::build(kSendRecvSlotPrefix, static_cast<uint32_t>(tag)));
+          finish_sends(*g);  // after posting: the peer's send to us can complete meanwhile
+          if (!buf->waitRecv(g->timeout))
+            throw gloo::IoException("timed out receiving from rank " + std::to_string(src));
+        },
+        /*flush_sends=*/false);
   });
 }
 

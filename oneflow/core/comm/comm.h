@@ -50,7 +50,12 @@ void reduce_scatter(const Tensor& output, const Tensor& input, ReduceOp op);
 // Equal blocks: block j of rank i's input becomes block i of rank j's output.
 void all_to_all(const Tensor& output, const Tensor& input);
 void barrier();
+// Queued: returns once the bytes are copied and posted; the peer receives them later (a send
+// waited for on the stream would deadlock ranks that all send before they receive).
 void send(const Tensor& tensor, int dst, int tag);
+// Queues a wait for the posted sends: after it has run (a synchronisation), every send issued
+// before has reached its peer. Every collective and receive does this first too.
+void flush_sends();
 void recv(const Tensor& tensor, int src, int tag);
 
 }  // namespace oneflow::comm

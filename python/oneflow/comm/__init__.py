@@ -10,8 +10,10 @@ so no op here needs an explicit wait except barrier(), which blocks as its name 
 communicator moves contiguous buffers: a non-contiguous tensor goes through a contiguous copy,
 and lists of tensors through one flat buffer, a block per rank."""
 
+import atexit
 import operator
 import os
+import sys
 
 import oneflow as flow
 from oneflow import _oneflow_internal as _internal
@@ -61,6 +63,19 @@ def _init(op, rank, world_size, master_addr, master_port, timeout_seconds):
     if world_size > 1 and not 0 < master_port < 65536:
         raise ValueError(f"{op}: master port must be in [1, 65535], got {master_port}")
     _internal._comm_init(rank, world_size, master_addr, master_port, float(timeout_seconds))
+    if world_size > 1:
+        atexit.register(_flush_sends_at_exit)
+
+
+def _flush_sends_at_exit():
+    # A send returns once its bytes are posted; the process must not end (and close its
+    # connections) before the peer has them.
+    if _internal._comm_initialized():
+        try:
+            _internal._comm_flush_sends()
+            _internal.synchronize()
+        except Exception as e:  # a peer already gone: nothing left to deliver
+            print(f"oneflow.comm: at exit: {e}", file=sys.stderr)
 
 
 def _ensure_initialized(op="oneflow.comm"):

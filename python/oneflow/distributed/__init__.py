@@ -98,7 +98,10 @@ class Work:
         """Blocks until the op ran; raises its error (a dead peer, a timeout)."""
         if not self._done:
             # The engine has no wait for one instruction; waiting for every queued one covers
-            # this op and raises its error like a value read would.
+            # this op and raises its error like a value read would. A send is complete once
+            # its peer has it: the posted sends are waited for too.
+            if _internal._comm_initialized():
+                _internal._comm_flush_sends()
             _internal.synchronize()
             self._done = True
         return True
@@ -499,6 +502,25 @@ def send(tensor, dst, group=None, tag=0):
 def recv(tensor, src=None, group=None, tag=0):
     """Receives into `tensor` from rank `src`; returns the sender's rank."""
     return _irecv("recv", tensor, src, group, tag)
+
+
+from oneflow.distributed.objects import (  # noqa: E402,F401
+    P2POp,
+    all_gather_object,
+    batch_isend_irecv,
+    broadcast_object_list,
+    default_pg_timeout,
+    gather_object,
+    get_global_rank,
+    get_group_rank,
+    get_node_local_rank,
+    get_process_group_ranks,
+    is_torchelastic_launched,
+    monitored_barrier,
+    recv_object_list,
+    scatter_object_list,
+    send_object_list,
+)
 
 
 def __getattr__(name):
