@@ -81,8 +81,7 @@ class DistributedDataParallel(Module):
             cap_bytes = int(bucket_cap_mb * 1024 * 1024)
             per_bucket = None
         with flow.no_grad():
-            for t in list(module.parameters()) + list(module.buffers()):
-                self._broadcast(t)
+            self._broadcast_coalesced(list(module.parameters()) + list(module.buffers()))
         params = [p for p in module.parameters() if p.requires_grad]
         # Gradients come roughly in reverse order of registration: the last layers first.
         self._buckets = []
@@ -198,11 +197,31 @@ class DistributedDataParallel(Module):
                     p.grad = total / self._world
                 b.reset()
 
+    def _broadcast_coalesced(self, tensors):
+        """Broadcasts rank 0's values of `tensors` with one collective per dtype (a network with
+        50 BatchNorm layers has 150 buffers: one broadcast each cost ~150 round trips)."""
+        by_dtype = {}
+        for t in tensors:
+            if t.numel():
+                by_dtype.setdefault(t.dtype, []).append(t.detach())
+        src = _C._comm_rank() == 0
+        for group in by_dtype.values():
+            if len(group) == 1:
+                self._broadcast(group[0])
+                continue
+            flat = flow.cat([t.reshape(-1) for t in group])
+            _C._comm_broadcast(flat, 0)
+            if src:
+                continue
+            offset = 0
+            for t in group:
+                t.copy_(flat[offset : offset + t.numel()].view(t.shape))
+                offset += t.numel()
+
     def forward(self, *args, **kwargs):
         if self.broadcast_buffers and self._world > 1:
             with flow.no_grad():
-                for t in self.module.buffers():
-                    self._broadcast(t)
+                self._broadcast_coalesced(list(self.module.buffers()))
         return self.module(*args, **kwargs)
 
     @contextlib.contextmanager
