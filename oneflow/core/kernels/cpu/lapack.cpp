@@ -3,6 +3,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <mutex>
 #include <vector>
@@ -183,6 +184,33 @@ void for_each_matrix(int64_t count, int64_t flops, Fn fn) {
 
 int as_int(int64_t v) { return static_cast<int>(v); }
 
+// An unblocked Cholesky factorization in place of potrf for small matrices (n <= kSmallCholesky),
+// where the LAPACK call's own cost dominates (1024 8x8 matrices: ~0.4 us each through potrf).
+// Column-major m; reads the lower (or upper) triangle of A and writes L (or U = L^T) there.
+// Returns LAPACK's info: 0, or k when the leading minor of order k is not positive-definite.
+constexpr int64_t kSmallCholesky = 16;
+template <typename T>
+int small_cholesky(T* m, int64_t n, bool upper) {
+  // A(i, j) and L(i, j) for i >= j, in the triangle that holds them.
+  auto at = [&](int64_t i, int64_t j) -> T& { return upper ? m[i * n + j] : m[j * n + i]; };
+  for (int64_t j = 0; j < n; ++j) {
+    T d = at(j, j);
+    for (int64_t k = 0; k < j; ++k) d -= at(j, k) * at(j, k);
+    if (!(d > T(0))) {  // also NaN
+      at(j, j) = d;
+      return static_cast<int>(j + 1);
+    }
+    const T l = std::sqrt(d);
+    at(j, j) = l;
+    for (int64_t i = j + 1; i < n; ++i) {
+      T v = at(i, j);
+      for (int64_t k = 0; k < j; ++k) v -= at(i, k) * at(j, k);
+      at(i, j) = v / l;
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 std::tuple<Tensor, Tensor> cholesky(const Tensor& a, bool upper) {
@@ -198,7 +226,10 @@ std::tuple<Tensor, Tensor> cholesky(const Tensor& a, bool upper) {
     for_each_matrix(count, n * n * n, [&](int64_t b) {
       T* m = cm->data_as<T>() + b * n * n;
       int inf = 0;
-      potrf(upper ? 'U' : 'L', as_int(n), m, &inf);
+      if (n <= kSmallCholesky)
+        inf = small_cholesky(m, n, upper);
+      else
+        potrf(upper ? 'U' : 'L', as_int(n), m, &inf);
       // The other triangle (column-major: below the diagonal for U, above it for L) is zero.
       for (int64_t j = 0; j < n; ++j)
         for (int64_t i = 0; i < n; ++i)
