@@ -10,6 +10,24 @@ import sys
 from benchmarks.registry import Case, register
 from benchmarks.timing import rotated
 
+# Each script defines step() and sync(); rank 0 prints the seconds per step of each trial.
+_TIMING = r"""
+for _ in range(3):
+    step()
+sync()
+out = []
+for _ in range(trials):
+    t = time.perf_counter()
+    for _ in range(iters):
+        step()
+    sync()
+    out.append((time.perf_counter() - t) / iters)
+if int(os.environ["RANK"]) == 0:
+    print(" ".join(map(str, out)))
+if fw != "oneflow":
+    dist.destroy_process_group()  # torch aborts at exit otherwise
+"""
+
 _ALL_REDUCE = r"""
 import os, sys, time
 fw, n, iters, trials = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
@@ -29,20 +47,6 @@ else:
         dist.all_reduce(x)
     def sync():
         pass
-for _ in range(3):
-    step()
-sync()
-out = []
-for _ in range(trials):
-    t = time.perf_counter()
-    for _ in range(iters):
-        step()
-    sync()
-    out.append((time.perf_counter() - t) / iters)
-if int(os.environ["RANK"]) == 0:
-    print(" ".join(map(str, out)))
-if fw != "oneflow":
-    dist.destroy_process_group()  # torch aborts at exit otherwise
 """
 
 _DDP = r"""
@@ -72,20 +76,6 @@ def step():
     opt.zero_grad()
     loss_fn(model(x), y).backward()
     opt.step()
-for _ in range(3):
-    step()
-sync()
-out = []
-for _ in range(trials):
-    t = time.perf_counter()
-    for _ in range(iters):
-        step()
-    sync()
-    out.append((time.perf_counter() - t) / iters)
-if int(os.environ["RANK"]) == 0:
-    print(" ".join(map(str, out)))
-if fw != "oneflow":
-    dist.destroy_process_group()  # torch aborts at exit otherwise
 """
 
 
@@ -111,7 +101,7 @@ def _pair(script, fw, n, iters, trials):
         )
         procs.append(
             subprocess.Popen(
-                [sys.executable, "-c", script, fw, str(n), str(iters), str(trials)],
+                [sys.executable, "-c", script + _TIMING, fw, str(n), str(iters), str(trials)],
                 env=env,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
