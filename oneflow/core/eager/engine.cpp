@@ -155,14 +155,7 @@ class Stream {
     if (fresh_outputs && outputs.size() == 1 && reusable(outputs[0]) &&
         dead_storage(outputs[0]->storage()->nbytes()) != nullptr)
       new_bytes = 0;
-    while (!has_space(new_bytes)) {
-      const uint64_t target = space_target(new_bytes);
-      lk.unlock();
-      release_reclaimed();
-      wait_until(target);
-      lk.lock();
-      reclaim_locked();
-    }
+    wait_for_space(lk, new_bytes);
     std::shared_ptr<Storage> unused;  // freed after the lock: never written
     if (fresh_outputs)
       for (const Tensor& t : outputs) {
@@ -217,14 +210,7 @@ class Stream {
     std::unique_lock<std::mutex> lk(mu_);
     if (!started_) start();
     reclaim_locked();
-    while (!has_space(0)) {
-      const uint64_t target = space_target(0);
-      lk.unlock();
-      release_reclaimed();
-      wait_until(target);
-      lk.lock();
-      reclaim_locked();
-    }
+    wait_for_space(lk, 0);
     const uint64_t seq = ++issued_;
     Instruction& ins = ring_[(seq - 1) % kCapacity];
     ins.prim = nullptr;
@@ -242,6 +228,18 @@ class Stream {
     lk.unlock();
     release_reclaimed();
     return seq;
+  }
+
+  // With mu_ held by lk: waits (the lock released) until the queue has room for `bytes` more.
+  void wait_for_space(std::unique_lock<std::mutex>& lk, size_t bytes) {
+    while (!has_space(bytes)) {
+      const uint64_t target = space_target(bytes);
+      lk.unlock();
+      release_reclaimed();
+      wait_until(target);
+      lk.lock();
+      reclaim_locked();
+    }
   }
 
   // Whether a fresh output may take over a dead storage: CPU outputs of kReuseMinBytes or more.
