@@ -6,6 +6,8 @@
 
 namespace oneflow::python {
 
+void init_graph(py::module_& m);  // graph.cpp
+
 namespace {
 // oneflow._oneflow_internal._LinAlgError, a subclass of RuntimeError (PyTorch's
 // torch._C._LinAlgError); python/oneflow/linalg.py exports it as oneflow.linalg.LinAlgError.
@@ -56,6 +58,7 @@ PYBIND11_MODULE(_oneflow_internal, m) {
   init_fast_methods(m);
   init_comm(m);
   init_lapack(m);
+  init_graph(m);
   // The CPU kernels' thread count (OpenMP, shared with oneDNN).
   c.def(
       "set_num_threads",

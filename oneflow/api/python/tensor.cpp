@@ -5,6 +5,7 @@
 #include "oneflow/api/python/common.h"
 #include "oneflow/core/autograd/autograd.h"
 #include "oneflow/core/eager/engine.h"
+#include "oneflow/core/graph/graph.h"
 
 namespace oneflow::python {
 
@@ -72,6 +73,8 @@ DType dtype_from_numpy(const py::dtype& d) {
 // A NumPy array viewing a CPU tensor's memory (the array keeps the tensor's storage alive), or
 // with `copy` an array of its own (reading values: item(), tolist(), printing).
 py::array numpy_view(const Tensor& t, bool copy = false) {
+  graph::check_not_tracing(
+      "reading a tensor's values on the host (numpy, item, tolist, bool, print)");
   const size_t isz = itemsize(t->dtype());
   std::vector<py::ssize_t> shape(t->shape().begin(), t->shape().end()), strides;
   for (int64_t s : t->strides()) strides.push_back(static_cast<py::ssize_t>(s * isz));

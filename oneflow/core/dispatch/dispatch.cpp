@@ -6,6 +6,7 @@
 #include "oneflow/core/autograd/autograd.h"
 #include "oneflow/core/eager/engine.h"
 #include "oneflow/core/functional/functional.h"
+#include "oneflow/core/graph/graph.h"
 #include "oneflow/core/ops/primitives.h"
 
 namespace oneflow {
@@ -362,6 +363,10 @@ TensorList eager_local(const Primitive& prim, const TensorList& inputs, const At
     if (traits.cross_device && !inputs.empty() && inputs[0]->device().type == DeviceType::kCUDA)
       device = inputs[0]->device();  // copies out of a GPU run on the GPU's backend
     run_kernel(prim, device, inputs, outputs, attrs, /*fresh_outputs=*/!inplace_out);
+    if (graph::tracing())
+      graph::record_kernel(prim, device, inputs, outputs, attrs, inplace_out != nullptr);
+  } else if (graph::tracing()) {
+    for (const Tensor& out : outputs) graph::record_view(inputs[0], out);
   }
   if (inplace_out) inplace_out->bump_version();
   if (needs_grad) record_autograd(prim, inputs, outputs, attrs, input_versions, original);
@@ -369,6 +374,11 @@ TensorList eager_local(const Primitive& prim, const TensorList& inputs, const At
 }
 
 }  // namespace
+
+void graph::run_kernel(const Primitive& prim, Device device, const TensorList& inputs,
+                       const TensorList& outputs, const Attrs& attrs, bool fresh_outputs) {
+  oneflow::run_kernel(prim, device, inputs, outputs, attrs, fresh_outputs);
+}
 
 bool lazy_mode_enabled() { return t_lazy_mode; }
 void set_lazy_mode(bool enabled) { t_lazy_mode = enabled; }

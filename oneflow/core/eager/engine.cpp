@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "oneflow/core/graph/graph.h"
 #include "oneflow/core/ops/primitive.h"
 
 namespace oneflow::eager {
@@ -985,11 +986,13 @@ class HostTask final : public Primitive {
 }  // namespace
 
 void run_on_stream(const std::function<void()>& fn) {
+  graph::check_not_tracing("a computation on the host (nonzero, masks, linalg decompositions)");
   if (!async_enabled() || on_stream_thread()) return fn();
   const HostTask task(fn);
   cpu_stream().run_and_wait(task, {}, {}, Attrs{});
 }
 uint64_t enqueue_comm(const char* name, std::function<void()> fn, const TensorList& tensors) {
+  graph::check_not_tracing(name);
   // After the CPU instructions queued on these tensors so far.
   uint64_t after = 0;
   for (const Tensor& t : tensors) after = std::max(after, t->storage()->last_use().load());

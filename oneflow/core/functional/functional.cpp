@@ -14,6 +14,7 @@
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/eager/engine.h"
 #include "oneflow/core/functional/generators.h"
+#include "oneflow/core/graph/graph.h"
 #include "oneflow/core/kernels/common/values.h"
 #include "oneflow/core/kernels/cpu/cpu_kernels.h"
 #include "oneflow/core/ops/primitives.h"
@@ -1179,8 +1180,11 @@ void set_random_attrs(Attrs& attrs, int64_t n, const CreationOptions& opts) {
       opts.generator ? opts.generator : default_generator(opts.device);
   const auto [seed, unused] = gen->state();
   (void)unused;
+  const uint64_t counters = static_cast<uint64_t>(n + 3) / 4;
+  const uint64_t offset = gen->reserve(counters);
   attrs.set("seed", static_cast<int64_t>(seed));
-  attrs.set("offset", static_cast<int64_t>(gen->reserve(static_cast<uint64_t>(n + 3) / 4)));
+  attrs.set("offset", static_cast<int64_t>(offset));
+  graph::record_random(gen, seed, offset, counters);
 }
 }  // namespace
 
@@ -1205,6 +1209,7 @@ namespace {
 // `device` is the one the result goes to: its default generator serves when none is given.
 std::vector<double> host_uniforms(int64_t n, const std::shared_ptr<Generator>& generator,
                                   const Device& device) {
+  graph::check_not_tracing("drawing random numbers on the host (randperm, multinomial)");
   const std::shared_ptr<Generator> gen = generator ? generator : default_generator(device);
   const uint64_t seed = gen->state().first, offset = gen->reserve((n + 3) / 4);
   Philox4x32 philox(seed);

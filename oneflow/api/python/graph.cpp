@@ -1,0 +1,26 @@
+// The tracer and compiled programs of core/graph for oneflow.nn.Graph (python/oneflow/nn/graph).
+#include "oneflow/core/graph/graph.h"
+#include "oneflow/api/python/common.h"
+
+namespace oneflow::python {
+
+void init_graph(py::module_& m) {
+  m.def("_graph_trace_begin", &graph::begin_trace, py::arg("inputs"));
+  m.def("_graph_trace_end", &graph::end_trace, py::arg("outputs"));
+  m.def("_graph_trace_abort", &graph::abort_trace);
+  m.def("_graph_tracing", &graph::tracing);
+  py::class_<graph::CompiledGraph, std::shared_ptr<graph::CompiledGraph>>(m, "CompiledGraph")
+      .def(
+          "run",
+          [](const graph::CompiledGraph& g, const TensorList& inputs) {
+            ReleaseGil release;
+            return g.run(inputs);
+          },
+          py::arg("inputs"))
+      .def_property_readonly("num_steps", &graph::CompiledGraph::num_steps)
+      .def_property_readonly("num_traced_steps", &graph::CompiledGraph::num_traced_steps)
+      .def("ir", &graph::CompiledGraph::ir)
+      .def("__repr__", &graph::CompiledGraph::ir);
+}
+
+}  // namespace oneflow::python

@@ -1,0 +1,329 @@
+#include "oneflow/core/graph/graph.h"
+
+#include <sstream>
+#include <unordered_map>
+
+#include "oneflow/core/functional/functional.h"
+
+namespace oneflow::graph {
+
+// Note [Tracing by running]: DESIGN.md's lazy mode builds the graph from metas alone. Here the
+// first call runs build() eagerly and records what the dispatcher runs, so every op, its
+// gradient and the optimizer's update work in a graph as soon as they work eagerly, and the
+// first call returns real values. The recorder identifies a tensor by its TensorImpl, through a
+// weak reference (so that memory is freed as in eager execution, and the gradient accumulation's
+// reuse of unshared gradients still applies); an entry whose tensor died is stale:
+// - a tensor a recorded kernel made is a made value: replays allocate it with the traced layout;
+// - a tensor never seen before that shares memory with a made value (an alias made without the
+//   dispatcher: a detached alias, .data) is recorded as a view of it;
+// - any other tensor never seen before existed before tracing (a parameter, a buffer, optimizer
+//   state, a constant made on the host): captured by reference.
+// What the recorder cannot see is refused while tracing (check_not_tracing): reading values on
+// the host (the program would bake in one call's control flow), host-side computations whose
+// output shapes depend on values, collectives. Random kernels carry their generator and counter
+// count, and draw fresh counters at each replay, in the traced order: a replay draws what eager
+// execution would have drawn.
+class Recorder {
+ public:
+  explicit Recorder(const TensorList& inputs) : graph_(std::make_shared<CompiledGraph>()) {
+    for (const Tensor& t : inputs) {
+      if (!t) throw_error<TypeError>("nn.Graph", "graph inputs must be tensors");
+      const int id = add_value(t, Value::Kind::kInput);
+      graph_->inputs_.push_back(id);
+      own_storage(t, id);
+    }
+  }
+
+  void kernel(const Primitive& prim, Device device, const TensorList& inputs,
+              const TensorList& outputs, const Attrs& attrs, bool in_place) {
+    Step step;
+    step.kind = Step::Kind::kKernel;
+    step.prim = &prim;
+    step.attrs = attrs;
+    step.device = device;
+    step.in_place = in_place;
+    for (const Tensor& t : inputs) step.inputs.push_back(value_of(t));
+    if (in_place) {
+      step.outputs.push_back(value_of(outputs.at(0)));
+    } else {
+      for (const Tensor& t : outputs) {
+        const int id = add_value(t, Value::Kind::kMade);
+        own_storage(t, id);
+        step.outputs.push_back(id);
+      }
+    }
+    if (attrs.has("seed") && attrs.has("offset")) attach_random(step);
+    graph_->steps_.push_back(std::move(step));
+  }
+
+  void view(const Tensor& base, const Tensor& view) {
+    const int in = value_of(base);
+    add_view_step(in, view);
+  }
+
+  void random(const std::shared_ptr<Generator>& gen, uint64_t seed, uint64_t offset,
+              uint64_t counters) {
+    pending_random_.push_back({gen, seed, offset, counters});
+  }
+
+  std::shared_ptr<CompiledGraph> finish(const TensorList& outputs) {
+    for (const Tensor& t : outputs) {
+      if (!t) throw_error<TypeError>("nn.Graph", "graph outputs must be tensors");
+      graph_->outputs_.push_back(value_of(t));
+    }
+    graph_->traced_steps_ = graph_->steps_.size();
+    eliminate_dead_steps();
+    note_last_uses();
+    for (Value& v : graph_->values_)  // made values keep only their meta
+      if (v.kind != Value::Kind::kCapture) v.captured.reset();
+    return graph_;
+  }
+
+ private:
+  struct PendingRandom {
+    std::shared_ptr<Generator> gen;
+    uint64_t seed, offset, counters;
+  };
+
+  int add_value(const Tensor& t, Value::Kind kind) {
+    const int id = static_cast<int>(graph_->values_.size());
+    Value v;
+    v.kind = kind;
+    v.meta = t->meta();
+    v.root = id;
+    if (kind == Value::Kind::kCapture) v.captured = t;
+    graph_->values_.push_back(std::move(v));
+    ids_[t.get()] = {id, t};
+    return id;
+  }
+
+  // The first live value seen with each storage.
+  void own_storage(const Tensor& t, int id) {
+    auto [it, added] = owners_.try_emplace(t->storage().get(), id, t->storage());
+    if (!added && it->second.second.expired()) it->second = {id, t->storage()};
+  }
+
+  int add_view_step(int in, const Tensor& view) {
+    const int id = add_value(view, Value::Kind::kMade);
+    graph_->values_[id].root = graph_->values_[in].root;
+    Step step;
+    step.kind = Step::Kind::kView;
+    step.inputs = {in};
+    step.outputs = {id};
+    step.offset_delta = view->offset() - graph_->values_[in].meta.offset;
+    graph_->steps_.push_back(std::move(step));
+    return id;
+  }
+
+  int value_of(const Tensor& t) {
+    if (auto it = ids_.find(t.get()); it != ids_.end() && !it->second.second.expired())
+      return it->second.first;
+    if (auto it = owners_.find(t->storage().get());
+        it != owners_.end() && !it->second.second.expired())
+      return add_view_step(it->second.first, t);
+    const int id = add_value(t, Value::Kind::kCapture);
+    own_storage(t, id);  // later aliases of a captured tensor view it
+    return id;
+  }
+
+  void attach_random(Step& step) {
+    const auto seed = static_cast<uint64_t>(step.attrs.get<int64_t>("seed"));
+    const auto offset = static_cast<uint64_t>(step.attrs.get<int64_t>("offset"));
+    for (auto it = pending_random_.begin(); it != pending_random_.end(); ++it)
+      if (it->seed == seed && it->offset == offset) {
+        step.generator = it->gen;
+        step.counters = it->counters;
+        pending_random_.erase(it);
+        return;
+      }
+    throw_error<RuntimeError>("nn.Graph", step.prim->name(),
+                              " draws random numbers from no known generator");
+  }
+
+  // Whether the step writes memory that outlives the program. A kernel without outputs (the
+  // fused optimizer updates) writes its inputs.
+  bool writes_outside(const Step& s) const {
+    if (s.kind == Step::Kind::kKernel && s.outputs.empty()) return true;
+    if (!s.in_place) return false;
+    const Value& root = graph_->values_[graph_->values_[s.outputs[0]].root];
+    return root.kind != Value::Kind::kMade;
+  }
+
+  // A step is kept when the program's outputs or a later kept step read what it writes, or when
+  // it writes memory that outlives the program (an input or a captured tensor). A value counts
+  // as read when any view of its memory is read, so writes through views are kept.
+  void eliminate_dead_steps() {
+    std::vector<Value>& values = graph_->values_;
+    std::vector<bool> used(values.size(), false);
+    auto use = [&](int v) {
+      used[v] = true;
+      used[values[v].root] = true;
+    };
+    for (int v : graph_->outputs_) use(v);
+    std::vector<Step> kept;
+    for (auto it = graph_->steps_.rbegin(); it != graph_->steps_.rend(); ++it) {
+      bool needed = writes_outside(*it);
+      for (int v : it->outputs) needed = needed || used[v] || used[values[v].root];
+      if (!needed) continue;
+      for (int v : it->inputs) use(v);
+      for (int v : it->outputs) use(v);
+      kept.push_back(std::move(*it));
+    }
+    graph_->steps_.assign(std::make_move_iterator(kept.rbegin()),
+                          std::make_move_iterator(kept.rend()));
+  }
+
+  // Each made value is dropped after the last step that mentions it, unless it is an output, so
+  // a replay holds no more memory than eager execution would.
+  void note_last_uses() {
+    const std::vector<Value>& values = graph_->values_;
+    std::vector<int> last(values.size(), -1);
+    for (size_t i = 0; i < graph_->steps_.size(); ++i) {
+      for (int v : graph_->steps_[i].inputs) last[v] = static_cast<int>(i);
+      for (int v : graph_->steps_[i].outputs) last[v] = static_cast<int>(i);
+    }
+    std::vector<bool> keep(values.size(), false);
+    for (int v : graph_->outputs_) keep[v] = true;
+    for (size_t v = 0; v < values.size(); ++v)
+      if (last[v] >= 0 && !keep[v] && values[v].kind == Value::Kind::kMade)
+        graph_->steps_[last[v]].release.push_back(static_cast<int>(v));
+  }
+
+  std::shared_ptr<CompiledGraph> graph_;
+  std::unordered_map<const TensorImpl*, std::pair<int, std::weak_ptr<TensorImpl>>> ids_;
+  std::unordered_map<const Storage*, std::pair<int, std::weak_ptr<Storage>>> owners_;
+  std::vector<PendingRandom> pending_random_;
+};
+
+namespace {
+thread_local std::unique_ptr<Recorder> t_recorder;
+}  // namespace
+
+bool tracing() { return t_recorder != nullptr; }
+
+void begin_trace(const TensorList& inputs) {
+  if (t_recorder)
+    throw_error<RuntimeError>("nn.Graph", "a graph is already being traced on this thread");
+  t_recorder = std::make_unique<Recorder>(inputs);
+}
+
+std::shared_ptr<CompiledGraph> end_trace(const TensorList& outputs) {
+  if (!t_recorder) throw_error<RuntimeError>("nn.Graph", "no graph is being traced");
+  std::unique_ptr<Recorder> recorder = std::move(t_recorder);
+  return recorder->finish(outputs);
+}
+
+void abort_trace() { t_recorder.reset(); }
+
+void check_not_tracing(const char* what) {
+  if (t_recorder)
+    throw_error<RuntimeError>("nn.Graph", what,
+                              " cannot be part of a graph: build() is traced once and replayed, "
+                              "so it may not depend on tensor values read on the host, nor "
+                              "compute on the host");
+}
+
+void record_kernel(const Primitive& prim, Device device, const TensorList& inputs,
+                   const TensorList& outputs, const Attrs& attrs, bool in_place) {
+  if (t_recorder) t_recorder->kernel(prim, device, inputs, outputs, attrs, in_place);
+}
+
+void record_view(const Tensor& base, const Tensor& view) {
+  if (t_recorder) t_recorder->view(base, view);
+}
+
+void record_random(const std::shared_ptr<Generator>& gen, uint64_t seed, uint64_t offset,
+                   uint64_t counters) {
+  if (t_recorder) t_recorder->random(gen, seed, offset, counters);
+}
+
+namespace {
+bool same_meta(const TensorMeta& m, const TensorImpl& t) {
+  return m.dtype == t.dtype() && m.device == t.device() && m.shape == t.shape() &&
+         m.strides == t.strides();
+}
+}  // namespace
+
+TensorList CompiledGraph::run(const TensorList& inputs) const {
+  if (inputs.size() != inputs_.size())
+    throw_error<ValueError>("nn.Graph", "the compiled graph takes ", inputs_.size(),
+                            " input tensors, got ", inputs.size());
+  TensorList slots(values_.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value& v = values_[inputs_[i]];
+    if (!inputs[i] || !same_meta(v.meta, *inputs[i]))
+      throw_error<ValueError>("nn.Graph", "input ", i, " differs from the traced input (",
+                              shape_str(v.meta.shape), ", ", dtype_name(v.meta.dtype), ", ",
+                              v.meta.device.str(), ")");
+    slots[inputs_[i]] = inputs[i];
+  }
+  for (size_t v = 0; v < values_.size(); ++v)
+    if (values_[v].kind == Value::Kind::kCapture) slots[v] = values_[v].captured;
+  TensorList ins, outs;
+  for (const Step& s : steps_) {
+    ins.clear();
+    for (int v : s.inputs) ins.push_back(slots[v]);
+    if (s.kind == Step::Kind::kView) {
+      const TensorMeta& m = values_[s.outputs[0]].meta;
+      slots[s.outputs[0]] =
+          make_view(ins[0], m.shape, m.strides, ins[0]->offset() + s.offset_delta);
+    } else {
+      outs.clear();
+      for (int v : s.outputs) {
+        if (!s.in_place) {
+          const TensorMeta& m = values_[v].meta;
+          slots[v] = empty_strided_tensor(m.shape, m.strides, m.dtype, m.device);
+        }
+        outs.push_back(slots[v]);
+      }
+      if (s.generator) {
+        Attrs attrs = s.attrs;
+        attrs.set("seed", static_cast<int64_t>(s.generator->state().first));
+        attrs.set("offset", static_cast<int64_t>(s.generator->reserve(s.counters)));
+        run_kernel(*s.prim, s.device, ins, outs, attrs, !s.in_place);
+      } else {
+        run_kernel(*s.prim, s.device, ins, outs, s.attrs, !s.in_place);
+      }
+      if (s.in_place) outs[0]->bump_version();
+    }
+    for (int v : s.release) slots[v].reset();
+  }
+  TensorList result;
+  result.reserve(outputs_.size());
+  for (int v : outputs_) result.push_back(slots[v]);
+  return result;
+}
+
+std::string CompiledGraph::ir() const {
+  std::ostringstream os;
+  auto name = [&](int v) {
+    const Value& val = values_[v];
+    const char* kind = val.kind == Value::Kind::kInput     ? "in"
+                       : val.kind == Value::Kind::kCapture ? "var"
+                                                           : "t";
+    return std::string(kind) + std::to_string(v);
+  };
+  auto meta = [&](int v) {
+    const TensorMeta& m = values_[v].meta;
+    return std::string(dtype_name(m.dtype)) + shape_str(m.shape);
+  };
+  os << "graph(";
+  for (size_t i = 0; i < inputs_.size(); ++i)
+    os << (i ? ", " : "") << name(inputs_[i]) << ": " << meta(inputs_[i]);
+  os << ") {\n";
+  for (const Step& s : steps_) {
+    os << "  ";
+    for (size_t i = 0; i < s.outputs.size(); ++i)
+      os << (i ? ", " : "") << name(s.outputs[i]) << ": " << meta(s.outputs[i]);
+    os << (s.in_place ? " <- " : " = ");
+    os << (s.kind == Step::Kind::kView ? "view" : s.prim->name()) << "(";
+    for (size_t i = 0; i < s.inputs.size(); ++i) os << (i ? ", " : "") << name(s.inputs[i]);
+    os << ")" << (s.generator ? " random" : "") << "\n";
+  }
+  os << "  return ";
+  for (size_t i = 0; i < outputs_.size(); ++i) os << (i ? ", " : "") << name(outputs_[i]);
+  os << "\n}  // " << steps_.size() << " steps (" << traced_steps_ << " traced)\n";
+  return os.str();
+}
+
+}  // namespace oneflow::graph

@@ -1,0 +1,92 @@
+// nn.Graph's tracer and compiled programs (DESIGN.md section 7).
+//
+// Tracing runs build() once, eagerly, while a recorder on the calling thread notes every kernel
+// and view the dispatcher runs, in order, with the values they read and write. Values are the
+// graph's inputs, tensors that existed before tracing (parameters, buffers, optimizer state,
+// constants: captured by reference, so replays update them in place) and the tensors the steps
+// make. compile() removes the steps nothing needs and notes when each value is last used; run()
+// replays the steps on new inputs through the same kernels, without Python, meta inference or
+// autograd. See Note [Tracing by running] in graph.cpp.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "oneflow/core/ops/primitive.h"
+
+namespace oneflow {
+
+class Generator;
+
+namespace graph {
+
+// A value of the program: where its tensor comes from at each replay.
+struct Value {
+  enum class Kind : int8_t { kInput, kCapture, kMade };
+  Kind kind = Kind::kMade;
+  TensorMeta meta;  // as traced
+  Tensor captured;  // kCapture: the tensor itself
+  int root = -1;    // the value whose memory this one views (itself when it owns it)
+};
+
+// One kernel or view of the program.
+struct Step {
+  enum class Kind : int8_t { kKernel, kView };
+  Kind kind = Kind::kKernel;
+  const Primitive* prim = nullptr;
+  Attrs attrs;
+  Device device;
+  std::vector<int> inputs, outputs;
+  bool in_place = false;  // outputs[0] is an existing value, written in place
+  // kView: outputs[0] views inputs[0] with the traced layout, at the traced distance.
+  int64_t offset_delta = 0;
+  // Random kernels draw fresh counters from their generator at each replay.
+  std::shared_ptr<Generator> generator;
+  uint64_t counters = 0;
+  std::vector<int> release;  // values no later step needs
+};
+
+class CompiledGraph {
+ public:
+  // Replays the program on `inputs` (the traced inputs' count and metas) and returns its outputs.
+  TensorList run(const TensorList& inputs) const;
+  size_t num_steps() const { return steps_.size(); }
+  size_t num_traced_steps() const { return traced_steps_; }
+  // One line per step: its primitive, the values it reads and writes, and their metas.
+  std::string ir() const;
+
+ private:
+  friend class Recorder;
+  std::vector<Value> values_;
+  std::vector<Step> steps_;
+  std::vector<int> inputs_;   // value per graph input
+  std::vector<int> outputs_;  // value per graph output
+  size_t traced_steps_ = 0;
+};
+
+// Whether the calling thread is tracing a graph.
+bool tracing();
+// Starts recording on the calling thread; `inputs` become the graph's inputs.
+void begin_trace(const TensorList& inputs);
+// Stops recording and compiles what was recorded into a program returning `outputs`.
+std::shared_ptr<CompiledGraph> end_trace(const TensorList& outputs);
+// Stops recording, discarding it (nothing happens when not tracing).
+void abort_trace();
+// Raises, naming `what`, when the calling thread is tracing: for work the tracer cannot record
+// (host reads of values, host-side computations, collectives).
+void check_not_tracing(const char* what);
+
+// Hooks of the dispatcher and the random ops (no-ops unless tracing).
+void record_kernel(const Primitive& prim, Device device, const TensorList& inputs,
+                   const TensorList& outputs, const Attrs& attrs, bool in_place);
+void record_view(const Tensor& base, const Tensor& view);
+void record_random(const std::shared_ptr<Generator>& gen, uint64_t seed, uint64_t offset,
+                   uint64_t counters);
+
+// Runs a recorded kernel as the dispatcher does (defined in dispatch/dispatch.cpp).
+void run_kernel(const Primitive& prim, Device device, const TensorList& inputs,
+                const TensorList& outputs, const Attrs& attrs, bool fresh_outputs);
+
+}  // namespace graph
+}  // namespace oneflow
