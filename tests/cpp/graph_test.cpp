@@ -1,0 +1,90 @@
+// The graph tracer from C++: what a compiled program keeps, replays and refuses (nn.Graph itself
+// is tested from Python, tests/python/test_graph.py).
+#include <gtest/gtest.h>
+
+#include "oneflow/core/common/error.h"
+#include "oneflow/core/eager/engine.h"
+#include "oneflow/core/functional/functional.h"
+#include "oneflow/core/graph/graph.h"
+#include "test_util.h"
+
+namespace oneflow {
+namespace {
+
+namespace F = functional;
+using test::from_vector;
+using test::to_vector;
+
+// Aborts a trace a failing assertion left open.
+struct TraceGuard {
+  ~TraceGuard() { graph::abort_trace(); }
+};
+
+TEST(Graph, ReplaysOnNewInputsAndDropsDeadSteps) {
+  TraceGuard guard;
+  Tensor x = from_vector({1, 2, 3}, {3});
+  graph::begin_trace({x});
+  Tensor unused = F::mul(x, Scalar::from_int(10));  // nothing reads it: dropped
+  Tensor y = F::add(F::mul(x, Scalar::from_int(2)), Scalar::from_int(1));
+  auto g = graph::end_trace({y});
+  EXPECT_EQ(g->num_traced_steps(), 3u);
+  EXPECT_EQ(g->num_steps(), 2u);
+  EXPECT_EQ(to_vector(y), (std::vector<float>{3, 5, 7}));
+  TensorList out = g->run({from_vector({0, -1, 5}, {3})});
+  EXPECT_EQ(to_vector(out[0]), (std::vector<float>{1, -1, 11}));
+  EXPECT_NE(out[0].get(), y.get());
+  EXPECT_FALSE(graph::tracing());
+}
+
+TEST(Graph, WritesThroughViewsOfCapturedTensorsAreKept) {
+  TraceGuard guard;
+  Tensor x = from_vector({1, 1}, {2});
+  Tensor state = from_vector({0, 0, 0, 0}, {4});  // made before tracing: captured
+  graph::begin_trace({x});
+  F::add_(F::narrow(state, 0, 1, 2), x);  // written through a view, read by nobody in the graph
+  auto g = graph::end_trace({});
+  EXPECT_EQ(g->num_steps(), 2u);  // the view and the write
+  g->run({from_vector({2, 3}, {2})});
+  EXPECT_EQ(to_vector(state), (std::vector<float>{0, 3, 4, 0}));
+}
+
+TEST(Graph, WritesIntoMadeTensorsKeepTheirProducers) {
+  TraceGuard guard;
+  Tensor x = from_vector({1, 2}, {2});
+  graph::begin_trace({x});
+  Tensor y = F::mul(x, Scalar::from_int(1));
+  F::fill_(F::narrow(y, 0, 0, 1), Scalar::from_int(7));
+  auto g = graph::end_trace({y});
+  EXPECT_EQ(to_vector(g->run({from_vector({5, 6}, {2})})[0]), (std::vector<float>{7, 6}));
+}
+
+TEST(Graph, RandomStepsDrawFreshNumbersInEagerOrder) {
+  TraceGuard guard;
+  manual_seed(123);
+  Tensor eager1 = F::rand({8}, {DType::kFloat32, Device{}, ""});
+  Tensor eager2 = F::rand({8}, {DType::kFloat32, Device{}, ""});
+  manual_seed(123);
+  Tensor x = from_vector({0}, {1});
+  graph::begin_trace({x});
+  Tensor r = F::add(F::rand({8}, {DType::kFloat32, Device{}, ""}), x);
+  auto g = graph::end_trace({r});
+  EXPECT_EQ(to_vector(r), to_vector(eager1));
+  EXPECT_EQ(to_vector(g->run({x})[0]), to_vector(eager2));
+}
+
+TEST(Graph, RefusesHostComputationsAndWrongInputs) {
+  TraceGuard guard;
+  Tensor x = from_vector({1, 0, 2}, {3});
+  graph::begin_trace({x});
+  EXPECT_THROW(graph::begin_trace({x}), RuntimeError);
+  EXPECT_THROW(F::nonzero(F::gt(x, Scalar::from_int(0))), RuntimeError);
+  auto g = graph::end_trace({F::mul(x, x)});
+  EXPECT_THROW(g->run({}), ValueError);
+  EXPECT_THROW(g->run({from_vector({1, 2}, {2})}), ValueError);
+  EXPECT_THROW(graph::end_trace({}), RuntimeError);
+  graph::abort_trace();  // harmless when not tracing
+  EXPECT_EQ(to_vector(g->run({x})[0]), (std::vector<float>{1, 0, 4}));
+}
+
+}  // namespace
+}  // namespace oneflow
