@@ -3,6 +3,8 @@
 #include "oneflow/api/python/common.h"
 #include "oneflow/core/functional/functional.h"
 #include "oneflow/core/functional/small_ops.h"
+#include "oneflow/core/dispatch/dispatch.h"
+#include "oneflow/core/ops/primitives.h"
 
 namespace oneflow::python {
 
@@ -145,6 +147,36 @@ void init_reductions(py::module_& m) {
           ReleaseGil nogil;
           F::sgd_update_(p, g, buf.value_or(nullptr), lr, momentum, dampening, wd, nesterov, first);
         });
+  // The updates of a compiled graph: the per-step numbers come as a float64 tensor input
+  // (Adam [lr, bias_correction1, bias_correction2], SGD [lr, the buffer's coefficient of the
+  // gradient]), so that the recorded kernel reads each step's values.
+  m.def("_adam_update_fed_",
+        [](const Tensor& p, const Tensor& g, const Tensor& m, const Tensor& v,
+           const Tensor& scalars, double b1, double b2, double eps, double wd, bool decoupled) {
+          ReleaseGil nogil;
+          dispatch(prim::adam_update(), {p, F::contiguous(g), m, v, scalars},
+                   Attrs{{"beta1", b1},
+                         {"beta2", b2},
+                         {"eps", eps},
+                         {"weight_decay", wd},
+                         {"decoupled", decoupled},
+                         {"scalars", true}});
+          for (const Tensor& t : {p, m, v}) t->bump_version();
+        });
+  m.def("_sgd_update_fed_", [](const Tensor& p, const Tensor& g, std::optional<Tensor> buf,
+                               const Tensor& scalars, double momentum, double wd, bool nesterov) {
+    ReleaseGil nogil;
+    TensorList in = {p, F::contiguous(g)};
+    if (buf) in.push_back(*buf);
+    in.push_back(scalars);
+    dispatch(prim::sgd_update(), in,
+             Attrs{{"momentum", momentum},
+                   {"weight_decay", wd},
+                   {"nesterov", nesterov},
+                   {"scalars", true}});
+    p->bump_version();
+    if (buf) (*buf)->bump_version();
+  });
   m.def("inverse", [](py::handle x) { return F::inverse(as_tensor(x, "linalg.inv", "input")); });
   m.def("det", [](py::handle x) { return F::det(as_tensor(x, "linalg.det", "input")); });
   m.def(

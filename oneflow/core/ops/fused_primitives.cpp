@@ -33,15 +33,31 @@ PrimTraits update_traits() {
 
 PrimTraits AdamUpdate::traits() const { return update_traits(); }
 
-std::vector<TensorMeta> AdamUpdate::infer(const TensorList& in, const Attrs&) const {
-  check_update_inputs(name(), in, 4, 4);
+// With attrs "scalars" the last input holds the per-step numbers (kernels/cpu/optim.cpp).
+static TensorList checked_scalars(const char* op, const TensorList& in, const Attrs& attrs,
+                                  int64_t count) {
+  if (!attrs.has("scalars")) return in;
+  if (in.empty()) throw_error<RuntimeError>(op, "expected the per-step numbers as a last input");
+  const Tensor& s = in.back();
+  if (s->dtype() != DType::kFloat64 || s->numel() != count || !s->is_contiguous() ||
+      s->device().type != DeviceType::kCPU)
+    throw_error<RuntimeError>(op,
+                              "expected the per-step numbers as a contiguous CPU float64 "
+                              "tensor of ",
+                              count, " elements, got ", dtype_name(s->dtype()),
+                              shape_str(s->shape()), " on ", s->device().str());
+  return TensorList(in.begin(), in.end() - 1);
+}
+
+std::vector<TensorMeta> AdamUpdate::infer(const TensorList& in, const Attrs& attrs) const {
+  check_update_inputs(name(), checked_scalars(name(), in, attrs, 3), 4, 4);
   return {};
 }
 
 PrimTraits SgdUpdate::traits() const { return update_traits(); }
 
-std::vector<TensorMeta> SgdUpdate::infer(const TensorList& in, const Attrs&) const {
-  check_update_inputs(name(), in, 2, 3);
+std::vector<TensorMeta> SgdUpdate::infer(const TensorList& in, const Attrs& attrs) const {
+  check_update_inputs(name(), checked_scalars(name(), in, attrs, 2), 2, 3);
   return {};
 }
 
