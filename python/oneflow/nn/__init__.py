@@ -1,6 +1,7 @@
 """oneflow.nn: Module, Parameter, the layers, init and utils."""
 
 from oneflow.nn import functional, init, parallel, utils  # noqa: F401
+from oneflow.nn.graph import Graph  # noqa: F401
 from oneflow.nn.modules.container import (  # noqa: F401
     ModuleDict,
     ModuleList,

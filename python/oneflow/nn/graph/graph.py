@@ -1,0 +1,335 @@
+"""oneflow.nn.Graph: a module's forward (and, with optimizers, its training step) recorded once
+and replayed.
+
+The first call with a given input signature runs `build()` eagerly while the C++ tracer
+(`_graph_trace_begin/_end`) records every kernel, then compiles the recording into a plan;
+later calls with the same signature replay the plan on the new inputs. Parameters, buffers and
+optimizer state are captured by reference, so replays update the modules' own tensors in place
+(and `Module.load_state_dict`, which copies in place, reaches a compiled graph). Gradients live
+inside the graph: parameters' `.grad` is None after a call.
+
+What lives elsewhere: the per-step optimizer numbers fed as tensors (`optimizer_update.py`),
+the module proxy (`graph_block.py`), the settings (`graph_config.py`).
+"""
+
+from collections import OrderedDict
+
+import oneflow
+import oneflow._oneflow_internal as _internal
+from oneflow._oneflow_internal import Tensor
+from oneflow.nn.graph.graph_block import GraphModule
+from oneflow.nn.graph.graph_config import GraphConfig
+from oneflow.nn.graph.optimizer_update import make_updater
+from oneflow.nn.modules.module import Module
+from oneflow.optim.optimizer import Optimizer
+
+# ---- flattening nested (tuple / list / dict) arguments and results ----
+
+
+def _flatten(obj, tensors, keep_values):
+    """Appends the tensors of `obj` to `tensors` and returns its structure: ("T",) for a tensor,
+    ("seq", type, children), ("dict", type, ((key, child), ...)), ("V", value) otherwise.
+    Without `keep_values` a value is its (type, repr), so the structure is hashable."""
+    if isinstance(obj, Tensor):
+        tensors.append(obj)
+        return ("T",)
+    if isinstance(obj, (tuple, list)):
+        return ("seq", type(obj), tuple(_flatten(o, tensors, keep_values) for o in obj))
+    if isinstance(obj, dict):
+        items = tuple((k, _flatten(v, tensors, keep_values)) for k, v in obj.items())
+        return ("dict", type(obj), items)
+    return ("V", obj if keep_values else (type(obj).__qualname__, repr(obj)))
+
+
+def _rebuild(spec, it):
+    kind = spec[0]
+    if kind == "T":
+        return next(it)
+    if kind == "seq":
+        typ, children = spec[1], [_rebuild(c, it) for c in spec[2]]
+        return typ(*children) if hasattr(typ, "_fields") else typ(children)
+    if kind == "dict":
+        return spec[1]((k, _rebuild(c, it)) for k, c in spec[2])
+    return spec[1]
+
+
+def _tensor_signature(t):
+    return (tuple(t.shape), tuple(t.stride()), t.dtype, str(t.device))
+
+
+class _OptimizerEntry:
+    def __init__(self, optimizer, lr_sch, updater):
+        self.optimizer = optimizer
+        self.lr_sch = lr_sch
+        self.updater = updater
+
+
+class _Plan:
+    def __init__(self, compiled, out_spec, layouts):
+        self.compiled = compiled
+        self.out_spec = out_spec
+        self.layouts = layouts
+
+
+class Graph:
+    """Base class of static graphs: subclass, assign modules in `__init__`, register optimizers
+    with `add_optimizer`, and write the step in `build()`. Calling the graph runs it.
+
+    Example::
+
+        class TrainGraph(flow.nn.Graph):
+            def __init__(self):
+                super().__init__()
+                self.model = model
+                self.loss_fn = flow.nn.MSELoss()
+                self.add_optimizer(flow.optim.SGD(model.parameters(), lr=0.1))
+
+            def build(self, x, y):
+                loss = self.loss_fn(self.model(x), y)
+                loss.backward()
+                return loss
+    """
+
+    _child_init_cnt = {}
+
+    def __init__(self):
+        cls_name = type(self).__name__
+        index = Graph._child_init_cnt.get(cls_name, 0)
+        Graph._child_init_cnt[cls_name] = index + 1
+        d = self.__dict__
+        d["_name"] = f"{cls_name}_{index}"
+        d["config"] = GraphConfig()
+        d["_modules"] = OrderedDict()
+        d["_optimizers"] = []
+        d["_plans"] = {}
+        d["_debug_level"] = -1
+        d["_debug_options"] = {}
+
+    # ---- registration ----
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def training(self):
+        return bool(self._optimizers)
+
+    @property
+    def is_compiled(self):
+        return bool(self._plans)
+
+    def __setattr__(self, name, value):
+        if "_modules" not in self.__dict__:
+            raise AttributeError(
+                f"nn.Graph: call super().__init__() in {type(self).__name__}.__init__ before "
+                f"assigning attribute '{name}'"
+            )
+        if isinstance(value, Optimizer):
+            raise AttributeError(
+                f"nn.Graph {self._name}: an optimizer can't be an attribute ('{name}'); "
+                "register it with self.add_optimizer(optimizer)"
+            )
+        if isinstance(value, Module):
+            value = GraphModule(value, name)
+        if isinstance(value, GraphModule):
+            self._modules[name] = value
+        else:
+            self._modules.pop(name, None)
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        self._modules.pop(name, None)
+        object.__delattr__(self, name)
+
+    def add_optimizer(self, optimizer, *, lr_sch=None, is_sparse=False):
+        """Registers an optimizer (and its learning-rate scheduler, stepped once per call);
+        the graph then trains: build() computes a loss and calls backward() on it."""
+        if is_sparse:
+            raise NotImplementedError(
+                "nn.Graph.add_optimizer: sparse updates (is_sparse=True) are not implemented yet"
+            )
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(
+                f"nn.Graph.add_optimizer: expected an optimizer, got {type(optimizer).__name__}"
+            )
+        if lr_sch is not None and getattr(lr_sch, "optimizer", optimizer) is not optimizer:
+            raise ValueError(
+                "nn.Graph.add_optimizer: lr_sch must be a scheduler of the same optimizer"
+            )
+        updater = make_updater(optimizer)
+        self._optimizers.append(_OptimizerEntry(optimizer, lr_sch, updater))
+        self.config.training = True
+
+    def set_grad_scaler(self, grad_scaler=None):
+        raise NotImplementedError(
+            "nn.Graph.set_grad_scaler: automatic mixed precision in graphs is not implemented yet"
+        )
+
+    def build(self, *args, **kwargs):
+        raise NotImplementedError(
+            f"nn.Graph: {type(self).__name__} must override build(self, *args, **kwargs) "
+            "with the computation the graph runs"
+        )
+
+    def debug(
+        self,
+        v_level=0,
+        *,
+        ranks=None,
+        max_py_stack_depth=2,
+        only_user_py_stack=True,
+        op_repr_with_py_stack=False,
+    ):
+        """v_level -1: silent (the default); 0: a line per compiled plan; 1 and up: also the
+        plan's program, one line per step."""
+        self.__dict__["_debug_level"] = int(v_level)
+        self.__dict__["_debug_options"] = dict(
+            ranks=ranks,
+            max_py_stack_depth=max_py_stack_depth,
+            only_user_py_stack=only_user_py_stack,
+            op_repr_with_py_stack=op_repr_with_py_stack,
+        )
+
+    # ---- running ----
+
+    def _parameters(self):
+        seen, out = set(), []
+        groups = [m.origin.parameters() for m in self._modules.values()]
+        groups += [g["params"] for e in self._optimizers for g in e.optimizer.param_groups]
+        for params in groups:
+            for p in params:
+                if id(p) not in seen:
+                    seen.add(id(p))
+                    out.append(p)
+        return out
+
+    def _mode_signature(self):
+        return tuple(m.training for gm in self._modules.values() for m in gm.origin.modules())
+
+    def __call__(self, *args, **kwargs):
+        if _internal._graph_tracing():
+            raise RuntimeError(
+                f"nn.Graph {self._name}: a graph can't be called while another graph is being "
+                "traced (inside its build())"
+            )
+        tensors = []
+        spec = _flatten((args, kwargs), tensors, keep_values=False)
+        key = (spec, tuple(_tensor_signature(t) for t in tensors), self._mode_signature())
+        plan = self._plans.get(key)
+        if plan is None:
+            outputs = self._compile(key, tensors, args, kwargs)
+        else:
+            outputs = self._replay(plan, tensors)
+        for entry in self._optimizers:
+            if entry.lr_sch is not None:
+                entry.lr_sch.step()
+        return outputs
+
+    def _compile(self, key, arg_tensors, args, kwargs):
+        # build() sees detached inputs: a graph computes no gradients for its inputs (as
+        # OneFlow's), and an input's existing .grad must not be captured and accumulated into.
+        arg_tensors = [t.detach() for t in arg_tensors]
+        args, kwargs = _rebuild(_flatten((args, kwargs), [], keep_values=True), iter(arg_tensors))
+        params = self._parameters()
+        for p in params:
+            p.grad = None
+        created = [e.updater.prepare() for e in self._optimizers]
+        layouts = [e.updater.layout() for e in self._optimizers]
+        scalars = [
+            e.updater.scalar_tensors(lay, e.updater.first_candidates(lay))
+            for e, lay in zip(self._optimizers, layouts)
+        ]
+        began = False
+        try:
+            _internal._graph_trace_begin(list(arg_tensors) + [t for s in scalars for t in s])
+            began = True
+            grad_mode = oneflow.enable_grad() if self.training else oneflow.no_grad()
+            with grad_mode:
+                result = self.build(*args, **kwargs)
+            out_tensors = []
+            out_spec = _flatten(result, out_tensors, keep_values=True)
+            with oneflow.no_grad():
+                for e, lay, s in zip(self._optimizers, layouts, scalars):
+                    e.updater.trace_step(lay, s)
+            compiled = _internal._graph_trace_end(out_tensors)
+        except BaseException:
+            if began:
+                _internal._graph_trace_abort()
+            for e, c in zip(self._optimizers, created):
+                e.updater.discard(c)
+            raise
+        finally:
+            for p in params:
+                p.grad = None
+        for e, c, lay in zip(self._optimizers, created, layouts):
+            e.updater.discard(c, lay)
+            e.updater.commit(lay)
+        plan = _Plan(compiled, out_spec, layouts)
+        self._plans[key] = plan
+        self._report(plan, arg_tensors)
+        return _rebuild(out_spec, iter([t.detach() for t in out_tensors]))
+
+    def _replay(self, plan, arg_tensors):
+        scalars = []
+        for e, lay in zip(self._optimizers, plan.layouts):
+            scalars.extend(e.updater.scalar_tensors(lay))
+        outputs = plan.compiled.run(list(arg_tensors) + scalars)
+        for e, lay in zip(self._optimizers, plan.layouts):
+            e.updater.commit(lay)
+        # An output that is an input or a parameter comes back as that tensor: detach it, as
+        # the first call does.
+        outputs = [t.detach() if t.requires_grad else t for t in outputs]
+        return _rebuild(plan.out_spec, iter(outputs))
+
+    def _report(self, plan, arg_tensors):
+        if self._debug_level < 0:
+            return
+        shapes = ", ".join(str(tuple(t.shape)) for t in arg_tensors)
+        print(
+            f"(GRAPH:{self._name}) compiled plan {len(self._plans)} for inputs [{shapes}]: "
+            f"{plan.compiled.num_steps} steps"
+        )
+        if self._debug_level >= 1:
+            print(plan.compiled.ir())
+
+    # ---- state ----
+
+    def state_dict(self, destination=None):
+        """{module attribute: module.state_dict(), "optimizer_<i>": optimizer.state_dict()}."""
+        out = OrderedDict() if destination is None else destination
+        for name, gm in self._modules.items():
+            out[name] = gm.origin.state_dict()
+        for i, e in enumerate(self._optimizers):
+            out[f"optimizer_{i}"] = e.optimizer.state_dict()
+        return out
+
+    def load_state_dict(self, state_dict, strict=True):
+        """The inverse of state_dict(), in place: compiled plans keep using the same tensors
+        and see the loaded values."""
+        expected = list(self._modules) + [f"optimizer_{i}" for i in range(len(self._optimizers))]
+        if strict:
+            unexpected = [k for k in state_dict if k not in expected]
+            missing = [k for k in expected if k not in state_dict]
+            if unexpected or missing:
+                raise KeyError(
+                    f"nn.Graph {self._name}.load_state_dict: unexpected keys {unexpected}, "
+                    f"missing keys {missing}"
+                )
+        for name, gm in self._modules.items():
+            if name in state_dict:
+                gm.origin.load_state_dict(state_dict[name], strict=strict)
+        for i, e in enumerate(self._optimizers):
+            if f"optimizer_{i}" in state_dict:
+                e.updater.load_state_dict(state_dict[f"optimizer_{i}"])
+
+    def __repr__(self):
+        lines = [f"(CONFIG:config:{self.config!r})"]
+        lines += [repr(gm) for gm in self._modules.values()]
+        for i, e in enumerate(self._optimizers):
+            lines.append(f"(OPTIMIZER:optimizer_{i}:{type(e.optimizer).__name__})")
+        if self._plans:
+            steps = ", ".join(str(p.compiled.num_steps) for p in self._plans.values())
+            lines.append(f"(COMPILED:{len(self._plans)} plan(s), steps [{steps}])")
+        body = "\n".join("  " + line.replace("\n", "\n  ") for line in lines)
+        return f"(GRAPH:{self._name}:{type(self).__name__}): (\n{body}\n)"

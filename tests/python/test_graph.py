@@ -1,0 +1,386 @@
+"""oneflow.nn.Graph: traced-and-replayed graphs against the same computation run eagerly (and
+against PyTorch for one training configuration): inference, training with SGD/Adam/AdamW and a
+scheduler, dropout's random numbers, BatchNorm's running statistics, plan caching by input
+signature, errors that abort the trace, state dicts, GraphConfig and the module proxy."""
+
+import copy
+
+import numpy as np
+import pytest
+import torch
+
+import oneflow as flow
+from oneflow.nn.graph.graph_block import GraphModule
+from oneflow.nn.graph.graph_config import GraphConfig
+
+
+def _mlp(seed=0, bn=False):
+    flow.manual_seed(seed)
+    layers = [flow.nn.Linear(6, 8)] + ([flow.nn.BatchNorm1d(8)] if bn else [])
+    return flow.nn.Sequential(*layers, flow.nn.ReLU(), flow.nn.Linear(8, 3))
+
+
+def _batches(n, rows=4, seed=0):
+    rs = np.random.RandomState(seed)
+    return [
+        (
+            flow.tensor(rs.randn(rows, 6).astype(np.float32)),
+            flow.tensor(rs.randn(rows, 3).astype(np.float32)),
+        )
+        for _ in range(n)
+    ]
+
+
+def _close(a, b, rtol=1e-5, atol=1e-6):
+    a = a.detach().numpy() if isinstance(a, flow.Tensor) else np.asarray(a)
+    b = b.detach().numpy() if isinstance(b, flow.Tensor) else np.asarray(b)
+    np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+
+
+class EvalGraph(flow.nn.Graph):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def build(self, x):
+        return flow.softmax(self.model(x), dim=-1)
+
+
+class TrainGraph(flow.nn.Graph):
+    def __init__(self, model, opt, lr_sch=None):
+        super().__init__()
+        self.model = model
+        self.loss_fn = flow.nn.MSELoss()
+        self.add_optimizer(opt, lr_sch=lr_sch)
+
+    def build(self, x, y):
+        loss = self.loss_fn(self.model(x), y)
+        loss.backward()
+        return loss
+
+
+def _eager_step(model, opt, x, y, sch=None):
+    opt.zero_grad()
+    loss = flow.nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    opt.step()
+    if sch is not None:
+        sch.step()
+    return loss.detach()
+
+
+def test_inference_graph_matches_eager_on_new_inputs():
+    model = _mlp()
+    graph = EvalGraph(model)
+    for _ in range(4):
+        x = flow.randn(5, 6)
+        out = graph(x)
+        assert out.grad_fn is None and not out.requires_grad
+        _close(out, flow.softmax(model(x), dim=-1), rtol=1e-6, atol=1e-7)
+    assert len(graph._plans) == 1
+    assert all(p.grad is None for p in model.parameters())
+
+
+def test_nested_outputs_and_none():
+    class Nested(flow.nn.Graph):
+        def build(self, x, scale=2.0):
+            y = x.relu()
+            return {"y": y, "n": 3}, [y * scale]
+
+    class Nothing(flow.nn.Graph):
+        def build(self, x):
+            return None
+
+    g = Nested()
+    for _ in range(2):
+        x = flow.randn(3)
+        (d, (z,)) = g(x, scale=3.0)
+        assert d["n"] == 3 and isinstance(d, dict)
+        _close(d["y"], x.relu())
+        _close(z, x.relu() * 3.0)
+    g(flow.randn(3), scale=4.0)  # a different non-tensor argument is another plan
+    assert len(g._plans) == 2
+    assert Nothing()(flow.randn(2)) is None
+
+
+OPTIMIZERS = {
+    "sgd_nesterov_wd": lambda p: flow.optim.SGD(
+        p, lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01
+    ),
+    "sgd_dampening": lambda p: flow.optim.SGD(p, lr=0.1, momentum=0.8, dampening=0.3),
+    "sgd_plain_maximize": lambda p: flow.optim.SGD(p, lr=0.05, maximize=True),
+    "adam_wd": lambda p: flow.optim.Adam(p, lr=0.01, weight_decay=0.01),
+    "adam_amsgrad": lambda p: flow.optim.Adam(p, lr=0.01, betas=(0.8, 0.99), amsgrad=True),
+    "adamw": lambda p: flow.optim.AdamW(p, lr=0.01, weight_decay=0.1),
+    "adamw_amsgrad_maximize": lambda p: flow.optim.AdamW(p, lr=0.01, amsgrad=True, maximize=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+def test_training_graph_matches_eager(name):
+    model = _mlp()
+    ref = copy.deepcopy(model)
+    opt, ref_opt = OPTIMIZERS[name](model.parameters()), OPTIMIZERS[name](ref.parameters())
+    graph = TrainGraph(model, opt)
+    assert graph.training
+    for x, y in _batches(5):
+        loss = graph(x, y)
+        assert loss.grad_fn is None
+        _close(loss, _eager_step(ref, ref_opt, x, y))
+    assert len(graph._plans) == 1
+    for p, q in zip(model.parameters(), ref.parameters()):
+        assert p.grad is None
+        _close(p, q)
+    # The state lives under eager's keys, so state dicts line up.
+    sd, ref_sd = opt.state_dict()["state"], ref_opt.state_dict()["state"]
+    assert sorted(sd) == sorted(ref_sd)
+    for i in sd:
+        assert sorted(sd[i]) == sorted(ref_sd[i])
+        for k in sd[i]:
+            _close(sd[i][k], ref_sd[i][k])
+
+
+@pytest.mark.parametrize("name", ["sgd_dampening", "adam_amsgrad"])
+def test_eager_steps_continue_after_graph_steps(name):
+    model = _mlp()
+    ref = copy.deepcopy(model)
+    opt, ref_opt = OPTIMIZERS[name](model.parameters()), OPTIMIZERS[name](ref.parameters())
+    graph = TrainGraph(model, opt)
+    data = _batches(5)
+    for x, y in data[:3]:
+        graph(x, y)
+    for x, y in data[3:]:
+        _eager_step(model, opt, x, y)
+    for x, y in data:
+        _eager_step(ref, ref_opt, x, y)
+    for p, q in zip(model.parameters(), ref.parameters()):
+        _close(p, q)
+
+
+def test_adam_training_graph_matches_torch():
+    model = _mlp()
+    tmodel = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
+    with torch.no_grad():
+        for tp, p in zip(tmodel.parameters(), model.parameters()):
+            tp.copy_(torch.from_numpy(p.numpy()))
+    graph = TrainGraph(model, flow.optim.Adam(model.parameters(), lr=0.02, weight_decay=0.05))
+    topt = torch.optim.Adam(tmodel.parameters(), lr=0.02, weight_decay=0.05)
+    for x, y in _batches(5):
+        loss = graph(x, y)
+        topt.zero_grad()
+        tloss = torch.nn.functional.mse_loss(
+            tmodel(torch.from_numpy(x.numpy())), torch.from_numpy(y.numpy())
+        )
+        tloss.backward()
+        topt.step()
+        _close(loss, tloss.detach().numpy())
+    for p, tp in zip(model.parameters(), tmodel.parameters()):
+        _close(p, tp.detach().numpy())
+
+
+def test_lr_scheduler_steps_once_per_call():
+    model = _mlp()
+    ref = copy.deepcopy(model)
+    opt = flow.optim.SGD(model.parameters(), lr=0.2, momentum=0.5)
+    ref_opt = flow.optim.SGD(ref.parameters(), lr=0.2, momentum=0.5)
+    sch = flow.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+    ref_sch = flow.optim.lr_scheduler.StepLR(ref_opt, step_size=2, gamma=0.5)
+    graph = TrainGraph(model, opt, lr_sch=sch)
+    for x, y in _batches(5):
+        _close(graph(x, y), _eager_step(ref, ref_opt, x, y, ref_sch))
+        assert opt.param_groups[0]["lr"] == ref_opt.param_groups[0]["lr"]
+    assert opt.param_groups[0]["lr"] == pytest.approx(0.2 * 0.5**2)
+    for p, q in zip(model.parameters(), ref.parameters()):
+        _close(p, q)
+
+
+def test_dropout_draws_fresh_numbers_in_eager_order():
+    model = flow.nn.Sequential(flow.nn.Linear(6, 16), flow.nn.Dropout(0.5))
+    model.train()
+    graph = EvalGraph(model)
+    x = flow.randn(4, 6)
+    flow.manual_seed(7)
+    eager = [flow.softmax(model(x), dim=-1).detach() for _ in range(3)]
+    flow.manual_seed(7)
+    outs = [graph(x) for _ in range(3)]
+    assert not np.allclose(outs[1].numpy(), outs[2].numpy())
+    for a, b in zip(outs, eager):
+        _close(a, b, rtol=1e-6, atol=1e-7)
+
+
+def test_batch_norm_running_stats_update_each_call():
+    model = _mlp(bn=True)
+    ref = copy.deepcopy(model)
+    opt = flow.optim.SGD(model.parameters(), lr=0.1)
+    ref_opt = flow.optim.SGD(ref.parameters(), lr=0.1)
+    graph = TrainGraph(model, opt)
+    for x, y in _batches(4, rows=6):
+        _close(graph(x, y), _eager_step(ref, ref_opt, x, y))
+        bn, ref_bn = model[1], ref[1]
+        _close(bn.running_mean, ref_bn.running_mean)
+        _close(bn.running_var, ref_bn.running_var)
+        assert int(bn.num_batches_tracked) == int(ref_bn.num_batches_tracked)
+    # Switching the module to eval changes the program: another plan, eval-mode results.
+    model.eval()
+    ref.eval()
+    x = flow.randn(3, 6)
+    graph_eval = EvalGraph(model)
+    _close(graph_eval(x), flow.softmax(ref(x), dim=-1))
+
+
+def test_new_shape_or_dtype_compiles_another_plan():
+    model = _mlp()
+    graph = EvalGraph(model)
+    for rows in (5, 7, 5, 7):
+        x = flow.randn(rows, 6)
+        _close(graph(x), flow.softmax(model(x), dim=-1), rtol=1e-6, atol=1e-7)
+    assert len(graph._plans) == 2
+
+    class Scale(flow.nn.Graph):
+        def build(self, x):
+            return (x.relu() * 3).sum(0)
+
+    g = Scale()
+    for dtype in (flow.float32, flow.float64, flow.float32, flow.float64):
+        x = flow.randn(4, 3, dtype=dtype)
+        out = g(x)
+        assert out.dtype == dtype
+        _close(out, (x.relu() * 3).sum(0))
+    assert len(g._plans) == 2
+
+
+def test_failed_trace_is_aborted_and_reported():
+    class Reads(flow.nn.Graph):
+        def build(self, x):
+            if (x.sum() > 0).item():
+                return x
+            return -x
+
+    with pytest.raises(RuntimeError, match="Graph"):
+        Reads()(flow.randn(3))
+    assert not flow._oneflow_internal._graph_tracing()
+    assert (flow.ones(2) + 1).sum().item() == 4.0
+    model = _mlp()
+    x = flow.randn(2, 6)
+    _close(EvalGraph(model)(x), flow.softmax(model(x), dim=-1))
+
+    class NoBuild(flow.nn.Graph):
+        pass
+
+    with pytest.raises(NotImplementedError, match="NoBuild"):
+        NoBuild()(flow.randn(2))
+    assert not flow._oneflow_internal._graph_tracing()
+
+
+def test_unsupported_settings_raise():
+    model = _mlp()
+    g = EvalGraph(model)
+    with pytest.raises(NotImplementedError, match="RMSprop"):
+        g.add_optimizer(flow.optim.RMSprop(model.parameters()))
+    with pytest.raises(NotImplementedError, match="sparse"):
+        g.add_optimizer(flow.optim.SGD(model.parameters()), is_sparse=True)
+    with pytest.raises(NotImplementedError, match="mixed precision"):
+        g.set_grad_scaler(None)
+    with pytest.raises(AttributeError, match="add_optimizer"):
+        g.opt = flow.optim.SGD(model.parameters())
+    assert not g.training
+
+    class Early(flow.nn.Graph):
+        def __init__(self):
+            self.model = model
+
+    with pytest.raises(AttributeError, match="super"):
+        Early()
+
+
+def test_state_dict_round_trip_reaches_compiled_plan():
+    data = _batches(4)
+    model_a, model_b = _mlp(0), _mlp(1)
+    ga = TrainGraph(model_a, flow.optim.Adam(model_a.parameters(), lr=0.01))
+    gb = TrainGraph(model_b, flow.optim.Adam(model_b.parameters(), lr=0.01))
+    for x, y in data[:2]:
+        ga(x, y)
+    gb(*data[0])  # compiled with other weights and state
+    sd = ga.state_dict()
+    assert set(sd) == {"model", "loss_fn", "optimizer_0"}
+    assert sd["optimizer_0"]["state"][0]["step"].item() == 2
+    gb.load_state_dict(copy.deepcopy(sd))
+    for x, y in data[2:]:
+        _close(gb(x, y), ga(x, y))
+    assert len(gb._plans) == 1
+    for p, q in zip(model_a.parameters(), model_b.parameters()):
+        _close(p, q)
+    with pytest.raises(KeyError, match="optimizer_0"):
+        gb.load_state_dict({"model": sd["model"], "loss_fn": {}})
+    with pytest.raises(KeyError, match="extra"):
+        gb.load_state_dict(dict(sd, extra={}))
+
+
+def test_graph_config_setters():
+    config = GraphConfig()
+    config.allow_fuse_add_to_output(True)
+    config.allow_fuse_cast_scale()
+    config.allow_fuse_model_update_ops(False)
+    config.enable_compress_memory()
+    config.enable_cudnn_conv_heuristic_search_algo(False)
+    config.enable_straighten_algorithm("SpeedFirst")
+    config.enable_auto_memory("HeavyMemoryDown")
+    config.set_auto_parallel_computation_cost_ratio(0.5)
+    config.set_auto_parallel_wait_time(10)
+    assert config.allow_fuse_add_to_output_enabled and config.allow_fuse_cast_scale_enabled
+    assert not config.allow_fuse_model_update_ops_enabled
+    assert not config.settings["enable_cudnn_conv_heuristic_search_algo"]
+    assert config.settings["straighten_algorithm"] == "SpeedFirst"
+    assert config.settings["auto_memory"] == "HeavyMemoryDown"
+    assert config.settings["auto_parallel_computation_cost_ratio"] == 0.5
+    with pytest.raises(ValueError, match="straighten"):
+        config.enable_straighten_algorithm("Fastest")
+    for setter in (
+        config.enable_amp,
+        config.enable_zero,
+        config.enable_auto_parallel,
+        config.enable_auto_parallel_ignore_user_sbp_config,
+        config.enable_auto_parallel_sbp_collector,
+        config.enable_auto_parallel_trunk_algo,
+    ):
+        setter(False)
+        with pytest.raises(NotImplementedError, match="not implemented"):
+            setter(True)
+    config.set_gradient_accumulation_steps(1)
+    with pytest.raises(NotImplementedError, match="accumulation"):
+        config.set_gradient_accumulation_steps(4)
+    assert "GraphConfig(" in repr(config) and "SpeedFirst" in repr(config)
+
+
+def test_names_repr_debug_and_module_proxy(capsys):
+    model = _mlp()
+    g1, g2 = EvalGraph(model), EvalGraph(model)
+    n1, n2 = int(g1.name.rsplit("_", 1)[1]), int(g2.name.rsplit("_", 1)[1])
+    assert g1.name.startswith("EvalGraph_") and n2 == n1 + 1
+    text = repr(g1)
+    assert text.startswith(f"(GRAPH:{g1.name}:EvalGraph)")
+    assert "(MODULE:model:Sequential(" in text and "Linear" in text and "CONFIG:config" in text
+
+    assert isinstance(g1.model, GraphModule) and g1.model.origin is model
+    assert g1.model.to(GraphModule) is g1.model
+    assert g1.model[0].origin is model[0] and g1.model[0].weight is model[0].weight
+    g1.model[0].activation_checkpointing = True
+    assert g1.model[0].activation_checkpointing and not g1.model.activation_checkpointing
+    g1.model.set_stage(1)
+    assert g1.model.stage_id == 1
+
+    g1.debug(1)
+    g1(flow.randn(2, 6))
+    printed = capsys.readouterr().out
+    assert g1.name in printed and "steps" in printed
+    assert "COMPILED:1 plan" in repr(g1)
+    g2.debug(-1)
+    g2(flow.randn(2, 6))
+    assert capsys.readouterr().out == ""
+
+
+def test_api_paths():
+    import oneflow.nn.graph as graph_pkg
+
+    assert flow.nn.Graph is graph_pkg.Graph
+    assert graph_pkg.GraphConfig is GraphConfig and graph_pkg.GraphModule is GraphModule
