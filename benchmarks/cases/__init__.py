@@ -8,6 +8,7 @@ from benchmarks.cases import (  # noqa: F401
     conv,
     dispatch,
     elementwise,
+    graph,
     linalg,
     matmul,
     movement,
