@@ -1,6 +1,8 @@
 """Train an MLP on scikit-learn's 8x8 handwritten digits and report the test accuracy.
 
-python examples/digits_mlp.py [--epochs 40] [--model mlp|lenet] [--seed 0]
+python examples/digits_mlp.py [--epochs 40] [--model mlp|lenet] [--seed 0] [--graph]
+
+With --graph the training step is compiled once with flow.nn.Graph and replayed.
 
 Data parallel on several processes, each training on its share of every epoch:
 python -m oneflow.distributed.launch --nproc_per_node 2 examples/digits_mlp.py
@@ -61,12 +63,29 @@ def evaluate(model, x, y):
     return (pred == y).float().mean().item()
 
 
+class TrainStep(nn.Graph):
+    """The training step as a static graph: forward, loss, backward and the optimizer's update,
+    traced on the first call (and on the first call of each new batch shape) and replayed."""
+
+    def __init__(self, model, loss_fn, optimizer):
+        super().__init__()
+        self.model = model
+        self.loss_fn = loss_fn
+        self.add_optimizer(optimizer)
+
+    def build(self, x, y):
+        loss = self.loss_fn(self.model(x), y)
+        loss.backward()
+        return loss
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--epochs", type=int, default=40)
     parser.add_argument("--model", choices=["mlp", "lenet"], default="mlp")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--graph", action="store_true", help="train with a compiled nn.Graph")
     args = parser.parse_args()
 
     flow.manual_seed(args.seed)
@@ -82,6 +101,8 @@ def main():
     model = mlp() if args.model == "mlp" else lenet()
     world, rank = flow.env.get_world_size(), flow.env.get_rank()
     sampler = None
+    if world > 1 and args.graph:
+        parser.error("--graph trains on one process (collectives inside graphs are not supported)")
     if world > 1:
         # Rank 0's initial weights reach every rank; gradients are averaged over the ranks.
         model = DistributedDataParallel(model)
@@ -98,12 +119,14 @@ def main():
         generator=g,
     )
     loss_fn = nn.CrossEntropyLoss()
+    train_step = TrainStep(model, loss_fn, optimizer) if args.graph else None
 
     say = print if rank == 0 else (lambda *a, **k: None)
     say(
         f"{args.model}: {sum(p.numel() for p in model.parameters())} parameters, "
         f"{len(train_idx)} training and {len(test_idx)} test images"
         + (f", {world} processes" if world > 1 else "")
+        + (", compiled with nn.Graph" if args.graph else "")
     )
     start = time.perf_counter()
     for epoch in range(1, args.epochs + 1):
@@ -111,10 +134,13 @@ def main():
         if sampler is not None:
             sampler.set_epoch(epoch)
         for xb, yb in loader:
-            optimizer.zero_grad()
-            loss = loss_fn(model(xb), yb)
-            loss.backward()
-            optimizer.step()
+            if train_step is not None:
+                loss = train_step(xb, yb)
+            else:
+                optimizer.zero_grad()
+                loss = loss_fn(model(xb), yb)
+                loss.backward()
+                optimizer.step()
             total += loss.item() * len(yb)
             count += len(yb)
         scheduler.step()
@@ -128,7 +154,8 @@ def main():
     acc = evaluate(model, x_test, y_test)
     say()
     say(
-        f"summary: model={args.model} epochs={args.epochs} final train loss={total / count:.4f} "
+        f"summary: model={args.model}{' (nn.Graph)' if args.graph else ''} epochs={args.epochs} "
+        f"final train loss={total / count:.4f} "
         f"test accuracy={acc:.2%} time={elapsed:.1f}s "
         f"({args.epochs * len(train_idx) / elapsed:.0f} images/s"
         + (f" over {world} processes)" if world > 1 else ")")

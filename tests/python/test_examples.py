@@ -53,6 +53,15 @@ def test_digits_mlp_and_lenet_reach_97_percent():
         assert float(s["accuracy"].rstrip("%")) >= 97.0, s
 
 
+def test_digits_mlp_compiled_with_graph_trains_as_eager():
+    # The same seed gives the same dropout masks and updates: the graph's replays run the
+    # kernels eager execution runs, so the printed loss and accuracy agree.
+    eager = _summary(_run_example("digits_mlp.py", "--epochs", "8"))
+    graph = _summary(_run_example("digits_mlp.py", "--epochs", "8", "--graph"))
+    assert graph["loss"] == eager["loss"] and graph["accuracy"] == eager["accuracy"], (graph, eager)
+    assert float(graph["accuracy"].rstrip("%")) >= 90.0, graph
+
+
 def test_digits_mlp_data_parallel_on_two_processes():
     import socket
 
