@@ -384,3 +384,26 @@ def test_api_paths():
 
     assert flow.nn.Graph is graph_pkg.Graph
     assert graph_pkg.GraphConfig is GraphConfig and graph_pkg.GraphModule is GraphModule
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        lambda x: print(x),
+        lambda x: bool(x.sum() > 0),
+        lambda x: x[x > 0],
+        lambda x: flow.randperm(3),
+        lambda x: flow.linalg.qr(flow.randn(3, 3)),
+    ],
+    ids=["print", "bool", "mask", "randperm", "qr"],
+)
+def test_host_reads_and_host_computations_raise_while_tracing(body):
+    class G(flow.nn.Graph):
+        def build(self, x):
+            body(x)
+            return x + 1
+
+    with pytest.raises(RuntimeError, match="nn.Graph"):
+        G()(flow.randn(3))
+    # the trace was aborted: eager ops and reads work again
+    assert (flow.ones(2) + 1).tolist() == [2.0, 2.0]
