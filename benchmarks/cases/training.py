@@ -68,26 +68,32 @@ def _digits_model(lib, kind):
     )
 
 
+def digits_setup(fw, kind):
+    """The digits example's model, Adam, loss and one batch: (model, opt, loss_fn, x, y)."""
+    lib = fw.module
+    lib.manual_seed(0)
+    model = _digits_model(lib, kind).to(fw.device)
+    opt = lib.optim.Adam(model.parameters(), lr=1e-3)
+    x = lib.randn(64, 1, 8, 8, device=fw.device)
+    y = lib.randint(0, 10, (64,), device=fw.device)
+    return model, opt, lib.nn.CrossEntropyLoss(), x, y
+
+
+def eager_step(model, opt, loss_fn, x, y):
+    """One eager training step over (x, y)."""
+
+    def step():
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
 def _build_digits(kind):
-    def build(fw):
-        lib = fw.module
-        lib.manual_seed(0)
-        model = _digits_model(lib, kind).to(fw.device)
-        opt = lib.optim.Adam(model.parameters(), lr=1e-3)
-        x = lib.randn(64, 1, 8, 8, device=fw.device)
-        y = lib.randint(0, 10, (64,), device=fw.device)
-        loss_fn = lib.nn.CrossEntropyLoss()
-
-        def step():
-            opt.zero_grad()
-            loss = loss_fn(model(x), y)
-            loss.backward()
-            opt.step()
-            return loss
-
-        return step
-
-    return build
+    return lambda fw: eager_step(*digits_setup(fw, kind))
 
 
 def gpt(lib, vocab=96, context=64, d=128, heads=4, layers=4):
@@ -135,7 +141,8 @@ def gpt(lib, vocab=96, context=64, d=128, heads=4, layers=4):
     return GPT()
 
 
-def _build_gpt(fw):
+def gpt_setup(fw):
+    """The char GPT example's model, AdamW, loss and one batch: (model, opt, loss_fn, x, y)."""
     lib = fw.module
     lib.manual_seed(0)
     model = gpt(lib).to(fw.device)
@@ -143,14 +150,14 @@ def _build_gpt(fw):
     x = lib.randint(0, 96, (32, 64), device=fw.device)
     y = lib.randint(0, 96, (32, 64), device=fw.device)
 
-    def step():
-        opt.zero_grad()
-        loss = lib.nn.functional.cross_entropy(model(x).reshape(-1, 96), y.reshape(-1))
-        loss.backward()
-        opt.step()
-        return loss
+    def loss_fn(logits, target):
+        return lib.nn.functional.cross_entropy(logits.reshape(-1, 96), target.reshape(-1))
 
-    return step
+    return model, opt, loss_fn, x, y
+
+
+def _build_gpt(fw):
+    return eager_step(*gpt_setup(fw))
 
 
 for _kind, _label in [
