@@ -5,7 +5,8 @@
 namespace oneflow::python {
 
 void init_graph(py::module_& m) {
-  m.def("_graph_trace_begin", &graph::begin_trace, py::arg("inputs"));
+  m.def("_graph_trace_begin", &graph::begin_trace, py::arg("inputs"),
+        py::arg("variables") = TensorList{});
   m.def("_graph_trace_end", &graph::end_trace, py::arg("outputs"));
   m.def("_graph_trace_abort", &graph::abort_trace);
   m.def("_graph_tracing", &graph::tracing);

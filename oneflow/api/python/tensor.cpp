@@ -353,7 +353,8 @@ void init_tensor(py::module_& m) {
             return std::make_shared<TensorImpl>(t->meta(), t->storage(),
                                                 std::make_shared<VersionCounter>());
           },
-          [](TensorImpl& t, std::shared_ptr<TensorImpl> d) {
+          [](const std::shared_ptr<TensorImpl>& self, std::shared_ptr<TensorImpl> d) {
+            TensorImpl& t = *self;
             if (!d) throw_error<TypeError>("data", "expected a Tensor, got None");
             if (d->device() != t.device())
               throw_error<RuntimeError>("data", "expected data on ", t.device().str(), ", got ",
@@ -363,6 +364,7 @@ void init_tensor(py::module_& m) {
                                         "a tensor that requires grad takes only "
                                         "floating point data, got ",
                                         dtype_name(d->dtype()));
+            graph::record_rebind(self, d);
             eager::wait_for(
                 *t.storage());  // queued kernels read this tensor's layout when they run
             t.set_data(*d);
@@ -370,9 +372,11 @@ void init_tensor(py::module_& m) {
       // The in-place view ops (squeeze_, unsqueeze_, as_strided_): this tensor takes the layout
       // and the autograd history of `view`, a view of its own storage.
       .def("_take_view",
-           [](TensorImpl& t, const std::shared_ptr<TensorImpl>& view) {
+           [](const std::shared_ptr<TensorImpl>& self, const std::shared_ptr<TensorImpl>& view) {
+             TensorImpl& t = *self;
              if (view->storage() != t.storage())
                throw_error<RuntimeError>("_take_view", "expected a view of the tensor's storage");
+             graph::record_rebind(self, view);
              eager::wait_for(*t.storage());  // queued kernels read the layout when they run
              const bool was_view = t.is_view();
              std::shared_ptr<TensorImpl> base = t.view_base();
@@ -389,6 +393,7 @@ void init_tensor(py::module_& m) {
       // keep it. Not for tensors that require grad.
       .def("_resize",
            [](TensorImpl& t, const std::vector<int64_t>& sizes) {
+             graph::check_not_tracing("resize_");
              if (t.requires_grad())
                throw_error<RuntimeError>("resize_", "cannot resize variables that require grad");
              for (int64_t s : sizes)

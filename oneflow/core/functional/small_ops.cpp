@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "oneflow/core/dispatch/dispatch.h"
+#include "oneflow/core/graph/graph.h"
 #include "oneflow/core/ops/small_ops_primitives.h"
 
 namespace oneflow::functional {
@@ -27,6 +28,7 @@ Tensor one_hot(const Tensor& index, int64_t num_classes) {
     if (index->numel() == 0)
       throw_error<RuntimeError>("one_hot",
                                 "can not infer total number of classes from empty tensor");
+    graph::check_not_tracing("one_hot without num_classes (a shape read from the values)");
     num_classes = std::max<int64_t>(host_max(index) + 1, 0);
   }
   if (index->device().type == DeviceType::kCPU)  // one pass that also tests the range
@@ -57,6 +59,7 @@ Tensor bincount(const Tensor& x, const Tensor& weights_in, int64_t minlength) {
                               "weights should be 1-d and have the same length as input");
   const CreationOptions opts{DType::kInt64, x->device(), ""};
   if (x->numel() == 0) return zeros({minlength}, opts);  // as PyTorch: int64, weights or not
+  graph::check_not_tracing("bincount (a shape read from the values)");
   const int64_t length = std::max(host_max(x) + 1, minlength);
   // As PyTorch: float32 and float64 weights keep their dtype, all others sum in float64.
   Tensor weights = weights_in;

@@ -14,10 +14,16 @@ namespace oneflow::graph {
 // weak reference (so that memory is freed as in eager execution, and the gradient accumulation's
 // reuse of unshared gradients still applies); an entry whose tensor died is stale:
 // - a tensor a recorded kernel made is a made value: replays allocate it with the traced layout;
-// - a tensor never seen before that shares memory with a made value (an alias made without the
-//   dispatcher: a detached alias, .data) is recorded as a view of it;
-// - any other tensor never seen before existed before tracing (a parameter, a buffer, optimizer
-//   state, a constant made on the host): captured by reference.
+// - the tensors the caller names as variables (the graph's parameters, buffers and optimizer
+//   state) existed before tracing: captured by reference;
+// - a tensor never seen before that shares memory with a value (an alias made without the
+//   dispatcher: a detached alias, .data) is that value when its layout is the same, else a view
+//   of the first value seen with that memory;
+// - any other tensor never seen before existed before tracing (a constant made on the host, a
+//   tensor of some other object): captured by reference.
+// A made tensor that takes another layout in place (t_, squeeze_, `.data =`) names that layout's
+// value from then on; inputs and captured tensors may not change layout (a replay could not
+// repeat it on the caller's objects). Replays check that captured tensors kept their layout.
 // What the recorder cannot see is refused while tracing (check_not_tracing): reading values on
 // the host (the program would bake in one call's control flow), host-side computations whose
 // output shapes depend on values, collectives. Random kernels carry their generator and counter
@@ -25,13 +31,16 @@ namespace oneflow::graph {
 // execution would have drawn.
 class Recorder {
  public:
-  explicit Recorder(const TensorList& inputs) : graph_(std::make_shared<CompiledGraph>()) {
+  Recorder(const TensorList& inputs, const TensorList& variables)
+      : graph_(std::make_shared<CompiledGraph>()) {
     for (const Tensor& t : inputs) {
       if (!t) throw_error<TypeError>("nn.Graph", "graph inputs must be tensors");
       const int id = add_value(t, Value::Kind::kInput);
       graph_->inputs_.push_back(id);
       own_storage(t, id);
     }
+    for (const Tensor& t : variables)
+      if (t) variables_.emplace(t.get(), t);
   }
 
   void kernel(const Primitive& prim, Device device, const TensorList& inputs,
@@ -59,6 +68,17 @@ class Recorder {
   void view(const Tensor& base, const Tensor& view) {
     const int in = value_of(base);
     add_view_step(in, view);
+  }
+
+  // `t` (a made tensor) takes the layout and memory of `src`.
+  void rebind(const Tensor& t, const Tensor& src) {
+    const int from = value_of(t);
+    if (graph_->values_[graph_->values_[from].root].kind != Value::Kind::kMade)
+      throw_error<RuntimeError>("nn.Graph",
+                                "changing the shape or memory of an input or of a tensor that "
+                                "existed before tracing in place (t_, transpose_, squeeze_, "
+                                "unsqueeze_, as_strided_, `.data =`) cannot be part of a graph");
+    ids_[t.get()] = {value_of(src), t};
   }
 
   void random(const std::shared_ptr<Generator>& gen, uint64_t seed, uint64_t offset,
@@ -97,10 +117,11 @@ class Recorder {
     return id;
   }
 
-  // The first live value seen with each storage.
+  // The values seen with each storage, the first one first.
   void own_storage(const Tensor& t, int id) {
-    auto [it, added] = owners_.try_emplace(t->storage().get(), id, t->storage());
-    if (!added && it->second.second.expired()) it->second = {id, t->storage()};
+    Owners& o = owners_[t->storage().get()];
+    if (o.storage.expired()) o = Owners{t->storage(), {}};
+    o.values.push_back(id);
   }
 
   int add_view_step(int in, const Tensor& view) {
@@ -118,9 +139,20 @@ class Recorder {
   int value_of(const Tensor& t) {
     if (auto it = ids_.find(t.get()); it != ids_.end() && !it->second.second.expired())
       return it->second.first;
+    if (auto it = variables_.find(t.get()); it != variables_.end()) {
+      const int id = add_value(t, Value::Kind::kCapture);
+      own_storage(t, id);
+      return id;
+    }
     if (auto it = owners_.find(t->storage().get());
-        it != owners_.end() && !it->second.second.expired())
-      return add_view_step(it->second.first, t);
+        it != owners_.end() && !it->second.storage.expired()) {
+      for (int v : it->second.values)
+        if (same_layout(graph_->values_[v].meta, *t)) {
+          ids_[t.get()] = {v, t};
+          return v;
+        }
+      return add_view_step(it->second.values.front(), t);
+    }
     const int id = add_value(t, Value::Kind::kCapture);
     own_storage(t, id);  // later aliases of a captured tensor view it
     return id;
@@ -142,8 +174,10 @@ class Recorder {
 
   // Whether the step writes memory that outlives the program. A kernel without outputs (the
   // fused optimizer updates) writes its inputs.
+  // A random kernel is kept too, used or not: it advances its generator, and later draws (in
+  // the program or after it) must see the counters eager execution would.
   bool writes_outside(const Step& s) const {
-    if (s.kind == Step::Kind::kKernel && s.outputs.empty()) return true;
+    if (s.kind == Step::Kind::kKernel && (s.outputs.empty() || s.generator)) return true;
     if (!s.in_place) return false;
     const Value& root = graph_->values_[graph_->values_[s.outputs[0]].root];
     return root.kind != Value::Kind::kMade;
@@ -190,8 +224,18 @@ class Recorder {
   }
 
   std::shared_ptr<CompiledGraph> graph_;
+  struct Owners {
+    std::weak_ptr<Storage> storage;
+    std::vector<int> values;
+  };
+  static bool same_layout(const TensorMeta& m, const TensorImpl& t) {
+    return m.dtype == t.dtype() && m.offset == t.offset() && m.shape == t.shape() &&
+           m.strides == t.strides();
+  }
+
   std::unordered_map<const TensorImpl*, std::pair<int, std::weak_ptr<TensorImpl>>> ids_;
-  std::unordered_map<const Storage*, std::pair<int, std::weak_ptr<Storage>>> owners_;
+  std::unordered_map<const Storage*, Owners> owners_;
+  std::unordered_map<const TensorImpl*, Tensor> variables_;
   std::vector<PendingRandom> pending_random_;
 };
 
@@ -201,10 +245,10 @@ thread_local std::unique_ptr<Recorder> t_recorder;
 
 bool tracing() { return t_recorder != nullptr; }
 
-void begin_trace(const TensorList& inputs) {
+void begin_trace(const TensorList& inputs, const TensorList& variables) {
   if (t_recorder)
     throw_error<RuntimeError>("nn.Graph", "a graph is already being traced on this thread");
-  t_recorder = std::make_unique<Recorder>(inputs);
+  t_recorder = std::make_unique<Recorder>(inputs, variables);
 }
 
 std::shared_ptr<CompiledGraph> end_trace(const TensorList& outputs) {
@@ -232,6 +276,10 @@ void record_view(const Tensor& base, const Tensor& view) {
   if (t_recorder) t_recorder->view(base, view);
 }
 
+void record_rebind(const Tensor& t, const Tensor& src) {
+  if (t_recorder) t_recorder->rebind(t, src);
+}
+
 void record_random(const std::shared_ptr<Generator>& gen, uint64_t seed, uint64_t offset,
                    uint64_t counters) {
   if (t_recorder) t_recorder->random(gen, seed, offset, counters);
@@ -242,9 +290,12 @@ bool same_meta(const TensorMeta& m, const TensorImpl& t) {
   return m.dtype == t.dtype() && m.device == t.device() && m.shape == t.shape() &&
          m.strides == t.strides();
 }
+bool same_layout(const TensorMeta& m, const TensorImpl& t) {
+  return same_meta(m, t) && m.offset == t.offset();
+}
 }  // namespace
 
-TensorList CompiledGraph::run(const TensorList& inputs) const {
+std::optional<TensorList> CompiledGraph::run(const TensorList& inputs) const {
   if (inputs.size() != inputs_.size())
     throw_error<ValueError>("nn.Graph", "the compiled graph takes ", inputs_.size(),
                             " input tensors, got ", inputs.size());
@@ -258,7 +309,12 @@ TensorList CompiledGraph::run(const TensorList& inputs) const {
     slots[inputs_[i]] = inputs[i];
   }
   for (size_t v = 0; v < values_.size(); ++v)
-    if (values_[v].kind == Value::Kind::kCapture) slots[v] = values_[v].captured;
+    if (values_[v].kind == Value::Kind::kCapture) {
+      // A parameter moved to another dtype or given other data (`module.to(...)`, `.data =`)
+      // since the trace: the program's kernels and layouts no longer fit it.
+      if (!same_layout(values_[v].meta, *values_[v].captured)) return std::nullopt;
+      slots[v] = values_[v].captured;
+    }
   TensorList ins, outs;
   for (const Step& s : steps_) {
     ins.clear();

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,8 +50,10 @@ struct Step {
 
 class CompiledGraph {
  public:
-  // Replays the program on `inputs` (the traced inputs' count and metas) and returns its outputs.
-  TensorList run(const TensorList& inputs) const;
+  // Replays the program on `inputs` (the traced inputs' count and metas) and returns its
+  // outputs; nullopt, running nothing, when a captured tensor's layout or dtype changed since the
+  // trace (the caller traces again).
+  std::optional<TensorList> run(const TensorList& inputs) const;
   size_t num_steps() const { return steps_.size(); }
   size_t num_traced_steps() const { return traced_steps_; }
   // One line per step: its primitive, the values it reads and writes, and their metas.
@@ -67,8 +70,9 @@ class CompiledGraph {
 
 // Whether the calling thread is tracing a graph.
 bool tracing();
-// Starts recording on the calling thread; `inputs` become the graph's inputs.
-void begin_trace(const TensorList& inputs);
+// Starts recording on the calling thread; `inputs` become the graph's inputs; `variables` are
+// tensors that existed before (parameters, buffers, optimizer state), captured when used.
+void begin_trace(const TensorList& inputs, const TensorList& variables = {});
 // Stops recording and compiles what was recorded into a program returning `outputs`.
 std::shared_ptr<CompiledGraph> end_trace(const TensorList& outputs);
 // Stops recording, discarding it (nothing happens when not tracing).
@@ -81,6 +85,9 @@ void check_not_tracing(const char* what);
 void record_kernel(const Primitive& prim, Device device, const TensorList& inputs,
                    const TensorList& outputs, const Attrs& attrs, bool in_place);
 void record_view(const Tensor& base, const Tensor& view);
+// `t` takes the layout and memory of `src` in place (t_, squeeze_, `.data =`); raises for inputs
+// and captured tensors.
+void record_rebind(const Tensor& t, const Tensor& src);
 void record_random(const std::shared_ptr<Generator>& gen, uint64_t seed, uint64_t offset,
                    uint64_t counters);
 

@@ -1,7 +1,8 @@
 // CPU kernels of advanced indexing: IndexGather (x[i_0, ..., i_k-1]) and IndexPut (the in-place
-// write or accumulation). Operands are contiguous and the indices already bounds-checked by the
-// functional layer; negative indices count from the end. Also the host-side search for the true
-// elements of a mask (nonzero, masked_select, boolean indexing).
+// write or accumulation). Operands are contiguous; negative indices count from the end. The
+// functional layer checks the indices' bounds before it queues the op, and the kernels check
+// them again (a compiled graph replays the kernels without the functional layer). Also the
+// host-side search for the true elements of a mask (nonzero, masked_select, boolean indexing).
 #include <omp.h>
 
 #include <algorithm>
@@ -25,18 +26,27 @@ struct IndexGeometry {
   std::vector<const int64_t*> idx;
 };
 
-IndexGeometry geometry(const Tensor& x, const TensorList& indices, int64_t dim) {
+IndexGeometry geometry(const char* op, const Tensor& x, const TensorList& indices, int64_t dim) {
   IndexGeometry g;
   const int64_t k = static_cast<int64_t>(indices.size());
   for (int64_t d = 0; d < x->ndim(); ++d) {
     if (d < dim) g.pre *= x->shape()[d];
     if (d >= dim + k) g.post *= x->shape()[d];
   }
-  for (int64_t j = 0; j < k; ++j) {
-    g.sizes.push_back(x->shape()[dim + j]);
-    g.idx.push_back(indices[j]->data_as<int64_t>());
-  }
   g.nb = indices[0]->numel();
+  for (int64_t j = 0; j < k; ++j) {
+    const int64_t size = x->shape()[dim + j];
+    const int64_t* v = indices[j]->data_as<int64_t>();
+    bool bad = false;  // a vectorised test first; the reporting loop runs only on failure
+    for (int64_t b = 0; b < g.nb; ++b)
+      bad |= static_cast<uint64_t>(v[b] + size) >= static_cast<uint64_t>(2 * size);
+    for (int64_t b = 0; bad && b < g.nb; ++b)
+      if (v[b] < -size || v[b] >= size)
+        throw_error<IndexError>(op, "index ", v[b], " is out of bounds for dimension ", dim + j,
+                                " with size ", size);
+    g.sizes.push_back(size);
+    g.idx.push_back(v);
+  }
   return g;
 }
 
@@ -63,7 +73,7 @@ void IndexGather::compute_cpu(const TensorList& in, const TensorList& out,
                               const Attrs& attrs) const {
   const TensorList indices(in.begin() + 1, in.end());
   if (out[0]->numel() == 0) return;
-  const IndexGeometry g = geometry(in[0], indices, attrs.get<int64_t>("dim"));
+  const IndexGeometry g = geometry(name(), in[0], indices, attrs.get<int64_t>("dim"));
   const int64_t rows = rows_per_pre(g), isz = static_cast<int64_t>(itemsize(in[0]->dtype()));
   const char* x = static_cast<const char*>(in[0]->data());
   char* o = static_cast<char*>(out[0]->data());
@@ -112,7 +122,7 @@ void IndexPut::compute_cpu(const TensorList& in, const TensorList& out, const At
     std::memcpy(out[0]->data(), in[0]->data(),
                 static_cast<size_t>(in[0]->numel()) * itemsize(in[0]->dtype()));
   if (in[1]->numel() == 0) return;
-  const IndexGeometry g = geometry(out[0], indices, attrs.get<int64_t>("dim"));
+  const IndexGeometry g = geometry(name(), out[0], indices, attrs.get<int64_t>("dim"));
   const int64_t rows = rows_per_pre(g);
   const bool accumulate = attrs.get<bool>("accumulate");
   std::vector<int64_t> row(static_cast<size_t>(g.nb));
