@@ -407,3 +407,192 @@ def test_host_reads_and_host_computations_raise_while_tracing(body):
         G()(flow.randn(3))
     # the trace was aborted: eager ops and reads work again
     assert (flow.ones(2) + 1).tolist() == [2.0, 2.0]
+
+
+# ---- what a replay must not get wrong (found by review; each failed before its fix) ----
+
+
+def _train_graph(model, opt, loss):
+    class G(flow.nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.m = model
+            self.add_optimizer(opt)
+
+        def build(self, x):
+            value = loss(self.m, x)
+            value.backward()
+            return value
+
+    return G()
+
+
+def test_replayed_index_kernels_check_bounds():
+    class G(flow.nn.Graph):
+        def build(self, w, i):
+            return w.index_select(0, i), flow.nn.functional.embedding(i, w)
+
+    g, w = G(), flow.zeros(4, 3)
+    g(w, flow.tensor([0, 1]))
+    with pytest.raises(IndexError, match="out of bounds"):
+        for t in g(w, flow.tensor([0, 9])):
+            t.numpy()
+    assert g(w, flow.tensor([3, -4]))[0].shape == (2, 3)
+
+
+def test_layout_changes_in_place_inside_build():
+    class G(flow.nn.Graph):
+        def build(self, x):
+            y = x * 2
+            y.t_()
+            z = (y * 10).unsqueeze_(0)
+            return z.squeeze_(0)
+
+    g = G()
+    for k in range(3):
+        x = flow.arange(6.0).reshape(2, 3) + k
+        _close(g(x), (x * 20).t())
+
+    class H(flow.nn.Graph):
+        def build(self, x):
+            x.t_()
+            return x
+
+    with pytest.raises(RuntimeError, match="nn.Graph"):
+        H()(flow.ones(2, 3))
+
+
+def test_parameters_changed_after_compiling_trace_again():
+    lin = flow.nn.Linear(3, 2)
+    g = EvalGraph(lin)
+    x = flow.randn(4, 3)
+    g(x)
+    lin.to(flow.float64)
+    _close(g(x.double()), flow.softmax(lin(x.double()), dim=-1), rtol=1e-12, atol=1e-12)
+    with flow.no_grad():
+        lin.weight.data = flow.zeros(2, 3, dtype=flow.float64)
+    _close(g(x.double()), flow.softmax(lin(x.double()), dim=-1), rtol=1e-12, atol=1e-12)
+
+
+def test_inputs_sharing_memory_with_parameters_or_each_other():
+    lin = flow.nn.Linear(2, 2, bias=False)
+    g = EvalGraph(lin)
+    g(lin.weight.detach())
+    x = flow.tensor([[1.0, 2.0], [3.0, 4.0]])
+    _close(g(x), flow.softmax(lin(x), dim=-1))
+
+    class H(flow.nn.Graph):
+        def build(self, a, b):
+            return a * 1 + b.detach() * 10
+
+    h, v = H(), flow.arange(4.0)
+    h(v[:2], v[2:])
+    _close(h(flow.zeros(2), flow.ones(2)), [10.0, 10.0])
+
+
+def test_adam_step_counts_that_drift_apart_between_graphs():
+    flow.manual_seed(0)
+    m = flow.nn.ModuleDict({"a": flow.nn.Linear(3, 3), "b": flow.nn.Linear(3, 3)})
+    me = copy.deepcopy(m)
+    opt, opte = flow.optim.Adam(m.parameters(), lr=0.1), flow.optim.Adam(me.parameters(), lr=0.1)
+
+    def both(mm, x):
+        return mm["b"](mm["a"](x)).pow(2).mean()
+
+    def only_a(mm, x):
+        return mm["a"](x).pow(2).mean()
+
+    ga, gb = _train_graph(m, opt, both), _train_graph(m, opt, only_a)
+    for f, g in [(both, ga), (only_a, gb), (both, ga), (both, ga)]:
+        x = flow.randn(4, 3)
+        lg = g(x)
+        opte.zero_grad()
+        le = f(me, x)
+        le.backward()
+        opte.step()
+        _close(lg, le)
+    _close(m["b"].weight, me["b"].weight)
+
+
+def test_unused_random_ops_still_advance_the_generator():
+    def f(x):
+        flow.nn.functional.dropout(x, 0.5)  # result never used
+        return x + flow.rand(3)
+
+    class G(flow.nn.Graph):
+        def build(self, x):
+            return f(x)
+
+    g, x = G(), flow.zeros(3)
+    for _ in range(3):
+        flow.manual_seed(1)
+        out = g(x)
+        after = flow.rand(2)
+        flow.manual_seed(1)
+        _close(out, f(x))
+        _close(after, flow.rand(2))
+
+
+def test_optimizer_state_loaded_or_parameters_frozen_after_compiling():
+    flow.manual_seed(0)
+    m = flow.nn.Linear(3, 2)
+    me = copy.deepcopy(m)
+    opt = flow.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+    opte = flow.optim.SGD(me.parameters(), lr=0.1, momentum=0.9)
+
+    def loss(mm, x):
+        return mm(x).pow(2).mean()
+
+    g, x = _train_graph(m, opt, loss), flow.randn(4, 3)
+
+    def eager():
+        opte.zero_grad()
+        value = loss(me, x)
+        value.backward()
+        opte.step()
+        return value
+
+    g(x), eager()
+    sd, sde = copy.deepcopy(opt.state_dict()), copy.deepcopy(opte.state_dict())
+    g(x), eager()
+    opt.load_state_dict(sd)
+    opte.load_state_dict(sde)
+    for _ in range(2):
+        _close(g(x), eager())
+    m.weight.requires_grad_(False)
+    me.weight.requires_grad_(False)
+    w = m.weight.clone()
+    _close(g(x), eager())
+    assert flow.equal(w, m.weight)
+    _close(m.bias, me.bias)
+
+
+def test_non_contiguous_parameters_and_numpy_arguments():
+    class M(flow.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = flow.nn.Parameter(flow.randn(4, 3).t())  # non-contiguous
+
+        def forward(self, x):
+            return x @ self.w.t()
+
+    m = M()
+    me = copy.deepcopy(m)
+    opt, opte = flow.optim.SGD(m.parameters(), lr=0.1), flow.optim.SGD(me.parameters(), lr=0.1)
+    g = _train_graph(m, opt, lambda mm, x: mm(x).pow(2).mean())
+    for _ in range(2):
+        g(flow.ones(2, 4))
+        opte.zero_grad()
+        me(flow.ones(2, 4)).pow(2).mean().backward()
+        opte.step()
+    _close(m.w, me.w)
+
+    class A(flow.nn.Graph):
+        def build(self, x, arr):
+            return x + float(arr[-1])
+
+    a = A()
+    ones, fives = np.ones(2000), np.ones(2000)
+    fives[-1] = 5.0
+    _close(a(flow.zeros(1), ones), [1.0])
+    _close(a(flow.zeros(1), fives), [5.0])

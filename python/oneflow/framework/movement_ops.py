@@ -6,6 +6,7 @@ built on the cat, gather, scatter, sort and indexing kernels, so gradients come 
 import builtins
 import math
 
+import oneflow._oneflow_internal as _internal
 from oneflow._oneflow_internal import _C, Tensor
 
 # ---- joining ----------------------------------------------------------------------------
@@ -154,7 +155,8 @@ def _check_index_values(op, index, size, dim, wrap=False, error=IndexError):
     if hi >= size or lo < (-size if wrap else 0):
         bad = hi if hi >= size else lo
         raise error(f"{op}: index {bad} is out of bounds for dimension {dim} with size {size}")
-    if wrap and lo < 0:
+    # In a graph being traced the wrap is always recorded: a replay's indices may be negative.
+    if wrap and (lo < 0 or _internal._graph_tracing()):
         index = _C.where(_C.lt(index, 0), _C.add(index, size), index)
     return index
 

@@ -106,6 +106,8 @@ class Optimizer:
         return key
 
     def load_state_dict(self, state_dict):
+        # Compiled nn.Graphs captured the state tensors this replaces: they trace again.
+        self._state_version = getattr(self, "_state_version", 0) + 1
         state_dict = deepcopy(state_dict)
         groups, saved = self.param_groups, state_dict["param_groups"]
         if len(groups) != len(saved):

@@ -38,7 +38,7 @@ def _flatten(obj, tensors, keep_values):
     if isinstance(obj, dict):
         items = tuple((k, _flatten(v, tensors, keep_values)) for k, v in obj.items())
         return ("dict", type(obj), items)
-    return ("V", obj if keep_values else (type(obj).__qualname__, repr(obj)))
+    return ("V", obj if keep_values else _value_key(obj))
 
 
 def _rebuild(spec, it):
@@ -51,6 +51,22 @@ def _rebuild(spec, it):
     if kind == "dict":
         return spec[1]((k, _rebuild(c, it)) for k, c in spec[2])
     return spec[1]
+
+
+# What _replay returns when the plan must be traced again.
+_STALE = object()
+
+
+def _value_key(obj):
+    """A hashable key for a non-tensor argument: the value itself when hashable, the bytes of a
+    NumPy array (a repr elides the middle of big ones), else the type and repr."""
+    if hasattr(obj, "tobytes") and hasattr(obj, "dtype") and hasattr(obj, "shape"):
+        return (type(obj).__qualname__, str(obj.dtype), tuple(obj.shape), obj.tobytes())
+    try:
+        hash(obj)
+        return (type(obj).__qualname__, obj)
+    except TypeError:
+        return (type(obj).__qualname__, repr(obj))
 
 
 def _tensor_signature(t):
@@ -205,7 +221,24 @@ class Graph:
         return out
 
     def _mode_signature(self):
-        return tuple(m.training for gm in self._modules.values() for m in gm.origin.modules())
+        """What a plan depends on besides its inputs: the modules' train/eval flags, which
+        parameters train, and the optimizers' state objects (replaced by load_state_dict)."""
+        modes = tuple(m.training for gm in self._modules.values() for m in gm.origin.modules())
+        trains = tuple(p.requires_grad for p in self._parameters())
+        opts = tuple(
+            (getattr(e.optimizer, "_state_version", 0), len(e.optimizer.param_groups))
+            for e in self._optimizers
+        )
+        return modes, trains, opts
+
+    def _variables(self):
+        """The tensors a trace may capture: parameters, buffers and optimizer state."""
+        out = list(self._parameters())
+        for gm in self._modules.values():
+            out.extend(gm.origin.buffers())
+        for e in self._optimizers:
+            out.extend(e.updater.state_tensors())
+        return out
 
     def __call__(self, *args, **kwargs):
         if _internal._graph_tracing():
@@ -217,10 +250,11 @@ class Graph:
         spec = _flatten((args, kwargs), tensors, keep_values=False)
         key = (spec, tuple(_tensor_signature(t) for t in tensors), self._mode_signature())
         plan = self._plans.get(key)
-        if plan is None:
+        outputs = _STALE if plan is None else self._replay(plan, tensors)
+        if outputs is _STALE:
+            if plan is not None:  # a captured tensor changed: every plan may hold it
+                self._plans.clear()
             outputs = self._compile(key, tensors, args, kwargs)
-        else:
-            outputs = self._replay(plan, tensors)
         for entry in self._optimizers:
             if entry.lr_sch is not None:
                 entry.lr_sch.step()
@@ -242,7 +276,9 @@ class Graph:
         ]
         began = False
         try:
-            _internal._graph_trace_begin(list(arg_tensors) + [t for s in scalars for t in s])
+            _internal._graph_trace_begin(
+                list(arg_tensors) + [t for s in scalars for t in s], self._variables()
+            )
             began = True
             grad_mode = oneflow.enable_grad() if self.training else oneflow.no_grad()
             with grad_mode:
@@ -271,10 +307,15 @@ class Graph:
         return _rebuild(out_spec, iter([t.detach() for t in out_tensors]))
 
     def _replay(self, plan, arg_tensors):
+        """The plan's outputs on new inputs, or _STALE when the plan no longer fits."""
         scalars = []
         for e, lay in zip(self._optimizers, plan.layouts):
+            if not e.updater.consistent(lay):
+                return _STALE
             scalars.extend(e.updater.scalar_tensors(lay))
         outputs = plan.compiled.run(list(arg_tensors) + scalars)
+        if outputs is None:
+            return _STALE
         for e, lay in zip(self._optimizers, plan.layouts):
             e.updater.commit(lay)
         # An output that is an input or a parameter comes back as that tensor: detach it, as

@@ -71,6 +71,7 @@ class _Updater:
         return (
             p.device.type == "cpu"
             and p.dtype in (oneflow.float32, oneflow.float64)
+            and p.is_contiguous()
             and not consts.get("maximize", False)
             and not consts.get("amsgrad", False)
         )
@@ -142,8 +143,27 @@ class _Updater:
             if names == ("fed",):
                 out.append(oneflow.tensor(values, dtype=oneflow.float64))
             else:
+                # 16-bit parameters get float32 numbers: eager's Python numbers are applied in
+                # float32 too (PyTorch's opmath), not rounded to the parameter's dtype first.
+                if dtype in (oneflow.float16, oneflow.bfloat16):
+                    dtype = oneflow.float32
                 out.extend(oneflow.full((), v, dtype=dtype, device=device) for v in values)
         return out
+
+    def consistent(self, lay):
+        """Whether the parameters sharing a set of numbers in `lay` still agree on them (Adam's
+        step counts drift apart when another graph or eager steps update only some of them)."""
+        for key in lay.keys:
+            members = lay.members[key]
+            if len({self._key_extra(p) for p in members}) > 1:
+                return False
+        return True
+
+    def state_tensors(self):
+        """The optimizer's state tensors: variables of the traced program."""
+        return [
+            v for st in self.optimizer.state.values() for v in st.values() if isinstance(v, Tensor)
+        ]
 
     def first_candidates(self, lay):
         reps = {}
@@ -189,6 +209,7 @@ class _Updater:
         new values are copied in; state missing from `state_dict` restarts from zero."""
         opt = self.optimizer
         old = {p: dict(st) for p, st in opt.state.items()}
+        version = getattr(opt, "_state_version", 0)
         opt.load_state_dict(state_dict)
         for p, prev in old.items():
             st = opt.state[p]
@@ -203,6 +224,10 @@ class _Updater:
                         o.zero_()
                         self._restart(p, st)
                 st[k] = o
+        # The captured state tensors stay (their values were copied in): plans remain valid,
+        # unless state was created that no plan has seen.
+        if all(p in old for p in opt.state):
+            opt._state_version = version
 
     def _restart(self, p, st):
         pass
