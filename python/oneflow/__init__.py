@@ -277,3 +277,7 @@ set_num_threads = _C.set_num_threads
 get_num_threads = _C.get_num_threads
 from oneflow.framework.serialization import load, save  # noqa: E402,F401
 from oneflow import special  # noqa: E402,F401  (its names are the functions above)
+from oneflow import amp  # noqa: E402,F401
+from oneflow.amp import autocast, is_autocast_enabled, get_autocast_dtype  # noqa: E402,F401
+from oneflow.cuda import amp as _cuda_amp  # noqa: E402,F401  (oneflow.cuda.amp)
+from oneflow.cpu import amp as _cpu_amp  # noqa: E402,F401  (oneflow.cpu.amp)

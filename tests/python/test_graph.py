@@ -335,8 +335,9 @@ def test_graph_config_setters():
     assert config.settings["auto_parallel_computation_cost_ratio"] == 0.5
     with pytest.raises(ValueError, match="straighten"):
         config.enable_straighten_algorithm("Fastest")
+    config.enable_amp(True)
+    assert config.settings["enable_amp"]
     for setter in (
-        config.enable_amp,
         config.enable_zero,
         config.enable_auto_parallel,
         config.enable_auto_parallel_ignore_user_sbp_config,

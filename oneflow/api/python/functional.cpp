@@ -4,6 +4,7 @@
 #include <random>
 
 #include "oneflow/api/python/common.h"
+#include "oneflow/core/functional/autocast.h"
 #include "oneflow/core/functional/generators.h"
 #include "oneflow/core/functional/split.h"
 #include "oneflow/core/functional/ternary.h"
@@ -102,6 +103,19 @@ Tensor truth_of(const Tensor& t) {
 }  // namespace
 
 void init_functional(py::module_& m) {
+  // flow.autocast's state on this thread (python/oneflow/amp).
+  m.def("_autocast_set", [](const std::string& device_type, bool enabled, py::handle dtype) {
+    const DeviceType type = device_type == "cpu" ? DeviceType::kCPU : DeviceType::kCUDA;
+    autocast::State& s = autocast::state(type);
+    s.enabled = enabled;
+    s.dtype = dtype_from_py(dtype, "autocast");
+  });
+  m.def("_autocast_to_float", [](const Tensor& t) { return autocast::to_float(t); });
+  m.def("_autocast_get", [](const std::string& device_type) {
+    const DeviceType type = device_type == "cpu" ? DeviceType::kCPU : DeviceType::kCUDA;
+    const autocast::State s = autocast::state(type);
+    return py::make_tuple(s.enabled, dtype_to_py(s.dtype));
+  });
   py::class_<Generator, std::shared_ptr<Generator>>(m, "Generator")
       .def(py::init([](py::handle device) {
              if (!device.is_none()) device_from_py(device, "Generator");

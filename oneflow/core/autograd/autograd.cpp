@@ -1,4 +1,5 @@
 #include "oneflow/core/autograd/autograd.h"
+#include "oneflow/core/functional/autocast.h"
 
 #include <algorithm>
 #include <atomic>
@@ -180,6 +181,8 @@ Edge gradient_edge(const Tensor& t) {
 TensorList run_backward(const TensorList& outputs, const TensorList& grad_outputs,
                         bool retain_graph, bool create_graph, const TensorList& inputs,
                         bool allow_unused) {
+  // Gradients run in the dtypes their forward ops produced, not under autocast.
+  autocast::Suspend no_autocast;
   const char* op = inputs.empty() ? "backward" : "autograd.grad";
   GradModeGuard mode(create_graph);
   // Seed gradients.

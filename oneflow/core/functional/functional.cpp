@@ -13,6 +13,7 @@
 #include "oneflow/core/common/philox.h"
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/eager/engine.h"
+#include "oneflow/core/functional/autocast.h"
 #include "oneflow/core/functional/generators.h"
 #include "oneflow/core/graph/graph.h"
 #include "oneflow/core/kernels/common/values.h"
@@ -1077,7 +1078,7 @@ Tensor activation_grad(ActFn fn, const Tensor& dy, const Tensor& x, const Attrs&
 }
 
 Tensor softmax(const Tensor& x_in, int64_t dim, std::optional<DType> dtype) {
-  Tensor x = dtype ? to(x_in, *dtype, std::nullopt) : x_in;
+  Tensor x = dtype ? to(x_in, *dtype, std::nullopt) : autocast::to_float(x_in, true);
   if (!is_floating(x->dtype()))
     throw_error<NotImplementedError>("softmax", "expected a floating point input, got ",
                                      dtype_name(x->dtype()));
@@ -1086,7 +1087,7 @@ Tensor softmax(const Tensor& x_in, int64_t dim, std::optional<DType> dtype) {
 }
 
 Tensor log_softmax(const Tensor& x_in, int64_t dim, std::optional<DType> dtype) {
-  Tensor x = dtype ? to(x_in, *dtype, std::nullopt) : x_in;
+  Tensor x = dtype ? to(x_in, *dtype, std::nullopt) : autocast::to_float(x_in, true);
   if (!is_floating(x->dtype()))
     throw_error<NotImplementedError>("log_softmax", "expected a floating point input, got ",
                                      dtype_name(x->dtype()));

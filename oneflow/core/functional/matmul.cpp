@@ -1,6 +1,7 @@
 // Functional matmul and linear: operand layouts the GEMM kernels take, the bias fused into the
 // product where one GEMM computes it, then dispatch.
 #include "oneflow/core/dispatch/dispatch.h"
+#include "oneflow/core/functional/autocast.h"
 #include "oneflow/core/functional/functional.h"
 #include "oneflow/core/ops/primitives.h"
 
@@ -25,7 +26,9 @@ namespace {
 // a @ b, plus `bias` (1-D, one value per column; may be undefined) fused into the product where
 // it is one GEMM with b a matrix on the CPU (the kernel starts the output from the bias rows),
 // else added after.
-Tensor matmul_bias(const Tensor& a_in, const Tensor& b_in, const Tensor& bias) {
+Tensor matmul_bias(const Tensor& a_lo, const Tensor& b_lo, const Tensor& bias_lo) {
+  const Tensor a_in = autocast::lower(a_lo), b_in = autocast::lower(b_lo);
+  const Tensor bias = autocast::lower(bias_lo);
   const int64_t na = a_in->ndim(), nb = b_in->ndim();
   if (na == 0 || nb == 0)
     throw_error<RuntimeError>("matmul",

@@ -1,6 +1,7 @@
 // The convolution and pooling functional ops declared in nn_functional.h. Checks follow
 // PyTorch's order and messages (RuntimeError), so user code sees the same errors.
 #include "oneflow/core/functional/nn_functional.h"
+#include "oneflow/core/functional/autocast.h"
 
 #include <algorithm>
 
@@ -120,9 +121,21 @@ Tensor conv_backward_weight(const Tensor& x, const Tensor& dy, const Shape& weig
   return dispatch1(prim::conv_backward_weight(), {contiguous(x), contiguous(dy)}, a);
 }
 
-Tensor conv(const char* op, int64_t nsp, const Tensor& x_in, const Tensor& w, const Tensor& bias,
-            const IntList& stride_in, const IntList& padding_in, const std::string& padding_mode,
-            const IntList& dilation_in, int64_t groups) {
+Tensor conv(const char* op, int64_t nsp, const Tensor& x_lo, const Tensor& w_lo,
+            const Tensor& bias_lo, const IntList& stride_in, const IntList& padding_in,
+            const std::string& padding_mode, const IntList& dilation_in, int64_t groups) {
+  if (const std::optional<DType> lo = autocast::lower_dtype(x_lo)) {
+    // The CPU convolution computes in float32: the operands rounded to the autocast dtype (as
+    // its casts do), the product in float32, the result in the autocast dtype.
+    autocast::Suspend off;
+    auto rounded = [&](const Tensor& t) {
+      return t ? to(to(t, *lo, std::nullopt), DType::kFloat32, std::nullopt) : t;
+    };
+    return to(conv(op, nsp, rounded(x_lo), rounded(w_lo), rounded(bias_lo), stride_in, padding_in,
+                   padding_mode, dilation_in, groups),
+              *lo, std::nullopt);
+  }
+  const Tensor &x_in = x_lo, &w = w_lo, &bias = bias_lo;
   auto [x, added] = batched(op, x_in, nsp, true);
   check_floating(op, x, "input", [](DType dt) { return is_integral(dt, false); });
   const IntList stride = per_dim(op, "stride", stride_in, nsp);
@@ -448,7 +461,8 @@ void check_reduction(const char* op, const std::string& reduction) {
 }
 }  // namespace
 
-Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
+Tensor mse_loss(const Tensor& input_lo, const Tensor& target_lo, const std::string& reduction) {
+  const Tensor input = autocast::to_float(input_lo), target = autocast::to_float(target_lo);
   check_reduction("mse_loss", reduction);
   if (pair_loss_fuses(input, target, reduction))
     return pair_loss(input, target, -1, 0.0, reduction);
@@ -458,8 +472,9 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& re
   return reduction == "mean" ? mean(sq) : sum(sq);
 }
 
-Tensor pointwise_loss(ActFn act, double p, const Tensor& input, const Tensor& target,
+Tensor pointwise_loss(ActFn act, double p, const Tensor& input_lo, const Tensor& target_lo,
                       const std::string& reduction) {
+  const Tensor input = autocast::to_float(input_lo), target = autocast::to_float(target_lo);
   check_reduction(fn_name(act), reduction);
   if (pair_loss_fuses(input, target, reduction))
     return pair_loss(input, target, static_cast<int64_t>(act), p, reduction);
@@ -470,8 +485,9 @@ Tensor pointwise_loss(ActFn act, double p, const Tensor& input, const Tensor& ta
 
 namespace {
 // NllLoss's kernel on log-probabilities, or on logits with log_softmax inside.
-Tensor nll_kernel(const Tensor& x, const Tensor& target, const Tensor& weight, int64_t ignore_index,
-                  bool mean, bool logits, double label_smoothing = 0.0) {
+Tensor nll_kernel(const Tensor& x_lo, const Tensor& target, const Tensor& weight_lo,
+                  int64_t ignore_index, bool mean, bool logits, double label_smoothing = 0.0) {
+  const Tensor x = autocast::to_float(x_lo), weight = autocast::to_float(weight_lo);
   const int64_t c = x->ndim() == 1 ? x->shape()[0] : x->ndim() > 1 ? x->shape()[1] : 0;
   Tensor w = weight ? contiguous(weight) : ones({c}, CreationOptions{x->dtype(), x->device(), ""});
   Attrs attrs{{"ignore_index", ignore_index}, {"mean", mean}, {"logits", logits}};

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "oneflow/core/dispatch/dispatch.h"
+#include "oneflow/core/functional/autocast.h"
 #include "oneflow/core/functional/functional.h"
 #include "oneflow/core/ops/primitives.h"
 
@@ -210,8 +211,9 @@ Tensor batch_norm_inference(const Tensor& x, const Tensor& mean, const Tensor& v
                    {contiguous(x), contiguous(mean), contiguous(var), w, b}, Attrs{{"eps", eps}});
 }
 
-Tensor layer_norm(const Tensor& x, int64_t size, const Tensor& weight, const Tensor& bias,
+Tensor layer_norm(const Tensor& x_lo, int64_t size, const Tensor& weight, const Tensor& bias,
                   double eps) {
+  const Tensor x = autocast::to_float(x_lo, /*cuda_only=*/true);
   const CreationOptions opts{x->dtype(), x->device(), ""};
   Tensor w = weight ? contiguous(weight) : ones({size}, opts);
   Tensor b = bias ? contiguous(bias) : zeros({size}, opts);
@@ -220,8 +222,9 @@ Tensor layer_norm(const Tensor& x, int64_t size, const Tensor& weight, const Ten
   return out[0];
 }
 
-Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, const Tensor& bias,
+Tensor group_norm(const Tensor& x_lo, int64_t num_groups, const Tensor& weight, const Tensor& bias,
                   double eps) {
+  const Tensor x = autocast::to_float(x_lo, /*cuda_only=*/true);
   const int64_t c = x->ndim() > 1 ? x->shape()[1] : 0;
   const CreationOptions opts{x->dtype(), x->device(), ""};
   Tensor w = weight ? contiguous(weight) : ones({c}, opts);

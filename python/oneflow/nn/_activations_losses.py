@@ -8,7 +8,14 @@ import operator
 import warnings
 
 import oneflow
-from oneflow._oneflow_internal import _C
+from oneflow._oneflow_internal import _C, Tensor
+
+
+def _amp_float(t):
+    """t in float32 when autocast is on for its device and t is a 16-bit float (the losses run
+    in float32 under autocast, as PyTorch's)."""
+    return _C._autocast_to_float(t) if isinstance(t, Tensor) else t
+
 
 # ---- activations ------------------------------------------------------------------------
 
@@ -729,6 +736,7 @@ def _fused_nll(input, target, weight, reduction):
 def nll_loss(
     input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"
 ):
+    input = _amp_float(input)  # float32 under autocast, as PyTorch
     _check_class_target("nll_loss", input, target)
     _check_floating("nll_loss", input)
     if _fused_nll(input, target, weight, reduction):
@@ -761,6 +769,7 @@ def cross_entropy(
     reduction="mean",
     label_smoothing=0.0,
 ):
+    input = _amp_float(input)  # float32 under autocast, as PyTorch
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(
             f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}"
@@ -837,6 +846,8 @@ class _BinaryCrossEntropy(oneflow.autograd.Function):
 def binary_cross_entropy(
     input, target, weight=None, size_average=None, reduce=None, reduction="mean"
 ):
+    input = _amp_float(input)  # float32 under autocast, as PyTorch
+    target = _amp_float(target)
     _check_same_shape("binary_cross_entropy", input, target)
     _check_floating("binary_cross_entropy", input)
     if input.dtype != target.dtype:
@@ -859,6 +870,8 @@ def binary_cross_entropy(
 def binary_cross_entropy_with_logits(
     input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
 ):
+    input = _amp_float(input)  # float32 under autocast, as PyTorch
+    target = _amp_float(target)
     _check_same_shape("binary_cross_entropy_with_logits", input, target)
     _check_floating("binary_cross_entropy_with_logits", input)
     # -(w t log s(x) + (1 - t) log(1 - s(x))) = (1 - t) x - (1 + (w - 1) t) log s(x), as
@@ -873,6 +886,8 @@ def binary_cross_entropy_with_logits(
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    input = _amp_float(input)  # float32 under autocast, as PyTorch
+    target = _amp_float(target)
     if not (input.is_floating_point() and target.is_floating_point()):
         raise RuntimeError(f"kl_div: integral inputs are not supported, got {input.dtype}")
     if log_target:

@@ -229,7 +229,17 @@ class Graph:
             (getattr(e.optimizer, "_state_version", 0), len(e.optimizer.param_groups))
             for e in self._optimizers
         )
-        return modes, trains, opts
+        return modes, trains, opts, self.config.settings.get("enable_amp", False)
+
+    def _amp(self, arg_tensors):
+        """config.enable_amp's autocast on the parameters' (else the inputs') device type."""
+        enabled = self.config.settings.get("enable_amp", False)
+        tensors = self._parameters() or arg_tensors
+        device_type = tensors[0].device.type if tensors else "cpu"
+        device_type = "cuda" if device_type == "cuda" else "cpu"
+        return oneflow.amp.autocast(
+            device_type, self.config.settings.get("amp_dtype"), enabled=enabled
+        )
 
     def _variables(self):
         """The tensors a trace may capture: parameters, buffers and optimizer state."""
@@ -281,7 +291,7 @@ class Graph:
             )
             began = True
             grad_mode = oneflow.enable_grad() if self.training else oneflow.no_grad()
-            with grad_mode:
+            with grad_mode, self._amp(arg_tensors):
                 result = self.build(*args, **kwargs)
             out_tensors = []
             out_spec = _flatten(result, out_tensors, keep_values=True)

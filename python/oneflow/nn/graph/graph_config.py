@@ -109,7 +109,11 @@ class GraphConfig:
         self.settings[key] = False
 
     def enable_amp(self, mode: bool = True, *, dtype=None):
-        self._only_off("enable_amp", mode, "automatic mixed precision")
+        """Traces build() under oneflow.autocast on the parameters' device (dtype: float16 on
+        CUDA, bfloat16 on the CPU unless given): matmuls and convolutions in that dtype, losses
+        in float32, gradients and the optimizer's update on the float32 parameters."""
+        self.settings["enable_amp"] = bool(mode)
+        self.settings["amp_dtype"] = dtype
 
     def enable_zero(
         self,

@@ -1,0 +1,230 @@
+"""oneflow.amp: automatic mixed precision, as torch.amp.
+
+`autocast(device_type, dtype=None, enabled=True, cache_enabled=None)` runs, inside its block, the
+ops PyTorch's autocast runs in lower precision (matmul, linear, convolutions) on float16 or
+bfloat16 inputs, and the losses (and on CUDA softmax, log_softmax and the norms) in float32; the
+casts are differentiable, so float32 parameters get float32 gradients. The per-op casts live in
+the C++ functional layer (`oneflow/core/functional/autocast.h`). `GradScaler` scales the loss so
+that small float16 gradients do not flush to zero, unscales the gradients before the optimizer
+step, skips steps whose gradients hold inf or NaN, and adapts the scale.
+"""
+
+import functools
+
+import oneflow
+import oneflow._oneflow_internal as _internal
+
+_DEFAULT_DTYPE = {"cpu": "bfloat16", "cuda": "float16"}
+
+
+def _device_type(device_type):
+    if not isinstance(device_type, str):
+        raise ValueError(
+            f"autocast: expected `device_type` of type `str`, got: `{type(device_type)}`"
+        )
+    if device_type not in ("cpu", "cuda"):
+        raise RuntimeError(
+            f"autocast: device type {device_type!r} is not supported (expected 'cpu' or 'cuda')"
+        )
+    return device_type
+
+
+def is_autocast_enabled(device_type="cuda"):
+    """Whether autocast is on for `device_type` on this thread."""
+    return _internal._C._autocast_get(_device_type(device_type))[0]
+
+
+def get_autocast_dtype(device_type):
+    """The lower-precision dtype autocast uses for `device_type` on this thread."""
+    return _internal._C._autocast_get(_device_type(device_type))[1]
+
+
+class autocast:
+    """Context manager and decorator: ops in its block run in mixed precision on `device_type`.
+
+    dtype defaults to float16 on CUDA and bfloat16 on the CPU (PyTorch's defaults);
+    `cache_enabled` is accepted (PyTorch caches the casts of leaf weights within the block; here
+    each op casts its inputs)."""
+
+    def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
+        self.device_type = _device_type(device_type)
+        if dtype is None:
+            dtype = getattr(oneflow, _DEFAULT_DTYPE[self.device_type])
+        if dtype not in (oneflow.float16, oneflow.bfloat16):
+            raise RuntimeError(
+                f"autocast: in autocast on {self.device_type}, only float16 and bfloat16 are "
+                f"supported as the lower-precision dtype, got {dtype}"
+            )
+        self.fast_dtype = dtype
+        self._enabled = bool(enabled)
+        self._cache_enabled = cache_enabled
+        self._saved = []
+
+    def __enter__(self):
+        self._saved.append(_internal._C._autocast_get(self.device_type))
+        _internal._C._autocast_set(self.device_type, self._enabled, self.fast_dtype)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        enabled, dtype = self._saved.pop()
+        _internal._C._autocast_set(self.device_type, enabled, dtype)
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with autocast(self.device_type, self.fast_dtype, self._enabled, self._cache_enabled):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class GradScaler:
+    """Loss scaling for float16 training, as torch.amp.GradScaler.
+
+    `scale(loss)` multiplies by the scale; `unscale_(optimizer)` divides the optimizer's
+    gradients by it and notes whether any is inf or NaN; `step(optimizer)` unscales if needed
+    and runs the optimizer's step unless a gradient was not finite; `update()` halves the scale
+    (backoff_factor) after a skipped step and doubles it (growth_factor) after `growth_interval`
+    steps in a row without one. On a CUDA scaler without a CUDA device, as PyTorch, it warns and
+    does nothing (every method passes its argument through)."""
+
+    def __init__(
+        self,
+        device="cuda",
+        init_scale=2.0**16,
+        growth_factor=2.0,
+        backoff_factor=0.5,
+        growth_interval=2000,
+        enabled=True,
+    ):
+        if growth_factor <= 1.0:
+            raise ValueError("The growth factor must be > 1.0.")
+        if backoff_factor >= 1.0:
+            raise ValueError("The backoff factor must be < 1.0.")
+        self._device = str(device)
+        if enabled and self._device.startswith("cuda") and not oneflow.cuda.is_available():
+            import warnings
+
+            warnings.warn(
+                "oneflow.amp.GradScaler is enabled, but CUDA is not available. Disabling.",
+                stacklevel=2,
+            )
+            enabled = False
+        self._enabled = enabled
+        self._scale = float(init_scale)
+        self._growth_factor = float(growth_factor)
+        self._backoff_factor = float(backoff_factor)
+        self._growth_interval = int(growth_interval)
+        self._growth_tracker = 0
+        self._per_optimizer = {}  # id(optimizer) -> {"unscaled": bool, "found_inf": bool}
+
+    def is_enabled(self):
+        return self._enabled
+
+    def get_scale(self):
+        return self._scale if self._enabled else 1.0
+
+    def get_growth_factor(self):
+        return self._growth_factor
+
+    def get_backoff_factor(self):
+        return self._backoff_factor
+
+    def get_growth_interval(self):
+        return self._growth_interval
+
+    def scale(self, outputs):
+        """outputs (a tensor or nested tuples/lists of tensors) times the scale."""
+        if not self._enabled:
+            return outputs
+        if isinstance(outputs, oneflow.Tensor):
+            return outputs * self._scale
+        if isinstance(outputs, (list, tuple)):
+            return type(outputs)(self.scale(o) for o in outputs)
+        raise ValueError("outputs must be a Tensor or an iterable of Tensors")
+
+    def _state(self, optimizer):
+        return self._per_optimizer.setdefault(
+            id(optimizer), {"unscaled": False, "found_inf": False}
+        )
+
+    def unscale_(self, optimizer):
+        """Divides the optimizer's gradients by the scale, in place (once per step)."""
+        if not self._enabled:
+            return
+        st = self._state(optimizer)
+        if st["unscaled"]:
+            raise RuntimeError(
+                "unscale_() has already been called on this optimizer since the last update()."
+            )
+        inv = 1.0 / self._scale
+        found = False
+        with oneflow.no_grad():
+            for group in optimizer.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    p.grad.mul_(inv)
+                    found = found or not bool(oneflow.isfinite(p.grad).all())
+        st["unscaled"] = True
+        st["found_inf"] = found
+
+    def step(self, optimizer, *args, **kwargs):
+        """optimizer.step(*args, **kwargs) on unscaled gradients, skipped if one is not
+        finite; returns its result (None when skipped)."""
+        if not self._enabled:
+            return optimizer.step(*args, **kwargs)
+        if "closure" in kwargs:
+            raise RuntimeError("Closure use is not currently supported if GradScaler is enabled.")
+        st = self._state(optimizer)
+        if not st["unscaled"]:
+            self.unscale_(optimizer)
+        if st["found_inf"]:
+            return None
+        return optimizer.step(*args, **kwargs)
+
+    def update(self, new_scale=None):
+        """Adapts the scale after the step(s) since the last update (or sets `new_scale`)."""
+        if not self._enabled:
+            return
+        if new_scale is not None:
+            self._scale = float(
+                new_scale.item() if isinstance(new_scale, oneflow.Tensor) else new_scale
+            )
+        else:
+            found = any(st["found_inf"] for st in self._per_optimizer.values())
+            if found:
+                self._scale *= self._backoff_factor
+                self._growth_tracker = 0
+            else:
+                self._growth_tracker += 1
+                if self._growth_tracker == self._growth_interval:
+                    self._scale *= self._growth_factor
+                    self._growth_tracker = 0
+        self._per_optimizer = {}
+
+    def state_dict(self):
+        if not self._enabled:
+            return {}
+        return {
+            "scale": self._scale,
+            "growth_factor": self._growth_factor,
+            "backoff_factor": self._backoff_factor,
+            "growth_interval": self._growth_interval,
+            "_growth_tracker": self._growth_tracker,
+        }
+
+    def load_state_dict(self, state_dict):
+        if not self._enabled:
+            return
+        if len(state_dict) == 0:
+            raise RuntimeError(
+                "The source state dict is empty, possibly because it was saved from a disabled "
+                "instance of GradScaler."
+            )
+        self._scale = float(state_dict["scale"])
+        self._growth_factor = float(state_dict["growth_factor"])
+        self._backoff_factor = float(state_dict["backoff_factor"])
+        self._growth_interval = int(state_dict["growth_interval"])
+        self._growth_tracker = int(state_dict["_growth_tracker"])

@@ -1,0 +1,189 @@
+"""oneflow.autocast / oneflow.amp against torch.autocast / torch.amp on the CPU: which ops run in
+the lower precision and which in float32, values and gradients, nesting and restoring, the
+GradScaler's scale, skipped steps and state, and nn.Graph's enable_amp."""
+
+import copy
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import oneflow as flow
+
+
+def _pair(seed=0, cin=4, cout=3):
+    flow.manual_seed(seed)
+    lin = flow.nn.Linear(cin, cout)
+    tl = torch.nn.Linear(cin, cout)
+    with torch.no_grad():
+        tl.weight.copy_(torch.tensor(lin.weight.numpy()))
+        tl.bias.copy_(torch.tensor(lin.bias.numpy()))
+    return lin, tl
+
+
+def _np(t):
+    t = t.detach()
+    return t.float().numpy() if hasattr(t, "numpy") else t
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_op_dtypes_values_and_gradients_like_torch(dtype):
+    lin, tl = _pair()
+    x = np.random.RandomState(0).randn(5, 4).astype(np.float32)
+    fd, td = getattr(flow, dtype), getattr(torch, dtype)
+    img = np.random.RandomState(1).randn(2, 3, 6, 6).astype(np.float32)
+    w = np.random.RandomState(2).randn(4, 3, 3, 3).astype(np.float32)
+    target = np.array([0, 2, 1, 1, 0])
+    with flow.autocast("cpu", dtype=fd):
+        y = lin(flow.tensor(x))
+        mm = flow.matmul(flow.tensor(x), flow.tensor(x).t())
+        conv = flow.nn.functional.conv2d(flow.tensor(img), flow.tensor(w))
+        mse = flow.nn.functional.mse_loss(y, flow.zeros(5, 3))
+        ce = flow.nn.functional.cross_entropy(y, flow.tensor(target))
+        sm = flow.softmax(y, -1)
+        d = flow.matmul(flow.ones(2, 2, dtype=flow.float64), flow.ones(2, 2, dtype=flow.float64))
+        i = flow.matmul(flow.ones(2, 2, dtype=flow.int64), flow.ones(2, 2, dtype=flow.int64))
+        loss = mse + ce
+    with torch.autocast("cpu", dtype=td):
+        ty = tl(torch.tensor(x))
+        tmm = torch.matmul(torch.tensor(x), torch.tensor(x).t())
+        tconv = torch.nn.functional.conv2d(torch.tensor(img), torch.tensor(w))
+        tmse = torch.nn.functional.mse_loss(ty, torch.zeros(5, 3))
+        tce = torch.nn.functional.cross_entropy(ty, torch.tensor(target))
+        tsm = torch.softmax(ty, -1)
+        tloss = tmse + tce
+    for a, b in [(y, ty), (mm, tmm), (conv, tconv), (mse, tmse), (ce, tce), (sm, tsm)]:
+        assert str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1], (a.dtype, b.dtype)
+        np.testing.assert_allclose(_np(a), _np(b), rtol=2e-2, atol=2e-2)
+    assert d.dtype == flow.float64 and i.dtype == flow.int64
+    loss.backward()
+    tloss.backward()
+    assert lin.weight.grad.dtype == flow.float32
+    np.testing.assert_allclose(
+        lin.weight.grad.numpy(), tl.weight.grad.numpy(), rtol=3e-2, atol=3e-2
+    )
+
+
+def test_nesting_disabling_restoring_and_decorator():
+    assert not flow.is_autocast_enabled("cpu")
+    x = flow.randn(3, 3)
+    with flow.autocast("cpu"):
+        assert flow.is_autocast_enabled("cpu") and flow.get_autocast_dtype("cpu") == flow.bfloat16
+        with flow.autocast("cpu", enabled=False):
+            assert (x @ x).dtype == flow.float32
+        assert (x @ x).dtype == flow.bfloat16
+        with pytest.raises(ZeroDivisionError):
+            with flow.cpu.amp.autocast(dtype=flow.float16):
+                assert (x @ x).dtype == flow.float16
+                raise ZeroDivisionError
+        assert (x @ x).dtype == flow.bfloat16
+    assert not flow.is_autocast_enabled("cpu") and (x @ x).dtype == flow.float32
+
+    @flow.autocast("cpu")
+    def f(a):
+        return a @ a
+
+    assert f(x).dtype == flow.bfloat16 and (x @ x).dtype == flow.float32
+    with pytest.raises(RuntimeError, match="float16 and bfloat16"):
+        flow.autocast("cpu", dtype=flow.float32)
+    with pytest.raises(RuntimeError, match="not supported"):
+        flow.autocast("xpu")
+
+
+def test_backward_inside_the_block_runs_in_the_forward_dtypes():
+    lin, tl = _pair(3)
+    x = np.random.RandomState(3).randn(6, 4).astype(np.float32)
+    with flow.autocast("cpu"):
+        lin(flow.tensor(x)).float().pow(2).sum().backward()
+    with torch.autocast("cpu"):
+        tl(torch.tensor(x)).float().pow(2).sum().backward()
+    np.testing.assert_allclose(
+        lin.weight.grad.numpy(), tl.weight.grad.numpy(), rtol=3e-2, atol=3e-2
+    )
+
+
+def test_grad_scaler_like_torch():
+    lin, tl = _pair(4)
+    opt = flow.optim.SGD(lin.parameters(), lr=0.1)
+    topt = torch.optim.SGD(tl.parameters(), lr=0.1)
+    s = flow.amp.GradScaler("cpu", init_scale=8.0, growth_interval=2)
+    ts = torch.amp.GradScaler("cpu", init_scale=8.0, growth_interval=2)
+    rs = np.random.RandomState(4)
+    for step in range(6):
+        x = rs.randn(5, 4).astype(np.float32)
+        if step == 3:
+            x[0, 0] = np.inf  # this step's gradients are not finite: skipped, scale halved
+        opt.zero_grad()
+        topt.zero_grad()
+        s.scale(lin(flow.tensor(x)).pow(2).mean()).backward()
+        ts.scale(tl(torch.tensor(x)).pow(2).mean()).backward()
+        s.step(opt)
+        ts.step(topt)
+        s.update()
+        ts.update()
+        assert s.get_scale() == ts.get_scale(), step
+        np.testing.assert_allclose(
+            lin.weight.detach().numpy(), tl.weight.detach().numpy(), rtol=1e-5
+        )
+    sd = s.state_dict()
+    assert sd["scale"] == ts.state_dict()["scale"]
+    assert sd["_growth_tracker"] == ts.state_dict()["_growth_tracker"]
+    s2 = flow.amp.GradScaler("cpu")
+    s2.load_state_dict(sd)
+    assert s2.get_scale() == s.get_scale()
+    s.unscale_(opt)
+    with pytest.raises(RuntimeError, match="unscale_"):
+        s.unscale_(opt)
+    with pytest.raises(ValueError):
+        flow.amp.GradScaler("cpu", growth_factor=1.0)
+
+
+def test_cuda_grad_scaler_without_cuda_disables_itself():
+    if flow.cuda.is_available():
+        pytest.skip("CUDA is available")
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        s = flow.cuda.amp.GradScaler()
+    assert any("CUDA is not available" in str(m.message) for m in w)
+    assert not s.is_enabled() and s.get_scale() == 1.0 and s.state_dict() == {}
+    loss = flow.ones(1)
+    assert s.scale(loss) is loss
+    assert isinstance(flow.cuda.amp.autocast(), flow.amp.autocast)
+
+
+def test_graph_enable_amp_trains_like_eager_autocast():
+    flow.manual_seed(5)
+    model = flow.nn.Sequential(flow.nn.Linear(4, 8), flow.nn.ReLU(), flow.nn.Linear(8, 2))
+    me = copy.deepcopy(model)
+    opt = flow.optim.SGD(model.parameters(), lr=0.1)
+    opte = flow.optim.SGD(me.parameters(), lr=0.1)
+
+    class G(flow.nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.m = model
+            self.add_optimizer(opt)
+            self.config.enable_amp(True)
+
+        def build(self, x):
+            out = self.m(x)
+            loss = flow.nn.functional.mse_loss(out, flow.zeros_like(out))
+            loss.backward()
+            return out, loss
+
+    g = G()
+    for _ in range(3):
+        x = flow.randn(6, 4)
+        out, loss = g(x)
+        opte.zero_grad()
+        with flow.autocast("cpu"):
+            eo = me(x)
+            el = flow.nn.functional.mse_loss(eo, flow.zeros_like(eo))
+        el.backward()
+        opte.step()
+        assert out.dtype == flow.bfloat16 and loss.dtype == flow.float32
+        np.testing.assert_allclose(loss.numpy(), el.detach().numpy(), rtol=1e-6)
+    for p, q in zip(model.parameters(), me.parameters()):
+        assert p.dtype == flow.float32
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-6, atol=1e-7)
