@@ -65,6 +65,35 @@ def test_op_dtypes_values_and_gradients_like_torch(dtype):
     )
 
 
+def test_matrix_product_forms_like_torch():
+    rs = np.random.RandomState(7)
+    a, b, m, n, c, cb = (
+        rs.randn(*s).astype(np.float32)
+        for s in [(2, 3, 4), (2, 4, 5), (3, 4), (4, 5), (3, 5), (2, 3, 5)]
+    )
+    F = [flow.tensor(v) for v in (a, b, m, n, c, cb)]
+    T = [torch.tensor(v) for v in (a, b, m, n, c, cb)]
+
+    def forms(lib, a, b, m, n, c, cb):
+        return [
+            lib.bmm(a, b),
+            lib.mm(m, n),
+            lib.addmm(c, m, n),
+            lib.baddbmm(cb, a, b),
+            a @ b,
+            lib.einsum("ij,jk->ik", m, n),
+            lib.nn.functional.linear(m, n.t(), c[0, :5]),
+        ]
+
+    with flow.autocast("cpu"):
+        ours = forms(flow, *F)
+    with torch.autocast("cpu"):
+        theirs = forms(torch, *T)
+    for x, y in zip(ours, theirs):
+        assert str(x.dtype).split(".")[-1] == str(y.dtype).split(".")[-1], (x.dtype, y.dtype)
+        np.testing.assert_allclose(_np(x), _np(y), rtol=2e-2, atol=5e-2)
+
+
 def test_nesting_disabling_restoring_and_decorator():
     assert not flow.is_autocast_enabled("cpu")
     x = flow.randn(3, 3)

@@ -111,6 +111,7 @@ void init_functional(py::module_& m) {
     s.dtype = dtype_from_py(dtype, "autocast");
   });
   m.def("_autocast_to_float", [](const Tensor& t) { return autocast::to_float(t); });
+  m.def("_autocast_lower", [](const Tensor& t) { return autocast::lower(t); });
   m.def("_autocast_get", [](const std::string& device_type) {
     const DeviceType type = device_type == "cpu" ? DeviceType::kCPU : DeviceType::kCUDA;
     const autocast::State s = autocast::state(type);

@@ -25,6 +25,7 @@ def bmm(input, mat2):
 
 
 def _scaled_sum(input, prod, beta, alpha):
+    input = _C._autocast_lower(input)  # under autocast, the added term too (as PyTorch)
     if alpha != 1:
         prod = _C.mul(prod, alpha)
     if beta == 0:
