@@ -3,6 +3,7 @@
 import functools
 import inspect
 import sys
+import types
 
 from oneflow._oneflow_internal import Tensor as _Tensor
 from oneflow._oneflow_internal import autograd as _engine
@@ -388,6 +389,13 @@ class Function:
             new[i] = t
         ctx._record_saved_versions()
         return new[0] if single else tuple(new)
+
+
+# OneFlow's API names the ctx class by a path in the extension module,
+# oneflow._oneflow_internal.autograd.Function.FunctionCtx; here the ctx is this Python class, and
+# a namespace on the extension's autograd module (which has no Function of its own) points there.
+if not hasattr(_engine, "Function"):
+    _engine.Function = types.SimpleNamespace(FunctionCtx=FunctionCtx)
 
 
 def once_differentiable(fn):

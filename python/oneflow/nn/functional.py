@@ -42,4 +42,5 @@ from oneflow.nn._activations_losses import *  # noqa: E402,F401,F403
 from oneflow.nn._conv_pool import *  # noqa: E402,F401,F403
 from oneflow.nn._extra2_functional import *  # noqa: E402,F401,F403
 from oneflow.nn._extra_functional import *  # noqa: E402,F401,F403
+from oneflow.nn._oneflow_functional import *  # noqa: E402,F401,F403
 from oneflow.nn._spatial import *  # noqa: E402,F401,F403

@@ -1,0 +1,191 @@
+"""oneflow.distributions.distribution: the base class of the probability distributions, with
+PyTorch's interface (batch and event shapes, sampling, log_prob, moments, expand) and its
+argument validation."""
+
+import warnings
+
+import oneflow
+from oneflow.distributions import constraints
+from oneflow.distributions.utils import lazy_property
+
+__all__ = ["Distribution"]
+
+
+class Distribution:
+    """Abstract base class for probability distributions.
+
+    ``batch_shape`` is the shape over which parameters are batched, ``event_shape`` the shape of a
+    single sample. With ``validate_args`` on (the default, None, follows
+    ``Distribution.set_default_validate_args``, which starts on unless Python runs with -O) the
+    parameters are checked against ``arg_constraints`` when the distribution is built and values
+    given to ``log_prob`` / ``cdf`` against ``support``; a violation raises ValueError."""
+
+    has_rsample = False
+    has_enumerate_support = False
+    _validate_args = __debug__
+
+    @staticmethod
+    def set_default_validate_args(value):
+        if value not in (True, False):
+            raise ValueError(f"set_default_validate_args: expected True or False, got {value!r}")
+        Distribution._validate_args = value
+
+    def __init__(self, batch_shape=(), event_shape=(), validate_args=None):
+        self._batch_shape = oneflow.Size(batch_shape)
+        self._event_shape = oneflow.Size(event_shape)
+        if validate_args is not None:
+            self._validate_args = validate_args
+        if self._validate_args:
+            try:
+                arg_constraints = self.arg_constraints
+            except NotImplementedError:
+                arg_constraints = {}
+                warnings.warn(
+                    f"{type(self)} does not define `arg_constraints`. Please set "
+                    "`arg_constraints = {}` or initialize the distribution with "
+                    "`validate_args=False` to turn off validation.",
+                    stacklevel=2,
+                )
+            for param, constraint in arg_constraints.items():
+                if constraints.is_dependent(constraint):
+                    continue  # depends on other parameters: cannot be checked alone
+                if param not in self.__dict__ and isinstance(
+                    getattr(type(self), param, None), lazy_property
+                ):
+                    continue  # not built from the arguments given (logits when given probs)
+                value = getattr(self, param)
+                if not bool(constraint.check(value).all()):
+                    raise ValueError(
+                        f"Expected parameter {param} ({type(value).__name__} of shape "
+                        f"{tuple(value.shape)}) of distribution {self!r} to satisfy the "
+                        f"constraint {constraint!r}, but found invalid values:\n{value}"
+                    )
+
+    def expand(self, batch_shape, _instance=None):
+        """A new distribution of the same kind with its batch dimensions expanded to
+        `batch_shape` (parameters are expanded views; arguments are not checked again)."""
+        raise NotImplementedError
+
+    @property
+    def batch_shape(self):
+        return self._batch_shape
+
+    @property
+    def event_shape(self):
+        return self._event_shape
+
+    @property
+    def arg_constraints(self):
+        """A dict from each tensor parameter's name to the constraint it must satisfy."""
+        raise NotImplementedError
+
+    @property
+    def support(self):
+        """The constraint that the values of this distribution satisfy."""
+        raise NotImplementedError
+
+    @property
+    def mean(self):
+        raise NotImplementedError
+
+    @property
+    def mode(self):
+        raise NotImplementedError(f"{type(self)} does not implement mode")
+
+    @property
+    def variance(self):
+        raise NotImplementedError
+
+    @property
+    def stddev(self):
+        return self.variance.sqrt()
+
+    def sample(self, sample_shape=()):
+        """A sample of shape sample_shape + batch_shape + event_shape, not differentiable."""
+        with oneflow.no_grad():
+            return self.rsample(sample_shape)
+
+    def rsample(self, sample_shape=()):
+        """A reparameterized sample: differentiable with respect to the parameters."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement rsample")
+
+    def log_prob(self, value):
+        raise NotImplementedError
+
+    def cdf(self, value):
+        raise NotImplementedError
+
+    def icdf(self, value):
+        raise NotImplementedError
+
+    def enumerate_support(self, expand=True):
+        """Every value of a discrete distribution, enumerated along dimension 0: shape
+        (cardinality,) + batch_shape + event_shape, or with the batch dimensions of size 1 when
+        `expand` is False."""
+        raise NotImplementedError
+
+    def entropy(self):
+        raise NotImplementedError
+
+    def perplexity(self):
+        return oneflow.exp(self.entropy())
+
+    def _extended_shape(self, sample_shape=()):
+        """sample_shape + batch_shape + event_shape."""
+        return oneflow.Size(
+            tuple(oneflow.Size(sample_shape)) + tuple(self._batch_shape) + tuple(self._event_shape)
+        )
+
+    def _validate_sample(self, value):
+        """Raises ValueError unless `value` is a tensor whose rightmost dimensions match the event
+        shape, that broadcasts with batch_shape + event_shape, and that lies in the support."""
+        if not isinstance(value, oneflow.Tensor):
+            raise ValueError("The value argument to log_prob must be a Tensor")
+        shape = tuple(value.shape)
+        event = tuple(self._event_shape)
+        if shape[len(shape) - len(event) :] != event:
+            raise ValueError(
+                f"The right-most size of value must match event_shape: {shape} vs {event}."
+            )
+        expected = tuple(self._batch_shape) + event
+        for i, j in zip(reversed(shape), reversed(expected)):
+            if i != 1 and j != 1 and i != j:
+                raise ValueError(
+                    "Value is not broadcastable with batch_shape+event_shape: "
+                    f"{shape} vs {expected}."
+                )
+        try:
+            support = self.support
+        except NotImplementedError:
+            warnings.warn(
+                f"{type(self)} does not define `support` to enable sample validation. Please "
+                "initialize the distribution with `validate_args=False` to turn off validation.",
+                stacklevel=2,
+            )
+            return
+        if not bool(support.check(value).all()):
+            raise ValueError(
+                f"Expected value argument ({type(value).__name__} of shape {shape}) to be within "
+                f"the support ({support!r}) of the distribution {self!r}, but found invalid "
+                f"values:\n{value}"
+            )
+
+    def _get_checked_instance(self, cls, _instance=None):
+        """The instance `expand` fills: `_instance`, or a new uninitialised one of this type."""
+        if _instance is None and type(self).__init__ != cls.__init__:
+            raise NotImplementedError(
+                f"Subclass {type(self).__name__} of {cls.__name__} that defines a custom "
+                "__init__ method must also define a custom .expand() method."
+            )
+        return self.__new__(type(self)) if _instance is None else _instance
+
+    def __repr__(self):
+        try:
+            names = [k for k in self.arg_constraints if k in self.__dict__]
+        except NotImplementedError:
+            names = []
+        parts = []
+        for name in names:
+            value = self.__dict__[name]
+            parts.append(f"{name}: {value if value.numel() == 1 else value.size()}")
+        return f"{type(self).__name__}({', '.join(parts)})"

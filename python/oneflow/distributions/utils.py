@@ -1,0 +1,73 @@
+"""oneflow.distributions.utils: helpers shared by the distributions: parameters computed on
+first use (lazy_property), broadcasting a mix of numbers and tensors, and the conversions between
+probabilities and logits."""
+
+import numbers
+
+import oneflow
+
+__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits"]
+
+
+class lazy_property:
+    """A read-once attribute: computed by the wrapped method on first access (with gradients
+    recorded, so it stays differentiable when first read under no_grad) and then stored on the
+    instance, replacing this non-data descriptor."""
+
+    def __init__(self, wrapped):
+        self.wrapped = wrapped
+        self.__doc__ = wrapped.__doc__
+        self.__name__ = wrapped.__name__
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        with oneflow.enable_grad():
+            value = self.wrapped(instance)
+        setattr(instance, self.wrapped.__name__, value)
+        return value
+
+
+def broadcast_all(*values):
+    """The values broadcast to one shape, each a tensor: numbers become tensors of the first
+    tensor's dtype and device (of the default dtype when all are numbers)."""
+    for v in values:
+        if not isinstance(v, (oneflow.Tensor, numbers.Number)):
+            raise ValueError(
+                "Input arguments must all be instances of numbers.Number or oneflow.Tensor, "
+                f"got {type(v).__name__}"
+            )
+    first = next((v for v in values if isinstance(v, oneflow.Tensor)), None)
+    if first is None:
+        dtype, device = oneflow.get_default_dtype(), None
+    else:
+        dtype, device = first.dtype, first.device
+    tensors = [
+        v if isinstance(v, oneflow.Tensor) else oneflow.tensor(v, dtype=dtype, device=device)
+        for v in values
+    ]
+    if len(tensors) == 1:
+        return (tensors[0],)
+    return tuple(oneflow.broadcast_tensors(*tensors))
+
+
+def clamp_probs(probs):
+    """Probabilities clamped into [eps, 1 - eps] of their dtype, so that their logs are finite."""
+    eps = oneflow.finfo(probs.dtype).eps
+    return probs.clamp(min=eps, max=1 - eps)
+
+
+def logits_to_probs(logits, is_binary=False):
+    """Probabilities from logits: the sigmoid of log-odds (binary), else the softmax over the
+    last dimension."""
+    if is_binary:
+        return oneflow.sigmoid(logits)
+    return oneflow.softmax(logits, dim=-1)
+
+
+def probs_to_logits(probs, is_binary=False):
+    """Logits from probabilities (clamped away from 0 and 1): log-odds when binary, else logs."""
+    clamped = clamp_probs(probs)
+    if is_binary:
+        return oneflow.log(clamped) - oneflow.log1p(-clamped)
+    return oneflow.log(clamped)
