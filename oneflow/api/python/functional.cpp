@@ -110,6 +110,14 @@ void init_functional(py::module_& m) {
     s.enabled = enabled;
     s.dtype = dtype_from_py(dtype, "autocast");
   });
+  // A fresh float64 CPU tensor holding `values`, written here: nothing queued can use it yet, so
+  // unlike a tensor copied from NumPy memory it waits for no queued work (a compiled graph's
+  // per-step numbers).
+  m.def("_float64_tensor", [](const std::vector<double>& values) {
+    Tensor t = empty_tensor({static_cast<int64_t>(values.size())}, DType::kFloat64, Device{});
+    std::copy(values.begin(), values.end(), t->data_as<double>());
+    return t;
+  });
   m.def("_autocast_to_float", [](const Tensor& t) { return autocast::to_float(t); });
   m.def("_autocast_lower", [](const Tensor& t) { return autocast::lower(t); });
   m.def("_autocast_get", [](const std::string& device_type) {

@@ -150,6 +150,7 @@ class Graph:
             value = GraphModule(value, name)
         if isinstance(value, GraphModule):
             self._modules[name] = value
+            self.__dict__["_members_cache"] = None
         else:
             self._modules.pop(name, None)
         object.__setattr__(self, name, value)
@@ -174,6 +175,7 @@ class Graph:
                 "nn.Graph.add_optimizer: lr_sch must be a scheduler of the same optimizer"
             )
         updater = make_updater(optimizer)
+        self.__dict__["_members_cache"] = None
         self._optimizers.append(_OptimizerEntry(optimizer, lr_sch, updater))
         self.config.training = True
 
@@ -220,11 +222,22 @@ class Graph:
                     out.append(p)
         return out
 
+    def _members(self):
+        """(every module, every parameter) of the graph, listed once per compilation: walking
+        the module tree at every call cost more than a small model's replay."""
+        cached = self.__dict__.get("_members_cache")
+        if cached is None:
+            modules = [m for gm in self._modules.values() for m in gm.origin.modules()]
+            cached = (modules, self._parameters())
+            self.__dict__["_members_cache"] = cached
+        return cached
+
     def _mode_signature(self):
         """What a plan depends on besides its inputs: the modules' train/eval flags, which
         parameters train, and the optimizers' state objects (replaced by load_state_dict)."""
-        modes = tuple(m.training for gm in self._modules.values() for m in gm.origin.modules())
-        trains = tuple(p.requires_grad for p in self._parameters())
+        modules, params = self._members()
+        modes = tuple(m.training for m in modules)
+        trains = tuple(p.requires_grad for p in params)
         opts = tuple(
             (getattr(e.optimizer, "_state_version", 0), len(e.optimizer.param_groups))
             for e in self._optimizers
@@ -271,6 +284,7 @@ class Graph:
         return outputs
 
     def _compile(self, key, arg_tensors, args, kwargs):
+        self.__dict__["_members_cache"] = None
         # build() sees detached inputs: a graph computes no gradients for its inputs (as
         # OneFlow's), and an input's existing .grad must not be captured and accumulated into.
         arg_tensors = [t.detach() for t in arg_tensors]

@@ -141,7 +141,7 @@ class _Updater:
             lr = self.optimizer.param_groups[key[0]]["lr"]
             values = self._values(consts, float(lr), rep, names == ("fed",))
             if names == ("fed",):
-                out.append(oneflow.tensor(values, dtype=oneflow.float64))
+                out.append(_C._float64_tensor([float(v) for v in values]))
             else:
                 # 16-bit parameters get float32 numbers: eager's Python numbers are applied in
                 # float32 too (PyTorch's opmath), not rounded to the parameter's dtype first.
