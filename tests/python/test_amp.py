@@ -94,6 +94,36 @@ def test_matrix_product_forms_like_torch():
         np.testing.assert_allclose(_np(x), _np(y), rtol=2e-2, atol=5e-2)
 
 
+def test_layers_fed_16_bit_inputs_like_torch():
+    rs = np.random.RandomState(8)
+    img = rs.randn(2, 3, 8, 8).astype(np.float32)
+    flow.manual_seed(8)
+
+    def cnn(nn):
+        return nn.Sequential(
+            nn.Conv2d(3, 4, 3), nn.ReLU(), nn.Conv2d(4, 2, 3), nn.ConvTranspose2d(2, 2, 3)
+        )
+
+    ours, theirs = cnn(flow.nn), cnn(torch.nn)
+    with torch.no_grad():
+        for p, q in zip(ours.parameters(), theirs.parameters()):
+            q.copy_(torch.tensor(p.detach().numpy()))
+    q = rs.randn(2, 4, 5, 8).astype(np.float32)
+    with flow.autocast("cpu"):
+        y = ours(flow.tensor(img))
+        lin = flow.nn.functional.linear(flow.tensor(q[0, 0]).half(), flow.tensor(q[1, 0, :, :]))
+        qf = flow.tensor(q)
+        att = flow.nn.functional.scaled_dot_product_attention(qf, qf, qf, is_causal=True)
+    with torch.autocast("cpu"):
+        ty = theirs(torch.tensor(img))
+        tlin = torch.nn.functional.linear(torch.tensor(q[0, 0]).half(), torch.tensor(q[1, 0, :, :]))
+        qt = torch.tensor(q)
+        tatt = torch.nn.functional.scaled_dot_product_attention(qt, qt, qt, is_causal=True)
+    for a, b in [(y, ty), (lin, tlin), (att, tatt)]:
+        assert str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1], (a.dtype, b.dtype)
+        np.testing.assert_allclose(_np(a), _np(b), rtol=3e-2, atol=3e-2)
+
+
 def test_nesting_disabling_restoring_and_decorator():
     assert not flow.is_autocast_enabled("cpu")
     x = flow.randn(3, 3)
@@ -114,10 +144,14 @@ def test_nesting_disabling_restoring_and_decorator():
         return a @ a
 
     assert f(x).dtype == flow.bfloat16 and (x @ x).dtype == flow.float32
-    with pytest.raises(RuntimeError, match="float16 and bfloat16"):
-        flow.autocast("cpu", dtype=flow.float32)
+    with pytest.warns(UserWarning, match="not supported"):
+        with flow.autocast("cpu", dtype=flow.float32):
+            assert not flow.is_autocast_enabled("cpu")
     with pytest.raises(RuntimeError, match="not supported"):
         flow.autocast("xpu")
+    with flow.autocast("cpu", dtype=flow.float16):
+        with flow.autocast("cpu"):  # the enclosing dtype, as PyTorch
+            assert (x @ x).dtype == flow.float16
 
 
 def test_backward_inside_the_block_runs_in_the_forward_dtypes():
@@ -164,8 +198,17 @@ def test_grad_scaler_like_torch():
     s.unscale_(opt)
     with pytest.raises(RuntimeError, match="unscale_"):
         s.unscale_(opt)
-    with pytest.raises(ValueError):
+    with pytest.raises(AssertionError):
         flow.amp.GradScaler("cpu", growth_factor=1.0)
+    s.step(opt)
+    with pytest.raises(RuntimeError, match="already been called"):
+        s.step(opt)
+    s.update()
+    half = flow.amp.GradScaler("cpu")
+    assert half.scale(flow.tensor(2.0, dtype=flow.float16)).dtype == flow.float32
+    empty = flow.optim.SGD([flow.nn.Parameter(flow.ones(1))], lr=0.1)
+    with pytest.raises(AssertionError, match="No inf checks"):
+        half.step(empty)
 
 
 def test_cuda_grad_scaler_without_cuda_disables_itself():
@@ -178,7 +221,11 @@ def test_cuda_grad_scaler_without_cuda_disables_itself():
     assert not s.is_enabled() and s.get_scale() == 1.0 and s.state_dict() == {}
     loss = flow.ones(1)
     assert s.scale(loss) is loss
-    assert isinstance(flow.cuda.amp.autocast(), flow.amp.autocast)
+    with pytest.warns(UserWarning, match="CUDA is not available"):
+        ctx = flow.cuda.amp.autocast()
+    assert isinstance(ctx, flow.amp.autocast)
+    with ctx:
+        assert not flow.is_autocast_enabled("cuda")
 
 
 def test_graph_enable_amp_trains_like_eager_autocast():

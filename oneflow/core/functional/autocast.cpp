@@ -5,7 +5,8 @@
 namespace oneflow::autocast {
 
 namespace {
-thread_local State t_state[2];  // CPU, CUDA
+thread_local State t_state[2] = {State{false, DType::kBFloat16},  // CPU
+                                 State{false, DType::kFloat16}};  // CUDA
 thread_local bool t_active = false;
 
 int slot(DeviceType type) { return type == DeviceType::kCPU ? 0 : 1; }
@@ -40,13 +41,13 @@ Suspend::~Suspend() {
 std::optional<DType> lower_dtype(const Tensor& t) {
   if (!t || !active()) return std::nullopt;
   const State& s = t_state[slot(t->device().type)];
-  if (!s.enabled || t->dtype() != DType::kFloat32) return std::nullopt;
+  if (!s.enabled || !is_floating(t->dtype()) || t->dtype() == DType::kFloat64) return std::nullopt;
   return s.dtype;
 }
 
 Tensor lower(const Tensor& t) {
   const std::optional<DType> dt = lower_dtype(t);
-  return dt ? functional::to(t, *dt, std::nullopt) : t;
+  return dt && *dt != t->dtype() ? functional::to(t, *dt, std::nullopt) : t;
 }
 
 Tensor to_float(const Tensor& t, bool cuda_only) {

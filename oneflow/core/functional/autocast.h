@@ -34,10 +34,11 @@ class Suspend {
   State saved_[2];
 };
 
-// `t` in the autocast dtype of its device when autocast is on there and t is float32 (float64
-// and integer tensors are left alone, as PyTorch); else t itself. Undefined tensors pass.
+// `t` in the autocast dtype of its device when autocast is on there and t is a float other than
+// float64 (float64 and integer tensors are left alone, as PyTorch); else t itself. Undefined
+// tensors pass.
 Tensor lower(const Tensor& t);
-// The dtype `lower` would cast t to, if any.
+// The autocast dtype `lower` gives t (possibly t's own), if autocast applies to t.
 std::optional<DType> lower_dtype(const Tensor& t);
 // `t` in float32 when autocast is on for its device and t is a 16-bit float; `cuda_only` for the
 // ops only PyTorch's CUDA list runs in float32.

@@ -124,7 +124,9 @@ Tensor conv_backward_weight(const Tensor& x, const Tensor& dy, const Shape& weig
 Tensor conv(const char* op, int64_t nsp, const Tensor& x_lo, const Tensor& w_lo,
             const Tensor& bias_lo, const IntList& stride_in, const IntList& padding_in,
             const std::string& padding_mode, const IntList& dilation_in, int64_t groups) {
-  if (const std::optional<DType> lo = autocast::lower_dtype(x_lo)) {
+  std::optional<DType> lo = autocast::lower_dtype(x_lo);
+  if (!lo) lo = autocast::lower_dtype(w_lo);
+  if (lo) {
     // The CPU convolution computes in float32: the operands rounded to the autocast dtype (as
     // its casts do), the product in float32, the result in the autocast dtype.
     autocast::Suspend off;
@@ -192,6 +194,17 @@ Tensor conv_transpose(const char* op, int64_t nsp, const Tensor& x_in, const Ten
                       const Tensor& bias, const IntList& stride_in, const IntList& padding_in,
                       const IntList& output_padding_in, int64_t groups,
                       const IntList& dilation_in) {
+  std::optional<DType> lo = autocast::lower_dtype(x_in);
+  if (!lo) lo = autocast::lower_dtype(w);
+  if (lo) {  // as conv's: operands rounded to the autocast dtype, computed in float32
+    autocast::Suspend off;
+    auto rounded = [&](const Tensor& t) {
+      return t ? to(to(t, *lo, std::nullopt), DType::kFloat32, std::nullopt) : t;
+    };
+    return to(conv_transpose(op, nsp, rounded(x_in), rounded(w), rounded(bias), stride_in,
+                             padding_in, output_padding_in, groups, dilation_in),
+              *lo, std::nullopt);
+  }
   auto [x, added] = batched(op, x_in, nsp, true);
   check_floating(op, x, "input", [](DType dt) { return dt == DType::kInt64; });
   const IntList stride = per_dim(op, "stride", stride_in, nsp);

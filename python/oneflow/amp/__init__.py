@@ -14,8 +14,6 @@ import functools
 import oneflow
 import oneflow._oneflow_internal as _internal
 
-_DEFAULT_DTYPE = {"cpu": "bfloat16", "cuda": "float16"}
-
 
 def _device_type(device_type):
     if not isinstance(device_type, str):
@@ -42,21 +40,35 @@ def get_autocast_dtype(device_type):
 class autocast:
     """Context manager and decorator: ops in its block run in mixed precision on `device_type`.
 
-    dtype defaults to float16 on CUDA and bfloat16 on the CPU (PyTorch's defaults);
+    dtype defaults to the device's current autocast dtype (float16 on CUDA and bfloat16 on the
+    CPU unless an enclosing block set another), as PyTorch's; a dtype other than float16 and
+    bfloat16, or CUDA without a device, warns and disables it, as PyTorch;
     `cache_enabled` is accepted (PyTorch caches the casts of leaf weights within the block; here
     each op casts its inputs)."""
 
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
+        import warnings
+
         self.device_type = _device_type(device_type)
-        if dtype is None:
-            dtype = getattr(oneflow, _DEFAULT_DTYPE[self.device_type])
-        if dtype not in (oneflow.float16, oneflow.bfloat16):
-            raise RuntimeError(
-                f"autocast: in autocast on {self.device_type}, only float16 and bfloat16 are "
-                f"supported as the lower-precision dtype, got {dtype}"
+        self.device = self.device_type
+        if dtype is None:  # the current one (float16 on CUDA, bfloat16 on the CPU at first)
+            dtype = get_autocast_dtype(self.device_type)
+        enabled = bool(enabled)
+        if enabled and self.device_type == "cuda" and not oneflow.cuda.is_available():
+            warnings.warn(
+                "User provided device_type of 'cuda', but CUDA is not available. Disabling",
+                stacklevel=2,
             )
+            enabled = False
+        if enabled and dtype not in (oneflow.float16, oneflow.bfloat16):
+            warnings.warn(
+                f"In {self.device_type.upper()} autocast, but the target dtype is not "
+                "supported. Disabling autocast.",
+                stacklevel=2,
+            )
+            enabled = False
         self.fast_dtype = dtype
-        self._enabled = bool(enabled)
+        self._enabled = enabled
         self._cache_enabled = cache_enabled
         self._saved = []
 
@@ -98,10 +110,8 @@ class GradScaler:
         growth_interval=2000,
         enabled=True,
     ):
-        if growth_factor <= 1.0:
-            raise ValueError("The growth factor must be > 1.0.")
-        if backoff_factor >= 1.0:
-            raise ValueError("The backoff factor must be < 1.0.")
+        assert growth_factor > 1.0, "The growth factor must be > 1.0."
+        assert backoff_factor < 1.0, "The backoff factor must be < 1.0."
         self._device = str(device)
         if enabled and self._device.startswith("cuda") and not oneflow.cuda.is_available():
             import warnings
@@ -139,14 +149,16 @@ class GradScaler:
         if not self._enabled:
             return outputs
         if isinstance(outputs, oneflow.Tensor):
-            return outputs * self._scale
+            # a float32 0-d factor, as PyTorch's: a 0-d float16 loss becomes float32 instead
+            # of overflowing
+            return outputs * oneflow.full((), self._scale, device=outputs.device)
         if isinstance(outputs, (list, tuple)):
             return type(outputs)(self.scale(o) for o in outputs)
         raise ValueError("outputs must be a Tensor or an iterable of Tensors")
 
     def _state(self, optimizer):
         return self._per_optimizer.setdefault(
-            id(optimizer), {"unscaled": False, "found_inf": False}
+            id(optimizer), {"unscaled": False, "found_inf": False, "stepped": False, "grads": 0}
         )
 
     def unscale_(self, optimizer):
@@ -159,16 +171,20 @@ class GradScaler:
                 "unscale_() has already been called on this optimizer since the last update()."
             )
         inv = 1.0 / self._scale
-        found = False
+        found, grads = False, 0
         with oneflow.no_grad():
             for group in optimizer.param_groups:
                 for p in group["params"]:
                     if p.grad is None:
                         continue
+                    if p.grad.dtype == oneflow.float16:
+                        raise ValueError("Attempting to unscale FP16 gradients.")
                     p.grad.mul_(inv)
                     found = found or not bool(oneflow.isfinite(p.grad).all())
+                    grads += 1
         st["unscaled"] = True
         st["found_inf"] = found
+        st["grads"] = grads
 
     def step(self, optimizer, *args, **kwargs):
         """optimizer.step(*args, **kwargs) on unscaled gradients, skipped if one is not
@@ -178,8 +194,12 @@ class GradScaler:
         if "closure" in kwargs:
             raise RuntimeError("Closure use is not currently supported if GradScaler is enabled.")
         st = self._state(optimizer)
+        if st["stepped"]:
+            raise RuntimeError("step() has already been called since the last update().")
         if not st["unscaled"]:
             self.unscale_(optimizer)
+        assert st["grads"] > 0, "No inf checks were recorded for this optimizer."
+        st["stepped"] = True
         if st["found_inf"]:
             return None
         return optimizer.step(*args, **kwargs)

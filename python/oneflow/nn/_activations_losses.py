@@ -909,6 +909,7 @@ def margin_ranking_loss(
 def hinge_embedding_loss(
     input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"
 ):
+    input = _amp_float(input)  # float32 under autocast, as PyTorch
     if reduction == "mean" and not input.is_floating_point():
         raise RuntimeError(
             f"hinge_embedding_loss: the mean of a {input.dtype} loss has no floating dtype"
@@ -1142,6 +1143,8 @@ def scaled_dot_product_attention(
         rep = query.shape[-3] // key.shape[-3]
         key = key.repeat_interleave(rep, dim=-3)
         value = value.repeat_interleave(rep, dim=-3)
+    # Under autocast attention runs in its lower precision, as PyTorch's.
+    query, key, value = (_C._autocast_lower(t) for t in (query, key, value))
     if attn_mask is None and dropout_p == 0.0 and _C._fused_attention_supported(query, key, value):
         # One fused CPU kernel (ops/attention_primitives.h): no L x S scores in memory, and a
         # backward that recomputes them from the saved log-sum-exp.

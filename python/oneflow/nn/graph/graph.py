@@ -242,7 +242,8 @@ class Graph:
             (getattr(e.optimizer, "_state_version", 0), len(e.optimizer.param_groups))
             for e in self._optimizers
         )
-        return modes, trains, opts, self.config.settings.get("enable_amp", False)
+        amp = (self.config.settings.get("enable_amp", False), self.config.settings.get("amp_dtype"))
+        return modes, trains, opts, amp
 
     def _amp(self, arg_tensors):
         """config.enable_amp's autocast on the parameters' (else the inputs') device type."""
