@@ -892,3 +892,25 @@ def test_many_queued_tiny_cuda_ops_keep_memory_bounded():
                 peak = max(peak, flow.cuda.memory_allocated() - base)
         assert peak < (64 << 20), peak  # the queue holds at most 1024 instructions' outputs
         np.testing.assert_array_equal(x.cpu().numpy(), np.full(16, 200_000.0))
+
+
+def test_tensor_from_numpy_waits_for_no_queued_work():
+    # flow.tensor(array) copies the array here; a copy kernel reading NumPy's memory would run
+    # after every queued op (ops on memory NumPy may touch run to completion before returning).
+    import numpy as np
+
+    internal = flow._oneflow_internal
+    prev = internal.queue_every_op()
+    internal.set_queue_every_op(True)
+    try:
+        x = flow.randn(384, 384)
+        ys = [x @ x for _ in range(40)]  # tens of milliseconds of queued work
+        arr = np.arange(12, dtype=np.float32).reshape(3, 4)
+        t = flow.tensor(arr)
+        assert internal.pending_instructions() > 0
+        arr[0, 0] = 100.0  # the copy was taken at the call
+        assert t.tolist()[0] == [0.0, 1.0, 2.0, 3.0]
+        assert flow.tensor(arr, dtype=flow.float64).dtype == flow.float64
+        ys[-1].numpy()
+    finally:
+        internal.set_queue_every_op(prev)

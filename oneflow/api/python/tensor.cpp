@@ -455,6 +455,18 @@ void init_tensor(py::module_& m) {
                              std::string(py::str(py::type::of(obj).attr("__name__"))), ")");
     return from_numpy(obj.cast<py::array>());
   });
+  // A copy of a C-contiguous array in a fresh tensor, made here: flow.tensor(array). Unlike a
+  // copy kernel reading the array's memory (an op on memory NumPy may touch runs to completion,
+  // after the queued work), it waits for nothing queued.
+  m.def("_copy_from_numpy", [](const py::array& arr) {
+    if (!(arr.flags() & py::array::c_style))
+      throw_error<ValueError>("_copy_from_numpy", "expected a C-contiguous array");
+    Tensor view = from_numpy(arr);
+    Tensor t = empty_tensor(view->shape(), view->dtype(), Device{});
+    if (t->numel() > 0)
+      std::memcpy(t->data(), arr.data(), static_cast<size_t>(t->numel()) * itemsize(t->dtype()));
+    return t;
+  });
 }
 
 }  // namespace oneflow::python

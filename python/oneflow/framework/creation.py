@@ -131,7 +131,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         if from_python and dtype is not None:
             _check_fits("tensor", arr, dtype)
         arr = np.require(arr, requirements="C")  # keeps 0-dim arrays 0-dim
-        t = _C.to(_internal.from_numpy(arr), dtype, device, copy=True)
+        t = _C.to(_internal._copy_from_numpy(arr), dtype, device)  # already a copy
     if requires_grad:
         t.requires_grad = True
     return t

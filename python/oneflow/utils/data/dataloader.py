@@ -49,7 +49,12 @@ def default_collate(batch):
                 f"dicts or lists; found {elem.dtype}"
             )
         # (np.ascontiguousarray would make 0-d arrays 1-d)
-        return oneflow.stack([oneflow.from_numpy(np.asarray(b, order="C")) for b in batch], 0)
+        arrays = [np.asarray(b, order="C") for b in batch]
+        if all(a.shape == elem.shape and a.dtype == elem.dtype for a in arrays):
+            # Stacked by NumPy and copied into a fresh tensor: an op reading NumPy's memory
+            # would wait for all queued work first.
+            return oneflow.tensor(np.stack(arrays, 0))
+        return oneflow.stack([oneflow.from_numpy(a) for a in arrays], 0)
     if isinstance(elem, np.generic):
         return oneflow.tensor(np.array(batch))
     if isinstance(elem, bool):
