@@ -597,3 +597,105 @@ def test_non_contiguous_parameters_and_numpy_arguments():
     fives[-1] = 5.0
     _close(a(flow.zeros(1), ones), [1.0])
     _close(a(flow.zeros(1), fives), [5.0])
+
+
+def test_dataclass_and_defaultdict_inputs_and_outputs():
+    import collections
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Batch:
+        x: flow.Tensor
+        scale: float
+
+    @dataclasses.dataclass(frozen=True)
+    class Out:
+        logits: flow.Tensor
+
+    m = flow.nn.Linear(4, 3)
+
+    class G(flow.nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.m = m
+
+        def build(self, b):
+            d = collections.defaultdict(list)
+            d["y"] = self.m(b.x) * b.scale
+            return Out(self.m(b.x)), d
+
+    g = G()
+    for i in range(3):
+        x = flow.zeros(500, 4)
+        x[250, 0] = float(i)
+        out, d = g(Batch(x, 2.0))
+        _close(out.logits, m(x))
+        _close(d["y"], m(x) * 2)
+        assert isinstance(d, collections.defaultdict) and d["missing"] == []
+    assert len(g._plans) == 1
+
+    class Holder:
+        def __init__(self, x):
+            self.x = x
+
+    class H(flow.nn.Graph):
+        def build(self, h):
+            return h.x + 1
+
+    with pytest.raises(TypeError, match="holding tensors"):
+        H()(Holder(flow.ones(2)))
+
+
+def test_hooks_and_cycled_hyper_parameters_after_compiling():
+    m = flow.nn.Linear(4, 3)
+    g = EvalGraph(m)
+    x = flow.randn(2, 4)
+    g(x)
+    h = m.register_forward_hook(lambda mod, i, o: o * 0)
+    _close(g(x), flow.softmax(m(x), dim=-1))
+    h.remove()
+    _close(g(x), flow.softmax(m(x), dim=-1))
+
+    flow.manual_seed(0)
+    lin = flow.nn.Linear(4, 3)
+    le = copy.deepcopy(lin)
+
+    def make(mod):
+        o = flow.optim.Adam(mod.parameters(), lr=0.1)
+        return o, flow.optim.lr_scheduler.OneCycleLR(o, max_lr=0.5, total_steps=10)
+
+    (o, s), (oe, se) = make(lin), make(le)
+
+    class T(flow.nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.m = lin
+            self.add_optimizer(o, lr_sch=s)
+
+        def build(self, x, y):
+            loss = flow.nn.functional.cross_entropy(self.m(x), y)
+            loss.backward()
+            return loss
+
+    t, x, y = T(), flow.randn(8, 4), flow.randint(0, 3, (8,))
+    for _ in range(5):  # betas cycle with the learning rate: each call traces again
+        lg = t(x, y)
+        oe.zero_grad()
+        l_e = flow.nn.functional.cross_entropy(le(x), y)
+        l_e.backward()
+        oe.step()
+        se.step()
+        _close(lg, l_e)
+    _close(lin.weight, le.weight)
+
+
+def test_plans_are_bounded_and_the_drop_is_reported():
+    class G(flow.nn.Graph):
+        def build(self, x, step):
+            return x + step
+
+    g = G()
+    with pytest.warns(UserWarning, match="compiled plans"):
+        for i in range(20):
+            _close(g(flow.zeros(1), i), [float(i)])
+    assert len(g._plans) == 16

@@ -12,6 +12,9 @@ What lives elsewhere: the per-step optimizer numbers fed as tensors (`optimizer_
 the module proxy (`graph_block.py`), the settings (`graph_config.py`).
 """
 
+import collections
+import dataclasses
+import warnings
 from collections import OrderedDict
 
 import oneflow
@@ -28,8 +31,10 @@ from oneflow.optim.optimizer import Optimizer
 
 def _flatten(obj, tensors, keep_values):
     """Appends the tensors of `obj` to `tensors` and returns its structure: ("T",) for a tensor,
-    ("seq", type, children), ("dict", type, ((key, child), ...)), ("V", value) otherwise.
-    Without `keep_values` a value is its (type, repr), so the structure is hashable."""
+    ("seq", type, children), ("dict", type, default_factory, ((key, child), ...)),
+    ("dc", type, ((field, child), ...)) for a dataclass, ("V", value) otherwise. Without
+    `keep_values` a value is a hashable key of it. Other objects holding tensors are refused:
+    a replay could neither feed nor rebuild their tensors."""
     if isinstance(obj, Tensor):
         tensors.append(obj)
         return ("T",)
@@ -37,7 +42,18 @@ def _flatten(obj, tensors, keep_values):
         return ("seq", type(obj), tuple(_flatten(o, tensors, keep_values) for o in obj))
     if isinstance(obj, dict):
         items = tuple((k, _flatten(v, tensors, keep_values)) for k, v in obj.items())
-        return ("dict", type(obj), items)
+        return ("dict", type(obj), getattr(obj, "default_factory", None), items)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        fields = tuple(
+            (f.name, _flatten(getattr(obj, f.name), tensors, keep_values))
+            for f in dataclasses.fields(obj)
+        )
+        return ("dc", type(obj), fields)
+    if any(isinstance(v, Tensor) for v in getattr(obj, "__dict__", {}).values()):
+        raise TypeError(
+            f"nn.Graph: a {type(obj).__name__} holding tensors can't be a graph input or output; "
+            "use tensors, or tuples, lists, dicts or dataclasses of them"
+        )
     return ("V", obj if keep_values else _value_key(obj))
 
 
@@ -49,12 +65,27 @@ def _rebuild(spec, it):
         typ, children = spec[1], [_rebuild(c, it) for c in spec[2]]
         return typ(*children) if hasattr(typ, "_fields") else typ(children)
     if kind == "dict":
-        return spec[1]((k, _rebuild(c, it)) for k, c in spec[2])
+        typ, factory, items = spec[1], spec[2], spec[3]
+        pairs = [(k, _rebuild(c, it)) for k, c in items]
+        if factory is not None or issubclass(typ, collections.defaultdict):
+            out = typ(factory)
+            out.update(pairs)
+            return out
+        return typ(pairs)
+    if kind == "dc":
+        typ, fields = spec[1], spec[2]
+        values = {name: _rebuild(c, it) for name, c in fields}
+        out = typ.__new__(typ)
+        for name, v in values.items():
+            object.__setattr__(out, name, v)  # frozen dataclasses too
+        return out
     return spec[1]
 
 
 # What _replay returns when the plan must be traced again.
 _STALE = object()
+# Compiled plans kept per graph (oldest dropped first).
+_MAX_PLANS = 16
 
 
 def _value_key(obj):
@@ -236,10 +267,23 @@ class Graph:
         """What a plan depends on besides its inputs: the modules' train/eval flags, which
         parameters train, and the optimizers' state objects (replaced by load_state_dict)."""
         modules, params = self._members()
-        modes = tuple(m.training for m in modules)
+        modes = tuple(
+            (
+                m.training,
+                tuple(m._forward_hooks),
+                tuple(m._forward_pre_hooks),
+                tuple(m._backward_hooks),
+                tuple(m._backward_pre_hooks),
+            )
+            for m in modules
+        )
         trains = tuple(p.requires_grad for p in params)
         opts = tuple(
-            (getattr(e.optimizer, "_state_version", 0), len(e.optimizer.param_groups))
+            (
+                getattr(e.optimizer, "_state_version", 0),
+                len(e.optimizer.param_groups),
+                e.updater.hyper_signature(),
+            )
             for e in self._optimizers
         )
         amp = (self.config.settings.get("enable_amp", False), self.config.settings.get("amp_dtype"))
@@ -327,6 +371,18 @@ class Graph:
             e.updater.discard(c, lay)
             e.updater.commit(lay)
         plan = _Plan(compiled, out_spec, layouts)
+        if len(self._plans) >= _MAX_PLANS:
+            # a signature that changes at every call (a step number argument, a scheduler
+            # cycling momentum) traces at every call: keep memory bounded, and say so once
+            self._plans.pop(next(iter(self._plans)))
+            if not self.__dict__.get("_warned_plans"):
+                self.__dict__["_warned_plans"] = True
+                warnings.warn(
+                    f"nn.Graph {self._name}: more than {_MAX_PLANS} compiled plans; the oldest "
+                    "are dropped. Arguments that differ at every call (non-tensor values, "
+                    "hyper-parameters a scheduler changes other than lr) trace every call.",
+                    stacklevel=3,
+                )
         self._plans[key] = plan
         self._report(plan, arg_tensors)
         return _rebuild(out_spec, iter([t.detach() for t in out_tensors]))

@@ -150,6 +150,11 @@ class _Updater:
                 out.extend(oneflow.full((), v, dtype=dtype, device=device) for v in values)
         return out
 
+    def hyper_signature(self):
+        """The traced hyper-parameters of every group (all but lr): a plan fits only while
+        they hold (a scheduler cycling momentum or betas makes a new trace)."""
+        return tuple(tuple(sorted(self._constants(g).items())) for g in self.optimizer.param_groups)
+
     def consistent(self, lay):
         """Whether the parameters sharing a set of numbers in `lay` still agree on them (Adam's
         step counts drift apart when another graph or eager steps update only some of them)."""
