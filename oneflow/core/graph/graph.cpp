@@ -7,8 +7,8 @@
 
 namespace oneflow::graph {
 
-// Note [Tracing by running]: DESIGN.md's lazy mode builds the graph from metas alone. Here the
-// first call runs build() eagerly and records what the dispatcher runs, so every op, its
+// Note [Tracing by running]: rather than tracing metas in a lazy mode, the first call runs
+// build() eagerly and records what the dispatcher runs (DESIGN.md section 7), so every op, its
 // gradient and the optimizer's update work in a graph as soon as they work eagerly, and the
 // first call returns real values. The recorder identifies a tensor by its TensorImpl, through a
 // weak reference (so that memory is freed as in eager execution, and the gradient accumulation's
