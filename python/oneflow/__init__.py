@@ -282,3 +282,4 @@ from oneflow.amp import autocast, is_autocast_enabled, get_autocast_dtype  # noq
 from oneflow.cuda import amp as _cuda_amp  # noqa: E402,F401  (oneflow.cuda.amp)
 from oneflow.cpu import amp as _cpu_amp  # noqa: E402,F401  (oneflow.cpu.amp)
 from oneflow import distributions  # noqa: E402,F401
+from oneflow import hub  # noqa: E402,F401

@@ -40,6 +40,7 @@ def tanh(input):
 
 from oneflow.nn._activations_losses import *  # noqa: E402,F401,F403
 from oneflow.nn._conv_pool import *  # noqa: E402,F401,F403
+from oneflow.nn._deform_conv import *  # noqa: E402,F401,F403
 from oneflow.nn._extra2_functional import *  # noqa: E402,F401,F403
 from oneflow.nn._extra_functional import *  # noqa: E402,F401,F403
 from oneflow.nn._oneflow_functional import *  # noqa: E402,F401,F403
