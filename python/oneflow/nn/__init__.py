@@ -1,6 +1,18 @@
 """oneflow.nn: Module, Parameter, the layers, init and utils."""
 
 from oneflow.nn import functional, init, parallel, utils  # noqa: F401
+from oneflow.nn._quantization import (  # noqa: F401
+    FakeQuantization,
+    FusedBatchNorm1d,
+    FusedBatchNorm2d,
+    FusedBatchNorm3d,
+    MinMaxObserver,
+    MovingAverageMinMaxObserver,
+    QatConv1d,
+    QatConv2d,
+    QatConv3d,
+    Quantization,
+)
 from oneflow.nn.graph import Graph  # noqa: F401
 from oneflow.nn.modules.container import (  # noqa: F401
     ModuleDict,
