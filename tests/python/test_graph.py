@@ -347,9 +347,10 @@ def test_graph_config_setters():
         setter(False)
         with pytest.raises(NotImplementedError, match="not implemented"):
             setter(True)
-    config.set_gradient_accumulation_steps(1)
-    with pytest.raises(NotImplementedError, match="accumulation"):
-        config.set_gradient_accumulation_steps(4)
+    config.set_gradient_accumulation_steps(4)
+    assert config.settings["gradient_accumulation_steps"] == 4
+    with pytest.raises(ValueError, match="positive"):
+        config.set_gradient_accumulation_steps(0)
     assert "GraphConfig(" in repr(config) and "SpeedFirst" in repr(config)
 
 
@@ -699,3 +700,91 @@ def test_plans_are_bounded_and_the_drop_is_reported():
         for i in range(20):
             _close(g(flow.zeros(1), i), [float(i)])
     assert len(g._plans) == 16
+
+
+class AccumulatingGraph(flow.nn.Graph):
+    def __init__(self, model, opt, steps, extra_output=False):
+        super().__init__()
+        self.model = model
+        self.add_optimizer(opt)
+        self.config.set_gradient_accumulation_steps(steps)
+        self.extra_output = extra_output
+
+    def build(self, x, y):
+        out = self.model(x)
+        loss = flow.nn.functional.mse_loss(out, y)
+        loss.backward()
+        return (loss, out) if self.extra_output else loss
+
+
+@pytest.mark.parametrize(
+    "steps,make_opt,bn",
+    [
+        (4, lambda p: flow.optim.SGD(p, lr=0.1, momentum=0.9), False),
+        (3, lambda p: flow.optim.Adam(p, lr=0.01), False),
+        (2, lambda p: flow.optim.AdamW(p, lr=0.01, weight_decay=0.1), True),
+    ],
+)
+def test_gradient_accumulation_matches_eager_micro_batches(steps, make_opt, bn):
+    # OneFlow's semantics: the batch splits into micro-batches along dim 0, each backward adds
+    # to the gradients, which are averaged over the micro-batches before one optimizer step;
+    # a 0-d output comes back as one value per micro-batch.
+    graph_model, eager_model = _mlp(bn=bn), _mlp(bn=bn)
+    graph = AccumulatingGraph(graph_model, make_opt(graph_model.parameters()), steps, True)
+    opt = make_opt(eager_model.parameters())
+    for x, y in _batches(4, rows=6 * steps):
+        losses, outs = graph(x, y)
+        opt.zero_grad()
+        want_losses, want_outs = [], []
+        for xm, ym in zip(x.chunk(steps), y.chunk(steps)):
+            out = eager_model(xm)
+            loss = flow.nn.functional.mse_loss(out, ym)
+            (loss / steps).backward()
+            want_losses.append(loss.detach())
+            want_outs.append(out.detach())
+        opt.step()
+        assert tuple(losses.shape) == (steps,) and tuple(outs.shape) == (6 * steps, 3)
+        _close(losses, flow.stack(want_losses))
+        _close(outs, flow.cat(want_outs))
+    for (name, p), q in zip(graph_model.state_dict().items(), eager_model.state_dict().values()):
+        _close(p, q, rtol=1e-5, atol=1e-6)
+        assert name
+    assert all(p.grad is None for p in graph_model.parameters())
+    assert len(graph._plans) == 1
+
+
+def test_gradient_accumulation_of_two_steps_equals_the_full_batch_with_sgd():
+    # Micro-batches of a mean loss give the full batch's mean-loss gradient.
+    acc_model, full_model = _mlp(), _mlp()
+    acc = AccumulatingGraph(acc_model, flow.optim.SGD(acc_model.parameters(), lr=0.1), 2)
+    full = TrainGraph(full_model, flow.optim.SGD(full_model.parameters(), lr=0.1))
+    for x, y in _batches(3, rows=8):
+        acc(x, y)
+        full(x, y)
+    for p, q in zip(acc_model.parameters(), full_model.parameters()):
+        _close(p, q, rtol=1e-5, atol=1e-6)
+
+
+def test_gradient_accumulation_in_an_eval_graph_and_bad_batches():
+    model = _mlp()
+
+    class Eval(flow.nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+            self.config.set_gradient_accumulation_steps(2)
+
+        def build(self, x):
+            return {"out": self.model(x), "sum": self.model(x).sum()}
+
+    g = Eval()
+    x = flow.randn(6, 6)
+    got = g(x)
+    _close(got["out"], model(x))
+    _close(got["sum"], flow.stack([model(x[:3]).sum(), model(x[3:]).sum()]))
+    with pytest.raises(ValueError, match="split along dim 0 into 2 micro-batches"):
+        g(flow.randn(5, 6))
+    # Changing the number of steps traces again.
+    g.config.set_gradient_accumulation_steps(3)
+    _close(g(x)["sum"], flow.stack([model(c).sum() for c in x.chunk(3)]))
+    assert len(g._plans) == 2

@@ -286,8 +286,9 @@ class Graph:
             )
             for e in self._optimizers
         )
-        amp = (self.config.settings.get("enable_amp", False), self.config.settings.get("amp_dtype"))
-        return modes, trains, opts, amp
+        settings = self.config.settings
+        amp = (settings.get("enable_amp", False), settings.get("amp_dtype"))
+        return modes, trains, opts, amp, settings.get("gradient_accumulation_steps", 1)
 
     def _amp(self, arg_tensors):
         """config.enable_amp's autocast on the parameters' (else the inputs') device type."""
@@ -351,7 +352,11 @@ class Graph:
             began = True
             grad_mode = oneflow.enable_grad() if self.training else oneflow.no_grad()
             with grad_mode, self._amp(arg_tensors):
-                result = self.build(*args, **kwargs)
+                steps = self.config.settings.get("gradient_accumulation_steps", 1)
+                if steps == 1:
+                    result = self.build(*args, **kwargs)
+                else:
+                    result = self._build_micro_batches(steps, arg_tensors, args, kwargs)
             out_tensors = []
             out_spec = _flatten(result, out_tensors, keep_values=True)
             with oneflow.no_grad():
@@ -386,6 +391,43 @@ class Graph:
         self._plans[key] = plan
         self._report(plan, arg_tensors)
         return _rebuild(out_spec, iter([t.detach() for t in out_tensors]))
+
+    def _build_micro_batches(self, steps, arg_tensors, args, kwargs):
+        """build() on each of `steps` slices of dim 0 of the inputs, traced one after another:
+        backward() accumulates into .grad, which is divided by `steps` before the optimizers'
+        update; outputs are joined along dim 0 (0-d ones stacked)."""
+        for i, t in enumerate(arg_tensors):
+            if t.ndim == 0 or t.shape[0] % steps != 0:
+                raise ValueError(
+                    f"nn.Graph {self._name}: with {steps} gradient accumulation steps every "
+                    f"input tensor is split along dim 0 into {steps} micro-batches, but input "
+                    f"tensor {i} has shape {tuple(t.shape)}"
+                )
+        spec = _flatten((args, kwargs), [], keep_values=True)
+        results, specs = [], []
+        for k in range(steps):
+            micro = [
+                t.narrow(0, k * (t.shape[0] // steps), t.shape[0] // steps) for t in arg_tensors
+            ]
+            margs, mkwargs = _rebuild(spec, iter(micro))
+            tensors = []
+            specs.append(_flatten(self.build(*margs, **mkwargs), tensors, keep_values=True))
+            results.append(tensors)
+            if specs[-1] != specs[0]:
+                raise ValueError(
+                    f"nn.Graph {self._name}: build() returned differently structured outputs "
+                    "for two micro-batches of one call (gradient accumulation)"
+                )
+        with oneflow.no_grad():
+            if self.training:
+                for p in self._parameters():
+                    if p.grad is not None:
+                        p.grad.div_(steps)
+            joined = [
+                oneflow.stack(ts) if ts[0].ndim == 0 else oneflow.cat(ts, dim=0)
+                for ts in zip(*results)
+            ]
+        return _rebuild(specs[0], iter(joined))
 
     def _replay(self, plan, arg_tensors):
         """The plan's outputs on new inputs, or _STALE when the plan no longer fits."""

@@ -3,8 +3,9 @@
 OneFlow's graph compiler reads these as optimisation hints (fusions, memory strategies, the
 straighten pass, auto parallel costs). Here a graph is a recorded eager program replayed as is,
 so the hints are stored and readable (`config.settings`, `config.<name>_enabled`) but change
-nothing in the results. Settings that would change the program (mixed precision, ZeRO, auto
-parallel, gradient accumulation) raise NotImplementedError when enabled.
+nothing in the results. Settings that would change the program raise NotImplementedError when
+enabled (ZeRO, auto parallel), except mixed precision and gradient accumulation, which graph.py
+applies.
 """
 
 _STRAIGHTEN_MODES = ("Disable", "SpeedFirst", "MemoryFirst", "OverlapCpuGpu", "DelayShortGpu")
@@ -138,14 +139,17 @@ class GraphConfig:
         self._only_off("enable_auto_parallel_trunk_algo", mode, "auto parallel")
 
     def set_gradient_accumulation_steps(self, value: int):
+        """Each call's batch (dim 0 of every input tensor) is split into `value` micro-batches;
+        build() runs once per micro-batch, gradients are summed over them and divided by
+        `value` (the full batch's mean-loss gradient when the loss is a mean), the optimizers
+        step once, and tensor outputs come back concatenated along dim 0 (0-d outputs stacked
+        into a vector of one value per micro-batch)."""
         if int(value) < 1:
             raise ValueError(
                 "nn.GraphConfig.set_gradient_accumulation_steps: expected a positive number "
                 f"of steps, got {value}"
             )
-        if int(value) > 1:
-            raise _not_implemented("gradient accumulation")
-        self.settings["gradient_accumulation_steps"] = 1
+        self.settings["gradient_accumulation_steps"] = int(value)
 
     def __repr__(self):
         items = ", ".join(f"{k}={v!r}" for k, v in self.settings.items())
