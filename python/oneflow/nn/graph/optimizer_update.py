@@ -16,14 +16,15 @@ amsgrad, maximize) are read when a plan is traced and stay constant in it: chang
 param group later does not change an already compiled graph. `lr` is read on every call, so
 learning-rate schedulers work.
 
-Supported: SGD, Adam, AdamW. Anything else raises NotImplementedError at add_optimizer.
+Supported: SGD, Adam, AdamW (fused on the CPU), RMSprop and Adagrad (composed). Anything else
+raises NotImplementedError at add_optimizer.
 """
 
 import math
 
 import oneflow
 from oneflow._oneflow_internal import _C, Tensor
-from oneflow.optim.algorithms import SGD, Adam, AdamW
+from oneflow.optim.algorithms import SGD, Adagrad, Adam, AdamW, RMSprop
 
 
 class ScalarLayout:
@@ -413,7 +414,119 @@ class AdamUpdate(_Updater):
             st["step"] = oneflow.tensor(0.0)
 
 
-_UPDATERS = {SGD: SGDUpdate, Adam: AdamUpdate, AdamW: AdamUpdate}
+class _ComposedUpdate(_Updater):
+    """Updates composed of tensor ops on every device (no fused CPU kernel), with a Python
+    step counter in the state as eager step() keeps it."""
+
+    def _fusable(self, p, consts):
+        return False
+
+    def _step_of(self, p):
+        st = self.optimizer.state.get(p)
+        return int(st.get("step", 0)) if st else 0
+
+    def _committed(self, p):
+        self.optimizer.state[p]["step"] += 1
+
+
+class RMSpropUpdate(_ComposedUpdate):
+    """sq = alpha sq + (1 - alpha) g^2; centered: ga = lerp(ga, g, 1 - alpha) and
+    avg = sqrt(sq - ga^2) + eps, else sqrt(sq) + eps; with momentum buf = momentum buf + g / avg
+    and p -= lr buf, else p -= lr g / avg. Only lr is fed."""
+
+    def _constants(self, g):
+        return dict(
+            alpha=g["alpha"],
+            eps=g["eps"],
+            weight_decay=g["weight_decay"],
+            momentum=g["momentum"],
+            centered=g["centered"],
+            maximize=g.get("maximize", False),
+        )
+
+    def _names(self, c, fused):
+        return ("lr",)
+
+    def _create_state(self, p, st, c):
+        created = not st
+        if created:
+            st["step"] = 0
+            st["square_avg"] = oneflow.zeros_like(p)
+        if c["momentum"] > 0 and "momentum_buffer" not in st:
+            st["momentum_buffer"] = oneflow.zeros_like(p)
+            created = True
+        if c["centered"] and "grad_avg" not in st:
+            st["grad_avg"] = oneflow.zeros_like(p)
+            created = True
+        return created
+
+    def _values(self, c, lr, rep, fused):
+        return (lr,)
+
+    def _update(self, p, st, c, s):
+        grad = -p.grad if c["maximize"] else p.grad
+        if c["weight_decay"]:
+            grad = grad + p * c["weight_decay"]
+        sq = st["square_avg"]
+        sq.mul_(c["alpha"]).addcmul_(grad, grad, value=1 - c["alpha"])
+        if c["centered"]:
+            ga = st["grad_avg"]
+            ga.lerp_(grad, 1 - c["alpha"])
+            avg = (sq - ga * ga).sqrt_().add_(c["eps"])
+        else:
+            avg = sq.sqrt().add_(c["eps"])
+        if c["momentum"] > 0:
+            buf = st["momentum_buffer"]
+            buf.mul_(c["momentum"]).addcdiv_(grad, avg)
+            p.sub_(buf * s["lr"])
+        else:
+            p.sub_((grad / avg).mul_(s["lr"]))
+
+
+class AdagradUpdate(_ComposedUpdate):
+    """sum += g^2; p -= clr g / (sqrt(sum) + eps) with clr = lr / (1 + (t - 1) lr_decay) at
+    step t, fed per step (parameters at different step counts get their own numbers)."""
+
+    def _constants(self, g):
+        return dict(
+            lr_decay=g["lr_decay"],
+            weight_decay=g["weight_decay"],
+            eps=g["eps"],
+            maximize=g.get("maximize", False),
+        )
+
+    def _names(self, c, fused):
+        return ("clr",)
+
+    def _create_state(self, p, st, c):
+        if st:
+            return False
+        st["step"] = 0
+        st["sum"] = oneflow.full_like(p, self.optimizer.defaults["initial_accumulator_value"])
+        return True
+
+    def _key_extra(self, p):
+        return (self._step_of(p),)
+
+    def _values(self, c, lr, rep, fused):
+        t = (self._step_of(rep) if rep is not None else 0) + 1
+        return (lr / (1 + (t - 1) * c["lr_decay"]),)
+
+    def _update(self, p, st, c, s):
+        grad = -p.grad if c["maximize"] else p.grad
+        if c["weight_decay"]:
+            grad = grad + p * c["weight_decay"]
+        st["sum"].addcmul_(grad, grad, value=1)
+        p.sub_((grad / st["sum"].sqrt().add_(c["eps"])).mul_(s["clr"]))
+
+
+_UPDATERS = {
+    SGD: SGDUpdate,
+    Adam: AdamUpdate,
+    AdamW: AdamUpdate,
+    RMSprop: RMSpropUpdate,
+    Adagrad: AdagradUpdate,
+}
 
 
 def make_updater(optimizer):
