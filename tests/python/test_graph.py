@@ -805,3 +805,35 @@ def test_gradient_accumulation_in_an_eval_graph_and_bad_batches():
     g.config.set_gradient_accumulation_steps(3)
     _close(g(x)["sum"], flow.stack([model(c).sum() for c in x.chunk(3)]))
     assert len(g._plans) == 2
+
+
+def test_param_group_gradient_clipping_matches_eager_clip_grad():
+    model = _mlp()
+    ref = copy.deepcopy(model)
+
+    def make(m):
+        first, rest = list(m.parameters())[:2], list(m.parameters())[2:]
+        return flow.optim.Adam(
+            [
+                {"params": first, "clip_grad_max_norm": 0.05},
+                {"params": rest, "clip_grad_max_norm": 0.02, "clip_grad_norm_type": 1.0},
+            ],
+            lr=0.01,
+        )
+
+    opt, ref_opt = make(model), make(ref)
+    graph = TrainGraph(model, opt)
+    for x, y in _batches(4):
+        got = graph(x, y)
+        ref_opt.zero_grad()
+        loss = flow.nn.functional.mse_loss(ref(x), y)
+        loss.backward()
+        ref_opt.clip_grad()
+        ref_opt.step()
+        _close(got, loss)
+    for p, q in zip(model.parameters(), ref.parameters()):
+        _close(p, q)
+    # A new clip value is a new plan.
+    opt.param_groups[0]["clip_grad_max_norm"] = 1.0
+    graph(*_batches(1)[0])
+    assert len(graph._plans) == 2

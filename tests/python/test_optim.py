@@ -289,3 +289,34 @@ def test_adam_steps_never_read_the_step_tensor_back(opt_name, monkeypatch):
     steps(flow, fw2, fopt2, 3)
     steps(torch, tw, topt, 3)
     np.testing.assert_allclose(fw2.detach().numpy(), tw.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_clip_grad_by_param_group_like_torch_clip_grad_norm():
+    # OneFlow's param-group clipping: each group with clip_grad_max_norm is clipped on its own.
+    rng = np.random.default_rng(5)
+    values = [rng.standard_normal(s) * 3 for s in ((4, 3), (4,), (2, 2), (5,))]
+    grads = [rng.standard_normal(v.shape) * 4 for v in values]
+    ps = [flow.tensor(v, requires_grad=True) for v in values]
+    for p, g in zip(ps, grads):
+        p.grad = flow.tensor(g)
+    opt = flow.optim.SGD(
+        [
+            {"params": ps[:2], "clip_grad_max_norm": 0.5},
+            {"params": ps[2:3], "clip_grad_max_norm": 1.0, "clip_grad_norm_type": math.inf},
+            {"params": ps[3:]},
+        ],
+        lr=0.1,
+    )
+    opt.clip_grad()
+    ts = [torch.tensor(v, requires_grad=True) for v in values]
+    for t, g in zip(ts, grads):
+        t.grad = torch.tensor(g)
+    torch.nn.utils.clip_grad_norm_(ts[:2], 0.5)
+    torch.nn.utils.clip_grad_norm_(ts[2:3], 1.0, norm_type=math.inf)
+    for p, t in zip(ps, ts):
+        np.testing.assert_allclose(p.grad.numpy(), t.grad.numpy(), rtol=1e-12)
+    assert not np.allclose(ps[0].grad.numpy(), grads[0])  # the clip did something
+    np.testing.assert_array_equal(ps[3].grad.numpy(), grads[3])  # no clip set: untouched
+    ps[0].grad = flow.tensor(np.full((4, 3), np.inf))
+    with pytest.raises(RuntimeError, match="non-finite"):
+        opt.clip_grad(error_if_nonfinite=True)

@@ -1,5 +1,6 @@
 """Optimizer base: parameter groups with per-group hyper-parameters, per-parameter state,
-state_dict/load_state_dict (PyTorch's layout: state keyed by parameter index), zero_grad."""
+state_dict/load_state_dict (PyTorch's layout: state keyed by parameter index), zero_grad,
+OneFlow's per-group gradient clipping (clip_grad)."""
 
 from collections import defaultdict
 from copy import deepcopy
@@ -81,6 +82,26 @@ class Optimizer:
         value = known[1] + 1 if known is not None and known[0] is step else float(step.item())
         counts[id(p)] = (step, value)
         return value
+
+    def clip_grad(self, error_if_nonfinite=False):
+        """OneFlow's per-group gradient clipping: the gradients of each param group that has a
+        `clip_grad_max_norm` are scaled together so that their joint norm of order
+        `clip_grad_norm_type` (default 2) is at most that value (see
+        `oneflow.nn.utils.clip_grad_norm_`). Eager training calls it before `step()`; an
+        nn.Graph applies it before its update."""
+        from oneflow.nn.utils import clip_grad_norm_
+
+        for group in self.param_groups:
+            if group.get("clip_grad_max_norm") is None:
+                continue
+            params = self._params_with_grad(group)
+            if params:
+                clip_grad_norm_(
+                    params,
+                    group["clip_grad_max_norm"],
+                    group.get("clip_grad_norm_type", 2.0),
+                    error_if_nonfinite,
+                )
 
     def _params_with_grad(self, group):
         return [p for p in group["params"] if p.grad is not None]

@@ -52,12 +52,6 @@ class _Updater:
 
     def __init__(self, optimizer):
         self.optimizer = optimizer
-        for group in optimizer.param_groups:
-            if "clip_grad_max_norm" in group:
-                raise NotImplementedError(
-                    "nn.Graph.add_optimizer: gradient clipping through the param group "
-                    "(clip_grad_max_norm) is not implemented yet"
-                )
 
     # ---- subclass hooks ----
 
@@ -154,7 +148,14 @@ class _Updater:
     def hyper_signature(self):
         """The traced hyper-parameters of every group (all but lr): a plan fits only while
         they hold (a scheduler cycling momentum or betas makes a new trace)."""
-        return tuple(tuple(sorted(self._constants(g).items())) for g in self.optimizer.param_groups)
+        return tuple(
+            (
+                tuple(sorted(self._constants(g).items())),
+                g.get("clip_grad_max_norm"),
+                g.get("clip_grad_norm_type", 2.0),
+            )
+            for g in self.optimizer.param_groups
+        )
 
     def consistent(self, lay):
         """Whether the parameters sharing a set of numbers in `lay` still agree on them (Adam's
@@ -180,6 +181,8 @@ class _Updater:
     def trace_step(self, lay, tensors):
         """Inside a trace, under no_grad: the update of every parameter that has a gradient,
         with the per-step numbers read from `tensors` (as fed). Records the updated members."""
+        # OneFlow's per-group clipping (clip_grad_max_norm) comes first: tensor ops only.
+        self.optimizer.clip_grad()
         it = iter(tensors)
         by_key = {}
         for key in lay.keys:
