@@ -296,8 +296,6 @@ def test_unsupported_settings_raise():
         g.add_optimizer(flow.optim.Adadelta(model.parameters()))
     with pytest.raises(NotImplementedError, match="sparse"):
         g.add_optimizer(flow.optim.SGD(model.parameters()), is_sparse=True)
-    with pytest.raises(NotImplementedError, match="mixed precision"):
-        g.set_grad_scaler(None)
     with pytest.raises(AttributeError, match="add_optimizer"):
         g.opt = flow.optim.SGD(model.parameters())
     assert not g.training
@@ -837,3 +835,85 @@ def test_param_group_gradient_clipping_matches_eager_clip_grad():
     opt.param_groups[0]["clip_grad_max_norm"] = 1.0
     graph(*_batches(1)[0])
     assert len(graph._plans) == 2
+
+
+class ScaledGraph(TrainGraph):
+    def __init__(self, model, opt, scaler):
+        super().__init__(model, opt)
+        self.set_grad_scaler(scaler)
+
+
+def _eager_scaled_step(model, opt, scaler, x, y):
+    opt.zero_grad()
+    loss = flow.nn.functional.mse_loss(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+    scaler.update()
+    return loss.detach()
+
+
+def test_dynamic_grad_scaler_skips_non_finite_steps_and_adapts_the_scale_like_eager():
+    # Powers of two: scaling and unscaling are exact, so graph and eager agree bit for bit
+    # on finite steps; a batch with an inf makes both skip the update and back off.
+    model = _mlp()
+    ref = copy.deepcopy(model)
+    opt = flow.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    ref_opt = flow.optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
+    kw = dict(init_scale=1024.0, growth_factor=2.0, backoff_factor=0.25, growth_interval=2)
+    scaler = flow.amp.GradScaler("cpu", **kw)
+    ref_scaler = flow.amp.GradScaler("cpu", **kw)
+    graph = ScaledGraph(model, opt, scaler)
+    batches = _batches(7)
+    bad_x = batches[3][0].clone()
+    bad_x[0, 0] = float("inf")
+    batches[3] = (bad_x, batches[3][1])
+    scales = []
+    for i, (x, y) in enumerate(batches):
+        before = [p.clone() for p in model.parameters()]
+        _close(graph(x, y), _eager_scaled_step(ref, ref_opt, ref_scaler, x, y))
+        for p, q in zip(model.parameters(), ref.parameters()):
+            _close(p, q, rtol=0, atol=0)
+        if i == 3:  # skipped: parameters and momentum as they were
+            for p, b in zip(model.parameters(), before):
+                _close(p, b, rtol=0, atol=0)
+        scales.append(scaler.get_scale())
+        assert scales[-1] == ref_scaler.get_scale()
+    assert scales == [1024.0, 2048.0, 2048.0, 512.0, 512.0, 1024.0, 1024.0]
+    assert len(graph._plans) == 1
+    assert scaler.state_dict()["_growth_tracker"] == ref_scaler.state_dict()["_growth_tracker"]
+    # load_state_dict reaches the scale the compiled plan uses (tracker 1: this step grows it)
+    scaler.load_state_dict({**scaler.state_dict(), "scale": 8.0})
+    graph(*_batches(1)[0])
+    assert scaler.get_scale() == 16.0
+
+
+def test_static_grad_scaler_matches_the_unscaled_graph():
+    a, b = _mlp(), _mlp()
+    ga = ScaledGraph(a, flow.optim.Adam(a.parameters(), lr=0.01), flow.amp.StaticGradScaler(64))
+    gb = TrainGraph(b, flow.optim.Adam(b.parameters(), lr=0.01))
+    for x, y in _batches(3):
+        _close(ga(x, y), gb(x, y), rtol=0, atol=0)
+    for p, q in zip(a.parameters(), b.parameters()):
+        _close(p, q, rtol=0, atol=0)
+    with pytest.raises(TypeError, match="GradScaler"):
+        ga.set_grad_scaler(object())
+
+
+def test_grad_scaler_scales_the_loss_gradient_inside_the_graph():
+    # A scale near float32's largest power of two overflows the scaled gradients: the step is
+    # skipped and the scale halves, as eagerly (the seed really is scaled).
+    model = _mlp()
+    ref = copy.deepcopy(model)
+    kw = dict(init_scale=2.0**127, backoff_factor=0.5)
+    scaler, ref_scaler = flow.amp.GradScaler("cpu", **kw), flow.amp.GradScaler("cpu", **kw)
+    graph = ScaledGraph(model, flow.optim.SGD(model.parameters(), lr=0.1), scaler)
+    ref_opt = flow.optim.SGD(ref.parameters(), lr=0.1)
+    x, y = _batches(1, rows=64)[0]
+    y = y * 1e4
+    before = [p.clone() for p in model.parameters()]
+    graph(x, y)
+    _eager_scaled_step(ref, ref_opt, ref_scaler, x, y)
+    assert scaler.get_scale() == ref_scaler.get_scale() == 2.0**126
+    for p, b, q in zip(model.parameters(), before, ref.parameters()):
+        _close(p, b, rtol=0, atol=0)
+        _close(q, b, rtol=0, atol=0)

@@ -6,7 +6,10 @@ bfloat16 inputs, and the losses (and on CUDA softmax, log_softmax and the norms)
 casts are differentiable, so float32 parameters get float32 gradients. The per-op casts live in
 the C++ functional layer (`oneflow/core/functional/autocast.h`). `GradScaler` scales the loss so
 that small float16 gradients do not flush to zero, unscales the gradients before the optimizer
-step, skips steps whose gradients hold inf or NaN, and adapts the scale.
+step, skips steps whose gradients hold inf or NaN, and adapts the scale. Given to an nn.Graph
+(`set_grad_scaler`), a scaler keeps its scale and growth tracker in 0-d tensors on the
+parameters' device, which the compiled program updates (no host read per step); `get_scale()`
+and `state_dict()` then read them. `StaticGradScaler` is OneFlow's fixed scale for graphs.
 """
 
 import functools
@@ -132,7 +135,28 @@ class GradScaler:
     def is_enabled(self):
         return self._enabled
 
+    def _sync_from_graph(self):
+        """Takes back the scale and tracker a graph's program has been updating."""
+        tensors = self.__dict__.get("_graph_tensors")
+        if tensors is not None:
+            self._scale = float(tensors[0].item())
+            self._growth_tracker = int(tensors[1].item())
+
+    def _graph_state(self, device):
+        """(scale, growth tracker) as float32 0-d tensors on `device`, created once from the
+        host values; a graph captures and updates them."""
+        tensors = self.__dict__.get("_graph_tensors")
+        if tensors is None or tensors[0].device != device:
+            self._sync_from_graph()
+            tensors = (
+                oneflow.full((), self._scale, dtype=oneflow.float32, device=device),
+                oneflow.full((), float(self._growth_tracker), dtype=oneflow.float32, device=device),
+            )
+            self.__dict__["_graph_tensors"] = tensors
+        return tensors
+
     def get_scale(self):
+        self._sync_from_graph()
         return self._scale if self._enabled else 1.0
 
     def get_growth_factor(self):
@@ -148,6 +172,7 @@ class GradScaler:
         """outputs (a tensor or nested tuples/lists of tensors) times the scale."""
         if not self._enabled:
             return outputs
+        self._sync_from_graph()
         if isinstance(outputs, oneflow.Tensor):
             # a float32 0-d factor, as PyTorch's: a 0-d float16 loss becomes float32 instead
             # of overflowing
@@ -208,6 +233,7 @@ class GradScaler:
         """Adapts the scale after the step(s) since the last update (or sets `new_scale`)."""
         if not self._enabled:
             return
+        self._sync_from_graph()
         if new_scale is not None:
             self._scale = float(
                 new_scale.item() if isinstance(new_scale, oneflow.Tensor) else new_scale
@@ -223,10 +249,18 @@ class GradScaler:
                     self._scale *= self._growth_factor
                     self._growth_tracker = 0
         self._per_optimizer = {}
+        self._push_to_graph()
+
+    def _push_to_graph(self):
+        tensors = self.__dict__.get("_graph_tensors")
+        if tensors is not None:  # the graph's copies (captured by its plans) take the values
+            tensors[0].fill_(self._scale)
+            tensors[1].fill_(float(self._growth_tracker))
 
     def state_dict(self):
         if not self._enabled:
             return {}
+        self._sync_from_graph()
         return {
             "scale": self._scale,
             "growth_factor": self._growth_factor,
@@ -248,3 +282,19 @@ class GradScaler:
         self._backoff_factor = float(state_dict["backoff_factor"])
         self._growth_interval = int(state_dict["growth_interval"])
         self._growth_tracker = int(state_dict["_growth_tracker"])
+        self._push_to_graph()
+
+
+class StaticGradScaler(GradScaler):
+    """OneFlow's fixed loss scale for nn.Graph (`graph.set_grad_scaler`): the loss gradient is
+    multiplied by `scale_factor` and the gradients divided by it before the update; the scale
+    never changes and no step is skipped. Eagerly it acts as a GradScaler whose update() keeps
+    the scale."""
+
+    def __init__(self, scale_factor):
+        if not float(scale_factor) > 0:
+            raise ValueError(f"StaticGradScaler: scale_factor must be positive, got {scale_factor}")
+        super().__init__(device="cpu", init_scale=float(scale_factor))
+
+    def update(self, new_scale=None):
+        self._per_optimizer = {}

@@ -39,10 +39,20 @@ def _queue_callback(fn):
     _callbacks.append(fn)
 
 
+# The loss scale of an nn.Graph tracing build() with a grad scaler (graph.set_grad_scaler):
+# backward() of one-element outputs without explicit gradients seeds them with it, which is how
+# OneFlow's graphs scale the loss.
+_graph_loss_scale = None
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
     if retain_graph is None:
         retain_graph = create_graph
     tensors = _as_list(tensors)
+    if grad_tensors is None and _graph_loss_scale is not None:
+        if all(isinstance(t, _Tensor) and t.numel() == 1 for t in tensors):
+            # copies: a seed may become a .grad that the unscaling divides in place
+            grad_tensors = [_graph_loss_scale.to(t.dtype).reshape(t.shape).clone() for t in tensors]
     try:
         _engine.backward(tensors, _grads_like(tensors, grad_tensors), retain_graph, create_graph)
     finally:

@@ -19,7 +19,9 @@ from collections import OrderedDict
 
 import oneflow
 import oneflow._oneflow_internal as _internal
+from oneflow import autograd as _autograd
 from oneflow._oneflow_internal import Tensor
+from oneflow.amp import GradScaler, StaticGradScaler
 from oneflow.nn.graph.graph_block import GraphModule
 from oneflow.nn.graph.graph_config import GraphConfig
 from oneflow.nn.graph.optimizer_update import make_updater
@@ -80,6 +82,21 @@ def _rebuild(spec, it):
             object.__setattr__(out, name, v)  # frozen dataclasses too
         return out
     return spec[1]
+
+
+class _loss_scale:
+    """While build() is traced with a grad scaler: backward() seeds the loss gradient with
+    the scale tensor (oneflow.autograd._graph_loss_scale)."""
+
+    def __init__(self, scale):
+        self.scale = scale
+
+    def __enter__(self):
+        self.saved = _autograd._graph_loss_scale
+        _autograd._graph_loss_scale = self.scale
+
+    def __exit__(self, *exc):
+        _autograd._graph_loss_scale = self.saved
 
 
 # What _replay returns when the plan must be traced again.
@@ -151,6 +168,7 @@ class Graph:
         d["_plans"] = {}
         d["_debug_level"] = -1
         d["_debug_options"] = {}
+        d["_grad_scaler"] = None
 
     # ---- registration ----
 
@@ -211,9 +229,19 @@ class Graph:
         self.config.training = True
 
     def set_grad_scaler(self, grad_scaler=None):
-        raise NotImplementedError(
-            "nn.Graph.set_grad_scaler: automatic mixed precision in graphs is not implemented yet"
-        )
+        """Loss scaling for the training step (OneFlow's): `loss.backward()` in build() seeds
+        the gradient with the scale, the gradients are divided by it before the update, and
+        with a dynamic `oneflow.amp.GradScaler` a step whose gradients hold inf or NaN leaves
+        the parameters and optimizer state as they were while the scale backs off (and grows
+        after `growth_interval` finite steps), all inside the program: the scale lives in a
+        0-d tensor on the parameters' device (`grad_scaler.get_scale()` reads it).
+        `oneflow.amp.StaticGradScaler` keeps a fixed scale and skips nothing."""
+        if grad_scaler is not None and not isinstance(grad_scaler, GradScaler):
+            raise TypeError(
+                "nn.Graph.set_grad_scaler: expected a oneflow.amp.GradScaler or "
+                f"StaticGradScaler, got {type(grad_scaler).__name__}"
+            )
+        self.__dict__["_grad_scaler"] = grad_scaler
 
     def build(self, *args, **kwargs):
         raise NotImplementedError(
@@ -288,7 +316,18 @@ class Graph:
         )
         settings = self.config.settings
         amp = (settings.get("enable_amp", False), settings.get("amp_dtype"))
-        return modes, trains, opts, amp, settings.get("gradient_accumulation_steps", 1)
+        scaler = self._scaler()
+        scaling = None
+        if scaler is not None:
+            scaling = (
+                id(scaler),
+                type(scaler),
+                scaler.get_growth_factor(),
+                scaler.get_backoff_factor(),
+                scaler.get_growth_interval(),
+            )
+        steps = settings.get("gradient_accumulation_steps", 1)
+        return modes, trains, opts, amp, steps, scaling
 
     def _amp(self, arg_tensors):
         """config.enable_amp's autocast on the parameters' (else the inputs') device type."""
@@ -301,13 +340,69 @@ class Graph:
         )
 
     def _variables(self):
-        """The tensors a trace may capture: parameters, buffers and optimizer state."""
+        """The tensors a trace may capture: parameters, buffers, optimizer state and the grad
+        scaler's scale."""
         out = list(self._parameters())
         for gm in self._modules.values():
             out.extend(gm.origin.buffers())
         for e in self._optimizers:
             out.extend(e.updater.state_tensors())
+        scaler = self._scaler()
+        if scaler is not None:
+            out.extend(scaler._graph_state(self._scaler_device()))
         return out
+
+    def _scaler(self):
+        scaler = self.__dict__.get("_grad_scaler")
+        if scaler is None or not scaler.is_enabled() or not self.training:
+            return None
+        return scaler
+
+    def _scaler_device(self):
+        params = self._parameters()
+        return params[0].device if params else oneflow.device("cpu")
+
+    def _unscale(self, scaler, scale):
+        """Inside a trace, under no_grad: divides every optimizer's gradients by `scale`;
+        returns a 0-d bool tensor, whether all of them are finite (None for a static scale)."""
+        grads = [
+            p.grad
+            for e in self._optimizers
+            for g in e.optimizer.param_groups
+            for p in g["params"]
+            if p.grad is not None
+        ]
+        inv = scale.reciprocal()
+        for g in grads:
+            g.mul_(inv.to(g.dtype))
+        if isinstance(scaler, StaticGradScaler) or not grads:
+            return None
+        return oneflow.stack([oneflow.isfinite(g).all() for g in grads]).all()
+
+    def _updated_tensors(self):
+        """The tensors the optimizers' updates write: parameters with gradients and their
+        state tensors."""
+        out = []
+        for e in self._optimizers:
+            for g in e.optimizer.param_groups:
+                for p in g["params"]:
+                    if p.grad is None:
+                        continue
+                    out.append(p)
+                    st = e.optimizer.state.get(p, {})
+                    # "step" counters advance on the host (optimizer_update.py), not here
+                    out.extend(v for k, v in st.items() if isinstance(v, Tensor) and k != "step")
+        return out
+
+    @staticmethod
+    def _next_scale(scaler, good, scale, tracker):
+        """The dynamic scale's update, as GradScaler.update(), in tensor ops: back off after
+        a step with inf/NaN gradients, grow after growth_interval finite steps in a row."""
+        counted = oneflow.where(good, tracker + 1, 0.0)
+        grow = counted >= float(scaler.get_growth_interval())
+        grown = oneflow.where(grow, scale * scaler.get_growth_factor(), scale)
+        scale.copy_(oneflow.where(good, grown, scale * scaler.get_backoff_factor()))
+        tracker.copy_(oneflow.where(grow, 0.0, counted))
 
     def __call__(self, *args, **kwargs):
         if _internal._graph_tracing():
@@ -351,7 +446,11 @@ class Graph:
             )
             began = True
             grad_mode = oneflow.enable_grad() if self.training else oneflow.no_grad()
-            with grad_mode, self._amp(arg_tensors):
+            scaler = self._scaler()
+            scale = tracker = None
+            if scaler is not None:
+                scale, tracker = scaler._graph_state(self._scaler_device())
+            with grad_mode, self._amp(arg_tensors), _loss_scale(scale):
                 steps = self.config.settings.get("gradient_accumulation_steps", 1)
                 if steps == 1:
                     result = self.build(*args, **kwargs)
@@ -360,8 +459,16 @@ class Graph:
             out_tensors = []
             out_spec = _flatten(result, out_tensors, keep_values=True)
             with oneflow.no_grad():
+                good = self._unscale(scaler, scale) if scaler is not None else None
+                kept = []
+                if good is not None:  # a skipped step restores what the update wrote
+                    kept = [(t, t.clone()) for t in self._updated_tensors()]
                 for e, lay, s in zip(self._optimizers, layouts, scalars):
                     e.updater.trace_step(lay, s)
+                for t, old in kept:
+                    t.copy_(oneflow.where(good, t, old))
+                if good is not None:
+                    self._next_scale(scaler, good, scale, tracker)
             compiled = _internal._graph_trace_end(out_tensors)
         except BaseException:
             if began:
