@@ -917,3 +917,64 @@ def test_grad_scaler_scales_the_loss_gradient_inside_the_graph():
     for p, b, q in zip(model.parameters(), before, ref.parameters()):
         _close(p, b, rtol=0, atol=0)
         _close(q, b, rtol=0, atol=0)
+
+
+def test_constant_fills_and_dead_copies_are_folded_where_nothing_can_tell():
+    # Note [Graph passes] in graph.cpp: the seed gradient and default class weights of a loss
+    # are made once; the weight gradients' copies out of transposed products are views.
+    model = flow.nn.Sequential(flow.nn.Linear(6, 8), flow.nn.ReLU(), flow.nn.Linear(8, 3))
+    ref = copy.deepcopy(model)
+
+    class Classify(flow.nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+            self.add_optimizer(flow.optim.SGD(model.parameters(), lr=0.1))
+
+        def build(self, x, y):
+            loss = flow.nn.functional.cross_entropy(self.model(x), y)
+            loss.backward()
+            return loss
+
+    g = Classify()
+    ref_opt = flow.optim.SGD(ref.parameters(), lr=0.1)
+    rs = np.random.RandomState(3)
+    for _ in range(3):
+        x = flow.tensor(rs.randn(5, 6).astype(np.float32))
+        y = flow.tensor(rs.randint(0, 3, 5))
+        ref_opt.zero_grad()
+        want = flow.nn.functional.cross_entropy(ref(x), y)
+        want.backward()
+        ref_opt.step()
+        _close(g(x, y), want)
+    ir = next(iter(g._plans.values())).compiled.ir()
+    assert " fill(" not in ir and " copy(" not in ir, ir
+    for p, q in zip(model.parameters(), ref.parameters()):
+        _close(p, q)
+
+
+def test_fills_and_copies_that_are_written_read_or_returned_stay():
+    class Written(flow.nn.Graph):
+        def build(self, x):
+            t = flow.ones(3)
+            t.add_(x)  # written: not a constant
+            z = x.clone()  # source is an input: a copy
+            y = x * 2
+            w = y.clone()
+            y.add_(1)  # source written after the copy: a copy
+            return t * 2, flow.zeros(3), z, w, y
+
+    g = Written()
+    for i in range(3):
+        x = flow.full((3,), float(i))
+        t2, zeros, z, w, y = g(x)
+        _close(t2, (1 + x) * 2)
+        _close(zeros, flow.zeros(3))
+        _close(z, x)
+        _close(w, x * 2)
+        _close(y, x * 2 + 1)
+        zeros.fill_(7)  # a returned fill is a fresh tensor at every call
+        z.fill_(9)  # the copy of an input is not the input
+        _close(x, flow.full((3,), float(i)))
+    ir = next(iter(g._plans.values())).compiled.ir()
+    assert ir.count(" fill(") == 2 and ir.count(" copy(") == 2, ir

@@ -93,6 +93,9 @@ class Recorder {
     }
     graph_->traced_steps_ = graph_->steps_.size();
     eliminate_dead_steps();
+    fold_constant_fills();
+    alias_dead_copies();
+    eliminate_dead_steps();  // views only the removed copies read
     note_last_uses();
     for (Value& v : graph_->values_)  // made values keep only their meta
       if (v.kind != Value::Kind::kCapture) v.captured.reset();
@@ -196,8 +199,10 @@ class Recorder {
     for (int v : graph_->outputs_) use(v);
     std::vector<Step> kept;
     for (auto it = graph_->steps_.rbegin(); it != graph_->steps_.rend(); ++it) {
+      // A view writes nothing: it is needed only when its own value is read.
+      const bool view = it->kind == Step::Kind::kView;
       bool needed = writes_outside(*it);
-      for (int v : it->outputs) needed = needed || used[v] || used[values[v].root];
+      for (int v : it->outputs) needed = needed || used[v] || (!view && used[values[v].root]);
       if (!needed) continue;
       for (int v : it->inputs) use(v);
       for (int v : it->outputs) use(v);
@@ -205,6 +210,88 @@ class Recorder {
     }
     graph_->steps_.assign(std::make_move_iterator(kept.rbegin()),
                           std::make_move_iterator(kept.rend()));
+  }
+
+  // Whether any step from `from` on writes a value whose memory is `root`'s: in place, or as
+  // an input of a kernel without outputs (the fused optimizer updates write their inputs).
+  bool written_from(size_t from, int root) const {
+    const std::vector<Value>& values = graph_->values_;
+    for (size_t i = from; i < graph_->steps_.size(); ++i) {
+      const Step& s = graph_->steps_[i];
+      if (s.kind != Step::Kind::kKernel) continue;
+      if (s.in_place && values[s.outputs[0]].root == root) return true;
+      if (s.outputs.empty())
+        for (int v : s.inputs)
+          if (values[v].root == root) return true;
+    }
+    return false;
+  }
+
+  bool reaches_outputs(int root) const {
+    for (int v : graph_->outputs_)
+      if (graph_->values_[v].root == root) return true;
+    return false;
+  }
+
+  // Note [Graph passes]: a fill whose result nothing writes and the program does not return
+  // (a loss's seed gradient, a loss's default class weights) is made once, here, and captured
+  // as a constant: each replay saved a kernel. A copy into a fresh tensor of the same layout,
+  // dtype and device whose source memory nothing reads or writes afterwards (the contiguous
+  // weight gradient autograd copies out of a transposed product) becomes a view of the source:
+  // the replay skips the copy and the memory is released when the last view of it is.
+  void fold_constant_fills() {
+    std::vector<Value>& values = graph_->values_;
+    std::vector<Step> kept;
+    for (size_t i = 0; i < graph_->steps_.size(); ++i) {
+      Step& s = graph_->steps_[i];
+      const bool fill = s.kind == Step::Kind::kKernel && !s.in_place && !s.generator &&
+                        s.inputs.empty() && s.outputs.size() == 1 &&
+                        std::string(s.prim->name()) == "fill";
+      const int v = fill ? s.outputs[0] : -1;
+      if (!fill || written_from(i + 1, v) || reaches_outputs(v)) {
+        kept.push_back(std::move(s));
+        continue;
+      }
+      const TensorMeta& m = values[v].meta;
+      Tensor constant = empty_strided_tensor(m.shape, m.strides, m.dtype, m.device);
+      run_kernel(*s.prim, s.device, {}, {constant}, s.attrs, true);
+      values[v].kind = Value::Kind::kCapture;
+      values[v].captured = constant;
+    }
+    graph_->steps_ = std::move(kept);
+  }
+
+  void alias_dead_copies() {
+    std::vector<Value>& values = graph_->values_;
+    for (size_t i = 0; i < graph_->steps_.size(); ++i) {
+      Step& s = graph_->steps_[i];
+      if (s.kind != Step::Kind::kKernel || s.in_place || s.generator || s.inputs.size() != 1 ||
+          s.outputs.size() != 1 || std::string(s.prim->name()) != "copy")
+        continue;
+      const int u = s.inputs[0], v = s.outputs[0];
+      const TensorMeta &src = values[u].meta, &dst = values[v].meta;
+      const int root = values[u].root;
+      if (values[root].kind != Value::Kind::kMade || src.dtype != dst.dtype ||
+          !(src.device == dst.device) || src.shape != dst.shape || src.strides != dst.strides ||
+          reaches_outputs(root))
+        continue;
+      bool later_use = false;
+      for (size_t j = i + 1; j < graph_->steps_.size() && !later_use; ++j) {
+        const Step& t = graph_->steps_[j];
+        for (int w : t.inputs) later_use = later_use || values[w].root == root;
+        for (int w : t.outputs) later_use = later_use || values[w].root == root;
+      }
+      if (later_use) continue;
+      // v (at the source's offset) and the values viewing it now view the source's memory;
+      // later views keep their distance from v.
+      for (Value& w : values)
+        if (w.root == v) w.root = root;
+      values[v].meta.offset = src.offset;
+      s.kind = Step::Kind::kView;
+      s.prim = nullptr;
+      s.attrs = Attrs{};
+      s.offset_delta = 0;
+    }
   }
 
   // Each made value is dropped after the last step that mentions it, unless it is an output, so
