@@ -209,3 +209,14 @@ def test_argument_errors():
         DataLoader(range(4), num_workers=-1)
     with pytest.raises(ValueError, match="prefetch_factor"):
         DataLoader(range(4), prefetch_factor=2)
+
+
+def test_pin_memory_without_an_accelerator_warns_like_torch_and_loads():
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        loader = flow.utils.data.DataLoader(list(range(4)), batch_size=2, pin_memory=True)
+    if not flow.cuda.is_available():
+        assert any("no accelerator is found" in str(w.message) for w in caught)
+    assert [b.tolist() for b in loader] == [[0, 1], [2, 3]]

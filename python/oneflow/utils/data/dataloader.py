@@ -11,6 +11,7 @@ import queue
 import random
 import sys
 import traceback
+import warnings
 
 import numpy as np
 
@@ -237,6 +238,20 @@ class DataLoader:
             )
         if persistent_workers and num_workers == 0:
             raise ValueError("persistent_workers option needs num_workers > 0")
+        if pin_memory:
+            if not oneflow.cuda.is_available():
+                # PyTorch's warning without an accelerator; batches are used as they are.
+                warnings.warn(
+                    "'pin_memory' argument is set as true but no accelerator is found, then "
+                    "device pinned memory won't be used.",
+                    stacklevel=2,
+                )
+            else:
+                warnings.warn(
+                    "DataLoader: pin_memory=True is not implemented yet (no page-locked host "
+                    "allocator); batches stay in pageable memory",
+                    stacklevel=2,
+                )
         self.dataset, self.num_workers = dataset, num_workers
         self.prefetch_factor = 2 if prefetch_factor is None and num_workers > 0 else prefetch_factor
         self.pin_memory, self.timeout, self.worker_init_fn = pin_memory, timeout, worker_init_fn
