@@ -978,3 +978,133 @@ def test_fills_and_copies_that_are_written_read_or_returned_stay():
         _close(x, flow.full((3,), float(i)))
     ir = next(iter(g._plans.values())).compiled.ir()
     assert ir.count(" fill(") == 2 and ir.count(" copy(") == 2, ir
+
+
+@pytest.mark.parametrize(
+    "make_opt",
+    [
+        lambda p: flow.optim.Adam(p, lr=0.01),
+        lambda p: flow.optim.SGD(p, lr=0.1, momentum=0.9, dampening=0.5),
+        lambda p: flow.optim.Adagrad(p, lr=0.1, lr_decay=0.5),
+    ],
+)
+def test_a_skipped_first_step_leaves_the_step_counts_as_eager(make_opt):
+    # The host reads each call's "gradients finite" flag: a skipped step advances no counter
+    # (Adam's bias corrections, SGD's first momentum step, Adagrad's decay), as eagerly.
+    model = _mlp()
+    ref = copy.deepcopy(model)
+    kw = dict(init_scale=512.0, growth_interval=100, backoff_factor=0.3)
+    scaler, ref_scaler = flow.amp.GradScaler("cpu", **kw), flow.amp.GradScaler("cpu", **kw)
+    graph = ScaledGraph(model, make_opt(model.parameters()), scaler)
+    ref_opt = make_opt(ref.parameters())
+    batches = _batches(4)
+    bad = batches[0][0].clone()
+    bad[1, 2] = float("nan")
+    batches[0] = (bad, batches[0][1])
+    for x, y in batches:
+        graph(x, y)
+        _eager_scaled_step(ref, ref_opt, ref_scaler, x, y)
+        assert scaler.get_scale() == ref_scaler.get_scale()  # 512 * 0.3: float64 as eagerly
+        for p, q in zip(model.parameters(), ref.parameters()):
+            _close(p, q, rtol=0, atol=0)
+
+
+def test_grad_scaler_skips_only_the_optimizer_with_non_finite_gradients():
+    a, b = flow.nn.Linear(3, 2), flow.nn.Linear(3, 2)
+    ra, rb = copy.deepcopy(a), copy.deepcopy(b)
+
+    class Two(flow.nn.Graph):
+        def __init__(self, scaler):
+            super().__init__()
+            self.a, self.b = a, b
+            self.add_optimizer(flow.optim.SGD(a.parameters(), lr=0.1))
+            self.add_optimizer(flow.optim.SGD(b.parameters(), lr=0.1))
+            self.set_grad_scaler(scaler)
+
+        def build(self, xa, xb):
+            loss = self.a(xa).sum() + self.b(xb).sum()
+            loss.backward()
+            return loss
+
+    scaler, ref_scaler = flow.amp.GradScaler("cpu"), flow.amp.GradScaler("cpu")
+    g = Two(scaler)
+    opt_a, opt_b = flow.optim.SGD(ra.parameters(), lr=0.1), flow.optim.SGD(rb.parameters(), lr=0.1)
+    xa = flow.full((4, 3), float("inf"))
+    xb = flow.randn(4, 3)
+    g(xa, xb)
+    loss = ra(xa).sum() + rb(xb).sum()
+    ref_scaler.scale(loss).backward()
+    ref_scaler.step(opt_a)
+    ref_scaler.step(opt_b)
+    ref_scaler.update()
+    assert scaler.get_scale() == ref_scaler.get_scale() == 2.0**15
+    for p, q in zip(
+        list(a.parameters()) + list(b.parameters()), list(ra.parameters()) + list(rb.parameters())
+    ):
+        _close(p, q, rtol=0, atol=0)
+
+
+def test_grad_scaler_scales_explicit_backward_gradients_too():
+    class Explicit(flow.nn.Graph):
+        def __init__(self, model, scaler):
+            super().__init__()
+            self.model = model
+            self.add_optimizer(flow.optim.SGD(model.parameters(), lr=0.1))
+            if scaler is not None:
+                self.set_grad_scaler(scaler)
+
+        def build(self, x, y):
+            loss = (self.model(x) - y) ** 2
+            loss.backward(flow.ones_like(loss) / loss.numel())
+            return loss.mean()
+
+    results = []
+    for scaler in (None, flow.amp.StaticGradScaler(64), flow.amp.GradScaler("cpu", init_scale=64)):
+        model = _mlp()
+        g = Explicit(model, scaler)
+        for x, y in _batches(2):
+            g(x, y)
+        results.append([p.clone() for p in model.parameters()])
+    for other in results[1:]:
+        for p, q in zip(results[0], other):
+            _close(p, q, rtol=0, atol=0)
+
+
+def test_composed_updates_round_like_eager_and_restart_after_an_empty_state_dict():
+    for make in (
+        lambda p: flow.optim.RMSprop(p, lr=0.01),
+        lambda p: flow.optim.Adagrad(p, lr=0.1, lr_decay=0.1),
+    ):
+        model = flow.nn.Linear(100, 100)
+        ref = copy.deepcopy(model)
+        opt, ref_opt = make(model.parameters()), make(ref.parameters())
+        graph = TrainGraph(model, opt)
+        for x, y in _batches(3, rows=8):
+            x, y = x.repeat(1, 17)[:, :100], y.repeat(1, 34)[:, :100]
+            graph(x, y)
+            _eager_step(ref, ref_opt, x, y)
+            for p, q in zip(model.parameters(), ref.parameters()):
+                _close(p, q, rtol=0, atol=0)  # addcmul with -lr rounds as addcdiv(value=-lr)
+        # a graph given a fresh optimizer's state (no state at all) restarts it, as eagerly
+        empty = make(copy.deepcopy(model).parameters()).state_dict()
+        graph.load_state_dict({**graph.state_dict(), "optimizer_0": empty})
+        ref_opt.load_state_dict(empty)
+        x, y = _batches(1, rows=8)[0]
+        x, y = x.repeat(1, 17)[:, :100], y.repeat(1, 34)[:, :100]
+        graph(x, y)
+        _eager_step(ref, ref_opt, x, y)
+        for p, q in zip(model.parameters(), ref.parameters()):
+            _close(p, q, rtol=0, atol=0)
+
+
+def test_a_returned_copy_is_compact():
+    class Slice(flow.nn.Graph):
+        def build(self, x):
+            return (x * 2)[1000:1002].clone()
+
+    g = Slice()
+    x = flow.arange(4096, dtype=flow.float32)
+    for _ in range(3):
+        out = g(x)
+        assert out.storage_offset() == 0
+        _close(flow.as_strided(out, (2,), (1,), 0), flow.tensor([2000.0, 2002.0]))

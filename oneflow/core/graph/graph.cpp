@@ -238,7 +238,8 @@ class Recorder {
   // as a constant: each replay saved a kernel. A copy into a fresh tensor of the same layout,
   // dtype and device whose source memory nothing reads or writes afterwards (the contiguous
   // weight gradient autograd copies out of a transposed product) becomes a view of the source:
-  // the replay skips the copy and the memory is released when the last view of it is.
+  // the replay skips the copy and the memory is released when the last view of it is. A copy
+  // the program returns stays a copy (a compact tensor of its own, as eagerly).
   void fold_constant_fills() {
     std::vector<Value>& values = graph_->values_;
     std::vector<Step> kept;
@@ -273,7 +274,7 @@ class Recorder {
       const int root = values[u].root;
       if (values[root].kind != Value::Kind::kMade || src.dtype != dst.dtype ||
           !(src.device == dst.device) || src.shape != dst.shape || src.strides != dst.strides ||
-          reaches_outputs(root))
+          reaches_outputs(root) || reaches_outputs(v))
         continue;
       bool later_use = false;
       for (size_t j = i + 1; j < graph_->steps_.size() && !later_use; ++j) {

@@ -143,14 +143,15 @@ class GradScaler:
             self._growth_tracker = int(tensors[1].item())
 
     def _graph_state(self, device):
-        """(scale, growth tracker) as float32 0-d tensors on `device`, created once from the
-        host values; a graph captures and updates them."""
+        """(scale, growth tracker) as float64 0-d tensors on `device` (the host keeps Python
+        floats: the same roundings), created once from the host values; a graph captures and
+        updates them."""
         tensors = self.__dict__.get("_graph_tensors")
         if tensors is None or tensors[0].device != device:
             self._sync_from_graph()
             tensors = (
-                oneflow.full((), self._scale, dtype=oneflow.float32, device=device),
-                oneflow.full((), float(self._growth_tracker), dtype=oneflow.float32, device=device),
+                oneflow.full((), self._scale, dtype=oneflow.float64, device=device),
+                oneflow.full((), float(self._growth_tracker), dtype=oneflow.float64, device=device),
             )
             self.__dict__["_graph_tensors"] = tensors
         return tensors

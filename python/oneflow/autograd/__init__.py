@@ -49,10 +49,18 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
     if retain_graph is None:
         retain_graph = create_graph
     tensors = _as_list(tensors)
-    if grad_tensors is None and _graph_loss_scale is not None:
-        if all(isinstance(t, _Tensor) and t.numel() == 1 for t in tensors):
-            # copies: a seed may become a .grad that the unscaling divides in place
-            grad_tensors = [_graph_loss_scale.to(t.dtype).reshape(t.shape).clone() for t in tensors]
+    if _graph_loss_scale is not None:
+        if grad_tensors is None:
+            if all(isinstance(t, _Tensor) and t.numel() == 1 for t in tensors):
+                # copies: a seed may become a .grad that the unscaling divides in place
+                grad_tensors = [
+                    _graph_loss_scale.to(t.dtype).reshape(t.shape).clone() for t in tensors
+                ]
+        else:  # explicit gradients are scaled too: the update divides every gradient
+            grad_tensors = [
+                g * _graph_loss_scale.to(g.dtype) if isinstance(g, _Tensor) else g
+                for g in _as_list(grad_tensors)
+            ]
     try:
         _engine.backward(tensors, _grads_like(tensors, grad_tensors), retain_graph, create_graph)
     finally:

@@ -129,10 +129,13 @@ class _OptimizerEntry:
 
 
 class _Plan:
-    def __init__(self, compiled, out_spec, layouts):
+    def __init__(self, compiled, out_spec, layouts, flags):
         self.compiled = compiled
         self.out_spec = out_spec
         self.layouts = layouts
+        # optimizer index -> position among the program's extra outputs of its "gradients
+        # finite" flag (a dynamic grad scaler): its host-side counters advance only when set
+        self.flags = flags
 
 
 class Graph:
@@ -364,35 +367,42 @@ class Graph:
 
     def _unscale(self, scaler, scale):
         """Inside a trace, under no_grad: divides every optimizer's gradients by `scale`;
-        returns a 0-d bool tensor, whether all of them are finite (None for a static scale)."""
-        grads = [
-            p.grad
-            for e in self._optimizers
-            for g in e.optimizer.param_groups
-            for p in g["params"]
-            if p.grad is not None
-        ]
+        returns, per optimizer, a 0-d bool tensor saying whether its gradients are all finite
+        (None for an optimizer without gradients, and for every one with a static scale)."""
         inv = scale.reciprocal()
-        for g in grads:
-            g.mul_(inv.to(g.dtype))
-        if isinstance(scaler, StaticGradScaler) or not grads:
-            return None
-        return oneflow.stack([oneflow.isfinite(g).all() for g in grads]).all()
-
-    def _updated_tensors(self):
-        """The tensors the optimizers' updates write: parameters with gradients and their
-        state tensors."""
-        out = []
+        flags = []
         for e in self._optimizers:
-            for g in e.optimizer.param_groups:
-                for p in g["params"]:
-                    if p.grad is None:
-                        continue
-                    out.append(p)
-                    st = e.optimizer.state.get(p, {})
-                    # "step" counters advance on the host (optimizer_update.py), not here
-                    out.extend(v for k, v in st.items() if isinstance(v, Tensor) and k != "step")
+            grads = [
+                p.grad for g in e.optimizer.param_groups for p in g["params"] if p.grad is not None
+            ]
+            for g in grads:
+                g.mul_(inv.to(g.dtype))
+            finite = None
+            if grads and not isinstance(scaler, StaticGradScaler):
+                finite = oneflow.stack([oneflow.isfinite(g).all() for g in grads]).all()
+            flags.append(finite)
+        return flags
+
+    @staticmethod
+    def _updated_tensors(entry):
+        """The tensors an optimizer's update writes: its parameters with gradients and their
+        state tensors ("step" counters advance on the host, optimizer_update.py)."""
+        out = []
+        for g in entry.optimizer.param_groups:
+            for p in g["params"]:
+                if p.grad is None:
+                    continue
+                out.append(p)
+                st = entry.optimizer.state.get(p, {})
+                out.extend(v for k, v in st.items() if isinstance(v, Tensor) and k != "step")
         return out
+
+    @staticmethod
+    def _read_flags(indices, flags):
+        """{optimizer index: whether its gradients were finite}: a host read per call, as eager
+        GradScaler.step() makes, so that a skipped step does not advance the step counts the
+        next call's numbers are computed from."""
+        return {i: bool(f.item()) for i, f in zip(indices, flags)}
 
     @staticmethod
     def _next_scale(scaler, good, scale, tracker):
@@ -459,17 +469,22 @@ class Graph:
             out_tensors = []
             out_spec = _flatten(result, out_tensors, keep_values=True)
             with oneflow.no_grad():
-                good = self._unscale(scaler, scale) if scaler is not None else None
-                kept = []
-                if good is not None:  # a skipped step restores what the update wrote
-                    kept = [(t, t.clone()) for t in self._updated_tensors()]
-                for e, lay, s in zip(self._optimizers, layouts, scalars):
+                flags = [None] * len(self._optimizers)
+                if scaler is not None:
+                    flags = self._unscale(scaler, scale)
+                for e, lay, s, finite in zip(self._optimizers, layouts, scalars, flags):
+                    # a skipped step (gradients not finite) puts back what the update wrote
+                    kept = []
+                    if finite is not None:
+                        kept = [(t, t.clone()) for t in self._updated_tensors(e)]
                     e.updater.trace_step(lay, s)
-                for t, old in kept:
-                    t.copy_(oneflow.where(good, t, old))
-                if good is not None:
+                    for t, old in kept:
+                        t.copy_(oneflow.where(finite, t, old))
+                flag_of = {i: f for i, f in enumerate(flags) if f is not None}
+                if flag_of:
+                    good = oneflow.stack(list(flag_of.values())).all()
                     self._next_scale(scaler, good, scale, tracker)
-            compiled = _internal._graph_trace_end(out_tensors)
+            compiled = _internal._graph_trace_end(out_tensors + list(flag_of.values()))
         except BaseException:
             if began:
                 _internal._graph_trace_abort()
@@ -479,10 +494,12 @@ class Graph:
         finally:
             for p in params:
                 p.grad = None
-        for e, c, lay in zip(self._optimizers, created, layouts):
+        finite = self._read_flags(list(flag_of), list(flag_of.values()))
+        for i, (e, c, lay) in enumerate(zip(self._optimizers, created, layouts)):
             e.updater.discard(c, lay)
-            e.updater.commit(lay)
-        plan = _Plan(compiled, out_spec, layouts)
+            if finite.get(i, True):
+                e.updater.commit(lay)
+        plan = _Plan(compiled, out_spec, layouts, list(flag_of))
         if len(self._plans) >= _MAX_PLANS:
             # a signature that changes at every call (a step number argument, a scheduler
             # cycling momentum) traces at every call: keep memory bounded, and say so once
@@ -546,8 +563,14 @@ class Graph:
         outputs = plan.compiled.run(list(arg_tensors) + scalars)
         if outputs is None:
             return _STALE
-        for e, lay in zip(self._optimizers, plan.layouts):
-            e.updater.commit(lay)
+        if plan.flags:
+            finite = self._read_flags(plan.flags, outputs[-len(plan.flags) :])
+            outputs = outputs[: -len(plan.flags)]
+        else:
+            finite = {}
+        for i, (e, lay) in enumerate(zip(self._optimizers, plan.layouts)):
+            if finite.get(i, True):
+                e.updater.commit(lay)
         # An output that is an input or a parameter comes back as that tensor: detach it, as
         # the first call does.
         outputs = [t.detach() if t.requires_grad else t for t in outputs]

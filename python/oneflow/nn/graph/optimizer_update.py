@@ -431,11 +431,15 @@ class _ComposedUpdate(_Updater):
     def _committed(self, p):
         self.optimizer.state[p]["step"] += 1
 
+    def _restart(self, p, st):
+        st.setdefault("step", 0)
+
 
 class RMSpropUpdate(_ComposedUpdate):
     """sq = alpha sq + (1 - alpha) g^2; centered: ga = lerp(ga, g, 1 - alpha) and
     avg = sqrt(sq - ga^2) + eps, else sqrt(sq) + eps; with momentum buf = momentum buf + g / avg
-    and p -= lr buf, else p -= lr g / avg. Only lr is fed."""
+    and p -= lr buf, else p -= lr g / avg. Only -lr is fed; the last step is an addcmul with it,
+    whose rounding is that of eager's addcdiv with value=-lr."""
 
     def _constants(self, g):
         return dict(
@@ -448,7 +452,7 @@ class RMSpropUpdate(_ComposedUpdate):
         )
 
     def _names(self, c, fused):
-        return ("lr",)
+        return ("neg_lr",)
 
     def _create_state(self, p, st, c):
         created = not st
@@ -464,7 +468,7 @@ class RMSpropUpdate(_ComposedUpdate):
         return created
 
     def _values(self, c, lr, rep, fused):
-        return (lr,)
+        return (-lr,)
 
     def _update(self, p, st, c, s):
         grad = -p.grad if c["maximize"] else p.grad
@@ -481,9 +485,9 @@ class RMSpropUpdate(_ComposedUpdate):
         if c["momentum"] > 0:
             buf = st["momentum_buffer"]
             buf.mul_(c["momentum"]).addcdiv_(grad, avg)
-            p.sub_(buf * s["lr"])
+            p.add_(buf * s["neg_lr"])
         else:
-            p.sub_((grad / avg).mul_(s["lr"]))
+            p.addcmul_(grad / avg, s["neg_lr"])
 
 
 class AdagradUpdate(_ComposedUpdate):
@@ -499,7 +503,7 @@ class AdagradUpdate(_ComposedUpdate):
         )
 
     def _names(self, c, fused):
-        return ("clr",)
+        return ("neg_clr",)
 
     def _create_state(self, p, st, c):
         if st:
@@ -513,14 +517,14 @@ class AdagradUpdate(_ComposedUpdate):
 
     def _values(self, c, lr, rep, fused):
         t = (self._step_of(rep) if rep is not None else 0) + 1
-        return (lr / (1 + (t - 1) * c["lr_decay"]),)
+        return (-lr / (1 + (t - 1) * c["lr_decay"]),)
 
     def _update(self, p, st, c, s):
         grad = -p.grad if c["maximize"] else p.grad
         if c["weight_decay"]:
             grad = grad + p * c["weight_decay"]
         st["sum"].addcmul_(grad, grad, value=1)
-        p.sub_((grad / st["sum"].sqrt().add_(c["eps"])).mul_(s["clr"]))
+        p.addcmul_(grad / st["sum"].sqrt().add_(c["eps"]), s["neg_clr"])
 
 
 _UPDATERS = {
