@@ -1108,3 +1108,15 @@ def test_a_returned_copy_is_compact():
         out = g(x)
         assert out.storage_offset() == 0
         _close(flow.as_strided(out, (2,), (1,), 0), flow.tensor([2000.0, 2002.0]))
+
+
+def test_reseeding_inside_build_is_refused():
+    class Reseed(flow.nn.Graph):
+        def build(self, x):
+            flow.manual_seed(0)
+            return x + flow.rand(3)
+
+    with pytest.raises(RuntimeError, match="manual_seed"):
+        Reseed()(flow.zeros(3))
+    assert not flow._oneflow_internal._graph_tracing()
+    flow.manual_seed(1)  # fine outside build()

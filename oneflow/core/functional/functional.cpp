@@ -1349,6 +1349,8 @@ Tensor linspace(double start, double end, int64_t steps, const CreationOptions& 
 Generator::Generator(uint64_t seed) : seed_(seed) {}
 
 void Generator::manual_seed(uint64_t seed) {
+  // A replay would not reseed: its draws would differ from the traced call's.
+  graph::check_not_tracing("reseeding a generator (manual_seed)");
   std::lock_guard<std::mutex> lock(mu_);
   seed_ = seed;
   offset_ = 0;
@@ -1372,6 +1374,7 @@ std::pair<uint64_t, uint64_t> Generator::state() const {
 }
 
 void Generator::set_state(uint64_t seed, uint64_t offset) {
+  graph::check_not_tracing("setting a generator's state (set_rng_state)");
   std::lock_guard<std::mutex> lock(mu_);
   seed_ = seed;
   offset_ = offset;
