@@ -160,6 +160,11 @@ Tensor empty(const Shape& shape, DType dt) { return empty_tensor(shape, dt, Devi
 // Runs fn(b) for the matrices b of a batch on the stream thread after the queued copies, on its
 // OpenMP team, each LAPACK call on one thread (OpenBLAS's own threads would share the cores with
 // the team's spinning workers, see kernels/cpu/linalg.cpp). The first exception is rethrown.
+// A thread takes runs of matrices worth kMinChunkFlops at least: taking one matrix at a time,
+// threads contended for the dynamic schedule's counter and the neighbouring info entries at
+// every ~100 ns factorization (2-vCPU AVX-512 EPYC, 1024 Cholesky factorizations of 8 x 8:
+// 208-229 -> 161-188 us; det of 1024 8 x 8 matrices 389 -> 273 us).
+constexpr int64_t kMinChunkFlops = 32768;
 template <typename Fn>
 void for_each_matrix(int64_t count, int64_t flops, Fn fn) {
   if (count == 0) return;
@@ -168,10 +173,13 @@ void for_each_matrix(int64_t count, int64_t flops, Fn fn) {
     openblas_set_num_threads(1);
     std::exception_ptr error;
     std::mutex mu;
+    const int64_t per_chunk = std::max<int64_t>(1, kMinChunkFlops / std::max<int64_t>(flops, 1));
+    const int64_t chunks = (count + per_chunk - 1) / per_chunk;
     OF_OMP_FOR_IF(
-        count > 1 && flops * count > 32768, schedule(dynamic), for (int64_t b = 0; b < count; ++b) {
+        chunks > 1, schedule(dynamic), for (int64_t c = 0; c < chunks; ++c) {
           try {
-            fn(b);
+            const int64_t end = std::min(count, (c + 1) * per_chunk);
+            for (int64_t b = c * per_chunk; b < end; ++b) fn(b);
           } catch (...) {
             std::lock_guard<std::mutex> lk(mu);
             if (!error) error = std::current_exception();

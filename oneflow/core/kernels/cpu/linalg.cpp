@@ -45,8 +45,14 @@ std::pair<int64_t, int> for_each_matrix(const Tensor& x, T* data, Fn fn) {
   const int blas_threads = openblas_get_num_threads();
   openblas_set_num_threads(1);
   std::vector<int> infos(count, 0);
-  OF_OMP_FOR_IF(count > 1 && n * n * n * count > 32768, schedule(dynamic),
-                for (int64_t b = 0; b < count; ++b) infos[b] = fn(b, data + b * n * n););
+  // Runs of matrices worth 32K flops at least per thread (see for_each_matrix in lapack.cpp).
+  const int64_t per_chunk = std::max<int64_t>(1, 32768 / std::max<int64_t>(n * n * n, 1));
+  const int64_t chunks = (count + per_chunk - 1) / per_chunk;
+  OF_OMP_FOR_IF(
+      chunks > 1, schedule(dynamic), for (int64_t c = 0; c < chunks; ++c) {
+        const int64_t end = std::min(count, (c + 1) * per_chunk);
+        for (int64_t b = c * per_chunk; b < end; ++b) infos[b] = fn(b, data + b * n * n);
+      });
   openblas_set_num_threads(blas_threads);
   for (int64_t b = 0; b < count; ++b)
     if (infos[b] != 0) return {b, infos[b]};
