@@ -1120,3 +1120,25 @@ def test_reseeding_inside_build_is_refused():
         Reseed()(flow.zeros(3))
     assert not flow._oneflow_internal._graph_tracing()
     flow.manual_seed(1)  # fine outside build()
+
+
+def test_one_instruction_replays_order_with_eager_ops_numpy_memory_and_versions():
+    # Note [A replay as one instruction]: a CPU plan is one queued instruction; host reads,
+    # later eager ops, NumPy-shared inputs and autograd's version checks see it as one op.
+    model = _mlp()
+    ref = copy.deepcopy(model)
+    graph = TrainGraph(model, flow.optim.SGD(model.parameters(), lr=0.1))
+    ref_opt = flow.optim.SGD(ref.parameters(), lr=0.1)
+    for x, y in _batches(3):
+        xs = x.numpy().copy()
+        shared = flow.from_numpy(xs)  # NumPy memory: the replay completes before returning
+        loss = graph(shared, y)
+        xs[:] = 1e6  # too late to change this call
+        _close(loss, _eager_step(ref, ref_opt, x, y))
+        w = model[0].weight
+        _close(w * 2, ref[0].weight * 2)  # an eager op right after the call reads the update
+    w = model[0].weight
+    saved = (w * w).sum()  # its gradient reads w
+    graph(*_batches(1)[0])  # updates w in place
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        saved.backward()

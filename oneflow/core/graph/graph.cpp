@@ -1,8 +1,10 @@
 #include "oneflow/core/graph/graph.h"
 
+#include <algorithm>
 #include <sstream>
 #include <unordered_map>
 
+#include "oneflow/core/eager/engine.h"
 #include "oneflow/core/functional/functional.h"
 
 namespace oneflow::graph {
@@ -99,6 +101,7 @@ class Recorder {
     note_last_uses();
     for (Value& v : graph_->values_)  // made values keep only their meta
       if (v.kind != Value::Kind::kCapture) v.captured.reset();
+    graph_->plan_one_instruction();
     return graph_;
   }
 
@@ -383,26 +386,130 @@ bool same_layout(const TensorMeta& m, const TensorImpl& t) {
 }
 }  // namespace
 
+// Note [A replay as one instruction]: replaying a CPU program step by step queued each kernel
+// on the eager engine's stream: for a small model the handoffs cost more than the kernels (the
+// digits MLP's Adam step: 172 us queued, 131 us with every kernel run at the call). So the
+// whole walk is one instruction: ReplayKernel runs the steps on the stream thread, where every
+// kernel runs inline. At the call, on the calling thread: the outputs are allocated (Python
+// gets them at once; host reads wait for the instruction, as for any queued op) and random
+// steps reserve their counters in program order; the tensors outside the program that it
+// writes get their version bumps there in either mode. The instruction reads the inputs and
+// the captured tensors the program only reads, and writes the outputs and the captured tensors
+// it writes (parameters, optimizer state), so later ops and host reads on those wait for it.
+// Programs with CUDA steps, or whose outputs are not values their own kernels make (an input,
+// a parameter, a view), replay step by step.
+class ReplayKernel final : public Primitive {
+ public:
+  explicit ReplayKernel(const CompiledGraph& g) : g_(g) {}
+  const char* name() const override { return "nn.Graph replay"; }
+  std::vector<TensorMeta> infer(const TensorList&, const Attrs&) const override { return {}; }
+  void compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const override {
+    const TensorList inputs(in.begin(), in.begin() + g_.inputs_.size());
+    const TensorList outputs(out.begin(), out.begin() + g_.out_values_.size());
+    g_.walk(inputs, outputs, attrs.get<std::vector<int64_t>>("random"));
+  }
+  void compute_cuda(const TensorList&, const TensorList&, const Attrs&) const override {
+    throw_error<RuntimeError>("nn.Graph", "a one-instruction replay runs CPU programs only");
+  }
+
+ private:
+  const CompiledGraph& g_;
+};
+
+CompiledGraph::CompiledGraph() = default;
+
+CompiledGraph::~CompiledGraph() {
+  if (queued_.load()) eager::drain();
+}
+
+void CompiledGraph::plan_one_instruction() {
+  std::vector<bool> made_by_kernel(values_.size(), false), written(values_.size(), false);
+  bool cpu_only = true;
+  for (const Step& s : steps_) {
+    if (s.kind != Step::Kind::kKernel) continue;
+    cpu_only = cpu_only && s.device.type == DeviceType::kCPU;
+    if (!s.in_place)
+      for (int v : s.outputs) made_by_kernel[v] = true;
+    if (s.in_place) written[values_[s.outputs[0]].root] = true;
+    if (s.outputs.empty())  // fused updates write their inputs
+      for (int v : s.inputs) written[values_[v].root] = true;
+  }
+  for (size_t v = 0; v < values_.size(); ++v) {
+    if (values_[v].kind == Value::Kind::kCapture)
+      (written[v] ? written_captures_ : read_captures_).push_back(static_cast<int>(v));
+    if (values_[v].kind == Value::Kind::kInput && written[v])
+      written_inputs_.push_back(static_cast<int>(
+          std::find(inputs_.begin(), inputs_.end(), static_cast<int>(v)) - inputs_.begin()));
+  }
+  if (!cpu_only) return;
+  for (int v : outputs_) {
+    if (!made_by_kernel[v] || values_[v].root != v) return;
+    if (std::find(out_values_.begin(), out_values_.end(), v) == out_values_.end())
+      out_values_.push_back(v);
+  }
+  replay_kernel_ = std::make_unique<ReplayKernel>(*this);
+}
+
 std::optional<TensorList> CompiledGraph::run(const TensorList& inputs) const {
   if (inputs.size() != inputs_.size())
     throw_error<ValueError>("nn.Graph", "the compiled graph takes ", inputs_.size(),
                             " input tensors, got ", inputs.size());
-  TensorList slots(values_.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value& v = values_[inputs_[i]];
     if (!inputs[i] || !same_meta(v.meta, *inputs[i]))
       throw_error<ValueError>("nn.Graph", "input ", i, " differs from the traced input (",
                               shape_str(v.meta.shape), ", ", dtype_name(v.meta.dtype), ", ",
                               v.meta.device.str(), ")");
-    slots[inputs_[i]] = inputs[i];
   }
-  for (size_t v = 0; v < values_.size(); ++v)
-    if (values_[v].kind == Value::Kind::kCapture) {
-      // A parameter moved to another dtype or given other data (`module.to(...)`, `.data =`)
-      // since the trace: the program's kernels and layouts no longer fit it.
-      if (!same_layout(values_[v].meta, *values_[v].captured)) return std::nullopt;
-      slots[v] = values_[v].captured;
+  for (const Value& v : values_)
+    // A parameter moved to another dtype or given other data (`module.to(...)`, `.data =`)
+    // since the trace: the program's kernels and layouts no longer fit it.
+    if (v.kind == Value::Kind::kCapture && !same_layout(v.meta, *v.captured)) return std::nullopt;
+  // The tensors outside the program that it writes take a version bump at the call, as eager
+  // in-place ops and optimizer steps give theirs (a saved tensor they change fails backward).
+  for (int v : written_captures_) values_[v].captured->bump_version();
+  for (int i : written_inputs_) inputs[i]->bump_version();
+  if (!replay_kernel_ || !eager::async_enabled()) return walk(inputs, {}, {});
+
+  TensorList ins(inputs), outs;
+  bool shared = false;
+  for (const Tensor& t : inputs) shared = shared || t->storage()->shared_outside();
+  for (int v : out_values_) {
+    const TensorMeta& m = values_[v].meta;
+    outs.push_back(empty_strided_tensor(m.shape, m.strides, m.dtype, m.device));
+  }
+  for (int v : read_captures_) ins.push_back(values_[v].captured);
+  for (int v : written_captures_) outs.push_back(values_[v].captured);
+  for (const Tensor& t : outs) shared = shared || t->storage()->shared_outside();
+  std::vector<int64_t> random;
+  for (const Step& s : steps_)
+    if (s.generator) {
+      random.push_back(static_cast<int64_t>(s.generator->state().first));
+      random.push_back(static_cast<int64_t>(s.generator->reserve(s.counters)));
     }
+  const Attrs attrs{{"random", random}};
+  queued_.store(true);
+  if (shared)  // memory NumPy may touch: done before the call returns, as eager ops on it
+    eager::run_and_wait(*replay_kernel_, ins, outs, attrs);
+  else
+    eager::enqueue(*replay_kernel_, ins, outs, attrs, false);
+  TensorList result;
+  result.reserve(outputs_.size());
+  for (int v : outputs_)
+    result.push_back(
+        outs[std::find(out_values_.begin(), out_values_.end(), v) - out_values_.begin()]);
+  return result;
+}
+
+TensorList CompiledGraph::walk(const TensorList& inputs, const TensorList& outputs,
+                               const std::vector<int64_t>& random) const {
+  TensorList slots(values_.size());
+  for (size_t i = 0; i < inputs.size(); ++i) slots[inputs_[i]] = inputs[i];
+  for (size_t v = 0; v < values_.size(); ++v)
+    if (values_[v].kind == Value::Kind::kCapture) slots[v] = values_[v].captured;
+  std::vector<int> given(values_.size(), -1);  // value -> index in `outputs`
+  for (size_t k = 0; k < outputs.size(); ++k) given[out_values_[k]] = static_cast<int>(k);
+  size_t next_random = 0;
   TensorList ins, outs;
   for (const Step& s : steps_) {
     ins.clear();
@@ -416,19 +523,28 @@ std::optional<TensorList> CompiledGraph::run(const TensorList& inputs) const {
       for (int v : s.outputs) {
         if (!s.in_place) {
           const TensorMeta& m = values_[v].meta;
-          slots[v] = empty_strided_tensor(m.shape, m.strides, m.dtype, m.device);
+          slots[v] = given[v] >= 0 ? outputs[given[v]]
+                                   : empty_strided_tensor(m.shape, m.strides, m.dtype, m.device);
         }
         outs.push_back(slots[v]);
       }
       if (s.generator) {
         Attrs attrs = s.attrs;
-        attrs.set("seed", static_cast<int64_t>(s.generator->state().first));
-        attrs.set("offset", static_cast<int64_t>(s.generator->reserve(s.counters)));
+        if (next_random < random.size()) {  // reserved at the call
+          attrs.set("seed", random[next_random]);
+          attrs.set("offset", random[next_random + 1]);
+          next_random += 2;
+        } else {
+          attrs.set("seed", static_cast<int64_t>(s.generator->state().first));
+          attrs.set("offset", static_cast<int64_t>(s.generator->reserve(s.counters)));
+        }
         run_kernel(*s.prim, s.device, ins, outs, attrs, !s.in_place);
       } else {
         run_kernel(*s.prim, s.device, ins, outs, s.attrs, !s.in_place);
       }
-      if (s.in_place) outs[0]->bump_version();
+      // (run() bumped the tensors outside the program once)
+      if (s.in_place && values_[values_[s.outputs[0]].root].kind == Value::Kind::kMade)
+        outs[0]->bump_version();
     }
     for (int v : s.release) slots[v].reset();
   }

@@ -9,6 +9,7 @@
 // autograd. See Note [Tracing by running] in graph.cpp.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,9 +51,13 @@ struct Step {
 
 class CompiledGraph {
  public:
+  CompiledGraph();
+  // Waits for queued replays: their instruction runs this program.
+  ~CompiledGraph();
   // Replays the program on `inputs` (the traced inputs' count and metas) and returns its
   // outputs; nullopt, running nothing, when a captured tensor's layout or dtype changed since the
-  // trace (the caller traces again).
+  // trace (the caller traces again). A CPU program is one instruction of the eager engine (see
+  // Note [A replay as one instruction] in graph.cpp).
   std::optional<TensorList> run(const TensorList& inputs) const;
   size_t num_steps() const { return steps_.size(); }
   size_t num_traced_steps() const { return traced_steps_; }
@@ -61,11 +66,27 @@ class CompiledGraph {
 
  private:
   friend class Recorder;
+  friend class ReplayKernel;
+  // The steps on `inputs`; `outputs`, when given, are the tensors the distinct output values
+  // (out_values_) are written to, and `random` the (seed, offset) of each random step in
+  // order (drawn here when empty).
+  TensorList walk(const TensorList& inputs, const TensorList& outputs,
+                  const std::vector<int64_t>& random) const;
+  // After compiling: what the program reads and writes outside itself, and whether replays
+  // can be one instruction.
+  void plan_one_instruction();
+
   std::vector<Value> values_;
   std::vector<Step> steps_;
   std::vector<int> inputs_;   // value per graph input
   std::vector<int> outputs_;  // value per graph output
   size_t traced_steps_ = 0;
+  // The captured values the program only reads and those it writes; the inputs it writes.
+  std::vector<int> read_captures_, written_captures_, written_inputs_;
+  // One-instruction replays (CPU programs): the kernel and the distinct output values.
+  std::unique_ptr<Primitive> replay_kernel_;
+  std::vector<int> out_values_;
+  mutable std::atomic<bool> queued_{false};
 };
 
 // Whether the calling thread is tracing a graph.
