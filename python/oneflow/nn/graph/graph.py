@@ -236,9 +236,11 @@ class Graph:
         the gradient with the scale, the gradients are divided by it before the update, and
         with a dynamic `oneflow.amp.GradScaler` a step whose gradients hold inf or NaN leaves
         the parameters and optimizer state as they were while the scale backs off (and grows
-        after `growth_interval` finite steps), all inside the program: the scale lives in a
-        0-d tensor on the parameters' device (`grad_scaler.get_scale()` reads it).
-        `oneflow.amp.StaticGradScaler` keeps a fixed scale and skips nothing."""
+        after `growth_interval` finite steps), inside the program: the scale lives in a 0-d
+        tensor on the parameters' device (`grad_scaler.get_scale()` reads it). The host reads
+        each optimizer's "gradients finite" flag once per call (as eager GradScaler.step()
+        does), so a skipped step advances no step count. `oneflow.amp.StaticGradScaler` keeps
+        a fixed scale and skips nothing."""
         if grad_scaler is not None and not isinstance(grad_scaler, GradScaler):
             raise TypeError(
                 "nn.Graph.set_grad_scaler: expected a oneflow.amp.GradScaler or "
