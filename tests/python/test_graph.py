@@ -1142,3 +1142,41 @@ def test_one_instruction_replays_order_with_eager_ops_numpy_memory_and_versions(
     graph(*_batches(1)[0])  # updates w in place
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         saved.backward()
+
+
+def test_one_instruction_replays_write_their_inputs_and_read_numpy_shared_captures():
+    class Shift(flow.nn.Graph):
+        def build(self, idx):
+            idx.sub_(100)
+            return idx + 0
+
+    g = Shift()
+    g(flow.tensor([100]))
+    w = flow.randn(10, 3)
+    a = flow.randn(600, 600)
+    for _ in range(3):
+        a = a @ a / 600  # the stream is busy when the replay is queued
+    idx = flow.tensor([105])
+    g(idx)
+    # the host bounds check waits for the replay, which writes idx
+    _close(flow.nn.functional.embedding(idx, w), w[5:6])
+
+    class Apply(flow.nn.Graph):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def build(self, x):
+            return self.m(x)
+
+    m = flow.nn.Linear(2, 1, bias=False)
+    shared = m.weight.numpy()  # NumPy now shares the weight's memory
+    shared[:] = 1.0
+    ev = Apply(m)
+    x = flow.ones(1, 2)
+    ev(x)
+    for _ in range(3):
+        a = a @ a / 600
+    y = ev(x)  # reads NumPy-shared memory: done before the call returns
+    shared[:] = 0.0
+    _close(y, flow.full((1, 1), 2.0))

@@ -419,7 +419,17 @@ class ReplayKernel final : public Primitive {
 CompiledGraph::CompiledGraph() = default;
 
 CompiledGraph::~CompiledGraph() {
-  if (queued_.load()) eager::drain();
+  if (!queued_.load()) return;
+  // An interrupt (Ctrl-C) raised while waiting drops the instructions not yet started; the
+  // running one may still be this program's: wait again until it is done. A destructor cannot
+  // pass the interrupt on.
+  for (;;) {
+    try {
+      eager::drain();
+      return;
+    } catch (...) {
+    }
+  }
 }
 
 void CompiledGraph::plan_one_instruction() {
@@ -471,16 +481,20 @@ std::optional<TensorList> CompiledGraph::run(const TensorList& inputs) const {
   for (int i : written_inputs_) inputs[i]->bump_version();
   if (!replay_kernel_ || !eager::async_enabled()) return walk(inputs, {}, {});
 
+  // The instruction reads the inputs and the captures the program only reads, and writes its
+  // outputs, the captures it writes and the inputs it writes (later host reads of those, such
+  // as index bounds checks, wait for it).
   TensorList ins(inputs), outs;
-  bool shared = false;
-  for (const Tensor& t : inputs) shared = shared || t->storage()->shared_outside();
   for (int v : out_values_) {
     const TensorMeta& m = values_[v].meta;
     outs.push_back(empty_strided_tensor(m.shape, m.strides, m.dtype, m.device));
   }
   for (int v : read_captures_) ins.push_back(values_[v].captured);
   for (int v : written_captures_) outs.push_back(values_[v].captured);
-  for (const Tensor& t : outs) shared = shared || t->storage()->shared_outside();
+  for (int i : written_inputs_) outs.push_back(inputs[i]);
+  bool shared = false;
+  for (const TensorList* list : {&ins, &outs})
+    for (const Tensor& t : *list) shared = shared || t->storage()->shared_outside();
   std::vector<int64_t> random;
   for (const Step& s : steps_)
     if (s.generator) {
