@@ -229,6 +229,7 @@ globals().update(_math_extra.functions())
 globals().update(_torch_compat.functions())
 globals().update(_tensor_extra.functions())
 from oneflow.framework import special_extra as _special_extra  # noqa: E402
+
 globals().update(_special_extra.top_level())
 globals().update(_reduce_ops.functions())
 globals().update(_movement_ops.functions())
