@@ -280,7 +280,27 @@ class _FakeQuantizeSTE(oneflow.autograd.Function):
         return grad, None, None, None, None, None
 
 
-class FakeQuantization(Module):
+class _Quantizer(Module):
+    """The settings FakeQuantization and Quantization share."""
+
+    def __init__(self, quantization_formula, quantization_bit, quantization_scheme):
+        super().__init__()
+        _check_attrs(
+            type(self).__name__, quantization_formula, quantization_bit, quantization_scheme
+        )
+        self.quantization_formula = quantization_formula
+        self.quantization_bit = quantization_bit
+        self.quantization_scheme = quantization_scheme
+
+    def extra_repr(self):
+        return (
+            f"quantization_formula={self.quantization_formula!r}, "
+            f"quantization_bit={self.quantization_bit}, "
+            f"quantization_scheme={self.quantization_scheme!r}"
+        )
+
+
+class FakeQuantization(_Quantizer):
     """Simulated quantize then dequantize of the input, for training.
 
     google/symmetric: clamp(round(x / scale), -2^(bit-1), 2^(bit-1) - 1) * scale.
@@ -296,20 +316,7 @@ class FakeQuantization(Module):
         quantization_bit: int = 8,
         quantization_scheme: str = "symmetric",
     ) -> None:
-        super().__init__()
-        _check_attrs(
-            "FakeQuantization", quantization_formula, quantization_bit, quantization_scheme
-        )
-        self.quantization_formula = quantization_formula
-        self.quantization_bit = quantization_bit
-        self.quantization_scheme = quantization_scheme
-
-    def extra_repr(self):
-        return (
-            f"quantization_formula={self.quantization_formula!r}, "
-            f"quantization_bit={self.quantization_bit}, "
-            f"quantization_scheme={self.quantization_scheme!r}"
-        )
+        super().__init__(quantization_formula, quantization_bit, quantization_scheme)
 
     def forward(self, input, scale, zero_point):
         # Validate outside the Function so errors are raised before any graph is built.
@@ -329,7 +336,7 @@ class FakeQuantization(Module):
         )
 
 
-class Quantization(Module):
+class Quantization(_Quantizer):
     """Simulated quantize operation for inference: the integer code, stored in the input's
     dtype. google/symmetric: clamp(round(x / scale), -2^(bit-1), 2^(bit-1) - 1);
     google/affine: clamp(round(x / scale + zp), 0, 2^bit - 1) (the unsigned code, as OneFlow's
@@ -341,18 +348,7 @@ class Quantization(Module):
         quantization_bit: int = 8,
         quantization_scheme: str = "symmetric",
     ) -> None:
-        super().__init__()
-        _check_attrs("Quantization", quantization_formula, quantization_bit, quantization_scheme)
-        self.quantization_formula = quantization_formula
-        self.quantization_bit = quantization_bit
-        self.quantization_scheme = quantization_scheme
-
-    def extra_repr(self):
-        return (
-            f"quantization_formula={self.quantization_formula!r}, "
-            f"quantization_bit={self.quantization_bit}, "
-            f"quantization_scheme={self.quantization_scheme!r}"
-        )
+        super().__init__(quantization_formula, quantization_bit, quantization_scheme)
 
     def forward(self, input, scale, zero_point):
         with oneflow.no_grad():
