@@ -224,6 +224,19 @@ class AdamW(Adam):
         )
 
 
+def _rmsprop_denominator(st, grad, alpha, eps, centered):
+    """RMSprop's running averages updated in place (square_avg, and grad_avg when centered)
+    and the step's denominator sqrt(square_avg (- grad_avg^2)) + eps; nn.Graph's update
+    (nn/graph/optimizer_update.py) shares it."""
+    sq = st["square_avg"]
+    sq.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+    if centered:
+        ga = st["grad_avg"]
+        ga.lerp_(grad, 1 - alpha)
+        return (sq - ga * ga).sqrt_().add_(eps)
+    return sq.sqrt().add_(eps)
+
+
 class RMSprop(Optimizer):
     def __init__(
         self,
@@ -273,14 +286,7 @@ class RMSprop(Optimizer):
                 st["step"] += 1
                 if g["weight_decay"]:
                     grad = grad + p * g["weight_decay"]
-                sq = st["square_avg"]
-                sq.mul_(g["alpha"]).addcmul_(grad, grad, value=1 - g["alpha"])
-                if g["centered"]:
-                    ga = st["grad_avg"]
-                    ga.lerp_(grad, 1 - g["alpha"])
-                    avg = (sq - ga * ga).sqrt_().add_(g["eps"])
-                else:
-                    avg = sq.sqrt().add_(g["eps"])
+                avg = _rmsprop_denominator(st, grad, g["alpha"], g["eps"], g["centered"])
                 if g["momentum"] > 0:
                     buf = st["momentum_buffer"]
                     buf.mul_(g["momentum"]).addcdiv_(grad, avg)

@@ -24,7 +24,7 @@ import math
 
 import oneflow
 from oneflow._oneflow_internal import _C, Tensor
-from oneflow.optim.algorithms import SGD, Adagrad, Adam, AdamW, RMSprop
+from oneflow.optim.algorithms import SGD, Adagrad, Adam, AdamW, RMSprop, _rmsprop_denominator
 
 
 class ScalarLayout:
@@ -474,14 +474,7 @@ class RMSpropUpdate(_ComposedUpdate):
         grad = -p.grad if c["maximize"] else p.grad
         if c["weight_decay"]:
             grad = grad + p * c["weight_decay"]
-        sq = st["square_avg"]
-        sq.mul_(c["alpha"]).addcmul_(grad, grad, value=1 - c["alpha"])
-        if c["centered"]:
-            ga = st["grad_avg"]
-            ga.lerp_(grad, 1 - c["alpha"])
-            avg = (sq - ga * ga).sqrt_().add_(c["eps"])
-        else:
-            avg = sq.sqrt().add_(c["eps"])
+        avg = _rmsprop_denominator(st, grad, c["alpha"], c["eps"], c["centered"])
         if c["momentum"] > 0:
             buf = st["momentum_buffer"]
             buf.mul_(c["momentum"]).addcdiv_(grad, avg)
