@@ -1180,3 +1180,15 @@ def test_one_instruction_replays_write_their_inputs_and_read_numpy_shared_captur
     y = ev(x)  # reads NumPy-shared memory: done before the call returns
     shared[:] = 0.0
     _close(y, flow.full((1, 1), 2.0))
+
+
+def test_a_replaced_parameter_is_traced_again():
+    model = flow.nn.Linear(3, 2)
+    graph = EvalGraph(model)
+    x = flow.randn(4, 3)
+    _close(graph(x), flow.softmax(model(x), dim=-1))
+    model.weight = flow.nn.Parameter(flow.randn(2, 3))  # another tensor, same layout
+    _close(graph(x), flow.softmax(model(x), dim=-1))
+    assert len(graph._plans) == 2
+    _close(graph(x), flow.softmax(model(x), dim=-1))
+    assert len(graph._plans) == 2  # and replayed after that

@@ -26,6 +26,7 @@ from oneflow.nn.graph.graph_block import GraphModule
 from oneflow.nn.graph.graph_config import GraphConfig
 from oneflow.nn.graph.optimizer_update import make_updater
 from oneflow.nn.modules.module import Module
+from oneflow.nn.modules.module import _structure_version as _module_structure_version
 from oneflow.optim.optimizer import Optimizer
 
 # ---- flattening nested (tuple / list / dict) arguments and results ----
@@ -287,14 +288,16 @@ class Graph:
         return out
 
     def _members(self):
-        """(every module, every parameter) of the graph, listed once per compilation: walking
-        the module tree at every call cost more than a small model's replay."""
+        """(every module, every parameter) of the graph, listed again only when some module's
+        parameters or children changed: walking the module tree at every call cost more than a
+        small model's replay."""
         cached = self.__dict__.get("_members_cache")
-        if cached is None:
+        version = _module_structure_version[0]
+        if cached is None or cached[2] != version:
             modules = [m for gm in self._modules.values() for m in gm.origin.modules()]
-            cached = (modules, self._parameters())
+            cached = (modules, self._parameters(), version)
             self.__dict__["_members_cache"] = cached
-        return cached
+        return cached[:2]
 
     def _mode_signature(self):
         """What a plan depends on besides its inputs: the modules' train/eval flags, which
@@ -310,7 +313,8 @@ class Graph:
             )
             for m in modules
         )
-        trains = tuple(p.requires_grad for p in params)
+        # a replaced parameter (`module.weight = Parameter(...)`) is another tensor to capture
+        trains = tuple((id(p), p.requires_grad) for p in params)
         opts = tuple(
             (
                 getattr(e.optimizer, "_state_version", 0),

@@ -141,6 +141,15 @@ class _BackwardHook:
         return grads
 
 
+# Bumped whenever a module's parameters or children are assigned, registered or deleted:
+# nn.Graph re-lists a model's members (and traces again for a replaced parameter) only then.
+_structure_version = [0]
+
+
+def _structure_changed():
+    _structure_version[0] += 1
+
+
 class Module:
     """Base class of every layer and model."""
 
@@ -217,6 +226,10 @@ class Module:
 
     def __setattr__(self, name, value):
         d = self.__dict__
+        if isinstance(value, (Parameter, Module)) or name in d.get("_parameters", ()):
+            _structure_changed()
+        elif name in d.get("_modules", ()):
+            _structure_changed()
         if isinstance(value, Parameter):
             if "_parameters" not in d:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
@@ -267,6 +280,7 @@ class Module:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name):
+        _structure_changed()
         for registry in ("_parameters", "_buffers", "_modules"):
             if name in self.__dict__.get(registry, {}):
                 del self.__dict__[registry][name]
@@ -291,6 +305,7 @@ class Module:
                 f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
                 "(oneflow.nn.Parameter or None required)"
             )
+        _structure_changed()
         self._parameters[name] = param
 
     def register_buffer(self, name, tensor, persistent=True):
@@ -321,6 +336,7 @@ class Module:
             raise KeyError(f'module name must be a non-empty string without ".", got {name!r}')
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
+        _structure_changed()
         self._modules[name] = module
 
     def get_submodule(self, target):
