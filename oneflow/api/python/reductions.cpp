@@ -1,9 +1,9 @@
 // oneflow._C bindings of the reductions beyond sum, the scans, sort, gather, scatter and cat.
 // Functions returning (values, indices) return a tuple; the Python layer names its fields.
 #include "oneflow/api/python/common.h"
+#include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/functional/functional.h"
 #include "oneflow/core/functional/small_ops.h"
-#include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/ops/primitives.h"
 
 namespace oneflow::python {
