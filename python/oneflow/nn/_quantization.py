@@ -66,7 +66,40 @@ def _cambricon_shift(abs_max, bit):
 # ---- observers --------------------------------------------------------------------------
 
 
-class MinMaxObserver(Module):
+class _Quantizer(Module):
+    """The settings the observers and quantizers share (checked when set and when used)."""
+
+    def __init__(self, quantization_formula, quantization_bit, quantization_scheme):
+        super().__init__()
+        _check_attrs(
+            type(self).__name__, quantization_formula, quantization_bit, quantization_scheme
+        )
+        self.quantization_formula = quantization_formula
+        self.quantization_bit = quantization_bit
+        self.quantization_scheme = quantization_scheme
+
+    def extra_repr(self):
+        return (
+            f"quantization_formula={self.quantization_formula!r}, "
+            f"quantization_bit={self.quantization_bit}, "
+            f"quantization_scheme={self.quantization_scheme!r}"
+        )
+
+    def _checked(self, op, input):
+        """(formula, bit, scheme) after checking them and a non-empty float input."""
+        formula, bit, scheme = (
+            self.quantization_formula,
+            self.quantization_bit,
+            self.quantization_scheme,
+        )
+        _check_attrs(op, formula, bit, scheme)
+        _check_float(op, "input", input)
+        if input.numel() == 0:
+            raise ValueError(f"{op}: expected a non-empty input")
+        return formula, bit, scheme
+
+
+class MinMaxObserver(_Quantizer):
     """Scale and zero point of a tensor from its min and max (OneFlow's min_max_observer).
 
     google/symmetric: scale = max(|max|, |min|) / (2^(bit-1) - 1), zero_point = 0.
@@ -82,32 +115,15 @@ class MinMaxObserver(Module):
         quantization_scheme: str = "symmetric",
         per_layer_quantization: bool = True,
     ) -> None:
-        super().__init__()
-        _check_attrs("MinMaxObserver", quantization_formula, quantization_bit, quantization_scheme)
-        self.quantization_formula = quantization_formula
-        self.quantization_bit = quantization_bit
-        self.quantization_scheme = quantization_scheme
+        super().__init__(quantization_formula, quantization_bit, quantization_scheme)
         self.per_layer_quantization = per_layer_quantization
 
     def extra_repr(self):
-        return (
-            f"quantization_formula={self.quantization_formula!r}, "
-            f"quantization_bit={self.quantization_bit}, "
-            f"quantization_scheme={self.quantization_scheme!r}, "
-            f"per_layer_quantization={self.per_layer_quantization}"
-        )
+        return f"{super().extra_repr()}, per_layer_quantization={self.per_layer_quantization}"
 
     def forward(self, input):
         op = "MinMaxObserver"
-        formula, bit, scheme = (
-            self.quantization_formula,
-            self.quantization_bit,
-            self.quantization_scheme,
-        )
-        _check_attrs(op, formula, bit, scheme)
-        _check_float(op, "input", input)
-        if input.numel() == 0:
-            raise ValueError(f"{op}: expected a non-empty input")
+        formula, bit, scheme = self._checked(op, input)
         per_layer = bool(self.per_layer_quantization)
         if formula == "cambricon" and not per_layer:
             raise ValueError(f"{op}: per-channel quantization is not supported by 'cambricon'")
@@ -129,7 +145,7 @@ class MinMaxObserver(Module):
         return scale, zero_point
 
 
-class MovingAverageMinMaxObserver(Module):
+class MovingAverageMinMaxObserver(_Quantizer):
     """Scale and zero point from moving averages of the input's min and max.
 
     In training mode, while current_train_step <= stop_update_after_iters, the statistics
@@ -149,17 +165,8 @@ class MovingAverageMinMaxObserver(Module):
         quantization_scheme: str = "symmetric",
         momentum: float = 0.95,
     ) -> None:
-        super().__init__()
-        _check_attrs(
-            "MovingAverageMinMaxObserver",
-            quantization_formula,
-            quantization_bit,
-            quantization_scheme,
-        )
+        super().__init__(quantization_formula, quantization_bit, quantization_scheme)
         self.stop_update_after_iters = stop_update_after_iters
-        self.quantization_formula = quantization_formula
-        self.quantization_bit = quantization_bit
-        self.quantization_scheme = quantization_scheme
         self.momentum = momentum
         self.register_buffer("moving_max", oneflow.zeros(1))
         self.register_buffer("moving_min", oneflow.zeros(1))
@@ -184,15 +191,7 @@ class MovingAverageMinMaxObserver(Module):
 
     def forward(self, input, current_train_step):
         op = "MovingAverageMinMaxObserver"
-        formula, bit, scheme = (
-            self.quantization_formula,
-            self.quantization_bit,
-            self.quantization_scheme,
-        )
-        _check_attrs(op, formula, bit, scheme)
-        _check_float(op, "input", input)
-        if input.numel() == 0:
-            raise ValueError(f"{op}: expected a non-empty input")
+        formula, bit, scheme = self._checked(op, input)
         if isinstance(current_train_step, oneflow.Tensor):
             if current_train_step.numel() != 1:
                 raise ValueError(f"{op}: current_train_step must hold a single value")
@@ -278,26 +277,6 @@ class _FakeQuantizeSTE(oneflow.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         return grad, None, None, None, None, None
-
-
-class _Quantizer(Module):
-    """The settings FakeQuantization and Quantization share."""
-
-    def __init__(self, quantization_formula, quantization_bit, quantization_scheme):
-        super().__init__()
-        _check_attrs(
-            type(self).__name__, quantization_formula, quantization_bit, quantization_scheme
-        )
-        self.quantization_formula = quantization_formula
-        self.quantization_bit = quantization_bit
-        self.quantization_scheme = quantization_scheme
-
-    def extra_repr(self):
-        return (
-            f"quantization_formula={self.quantization_formula!r}, "
-            f"quantization_bit={self.quantization_bit}, "
-            f"quantization_scheme={self.quantization_scheme!r}"
-        )
 
 
 class FakeQuantization(_Quantizer):
