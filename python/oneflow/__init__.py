@@ -80,6 +80,7 @@ short = int16
 
 from oneflow.framework.size import Size  # noqa: E402
 from oneflow.framework import tensor_methods as _tensor_methods  # noqa: E402
+from oneflow.framework import global_tensor as _global_tensor  # noqa: E402
 from oneflow.framework.tensor_str import set_printoptions  # noqa: E402,F401
 from oneflow.framework.creation import (  # noqa: E402,F401
     as_tensor,
@@ -125,6 +126,7 @@ from oneflow import comm, distributed, env  # noqa: E402,F401
 from oneflow.utils.dlpack import from_dlpack, to_dlpack  # noqa: E402,F401
 
 _tensor_methods.install()
+_global_tensor.install()
 
 add = _C.add
 sub = _C.sub

@@ -63,8 +63,10 @@ def test_lazy_and_global_modes_are_explicitly_not_implemented():
             flow.ones(2) + 1
     finally:
         flow._oneflow_internal._set_lazy_mode(prev)
-    with pytest.raises(NotImplementedError, match="global"):
-        flow.zeros(2, placement=flow.placement("cpu", [0]), sbp=flow.sbp.broadcast)
+    # oneflow.zeros(placement=...) makes global tensors in Python; the bare core op says where
+    with pytest.raises(NotImplementedError, match="pass placement= and sbp= to oneflow.zeros"):
+        flow._C.zeros(2, placement=flow.placement("cpu", [0]), sbp=flow.sbp.broadcast)
+    assert flow.zeros(2, placement=flow.placement("cpu", [0]), sbp=flow.sbp.broadcast).is_global
     assert (flow.ones(2) + 1).sum().item() == 4.0
 
 

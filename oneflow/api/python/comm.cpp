@@ -2,6 +2,7 @@
 // releases the GIL: a collective may wait for queue space, and in synchronous mode for its peers.
 #include "oneflow/core/comm/comm.h"
 #include "oneflow/api/python/common.h"
+#include "oneflow/core/framework/global.h"
 
 namespace oneflow::python {
 
@@ -13,9 +14,63 @@ Tensor optional_tensor(py::handle h, const char* op, const char* what) {
   return as_tensor(h, op, what);
 }
 
+Sbp sbp_from_py(const std::string& kind, int64_t axis, const char* op) {
+  if (kind == "split") return Sbp::split(axis);
+  if (kind == "broadcast") return Sbp::broadcast();
+  if (kind == "partial_sum") return Sbp::partial_sum();
+  throw_error<ValueError>(op, "unknown sbp ", kind);
+}
+
+Placement placement_from_py(const std::string& type, const std::vector<int64_t>& ranks) {
+  return Placement{type == "cuda" ? DeviceType::kCUDA : DeviceType::kCPU, ranks};
+}
+
+const char* sbp_kind_name(const Sbp& s) {
+  return s.kind == Sbp::kSplit ? "split" : s.kind == Sbp::kBroadcast ? "broadcast" : "partial_sum";
+}
+
+// Global tensors' core (framework/global.h); oneflow/framework/global_tensor.py adds autograd.
+void init_global(py::module_& m) {
+  m.def(
+      "_global_from_local",
+      [](const Tensor& local, const std::string& type, const std::vector<int64_t>& ranks,
+         const std::string& kind, int64_t axis, bool check_meta, bool sync_broadcast) {
+        if (local->global()) throw_error<RuntimeError>("to_global", "the tensor is global already");
+        Sbp sbp = sbp_from_py(kind, axis, "to_global");
+        if (sbp.is_split() && axis < 0) sbp.axis = axis + local->ndim();
+        ReleaseGil nogil;
+        return global::from_local(alias_detached(local), placement_from_py(type, ranks), sbp,
+                                  check_meta, sync_broadcast);
+      },
+      py::arg("local"), py::arg("type"), py::arg("ranks"), py::arg("kind"), py::arg("axis"),
+      py::arg("check_meta") = true, py::arg("sync_broadcast") = false);
+  m.def("_global_box", [](const Tensor& t, const std::string& kind, int64_t axis) {
+    Sbp sbp = sbp_from_py(kind, axis, "to_global");
+    if (sbp.is_split() && axis < 0) sbp.axis = axis + t->ndim();
+    if (sbp.is_split() && (sbp.axis < 0 || sbp.axis >= t->ndim()))
+      throw_error<IndexError>("to_global", "split axis ", axis, " is out of range for a ",
+                              t->ndim(), "-d tensor");
+    ReleaseGil nogil;
+    return global::box(t, sbp);
+  });
+  m.def("_global_to_local", [](const Tensor& t) { return alias_detached(global::local_of(t)); });
+  m.def("_global_placement", [](const Tensor& t) {
+    const Placement& p = global::meta(t).placement;
+    return py::make_tuple(p.type == DeviceType::kCUDA ? "cuda" : "cpu", p.ranks);
+  });
+  m.def("_global_sbp", [](const Tensor& t) {
+    const Sbp& s = global::meta(t).sbp;
+    return py::make_tuple(sbp_kind_name(s), s.axis);
+  });
+  m.def("_global_check_placement", [](const std::string& type, const std::vector<int64_t>& ranks) {
+    global::check_placement(placement_from_py(type, ranks), "placement");
+  });
+}
+
 }  // namespace
 
 void init_comm(py::module_& m) {
+  init_global(m);
   m.def(
       "_comm_init",
       [](int rank, int world_size, const std::string& master_addr, int master_port,

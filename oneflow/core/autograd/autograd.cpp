@@ -202,7 +202,8 @@ TensorList run_backward(const TensorList& outputs, const TensorList& grad_output
                                   "grad can be implicitly created only for scalar outputs, "
                                   "got an output of shape ",
                                   shape_str(out->shape()));
-      g = F::ones(out->shape(), CreationOptions{out->dtype(), out->device(), ""});
+      g = out->global() ? F::ones_like(out)
+                        : F::ones(out->shape(), CreationOptions{out->dtype(), out->device(), ""});
     } else if (g->shape() != out->shape()) {
       throw_error<RuntimeError>(op, "mismatch in shape: grad_output[", i, "] has a shape of ",
                                 shape_str(g->shape()), " and output[", i, "] has a shape of ",

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "oneflow/core/autograd/autograd.h"
+#include "oneflow/core/dispatch/global_dispatch.h"
 #include "oneflow/core/eager/engine.h"
 #include "oneflow/core/functional/functional.h"
 #include "oneflow/core/graph/graph.h"
@@ -15,8 +16,9 @@ namespace {
 
 thread_local bool t_lazy_mode = false;
 
-DispatchMode select_mode(const TensorList& inputs, const Attrs& attrs) {
+DispatchMode select_mode(const TensorList& inputs, const Attrs& attrs, const Tensor& inplace_out) {
   if (t_lazy_mode) return DispatchMode::kLazy;
+  if (inplace_out && inplace_out->kind() == TensorKind::kGlobal) return DispatchMode::kEagerGlobal;
   for (const Tensor& t : inputs)
     if (t->kind() == TensorKind::kGlobal) return DispatchMode::kEagerGlobal;
   if (attrs.has("placement") && !attrs.get<std::string>("placement").empty())
@@ -375,6 +377,12 @@ TensorList eager_local(const Primitive& prim, const TensorList& inputs, const At
 
 }  // namespace
 
+void detail::record_autograd(const Primitive& prim, const TensorList& inputs,
+                             const TensorList& outputs, const Attrs& attrs,
+                             const std::vector<int64_t>& input_versions, const Tensor& original) {
+  oneflow::record_autograd(prim, inputs, outputs, attrs, input_versions, original);
+}
+
 void graph::run_kernel(const Primitive& prim, Device device, const TensorList& inputs,
                        const TensorList& outputs, const Attrs& attrs, bool fresh_outputs) {
   oneflow::run_kernel(prim, device, inputs, outputs, attrs, fresh_outputs);
@@ -387,15 +395,13 @@ LazyModeGuard::~LazyModeGuard() { t_lazy_mode = prev_; }
 
 TensorList dispatch(const Primitive& prim, const TensorList& inputs, const Attrs& attrs,
                     const Tensor& inplace_out) {
-  switch (select_mode(inputs, attrs)) {
+  switch (select_mode(inputs, attrs, inplace_out)) {
     case DispatchMode::kLazy:
       throw_error<NotImplementedError>(prim.name(),
                                        "lazy mode (tracing inside nn.Graph) is not "
                                        "implemented yet");
     case DispatchMode::kEagerGlobal:
-      throw_error<NotImplementedError>(prim.name(),
-                                       "eager global mode (tensors with placement "
-                                       "and sbp) is not implemented yet");
+      return detail::eager_global(prim, inputs, attrs, inplace_out);
     case DispatchMode::kEagerLocal:
       return eager_local(prim, inputs, attrs, inplace_out);
   }

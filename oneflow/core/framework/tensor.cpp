@@ -125,7 +125,9 @@ Tensor make_view(const Tensor& base, const Shape& shape, const Strides& strides,
 }
 
 Tensor alias_detached(const Tensor& t) {
-  return std::make_shared<TensorImpl>(t->meta(), t->storage(), t->version_counter());
+  auto a = std::make_shared<TensorImpl>(t->meta(), t->storage(), t->version_counter());
+  if (t->global()) a->set_global(t->global());  // the shard carries no autograd state
+  return a;
 }
 
 }  // namespace oneflow

@@ -2,8 +2,10 @@
 //
 // A Tensor is a shared handle to a TensorImpl. A local TensorImpl views a Storage through shape,
 // strides (in elements) and a storage offset; views share the Storage and the version counter.
-// Global and lazy tensors have their place in `TensorKind`; the dispatcher rejects them until
-// those modes are built (see dispatch/dispatch.cpp).
+// A global tensor (DESIGN.md section 8) has the global shape in its meta and its placement,
+// sbp and the shard this process holds in a GlobalMeta (framework/global.h); its own bytes are
+// never read: kernels run on the shard (dispatch/global_dispatch.cpp). Lazy tensors have their
+// place in `TensorKind`; the dispatcher rejects them.
 #pragma once
 
 #include <atomic>
@@ -19,6 +21,10 @@ namespace oneflow {
 
 class Node;
 class Storage;
+struct GlobalMeta;  // framework/global.h
+
+// Raised when the bytes of a global tensor are asked for (framework/global.cpp).
+[[noreturn]] void throw_global_data_access();
 
 namespace eager {
 void wait_for(const Storage& storage);        // eager/engine.h
@@ -135,6 +141,13 @@ class TensorImpl {
   int64_t numel() const { return oneflow::numel(meta_.shape); }
   bool is_contiguous() const { return oneflow::is_contiguous(meta_.shape, meta_.strides); }
   TensorKind kind() const { return kind_; }
+  // A global tensor's placement, sbp and local shard; null for local tensors.
+  const std::shared_ptr<const GlobalMeta>& global() const { return global_; }
+  // Makes a fresh tensor global (null: local again).
+  void set_global(std::shared_ptr<const GlobalMeta> g) {
+    global_ = std::move(g);
+    kind_ = global_ ? TensorKind::kGlobal : TensorKind::kLocal;
+  }
   // True for tensors made by a view op (they alias another tensor's storage).
   bool is_view() const { return is_view_; }
   void set_is_view(bool v) { is_view_ = v; }
@@ -157,11 +170,14 @@ class TensorImpl {
   void set_data(const TensorImpl& other) {
     meta_ = other.meta_;
     storage_ = other.storage_;
+    global_ = other.global_;
+    kind_ = other.kind_;
     is_view_ = false;
     view_base_.reset();
   }
   // Address of element 0 of this view; waits for queued instructions that use the storage.
   void* data() const {
+    if (kind_ == TensorKind::kGlobal) throw_global_data_access();
     return static_cast<char*>(storage_->data()) + meta_.offset * itemsize(meta_.dtype);
   }
   template <typename T>
@@ -171,6 +187,7 @@ class TensorImpl {
   // For reading only: waits for the queued writers of the storage, not its queued readers.
   template <typename T>
   const T* read_as() const {
+    if (kind_ == TensorKind::kGlobal) throw_global_data_access();
     return reinterpret_cast<const T*>(static_cast<const char*>(storage_->read_data()) +
                                       meta_.offset * itemsize(meta_.dtype));
   }
@@ -196,6 +213,7 @@ class TensorImpl {
   std::shared_ptr<Storage> storage_;
   std::shared_ptr<VersionCounter> version_;
   TensorKind kind_ = TensorKind::kLocal;
+  std::shared_ptr<const GlobalMeta> global_;
   bool is_view_ = false;
   std::shared_ptr<TensorImpl> view_base_;
   int64_t history_version_ = 0;

@@ -1,6 +1,7 @@
 // The functional ops declared in functional.h: argument checks, type promotion, broadcasting,
 // and composition of primitives through the dispatcher.
 #include "oneflow/core/functional/functional.h"
+#include "oneflow/core/framework/global.h"
 
 #include <algorithm>
 #include <atomic>
@@ -1166,11 +1167,22 @@ Tensor ones(const Shape& shape, const CreationOptions& opts) {
   return full(shape, Scalar::from_int(1), opts);
 }
 
+// Of a global x: a global tensor on x's placement; zeros keep x's sbp, ones are broadcast
+// (ones as partial sums would add up to the number of ranks).
 Tensor zeros_like(const Tensor& x) {
+  if (x->global()) {
+    const GlobalMeta& g = *x->global();
+    return global::make(zeros_like(g.local), g.placement, g.sbp, x->shape());
+  }
   return zeros(x->shape(), CreationOptions{x->dtype(), x->device(), ""});
 }
 
 Tensor ones_like(const Tensor& x) {
+  if (x->global()) {
+    const GlobalMeta& g = *x->global();
+    return global::make(ones(x->shape(), CreationOptions{x->dtype(), x->device(), ""}), g.placement,
+                        Sbp::broadcast(), x->shape());
+  }
   return ones(x->shape(), CreationOptions{x->dtype(), x->device(), ""});
 }
 

@@ -1,6 +1,7 @@
 // The convolution and pooling functional ops declared in nn_functional.h. Checks follow
 // PyTorch's order and messages (RuntimeError), so user code sees the same errors.
 #include "oneflow/core/functional/nn_functional.h"
+#include "oneflow/core/framework/global.h"
 #include "oneflow/core/functional/autocast.h"
 
 #include <algorithm>
@@ -502,7 +503,9 @@ Tensor nll_kernel(const Tensor& x_lo, const Tensor& target, const Tensor& weight
                   int64_t ignore_index, bool mean, bool logits, double label_smoothing = 0.0) {
   const Tensor x = autocast::to_float(x_lo), weight = autocast::to_float(weight_lo);
   const int64_t c = x->ndim() == 1 ? x->shape()[0] : x->ndim() > 1 ? x->shape()[1] : 0;
-  Tensor w = weight ? contiguous(weight) : ones({c}, CreationOptions{x->dtype(), x->device(), ""});
+  Tensor w =
+      weight ? contiguous(weight)
+             : global::broadcast_like(x, ones({c}, CreationOptions{x->dtype(), x->device(), ""}));
   Attrs attrs{{"ignore_index", ignore_index}, {"mean", mean}, {"logits", logits}};
   if (label_smoothing != 0) attrs.set("label_smoothing", label_smoothing);
   return dispatch(prim::nll_loss(), {contiguous(x), contiguous(target), w}, attrs)[0];

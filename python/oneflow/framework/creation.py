@@ -109,8 +109,16 @@ def _check_fits(op, values, dtype):
         raise RuntimeError(f"{op}: value cannot be converted to type {name} without overflow")
 
 
-def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    """A new tensor holding a copy of ``data`` (nested lists, NumPy arrays, numbers, tensors)."""
+def tensor(
+    data, dtype=None, device=None, requires_grad=False, pin_memory=False, placement=None, sbp=None
+):
+    """A new tensor holding a copy of ``data`` (nested lists, NumPy arrays, numbers, tensors);
+    with placement= and sbp=, a global tensor holding rank 0's data."""
+    placement, sbp = _layout(placement, sbp)
+    if placement is not None:
+        return _global(
+            lambda dev: tensor(data, dtype=dtype, device=dev), placement, sbp, requires_grad, True
+        )
     if isinstance(data, _internal.Tensor):
         t = _C.to(data.detach(), dtype, device, copy=True)
     else:
@@ -152,7 +160,43 @@ def _size(size):
     return size
 
 
+# The global_mode scopes entered in any thread (oneflow.utils.global_view); when there are
+# none, creation ops pay one list test.
+_global_modes = []
+
+
+def _layout(placement, sbp):
+    """placement and sbp from the innermost global_mode of this thread when none are given."""
+    if placement is None and _global_modes:
+        from oneflow.utils.global_view import _stack
+
+        mode = _stack()[-1]
+        if mode.is_enabled:
+            return mode.placement, mode.sbp if sbp is None else sbp
+    return placement, sbp
+
+
+def _global(make, placement, sbp, requires_grad, random=False):
+    """A creation op with placement=: the whole value is made on every rank (random values are
+    rank 0's, broadcast) and laid out as sbp."""
+    from oneflow.framework import global_tensor
+
+    if sbp is not None and placement is None:
+        raise ValueError("oneflow: sbp was given without a placement")
+    global_tensor._check_placement(placement, "oneflow")
+    local = make(global_tensor._local_device(placement))
+    return global_tensor.make_global(local, placement, sbp, requires_grad, sync=random)
+
+
 def zeros(*size, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
+    placement, sbp = _layout(placement, sbp)
+    if placement is not None:
+        return _global(
+            lambda dev: _C.zeros(*_size(size), dtype=dtype, device=dev),
+            placement,
+            sbp,
+            requires_grad,
+        )
     return _C.zeros(
         *_size(size),
         dtype=dtype,
@@ -164,6 +208,14 @@ def zeros(*size, dtype=None, device=None, requires_grad=False, placement=None, s
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
+    placement, sbp = _layout(placement, sbp)
+    if placement is not None:
+        return _global(
+            lambda dev: _C.ones(*_size(size), dtype=dtype, device=dev),
+            placement,
+            sbp,
+            requires_grad,
+        )
     return _C.ones(
         *_size(size),
         dtype=dtype,
@@ -177,6 +229,15 @@ def ones(*size, dtype=None, device=None, requires_grad=False, placement=None, sb
 def randn(
     *size, dtype=None, device=None, requires_grad=False, placement=None, sbp=None, generator=None
 ):
+    placement, sbp = _layout(placement, sbp)
+    if placement is not None:
+        return _global(
+            lambda dev: _C.randn(*_size(size), dtype=dtype, device=dev, generator=generator),
+            placement,
+            sbp,
+            requires_grad,
+            random=True,
+        )
     return _C.randn(
         *_size(size),
         dtype=dtype,
@@ -191,6 +252,15 @@ def randn(
 def rand(
     *size, dtype=None, device=None, requires_grad=False, placement=None, sbp=None, generator=None
 ):
+    placement, sbp = _layout(placement, sbp)
+    if placement is not None:
+        return _global(
+            lambda dev: _C.rand(*_size(size), dtype=dtype, device=dev, generator=generator),
+            placement,
+            sbp,
+            requires_grad,
+            random=True,
+        )
     return _C.rand(
         *_size(size),
         dtype=dtype,
@@ -202,7 +272,26 @@ def rand(
     )
 
 
-def randint(low, high=None, size=None, dtype=None, device=None, generator=None, **kwargs):
+def randint(
+    low,
+    high=None,
+    size=None,
+    dtype=None,
+    device=None,
+    generator=None,
+    placement=None,
+    sbp=None,
+    **kwargs,
+):
+    placement, sbp = _layout(placement, sbp)
+    if placement is not None:
+        return _global(
+            lambda dev: randint(low, high, size, dtype=dtype, device=dev, generator=generator),
+            placement,
+            sbp,
+            False,
+            random=True,
+        )
     if size is None and isinstance(high, (tuple, list)):
         low, high, size = 0, low, high  # randint(high, size)
     if high is None:
@@ -282,13 +371,31 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None):
     return _tri_indices("triu_indices", np.triu_indices, row, col, offset, dtype, device)
 
 
+def _like_layout(input):
+    """The placement and sbp of a tensor made like a global `input` (partial sums become
+    broadcast: a constant is not the sum of its shards); None for local inputs."""
+    if not input.is_global:
+        return None, None
+    sbp = input.sbp[0]
+    return input.placement, _broadcast_sbp() if sbp.kind == "partial_sum" else sbp
+
+
+def _broadcast_sbp():
+    from oneflow.sbp import broadcast
+
+    return broadcast
+
+
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
+    placement, sbp = _like_layout(input)
     return full(
         tuple(input.shape),
         fill_value,
         dtype=dtype or input.dtype,
         device=device or input.device,
         requires_grad=requires_grad,
+        placement=placement,
+        sbp=sbp,
     )
 
 
@@ -297,22 +404,28 @@ def empty_like(input, dtype=None, device=None, requires_grad=False):
 
 
 def rand_like(input, dtype=None, device=None, requires_grad=False, generator=None):
+    placement, sbp = _like_layout(input)
     return rand(
         *input.shape,
         dtype=dtype or input.dtype,
         device=device or input.device,
         requires_grad=requires_grad,
         generator=generator,
+        placement=placement,
+        sbp=sbp,
     )
 
 
 def randn_like(input, dtype=None, device=None, requires_grad=False, generator=None):
+    placement, sbp = _like_layout(input)
     return randn(
         *input.shape,
         dtype=dtype or input.dtype,
         device=device or input.device,
         requires_grad=requires_grad,
         generator=generator,
+        placement=placement,
+        sbp=sbp,
     )
 
 
@@ -330,6 +443,14 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False, placeme
         size = (size,)
     if dtype is not None and isinstance(fill_value, (builtins.int, builtins.float)):
         _check_fits("full", np.asarray(fill_value), dtype)
+    placement, sbp = _layout(placement, sbp)
+    if placement is not None:
+        return _global(
+            lambda dev: _C.full(tuple(size), fill_value, dtype=dtype, device=dev),
+            placement,
+            sbp,
+            requires_grad,
+        )
     return _C.full(
         tuple(size),
         fill_value,
@@ -342,20 +463,26 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False, placeme
 
 
 def zeros_like(input, dtype=None, device=None, requires_grad=False):
+    placement, sbp = _like_layout(input)
     return zeros(
         *input.shape,
         dtype=dtype or input.dtype,
         device=device or input.device,
         requires_grad=requires_grad,
+        placement=placement,
+        sbp=sbp,
     )
 
 
 def ones_like(input, dtype=None, device=None, requires_grad=False):
+    placement, sbp = _like_layout(input)
     return ones(
         *input.shape,
         dtype=dtype or input.dtype,
         device=device or input.device,
         requires_grad=requires_grad,
+        placement=placement,
+        sbp=sbp,
     )
 
 
@@ -389,9 +516,27 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     return t
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+def arange(
+    start,
+    end=None,
+    step=1,
+    *,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    placement=None,
+    sbp=None,
+):
     """Numbers from start (0 with one argument) up to end, step apart. PyTorch's checks: finite
     bounds, no bool dtype, and a step that stays nonzero in an integer dtype."""
+    placement, sbp = _layout(placement, sbp)
+    if placement is not None:
+        return _global(
+            lambda dev: arange(start, end, step, dtype=dtype, device=dev),
+            placement,
+            sbp,
+            requires_grad,
+        )
     if type(start) is builtins.float or type(end) is builtins.float:
         lo, hi = (0, start) if end is None else (start, end)
         if not (math.isfinite(lo) and math.isfinite(hi)):

@@ -148,6 +148,10 @@ def _format_array(a, fmt, indent, summarize):
 def _values(t):
     from oneflow import _oneflow_internal as _internal
 
+    if t.is_global:
+        from oneflow.framework.global_tensor import whole_value
+
+        t = whole_value(t.detach())
     if t.dtype == _internal.bfloat16:
         t = t.float()
     return t.detach().cpu()._numpy_copy()
@@ -159,7 +163,10 @@ def tensor_repr(t):
     prefix = "tensor("
     indent = len(prefix)
     suffixes = []
-    if t.device.type != "cpu":
+    if t.is_global:
+        suffixes.append(f"placement={t.placement}")
+        suffixes.append(f"sbp={t.sbp}")
+    elif t.device.type != "cpu":
         suffixes.append(f"device='{t.device}'")
     if t.numel() == 0:
         body = "[]"

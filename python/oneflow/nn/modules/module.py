@@ -494,6 +494,15 @@ class Module:
     def cuda(self, device=None):
         return self._apply(lambda t: t.cuda(device))
 
+    def to_global(self, placement=None, sbp=None):
+        """Makes the parameters (keeping their objects) and buffers global tensors on
+        `placement` with `sbp`, or with sbp(tensor) when sbp is a function."""
+
+        def convert(t):
+            return t.to_global(placement, sbp(t) if callable(sbp) else sbp)
+
+        return self._apply(convert)
+
     def cpu(self):
         return self._apply(lambda t: t.cpu())
 

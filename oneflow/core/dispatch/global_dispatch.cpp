@@ -1,0 +1,348 @@
+// Note [Eager global dispatch]: an op on global tensors is the primitive applied to the global
+// values. The dispatcher picks an sbp signature -- the layout each input must have and the
+// layout of the outputs -- so that the primitive applied to this rank's shards gives this rank's
+// shard of the result; boxes inputs whose layout differs (global.h); runs the primitive on the
+// shards through eager local mode, with autograd off; and wraps the shards as global outputs.
+// Autograd is recorded on the global tensors, so gradients are computed by global ops too.
+//
+// Signatures (an input may also be a local 0-d tensor, a Python number, which acts as
+// broadcast):
+// - elementwise: split(d) when an input is split along an output dim it does not broadcast
+//   (inputs broadcast along d are broadcast); partial_sum kept by the linear ops (add/sub of
+//   partial sums; mul/div of one partial sum by broadcast values; neg); broadcast otherwise;
+// - matmul: (split(m), B) -> split(m), (B, split(n)) -> split(n), batch splits, (split(k),
+//   split(k)) -> partial_sum, (P, B) / (B, P) -> P; a bias is broadcast, or split with the
+//   output's columns (with partial sums it would be added once per rank: all broadcast);
+// - sum: split along a reduced dim -> partial_sum, along a kept dim -> that dim's split; amax
+//   and amin likewise except that a reduced split is gathered first;
+// - softmax, log_softmax and their gradients: a split along another dim than the softmax's;
+// - copy (clone, contiguous, casts): any layout kept, except partial sums cast to an integer
+//   type; copy_ and setitem (assign) as elementwise ops;
+// - views: permute, expand, unsqueeze, squeeze and view/reshape carry a split to the dim it
+//   becomes (a reshape only when the dims up to the split one are unchanged) and keep
+//   broadcast and partial_sum (views are linear);
+// - every other primitive: all inputs broadcast, outputs broadcast (correct for any op; the
+//   whole value is computed on every rank).
+// The smallest communication is not searched for: the first rule that fits the inputs wins.
+#include "oneflow/core/dispatch/global_dispatch.h"
+
+#include <algorithm>
+
+#include "oneflow/core/autograd/autograd.h"
+#include "oneflow/core/dispatch/dispatch.h"
+#include "oneflow/core/framework/global.h"
+#include "oneflow/core/functional/functional.h"
+#include "oneflow/core/graph/graph.h"
+#include "oneflow/core/ops/primitives.h"
+
+namespace oneflow::detail {
+
+namespace {
+
+struct Signature {
+  std::vector<Sbp> in;  // per input (ignored for local 0-d inputs)
+  Sbp out;
+};
+
+bool is_global(const Tensor& t) { return t->kind() == TensorKind::kGlobal; }
+const Sbp& sbp_of(const Tensor& t) { return global::meta(t).sbp; }
+
+Signature all_broadcast(const TensorList& inputs) {
+  return {std::vector<Sbp>(inputs.size(), Sbp::broadcast()), Sbp::broadcast()};
+}
+
+bool is_linear(const Primitive& prim) {
+  return &prim == &prim::add() || &prim == &prim::sub() || &prim == &prim::mul() ||
+         &prim == &prim::div() || &prim == &prim::unary<UnaryFn::kNeg>();
+}
+
+// Partial sums survive add/sub when every operand is a partial sum, mul when exactly one is
+// (div: the dividend) and the others broadcast, neg always.
+bool keeps_partial(const Primitive& prim, const TensorList& inputs) {
+  if (!is_linear(prim)) return false;
+  int partial = 0, other_global = 0, local = 0;
+  for (const Tensor& t : inputs) {
+    if (!is_global(t)) {
+      ++local;
+    } else if (sbp_of(t).kind == Sbp::kPartialSum) {
+      ++partial;
+    } else {
+      ++other_global;
+    }
+  }
+  if (partial == 0) return false;
+  if (&prim == &prim::add() || &prim == &prim::sub())
+    return local == 0 && other_global == 0 && partial == static_cast<int>(inputs.size());
+  if (&prim == &prim::mul()) return partial == 1;
+  if (&prim == &prim::div())
+    return partial == 1 && is_global(inputs[0]) && sbp_of(inputs[0]).kind == Sbp::kPartialSum;
+  return true;  // neg
+}
+
+Signature elementwise_signature(const Primitive& prim, const TensorList& inputs,
+                                const Shape& out_shape, const Tensor& inplace_out) {
+  const int64_t nd = static_cast<int64_t>(out_shape.size());
+  // Whether input i spans output dim d without broadcasting along it.
+  auto spans = [&](const Tensor& t, int64_t d) {
+    const int64_t off = nd - t->ndim();
+    return d - off >= 0 && t->shape()[d - off] == out_shape[d];
+  };
+  int64_t split = -1;
+  if (inplace_out && sbp_of(inplace_out).is_split()) {
+    split = sbp_of(inplace_out).axis + nd - inplace_out->ndim();
+  } else if (!inplace_out || sbp_of(inplace_out).kind != Sbp::kBroadcast) {
+    for (const Tensor& t : inputs)
+      if (is_global(t) && sbp_of(t).is_split()) {
+        const int64_t d = sbp_of(t).axis + nd - t->ndim();
+        if (spans(t, d)) {
+          split = d;
+          break;
+        }
+      }
+  }
+  Signature sig;
+  if (split >= 0) {
+    for (const Tensor& t : inputs)
+      sig.in.push_back(is_global(t) && spans(t, split) ? Sbp::split(split - (nd - t->ndim()))
+                                                       : Sbp::broadcast());
+    sig.out = Sbp::split(split);
+    return sig;
+  }
+  const bool partial = keeps_partial(prim, inputs);
+  if (inplace_out && sbp_of(inplace_out).kind == Sbp::kPartialSum && !partial)
+    throw_error<NotImplementedError>(prim.name(),
+                                     "an in-place op on a partial_sum global tensor must keep "
+                                     "it a partial sum (add/sub of partial sums, mul/div by "
+                                     "broadcast values); convert it with to_global first");
+  if (partial) {
+    for (const Tensor& t : inputs) sig.in.push_back(is_global(t) ? sbp_of(t) : Sbp::broadcast());
+    sig.out = Sbp::partial_sum();
+    return sig;
+  }
+  return all_broadcast(inputs);
+}
+
+Signature matmul_signature(const TensorList& in) {
+  const Sbp& a = sbp_of(in[0]);
+  const Sbp& b = sbp_of(in[1]);
+  const int64_t nd = in[0]->ndim();
+  const int64_t m = nd - 2, k = nd - 1, n = nd - 1, kb = nd - 2;
+  const Sbp B = Sbp::broadcast(), P = Sbp::partial_sum();
+  if (nd == 3 && a == Sbp::split(0)) return {{a, Sbp::split(0)}, Sbp::split(0)};
+  if (nd == 3 && b == Sbp::split(0)) return {{Sbp::split(0), b}, Sbp::split(0)};
+  if (a == Sbp::split(m)) return {{a, B}, Sbp::split(m)};
+  if (b == Sbp::split(n)) return {{B, b}, Sbp::split(n)};
+  if (a == Sbp::split(k) && b == Sbp::split(kb)) return {{a, b}, P};
+  if (a == P && b.kind != Sbp::kPartialSum) return {{P, B}, P};
+  if (b == P && a.kind != Sbp::kPartialSum) return {{B, P}, P};
+  return all_broadcast(in);
+}
+
+Signature reduce_signature(const Primitive& prim, const Tensor& x, const Attrs& attrs) {
+  const Sbp& s = sbp_of(x);
+  if (s.kind == Sbp::kBroadcast) return {{s}, s};
+  const auto& dims = attrs.get<std::vector<int64_t>>("dims");
+  const bool keepdim = attrs.get<bool>("keepdim");
+  const bool sum = &prim == &prim::reduce_sum();
+  if (s.kind == Sbp::kPartialSum) return sum ? Signature{{s}, s} : all_broadcast({x});
+  const bool reduced = dims.empty() || std::count(dims.begin(), dims.end(), s.axis) > 0;
+  if (reduced) return sum ? Signature{{s}, Sbp::partial_sum()} : all_broadcast({x});
+  int64_t axis = s.axis;
+  if (!keepdim)
+    for (int64_t d : dims) axis -= d < s.axis;
+  return {{s}, Sbp::split(axis)};
+}
+
+// Softmax-like primitives along attrs "dim": every global input split along the same other dim.
+Signature rowwise_signature(const TensorList& inputs, const Attrs& attrs) {
+  const Tensor& x = inputs[0];
+  const Sbp& s = sbp_of(x);
+  int64_t dim = attrs.get<int64_t>("dim");
+  if (dim < 0) dim += x->ndim();
+  if (s.is_split() && s.axis != dim) {
+    Signature sig{std::vector<Sbp>(inputs.size(), s), s};
+    return sig;
+  }
+  return all_broadcast(inputs);
+}
+
+// Views: where a split dim of the input lands in the output (-1: nowhere safe).
+int64_t view_split_dim(const Primitive& prim, const Tensor& x, const Shape& out_shape,
+                       const Attrs& attrs, int64_t axis) {
+  if (&prim == &prim::permute()) {
+    const auto& perm = attrs.get<std::vector<int64_t>>("perm");
+    for (size_t i = 0; i < perm.size(); ++i)
+      if (perm[i] == axis) return static_cast<int64_t>(i);
+    return -1;
+  }
+  if (&prim == &prim::unsqueeze()) {
+    const int64_t dim = attrs.get<int64_t>("dim");
+    return axis >= dim ? axis + 1 : axis;
+  }
+  if (&prim == &prim::squeeze()) {
+    int64_t out = axis;
+    for (int64_t d = 0; d < axis; ++d) out -= x->shape()[d] == 1;
+    return x->shape()[axis] == 1 ? -1 : out;
+  }
+  if (&prim == &prim::expand()) {
+    const int64_t off = static_cast<int64_t>(out_shape.size()) - x->ndim();
+    return x->shape()[axis] == out_shape[axis + off] ? axis + off : -1;
+  }
+  if (&prim == &prim::view()) {
+    if (static_cast<int64_t>(out_shape.size()) <= axis) return -1;
+    for (int64_t d = 0; d <= axis; ++d)
+      if (out_shape[d] != x->shape()[d]) return -1;
+    return axis;
+  }
+  return -1;
+}
+
+Signature view_signature(const Primitive& prim, const Tensor& x, const Shape& out_shape,
+                         const Attrs& attrs) {
+  const Sbp& s = sbp_of(x);
+  if (!s.is_split()) return {{s}, s};
+  const int64_t d = view_split_dim(prim, x, out_shape, attrs, s.axis);
+  if (d >= 0) return {{s}, Sbp::split(d)};
+  return all_broadcast({x});
+}
+
+Signature choose_signature(const Primitive& prim, const TensorList& inputs, const Attrs& attrs,
+                           const std::vector<TensorMeta>& out_metas, const Tensor& inplace_out) {
+  const PrimTraits traits = prim.traits();
+  if ((traits.elementwise || &prim == &prim::assign()) && out_metas.size() == 1)
+    return elementwise_signature(prim, inputs, out_metas[0].shape, inplace_out);
+  if (&prim == &prim::copy() && !inplace_out) {
+    if (out_metas[0].device != inputs[0]->device())
+      throw_error<NotImplementedError>(prim.name(),
+                                       "moving a global tensor to another device "
+                                       "is not supported; use to_global with another placement");
+    const Sbp& s = sbp_of(inputs[0]);
+    // A cast of partial sums to an integer type rounds each shard: not the rounded sum.
+    if (s.kind == Sbp::kPartialSum && !is_floating(out_metas[0].dtype))
+      return all_broadcast(inputs);
+    return {{s}, s};
+  }
+  if (inplace_out) {
+    // Other in-place primitives (copy_, index_put_, ...) run on the whole value.
+    if (sbp_of(inplace_out).kind != Sbp::kBroadcast)
+      throw_error<NotImplementedError>(prim.name(),
+                                       "this in-place op on a global tensor needs it to be "
+                                       "broadcast, got ",
+                                       sbp_of(inplace_out).str(), "; convert it with to_global");
+    return all_broadcast(inputs);
+  }
+  const bool all_global = std::all_of(inputs.begin(), inputs.end(), is_global);
+  if (!all_global || inputs.empty()) return all_broadcast(inputs);
+  if (&prim == &prim::matmul() && inputs.size() == 2) return matmul_signature(inputs);
+  if (&prim == &prim::matmul() && inputs.size() == 3 && inputs[2]->ndim() == 1) {
+    // With a bias [n] added to every row: broadcast, or split with the output's columns.
+    Signature sig = matmul_signature({inputs[0], inputs[1]});
+    const int64_t n = inputs[0]->ndim() - 1;
+    if (sig.out.kind == Sbp::kPartialSum) return all_broadcast(inputs);
+    sig.in.push_back(sig.out == Sbp::split(n) ? Sbp::split(0) : Sbp::broadcast());
+    return sig;
+  }
+  if ((&prim == &prim::reduce_sum() || &prim == &prim::reduce<ReduceFn::kMax>() ||
+       &prim == &prim::reduce<ReduceFn::kMin>()) &&
+      inputs[0]->ndim() > 0)
+    return reduce_signature(prim, inputs[0], attrs);
+  if (&prim == &prim::softmax() || &prim == &prim::log_softmax())
+    return rowwise_signature(inputs, attrs);
+  if (&prim == &prim::softmax_grad() || &prim == &prim::log_softmax_grad()) {
+    // (dy, y): the dim is in the attributes as for the forward.
+    if (attrs.has("dim") && sbp_of(inputs[0]) == sbp_of(inputs[1]))
+      return rowwise_signature(inputs, attrs);
+    return all_broadcast(inputs);
+  }
+  if (traits.is_view && inputs.size() == 1 && out_metas.size() == 1)
+    return view_signature(prim, inputs[0], out_metas[0].shape, attrs);
+  return all_broadcast(inputs);
+}
+
+}  // namespace
+
+TensorList eager_global(const Primitive& prim, const TensorList& inputs, const Attrs& attrs,
+                        const Tensor& inplace_out) {
+  if (graph::tracing())
+    throw_error<NotImplementedError>(prim.name(),
+                                     "global tensors inside nn.Graph are not "
+                                     "supported yet");
+  const Placement* placement = nullptr;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i];
+    if (!t) throw_error<TypeError>(prim.name(), "input ", i, " is None");
+    if (!is_global(t)) {
+      if (t->ndim() != 0)
+        throw_error<RuntimeError>(prim.name(),
+                                  "expected all inputs to be global tensors, but "
+                                  "input ",
+                                  i, " is a local tensor of shape ", shape_str(t->shape()),
+                                  "; make it global with to_global()");
+      continue;
+    }
+    const Placement& p = global::meta(t).placement;
+    if (!placement) {
+      placement = &p;
+    } else if (p != *placement) {
+      throw_error<RuntimeError>(prim.name(), "expected all inputs on the same placement, got ",
+                                placement->str(), " and ", p.str());
+    }
+  }
+  if (inplace_out && !is_global(inplace_out))
+    throw_error<RuntimeError>(prim.name(), "cannot write a global result into a local tensor");
+  if (!placement)
+    throw_error<NotImplementedError>(prim.name(),
+                                     "creating a global tensor here is not "
+                                     "supported; pass placement= and sbp= to oneflow.zeros, "
+                                     "ones, rand, randn, full, tensor, ... or call to_global()");
+
+  // Global output metas: the primitive's own inference on the global shapes.
+  const std::vector<TensorMeta> metas = prim.infer(inputs, attrs);
+  const Signature sig = choose_signature(prim, inputs, attrs, metas, inplace_out);
+
+  const bool recording = grad_mode_enabled() && !inference_mode_enabled();
+  bool needs_grad = false;
+  if (prim.traits().differentiable && recording)
+    for (const Tensor& t : inputs) needs_grad = needs_grad || t->requires_grad();
+  if (inplace_out && recording && inplace_out->requires_grad() && inplace_out->is_leaf())
+    throw_error<RuntimeError>(prim.name(),
+                              "a leaf Variable that requires grad is being used in "
+                              "an in-place operation.");
+  Tensor original;
+  if (needs_grad && inplace_out && prim.traits().saves_inputs) {
+    GradModeGuard no_grad(false);
+    original = functional::clone(inplace_out);
+  }
+  std::vector<int64_t> input_versions;
+  if (needs_grad)
+    for (const Tensor& t : inputs) input_versions.push_back(t->version());
+
+  TensorList local_in;
+  local_in.reserve(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i)
+    local_in.push_back(is_global(inputs[i]) ? global::box_local(inputs[i], sig.in[i]) : inputs[i]);
+  TensorList local_out;
+  {
+    GradModeGuard no_grad(false);
+    local_out =
+        dispatch(prim, local_in, attrs, inplace_out ? global::local_of(inplace_out) : nullptr);
+  }
+  TensorList outputs;
+  outputs.reserve(local_out.size());
+  for (size_t i = 0; i < local_out.size(); ++i) {
+    if (inplace_out) {
+      outputs.push_back(inplace_out);
+      continue;
+    }
+    const Shape expected = global::local_shape(metas[i].shape, sig.out);
+    if (local_out[i]->shape() != expected)
+      throw_error<RuntimeError>(prim.name(), "internal error: the shard of output ", i, " under ",
+                                sig.out.str(), " has shape ", shape_str(local_out[i]->shape()),
+                                ", expected ", shape_str(expected));
+    outputs.push_back(global::make(local_out[i], *placement, sig.out, metas[i].shape));
+  }
+  if (needs_grad) record_autograd(prim, inputs, outputs, attrs, input_versions, original);
+  return outputs;
+}
+
+}  // namespace oneflow::detail

@@ -1,0 +1,225 @@
+#include "oneflow/core/framework/global.h"
+
+#include <cstdlib>
+
+#include "oneflow/core/autograd/autograd.h"
+#include "oneflow/core/comm/comm.h"
+#include "oneflow/core/common/error.h"
+#include "oneflow/core/functional/functional.h"
+
+namespace oneflow {
+
+namespace F = functional;
+
+void throw_global_data_access() {
+  throw_error<RuntimeError>("global tensor",
+                            "the values of a global tensor live on several processes; call "
+                            "to_local() for this process's shard, or numpy() for the whole value");
+}
+
+std::string Sbp::str() const {
+  switch (kind) {
+    case kSplit:
+      return "S(" + std::to_string(axis) + ")";
+    case kBroadcast:
+      return "B";
+    case kPartialSum:
+      return "P";
+  }
+  return "?";
+}
+
+std::string Placement::str() const {
+  std::string s = std::string("placement(type=\"") + (type == DeviceType::kCPU ? "cpu" : "cuda") +
+                  "\", ranks=[";
+  for (size_t i = 0; i < ranks.size(); ++i) s += (i ? ", " : "") + std::to_string(ranks[i]);
+  return s + "])";
+}
+
+namespace global {
+
+int64_t rank() { return comm::initialized() ? comm::rank() : 0; }
+int64_t world_size() { return comm::initialized() ? comm::world_size() : 1; }
+
+void check_placement(const Placement& p, const char* op) {
+  const int64_t k = world_size();
+  bool whole = static_cast<int64_t>(p.ranks.size()) == k;
+  for (size_t i = 0; whole && i < p.ranks.size(); ++i)
+    whole = p.ranks[i] == static_cast<int64_t>(i);
+  if (!whole)
+    throw_error<NotImplementedError>(op,
+                                     "a placement must hold every rank of the process group "
+                                     "in order (ranks 0..",
+                                     k - 1, "), got ", p.str(),
+                                     "; placements over part of the group are not supported yet");
+}
+
+Device local_device(const Placement& p) {
+  if (p.type == DeviceType::kCPU) return Device{DeviceType::kCPU, 0};
+  const char* lr = std::getenv("LOCAL_RANK");
+  return Device{DeviceType::kCUDA, lr ? std::atoi(lr) : static_cast<int>(rank())};
+}
+
+std::pair<int64_t, int64_t> split_range(int64_t n, int64_t k, int64_t r) {
+  const int64_t base = n / k, extra = n % k;
+  const int64_t begin = r * base + std::min(r, extra);
+  return {begin, begin + base + (r < extra ? 1 : 0)};
+}
+
+Shape local_shape(const Shape& global_shape, const Sbp& sbp) {
+  Shape s = global_shape;
+  if (sbp.is_split()) {
+    auto [b, e] = split_range(s[sbp.axis], world_size(), rank());
+    s[sbp.axis] = e - b;
+  }
+  return s;
+}
+
+Tensor make(const Tensor& local, const Placement& p, const Sbp& sbp, const Shape& global_shape) {
+  TensorMeta m{global_shape, contiguous_strides(global_shape), 0, local->dtype(), local->device()};
+  auto t = std::make_shared<TensorImpl>(std::move(m), local->storage(), local->version_counter());
+  auto g = std::make_shared<GlobalMeta>();
+  g->placement = p;
+  g->sbp = sbp;
+  g->local = local;
+  t->set_global(std::move(g));
+  return t;
+}
+
+Tensor broadcast_like(const Tensor& ref, const Tensor& value) {
+  if (!ref->global()) return value;
+  return make(value, ref->global()->placement, Sbp::broadcast(), value->shape());
+}
+
+const GlobalMeta& meta(const Tensor& t) {
+  if (!t->global())
+    throw_error<RuntimeError>("to_local", "expected a global tensor, got a local one");
+  return *t->global();
+}
+
+namespace {
+
+// Every rank's shard of a split along `axis`, concatenated: the whole value.
+Tensor gather_split(const Tensor& local, int64_t axis, int64_t n) {
+  const int64_t k = world_size();
+  const int64_t rows = (n + k - 1) / k;  // the largest shard
+  std::vector<int64_t> perm(local->ndim());
+  perm[0] = axis;
+  for (int64_t d = 0, j = 1; d < local->ndim(); ++d)
+    if (d != axis) perm[j++] = d;
+  Tensor x = F::contiguous(F::permute(local, perm));
+  if (x->shape()[0] < rows) {  // pad to equal blocks
+    Shape pad = x->shape();
+    pad[0] = rows - x->shape()[0];
+    x = F::cat({x, F::zeros(pad, CreationOptions{x->dtype(), x->device(), ""})}, 0);
+  }
+  Shape all = x->shape();
+  all[0] = rows * k;
+  Tensor out = F::zeros(all, CreationOptions{x->dtype(), x->device(), ""});
+  comm::all_gather(out, x);
+  TensorList parts;
+  for (int64_t r = 0; r < k; ++r) {
+    auto [b, e] = split_range(n, k, r);
+    parts.push_back(F::narrow(out, 0, r * rows, e - b));
+  }
+  Tensor whole = F::cat(parts, 0);
+  std::vector<int64_t> inv(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) inv[perm[i]] = static_cast<int64_t>(i);
+  return F::contiguous(F::permute(whole, inv));
+}
+
+Tensor my_rows(const Tensor& whole, int64_t axis) {
+  auto [b, e] = split_range(whole->shape()[axis], world_size(), rank());
+  return F::contiguous(F::narrow(whole, axis, b, e - b));
+}
+
+}  // namespace
+
+Tensor box_local(const Tensor& t, const Sbp& dst) {
+  const GlobalMeta& g = meta(t);
+  const Tensor& local = g.local;
+  if (g.sbp == dst || world_size() == 1) return local;
+  GradModeGuard no_grad(false);
+  if (g.placement.type != DeviceType::kCPU)
+    throw_error<NotImplementedError>("to_global",
+                                     "changing the sbp of a CUDA global tensor across processes "
+                                     "needs the NCCL backend, which is not built yet");
+  Tensor whole;  // the value, when needed
+  switch (g.sbp.kind) {
+    case Sbp::kSplit:
+      whole = gather_split(local, g.sbp.axis, t->shape()[g.sbp.axis]);
+      break;
+    case Sbp::kBroadcast:
+      whole = local;
+      break;
+    case Sbp::kPartialSum:
+      whole = F::clone(local);
+      comm::all_reduce(whole, comm::ReduceOp::kSum);
+      break;
+  }
+  switch (dst.kind) {
+    case Sbp::kBroadcast:
+      return whole;
+    case Sbp::kSplit:
+      return my_rows(whole, dst.axis);
+    case Sbp::kPartialSum:
+      return rank() == 0 ? (whole == local ? F::clone(local) : whole) : F::zeros_like(whole);
+  }
+  return whole;
+}
+
+Tensor box(const Tensor& t, const Sbp& dst) {
+  const GlobalMeta& g = meta(t);
+  if (g.sbp == dst) return t;
+  return make(box_local(t, dst), g.placement, dst, t->shape());
+}
+
+Tensor from_local(const Tensor& local, const Placement& p, const Sbp& sbp, bool check_meta,
+                  bool sync_broadcast) {
+  check_placement(p, "to_global");
+  if (local->device() != local_device(p))
+    throw_error<RuntimeError>("to_global", "the local tensor is on ", local->device().str(),
+                              " but the placement ", p.str(), " puts this rank's shard on ",
+                              local_device(p).str());
+  Shape shape = local->shape();
+  if (sbp.is_split()) {
+    if (sbp.axis < 0 || sbp.axis >= local->ndim())
+      throw_error<IndexError>("to_global", "split axis ", sbp.axis, " is out of range for a ",
+                              local->ndim(), "-d tensor");
+    const int64_t k = world_size();
+    std::vector<int64_t> sizes(k, shape[sbp.axis]);
+    if (k > 1 && check_meta) {
+      GradModeGuard no_grad(false);
+      Tensor mine = F::full(Shape{1}, Scalar::from_int(shape[sbp.axis]),
+                            CreationOptions{DType::kInt64, Device{}, ""});
+      Tensor all = F::zeros(Shape{k}, CreationOptions{DType::kInt64, Device{}, ""});
+      comm::all_gather(all, mine);
+      const int64_t* v = all->read_as<int64_t>();
+      sizes.assign(v, v + k);
+    }
+    int64_t n = 0;
+    for (int64_t s : sizes) n += s;
+    for (int64_t r = 0; r < k; ++r) {
+      auto [b, e] = split_range(n, k, r);
+      if (sizes[r] != e - b)
+        throw_error<ValueError>("to_global", "the shards of split(", sbp.axis,
+                                ") must be "
+                                "balanced (the first n % k ranks one row more): rank ",
+                                r, " holds ", sizes[r], " of ", n, " rows, expected ", e - b);
+    }
+    shape[sbp.axis] = n;
+  }
+  if (sbp.kind == Sbp::kBroadcast && sync_broadcast && world_size() > 1) {
+    if (p.type != DeviceType::kCPU)
+      throw_error<NotImplementedError>("to_global",
+                                       "broadcasting a CUDA tensor across processes "
+                                       "needs the NCCL backend, which is not built yet");
+    if (!local->is_contiguous())
+      throw_error<RuntimeError>("to_global", "a local tensor made broadcast must be contiguous");
+    comm::broadcast(local, 0);
+  }
+  return make(local, p, sbp, shape);
+}
+
+}  // namespace global
+}  // namespace oneflow

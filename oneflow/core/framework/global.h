@@ -1,0 +1,84 @@
+// Global tensors (DESIGN.md section 8): a tensor whose value is spread over the processes of a
+// placement. Each process holds one shard, a local tensor; the sbp says how the shards make the
+// global value: split(axis) (the shards, concatenated along axis in rank order), broadcast
+// (every shard is the whole value) or partial_sum (the value is the sum of the shards).
+//
+// Placements are 1-D here: a device type and the ranks of the process group, all of them (a
+// placement over part of the group, and N-D hierarchies, raise NotImplementedError). Shards of
+// a split are balanced: with n rows over k ranks, the first n % k ranks hold one row more.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "oneflow/core/framework/tensor.h"
+
+namespace oneflow {
+
+struct Sbp {
+  enum Kind : int8_t { kSplit, kBroadcast, kPartialSum };
+  Kind kind = kBroadcast;
+  int64_t axis = -1;  // kSplit only
+
+  static Sbp split(int64_t axis) { return {kSplit, axis}; }
+  static Sbp broadcast() { return {kBroadcast, -1}; }
+  static Sbp partial_sum() { return {kPartialSum, -1}; }
+  bool is_split() const { return kind == kSplit; }
+  bool operator==(const Sbp& o) const { return kind == o.kind && axis == o.axis; }
+  bool operator!=(const Sbp& o) const { return !(*this == o); }
+  std::string str() const;  // "S(0)", "B", "P"
+};
+
+struct Placement {
+  DeviceType type = DeviceType::kCPU;
+  std::vector<int64_t> ranks;
+  bool operator==(const Placement& o) const { return type == o.type && ranks == o.ranks; }
+  bool operator!=(const Placement& o) const { return !(*this == o); }
+  std::string str() const;
+};
+
+struct GlobalMeta {
+  Placement placement;
+  Sbp sbp;
+  Tensor local;  // this process's shard; no autograd state (autograd runs on the global tensor)
+};
+
+namespace global {
+
+// This process's rank and the group size (0 and 1 before oneflow.comm is initialised).
+int64_t rank();
+int64_t world_size();
+// Checks a placement against the process group; `op` names the caller in errors.
+void check_placement(const Placement& p, const char* op);
+// The device a placement's shards live on in this process.
+Device local_device(const Placement& p);
+// [begin, end) of rank r's rows when n rows are split over k ranks.
+std::pair<int64_t, int64_t> split_range(int64_t n, int64_t k, int64_t r);
+// The shard shape of `global_shape` under sbp on this rank.
+Shape local_shape(const Shape& global_shape, const Sbp& sbp);
+
+// A global tensor viewing `local` as this rank's shard (no data moves, no autograd).
+Tensor make(const Tensor& local, const Placement& p, const Sbp& sbp, const Shape& global_shape);
+const GlobalMeta& meta(const Tensor& t);
+inline const Tensor& local_of(const Tensor& t) { return meta(t).local; }
+
+// `value` (a local tensor holding a whole value, the same on every rank) as a broadcast
+// global tensor on ref's placement when ref is global; `value` itself otherwise. For constants
+// a functional op makes beside its inputs (default weights).
+Tensor broadcast_like(const Tensor& ref, const Tensor& value);
+
+// This rank's shard of t's value laid out as `dst` (collectives through oneflow.comm; no
+// autograd). Returns t's own shard when the layouts agree.
+Tensor box_local(const Tensor& t, const Sbp& dst);
+// A global tensor with t's value laid out as `dst` (no autograd).
+Tensor box(const Tensor& t, const Sbp& dst);
+
+// local -> global: `local` is this rank's shard of a value laid out as sbp. With check_meta
+// the global shape of a split is found by gathering the shards' sizes (without, every shard is
+// taken to have this one's size). With sync_broadcast a broadcast value is rank 0's: it is
+// copied into `local` on the other ranks (OneFlow's to_global of a local tensor).
+Tensor from_local(const Tensor& local, const Placement& p, const Sbp& sbp, bool check_meta = true,
+                  bool sync_broadcast = false);
+
+}  // namespace global
+}  // namespace oneflow

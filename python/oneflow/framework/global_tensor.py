@@ -1,0 +1,293 @@
+"""Global tensors: Tensor.to_global / to_local / placement / sbp, creation with placement= and
+sbp=, and host reads of global values (DESIGN.md section 8).
+
+The core (framework/global.h, dispatch/global_dispatch.cpp) holds the layout and runs ops on
+the shards; here the conversions get their gradients: the gradient of a layout change is the
+same change back (a partial_sum source takes its gradient as broadcast), to_local's gradient
+is the local gradient made global with the tensor's sbp.
+"""
+
+import builtins
+
+from oneflow import _oneflow_internal as _internal
+from oneflow._oneflow_internal import Tensor
+from oneflow.framework.placement import placement as _placement
+from oneflow.sbp import broadcast as _broadcast
+from oneflow.sbp import sbp as _sbp
+from oneflow.sbp import split as _split
+
+
+def _check_sbp(sbp, ndim, op):
+    """One sbp, or a sequence of one sbp (1-D placements), as an sbp object."""
+    if isinstance(sbp, (tuple, list)):
+        if len(sbp) != 1:
+            raise NotImplementedError(
+                f"{op}: N-D sbp (got {len(sbp)} of them) needs an N-D placement, which is not "
+                "supported yet; pass one sbp"
+            )
+        sbp = sbp[0]
+    if not isinstance(sbp, _sbp):
+        raise TypeError(f"{op}: expected an oneflow.sbp value, got {type(sbp).__name__}")
+    if sbp.kind == "split" and not -builtins.max(ndim, 1) <= sbp.axis < builtins.max(ndim, 1):
+        raise IndexError(f"{op}: split axis {sbp.axis} is out of range for a {ndim}-d tensor")
+    if sbp.kind == "split" and sbp.axis < 0:
+        sbp = _split(sbp.axis + ndim)
+    return sbp
+
+
+def _check_placement(placement, op):
+    if not isinstance(placement, _placement):
+        raise TypeError(f"{op}: expected an oneflow.placement, got {type(placement).__name__}")
+    if any(isinstance(r, (list, tuple)) for r in placement.ranks):
+        raise NotImplementedError(
+            f"{op}: N-D placements (nested ranks, got {placement.ranks}) are not supported yet"
+        )
+    from oneflow import comm, env
+
+    if env.get_world_size() > 1:  # a launcher's run: join the group on the first global op
+        comm._ensure_initialized(op)
+    _internal._global_check_placement(placement.type, placement.ranks)
+    return placement
+
+
+def _sbp_of(t):
+    kind, axis = _internal._global_sbp(t)
+    return _split(axis) if kind == "split" else _sbp(kind)
+
+
+def _placement_of(t):
+    device_type, ranks = _internal._global_placement(t)
+    return _placement(device_type, ranks)
+
+
+def _box(t, sbp):
+    return _internal._global_box(t, sbp.kind, sbp.axis if sbp.kind == "split" else -1)
+
+
+def _grad_sbp(sbp):
+    """The layout a gradient takes back through a conversion from `sbp`."""
+    return _broadcast if sbp.kind == "partial_sum" else sbp
+
+
+def _local_device(placement):
+    if placement.type == "cpu":
+        return "cpu"
+    from oneflow import env
+
+    return f"cuda:{env.get_local_rank()}"
+
+
+def _function():
+    from oneflow.autograd import Function
+
+    return Function
+
+
+class _Conversions:
+    """autograd.Function classes, made on first use (oneflow.autograd imports tensors)."""
+
+    _made = None
+
+    @classmethod
+    def get(cls):
+        if cls._made is None:
+            Function = _function()
+
+            class LocalToGlobal(Function):
+                @staticmethod
+                def forward(ctx, x, placement, sbp, grad_sbp, check_meta):
+                    ctx.sbp, ctx.grad_sbp = sbp, grad_sbp
+                    return _internal._global_from_local(
+                        x, placement.type, placement.ranks, sbp.kind, _axis(sbp), check_meta, True
+                    )
+
+                @staticmethod
+                def backward(ctx, dy):
+                    target = ctx.grad_sbp or _grad_sbp(ctx.sbp)
+                    return _internal._global_to_local(_box(dy, target)), None, None, None, None
+
+            class GlobalToGlobal(Function):
+                @staticmethod
+                def forward(ctx, x, sbp, grad_sbp):
+                    ctx.src, ctx.grad_sbp = _sbp_of(x), grad_sbp
+                    return _box(x, sbp)
+
+                @staticmethod
+                def backward(ctx, dy):
+                    return _box(dy, ctx.grad_sbp or _grad_sbp(ctx.src)), None, None
+
+            class GlobalToLocal(Function):
+                @staticmethod
+                def forward(ctx, x):
+                    ctx.placement, ctx.sbp = _placement_of(x), _sbp_of(x)
+                    return _internal._global_to_local(x)
+
+                @staticmethod
+                def backward(ctx, dy):
+                    # The adjoint of taking this rank's shard: a split stays split; the copies
+                    # of a broadcast value sum (partial_sum); partial sums all get dy.
+                    p, s = ctx.placement, ctx.sbp
+                    kind = {"broadcast": "partial_sum", "partial_sum": "broadcast"}.get(
+                        s.kind, s.kind
+                    )
+                    return _internal._global_from_local(
+                        dy.contiguous(), p.type, p.ranks, kind, _axis(s), False, False
+                    )
+
+            cls._made = (LocalToGlobal, GlobalToGlobal, GlobalToLocal)
+        return cls._made
+
+
+def _axis(sbp):
+    return sbp.axis if sbp.kind == "split" else -1
+
+
+def to_global(self, placement=None, sbp=None, *, grad_sbp=None, check_meta=True, copy=False):
+    """A global tensor. From a local tensor: this process's tensor is its shard of a value laid
+    out as `sbp` on `placement` (split: the shards are concatenated in rank order; broadcast:
+    every rank holds the whole value; partial_sum: the value is the sum of the shards). From a
+    global tensor: the same value laid out as `sbp` (collectives move the data); `grad_sbp`
+    chooses the layout of the gradient flowing back."""
+    to_g, g_to_g, _ = _Conversions.get()
+    if grad_sbp is not None:
+        grad_sbp = _check_sbp(grad_sbp, self.ndim, "to_global")
+    if self.is_global:
+        if placement is not None:
+            _check_placement(placement, "to_global")
+            if placement != self.placement:
+                raise NotImplementedError(
+                    f"to_global: moving a global tensor from {self.placement} to {placement} "
+                    "is not supported yet"
+                )
+        sbp = self.sbp[0] if sbp is None else _check_sbp(sbp, self.ndim, "to_global")
+        out = g_to_g.apply(self, sbp, grad_sbp)
+        if copy and out is self:
+            out = self.clone()
+        return out
+    if placement is None:
+        raise ValueError("to_global: a local tensor needs a placement")
+    if sbp is None:
+        raise ValueError("to_global: a local tensor needs an sbp")
+    _check_placement(placement, "to_global")
+    sbp = _check_sbp(sbp, self.ndim, "to_global")
+    x = self
+    if str(x.device).split(":")[0] != placement.type:
+        x = x.to(_local_device(placement))
+    elif copy:
+        x = x.clone()
+    return to_g.apply(x, placement, sbp, grad_sbp, check_meta)
+
+
+def to_local(self, *, copy=False):
+    """This process's shard of a global tensor (it shares the shard's memory unless copy)."""
+    if not self.is_global:
+        return self.clone() if copy else self
+    out = _Conversions.get()[2].apply(self)
+    return out.clone() if copy else out
+
+
+def local_to_global(self, placement=None, sbp=None, *, check_meta=True, copy=False):
+    if self.is_global:
+        raise RuntimeError("local_to_global: expected a local tensor, got a global one")
+    return to_global(self, placement, sbp, check_meta=check_meta, copy=copy)
+
+
+def global_to_global(
+    self, placement=None, sbp=None, *, grad_sbp=None, check_meta=False, copy=False
+):
+    if not self.is_global:
+        raise RuntimeError("global_to_global: expected a global tensor, got a local one")
+    return to_global(self, placement, sbp, grad_sbp=grad_sbp, copy=copy)
+
+
+def to_consistent(self, *args, **kwargs):
+    """The old name of to_global; no longer available (as in OneFlow)."""
+    raise RuntimeError(
+        "to_consistent: this interface is no longer available, please use "
+        "oneflow.Tensor.to_global() instead"
+    )
+
+
+def _placement_property(self):
+    if not self.is_global:
+        raise RuntimeError("placement: only global tensors have a placement; this one is local")
+    return _placement_of(self)
+
+
+def _sbp_property(self):
+    if not self.is_global:
+        raise RuntimeError("sbp: only global tensors have an sbp; this one is local")
+    return (_sbp_of(self),)
+
+
+def whole_value(t):
+    """The local tensor holding a global tensor's whole value (every rank must call this)."""
+    return _internal._global_to_local(_internal._global_box(t, "broadcast", -1))
+
+
+def make_global(local, placement, sbp, requires_grad=False, sync=False):
+    """Creation ops with placement=: `local` holds the whole value, the same on every rank
+    (with sync, rank 0's values are sent to the others first: random values)."""
+    _check_placement(placement, "oneflow")
+    sbp = _check_sbp(sbp if sbp is not None else _broadcast, local.ndim, "oneflow")
+    if placement.type != "cpu" and local.device.type == "cpu":
+        local = local.to(_local_device(placement))
+    t = _internal._global_from_local(
+        local.detach().contiguous(), placement.type, placement.ranks, "broadcast", -1, False, sync
+    )
+    if sbp.kind != "broadcast":
+        t = _box(t, sbp)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def install():
+    """Adds the global-tensor methods to oneflow.Tensor and makes numpy() of a global tensor
+    its whole value."""
+    numpy, numpy_copy = Tensor.numpy, Tensor._numpy_copy
+
+    def numpy_method(self):
+        return numpy(whole_value(self) if self.is_global else self)
+
+    def numpy_copy_method(self):
+        return numpy_copy(whole_value(self) if self.is_global else self)
+
+    numpy_method.__doc__ = numpy.__doc__
+    to = Tensor.to
+
+    def to_method(self, *args, **kwargs):
+        if not self.is_global:
+            return to(self, *args, **kwargs)
+        # A global tensor keeps its placement: a device of the placement's type is accepted
+        # (what global_mode lets local code do), and dtype casts run on the shards.
+        dtype = kwargs.pop("dtype", None)
+        device = kwargs.pop("device", None)
+        for a in args:
+            if isinstance(a, _internal.dtype):
+                dtype = a
+            elif isinstance(a, (str, _internal.device)):
+                device = a
+            else:
+                return to(self, *args, **kwargs)
+        if device is not None and str(device).split(":")[0] != self.placement.type:
+            raise NotImplementedError(
+                f"to: a global tensor on {self.placement} cannot move to device {device}; "
+                "use to_global with another placement"
+            )
+        return self if dtype is None or dtype == self.dtype else to(self, dtype)
+
+    to_method.__doc__ = to.__doc__
+    for name, fn in {
+        "to_global": to_global,
+        "to_local": to_local,
+        "local_to_global": local_to_global,
+        "global_to_global": global_to_global,
+        "to_consistent": to_consistent,
+        "numpy": numpy_method,
+        "to": to_method,
+        "_numpy_copy": numpy_copy_method,
+    }.items():
+        setattr(Tensor, name, fn)
+    Tensor.placement = property(_placement_property)
+    Tensor.sbp = property(_sbp_property)

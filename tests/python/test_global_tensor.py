@@ -1,0 +1,403 @@
+"""Global tensors (placement + sbp): conversions, boxing, ops with their sbp signatures and
+gradients, on a world of one in this process and on 2 and 3 real processes over loopback
+through the launcher, compared with NumPy."""
+
+import textwrap
+
+import numpy as np
+import pytest
+from test_distributed import _env, _launch
+
+import oneflow as flow
+
+P1 = flow.placement("cpu", [0])
+SBPS = {
+    "B": flow.sbp.broadcast,
+    "S0": flow.sbp.split(0),
+    "S1": flow.sbp.split(1),
+    "P": flow.sbp.partial_sum,
+}
+
+
+def _a(shape=(5, 4), seed=0):
+    return np.random.RandomState(seed).randn(*shape).astype(np.float32)
+
+
+@pytest.mark.parametrize("name", list(SBPS))
+def test_to_global_and_back_one_rank(name):
+    a = _a()
+    x = flow.tensor(a)
+    g = x.to_global(placement=P1, sbp=SBPS[name])
+    assert g.is_global and not g.is_local and not x.is_global
+    assert g.shape == (5, 4)
+    assert g.placement == P1
+    assert g.sbp == (SBPS[name],)
+    np.testing.assert_array_equal(g.numpy(), a)
+    np.testing.assert_array_equal(g.to_local().numpy(), a)
+    assert 'placement=oneflow.placement(type="cpu", ranks=[0])' in repr(g)
+    for other in SBPS.values():
+        h = g.to_global(sbp=other)
+        assert h.sbp == (other,)
+        np.testing.assert_array_equal(h.numpy(), a)
+
+
+def test_sbp_sequence_and_negative_split_axis():
+    g = flow.tensor(_a()).to_global(P1, [flow.sbp.split(-1)])
+    assert g.sbp == (flow.sbp.split(1),)
+
+
+def test_global_ops_match_local_one_rank():
+    a, b = _a(), _a((4, 3), 1)
+    x = flow.tensor(a).to_global(P1, flow.sbp.split(0))
+    w = flow.tensor(b).to_global(P1, flow.sbp.broadcast)
+    y = flow.matmul(x, w)
+    assert y.is_global and y.sbp == (flow.sbp.split(0),)
+    np.testing.assert_allclose(y.numpy(), a @ b, rtol=1e-5, atol=1e-6)
+    s = (x * 2 + 1).sum()
+    assert s.sbp == (flow.sbp.partial_sum,) and s.shape == ()
+    np.testing.assert_allclose(s.numpy(), (a * 2 + 1).sum(), rtol=1e-5)
+    np.testing.assert_allclose(x.sum(dim=1).numpy(), a.sum(1), rtol=1e-5)
+    assert x.sum(dim=1).sbp == (flow.sbp.split(0),)
+    t = x.T
+    assert t.sbp == (flow.sbp.split(1),) and t.shape == (4, 5)
+    np.testing.assert_array_equal(t.numpy(), a.T)
+    sm = flow.softmax(x, dim=1)
+    assert sm.sbp == (flow.sbp.split(0),)
+    e = np.exp(a - a.max(1, keepdims=True))
+    np.testing.assert_allclose(sm.numpy(), e / e.sum(1, keepdims=True), rtol=1e-5)
+    r = x.reshape(5, 2, 2)
+    assert r.sbp == (flow.sbp.split(0),)
+    np.testing.assert_array_equal(r.numpy(), a.reshape(5, 2, 2))
+    # an op without its own rule runs on broadcast inputs
+    c = flow.cumsum(x, dim=0)
+    assert c.sbp == (flow.sbp.broadcast,)
+    np.testing.assert_allclose(c.numpy(), np.cumsum(a, 0), rtol=1e-5)
+
+
+def test_global_backward_one_rank():
+    a, b = _a(), _a((4, 3), 1)
+    xl = flow.tensor(a, requires_grad=True)
+    x = xl.to_global(P1, flow.sbp.split(0))
+    w = flow.tensor(b).to_global(P1, flow.sbp.broadcast)
+    w.requires_grad_(True)
+    assert w.is_leaf
+    loss = (flow.matmul(x, w) ** 2).mean()
+    loss.backward()
+    assert w.grad.is_global
+    y = a @ b
+    np.testing.assert_allclose(w.grad.numpy(), a.T @ (2 * y / y.size), rtol=1e-4, atol=1e-6)
+    assert not xl.grad.is_global
+    np.testing.assert_allclose(xl.grad.numpy(), (2 * y / y.size) @ b.T, rtol=1e-4, atol=1e-6)
+
+
+def test_creation_with_placement_one_rank():
+    z = flow.zeros(3, 4, placement=P1, sbp=flow.sbp.split(0))
+    assert z.is_global and z.shape == (3, 4) and z.sbp == (flow.sbp.split(0),)
+    np.testing.assert_array_equal(z.numpy(), np.zeros((3, 4), np.float32))
+    o = flow.ones(2, placement=P1, sbp=flow.sbp.broadcast, requires_grad=True)
+    assert o.requires_grad and o.is_leaf
+    r = flow.randn(3, 4, placement=P1, sbp=flow.sbp.broadcast)
+    assert r.is_global and r.dtype == flow.float32
+    t = flow.tensor([[1, 2], [3, 4]], placement=P1, sbp=flow.sbp.split(1))
+    np.testing.assert_array_equal(t.numpy(), [[1, 2], [3, 4]])
+    f = flow.full((2, 2), 7.0, placement=P1, sbp=flow.sbp.broadcast)
+    assert f.numpy().tolist() == [[7.0, 7.0], [7.0, 7.0]]
+    ar = flow.arange(6, placement=P1, sbp=flow.sbp.split(0))
+    np.testing.assert_array_equal(ar.numpy(), np.arange(6))
+    assert flow.placement.all("cpu") == P1
+
+
+def test_global_errors_one_rank():
+    g = flow.tensor(_a()).to_global(P1, flow.sbp.broadcast)
+    with pytest.raises(RuntimeError, match="expected all inputs to be global"):
+        g + flow.ones(5, 4)
+    with pytest.raises(RuntimeError, match="global tensor"):
+        g.data_ptr()
+    with pytest.raises(NotImplementedError, match="every rank of the process group"):
+        flow.tensor(_a()).to_global(flow.placement("cpu", [0, 1]), flow.sbp.broadcast)
+    with pytest.raises(NotImplementedError, match="N-D sbp"):
+        g.to_global(sbp=[flow.sbp.broadcast, flow.sbp.broadcast])
+    with pytest.raises(NotImplementedError, match="N-D placements"):
+        flow.tensor(_a()).to_global(flow.placement("cpu", [[0]]), flow.sbp.broadcast)
+    with pytest.raises(IndexError, match="split axis"):
+        g.to_global(sbp=flow.sbp.split(2))
+    with pytest.raises(ValueError, match="needs an sbp"):
+        flow.tensor(_a()).to_global(P1)
+    with pytest.raises(RuntimeError, match="only global tensors have a placement"):
+        _ = flow.ones(2).placement
+    # the scalar operand of a Python number mixes with global tensors
+    np.testing.assert_allclose((g * 3).numpy(), _a() * 3)
+
+
+BODY = """
+import os
+import numpy as np
+import oneflow as flow
+
+rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+P = flow.placement("cpu", list(range(world)))
+S0, S1, B, PS = flow.sbp.split(0), flow.sbp.split(1), flow.sbp.broadcast, flow.sbp.partial_sum
+SBPS = {"B": B, "S0": S0, "S1": S1, "P": PS}
+results = {}
+
+
+def keep(key, value):
+    results[key] = value
+
+
+def rows(n):
+    base, extra = divmod(n, world)
+    begin = rank * base + min(rank, extra)
+    return begin, begin + base + (rank < extra)
+
+
+rng = np.random.RandomState(0)
+a = rng.randn(5, 4).astype(np.float32)
+b = rng.randn(4, 3).astype(np.float32)
+t = rng.randn(5, 3).astype(np.float32)
+lo, hi = rows(5)
+
+# local -> global from shards, and every layout change, read back as shards and whole values
+gs = flow.tensor(a[lo:hi]).to_global(P, S0)
+keep("s0_shape", np.array(gs.shape))
+keep("s0_whole", gs)
+for src, s in SBPS.items():
+    g = flow.tensor(a).to_global(P, B).to_global(sbp=s)
+    for dst, d in SBPS.items():
+        h = g.to_global(sbp=d)
+        keep(f"box_{src}_{dst}_local", h.to_local())
+        keep(f"box_{src}_{dst}_whole", h)
+gp = flow.tensor(a * (rank + 1)).to_global(P, PS)
+keep("partial_whole", gp)
+keep("partial_to_s1", gp.to_global(sbp=S1).to_local())
+
+# ops: data-parallel matmul, reductions, elementwise with broadcasting, views, softmax
+x = flow.tensor(a).to_global(P, B).to_global(sbp=S0)
+w = flow.tensor(b).to_global(P, B)
+y = flow.matmul(x, w)
+keep("mm_sbp", str(y.sbp))
+keep("mm", y)
+keep("mm_k_split", flow.matmul(x.to_global(sbp=S1), w.to_global(sbp=S0)))
+keep("mm_k_split_sbp", str(flow.matmul(x.to_global(sbp=S1), w.to_global(sbp=S0)).sbp))
+s = (x * 2 + 1).sum()
+keep("sum_sbp", str(s.sbp))
+keep("sum", s)
+keep("sum1", x.sum(dim=1))
+keep("amax0", x.amax(dim=0))
+bias = flow.tensor(a[0]).to_global(P, B)
+keep("bcast_add", x + bias)
+keep("bcast_add_sbp", str((x + bias).sbp))
+keep("transpose", x.T)
+keep("transpose_sbp", str(x.T.sbp))
+keep("softmax", flow.softmax(x, dim=1))
+keep("relu_partial", flow.relu(gp))
+keep("partial_plus_partial", gp + gp)
+keep("item", np.array(s.item()))
+
+# autograd through to_global and through global ops, and an SGD step on a global parameter
+xl = flow.tensor(a[lo:hi], requires_grad=True)
+xg = xl.to_global(P, S0)
+wg = flow.tensor(b).to_global(P, B)
+wg.requires_grad_(True)
+tg = flow.tensor(t).to_global(P, B).to_global(sbp=S0)
+loss = ((flow.matmul(xg, wg) - tg) ** 2).mean()
+loss.backward()
+keep("loss", loss)
+keep("w_grad", wg.grad)
+keep("w_grad_sbp", str(wg.grad.sbp))
+keep("x_grad_local", xl.grad)
+opt = flow.optim.SGD([wg], lr=0.1)
+opt.step()
+opt.zero_grad()
+keep("w_after_sgd_local", wg.to_local())
+
+# local -> global broadcast takes rank 0's values (written into the other ranks' tensors
+# unless copy=True); check_meta=False takes every shard to have this one's size
+mine = flow.full((2,), float(rank))
+kept = flow.full((2,), float(rank))
+keep("bcast_from_rank0", mine.to_global(P, B).to_local())
+keep("bcast_source_after", mine)
+kept.to_global(P, B, copy=True)
+keep("bcast_copy_source_after", kept)
+keep("no_check_meta_shape", np.array(flow.ones(2).to_global(P, S0, check_meta=False).shape))
+# to_local of a broadcast tensor: its copies' gradients sum
+wb = flow.tensor(b).to_global(P, B)
+wb.requires_grad_(True)
+(wb.to_local() * (rank + 1)).sum().backward()
+keep("to_local_grad", wb.grad)
+
+# data-parallel training of a module made global: rank r holds rows of the batch
+flow.manual_seed(0)
+model = flow.nn.Sequential(flow.nn.Linear(4, 8), flow.nn.ReLU(), flow.nn.Linear(8, 3))
+model.to_global(P, B)
+opt = flow.optim.Adam(model.parameters(), lr=0.01)
+xs = flow.tensor(a).to_global(P, B).to_global(sbp=S0)
+labels = flow.tensor(np.array([0, 1, 2, 1, 0])).to_global(P, B).to_global(sbp=S0)
+for step in range(3):
+    out = model(xs)
+    loss = flow.nn.functional.cross_entropy(out, labels)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    keep(f"ddp_loss{step}", loss)
+keep("ddp_weight", model[0].weight)
+
+# creation with placement: random values are rank 0's on every rank
+flow.manual_seed(rank)
+r = flow.randn(4, 6, placement=P, sbp=S1)
+keep("randn_local", r.to_local())
+keep("randn_whole", r)
+
+arrays = {k: v.numpy() if isinstance(v, flow.Tensor) else np.asarray(v) for k, v in results.items()}
+np.savez(f"rank{rank}.npz", **arrays)
+"""
+
+
+def _split(arr, axis, world, rank):
+    n = arr.shape[axis]
+    base, extra = divmod(n, world)
+    begin = rank * base + min(rank, extra)
+    return np.take(arr, range(begin, begin + base + (rank < extra)), axis=axis)
+
+
+@pytest.mark.parametrize("world", [2, 3])
+def test_global_tensors_on_ranks(tmp_path, world):
+    (tmp_path / "ranks.py").write_text(textwrap.dedent(BODY))
+    proc = _launch(
+        tmp_path, "--nproc_per_node", str(world), "ranks.py", env=_env(ONEFLOW_COMM_TIMEOUT=30)
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rng = np.random.RandomState(0)
+    a = rng.randn(5, 4).astype(np.float32)
+    b = rng.randn(4, 3).astype(np.float32)
+    t = rng.randn(5, 3).astype(np.float32)
+    close = dict(rtol=1e-5, atol=1e-5)
+    # the same training on the whole batch in this process
+    flow.manual_seed(0)
+    model = flow.nn.Sequential(flow.nn.Linear(4, 8), flow.nn.ReLU(), flow.nn.Linear(8, 3))
+    opt = flow.optim.Adam(model.parameters(), lr=0.01)
+    ddp_losses = []
+    for _ in range(3):
+        loss = flow.nn.functional.cross_entropy(model(flow.tensor(a)), flow.tensor([0, 1, 2, 1, 0]))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        ddp_losses.append(loss.item())
+    ddp_weight = model[0].weight.numpy()
+    randn_whole = None
+    for rank in range(world):
+        with np.load(tmp_path / f"rank{rank}.npz") as f:
+            r = {k: f[k] for k in f.files}
+        assert r["s0_shape"].tolist() == [5, 4]
+        np.testing.assert_array_equal(r["s0_whole"], a)
+        for src in ("B", "S0", "S1", "P"):
+            for dst in ("B", "S0", "S1", "P"):
+                np.testing.assert_allclose(r[f"box_{src}_{dst}_whole"], a, **close)
+                local = r[f"box_{src}_{dst}_local"]
+                if dst == "B":
+                    np.testing.assert_allclose(local, a, **close)
+                elif dst == "P":
+                    np.testing.assert_allclose(local, a if rank == 0 else 0 * a, **close)
+                else:
+                    axis = int(dst[1])
+                    np.testing.assert_allclose(local, _split(a, axis, world, rank), **close)
+        total = a * sum(range(1, world + 1))
+        np.testing.assert_allclose(r["partial_whole"], total, **close)
+        np.testing.assert_allclose(r["partial_to_s1"], _split(total, 1, world, rank), **close)
+        assert str(r["mm_sbp"]) == "(oneflow.sbp.split(dim=0),)"
+        np.testing.assert_allclose(r["mm"], a @ b, **close)
+        np.testing.assert_allclose(r["mm_k_split"], a @ b, **close)
+        assert str(r["mm_k_split_sbp"]) == "(oneflow.sbp.partial_sum,)"
+        assert str(r["sum_sbp"]) == "(oneflow.sbp.partial_sum,)"
+        np.testing.assert_allclose(r["sum"], (a * 2 + 1).sum(), rtol=1e-5)
+        np.testing.assert_allclose(r["item"], (a * 2 + 1).sum(), rtol=1e-5)
+        np.testing.assert_allclose(r["sum1"], a.sum(1), **close)
+        np.testing.assert_allclose(r["amax0"], a.max(0), **close)
+        np.testing.assert_allclose(r["bcast_add"], a + a[0], **close)
+        assert str(r["bcast_add_sbp"]) == "(oneflow.sbp.split(dim=0),)"
+        np.testing.assert_array_equal(r["transpose"], a.T)
+        assert str(r["transpose_sbp"]) == "(oneflow.sbp.split(dim=1),)"
+        e = np.exp(a - a.max(1, keepdims=True))
+        np.testing.assert_allclose(r["softmax"], e / e.sum(1, keepdims=True), **close)
+        np.testing.assert_allclose(r["relu_partial"], np.maximum(total, 0), **close)
+        np.testing.assert_allclose(r["partial_plus_partial"], 2 * total, **close)
+        # the training step
+        d = a @ b - t
+        np.testing.assert_allclose(r["loss"], (d**2).mean(), rtol=1e-5)
+        gw = a.T @ (2 * d / d.size)
+        np.testing.assert_allclose(r["w_grad"], gw, **close)
+        assert str(r["w_grad_sbp"]) == "(oneflow.sbp.partial_sum,)"
+        gx = (2 * d / d.size) @ b.T
+        np.testing.assert_allclose(r["x_grad_local"], _split(gx, 0, world, rank), **close)
+        np.testing.assert_allclose(r["w_after_sgd_local"], b - 0.1 * gw, **close)
+        np.testing.assert_array_equal(r["bcast_from_rank0"], [0.0, 0.0])
+        np.testing.assert_array_equal(r["bcast_source_after"], [0.0, 0.0])
+        np.testing.assert_array_equal(r["bcast_copy_source_after"], [rank, rank])
+        assert r["no_check_meta_shape"].tolist() == [2 * world]
+        np.testing.assert_allclose(r["to_local_grad"], np.full((4, 3), sum(range(1, world + 1))))
+        for step in range(3):
+            np.testing.assert_allclose(r[f"ddp_loss{step}"], ddp_losses[step], rtol=1e-5)
+        np.testing.assert_allclose(r["ddp_weight"], ddp_weight, rtol=1e-5, atol=1e-6)
+        if randn_whole is None:
+            randn_whole = r["randn_whole"]
+        np.testing.assert_array_equal(r["randn_whole"], randn_whole)
+        np.testing.assert_array_equal(r["randn_local"], _split(randn_whole, 1, world, rank))
+
+
+def test_conversion_aliases_one_rank():
+    a = _a()
+    g = flow.tensor(a).local_to_global(P1, flow.sbp.split(0))
+    assert g.sbp == (flow.sbp.split(0),)
+    h = g.global_to_global(sbp=flow.sbp.broadcast)
+    assert h.sbp == (flow.sbp.broadcast,)
+    with pytest.raises(RuntimeError, match="no longer available.*to_global"):
+        flow.tensor(a).to_consistent(P1, flow.sbp.broadcast)
+    with pytest.raises(RuntimeError, match="expected a local tensor"):
+        g.local_to_global(P1, flow.sbp.broadcast)
+    with pytest.raises(RuntimeError, match="expected a global tensor"):
+        flow.tensor(a).global_to_global(sbp=flow.sbp.broadcast)
+    # to_local of a local tensor is the tensor; copy=True copies
+    x = flow.tensor(a)
+    assert x.to_local() is x
+    np.testing.assert_array_equal(g.to_local(copy=True).numpy(), a)
+
+
+def test_global_view_and_global_mode_one_rank():
+    from oneflow.utils import global_view
+
+    sd = {"w": flow.ones(2, 3), "n": [flow.zeros(4), 7]}
+    with pytest.warns(UserWarning, match="not a tensor"):
+        g = global_view.to_global(sd, P1, lambda t: flow.sbp.split(t.ndim - 1))
+    assert g["w"].sbp == (flow.sbp.split(1),) and g["n"][0].sbp == (flow.sbp.split(0),)
+    assert g["n"][1] == 7
+    back = global_view.to_local(g)
+    assert not back["w"].is_global and back["n"][1] == 7
+    assert not global_view.current_global_mode().is_enabled
+    with global_view.global_mode(True, placement=P1, sbp=flow.sbp.broadcast):
+        mode = global_view.current_global_mode()
+        assert mode.is_enabled and mode.placement == P1 and mode.sbp[0] == flow.sbp.broadcast
+        z = flow.zeros(2, 2)
+        assert z.is_global and z.sbp == (flow.sbp.broadcast,)
+        assert flow.randn(3).is_global
+        with global_view.global_mode(False):
+            assert not flow.ones(2).is_global
+        assert z.to("cpu") is z
+        assert z.to(flow.float64).dtype == flow.float64
+    assert not flow.zeros(2).is_global
+    with pytest.raises(ValueError, match="placement and sbp are required"):
+        global_view.global_mode(True)
+
+
+def test_module_to_global_one_rank():
+    m = flow.nn.Linear(4, 3)
+    w = m.weight
+    ref = m(flow.ones(2, 4)).numpy()
+    m.to_global(P1, flow.sbp.broadcast)
+    assert m.weight is w and w.is_global and w.is_leaf and w.requires_grad
+    x = flow.ones(2, 4).to_global(P1, flow.sbp.split(0))
+    y = m(x)
+    assert y.sbp == (flow.sbp.split(0),)
+    np.testing.assert_allclose(y.numpy(), ref, rtol=1e-6)
+    y.sum().backward()
+    assert m.weight.grad.is_global and m.bias.grad.is_global
+    np.testing.assert_allclose(m.bias.grad.numpy(), [2.0, 2.0, 2.0])
