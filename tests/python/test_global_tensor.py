@@ -193,6 +193,21 @@ keep("softmax", flow.softmax(x, dim=1))
 keep("relu_partial", flow.relu(gp))
 keep("partial_plus_partial", gp + gp)
 keep("item", np.array(s.item()))
+keep("reshape", x.reshape(5, 2, 2))
+keep("reshape_sbp", str(x.reshape(5, 2, 2).sbp))
+keep("expand", x.unsqueeze(1).expand(5, 3, 4))
+keep("expand_sbp", str(x.unsqueeze(1).expand(5, 3, 4).sbp))
+keep("slice_cols", x[:, 1:3])
+keep("slice_cols_sbp", str(x[:, 1:3].sbp))
+keep("slice_rows", x[1:4])
+xw = x.clone()
+xw[:, 0] = 7.0
+keep("setitem_cols", xw)
+try:
+    xw[1:3] = 5.0
+    keep("setitem_rows_refused", np.array(0))
+except NotImplementedError as e:
+    keep("setitem_rows_refused", np.array(int("is a copy" in str(e))))
 
 # autograd through to_global and through global ops, and an SGD step on a global parameter
 xl = flow.tensor(a[lo:hi], requires_grad=True)
@@ -315,6 +330,17 @@ def test_global_tensors_on_ranks(tmp_path, world):
         np.testing.assert_allclose(r["amax0"], a.max(0), **close)
         np.testing.assert_allclose(r["bcast_add"], a + a[0], **close)
         assert str(r["bcast_add_sbp"]) == "(oneflow.sbp.split(dim=0),)"
+        np.testing.assert_array_equal(r["reshape"], a.reshape(5, 2, 2))
+        assert str(r["reshape_sbp"]) == "(oneflow.sbp.split(dim=0),)"
+        np.testing.assert_array_equal(r["expand"], np.broadcast_to(a[:, None], (5, 3, 4)))
+        assert str(r["expand_sbp"]) == "(oneflow.sbp.split(dim=0),)"
+        np.testing.assert_array_equal(r["slice_cols"], a[:, 1:3])
+        assert str(r["slice_cols_sbp"]) == "(oneflow.sbp.split(dim=0),)"
+        np.testing.assert_array_equal(r["slice_rows"], a[1:4])
+        written = a.copy()
+        written[:, 0] = 7.0
+        np.testing.assert_array_equal(r["setitem_cols"], written)
+        assert r["setitem_rows_refused"] == 1
         np.testing.assert_array_equal(r["transpose"], a.T)
         assert str(r["transpose_sbp"]) == "(oneflow.sbp.split(dim=1),)"
         e = np.exp(a - a.max(1, keepdims=True))

@@ -18,9 +18,10 @@
 // - softmax, log_softmax and their gradients: a split along another dim than the softmax's;
 // - copy (clone, contiguous, casts): any layout kept, except partial sums cast to an integer
 //   type; copy_ and setitem (assign) as elementwise ops;
-// - views: permute, expand, unsqueeze, squeeze and view/reshape carry a split to the dim it
-//   becomes (a reshape only when the dims up to the split one are unchanged) and keep
-//   broadcast and partial_sum (views are linear);
+// - views: permute, expand, unsqueeze, squeeze, view/reshape and slice carry a split to the
+//   dim it becomes (a reshape only when the dims up to the split one are unchanged, a slice
+//   only when it keeps the split dim whole) and keep broadcast and partial_sum (views are
+//   linear); a view that needed boxing is a copy, and in-place writes into it raise;
 // - every other primitive: all inputs broadcast, outputs broadcast (correct for any op; the
 //   whole value is computed on every rank).
 // The smallest communication is not searched for: the first rule that fits the inputs wins.
@@ -188,6 +189,12 @@ int64_t view_split_dim(const Primitive& prim, const Tensor& x, const Shape& out_
     const int64_t off = static_cast<int64_t>(out_shape.size()) - x->ndim();
     return x->shape()[axis] == out_shape[axis + off] ? axis + off : -1;
   }
+  if (&prim == &prim::slice()) {
+    const auto& starts = attrs.get<std::vector<int64_t>>("starts");
+    const auto& steps = attrs.get<std::vector<int64_t>>("steps");
+    const auto& sizes = attrs.get<std::vector<int64_t>>("sizes");
+    return starts[axis] == 0 && steps[axis] == 1 && sizes[axis] == x->shape()[axis] ? axis : -1;
+  }
   if (&prim == &prim::view()) {
     if (static_cast<int64_t>(out_shape.size()) <= axis) return -1;
     for (int64_t d = 0; d <= axis; ++d)
@@ -259,6 +266,23 @@ Signature choose_signature(const Primitive& prim, const TensorList& inputs, cons
   return all_broadcast(inputs);
 }
 
+// The attributes of the primitive run on the shards: the shape attributes of views that keep
+// a split (view/expand "shape", slice "sizes") hold the global size of the split dim; the
+// shards' run needs the local one.
+Attrs local_attrs(const Primitive& prim, const Attrs& attrs, const Signature& sig,
+                  const Shape& out_shape) {
+  if (!sig.out.is_split()) return attrs;
+  const char* key = &prim == &prim::view() || &prim == &prim::expand() ? "shape"
+                    : &prim == &prim::slice()                          ? "sizes"
+                                                                       : nullptr;
+  if (!key) return attrs;
+  Attrs local = attrs;
+  auto sizes = attrs.get<std::vector<int64_t>>(key);
+  sizes[sig.out.axis] = global::local_shape(out_shape, sig.out)[sig.out.axis];
+  local.set(key, sizes);
+  return local;
+}
+
 }  // namespace
 
 TensorList eager_global(const Primitive& prim, const TensorList& inputs, const Attrs& attrs,
@@ -290,6 +314,12 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
   }
   if (inplace_out && !is_global(inplace_out))
     throw_error<RuntimeError>(prim.name(), "cannot write a global result into a local tensor");
+  if (inplace_out && global::meta(inplace_out).copied_view)
+    throw_error<NotImplementedError>(prim.name(),
+                                     "this view of a global tensor is a copy (its layout needed "
+                                     "communication), so writing into it would not change the "
+                                     "tensor; in-place writes through such views are not "
+                                     "supported yet");
   if (!placement)
     throw_error<NotImplementedError>(prim.name(),
                                      "creating a global tensor here is not "
@@ -324,8 +354,9 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
   TensorList local_out;
   {
     GradModeGuard no_grad(false);
-    local_out =
-        dispatch(prim, local_in, attrs, inplace_out ? global::local_of(inplace_out) : nullptr);
+    local_out = dispatch(prim, local_in,
+                         metas.empty() ? attrs : local_attrs(prim, attrs, sig, metas[0].shape),
+                         inplace_out ? global::local_of(inplace_out) : nullptr);
   }
   TensorList outputs;
   outputs.reserve(local_out.size());
@@ -339,7 +370,10 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
       throw_error<RuntimeError>(prim.name(), "internal error: the shard of output ", i, " under ",
                                 sig.out.str(), " has shape ", shape_str(local_out[i]->shape()),
                                 ", expected ", shape_str(expected));
-    outputs.push_back(global::make(local_out[i], *placement, sig.out, metas[i].shape));
+    const bool copied_view =
+        prim.traits().is_view && is_global(inputs[0]) &&
+        (local_in[0] != global::local_of(inputs[0]) || global::meta(inputs[0]).copied_view);
+    outputs.push_back(global::make(local_out[i], *placement, sig.out, metas[i].shape, copied_view));
   }
   if (needs_grad) record_autograd(prim, inputs, outputs, attrs, input_versions, original);
   return outputs;

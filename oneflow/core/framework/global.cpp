@@ -75,13 +75,15 @@ Shape local_shape(const Shape& global_shape, const Sbp& sbp) {
   return s;
 }
 
-Tensor make(const Tensor& local, const Placement& p, const Sbp& sbp, const Shape& global_shape) {
+Tensor make(const Tensor& local, const Placement& p, const Sbp& sbp, const Shape& global_shape,
+            bool copied_view) {
   TensorMeta m{global_shape, contiguous_strides(global_shape), 0, local->dtype(), local->device()};
   auto t = std::make_shared<TensorImpl>(std::move(m), local->storage(), local->version_counter());
   auto g = std::make_shared<GlobalMeta>();
   g->placement = p;
   g->sbp = sbp;
   g->local = local;
+  g->copied_view = copied_view;
   t->set_global(std::move(g));
   return t;
 }

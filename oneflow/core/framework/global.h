@@ -41,6 +41,9 @@ struct GlobalMeta {
   Placement placement;
   Sbp sbp;
   Tensor local;  // this process's shard; no autograd state (autograd runs on the global tensor)
+  // A view op's result whose shard views a boxed copy of its input, not the input's shard:
+  // writing into it would not change the input, so in-place ops on it raise.
+  bool copied_view = false;
 };
 
 namespace global {
@@ -58,7 +61,8 @@ std::pair<int64_t, int64_t> split_range(int64_t n, int64_t k, int64_t r);
 Shape local_shape(const Shape& global_shape, const Sbp& sbp);
 
 // A global tensor viewing `local` as this rank's shard (no data moves, no autograd).
-Tensor make(const Tensor& local, const Placement& p, const Sbp& sbp, const Shape& global_shape);
+Tensor make(const Tensor& local, const Placement& p, const Sbp& sbp, const Shape& global_shape,
+            bool copied_view = false);
 const GlobalMeta& meta(const Tensor& t);
 inline const Tensor& local_of(const Tensor& t) { return meta(t).local; }
 
