@@ -1,6 +1,7 @@
 """oneflow.nn: Module, Parameter, the layers, init and utils."""
 
 from oneflow.nn import functional, init, parallel, utils  # noqa: F401
+from oneflow.nn._margin_coinflip import CoinFlip, CombinedMarginLoss  # noqa: F401
 from oneflow.nn._quantization import (  # noqa: F401
     FakeQuantization,
     FusedBatchNorm1d,
