@@ -167,6 +167,15 @@ for src, s in SBPS.items():
         h = g.to_global(sbp=d)
         keep(f"box_{src}_{dst}_local", h.to_local())
         keep(f"box_{src}_{dst}_whole", h)
+# 3-d, with a dim smaller than the world (a rank holds no rows), every pair of layouts
+c = np.random.RandomState(1).randn(2, 3, 7).astype(np.float32)
+layouts3 = {"B": B, "S0": S0, "S1": S1, "S2": flow.sbp.split(2), "P": PS}
+for src, s3 in layouts3.items():
+    g3 = flow.tensor(c).to_global(P, B).to_global(sbp=s3)
+    for dst, d3 in layouts3.items():
+        h3 = g3.to_global(sbp=d3)
+        keep(f"box3_{src}_{dst}_local", h3.to_local())
+        keep(f"box3_{src}_{dst}_whole", h3)
 gp = flow.tensor(a * (rank + 1)).to_global(P, PS)
 keep("partial_whole", gp)
 keep("partial_to_s1", gp.to_global(sbp=S1).to_local())
@@ -316,6 +325,15 @@ def test_global_tensors_on_ranks(tmp_path, world):
                 else:
                     axis = int(dst[1])
                     np.testing.assert_allclose(local, _split(a, axis, world, rank), **close)
+        c = np.random.RandomState(1).randn(2, 3, 7).astype(np.float32)
+        for src in ("B", "S0", "S1", "S2", "P"):
+            for dst in ("B", "S0", "S1", "S2", "P"):
+                np.testing.assert_allclose(r[f"box3_{src}_{dst}_whole"], c, **close)
+                local = r[f"box3_{src}_{dst}_local"]
+                if dst[0] == "S":
+                    np.testing.assert_allclose(local, _split(c, int(dst[1]), world, rank), **close)
+                elif dst == "B":
+                    np.testing.assert_allclose(local, c, **close)
         total = a * sum(range(1, world + 1))
         np.testing.assert_allclose(r["partial_whole"], total, **close)
         np.testing.assert_allclose(r["partial_to_s1"], _split(total, 1, world, rank), **close)

@@ -130,6 +130,62 @@ Tensor gather_split(const Tensor& local, int64_t axis, int64_t n) {
   return F::contiguous(F::permute(whole, inv));
 }
 
+// x padded with zeros along dim d to `size`.
+Tensor stack0(const TensorList& xs) {
+  TensorList u;
+  for (const Tensor& x : xs) u.push_back(F::unsqueeze(x, 0));
+  return F::cat(u, 0);
+}
+
+Tensor pad_dim(const Tensor& x, int64_t d, int64_t size) {
+  if (x->shape()[d] == size) return x;
+  Shape pad = x->shape();
+  pad[d] = size - x->shape()[d];
+  return F::cat({x, F::zeros(pad, CreationOptions{x->dtype(), x->device(), ""})}, d);
+}
+
+// This rank's rows (along `axis`) of the sum of every rank's `local` (whole-shaped): one
+// reduce-scatter of equal blocks, rank r's rows padded to the largest shard in block r.
+Tensor reduce_scatter_split(const Tensor& local, int64_t axis) {
+  const int64_t k = world_size(), n = local->shape()[axis];
+  const int64_t rows = (n + k - 1) / k;
+  TensorList blocks;
+  for (int64_t r = 0; r < k; ++r) {
+    auto [b, e] = split_range(n, k, r);
+    blocks.push_back(pad_dim(F::narrow(local, axis, b, e - b), axis, rows));
+  }
+  Tensor in = F::contiguous(stack0(blocks));
+  Shape block = in->shape();
+  block.erase(block.begin());
+  Tensor out = F::zeros(block, CreationOptions{in->dtype(), in->device(), ""});
+  comm::reduce_scatter(out, in, comm::ReduceOp::kSum);
+  auto [b, e] = split_range(n, k, rank());
+  return F::contiguous(F::narrow(out, axis, 0, e - b));
+}
+
+// split(i) -> split(j) with one all-to-all: the piece of this shard that rank r keeps (its
+// rows along j) goes to r, every piece padded to the largest shard along both dims.
+Tensor all_to_all_split(const Tensor& local, const Shape& global_shape, int64_t i, int64_t j) {
+  const int64_t k = world_size(), me = rank();
+  const int64_t ni = global_shape[i], nj = global_shape[j];
+  const int64_t rows_i = (ni + k - 1) / k, rows_j = (nj + k - 1) / k;
+  TensorList pieces;
+  for (int64_t r = 0; r < k; ++r) {
+    auto [b, e] = split_range(nj, k, r);
+    pieces.push_back(pad_dim(pad_dim(F::narrow(local, j, b, e - b), j, rows_j), i, rows_i));
+  }
+  Tensor in = F::contiguous(stack0(pieces));
+  Tensor out = F::zeros(in->shape(), CreationOptions{in->dtype(), in->device(), ""});
+  comm::all_to_all(out, in);
+  auto [bj, ej] = split_range(nj, k, me);
+  TensorList mine;
+  for (int64_t r = 0; r < k; ++r) {
+    auto [b, e] = split_range(ni, k, r);
+    mine.push_back(F::narrow(F::narrow(F::select(out, 0, r), i, 0, e - b), j, 0, ej - bj));
+  }
+  return F::contiguous(F::cat(mine, i));
+}
+
 Tensor my_rows(const Tensor& whole, int64_t axis) {
   auto [b, e] = split_range(whole->shape()[axis], world_size(), rank());
   return F::contiguous(F::narrow(whole, axis, b, e - b));
@@ -146,6 +202,10 @@ Tensor box_local(const Tensor& t, const Sbp& dst) {
     throw_error<NotImplementedError>("to_global",
                                      "changing the sbp of a CUDA global tensor across processes "
                                      "needs the NCCL backend, which is not built yet");
+  if (g.sbp.kind == Sbp::kPartialSum && dst.is_split())
+    return reduce_scatter_split(local, dst.axis);
+  if (g.sbp.is_split() && dst.is_split())
+    return all_to_all_split(local, t->shape(), g.sbp.axis, dst.axis);
   Tensor whole;  // the value, when needed
   switch (g.sbp.kind) {
     case Sbp::kSplit:
