@@ -1,6 +1,8 @@
 """Collectives between two processes on this machine: oneflow.comm (Gloo, queued on the
-communication stream) vs torch.distributed's Gloo backend, and a DistributedDataParallel train
-step. Each measurement starts a fresh pair of processes; rank 0 reports seconds per call."""
+communication stream) vs torch.distributed's Gloo backend, a DistributedDataParallel train
+step, and the same data-parallel step written with oneflow's global tensors (broadcast model,
+split batch) against torch's DDP. Each measurement starts a fresh pair of processes; rank 0
+reports seconds per call."""
 
 import os
 import socket
@@ -79,6 +81,45 @@ def step():
 """
 
 
+# oneflow: the model made global (broadcast) and the batch split over the ranks; the weight
+# gradients come out as partial sums, all-reduced as each is accumulated into its broadcast
+# parameter's .grad. torch: DDP as above.
+_GLOBAL_DP = r"""
+import os, sys, time
+fw, n, iters, trials = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+if fw == "oneflow":
+    import oneflow as flow
+    lib = flow
+    P = flow.placement("cpu", [0, 1])
+    def wrap(m):
+        return m.to_global(P, flow.sbp.broadcast)
+    def shard(t):
+        return t.to_global(P, flow.sbp.split(0))
+    def sync():
+        flow.cpu.synchronize()
+else:
+    import torch, torch.distributed as dist
+    lib = torch
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo")
+    from torch.nn.parallel import DistributedDataParallel as wrap
+    def shard(t):
+        return t
+    def sync():
+        pass
+lib.manual_seed(0)
+model = wrap(lib.nn.Sequential(lib.nn.Linear(256, n), lib.nn.ReLU(), lib.nn.Linear(n, n),
+                               lib.nn.ReLU(), lib.nn.Linear(n, 10)))
+opt = lib.optim.SGD(model.parameters(), lr=0.01)
+x, y = shard(lib.randn(64, 256)), shard(lib.randint(0, 10, (64,)))
+loss_fn = lib.nn.CrossEntropyLoss()
+def step():
+    opt.zero_grad()
+    loss_fn(model(x), y).backward()
+    opt.step()
+"""
+
+
 def _free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -149,6 +190,16 @@ register(
         "comm",
         "ms",
         measure=_measure(_DDP, 1024, 10),
+        frameworks=("oneflow", "torch"),
+    )
+)
+register(
+    Case(
+        "global data-parallel train step (oneflow global tensors vs torch DDP), MLP "
+        "256x1024x1024x10, batch 64 per rank, 2 processes",
+        "comm",
+        "ms",
+        measure=_measure(_GLOBAL_DP, 1024, 10),
         frameworks=("oneflow", "torch"),
     )
 )

@@ -1,4 +1,5 @@
 #include "oneflow/core/autograd/autograd.h"
+#include "oneflow/core/framework/global.h"
 #include "oneflow/core/functional/autocast.h"
 
 #include <algorithm>
@@ -101,6 +102,15 @@ Tensor checked_hook_result(const Tensor& g, Tensor r) {
   return r;
 }
 
+// Whether no other tensor uses t's memory. A global tensor's storage is its shard's too: the
+// shard must have no other holder than t's GlobalMeta.
+bool sole_owner_of_memory(const TensorImpl& t) {
+  if (!t.global()) return t.storage().use_count() == 1;
+  const Tensor& local = t.global()->local;
+  return t.storage().use_count() == 2 && local.use_count() - local->queued_uses() == 1 &&
+         t.global().use_count() == 1;
+}
+
 Tensor run_leaf_hooks(const Tensor& leaf, Tensor g) {
   for (const auto& [id, hook] : std::vector<std::pair<int64_t, GradHook>>(leaf->autograd().hooks))
     if (Tensor r = hook(g)) g = checked_hook_result(g, std::move(r));
@@ -113,6 +123,12 @@ TensorList AccumulateGrad::apply(TensorList&& out_grads) {
   if (!g) return {};
   AutogradMeta& am = leaf->autograd();
   g = run_leaf_hooks(leaf, std::move(g));
+  // A global leaf's gradient takes the leaf's layout (a broadcast parameter's partial-sum
+  // gradient is all-reduced here, on the communication stream, while backward goes on: data
+  // parallelism's overlap of communication with compute).
+  if (g->global() && leaf->global() && !grad_mode_enabled() &&
+      g->global()->sbp != leaf->global()->sbp && g->shape() == leaf->shape())
+    g = global::box(g, leaf->global()->sbp);
   if (am.grad) {
     // In place, as PyTorch (a tensor read from .grad earlier sees the sum), unless the
     // gradient must keep a history.
@@ -124,7 +140,7 @@ TensorList AccumulateGrad::apply(TensorList&& out_grads) {
       F::add_(am.grad, g);
   } else if (grad_mode_enabled()) {
     am.grad = g;  // create_graph: keep the gradient's own history
-  } else if (g.use_count() - g->queued_uses() == 1 && g->storage().use_count() == 1 &&
+  } else if (g.use_count() - g->queued_uses() == 1 && sole_owner_of_memory(*g) &&
              g->is_contiguous() && !g->requires_grad()) {
     // Nobody else sees this memory (queued kernels that write or read it run before any later
     // op on .grad): take it.
