@@ -445,3 +445,143 @@ def test_module_to_global_one_rank():
     y.sum().backward()
     assert m.weight.grad.is_global and m.bias.grad.is_global
     np.testing.assert_allclose(m.bias.grad.numpy(), [2.0, 2.0, 2.0])
+
+
+def test_strided_shards_views_and_backward_one_rank():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    xt = flow.tensor(a).to_global(P1, flow.sbp.broadcast).T
+    assert not xt.is_contiguous() and xt.contiguous().to_local().is_contiguous()
+    np.testing.assert_array_equal(xt.reshape(6).numpy(), a.T.reshape(6))
+    np.testing.assert_array_equal(
+        flow.nn.functional.pad(xt, (1, 1)).numpy(), np.pad(a.T, ((0, 0), (1, 1)))
+    )
+    e = np.exp(a.T - a.T.max(1, keepdims=True))
+    np.testing.assert_allclose(flow.softmax(xt, 1).numpy(), e / e.sum(1, keepdims=True), rtol=1e-6)
+    np.testing.assert_array_equal(xt.repeat(2, 1).numpy(), np.tile(a.T, (2, 1)))
+    a3 = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    g3 = flow.tensor(a3).to_global(P1, flow.sbp.broadcast).transpose(0, 1)
+    w = flow.ones(4, 1).to_global(P1, flow.sbp.broadcast)
+    np.testing.assert_array_equal(
+        flow.matmul(g3, w).numpy(), a3.transpose(1, 0, 2) @ np.ones((4, 1))
+    )
+    # backward rules that build zeros, and defaults made beside the inputs
+    x = flow.tensor(a).to_global(P1, flow.sbp.split(0))
+    x.requires_grad_(True)
+    for f in (
+        lambda t: flow.softmax(t, 1).sum(),
+        lambda t: t.max(dim=1)[0].sum(),
+        lambda t: t.sort(dim=1)[0].sum(),
+        lambda t: t.topk(2, dim=1)[0].sum(),
+        lambda t: flow.gather(
+            t, 1, flow.tensor([[0], [2]]).to_global(P1, flow.sbp.broadcast)
+        ).sum(),
+        lambda t: flow.nn.functional.layer_norm(t, (3,)).sum(),
+    ):
+        x.grad = None
+        f(x).backward()
+        assert x.grad.is_global and x.grad.shape == (2, 3)
+    # .data keeps the layout; writes through it reach the tensor
+    d = x.data
+    assert d.is_global and d.sbp == x.sbp
+    d[0, 0] = 100.0
+    assert x.numpy()[0, 0] == 100.0
+
+
+def test_indexing_and_random_fills_of_global_tensors_one_rank():
+    from oneflow.utils import global_view
+
+    a = np.arange(12, dtype=np.float32).reshape(4, 3)
+    x = flow.tensor(a).to_global(P1, flow.sbp.split(0))
+    np.testing.assert_array_equal(x[[0, 2]].numpy(), a[[0, 2]])
+    idx = flow.tensor([2, 0]).to_global(P1, flow.sbp.broadcast)
+    np.testing.assert_array_equal(x[idx].numpy(), a[[2, 0]])
+    np.testing.assert_array_equal(flow.index_select(x, 0, idx).numpy(), a[[2, 0]])
+    emb = flow.nn.Embedding(5, 2)
+    emb.to_global(P1, flow.sbp.broadcast)
+    np.testing.assert_array_equal(emb(idx).numpy(), emb.weight.numpy()[[2, 0]])
+    w = flow.empty(3, 4).to_global(P1, flow.sbp.broadcast)
+    flow.nn.init.uniform_(w, -1, 1)
+    assert w.is_global and (np.abs(w.numpy()) <= 1).all()
+    flow.nn.init.normal_(w)
+    flow.nn.init.xavier_uniform_(w)
+    with global_view.global_mode(True, placement=P1, sbp=flow.sbp.broadcast):
+        for t in (flow.tensor([1, 2]), flow.arange(3), flow.randint(0, 5, (2,))):
+            assert t.is_global
+
+
+BODY_REGRESSIONS = """
+import os
+import numpy as np
+import oneflow as flow
+
+rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+P = flow.placement("cpu", list(range(world)))
+S0, S1, B, PS = flow.sbp.split(0), flow.sbp.split(1), flow.sbp.broadcast, flow.sbp.partial_sum
+out = {}
+
+# optimizers update split parameters in place
+optimizers = {"sgd": flow.optim.SGD, "adam": flow.optim.Adam}
+for name, make in optimizers.items():
+    w = flow.ones(6).to_global(P, B).to_global(sbp=S0)
+    w.requires_grad_(True)
+    opt = make([w], lr=0.1)
+    (w * 3).sum().backward()
+    opt.step()
+    out[name] = w.numpy()
+# an in-place op keeps its destination's layout
+b = flow.ones(2, 3).to_global(P, B)
+p = flow.full((2, 3), float(rank + 1)).to_global(P, PS)
+b.mul_(p)
+out["mul_inplace_sbp"] = np.array(str(b.sbp))
+out["mul_inplace"] = b.numpy()
+# a partial sum times a split operand that broadcasts along the op: the partial sum is summed
+q = flow.full((5, 4), float(rank + 1)).to_global(P, PS)
+c = flow.tensor(np.arange(5, dtype=np.float32).reshape(5, 1)).to_global(P, B).to_global(sbp=S0)
+out["partial_times_split"] = (q * c).numpy()
+# to_local's gradient on an uneven split
+x = flow.ones(5, 2).to_global(P, B).to_global(sbp=S0)
+x.requires_grad_(True)
+(x.to_local() * 2).sum().backward()
+out["to_local_grad"] = x.grad.numpy()
+# shards that disagree on a dim other than the split one raise on every rank
+try:
+    flow.ones(2, 3 + rank).to_global(P, S0)
+    out["mismatch"] = np.array(0)
+except ValueError as e:
+    out["mismatch"] = np.array(int("must have one dtype and shape" in str(e)))
+# a broadcast random result is the same on every rank whatever the generators hold
+flow.manual_seed(100 + rank)
+d = flow.nn.functional.dropout(flow.ones(64).to_global(P, B), p=0.5)
+out["dropout"] = d.to_local()
+# a non-contiguous local tensor made broadcast
+t = flow.tensor(np.arange(6, dtype=np.float32).reshape(2, 3) * (rank + 1)).T
+out["noncontig_b"] = t.to_global(P, B).to_local()
+np.savez(f"rank{rank}.npz", **{k: np.asarray(v) for k, v in out.items()})
+"""
+
+
+@pytest.mark.parametrize("world", [2, 3])
+def test_global_regressions_on_ranks(tmp_path, world):
+    (tmp_path / "ranks.py").write_text(textwrap.dedent(BODY_REGRESSIONS))
+    proc = _launch(
+        tmp_path, "--nproc_per_node", str(world), "ranks.py", env=_env(ONEFLOW_COMM_TIMEOUT=30)
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    dropouts = []
+    for rank in range(world):
+        with np.load(tmp_path / f"rank{rank}.npz") as f:
+            r = {k: f[k] for k in f.files}
+        np.testing.assert_allclose(r["sgd"], np.full(6, 0.7), rtol=1e-6)
+        np.testing.assert_allclose(r["adam"], np.full(6, 0.9), rtol=1e-5)
+        assert str(r["mul_inplace_sbp"]) == "(oneflow.sbp.broadcast,)"
+        np.testing.assert_allclose(r["mul_inplace"], np.full((2, 3), sum(range(1, world + 1))))
+        total = sum(range(1, world + 1))
+        np.testing.assert_allclose(
+            r["partial_times_split"], total * np.arange(5).reshape(5, 1) * np.ones((5, 4))
+        )
+        np.testing.assert_allclose(r["to_local_grad"], np.full((5, 2), 2.0))
+        assert r["mismatch"] == 1
+        dropouts.append(r["dropout"])
+        np.testing.assert_array_equal(r["noncontig_b"], np.arange(6).reshape(2, 3).T)
+    for d in dropouts[1:]:
+        np.testing.assert_array_equal(d, dropouts[0])

@@ -34,16 +34,19 @@ void init_global(py::module_& m) {
   m.def(
       "_global_from_local",
       [](const Tensor& local, const std::string& type, const std::vector<int64_t>& ranks,
-         const std::string& kind, int64_t axis, bool check_meta, bool sync_broadcast) {
+         const std::string& kind, int64_t axis, bool check_meta, bool sync_broadcast,
+         std::optional<std::vector<int64_t>> shape) {
         if (local->global()) throw_error<RuntimeError>("to_global", "the tensor is global already");
         Sbp sbp = sbp_from_py(kind, axis, "to_global");
         if (sbp.is_split() && axis < 0) sbp.axis = axis + local->ndim();
         ReleaseGil nogil;
+        const Shape known = shape ? Shape(*shape) : Shape{};
         return global::from_local(alias_detached(local), placement_from_py(type, ranks), sbp,
-                                  check_meta, sync_broadcast);
+                                  check_meta, sync_broadcast, shape ? &known : nullptr);
       },
       py::arg("local"), py::arg("type"), py::arg("ranks"), py::arg("kind"), py::arg("axis"),
-      py::arg("check_meta") = true, py::arg("sync_broadcast") = false);
+      py::arg("check_meta") = true, py::arg("sync_broadcast") = false,
+      py::arg("shape") = py::none());
   m.def("_global_box", [](const Tensor& t, const std::string& kind, int64_t axis) {
     Sbp sbp = sbp_from_py(kind, axis, "to_global");
     if (sbp.is_split() && axis < 0) sbp.axis = axis + t->ndim();

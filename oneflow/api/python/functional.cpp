@@ -4,6 +4,7 @@
 #include <random>
 
 #include "oneflow/api/python/common.h"
+#include "oneflow/core/framework/global.h"
 #include "oneflow/core/functional/autocast.h"
 #include "oneflow/core/functional/generators.h"
 #include "oneflow/core/functional/split.h"
@@ -564,6 +565,7 @@ void init_functional(py::module_& m) {
   m.def("_index_bounds", [](const Tensor& index) {
     Tensor idx = F::contiguous(F::to(index, DType::kInt64, std::nullopt));
     Tensor host = idx->device().type == DeviceType::kCPU ? idx : F::to(idx, std::nullopt, Device{});
+    if (host->global()) host = global::box_local(host, Sbp::broadcast());  // every value
     ReleaseGil nogil;
     const int64_t count = host->numel();
     const int64_t* p = host->read_as<int64_t>();
@@ -579,6 +581,7 @@ void init_functional(py::module_& m) {
     {
       Tensor host =
           idx->device().type == DeviceType::kCPU ? idx : F::to(idx, std::nullopt, Device{});
+      if (host->global()) host = global::box_local(host, Sbp::broadcast());
       ReleaseGil nogil;
       const int64_t n = weight->shape()[0], count = host->numel();
       const int64_t* p = host->read_as<int64_t>();

@@ -5,6 +5,7 @@
 #include "oneflow/api/python/common.h"
 #include "oneflow/core/autograd/autograd.h"
 #include "oneflow/core/eager/engine.h"
+#include "oneflow/core/framework/global.h"
 #include "oneflow/core/graph/graph.h"
 
 namespace oneflow::python {
@@ -350,8 +351,15 @@ void init_tensor(py::module_& m) {
       .def_property(
           "data",
           [](const std::shared_ptr<TensorImpl>& t) {
-            return std::make_shared<TensorImpl>(t->meta(), t->storage(),
-                                                std::make_shared<VersionCounter>());
+            auto version = std::make_shared<VersionCounter>();
+            auto d = std::make_shared<TensorImpl>(t->meta(), t->storage(), version);
+            if (t->global()) {  // the shard's alias with the same version counter
+              auto g = std::make_shared<GlobalMeta>(*t->global());
+              g->local =
+                  std::make_shared<TensorImpl>(g->local->meta(), g->local->storage(), version);
+              d->set_global(std::move(g));
+            }
+            return d;
           },
           [](const std::shared_ptr<TensorImpl>& self, std::shared_ptr<TensorImpl> d) {
             TensorImpl& t = *self;

@@ -61,23 +61,24 @@ bool is_linear(const Primitive& prim) {
 // (div: the dividend) and the others broadcast, neg always.
 bool keeps_partial(const Primitive& prim, const TensorList& inputs) {
   if (!is_linear(prim)) return false;
-  int partial = 0, other_global = 0, local = 0;
+  int partial = 0, broadcast = 0, local = 0;
   for (const Tensor& t : inputs) {
     if (!is_global(t)) {
       ++local;
     } else if (sbp_of(t).kind == Sbp::kPartialSum) {
       ++partial;
-    } else {
-      ++other_global;
+    } else if (sbp_of(t).kind == Sbp::kBroadcast) {
+      ++broadcast;
     }
   }
+  const int n = static_cast<int>(inputs.size());
   if (partial == 0) return false;
-  if (&prim == &prim::add() || &prim == &prim::sub())
-    return local == 0 && other_global == 0 && partial == static_cast<int>(inputs.size());
-  if (&prim == &prim::mul()) return partial == 1;
+  if (&prim == &prim::add() || &prim == &prim::sub()) return partial == n;
+  // mul / div: the other operands must be the same on every rank (broadcast or numbers)
+  if (partial != 1 || partial + broadcast + local != n) return false;
   if (&prim == &prim::div())
-    return partial == 1 && is_global(inputs[0]) && sbp_of(inputs[0]).kind == Sbp::kPartialSum;
-  return true;  // neg
+    return is_global(inputs[0]) && sbp_of(inputs[0]).kind == Sbp::kPartialSum;
+  return true;  // mul, neg
 }
 
 Signature elementwise_signature(const Primitive& prim, const TensorList& inputs,
@@ -88,10 +89,12 @@ Signature elementwise_signature(const Primitive& prim, const TensorList& inputs,
     const int64_t off = nd - t->ndim();
     return d - off >= 0 && t->shape()[d - off] == out_shape[d];
   };
+  // An in-place result keeps the destination's layout.
+  if (inplace_out && sbp_of(inplace_out).kind == Sbp::kBroadcast) return all_broadcast(inputs);
   int64_t split = -1;
   if (inplace_out && sbp_of(inplace_out).is_split()) {
     split = sbp_of(inplace_out).axis + nd - inplace_out->ndim();
-  } else if (!inplace_out || sbp_of(inplace_out).kind != Sbp::kBroadcast) {
+  } else if (!inplace_out) {
     for (const Tensor& t : inputs)
       if (is_global(t) && sbp_of(t).is_split()) {
         const int64_t d = sbp_of(t).axis + nd - t->ndim();
@@ -229,6 +232,19 @@ Signature choose_signature(const Primitive& prim, const TensorList& inputs, cons
       return all_broadcast(inputs);
     return {{s}, s};
   }
+  if (&prim == &prim::sgd_update() || &prim == &prim::adam_update()) {
+    // They write the parameter (input 0) and its state in place: those keep their layout,
+    // which must be the parameter's; the gradient (input 1) is boxed to it.
+    const Sbp s = sbp_of(inputs[0]);
+    if (s.kind == Sbp::kPartialSum)
+      throw_error<NotImplementedError>(prim.name(), "cannot update a partial_sum parameter");
+    for (size_t i = 2; i < inputs.size(); ++i)
+      if (is_global(inputs[i]) && sbp_of(inputs[i]) != s)
+        throw_error<NotImplementedError>(prim.name(), "the optimizer state (input ", i, ", ",
+                                         sbp_of(inputs[i]).str(),
+                                         ") must have the parameter's layout ", s.str());
+    return {std::vector<Sbp>(inputs.size(), s), s};
+  }
   if (inplace_out) {
     // Other in-place primitives (copy_, index_put_, ...) run on the whole value.
     if (sbp_of(inplace_out).kind != Sbp::kBroadcast)
@@ -358,6 +374,11 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
                          metas.empty() ? attrs : local_attrs(prim, attrs, sig, metas[0].shape),
                          inplace_out ? global::local_of(inplace_out) : nullptr);
   }
+  // A random primitive's broadcast result must be the same on every rank, whatever each
+  // rank's generator holds: rank 0's numbers (split results are per-rank numbers anyway).
+  if (attrs.has("seed") && sig.out.kind == Sbp::kBroadcast && !inplace_out &&
+      global::world_size() > 1)
+    for (const Tensor& t : local_out) global::broadcast_from_rank0(t);
   TensorList outputs;
   outputs.reserve(local_out.size());
   for (size_t i = 0; i < local_out.size(); ++i) {

@@ -1,5 +1,6 @@
 #include "oneflow/core/framework/global.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "oneflow/core/autograd/autograd.h"
@@ -75,9 +76,60 @@ Shape local_shape(const Shape& global_shape, const Sbp& sbp) {
   return s;
 }
 
+namespace {
+
+constexpr int64_t kMaxDims = 16;  // dims of a shape exchanged by check_meta
+
+// Whether t's elements fill one range of its storage exactly once (dims of size 1 aside).
+bool dense_layout(const TensorImpl& t) {
+  std::vector<std::pair<int64_t, int64_t>> dims;
+  for (int64_t d = 0; d < t.ndim(); ++d)
+    if (t.shape()[d] != 1) dims.emplace_back(t.strides()[d], t.shape()[d]);
+  std::sort(dims.begin(), dims.end());
+  int64_t next = 1;
+  for (const auto& [stride, size] : dims) {
+    if (stride != next) return false;
+    next *= size;
+  }
+  return true;
+}
+
+}  // namespace
+
+// Note [Global strides]: a global tensor's strides address no memory, but the functional layer
+// reads them to decide whether a copy is needed (contiguous(), reshape, matmul's transposed
+// operands): they mirror the shard's layout. A contiguous shard gives contiguous strides; a
+// permuted one the dense strides of the global shape in the shard's dim order; expanded dims
+// stride 0; a shard that is not dense (a stepped slice) also gets a gap, so that nothing takes
+// it for contiguous.
+Strides global_strides(const TensorImpl& local, const Shape& shape) {
+  if (local.is_contiguous()) return contiguous_strides(shape);
+  const int64_t nd = local.ndim();
+  std::vector<int64_t> order(nd);
+  for (int64_t d = 0; d < nd; ++d) order[d] = d;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return local.strides()[a] > local.strides()[b]; });
+  Strides strides(nd, 0);
+  int64_t next = 1;
+  for (int64_t i = nd - 1; i >= 0; --i) {
+    const int64_t d = order[i];
+    if (local.strides()[d] == 0 && local.shape()[d] != 1) continue;  // expanded
+    strides[d] = next;
+    next *= std::max<int64_t>(shape[d], 1);
+  }
+  if (!dense_layout(local))
+    for (int64_t d : order)
+      if (strides[d] != 0) {
+        strides[d] *= 2;
+        break;
+      }
+  return strides;
+}
+
 Tensor make(const Tensor& local, const Placement& p, const Sbp& sbp, const Shape& global_shape,
             bool copied_view) {
-  TensorMeta m{global_shape, contiguous_strides(global_shape), 0, local->dtype(), local->device()};
+  TensorMeta m{global_shape, global_strides(*local, global_shape), 0, local->dtype(),
+               local->device()};
   auto t = std::make_shared<TensorImpl>(std::move(m), local->storage(), local->version_counter());
   auto g = std::make_shared<GlobalMeta>();
   g->placement = p;
@@ -230,54 +282,88 @@ Tensor box_local(const Tensor& t, const Sbp& dst) {
   return whole;
 }
 
+void broadcast_from_rank0(const Tensor& local) { comm::broadcast(local, 0); }
+
 Tensor box(const Tensor& t, const Sbp& dst) {
   const GlobalMeta& g = meta(t);
   if (g.sbp == dst) return t;
   return make(box_local(t, dst), g.placement, dst, t->shape());
 }
 
-Tensor from_local(const Tensor& local, const Placement& p, const Sbp& sbp, bool check_meta,
-                  bool sync_broadcast) {
+Tensor from_local(const Tensor& local_in, const Placement& p, const Sbp& sbp, bool check_meta,
+                  bool sync_broadcast, const Shape* known_shape) {
   check_placement(p, "to_global");
+  Tensor local = local_in;
   if (local->device() != local_device(p))
     throw_error<RuntimeError>("to_global", "the local tensor is on ", local->device().str(),
                               " but the placement ", p.str(), " puts this rank's shard on ",
                               local_device(p).str());
+  if (sbp.is_split() && (sbp.axis < 0 || sbp.axis >= local->ndim()))
+    throw_error<IndexError>("to_global", "split axis ", sbp.axis, " is out of range for a ",
+                            local->ndim(), "-d tensor");
+  const int64_t k = world_size();
   Shape shape = local->shape();
-  if (sbp.is_split()) {
-    if (sbp.axis < 0 || sbp.axis >= local->ndim())
-      throw_error<IndexError>("to_global", "split axis ", sbp.axis, " is out of range for a ",
-                              local->ndim(), "-d tensor");
-    const int64_t k = world_size();
-    std::vector<int64_t> sizes(k, shape[sbp.axis]);
-    if (k > 1 && check_meta) {
-      GradModeGuard no_grad(false);
-      Tensor mine = F::full(Shape{1}, Scalar::from_int(shape[sbp.axis]),
-                            CreationOptions{DType::kInt64, Device{}, ""});
-      Tensor all = F::zeros(Shape{k}, CreationOptions{DType::kInt64, Device{}, ""});
-      comm::all_gather(all, mine);
-      const int64_t* v = all->read_as<int64_t>();
-      sizes.assign(v, v + k);
-    }
+  if (known_shape) {
+    if (local_shape(*known_shape, sbp) != local->shape())
+      throw_error<RuntimeError>("to_global", "internal error: a shard of shape ",
+                                shape_str(local->shape()), " for the global shape ",
+                                shape_str(*known_shape), " under ", sbp.str());
+    shape = *known_shape;
+  } else if (k > 1 && check_meta) {
+    // Every rank's dtype and shape: they must agree but for the split dim, whose sizes must be
+    // balanced. Every rank sees every rank's meta, so all raise together.
+    if (local->ndim() > kMaxDims)
+      throw_error<NotImplementedError>("to_global", "tensors of more than ", kMaxDims,
+                                       " dims cannot be made global");
+    constexpr int64_t kMeta = 2 + kMaxDims;
+    std::vector<int64_t> mine(kMeta, -1);
+    mine[0] = static_cast<int64_t>(local->dtype());
+    mine[1] = local->ndim();
+    for (int64_t d = 0; d < local->ndim() && d < kMaxDims; ++d) mine[2 + d] = shape[d];
+    GradModeGuard no_grad(false);
+    Tensor t = F::zeros(Shape{kMeta}, CreationOptions{DType::kInt64, Device{}, ""});
+    std::copy(mine.begin(), mine.end(), t->data_as<int64_t>());
+    Tensor all = F::zeros(Shape{k * kMeta}, CreationOptions{DType::kInt64, Device{}, ""});
+    comm::all_gather(all, t);
+    const int64_t* v = all->read_as<int64_t>();
     int64_t n = 0;
-    for (int64_t s : sizes) n += s;
     for (int64_t r = 0; r < k; ++r) {
-      auto [b, e] = split_range(n, k, r);
-      if (sizes[r] != e - b)
-        throw_error<ValueError>("to_global", "the shards of split(", sbp.axis,
-                                ") must be "
-                                "balanced (the first n % k ranks one row more): rank ",
-                                r, " holds ", sizes[r], " of ", n, " rows, expected ", e - b);
+      const int64_t* m = v + r * kMeta;
+      bool same = m[0] == mine[0] && m[1] == mine[1];
+      for (int64_t d = 0; same && d < local->ndim(); ++d)
+        same = d == (sbp.is_split() ? sbp.axis : -1) || m[2 + d] == mine[2 + d];
+      if (!same)
+        throw_error<ValueError>("to_global",
+                                "the local tensors of the ranks must have one dtype "
+                                "and shape",
+                                sbp.is_split() ? " (but for the split dim)" : "", ": rank ", r,
+                                " differs from rank ", rank());
+      if (sbp.is_split()) n += m[2 + sbp.axis];
     }
-    shape[sbp.axis] = n;
+    if (sbp.is_split()) {
+      for (int64_t r = 0; r < k; ++r) {
+        auto [b, e] = split_range(n, k, r);
+        if (v[r * kMeta + 2 + sbp.axis] != e - b)
+          throw_error<ValueError>("to_global", "the shards of split(", sbp.axis,
+                                  ") must be balanced (the first n % k ranks one row more): "
+                                  "rank ",
+                                  r, " holds ", v[r * kMeta + 2 + sbp.axis], " of ", n,
+                                  " rows, expected ", e - b);
+      }
+      shape[sbp.axis] = n;
+    }
+  } else if (sbp.is_split()) {
+    shape[sbp.axis] *= k;  // without check_meta every shard has this one's size
   }
-  if (sbp.kind == Sbp::kBroadcast && sync_broadcast && world_size() > 1) {
+  if (sbp.kind == Sbp::kBroadcast && sync_broadcast && k > 1) {
     if (p.type != DeviceType::kCPU)
       throw_error<NotImplementedError>("to_global",
                                        "broadcasting a CUDA tensor across processes "
                                        "needs the NCCL backend, which is not built yet");
-    if (!local->is_contiguous())
-      throw_error<RuntimeError>("to_global", "a local tensor made broadcast must be contiguous");
+    if (!local->is_contiguous()) {
+      GradModeGuard no_grad(false);
+      local = F::contiguous(local);  // rank 0's values land in this copy
+    }
     comm::broadcast(local, 0);
   }
   return make(local, p, sbp, shape);

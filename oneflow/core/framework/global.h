@@ -71,6 +71,12 @@ inline const Tensor& local_of(const Tensor& t) { return meta(t).local; }
 // a functional op makes beside its inputs (default weights).
 Tensor broadcast_like(const Tensor& ref, const Tensor& value);
 
+// Overwrites a contiguous local tensor with rank 0's (a queued collective).
+void broadcast_from_rank0(const Tensor& local);
+
+// A global tensor's strides, mirroring its shard's layout (Note [Global strides]).
+Strides global_strides(const TensorImpl& local, const Shape& shape);
+
 // This rank's shard of t's value laid out as `dst` (collectives through oneflow.comm; no
 // autograd). Returns t's own shard when the layouts agree.
 Tensor box_local(const Tensor& t, const Sbp& dst);
@@ -81,8 +87,9 @@ Tensor box(const Tensor& t, const Sbp& dst);
 // the global shape of a split is found by gathering the shards' sizes (without, every shard is
 // taken to have this one's size). With sync_broadcast a broadcast value is rank 0's: it is
 // copied into `local` on the other ranks (OneFlow's to_global of a local tensor).
+// With known_shape (the global shape, known to the caller) nothing is gathered.
 Tensor from_local(const Tensor& local, const Placement& p, const Sbp& sbp, bool check_meta = true,
-                  bool sync_broadcast = false);
+                  bool sync_broadcast = false, const Shape* known_shape = nullptr);
 
 }  // namespace global
 }  // namespace oneflow

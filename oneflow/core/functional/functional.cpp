@@ -512,6 +512,7 @@ TensorList prepare_indices(const char* op, const Tensor& x, const TensorList& in
     Tensor t = contiguous(expand(to(indices[j], DType::kInt64, x->device()), b));
     // Bounds are checked on the host (a synchronisation point for GPU indices, as in PyTorch).
     Tensor h = x->device().type == DeviceType::kCPU ? t : to(t, std::nullopt, Device{});
+    if (h->global()) h = global::box_local(h, Sbp::broadcast());  // every index, on every rank
     const int64_t size = x->shape()[dim + j];
     const int64_t* v = h->read_as<int64_t>();
     for (int64_t i = 0; i < h->numel(); ++i)

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "oneflow/core/dispatch/dispatch.h"
+#include "oneflow/core/framework/global.h"
 #include "oneflow/core/functional/autocast.h"
 #include "oneflow/core/functional/functional.h"
 #include "oneflow/core/ops/primitives.h"
@@ -196,8 +197,8 @@ std::pair<Tensor, Tensor> mode(const Tensor& x, int64_t dim, bool keepdim) {
 TensorList batch_norm_train(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps) {
   const int64_t c = x->ndim() > 1 ? x->shape()[1] : 0;
   const CreationOptions opts{x->dtype(), x->device(), ""};
-  Tensor w = weight ? contiguous(weight) : ones({c}, opts);
-  Tensor b = bias ? contiguous(bias) : zeros({c}, opts);
+  Tensor w = weight ? contiguous(weight) : global::broadcast_like(x, ones({c}, opts));
+  Tensor b = bias ? contiguous(bias) : global::broadcast_like(x, zeros({c}, opts));
   return dispatch(prim::batch_norm(), {contiguous(x), w, b}, Attrs{{"eps", eps}});
 }
 
@@ -205,8 +206,8 @@ Tensor batch_norm_inference(const Tensor& x, const Tensor& mean, const Tensor& v
                             const Tensor& weight, const Tensor& bias, double eps) {
   const int64_t c = x->ndim() > 1 ? x->shape()[1] : 0;
   const CreationOptions opts{x->dtype(), x->device(), ""};
-  Tensor w = weight ? contiguous(weight) : ones({c}, opts);
-  Tensor b = bias ? contiguous(bias) : zeros({c}, opts);
+  Tensor w = weight ? contiguous(weight) : global::broadcast_like(x, ones({c}, opts));
+  Tensor b = bias ? contiguous(bias) : global::broadcast_like(x, zeros({c}, opts));
   return dispatch1(prim::batch_norm_inference(),
                    {contiguous(x), contiguous(mean), contiguous(var), w, b}, Attrs{{"eps", eps}});
 }
@@ -215,8 +216,8 @@ Tensor layer_norm(const Tensor& x_lo, int64_t size, const Tensor& weight, const 
                   double eps) {
   const Tensor x = autocast::to_float(x_lo, /*cuda_only=*/true);
   const CreationOptions opts{x->dtype(), x->device(), ""};
-  Tensor w = weight ? contiguous(weight) : ones({size}, opts);
-  Tensor b = bias ? contiguous(bias) : zeros({size}, opts);
+  Tensor w = weight ? contiguous(weight) : global::broadcast_like(x, ones({size}, opts));
+  Tensor b = bias ? contiguous(bias) : global::broadcast_like(x, zeros({size}, opts));
   TensorList out =
       dispatch(prim::layer_norm(), {contiguous(x), w, b}, Attrs{{"size", size}, {"eps", eps}});
   return out[0];
@@ -227,8 +228,8 @@ Tensor group_norm(const Tensor& x_lo, int64_t num_groups, const Tensor& weight, 
   const Tensor x = autocast::to_float(x_lo, /*cuda_only=*/true);
   const int64_t c = x->ndim() > 1 ? x->shape()[1] : 0;
   const CreationOptions opts{x->dtype(), x->device(), ""};
-  Tensor w = weight ? contiguous(weight) : ones({c}, opts);
-  Tensor b = bias ? contiguous(bias) : zeros({c}, opts);
+  Tensor w = weight ? contiguous(weight) : global::broadcast_like(x, ones({c}, opts));
+  Tensor b = bias ? contiguous(bias) : global::broadcast_like(x, zeros({c}, opts));
   return dispatch(prim::group_norm(), {contiguous(x), w, b},
                   Attrs{{"num_groups", num_groups}, {"eps", eps}})[0];
 }

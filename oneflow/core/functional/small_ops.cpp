@@ -1,5 +1,6 @@
 // Small ops on their one-pass primitives or short C++ paths (functional/small_ops.h).
 #include "oneflow/core/functional/small_ops.h"
+#include "oneflow/core/framework/global.h"
 
 #include <algorithm>
 
@@ -14,7 +15,11 @@ namespace {
 // A 0-dim integer tensor's value, read on the host (a synchronisation point, as in PyTorch).
 // The reductions feeding it run on the stream: a scan on this thread would compete with the
 // stream's threads for the cores.
-int64_t host_value(const Tensor& x) { return *to(x, DType::kInt64, Device{})->read_as<int64_t>(); }
+int64_t host_value(const Tensor& x) {
+  Tensor t = to(x, DType::kInt64, Device{});
+  if (t->global()) t = global::box_local(t, Sbp::broadcast());
+  return *t->read_as<int64_t>();
+}
 int64_t host_max(const Tensor& x) { return host_value(amax(x)); }
 int64_t host_min(const Tensor& x) { return host_value(amin(x)); }
 

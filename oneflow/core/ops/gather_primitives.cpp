@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "oneflow/core/dispatch/dispatch.h"
+#include "oneflow/core/framework/global.h"
 #include "oneflow/core/functional/functional.h"
 #include "oneflow/core/ops/primitives.h"
 
@@ -41,7 +42,8 @@ TensorList Gather::grad(const GradContext& ctx, const TensorList& dy) const {
   TensorList dx(2);
   if (ctx.needs_input_grad[0]) {
     const TensorMeta& m = ctx.input_metas[0];
-    Tensor zeros = F::zeros(m.shape, CreationOptions{dy[0]->dtype(), dy[0]->device(), ""});
+    Tensor zeros = global::broadcast_like(
+        dy[0], F::zeros(m.shape, CreationOptions{dy[0]->dtype(), dy[0]->device(), ""}));
     dx[0] = F::scatter(zeros, ctx.attrs.get<int64_t>("dim"), ctx.inputs[1], dy[0], "add");
   }
   return dx;

@@ -1,5 +1,6 @@
 // Meta inference, traits and gradient rules of cummax/cummin, mode, inverse and det.
 #include "oneflow/core/dispatch/dispatch.h"
+#include "oneflow/core/framework/global.h"
 #include "oneflow/core/functional/functional.h"
 #include "oneflow/core/ops/primitives.h"
 
@@ -25,7 +26,8 @@ void check_square(const char* op, const Tensor& x) {
 // Scatters the gradient of values selected at `idx` along dim back into the input's shape.
 Tensor scatter_back(const Tensor& g, const Tensor& idx, int64_t dim, const Shape& shape) {
   if (shape.empty()) return g;
-  Tensor zeros = F::zeros(shape, CreationOptions{g->dtype(), g->device(), ""});
+  Tensor zeros =
+      global::broadcast_like(g, F::zeros(shape, CreationOptions{g->dtype(), g->device(), ""}));
   return F::scatter(zeros, dim, idx, g, "add");
 }
 }  // namespace

@@ -1,5 +1,6 @@
 // Meta inference, traits and gradient rules of every primitive declared in primitives.h.
 #include "oneflow/core/ops/primitives.h"
+#include "oneflow/core/framework/global.h"
 
 #include <algorithm>
 #include <cmath>
@@ -446,8 +447,8 @@ TensorList Binary<K>::grad(const GradContext& ctx, const TensorList& dy) const {
   TensorList dx(2);
   if (K == BinaryFn::kFloorDivide || K == BinaryFn::kTruncDivide) {
     const CreationOptions opts{dy[0]->dtype(), dy[0]->device(), ""};
-    if (ctx.needs_input_grad[0]) dx[0] = F::zeros(sa, opts);
-    if (ctx.needs_input_grad[1]) dx[1] = F::zeros(sb, opts);
+    if (ctx.needs_input_grad[0]) dx[0] = global::broadcast_like(dy[0], F::zeros(sa, opts));
+    if (ctx.needs_input_grad[1]) dx[1] = global::broadcast_like(dy[0], F::zeros(sb, opts));
     return dx;
   }
   const Tensor &a = ctx.inputs[0], &b = ctx.inputs[1], &g = dy[0];
@@ -1084,7 +1085,8 @@ uint64_t IndexGather::cpu_work(const TensorList& in, const TensorList& out) cons
 TensorList IndexGather::grad(const GradContext& ctx, const TensorList& dy) const {
   TensorList idx(ctx.inputs.begin() + 1, ctx.inputs.end());
   const TensorMeta& x = ctx.input_metas[0];
-  Tensor zeros = F::zeros(x.shape, CreationOptions{x.dtype, x.device, ""});
+  Tensor zeros =
+      global::broadcast_like(dy[0], F::zeros(x.shape, CreationOptions{x.dtype, x.device, ""}));
   TensorList dx(ctx.inputs.size());
   dx[0] = F::index_put_raw(zeros, F::contiguous(dy[0]), idx, ctx.attrs.get<int64_t>("dim"), true);
   return dx;

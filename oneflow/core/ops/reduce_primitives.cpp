@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "oneflow/core/dispatch/dispatch.h"
+#include "oneflow/core/framework/global.h"
 #include "oneflow/core/functional/functional.h"
 #include "oneflow/core/ops/primitives.h"
 
@@ -163,7 +164,8 @@ TensorList ArgReduce<K>::grad(const GradContext& ctx, const TensorList& dy) cons
     g = F::unsqueeze(g, dim);
     idx = F::unsqueeze(idx, dim);
   }
-  Tensor zeros = F::zeros(shape, CreationOptions{g->dtype(), g->device(), ""});
+  Tensor zeros =
+      global::broadcast_like(g, F::zeros(shape, CreationOptions{g->dtype(), g->device(), ""}));
   return {F::scatter(zeros, dim, idx, g, "add")};
 }
 
@@ -252,7 +254,8 @@ std::vector<TensorMeta> Sort::infer(const TensorList& in, const Attrs& attrs) co
 TensorList Sort::grad(const GradContext& ctx, const TensorList& dy) const {
   const Shape& shape = ctx.input_metas[0].shape;
   if (shape.empty()) return {dy[0]};
-  Tensor zeros = F::zeros(shape, CreationOptions{dy[0]->dtype(), dy[0]->device(), ""});
+  Tensor zeros = global::broadcast_like(
+      dy[0], F::zeros(shape, CreationOptions{dy[0]->dtype(), dy[0]->device(), ""}));
   return {F::scatter(zeros, ctx.attrs.get<int64_t>("dim"), ctx.outputs[1], dy[0], "none")};
 }
 

@@ -184,7 +184,10 @@ def _global(make, placement, sbp, requires_grad, random=False):
     if sbp is not None and placement is None:
         raise ValueError("oneflow: sbp was given without a placement")
     global_tensor._check_placement(placement, "oneflow")
-    local = make(global_tensor._local_device(placement))
+    from oneflow.utils.global_view import global_mode
+
+    with global_mode(False):  # `make` may call the public creation ops again
+        local = make(global_tensor._local_device(placement))
     return global_tensor.make_global(local, placement, sbp, requires_grad, sync=random)
 
 

@@ -119,7 +119,7 @@ class _Conversions:
             class GlobalToLocal(Function):
                 @staticmethod
                 def forward(ctx, x):
-                    ctx.placement, ctx.sbp = _placement_of(x), _sbp_of(x)
+                    ctx.placement, ctx.sbp, ctx.shape = _placement_of(x), _sbp_of(x), x.shape
                     return _internal._global_to_local(x)
 
                 @staticmethod
@@ -131,7 +131,7 @@ class _Conversions:
                         s.kind, s.kind
                     )
                     return _internal._global_from_local(
-                        dy.contiguous(), p.type, p.ranks, kind, _axis(s), False, False
+                        dy.contiguous(), p.type, p.ranks, kind, _axis(s), False, False, ctx.shape
                     )
 
             cls._made = (LocalToGlobal, GlobalToGlobal, GlobalToLocal)

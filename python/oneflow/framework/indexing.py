@@ -33,6 +33,11 @@ def _as_tuple(key):
     return key
 
 
+def _index_place(x):
+    """Where x's index tensors go: x's device, or (placement,) for a global x."""
+    return (x.placement,) if x.is_global else x.device
+
+
 def _index_tensor(it, device):
     if isinstance(it, Tensor):
         t = it
@@ -55,6 +60,12 @@ def _index_tensor(it, device):
             stacklevel=4,
         )
         t = _C.ne(t, 0)
+    if isinstance(device, tuple):  # a global tensor's placement: indices are broadcast
+        if not t.is_global:
+            from oneflow.sbp import broadcast
+
+            t = t.to_global(device[0], broadcast)
+        return t
     if t.device != device:
         t = _C.to(t, None, device)
     return t
@@ -89,7 +100,7 @@ def _entries(key, x):
             out.append(("basic", it))
             consumed += it is not None
         elif isinstance(it, (Tensor, list, tuple, np.ndarray)):
-            t = _index_tensor(it, x.device)
+            t = _index_tensor(it, _index_place(x))
             if t.dtype == _internal.bool:
                 if t.ndim == 0:
                     raise NotImplementedError(
@@ -200,7 +211,7 @@ def setitem(self, key, value):
 def index_put_(self, indices, values, accumulate=False):
     """self[indices] = values (or += with accumulate), indices a tuple of index tensors for the
     leading dims."""
-    idx = [_index_tensor(i, self.device) for i in indices]
+    idx = [_index_tensor(i, _index_place(self)) for i in indices]
     if any(t.dtype == _internal.bool for t in idx):
         parts, d = [], 0
         for t in idx:

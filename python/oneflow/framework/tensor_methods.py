@@ -384,8 +384,13 @@ def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
 
 
 def normal_(self, mean=0.0, std=1.0, generator=None):
-    from oneflow.framework.creation import normal
+    from oneflow.framework.creation import normal, randn
 
+    if self.is_global:  # the same numbers as a global randn of this layout
+        with _grad_off():
+            r = randn(*self.shape, dtype=self.dtype, generator=generator, **_layout_of(self))
+            _C.copy_(self, r * std + mean)
+        return self
     with _grad_off():
         _C.copy_(
             self,
@@ -405,9 +410,18 @@ def uniform_(self, a=0.0, b=1.0, generator=None):
     from oneflow.framework.creation import rand
 
     with _grad_off():
-        r = rand(*self.shape, dtype=self.dtype, device=self.device, generator=generator)
+        where = _layout_of(self) if self.is_global else {"device": self.device}
+        r = rand(*self.shape, dtype=self.dtype, generator=generator, **where)
         _C.copy_(self, r * (b - a) + a)
     return self
+
+
+def _layout_of(t):
+    """placement= and sbp= of a global tensor's random fill (partial sums: broadcast)."""
+    from oneflow.sbp import broadcast
+
+    s = t.sbp[0]
+    return {"placement": t.placement, "sbp": broadcast if s.kind == "partial_sum" else s}
 
 
 def _grad_off():
