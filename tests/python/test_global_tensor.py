@@ -556,6 +556,11 @@ out["dropout"] = d.to_local()
 # a non-contiguous local tensor made broadcast
 t = flow.tensor(np.arange(6, dtype=np.float32).reshape(2, 3) * (rank + 1)).T
 out["noncontig_b"] = t.to_global(P, B).to_local()
+# a local 0-d leaf used as a number in global ops gets the whole gradient, as a local tensor
+sc = flow.tensor(2.0, requires_grad=True)
+(flow.ones(5, 2).to_global(P, B).to_global(sbp=S0) * sc).sum().backward()
+out["scalar_leaf_grad_is_global"] = np.array(int(sc.grad.is_global))
+out["scalar_leaf_grad"] = sc.grad
 np.savez(f"rank{rank}.npz", **{k: np.asarray(v) for k, v in out.items()})
 """
 
@@ -581,6 +586,7 @@ def test_global_regressions_on_ranks(tmp_path, world):
         )
         np.testing.assert_allclose(r["to_local_grad"], np.full((5, 2), 2.0))
         assert r["mismatch"] == 1
+        assert r["scalar_leaf_grad_is_global"] == 0 and r["scalar_leaf_grad"] == 10.0
         dropouts.append(r["dropout"])
         np.testing.assert_array_equal(r["noncontig_b"], np.arange(6).reshape(2, 3).T)
     for d in dropouts[1:]:
