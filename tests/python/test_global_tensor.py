@@ -561,6 +561,36 @@ sc = flow.tensor(2.0, requires_grad=True)
 (flow.ones(5, 2).to_global(P, B).to_global(sbp=S0) * sc).sum().backward()
 out["scalar_leaf_grad_is_global"] = np.array(int(sc.grad.is_global))
 out["scalar_leaf_grad"] = sc.grad
+# casts of integer partial sums cast the sum
+ip = flow.full((3,), 100, dtype=flow.int8).to_global(P, PS)
+out["int8_partial_as_float"] = ip.float().numpy()
+# backward through chunk with unused pieces (zero gradients of a global op are global)
+xc = flow.ones(4, 6).to_global(P, B).to_global(sbp=S0)
+xc.requires_grad_(True)
+xc.chunk(3, dim=1)[1].sum().backward()
+out["chunk_grad"] = xc.grad.numpy()
+# a local 0-d tensor with a history taken as a number by a global op
+wl = flow.tensor(3.0, requires_grad=True)
+(flow.ones(4).to_global(P, B).to_global(sbp=S0) * (wl * wl)).sum().backward()
+out["local_nonleaf_grad"] = wl.grad
+# recurrent layers on global inputs, integer division by a global divisor
+rnn = flow.nn.GRU(3, 4, batch_first=True)
+rnn.to_global(P, B)
+out["gru_shape"] = np.array(rnn(flow.ones(5, 2, 3).to_global(P, B).to_global(sbp=S0))[0].shape)
+num = flow.tensor([7, -7, 9, 4]).to_global(P, B).to_global(sbp=S0)
+den = flow.tensor([3, 3, 2, 5]).to_global(P, B).to_global(sbp=S0)
+out["fmod"] = flow.fmod(num, den).numpy()
+# mismatched sbp between ranks and local gradients of global outputs raise
+try:
+    flow.ones(2, 2).to_global(P, S0 if rank == 0 else S1)
+    out["sbp_mismatch"] = np.array(0)
+except ValueError as e:
+    out["sbp_mismatch"] = np.array(int("same sbp" in str(e)))
+try:
+    flow.ones(2).to_global(P, B).requires_grad_().sum().backward(flow.tensor(1.0))
+    out["local_seed"] = np.array(0)
+except RuntimeError as e:
+    out["local_seed"] = np.array(int("local tensor but output[0] is global" in str(e)))
 np.savez(f"rank{rank}.npz", **{k: np.asarray(v) for k, v in out.items()})
 """
 
@@ -587,6 +617,15 @@ def test_global_regressions_on_ranks(tmp_path, world):
         np.testing.assert_allclose(r["to_local_grad"], np.full((5, 2), 2.0))
         assert r["mismatch"] == 1
         assert r["scalar_leaf_grad_is_global"] == 0 and r["scalar_leaf_grad"] == 10.0
+        wrapped = (np.int64(100) * world + 128) % 256 - 128
+        np.testing.assert_array_equal(r["int8_partial_as_float"], np.full(3, float(wrapped)))
+        expected_chunk = np.zeros((4, 6))
+        expected_chunk[:, 2:4] = 1
+        np.testing.assert_array_equal(r["chunk_grad"], expected_chunk)
+        assert r["local_nonleaf_grad"] == 24.0
+        assert r["gru_shape"].tolist() == [5, 2, 4]
+        np.testing.assert_array_equal(r["fmod"], [1, -1, 1, 4])
+        assert r["sbp_mismatch"] == 1 and r["local_seed"] == 1
         dropouts.append(r["dropout"])
         np.testing.assert_array_equal(r["noncontig_b"], np.arange(6).reshape(2, 3).T)
     for d in dropouts[1:]:

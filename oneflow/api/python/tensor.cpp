@@ -338,6 +338,10 @@ void init_tensor(py::module_& m) {
       .def_property(
           "grad", [](const TensorImpl& t) { return t.autograd().grad; },
           [](TensorImpl& t, std::shared_ptr<TensorImpl> g) {
+            if (g && (g->global() == nullptr) != (t.global() == nullptr))
+              throw_error<RuntimeError>("grad", "assigned grad is a ",
+                                        g->global() ? "global" : "local", " tensor but the ",
+                                        "tensor is ", t.global() ? "global" : "local");
             if (g && g->shape() != t.shape())
               throw_error<RuntimeError>("grad", "assigned grad has data of a different size: ",
                                         shape_str(g->shape()), " vs ", shape_str(t.shape()));

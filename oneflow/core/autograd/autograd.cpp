@@ -55,10 +55,14 @@ TensorList PrimNode::apply(TensorList&& out_grads) {
         "values of the graph are freed when you call .backward() or "
         "autograd.grad(). Specify retain_graph=True if you need to backward "
         "through the graph a second time.");
+  Tensor global_grad;  // outputs of a global op get global zeros
+  for (const Tensor& g : out_grads)
+    if (g && g->global()) global_grad = g;
   for (size_t i = 0; i < out_grads.size(); ++i)
     if (!out_grads[i]) {
       const TensorMeta& m = output_metas[i];
-      out_grads[i] = F::zeros(m.shape, CreationOptions{m.dtype, m.device, ""});
+      Tensor zeros = F::zeros(m.shape, CreationOptions{m.dtype, m.device, ""});
+      out_grads[i] = global_grad ? global::broadcast_like(global_grad, zeros) : zeros;
     }
   TensorList inputs, outputs;
   for (const auto& s : saved_inputs) inputs.push_back(s.unpack(prim.name()));
@@ -93,6 +97,10 @@ namespace {
 // A leaf's gradient hooks, in registration order; each may replace the gradient.
 // A hook's replacement gradient must keep the gradient's shape and dtype, as PyTorch checks.
 Tensor checked_hook_result(const Tensor& g, Tensor r) {
+  if ((r->global() == nullptr) != (g->global() == nullptr))
+    throw_error<RuntimeError>("register_hook", "hook has changed a ",
+                              g->global() ? "global" : "local", " gradient into a ",
+                              r->global() ? "global" : "local", " one");
   if (r->shape() != g->shape())
     throw_error<RuntimeError>("register_hook", "hook has changed the size of value (was ",
                               shape_str(g->shape()), ", got ", shape_str(r->shape()), ")");
@@ -224,6 +232,10 @@ TensorList run_backward(const TensorList& outputs, const TensorList& grad_output
                                   shape_str(out->shape()));
       g = out->global() ? F::ones_like(out)
                         : F::ones(out->shape(), CreationOptions{out->dtype(), out->device(), ""});
+    } else if ((g->global() == nullptr) != (out->global() == nullptr)) {
+      throw_error<RuntimeError>(op, "grad_output[", i, "] is a ", g->global() ? "global" : "local",
+                                " tensor but output[", i, "] is ",
+                                out->global() ? "global" : "local");
     } else if (g->shape() != out->shape()) {
       throw_error<RuntimeError>(op, "mismatch in shape: grad_output[", i, "] has a shape of ",
                                 shape_str(g->shape()), " and output[", i, "] has a shape of ",

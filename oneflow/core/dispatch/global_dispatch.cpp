@@ -227,8 +227,10 @@ Signature choose_signature(const Primitive& prim, const TensorList& inputs, cons
                                        "moving a global tensor to another device "
                                        "is not supported; use to_global with another placement");
     const Sbp& s = sbp_of(inputs[0]);
-    // A cast of partial sums to an integer type rounds each shard: not the rounded sum.
-    if (s.kind == Sbp::kPartialSum && !is_floating(out_metas[0].dtype))
+    // A cast of partial sums from or to an integer type (rounding, wrap-around, bools) is not
+    // the cast of their sum.
+    if (s.kind == Sbp::kPartialSum &&
+        !(is_floating(out_metas[0].dtype) && is_floating(inputs[0]->dtype())))
       return all_broadcast(inputs);
     return {{s}, s};
   }
@@ -280,6 +282,31 @@ Signature choose_signature(const Primitive& prim, const TensorList& inputs, cons
   if (traits.is_view && inputs.size() == 1 && out_metas.size() == 1)
     return view_signature(prim, inputs[0], out_metas[0].shape, attrs);
   return all_broadcast(inputs);
+}
+
+// A local 0-d tensor with a history, taken by a global op as a broadcast number: its gradient
+// comes back global and goes on into the local graph as this rank's (whole) value.
+class LocalAsGlobalNode final : public Node {
+ public:
+  TensorList apply(TensorList&& out_grads) override {
+    const Tensor& g = out_grads[0];
+    return {g && g->global() ? global::box_local(g, Sbp::broadcast()) : g};
+  }
+  std::string name() const override { return "LocalAsGlobalBackward"; }
+};
+
+Tensor local_as_global(const Tensor& t, const Placement& placement) {
+  Tensor g = global::make(alias_detached(t), placement, Sbp::broadcast(), t->shape());
+  auto node = std::make_shared<LocalAsGlobalNode>();
+  node->sequence_nr = next_sequence_nr();
+  node->next_edges.push_back(gradient_edge(t));
+  node->output_metas.push_back(g->meta());
+  node->retained.emplace_back();
+  AutogradMeta& am = g->autograd();
+  am.requires_grad = true;
+  am.grad_fn = node;
+  am.output_nr = 0;
+  return g;
 }
 
 // The attributes of the primitive run on the shards: the shape attributes of views that keep
@@ -341,6 +368,18 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
                                      "creating a global tensor here is not "
                                      "supported; pass placement= and sbp= to oneflow.zeros, "
                                      "ones, rand, randn, full, tensor, ... or call to_global()");
+
+  // Local 0-d operands that need a gradient join the global graph through a node of their own.
+  TensorList wrapped;
+  const bool record = grad_mode_enabled() && !inference_mode_enabled();
+  for (const Tensor& t : inputs)
+    if (!is_global(t) && record && t->requires_grad() && prim.traits().differentiable) {
+      wrapped = inputs;
+      for (Tensor& w : wrapped)
+        if (!is_global(w) && w->requires_grad()) w = local_as_global(w, *placement);
+      break;
+    }
+  if (!wrapped.empty()) return eager_global(prim, wrapped, attrs, inplace_out);
 
   // Global output metas: the primitive's own inference on the global shapes.
   const std::vector<TensorMeta> metas = prim.infer(inputs, attrs);

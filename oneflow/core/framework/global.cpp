@@ -315,11 +315,13 @@ Tensor from_local(const Tensor& local_in, const Placement& p, const Sbp& sbp, bo
     if (local->ndim() > kMaxDims)
       throw_error<NotImplementedError>("to_global", "tensors of more than ", kMaxDims,
                                        " dims cannot be made global");
-    constexpr int64_t kMeta = 2 + kMaxDims;
+    constexpr int64_t kMeta = 4 + kMaxDims;
     std::vector<int64_t> mine(kMeta, -1);
     mine[0] = static_cast<int64_t>(local->dtype());
     mine[1] = local->ndim();
     for (int64_t d = 0; d < local->ndim() && d < kMaxDims; ++d) mine[2 + d] = shape[d];
+    mine[kMeta - 2] = sbp.kind;
+    mine[kMeta - 1] = sbp.axis;
     GradModeGuard no_grad(false);
     Tensor t = F::zeros(Shape{kMeta}, CreationOptions{DType::kInt64, Device{}, ""});
     std::copy(mine.begin(), mine.end(), t->data_as<int64_t>());
@@ -329,6 +331,9 @@ Tensor from_local(const Tensor& local_in, const Placement& p, const Sbp& sbp, bo
     int64_t n = 0;
     for (int64_t r = 0; r < k; ++r) {
       const int64_t* m = v + r * kMeta;
+      if (m[kMeta - 2] != mine[kMeta - 2] || m[kMeta - 1] != mine[kMeta - 1])
+        throw_error<ValueError>("to_global", "every rank must pass the same sbp: rank ", r,
+                                " passed another one than rank ", rank());
       bool same = m[0] == mine[0] && m[1] == mine[1];
       for (int64_t d = 0; same && d < local->ndim(); ++d)
         same = d == (sbp.is_split() ? sbp.axis : -1) || m[2 + d] == mine[2 + d];

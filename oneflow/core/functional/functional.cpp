@@ -906,6 +906,7 @@ void check_integer_divisor(BinaryFn fn, const Tensor& b) {
   if (!is_integral(b->dtype(), false) || b->numel() == 0) return;
   Tensor zeros = sum(compare(CompareFn::kEq, b, Scalar::from_int(0)));
   Tensor h = to(zeros, DType::kInt64, Device{});
+  if (h->global()) h = global::box_local(h, Sbp::broadcast());
   if (h->data_as<int64_t>()[0] != 0)
     throw_error<RuntimeError>(fn_name(fn), "ZeroDivisionError: integer division by zero");
 }

@@ -339,7 +339,9 @@ Tensor scatter(const Tensor& self, int64_t dim_in, const Tensor& index, const Te
 
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, Scalar value,
                const std::string& reduce) {
-  Tensor src = expand(scalar_tensor(value, self->dtype(), self->device()), index->shape());
+  Tensor src =
+      expand(global::broadcast_like(index, scalar_tensor(value, self->dtype(), self->device())),
+             index->shape());
   return scatter(self, dim, index, src, reduce);
 }
 

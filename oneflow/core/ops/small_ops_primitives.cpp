@@ -1,6 +1,7 @@
 // Meta inference, traits and gradient rules of one_hot, bincount, cross, dot, trace and outer
 // (small_ops_primitives.h). User-facing checks and promotion live in functional/small_ops.cpp.
 #include "oneflow/core/ops/small_ops_primitives.h"
+#include "oneflow/core/framework/global.h"
 
 #include <algorithm>
 
@@ -134,8 +135,9 @@ TensorList Trace::grad(const GradContext& ctx, const TensorList& dy) const {
   const int64_t rows = m.shape[0], cols = m.shape[1], len = std::min(rows, cols);
   // eye(rows, cols) is a constant: ones scattered onto the diagonal. The product with dy keeps
   // the gradient differentiable in dy.
-  const Tensor ones =
-      functional::full({len}, Scalar::from_int(1), CreationOptions{m.dtype, m.device, {}, nullptr});
+  const Tensor ones = global::broadcast_like(
+      dy[0], functional::full({len}, Scalar::from_int(1),
+                              CreationOptions{m.dtype, m.device, {}, nullptr}));
   const Tensor eye = dispatch1(prim::as_strided_grad(), {ones},
                                Attrs{{"shape", std::vector<int64_t>{rows, cols}},
                                      {"grad_size", std::vector<int64_t>{len}},

@@ -103,7 +103,9 @@ class _Conversions:
 
                 @staticmethod
                 def backward(ctx, dy):
-                    target = ctx.grad_sbp or _grad_sbp(ctx.sbp)
+                    # (grad_sbp is for global sources only, as in OneFlow: a local source's
+                    # gradient is its shard of the global gradient.)
+                    target = _grad_sbp(ctx.sbp)
                     return _internal._global_to_local(_box(dy, target)), None, None, None, None
 
             class GlobalToGlobal(Function):

@@ -118,8 +118,13 @@ class RNNBase(Module):
         if hx is not None:
             self._check_hidden(hx, batched, (self.num_layers * dirs, B, self.hidden_size))
         if hx is None:
+            where = (
+                {"placement": input.placement, "sbp": oneflow.sbp.broadcast}
+                if input.is_global
+                else {"device": input.device}
+            )
             zeros = oneflow.zeros(
-                self.num_layers * dirs, B, self.hidden_size, dtype=input.dtype, device=input.device
+                self.num_layers * dirs, B, self.hidden_size, dtype=input.dtype, **where
             )
             h0, c0 = zeros, (zeros if lstm else None)
         elif lstm:
