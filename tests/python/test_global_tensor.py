@@ -188,6 +188,10 @@ keep("mm_sbp", str(y.sbp))
 keep("mm", y)
 keep("mm_k_split", flow.matmul(x.to_global(sbp=S1), w.to_global(sbp=S0)))
 keep("mm_k_split_sbp", str(flow.matmul(x.to_global(sbp=S1), w.to_global(sbp=S0)).sbp))
+for name, (sa, sb) in {"sk_b": (S1, B), "b_sk": (B, S0)}.items():
+    mk = flow.matmul(x.to_global(sbp=sa), w.to_global(sbp=sb))
+    keep(f"mm_{name}", mk)
+    keep(f"mm_{name}_sbp", str(mk.sbp))
 s = (x * 2 + 1).sum()
 keep("sum_sbp", str(s.sbp))
 keep("sum", s)
@@ -341,6 +345,9 @@ def test_global_tensors_on_ranks(tmp_path, world):
         np.testing.assert_allclose(r["mm"], a @ b, **close)
         np.testing.assert_allclose(r["mm_k_split"], a @ b, **close)
         assert str(r["mm_k_split_sbp"]) == "(oneflow.sbp.partial_sum,)"
+        for name in ("sk_b", "b_sk"):
+            np.testing.assert_allclose(r[f"mm_{name}"], a @ b, **close)
+            assert str(r[f"mm_{name}_sbp"]) == "(oneflow.sbp.partial_sum,)"
         assert str(r["sum_sbp"]) == "(oneflow.sbp.partial_sum,)"
         np.testing.assert_allclose(r["sum"], (a * 2 + 1).sum(), rtol=1e-5)
         np.testing.assert_allclose(r["item"], (a * 2 + 1).sum(), rtol=1e-5)

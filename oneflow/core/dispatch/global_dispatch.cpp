@@ -10,8 +10,9 @@
 // - elementwise: split(d) when an input is split along an output dim it does not broadcast
 //   (inputs broadcast along d are broadcast); partial_sum kept by the linear ops (add/sub of
 //   partial sums; mul/div of one partial sum by broadcast values; neg); broadcast otherwise;
-// - matmul: (split(m), B) -> split(m), (B, split(n)) -> split(n), batch splits, (split(k),
-//   split(k)) -> partial_sum, (P, B) / (B, P) -> P; a bias is broadcast, or split with the
+// - matmul: (split(m), B) -> split(m), (B, split(n)) -> split(n), batch splits, a split of
+//   the contracted dim k on either side -> partial_sum (the other side sliced along k),
+//   (P, B) / (B, P) -> P; a bias is broadcast, or split with the
 //   output's columns (with partial sums it would be added once per rank: all broadcast);
 // - sum: split along a reduced dim -> partial_sum, along a kept dim -> that dim's split; amax
 //   and amin likewise except that a reduced split is gathered first;
@@ -136,7 +137,10 @@ Signature matmul_signature(const TensorList& in) {
   if (nd == 3 && b == Sbp::split(0)) return {{Sbp::split(0), b}, Sbp::split(0)};
   if (a == Sbp::split(m)) return {{a, B}, Sbp::split(m)};
   if (b == Sbp::split(n)) return {{B, b}, Sbp::split(n)};
-  if (a == Sbp::split(k) && b == Sbp::split(kb)) return {{a, b}, P};
+  // A split of the contracted dim on one side: the other side is sliced to match (free from
+  // broadcast) and the products are partial sums.
+  if (a == Sbp::split(k) && b.kind != Sbp::kPartialSum) return {{a, Sbp::split(kb)}, P};
+  if (b == Sbp::split(kb) && a.kind != Sbp::kPartialSum) return {{Sbp::split(k), b}, P};
   if (a == P && b.kind != Sbp::kPartialSum) return {{P, B}, P};
   if (b == P && a.kind != Sbp::kPartialSum) return {{B, P}, P};
   return all_broadcast(in);
