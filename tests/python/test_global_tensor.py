@@ -598,6 +598,24 @@ try:
     out["local_seed"] = np.array(0)
 except RuntimeError as e:
     out["local_seed"] = np.array(int("local tensor but output[0] is global" in str(e)))
+# save with global_dst_rank (rank 0 writes whole values), load with global_src_rank (rank 0
+# reads, every rank gets broadcast global tensors) or locally, into a global model
+flow.manual_seed(1)
+src = flow.nn.Linear(3, 4)
+src.to_global(P, B)
+src.weight.data = src.weight.data.to_global(sbp=S0)
+flow.save(src.state_dict(), "global_sd.of", global_dst_rank=0)
+for how in ("global", "local"):
+    dst = flow.nn.Linear(3, 4)
+    dst.to_global(P, B)
+    src_rank = 0 if how == "global" else None
+    sd = flow.load("global_sd.of", global_src_rank=src_rank)
+    out[f"load_{how}_is_global"] = np.array(int(all(v.is_global for v in sd.values())))
+    dst.load_state_dict(sd)
+    out[f"load_{how}_weight"] = dst.weight
+    out[f"load_{how}_bias"] = dst.bias
+out["saved_weight"] = src.weight
+out["saved_bias"] = src.bias
 np.savez(f"rank{rank}.npz", **{k: np.asarray(v) for k, v in out.items()})
 """
 
@@ -633,6 +651,10 @@ def test_global_regressions_on_ranks(tmp_path, world):
         assert r["gru_shape"].tolist() == [5, 2, 4]
         np.testing.assert_array_equal(r["fmod"], [1, -1, 1, 4])
         assert r["sbp_mismatch"] == 1 and r["local_seed"] == 1
+        assert r["load_global_is_global"] == 1 and r["load_local_is_global"] == 0
+        for how in ("global", "local"):
+            np.testing.assert_array_equal(r[f"load_{how}_weight"], r["saved_weight"])
+            np.testing.assert_array_equal(r[f"load_{how}_bias"], r["saved_bias"])
         dropouts.append(r["dropout"])
         np.testing.assert_array_equal(r["noncontig_b"], np.arange(6).reshape(2, 3).T)
     for d in dropouts[1:]:

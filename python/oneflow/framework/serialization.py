@@ -95,8 +95,10 @@ class _Writer:
         )
 
 
-def save(obj, path, allow_pickle=False):
-    """Writes `obj` to `path` (a path or a writable binary file object)."""
+def save(obj, path, allow_pickle=False, global_dst_rank=None):
+    """Writes `obj` to `path` (a path or a writable binary file object). Global tensors are
+    saved as their whole values (every rank must call save: gathering them communicates); with
+    global_dst_rank only that rank writes."""
     writer = _Writer(allow_pickle)
     tree = writer.encode(obj)
     header = json.dumps({"format": 1, "tree": tree, "tensors": writer.entries}).encode()
@@ -109,6 +111,11 @@ def save(obj, path, allow_pickle=False):
     body.write(b"\0" * pad)
     for blob in writer.blobs:
         body.write(blob)
+    if global_dst_rank is not None:
+        from oneflow import env
+
+        if env.get_rank() != global_dst_rank:
+            return
     payload = body.getvalue()
     digest = hashlib.sha256(payload).digest()
     if hasattr(path, "write"):
@@ -140,9 +147,13 @@ def _device_for(map_location, saved):
     return str(map_location)
 
 
-def load(path, map_location=None, allow_pickle=False):
+def load(path, map_location=None, allow_pickle=False, global_src_rank=None):
     """Reads what save() wrote. Raises RuntimeError naming the problem when the file is not a
-    oneflow save file, is truncated, or fails its checksum."""
+    oneflow save file, is truncated, or fails its checksum. With global_src_rank only that rank
+    reads the file; its bytes are sent to the others and tensors are returned as broadcast
+    global tensors over every rank."""
+    if global_src_rank is not None:
+        return _load_global(path, map_location, allow_pickle, global_src_rank)
     if hasattr(path, "read"):
         data = path.read()
         name = getattr(path, "name", "<file object>")
@@ -221,3 +232,41 @@ def load(path, map_location=None, allow_pickle=False):
 
 def _hashable(key):
     return tuple(_hashable(k) for k in key) if isinstance(key, list) else key
+
+
+def _load_global(path, map_location, allow_pickle, src):
+    from oneflow import comm, env
+    from oneflow.framework import global_tensor
+    from oneflow.framework.placement import placement
+    from oneflow.sbp import broadcast
+
+    world = env.get_world_size()
+    data = b""
+    if env.get_rank() == src:
+        if hasattr(path, "read"):
+            data = path.read()
+        else:
+            with open(os.fspath(path), "rb") as f:
+                data = f.read()
+    if world > 1:
+        comm._ensure_initialized("load")
+        size = oneflow.tensor([len(data)], dtype=oneflow.int64)
+        comm.broadcast(size, src)
+        buf = oneflow.zeros(int(size.item()), dtype=oneflow.uint8)
+        if env.get_rank() == src:
+            buf = oneflow.from_numpy(np.frombuffer(data, dtype=np.uint8).copy())
+        comm.broadcast(buf, src)
+        data = buf.numpy().tobytes()
+    obj = load(io.BytesIO(data), map_location, allow_pickle)
+    everywhere = placement("cpu", list(range(world)))
+
+    def to_global(x):
+        if isinstance(x, Tensor):
+            return global_tensor.make_global(x, everywhere, broadcast, x.requires_grad)
+        if isinstance(x, dict):
+            return type(x)((k, to_global(v)) for k, v in x.items())
+        if isinstance(x, (list, tuple)):
+            return type(x)(to_global(v) for v in x)
+        return x
+
+    return to_global(obj)

@@ -575,6 +575,12 @@ class Module:
                 )
                 continue
             with oneflow.no_grad():
+                if target.is_global and not value.is_global:
+                    # a whole value read on every rank (oneflow.load): the parameter's layout
+                    value = value.to_global(target.placement, oneflow.sbp.broadcast, copy=True)
+                    value = value.to_global(sbp=target.sbp)
+                elif value.is_global and not target.is_global:
+                    value = value.to_global(sbp=oneflow.sbp.broadcast).to_local()
                 target.copy_(value)
         if strict:
             for key in state_dict:
