@@ -494,6 +494,16 @@ def test_strided_shards_views_and_backward_one_rank():
     assert x.numpy()[0, 0] == 100.0
 
 
+def test_new_tensors_of_a_global_tensor_are_global_one_rank():
+    g = flow.ones(2, 3).to_global(P1, flow.sbp.split(0))
+    for t in (g.new_zeros(4), g.new_ones(2, 2), g.new_empty(3), g.new_full((2,), 5.0)):
+        assert t.is_global and t.placement == P1 and t.sbp == (flow.sbp.broadcast,)
+    n = g.new_tensor([1.0, 2.0])
+    assert n.is_global and n.numpy().tolist() == [1.0, 2.0]
+    assert not g.new_zeros(2, device="cpu").is_global
+    assert not flow.ones(2).new_zeros(3).is_global
+
+
 def test_indexing_and_random_fills_of_global_tensors_one_rank():
     from oneflow.utils import global_view
 

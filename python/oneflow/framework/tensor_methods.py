@@ -351,13 +351,23 @@ def __dlpack_device__(self):
     return (1, 0) if self.device.type == "cpu" else (2, self.device.index)
 
 
+def _where_new(self, device):
+    """Where a new_* tensor goes: `device`, or self's device; a global self's placement (the
+    new tensor broadcast) unless a device is given."""
+    if self.is_global and device is None:
+        from oneflow.sbp import broadcast
+
+        return {"placement": self.placement, "sbp": broadcast}
+    return {"device": device or self.device}
+
+
 def _new_creation(fn):
     def method(self, *size, dtype=None, device=None, requires_grad=False):
         return fn(
             *size,
             dtype=dtype or self.dtype,
-            device=device or self.device,
             requires_grad=requires_grad,
+            **_where_new(self, device),
         )
 
     return method
@@ -370,8 +380,8 @@ def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=Fals
         size,
         fill_value,
         dtype=dtype or self.dtype,
-        device=device or self.device,
         requires_grad=requires_grad,
+        **_where_new(self, device),
     )
 
 
@@ -379,7 +389,7 @@ def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     from oneflow.framework.creation import tensor
 
     return tensor(
-        data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad
+        data, dtype=dtype or self.dtype, requires_grad=requires_grad, **_where_new(self, device)
     )
 
 
