@@ -5,7 +5,11 @@ python examples/digits_mlp.py [--epochs 40] [--model mlp|lenet] [--seed 0] [--gr
 With --graph the training step is compiled once with flow.nn.Graph and replayed.
 
 Data parallel on several processes, each training on its share of every epoch:
-python -m oneflow.distributed.launch --nproc_per_node 2 examples/digits_mlp.py
+python -m oneflow.distributed.launch --nproc_per_node 2 examples/digits_mlp.py [--global-tensors]
+
+With --global-tensors data parallelism is written with global tensors instead of
+DistributedDataParallel: the model is broadcast over the ranks and each batch is split along
+its first dim (docs/global.md).
 """
 
 import argparse
@@ -56,6 +60,10 @@ def progress(epoch, epochs, loss, acc, width=30):
 
 
 def evaluate(model, x, y):
+    weight = next(model.parameters())
+    if weight.is_global:  # the whole test set on every rank
+        x = x.to_global(weight.placement, flow.sbp.broadcast)
+        y = y.to_global(weight.placement, flow.sbp.broadcast)
     model.eval()
     with flow.no_grad():
         pred = model(x).argmax(1)
@@ -86,6 +94,11 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--graph", action="store_true", help="train with a compiled nn.Graph")
+    parser.add_argument(
+        "--global-tensors",
+        action="store_true",
+        help="data parallel with global tensors (a broadcast model, split batches)",
+    )
     args = parser.parse_args()
 
     flow.manual_seed(args.seed)
@@ -101,9 +114,16 @@ def main():
     model = mlp() if args.model == "mlp" else lenet()
     world, rank = flow.env.get_world_size(), flow.env.get_rank()
     sampler = None
-    if world > 1 and args.graph:
-        parser.error("--graph trains on one process (collectives inside graphs are not supported)")
-    if world > 1:
+    if (world > 1 or args.global_tensors) and args.graph:
+        parser.error("--graph trains on one process with local tensors")
+    placement = flow.placement.all("cpu") if args.global_tensors else None
+    if placement is not None:
+        # Rank 0's initial weights are every rank's; weight gradients are partial sums over the
+        # ranks' rows, all-reduced as backward makes them.
+        model.to_global(placement, flow.sbp.broadcast)
+        if world > 1:
+            sampler = DistributedSampler(TensorDataset(x_train, y_train), seed=args.seed)
+    elif world > 1:
         # Rank 0's initial weights reach every rank; gradients are averaged over the ranks.
         model = DistributedDataParallel(model)
         sampler = DistributedSampler(TensorDataset(x_train, y_train), seed=args.seed)
@@ -127,6 +147,7 @@ def main():
         f"{len(train_idx)} training and {len(test_idx)} test images"
         + (f", {world} processes" if world > 1 else "")
         + (", compiled with nn.Graph" if args.graph else "")
+        + (", global tensors" if placement is not None else "")
     )
     start = time.perf_counter()
     for epoch in range(1, args.epochs + 1):
@@ -134,6 +155,9 @@ def main():
         if sampler is not None:
             sampler.set_epoch(epoch)
         for xb, yb in loader:
+            if placement is not None:  # this rank's rows of the global batch
+                xb = xb.to_global(placement, flow.sbp.split(0))
+                yb = yb.to_global(placement, flow.sbp.split(0))
             if train_step is not None:
                 loss = train_step(xb, yb)
             else:
@@ -144,17 +168,19 @@ def main():
             total += loss.item() * len(yb)
             count += len(yb)
         scheduler.step()
-        if world > 1:  # the loss over every rank's share
+        if world > 1 and placement is None:  # the loss over every rank's share
             sums = flow.tensor([total, float(count)], dtype=flow.float64)
             flow.comm.all_reduce(sums)
             total, count = sums.tolist()
+        acc = evaluate(model, x_test, y_test) if placement is not None or rank == 0 else 0.0
         if rank == 0:
-            progress(epoch, args.epochs, total / count, evaluate(model, x_test, y_test))
+            progress(epoch, args.epochs, total / count, acc)
     elapsed = time.perf_counter() - start
     acc = evaluate(model, x_test, y_test)
     say()
     say(
-        f"summary: model={args.model}{' (nn.Graph)' if args.graph else ''} epochs={args.epochs} "
+        f"summary: model={args.model}{' (nn.Graph)' if args.graph else ''}"
+        f"{' (global tensors)' if placement is not None else ''} epochs={args.epochs} "
         f"final train loss={total / count:.4f} "
         f"test accuracy={acc:.2%} time={elapsed:.1f}s "
         f"({args.epochs * len(train_idx) / elapsed:.0f} images/s"

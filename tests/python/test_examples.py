@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -62,7 +64,8 @@ def test_digits_mlp_compiled_with_graph_trains_as_eager():
     assert float(graph["accuracy"].rstrip("%")) >= 90.0, graph
 
 
-def test_digits_mlp_data_parallel_on_two_processes():
+@pytest.mark.parametrize("flags", [[], ["--global-tensors"]], ids=["ddp", "global"])
+def test_digits_mlp_data_parallel_on_two_processes(flags):
     import socket
 
     with socket.socket() as sock:
@@ -72,7 +75,8 @@ def test_digits_mlp_data_parallel_on_two_processes():
     r = subprocess.run(
         [sys.executable, "-m", "oneflow.distributed.launch", "--nproc_per_node", "2"]
         + ["--master_port", str(port), os.path.join(ROOT, "examples", "digits_mlp.py")]
-        + ["--epochs", "40"],
+        + ["--epochs", "40"]
+        + flags,
         capture_output=True,
         text=True,
         env=env,

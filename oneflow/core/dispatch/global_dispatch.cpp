@@ -17,6 +17,8 @@
 // - sum: split along a reduced dim -> partial_sum, along a kept dim -> that dim's split; amax
 //   and amin likewise except that a reduced split is gathered first;
 // - softmax, log_softmax and their gradients: a split along another dim than the softmax's;
+// - bernoulli keeps a split (each rank draws its rows' numbers; a broadcast result is rank 0's
+//   numbers on every rank);
 // - copy (clone, contiguous, casts): any layout kept, except partial sums cast to an integer
 //   type; copy_ and setitem (assign) as elementwise ops;
 // - views: permute, expand, unsqueeze, squeeze, view/reshape and slice carry a split to the
@@ -275,6 +277,8 @@ Signature choose_signature(const Primitive& prim, const TensorList& inputs, cons
        &prim == &prim::reduce<ReduceFn::kMin>()) &&
       inputs[0]->ndim() > 0)
     return reduce_signature(prim, inputs[0], attrs);
+  if (&prim == &prim::bernoulli() && inputs.size() == 1 && sbp_of(inputs[0]).is_split())
+    return {{sbp_of(inputs[0])}, sbp_of(inputs[0])};  // each rank draws its rows' numbers
   if (&prim == &prim::softmax() || &prim == &prim::log_softmax())
     return rowwise_signature(inputs, attrs);
   if (&prim == &prim::softmax_grad() || &prim == &prim::log_softmax_grad()) {

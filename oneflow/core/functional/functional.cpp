@@ -1169,8 +1169,8 @@ Tensor ones(const Shape& shape, const CreationOptions& opts) {
   return full(shape, Scalar::from_int(1), opts);
 }
 
-// Of a global x: a global tensor on x's placement; zeros keep x's sbp, ones are broadcast
-// (ones as partial sums would add up to the number of ranks).
+// Of a global x: a global tensor on x's placement; zeros keep x's sbp, ones keep a split and
+// are broadcast otherwise (ones as partial sums would add up to the number of ranks).
 Tensor zeros_like(const Tensor& x) {
   if (x->global()) {
     const GlobalMeta& g = *x->global();
@@ -1182,6 +1182,9 @@ Tensor zeros_like(const Tensor& x) {
 Tensor ones_like(const Tensor& x) {
   if (x->global()) {
     const GlobalMeta& g = *x->global();
+    if (g.sbp.is_split())
+      return global::make(ones(g.local->shape(), CreationOptions{x->dtype(), x->device(), ""}),
+                          g.placement, g.sbp, x->shape());
     return global::make(ones(x->shape(), CreationOptions{x->dtype(), x->device(), ""}), g.placement,
                         Sbp::broadcast(), x->shape());
   }
