@@ -608,6 +608,25 @@ try:
     out["local_seed"] = np.array(0)
 except RuntimeError as e:
     out["local_seed"] = np.array(int("local tensor but output[0] is global" in str(e)))
+# cross_entropy of batch-split logits (summed per rank, one all-reduce for the mean) equals
+# the whole batch's, with ignored targets, label smoothing and class weights
+logits_np = np.random.RandomState(3).randn(7, 5).astype(np.float32)
+targets_np = np.array([0, 3, -100, 4, 1, -100, 2])
+class_w = np.array([1.0, 2.0, 0.5, 1.0, 3.0], dtype=np.float32)
+for i, kw in enumerate(({}, {"label_smoothing": 0.1}, {"ignore_index": 3}, {"weight": class_w})):
+    t_np = np.where(targets_np < 0, kw.get("ignore_index", -100), targets_np)
+    ref_x = flow.tensor(logits_np, requires_grad=True)
+    local_kw = {k: flow.tensor(v) if k == "weight" else v for k, v in kw.items()}
+    ref = flow.nn.functional.cross_entropy(ref_x, flow.tensor(t_np), **local_kw)
+    ref.backward()
+    gx = flow.tensor(logits_np).to_global(P, B).to_global(sbp=S0)
+    gx.requires_grad_(True)
+    gt = flow.tensor(t_np).to_global(P, B).to_global(sbp=S0)
+    global_kw = {k: v.to_global(P, B) if k == "weight" else v for k, v in local_kw.items()}
+    loss = flow.nn.functional.cross_entropy(gx, gt, **global_kw)
+    loss.backward()
+    out[f"ce{i}_loss_err"] = np.array(abs(loss.item() - ref.item()))
+    out[f"ce{i}_grad_err"] = np.array(np.abs(gx.grad.numpy() - ref_x.grad.numpy()).max())
 # save with global_dst_rank (rank 0 writes whole values), load with global_src_rank (rank 0
 # reads, every rank gets broadcast global tensors) or locally, into a global model
 flow.manual_seed(1)
@@ -662,6 +681,8 @@ def test_global_regressions_on_ranks(tmp_path, world):
         np.testing.assert_array_equal(r["fmod"], [1, -1, 1, 4])
         assert r["sbp_mismatch"] == 1 and r["local_seed"] == 1
         assert r["load_global_is_global"] == 1 and r["load_local_is_global"] == 0
+        for i in range(4):
+            assert r[f"ce{i}_loss_err"] < 1e-5 and r[f"ce{i}_grad_err"] < 1e-6, (i, r)
         for how in ("global", "local"):
             np.testing.assert_array_equal(r[f"load_{how}_weight"], r["saved_weight"])
             np.testing.assert_array_equal(r[f"load_{how}_bias"], r["saved_bias"])

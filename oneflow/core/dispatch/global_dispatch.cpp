@@ -17,6 +17,9 @@
 // - sum: split along a reduced dim -> partial_sum, along a kept dim -> that dim's split; amax
 //   and amin likewise except that a reduced split is gathered first;
 // - softmax, log_softmax and their gradients: a split along another dim than the softmax's;
+// - cat of pieces with one layout: partial sums, or splits along another dim;
+// - nll_loss (and its gradient) summed over rows split along the batch: partial sums of the
+//   losses and weights (the functional layer divides their all-reduced pair for the mean);
 // - bernoulli keeps a split (each rank draws its rows' numbers; a broadcast result is rank 0's
 //   numbers on every rank);
 // - copy (clone, contiguous, casts): any layout kept, except partial sums cast to an integer
@@ -37,6 +40,7 @@
 #include "oneflow/core/framework/global.h"
 #include "oneflow/core/functional/functional.h"
 #include "oneflow/core/graph/graph.h"
+#include "oneflow/core/ops/nn_primitives.h"
 #include "oneflow/core/ops/primitives.h"
 
 namespace oneflow::detail {
@@ -44,8 +48,12 @@ namespace oneflow::detail {
 namespace {
 
 struct Signature {
+  Signature() = default;
+  Signature(std::vector<Sbp> ins, Sbp o) : in(std::move(ins)), out(o) {}
   std::vector<Sbp> in;  // per input (ignored for local 0-d inputs)
   Sbp out;
+  std::vector<Sbp> outs;  // per output, when they differ (else every output is `out`)
+  const Sbp& out_of(size_t i) const { return i < outs.size() ? outs[i] : out; }
 };
 
 bool is_global(const Tensor& t) { return t->kind() == TensorKind::kGlobal; }
@@ -277,6 +285,36 @@ Signature choose_signature(const Primitive& prim, const TensorList& inputs, cons
        &prim == &prim::reduce<ReduceFn::kMin>()) &&
       inputs[0]->ndim() > 0)
     return reduce_signature(prim, inputs[0], attrs);
+  if (&prim == &prim::cat()) {
+    // Pieces with one layout: partial sums concatenate into partial sums, splits along
+    // another dim than the cat's stay split.
+    const Sbp s = sbp_of(inputs[0]);
+    bool same = true;
+    for (const Tensor& t : inputs) same = same && sbp_of(t) == s;
+    int64_t dim = attrs.get<int64_t>("dim");
+    if (same && (s.kind == Sbp::kPartialSum || (s.is_split() && s.axis != dim)))
+      return {std::vector<Sbp>(inputs.size(), s), s};
+    return all_broadcast(inputs);
+  }
+  if (&prim == &prim::nll_loss() && !attrs.get<bool>("mean") && inputs[0]->ndim() >= 1 &&
+      sbp_of(inputs[0]) == Sbp::split(0) && sbp_of(inputs[2]).kind == Sbp::kBroadcast) {
+    // A summed loss over rows split along the batch: each rank sums its rows' losses and
+    // weights (partial sums); the row statistics of the logits form stay split.
+    Signature sig{{Sbp::split(0), Sbp::split(0), Sbp::broadcast()}, Sbp::partial_sum()};
+    sig.outs = {Sbp::partial_sum(), Sbp::partial_sum(), Sbp::split(0)};
+    return sig;
+  }
+  if (&prim == &prim::nll_loss_grad() && !attrs.get<bool>("mean") &&
+      sbp_of(inputs[1]) == Sbp::split(0) && sbp_of(inputs[0]).kind == Sbp::kBroadcast &&
+      sbp_of(inputs[2]).kind == Sbp::kBroadcast &&
+      (inputs.size() < 6 ||
+       (sbp_of(inputs[4]) == Sbp::split(0) && sbp_of(inputs[5]) == Sbp::split(0)))) {
+    // (dy, target, weight, total[, logits, stats]) of a summed loss: the total is not read.
+    Signature sig{{Sbp::broadcast(), Sbp::split(0), Sbp::broadcast(), sbp_of(inputs[3])},
+                  Sbp::split(0)};
+    for (size_t i = 4; i < inputs.size(); ++i) sig.in.push_back(Sbp::split(0));
+    return sig;
+  }
   if (&prim == &prim::bernoulli() && inputs.size() == 1 && sbp_of(inputs[0]).is_split())
     return {{sbp_of(inputs[0])}, sbp_of(inputs[0])};  // each rank draws its rows' numbers
   if (&prim == &prim::softmax() || &prim == &prim::log_softmax())
@@ -318,13 +356,14 @@ Tensor local_as_global(const Tensor& t, const Placement& placement) {
 }
 
 // The attributes of the primitive run on the shards: the shape attributes of views that keep
-// a split (view/expand "shape", slice "sizes") hold the global size of the split dim; the
-// shards' run needs the local one.
+// a split (view/expand "shape", slice "sizes", nll_loss_grad "input_shape") hold the global size of
+// the split dim; the shards' run needs the local one.
 Attrs local_attrs(const Primitive& prim, const Attrs& attrs, const Signature& sig,
                   const Shape& out_shape) {
   if (!sig.out.is_split()) return attrs;
   const char* key = &prim == &prim::view() || &prim == &prim::expand() ? "shape"
                     : &prim == &prim::slice()                          ? "sizes"
+                    : &prim == &prim::nll_loss_grad()                  ? "input_shape"
                                                                        : nullptr;
   if (!key) return attrs;
   Attrs local = attrs;
@@ -423,9 +462,9 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
   }
   // A random primitive's broadcast result must be the same on every rank, whatever each
   // rank's generator holds: rank 0's numbers (split results are per-rank numbers anyway).
-  if (attrs.has("seed") && sig.out.kind == Sbp::kBroadcast && !inplace_out &&
-      global::world_size() > 1)
-    for (const Tensor& t : local_out) global::broadcast_from_rank0(t);
+  if (attrs.has("seed") && !inplace_out && global::world_size() > 1)
+    for (size_t i = 0; i < local_out.size(); ++i)
+      if (sig.out_of(i).kind == Sbp::kBroadcast) global::broadcast_from_rank0(local_out[i]);
   TensorList outputs;
   outputs.reserve(local_out.size());
   for (size_t i = 0; i < local_out.size(); ++i) {
@@ -433,15 +472,16 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
       outputs.push_back(inplace_out);
       continue;
     }
-    const Shape expected = global::local_shape(metas[i].shape, sig.out);
+    const Sbp& out_sbp = sig.out_of(i);
+    const Shape expected = global::local_shape(metas[i].shape, out_sbp);
     if (local_out[i]->shape() != expected)
       throw_error<RuntimeError>(prim.name(), "internal error: the shard of output ", i, " under ",
-                                sig.out.str(), " has shape ", shape_str(local_out[i]->shape()),
+                                out_sbp.str(), " has shape ", shape_str(local_out[i]->shape()),
                                 ", expected ", shape_str(expected));
     const bool copied_view =
         prim.traits().is_view && is_global(inputs[0]) &&
         (local_in[0] != global::local_of(inputs[0]) || global::meta(inputs[0]).copied_view);
-    outputs.push_back(global::make(local_out[i], *placement, sig.out, metas[i].shape, copied_view));
+    outputs.push_back(global::make(local_out[i], *placement, out_sbp, metas[i].shape, copied_view));
   }
   if (needs_grad) record_autograd(prim, inputs, outputs, attrs, input_versions, original);
   return outputs;

@@ -508,6 +508,19 @@ Tensor nll_kernel(const Tensor& x_lo, const Tensor& target, const Tensor& weight
              : global::broadcast_like(x, ones({c}, CreationOptions{x->dtype(), x->device(), ""}));
   Attrs attrs{{"ignore_index", ignore_index}, {"mean", mean}, {"logits", logits}};
   if (label_smoothing != 0) attrs.set("label_smoothing", label_smoothing);
+  if (mean && x->global() && target->global() && x->ndim() >= 1 &&
+      x->global()->sbp == Sbp::split(0) && target->global()->sbp == Sbp::split(0) && w->global() &&
+      w->global()->sbp.kind == Sbp::kBroadcast) {
+    // Rows split along the batch: each rank sums its rows' losses and weights; the pair is
+    // all-reduced at once (adding 0 to partial sums makes the dispatcher sum them), then
+    // divided: one small all-reduce where the whole batch's logits would be gathered.
+    attrs.set("mean", false);
+    const TensorList parts =
+        dispatch(prim::nll_loss(), {contiguous(x), contiguous(target), w}, attrs);
+    Tensor pair =
+        add(cat({unsqueeze(parts[0], 0), unsqueeze(parts[1], 0)}, 0), Scalar::from_int(0));
+    return div(select(pair, 0, 0), select(pair, 0, 1));
+  }
   return dispatch(prim::nll_loss(), {contiguous(x), contiguous(target), w}, attrs)[0];
 }
 }  // namespace
