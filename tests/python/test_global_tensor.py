@@ -627,6 +627,16 @@ for i, kw in enumerate(({}, {"label_smoothing": 0.1}, {"ignore_index": 3}, {"wei
     loss.backward()
     out[f"ce{i}_loss_err"] = np.array(abs(loss.item() - ref.item()))
     out[f"ce{i}_grad_err"] = np.array(np.abs(gx.grad.numpy() - ref_x.grad.numpy()).max())
+# gradients of broadcast leaves of two dtypes, summed in one bucket per dtype at backward's end
+wa = flow.ones(3).to_global(P, B)
+wb = flow.ones(3, dtype=flow.float64).to_global(P, B)
+wa.requires_grad_(True)
+wb.requires_grad_(True)
+rows = flow.tensor(np.arange(15, dtype=np.float32).reshape(5, 3)).to_global(P, B)
+rows = rows.to_global(sbp=S0)
+((rows * wa).sum() + (rows.double() * wb * 2).sum()).backward()
+out["bucket_grads"] = np.stack([wa.grad.numpy(), wb.grad.numpy()])
+out["bucket_sbp"] = np.array(str(wa.grad.sbp) + str(wb.grad.sbp))
 # save with global_dst_rank (rank 0 writes whole values), load with global_src_rank (rank 0
 # reads, every rank gets broadcast global tensors) or locally, into a global model
 flow.manual_seed(1)
@@ -681,6 +691,9 @@ def test_global_regressions_on_ranks(tmp_path, world):
         np.testing.assert_array_equal(r["fmod"], [1, -1, 1, 4])
         assert r["sbp_mismatch"] == 1 and r["local_seed"] == 1
         assert r["load_global_is_global"] == 1 and r["load_local_is_global"] == 0
+        col = np.arange(15).reshape(5, 3).sum(0)
+        np.testing.assert_array_equal(r["bucket_grads"], np.stack([col, 2 * col]))
+        assert str(r["bucket_sbp"]) == "(oneflow.sbp.broadcast,)" * 2
         for i in range(4):
             assert r[f"ce{i}_loss_err"] < 1e-5 and r[f"ce{i}_grad_err"] < 1e-6, (i, r)
         for how in ("global", "local"):

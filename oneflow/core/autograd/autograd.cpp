@@ -126,14 +126,72 @@ Tensor run_leaf_hooks(const Tensor& leaf, Tensor g) {
 }
 }  // namespace
 
+namespace {
+
+// Note [Bucketed gradient all-reduce]: in data parallelism with global tensors, a broadcast
+// parameter's gradient comes out as a partial sum. During a backward() that writes .grad, the
+// partial sums of broadcast leaves wait in a bucket and are all-reduced together, one
+// collective per dtype, when backward ends (DDP's buckets: a collective's latency, not its
+// bytes, dominates small models); other layouts are converted at once.
+struct PendingGrad {
+  Tensor leaf, grad;
+};
+thread_local std::vector<PendingGrad>* t_bucket = nullptr;
+
+void accumulate_into_grad(const Tensor& leaf, Tensor g);
+
+void flush_bucket(std::vector<PendingGrad>& bucket) {
+  std::vector<PendingGrad> pending;
+  pending.swap(bucket);
+  std::vector<bool> done(pending.size(), false);
+  for (size_t i = 0; i < pending.size(); ++i) {
+    if (done[i]) continue;
+    const DType dt = pending[i].grad->dtype();
+    const GlobalMeta& first = *pending[i].grad->global();
+    std::vector<size_t> group;
+    TensorList flats;
+    for (size_t j = i; j < pending.size(); ++j) {
+      const GlobalMeta& g = *pending[j].grad->global();
+      if (done[j] || pending[j].grad->dtype() != dt || g.placement != first.placement) continue;
+      done[j] = true;
+      group.push_back(j);
+      flats.push_back(F::reshape(F::contiguous(g.local), {-1}));
+    }
+    Tensor flat = F::cat(flats, 0);
+    const Tensor sum = global::box_local(
+        global::make(flat, first.placement, Sbp::partial_sum(), flat->shape()), Sbp::broadcast());
+    int64_t offset = 0;
+    for (size_t j : group) {
+      const Tensor& leaf = pending[j].leaf;
+      const int64_t n = leaf->numel();
+      Tensor piece = F::reshape(F::narrow(sum, 0, offset, n), leaf->shape());
+      offset += n;
+      accumulate_into_grad(leaf,
+                           global::make(piece, first.placement, Sbp::broadcast(), leaf->shape()));
+    }
+  }
+}
+
+}  // namespace
+
 TensorList AccumulateGrad::apply(TensorList&& out_grads) {
   Tensor g = std::move(out_grads[0]);
   if (!g) return {};
-  AutogradMeta& am = leaf->autograd();
   g = run_leaf_hooks(leaf, std::move(g));
-  // A global leaf's gradient takes the leaf's layout (a broadcast parameter's partial-sum
-  // gradient is all-reduced here, on the communication stream, while backward goes on: data
-  // parallelism's overlap of communication with compute).
+  if (g->global() && leaf->global() && !grad_mode_enabled() && t_bucket &&
+      g->global()->sbp.kind == Sbp::kPartialSum && leaf->global()->sbp.kind == Sbp::kBroadcast &&
+      g->shape() == leaf->shape()) {
+    t_bucket->push_back({leaf, g});  // Note [Bucketed gradient all-reduce]
+    return {};
+  }
+  accumulate_into_grad(leaf, std::move(g));
+  return {};
+}
+
+namespace {
+void accumulate_into_grad(const Tensor& leaf, Tensor g) {
+  AutogradMeta& am = leaf->autograd();
+  // A global leaf's gradient takes the leaf's layout.
   if (g->global() && leaf->global() && !grad_mode_enabled() &&
       g->global()->sbp != leaf->global()->sbp && g->shape() == leaf->shape())
     g = global::box(g, leaf->global()->sbp);
@@ -162,8 +220,8 @@ TensorList AccumulateGrad::apply(TensorList&& out_grads) {
     // later in-place update of .grad cannot write through it.
     am.grad = F::clone(F::detach(g));
   }
-  return {};
 }
+}  // namespace
 
 namespace {
 int64_t next_hook_id() {
@@ -213,6 +271,13 @@ TensorList run_backward(const TensorList& outputs, const TensorList& grad_output
   autocast::Suspend no_autocast;
   const char* op = inputs.empty() ? "backward" : "autograd.grad";
   GradModeGuard mode(create_graph);
+  // Note [Bucketed gradient all-reduce]: a backward that writes .grad on several ranks.
+  std::vector<PendingGrad> bucket;
+  struct BucketScope {
+    std::vector<PendingGrad>* prev;
+    explicit BucketScope(std::vector<PendingGrad>* b) : prev(t_bucket) { t_bucket = b; }
+    ~BucketScope() { t_bucket = prev; }
+  } bucket_scope(inputs.empty() && !create_graph && global::world_size() > 1 ? &bucket : nullptr);
   // Seed gradients.
   std::unordered_map<Node*, TensorList> buffers;
   std::unordered_map<Node*, std::shared_ptr<Node>> owners;
@@ -323,6 +388,7 @@ TensorList run_backward(const TensorList& outputs, const TensorList& grad_output
       if (--deps[next] == 0 && queued.insert(next).second) ready.push(next);
     }
   }
+  if (!bucket.empty()) flush_bucket(bucket);
   for (size_t i = 0; i < inputs.size(); ++i)
     if (!results[i] && !allow_unused)
       throw_error<RuntimeError>(op, "one of the differentiated tensors (input ", i,
