@@ -417,10 +417,10 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
                                      "ones, rand, randn, full, tensor, ... or call to_global()");
 
   // Local 0-d operands that need a gradient join the global graph through a node of their own.
+  const bool recording = grad_mode_enabled() && !inference_mode_enabled();
   TensorList wrapped;
-  const bool record = grad_mode_enabled() && !inference_mode_enabled();
   for (const Tensor& t : inputs)
-    if (!is_global(t) && record && t->requires_grad() && prim.traits().differentiable) {
+    if (!is_global(t) && recording && t->requires_grad() && prim.traits().differentiable) {
       wrapped = inputs;
       for (Tensor& w : wrapped)
         if (!is_global(w) && w->requires_grad()) w = local_as_global(w, *placement);
@@ -432,7 +432,6 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
   const std::vector<TensorMeta> metas = prim.infer(inputs, attrs);
   const Signature sig = choose_signature(prim, inputs, attrs, metas, inplace_out);
 
-  const bool recording = grad_mode_enabled() && !inference_mode_enabled();
   bool needs_grad = false;
   if (prim.traits().differentiable && recording)
     for (const Tensor& t : inputs) needs_grad = needs_grad || t->requires_grad();
