@@ -864,6 +864,60 @@ def test_copies_between_devices_are_ordered_with_both_streams():
 
 
 @_needs_cuda
+@pytest.mark.parametrize("queued", [False, True])
+def test_host_to_device_copy_waits_for_kernels_still_reading_reused_memory(queued):
+    """Copies to a device run on its host-to-device stream: the caching allocator may hand them a
+    block that kernels still running on the compute stream read; the copy waits for them on the
+    GPU (Note [Copy streams]), and the kernels after it see its bytes."""
+    n = 3072
+    rng = np.random.default_rng(0)
+    a_np = (rng.standard_normal((n, n)) / np.sqrt(n)).astype(np.float32)
+    fill_np = np.full((n, n), 7.0, dtype=np.float32)
+    with _queued_cuda(queued):
+        a = flow.tensor(a_np, device="cuda")
+        flow.cuda.synchronize()
+        b = a
+        for _ in range(6):  # tens of milliseconds of matmuls that read a and the chain's blocks
+            b = b @ a
+        del a  # its block (and the chain's) return to the allocator while the kernels run
+        x = flow.tensor(fill_np).cuda()  # same size: may take one of those blocks
+        y = x * 2  # a kernel after the copy reads the new bytes
+        ref = a_np.astype(np.float64)
+        expect = ref
+        for _ in range(6):
+            expect = expect @ ref
+        got = b.cpu().numpy().astype(np.float64)
+        err = np.linalg.norm(got - expect) / np.linalg.norm(expect)
+        assert err < 1e-2, err
+        np.testing.assert_array_equal(x.cpu().numpy(), fill_np)
+        np.testing.assert_array_equal(y.cpu().numpy(), fill_np * 2)
+
+
+@_needs_cuda
+@pytest.mark.parametrize("queued", [False, True])
+def test_host_to_device_copy_does_not_read_the_source_after_it_returns(queued):
+    """From pageable memory the host does not wait for the copy: the driver has staged the
+    source by then, so writing it right after changes nothing on the device."""
+    rng = np.random.default_rng(1)
+    with _queued_cuda(queued):
+        for size in (1, 1000, 1 << 22):
+            h = rng.standard_normal(size).astype(np.float32)
+            keep = h.copy()
+            t = flow.tensor(h)
+            d = t.cuda()
+            t.fill_(0)  # a CPU op after the copy
+            shared = flow.from_numpy(h)
+            d2 = shared.cuda()
+            h[:] = -1  # NumPy writes the shared memory after the copy
+            np.testing.assert_array_equal(d.cpu().numpy(), keep)
+            np.testing.assert_array_equal(d2.cpu().numpy(), keep)
+            back = d.cpu()  # device-to-host: returns with the bytes on the host
+            d.mul_(0)
+            np.testing.assert_array_equal(back.numpy(), keep)
+        flow.cuda.synchronize()
+
+
+@_needs_cuda
 def test_cuda_kernel_error_surfaces_at_the_next_sync_with_the_op_and_line():
     with _queued_cuda(True):
         x = flow.randn(3, device="cuda")

@@ -1,5 +1,5 @@
-// CUDA backend: one compute stream per device, a caching allocator over cudaMalloc, copies
-// ordered on the stream.
+// CUDA backend: per device a compute stream and two copy streams (host-to-device and
+// device-to-host) ordered with it by events, a caching allocator over cudaMalloc.
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -13,10 +13,35 @@ namespace oneflow {
 namespace {
 
 struct DeviceState {
-  cudaStream_t stream = nullptr;
+  cudaStream_t stream = nullptr;  // compute: every kernel, copies within the device
   cublasHandle_t cublas = nullptr;
   std::unique_ptr<CachingAllocator> alloc;
+  // Note [Copy streams]
+  cudaStream_t h2d = nullptr, d2h = nullptr;
+  cudaEvent_t compute_mark = nullptr, h2d_done = nullptr;
+  std::mutex copy_mu;  // one event sequence (record, wait) at a time
 };
+
+// Note [Copy streams]
+// Copies between the host and a device run on the device's own copy streams, one per
+// direction, so a copy in one direction overlaps kernels and copies in the other. Events order
+// them with the compute stream, on the GPU, without the host waiting:
+// - Before each copy the copy stream waits for everything queued so far on the compute stream
+//   (an event recorded there now). The caching allocator hands out blocks in compute-stream
+//   order: a block freed by a tensor whose last kernels still run may be a copy's destination,
+//   and a device-to-host copy reads what earlier kernels wrote.
+// - After a host-to-device copy, the compute stream waits for it (an event recorded on the copy
+//   stream), so the kernels queued later read the new bytes, and a later reuse of the block is
+//   ordered after the copy. The host does not wait: from pageable memory the driver has
+//   copied the source out before cudaMemcpyAsync returns (staged), so `x.cuda()` no longer waits
+//   for the kernels already queued on the device, as it did when copies ran on the compute
+//   stream followed by a stream synchronisation. From page-locked (or managed) memory the DMA
+//   reads the source later, so the host waits for that copy.
+// - A device-to-host copy returns when the bytes are on the host (the host waits for its copy
+//   stream, which waited for the kernels before it).
+// - Copies between devices wait for the source's compute stream and run on the destination's.
+// The event objects are reused: cudaStreamWaitEvent waits for the record made before the call,
+// and the mutex keeps each record-then-wait pair together.
 
 class CudaBackend final : public DeviceBackend {
  public:
@@ -28,7 +53,7 @@ class CudaBackend final : public DeviceBackend {
         n = 0;
       }
       count_ = n;
-      states_.resize(n);
+      states_ = std::make_unique<DeviceState[]>(n);
       state_once_ = std::vector<std::once_flag>(n);
     });
     return count_;
@@ -42,6 +67,10 @@ class CudaBackend final : public DeviceBackend {
       OF_CUDA_CHECK(cudaSetDevice(index));
       DeviceState& s = states_[index];
       OF_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
+      OF_CUDA_CHECK(cudaStreamCreateWithFlags(&s.h2d, cudaStreamNonBlocking));
+      OF_CUDA_CHECK(cudaStreamCreateWithFlags(&s.d2h, cudaStreamNonBlocking));
+      OF_CUDA_CHECK(cudaEventCreateWithFlags(&s.compute_mark, cudaEventDisableTiming));
+      OF_CUDA_CHECK(cudaEventCreateWithFlags(&s.h2d_done, cudaEventDisableTiming));
       OF_CUBLAS_CHECK(cublasCreate(&s.cublas));
       OF_CUBLAS_CHECK(cublasSetStream(s.cublas, s.stream));
       s.alloc = std::make_unique<CachingAllocator>(
@@ -61,8 +90,15 @@ class CudaBackend final : public DeviceBackend {
             cudaFree(p);
           });
     });
-    OF_CUDA_CHECK(cudaSetDevice(index));
+    select_device(index);
     return states_[index];
+  }
+
+  // cudaSetDevice only when another device is current: this runs for every kernel launch.
+  static void select_device(int index) {
+    int current = -1;
+    if (cudaGetDevice(&current) != cudaSuccess || current != index)
+      OF_CUDA_CHECK(cudaSetDevice(index));
   }
 
   Allocator& allocator(int index) override { return *state(index).alloc; }
@@ -72,35 +108,62 @@ class CudaBackend final : public DeviceBackend {
     const bool to_host = dst_dev.type == DeviceType::kCPU;
     const bool from_host = src_dev.type == DeviceType::kCPU;
     if (to_host && from_host) return cpu_backend().copy(dst, dst_dev, src, src_dev, nbytes);
-    int index = from_host ? dst_dev.index : src_dev.index;
-    cudaStream_t stream = state(index).stream;
-    cudaMemcpyKind kind = to_host     ? cudaMemcpyDeviceToHost
-                          : from_host ? cudaMemcpyHostToDevice
-                                      : cudaMemcpyDeviceToDevice;
+    const int index = from_host ? dst_dev.index : src_dev.index;
     if (!to_host && !from_host && dst_dev.index != src_dev.index) {
       // Peer copy: order it after the source's queued work and the destination's, on the
       // destination's stream, then wait for it (cudaMemcpyPeer runs on the legacy default
       // stream, which our non-blocking streams do not synchronise with).
-      OF_CUDA_CHECK(cudaStreamSynchronize(stream));
+      OF_CUDA_CHECK(cudaStreamSynchronize(state(index).stream));
       cudaStream_t dst_stream = state(dst_dev.index).stream;
       OF_CUDA_CHECK(
           cudaMemcpyPeerAsync(dst, dst_dev.index, src, src_dev.index, nbytes, dst_stream));
       OF_CUDA_CHECK(cudaStreamSynchronize(dst_stream));
       return;
     }
-    OF_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, kind, stream));
-    // Host memory may be freed or read as soon as we return: wait for copies that touch it.
-    if (to_host || from_host) OF_CUDA_CHECK(cudaStreamSynchronize(stream));
+    DeviceState& s = state(index);
+    if (!to_host && !from_host) {
+      OF_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToDevice, s.stream));
+      return;
+    }
+    cudaStream_t copy_stream = from_host ? s.h2d : s.d2h;
+    {
+      std::lock_guard<std::mutex> lock(s.copy_mu);
+      OF_CUDA_CHECK(cudaEventRecord(s.compute_mark, s.stream));
+      OF_CUDA_CHECK(cudaStreamWaitEvent(copy_stream, s.compute_mark, 0));
+      OF_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes,
+                                    from_host ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
+                                    copy_stream));
+      if (from_host) {
+        OF_CUDA_CHECK(cudaEventRecord(s.h2d_done, copy_stream));
+        OF_CUDA_CHECK(cudaStreamWaitEvent(s.stream, s.h2d_done, 0));
+      }
+    }
+    // The host's memory is read (to the device) or written (to the host) by the DMA engine
+    // after the call returns: wait for the copy unless the driver staged pageable memory.
+    if (to_host || !pageable(src)) OF_CUDA_CHECK(cudaStreamSynchronize(copy_stream));
+  }
+
+  // Host memory the driver does not know (malloc, NumPy): copies from it are staged.
+  static bool pageable(const void* p) {
+    cudaPointerAttributes attr;
+    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+      cudaGetLastError();
+      return true;
+    }
+    return attr.type == cudaMemoryTypeUnregistered;
   }
 
   void synchronize(int index) override {
-    OF_CUDA_CHECK(cudaStreamSynchronize(state(index).stream));
+    DeviceState& s = state(index);
+    OF_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+    OF_CUDA_CHECK(cudaStreamSynchronize(s.h2d));
+    OF_CUDA_CHECK(cudaStreamSynchronize(s.d2h));
   }
 
  private:
   std::once_flag count_once_;
   int count_ = 0;
-  std::vector<DeviceState> states_;
+  std::unique_ptr<DeviceState[]> states_;
   std::vector<std::once_flag> state_once_;
 };
 
