@@ -869,28 +869,31 @@ def test_host_to_device_copy_waits_for_kernels_still_reading_reused_memory(queue
     """Copies to a device run on its host-to-device stream: the caching allocator may hand them a
     block that kernels still running on the compute stream read; the copy waits for them on the
     GPU (Note [Copy streams]), and the kernels after it see its bytes."""
-    n = 3072
+    n, m, steps = 4096, 2048, 24
     rng = np.random.default_rng(0)
     a_np = (rng.standard_normal((n, n)) / np.sqrt(n)).astype(np.float32)
-    fill_np = np.full((n, n), 7.0, dtype=np.float32)
+    b_np = rng.standard_normal((m, n)).astype(np.float32)
+    fill = flow.tensor(np.full((n, n), 7.0, dtype=np.float32))  # on the host before the chain
     with _queued_cuda(queued):
         a = flow.tensor(a_np, device="cuda")
+        b = flow.tensor(b_np, device="cuda")
         flow.cuda.synchronize()
-        b = a
-        for _ in range(6):  # tens of milliseconds of matmuls that read a and the chain's blocks
-            b = b @ a
-        del a  # its block (and the chain's) return to the allocator while the kernels run
-        x = flow.tensor(fill_np).cuda()  # same size: may take one of those blocks
+        a_ptr = a.data_ptr()
+        for _ in range(steps):  # ~35 ms of matmuls on an H100 that all read a's block
+            b = b @ a  # (m x n: the chain's blocks are another size than a's)
+        del a  # its block returns to the allocator while the kernels still read it
+        x = fill.cuda()
+        if not queued:  # (queued, the last instruction still holds a until the next one)
+            assert x.data_ptr() == a_ptr  # the hazard is set up: the copy writes a's block
         y = x * 2  # a kernel after the copy reads the new bytes
-        ref = a_np.astype(np.float64)
-        expect = ref
-        for _ in range(6):
-            expect = expect @ ref
-        got = b.cpu().numpy().astype(np.float64)
+        expect = b_np
+        for _ in range(steps):
+            expect = expect @ a_np
+        got = b.cpu().numpy()
         err = np.linalg.norm(got - expect) / np.linalg.norm(expect)
         assert err < 1e-2, err
-        np.testing.assert_array_equal(x.cpu().numpy(), fill_np)
-        np.testing.assert_array_equal(y.cpu().numpy(), fill_np * 2)
+        np.testing.assert_array_equal(x.cpu().numpy(), fill.numpy())
+        np.testing.assert_array_equal(y.cpu().numpy(), fill.numpy() * 2)
 
 
 @_needs_cuda

@@ -32,11 +32,15 @@ struct DeviceState {
 //   and a device-to-host copy reads what earlier kernels wrote.
 // - After a host-to-device copy, the compute stream waits for it (an event recorded on the copy
 //   stream), so the kernels queued later read the new bytes, and a later reuse of the block is
-//   ordered after the copy. The host does not wait: from pageable memory the driver has
-//   copied the source out before cudaMemcpyAsync returns (staged), so `x.cuda()` no longer waits
-//   for the kernels already queued on the device, as it did when copies ran on the compute
-//   stream followed by a stream synchronisation. From page-locked (or managed) memory the DMA
-//   reads the source later, so the host waits for that copy.
+//   ordered after the copy. The host does not wait for the copy when the source is pageable
+//   memory: the driver copies it into its own page-locked staging buffers before
+//   cudaMemcpyAsync returns (PyTorch's non_blocking copies from pageable memory rely on the
+//   same behaviour; NVIDIA documents it for cudaMemcpy, and says only that the Async form
+//   "might be synchronous" for pageable memory). A copy that fits the staging buffers then
+//   returns at once, where it used to wait for every kernel queued on the device (copies ran
+//   on the compute stream followed by a stream synchronisation); a larger one may wait, chunk
+//   by chunk, for its copy stream to drain them, and so for the kernels before it. From
+//   page-locked (or managed) memory the DMA reads the source later: the host waits.
 // - A device-to-host copy returns when the bytes are on the host (the host waits for its copy
 //   stream, which waited for the kernels before it).
 // - Copies between devices wait for the source's compute stream and run on the destination's.
@@ -97,8 +101,11 @@ class CudaBackend final : public DeviceBackend {
   // cudaSetDevice only when another device is current: this runs for every kernel launch.
   static void select_device(int index) {
     int current = -1;
-    if (cudaGetDevice(&current) != cudaSuccess || current != index)
-      OF_CUDA_CHECK(cudaSetDevice(index));
+    if (cudaGetDevice(&current) != cudaSuccess) {
+      cudaGetLastError();  // not a later kernel's error
+      current = -1;
+    }
+    if (current != index) OF_CUDA_CHECK(cudaSetDevice(index));
   }
 
   Allocator& allocator(int index) override { return *state(index).alloc; }
@@ -130,25 +137,28 @@ class CudaBackend final : public DeviceBackend {
       std::lock_guard<std::mutex> lock(s.copy_mu);
       OF_CUDA_CHECK(cudaEventRecord(s.compute_mark, s.stream));
       OF_CUDA_CHECK(cudaStreamWaitEvent(copy_stream, s.compute_mark, 0));
-      OF_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes,
-                                    from_host ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
-                                    copy_stream));
-      if (from_host) {
-        OF_CUDA_CHECK(cudaEventRecord(s.h2d_done, copy_stream));
-        OF_CUDA_CHECK(cudaStreamWaitEvent(s.stream, s.h2d_done, 0));
-      }
+    }
+    // (Not under the lock: from pageable memory the call may block while the driver stages it.)
+    OF_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes,
+                                  from_host ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
+                                  copy_stream));
+    if (from_host) {
+      std::lock_guard<std::mutex> lock(s.copy_mu);
+      OF_CUDA_CHECK(cudaEventRecord(s.h2d_done, copy_stream));
+      OF_CUDA_CHECK(cudaStreamWaitEvent(s.stream, s.h2d_done, 0));
     }
     // The host's memory is read (to the device) or written (to the host) by the DMA engine
     // after the call returns: wait for the copy unless the driver staged pageable memory.
     if (to_host || !pageable(src)) OF_CUDA_CHECK(cudaStreamSynchronize(copy_stream));
   }
 
-  // Host memory the driver does not know (malloc, NumPy): copies from it are staged.
+  // Host memory the driver does not know (malloc, NumPy): copies from it are staged. When the
+  // query fails the copy is treated as not staged (the host waits for it).
   static bool pageable(const void* p) {
     cudaPointerAttributes attr;
     if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
       cudaGetLastError();
-      return true;
+      return false;
     }
     return attr.type == cudaMemoryTypeUnregistered;
   }
