@@ -19,6 +19,9 @@ message(STATUS "OpenBLAS: ${OPENBLAS_LIBRARY} (cblas.h in ${CBLAS_INCLUDE_DIR})"
 find_path(GLOO_INCLUDE_DIR gloo/allreduce.h REQUIRED)
 find_library(GLOO_LIBRARY NAMES gloo REQUIRED)
 
+# Protocol Buffers: the graph IR on disk (core/graph/graph.proto), compiled by protoc.
+find_package(Protobuf REQUIRED)
+
 if(ONEFLOW_BUILD_PYTHON)
   find_package(Python 3.8 REQUIRED COMPONENTS Interpreter Development.Module)
   if(NOT pybind11_DIR)

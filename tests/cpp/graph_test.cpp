@@ -145,5 +145,31 @@ TEST(Graph, OnlyMadeTensorsMayChangeLayoutInPlace) {
   EXPECT_EQ(to_vector((*g->run({from_vector({5, 6}, {2})}))[0]), (std::vector<float>{11}));
 }
 
+TEST(Graph, SavedProgramsLoadWithVariablesByNameAndConstantsByValue) {
+  TraceGuard guard;
+  Tensor x = from_vector({1, 2, 3, 4}, {2, 2});
+  Tensor w = from_vector({1, 0, 0, 2}, {2, 2});   // a variable: saved by name
+  Tensor c = from_vector({10, 20, 30, 40}, {4});  // captured, unnamed: saved by value
+  graph::begin_trace({x}, {w});
+  Tensor y = F::add(F::matmul(x, w), F::narrow(c, 0, 1, 2));
+  auto g = graph::end_trace({F::transpose(y, 0, 1)});
+  const std::string bytes = graph::save_graph(*g, {{"w", w}});
+  EXPECT_NE(graph::graph_text(bytes).find("primitive: \"matmul\""), std::string::npos);
+  EXPECT_NE(graph::graph_text(bytes).find("variable: \"w\""), std::string::npos);
+
+  Tensor w2 = from_vector({2, 0, 0, 1}, {2, 2});
+  auto loaded = graph::load_graph(bytes, {{"w", w2}});
+  EXPECT_EQ(loaded->num_steps(), g->num_steps());
+  F::fill_(c, Scalar::from_int(0));  // the loaded program kept c's value
+  TensorList out = *loaded->run({from_vector({1, 1, 1, 1}, {2, 2})});
+  EXPECT_EQ(out[0]->shape(), (Shape{2, 2}));
+  EXPECT_EQ(to_vector(F::contiguous(out[0])), (std::vector<float>{22, 22, 31, 31}));
+
+  // a missing variable, another layout, bytes that are not a program
+  EXPECT_THROW(graph::load_graph(bytes, {}), ValueError);
+  EXPECT_THROW(graph::load_graph(bytes, {{"w", from_vector({1, 2}, {2})}}), ValueError);
+  EXPECT_THROW(graph::load_graph("\x01\x02garbage", {{"w", w2}}), ValueError);
+}
+
 }  // namespace
 }  // namespace oneflow

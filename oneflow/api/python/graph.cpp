@@ -10,6 +10,23 @@ void init_graph(py::module_& m) {
   m.def("_graph_trace_end", &graph::end_trace, py::arg("outputs"));
   m.def("_graph_trace_abort", &graph::abort_trace);
   m.def("_graph_tracing", &graph::tracing);
+  // Saved programs (the protobuf IR, core/graph/graph.proto): variables are (name, tensor) pairs.
+  m.def(
+      "_graph_save",
+      [](const graph::CompiledGraph& g,
+         const std::vector<std::pair<std::string, Tensor>>& variables) {
+        return py::bytes(graph::save_graph(g, variables));
+      },
+      py::arg("compiled"), py::arg("variables"));
+  m.def(
+      "_graph_load",
+      [](const py::bytes& bytes, const std::vector<std::pair<std::string, Tensor>>& variables) {
+        return graph::load_graph(std::string(bytes), variables);
+      },
+      py::arg("program"), py::arg("variables"));
+  m.def(
+      "_graph_proto_text", [](const py::bytes& bytes) { return graph::graph_text(bytes); },
+      py::arg("program"));
   py::class_<graph::CompiledGraph, std::shared_ptr<graph::CompiledGraph>>(m, "CompiledGraph")
       .def(
           "run",

@@ -30,6 +30,8 @@ class Attrs {
   bool has(const std::string& key) const { return map_.count(key) > 0; }
   bool operator==(const Attrs& o) const { return map_ == o.map_; }
   void set(const std::string& key, AttrValue v) { map_[key] = std::move(v); }
+  // Every attribute, by name (saving a graph writes them all).
+  const std::map<std::string, AttrValue>& items() const { return map_; }
 
  private:
   std::map<std::string, AttrValue> map_;

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "oneflow/core/ops/primitive.h"
@@ -49,6 +50,21 @@ struct Step {
   std::vector<int> release;  // values no later step needs
 };
 
+class CompiledGraph;
+// The program as a serialized oneflow.graph.proto.Graph (graph.proto; Note [Saved graphs] in
+// graph_proto.cpp). Captured tensors found among `variables` are saved by their name, the others
+// by value. Raises NotImplementedError for random steps that draw from a generator other than
+// their device's default one.
+std::string save_graph(const CompiledGraph& g,
+                       const std::vector<std::pair<std::string, Tensor>>& variables);
+// The program save_graph wrote, its named captures bound to the tensors of those names in
+// `variables` (which must have the saved layouts). Raises ValueError for bytes that are not a
+// saved graph of this version, an unknown primitive, or a missing or different variable.
+std::shared_ptr<CompiledGraph> load_graph(
+    const std::string& bytes, const std::vector<std::pair<std::string, Tensor>>& variables);
+// A saved program as protobuf text (constants shown by their size).
+std::string graph_text(const std::string& bytes);
+
 class CompiledGraph {
  public:
   CompiledGraph();
@@ -67,6 +83,10 @@ class CompiledGraph {
  private:
   friend class Recorder;
   friend class ReplayKernel;
+  friend std::string save_graph(const CompiledGraph&,
+                                const std::vector<std::pair<std::string, Tensor>>&);
+  friend std::shared_ptr<CompiledGraph> load_graph(
+      const std::string&, const std::vector<std::pair<std::string, Tensor>>&);
   // The steps on `inputs`; `outputs`, when given, are the tensors the distinct output values
   // (out_values_) are written to, and `random` the (seed, offset) of each random step in
   // order (drawn here when empty).

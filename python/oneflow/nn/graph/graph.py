@@ -122,6 +122,60 @@ def _tensor_signature(t):
     return (tuple(t.shape), tuple(t.stride()), t.dtype, str(t.device))
 
 
+# ---- saved plans (runtime_state_dict): structures as values oneflow.save can store ----
+
+_SPEC_TYPES = {"tuple": tuple, "list": list, "dict": dict, "OrderedDict": OrderedDict}
+
+
+def _plain_value(v):
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return True
+    return type(v) is tuple and all(_plain_value(e) for e in v)
+
+
+def _encode_spec(spec, graph_name):
+    """A _flatten structure with type names for types, refusing what oneflow.save can't hold."""
+    kind = spec[0]
+    if kind == "T":
+        return ("T",)
+    if kind in ("seq", "dict"):
+        names = [n for n, t in _SPEC_TYPES.items() if t is spec[1]]
+        if names and (kind == "seq" or spec[2] is None):
+            if kind == "seq":
+                return ("seq", names[0], tuple(_encode_spec(c, graph_name) for c in spec[2]))
+            items = spec[3]
+            if all(_plain_value(k) for k, _ in items):
+                return ("dict", names[0], tuple((k, _encode_spec(c, graph_name)) for k, c in items))
+    elif kind == "V" and _plain_value(spec[1]):
+        return ("V", spec[1])
+    raise NotImplementedError(
+        f"nn.Graph {graph_name}.runtime_state_dict: the graph's arguments and results must be "
+        "tensors, numbers, strings or None in tuples, lists and dicts to be saved; found "
+        f"{spec[1] if kind == 'V' else spec[1].__name__!r}"
+    )
+
+
+def _decode_spec(spec):
+    kind = spec[0]
+    if kind == "T":
+        return ("T",)
+    if kind == "seq":
+        return ("seq", _SPEC_TYPES[spec[1]], tuple(_decode_spec(c) for c in spec[2]))
+    if kind == "dict":
+        return ("dict", _SPEC_TYPES[spec[1]], None, tuple((k, _decode_spec(c)) for k, c in spec[2]))
+    return ("V", spec[1])
+
+
+def _encode_signature(sig):
+    shape, stride, dtype, device = sig
+    return (shape, stride, str(dtype).split(".")[-1], device)
+
+
+def _decode_signature(sig):
+    shape, stride, dtype, device = sig
+    return (tuple(shape), tuple(stride), getattr(oneflow, dtype), device)
+
+
 class _OptimizerEntry:
     def __init__(self, optimizer, lr_sch, updater):
         self.optimizer = optimizer
@@ -592,6 +646,115 @@ class Graph:
         )
         if self._debug_level >= 1:
             print(plan.compiled.ir())
+
+    # ---- saved plans ----
+
+    def _named_variables(self):
+        """(name, tensor) of every parameter and buffer, named as in state_dict():
+        "<module attribute>.<name in the module>"."""
+        out = []
+        for attr, gm in self._modules.items():
+            for name, p in gm.origin.named_parameters():
+                out.append((f"{attr}.{name}", p))
+            for name, b in gm.origin.named_buffers():
+                out.append((f"{attr}.{name}", b))
+        return out
+
+    def runtime_state_dict(self, destination=None, with_eager=False):
+        """The compiled plans, so that a graph of the same modules can run them without tracing
+        build() again (load_runtime_state_dict), in this process or another one: each plan's
+        program in the protobuf IR (core/graph/graph.proto), the input signature it was compiled
+        for and the structure of its arguments and results. Parameters and buffers are saved by
+        name (bound to the loading graph's own tensors), other tensors the program captured
+        (constants) by value. With `with_eager`, also the modules' state (state_dict()).
+        Store it with oneflow.save. Graphs with optimizers raise NotImplementedError."""
+        if self._optimizers:
+            raise NotImplementedError(
+                f"nn.Graph {self._name}.runtime_state_dict: graphs with optimizers (training "
+                "steps) can't be saved yet; save the modules and optimizers' state_dict() instead"
+            )
+        variables = self._named_variables()
+        modules, _ = self._members()
+        plans = []
+        for key, plan in self._plans.items():
+            spec, signatures, _mode = key
+            plans.append(
+                {
+                    "program": _internal._graph_save(plan.compiled, variables),
+                    "arguments": _encode_spec(spec, self._name),
+                    "inputs": tuple(_encode_signature(s) for s in signatures),
+                    "results": _encode_spec(plan.out_spec, self._name),
+                    "training": tuple(m.training for m in modules),
+                }
+            )
+        out = OrderedDict() if destination is None else destination
+        out["oneflow_graph"] = 1
+        out["name"] = self._name
+        out["plans"] = plans
+        if with_eager:
+            out["states"] = self.state_dict()
+        return out
+
+    def load_runtime_state_dict(self, state_dict, *, warmup_with_run=False):
+        """Adds the plans runtime_state_dict() saved to this graph: calls whose arguments have a
+        saved signature run the saved program at once, without tracing build(). The graph must
+        hold the same modules (parameters and buffers of the saved names and layouts, in the
+        saved train/eval modes); `states`, when saved, are loaded into them first."""
+        if state_dict.get("oneflow_graph") != 1 or "plans" not in state_dict:
+            raise ValueError(
+                f"nn.Graph {self._name}.load_runtime_state_dict: not a state saved by "
+                "runtime_state_dict() of this version"
+            )
+        if self._optimizers:
+            raise NotImplementedError(
+                f"nn.Graph {self._name}.load_runtime_state_dict: graphs with optimizers can't "
+                "load saved plans yet"
+            )
+        if "states" in state_dict:
+            self.load_state_dict(state_dict["states"])
+        variables = self._named_variables()
+        names = {n for n, _ in variables}
+        modules, _ = self._members()
+        training = tuple(m.training for m in modules)
+        loaded = []
+        for saved in state_dict["plans"]:
+            missing = sorted(
+                {
+                    line.split('"')[1]
+                    for line in _internal._graph_proto_text(saved["program"]).splitlines()
+                    if line.strip().startswith("variable:")
+                }
+                - names
+            )
+            if missing:
+                raise KeyError(
+                    f"nn.Graph {self._name}.load_runtime_state_dict: the saved plan uses "
+                    f"{missing}, which this graph's modules do not have"
+                )
+            if tuple(saved["training"]) != training:
+                raise ValueError(
+                    f"nn.Graph {self._name}.load_runtime_state_dict: a plan was saved with the "
+                    f"modules' training flags {tuple(saved['training'])}, the graph's modules "
+                    f"have {training} (call train() or eval() as when it was saved)"
+                )
+            compiled = _internal._graph_load(saved["program"], variables)
+            key = (
+                _decode_spec(saved["arguments"]),
+                tuple(_decode_signature(s) for s in saved["inputs"]),
+                self._mode_signature(),
+            )
+            loaded.append((key, _Plan(compiled, _decode_spec(saved["results"]), [], [])))
+        for key, plan in loaded:
+            self._plans[key] = plan
+        if warmup_with_run:  # on zeros of the saved layouts (valid indices, finite values)
+            for key, plan in loaded:
+                inputs = []
+                for shape, stride, dtype, device in key[1]:
+                    span = 1 + sum((n - 1) * st for n, st in zip(shape, stride))
+                    span = span if all(n > 0 for n in shape) else 0
+                    base = oneflow.zeros(span, dtype=dtype, device=device)
+                    inputs.append(base.as_strided(shape, stride))
+                plan.compiled.run(inputs)
 
     # ---- state ----
 

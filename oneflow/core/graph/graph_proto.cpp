@@ -1,0 +1,325 @@
+// Compiled nn.Graph programs to and from the protobuf IR (graph.proto).
+#include <google/protobuf/text_format.h>
+
+#include <cstring>
+#include <unordered_map>
+
+#include "oneflow/core/functional/functional.h"
+#include "oneflow/core/functional/generators.h"
+#include "oneflow/core/graph/graph.h"
+#include "oneflow/core/graph/graph.pb.h"
+#include "oneflow/core/ops/attention_primitives.h"
+#include "oneflow/core/ops/nn_primitives.h"
+#include "oneflow/core/ops/primitives.h"
+#include "oneflow/core/ops/small_ops_primitives.h"
+#include "oneflow/core/ops/split_primitive.h"
+#include "oneflow/core/ops/ternary_primitives.h"
+
+namespace oneflow::graph {
+
+// Note [Saved graphs]: a compiled program is saved as a oneflow.graph.proto.Graph: its values
+// (metas, which value's memory each views), its steps in order (a kernel by its primitive's name
+// and attributes, or a view by its layout), its inputs and outputs, and when each value is
+// released. The program is saved after the passes, so loading it skips tracing and compiling.
+// Captured tensors -- what the program reads or writes outside itself -- are saved by the name
+// the caller gives them (nn.Graph: a module's parameters and buffers as in its state_dict), and
+// bound by that name to the loading graph's own tensors, which must have the saved layout;
+// captured tensors without a name (constants the passes made, tensors of other objects) are saved
+// by value and loaded as constants of the program. A random step names no generator: it draws
+// from its device's default generator, and a program whose random steps use another one is not
+// saved. Primitives are found by name in a table of every primitive instance (primitives()).
+
+namespace {
+
+constexpr int kVersion = 1;
+
+// name -> the primitive's single instance, built on first use.
+const std::unordered_map<std::string, const Primitive*>& primitives() {
+  static const auto* table = [] {
+    auto* t = new std::unordered_map<std::string, const Primitive*>();
+    auto add = [t](const Primitive& p) {
+      if (!t->emplace(p.name(), &p).second)
+        throw_error<RuntimeError>("nn.Graph", "two primitives are named ", p.name());
+    };
+    // clang-format off
+#define OF_ADD(fn) add(prim::fn());
+    OF_ADD(attention) OF_ADD(attention_grad) OF_ADD(conv_forward) OF_ADD(conv_backward_data)
+    OF_ADD(conv_backward_weight) OF_ADD(max_pool) OF_ADD(max_pool_grad) OF_ADD(avg_pool)
+    OF_ADD(avg_pool_grad) OF_ADD(adaptive_avg_pool) OF_ADD(adaptive_avg_pool_grad)
+    OF_ADD(adaptive_max_pool) OF_ADD(pad) OF_ADD(pad_grad) OF_ADD(pair_loss) OF_ADD(pair_loss_grad)
+    OF_ADD(nll_loss) OF_ADD(nll_loss_grad) OF_ADD(resample) OF_ADD(resample_grad) OF_ADD(add)
+    OF_ADD(sub) OF_ADD(mul) OF_ADD(relu) OF_ADD(relu_grad) OF_ADD(unary_grad) OF_ADD(div)
+    OF_ADD(pow) OF_ADD(where) OF_ADD(vector_norm2) OF_ADD(cumsum) OF_ADD(mode) OF_ADD(inverse)
+    OF_ADD(det) OF_ADD(cumprod) OF_ADD(sort) OF_ADD(flip) OF_ADD(triangle) OF_ADD(gather)
+    OF_ADD(adam_update) OF_ADD(layer_norm) OF_ADD(batch_norm) OF_ADD(batch_norm_grad)
+    OF_ADD(batch_norm_inference) OF_ADD(log_softmax) OF_ADD(log_softmax_grad)
+    OF_ADD(layer_norm_grad) OF_ADD(group_norm) OF_ADD(group_norm_grad) OF_ADD(sgd_update)
+    OF_ADD(scatter) OF_ADD(cat) OF_ADD(search_sorted) OF_ADD(histc) OF_ADD(exp) OF_ADD(gelu)
+    OF_ADD(gelu_grad) OF_ADD(softmax) OF_ADD(softmax_grad) OF_ADD(reduce_sum) OF_ADD(matmul)
+    OF_ADD(copy) OF_ADD(fill) OF_ADD(random_normal) OF_ADD(permute) OF_ADD(expand) OF_ADD(view)
+    OF_ADD(slice) OF_ADD(as_strided) OF_ADD(as_strided_grad) OF_ADD(bernoulli) OF_ADD(squeeze)
+    OF_ADD(unsqueeze) OF_ADD(slice_grad) OF_ADD(assign) OF_ADD(strided_assign) OF_ADD(arange)
+    OF_ADD(index_gather) OF_ADD(index_put) OF_ADD(random_uniform) OF_ADD(dot) OF_ADD(trace)
+    OF_ADD(outer) OF_ADD(one_hot) OF_ADD(bincount) OF_ADD(cross) OF_ADD(split)
+#undef OF_ADD
+#define OF_ADD_FN(family, Enum, E) add(prim::family<Enum::k##E>());
+#define OF_ADD_UNARY(E, n) OF_ADD_FN(unary, UnaryFn, E)
+    OF_UNARY_FNS(OF_ADD_UNARY)
+#undef OF_ADD_UNARY
+#define OF_ADD_BINARY(E, n) OF_ADD_FN(binary, BinaryFn, E)
+    OF_BINARY_FNS(OF_ADD_BINARY)
+#undef OF_ADD_BINARY
+#define OF_ADD_COMPARE(E, n) OF_ADD_FN(compare, CompareFn, E)
+    OF_COMPARE_FNS(OF_ADD_COMPARE)
+#undef OF_ADD_COMPARE
+#define OF_ADD_ACTIVATION(E, n) \
+  OF_ADD_FN(activation, ActFn, E) OF_ADD_FN(activation_grad, ActFn, E)
+    OF_ACTIVATION_FNS(OF_ADD_ACTIVATION)
+#undef OF_ADD_ACTIVATION
+#define OF_ADD_DIFF(E, n) OF_ADD_FN(activation_of_difference, ActFn, E)
+    OF_DIFF_ACTIVATION_FNS(OF_ADD_DIFF)
+#undef OF_ADD_DIFF
+    OF_ADD_FN(reduce, ReduceFn, Prod) OF_ADD_FN(reduce, ReduceFn, Max)
+    OF_ADD_FN(reduce, ReduceFn, Min) OF_ADD_FN(arg_reduce, ReduceFn, Max)
+    OF_ADD_FN(arg_reduce, ReduceFn, Min) OF_ADD_FN(cum_extreme, ReduceFn, Max)
+    OF_ADD_FN(cum_extreme, ReduceFn, Min) OF_ADD_FN(ternary, TernaryFn, Addcmul)
+    OF_ADD_FN(ternary, TernaryFn, Addcdiv) OF_ADD_FN(ternary, TernaryFn, Lerp)
+#undef OF_ADD_FN
+        // clang-format on
+        return t;
+  }();
+  return *table;
+}
+
+[[noreturn]] void bad_file(const std::string& why) {
+  throw_error<ValueError>("nn.Graph", "cannot load the saved graph: ", why);
+}
+
+DType dtype_named(const std::string& name) {
+  for (int i = 0; i < kNumDTypes; ++i)
+    if (name == dtype_name(static_cast<DType>(i))) return static_cast<DType>(i);
+  bad_file(str_cat("unknown dtype '", name, "'"));
+}
+
+void to_proto(const TensorMeta& m, proto::TensorMeta* p) {
+  for (int64_t d : m.shape) p->add_shape(d);
+  for (int64_t s : m.strides) p->add_strides(s);
+  p->set_offset(m.offset);
+  p->set_dtype(dtype_name(m.dtype));
+  p->set_device(m.device.str());
+}
+
+TensorMeta from_proto(const proto::TensorMeta& p) {
+  TensorMeta m;
+  m.shape.assign(p.shape().begin(), p.shape().end());
+  m.strides.assign(p.strides().begin(), p.strides().end());
+  if (m.shape.size() != m.strides.size()) bad_file("a layout's shape and strides differ in rank");
+  m.offset = p.offset();
+  m.dtype = dtype_named(p.dtype());
+  m.device = Device::parse(p.device());
+  return m;
+}
+
+// Elements of memory a layout reaches (from the start of its storage).
+int64_t span(const TensorMeta& m) {
+  int64_t last = m.offset;
+  for (size_t i = 0; i < m.shape.size(); ++i) {
+    if (m.shape[i] == 0) return m.offset;
+    last += (m.shape[i] - 1) * m.strides[i];
+  }
+  return last + 1;
+}
+
+void to_proto(const AttrValue& v, proto::AttrValue* p) {
+  std::visit(
+      [p](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, int64_t>) {
+          p->set_i(x);
+        } else if constexpr (std::is_same_v<T, double>) {
+          p->set_f(x);
+        } else if constexpr (std::is_same_v<T, bool>) {
+          p->set_b(x);
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          p->set_s(x);
+        } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+          for (int64_t e : x) p->mutable_ints()->add_values(e);
+        } else {
+          p->set_dtype(dtype_name(x));
+        }
+      },
+      v);
+}
+
+AttrValue from_proto(const proto::AttrValue& p) {
+  switch (p.value_case()) {
+    case proto::AttrValue::kI:
+      return p.i();
+    case proto::AttrValue::kF:
+      return p.f();
+    case proto::AttrValue::kB:
+      return p.b();
+    case proto::AttrValue::kS:
+      return p.s();
+    case proto::AttrValue::kInts:
+      return std::vector<int64_t>(p.ints().values().begin(), p.ints().values().end());
+    case proto::AttrValue::kDtype:
+      return dtype_named(p.dtype());
+    default:
+      bad_file("an attribute without a value");
+  }
+}
+
+using Variables = std::vector<std::pair<std::string, Tensor>>;
+
+}  // namespace
+
+std::string save_graph(const CompiledGraph& g, const Variables& variables) {
+  std::unordered_map<const TensorImpl*, const std::string*> names;
+  for (const auto& [name, t] : variables)
+    if (t) names.emplace(t.get(), &name);
+  proto::Graph p;
+  p.set_version(kVersion);
+  for (const Value& v : g.values_) {
+    proto::Value* pv = p.add_values();
+    pv->set_kind(v.kind == Value::Kind::kInput     ? proto::Value::INPUT
+                 : v.kind == Value::Kind::kCapture ? proto::Value::CAPTURE
+                                                   : proto::Value::MADE);
+    to_proto(v.meta, pv->mutable_meta());
+    pv->set_root(v.root);
+    if (v.kind != Value::Kind::kCapture) continue;
+    if (auto it = names.find(v.captured.get()); it != names.end()) {
+      pv->set_variable(*it->second);
+      continue;
+    }
+    // A constant: its memory up to the end of its layout, through the host.
+    const int64_t n = span(v.meta);
+    const Tensor flat = make_view(v.captured, {n}, {1}, 0);
+    const Tensor host = functional::to(flat, std::nullopt, Device{}, true);
+    pv->set_constant(static_cast<const char*>(host->data()), n * itemsize(v.meta.dtype));
+    pv->set_constant_elements(n);
+  }
+  const std::shared_ptr<Generator> cpu_default = default_generator();
+  for (const Step& s : g.steps_) {
+    proto::Step* ps = p.add_steps();
+    ps->set_kind(s.kind == Step::Kind::kView ? proto::Step::VIEW : proto::Step::KERNEL);
+    if (s.kind == Step::Kind::kKernel) {
+      ps->set_primitive(s.prim->name());
+      for (const auto& [key, value] : s.attrs.items())
+        to_proto(value, &(*ps->mutable_attrs())[key]);
+      ps->set_device(s.device.str());
+    }
+    for (int v : s.inputs) ps->add_inputs(v);
+    for (int v : s.outputs) ps->add_outputs(v);
+    ps->set_in_place(s.in_place);
+    ps->set_offset_delta(s.offset_delta);
+    if (s.generator) {
+      if (s.generator != default_generator(s.device))
+        throw_error<NotImplementedError>(
+            "nn.Graph", "saving a graph whose ", s.prim->name(),
+            " draws from a generator other than its device's default one");
+      ps->set_random(true);
+      ps->set_counters(s.counters);
+    }
+    for (int v : s.release) ps->add_release(v);
+  }
+  for (int v : g.inputs_) p.add_inputs(v);
+  for (int v : g.outputs_) p.add_outputs(v);
+  p.set_traced_steps(static_cast<int64_t>(g.traced_steps_));
+  std::string bytes;
+  if (!p.SerializeToString(&bytes))
+    throw_error<RuntimeError>("nn.Graph", "could not serialize the graph");
+  return bytes;
+}
+
+std::shared_ptr<CompiledGraph> load_graph(const std::string& bytes, const Variables& variables) {
+  proto::Graph p;
+  if (!p.ParseFromString(bytes)) bad_file("not a serialized oneflow.graph.proto.Graph");
+  if (p.version() != kVersion)
+    bad_file(str_cat("it has version ", p.version(), ", this build reads version ", kVersion));
+  std::unordered_map<std::string, Tensor> by_name;
+  for (const auto& [name, t] : variables) by_name.emplace(name, t);
+  auto g = std::make_shared<CompiledGraph>();
+  const int nvalues = p.values_size();
+  auto check_id = [nvalues](int v) {
+    if (v < 0 || v >= nvalues) bad_file(str_cat("a step names value ", v));
+    return v;
+  };
+  for (const proto::Value& pv : p.values()) {
+    Value v;
+    v.kind = pv.kind() == proto::Value::INPUT     ? Value::Kind::kInput
+             : pv.kind() == proto::Value::CAPTURE ? Value::Kind::kCapture
+                                                  : Value::Kind::kMade;
+    v.meta = from_proto(pv.meta());
+    v.root = check_id(pv.root());
+    if (v.kind == Value::Kind::kCapture && !pv.variable().empty()) {
+      auto it = by_name.find(pv.variable());
+      if (it == by_name.end() || !it->second)
+        throw_error<ValueError>("nn.Graph", "the saved graph uses the variable '", pv.variable(),
+                                "', which this graph does not have");
+      const TensorImpl& t = *it->second;
+      const TensorMeta& m = v.meta;
+      if (t.dtype() != m.dtype || t.device() != m.device || t.shape() != m.shape ||
+          t.strides() != m.strides || t.offset() != m.offset)
+        throw_error<ValueError>("nn.Graph", "the variable '", pv.variable(), "' is ",
+                                dtype_name(t.dtype()), shape_str(t.shape()), " on ",
+                                t.device().str(), "; the saved graph has it as ",
+                                dtype_name(m.dtype), shape_str(m.shape), " on ", m.device.str(),
+                                " (with the same strides and offset)");
+      v.captured = it->second;
+    } else if (v.kind == Value::Kind::kCapture) {
+      const int64_t n = pv.constant_elements();
+      if (n != span(v.meta) ||
+          pv.constant().size() != static_cast<size_t>(n) * itemsize(v.meta.dtype))
+        bad_file("a constant's bytes do not fit its layout");
+      Tensor host = empty_tensor({n}, v.meta.dtype, Device{});
+      std::memcpy(host->data(), pv.constant().data(), pv.constant().size());
+      const Tensor flat = functional::to(host, std::nullopt, v.meta.device, false);
+      v.captured = make_view(flat, v.meta.shape, v.meta.strides, v.meta.offset);
+    }
+    g->values_.push_back(std::move(v));
+  }
+  const auto& table = primitives();
+  for (const proto::Step& ps : p.steps()) {
+    Step s;
+    s.kind = ps.kind() == proto::Step::VIEW ? Step::Kind::kView : Step::Kind::kKernel;
+    if (s.kind == Step::Kind::kKernel) {
+      auto it = table.find(ps.primitive());
+      if (it == table.end()) bad_file(str_cat("unknown primitive '", ps.primitive(), "'"));
+      s.prim = it->second;
+      for (const auto& [key, value] : ps.attrs()) s.attrs.set(key, from_proto(value));
+      s.device = Device::parse(ps.device());
+    }
+    for (int v : ps.inputs()) s.inputs.push_back(check_id(v));
+    for (int v : ps.outputs()) s.outputs.push_back(check_id(v));
+    if (s.kind == Step::Kind::kView && (s.inputs.size() != 1 || s.outputs.size() != 1))
+      bad_file("a view step without one input and one output");
+    if (s.in_place = ps.in_place(); s.in_place && s.outputs.size() != 1)
+      bad_file("an in-place step without one output");
+    s.offset_delta = ps.offset_delta();
+    if (ps.random()) {
+      s.generator = default_generator(s.device);
+      s.counters = ps.counters();
+    }
+    for (int v : ps.release()) s.release.push_back(check_id(v));
+    g->steps_.push_back(std::move(s));
+  }
+  for (int v : p.inputs()) g->inputs_.push_back(check_id(v));
+  for (int v : p.outputs()) g->outputs_.push_back(check_id(v));
+  g->traced_steps_ = static_cast<size_t>(p.traced_steps());
+  g->plan_one_instruction();
+  return g;
+}
+
+std::string graph_text(const std::string& bytes) {
+  proto::Graph p;
+  if (!p.ParseFromString(bytes)) bad_file("not a serialized oneflow.graph.proto.Graph");
+  // Constants print as their size only.
+  for (proto::Value& v : *p.mutable_values())
+    if (!v.constant().empty()) v.set_constant(str_cat("<", v.constant().size(), " bytes>"));
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(p, &text);
+  return text;
+}
+
+}  // namespace oneflow::graph

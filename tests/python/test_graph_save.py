@@ -1,0 +1,287 @@
+"""Saved nn.Graph plans: runtime_state_dict() writes each compiled program in the protobuf IR
+(core/graph/graph.proto) and load_runtime_state_dict() runs it again without tracing build(),
+in the same process and in a fresh one; outputs equal the traced graph's and eager execution's,
+parameters stay bound by name (in-place updates reach the loaded program), constants travel by
+value, random steps draw what the traced graph draws; errors for what does not fit."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import oneflow as flow
+import oneflow._oneflow_internal as _internal
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _model(seed=0, hidden=8):
+    flow.manual_seed(seed)
+    return flow.nn.Sequential(
+        flow.nn.Linear(6, hidden),
+        flow.nn.BatchNorm1d(hidden),
+        flow.nn.GELU(),
+        flow.nn.Dropout(0.3),
+        flow.nn.Linear(hidden, 3),
+    )
+
+
+class Infer(flow.nn.Graph):
+    traces = 0
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def build(self, x, scale=1.0, extra=None):
+        Infer.traces += 1
+        y = flow.softmax(self.model(x) * scale, dim=-1)
+        out = {"probs": y, "top": y.argmax(dim=-1)}
+        if extra is not None:
+            out["extra"] = (extra + 1, "tag")
+        return out
+
+
+def _x(rows=5, seed=1):
+    return flow.tensor(np.random.RandomState(seed).randn(rows, 6).astype(np.float32))
+
+
+def _assert_same(a, b):
+    assert a.keys() == b.keys()
+    for k in a:
+        if isinstance(a[k], tuple):
+            np.testing.assert_array_equal(a[k][0].numpy(), b[k][0].numpy())
+            assert a[k][1] == b[k][1]
+        else:
+            np.testing.assert_array_equal(a[k].numpy(), b[k].numpy())
+
+
+def test_saved_plans_run_without_tracing_and_match_the_traced_graph(tmp_path):
+    model = _model().eval()
+    g = Infer(model)
+    x, e = _x(), flow.ones(2)
+    eager = {"probs": flow.softmax(model(x) * 2.0, dim=-1)}
+    first = g(x, scale=2.0, extra=e)
+    g(_x(rows=3))  # a second plan: another signature and arguments
+    state = g.runtime_state_dict()
+    assert len(state["plans"]) == 2
+    path = tmp_path / "graph.of"
+    flow.save(state, path)
+
+    g2 = Infer(model)
+    g2.load_runtime_state_dict(flow.load(path))
+    before = Infer.traces
+    again = g2(x, scale=2.0, extra=e)
+    g2(_x(rows=3))
+    assert Infer.traces == before  # both plans ran the saved programs
+    _assert_same(first, again)
+    np.testing.assert_allclose(again["probs"].numpy(), eager["probs"].numpy(), rtol=1e-6)
+    # parameters are bound by name, by reference: in-place updates reach the loaded program
+    with flow.no_grad():
+        model[0].weight.mul_(0.5)
+    np.testing.assert_allclose(
+        g2(x, scale=2.0, extra=e)["probs"].numpy(),
+        flow.softmax(model(x) * 2.0, dim=-1).numpy(),
+        rtol=1e-6,
+    )
+    # another argument value is another signature: traced as usual
+    g2(x, scale=3.0, extra=e)
+    assert Infer.traces == before + 1
+
+
+def test_saved_program_is_protobuf_text_naming_primitives_and_variables():
+    model = _model().eval()
+    g = Infer(model)
+    g(_x())
+    program = g.runtime_state_dict()["plans"][0]["program"]
+    assert isinstance(program, bytes)
+    text = _internal._graph_proto_text(program)
+    assert 'primitive: "matmul"' in text and 'primitive: "softmax"' in text
+    assert 'variable: "model.0.weight"' in text and 'variable: "model.1.running_mean"' in text
+    assert "version: 1" in text
+
+
+def test_loading_in_a_fresh_process_runs_the_saved_program(tmp_path):
+    model = _model().eval()
+    g = Infer(model)
+    x = _x()
+    expect = g(x)["probs"].numpy()
+    flow.save(g.runtime_state_dict(with_eager=True), tmp_path / "graph.of")
+    np.save(tmp_path / "x.npy", x.numpy())
+    np.save(tmp_path / "expect.npy", expect)
+    script = textwrap.dedent(
+        f"""
+        import numpy as np
+        import oneflow as flow
+
+        class Infer(flow.nn.Graph):
+            def __init__(self, model):
+                super().__init__()
+                self.model = model
+
+            def build(self, x, scale=1.0, extra=None):
+                raise AssertionError("build() traced: the saved plan was not used")
+
+        flow.manual_seed(123)  # other weights: the saved states replace them
+        model = flow.nn.Sequential(
+            flow.nn.Linear(6, 8), flow.nn.BatchNorm1d(8), flow.nn.GELU(), flow.nn.Dropout(0.3),
+            flow.nn.Linear(8, 3),
+        ).eval()
+        g = Infer(model)
+        g.load_runtime_state_dict(flow.load(r"{tmp_path / "graph.of"}"), warmup_with_run=True)
+        out = g(flow.tensor(np.load(r"{tmp_path / "x.npy"}")))
+        np.testing.assert_array_equal(out["probs"].numpy(), np.load(r"{tmp_path / "expect.npy"}"))
+        print("ok")
+        """
+    )
+    env = dict(os.environ, PYTHONPATH=os.path.join(_ROOT, "python"))
+    r = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-3000:]
+
+
+class Noisy(flow.nn.Graph):
+    def __init__(self, model, constant):
+        super().__init__()
+        self.model = model
+        self.constant = constant
+
+    def build(self, x):
+        # dropout in training mode draws from the default generator; `constant` is a tensor of
+        # no module (captured, saved by value)
+        return flow.nn.functional.dropout(self.model(x), p=0.5, training=True) + self.constant
+
+
+def test_random_steps_draw_as_the_traced_graph_and_constants_travel_by_value():
+    model = _model().eval()
+    constant = flow.tensor([1.0, 2.0, 3.0])
+    g = Noisy(model, constant)
+    x = _x()
+    g(x)
+    flow.manual_seed(7)
+    a = g(x).numpy()
+    state = g.runtime_state_dict()
+    constant.fill_(100.0)  # the saved program keeps the value it had
+    g2 = Noisy(model, flow.zeros(3))
+    g2.load_runtime_state_dict(state)
+    flow.manual_seed(7)
+    b = g2(x).numpy()
+    np.testing.assert_array_equal(a, b)
+    dropped = b == np.array([1.0, 2.0, 3.0], dtype=np.float32)  # the saved constant's value
+    assert dropped.any() and not dropped.all()
+
+
+def test_refusals_and_errors():
+    model = _model().eval()
+    g = Infer(model)
+    g(_x())
+    state = g.runtime_state_dict()
+    # another architecture: the variable's layout differs
+    with pytest.raises(ValueError, match="model.0.weight"):
+        Infer(_model(hidden=9).eval()).load_runtime_state_dict(state)
+    # a graph without the saved variables
+    other = Infer(flow.nn.Sequential(flow.nn.Linear(6, 3)).eval())
+    with pytest.raises(KeyError, match="model.1.running_mean"):
+        other.load_runtime_state_dict(state)
+    # another train/eval mode
+    with pytest.raises(ValueError, match="training flags"):
+        Infer(_model().train()).load_runtime_state_dict(state)
+    with pytest.raises(ValueError, match="runtime_state_dict"):
+        Infer(model).load_runtime_state_dict({"plans": []})
+    bad = dict(state, plans=[dict(state["plans"][0], program=b"\x00garbage")])
+    with pytest.raises(ValueError, match="saved graph"):
+        Infer(model).load_runtime_state_dict(bad)
+
+    class Train(flow.nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+            self.add_optimizer(flow.optim.SGD(model.parameters(), lr=0.1))
+
+        def build(self, x):
+            loss = self.model(x).sum()
+            loss.backward()
+            return loss
+
+    t = Train()
+    with pytest.raises(NotImplementedError, match="optimizers"):
+        t.runtime_state_dict()
+
+    class Gen(flow.nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.gen = flow.Generator()
+
+        def build(self, x):
+            return x + flow.rand(x.shape, generator=self.gen)
+
+    gg = Gen()
+    gg(_x())
+    with pytest.raises(NotImplementedError, match="generator"):
+        gg.runtime_state_dict()
+
+    class Odd(flow.nn.Graph):
+        def build(self, x, opt):
+            return x * 2
+
+    o = Odd()
+    o(_x(), object())
+    with pytest.raises(NotImplementedError, match="arguments and results"):
+        o.runtime_state_dict()
+
+
+class _Block(flow.nn.Module):
+    """Convolutions, pooling, norms, embedding, attention, a loss: many primitives in one
+    program, so the loader's table of primitives is exercised widely."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = flow.nn.Conv2d(3, 4, 3, padding=1)
+        self.bn = flow.nn.BatchNorm2d(4)
+        self.emb = flow.nn.Embedding(10, 8)
+        self.ln = flow.nn.LayerNorm(8)
+        self.gn = flow.nn.GroupNorm(2, 4)
+        self.attn = flow.nn.MultiheadAttention(8, 2, batch_first=True)
+        self.head = flow.nn.Linear(8, 5)
+
+    def forward(self, img, tokens, target):
+        f = flow.nn.functional.max_pool2d(flow.relu(self.bn(self.conv(img))), 2)
+        f = flow.nn.functional.adaptive_avg_pool2d(self.gn(f), 1).flatten(1)
+        h = self.ln(self.emb(tokens))
+        h, _ = self.attn(h, h, h)
+        logits = self.head(flow.nn.functional.silu(h.mean(dim=1))) + f.sum(dim=1, keepdim=True)
+        loss = flow.nn.functional.cross_entropy(logits, target, label_smoothing=0.1)
+        interp = flow.nn.functional.interpolate(img, scale_factor=2, mode="bilinear")
+        return logits.log_softmax(-1), loss, interp.amax(dim=(2, 3)).cumsum(-1)
+
+
+class Wide(flow.nn.Graph):
+    def __init__(self, block):
+        super().__init__()
+        self.block = block
+
+    def build(self, img, tokens, target):
+        return self.block(img, tokens, target)
+
+
+def test_a_program_of_many_primitives_round_trips():
+    flow.manual_seed(3)
+    block = _Block().eval()
+    rs = np.random.RandomState(0)
+    img = flow.tensor(rs.randn(2, 3, 8, 8).astype(np.float32))
+    tokens = flow.tensor(rs.randint(0, 10, (2, 6)))
+    target = flow.tensor(rs.randint(0, 5, (2,)))
+    g = Wide(block)
+    first = g(img, tokens, target)
+    g2 = Wide(block)
+    g2.load_runtime_state_dict(g.runtime_state_dict())
+    again = g2(img, tokens, target)
+    for a, b in zip(first, again):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    eager = block(img, tokens, target)
+    for a, b in zip(eager, again):
+        np.testing.assert_allclose(a.detach().numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
