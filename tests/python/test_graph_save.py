@@ -285,3 +285,179 @@ def test_a_program_of_many_primitives_round_trips():
     eager = block(img, tokens, target)
     for a, b in zip(eager, again):
         np.testing.assert_allclose(a.detach().numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
+
+
+class One(flow.nn.Graph):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def build(self, x):
+        return self.model(x)
+
+
+def test_only_plans_that_would_run_again_are_saved():
+    model = flow.nn.Sequential(flow.nn.Linear(3, 2), flow.nn.Dropout(0.5))
+    g = One(model)
+    g(flow.ones(4, 3))  # traced in training mode
+    model.eval()
+    assert g.runtime_state_dict()["plans"] == []  # that plan is for the training mode
+    g(flow.ones(4, 3))
+    state = g.runtime_state_dict()
+    assert len(state["plans"]) == 1
+    g2 = One(model)
+    g2.load_runtime_state_dict(state)
+    np.testing.assert_allclose(g2(flow.ones(4, 3)).numpy(), model(flow.ones(4, 3)).numpy())
+    # a replaced parameter: the old plans capture the old tensor
+    model[0].weight = flow.nn.Parameter(flow.zeros(2, 3))
+    assert g.runtime_state_dict()["plans"] == []
+    # a captured tensor of no module that changed layout: the plan is out of date
+    c = flow.ones(4)
+
+    class WithConstant(flow.nn.Graph):
+        def build(self, x):
+            return x + c
+
+    w = WithConstant()
+    w(flow.ones(4))
+    c.data = flow.ones(1)
+    assert w.runtime_state_dict()["plans"] == []
+
+
+def test_slices_of_parameters_a_module_keeps_stay_bound_to_the_parameter():
+    class Half(flow.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = flow.nn.Parameter(flow.full((4,), 2.0))
+            self.w_half = self.w[2:]  # a plain attribute viewing the parameter
+
+        def forward(self, x):
+            return x * self.w_half
+
+    m = Half()
+    g = One(m)
+    g(flow.ones(2))
+    g2 = One(m)
+    g2.load_runtime_state_dict(g.runtime_state_dict())
+    with flow.no_grad():
+        m.w.mul_(3)
+    np.testing.assert_array_equal(g2(flow.ones(2)).numpy(), [6.0, 6.0])
+    np.testing.assert_array_equal(g(flow.ones(2)).numpy(), [6.0, 6.0])
+
+
+def test_hooks_amp_and_unusual_names():
+    model = flow.nn.Linear(3, 2)
+    g = One(model)
+    handle = model.register_forward_hook(lambda m, i, o: o * 100)
+    g(flow.ones(1, 3))
+    with pytest.raises(NotImplementedError, match="hooks"):
+        g.runtime_state_dict()
+    handle.remove()
+    g(flow.ones(1, 3))
+    state = g.runtime_state_dict()
+    amp = One(model)
+    amp.config.enable_amp(True)
+    with pytest.raises(ValueError, match="enable_amp"):
+        amp.load_runtime_state_dict(state)
+
+    class Odd(flow.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_parameter('权重"q', flow.nn.Parameter(flow.ones(3)))
+
+        def forward(self, x):
+            return x * getattr(self, '权重"q')
+
+    odd = Odd()
+    g = One(odd)
+    g(flow.ones(3))
+    g2 = One(odd)
+    g2.load_runtime_state_dict(g.runtime_state_dict())
+    np.testing.assert_array_equal(g2(flow.full((3,), 2.0)).numpy(), [2.0, 2.0, 2.0])
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        "none",
+        "release_a_capture",
+        "read_before_made",
+        "view_out_of_bounds",
+        "wrong_output_shape",
+        "kernel_without_inputs",
+        "output_released",
+    ],
+)
+def test_crafted_programs_raise_instead_of_running(edit):
+    """Programs edited through the protobuf schema (protoc and the protobuf package): each
+    damage raises ValueError at load, in a child process so that a crash would show."""
+    script = textwrap.dedent(
+        f"""
+        import sys, subprocess
+        import numpy as np
+        import oneflow as flow
+        import oneflow._oneflow_internal as _internal
+        from google.protobuf import text_format, descriptor_pb2, descriptor_pool
+        from google.protobuf import message_factory
+
+        proto = r"{os.path.join(_ROOT, "oneflow", "core", "graph", "graph.proto")}"
+        fds = subprocess.run(
+            ["protoc", "-I", r"{_ROOT}", "--descriptor_set_out=/dev/stdout", proto],
+            capture_output=True, check=True,
+        ).stdout
+        fdset = descriptor_pb2.FileDescriptorSet.FromString(fds)
+        pool = descriptor_pool.DescriptorPool()
+        for f in fdset.file:
+            pool.Add(f)
+        Graph = message_factory.GetMessageClass(
+            pool.FindMessageTypeByName("oneflow.graph.proto.Graph"))
+
+        class One(flow.nn.Graph):
+            def __init__(self, m):
+                super().__init__()
+                self.m = m
+            def build(self, x):
+                y = self.m(x)
+                return y.t().relu() + 1
+
+        m = flow.nn.Linear(3, 4)
+        x = flow.ones(2, 3)
+        g = One(m)
+        g(x)
+        p = Graph.FromString(g.runtime_state_dict()["plans"][0]["program"])
+        made = [i for i, v in enumerate(p.values) if v.kind == 0]
+        kernels = [s for s in p.steps if s.kind == 0 and len(s.outputs) == 1]
+        views = [s for s in p.steps if s.kind == 1]
+        edit = "{edit}"
+        if edit == "release_a_capture":
+            cap = [i for i, v in enumerate(p.values) if v.kind == 2][0]
+            p.steps[0].release.append(cap)
+        elif edit == "read_before_made":
+            p.steps[0].inputs.append(made[-1])
+        elif edit == "view_out_of_bounds":
+            views[0].offset_delta = 10**11
+        elif edit == "wrong_output_shape":
+            out = p.values[kernels[0].outputs[0]]
+            del out.meta.shape[:]
+            del out.meta.strides[:]
+        elif edit == "kernel_without_inputs":
+            add = [s for s in p.steps if s.primitive == "add"][0]
+            del add.inputs[:]
+        elif edit == "output_released":
+            p.steps[-1].release.append(p.outputs[0])
+        variables = [("m.weight", m.weight), ("m.bias", m.bias)]
+        try:
+            out = _internal._graph_load(p.SerializeToString(), variables).run([x])
+            np.testing.assert_allclose(out[0].numpy(), g(x).numpy())
+            print("ok")
+        except ValueError as e:
+            print("ValueError", e)
+        """
+    )
+    env = dict(os.environ, PYTHONPATH=os.path.join(_ROOT, "python"))
+    r = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    expect = "ok" if edit == "none" else "ValueError"
+    assert r.stdout.startswith(expect), r.stdout + r.stderr[-2000:]

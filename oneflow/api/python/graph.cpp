@@ -25,6 +25,9 @@ void init_graph(py::module_& m) {
       },
       py::arg("program"), py::arg("variables"));
   m.def(
+      "_graph_variables", [](const py::bytes& bytes) { return graph::graph_variables(bytes); },
+      py::arg("program"));
+  m.def(
       "_graph_proto_text", [](const py::bytes& bytes) { return graph::graph_text(bytes); },
       py::arg("program"));
   py::class_<graph::CompiledGraph, std::shared_ptr<graph::CompiledGraph>>(m, "CompiledGraph")
@@ -37,6 +40,7 @@ void init_graph(py::module_& m) {
           py::arg("inputs"))
       .def_property_readonly("num_steps", &graph::CompiledGraph::num_steps)
       .def_property_readonly("num_traced_steps", &graph::CompiledGraph::num_traced_steps)
+      .def_property_readonly("current", &graph::CompiledGraph::current)
       .def("ir", &graph::CompiledGraph::ir)
       .def("__repr__", &graph::CompiledGraph::ir);
 }

@@ -460,6 +460,12 @@ void CompiledGraph::plan_one_instruction() {
   replay_kernel_ = std::make_unique<ReplayKernel>(*this);
 }
 
+bool CompiledGraph::current() const {
+  for (const Value& v : values_)
+    if (v.kind == Value::Kind::kCapture && !same_layout(v.meta, *v.captured)) return false;
+  return true;
+}
+
 std::optional<TensorList> CompiledGraph::run(const TensorList& inputs) const {
   if (inputs.size() != inputs_.size())
     throw_error<ValueError>("nn.Graph", "the compiled graph takes ", inputs_.size(),
@@ -471,10 +477,9 @@ std::optional<TensorList> CompiledGraph::run(const TensorList& inputs) const {
                               shape_str(v.meta.shape), ", ", dtype_name(v.meta.dtype), ", ",
                               v.meta.device.str(), ")");
   }
-  for (const Value& v : values_)
-    // A parameter moved to another dtype or given other data (`module.to(...)`, `.data =`)
-    // since the trace: the program's kernels and layouts no longer fit it.
-    if (v.kind == Value::Kind::kCapture && !same_layout(v.meta, *v.captured)) return std::nullopt;
+  // A parameter moved to another dtype or given other data (`module.to(...)`, `.data =`)
+  // since the trace: the program's kernels and layouts no longer fit it.
+  if (!current()) return std::nullopt;
   // The tensors outside the program that it writes take a version bump at the call, as eager
   // in-place ops and optimizer steps give theirs (a saved tensor they change fails backward).
   for (int v : written_captures_) values_[v].captured->bump_version();

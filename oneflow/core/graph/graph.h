@@ -62,8 +62,12 @@ std::string save_graph(const CompiledGraph& g,
 // saved graph of this version, an unknown primitive, or a missing or different variable.
 std::shared_ptr<CompiledGraph> load_graph(
     const std::string& bytes, const std::vector<std::pair<std::string, Tensor>>& variables);
+// The names of the variables a saved program binds.
+std::vector<std::string> graph_variables(const std::string& bytes);
 // A saved program as protobuf text (constants shown by their size).
 std::string graph_text(const std::string& bytes);
+// Checks a loaded program before it may run (graph_proto.cpp).
+void validate(const CompiledGraph& g);
 
 class CompiledGraph {
  public:
@@ -76,6 +80,9 @@ class CompiledGraph {
   // Note [A replay as one instruction] in graph.cpp).
   std::optional<TensorList> run(const TensorList& inputs) const;
   size_t num_steps() const { return steps_.size(); }
+  // Whether every captured tensor still has the dtype and layout it was traced with (run()
+  // replays only then).
+  bool current() const;
   size_t num_traced_steps() const { return traced_steps_; }
   // One line per step: its primitive, the values it reads and writes, and their metas.
   std::string ir() const;
@@ -85,6 +92,7 @@ class CompiledGraph {
   friend class ReplayKernel;
   friend std::string save_graph(const CompiledGraph&,
                                 const std::vector<std::pair<std::string, Tensor>>&);
+  friend void validate(const CompiledGraph& g);
   friend std::shared_ptr<CompiledGraph> load_graph(
       const std::string&, const std::vector<std::pair<std::string, Tensor>>&);
   // The steps on `inputs`; `outputs`, when given, are the tensors the distinct output values

@@ -1,7 +1,9 @@
 // Compiled nn.Graph programs to and from the protobuf IR (graph.proto).
 #include <google/protobuf/text_format.h>
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
 #include <unordered_map>
 
 #include "oneflow/core/functional/functional.h"
@@ -101,6 +103,43 @@ DType dtype_named(const std::string& name) {
   bad_file(str_cat("unknown dtype '", name, "'"));
 }
 
+constexpr int64_t kHuge = std::numeric_limits<int64_t>::max() / 4;
+
+// Elements a layout reaches past its offset (0 for an empty one; kHuge or more when that
+// overflows); strides are non-negative.
+int64_t extent(const TensorMeta& m) {
+  int64_t last = 0;
+  for (size_t i = 0; i < m.shape.size(); ++i) {
+    if (m.shape[i] == 0) return 0;
+    int64_t step = 0;
+    if (__builtin_mul_overflow(m.shape[i] - 1, m.strides[i], &step) ||
+        __builtin_add_overflow(last, step, &last) || last >= kHuge)
+      return kHuge;
+  }
+  return last + 1;
+}
+
+// Elements of memory a layout reaches from the start of its storage.
+int64_t span(const TensorMeta& m) { return m.offset + extent(m); }
+
+// Whether a layout is dense (no element twice, no gap) from offset 0: how kernels' outputs are
+// allocated.
+bool dense_layout(const TensorMeta& m) {
+  if (m.offset != 0) return false;
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of dims of size > 1
+  for (size_t i = 0; i < m.shape.size(); ++i) {
+    if (m.shape[i] == 0) return true;
+    if (m.shape[i] > 1) dims.emplace_back(m.strides[i], m.shape[i]);
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t expect = 1;
+  for (const auto& [stride, size] : dims) {
+    if (stride != expect) return false;
+    expect *= size;
+  }
+  return true;
+}
+
 void to_proto(const TensorMeta& m, proto::TensorMeta* p) {
   for (int64_t d : m.shape) p->add_shape(d);
   for (int64_t s : m.strides) p->add_strides(s);
@@ -115,19 +154,17 @@ TensorMeta from_proto(const proto::TensorMeta& p) {
   m.strides.assign(p.strides().begin(), p.strides().end());
   if (m.shape.size() != m.strides.size()) bad_file("a layout's shape and strides differ in rank");
   m.offset = p.offset();
+  int64_t elements = 1;
+  for (size_t i = 0; i < m.shape.size(); ++i) {
+    if (m.shape[i] < 0 || m.strides[i] < 0) bad_file("a layout with a negative size or stride");
+    if (__builtin_mul_overflow(elements, m.shape[i], &elements) || elements >= kHuge)
+      bad_file("a layout of too many elements");
+  }
+  if (m.offset < 0 || m.offset >= kHuge || extent(m) >= kHuge - m.offset)
+    bad_file("a layout with a negative or huge offset or extent");
   m.dtype = dtype_named(p.dtype());
   m.device = Device::parse(p.device());
   return m;
-}
-
-// Elements of memory a layout reaches (from the start of its storage).
-int64_t span(const TensorMeta& m) {
-  int64_t last = m.offset;
-  for (size_t i = 0; i < m.shape.size(); ++i) {
-    if (m.shape[i] == 0) return m.offset;
-    last += (m.shape[i] - 1) * m.strides[i];
-  }
-  return last + 1;
 }
 
 void to_proto(const AttrValue& v, proto::AttrValue* p) {
@@ -176,8 +213,16 @@ using Variables = std::vector<std::pair<std::string, Tensor>>;
 
 std::string save_graph(const CompiledGraph& g, const Variables& variables) {
   std::unordered_map<const TensorImpl*, const std::string*> names;
+  std::unordered_map<const Storage*, const std::string*> storages;
   for (const auto& [name, t] : variables)
-    if (t) names.emplace(t.get(), &name);
+    if (t) {
+      names.emplace(t.get(), &name);
+      storages.emplace(t->storage().get(), &name);
+    }
+  if (!g.current())
+    throw_error<ValueError>("nn.Graph",
+                            "the compiled plan is out of date: a tensor it captured "
+                            "changed its dtype or layout since it was traced");
   proto::Graph p;
   p.set_version(kVersion);
   for (const Value& v : g.values_) {
@@ -192,14 +237,19 @@ std::string save_graph(const CompiledGraph& g, const Variables& variables) {
       pv->set_variable(*it->second);
       continue;
     }
-    // A constant: its memory up to the end of its layout, through the host.
-    const int64_t n = span(v.meta);
-    const Tensor flat = make_view(v.captured, {n}, {1}, 0);
+    if (auto it = storages.find(v.captured->storage().get()); it != storages.end()) {
+      // another layout of a variable's memory (a slice a module keeps): a view of it
+      pv->set_variable(*it->second);
+      pv->set_variable_view(true);
+      continue;
+    }
+    // A constant: the memory its layout reaches from its offset, through the host.
+    const int64_t n = extent(v.meta);
+    const Tensor flat = make_view(v.captured, {n}, {1}, v.meta.offset);
     const Tensor host = functional::to(flat, std::nullopt, Device{}, true);
     pv->set_constant(static_cast<const char*>(host->data()), n * itemsize(v.meta.dtype));
     pv->set_constant_elements(n);
   }
-  const std::shared_ptr<Generator> cpu_default = default_generator();
   for (const Step& s : g.steps_) {
     proto::Step* ps = p.add_steps();
     ps->set_kind(s.kind == Step::Kind::kView ? proto::Step::VIEW : proto::Step::KERNEL);
@@ -232,6 +282,101 @@ std::string save_graph(const CompiledGraph& g, const Variables& variables) {
   return bytes;
 }
 
+// Note [Checking a loaded program]: the kernels trust the metas and operands the program gives
+// them, so a program read from a file is checked before it can run: every step reads values
+// that exist at that point (inputs, captures, made by an earlier step and not yet released),
+// makes each value once, makes kernel outputs of the dense layouts kernels are given and of the
+// shape, dtype and device the primitive infers from its inputs' metas, and views memory within
+// what its base's memory holds (a made value: its allocation; a capture: its storage; an input:
+// its own layout). A primitive still trusts the number of its inputs.
+void validate(const CompiledGraph& g) {
+  const std::vector<Value>& values = g.values_;
+  const size_t n = values.size();
+  std::vector<char> defined(n, 0), listed(n, 0);
+  std::vector<int64_t> rel(n, 0), lo(n, 0), hi(n, 0);  // offsets relative to the root's offset
+  for (int v : g.inputs_) {
+    if (values[v].kind != Value::Kind::kInput || listed[v])
+      bad_file("a graph input that is not an input value, or listed twice");
+    listed[v] = 1;
+  }
+  for (size_t v = 0; v < n; ++v) {
+    const Value& val = values[v];
+    if (val.kind == Value::Kind::kMade) continue;
+    if (val.root != static_cast<int>(v)) bad_file("an input or capture that views another value");
+    if (val.kind == Value::Kind::kInput && !listed[v])
+      bad_file("an input value that is not an input of the graph");
+    defined[v] = 1;
+    hi[v] = extent(val.meta);
+    if (val.kind == Value::Kind::kCapture) {
+      const int64_t held =
+          static_cast<int64_t>(val.captured->storage()->nbytes() / itemsize(val.captured->dtype()));
+      lo[v] = -val.captured->offset();
+      hi[v] = held - val.captured->offset();
+    }
+  }
+  auto step_error = [](size_t i, const Step& s, const char* what) {
+    bad_file(str_cat("step ", i, " (", s.kind == Step::Kind::kView ? "view" : s.prim->name(), ") ",
+                     what));
+  };
+  for (size_t i = 0; i < g.steps_.size(); ++i) {
+    const Step& s = g.steps_[i];
+    for (int v : s.inputs)
+      if (!defined[v]) step_error(i, s, "reads a value before it is made or after it is released");
+    auto fresh = [&](int v) {
+      if (values[v].kind != Value::Kind::kMade || defined[v])
+        step_error(i, s, "makes a value that is not new");
+      defined[v] = 1;
+    };
+    if (s.kind == Step::Kind::kView) {
+      const int in = s.inputs[0], out = s.outputs[0];
+      fresh(out);
+      const TensorMeta &base = values[in].meta, &view = values[out].meta;
+      const int root = values[in].root;
+      if (values[out].root != root || view.dtype != base.dtype || view.device != base.device)
+        step_error(i, s, "views another value's memory or dtype");
+      rel[out] = rel[in] + s.offset_delta;
+      const int64_t reach = extent(view);
+      if (reach > 0 && (rel[out] < lo[root] || rel[out] > hi[root] - reach))
+        step_error(i, s, "views memory outside its base");
+    } else if (s.in_place) {
+      if (!defined[s.outputs[0]]) step_error(i, s, "writes a value that does not exist");
+    } else {
+      for (int v : s.outputs) {
+        fresh(v);
+        if (values[v].root != v || !dense_layout(values[v].meta))
+          step_error(i, s, "makes a value of a layout its kernel cannot fill");
+        hi[v] = extent(values[v].meta);
+      }
+      if (!s.outputs.empty()) {
+        TensorList metas;
+        for (int v : s.inputs)
+          metas.push_back(std::make_shared<TensorImpl>(values[v].meta, nullptr,
+                                                       std::make_shared<VersionCounter>()));
+        std::vector<TensorMeta> inferred;
+        try {
+          inferred = s.prim->infer(metas, s.attrs);
+        } catch (const std::exception& e) {
+          step_error(i, s, str_cat("does not fit its inputs: ", e.what()).c_str());
+        }
+        bool same = inferred.size() == s.outputs.size();
+        for (size_t k = 0; same && k < inferred.size(); ++k) {
+          const TensorMeta& m = values[s.outputs[k]].meta;
+          same = inferred[k].shape == m.shape && inferred[k].dtype == m.dtype &&
+                 inferred[k].device == m.device;
+        }
+        if (!same) step_error(i, s, "makes outputs other than its primitive infers");
+      }
+    }
+    for (int v : s.release) {
+      if (values[v].kind != Value::Kind::kMade || !defined[v])
+        step_error(i, s, "releases a value that is not a live value it made");
+      defined[v] = 0;
+    }
+  }
+  for (int v : g.outputs_)
+    if (!defined[v]) bad_file("a graph output that is never made or is released");
+}
+
 std::shared_ptr<CompiledGraph> load_graph(const std::string& bytes, const Variables& variables) {
   proto::Graph p;
   if (!p.ParseFromString(bytes)) bad_file("not a serialized oneflow.graph.proto.Graph");
@@ -259,6 +404,18 @@ std::shared_ptr<CompiledGraph> load_graph(const std::string& bytes, const Variab
                                 "', which this graph does not have");
       const TensorImpl& t = *it->second;
       const TensorMeta& m = v.meta;
+      if (pv.variable_view()) {
+        if (t.dtype() != m.dtype || t.device() != m.device ||
+            static_cast<size_t>(span(m)) * itemsize(m.dtype) > t.storage()->nbytes())
+          throw_error<ValueError>("nn.Graph", "the saved graph views the memory of the variable '",
+                                  pv.variable(), "' as ", dtype_name(m.dtype), shape_str(m.shape),
+                                  " on ", m.device.str(), ", which this graph's '", pv.variable(),
+                                  "' (", dtype_name(t.dtype()), ", ", t.storage()->nbytes(),
+                                  " bytes on ", t.device().str(), ") cannot hold");
+        v.captured = make_view(it->second, m.shape, m.strides, m.offset);
+        g->values_.push_back(std::move(v));
+        continue;
+      }
       if (t.dtype() != m.dtype || t.device() != m.device || t.shape() != m.shape ||
           t.strides() != m.strides || t.offset() != m.offset)
         throw_error<ValueError>("nn.Graph", "the variable '", pv.variable(), "' is ",
@@ -268,14 +425,16 @@ std::shared_ptr<CompiledGraph> load_graph(const std::string& bytes, const Variab
                                 " (with the same strides and offset)");
       v.captured = it->second;
     } else if (v.kind == Value::Kind::kCapture) {
+      // The program owns it: its memory starts at its offset, now 0.
       const int64_t n = pv.constant_elements();
-      if (n != span(v.meta) ||
+      if (n != extent(v.meta) ||
           pv.constant().size() != static_cast<size_t>(n) * itemsize(v.meta.dtype))
         bad_file("a constant's bytes do not fit its layout");
       Tensor host = empty_tensor({n}, v.meta.dtype, Device{});
       std::memcpy(host->data(), pv.constant().data(), pv.constant().size());
       const Tensor flat = functional::to(host, std::nullopt, v.meta.device, false);
-      v.captured = make_view(flat, v.meta.shape, v.meta.strides, v.meta.offset);
+      v.meta.offset = 0;
+      v.captured = make_view(flat, v.meta.shape, v.meta.strides, 0);
     }
     g->values_.push_back(std::move(v));
   }
@@ -306,9 +465,21 @@ std::shared_ptr<CompiledGraph> load_graph(const std::string& bytes, const Variab
   }
   for (int v : p.inputs()) g->inputs_.push_back(check_id(v));
   for (int v : p.outputs()) g->outputs_.push_back(check_id(v));
+  if (p.traced_steps() < 0) bad_file("a negative count of traced steps");
   g->traced_steps_ = static_cast<size_t>(p.traced_steps());
+  validate(*g);
   g->plan_one_instruction();
   return g;
+}
+
+std::vector<std::string> graph_variables(const std::string& bytes) {
+  proto::Graph p;
+  if (!p.ParseFromString(bytes)) bad_file("not a serialized oneflow.graph.proto.Graph");
+  std::vector<std::string> names;
+  for (const proto::Value& v : p.values())
+    if (!v.variable().empty() && std::find(names.begin(), names.end(), v.variable()) == names.end())
+      names.push_back(v.variable());
+  return names;
 }
 
 std::string graph_text(const std::string& bytes) {

@@ -667,7 +667,9 @@ class Graph:
         for and the structure of its arguments and results. Parameters and buffers are saved by
         name (bound to the loading graph's own tensors), other tensors the program captured
         (constants) by value. With `with_eager`, also the modules' state (state_dict()).
-        Store it with oneflow.save. Graphs with optimizers raise NotImplementedError."""
+        Plans of other train/eval modes or parameters than the current ones are left out.
+        Store it with oneflow.save. Graphs with optimizers, and modules with hooks, raise
+        NotImplementedError."""
         if self._optimizers:
             raise NotImplementedError(
                 f"nn.Graph {self._name}.runtime_state_dict: graphs with optimizers (training "
@@ -675,9 +677,28 @@ class Graph:
             )
         variables = self._named_variables()
         modules, _ = self._members()
+        hooked = [
+            type(m).__name__
+            for m in modules
+            if m._forward_hooks
+            or m._forward_pre_hooks
+            or m._backward_hooks
+            or m._backward_pre_hooks
+        ]
+        if hooked:
+            raise NotImplementedError(
+                f"nn.Graph {self._name}.runtime_state_dict: modules with hooks ({hooked}) can't "
+                "be saved: a loaded program would run what the hooks did when it was traced"
+            )
+        mode = self._mode_signature()
+        settings = self.config.settings
         plans = []
         for key, plan in self._plans.items():
-            spec, signatures, _mode = key
+            spec, signatures, plan_mode = key
+            # plans of other modes (train/eval, replaced parameters) or whose captured tensors
+            # changed since the trace would not run again: not saved
+            if plan_mode != mode or not plan.compiled.current:
+                continue
             plans.append(
                 {
                     "program": _internal._graph_save(plan.compiled, variables),
@@ -685,6 +706,10 @@ class Graph:
                     "inputs": tuple(_encode_signature(s) for s in signatures),
                     "results": _encode_spec(plan.out_spec, self._name),
                     "training": tuple(m.training for m in modules),
+                    "amp": (
+                        bool(settings.get("enable_amp", False)),
+                        str(settings.get("amp_dtype")),
+                    ),
                 }
             )
         out = OrderedDict() if destination is None else destination
@@ -718,14 +743,7 @@ class Graph:
         training = tuple(m.training for m in modules)
         loaded = []
         for saved in state_dict["plans"]:
-            missing = sorted(
-                {
-                    line.split('"')[1]
-                    for line in _internal._graph_proto_text(saved["program"]).splitlines()
-                    if line.strip().startswith("variable:")
-                }
-                - names
-            )
+            missing = sorted(set(_internal._graph_variables(saved["program"])) - names)
             if missing:
                 raise KeyError(
                     f"nn.Graph {self._name}.load_runtime_state_dict: the saved plan uses "
@@ -737,6 +755,13 @@ class Graph:
                     f"modules' training flags {tuple(saved['training'])}, the graph's modules "
                     f"have {training} (call train() or eval() as when it was saved)"
                 )
+            settings = self.config.settings
+            amp = (bool(settings.get("enable_amp", False)), str(settings.get("amp_dtype")))
+            if tuple(saved["amp"]) != amp:
+                raise ValueError(
+                    f"nn.Graph {self._name}.load_runtime_state_dict: a plan was saved with "
+                    f"config.enable_amp {tuple(saved['amp'])}, this graph has {amp}"
+                )
             compiled = _internal._graph_load(saved["program"], variables)
             key = (
                 _decode_spec(saved["arguments"]),
@@ -746,7 +771,9 @@ class Graph:
             loaded.append((key, _Plan(compiled, _decode_spec(saved["results"]), [], [])))
         for key, plan in loaded:
             self._plans[key] = plan
-        if warmup_with_run:  # on zeros of the saved layouts (valid indices, finite values)
+        # warm-up runs the programs as calls would (a train-mode BatchNorm updates its
+        # statistics, random steps draw), on zeros of the saved layouts
+        if warmup_with_run:
             for key, plan in loaded:
                 inputs = []
                 for shape, stride, dtype, device in key[1]:
