@@ -346,6 +346,24 @@ def test_slices_of_parameters_a_module_keeps_stay_bound_to_the_parameter():
     np.testing.assert_array_equal(g(flow.ones(2)).numpy(), [6.0, 6.0])
 
 
+def test_two_slices_of_one_constant_round_trip():
+    class Rope(flow.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.cos, self.sin = flow.randn(2, 4).chunk(2)  # slices of a tensor of no module
+
+        def forward(self, x):
+            return x * self.cos + x * self.sin
+
+    m = Rope()
+    g = One(m)
+    x = flow.randn(3, 4)
+    expect = g(x).numpy()
+    g2 = One(m)
+    g2.load_runtime_state_dict(g.runtime_state_dict())
+    np.testing.assert_array_equal(g2(x).numpy(), expect)
+
+
 def test_hooks_amp_and_unusual_names():
     model = flow.nn.Linear(3, 2)
     g = One(model)
@@ -387,6 +405,8 @@ def test_hooks_amp_and_unusual_names():
         "wrong_output_shape",
         "kernel_without_inputs",
         "output_released",
+        "in_place_into_another_shape",
+        "kernel_without_outputs",
     ],
 )
 def test_crafted_programs_raise_instead_of_running(edit):
@@ -449,6 +469,12 @@ def test_crafted_programs_raise_instead_of_running(edit):
             del add.inputs[:]
         elif edit == "output_released":
             p.steps[-1].release.append(p.outputs[0])
+        elif edit == "in_place_into_another_shape":
+            add = [s for s in p.steps if s.primitive == "add"][0]
+            add.in_place = True
+            add.outputs[0] = p.inputs[0]
+        elif edit == "kernel_without_outputs":
+            del kernels[0].outputs[:]
         variables = [("m.weight", m.weight), ("m.bias", m.bias)]
         try:
             out = _internal._graph_load(p.SerializeToString(), variables).run([x])

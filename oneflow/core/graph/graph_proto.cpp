@@ -243,12 +243,20 @@ std::string save_graph(const CompiledGraph& g, const Variables& variables) {
       pv->set_variable_view(true);
       continue;
     }
-    // A constant: the memory its layout reaches from its offset, through the host.
-    const int64_t n = extent(v.meta);
-    const Tensor flat = make_view(v.captured, {n}, {1}, v.meta.offset);
+    // A constant: the memory it and the values viewing it reach, through the host; its
+    // offset is rebased to the first element kept.
+    int64_t first = v.meta.offset, end = span(v.meta);
+    for (const Value& w : g.values_)
+      if (&g.values_[w.root] == &v && extent(w.meta) > 0) {
+        first = std::min(first, w.meta.offset);
+        end = std::max(end, span(w.meta));
+      }
+    const int64_t n = end - first;
+    const Tensor flat = make_view(v.captured, {n}, {1}, first);
     const Tensor host = functional::to(flat, std::nullopt, Device{}, true);
     pv->set_constant(static_cast<const char*>(host->data()), n * itemsize(v.meta.dtype));
     pv->set_constant_elements(n);
+    pv->mutable_meta()->set_offset(v.meta.offset - first);
   }
   for (const Step& s : g.steps_) {
     proto::Step* ps = p.add_steps();
@@ -288,7 +296,10 @@ std::string save_graph(const CompiledGraph& g, const Variables& variables) {
 // makes each value once, makes kernel outputs of the dense layouts kernels are given and of the
 // shape, dtype and device the primitive infers from its inputs' metas, and views memory within
 // what its base's memory holds (a made value: its allocation; a capture: its storage; an input:
-// its own layout). A primitive still trusts the number of its inputs.
+// its own layout). Limits: a primitive trusts the number of its inputs, and a kernel trusts
+// its operands' layouts: a crafted program that hands a kernel written for contiguous operands
+// a view it does not expect (a broadcast view of one element) can still make it read or write
+// out of bounds. Load programs from trusted sources, as model files.
 void validate(const CompiledGraph& g) {
   const std::vector<Value>& values = g.values_;
   const size_t n = values.size();
@@ -338,34 +349,42 @@ void validate(const CompiledGraph& g) {
       const int64_t reach = extent(view);
       if (reach > 0 && (rel[out] < lo[root] || rel[out] > hi[root] - reach))
         step_error(i, s, "views memory outside its base");
-    } else if (s.in_place) {
-      if (!defined[s.outputs[0]]) step_error(i, s, "writes a value that does not exist");
     } else {
-      for (int v : s.outputs) {
-        fresh(v);
-        if (values[v].root != v || !dense_layout(values[v].meta))
-          step_error(i, s, "makes a value of a layout its kernel cannot fill");
-        hi[v] = extent(values[v].meta);
-      }
-      if (!s.outputs.empty()) {
-        TensorList metas;
-        for (int v : s.inputs)
-          metas.push_back(std::make_shared<TensorImpl>(values[v].meta, nullptr,
-                                                       std::make_shared<VersionCounter>()));
-        std::vector<TensorMeta> inferred;
-        try {
-          inferred = s.prim->infer(metas, s.attrs);
-        } catch (const std::exception& e) {
-          step_error(i, s, str_cat("does not fit its inputs: ", e.what()).c_str());
+      if (s.in_place) {
+        if (!defined[s.outputs[0]]) step_error(i, s, "writes a value that does not exist");
+      } else {
+        for (int v : s.outputs) {
+          fresh(v);
+          if (values[v].root != v || !dense_layout(values[v].meta))
+            step_error(i, s, "makes a value of a layout its kernel cannot fill");
+          hi[v] = extent(values[v].meta);
         }
-        bool same = inferred.size() == s.outputs.size();
-        for (size_t k = 0; same && k < inferred.size(); ++k) {
-          const TensorMeta& m = values[s.outputs[k]].meta;
-          same = inferred[k].shape == m.shape && inferred[k].dtype == m.dtype &&
-                 inferred[k].device == m.device;
-        }
-        if (!same) step_error(i, s, "makes outputs other than its primitive infers");
       }
+      if (!s.prim->traits().cross_device)
+        for (const std::vector<int>* list : {&s.inputs, &s.outputs})
+          for (int v : *list)
+            if (values[v].meta.device != s.device)
+              step_error(i, s, "has an operand on another device than its kernel");
+      // What the primitive makes of these inputs: the outputs it writes (in place too), none
+      // for the fused updates (their checks run here).
+      TensorList metas;
+      for (int v : s.inputs)
+        metas.push_back(std::make_shared<TensorImpl>(values[v].meta, nullptr,
+                                                     std::make_shared<VersionCounter>()));
+      std::vector<TensorMeta> inferred;
+      try {
+        inferred = s.prim->infer(metas, s.attrs);
+      } catch (const std::exception& e) {
+        step_error(i, s, str_cat("does not fit its inputs: ", e.what()).c_str());
+      }
+      // (An in-place result may narrow into its destination's dtype: float32 += float64.)
+      bool same = inferred.size() == s.outputs.size();
+      for (size_t k = 0; same && k < inferred.size(); ++k) {
+        const TensorMeta& m = values[s.outputs[k]].meta;
+        same = inferred[k].shape == m.shape && inferred[k].device == m.device &&
+               (s.in_place || inferred[k].dtype == m.dtype);
+      }
+      if (!same) step_error(i, s, "makes outputs other than its primitive infers");
     }
     for (int v : s.release) {
       if (values[v].kind != Value::Kind::kMade || !defined[v])
@@ -425,16 +444,15 @@ std::shared_ptr<CompiledGraph> load_graph(const std::string& bytes, const Variab
                                 " (with the same strides and offset)");
       v.captured = it->second;
     } else if (v.kind == Value::Kind::kCapture) {
-      // The program owns it: its memory starts at its offset, now 0.
+      // The program owns it: the memory saved, its offset rebased into it.
       const int64_t n = pv.constant_elements();
-      if (n != extent(v.meta) ||
+      if (n < span(v.meta) ||
           pv.constant().size() != static_cast<size_t>(n) * itemsize(v.meta.dtype))
         bad_file("a constant's bytes do not fit its layout");
       Tensor host = empty_tensor({n}, v.meta.dtype, Device{});
       std::memcpy(host->data(), pv.constant().data(), pv.constant().size());
       const Tensor flat = functional::to(host, std::nullopt, v.meta.device, false);
-      v.meta.offset = 0;
-      v.captured = make_view(flat, v.meta.shape, v.meta.strides, 0);
+      v.captured = make_view(flat, v.meta.shape, v.meta.strides, v.meta.offset);
     }
     g->values_.push_back(std::move(v));
   }

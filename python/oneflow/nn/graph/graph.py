@@ -757,10 +757,11 @@ class Graph:
                 )
             settings = self.config.settings
             amp = (bool(settings.get("enable_amp", False)), str(settings.get("amp_dtype")))
-            if tuple(saved["amp"]) != amp:
+            if tuple(saved.get("amp", (False, "None"))) != amp:
                 raise ValueError(
                     f"nn.Graph {self._name}.load_runtime_state_dict: a plan was saved with "
-                    f"config.enable_amp {tuple(saved['amp'])}, this graph has {amp}"
+                    f"config.enable_amp {tuple(saved.get('amp', (False, 'None')))}, this graph "
+                    f"has {amp}"
                 )
             compiled = _internal._graph_load(saved["program"], variables)
             key = (
