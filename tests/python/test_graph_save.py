@@ -491,3 +491,84 @@ def test_crafted_programs_raise_instead_of_running(edit):
     assert r.returncode == 0, r.stderr[-3000:]
     expect = "ok" if edit == "none" else "ValueError"
     assert r.stdout.startswith(expect), r.stdout + r.stderr[-2000:]
+
+
+def test_broadcast_operands_of_non_elementwise_kernels_are_made_dense_on_load():
+    """A loaded program gives kernels other than the elementwise ones dense copies of broadcast
+    views (a kernel reading its operand as contiguous stays inside its memory); a traced program
+    that feeds such views still computes the same values."""
+
+    class B(flow.nn.Graph):
+        def build(self, x, v):
+            e = x.expand(3, 4)
+            return e.sum(dim=0), flow.dot(v.expand(8), flow.arange(8.0)), e.cumsum(1)
+
+    x, v = flow.randn(1, 4), flow.randn(1)
+    g = B()
+    expect = [t.numpy() for t in g(x, v)]
+    g2 = B()
+    g2.load_runtime_state_dict(g.runtime_state_dict())
+    for a, b in zip(expect, g2(x, v)):
+        np.testing.assert_allclose(b.numpy(), a, rtol=1e-6)
+
+    # a crafted program: dot of a one-element input viewed as 2^20 elements (stride 0)
+    pytest.importorskip("google.protobuf")
+    if shutil.which("protoc") is None:
+        pytest.skip("protoc is not installed")
+    script = textwrap.dedent(
+        f"""
+        import subprocess
+        import numpy as np
+        import oneflow as flow
+        import oneflow._oneflow_internal as _internal
+        from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+        proto = r"{os.path.join(_ROOT, "oneflow", "core", "graph", "graph.proto")}"
+        fds = subprocess.run(
+            ["protoc", "-I", r"{_ROOT}", "--descriptor_set_out=/dev/stdout", proto],
+            capture_output=True, check=True,
+        ).stdout
+        pool = descriptor_pool.DescriptorPool()
+        for f in descriptor_pb2.FileDescriptorSet.FromString(fds).file:
+            pool.Add(f)
+        Graph = message_factory.GetMessageClass(
+            pool.FindMessageTypeByName("oneflow.graph.proto.Graph"))
+
+        class D(flow.nn.Graph):
+            def build(self, x):
+                return flow.dot(x, x)
+
+        g = D()
+        g(flow.ones(4))
+        p = Graph.FromString(g.runtime_state_dict()["plans"][0]["program"])
+        x = p.inputs[0]
+        del p.values[x].meta.shape[:]
+        del p.values[x].meta.strides[:]
+        p.values[x].meta.shape.append(1)
+        p.values[x].meta.strides.append(1)
+        wide = len(p.values)
+        v = p.values.add()
+        v.CopyFrom(p.values[x])
+        v.kind = 0
+        v.root = x
+        v.meta.shape[0] = 1 << 20
+        v.meta.strides[0] = 0
+        view = p.steps.add()
+        view.kind = 1
+        view.inputs.append(x)
+        view.outputs.append(wide)
+        steps = [view] + [s for s in p.steps[:-1]]
+        for s in steps[1:]:
+            s.inputs[:] = [wide if i == x else i for i in s.inputs]
+        del p.steps[:]
+        p.steps.extend(steps)
+        out = _internal._graph_load(p.SerializeToString(), []).run([flow.full((1,), 3.0)])
+        print(out[0].item())
+        """
+    )
+    env = dict(os.environ, PYTHONPATH=os.path.join(_ROOT, "python"))
+    r = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert float(r.stdout.strip()) == 9.0 * (1 << 20), r.stdout

@@ -66,8 +66,10 @@ std::shared_ptr<CompiledGraph> load_graph(
 std::vector<std::string> graph_variables(const std::string& bytes);
 // A saved program as protobuf text (constants shown by their size).
 std::string graph_text(const std::string& bytes);
-// Checks a loaded program before it may run (graph_proto.cpp).
+// Checks a loaded program before it may run, after giving its non-elementwise kernels dense
+// copies of broadcast operands (graph_proto.cpp).
 void validate(const CompiledGraph& g);
+void dense_broadcast_operands(CompiledGraph& g);
 
 class CompiledGraph {
  public:
@@ -93,6 +95,7 @@ class CompiledGraph {
   friend std::string save_graph(const CompiledGraph&,
                                 const std::vector<std::pair<std::string, Tensor>>&);
   friend void validate(const CompiledGraph& g);
+  friend void dense_broadcast_operands(CompiledGraph& g);
   friend std::shared_ptr<CompiledGraph> load_graph(
       const std::string&, const std::vector<std::pair<std::string, Tensor>>&);
   // The steps on `inputs`; `outputs`, when given, are the tensors the distinct output values

@@ -140,6 +140,22 @@ bool dense_layout(const TensorMeta& m) {
   return true;
 }
 
+// Whether some element of a layout is reached by two indices (a broadcast view).
+bool overlapping(const TensorMeta& m) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of dims of size > 1
+  for (size_t i = 0; i < m.shape.size(); ++i) {
+    if (m.shape[i] == 0) return false;
+    if (m.shape[i] > 1) dims.emplace_back(m.strides[i], m.shape[i]);
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t reach = 1;  // elements the smaller dims span
+  for (const auto& [stride, size] : dims) {
+    if (stride < reach) return true;
+    reach = stride * (size - 1) + reach;
+  }
+  return false;
+}
+
 void to_proto(const TensorMeta& m, proto::TensorMeta* p) {
   for (int64_t d : m.shape) p->add_shape(d);
   for (int64_t s : m.strides) p->add_strides(s);
@@ -296,10 +312,10 @@ std::string save_graph(const CompiledGraph& g, const Variables& variables) {
 // makes each value once, makes kernel outputs of the dense layouts kernels are given and of the
 // shape, dtype and device the primitive infers from its inputs' metas, and views memory within
 // what its base's memory holds (a made value: its allocation; a capture: its storage; an input:
-// its own layout). Limits: a primitive trusts the number of its inputs, and a kernel trusts
-// its operands' layouts: a crafted program that hands a kernel written for contiguous operands
-// a view it does not expect (a broadcast view of one element) can still make it read or write
-// out of bounds. Load programs from trusted sources, as model files.
+// its own layout), and writes in place only through views that reach each element once. Before
+// the checks, kernels other than the elementwise ones get dense copies of broadcast operands
+// (dense_broadcast_operands). Limit: a primitive whose inference does not check its input count
+// trusts it. Load programs from trusted sources, as model files.
 void validate(const CompiledGraph& g) {
   const std::vector<Value>& values = g.values_;
   const size_t n = values.size();
@@ -352,6 +368,8 @@ void validate(const CompiledGraph& g) {
     } else {
       if (s.in_place) {
         if (!defined[s.outputs[0]]) step_error(i, s, "writes a value that does not exist");
+        if (overlapping(values[s.outputs[0]].meta))
+          step_error(i, s, "writes in place through a view that reaches an element twice");
       } else {
         for (int v : s.outputs) {
           fresh(v);
@@ -394,6 +412,42 @@ void validate(const CompiledGraph& g) {
   }
   for (int v : g.outputs_)
     if (!defined[v]) bad_file("a graph output that is never made or is released");
+}
+
+// A loaded program's kernels other than the elementwise ones (which index every operand
+// through its strides) get broadcast views (one element reached by several indices) as dense
+// copies, made by a copy step just before: a kernel that reads its operand as contiguous then
+// stays inside its memory. Traced programs give such kernels broadcast views rarely (a sum of an
+// expanded tensor); the values are the same either way.
+void dense_broadcast_operands(CompiledGraph& g) {
+  std::vector<Step> steps;
+  steps.reserve(g.steps_.size());
+  for (Step& s : g.steps_) {
+    if (s.kind == Step::Kind::kKernel && !s.prim->traits().elementwise &&
+        !s.prim->traits().cross_device) {
+      for (int& in : s.inputs) {
+        if (in < 0 || in >= static_cast<int>(g.values_.size()) || !overlapping(g.values_[in].meta))
+          continue;
+        const TensorMeta m = g.values_[in].meta;
+        const int id = static_cast<int>(g.values_.size());
+        Value dense;
+        dense.meta = TensorMeta{m.shape, contiguous_strides(m.shape), 0, m.dtype, m.device};
+        dense.root = id;
+        g.values_.push_back(std::move(dense));
+        Step copy;
+        copy.prim = &prim::copy();
+        copy.attrs = Attrs{{"dtype", m.dtype}, {"device", m.device.str()}};
+        copy.device = m.device;
+        copy.inputs = {in};
+        copy.outputs = {id};
+        steps.push_back(std::move(copy));
+        s.release.push_back(id);
+        in = id;
+      }
+    }
+    steps.push_back(std::move(s));
+  }
+  g.steps_ = std::move(steps);
 }
 
 std::shared_ptr<CompiledGraph> load_graph(const std::string& bytes, const Variables& variables) {
@@ -485,6 +539,7 @@ std::shared_ptr<CompiledGraph> load_graph(const std::string& bytes, const Variab
   for (int v : p.outputs()) g->outputs_.push_back(check_id(v));
   if (p.traced_steps() < 0) bad_file("a negative count of traced steps");
   g->traced_steps_ = static_cast<size_t>(p.traced_steps());
+  dense_broadcast_operands(*g);
   validate(*g);
   g->plan_one_instruction();
   return g;
