@@ -19,6 +19,43 @@ import oneflow._oneflow_internal as _internal
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+# The schema's message class in a child process (protoc's descriptor set, the protobuf package).
+_PROTO_PRELUDE = f"""
+import subprocess
+import numpy as np
+import oneflow as flow
+import oneflow._oneflow_internal as _internal
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+_fds = subprocess.run(
+    ["protoc", "-I", r"{_ROOT}", "--descriptor_set_out=/dev/stdout",
+     r"{os.path.join(_ROOT, "oneflow", "core", "graph", "graph.proto")}"],
+    capture_output=True, check=True,
+).stdout
+_pool = descriptor_pool.DescriptorPool()
+for _f in descriptor_pb2.FileDescriptorSet.FromString(_fds).file:
+    _pool.Add(_f)
+Graph = message_factory.GetMessageClass(_pool.FindMessageTypeByName("oneflow.graph.proto.Graph"))
+"""
+
+
+def _run_with_schema(body):
+    """Runs `body` after _PROTO_PRELUDE in a child process (a crash shows as its return code)."""
+    pytest.importorskip("google.protobuf")  # both come with the test set-up (not on GPU hosts)
+    if shutil.which("protoc") is None:
+        pytest.skip("protoc is not installed")
+    env = dict(os.environ, PYTHONPATH=os.path.join(_ROOT, "python"))
+    r = subprocess.run(
+        [sys.executable, "-c", _PROTO_PRELUDE + textwrap.dedent(body)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    return r.stdout
+
+
 def _model(seed=0, hidden=8):
     flow.manual_seed(seed)
     return flow.nn.Sequential(
@@ -410,32 +447,9 @@ def test_hooks_amp_and_unusual_names():
     ],
 )
 def test_crafted_programs_raise_instead_of_running(edit):
-    """Programs edited through the protobuf schema (protoc and the protobuf package): each
-    damage raises ValueError at load, in a child process so that a crash would show."""
-    pytest.importorskip("google.protobuf")  # both come with the test set-up (not on GPU hosts)
-    if shutil.which("protoc") is None:
-        pytest.skip("protoc is not installed")
-    script = textwrap.dedent(
+    """Programs edited through the protobuf schema: each damage raises ValueError at load."""
+    out = _run_with_schema(
         f"""
-        import sys, subprocess
-        import numpy as np
-        import oneflow as flow
-        import oneflow._oneflow_internal as _internal
-        from google.protobuf import text_format, descriptor_pb2, descriptor_pool
-        from google.protobuf import message_factory
-
-        proto = r"{os.path.join(_ROOT, "oneflow", "core", "graph", "graph.proto")}"
-        fds = subprocess.run(
-            ["protoc", "-I", r"{_ROOT}", "--descriptor_set_out=/dev/stdout", proto],
-            capture_output=True, check=True,
-        ).stdout
-        fdset = descriptor_pb2.FileDescriptorSet.FromString(fds)
-        pool = descriptor_pool.DescriptorPool()
-        for f in fdset.file:
-            pool.Add(f)
-        Graph = message_factory.GetMessageClass(
-            pool.FindMessageTypeByName("oneflow.graph.proto.Graph"))
-
         class One(flow.nn.Graph):
             def __init__(self, m):
                 super().__init__()
@@ -484,13 +498,8 @@ def test_crafted_programs_raise_instead_of_running(edit):
             print("ValueError", e)
         """
     )
-    env = dict(os.environ, PYTHONPATH=os.path.join(_ROOT, "python"))
-    r = subprocess.run(
-        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
-    )
-    assert r.returncode == 0, r.stderr[-3000:]
     expect = "ok" if edit == "none" else "ValueError"
-    assert r.stdout.startswith(expect), r.stdout + r.stderr[-2000:]
+    assert out.startswith(expect), out
 
 
 def test_broadcast_operands_of_non_elementwise_kernels_are_made_dense_on_load():
@@ -512,28 +521,8 @@ def test_broadcast_operands_of_non_elementwise_kernels_are_made_dense_on_load():
         np.testing.assert_allclose(b.numpy(), a, rtol=1e-6)
 
     # a crafted program: dot of a one-element input viewed as 2^20 elements (stride 0)
-    pytest.importorskip("google.protobuf")
-    if shutil.which("protoc") is None:
-        pytest.skip("protoc is not installed")
-    script = textwrap.dedent(
-        f"""
-        import subprocess
-        import numpy as np
-        import oneflow as flow
-        import oneflow._oneflow_internal as _internal
-        from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
-
-        proto = r"{os.path.join(_ROOT, "oneflow", "core", "graph", "graph.proto")}"
-        fds = subprocess.run(
-            ["protoc", "-I", r"{_ROOT}", "--descriptor_set_out=/dev/stdout", proto],
-            capture_output=True, check=True,
-        ).stdout
-        pool = descriptor_pool.DescriptorPool()
-        for f in descriptor_pb2.FileDescriptorSet.FromString(fds).file:
-            pool.Add(f)
-        Graph = message_factory.GetMessageClass(
-            pool.FindMessageTypeByName("oneflow.graph.proto.Graph"))
-
+    out = _run_with_schema(
+        """
         class D(flow.nn.Graph):
             def build(self, x):
                 return flow.dot(x, x)
@@ -566,9 +555,4 @@ def test_broadcast_operands_of_non_elementwise_kernels_are_made_dense_on_load():
         print(out[0].item())
         """
     )
-    env = dict(os.environ, PYTHONPATH=os.path.join(_ROOT, "python"))
-    r = subprocess.run(
-        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
-    )
-    assert r.returncode == 0, r.stderr[-3000:]
-    assert float(r.stdout.strip()) == 9.0 * (1 << 20), r.stdout
+    assert float(out.strip()) == 9.0 * (1 << 20), out
