@@ -122,24 +122,6 @@ int64_t extent(const TensorMeta& m) {
 // Elements of memory a layout reaches from the start of its storage.
 int64_t span(const TensorMeta& m) { return m.offset + extent(m); }
 
-// Whether a layout is dense (no element twice, no gap) from offset 0: how kernels' outputs are
-// allocated.
-bool dense_layout(const TensorMeta& m) {
-  if (m.offset != 0) return false;
-  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of dims of size > 1
-  for (size_t i = 0; i < m.shape.size(); ++i) {
-    if (m.shape[i] == 0) return true;
-    if (m.shape[i] > 1) dims.emplace_back(m.strides[i], m.shape[i]);
-  }
-  std::sort(dims.begin(), dims.end());
-  int64_t expect = 1;
-  for (const auto& [stride, size] : dims) {
-    if (stride != expect) return false;
-    expect *= size;
-  }
-  return true;
-}
-
 // Whether some element of a layout is reached by two indices (a broadcast view).
 bool overlapping(const TensorMeta& m) {
   std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of dims of size > 1
@@ -154,6 +136,14 @@ bool overlapping(const TensorMeta& m) {
     reach = stride * (size - 1) + reach;
   }
   return false;
+}
+
+// Whether a layout is dense (no element twice, no gap) from offset 0: how kernels' outputs are
+// allocated.
+bool dense_layout(const TensorMeta& m) {
+  int64_t elements = 1;
+  for (int64_t d : m.shape) elements *= d;
+  return m.offset == 0 && (elements == 0 || (!overlapping(m) && extent(m) == elements));
 }
 
 void to_proto(const TensorMeta& m, proto::TensorMeta* p) {

@@ -741,6 +741,8 @@ class Graph:
         names = {n for n, _ in variables}
         modules, _ = self._members()
         training = tuple(m.training for m in modules)
+        settings = self.config.settings
+        amp = (bool(settings.get("enable_amp", False)), str(settings.get("amp_dtype")))
         loaded = []
         for saved in state_dict["plans"]:
             missing = sorted(set(_internal._graph_variables(saved["program"])) - names)
@@ -755,8 +757,6 @@ class Graph:
                     f"modules' training flags {tuple(saved['training'])}, the graph's modules "
                     f"have {training} (call train() or eval() as when it was saved)"
                 )
-            settings = self.config.settings
-            amp = (bool(settings.get("enable_amp", False)), str(settings.get("amp_dtype")))
             if tuple(saved.get("amp", (False, "None"))) != amp:
                 raise ValueError(
                     f"nn.Graph {self._name}.load_runtime_state_dict: a plan was saved with "
