@@ -196,6 +196,92 @@ PyTypeObject* tensor_method_type() {
   return type;
 }
 
+// Note [out= arguments]: a oneflow function that PyTorch gives an `out=` keyword is wrapped in a
+// FunctionWithOut. A call without `out` (or with out=None) forwards its argument array to the
+// function unchanged; a call with one hands the function, the other arguments and `out` to a
+// Python handler (oneflow/framework/out_arg.py), which computes the result, checks `out` as
+// PyTorch does and writes the result into it. Only calls that pass `out` pay for it.
+struct FunctionWithOut {
+  PyObject_HEAD vectorcallfunc vectorcall;
+  PyObject* target;
+  PyObject* handler;  // handler(target, args, kwargs, out)
+};
+
+PyObject* function_with_out_call(PyObject* callable, PyObject* const* args, size_t nargsf,
+                                 PyObject* kwnames) {
+  auto* self = reinterpret_cast<FunctionWithOut*>(callable);
+  const Py_ssize_t nkw = kwnames == nullptr ? 0 : PyTuple_GET_SIZE(kwnames);
+  Py_ssize_t at = -1;
+  for (Py_ssize_t i = 0; i < nkw && at < 0; ++i)
+    if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, i), "out") == 0) at = i;
+  if (at < 0) return PyObject_Vectorcall(self->target, args, nargsf, kwnames);
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  try {
+    py::tuple positional(nargs);
+    for (Py_ssize_t i = 0; i < nargs; ++i)
+      positional[static_cast<size_t>(i)] = py::reinterpret_borrow<py::object>(args[i]);
+    py::dict keywords;
+    for (Py_ssize_t i = 0; i < nkw; ++i)
+      if (i != at)
+        keywords[py::handle(PyTuple_GET_ITEM(kwnames, i))] =
+            py::reinterpret_borrow<py::object>(args[nargs + i]);
+    PyObject* out = args[nargs + at];
+    if (out == Py_None) return PyObject_Call(self->target, positional.ptr(), keywords.ptr());
+    return PyObject_CallFunctionObjArgs(self->handler, self->target, positional.ptr(),
+                                        keywords.ptr(), out, nullptr);
+  } catch (...) {
+    set_active_python_error();
+    return nullptr;
+  }
+}
+
+void function_with_out_dealloc(PyObject* self) {
+  Py_XDECREF(reinterpret_cast<FunctionWithOut*>(self)->target);
+  Py_XDECREF(reinterpret_cast<FunctionWithOut*>(self)->handler);
+  Py_TYPE(self)->tp_free(self);
+}
+
+// __name__, __qualname__, __module__ and __doc__ are the function's; __wrapped__ is the function
+// (inspect.signature follows it).
+PyObject* function_with_out_attr(PyObject* self, void* name) {
+  return PyObject_GetAttrString(reinterpret_cast<FunctionWithOut*>(self)->target,
+                                static_cast<const char*>(name));
+}
+PyObject* function_with_out_wrapped(PyObject* self, void*) {
+  PyObject* target = reinterpret_cast<FunctionWithOut*>(self)->target;
+  Py_INCREF(target);
+  return target;
+}
+PyObject* function_with_out_repr(PyObject* self) {
+  return PyObject_Repr(reinterpret_cast<FunctionWithOut*>(self)->target);
+}
+
+PyGetSetDef g_function_with_out_getset[] = {
+    {"__name__", function_with_out_attr, nullptr, nullptr, const_cast<char*>("__name__")},
+    {"__qualname__", function_with_out_attr, nullptr, nullptr, const_cast<char*>("__qualname__")},
+    {"__module__", function_with_out_attr, nullptr, nullptr, const_cast<char*>("__module__")},
+    {"__doc__", function_with_out_attr, nullptr, nullptr, const_cast<char*>("__doc__")},
+    {"__wrapped__", function_with_out_wrapped, nullptr, nullptr, nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+PyTypeObject* function_with_out_type() {
+  static PyTypeObject* type = [] {
+    auto* t = new PyTypeObject();  // zeroed; PyType_Ready fills in the type's own type
+    Py_SET_REFCNT(t, 1);
+    t->tp_name = "oneflow.function_with_out";
+    t->tp_basicsize = sizeof(FunctionWithOut);
+    t->tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL;
+    t->tp_vectorcall_offset = offsetof(FunctionWithOut, vectorcall);
+    t->tp_call = PyVectorcall_Call;
+    t->tp_dealloc = function_with_out_dealloc;
+    t->tp_getset = g_function_with_out_getset;
+    t->tp_repr = function_with_out_repr;
+    if (PyType_Ready(t) < 0) throw py::error_already_set();
+    return t;
+  }();
+  return type;
+}
+
 }  // namespace
 
 void init_fast_methods(py::module_& m) {
@@ -205,6 +291,15 @@ void init_fast_methods(py::module_& m) {
     if (self == nullptr) throw py::error_already_set();
     self->vectorcall = tensor_method_call;
     self->target = fn.release().ptr();
+    return py::reinterpret_steal<py::object>(reinterpret_cast<PyObject*>(self));
+  });
+  // `fn` accepting `out=` (Note [out= arguments]); `handler(fn, args, kwargs, out)` serves it.
+  m.def("_function_with_out", [](py::object fn, py::object handler) {
+    auto* self = PyObject_New(FunctionWithOut, function_with_out_type());
+    if (self == nullptr) throw py::error_already_set();
+    self->vectorcall = function_with_out_call;
+    self->target = fn.release().ptr();
+    self->handler = handler.release().ptr();
     return py::reinterpret_steal<py::object>(reinterpret_cast<PyObject*>(self));
   });
   // name -> method descriptor, installed on Tensor by oneflow/framework/tensor_methods.py.

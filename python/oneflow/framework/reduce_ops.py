@@ -41,7 +41,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def _extreme(name, reduce_all, with_dim, elementwise):
-    def fn(input, dim=None, keepdim=False, *, out=None):
+    def fn(input, dim=None, keepdim=False):
         if isinstance(dim, Tensor):
             return elementwise(input, dim)
         if dim is None:

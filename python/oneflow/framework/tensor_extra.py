@@ -197,13 +197,11 @@ def _linspace_edges(left, right, bins, dtype):
     return flow.where(i < steps // 2, start + step * i, end - step * (steps - 1 - i))
 
 
-def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
+def histogram(input, bins, *, range=None, weight=None, density=False):
     """torch.histogram: bins as a count of equal bins over range (default the input's min and
     max) or as a 1-D tensor of increasing edges. The last bin includes its right edge; elements
     outside the edges are not counted."""
     flow = _flow()
-    if out is not None:
-        raise NotImplementedError("histogram: out= is not supported")
     if not input.dtype.is_floating_point:
         raise NotImplementedError(
             f"\"histogramdd\" not implemented for '{str(input.dtype).split('.')[-1]}'"
