@@ -61,6 +61,53 @@ OF_ADAM_CLONE(double, Decay::kL2, adam_l2)
 OF_ADAM_CLONE(double, Decay::kDecoupled, adam_decoupled)
 #undef OF_ADAM_CLONE
 
+struct SgdArgs {
+  double lr, momentum, grad_coefficient, wd;
+};
+
+enum class Buffer { kNone, kFirst, kMomentum };
+
+// One block of an SGD update in PyTorch's single-tensor order: the gradient (plus weight decay),
+// the momentum buffer (its first step takes the gradient), the parameter. Each form is its own
+// loop, so none branches per element and all vectorise (the pointers never alias).
+template <typename T, bool kDecay, Buffer kBuf, bool kNesterov>
+inline __attribute__((always_inline)) void sgd_block(T* __restrict p, const T* __restrict g,
+                                                     T* __restrict buf, int64_t n,
+                                                     const SgdArgs& a) {
+  const T lr = T(a.lr), mu = T(a.momentum), d = T(a.grad_coefficient), w = T(a.wd);
+  for (int64_t i = 0; i < n; ++i) {
+    T grad = g[i];
+    if constexpr (kDecay) grad += p[i] * w;
+    if constexpr (kBuf != Buffer::kNone) {
+      const T b = kBuf == Buffer::kFirst ? grad : buf[i] * mu + grad * d;
+      buf[i] = b;
+      grad = kNesterov ? grad + b * mu : b;
+    }
+    p[i] -= lr * grad;
+  }
+}
+
+#define OF_SGD_CLONE(T, D, B, N, fn)                                    \
+  __attribute__((target_clones("avx512f", "avx2", "default"))) void fn( \
+      T* p, const T* g, T* buf, int64_t n, const SgdArgs& a) {          \
+    sgd_block<T, D, B, N>(p, g, buf, n, a);                             \
+  }
+#define OF_SGD_FORMS(T)                                              \
+  OF_SGD_CLONE(T, false, Buffer::kNone, false, sgd_plain)            \
+  OF_SGD_CLONE(T, true, Buffer::kNone, false, sgd_wd)                \
+  OF_SGD_CLONE(T, false, Buffer::kFirst, false, sgd_first)           \
+  OF_SGD_CLONE(T, true, Buffer::kFirst, false, sgd_first_wd)         \
+  OF_SGD_CLONE(T, false, Buffer::kFirst, true, sgd_first_nesterov)   \
+  OF_SGD_CLONE(T, true, Buffer::kFirst, true, sgd_first_nesterov_wd) \
+  OF_SGD_CLONE(T, false, Buffer::kMomentum, false, sgd_momentum)     \
+  OF_SGD_CLONE(T, true, Buffer::kMomentum, false, sgd_momentum_wd)   \
+  OF_SGD_CLONE(T, false, Buffer::kMomentum, true, sgd_nesterov)      \
+  OF_SGD_CLONE(T, true, Buffer::kMomentum, true, sgd_nesterov_wd)
+OF_SGD_FORMS(float)
+OF_SGD_FORMS(double)
+#undef OF_SGD_FORMS
+#undef OF_SGD_CLONE
+
 // Runs fn(begin, end) over [0, n) in blocks, on the OpenMP team when n is large.
 template <typename Fn>
 void for_blocks(int64_t n, Fn fn) {
@@ -110,22 +157,26 @@ void SgdUpdate::compute_cpu(const TensorList& in, const TensorList&, const Attrs
   const bool nesterov = attrs.get<bool>("nesterov"), first = !s && attrs.get<bool>("first");
   const int64_t n = in[0]->numel();
   const bool has_buf = in.size() - (s ? 1 : 0) == 3;
+  const SgdArgs a{lr, mom, 1 - damp, wd};
+  // Index into the forms below: weight decay, then none / first step / later steps of the
+  // buffer, then Nesterov.
+  const int form = (wd != 0 ? 1 : 0) + (!has_buf ? 0
+                                        : first  ? (nesterov ? 4 : 2)
+                                                 : (nesterov ? 8 : 6));
   visit_dtype(in[0]->dtype(), [&]<typename T>() {
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       T* p = in[0]->data_as<T>();
       const T* g = in[1]->data_as<T>();
       T* buf = has_buf ? in[2]->data_as<T>() : nullptr;
-      const T a = T(lr), mu = T(mom), d = T(1 - damp), w = T(wd);
-      OF_OMP_FOR_IF(
-          n > cpu::kParallelGrain, schedule(static), for (int64_t i = 0; i < n; ++i) {
-            T grad = g[i];
-            if (w != T(0)) grad += p[i] * w;
-            if (buf) {
-              buf[i] = first ? grad : buf[i] * mu + grad * d;
-              grad = nesterov ? grad + buf[i] * mu : buf[i];
-            }
-            p[i] -= a * grad;
-          });
+      using Fn = void (*)(T*, const T*, T*, int64_t, const SgdArgs&);
+      const Fn kForms[] = {sgd_plain,          sgd_wd,
+                           sgd_first,          sgd_first_wd,
+                           sgd_first_nesterov, sgd_first_nesterov_wd,
+                           sgd_momentum,       sgd_momentum_wd,
+                           sgd_nesterov,       sgd_nesterov_wd};
+      const Fn fn = kForms[form];
+      for_blocks(
+          n, [&](int64_t b, int64_t e) { fn(p + b, g + b, buf ? buf + b : nullptr, e - b, a); });
     }
   });
 }
