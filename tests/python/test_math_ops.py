@@ -1037,3 +1037,42 @@ def test_median_of_all_elements_shares_its_gradient_among_ties_like_torch():
             res.append((m.detach().numpy(), x.grad.numpy()))
         np.testing.assert_array_equal(res[0][0], res[1][0])
         np.testing.assert_array_equal(res[0][1], res[1][1])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("form", ["add", "sub", "add_", "add_view_", "add_broadcast", "add_int"])
+def test_add_and_sub_with_alpha_like_torch(form, dtype):
+    # Same-shape floating operands take one fused pass (Note [Fused alpha]); broadcast and
+    # integer operands multiply first. Values and gradients against PyTorch.
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((37, 129))
+    b = rng.standard_normal((129,) if form == "add_broadcast" else (37, 129))
+    results = {}
+    for lib in (flow, torch):
+        dt = getattr(lib, dtype)
+        if form == "add_int":
+            x = lib.tensor((a * 10).astype(np.int64))
+            y = lib.tensor((b * 10).astype(np.int64))
+            results[lib.__name__] = [lib.add(x, y, alpha=-3), lib.sub(x, y, alpha=7)]
+            continue
+        x = lib.tensor(a, dtype=dt, requires_grad=not form.endswith("_"))
+        y = lib.tensor(b, dtype=dt, requires_grad=True)
+        if form == "add":
+            out = lib.add(x, y, alpha=-0.37)
+        elif form == "add_broadcast":
+            out = lib.add(x, y, alpha=2.5)
+        elif form == "sub":
+            out = lib.sub(x, y, alpha=1.7)
+        elif form == "add_":
+            out = x.clone().add_(y, alpha=-0.01)
+        else:  # in place through a transposed view of a buffer
+            base = lib.tensor(a.T.copy(), dtype=dt)
+            out = base.t().add_(y, alpha=3)
+        grads = lib.autograd.grad((out.float() * 1.5).sum(), [t for t in (x, y) if t.requires_grad])
+        results[lib.__name__] = [out] + list(grads)
+    tol = {"float32": 1e-6, "float64": 1e-14, "float16": 2e-3, "bfloat16": 1.6e-2}[dtype]  # 1 ulp
+    for got, want in zip(results["oneflow"], results["torch"]):
+        assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+        np.testing.assert_allclose(
+            got.detach().float().numpy(), want.detach().float().numpy(), rtol=tol, atol=tol
+        )

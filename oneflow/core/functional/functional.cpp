@@ -16,6 +16,7 @@
 #include "oneflow/core/eager/engine.h"
 #include "oneflow/core/functional/autocast.h"
 #include "oneflow/core/functional/generators.h"
+#include "oneflow/core/functional/ternary.h"
 #include "oneflow/core/graph/graph.h"
 #include "oneflow/core/kernels/common/values.h"
 #include "oneflow/core/kernels/cpu/cpu_kernels.h"
@@ -691,6 +692,25 @@ bool scalar_in_float32(DType dt, Scalar s) {
   return false;
 }
 
+// Note [Fused alpha]: x + alpha * y (and x - alpha * y) of floating CPU tensors of one shape and
+// dtype is one addcmul pass with a 0-dim one as its third operand: no temporary for alpha * y and
+// one pass over memory instead of two (as PyTorch's add with alpha; optimizers' p.add_(g,
+// alpha=-lr)). 16-bit floats compute in float32 and round once, as PyTorch's opmath. Other
+// cases multiply first.
+bool fused_alpha(const Tensor& x, const Tensor& y, Scalar alpha) {
+  return !is_one(alpha) && is_floating(x->dtype()) && y->dtype() == x->dtype() &&
+         x->device().type == DeviceType::kCPU && y->device().type == DeviceType::kCPU &&
+         !x->global() && !y->global() && x->shape() == y->shape();
+}
+
+Tensor one_like_scalar(const Tensor& x) {
+  return scalar_tensor(Scalar::from_int(1), x->dtype(), x->device());
+}
+
+Scalar negated(Scalar s) {
+  return s.kind == Scalar::Kind::kFloat ? Scalar::from_double(-s.f) : Scalar::from_int(-s.i);
+}
+
 void check_alpha(const char* op, DType dt, Scalar alpha) {
   if (!is_floating(dt) && alpha.kind == Scalar::Kind::kFloat)
     throw_error<RuntimeError>(op,
@@ -705,6 +725,8 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
   check_alpha("add", x->dtype(), alpha);
   if (x->dtype() == DType::kBool) {  // bool: y * alpha is y and bool(alpha), as in PyTorch
     if (alpha.to_double() == 0) y = zeros_like(y);
+  } else if (fused_alpha(x, y, alpha)) {
+    return addcmul(x, y, one_like_scalar(x), alpha);  // Note [Fused alpha]
   } else if (!is_one(alpha)) {
     y = mul(y, alpha);
   }
@@ -739,6 +761,8 @@ Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
                               "`^` or `logical_xor()` operator instead");
   auto [x, y] = promote(a, b);
   check_alpha("sub", x->dtype(), alpha);
+  if (fused_alpha(x, y, alpha))
+    return addcmul(x, y, one_like_scalar(x), negated(alpha));  // Note [Fused alpha]
   if (!is_one(alpha)) y = mul(y, alpha);
   return dispatch1(prim::sub(), {x, y});
 }
@@ -1115,6 +1139,8 @@ Tensor inplace_binary(const char* op, const Primitive& p, const Tensor& self, Te
 }  // namespace
 
 Tensor add_(const Tensor& self, const Tensor& other, Scalar alpha) {
+  if (fused_alpha(self, other, alpha))
+    return addcmul_(self, other, one_like_scalar(self), alpha);  // Note [Fused alpha]
   Tensor y = is_one(alpha) ? other : mul(other, alpha);
   return inplace_binary("add_", prim::add(), self, y);
 }
