@@ -83,6 +83,14 @@ CASES = {
     "nan_to_num": lambda L, t: (L.nan_to_num, (t(A),), {}),
     "kron": lambda L, t: (L.kron, (t(A[:2, :2]), t(B[:2, :2])), {}),
     "diff": lambda L, t: (L.diff, (t(A),), {}),
+    "abs": lambda L, t: (L.abs, (t(A),), {}),
+    "floor_int": lambda L, t: (L.floor, (t(N),), {}),
+    "heaviside": lambda L, t: (L.heaviside, (t(A), t(B)), {}),
+    "float_power": lambda L, t: (L.float_power, (t(P), 2.0), {}),
+    "ger": lambda L, t: (L.ger, (t(V), t(V)), {}),
+    "cholesky": lambda L, t: (L.cholesky, (t(S @ S.T),), {}),
+    "all_dim": lambda L, t: (L.all, (t(A) > -1, 1), {}),
+    "special.round": lambda L, t: (L.special.round, (t(A * 10),), {}),
     "linalg.inv": lambda L, t: (L.linalg.inv, (t(S),), {}),
     "linalg.vector_norm": lambda L, t: (L.linalg.vector_norm, (t(A),), {"dim": 1}),
     "special.erfc": lambda L, t: (L.special.erfc, (t(A),), {}),
@@ -116,6 +124,7 @@ def _outcome(fn):
             return None, e, [str(x.message) for x in w]
 
 
+@pytest.mark.filterwarnings("ignore:torch.cholesky is deprecated")
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_out_receives_the_result_like_torch(case):
     want = _call(case, "torch")
@@ -149,8 +158,9 @@ def test_out_receives_the_result_like_torch(case):
         _same(o, want)
 
 
+@pytest.mark.filterwarnings("ignore:torch.cholesky is deprecated")
 @pytest.mark.parametrize("case", sorted(CASES))
-@pytest.mark.parametrize("dtype", ["float64", "float16", "int64", "bool"])
+@pytest.mark.parametrize("dtype", ["float64", "float16", "int64", "uint8", "bool"])
 def test_out_of_another_dtype_like_torch(case, dtype):
     want, terr, _ = _outcome(
         lambda: _call(case, "torch", out=torch.empty(0, dtype=_dt("torch", dtype)))
@@ -368,3 +378,78 @@ def test_every_torch_function_with_out_takes_out_here(prefix):
     assert not missing, missing
     for n in wrapped:
         assert getattr(fmod, n).__wrapped__ is not None
+
+
+def test_bernoulli_draws_into_any_dtype():
+    p = flow.full((1000,), 0.5)
+    for dtype in (flow.int64, flow.bool, flow.float64):
+        o = flow.bernoulli(p, out=flow.empty(0, dtype=dtype))
+        assert o.dtype == dtype and o.shape == (1000,)
+        assert set(o.tolist()) <= {0, 1} and 300 < int(o.to(flow.int64).sum()) < 700
+
+
+def test_normal_of_numbers_is_made_in_outs_dtype():
+    o = flow.normal(0.0, 1.0, (3, 4), out=flow.empty(0, dtype=flow.float64))
+    assert o.dtype == flow.float64 and o.shape == (3, 4)
+
+
+def test_out_runs_outside_autocast_like_torch():
+    a = flow.ones(2, 2)
+    with flow.autocast("cpu"):
+        o = flow.mm(a, a, out=flow.empty(0))
+        assert o.dtype == flow.float32 and o.tolist() == [[2, 2], [2, 2]]
+        with pytest.raises(RuntimeError, match="Expected out tensor to have dtype"):
+            flow.mm(a, a, out=flow.empty(0, dtype=flow.bfloat16))
+        assert flow.mm(a, a).dtype == flow.bfloat16  # without out, autocast applies
+
+
+def test_gradient_rules_follow_differentiability_like_torch():
+    x = flow.tensor(A)
+    o = flow.empty(3, 4, requires_grad=True)
+    assert flow.gt(x, 0, out=o) is o and o.requires_grad
+    assert o.detach().numpy().tolist() == (A > 0).astype(np.float32).tolist()
+    o = flow.empty(0)
+    flow.zeros(2, 3, requires_grad=True, out=o)
+    assert o.requires_grad and o.shape == (2, 3)
+    with pytest.raises(RuntimeError, match="as_tuple"):
+        flow.nonzero(x, as_tuple=True, out=flow.empty(0, dtype=flow.int64))
+
+
+def test_resize_warning_names_the_callers_line_in_torchs_words():
+    x = flow.tensor(A)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        flow.add(x, x, out=flow.empty(5))
+        line = inspect.currentframe().f_lineno - 1
+    assert len(w) == 1 and w[0].filename == __file__ and w[0].lineno == line
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "error", message="An output with one or more elements was resized", category=UserWarning
+        )
+        with pytest.raises(UserWarning):
+            flow.add(x, x, out=flow.empty(5))
+
+
+def test_wrapped_functions_pickle_copy_and_introspect_like_functions():
+    import copy
+    import functools
+    import pickle
+    import weakref
+
+    class M(flow.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.act = flow.tanh
+
+    assert copy.deepcopy(M()).act is flow.tanh
+    for f in (flow.add, flow.cat, flow.linalg.inv, flow.special.erfc, flow.max):
+        assert pickle.loads(pickle.dumps(f)) is f and copy.copy(f) is f
+    p = pickle.loads(pickle.dumps(functools.partial(flow.stack, dim=0)))
+    assert p.func is flow.stack
+    assert inspect.isroutine(flow.add) and weakref.ref(flow.exp)() is flow.exp
+    assert flow.add.__module__ == "oneflow" and flow.linalg.inv.__module__ == "oneflow.linalg"
+
+    class Holder:
+        f = flow.exp  # a class attribute stays a plain function, as torch's
+
+    np.testing.assert_allclose(Holder().f(flow.tensor(A)).numpy(), np.exp(A), rtol=1e-6)

@@ -204,7 +204,10 @@ PyTypeObject* tensor_method_type() {
 struct FunctionWithOut {
   PyObject_HEAD vectorcallfunc vectorcall;
   PyObject* target;
-  PyObject* handler;  // handler(target, args, kwargs, out)
+  PyObject* handler;   // handler(target, args, kwargs, out)
+  PyObject* module;    // where the wrapper is installed ("oneflow", "oneflow.linalg", ...)
+  PyObject* name;      // its name there
+  PyObject* weakrefs;  // functions may be weakly referenced
 };
 
 PyObject* function_with_out_call(PyObject* callable, PyObject* const* args, size_t nargsf,
@@ -236,16 +239,30 @@ PyObject* function_with_out_call(PyObject* callable, PyObject* const* args, size
 }
 
 void function_with_out_dealloc(PyObject* self) {
-  Py_XDECREF(reinterpret_cast<FunctionWithOut*>(self)->target);
-  Py_XDECREF(reinterpret_cast<FunctionWithOut*>(self)->handler);
+  auto* f = reinterpret_cast<FunctionWithOut*>(self);
+  if (f->weakrefs != nullptr) PyObject_ClearWeakRefs(self);
+  Py_XDECREF(f->target);
+  Py_XDECREF(f->handler);
+  Py_XDECREF(f->module);
+  Py_XDECREF(f->name);
   Py_TYPE(self)->tp_free(self);
 }
 
-// __name__, __qualname__, __module__ and __doc__ are the function's; __wrapped__ is the function
+// __doc__ is the function's; __name__/__qualname__ and __module__ say where the wrapper is
+// installed, so pickle and copy find it there by name (__reduce__); __wrapped__ is the function
 // (inspect.signature follows it).
-PyObject* function_with_out_attr(PyObject* self, void* name) {
-  return PyObject_GetAttrString(reinterpret_cast<FunctionWithOut*>(self)->target,
-                                static_cast<const char*>(name));
+PyObject* function_with_out_doc(PyObject* self, void*) {
+  return PyObject_GetAttrString(reinterpret_cast<FunctionWithOut*>(self)->target, "__doc__");
+}
+PyObject* function_with_out_name(PyObject* self, void*) {
+  PyObject* name = reinterpret_cast<FunctionWithOut*>(self)->name;
+  Py_INCREF(name);
+  return name;
+}
+PyObject* function_with_out_module(PyObject* self, void*) {
+  PyObject* module = reinterpret_cast<FunctionWithOut*>(self)->module;
+  Py_INCREF(module);
+  return module;
 }
 PyObject* function_with_out_wrapped(PyObject* self, void*) {
   PyObject* target = reinterpret_cast<FunctionWithOut*>(self)->target;
@@ -255,14 +272,26 @@ PyObject* function_with_out_wrapped(PyObject* self, void*) {
 PyObject* function_with_out_repr(PyObject* self) {
   return PyObject_Repr(reinterpret_cast<FunctionWithOut*>(self)->target);
 }
+PyObject* function_with_out_reduce(PyObject* self, PyObject*) {
+  return function_with_out_name(self, nullptr);
+}
+// As a class attribute it stays a plain function (no bound method), as a builtin function;
+// having __get__ also makes inspect.isroutine true.
+PyObject* function_with_out_get(PyObject* self, PyObject*, PyObject*) {
+  Py_INCREF(self);
+  return self;
+}
 
 PyGetSetDef g_function_with_out_getset[] = {
-    {"__name__", function_with_out_attr, nullptr, nullptr, const_cast<char*>("__name__")},
-    {"__qualname__", function_with_out_attr, nullptr, nullptr, const_cast<char*>("__qualname__")},
-    {"__module__", function_with_out_attr, nullptr, nullptr, const_cast<char*>("__module__")},
-    {"__doc__", function_with_out_attr, nullptr, nullptr, const_cast<char*>("__doc__")},
+    {"__name__", function_with_out_name, nullptr, nullptr, nullptr},
+    {"__qualname__", function_with_out_name, nullptr, nullptr, nullptr},
+    {"__module__", function_with_out_module, nullptr, nullptr, nullptr},
+    {"__doc__", function_with_out_doc, nullptr, nullptr, nullptr},
     {"__wrapped__", function_with_out_wrapped, nullptr, nullptr, nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+PyMethodDef g_function_with_out_methods[] = {
+    {"__reduce__", function_with_out_reduce, METH_NOARGS, nullptr}, {nullptr, nullptr, 0, nullptr}};
 
 PyTypeObject* function_with_out_type() {
   static PyTypeObject* type = [] {
@@ -275,7 +304,10 @@ PyTypeObject* function_with_out_type() {
     t->tp_call = PyVectorcall_Call;
     t->tp_dealloc = function_with_out_dealloc;
     t->tp_getset = g_function_with_out_getset;
+    t->tp_methods = g_function_with_out_methods;
     t->tp_repr = function_with_out_repr;
+    t->tp_descr_get = function_with_out_get;
+    t->tp_weaklistoffset = offsetof(FunctionWithOut, weakrefs);
     if (PyType_Ready(t) < 0) throw py::error_already_set();
     return t;
   }();
@@ -293,13 +325,17 @@ void init_fast_methods(py::module_& m) {
     self->target = fn.release().ptr();
     return py::reinterpret_steal<py::object>(reinterpret_cast<PyObject*>(self));
   });
-  // `fn` accepting `out=` (Note [out= arguments]); `handler(fn, args, kwargs, out)` serves it.
-  m.def("_function_with_out", [](py::object fn, py::object handler) {
+  // `fn` accepting `out=` (Note [out= arguments]); `handler(fn, args, kwargs, out)` serves it;
+  // the wrapper is installed as `module`.`name`.
+  m.def("_function_with_out", [](py::object fn, py::object handler, py::str module, py::str name) {
     auto* self = PyObject_New(FunctionWithOut, function_with_out_type());
     if (self == nullptr) throw py::error_already_set();
     self->vectorcall = function_with_out_call;
     self->target = fn.release().ptr();
     self->handler = handler.release().ptr();
+    self->module = module.release().ptr();
+    self->name = name.release().ptr();
+    self->weakrefs = nullptr;
     return py::reinterpret_steal<py::object>(reinterpret_cast<PyObject*>(self));
   });
   // name -> method descriptor, installed on Tensor by oneflow/framework/tensor_methods.py.

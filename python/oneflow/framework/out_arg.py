@@ -18,34 +18,34 @@ from oneflow._oneflow_internal import Tensor, _function_with_out
 # PyTorch's functions with an `out=` keyword that oneflow has, by how the result's dtype meets
 # out's. "cast": the result may be cast into out's dtype by PyTorch's can-cast rule (the
 # elementwise, comparison and joining ops). "exact": out's dtype must be the result's.
-# "cast_floats": cast when the result is floating, exact otherwise (PyTorch's kernels that keep
-# their input's dtype: abs of an int64 tensor may not go into a float64 out).
+# "any": written in out's dtype whatever it is.
 # "dtype": the reduction is computed in out's dtype, as its `dtype=` argument. "factory": the
 # tensor is made with out's dtype and device.
 _CAST = """
-acos acosh add addcdiv addcmul arccos arccosh arcsin arcsinh arctan arctan2 arctanh asin asinh atan
-atan2 atanh bitwise_and bitwise_left_shift bitwise_or bitwise_right_shift bitwise_xor cat
-column_stack concat concatenate copysign cos cosh deg2rad diff digamma div divide dstack eq erf
-erfc erfinv exp exp2 expm1 float_power floor_divide fmax fmin fmod gcd ge greater greater_equal gt
-heaviside hstack hypot i0 kron lcm ldexp le less less_equal lgamma log log10 log1p log2 logaddexp
-logaddexp2 logical_and logical_not logical_or logical_xor logit lt maximum mean minimum mul
-multiply mvlgamma nanmean ne nextafter normal not_equal outer polygamma pow rad2deg reciprocal
+acos acosh add addcdiv addcmul addr arccos arccosh arcsin arcsinh arctan arctan2 arctanh asin asinh
+atan atan2 atanh bitwise_and bitwise_left_shift bitwise_or bitwise_right_shift bitwise_xor cat
+cholesky cholesky_inverse column_stack concat concatenate copysign cos cosh deg2rad diff digamma
+div divide dstack eq erf erfc erfinv exp exp2 expm1 floor_divide fmax fmin fmod gcd ge ger greater
+greater_equal gt hstack hypot i0 kron lcm ldexp le lerp less less_equal lgamma log log10 log1p log2
+logaddexp logaddexp2 logical_and logical_not logical_or logical_xor logit logsumexp lt maximum mean
+minimum mul multiply mvlgamma nanmean ne nextafter not_equal outer polygamma pow rad2deg reciprocal
 remainder row_stack rsqrt sigmoid sin sinc sinh sqrt square stack std sub subtract tan tanh
-true_divide var vstack xlogy logsumexp threshold bernoulli
+threshold true_divide var vstack xlogy
 """
 _EXACT = """
-addbmm addmm addmv addr all amax amin aminmax any argmax argmin baddbmm bmm bucketize chain_matmul
-cholesky cholesky_inverse cholesky_solve clamp clamp_max clamp_min clip cross cummax cummin diag
-dot fix frexp gather ger hardshrink histc histogram index_add index_copy index_select inner inverse
-isin isneginf isposinf kthvalue log_softmax logcumsumexp lu_solve lu_unpack masked_select matmul
-matrix_power max median min mm mode msort multinomial mv nan_to_num nanmedian nanquantile
-narrow_copy nonzero norm qr quantile renorm round scatter scatter_add searchsorted sgn sign signbit
-slice_scatter slogdet softmax sort svd take take_along_dim tensordot topk tril triu trunc vdot
-where
+abs absolute addbmm addmm addmv all amax amin aminmax any argmax argmin baddbmm bitwise_not bmm
+bucketize ceil chain_matmul cholesky_solve clamp clamp_max clamp_min clip conj_physical cross cummax
+cummin diag dot fix float_power floor frac frexp gather hardshrink heaviside histc histogram
+index_add index_copy index_select inner inverse isin isneginf isposinf kthvalue log_softmax
+logcumsumexp lu_solve lu_unpack masked_select matmul matrix_power max median min mm mode msort
+multinomial mv nan_to_num nanmedian nanquantile narrow_copy neg negative nonzero norm qr quantile
+renorm round scatter scatter_add searchsorted sgn sign signbit slice_scatter slogdet softmax sort
+svd take take_along_dim tensordot topk tril triu trunc vdot where
 """
-_CAST_FLOATS = "abs absolute bitwise_not ceil conj_physical floor frac lerp neg negative"
+_ANY = "bernoulli"  # drawn as floats, written in out's dtype (0 and 1 in every dtype)
 _DTYPE = "cumprod cumsum nansum prod sum"
 _FACTORY = "arange empty eye full linspace logspace ones rand randint randn randperm zeros"
+_NORMAL = "normal"  # a factory when mean and std are numbers, else elementwise
 _LINALG = """
 cholesky cholesky_ex cond cross det eigh eigvalsh inv inv_ex lstsq lu lu_factor lu_factor_ex
 lu_solve matmul matrix_norm matrix_power matrix_rank multi_dot norm pinv qr slogdet solve solve_ex
@@ -53,8 +53,9 @@ solve_triangular svd svdvals vecdot vector_norm
 """
 _SPECIAL_CAST = """
 digamma entr erf erfc erfcx erfinv exp2 expit expm1 gammaln i0 i0e i1 i1e log1p log_ndtr logit
-logsumexp multigammaln ndtr ndtri polygamma psi round sinc xlog1py xlogy zeta
+logsumexp multigammaln ndtr ndtri polygamma psi sinc xlog1py xlogy zeta
 """
+_SPECIAL_EXACT = "round"
 
 # Ops whose single result is cast into out even though their results with a `dim` are pairs
 # checked exactly (max(x) -> one value; max(x, dim) -> values and indices).
@@ -137,13 +138,13 @@ def _check_overlap(name, outs, args, kwargs):
                 )
 
 
-def _write(name, result, out, exact):
+def _check(name, result, out, exact, any_dtype=False):
     if out.device != result.device:
         raise RuntimeError(
             f"{name}(): Expected out tensor to have device {result.device}, but got "
             f"{out.device} instead"
         )
-    if out.dtype != result.dtype:
+    if out.dtype != result.dtype and not any_dtype:
         if exact:
             raise RuntimeError(
                 f"{name}(): Expected out tensor to have dtype "
@@ -155,6 +156,43 @@ def _write(name, result, out, exact):
                 f"{name}(): result type {_dtype_name(result.dtype, _SCALAR_TYPE)} can't be cast "
                 f"to the desired output type {_dtype_name(out.dtype, _SCALAR_TYPE)}"
             )
+
+
+def _check_grad(flow, name, results, outs):
+    """PyTorch's rule: no out= while recording a differentiable result (a floating one, or one
+    that requires grad) whose inputs or out require grad."""
+    if not flow.is_grad_enabled():
+        return
+    if any(t.requires_grad for t in results) or any(
+        o.requires_grad and r.dtype.is_floating_point for o, r in zip(outs, results)
+    ):
+        raise RuntimeError(
+            f"{name}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad."
+        )
+
+
+def _without_autocast(flow, fn, args, kwargs):
+    """PyTorch runs out= forms outside autocast: out's dtype is the caller's choice."""
+    if not (flow.is_autocast_enabled("cpu") or flow.is_autocast_enabled("cuda")):
+        return fn(*args, **kwargs)
+    with flow.autocast("cpu", enabled=False), flow.autocast("cuda", enabled=False):
+        return fn(*args, **kwargs)
+
+
+def _resize(name, out, shape):
+    if out.numel() != 0:
+        # PyTorch's words, so that filters written for its warning match this one.
+        warnings.warn(
+            f"An output with one or more elements was resized since it had shape "
+            f"{list(out.shape)}, which does not match the required output shape {list(shape)}. "
+            "This behavior is deprecated, and in a future release outputs will not be resized "
+            "unless they have zero elements. You can explicitly reuse an out tensor t by "
+            f"resizing it, inplace, to zero elements with t.resize_(0). ({name})",
+            UserWarning,
+            stacklevel=3,  # the caller of the function: the wrapper adds no Python frame
+        )
+    out.resize_(shape)
 
 
 def _handler(name, mode):
@@ -169,19 +207,27 @@ def _handler(name, mode):
                     f"{name}(): argument 'out' must be "
                     f"{'tuple of Tensors' if several else 'Tensor'}, not {type(o).__name__}"
                 )
+        if name == "nonzero" and kwargs.get("as_tuple"):
+            raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
         _check_overlap(name, outs, args, kwargs)
-        if mode in ("dtype", "factory"):
+        form = mode
+        if form == "normal":
+            form = "cast" if any(True for _ in _tensors(args, kwargs)) else "factory"
+        requires_grad = False
+        if form in ("dtype", "factory"):
             given = kwargs.get("dtype")
-            if given is not None and mode == "factory" and given != outs[0].dtype:
+            if given is not None and form == "factory" and given != outs[0].dtype:
                 raise RuntimeError(
                     f"{name}(): dtype {_dtype_name(given, _SCALAR_TYPE)} does not match dtype of "
                     f"out parameter ({_dtype_name(outs[0].dtype, _SCALAR_TYPE)})"
                 )
             if given is None:
                 kwargs["dtype"] = outs[0].dtype
-            if mode == "factory" and kwargs.get("device") is None:
-                kwargs["device"] = outs[0].device
-        result = fn(*args, **kwargs)
+            if form == "factory":
+                if kwargs.get("device") is None:
+                    kwargs["device"] = outs[0].device
+                requires_grad = bool(kwargs.pop("requires_grad", False))
+        result = _without_autocast(flow, fn, args, kwargs)
         results = tuple(result) if isinstance(result, (tuple, list)) else (result,)
         if several != isinstance(result, (tuple, list)) or len(results) != len(outs):
             raise TypeError(
@@ -194,34 +240,26 @@ def _handler(name, mode):
                 if isinstance(result, (tuple, list))
                 else f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}"
             )
-        if flow.is_grad_enabled() and any(t.requires_grad for t in results + outs):
-            raise RuntimeError(
-                f"{name}(): functions with out=... arguments don't support automatic "
-                "differentiation, but one of the arguments requires grad."
-            )
-        exact = mode in ("exact", "dtype", "factory") or several
-        if mode == "cast_floats":
-            exact = not results[0].dtype.is_floating_point
+        _check_grad(flow, name, results, outs)
+        exact = form in ("exact", "dtype", "factory") or several
         if name in _EXACT_ONLY_FOR_PAIRS and not several:
             exact = False
         for r, o in zip(results, outs):
-            _write(name, r, o, exact)
-        with flow.no_grad():
-            for r, o in zip(results, outs):
-                if tuple(o.shape) != tuple(r.shape):
-                    if o.numel() != 0:
-                        warnings.warn(
-                            f"{name}(): An output with one or more elements was resized since it "
-                            f"had shape {list(o.shape)}, which does not match the required output "
-                            f"shape {list(r.shape)}. This behavior is deprecated, and in a future "
-                            "release outputs will not be resized unless they have zero elements. "
-                            "You can explicitly reuse an out tensor t by resizing it, inplace, to "
-                            "zero elements with t.resize_(0).",
-                            UserWarning,
-                            stacklevel=3,
-                        )
-                    o.resize_(r.shape)
-                o.copy_(r)
+            # bernoulli draws into any dtype; all/any also write uint8 outs (as PyTorch).
+            free = form == "any" or (name in ("all", "any") and str(o.dtype) == "oneflow.uint8")
+            _check(name, r, o, exact, free)
+        # Nothing here records a gradient: results and outs that require one were refused above
+        # while grad mode is on, except outs of results without gradients (gt(x, 0, out=o) with
+        # o requiring grad, as PyTorch), written as data.
+        for r, o in zip(results, outs):
+            target = o.detach() if o.requires_grad else o
+            if tuple(o.shape) != tuple(r.shape):
+                if target is not o:
+                    raise RuntimeError(f"{name}(): cannot resize variables that require grad")
+                _resize(name, o, r.shape)
+            target.copy_(r)
+        if requires_grad:
+            outs[0].requires_grad_(True)
         if not several:
             return out
         if isinstance(result, tuple) and hasattr(result, "_fields"):
@@ -246,14 +284,15 @@ def install(flow):
             "oneflow",
             [
                 (_CAST, "cast"),
-                (_CAST_FLOATS, "cast_floats"),
                 (_EXACT, "exact"),
+                (_ANY, "any"),
                 (_DTYPE, "dtype"),
                 (_FACTORY, "factory"),
+                (_NORMAL, "normal"),
             ],
         ),
         (flow.linalg, "oneflow.linalg", [(_LINALG, "exact")]),
-        (flow.special, "oneflow.special", [(_SPECIAL_CAST, "cast")]),
+        (flow.special, "oneflow.special", [(_SPECIAL_CAST, "cast"), (_SPECIAL_EXACT, "exact")]),
     ]
     for module, module_name, groups in tables:
         done = WRAPPED.setdefault(module_name, {})
@@ -263,5 +302,6 @@ def install(flow):
                 if fn is None or name in done:
                     continue
                 prefix = "" if module is flow else module_name.rsplit(".", 1)[-1] + "_"
-                setattr(module, name, _function_with_out(fn, _handler(prefix + name, mode)))
+                wrapped = _function_with_out(fn, _handler(prefix + name, mode), module_name, name)
+                setattr(module, name, wrapped)
                 done[name] = mode
