@@ -116,9 +116,12 @@ from oneflow.framework.dtype_info import finfo, iinfo  # noqa: E402,F401
 from oneflow.autograd import (  # noqa: E402,F401
     enable_grad,
     inference_mode,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
     is_grad_enabled,
     is_inference_mode_enabled,
     no_grad,
+    set_anomaly_enabled,
     set_grad_enabled,
 )
 from oneflow import autograd, backends, cpu, cuda, linalg, nn, optim, sbp, utils  # noqa: E402,F401
@@ -238,6 +241,9 @@ globals().update(_movement_ops.functions())
 globals().update(_linalg_ops.functions())
 globals().update(_linalg_decomp.functions())
 globals().update(_misc_ops.functions())
+from oneflow.framework import determinism as _determinism  # noqa: E402
+
+globals().update(_determinism.functions())
 from oneflow.nn import functional as _nnf  # noqa: E402
 
 for _name in [

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "oneflow/api/python/common.h"
+#include "oneflow/core/common/backend_flags.h"
 #include "oneflow/core/eager/engine.h"
 
 // After Python.h (included by pybind11 through common.h).
@@ -163,6 +164,14 @@ void init_eager(py::module_& m) {
   m.def("_set_small_kernel_ns_limit", &eager::set_small_kernel_ns_limit, py::arg("ns"));
   m.def("_set_package_dir", [](const std::string& dir) { g_package_dir = dir; });
   m.def("_hook_sigint", &hook_sigint);
+  // The kernels' numerics switches (oneflow/framework/determinism.py).
+  m.def("_float32_matmul_precision", [] { return static_cast<int>(float32_matmul_precision()); });
+  m.def("_set_float32_matmul_precision",
+        [](int p) { set_float32_matmul_precision(static_cast<MatmulPrecision>(p)); });
+  m.def("_deterministic_mode", &deterministic_mode);
+  m.def("_set_deterministic_mode", &set_deterministic_mode);
+  m.def("_anomaly_mode", &anomaly_mode);
+  m.def("_set_anomaly_mode", &set_anomaly_mode);
   m.def("pending_instructions", &eager::pending_instructions);
   m.def("reused_outputs", &eager::reused_outputs);
   // Before fork(): let queued work finish; a kernel error stays for the parent's next sync.

@@ -425,7 +425,10 @@ void init_tensor(py::module_& m) {
                  throw_error<NotImplementedError>("resize_", "growing a ", t.device().str(),
                                                   " tensor's storage");
                auto grown = std::make_shared<Storage>(t.device(), need);
-               std::memcpy(grown->data(), storage->data(), storage->nbytes());
+               // An empty storage may have no memory at all (memcpy's pointers must not be
+               // null, even for no bytes).
+               if (storage->nbytes() > 0)
+                 std::memcpy(grown->data(), storage->data(), storage->nbytes());
                std::memset(static_cast<char*>(grown->data()) + storage->nbytes(), 0,
                            need - storage->nbytes());
                storage = std::move(grown);

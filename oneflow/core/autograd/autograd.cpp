@@ -1,4 +1,5 @@
 #include "oneflow/core/autograd/autograd.h"
+#include "oneflow/core/common/backend_flags.h"
 #include "oneflow/core/framework/global.h"
 #include "oneflow/core/functional/autocast.h"
 
@@ -169,6 +170,19 @@ void flush_bucket(std::vector<PendingGrad>& bucket) {
       accumulate_into_grad(leaf,
                            global::make(piece, first.placement, Sbp::broadcast(), leaf->shape()));
     }
+  }
+}
+
+// Anomaly mode (Note in core/common/backend_flags.h): a backward function that returned NaN
+// is named, as PyTorch's detect_anomaly. Waits for each gradient.
+void check_no_nan(const Node& n, const TensorList& grads) {
+  for (size_t k = 0; k < grads.size(); ++k) {
+    const Tensor& g = grads[k];
+    if (!g || g->global() || g->numel() == 0 || !is_floating(g->dtype())) continue;
+    Tensor nan = F::to(F::any(F::compare(CompareFn::kNe, g, g)), DType::kBool, Device{});
+    if (*nan->read_as<bool>())
+      throw_error<RuntimeError>("backward", "Function '", n.name(), "' returned nan values in its ",
+                                k, "th output.");
   }
 }
 
@@ -375,6 +389,7 @@ TensorList run_backward(const TensorList& outputs, const TensorList& grad_output
     }
     if (!inputs.empty() && dynamic_cast<AccumulateGrad*>(n)) continue;
     TensorList in_grads = n->apply(std::move(grads));
+    if (anomaly_mode() == 1) check_no_nan(*n, in_grads);
     if (!retain_graph) n->release_saved();
     for (size_t k = 0; k < n->next_edges.size() && k < in_grads.size(); ++k) {
       const Edge& e = n->next_edges[k];

@@ -4,6 +4,7 @@ import functools
 import inspect
 import sys
 import types
+import warnings
 
 from oneflow._oneflow_internal import Tensor as _Tensor
 from oneflow._oneflow_internal import autograd as _engine
@@ -241,6 +242,80 @@ class set_grad_enabled(_DecoratorContextManager):
 
     def clone(self):
         return self.__class__(self.mode)
+
+
+# ---- anomaly detection ------------------------------------------------------------------
+
+
+def _anomaly_state():
+    from oneflow._oneflow_internal import _anomaly_mode
+
+    mode = _anomaly_mode()
+    return mode != 0, mode == 1
+
+
+def _set_anomaly(enabled, check_nan):
+    from oneflow._oneflow_internal import _set_anomaly_mode
+
+    _set_anomaly_mode(0 if not enabled else 1 if check_nan else 2)
+
+
+def is_anomaly_enabled():
+    return _anomaly_state()[0]
+
+
+def is_anomaly_check_nan_enabled():
+    return _anomaly_state()[1]
+
+
+def set_anomaly_enabled(enabled, check_nan=True):
+    _set_anomaly(bool(enabled), bool(check_nan))
+
+
+class detect_anomaly(_DecoratorContextManager):
+    """Context manager and decorator: backward checks every gradient a function returns and
+    raises RuntimeError naming the function that returned NaN (with check_nan=True), as
+    torch.autograd.detect_anomaly. Each gradient is waited for and scanned: slow, for debugging."""
+
+    def __init__(self, check_nan=True):
+        self.check_nan = bool(check_nan)
+        warnings.warn(
+            "Anomaly Detection has been enabled. This mode will increase the runtime and should "
+            "only be enabled for debugging.",
+            UserWarning,
+            stacklevel=2,
+        )
+
+    def __enter__(self):
+        self.prev = _anomaly_state()
+        _set_anomaly(True, self.check_nan)
+
+    def __exit__(self, *exc):
+        _set_anomaly(*self.prev)
+        return False
+
+    def clone(self):
+        return self.__class__(self.check_nan)
+
+
+class set_detect_anomaly(_DecoratorContextManager):
+    """Turns anomaly detection on or off as soon as it is called; as a context manager it
+    restores the previous setting on exit (torch.autograd.set_detect_anomaly)."""
+
+    def __init__(self, mode, check_nan=True):
+        self.prev = _anomaly_state()
+        self.mode, self.check_nan = bool(mode), bool(check_nan)
+        _set_anomaly(self.mode, self.check_nan)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _set_anomaly(*self.prev)
+        return False
+
+    def clone(self):
+        return self.__class__(self.mode, self.check_nan)
 
 
 # ---- custom functions -------------------------------------------------------------------

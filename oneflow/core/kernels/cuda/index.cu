@@ -1,6 +1,7 @@
 // CUDA kernels of advanced indexing (IndexGather, IndexPut); the same geometry as
 // kernels/cpu/index.cpp: x as [pre, indexed dims, post], one thread per element. Accumulation
 // uses atomicAdd (float32, float64, int64-as-unsigned).
+#include "oneflow/core/common/backend_flags.h"
 #include "oneflow/core/device/cuda/cuda_context.h"
 #include "oneflow/core/kernels/cuda/device/strided_indexer.cuh"
 #include "oneflow/core/ops/primitives.h"
@@ -106,6 +107,9 @@ void IndexPut::compute_cuda(const TensorList& in, const TensorList& out, const A
                                                                          in[1]->data_as<T>());
     } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
                          std::is_same_v<T, int64_t>) {
+      // Floating-point atomics add in the order the threads arrive (integers are exact).
+      if constexpr (!std::is_same_v<T, int64_t>)
+        check_deterministic("index_put_ (accumulate) on CUDA");
       accumulate_kernel<T><<<cuda::grid_size(n), cuda::kBlockSize, 0, stream>>>(
           n, a, out[0]->data_as<T>(), in[1]->data_as<T>());
     } else {

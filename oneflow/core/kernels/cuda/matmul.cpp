@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "oneflow/core/common/backend_flags.h"
 #include "oneflow/core/device/cuda/cuda_context.h"
 #include "oneflow/core/kernels/common/layouts.h"
 #include "oneflow/core/kernels/cuda/cuda_kernels.h"
@@ -40,8 +41,15 @@ CublasTypes cublas_types(DType dt) {
       return {CUDA_R_16F, CUBLAS_COMPUTE_32F};
     case DType::kBFloat16:
       return {CUDA_R_16BF, CUBLAS_COMPUTE_32F};
-    case DType::kFloat32:
-      return {CUDA_R_32F, CUBLAS_COMPUTE_32F};
+    case DType::kFloat32:  // set_float32_matmul_precision: tensor cores below "highest"
+      switch (float32_matmul_precision()) {
+        case MatmulPrecision::kHigh:
+          return {CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32};
+        case MatmulPrecision::kMedium:
+          return {CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_16BF};
+        default:
+          return {CUDA_R_32F, CUBLAS_COMPUTE_32F};
+      }
     case DType::kFloat64:
       return {CUDA_R_64F, CUBLAS_COMPUTE_64F};
     default:

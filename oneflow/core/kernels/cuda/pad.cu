@@ -4,6 +4,7 @@
 // thread per dx element, any dtype).
 #include <cstdint>
 
+#include "oneflow/core/common/backend_flags.h"
 #include "oneflow/core/device/cuda/cuda_context.h"
 #include "oneflow/core/kernels/common/pad.h"
 #include "oneflow/core/kernels/cuda/device/strided_indexer.cuh"
@@ -103,6 +104,8 @@ void PadGrad::compute_cuda(const TensorList& in, const TensorList& out, const At
                                 static_cast<size_t>(dx->numel()) * itemsize(dx->dtype()), stream));
   const int64_t n = in[0]->numel();
   if (n == 0) return;
+  // Reflected and replicated borders add several gradients into one element with atomics.
+  check_deterministic("reflection/replication/circular pad backward on CUDA");
   auto launch = [&]<typename T>() {
     pad_grad_kernel<T><<<cuda::grid_size(n), cuda::kBlockSize, 0, stream>>>(
         n, g, in[0]->data_as<T>(), dx->data_as<T>());
