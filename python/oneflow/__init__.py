@@ -242,6 +242,7 @@ globals().update(_linalg_ops.functions())
 globals().update(_linalg_decomp.functions())
 globals().update(_misc_ops.functions())
 from oneflow.framework import determinism as _determinism  # noqa: E402
+from oneflow.framework.compile import compile  # noqa: E402,F401
 
 globals().update(_determinism.functions())
 from oneflow.nn import functional as _nnf  # noqa: E402

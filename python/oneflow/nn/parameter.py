@@ -27,3 +27,29 @@ class Parameter(Tensor):
         result = Parameter(self.detach().clone(), self.requires_grad)
         memo[id(self)] = result
         return result
+
+
+class _BufferMeta(type(Tensor)):
+    # isinstance(t, Buffer) holds for the tensors Buffer(...) marked (as PyTorch's).
+    def __instancecheck__(cls, instance):
+        if cls is Buffer:
+            return isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False)
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """nn.Buffer(data, persistent=True): marks a tensor that a Module registers as a buffer when
+    assigned as its attribute (persistent ones are in its state_dict), as torch.nn.Buffer. The
+    result is `data` detached, keeping requires_grad (a Tensor, not a subclass instance)."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        import oneflow
+
+        if data is None:
+            data = oneflow.empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Buffer: expected a Tensor, got {type(data).__name__}")
+        t = data.detach().requires_grad_(data.requires_grad)
+        t._is_buffer = True
+        t.persistent = bool(persistent)
+        return t

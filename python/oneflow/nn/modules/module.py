@@ -240,6 +240,12 @@ class Module:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             self._drop(name, keep="_modules")
             self._modules[name] = value
+        elif getattr(value, "_is_buffer", False) and isinstance(value, Tensor):
+            # nn.Buffer(tensor, persistent=...): registered as a buffer (torch.nn.Buffer).
+            if "_buffers" not in d:
+                raise AttributeError("cannot assign buffer before Module.__init__() call")
+            self._drop(name, keep="_buffers")
+            self.register_buffer(name, value, persistent=value.persistent)
         elif "_parameters" in d and name in self._parameters:
             if value is not None:
                 raise TypeError(
