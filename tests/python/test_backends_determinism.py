@@ -198,6 +198,12 @@ def test_cuda_deterministic_mode_refuses_atomic_kernels():
     flow.use_deterministic_algorithms(True, warn_only=True)
     got = flow.zeros(2, device=dev).index_put_((idx,), vals, accumulate=True)
     assert got.tolist() == [2.0, 2.0]
+    # The gradient of a gather (embeddings, x[idx]) warns in both modes (PyTorch runs it
+    # deterministically; refusing it would stop every embedding model from training).
+    flow.use_deterministic_algorithms(True)
+    w = flow.ones(3, 2, device=dev, requires_grad=True)
+    w[idx].sum().backward()
+    assert w.grad.tolist() == [[2.0, 2.0], [2.0, 2.0], [0.0, 0.0]]
 
 
 @pytest.mark.skipif(not flow.cuda.is_available(), reason="needs a CUDA device")

@@ -42,11 +42,14 @@ def test_data_parallel_without_cuda_is_the_module_like_torch():
 
 @pytest.mark.skipif(not flow.cuda.is_available(), reason="needs a CUDA device")
 def test_data_parallel_on_one_device_moves_inputs():
-    dp = flow.nn.DataParallel(_linear(flow).cuda(), device_ids=[0])
+    dp = flow.nn.DataParallel(_linear(flow), device_ids=[0])  # the module moves to cuda:0
     out = dp(flow.ones(4, 3))  # a CPU input, moved to cuda:0
     assert out.device == flow.device("cuda", 0)
+    dp.module.cpu()
     with pytest.raises(RuntimeError, match="must have its parameters and buffers on device"):
-        flow.nn.DataParallel(_linear(flow), device_ids=[0])(flow.ones(1, 3))
+        dp(flow.ones(1, 3))
+    with pytest.raises(ValueError, match="Expected a cuda device"):
+        flow.nn.DataParallel(_linear(flow), device_ids=["cpu"])
 
 
 def _module_with_buffers(lib):
@@ -98,15 +101,16 @@ def test_compile_runs_inference_as_graph_plans_and_training_eagerly():
     # Training: eager, gradients flow to the module's parameters.
     loss = cm(x).square().sum()
     loss.backward()
-    assert m[0].weight.grad is not None and cm.__dict__["_graph"] is None
+    assert m[0].weight.grad is not None and not cm.__dict__["_graphs"]
     # Inference: a graph plan per input signature, the same values as eager.
     m.eval()
     with flow.no_grad():
         got, want = cm(x), m(x)
-        assert cm.__dict__["_graph"] is not None and len(cm.__dict__["_graph"]._plans) == 1
+        (graph,) = cm.__dict__["_graphs"].values()
+        assert len(graph._plans) == 1
         np.testing.assert_array_equal(got.numpy(), want.numpy())
         cm(x[:3])
-        assert len(cm.__dict__["_graph"]._plans) == 2
+        assert len(graph._plans) == 2
         # Parameters updated in place are what the plan reads.
         with flow.no_grad():
             m[0].weight.mul_(0.5)
@@ -151,6 +155,109 @@ def test_compile_functions_decorators_and_options_like_torch():
     eager = flow.compile(_mlp(flow), backend="eager").eval()
     with flow.no_grad():
         eager(flow.ones(2, 8))
-    assert eager.__dict__["_graph"] is None
+    assert not eager.__dict__["_graphs"]
     with pytest.raises(RuntimeError, match="Either mode or options"):
         flow.compile(f.__wrapped__, mode="default", options={})
+
+
+class _Scaled(flow.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = 1.0
+        self.calls = 0
+        self.register_buffer("shift", flow.zeros(3))
+
+    def forward(self, x):
+        return x * self.scale + self.shift
+
+
+def test_compile_guards_attributes_buffers_and_side_effects():
+    x = flow.ones(3)
+    m = _Scaled().eval()
+    cm = flow.compile(m)
+    with flow.no_grad():
+        assert cm(x).tolist() == [1, 1, 1]
+        m.scale = 3.0  # a plain attribute the forward reads: another plan
+        assert cm(x).tolist() == [3, 3, 3]
+        m.shift = flow.full((3,), 5.0)  # a buffer rebound: another plan
+        assert cm(x).tolist() == [8, 8, 8]
+        m.scale = 1.0
+        assert cm(x).tolist() == [6, 6, 6] and cm.compile_error is None
+
+    class Counting(_Scaled):
+        def forward(self, x):
+            self.calls += 1  # a Python side effect: eager from the first call on
+            return x + self.calls
+
+    c = flow.compile(Counting().eval())
+    with flow.no_grad():
+        assert [c(x).tolist()[0] for _ in range(3)] == [2, 3, 4]
+    assert c._orig_mod.calls == 3 and isinstance(c.compile_error, RuntimeError)
+
+
+def test_compile_failed_trace_does_not_repeat_side_effects():
+    class CountThenRead(_Scaled):
+        def forward(self, x):
+            self.calls += 1
+            return x * 2 if x.sum() > 0 else x
+
+    c = flow.compile(CountThenRead().eval())
+    with flow.no_grad():
+        assert c(flow.ones(2)).tolist() == [2, 2]
+    assert c._orig_mod.calls == 1  # the failed trace's increment was put back
+
+    class WriteThenRead(flow.nn.Module):
+        def forward(self, t):
+            t.add_(1)
+            return t * 2 if t.sum() > 0 else t
+
+    w = flow.compile(WriteThenRead().eval())
+    t = flow.ones(2)
+    with flow.no_grad(), pytest.raises(RuntimeError, match="written tensors in place"):
+        w(t)
+    assert t.tolist() == [2, 2]  # written once, not twice
+
+
+def test_compile_runs_eagerly_under_autocast_hooks_and_for_functions_of_training_modules():
+    m = _mlp(flow).eval()
+    cm = flow.compile(m)
+    x = flow.ones(2, 8)
+    with flow.no_grad(), flow.autocast("cpu"):
+        assert cm(x).dtype == flow.bfloat16
+    seen = []
+    h = m[0].register_forward_hook(lambda mod, i, o: seen.append(1))
+    with flow.no_grad():
+        cm(x)
+        cm(x)
+    assert len(seen) == 2 and not cm.__dict__["_graphs"]
+    h.remove()
+    drop = flow.nn.Dropout(0.5).train()
+    f = flow.compile(lambda t: drop(t))
+    with flow.no_grad():
+        assert (f(flow.ones(1000)) == 0).any()
+        drop.eval()
+        assert f(flow.ones(1000)).tolist() == [1.0] * 1000
+
+
+def test_compiled_modules_copy_pickle_and_forward_attributes():
+    import copy
+    import pickle
+
+    m = _Scaled().eval()
+    cm = flow.compile(m)
+    with flow.no_grad():
+        cm(flow.ones(3))
+    for twin in (copy.deepcopy(cm), pickle.loads(pickle.dumps(cm))):
+        assert isinstance(twin, type(cm)) and twin._orig_mod is not m
+        with flow.no_grad():
+            assert twin(flow.ones(3)).tolist() == [1, 1, 1]
+    cm.scale = 2.0  # set on the original module, as PyTorch's OptimizedModule
+    assert m.scale == 2.0 and "scale" not in cm.__dict__
+    m.train()
+    assert cm.training is True
+    cm.eval()
+    assert m.training is False
+    with pytest.raises(RuntimeError, match="Unrecognized mode"):
+        flow.compile(m, mode="fastest")
+    with pytest.raises(NotImplementedError, match="FX"):
+        flow.compile(m, backend=lambda gm, inputs: gm)

@@ -29,10 +29,10 @@ void set_deterministic_mode(int mode) { g_deterministic.store(mode, std::memory_
 int anomaly_mode() { return g_anomaly.load(std::memory_order_relaxed); }
 void set_anomaly_mode(int mode) { g_anomaly.store(mode, std::memory_order_relaxed); }
 
-void check_deterministic(const char* op) {
+void check_deterministic(const char* op, bool warn_only) {
   const int mode = deterministic_mode();
   if (mode == 0) return;
-  if (mode == 2)
+  if (mode == 2 && !warn_only)
     throw_error<RuntimeError>(op,
                               "does not have a deterministic implementation, but you set "
                               "'use_deterministic_algorithms(True)'. You can turn off determinism "
@@ -44,7 +44,7 @@ void check_deterministic(const char* op) {
   if (warned.insert(op).second)
     std::fprintf(stderr,
                  "UserWarning: %s does not have a deterministic implementation, but you set "
-                 "'use_deterministic_algorithms(True, warn_only=True)'.\n",
+                 "'use_deterministic_algorithms(True)'; it runs non-deterministically.\n",
                  op);
 }
 

@@ -16,8 +16,10 @@ void set_deterministic_mode(int mode);
 
 // Called by a kernel that has no deterministic implementation (floating-point atomics on CUDA)
 // before it runs: raises RuntimeError naming `op` in error mode, warns once per op (on stderr:
-// kernels may run on a stream thread) in warn mode.
-void check_deterministic(const char* op);
+// kernels may run on a stream thread) in warn mode. `warn_only` warns in both modes: for
+// kernels that PyTorch runs deterministically where oneflow does not yet (the gradient of a
+// gather), so that turning determinism on does not stop training.
+void check_deterministic(const char* op, bool warn_only = false);
 
 // Anomaly detection (torch.autograd.detect_anomaly): 0 off, 1 on and backward checks every
 // gradient a function returns for NaN, 2 on without the NaN check.

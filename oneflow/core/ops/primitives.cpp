@@ -1088,7 +1088,14 @@ TensorList IndexGather::grad(const GradContext& ctx, const TensorList& dy) const
   Tensor zeros =
       global::broadcast_like(dy[0], F::zeros(x.shape, CreationOptions{x.dtype, x.device, ""}));
   TensorList dx(ctx.inputs.size());
-  dx[0] = F::index_put_raw(zeros, F::contiguous(dy[0]), idx, ctx.attrs.get<int64_t>("dim"), true);
+  // index_put_raw with accumulate, marked as a gradient (backend_flags.h: check_deterministic).
+  TensorList in{zeros, F::contiguous(dy[0])};
+  in.insert(in.end(), idx.begin(), idx.end());
+  Attrs a;
+  a.set("dim", ctx.attrs.get<int64_t>("dim"));
+  a.set("accumulate", true);
+  a.set("gradient", true);
+  dx[0] = dispatch1(prim::index_put(), in, a, zeros);
   return dx;
 }
 

@@ -77,14 +77,14 @@ def set_deterministic_debug_mode(debug_mode):
                 f"got {debug_mode}"
             )
         debug_mode = _DEBUG_MODES.index(debug_mode)
-    elif isinstance(debug_mode, int) and not isinstance(debug_mode, bool):
+    elif isinstance(debug_mode, int):  # bools too, as PyTorch (True is "warn")
         if debug_mode not in (0, 1, 2):
             raise RuntimeError(
                 f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}"
             )
     else:
         raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode).__name__}")
-    _set_deterministic_mode(debug_mode)
+    _set_deterministic_mode(int(debug_mode))
 
 
 def get_deterministic_debug_mode():

@@ -109,7 +109,9 @@ void IndexPut::compute_cuda(const TensorList& in, const TensorList& out, const A
                          std::is_same_v<T, int64_t>) {
       // Floating-point atomics add in the order the threads arrive (integers are exact).
       if constexpr (!std::is_same_v<T, int64_t>)
-        check_deterministic("index_put_ (accumulate) on CUDA");
+        check_deterministic(attrs.has("gradient") ? "the gradient of indexing on CUDA"
+                                                  : "index_put_ (accumulate) on CUDA",
+                            attrs.has("gradient"));
       accumulate_kernel<T><<<cuda::grid_size(n), cuda::kBlockSize, 0, stream>>>(
           n, a, out[0]->data_as<T>(), in[1]->data_as<T>());
     } else {

@@ -240,11 +240,17 @@ class Module:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             self._drop(name, keep="_modules")
             self._modules[name] = value
-        elif getattr(value, "_is_buffer", False) and isinstance(value, Tensor):
-            # nn.Buffer(tensor, persistent=...): registered as a buffer (torch.nn.Buffer).
+        elif (
+            getattr(value, "_is_buffer", False)
+            and isinstance(value, Tensor)
+            and name not in d.get("_parameters", ())
+            and name not in d.get("_modules", ())
+        ):
+            # nn.Buffer(tensor, persistent=...): registered as a buffer (torch.nn.Buffer); over a
+            # parameter or child module name the branches below refuse it, and over a plain
+            # attribute register_buffer does (as PyTorch).
             if "_buffers" not in d:
                 raise AttributeError("cannot assign buffer before Module.__init__() call")
-            self._drop(name, keep="_buffers")
             self.register_buffer(name, value, persistent=value.persistent)
         elif "_parameters" in d and name in self._parameters:
             if value is not None:

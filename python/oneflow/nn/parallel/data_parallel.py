@@ -1,10 +1,10 @@
 """nn.DataParallel: PyTorch's single-process data parallelism.
 
-Without CUDA the module runs as it is (device_ids is empty), and with one CUDA device the inputs
-are moved to it first, as PyTorch's DataParallel does. Splitting a batch over several GPUs in one
-process (module replicas on each, outputs gathered) is not implemented: constructing one over
-more than one device raises NotImplementedError; DistributedDataParallel (one process per
-device) is the supported way to use several."""
+Without CUDA the module runs as it is (device_ids is empty), and with one CUDA device the module
+is moved there at construction and the inputs at each call, as PyTorch's DataParallel does.
+Splitting a batch over several GPUs in one process (module replicas on each, outputs gathered)
+is not implemented: constructing one over more than one device raises NotImplementedError;
+DistributedDataParallel (one process per device) is the supported way to use several."""
 
 import oneflow as flow
 from oneflow.nn.modules.module import Module
@@ -14,6 +14,8 @@ def _device_index(d):
     if isinstance(d, int):
         return d
     d = flow.device(d) if isinstance(d, str) else d
+    if d.type != "cuda":
+        raise ValueError(f"Expected a cuda device, but got: {d}")
     return 0 if d.index is None else d.index
 
 
@@ -54,6 +56,7 @@ class DataParallel(Module):
             output_device if output_device is not None else self.device_ids[0]
         )
         self.src_device_obj = flow.device("cuda", self.device_ids[0])
+        self.module.to(self.src_device_obj)  # one device: the module moves there (as PyTorch)
 
     def forward(self, *inputs, **kwargs):
         if not self.device_ids:
@@ -65,9 +68,8 @@ class DataParallel(Module):
                     f"{self.src_device_obj} (device_ids[0]) but found one of them on device: "
                     f"{t.device}"
                 )
-        out = self.module(
+        # One device: the outputs stay where the module made them (output_device is for the
+        # gather of several devices' outputs, as PyTorch's).
+        return self.module(
             *_to_device(inputs, self.src_device_obj), **_to_device(kwargs, self.src_device_obj)
         )
-        if self.output_device != self.device_ids[0]:
-            out = _to_device(out, flow.device("cuda", self.output_device))
-        return out
