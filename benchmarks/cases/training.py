@@ -184,3 +184,44 @@ register(
         frameworks=("oneflow", "torch"),
     )
 )
+
+
+def _optimizer_update(kind):
+    """One optimizer update of a 1M-float32 parameter whose gradient is set (no backward)."""
+
+    def build(fw):
+        lib = fw.module
+        p = lib.nn.Parameter(randn(fw, 1 << 20))
+        p.grad = randn(fw, 1 << 20)
+        if kind == "add_":  # the update older scripts write by hand
+
+            def step():
+                with lib.no_grad():
+                    p.add_(p.grad, alpha=-0.01)
+
+            return step
+        opt = {
+            "sgd": lambda: lib.optim.SGD([p], lr=0.01),
+            "sgd momentum": lambda: lib.optim.SGD([p], lr=0.01, momentum=0.9),
+            "adamw": lambda: lib.optim.AdamW([p], lr=1e-3),
+        }[kind]()
+        return opt.step
+
+    return build
+
+
+for _kind in ("add_", "sgd", "sgd momentum", "adamw"):
+    register(
+        Case(
+            f"optimizer update {_kind}, 1M float32"
+            if _kind != "add_"
+            else "p.add_(g, alpha=-lr), 1M float32",
+            "training",
+            "GB/s",
+            _optimizer_update(_kind),
+            # arrays read or written once: p and g (read), p (written); the buffer or the two
+            # moments read and written
+            {"add_": 3, "sgd": 3, "sgd momentum": 5, "adamw": 7}[_kind] * (1 << 20) * 4,
+            frameworks=("oneflow", "torch"),
+        )
+    )
