@@ -932,6 +932,15 @@ def reset_state():
     flow.set_default_dtype(flow.float32)
     flow.set_grad_enabled(True)
     flow.set_num_threads(1)
+    # The process-wide switches a call may have flipped (autocast, determinism, anomaly mode,
+    # matmul precision): each call starts from the defaults.
+    flow.set_autocast_enabled("cpu", False)
+    flow.set_autocast_dtype("cpu", flow.bfloat16)
+    flow.set_autocast_dtype("cuda", flow.float16)
+    flow.set_autocast_enabled("cuda", False)
+    flow.set_deterministic_debug_mode(0)
+    flow.set_anomaly_enabled(False)
+    flow.set_float32_matmul_precision("highest")
 
 
 def worker(calls, seed, mem_limit_gb):

@@ -288,7 +288,24 @@ get_num_threads = _C.get_num_threads
 from oneflow.framework.serialization import load, save  # noqa: E402,F401
 from oneflow import special  # noqa: E402,F401  (its names are the functions above)
 from oneflow import amp  # noqa: E402,F401
-from oneflow.amp import autocast, is_autocast_enabled, get_autocast_dtype  # noqa: E402,F401
+from oneflow.amp import (  # noqa: E402,F401
+    autocast,
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
+    clear_autocast_cache,
+    get_autocast_cpu_dtype,
+    get_autocast_dtype,
+    get_autocast_gpu_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_cpu_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_cpu_dtype,
+    set_autocast_cpu_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+    set_autocast_gpu_dtype,
+)
 from oneflow.cuda import amp as _cuda_amp  # noqa: E402,F401  (oneflow.cuda.amp)
 from oneflow.cpu import amp as _cpu_amp  # noqa: E402,F401  (oneflow.cpu.amp)
 from oneflow import distributions  # noqa: E402,F401

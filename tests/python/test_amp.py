@@ -263,3 +263,85 @@ def test_graph_enable_amp_trains_like_eager_autocast():
     for p, q in zip(model.parameters(), me.parameters()):
         assert p.dtype == flow.float32
         np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_autocast_state_functions_like_torch():
+    import warnings
+
+    for lib in (torch, flow):
+        assert lib.is_autocast_enabled("cpu") is False and lib.is_autocast_enabled() is False
+        lib.set_autocast_enabled("cpu", True)
+        assert lib.is_autocast_enabled("cpu")
+        with pytest.warns(DeprecationWarning):
+            assert lib.is_autocast_cpu_enabled()
+        lib.set_autocast_enabled("cpu", False)
+        lib.set_autocast_enabled(True)  # the legacy form: CUDA
+        assert lib.is_autocast_enabled() and lib.is_autocast_enabled("cuda")
+        lib.set_autocast_enabled(False)
+        lib.set_autocast_dtype("cpu", lib.float16)
+        assert lib.get_autocast_dtype("cpu") == lib.float16
+        with pytest.warns(DeprecationWarning):
+            assert lib.get_autocast_cpu_dtype() == lib.float16
+        lib.set_autocast_dtype("cpu", lib.bfloat16)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            assert lib.get_autocast_gpu_dtype() == lib.float16
+        assert lib.is_autocast_cache_enabled()
+        assert [
+            lib.autocast_increment_nesting(),
+            lib.autocast_increment_nesting(),
+            lib.autocast_decrement_nesting(),
+            lib.autocast_decrement_nesting(),
+        ] == [1, 2, 1, 0]
+        assert lib.clear_autocast_cache() is None
+        with pytest.raises(RuntimeError):
+            lib.set_autocast_enabled("xpu2", True)
+        # A block still restores what the functions set.
+        lib.set_autocast_enabled("cpu", True)
+        with lib.autocast("cpu", enabled=False):
+            assert not lib.is_autocast_enabled("cpu")
+        assert lib.is_autocast_enabled("cpu")
+        lib.set_autocast_enabled("cpu", False)
+
+
+def _custom_mm(lib, **fwd_options):
+    seen = {}
+
+    class MM(lib.autograd.Function):
+        @staticmethod
+        @lib.amp.custom_fwd(device_type="cpu", **fwd_options)
+        def forward(ctx, a, b):
+            seen["fwd"] = (a.dtype, b.dtype, lib.is_autocast_enabled("cpu"))
+            ctx.save_for_backward(a, b)
+            return a.mm(b)
+
+        @staticmethod
+        @lib.amp.custom_bwd(device_type="cpu")
+        def backward(ctx, g):
+            a, b = ctx.saved_tensors
+            seen["bwd"] = lib.is_autocast_enabled("cpu")
+            return g.mm(b.t().to(g.dtype)), a.t().to(g.dtype).mm(g)
+
+    return MM, seen
+
+
+@pytest.mark.parametrize("cast_inputs", [None, "float32"])
+def test_custom_fwd_and_bwd_like_torch(cast_inputs):
+    results = {}
+    for lib in (torch, flow):
+        options = {} if cast_inputs is None else {"cast_inputs": getattr(lib, cast_inputs)}
+        MM, seen = _custom_mm(lib, **options)
+        a = lib.ones(2, 3, requires_grad=True)
+        b = lib.ones(3, 2, requires_grad=True)
+        with lib.autocast("cpu"):
+            x = a.mm(lib.eye(3))  # bfloat16 under autocast
+            out = MM.apply(x, b)
+        out.float().sum().backward()
+        results[lib.__name__] = (
+            str(out.dtype).split(".")[-1],
+            [str(d).split(".")[-1] for d in seen["fwd"][:2]],
+            seen["fwd"][2],
+            seen["bwd"],
+            str(a.grad.dtype).split(".")[-1],
+        )
+    assert results["oneflow"] == results["torch"], results

@@ -1192,6 +1192,18 @@ def test_cross_rank_and_size_errors_like_torch():
             torch.linalg.cross(torch.ones(*sa), torch.ones(*sb))
 
 
+def test_cross_of_0d_tensors_with_a_dim_raises_like_torch():
+    # 0 and -1 are valid dims of a 0-d tensor for most ops; cross needs a dimension (it read
+    # past the empty shape and crashed).
+    for dim in (0, -1):
+        for lib in (torch, flow):
+            a = lib.tensor(0)
+            with pytest.raises(IndexError, match="no dimensions"):
+                lib.cross(a, a, dim)
+            with pytest.raises(IndexError, match="no dimensions"):
+                lib.linalg.cross(a, a, dim=dim)
+
+
 def test_cross_mixed_dtypes_raise_like_torch():
     a = np.arange(6).reshape(2, 3)
     b = np.linspace(0, 1, 6).reshape(2, 3).astype(np.float32)

@@ -261,3 +261,26 @@ def test_compiled_modules_copy_pickle_and_forward_attributes():
         flow.compile(m, mode="fastest")
     with pytest.raises(NotImplementedError, match="FX"):
         flow.compile(m, backend=lambda gm, inputs: gm)
+
+
+def test_tensor_attributes_and_buffer_markings_survive_copies_like_torch():
+    import copy
+    import io
+    import pickle
+
+    for lib in (torch, flow):
+        t = lib.ones(2)
+        t.note = {"step": 3}
+        b = lib.nn.Buffer(lib.ones(2), persistent=False)
+        for twin_t, twin_b in (
+            (copy.deepcopy(t), copy.deepcopy(b)),
+            (pickle.loads(pickle.dumps(t)), pickle.loads(pickle.dumps(b))),
+        ):
+            assert twin_t.note == {"step": 3} and twin_t.note is not t.note
+            assert isinstance(twin_b, lib.nn.Buffer) and twin_b.persistent is False
+        if lib is flow:
+            buf = io.BytesIO()
+            flow.save({"b": b}, buf)
+            buf.seek(0)
+            loaded = flow.load(buf)["b"]
+            np.testing.assert_array_equal(loaded.numpy(), [1.0, 1.0])

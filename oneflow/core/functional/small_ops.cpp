@@ -95,6 +95,9 @@ Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim_in) {
   const Shape shape = broadcast_shapes("cross", a->shape(), b->shape());
   int64_t dim = 0;
   if (dim_in) {
+    if (shape.empty())  // wrap_dim takes 0 and -1 for 0-d tensors; cross needs a real dim
+      throw_error<IndexError>("cross", "Dimension specified as ", *dim_in,
+                              " but tensor has no dimensions");
     dim = wrap_dim("cross", *dim_in, static_cast<int64_t>(shape.size()));
   } else {  // torch.cross without dim: the first dim of size 3
     const auto it = std::find(shape.begin(), shape.end(), int64_t(3));

@@ -13,6 +13,7 @@ and `state_dict()` then read them. `StaticGradScaler` is OneFlow's fixed scale f
 """
 
 import functools
+import threading
 
 import oneflow
 import oneflow._oneflow_internal as _internal
@@ -92,6 +93,144 @@ class autocast:
                 return fn(*args, **kwargs)
 
         return wrapper
+
+
+# ---- the autocast state as functions (torch.set_autocast_enabled and the legacy forms) ----
+
+
+def set_autocast_enabled(device_type, enabled=None):
+    """set_autocast_enabled(device_type, enabled), or the legacy set_autocast_enabled(enabled)
+    for CUDA: turns autocast on or off for this thread without a block."""
+    if enabled is None:
+        device_type, enabled = "cuda", device_type
+    device_type = _device_type(device_type)
+    _internal._C._autocast_set(device_type, bool(enabled), get_autocast_dtype(device_type))
+
+
+def set_autocast_dtype(device_type, dtype):
+    device_type = _device_type(device_type)
+    _internal._C._autocast_set(device_type, is_autocast_enabled(device_type), dtype)
+
+
+def _deprecated(old, new):
+    import warnings
+
+    warnings.warn(
+        f"torch.{old} is deprecated. Please use torch.{new} instead.", DeprecationWarning, 3
+    )
+
+
+def is_autocast_cpu_enabled():
+    _deprecated("is_autocast_cpu_enabled()", "is_autocast_enabled('cpu')")
+    return is_autocast_enabled("cpu")
+
+
+def set_autocast_cpu_enabled(enabled):
+    _deprecated("set_autocast_cpu_enabled(enabled)", "set_autocast_enabled('cpu', enabled)")
+    set_autocast_enabled("cpu", enabled)
+
+
+def get_autocast_cpu_dtype():
+    _deprecated("get_autocast_cpu_dtype()", "get_autocast_dtype('cpu')")
+    return get_autocast_dtype("cpu")
+
+
+def set_autocast_cpu_dtype(dtype):
+    _deprecated("set_autocast_cpu_dtype(dtype)", "set_autocast_dtype('cpu', dtype)")
+    set_autocast_dtype("cpu", dtype)
+
+
+def get_autocast_gpu_dtype():
+    _deprecated("get_autocast_gpu_dtype()", "get_autocast_dtype('cuda')")
+    return get_autocast_dtype("cuda")
+
+
+def set_autocast_gpu_dtype(dtype):
+    _deprecated("set_autocast_gpu_dtype(dtype)", "set_autocast_dtype('cuda', dtype)")
+    set_autocast_dtype("cuda", dtype)
+
+
+_cache = {"enabled": True}
+_nesting = threading.local()
+
+
+def is_autocast_cache_enabled():
+    return _cache["enabled"]
+
+
+def set_autocast_cache_enabled(enabled):
+    _cache["enabled"] = bool(enabled)
+
+
+def clear_autocast_cache():
+    """Nothing to clear: each op casts its inputs (no cache of cast weights is kept)."""
+
+
+def autocast_increment_nesting():
+    _nesting.depth = getattr(_nesting, "depth", 0) + 1
+    return _nesting.depth
+
+
+def autocast_decrement_nesting():
+    _nesting.depth = getattr(_nesting, "depth", 0) - 1
+    return _nesting.depth
+
+
+# ---- custom autograd Functions under autocast (torch.amp.custom_fwd / custom_bwd) ----
+
+
+def _cast(value, device_type, dtype):
+    if isinstance(value, oneflow.Tensor):
+        if value.is_floating_point() and value.device.type == device_type:
+            return value.to(dtype)
+        return value
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast(v, device_type, dtype) for v in value)
+    if isinstance(value, dict):
+        return {k: _cast(v, device_type, dtype) for k, v in value.items()}
+    return value
+
+
+def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
+    """Decorates a custom Function's forward: with cast_inputs, inside an autocast block the
+    forward runs with autocast off on its floating inputs cast to cast_inputs; without, it runs
+    under the caller's autocast state, which custom_bwd then gives the backward."""
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+    device_type = _device_type(device_type)
+
+    @functools.wraps(fwd)
+    def decorate_fwd(*args, **kwargs):
+        ctx = args[0]
+        ctx._dtype = get_autocast_dtype(device_type)
+        if cast_inputs is None:
+            ctx._fwd_used_autocast = is_autocast_enabled(device_type)
+            return fwd(*args, **kwargs)
+        ctx._fwd_used_autocast = False
+        if not is_autocast_enabled(device_type):
+            return fwd(*args, **kwargs)
+        with autocast(device_type, enabled=False):
+            return fwd(
+                *_cast(args, device_type, cast_inputs), **_cast(kwargs, device_type, cast_inputs)
+            )
+
+    return decorate_fwd
+
+
+def custom_bwd(bwd=None, *, device_type):
+    """Decorates a custom Function's backward: it runs under the autocast state its forward
+    ran under (custom_fwd)."""
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+    device_type = _device_type(device_type)
+
+    @functools.wraps(bwd)
+    def decorate_bwd(*args, **kwargs):
+        ctx = args[0]
+        with autocast(device_type, enabled=ctx._fwd_used_autocast, dtype=ctx._dtype):
+            return bwd(*args, **kwargs)
+
+    return decorate_bwd
 
 
 class GradScaler:

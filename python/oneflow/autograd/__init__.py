@@ -438,6 +438,7 @@ class Function:
                 )
         tensor_pos = [i for i, o in enumerate(outs) if isinstance(o, _Tensor)]
         inputs = [a if isinstance(a, _Tensor) and a.requires_grad else None for a in args]
+        in_dtypes = [a.dtype if a is not None else None for a in inputs]
         is_tensor_input = [isinstance(a, _Tensor) for a in args]
         received = set()
 
@@ -463,7 +464,16 @@ class Function:
                         f"function {name} returned a gradient different than None at position "
                         f"{i + 1}, but the corresponding forward input was not a Tensor"
                     )
-            return tuple(g if inputs[i] is not None else None for i, g in enumerate(result))
+            # A gradient in another dtype than its input is cast to the input's (as PyTorch's
+            # engine does: a forward that computed in float32 for a bfloat16 input).
+            return tuple(
+                None
+                if inputs[i] is None
+                else g.to(in_dtypes[i])
+                if isinstance(g, _Tensor) and g.dtype != in_dtypes[i]
+                else g
+                for i, g in enumerate(result)
+            )
 
         diff = [id(outs[i]) not in ctx._non_differentiable for i in tensor_pos]
         attached = _engine._attach_function(

@@ -21,3 +21,13 @@ class GradScaler(_amp.GradScaler):
         super().__init__(
             "cuda", init_scale, growth_factor, backoff_factor, growth_interval, enabled
         )
+
+
+def custom_fwd(fwd=None, *, cast_inputs=None):
+    """torch.cuda.amp.custom_fwd: oneflow.amp.custom_fwd for device type "cuda"."""
+    return _amp.custom_fwd(fwd, device_type="cuda", cast_inputs=cast_inputs)
+
+
+def custom_bwd(bwd=None):
+    """torch.cuda.amp.custom_bwd: oneflow.amp.custom_bwd for device type "cuda"."""
+    return _amp.custom_bwd(bwd, device_type="cuda")

@@ -49,19 +49,26 @@ class _HookHandle:
         self.remove()
 
 
-def _rebuild_tensor(array, dtype_name, requires_grad):
+def _rebuild_tensor(array, dtype_name, requires_grad, attributes=None):
     import oneflow
 
     t = oneflow.tensor(array, dtype=getattr(oneflow, dtype_name))
-    return t.requires_grad_(requires_grad) if requires_grad else t
+    if requires_grad:
+        t.requires_grad_(requires_grad)
+    if attributes:
+        t.__dict__.update(attributes)
+    return t
 
 
 def __reduce_ex__(self, protocol):
-    """Pickles the values (moved to the host), dtype and requires_grad."""
+    """Pickles the values (moved to the host), dtype, requires_grad and the Python attributes
+    set on the tensor (as PyTorch: nn.Buffer's marking, user attributes)."""
     t = self.detach()
     dtype_name = str(self.dtype).split(".")[-1]
     array = (t.float() if dtype_name == "bfloat16" else t).cpu()._numpy_copy()
-    return (_rebuild_tensor, (array, dtype_name, bool(self.requires_grad and self.is_leaf)))
+    args = (array, dtype_name, bool(self.requires_grad and self.is_leaf))
+    attributes = dict(getattr(self, "__dict__", None) or {})
+    return (_rebuild_tensor, args + (attributes,) if attributes else args)
 
 
 def __deepcopy__(self, memo):
@@ -78,6 +85,11 @@ def __deepcopy__(self, memo):
     memo[id(self)] = out
     if self.grad is not None:
         out.grad = __deepcopy__(self.grad, memo)
+    attributes = getattr(self, "__dict__", None)
+    if attributes:  # Python attributes set on the tensor, as PyTorch
+        import copy
+
+        out.__dict__.update(copy.deepcopy(attributes, memo))
     return out
 
 
