@@ -14,6 +14,7 @@ memory and copied: one extra pass over the output. Calls without ``out`` do not 
 import warnings
 
 from oneflow._oneflow_internal import Tensor, _function_with_out
+from oneflow.framework.linalg_decomp import _TORCH_DTYPE_NAMES
 
 # PyTorch's functions with an `out=` keyword that oneflow has, by how the result's dtype meets
 # out's. "cast": the result may be cast into out's dtype by PyTorch's can-cast rule (the
@@ -61,18 +62,7 @@ _SPECIAL_EXACT = "round"
 # checked exactly (max(x) -> one value; max(x, dim) -> values and indices).
 _EXACT_ONLY_FOR_PAIRS = {"max", "min"}
 
-_SCALAR_TYPE = {  # PyTorch's names in its can-cast message
-    "float32": "Float",
-    "float64": "Double",
-    "float16": "Half",
-    "bfloat16": "BFloat16",
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
+_SCALAR_TYPE = _TORCH_DTYPE_NAMES  # PyTorch's names in its can-cast message
 _C_TYPE = {  # ... and in its exact-dtype message
     "float32": "float",
     "float64": "double",
