@@ -178,15 +178,25 @@ PyGetSetDef g_tensor_method_getset[] = {
     {"__doc__", tensor_method_attr, nullptr, nullptr, const_cast<char*>("__doc__")},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
+// A static type whose instances are called through the vectorcall slot at `offset`; the
+// caller sets its other slots and readies it.
+PyTypeObject* new_vectorcall_type(const char* name, Py_ssize_t size, Py_ssize_t offset,
+                                  unsigned long flags) {
+  auto* t = new PyTypeObject();  // zeroed; PyType_Ready fills in the type's own type
+  Py_SET_REFCNT(t, 1);
+  t->tp_name = name;
+  t->tp_basicsize = size;
+  t->tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | flags;
+  t->tp_vectorcall_offset = offset;
+  t->tp_call = PyVectorcall_Call;
+  return t;
+}
+
 PyTypeObject* tensor_method_type() {
   static PyTypeObject* type = [] {
-    auto* t = new PyTypeObject();  // zeroed; PyType_Ready fills in the type's own type
-    Py_SET_REFCNT(t, 1);
-    t->tp_name = "oneflow.tensor_method";
-    t->tp_basicsize = sizeof(TensorMethod);
-    t->tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR;
-    t->tp_vectorcall_offset = offsetof(TensorMethod, vectorcall);
-    t->tp_call = PyVectorcall_Call;
+    PyTypeObject* t =
+        new_vectorcall_type("oneflow.tensor_method", sizeof(TensorMethod),
+                            offsetof(TensorMethod, vectorcall), Py_TPFLAGS_METHOD_DESCRIPTOR);
     t->tp_descr_get = tensor_method_get;
     t->tp_dealloc = tensor_method_dealloc;
     t->tp_getset = g_tensor_method_getset;
@@ -295,13 +305,8 @@ PyMethodDef g_function_with_out_methods[] = {
 
 PyTypeObject* function_with_out_type() {
   static PyTypeObject* type = [] {
-    auto* t = new PyTypeObject();  // zeroed; PyType_Ready fills in the type's own type
-    Py_SET_REFCNT(t, 1);
-    t->tp_name = "oneflow.function_with_out";
-    t->tp_basicsize = sizeof(FunctionWithOut);
-    t->tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL;
-    t->tp_vectorcall_offset = offsetof(FunctionWithOut, vectorcall);
-    t->tp_call = PyVectorcall_Call;
+    PyTypeObject* t = new_vectorcall_type("oneflow.function_with_out", sizeof(FunctionWithOut),
+                                          offsetof(FunctionWithOut, vectorcall), 0);
     t->tp_dealloc = function_with_out_dealloc;
     t->tp_getset = g_function_with_out_getset;
     t->tp_methods = g_function_with_out_methods;
