@@ -241,8 +241,8 @@ class Module:
             self._drop(name, keep="_modules")
             self._modules[name] = value
         elif (
-            getattr(value, "_is_buffer", False)
-            and isinstance(value, Tensor)
+            isinstance(value, Tensor)
+            and getattr(value, "_is_buffer", False)
             and name not in d.get("_parameters", ())
             and name not in d.get("_modules", ())
         ):
