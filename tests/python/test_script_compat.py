@@ -284,3 +284,27 @@ def test_tensor_attributes_and_buffer_markings_survive_copies_like_torch():
             buf.seek(0)
             loaded = flow.load(buf)["b"]
             np.testing.assert_array_equal(loaded.numpy(), [1.0, 1.0])
+
+
+def test_normal_of_tensors_like_torch():
+    for lib in (torch, flow):
+        lib.manual_seed(0)
+        m = lib.zeros(3, requires_grad=True)
+        s = lib.ones(3, requires_grad=True)
+        y = lib.normal(m, s)
+        assert tuple(y.shape) == (3,) and y.requires_grad
+        y.sum().backward()  # the draw is not reparameterised: zero gradients, as PyTorch
+        np.testing.assert_array_equal(m.grad.numpy(), [0.0, 0.0, 0.0])
+        np.testing.assert_array_equal(s.grad.numpy(), [0.0, 0.0, 0.0])
+        assert tuple(lib.normal(lib.zeros(3)).shape) == (3,)
+        assert tuple(lib.normal(0.0, lib.ones(2, 3)).shape) == (2, 3)
+        assert lib.normal(lib.zeros(3, dtype=lib.float64), 2.0).dtype == lib.float64
+        assert lib.normal(lib.zeros(3), lib.ones(3, dtype=lib.float64)).dtype == lib.float32
+        with pytest.raises(RuntimeError):
+            lib.normal(lib.zeros(3), lib.ones(2))
+        with pytest.raises(RuntimeError, match="std >= 0.0"):
+            lib.normal(lib.zeros(3), -lib.ones(3))
+        with pytest.raises(NotImplementedError, match="Long"):
+            lib.normal(lib.zeros(3, dtype=lib.int64), lib.ones(3))
+        x = lib.normal(lib.full((200000,), 3.0), lib.full((200000,), 2.0))
+        assert abs(float(x.mean()) - 3.0) < 0.05 and abs(float(x.std()) - 2.0) < 0.05

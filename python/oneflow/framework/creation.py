@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from oneflow import _oneflow_internal as _internal
-from oneflow._oneflow_internal import _C
+from oneflow._oneflow_internal import _C, Tensor
 
 
 def _infer_numpy(data):
@@ -306,8 +306,70 @@ def randint(
     return _C.randint(low, high, tuple(size), dtype=dtype, device=device, generator=generator)
 
 
-def normal(mean, std, size, *, generator=None, dtype=None, device=None, requires_grad=False):
-    """Numbers from N(mean, std**2) of the given size (float mean and std)."""
+def _normal_of_tensors(mean, std, size, generator):
+    # torch.normal(Tensor mean, Tensor std) / (Tensor, float) / (float, Tensor): one draw per
+    # element of the broadcast shape, in the dtype and on the device of mean (else std). As
+    # PyTorch's, the result requires grad when an input does, and the gradients are zeros (the
+    # draw is not reparameterised).
+    import oneflow
+
+    if size is not None:
+        raise TypeError("normal(): size is only taken with a float mean and a float std")
+    ref = mean if isinstance(mean, Tensor) else std
+    if not ref.dtype.is_floating_point:
+        name = {"int64": "Long", "int32": "Int", "bool": "Bool"}.get(
+            str(ref.dtype).split(".")[-1], str(ref.dtype).split(".")[-1]
+        )
+        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{name}'")
+    if isinstance(std, Tensor):
+        if std.numel() and bool((std < 0).any()):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    shapes = [t.shape for t in (mean, std) if isinstance(t, Tensor)]
+    shape = oneflow.broadcast_shapes(*shapes)
+    z = oneflow.randn(*shape, dtype=ref.dtype, device=ref.device, generator=generator)
+    with oneflow.no_grad():
+        value = (mean + std * z).to(ref.dtype)
+    tensors = [t for t in (mean, std) if isinstance(t, Tensor)]
+    if oneflow.is_grad_enabled() and any(t.requires_grad for t in tensors):
+        return _zero_gradient().apply(value, *tensors)
+    return value
+
+
+_ZERO_GRADIENT = []
+
+
+def _zero_gradient():
+    """An autograd Function: `value` as the result of the inputs, with zero gradients for them
+    (torch.normal's). Made at first use (oneflow.autograd imports this module)."""
+    if not _ZERO_GRADIENT:
+        import oneflow
+
+        class ZeroGradient(oneflow.autograd.Function):
+            @staticmethod
+            def forward(ctx, value, *inputs):
+                ctx.metas = [(t.shape, t.dtype, t.device) for t in inputs]
+                return value.clone()
+
+            @staticmethod
+            def backward(ctx, grad):
+                zeros = [oneflow.zeros(s, dtype=d, device=dev) for s, d, dev in ctx.metas]
+                return (None, *zeros)
+
+        _ZERO_GRADIENT.append(ZeroGradient)
+    return _ZERO_GRADIENT[0]
+
+
+def normal(
+    mean, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False
+):
+    """Numbers from N(mean, std**2): of the given size for a float mean and std, or one per
+    element of the broadcast tensors mean and std (torch.normal's forms)."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        return _normal_of_tensors(mean, std, size, generator)
+    if size is None:
+        raise TypeError("normal(): a float mean and a float std take a size")
     if isinstance(size, builtins.int):
         size = (size,)
     return _C.normal(
