@@ -6,6 +6,7 @@ from collections import defaultdict
 from copy import deepcopy
 
 import oneflow
+from oneflow import one_embedding as _one_embedding
 from oneflow._oneflow_internal import Tensor
 
 
@@ -60,6 +61,8 @@ class Optimizer:
             for p in group["params"]:
                 if p.grad is None:
                     continue
+                if "_one_embedding" in p.__dict__:
+                    _one_embedding._clear_pending(p)
                 if set_to_none:
                     p.grad = None
                 else:
@@ -94,7 +97,7 @@ class Optimizer:
         for group in self.param_groups:
             if group.get("clip_grad_max_norm") is None:
                 continue
-            params = self._params_with_grad(group)
+            params = self._params_with_grad(group, step=False)
             if params:
                 clip_grad_norm_(
                     params,
@@ -103,8 +106,18 @@ class Optimizer:
                     error_if_nonfinite,
                 )
 
-    def _params_with_grad(self, group):
-        return [p for p in group["params"] if p.grad is not None]
+    def _params_with_grad(self, group, step=True):
+        """The parameters a step updates. The shadows of one_embedding tables are left out:
+        with `step`, their tables are updated here, in the store, which holds their rows'
+        gradients."""
+        out = []
+        for p in group["params"]:
+            if "_one_embedding" in p.__dict__:
+                if step:
+                    _one_embedding._step_embedding(self, group, p)
+            elif p.grad is not None:
+                out.append(p)
+        return out
 
     def state_dict(self):
         index = {}

@@ -23,7 +23,9 @@ raises NotImplementedError at add_optimizer.
 import math
 
 import oneflow
+from oneflow import one_embedding
 from oneflow._oneflow_internal import _C, Tensor
+from oneflow._oneflow_internal import _one_embedding as _one_embedding_store
 from oneflow.optim.algorithms import SGD, Adagrad, Adam, AdamW, RMSprop, _rmsprop_denominator
 
 
@@ -37,6 +39,7 @@ class ScalarLayout:
         self.info = {}
         self.param_key = {}
         self.members = {}
+        self.params = {}
 
     def add(self, key, p, consts, names):
         if key not in self.info:
@@ -44,6 +47,11 @@ class ScalarLayout:
             self.info[key] = (p.dtype, p.device, consts, names)
             self.members[key] = []
         self.param_key[id(p)] = key
+        self.params.setdefault(key, p)
+
+    def first_param(self, key):
+        """The first parameter laid out under `key`."""
+        return self.params[key]
 
 
 class _Updater:
@@ -95,7 +103,15 @@ class _Updater:
     def _candidates(self):
         for gi, group in enumerate(self.optimizer.param_groups):
             for p in group["params"]:
-                if p.requires_grad:
+                if p.requires_grad and "_one_embedding" not in p.__dict__:
+                    yield gi, group, p
+
+    def _embeddings(self):
+        """The shadows of one_embedding tables: their update runs in the store, fed [lr] (Adam
+        [lr, bias corrections]) as one float64 tensor per table."""
+        for gi, group in enumerate(self.optimizer.param_groups):
+            for p in group["params"]:
+                if p.requires_grad and "_one_embedding" in p.__dict__:
                     yield gi, group, p
 
     def prepare(self):
@@ -121,6 +137,9 @@ class _Updater:
             fused = self._fusable(p, consts)
             key = (gi, p.dtype, str(p.device), fused) + self._key_extra(p)
             lay.add(key, p, consts, self._names(consts, fused))
+        for gi, group, p in self._embeddings():
+            kind, hyper = one_embedding.embedding_rule(self.optimizer, group)
+            lay.add((gi, "one_embedding", id(p)), p, dict(hyper, kind=kind), ("fed",))
         return lay
 
     def scalar_tensors(self, lay, reps=None):
@@ -133,7 +152,13 @@ class _Updater:
                 rep = reps.get(key)
             else:
                 rep = lay.members[key][0] if lay.members[key] else None
-            lr = self.optimizer.param_groups[key[0]]["lr"]
+            group = self.optimizer.param_groups[key[0]]
+            if key[1] == "one_embedding":
+                step = self.optimizer.state.get(lay.first_param(key), {}).get("step", 0)
+                nums = one_embedding.embedding_numbers(consts["kind"], group, step + 1)
+                out.append(_C._float64_tensor(nums))
+                continue
+            lr = group["lr"]
             values = self._values(consts, float(lr), rep, names == ("fed",))
             if names == ("fed",):
                 out.append(_C._float64_tensor([float(v) for v in values]))
@@ -195,12 +220,25 @@ class _Updater:
             consts = lay.info[key][2]
             self._update(p, self.optimizer.state.get(p, {}), consts, by_key[key])
             lay.members[key].append(p)
+        for _, _, p in self._embeddings():
+            if p.grad is None:
+                continue
+            key = lay.param_key[id(p)]
+            consts = dict(lay.info[key][2])
+            kind = consts.pop("kind")
+            emb = one_embedding._embedding_of(p)
+            _one_embedding_store.update(p, by_key[key]["fed"], emb._handle, kind, consts)
+            lay.members[key].append(p)
 
     def commit(self, lay):
         """After a call: advances the host-side counters of the updated parameters."""
         for key in lay.keys:
             for p in lay.members[key]:
-                self._committed(p)
+                if key[1] == "one_embedding":
+                    st = self.optimizer.state[p]
+                    st["step"] = st.get("step", 0) + 1
+                else:
+                    self._committed(p)
 
     def discard(self, created, lay=None):
         """Drops state created for a trace that the trace did not update (eager `step()` has
