@@ -21,6 +21,10 @@ find_library(GLOO_LIBRARY NAMES gloo REQUIRED)
 
 # Protocol Buffers: the graph IR on disk (core/graph/graph.proto), compiled by protoc.
 find_package(Protobuf REQUIRED)
+# Image decoding of the OFRecord image decoders (core/data/image_codec.cpp); optional: without
+# them those decoders raise NotImplementedError.
+find_package(JPEG)
+find_package(PNG)
 
 if(ONEFLOW_BUILD_PYTHON)
   find_package(Python 3.8 REQUIRED COMPONENTS Interpreter Development.Module)

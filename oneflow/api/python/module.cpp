@@ -6,8 +6,9 @@
 
 namespace oneflow::python {
 
-void init_graph(py::module_& m);  // graph.cpp
+void init_graph(py::module_& m);          // graph.cpp
 void init_one_embedding(py::module_& m);  // one_embedding.cpp
+void init_data(py::module_& m);           // data.cpp
 
 namespace {
 // oneflow._oneflow_internal._LinAlgError, a subclass of RuntimeError (PyTorch's
@@ -61,6 +62,7 @@ PYBIND11_MODULE(_oneflow_internal, m) {
   init_lapack(m);
   init_graph(m);
   init_one_embedding(m);
+  init_data(m);
   // The CPU kernels' thread count (OpenMP, shared with oneDNN).
   c.def(
       "set_num_threads",
