@@ -60,8 +60,7 @@ OFRecordReader::OFRecordReader(ReaderOptions options)
     if (!probe) throw_error<RuntimeError>(op, "cannot open the part file ", f);
   }
   order_.resize(options_.files.size());
-  for (size_t i = 0; i < order_.size(); ++i) order_[i] = i;
-  if (options_.shuffle_after_epoch) std::shuffle(order_.begin(), order_.end(), rng_);
+  for (size_t i = 0; i < order_.size(); ++i) order_[i] = i;  // the first epoch in file order
   open_next_file();
 }
 
@@ -173,11 +172,12 @@ void decode_raw(const std::vector<std::string>& records, const std::string& name
       default:
         throw_error<RuntimeError>(op, "feature '", name, "' of record ", r, " holds no list");
     }
-    if ((n > o.count && !o.truncate) || (n < o.count && !o.auto_zero_padding && !o.varying_length))
+    if ((n > o.count && !o.truncate) ||
+        (n < o.count && !o.truncate && !o.auto_zero_padding && !o.varying_length))
       throw_error<RuntimeError>(op, "feature '", name, "' of record ", r, " has ", n,
                                 " values; the shape asks for ", o.count,
                                 n > o.count ? " (truncate=True keeps the first ones)"
-                                            : " (auto_zero_padding=True pads with zeros)");
+                                            : " (truncate=True pads with zeros)");
     const int64_t take = std::min(n, o.count), at = static_cast<int64_t>(r) * o.count;
     switch (f.kind_case()) {
       case record::Feature::kBytesList: {

@@ -49,7 +49,7 @@ class OFRecordReader {
 // How a raw decoder treats a feature whose value count differs from the expected one.
 struct RawDecodeOptions {
   int64_t count = 0;               // values per record
-  bool truncate = false;           // more values: keep the first `count`
+  bool truncate = false;           // more values: keep the first `count`; fewer: zero filled
   bool auto_zero_padding = false;  // fewer values: fill with zeros
   bool varying_length = false;     // fewer values allowed (dim1_varying_length): zero filled
 };

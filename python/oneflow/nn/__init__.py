@@ -1,6 +1,12 @@
 """oneflow.nn: Module, Parameter, the layers, init and utils."""
 
-from oneflow.nn import functional, init, parallel, utils  # noqa: F401
+from oneflow.nn import (  # noqa: F401
+    functional,
+    image,
+    init,
+    parallel,
+    utils,
+)
 from oneflow.nn._margin_coinflip import CoinFlip, CombinedMarginLoss  # noqa: F401
 from oneflow.nn._quantization import (  # noqa: F401
     FakeQuantization,
@@ -21,6 +27,15 @@ from oneflow.nn.modules.container import (  # noqa: F401
     ParameterDict,
     ParameterList,
     Sequential,
+)
+from oneflow.nn.modules.dataset import (  # noqa: F401
+    COCOReader,
+    CropMirrorNormalize,
+    OFRecordBytesDecoder,
+    OFRecordImageDecoder,
+    OFRecordImageDecoderRandomCrop,
+    OFRecordRawDecoder,
+    OFRecordReader,
 )
 from oneflow.nn.modules.extra import *  # noqa: F401,F403
 from oneflow.nn.modules.extra2 import *  # noqa: F401,F403
