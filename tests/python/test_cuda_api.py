@@ -169,3 +169,55 @@ def test_legacy_cuda_types_on_a_device():
     assert z.is_cuda and z.dtype == flow.float64
     assert z.type() == "oneflow.cuda.DoubleTensor"
     assert flow.ones(2).type("oneflow.cuda.HalfTensor").is_cuda
+
+
+def test_pin_memory_and_offload_on_the_cpu():
+    import warnings
+
+    x = flow.arange(6.0).reshape(2, 3)
+    assert not x.is_pinned() and not x.is_offloaded()
+    if not flow.cuda.is_available():
+        # PyTorch's error without an accelerator
+        with pytest.raises(RuntimeError, match="cannot access accelerator device"):
+            x.pin_memory()
+        with pytest.raises(RuntimeError, match="Cannot access accelerator device"):
+            torch.arange(3.0).pin_memory()
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        x.offload()
+        x.load()
+    assert [str(m.message).split(";")[0] for m in w] == [
+        "offload: the tensor is already in host (CPU) memory",
+        "load: the tensor is not offloaded",
+    ]
+    np.testing.assert_array_equal(x.numpy(), np.arange(6.0).reshape(2, 3))
+
+
+@needs_gpu
+def test_pin_memory_and_offload_on_a_gpu():
+    x = flow.arange(12.0).reshape(3, 4).t()
+    p = x.pin_memory()
+    assert p.is_pinned() and not x.is_pinned() and p.device.type == "cpu"
+    np.testing.assert_array_equal(p.numpy(), x.numpy())
+    assert p.pin_memory() is p
+    d = p.to("cuda", non_blocking=True)
+    np.testing.assert_array_equal(d.cpu().numpy(), x.numpy())
+    with pytest.raises(RuntimeError, match="only dense CPU tensors can be pinned"):
+        d.pin_memory()
+    w = flow.nn.Linear(4, 4).to("cuda").weight
+    before, ident = w.detach().cpu().numpy(), id(w)
+    w.offload()
+    assert w.is_offloaded() and id(w) == ident and w.device.type == "cpu"
+    w.load()
+    assert not w.is_offloaded() and w.is_cuda
+    np.testing.assert_array_equal(w.detach().cpu().numpy(), before)
+
+
+@needs_gpu
+def test_dataloader_pins_batches():
+    from oneflow.utils.data import DataLoader, TensorDataset
+
+    ds = TensorDataset(flow.arange(8.0).reshape(4, 2), flow.arange(4))
+    for workers in (0, 2):
+        for x, y in DataLoader(ds, batch_size=2, pin_memory=True, num_workers=workers):
+            assert x.is_pinned() and y.is_pinned()

@@ -4,6 +4,7 @@
 
 #include "oneflow/api/python/common.h"
 #include "oneflow/core/autograd/autograd.h"
+#include "oneflow/core/device/pinned_memory.h"
 #include "oneflow/core/eager/engine.h"
 #include "oneflow/core/framework/global.h"
 #include "oneflow/core/graph/graph.h"
@@ -399,6 +400,18 @@ void init_tensor(py::module_& m) {
                t.autograd().grad_fn = view->autograd().grad_fn;
                t.autograd().output_nr = view->autograd().output_nr;
              }
+           })
+      // pin_memory(): a copy in page-locked host memory (device/pinned_memory.h).
+      .def("_pin_memory",
+           [](const Tensor& t) {
+             graph::check_not_tracing("pin_memory");
+             ReleaseGil nogil;
+             return pin_memory(t);
+           })
+      .def("_is_pinned",
+           [](const Tensor& t) {
+             ReleaseGil nogil;
+             return is_pinned(t);
            })
       // resize_(*sizes): the storage read contiguously from the tensor's offset with the new
       // shape, grown (its bytes kept) when too small, as PyTorch; other views of the old storage

@@ -3,6 +3,7 @@ types (FloatTensor, ...), casts and type queries, splits, OneFlow's own gather_n
 batch_gather/slice ops, quantile/mode helpers, windows, nms, in_top_k and roc_auc_score."""
 
 import builtins
+import warnings
 
 import numpy as np
 
@@ -617,6 +618,48 @@ def resize_as_(self, other, memory_format=None):
     return resize_(self, tuple(other.shape))
 
 
+def pin_memory(self, device=None):
+    """A copy in page-locked host memory (returns self when already pinned); needs CUDA."""
+    if self._is_pinned():
+        return self
+    out = self._pin_memory()
+    out.requires_grad_(self.requires_grad and self.is_leaf)
+    return out
+
+
+def offload(self):
+    """Moves a CUDA tensor's values to host memory, keeping the tensor object (OneFlow's
+    offload): its device reads cpu until `load()` brings them back. A CPU tensor stays, with a
+    warning."""
+    if self.is_global:
+        raise NotImplementedError("offload: global tensors are not supported yet")
+    if self.__dict__.get("_offloaded_from") is not None:
+        warnings.warn("offload: the tensor is already offloaded", stacklevel=2)
+        return
+    if not self.is_cuda:
+        warnings.warn(
+            "offload: the tensor is already in host (CPU) memory; nothing is done", stacklevel=2
+        )
+        return
+    device = self.device
+    self.data = self.to("cpu")
+    self.__dict__["_offloaded_from"] = device
+
+
+def load(self):
+    """Brings an offloaded tensor's values back to the device it was offloaded from; other
+    tensors stay, with a warning."""
+    device = self.__dict__.pop("_offloaded_from", None)
+    if device is None:
+        warnings.warn("load: the tensor is not offloaded; nothing is done", stacklevel=2)
+        return
+    self.data = self.to(device)
+
+
+def is_offloaded(self):
+    return self.__dict__.get("_offloaded_from") is not None
+
+
 def methods():
     from oneflow.nn import _activations_losses as nnf
 
@@ -640,7 +683,11 @@ def methods():
         type_as=lambda self, other: self.to(other.dtype),
         where=lambda self, condition, y: _C.where(condition, self, y),
         get_device=lambda self: self.device.index if self.is_cuda else -1,
-        is_pinned=lambda self: False,
+        is_pinned=lambda self, device=None: self._is_pinned(),
+        pin_memory=pin_memory,
+        offload=offload,
+        load=load,
+        is_offloaded=is_offloaded,
         in_top_k=lambda self, predictions, k: in_top_k(self, predictions, k),
         nms=lambda self, scores, iou_threshold: nms(self, scores, iou_threshold),
         quantile=quantile,

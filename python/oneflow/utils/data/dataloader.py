@@ -238,20 +238,13 @@ class DataLoader:
             )
         if persistent_workers and num_workers == 0:
             raise ValueError("persistent_workers option needs num_workers > 0")
-        if pin_memory:
-            if not oneflow.cuda.is_available():
-                # PyTorch's warning without an accelerator; batches are used as they are.
-                warnings.warn(
-                    "'pin_memory' argument is set as true but no accelerator is found, then "
-                    "device pinned memory won't be used.",
-                    stacklevel=2,
-                )
-            else:
-                warnings.warn(
-                    "DataLoader: pin_memory=True is not implemented yet (no page-locked host "
-                    "allocator); batches stay in pageable memory",
-                    stacklevel=2,
-                )
+        if pin_memory and not oneflow.cuda.is_available():
+            # PyTorch's warning without an accelerator; batches are used as they are.
+            warnings.warn(
+                "'pin_memory' argument is set as true but no accelerator is found, then "
+                "device pinned memory won't be used.",
+                stacklevel=2,
+            )
         self.dataset, self.num_workers = dataset, num_workers
         self.prefetch_factor = 2 if prefetch_factor is None and num_workers > 0 else prefetch_factor
         self.pin_memory, self.timeout, self.worker_init_fn = pin_memory, timeout, worker_init_fn
@@ -310,9 +303,10 @@ class DataLoader:
         return iter(self.batch_sampler if self.batch_sampler is not None else self.sampler)
 
     def __iter__(self):
-        if self.num_workers == 0:
-            return self._single_process()
-        return _MultiProcessIter(self)
+        it = self._single_process() if self.num_workers == 0 else _MultiProcessIter(self)
+        if self.pin_memory and oneflow.cuda.is_available():
+            return map(_pin_batch, it)
+        return it
 
     def _single_process(self):
         if self._iterable:
@@ -334,6 +328,20 @@ class DataLoader:
                     yield self.collate_fn([self.dataset[i] for i in indices])
                 else:
                     yield self.collate_fn(self.dataset[indices])
+
+
+def _pin_batch(data):
+    """The batch with its CPU tensors copied into page-locked memory (Tensor.pin_memory), in
+    the same containers."""
+    if isinstance(data, oneflow.Tensor):
+        return data.pin_memory() if not data.is_cuda else data
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return type(data)(*(_pin_batch(d) for d in data))
+    if isinstance(data, (list, tuple)):
+        return type(data)(_pin_batch(d) for d in data)
+    if isinstance(data, dict):
+        return {k: _pin_batch(v) for k, v in data.items()}
+    return data
 
 
 _epochs = itertools.count()
