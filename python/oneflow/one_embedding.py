@@ -22,7 +22,10 @@ describe (GPU cache, host memory, SSD) are one tier here: the rows live in host 
 number of ids (a new id beyond it raises); in the cached stores it is a hint, as OneFlow's.
 """
 
+import copy
 import json
+import math
+import numbers
 import os
 import time
 import weakref
@@ -212,6 +215,8 @@ def _check_initializer(init):
     for k in need:
         if k not in init:
             raise ValueError(f"{_OP}: a {kind} initializer needs {k!r}")
+        if not isinstance(init[k], numbers.Real) or not math.isfinite(init[k]):
+            raise ValueError(f"{_OP}: the {kind} initializer's {k} must be a finite number")
     if kind == "uniform" and not init["low"] <= init["high"]:
         raise ValueError(f"{_OP}: uniform initializer needs low <= high, got {init}")
     if kind in ("normal", "trunc_normal") and init["std"] < 0:
@@ -259,6 +264,10 @@ class MultiTableMultiColumnEmbedding(Module):
         self.embedding_name = name
         self.seed = int(seed)
         self.padding_idx = None if padding_idx is None else int(padding_idx)
+        if self.padding_idx is not None and key_type == oneflow.int32:
+            assert -(2**31) <= self.padding_idx < 2**31, (
+                f"{_OP}: padding_idx {padding_idx} is out of range for int32 keys"
+            )
         self.rank_id, self.world_size = _world()
         if self.world_size > 1:
             raise NotImplementedError(
@@ -342,6 +351,25 @@ class MultiTableMultiColumnEmbedding(Module):
         # The optimizers find the store through the shadow.
         self.shadow._one_embedding = weakref.ref(self)
 
+    def __deepcopy__(self, memo):
+        """A copy with its own table (rows, optimizer state and waiting gradients copied)."""
+        cls = type(self)
+        new = cls.__new__(cls)
+        memo[id(self)] = new
+        for k, v in self.__dict__.items():
+            if k not in ("_handle", "_finalizer"):
+                new.__dict__[k] = copy.deepcopy(v, memo)
+        new._handle = _store.clone(self._handle)
+        new._finalizer = weakref.finalize(new, _store.release_store, new._handle)
+        new.shadow._one_embedding = weakref.ref(new)
+        return new
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError(
+            f"{_OP}: a table does not pickle; save its state_dict (a snapshot under "
+            "persistent_path) or call save_snapshot"
+        )
+
     def extra_repr(self):
         dim = self.column_dims if len(self.column_dims) > 1 else self.embedding_dim
         return (
@@ -380,6 +408,10 @@ class MultiTableMultiColumnEmbedding(Module):
                         f"{_OP}: table_ids of shape {ts} do not match ids of shape {ishape}"
                     )
                 table_ids = table_ids.expand(ishape)
+            if table_ids.dtype == oneflow.int64:
+                # out-of-range ids become -1 (the kernel's IndexError), not wrapped int32s
+                bad = (table_ids < 0) | (table_ids >= self.num_tables)
+                table_ids = oneflow.where(bad, -1, table_ids)
             table_ids = table_ids.to(oneflow.int32).contiguous()
         return _store.lookup(self.shadow, ids, table_ids, self._handle, self.padding_idx)
 
@@ -540,6 +572,21 @@ def _step_embedding(optimizer, group, p):
     _store.update(p, scalars, emb._handle, kind, hyper)
 
 
+def _scale_pending(p, factor):
+    """Multiplies the gradients waiting in the store of the shadow p (a kernel, so a compiled
+    graph records it)."""
+    emb = _embedding_of(p)
+    if emb is not None:
+        _store.update(p, oneflow._C._float64_tensor([factor]), emb._handle, "scale_grad", {})
+
+
+def _unscale_pending(p, factor):
+    """GradScaler.unscale_: multiplies the waiting gradients on the host; whether they were all
+    finite."""
+    emb = _embedding_of(p)
+    return True if emb is None else _store.scale_grad(emb._handle, factor)
+
+
 def _clear_pending(p):
     """zero_grad of a shadow: drops the gradients pushed into its store."""
     emb = _embedding_of(p)
@@ -548,34 +595,19 @@ def _clear_pending(p):
 
 
 class Optimizer:
-    """OneFlow's eager form: wraps an optimizer whose param groups hold the embeddings'
-    shadows. The wrapped optimizer's `step()` updates the tables (it does so unwrapped too);
-    this checks the pairing up front, as OneFlow does."""
+    """OneFlow's eager form, `opt = one_embedding.Optimizer(opt, [embedding, ...])`: checks
+    that the optimizer holds the embeddings' shadows and updates tables (SGD, Adam, AdamW,
+    Adagrad), then returns the optimizer itself, whose `step()` updates the tables (it does so
+    unwrapped too), so schedulers, GradScaler and `nn.Graph.add_optimizer` take it."""
 
-    def __init__(self, optimizer, embeddings):
+    def __new__(cls, optimizer, embeddings):
         shadows = {id(p) for g in optimizer.param_groups for p in g["params"]}
         for emb in embeddings:
             if id(emb.shadow) not in shadows:
                 raise ValueError("embedding must in optimizers param_group")
         for g in optimizer.param_groups:
             embedding_rule(optimizer, g)  # NotImplementedError for other optimizers
-        self.optimizer = optimizer
-        self.embeddings = list(embeddings)
-
-    def __getattr__(self, name):
-        return getattr(self.__dict__["optimizer"], name)
-
-    def step(self, closure=None):
-        return self.optimizer.step(closure)
-
-    def zero_grad(self, set_to_none=True):
-        return self.optimizer.zero_grad(set_to_none)
-
-    def state_dict(self):
-        return self.optimizer.state_dict()
-
-    def load_state_dict(self, state_dict):
-        return self.optimizer.load_state_dict(state_dict)
+        return optimizer
 
 
 # ---- persistent tables ----

@@ -378,3 +378,200 @@ def test_output_takes_the_shadow_dtype(tmp_path):
     y.sum().backward()
     opt.step()
     np.testing.assert_allclose(emb(flow.tensor([1, 2])).numpy(), w - 1, rtol=1e-6)
+
+
+def test_lookups_from_two_threads(tmp_path):
+    import threading
+
+    emb = _emb(tmp_path, dim=8)
+    keys = [np.random.default_rng(s).integers(0, 2**62, (300, 16)) for s in (0, 1)]
+
+    def work(k):
+        with flow.no_grad():
+            for row in k:
+                emb(flow.tensor(row))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in keys]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert emb.num_ids() == len(np.unique(np.concatenate(keys)))
+
+
+def test_grad_scaler_unscales_the_table(tmp_path):
+    emb = _emb(tmp_path, dim=2)
+    dense = flow.nn.Embedding(5, 2)
+    opt = flow.optim.SGD(list(emb.parameters()) + list(dense.parameters()), lr=1.0)
+    ids = flow.tensor([1, 2, 3])
+    w, d = emb(ids).numpy(), dense.weight[1:4].detach().numpy().copy()
+    scaler = flow.amp.GradScaler(init_scale=1024.0, device="cpu")
+    scaler.scale(emb(ids).sum() + dense(ids).sum()).backward()
+    scaler.step(opt)
+    scaler.update()
+    opt.zero_grad()
+    np.testing.assert_allclose(emb(ids).numpy(), w - 1, rtol=1e-6)
+    np.testing.assert_allclose(dense.weight[1:4].detach().numpy(), d - 1, rtol=1e-6)
+    # an inf only in the table's gradient skips the step
+    w = emb(ids).numpy()
+    scaler.scale((emb(ids) * float("inf")).sum() + dense(ids).sum()).backward()
+    assert scaler.step(opt) is None
+    scaler.update()
+    opt.zero_grad()
+    np.testing.assert_array_equal(emb(ids).numpy(), w)
+
+
+def test_graph_gradient_accumulation_averages_the_table(tmp_path):
+    emb = _emb(tmp_path, dim=2)
+    dense = flow.nn.Embedding(8, 2)
+    opt = flow.optim.SGD(list(emb.parameters()) + list(dense.parameters()), lr=1.0)
+
+    class G(flow.nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.emb, self.dense = emb, dense
+            self.add_optimizer(opt)
+            self.config.set_gradient_accumulation_steps(2)
+
+        def build(self, x):
+            loss = self.emb(x).sum() + self.dense(x).sum()
+            loss.backward()
+            return loss
+
+    x = flow.tensor([1, 2, 3, 4])
+    w, d = emb(x).numpy(), dense(x).detach().numpy()
+    G()(x)
+    np.testing.assert_allclose(emb(x).numpy() - w, dense(x).detach().numpy() - d, rtol=1e-6)
+    np.testing.assert_allclose(emb(x).numpy() - w, -0.5, rtol=1e-6)
+
+
+def test_autograd_grad_and_zero_grad_leave_the_table_alone(tmp_path):
+    from oneflow._oneflow_internal import _one_embedding as store
+
+    emb = _emb(tmp_path, dim=2)
+    lin = flow.nn.Linear(2, 1)
+    opt = flow.optim.SGD(emb.parameters(), lr=1.0)
+    ids = flow.tensor([1, 2, 3, 4])
+    y = emb(ids)
+    (gy,) = flow.autograd.grad(lin(y).sum(), y)
+    assert gy.shape == (4, 2) and store.pending(emb._handle) == 0
+    w = emb(ids).numpy()
+    emb(ids).sum().backward()
+    emb.zero_grad()  # Module.zero_grad drops what backward pushed
+    emb(ids).sum().backward()
+    opt.step()
+    opt.zero_grad()
+    np.testing.assert_allclose(emb(ids).numpy(), w - 1, rtol=1e-6)
+    emb(ids).sum().backward()
+    emb.shadow.grad = None
+    opt.zero_grad()  # also with the shadow's gradient already gone
+    assert store.pending(emb._handle) == 0
+
+
+def test_autograd_grad_runs_only_the_nodes_it_needs():
+    x = flow.randn(3, requires_grad=True)
+    calls = []
+    y = x * 2
+    z = (x * 3).sum()
+    x3 = x * 3
+    x3.register_hook(lambda g: calls.append("unused branch"))
+    (g,) = flow.autograd.grad((y.sum() + (x3 * 0).sum()) * 0 + y.sum(), y)
+    np.testing.assert_array_equal(g.numpy(), np.ones(3))
+    assert calls == []
+    (gx,) = flow.autograd.grad(z, x)
+    np.testing.assert_array_equal(gx.numpy(), np.full(3, 3.0))
+
+
+def test_copies_pickles_and_release(tmp_path):
+    import copy
+    import gc
+    import pickle
+
+    emb = _emb(tmp_path, dim=2)
+    ids = flow.tensor([1, 2])
+    w = emb(ids).numpy()
+    twin = copy.deepcopy(emb)
+    np.testing.assert_array_equal(twin(ids).numpy(), w)
+    opt = flow.optim.SGD(twin.parameters(), lr=1.0)
+    twin(ids).sum().backward()
+    opt.step()
+    np.testing.assert_array_equal(emb(ids).numpy(), w)
+    np.testing.assert_allclose(twin(ids).numpy(), w - 1, rtol=1e-6)
+    del emb
+    gc.collect()
+    assert twin(ids).shape == (2, 2)
+    with pytest.raises(TypeError, match="does not pickle"):
+        pickle.dumps(twin)
+    # releasing a table keeps another op's queued error for the next synchronisation
+    three = _emb(
+        tmp_path, dim=2, tables=[oe.make_table_options(oe.make_constant_initializer(0))] * 3
+    )
+    gone = _emb(tmp_path, dim=2)
+    internal = flow._oneflow_internal
+    prev = internal.queue_every_op()
+    internal.set_queue_every_op(True)  # the bad lookup queues instead of running at the call
+    try:
+        y = three(flow.arange(5), flow.full((5,), 7, dtype=flow.int32))
+        del gone
+        gc.collect()
+    finally:
+        internal.set_queue_every_op(prev)
+    with pytest.raises(IndexError, match="table id 7"):
+        y.numpy()
+
+
+def test_a_failed_snapshot_load_keeps_the_table(tmp_path):
+    big = _emb(tmp_path, dim=2)
+    big(flow.arange(10)).numpy()
+    big.save_snapshot("ten")
+    small = oe.MultiTableEmbedding(
+        "e", 2, flow.float, flow.int64, None, _store(tmp_path, capacity=5)
+    )
+    w = small(flow.tensor([100, 101])).numpy()
+    with pytest.raises(RuntimeError, match="the table is full"):
+        small.load_snapshot("ten")
+    assert small.num_ids() == 2
+    np.testing.assert_array_equal(small(flow.tensor([100, 101])).numpy(), w)
+
+
+def test_truncated_normal_in_a_far_tail_and_bad_numbers(tmp_path):
+    import time
+
+    init = oe.make_trunc_normal_initializer(0.0, 1.0, a=8.0, b=9.0)
+    emb = _emb(tmp_path, dim=16, tables=[oe.make_table_options(init)])
+    t = time.perf_counter()
+    v = emb(flow.arange(1000)).numpy()
+    assert time.perf_counter() - t < 5
+    assert v.min() >= 8.0 and v.max() <= 9.0
+    assert abs(v.mean() - 8.1200) < 0.01 and len(np.unique(v)) > 1000  # E[Z | 8 < Z < 9] = 8.12
+    with pytest.raises(ValueError, match="finite"):
+        _emb(
+            tmp_path, tables=[oe.make_table_options(oe.make_normal_initializer(0.0, float("nan")))]
+        )
+    two = _emb(tmp_path, dim=2, tables=[oe.make_table_options(oe.make_constant_initializer(0))] * 2)
+    with pytest.raises(IndexError, match="table id -1"):
+        two(flow.tensor([1]), flow.tensor([2**32 + 1])).numpy()
+    with pytest.raises(AssertionError, match="out of range for int32"):
+        oe.MultiTableEmbedding(
+            "e", 2, flow.float, flow.int32, None, _store(tmp_path), padding_idx=2**40
+        )
+
+
+def test_wrapper_is_the_optimizer_and_unsupported_optimizers_refuse(tmp_path):
+    emb = _emb(tmp_path, dim=2)
+    base = flow.optim.SGD(emb.parameters(), lr=1.0)
+    opt = oe.Optimizer(base, [emb])
+    assert opt is base
+    sched = flow.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
+    ids = flow.tensor([3])
+    w = emb(ids).numpy()
+    for _ in range(2):
+        emb(ids).sum().backward()
+        opt.step()
+        opt.zero_grad()
+        sched.step()
+    np.testing.assert_allclose(emb(ids).numpy(), w - 1.5, rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="LBFGS"):
+        flow.optim.LBFGS(emb.parameters())
+    with pytest.raises(NotImplementedError, match="RMSprop"):
+        flow.optim.RMSprop(emb.parameters())

@@ -70,13 +70,18 @@ void init_one_embedding(py::module_& m) {
       },
       py::arg("embedding_dim"), py::arg("storage_dim"), py::arg("column_dims"), py::arg("tables"),
       py::arg("seed"), py::arg("capacity"));
+  // Waits for the queued kernels (which find the store by its handle) without raising their
+  // errors: those stay pending for the next synchronisation point.
   e.def("release_store", [](int64_t h) {
     {
       ReleaseGil nogil;
-      eager::synchronize();
+      eager::drain();
     }
     embedding::release_store(h);
   });
+  e.def("clone", [](int64_t h) { return embedding::register_store(synced(h)->clone()); });
+  // Host-side unscaling of the pending gradients (GradScaler); returns whether all were finite.
+  e.def("scale_grad", [](int64_t h, double factor) { return synced(h)->scale_grad(factor); });
   e.def("size", [](int64_t h) { return synced(h)->size(); });
   e.def("pending", [](int64_t h) { return synced(h)->pending(); });
   e.def("save", [](int64_t h, const std::string& dir) {

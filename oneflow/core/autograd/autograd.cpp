@@ -358,6 +358,37 @@ TensorList run_backward(const TensorList& outputs, const TensorList& grad_output
     owners.emplace(e.node.get(), e.node);
   }
 
+  // autograd.grad runs only the nodes with a capture point below them, as PyTorch does: others
+  // would compute unused gradients, and a gradient with a side effect (one_embedding's push
+  // into its table) must not run for a gradient nobody asked for.
+  std::unordered_set<Node*> needed;
+  if (!inputs.empty()) {
+    std::unordered_map<Node*, bool> memo;
+    std::vector<std::pair<Node*, size_t>> stack;
+    for (Node* r : roots) {
+      if (memo.count(r)) continue;
+      memo[r] = false;
+      stack.push_back({r, 0});
+      while (!stack.empty()) {
+        auto& [n, next] = stack.back();
+        if (next < n->next_edges.size()) {
+          Node* child = n->next_edges[next++].node.get();
+          if (child && !memo.count(child)) {
+            memo[child] = false;
+            stack.push_back({child, 0});
+          }
+          continue;
+        }
+        // Applied when a capture lies below; reached (for its parents) when one lies here too.
+        bool below = false;
+        for (const Edge& e : n->next_edges) below = below || (e.node && memo[e.node.get()]);
+        memo[n] = below || captures.count(n) > 0;
+        if (below) needed.insert(n);
+        stack.pop_back();
+      }
+    }
+  }
+
   auto later_first = [](Node* a, Node* b) { return a->sequence_nr < b->sequence_nr; };
   std::priority_queue<Node*, std::vector<Node*>, decltype(later_first)> ready(later_first);
   std::unordered_set<Node*> queued;
@@ -388,6 +419,12 @@ TensorList run_backward(const TensorList& outputs, const TensorList& grad_output
       if (acc) continue;  // autograd.grad never writes .grad
     }
     if (!inputs.empty() && dynamic_cast<AccumulateGrad*>(n)) continue;
+    if (!inputs.empty() && !needed.count(n)) {
+      for (const Edge& e : n->next_edges)
+        if (e.node && --deps[e.node.get()] == 0 && queued.insert(e.node.get()).second)
+          ready.push(e.node.get());
+      continue;
+    }
     TensorList in_grads = n->apply(std::move(grads));
     if (anomaly_mode() == 1) check_no_nan(*n, in_grads);
     if (!retain_graph) n->release_saved();

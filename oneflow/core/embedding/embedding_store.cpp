@@ -60,6 +60,36 @@ Store::Store(StoreOptions options) : options_(std::move(options)) {
   slot_.assign(64, 0);
 }
 
+Store::Store(const Store& o)
+    : options_(o.options_),
+      slot_(o.slot_),
+      keys_(o.keys_),
+      values_(o.values_),
+      fresh_(o.fresh_),
+      pending_of_(o.pending_of_),
+      pending_rows_(o.pending_rows_),
+      pending_grad_(o.pending_grad_) {}
+
+std::shared_ptr<Store> Store::clone() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::shared_ptr<Store>(new Store(*this));
+}
+
+int64_t Store::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int64_t>(keys_.size());
+}
+
+int64_t Store::pending() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int64_t>(pending_rows_.size());
+}
+
+std::vector<int64_t> Store::keys() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return keys_;
+}
+
 int64_t Store::find(int64_t key) const {
   const uint64_t mask = slot_.size() - 1;
   for (uint64_t i = mix(static_cast<uint64_t>(key)) & mask;; i = (i + 1) & mask) {
@@ -82,6 +112,41 @@ void Store::grow() {
 
 namespace {
 
+// The value of N(mean, std^2) restricted to [low, high] at quantile u in (0, 1], by inverting
+// the normal CDF (so bounds far in a tail cost no more than others): a safeguarded Newton
+// iteration on the standardised bounds, on the upper-tail function when the window is above the
+// mean (where the CDF rounds to 1) and on the CDF otherwise.
+double trunc_normal(double mean, double std, double low, double high, double u) {
+  if (std <= 0) return std::clamp(mean, low, high);
+  double lo = (low - mean) / std, hi = (high - mean) / std;
+  const bool upper = lo >= 0;
+  const double kRsqrt2 = 0.70710678118654752440;
+  // F increasing in x: the CDF, or minus the upper tail.
+  auto F = [&](double x) {
+    return upper ? -0.5 * std::erfc(x * kRsqrt2) : 0.5 * std::erfc(-x * kRsqrt2);
+  };
+  auto density = [&](double x) { return 0.3989422804014327 * std::exp(-0.5 * x * x); };
+  const double f_lo = F(lo), f_hi = F(hi);
+  const double target = f_lo + u * (f_hi - f_lo);
+  double x = 0.5 * (lo + hi);
+  for (int it = 0; it < 100; ++it) {
+    const double f = F(x) - target;
+    if (f > 0)
+      hi = x;
+    else
+      lo = x;
+    const double d = density(x);
+    double next = d > 0 ? x - f / d : 0.5 * (lo + hi);
+    if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+    if (std::abs(next - x) <= 1e-12 * (1 + std::abs(x))) {
+      x = next;
+      break;
+    }
+    x = next;
+  }
+  return std::clamp(mean + std * x, low, high);
+}
+
 // values[0, n) from `init`, drawing from `gen` at counters from *ctr on.
 void fill(const Initializer& init, const Philox4x32& gen, uint64_t* ctr, float* v, int64_t n) {
   uint32_t w[4];
@@ -98,22 +163,20 @@ void fill(const Initializer& init, const Philox4x32& gen, uint64_t* ctr, float* 
       }
       return;
     case Initializer::Kind::kNormal:
-    case Initializer::Kind::kTruncNormal:
       for (int64_t j = 0; j < n;) {
         gen((*ctr)++, w);
         float z[4];
         box_muller(uint_to_unit_float(w[0]), uint_to_unit_float(w[1]), &z[0], &z[1]);
         box_muller(uint_to_unit_float(w[2]), uint_to_unit_float(w[3]), &z[2], &z[3]);
-        for (int k = 0; k < 4 && j < n; ++k) {
-          double x = init.a + init.b * z[k];
-          if (init.kind == Initializer::Kind::kTruncNormal && (x < init.low || x > init.high)) {
-            // Draws outside [low, high] are dropped; after 2^20 blocks (a window far in the
-            // tail) the value is clamped instead of looping on.
-            if (*ctr < (uint64_t{1} << 20)) continue;
-            x = std::clamp(x, init.low, init.high);
-          }
-          v[j++] = static_cast<float>(x);
-        }
+        for (int k = 0; k < 4 && j < n; ++k) v[j++] = static_cast<float>(init.a + init.b * z[k]);
+      }
+      return;
+    case Initializer::Kind::kTruncNormal:
+      for (int64_t j = 0; j < n; j += 4) {
+        gen((*ctr)++, w);
+        for (int64_t k = 0; k < std::min<int64_t>(4, n - j); ++k)
+          v[j + k] = static_cast<float>(
+              trunc_normal(init.a, init.b, init.low, init.high, uint_to_unit_float(w[k])));
       }
       return;
   }
@@ -141,11 +204,11 @@ void Store::initialise(int64_t row, int64_t key, int32_t table_id) {
 int64_t Store::find_or_insert(int64_t key, int32_t table_id) {
   const int64_t found = find(key);
   if (found >= 0) return found;
-  if (options_.capacity > 0 && size() >= options_.capacity)
+  const int64_t row = static_cast<int64_t>(keys_.size());
+  if (options_.capacity > 0 && row >= options_.capacity)
     throw_error<RuntimeError>(kOp, "the table is full: ", options_.capacity,
                               " keys (the store options' capacity); key ", key, " is new");
   if ((keys_.size() + 1) * 4 > slot_.size() * 3) grow();
-  const int64_t row = size();
   keys_.push_back(key);
   values_.resize(values_.size() + options_.line_size);
   fresh_.push_back(1);
@@ -181,16 +244,23 @@ void Store::lookup(const int64_t* keys, const int32_t* table_ids, int64_t n, con
 }
 
 void Store::push_grad(const int64_t* keys, int64_t n, const int64_t* padding, const float* grad) {
+  std::lock_guard<std::mutex> lock(mu_);
   const int64_t dim = options_.embedding_dim;
+  // Every key first: a missing one adds nothing.
+  std::vector<int64_t> rows(n, -1);
   for (int64_t i = 0; i < n; ++i) {
     if (padding != nullptr && keys[i] == *padding) continue;
-    const int64_t row = find(keys[i]);
+    rows[i] = find(keys[i]);
     // A key is in the table once its lookup ran; a snapshot loaded between forward and
     // backward may have dropped it.
-    if (row < 0)
+    if (rows[i] < 0)
       throw_error<RuntimeError>(kOp, "a gradient arrived for key ", keys[i],
                                 ", which is not in the table (was a snapshot loaded between "
                                 "forward and backward?)");
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t row = rows[i];
+    if (row < 0) continue;
     int32_t& p = pending_of_[row];
     if (p < 0) {
       p = static_cast<int32_t>(pending_rows_.size());
@@ -204,12 +274,28 @@ void Store::push_grad(const int64_t* keys, int64_t n, const int64_t* padding, co
 }
 
 void Store::clear_grad() {
+  std::lock_guard<std::mutex> lock(mu_);
+  clear_grad_unlocked();
+}
+
+bool Store::scale_grad(double factor) {
+  std::lock_guard<std::mutex> lock(mu_);
+  bool finite = true;
+  for (float& g : pending_grad_) {
+    finite = finite && std::isfinite(g);
+    g = static_cast<float>(g * factor);
+  }
+  return finite;
+}
+
+void Store::clear_grad_unlocked() {
   for (int64_t row : pending_rows_) pending_of_[row] = -1;
   pending_rows_.clear();
   pending_grad_.clear();
 }
 
 void Store::update(const UpdateRule& rule, const double* s) {
+  std::lock_guard<std::mutex> lock(mu_);
   const int64_t dim = options_.embedding_dim;
   const int64_t need = dim * (1 + rule.state_columns());
   if (options_.line_size < need)
@@ -265,10 +351,11 @@ void Store::update(const UpdateRule& rule, const double* s) {
     }
     fresh_[row] = 0;
   }
-  clear_grad();
+  clear_grad_unlocked();
 }
 
 void Store::read_rows(const int64_t* keys, int64_t n, float* rows) const {
+  std::lock_guard<std::mutex> lock(mu_);
   const int64_t line = options_.line_size;
   for (int64_t i = 0; i < n; ++i) {
     const int64_t row = find(keys[i]);
@@ -278,6 +365,7 @@ void Store::read_rows(const int64_t* keys, int64_t n, float* rows) const {
 }
 
 void Store::write_rows(const int64_t* keys, int64_t n, const float* rows) {
+  std::lock_guard<std::mutex> lock(mu_);
   const int64_t line = options_.line_size;
   for (int64_t i = 0; i < n; ++i) {
     const int64_t row = find_or_insert(keys[i], 0);
@@ -287,6 +375,11 @@ void Store::write_rows(const int64_t* keys, int64_t n, const float* rows) {
 }
 
 void Store::clear() {
+  std::lock_guard<std::mutex> lock(mu_);
+  clear_unlocked();
+}
+
+void Store::clear_unlocked() {
   slot_.assign(64, 0);
   keys_.clear();
   values_.clear();
@@ -319,6 +412,7 @@ std::vector<T> read_file(const std::filesystem::path& path, size_t count) {
 }  // namespace
 
 void Store::save(const std::string& dir_name) const {
+  std::lock_guard<std::mutex> lock(mu_);
   const std::filesystem::path dir(dir_name);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -356,13 +450,22 @@ void Store::load(const std::string& dir_name) {
   std::vector<int64_t> keys = read_file<int64_t>(dir / "keys", rows);
   std::vector<float> values = read_file<float>(dir / "values", rows * options_.line_size);
   std::vector<uint8_t> fresh = read_file<uint8_t>(dir / "fresh", rows);
-  clear();
+  // Built aside and swapped in: a snapshot that does not fit leaves the table as it was.
+  Store loaded(options_);
   for (int64_t r = 0; r < rows; ++r) {
-    const int64_t row = find_or_insert(keys[r], 0);
-    std::memcpy(values_.data() + row * options_.line_size, values.data() + r * options_.line_size,
-                options_.line_size * sizeof(float));
-    fresh_[row] = fresh[r];
+    const int64_t row = loaded.find_or_insert(keys[r], 0);
+    std::memcpy(loaded.values_.data() + row * options_.line_size,
+                values.data() + r * options_.line_size, options_.line_size * sizeof(float));
+    loaded.fresh_[row] = fresh[r];
   }
+  std::lock_guard<std::mutex> lock(mu_);
+  slot_.swap(loaded.slot_);
+  keys_.swap(loaded.keys_);
+  values_.swap(loaded.values_);
+  fresh_.swap(loaded.fresh_);
+  pending_of_.swap(loaded.pending_of_);
+  pending_rows_.swap(loaded.pending_rows_);
+  pending_grad_.swap(loaded.pending_grad_);
 }
 
 namespace {

@@ -8,12 +8,14 @@
 // keys in a batch and several backward passes before a step sum, as a dense embedding's
 // gradient does.
 //
-// Only kernels running in the eager engine's order touch a store (ops/one_embedding_primitives),
-// so no lock is taken; host-side readers (size, snapshots) synchronise the engine first.
+// Kernels running in the eager engine's order use a store (ops/one_embedding_primitives); a
+// small op may also run on a calling thread, so every operation takes the store's mutex.
+// Host-side readers (size, snapshots) synchronise the engine first.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -55,39 +57,48 @@ class Store {
   explicit Store(StoreOptions options);
 
   const StoreOptions& options() const { return options_; }
-  int64_t size() const { return static_cast<int64_t>(keys_.size()); }
-  int64_t pending() const { return static_cast<int64_t>(pending_rows_.size()); }
+  int64_t size() const;
+  int64_t pending() const;
+  // An independent copy: rows, optimizer state and pending gradients.
+  std::shared_ptr<Store> clone() const;
 
   // out[i, :embedding_dim] = the row of keys[i] (inserted when missing, initialised by
   // table_ids[i]'s initializer; table_ids may be null: table 0). A key equal to *padding gives
   // zeros and is not inserted.
   void lookup(const int64_t* keys, const int32_t* table_ids, int64_t n, const int64_t* padding,
               float* out);
-  // Adds grad[i, :embedding_dim] to the pending gradient of keys[i] (padding keys skipped).
+  // Adds grad[i, :embedding_dim] to the pending gradient of keys[i] (padding keys skipped);
+  // nothing is added when a key is missing (an error).
   void push_grad(const int64_t* keys, int64_t n, const int64_t* padding, const float* grad);
   void clear_grad();
+  // Multiplies the pending gradients by `factor`; returns whether they were all finite before.
+  bool scale_grad(double factor);
   // Applies `rule` with the per-step numbers `scalars` (SGD [lr]; Adam [lr, bias_correction1,
   // bias_correction2]; Adagrad [lr]) to the rows with pending gradients, then clears them.
   void update(const UpdateRule& rule, const double* scalars);
 
   // Whole rows (line_size floats each), for snapshots and the persistent-table tools.
-  std::vector<int64_t> keys() const { return keys_; }
+  std::vector<int64_t> keys() const;
   void read_rows(const int64_t* keys, int64_t n, float* rows) const;   // missing keys: error
   void write_rows(const int64_t* keys, int64_t n, const float* rows);  // inserts or replaces
-  bool contains(int64_t key) const { return find(key) >= 0; }
   void clear();
 
   // A snapshot directory: a "meta" text file, "keys" (int64), "values" (float32 rows) and
-  // "fresh" (one byte a row: state not yet initialised by an optimizer).
+  // "fresh" (one byte a row: state not yet initialised by an optimizer). A load that fails
+  // leaves the table as it was.
   void save(const std::string& dir) const;
   void load(const std::string& dir);
 
  private:
+  Store(const Store& other);  // under other's lock (clone)
+  void clear_unlocked();
+  void clear_grad_unlocked();
   int64_t find(int64_t key) const;
   int64_t find_or_insert(int64_t key, int32_t table_id);
   void grow();
   void initialise(int64_t row, int64_t key, int32_t table_id);
 
+  mutable std::mutex mu_;
   StoreOptions options_;
   // Open addressing with linear probing; slot_ holds row + 1 (0: empty).
   std::vector<int64_t> slot_;

@@ -44,7 +44,8 @@ class OneEmbeddingPushGrad final : public Primitive {
 };
 
 // (shadow, per-step numbers float64) -> nothing; applies the optimizer rule of attrs "kind"
-// ("sgd", "adam", "adagrad"; "clear_grad" drops the pending gradients) to the rows with
+// ("sgd", "adam", "adagrad"; "clear_grad" drops the pending gradients, "scale_grad" multiplies
+// them by the first number) to the rows with
 // pending gradients. The numbers: SGD and Adagrad [lr], Adam [lr, bias_correction1,
 // bias_correction2]; the other hyper-parameters are attrs.
 class OneEmbeddingUpdate final : public Primitive {

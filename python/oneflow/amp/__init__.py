@@ -342,6 +342,9 @@ class GradScaler:
                 for p in group["params"]:
                     if p.grad is None:
                         continue
+                    if "_one_embedding" in p.__dict__:
+                        # the table's gradients wait in its store
+                        found = not oneflow.one_embedding._unscale_pending(p, inv) or found
                     if p.grad.dtype == oneflow.float16:
                         raise ValueError("Attempting to unscale FP16 gradients.")
                     p.grad.mul_(inv)

@@ -51,6 +51,8 @@ class Optimizer:
                     f"parameter group didn't specify a value of required optimization parameter {k}"
                 )
             group.setdefault(k, v)
+        if any("_one_embedding" in p.__dict__ for p in group["params"]):
+            _one_embedding.embedding_rule(self, group)  # NotImplementedError for the others
         existing = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in existing for p in group["params"]):
             raise ValueError("some parameters appear in more than one parameter group")
@@ -59,10 +61,10 @@ class Optimizer:
     def zero_grad(self, set_to_none=True):
         for group in self.param_groups:
             for p in group["params"]:
-                if p.grad is None:
-                    continue
                 if "_one_embedding" in p.__dict__:
                     _one_embedding._clear_pending(p)
+                if p.grad is None:
+                    continue
                 if set_to_none:
                     p.grad = None
                 else:

@@ -85,8 +85,13 @@ void OneEmbeddingPushGrad::compute_cpu(const TensorList& in, const TensorList&,
 void OneEmbeddingUpdate::compute_cpu(const TensorList& in, const TensorList&,
                                      const Attrs& attrs) const {
   const auto store = embedding::find_store(attrs.get<int64_t>("store"));
-  if (attrs.get<std::string>("kind") == "clear_grad") {
+  const std::string& kind = attrs.get<std::string>("kind");
+  if (kind == "clear_grad") {
     store->clear_grad();
+    return;
+  }
+  if (kind == "scale_grad") {
+    store->scale_grad(in[1]->read_as<double>()[0]);
     return;
   }
   store->update(rule_of(attrs), in[1]->read_as<double>());

@@ -20,6 +20,7 @@ from collections import OrderedDict
 import oneflow
 import oneflow._oneflow_internal as _internal
 from oneflow import autograd as _autograd
+from oneflow import one_embedding
 from oneflow._oneflow_internal import Tensor
 from oneflow.amp import GradScaler, StaticGradScaler
 from oneflow.nn.graph.graph_block import GraphModule
@@ -432,6 +433,13 @@ class Graph:
         inv = scale.reciprocal()
         flags = []
         for e in self._optimizers:
+            for g in e.optimizer.param_groups:
+                for p in g["params"]:
+                    if "_one_embedding" in p.__dict__:
+                        raise NotImplementedError(
+                            f"nn.Graph {self._name}: a grad scaler with a one_embedding table "
+                            "in the optimizer is not supported yet (use GradScaler eagerly)"
+                        )
             grads = [
                 p.grad for g in e.optimizer.param_groups for p in g["params"] if p.grad is not None
             ]
@@ -607,6 +615,8 @@ class Graph:
                 for p in self._parameters():
                     if p.grad is not None:
                         p.grad.div_(steps)
+                        # a one_embedding table's gradients wait in its store
+                        one_embedding._scale_pending(p, 1.0 / steps)
             joined = [
                 oneflow.stack(ts) if ts[0].ndim == 0 else oneflow.cat(ts, dim=0)
                 for ts in zip(*results)

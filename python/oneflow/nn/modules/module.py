@@ -446,6 +446,8 @@ class Module:
 
     def zero_grad(self, set_to_none=True):
         for p in self.parameters():
+            if "_one_embedding" in p.__dict__:
+                oneflow.one_embedding._clear_pending(p)
             if p.grad is None:
                 continue
             if set_to_none:
