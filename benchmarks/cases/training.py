@@ -225,3 +225,56 @@ for _kind in ("add_", "sgd", "sgd momentum", "adamw"):
             frameworks=("oneflow", "torch"),
         )
     )
+
+
+# ---- a recommender's embedding step ----------------------------------------------------------
+
+EMB_IDS, EMB_DIM, EMB_VOCAB = 4096, 64, 1 << 20
+
+
+def _embedding_step(fw):
+    """Lookup of 4096 ids (Zipf-distributed over a 1M vocabulary), backward of the rows' sum
+    and an Adagrad update of the rows hit: oneflow.one_embedding (a key-value table) against
+    PyTorch's nn.Embedding(sparse=True) with its sparse Adagrad."""
+    import tempfile
+
+    import numpy as np
+
+    lib = fw.module
+    rng = np.random.default_rng(0)
+    batches = [
+        lib.tensor(np.minimum(rng.zipf(1.2, EMB_IDS) - 1, EMB_VOCAB - 1).astype(np.int64))
+        for _ in range(8)
+    ]
+    if fw.name == "oneflow":
+        oe = lib.one_embedding
+        store = oe.make_device_mem_store_options(
+            persistent_path=tempfile.mkdtemp(), capacity=EMB_VOCAB, size_factor=2
+        )
+        emb = oe.MultiTableEmbedding("bench", EMB_DIM, lib.float, lib.int64, None, store)
+    else:
+        emb = lib.nn.Embedding(EMB_VOCAB, EMB_DIM, sparse=True)
+    opt = lib.optim.Adagrad(emb.parameters(), lr=0.01)
+    it = [0]
+
+    def step():
+        ids = batches[it[0] % len(batches)]
+        it[0] += 1
+        emb(ids).sum().backward()
+        opt.step()
+        opt.zero_grad()
+
+    return step
+
+
+register(
+    Case(
+        "embedding step 4096 ids x 64, Adagrad (one_embedding vs sparse nn.Embedding)",
+        "training",
+        "GB/s",
+        _embedding_step,
+        # rows read by the lookup, gradient rows written, rows and accumulators read and written
+        EMB_IDS * EMB_DIM * 4 * 6,
+        frameworks=("oneflow", "torch"),
+    )
+)
