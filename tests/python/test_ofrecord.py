@@ -72,18 +72,18 @@ def write_part(path, records):
             f.write(struct.pack("<q", len(r)) + r)
 
 
-def png(pixels):
-    """An 8-bit RGB (HxWx3) or gray (HxW) PNG."""
-    pixels = np.asarray(pixels, dtype=np.uint8)
+def png(pixels, depth=8):
+    """A gray (HxW), RGB (HxWx3) or RGBA (HxWx4) PNG of 8 or 16 bits."""
+    pixels = np.asarray(pixels, dtype=np.uint8 if depth == 8 else ">u2")
     h, w = pixels.shape[:2]
-    color = 2 if pixels.ndim == 3 else 0
+    color = 0 if pixels.ndim == 2 else {3: 2, 4: 6}[pixels.shape[2]]
     rows = pixels.reshape(h, -1)
     raw = b"".join(b"\x00" + rows[i].tobytes() for i in range(h))
 
     def chunk(tag, data):
         return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
 
-    ihdr = struct.pack(">IIBBBBB", w, h, 8, color, 0, 0, 0)
+    ihdr = struct.pack(">IIBBBBB", w, h, depth, color, 0, 0, 0)
     return (
         b"\x89PNG\r\n\x1a\n"
         + chunk(b"IHDR", ihdr)
@@ -420,36 +420,46 @@ def test_coco_reader(tmp_path):
         "annotations": [
             {
                 "image_id": 10,
-                "bbox": [1, 1, 2, 2],
+                "bbox": [1, 1, 3, 2],
                 "category_id": 7,
                 "segmentation": [[0, 0, 1, 0, 1, 1]],
             },
-            {
-                "image_id": 10,
-                "bbox": [0, 0, 1, 1],
-                "category_id": 3,
-                "segmentation": [[2, 2, 3, 3]],
-            },
-            {"image_id": 11, "bbox": [0, 0, 1, 1], "category_id": 3, "iscrowd": 1},
+            {"image_id": 10, "bbox": [0, 0, 1, 1], "category_id": 3},  # empty: dropped
+            {"image_id": 11, "bbox": [0, 0, 2, 2], "category_id": 3, "iscrowd": 1},
             {
                 "image_id": 12,
-                "bbox": [2, 3, 1, 1],
+                "bbox": [2, 3, 10, 10],
                 "category_id": 3,
-                "segmentation": [[5, 5, 6, 6]],
+                "segmentation": [[5, 5, 6, 6, 5, 6]],
             },
         ],
     }
     ann = tmp_path / "ann.json"
     ann.write_text(json.dumps(coco))
-    reader = flow.nn.COCOReader(str(ann), str(tmp_path), batch_size=2, shuffle=False)
+    reader = flow.nn.COCOReader(
+        str(ann), str(tmp_path), batch_size=2, shuffle=False, group_by_aspect_ratio=False
+    )
     image, image_id, image_size, bbox, label, segm, segm_index = reader()
     assert image_id.numpy().tolist() == [10, 12]  # image 11 has only a crowd annotation
     assert image_size.numpy().tolist() == [[4, 6], [6, 6]]
-    np.testing.assert_array_equal(bbox[0].numpy(), [[1, 1, 3, 3], [0, 0, 1, 1]])
-    assert label[0].numpy().tolist() == [2, 1]  # contiguous labels from 1 in category id order
-    assert segm[0].shape == (5, 2) and segm_index[0].numpy()[-1].tolist() == [1, 0, 1]
+    # corners with x2 = x + w - 1, clipped to the image
+    np.testing.assert_array_equal(bbox[0].numpy(), [[1, 1, 3, 2]])
+    np.testing.assert_array_equal(bbox[1].numpy(), [[2, 3, 5, 5]])
+    assert label[0].numpy().tolist() == [2] and label[1].numpy().tolist() == [1]
+    assert segm[0].shape == (3, 2) and segm_index[0].numpy()[-1].tolist() == [2, 0, 0]
     decoded = flow.nn.image.decode(color_space="RGB")(image)
     assert decoded[1].shape == (6, 6, 3) and int(decoded[1].numpy()[0, 0, 0]) == 2
+    # landscape images are batched apart from square and portrait ones
+    grouped = flow.nn.COCOReader(str(ann), str(tmp_path), batch_size=2, shuffle=False)
+    assert grouped()[1].numpy().tolist() == [10, 10]
+    extra = {"image_id": 12, "bbox": [0, 0, 3, 3], "category_id": 99}
+    ann.write_text(json.dumps(dict(coco, annotations=coco["annotations"] + [extra])))
+    with pytest.raises(ValueError, match="category_id 99"):
+        flow.nn.COCOReader(str(ann), str(tmp_path), batch_size=1)
+    odd = dict(coco["annotations"][0], segmentation=[[0, 0, 1, 1, 2]])
+    ann.write_text(json.dumps(dict(coco, annotations=[odd])))
+    with pytest.raises(ValueError, match="5 coordinates"):
+        flow.nn.COCOReader(str(ann), str(tmp_path), batch_size=1)()
 
 
 def test_data_modules_refuse_graph_tracing(tmp_path):
@@ -495,3 +505,83 @@ def test_training_from_ofrecords(tmp_path):
         opt.zero_grad()
         losses.append(float(loss))
     assert np.mean(losses[-5:]) < 0.5 * np.mean(losses[:5])
+
+
+def test_hardening_found_by_review(tmp_path):
+    import threading
+
+    # one reader shared by threads: every record read as often as the others
+    write_part(tmp_path / "part-0", [record(id=("int64", [i])) for i in range(10)])
+    reader = flow.nn.OFRecordReader(str(tmp_path), batch_size=5)
+    seen = []
+
+    def work():
+        for _ in range(40):
+            seen.extend(_ids(reader()))
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert np.bincount(seen).tolist() == [80] * 10
+    # a length prefix larger than the rest of the file fails at once
+    (tmp_path / "huge-0").write_bytes(struct.pack("<q", 1 << 31) + b"abc")
+    with pytest.raises(RuntimeError, match="3 remain"):
+        flow.nn.OFRecordReader(str(tmp_path), part_name_prefix="huge-")()
+    (tmp_path / "dir-0").mkdir()
+    with pytest.raises(RuntimeError, match="not a regular file"):
+        flow.nn.OFRecordReader(str(tmp_path), part_name_prefix="dir-")()
+    for seed in (-5, 2**64 - 1):
+        flow.nn.OFRecordReader(str(tmp_path), random_shuffle=True, random_seed=seed)
+
+    dec = flow.nn.OFRecordRawDecoder
+    empty = TensorBuffer([record(b=("bytes", []))], "ofrecord")
+    with pytest.raises(RuntimeError, match="holds 0 values; expected one"):
+        dec("b", [2], flow.int64, truncate=True)(empty)
+    long = TensorBuffer([record(b=("bytes", [bytes([1, 2, 3, 4])]))], "ofrecord")
+    assert dec("b", [2], flow.uint8)(long).numpy().tolist() == [[1, 2]]  # as many as fit
+    sat = TensorBuffer([record(f=("float", [300.7, float("nan"), -1e30]))], "ofrecord")
+    assert dec("f", [3], flow.int8)(sat).numpy().tolist() == [[127, 0, -128]]
+    with pytest.raises(ValueError, match="negative"):
+        dec("f", [-1], flow.int8)
+
+    # CropMirrorNormalize's checks and OneFlow's full-image rule
+    x = flow.tensor(np.arange(1 * 4 * 6 * 3, dtype=np.uint8).reshape(1, 4, 6, 3))
+    with pytest.raises(ValueError, match=r"crop_pos_y must be in \[0, 1\]"):
+        flow.nn.CropMirrorNormalize(crop_h=2, crop_w=2, crop_pos_y=1.5)
+    assert flow.nn.CropMirrorNormalize(crop_h=0, crop_w=5)(x).shape == (1, 3, 4, 6)
+    inf = flow.nn.CropMirrorNormalize(mean=np.array([1.0, 2.0, 3.0]), std=[0.0])(x)
+    assert np.isinf(inf.numpy()).any()
+    mixed = TensorBuffer(
+        [flow.zeros(4, 4, 3, dtype=flow.uint8), flow.zeros(4, 4, 1, dtype=flow.uint8)], "image"
+    )
+    with pytest.raises(ValueError, match="image 1 has shape"):
+        flow.nn.CropMirrorNormalize(crop_h=2, crop_w=2)(mixed)
+    # aspect-keeping resizes never reach a zero side
+    thin = TensorBuffer([flow.zeros(1, 4000, 3, dtype=flow.uint8)], "image")
+    _, _, size = flow.nn.image.Resize(target_size=800, keep_aspect_ratio=True, max_size=1333)(thin)
+    assert size.numpy().tolist() == [[1333, 1]]
+
+
+@needs_codecs
+def test_png_decoding_follows_opencv():
+    rgb = np.array([[[255, 0, 0], [0, 255, 0], [0, 0, 255], [10, 200, 30]]], np.uint8)
+    gray = _data.decode_image(png(rgb), "GRAY").numpy()[0, :, 0]
+    r, g, b = (rgb[0, :, c].astype(np.int64) for c in range(3))
+    ref = (r * 4899 + g * 9617 + b * 1868 + 8192) >> 14
+    assert gray.tolist() == ref.tolist() == [76, 150, 29, 124]
+    rgba = np.array([[[200, 100, 50, 128], [10, 20, 30, 0]]], np.uint8)
+    assert _data.decode_image(png(rgba), "RGB").numpy().tolist() == [[[200, 100, 50], [10, 20, 30]]]
+    deep = np.array([[[0x8080, 0x4000, 0xFFFF]]])
+    assert _data.decode_image(png(deep, depth=16), "RGB").numpy().tolist() == [[[128, 64, 255]]]
+    ihdr = b"IHDR" + struct.pack(">IIBBBBB", 40000, 40000, 8, 2, 0, 0, 0)
+    big = (
+        b"\x89PNG\r\n\x1a\n"
+        + struct.pack(">I", 13)
+        + ihdr
+        + struct.pack(">I", zlib.crc32(ihdr))
+        + png(np.zeros((1, 1, 3), np.uint8))[33:]
+    )
+    with pytest.raises(RuntimeError, match="more than 2\\^30 pixels"):
+        _data.decode_image(big, "RGB")

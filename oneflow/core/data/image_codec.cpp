@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "oneflow/core/common/error.h"
 #include "oneflow/core/data/ofrecord.h"
@@ -34,6 +35,33 @@ int channels_of(const std::string& color_space) {
   if (color_space == "BGR" || color_space == "RGB") return 3;
   if (color_space == "GRAY") return 1;
   throw_error<ValueError>(kOp, "expected color_space BGR, RGB or GRAY, got '", color_space, "'");
+}
+
+constexpr uint64_t kMaxPixels = uint64_t{1} << 30;  // OpenCV's limit
+
+// Inverted (Adobe) CMYK to RGB: each channel is k scaled by the ink's complement, in OpenCV's
+// integer arithmetic.
+void cmyk_to_rgb(Image* img) {
+  const int64_t n = img->height * img->width;
+  uint8_t* p = img->pixels.data();
+  for (int64_t i = 0; i < n; ++i) {
+    const int k = p[4 * i + 3];
+    for (int c = 0; c < 3; ++c)
+      p[3 * i + c] = static_cast<uint8_t>(k - (((255 - p[4 * i + c]) * k) >> 8));
+  }
+  img->channels = 3;
+  img->pixels.resize(n * 3);
+}
+
+// RGB to gray with OpenCV's fixed-point weights (0.299, 0.587, 0.114 in 14 bits).
+void rgb_to_gray(Image* img) {
+  const int64_t n = img->height * img->width;
+  uint8_t* p = img->pixels.data();
+  for (int64_t i = 0; i < n; ++i)
+    p[i] = static_cast<uint8_t>(
+        (p[3 * i] * 4899 + p[3 * i + 1] * 9617 + p[3 * i + 2] * 1868 + 8192) >> 14);
+  img->channels = 1;
+  img->pixels.resize(n);
 }
 
 void rgb_to_bgr(Image* img) {
@@ -73,7 +101,14 @@ bool decode_jpeg(const std::string& bytes, int channels, Image* img, std::string
   jpeg_mem_src(&info, reinterpret_cast<const unsigned char*>(bytes.data()),
                static_cast<unsigned long>(bytes.size()));
   jpeg_read_header(&info, TRUE);
-  info.out_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+  if (static_cast<uint64_t>(info.image_width) * info.image_height > kMaxPixels) {
+    jpeg_destroy_decompress(&info);
+    *message = "the image has more than 2^30 pixels";
+    return false;
+  }
+  // CMYK (and YCCK) images decode to CMYK, converted to RGB below.
+  const bool cmyk = info.jpeg_color_space == JCS_CMYK || info.jpeg_color_space == JCS_YCCK;
+  info.out_color_space = cmyk ? JCS_CMYK : channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
   jpeg_start_decompress(&info);
   img->height = info.output_height;
   img->width = info.output_width;
@@ -88,21 +123,67 @@ bool decode_jpeg(const std::string& bytes, int channels, Image* img, std::string
   return true;
 }
 
-void decode_png(const std::string& bytes, int channels, Image* img) {
-  png_image png;
-  std::memset(&png, 0, sizeof(png));
-  png.version = PNG_IMAGE_VERSION;
-  if (!png_image_begin_read_from_memory(&png, bytes.data(), bytes.size()))
-    throw_error<RuntimeError>(kOp, "not a valid PNG image: ", png.message);
-  png.format = channels == 1 ? PNG_FORMAT_GRAY : PNG_FORMAT_RGB;
-  img->height = png.height;
-  img->width = png.width;
-  img->channels = channels;
-  img->pixels.resize(PNG_IMAGE_SIZE(png));
-  if (!png_image_finish_read(&png, nullptr, img->pixels.data(), 0, nullptr)) {
-    png_image_free(&png);
-    throw_error<RuntimeError>(kOp, "not a valid PNG image: ", png.message);
+struct PngSource {
+  const std::string* bytes;
+  size_t pos;
+};
+
+void png_read_memory(png_structp png, png_bytep out, png_size_t n) {
+  auto* src = static_cast<PngSource*>(png_get_io_ptr(png));
+  if (src->pos + n > src->bytes->size()) png_error(png, "the PNG data ends early");
+  std::memcpy(out, src->bytes->data() + src->pos, n);
+  src->pos += n;
+}
+
+void png_fail(png_structp png, png_const_charp msg) {
+  *static_cast<std::string*>(png_get_error_ptr(png)) = msg;
+  std::longjmp(png_jmpbuf(png), 1);
+}
+
+void png_ignore_warning(png_structp, png_const_charp) {}
+
+// 8-bit RGB or gray, as OpenCV's decoder gives them: 16-bit samples keep their high byte,
+// palettes and low bit depths expand, alpha is dropped (not blended), no gamma conversion.
+bool decode_png(const std::string& bytes, int channels, Image* img, std::string* message) {
+  png_structp png =
+      png_create_read_struct(PNG_LIBPNG_VER_STRING, message, png_fail, png_ignore_warning);
+  if (png == nullptr) {
+    *message = "out of memory";
+    return false;
   }
+  png_infop info = png_create_info_struct(png);
+  PngSource src{&bytes, 0};
+  std::vector<png_bytep> rows;
+  if (info == nullptr || setjmp(png_jmpbuf(png))) {
+    png_destroy_read_struct(&png, info ? &info : nullptr, nullptr);
+    if (message->empty()) *message = "out of memory";
+    return false;
+  }
+  png_set_read_fn(png, &src, png_read_memory);
+  png_read_info(png, info);
+  const png_uint_32 width = png_get_image_width(png, info),
+                    height = png_get_image_height(png, info);
+  if (static_cast<uint64_t>(width) * height > kMaxPixels)
+    png_error(png, "the image has more than 2^30 pixels");
+  const int color = png_get_color_type(png, info), depth = png_get_bit_depth(png, info);
+  if (depth == 16) png_set_strip_16(png);
+  if (color == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
+  if (color == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(png);
+  png_set_strip_alpha(png);
+  const bool gray = !(color & PNG_COLOR_MASK_COLOR);
+  if (gray && channels == 3) png_set_gray_to_rgb(png);
+  png_set_interlace_handling(png);
+  png_read_update_info(png, info);
+  img->height = height;
+  img->width = width;
+  img->channels = png_get_channels(png, info);
+  const size_t row_bytes = png_get_rowbytes(png, info);
+  img->pixels.resize(row_bytes * height);
+  rows.resize(height);
+  for (png_uint_32 y = 0; y < height; ++y) rows[y] = img->pixels.data() + y * row_bytes;
+  png_read_image(png, rows.data());
+  png_destroy_read_struct(&png, &info, nullptr);
+  return true;
 }
 
 bool encode_jpeg_rgb(const Image& img, int quality, std::string* out, std::string* message) {
@@ -169,17 +250,23 @@ Image decode_image(const std::string& bytes, const std::string& color_space) {
     if (!decode_jpeg(bytes, channels, &img, &message))
       throw_error<RuntimeError>(kOp, "not a valid JPEG image: ", message);
   } else if (is_png(bytes)) {
-    decode_png(bytes, channels, &img);
+    std::string message;
+    if (!decode_png(bytes, channels, &img, &message))
+      throw_error<RuntimeError>(kOp, "not a valid PNG image: ", message);
   } else {
     throw_error<RuntimeError>(kOp, "the bytes are neither a JPEG nor a PNG image (", bytes.size(),
                               " bytes)");
   }
+  if (img.channels == 4) cmyk_to_rgb(&img);
+  if (channels == 1 && img.channels == 3) rgb_to_gray(&img);
   if (color_space == "BGR") rgb_to_bgr(&img);
   return img;
 #else
   (void)is_jpeg;
   (void)is_png;
   (void)rgb_to_bgr;
+  (void)rgb_to_gray;
+  (void)cmyk_to_rgb;
   (void)bytes;
   throw_error<NotImplementedError>(kOp, "this oneflow was built without libjpeg and libpng");
 #endif

@@ -2,7 +2,11 @@
 #include "oneflow/core/data/ofrecord.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <limits>
+#include <type_traits>
 
 #include "oneflow/core/common/error.h"
 #include "oneflow/core/common/half.h"
@@ -36,11 +40,23 @@ const record::Feature& feature_of(const record::OFRecord& rec, const std::string
   return it->second;
 }
 
+// A C cast, except that floating values outside an integer type's range saturate and NaN
+// gives 0 (a plain cast is undefined there).
+template <typename T, typename Src>
+T cast_value(Src v) {
+  if constexpr (std::is_floating_point_v<Src> && std::is_integral_v<T>) {
+    if (std::isnan(v)) return 0;
+    if (v <= static_cast<Src>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
+    if (v >= static_cast<Src>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+  }
+  return static_cast<T>(v);
+}
+
 template <typename Src>
 void convert(const Src* src, int64_t n, DType dtype, void* out, int64_t offset) {
   visit_dtype(dtype, [&]<typename T>() {
     T* dst = static_cast<T*>(out) + offset;
-    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<T>(src[i]);
+    for (int64_t i = 0; i < n; ++i) dst[i] = cast_value<T>(src[i]);
   });
 }
 
@@ -76,8 +92,13 @@ void OFRecordReader::open_next_file() {
   }
   file_name_ = options_.files[order_[file_pos_++]];
   file_.clear();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file_name_, ec))
+    throw_error<RuntimeError>("OFRecordReader", "the part file ", file_name_,
+                              " is not a regular file");
   file_.open(file_name_, std::ios::binary);
   if (!file_) throw_error<RuntimeError>("OFRecordReader", "cannot open the part file ", file_name_);
+  file_size_ = static_cast<std::streamoff>(std::filesystem::file_size(file_name_, ec));
 }
 
 bool OFRecordReader::read_from_file(std::string* out) {
@@ -94,9 +115,11 @@ bool OFRecordReader::read_from_file(std::string* out) {
                                 " ends inside a record's length (truncated file?)");
     uint64_t size = 0;
     for (int i = 7; i >= 0; --i) size = (size << 8) | len[i];
-    if (size > kMaxRecordBytes)
+    const std::streamoff here = file_.tellg();
+    if (size > kMaxRecordBytes || (here >= 0 && size > static_cast<uint64_t>(file_size_ - here)))
       throw_error<RuntimeError>("OFRecordReader", file_name_, " has a record of ", size,
-                                " bytes: not an OFRecord file?");
+                                " bytes where ", here >= 0 ? file_size_ - here : 0,
+                                " remain (truncated file, or not an OFRecord file?)");
     out->resize(size);
     file_.read(out->data(), static_cast<std::streamsize>(size));
     if (static_cast<uint64_t>(file_.gcount()) != size)
@@ -125,6 +148,7 @@ std::string OFRecordReader::next_record() {
 }
 
 std::vector<std::string> OFRecordReader::next_batch() {
+  std::lock_guard<std::mutex> lock(mu_);
   std::vector<std::string> batch;
   batch.reserve(options_.batch_size);
   for (int64_t i = 0; i < options_.batch_size; ++i) batch.push_back(next_record());
@@ -155,7 +179,10 @@ void decode_raw(const std::vector<std::string>& records, const std::string& name
     int64_t n = 0;
     switch (f.kind_case()) {
       case record::Feature::kBytesList:
-        n = f.bytes_list().value_size() == 0 ? 0 : f.bytes_list().value(0).size();
+        if (f.bytes_list().value_size() != 1)
+          throw_error<RuntimeError>(op, "bytes feature '", name, "' of record ", r, " holds ",
+                                    f.bytes_list().value_size(), " values; expected one");
+        n = f.bytes_list().value(0).size();
         break;
       case record::Feature::kFloatList:
         n = f.float_list().value_size();
@@ -172,8 +199,10 @@ void decode_raw(const std::vector<std::string>& records, const std::string& name
       default:
         throw_error<RuntimeError>(op, "feature '", name, "' of record ", r, " holds no list");
     }
-    if ((n > o.count && !o.truncate) ||
-        (n < o.count && !o.truncate && !o.auto_zero_padding && !o.varying_length))
+    // A bytes feature gives as many bytes as fit, as OneFlow's decoder does.
+    const bool bytes = f.kind_case() == record::Feature::kBytesList;
+    if (!bytes && ((n > o.count && !o.truncate) ||
+                   (n < o.count && !o.truncate && !o.auto_zero_padding && !o.varying_length)))
       throw_error<RuntimeError>(op, "feature '", name, "' of record ", r, " has ", n,
                                 " values; the shape asks for ", o.count,
                                 n > o.count ? " (truncate=True keeps the first ones)"

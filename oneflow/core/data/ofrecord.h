@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <mutex>
 #include <random>
 #include <string>
 #include <vector>
@@ -23,7 +24,8 @@ struct ReaderOptions {
   uint64_t seed = 0;
 };
 
-// Reads batches of records, epoch after epoch, without end.
+// Reads batches of records, epoch after epoch, without end; next_batch may be called from
+// several threads (each batch is read under a lock).
 class OFRecordReader {
  public:
   explicit OFRecordReader(ReaderOptions options);
@@ -35,11 +37,13 @@ class OFRecordReader {
   bool read_from_file(std::string* out);
   void open_next_file();
 
+  std::mutex mu_;
   ReaderOptions options_;
   std::vector<size_t> order_;
   size_t file_pos_ = 0;
   std::ifstream file_;
   std::string file_name_;
+  std::streamoff file_size_ = 0;
   int64_t epoch_ = 0;
   int64_t records_this_epoch_ = 0;
   std::mt19937_64 rng_;

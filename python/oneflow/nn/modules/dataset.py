@@ -88,7 +88,10 @@ def _expect_buffer(x, op, kinds):
 
 
 def _seed_or_random(seed):
-    return random.SystemRandom().getrandbits(63) if seed is None or seed == -1 else int(seed)
+    """None or -1: a fresh seed; any other int as its 64-bit pattern."""
+    if seed is None or seed == -1:
+        return random.SystemRandom().getrandbits(63)
+    return int(seed) & ((1 << 64) - 1)
 
 
 def _part_files(ofrecord_dir, data_part_num, prefix, suffix_length):
@@ -188,6 +191,8 @@ class OFRecordRawDecoder(Module):
         super().__init__()
         self.blob_name = blob_name
         self.shape = tuple(int(s) for s in shape)
+        if any(s < 0 for s in self.shape):
+            raise ValueError(f"OFRecordRawDecoder: shape must not be negative, got {self.shape}")
         self.dtype = dtype
         self.dim1_varying_length = bool(dim1_varying_length)
         self.truncate = bool(truncate or auto_zero_padding)
@@ -338,7 +343,7 @@ class OFRecordImageDecoderRandomCrop(Module):
 
 
 def _per_channel(op, values, channels, name):
-    v = [float(x) for x in (values if isinstance(values, (list, tuple)) else [values])]
+    v = [float(x) for x in np.asarray(values, dtype=np.float64).reshape(-1)]
     if len(v) == 1:
         v = v * channels
     if len(v) != channels:
@@ -378,6 +383,11 @@ class CropMirrorNormalize(Module):
         self.output_layout = output_layout
         self.crop_h, self.crop_w = int(crop_h), int(crop_w)
         self.crop_pos_y, self.crop_pos_x = float(crop_pos_y), float(crop_pos_x)
+        for name, v in (("crop_pos_y", self.crop_pos_y), ("crop_pos_x", self.crop_pos_x)):
+            if not 0.0 <= v <= 1.0:
+                raise ValueError(f"CropMirrorNormalize: {name} must be in [0, 1], got {v}")
+        if self.crop_h < 0 or self.crop_w < 0:
+            raise ValueError("CropMirrorNormalize: crop_h and crop_w must not be negative")
         self.mean = _per_channel("CropMirrorNormalize", mean, self.channels, "mean")
         self.std = _per_channel("CropMirrorNormalize", std, self.channels, "std")
 
@@ -399,8 +409,10 @@ class CropMirrorNormalize(Module):
                     f"{getattr(input, 'dtype', type(input).__name__)}"
                 )
             n, H, W, C = input.shape
-            h = H if self.crop_h == 0 else min(self.crop_h, H)
-            w = W if self.crop_w == 0 else min(self.crop_w, W)
+            if self.crop_h == 0 or self.crop_w == 0:  # OneFlow's rule: the full image
+                h, w = H, W
+            else:
+                h, w = min(self.crop_h, H), min(self.crop_w, W)
         else:
             _expect_buffer(input, op, ("image",))
             n = len(images)
@@ -408,6 +420,11 @@ class CropMirrorNormalize(Module):
                 raise ValueError(f"{op}: a TensorBuffer of images needs crop_h and crop_w")
             h, w = self.crop_h, self.crop_w
             for i, img in enumerate(images):
+                if img.ndim != 3 or img.shape[2] != self.channels:
+                    raise ValueError(
+                        f"{op}: color_space gives {self.channels} channels, image {i} has shape "
+                        f"{tuple(img.shape)}"
+                    )
                 if img.shape[0] < h or img.shape[1] < w:
                     raise ValueError(
                         f"{op}: image {i} of shape {tuple(img.shape)} is smaller than the crop "
@@ -437,7 +454,8 @@ class CropMirrorNormalize(Module):
         else:
             batch = oneflow.stack(crops).to(oneflow.float32)
         mean = oneflow.tensor(self.mean, dtype=oneflow.float32)
-        inv = oneflow.tensor([1.0 / s for s in self.std], dtype=oneflow.float32)
+        with np.errstate(divide="ignore"):  # std 0 gives inf, as OneFlow's kernel
+            inv = oneflow.tensor(np.float32(1) / np.float32(self.std), dtype=oneflow.float32)
         out = (batch - mean) * inv
         if self.output_layout == "NCHW":
             out = out.permute(0, 3, 1, 2).contiguous()
@@ -675,7 +693,7 @@ class ImageResize(Module):
                 l_ = round(s / aspect)
         w = s if W < H else l_
         h = l_ if W < H else s
-        return h, w
+        return max(h, 1), max(w, 1)
 
     def forward(self, images):
         op = "image.Resize"
@@ -711,14 +729,27 @@ class ImageResize(Module):
         return batch, scale, None
 
 
+def _coco_box(bbox, height, width):
+    """COCO's (x, y, w, h) as corners (x1, y1, x2, y2) with x2 = x + max(w - 1, 0), clipped
+    to the image; None when empty (OneFlow's conversion)."""
+    x, y, w, h = (float(v) for v in bbox)
+    x1, y1 = min(max(x, 0.0), width - 1.0), min(max(y, 0.0), height - 1.0)
+    x2 = min(max(x + max(w - 1.0, 0.0), 0.0), width - 1.0)
+    y2 = min(max(y + max(h - 1.0, 0.0), 0.0), height - 1.0)
+    if x2 <= x1 or y2 <= y1:
+        return None
+    return (x1, y1, x2, y2)
+
+
 class COCOReader(Module):
     """COCO detection data: reads the annotation JSON and yields batches of (encoded image bytes
     as a TensorBuffer, image_id int64 (N,), image_size int32 (N, 2) (height, width), gt_bbox
     TensorBuffer of float (n, 4), gt_label TensorBuffer of int32 (n,), gt_segm TensorBuffer of
     float (P, 2) polygon points, gt_segm_index TensorBuffer of int32 (P, 3) (point, polygon,
-    object)). Crowd annotations are skipped; images without annotations are removed when
-    `remove_images_without_annotations`; `group_by_aspect_ratio` puts images with width >= height
-    and the others in separate batches."""
+    object)); boxes are corners with x2 = x + w - 1, clipped to the image, and empty ones are
+    dropped. Crowd annotations are skipped; images left without annotations are removed when
+    `remove_images_without_annotations`; `group_by_aspect_ratio` batches landscape images
+    apart from the others."""
 
     def __init__(
         self,
@@ -747,11 +778,20 @@ class COCOReader(Module):
             coco = json.load(f)
         categories = sorted(c["id"] for c in coco.get("categories", []))
         self._label_of = {cid: i + 1 for i, cid in enumerate(categories)}
+        sizes = {im["id"]: (im["height"], im["width"]) for im in coco.get("images", [])}
         anns = {}
         for a in coco.get("annotations", []):
-            if a.get("iscrowd", 0):
+            if a.get("iscrowd", 0) or a["image_id"] not in sizes:
                 continue
-            anns.setdefault(a["image_id"], []).append(a)
+            if a["category_id"] not in self._label_of:
+                raise ValueError(
+                    f"COCOReader: annotation {a.get('id')} has category_id {a['category_id']}, "
+                    "which is not among the categories"
+                )
+            box = _coco_box(a["bbox"], *sizes[a["image_id"]])
+            if box is None:  # empty after conversion: dropped, as OneFlow's reader does
+                continue
+            anns.setdefault(a["image_id"], []).append((a, box))
         images = sorted(coco.get("images", []), key=lambda im: im["id"])
         if remove_images_without_annotations:
             images = [im for im in images if anns.get(im["id"])]
@@ -786,7 +826,7 @@ class COCOReader(Module):
             return [self._next_image() for _ in range(self.batch_size)]
         while True:
             im = self._next_image()
-            group = self._pending[im["width"] >= im["height"]]
+            group = self._pending[im["height"] >= im["width"]]  # OneFlow's int(h / w) > 0
             group.append(im)
             if len(group) == self.batch_size:
                 batch = list(group)
@@ -803,13 +843,17 @@ class COCOReader(Module):
             ids.append(im["id"])
             sizes.append((im["height"], im["width"]))
             b, lab, pts, idx = [], [], [], []
-            for k, a in enumerate(self._anns.get(im["id"], [])):
-                x, y, w, h = a["bbox"]
-                b.append((x, y, x + w, y + h))
-                lab.append(self._label_of.get(a["category_id"], 0))
+            for k, (a, box) in enumerate(self._anns.get(im["id"], [])):
+                b.append(box)
+                lab.append(self._label_of[a["category_id"]])
                 polys = a.get("segmentation", [])
                 if isinstance(polys, list):
                     for p, poly in enumerate(polys):
+                        if len(poly) < 6 or len(poly) % 2:
+                            raise ValueError(
+                                f"COCOReader: a polygon of annotation {a.get('id')} has "
+                                f"{len(poly)} coordinates; expected an even number, at least 6"
+                            )
                         for q in range(len(poly) // 2):
                             pts.append((poly[2 * q], poly[2 * q + 1]))
                             idx.append((q, p, k))
