@@ -1192,3 +1192,34 @@ def test_a_replaced_parameter_is_traced_again():
     assert len(graph._plans) == 2
     _close(graph(x), flow.softmax(model(x), dim=-1))
     assert len(graph._plans) == 2  # and replayed after that
+
+
+def test_replays_check_index_values_the_host_checked_while_tracing():
+    import pytest
+
+    emb = flow.nn.Embedding(10, 3)
+
+    class Lookup(flow.nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.emb = emb
+
+        def build(self, x, i, j):
+            w = self.emb.weight
+            return self.emb(x), flow.index_select(w, 0, i), flow.index_fill(w, 0, j, 0.0)
+
+    g = Lookup()
+    ids, ok = flow.tensor([1, 2]), flow.tensor([0, 1])
+    out = g(ids, ok, ok)
+    assert out[0].shape == (2, 3) and out[1].shape == (2, 3)
+    # negative ids wrap in the gather kernels: the replay checks them as eager execution does
+    with pytest.raises(IndexError, match="embedding: index -1 is out of bounds"):
+        g(flow.tensor([-1, 2]), ok, ok)[0].numpy()
+    with pytest.raises(IndexError, match="index_select: index -3 is out of bounds"):
+        g(ids, flow.tensor([-3, 1]), ok)[1].numpy()
+    # index_fill takes negative indices from the end, down to -size
+    filled = g(ids, ok, flow.tensor([-10, 1]))[2].numpy()
+    assert (filled[0] == 0).all() and (filled[1] == 0).all()
+    with pytest.raises(IndexError, match="index_fill: index -11 is out of bounds"):
+        g(ids, ok, flow.tensor([-11, 1]))[2].numpy()
+    assert g(flow.tensor([3, 4]), ok, ok)[0].shape == (2, 3)

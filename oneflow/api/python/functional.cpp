@@ -9,6 +9,7 @@
 #include "oneflow/core/functional/generators.h"
 #include "oneflow/core/functional/split.h"
 #include "oneflow/core/functional/ternary.h"
+#include "oneflow/core/ops/index_check_primitive.h"
 
 namespace oneflow::python {
 
@@ -591,8 +592,16 @@ void init_functional(py::module_& m) {
                                   "index out of range in self (indices must be in [0, ", n,
                                   "), weight has shape ", shape_str(weight->shape()), ")");
     }
+    // A compiled graph replays the gather without the check above (its kernel takes negative
+    // indices from the end): record the check too.
+    F::record_index_check(idx, 0, weight->shape()[0], "embedding", 0, weight->shape()[0]);
     return F::index_gather_raw(F::contiguous(weight), {idx}, 0);
   });
+  // While a graph is traced: records a kernel that checks index's values against [lo, hi)
+  // at each replay (ops/index_check_primitive.h); nothing in eager mode.
+  m.def("_record_index_check",
+        [](const Tensor& index, int64_t lo, int64_t hi, const std::string& op, int64_t dim,
+           int64_t size) { F::record_index_check(index, lo, hi, op, dim, size); });
   m.def(
       "index_put_",
       [](py::handle x, std::vector<Tensor> indices, int64_t dim, py::handle value,

@@ -155,7 +155,9 @@ def _check_index_values(op, index, size, dim, wrap=False, error=IndexError):
     if hi >= size or lo < (-size if wrap else 0):
         bad = hi if hi >= size else lo
         raise error(f"{op}: index {bad} is out of bounds for dimension {dim} with size {size}")
-    # In a graph being traced the wrap is always recorded: a replay's indices may be negative.
+    # A graph being traced records the check (a replay's indices are not seen here) and the
+    # wrap (they may be negative).
+    _C._record_index_check(index, -size if wrap else 0, size, op, dim, size)
     if wrap and (lo < 0 or _internal._graph_tracing()):
         index = _C.where(_C.lt(index, 0), _C.add(index, size), index)
     return index
