@@ -1,6 +1,7 @@
 // The tracer and compiled programs of core/graph for oneflow.nn.Graph (python/oneflow/nn/graph).
 #include "oneflow/core/graph/graph.h"
 #include "oneflow/api/python/common.h"
+#include "oneflow/core/graph/trace_pause.h"
 
 namespace oneflow::python {
 
@@ -10,6 +11,8 @@ void init_graph(py::module_& m) {
   m.def("_graph_trace_end", &graph::end_trace, py::arg("outputs"));
   m.def("_graph_trace_abort", &graph::abort_trace);
   m.def("_graph_tracing", &graph::tracing);
+  m.def("_graph_trace_pause", &graph::pause_trace);
+  m.def("_graph_trace_resume", &graph::resume_trace);
   // Saved programs (the protobuf IR, core/graph/graph.proto): variables are (name, tensor) pairs.
   m.def(
       "_graph_save",

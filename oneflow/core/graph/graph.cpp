@@ -6,6 +6,7 @@
 
 #include "oneflow/core/eager/engine.h"
 #include "oneflow/core/functional/functional.h"
+#include "oneflow/core/graph/trace_pause.h"
 
 namespace oneflow::graph {
 
@@ -334,7 +335,20 @@ namespace {
 thread_local std::unique_ptr<Recorder> t_recorder;
 }  // namespace
 
+namespace {
+// Recorders set aside by pause_trace, innermost last (null entries: nothing was recorded).
+thread_local std::vector<std::unique_ptr<Recorder>> t_paused;
+}  // namespace
+
 bool tracing() { return t_recorder != nullptr; }
+
+void pause_trace() { t_paused.push_back(std::move(t_recorder)); }
+
+void resume_trace() {
+  if (t_paused.empty()) throw_error<RuntimeError>("nn.Graph", "resume_trace without pause_trace");
+  t_recorder = std::move(t_paused.back());
+  t_paused.pop_back();
+}
 
 void begin_trace(const TensorList& inputs, const TensorList& variables) {
   if (t_recorder)

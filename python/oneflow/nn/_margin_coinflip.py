@@ -2,7 +2,8 @@
 
 CoinFlip draws a batch of Bernoulli(probability) values as an int8 tensor of 0/1, from its own
 generator when a random_seed is given, as a local tensor on `device` or a global one with
-`placement` and `sbp`.
+`placement` and `sbp`. Inside a traced nn.Graph build() it is part of the data pipeline: it
+draws on the host before each replay (nn/modules/dataset.py).
 
 CombinedMarginLoss replaces the target entry x[i, label[i]] of a batch of cosines by
 cos(m1 * acos(x) + m2) - m3 (ArcFace, CosFace and SphereFace margins in one formula) and leaves
@@ -12,6 +13,7 @@ gradient passed straight through."""
 import numbers
 
 import oneflow
+from oneflow.nn.modules.dataset import DataModule
 from oneflow.nn.modules.module import Module
 
 __all__ = ["CoinFlip", "CombinedMarginLoss"]
@@ -25,7 +27,7 @@ def _is_real(v):
     return isinstance(v, numbers.Real) and not isinstance(v, bool)
 
 
-class CoinFlip(Module):
+class CoinFlip(DataModule):
     """Random 0/1 values following a Bernoulli distribution: forward() returns an int8 tensor of
     shape (batch_size,) whose entries are 1 with probability `probability`.
 

@@ -26,6 +26,7 @@ from oneflow.amp import GradScaler, StaticGradScaler
 from oneflow.nn.graph.graph_block import GraphModule
 from oneflow.nn.graph.graph_config import GraphConfig
 from oneflow.nn.graph.optimizer_update import make_updater
+from oneflow.nn.modules import dataset as _dataset
 from oneflow.nn.modules.module import Module
 from oneflow.nn.modules.module import _structure_version as _module_structure_version
 from oneflow.optim.optimizer import Optimizer
@@ -192,6 +193,8 @@ class _Plan:
         # optimizer index -> position among the program's extra outputs of its "gradients
         # finite" flag (a dynamic grad scaler): its host-side counters advance only when set
         self.flags = flags
+        # the data pipeline's calls in build(), run on the host before each replay
+        self.host = None
 
 
 class Graph:
@@ -518,6 +521,8 @@ class Graph:
             for e, lay in zip(self._optimizers, layouts)
         ]
         began = False
+        host = _dataset.HostProgram()  # the data pipeline's calls in build()
+        _dataset._tracing_programs.append(host)
         try:
             _internal._graph_trace_begin(
                 list(arg_tensors) + [t for s in scalars for t in s], self._variables()
@@ -560,6 +565,7 @@ class Graph:
                 e.updater.discard(c)
             raise
         finally:
+            _dataset._tracing_programs.pop()
             for p in params:
                 p.grad = None
         finite = self._read_flags(list(flag_of), list(flag_of.values()))
@@ -568,6 +574,7 @@ class Graph:
             if finite.get(i, True):
                 e.updater.commit(lay)
         plan = _Plan(compiled, out_spec, layouts, list(flag_of))
+        plan.host = host if host.steps else None
         if len(self._plans) >= _MAX_PLANS:
             # a signature that changes at every call (a step number argument, a scheduler
             # cycling momentum) traces at every call: keep memory bounded, and say so once
@@ -630,6 +637,8 @@ class Graph:
             if not e.updater.consistent(lay):
                 return _STALE
             scalars.extend(e.updater.scalar_tensors(lay))
+        if plan.host is not None:
+            plan.host.run()  # the next batch into the tensors the program captured
         outputs = plan.compiled.run(list(arg_tensors) + scalars)
         if outputs is None:
             return _STALE

@@ -10,8 +10,12 @@ What OneFlow keeps in "tensor buffers" (a batch of records, of byte strings, of 
 different sizes) is a `TensorBuffer` here: a host-side batch of N items, each a CPU tensor (a
 record: its serialized bytes). The decoders that give fixed shapes return ordinary tensors.
 
-These modules run eagerly: inside `nn.Graph.build()` they raise RuntimeError (a compiled
-program would replay the first batch). Read the batch outside the graph and pass the tensors in.
+Inside `nn.Graph.build()` (OneFlow's graph data loaders) each call runs on the host with the
+graph's recording paused and is noted in the plan's `HostProgram`; the tensors it returns are
+captured by reference where the program's kernels read them, and before each replay the host
+program runs again and copies the new batch into them. A batch whose shapes differ from the
+traced ones raises RuntimeError; the pipeline's tensor inputs must come from the pipeline
+(readers, decoders, `CoinFlip`).
 """
 
 import math
@@ -22,6 +26,7 @@ import warnings
 import numpy as np
 
 import oneflow
+import oneflow._oneflow_internal as _internal
 from oneflow._oneflow_internal import Tensor, _data, _graph_tracing
 from oneflow.nn.modules.module import Module
 
@@ -45,10 +50,96 @@ __all__ = [
 def _eager_only(op):
     if _graph_tracing():
         raise RuntimeError(
-            f"{op}: the data pipeline runs eagerly, not inside nn.Graph.build() (a compiled "
-            "program would replay its first batch); read the batch outside the graph and pass "
-            "the tensors in"
+            f"{op}: call the module (not its forward) inside nn.Graph.build(), so that the "
+            "graph replays it on the host at each call"
         )
+
+
+# The host programs of the graphs being traced, innermost last (nn/graph/graph.py).
+_tracing_programs = []
+
+
+class HostProgram:
+    """The data-pipeline calls of one traced plan, replayed on the host before the plan."""
+
+    def __init__(self):
+        self.steps = []  # (module, args, kwargs with references, traced outputs)
+        self._made = {}  # id(object) -> (step, position) of the objects the steps returned
+
+    def _ref(self, v, op):
+        if isinstance(v, (Tensor, TensorBuffer)):
+            where = self._made.get(id(v))
+            if where is None:
+                raise RuntimeError(
+                    f"{op}: inside nn.Graph.build() the data pipeline's tensor inputs must come "
+                    "from the pipeline (readers, decoders, CoinFlip), not from the graph's "
+                    "kernels"
+                )
+            return _Ref(*where)
+        if isinstance(v, (list, tuple)):
+            return type(v)(self._ref(x, op) for x in v)
+        return v
+
+    def call(self, module, args, kwargs):
+        op = type(module).__name__
+        ref_args = tuple(self._ref(a, op) for a in args)
+        ref_kwargs = {k: self._ref(v, op) for k, v in kwargs.items()}
+        _internal._graph_trace_pause()
+        try:
+            out = Module.__call__(module, *args, **kwargs)
+        finally:
+            _internal._graph_trace_resume()
+        flat = list(out) if isinstance(out, tuple) else [out]
+        for j, o in enumerate(flat):
+            if o is not None:
+                self._made[id(o)] = (len(self.steps), j)
+        self.steps.append((module, ref_args, ref_kwargs, flat))
+        return out
+
+    def run(self):
+        """Before a replay: every call again; new tensors are copied into the traced ones."""
+        results = []
+
+        def resolve(v):
+            if isinstance(v, _Ref):
+                return results[v.step][v.index]
+            if isinstance(v, (list, tuple)):
+                return type(v)(resolve(x) for x in v)
+            return v
+
+        for module, ref_args, ref_kwargs, traced in self.steps:
+            out = module(
+                *[resolve(a) for a in ref_args], **{k: resolve(v) for k, v in ref_kwargs.items()}
+            )
+            flat = list(out) if isinstance(out, tuple) else [out]
+            for new, old in zip(flat, traced):
+                if isinstance(old, Tensor):
+                    if tuple(new.shape) != tuple(old.shape) or new.dtype != old.dtype:
+                        raise RuntimeError(
+                            f"nn.Graph: {type(module).__name__} gave a {new.dtype} tensor of "
+                            f"shape {tuple(new.shape)} where the traced call gave "
+                            f"{old.dtype} {tuple(old.shape)}; a compiled graph's batches keep "
+                            "their shapes"
+                        )
+                    with oneflow.no_grad():
+                        old.copy_(new)
+            results.append(flat)
+
+
+class _Ref:
+    __slots__ = ("step", "index")
+
+    def __init__(self, step, index):
+        self.step, self.index = step, index
+
+
+class DataModule(Module):
+    """A data-pipeline module: inside a traced build() its calls go to the plan's host program."""
+
+    def __call__(self, *args, **kwargs):
+        if _graph_tracing() and _tracing_programs:
+            return _tracing_programs[-1].call(self, args, kwargs)
+        return super().__call__(*args, **kwargs)
 
 
 class TensorBuffer:
@@ -111,7 +202,7 @@ def _rank_block(n, rank, world):
     return start, start + base + (1 if rank < extra else 0)
 
 
-class OFRecordReader(Module):
+class OFRecordReader(DataModule):
     """Reads batches of records from `data_part_num` part files in `ofrecord_dir` (named
     `part_name_prefix` + the index zero-padded to `part_name_suffix_length`), epoch after epoch
     without end. With several processes each rank reads its own contiguous block of files.
@@ -171,7 +262,7 @@ class OFRecordReader(Module):
         return TensorBuffer(self._reader.next_batch(), "ofrecord")
 
 
-class OFRecordRawDecoder(Module):
+class OFRecordRawDecoder(DataModule):
     """Feature `blob_name` of each record as a tensor of shape (N, *shape) in `dtype` (int8,
     uint8, int32, int64, float32, float64), converted from the stored list (a bytes feature
     gives its bytes). A different value count is an error unless `truncate` (extra values
@@ -211,7 +302,7 @@ class OFRecordRawDecoder(Module):
         )
 
 
-class OFRecordBytesDecoder(Module):
+class OFRecordBytesDecoder(DataModule):
     """The bytes of feature `blob_name` of each record: a TensorBuffer of uint8 1-D tensors."""
 
     def __init__(self, blob_name, name=None):
@@ -232,7 +323,7 @@ def _check_color_space(op, color_space):
         raise ValueError(f"{op}: color_space must be BGR, RGB or GRAY, got {color_space!r}")
 
 
-class OFRecordImageDecoder(Module):
+class OFRecordImageDecoder(DataModule):
     """Decodes the JPEG or PNG image in feature `blob_name` of each record: a TensorBuffer of
     uint8 HxWxC images in `color_space` (BGR, RGB: C = 3; GRAY: C = 1)."""
 
@@ -287,7 +378,7 @@ def random_crop_window(rng, height, width, num_attempts, area, aspect_ratio):
     return y, x, h, w
 
 
-class OFRecordImageDecoderRandomCrop(Module):
+class OFRecordImageDecoderRandomCrop(DataModule):
     """OFRecordImageDecoder followed by a random crop per image (see random_crop_window), each
     batch slot with its own generator from `random_seed` (None: a fresh seed)."""
 
@@ -351,7 +442,7 @@ def _per_channel(op, values, channels, name):
     return v
 
 
-class CropMirrorNormalize(Module):
+class CropMirrorNormalize(DataModule):
     """Crops each image to (crop_h, crop_w) at relative position (crop_pos_y, crop_pos_x),
     mirrors it horizontally where `mirror` (int8, one per image) is nonzero, and returns
     (x - mean) / std per channel as float32 in `output_layout` NCHW or NHWC. The input is a
@@ -465,7 +556,7 @@ class CropMirrorNormalize(Module):
 # ---- nn.image ----
 
 
-class ImageDecode(Module):
+class ImageDecode(DataModule):
     """Decodes a TensorBuffer of encoded JPEG/PNG bytes into HxWxC images in `color_space`,
     of dtype uint8 or float32."""
 
@@ -486,7 +577,7 @@ class ImageDecode(Module):
         return TensorBuffer(out, "image")
 
 
-class ImageFlip(Module):
+class ImageFlip(DataModule):
     """Flips each image of a TensorBuffer by its code: 0 none, 1 horizontal, 16 (or 2)
     vertical, 17 (or 3) both."""
 
@@ -515,7 +606,7 @@ class ImageFlip(Module):
         return TensorBuffer(out, "image")
 
 
-class ImageNormalize(Module):
+class ImageNormalize(DataModule):
     """(x - mean[c]) / std[c] for each float image of a TensorBuffer."""
 
     def __init__(self, std, mean):
@@ -539,7 +630,7 @@ class ImageNormalize(Module):
         return TensorBuffer(out, "image")
 
 
-class ImageBatchAlign(Module):
+class ImageBatchAlign(DataModule):
     """Stacks the images of a TensorBuffer into one zero-filled (N, *shape) tensor of `dtype`,
     each image in the top-left corner; `shape` (H, W, C) must hold the largest image rounded up
     to `alignment` (0 or a power of 2)."""
@@ -608,7 +699,7 @@ def _resize(img, h, w, interpolation):
     return y.contiguous()
 
 
-class ImageResize(Module):
+class ImageResize(DataModule):
     """Resizes images. With keep_aspect_ratio=False, each image of a TensorBuffer (or each
     image of a uint8 NHWC tensor) to target_size = (width, height): returns (images (N, h, w,
     channels) tensor, scale (N, 2) float (w/W, h/H), None). With keep_aspect_ratio, the
@@ -741,7 +832,7 @@ def _coco_box(bbox, height, width):
     return (x1, y1, x2, y2)
 
 
-class COCOReader(Module):
+class COCOReader(DataModule):
     """COCO detection data: reads the annotation JSON and yields batches of (encoded image bytes
     as a TensorBuffer, image_id int64 (N,), image_size int32 (N, 2) (height, width), gt_bbox
     TensorBuffer of float (n, 4), gt_label TensorBuffer of int32 (n,), gt_segm TensorBuffer of
