@@ -575,3 +575,17 @@ def test_wrapper_is_the_optimizer_and_unsupported_optimizers_refuse(tmp_path):
         flow.optim.LBFGS(emb.parameters())
     with pytest.raises(NotImplementedError, match="RMSprop"):
         flow.optim.RMSprop(emb.parameters())
+
+
+def test_autograd_grad_leaves_other_branches_alone_like_torch():
+    for lib in (flow, torch):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        a, b = x * 2, x * 3
+        fired = []
+        b.register_hook(fired.append)
+        b.retain_grad()
+        (g,) = lib.autograd.grad((a * b).sum(), a)
+        np.testing.assert_allclose(g.detach().numpy(), [3.0, 6.0, 9.0])
+        assert not fired and b.grad is None and x.grad is None
+        with pytest.raises(RuntimeError, match=r"argument to `grad\(\)` cannot be empty"):
+            lib.autograd.grad((x * x).sum(), [])

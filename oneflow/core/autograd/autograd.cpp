@@ -401,6 +401,14 @@ TensorList run_backward(const TensorList& outputs, const TensorList& grad_output
     TensorList grads = std::move(buffers[n]);
     grads.resize(n->output_metas.size());
     buffers.erase(n);
+    // autograd.grad: a node with no requested input at or below it is skipped before its hooks
+    // and retained gradients, as in PyTorch.
+    if (!inputs.empty() && !needed.count(n) && !captures.count(n)) {
+      for (const Edge& e : n->next_edges)
+        if (e.node && --deps[e.node.get()] == 0 && queued.insert(e.node.get()).second)
+          ready.push(e.node.get());
+      continue;
+    }
     for (const auto& [nr, id, hook] : std::vector<std::tuple<int, int64_t, GradHook>>(n->hooks))
       if (nr < static_cast<int>(grads.size()) && grads[nr])
         if (Tensor r = hook(grads[nr])) grads[nr] = checked_hook_result(grads[nr], std::move(r));
@@ -419,7 +427,7 @@ TensorList run_backward(const TensorList& outputs, const TensorList& grad_output
       if (acc) continue;  // autograd.grad never writes .grad
     }
     if (!inputs.empty() && dynamic_cast<AccumulateGrad*>(n)) continue;
-    if (!inputs.empty() && !needed.count(n)) {
+    if (!inputs.empty() && !needed.count(n)) {  // captured here, nothing requested below
       for (const Edge& e : n->next_edges)
         if (e.node && --deps[e.node.get()] == 0 && queued.insert(e.node.get()).second)
           ready.push(e.node.get());

@@ -231,6 +231,7 @@ int64_t Store::find_or_insert(int64_t key, int32_t table_id) {
 
 void Store::lookup(const int64_t* keys, const int32_t* table_ids, int64_t n, const int64_t* padding,
                    float* out) {
+  std::lock_guard<std::mutex> lock(mu_);
   const int64_t dim = options_.embedding_dim;
   for (int64_t i = 0; i < n; ++i) {
     float* o = out + i * dim;

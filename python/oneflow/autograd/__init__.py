@@ -82,6 +82,8 @@ def grad(
     if retain_graph is None:
         retain_graph = create_graph
     outputs = _as_list(outputs)
+    if not _as_list(inputs):
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     return _engine.grad(
         outputs,
         _as_list(inputs),
