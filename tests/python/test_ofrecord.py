@@ -664,3 +664,39 @@ def test_png_decoding_follows_opencv():
     )
     with pytest.raises(RuntimeError, match="more than 2\\^30 pixels"):
         _data.decode_image(big, "RGB")
+
+
+def test_graph_pipeline_outputs_buffers_and_retraces(tmp_path):
+    write_part(
+        tmp_path / "part-0", [record(id=("int64", [i]), b=("bytes", [b"xy"])) for i in range(12)]
+    )
+
+    def graph(build):
+        class G(flow.nn.Graph):
+            def __init__(self):
+                super().__init__()
+                self.r = flow.nn.OFRecordReader(str(tmp_path), batch_size=2)
+                self.d = flow.nn.OFRecordRawDecoder("id", [], flow.int64)
+                self.bd = flow.nn.OFRecordBytesDecoder("b")
+                self.lin = flow.nn.Linear(1, 1)
+
+        G.build = build
+        return G()
+
+    # a decoder's output returned from build() is a new tensor at each call
+    g = graph(lambda s: s.d(s.r()))
+    a, b, c = g(), g(), g()
+    assert a.numpy().tolist() == [0, 1] and b.numpy().tolist() == [2, 3] and b is not c
+    assert c.numpy().tolist() == [4, 5]
+    with pytest.raises(NotImplementedError, match="reads its data in build"):
+        g.runtime_state_dict()
+    # a buffer's items stay with the pipeline; a buffer is no graph output
+    with pytest.raises(RuntimeError, match="can only be passed to the data pipeline"):
+        graph(lambda s: flow.stack(list(s.bd(s.r()))))()
+    with pytest.raises(TypeError, match="TensorBuffer"):
+        graph(lambda s: s.r())()
+    # a re-trace forced by a changed parameter layout reads the next batch once
+    g = graph(lambda s: s.d(s.r()).sum() + s.lin.weight.sum() * 0)
+    assert [int(g()) for _ in range(2)] == [1, 5]
+    g.lin.weight.data = flow.zeros(1, 2)[:, :1]  # same shape, other strides
+    assert [int(g()) for _ in range(2)] == [9, 13]

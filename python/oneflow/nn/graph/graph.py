@@ -54,6 +54,11 @@ def _flatten(obj, tensors, keep_values):
             for f in dataclasses.fields(obj)
         )
         return ("dc", type(obj), fields)
+    if isinstance(obj, _dataset.TensorBuffer):
+        raise TypeError(
+            "nn.Graph: a TensorBuffer (a batch of items of different shapes) can't be a graph "
+            "input or output; decode it to tensors inside build()"
+        )
     if any(isinstance(v, Tensor) for v in getattr(obj, "__dict__", {}).values()):
         raise TypeError(
             f"nn.Graph: a {type(obj).__name__} holding tensors can't be a graph input or output; "
@@ -522,7 +527,7 @@ class Graph:
         ]
         began = False
         host = _dataset.HostProgram()  # the data pipeline's calls in build()
-        _dataset._tracing_programs.append(host)
+        _dataset._tracing.stack.append(host)
         try:
             _internal._graph_trace_begin(
                 list(arg_tensors) + [t for s in scalars for t in s], self._variables()
@@ -541,6 +546,8 @@ class Graph:
                     result = self._build_micro_batches(steps, arg_tensors, args, kwargs)
             out_tensors = []
             out_spec = _flatten(result, out_tensors, keep_values=True)
+            # A pipeline tensor is refreshed in place before each replay: return copies.
+            out_tensors = [t.clone() if host.made(t) else t for t in out_tensors]
             with oneflow.no_grad():
                 flags = [None] * len(self._optimizers)
                 if scaler is not None:
@@ -565,7 +572,7 @@ class Graph:
                 e.updater.discard(c)
             raise
         finally:
-            _dataset._tracing_programs.pop()
+            _dataset._tracing.stack.pop()
             for p in params:
                 p.grad = None
         finite = self._read_flags(list(flag_of), list(flag_of.values()))
@@ -638,6 +645,8 @@ class Graph:
                 return _STALE
             scalars.extend(e.updater.scalar_tensors(lay))
         if plan.host is not None:
+            if not plan.compiled.current:
+                return _STALE  # traced again: the trace reads the next batch itself
             plan.host.run()  # the next batch into the tensors the program captured
         outputs = plan.compiled.run(list(arg_tensors) + scalars)
         if outputs is None:
@@ -689,6 +698,12 @@ class Graph:
         Plans of other train/eval modes or parameters than the current ones are left out.
         Store it with oneflow.save. Graphs with optimizers, and modules with hooks, raise
         NotImplementedError."""
+        if any(plan.host is not None for plan in self._plans.values()):
+            raise NotImplementedError(
+                f"nn.Graph {self._name}.runtime_state_dict: a plan that reads its data in "
+                "build() (OFRecord readers, decoders) can't be saved: a loaded plan would "
+                "replay one batch"
+            )
         if self._optimizers:
             raise NotImplementedError(
                 f"nn.Graph {self._name}.runtime_state_dict: graphs with optimizers (training "

@@ -21,6 +21,7 @@ traced ones raises RuntimeError; the pipeline's tensor inputs must come from the
 import math
 import os
 import random
+import threading
 import warnings
 
 import numpy as np
@@ -55,8 +56,13 @@ def _eager_only(op):
         )
 
 
-# The host programs of the graphs being traced, innermost last (nn/graph/graph.py).
-_tracing_programs = []
+class _Programs(threading.local):
+    def __init__(self):
+        self.stack = []
+
+
+# Per thread, the host programs of the graphs being traced, innermost last (nn/graph/graph.py).
+_tracing = _Programs()
 
 
 class HostProgram:
@@ -95,6 +101,10 @@ class HostProgram:
                 self._made[id(o)] = (len(self.steps), j)
         self.steps.append((module, ref_args, ref_kwargs, flat))
         return out
+
+    def made(self, t):
+        """Whether a step returned `t`."""
+        return id(t) in self._made
 
     def run(self):
         """Before a replay: every call again; new tensors are copied into the traced ones."""
@@ -137,8 +147,8 @@ class DataModule(Module):
     """A data-pipeline module: inside a traced build() its calls go to the plan's host program."""
 
     def __call__(self, *args, **kwargs):
-        if _graph_tracing() and _tracing_programs:
-            return _tracing_programs[-1].call(self, args, kwargs)
+        if _graph_tracing() and _tracing.stack:
+            return _tracing.stack[-1].call(self, args, kwargs)
         return super().__call__(*args, **kwargs)
 
 
@@ -158,15 +168,25 @@ class TensorBuffer:
     def __len__(self):
         return len(self._items)
 
+    def _items_here(self):
+        # Inside a traced build() the items belong to the host program: kernels using them
+        # would read the traced batch at every replay.
+        if _graph_tracing():
+            raise RuntimeError(
+                "TensorBuffer: inside nn.Graph.build() a buffer's items can only be passed to "
+                "the data pipeline's modules (decode them to tensors with those)"
+            )
+        return self._items
+
     def __getitem__(self, i):
-        return self._items[i]
+        return self._items_here()[i]
 
     def __iter__(self):
-        return iter(self._items)
+        return iter(self._items_here())
 
     def numpy(self):
         """The items as NumPy arrays (records: their bytes)."""
-        return [x.numpy() if isinstance(x, Tensor) else x for x in self._items]
+        return [x.numpy() if isinstance(x, Tensor) else x for x in self._items_here()]
 
     def __repr__(self):
         return f"TensorBuffer(kind={self.kind!r}, size={len(self._items)})"
