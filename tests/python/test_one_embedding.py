@@ -589,3 +589,28 @@ def test_autograd_grad_leaves_other_branches_alone_like_torch():
         assert not fired and b.grad is None and x.grad is None
         with pytest.raises(RuntimeError, match=r"argument to `grad\(\)` cannot be empty"):
             lib.autograd.grad((x * x).sum(), [])
+
+
+def test_autograd_grad_runs_no_backward_off_the_path():
+    # only x's gradient is asked for: the custom Function on W's side does not run, and x's
+    # gradient (the matmul no longer computes W's) equals PyTorch's
+    seen = []
+
+    class Spy(flow.autograd.Function):
+        @staticmethod
+        def forward(ctx, w):
+            return w * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            seen.append(True)
+            return g
+
+    x = flow.randn(3, 4, requires_grad=True)
+    w = flow.randn(4, 2, requires_grad=True)
+    (gx,) = flow.autograd.grad((x.tanh() @ Spy.apply(w)).sum(), x)
+    assert gx.shape == (3, 4) and not seen
+    xt = torch.tensor(x.numpy(), requires_grad=True)
+    wt = torch.tensor(w.numpy())
+    (ref,) = torch.autograd.grad((xt.tanh() @ wt).sum(), xt)
+    np.testing.assert_allclose(gx.numpy(), ref.numpy(), rtol=1e-5)

@@ -47,6 +47,13 @@ void PrimNode::release_saved() {
   released = true;
 }
 
+namespace {
+// While autograd.grad runs: the nodes a requested input is reached through (at or below them).
+// A node computes gradients only for the edges into them (PyTorch's pruning): the others would
+// be dropped. Null during backward().
+thread_local const std::unordered_set<Node*>* t_reached = nullptr;
+}  // namespace
+
 TensorList PrimNode::apply(TensorList&& out_grads) {
   if (released)
     throw_error<RuntimeError>(
@@ -83,7 +90,9 @@ TensorList PrimNode::apply(TensorList&& out_grads) {
     outputs.push_back(std::move(t));
   }
   std::vector<bool> needs(next_edges.size());
-  for (size_t i = 0; i < next_edges.size(); ++i) needs[i] = next_edges[i].node != nullptr;
+  for (size_t i = 0; i < next_edges.size(); ++i)
+    needs[i] = next_edges[i].node != nullptr &&
+               (t_reached == nullptr || t_reached->count(next_edges[i].node.get()) > 0);
   GradContext ctx{attrs, inputs, outputs, input_metas, needs};
   TensorList grads = prim.grad(ctx, out_grads);
   grads.resize(next_edges.size());
@@ -361,7 +370,7 @@ TensorList run_backward(const TensorList& outputs, const TensorList& grad_output
   // autograd.grad runs only the nodes with a capture point below them, as PyTorch does: others
   // would compute unused gradients, and a gradient with a side effect (one_embedding's push
   // into its table) must not run for a gradient nobody asked for.
-  std::unordered_set<Node*> needed;
+  std::unordered_set<Node*> needed, reached;
   if (!inputs.empty()) {
     std::unordered_map<Node*, bool> memo;
     std::vector<std::pair<Node*, size_t>> stack;
@@ -384,10 +393,19 @@ TensorList run_backward(const TensorList& outputs, const TensorList& grad_output
         for (const Edge& e : n->next_edges) below = below || (e.node && memo[e.node.get()]);
         memo[n] = below || captures.count(n) > 0;
         if (below) needed.insert(n);
+        if (memo[n]) reached.insert(n);
         stack.pop_back();
       }
     }
   }
+
+  // Set for this call's nodes (restored after: a hook or a custom backward may call grad or
+  // backward again).
+  struct ReachedScope {
+    const std::unordered_set<Node*>* prev;
+    explicit ReachedScope(const std::unordered_set<Node*>* r) : prev(t_reached) { t_reached = r; }
+    ~ReachedScope() { t_reached = prev; }
+  } reached_scope(inputs.empty() ? nullptr : &reached);
 
   auto later_first = [](Node* a, Node* b) { return a->sequence_nr < b->sequence_nr; };
   std::priority_queue<Node*, std::vector<Node*>, decltype(later_first)> ready(later_first);
