@@ -391,10 +391,7 @@ class MultiTableMultiColumnEmbedding(Module):
             raise NotImplementedError(f"{_OP}: global ids are not supported yet")
         if table_ids is None:
             if self.num_tables > 1:
-                n = ids.numel()
-                table_ids = (oneflow.arange(n, dtype=oneflow.int32) % self.num_tables).reshape(
-                    ids.shape
-                )
+                table_ids = self._default_table_ids(tuple(ids.shape))
         else:
             if not isinstance(table_ids, Tensor) or table_ids.dtype not in (
                 oneflow.int32,
@@ -414,6 +411,22 @@ class MultiTableMultiColumnEmbedding(Module):
                 table_ids = oneflow.where(bad, -1, table_ids)
             table_ids = table_ids.to(oneflow.int32).contiguous()
         return _store.lookup(self.shadow, ids, table_ids, self._handle, self.padding_idx)
+
+    def _default_table_ids(self, shape):
+        """Table i % num_tables for flattened position i, made once per ids shape (a few
+        shapes are kept: batch sizes vary little)."""
+        cache = self.__dict__.setdefault("_table_ids_cache", {})
+        t = cache.get(shape)
+        if t is None:
+            if len(cache) >= 8:
+                cache.clear()
+            n = 1
+            for d in shape:
+                n *= d
+            t = cache[shape] = (oneflow.arange(n, dtype=oneflow.int32) % self.num_tables).reshape(
+                shape
+            )
+        return t
 
     # ---- snapshots ----
 

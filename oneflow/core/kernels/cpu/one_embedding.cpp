@@ -10,18 +10,13 @@ namespace oneflow {
 
 namespace {
 
-// The ids as int64 (int32 ids widened).
-std::vector<int64_t> keys_of(const Tensor& ids) {
+// The ids as int64: int64 ids in place, int32 ids widened into `widened`.
+const int64_t* keys_of(const Tensor& ids, std::vector<int64_t>* widened) {
+  if (ids->dtype() == DType::kInt64) return ids->read_as<int64_t>();
   const int64_t n = ids->numel();
-  std::vector<int64_t> keys(n);
-  if (ids->dtype() == DType::kInt64) {
-    const int64_t* p = ids->read_as<int64_t>();
-    keys.assign(p, p + n);
-  } else {
-    const int32_t* p = ids->read_as<int32_t>();
-    for (int64_t i = 0; i < n; ++i) keys[i] = p[i];
-  }
-  return keys;
+  const int32_t* p = ids->read_as<int32_t>();
+  widened->assign(p, p + n);
+  return widened->data();
 }
 
 std::optional<int64_t> padding_of(const Attrs& attrs) {
@@ -66,20 +61,21 @@ embedding::UpdateRule rule_of(const Attrs& a) {
 void OneEmbeddingLookup::compute_cpu(const TensorList& in, const TensorList& out,
                                      const Attrs& attrs) const {
   const auto store = embedding::find_store(attrs.get<int64_t>("store"));
-  const std::vector<int64_t> keys = keys_of(in[1]);
+  std::vector<int64_t> widened;
+  const int64_t* keys = keys_of(in[1], &widened);
   const int32_t* tables = attrs.get<bool>("has_table_ids") ? in[2]->read_as<int32_t>() : nullptr;
   const std::optional<int64_t> padding = padding_of(attrs);
-  store->lookup(keys.data(), tables, static_cast<int64_t>(keys.size()),
-                padding ? &*padding : nullptr, out[0]->data_as<float>());
+  store->lookup(keys, tables, in[1]->numel(), padding ? &*padding : nullptr,
+                out[0]->data_as<float>());
 }
 
 void OneEmbeddingPushGrad::compute_cpu(const TensorList& in, const TensorList&,
                                        const Attrs& attrs) const {
   const auto store = embedding::find_store(attrs.get<int64_t>("store"));
-  const std::vector<int64_t> keys = keys_of(in[1]);
+  std::vector<int64_t> widened;
+  const int64_t* keys = keys_of(in[1], &widened);
   const std::optional<int64_t> padding = padding_of(attrs);
-  store->push_grad(keys.data(), static_cast<int64_t>(keys.size()), padding ? &*padding : nullptr,
-                   in[2]->read_as<float>());
+  store->push_grad(keys, in[1]->numel(), padding ? &*padding : nullptr, in[2]->read_as<float>());
 }
 
 void OneEmbeddingUpdate::compute_cpu(const TensorList& in, const TensorList&,
