@@ -186,6 +186,38 @@ register(
 )
 
 
+def _build_recurrent(kind):
+    """Forward and backward of a one-layer recurrent layer over 32 steps (batch 16, 128 -> 256)."""
+
+    def build(fw):
+        lib = fw.module
+        lib.manual_seed(0)
+        layer = getattr(lib.nn, kind)(128, 256, batch_first=True).to(fw.device)
+        x = randn(fw, 16, 32, 128).requires_grad_(True)
+
+        def step():
+            layer.zero_grad()
+            layer(x)[0].sum().backward()
+            return x.grad
+
+        return step
+
+    return build
+
+
+for _kind in ("LSTM", "GRU"):
+    register(
+        Case(
+            f"train step {_kind} 16x32x128 -> 256",
+            "training",
+            "steps/s",
+            _build_recurrent(_kind),
+            1.0,
+            frameworks=("oneflow", "torch"),
+        )
+    )
+
+
 def _optimizer_update(kind):
     """One optimizer update of a 1M-float32 parameter whose gradient is set (no backward)."""
 

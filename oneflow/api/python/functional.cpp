@@ -10,6 +10,7 @@
 #include "oneflow/core/functional/split.h"
 #include "oneflow/core/functional/ternary.h"
 #include "oneflow/core/ops/index_check_primitive.h"
+#include "oneflow/core/ops/rnn_primitives.h"
 
 namespace oneflow::python {
 
@@ -599,6 +600,10 @@ void init_functional(py::module_& m) {
   });
   // While a graph is traced: records a kernel that checks index's values against [lo, hi)
   // at each replay (ops/index_check_primitive.h); nothing in eager mode.
+  // One LSTM step's gate math from its two projections: (h', c') (ops/rnn_primitives.h).
+  m.def("_lstm_cell", [](const Tensor& gi, const Tensor& gh, const Tensor& c) {
+    return F::lstm_cell(gi, gh, c);
+  });
   m.def("_record_index_check",
         [](const Tensor& index, int64_t lo, int64_t hi, const std::string& op, int64_t dim,
            int64_t size) { F::record_index_check(index, lo, hi, op, dim, size); });

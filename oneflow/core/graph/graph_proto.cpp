@@ -14,6 +14,7 @@
 #include "oneflow/core/ops/index_check_primitive.h"
 #include "oneflow/core/ops/nn_primitives.h"
 #include "oneflow/core/ops/primitives.h"
+#include "oneflow/core/ops/rnn_primitives.h"
 #include "oneflow/core/ops/small_ops_primitives.h"
 #include "oneflow/core/ops/split_primitive.h"
 #include "oneflow/core/ops/ternary_primitives.h"
@@ -64,7 +65,7 @@ const std::unordered_map<std::string, const Primitive*>& primitives() {
     OF_ADD(unsqueeze) OF_ADD(slice_grad) OF_ADD(assign) OF_ADD(strided_assign) OF_ADD(arange)
     OF_ADD(index_gather) OF_ADD(index_put) OF_ADD(random_uniform) OF_ADD(dot) OF_ADD(trace)
     OF_ADD(outer) OF_ADD(one_hot) OF_ADD(bincount) OF_ADD(cross) OF_ADD(split)
-    OF_ADD(check_index_range)
+    OF_ADD(check_index_range) OF_ADD(lstm_cell) OF_ADD(lstm_cell_grad)
 #undef OF_ADD
 #define OF_ADD_FN(family, Enum, E) add(prim::family<Enum::k##E>());
 #define OF_ADD_UNARY(E, n) OF_ADD_FN(unary, UnaryFn, E)

@@ -264,7 +264,12 @@ def split(self, split_size_or_sections, dim=0):
 
 
 def unbind(self, dim=0):
-    return tuple(_C.select(self, dim, i) for i in range(self.size(dim)))
+    # one split and a squeeze per slice: the split's gradient is one cat, where a select per
+    # slice scattered each slice's gradient into zeros of the whole size (quadratic)
+    n = self.size(dim)
+    if n == 0:
+        return ()
+    return tuple(t.squeeze(dim) for t in _C.split_with_sizes(self, [1] * n, dim))
 
 
 # The wrappers below pass a keyword argument to _C only when it is not its default: pybind11

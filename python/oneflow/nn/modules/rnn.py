@@ -13,14 +13,14 @@ from oneflow.nn.parameter import Parameter
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
-def _cell(mode, x, h, c, w_ih, w_hh, b_ih, b_hh):
-    """One step; returns (h, c) (c is None except for LSTM)."""
-    gi = F.linear(x, w_ih, b_ih)
+def _cell(mode, x, h, c, w_ih, w_hh, b_ih, b_hh, gi=None):
+    """One step; returns (h, c) (c is None except for LSTM). ``gi``: the input's projection
+    ``x @ w_ih.T + b_ih`` when the caller computed it for the whole sequence at once."""
+    if gi is None:
+        gi = F.linear(x, w_ih, b_ih)
     gh = F.linear(h, w_hh, b_hh)
-    if mode == "LSTM":
-        i, f, g, o = (gi + gh).chunk(4, 1)
-        c = oneflow.sigmoid(f) * c + oneflow.sigmoid(i) * oneflow.tanh(g)
-        return oneflow.sigmoid(o) * oneflow.tanh(c), c
+    if mode == "LSTM":  # one fused kernel on the CPU; composed ops elsewhere
+        return oneflow._C._lstm_cell(gi, gh, c)
     if mode == "GRU":
         ir, iz, inn = gi.chunk(3, 1)
         hr, hz, hn = gh.chunk(3, 1)
@@ -142,9 +142,12 @@ class RNNBase(Module):
                 h, c = h0[k], (c0[k] if lstm else None)
                 w = self._weights(layer, d)
                 steps = range(T - 1, -1, -1) if d else range(T)
+                # the input's projection for every step in one product (its weight's gradient
+                # is then one product too); the steps read slices of it
+                gis = F.linear(layer_in, w[0], w[2]).unbind(0)
                 seq = [None] * T
                 for t in steps:
-                    h, c = _cell(self.mode, layer_in[t], h, c, *w)
+                    h, c = _cell(self.mode, None, h, c, *w, gi=gis[t])
                     seq[t] = h
                 outs.append(oneflow.stack(seq, 0) if T else layer_in[:, :, :0])
                 h_out.append(h)
