@@ -604,6 +604,20 @@ void init_functional(py::module_& m) {
   m.def("_lstm_cell", [](const Tensor& gi, const Tensor& gh, const Tensor& c) {
     return F::lstm_cell(gi, gh, c);
   });
+  // One LSTM layer over a sequence from its input projection: (out, h_n, c_n).
+  m.def("_lstm_layer", [](const Tensor& gi, const Tensor& h0, const Tensor& c0, const Tensor& w_hh,
+                          py::handle b_hh, bool reverse) {
+    Tensor tb = b_hh.is_none() ? Tensor() : as_tensor(b_hh, "lstm", "bias_hh");
+    ReleaseGil nogil;
+    return F::lstm_layer(gi, h0, c0, w_hh, tb, reverse);
+  });
+  // One GRU layer over a sequence from its input projection: (out, h_n).
+  m.def("_gru_layer",
+        [](const Tensor& gi, const Tensor& h0, const Tensor& w_hh, py::handle b_hh, bool reverse) {
+          Tensor tb = b_hh.is_none() ? Tensor() : as_tensor(b_hh, "gru", "bias_hh");
+          ReleaseGil nogil;
+          return F::gru_layer(gi, h0, w_hh, tb, reverse);
+        });
   m.def("_record_index_check",
         [](const Tensor& index, int64_t lo, int64_t hi, const std::string& op, int64_t dim,
            int64_t size) { F::record_index_check(index, lo, hi, op, dim, size); });

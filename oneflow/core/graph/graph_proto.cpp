@@ -65,7 +65,8 @@ const std::unordered_map<std::string, const Primitive*>& primitives() {
     OF_ADD(unsqueeze) OF_ADD(slice_grad) OF_ADD(assign) OF_ADD(strided_assign) OF_ADD(arange)
     OF_ADD(index_gather) OF_ADD(index_put) OF_ADD(random_uniform) OF_ADD(dot) OF_ADD(trace)
     OF_ADD(outer) OF_ADD(one_hot) OF_ADD(bincount) OF_ADD(cross) OF_ADD(split)
-    OF_ADD(check_index_range) OF_ADD(lstm_cell) OF_ADD(lstm_cell_grad)
+    OF_ADD(check_index_range) OF_ADD(lstm_cell) OF_ADD(lstm_cell_grad) OF_ADD(lstm_layer)
+    OF_ADD(lstm_layer_grad) OF_ADD(gru_layer) OF_ADD(gru_layer_grad)
 #undef OF_ADD
 #define OF_ADD_FN(family, Enum, E) add(prim::family<Enum::k##E>());
 #define OF_ADD_UNARY(E, n) OF_ADD_FN(unary, UnaryFn, E)

@@ -141,15 +141,22 @@ class RNNBase(Module):
                 k = layer * dirs + d
                 h, c = h0[k], (c0[k] if lstm else None)
                 w = self._weights(layer, d)
-                steps = range(T - 1, -1, -1) if d else range(T)
                 # the input's projection for every step in one product (its weight's gradient
                 # is then one product too); the steps read slices of it
-                gis = F.linear(layer_in, w[0], w[2]).unbind(0)
-                seq = [None] * T
-                for t in steps:
-                    h, c = _cell(self.mode, None, h, c, *w, gi=gis[t])
-                    seq[t] = h
-                outs.append(oneflow.stack(seq, 0) if T else layer_in[:, :, :0])
+                gi = F.linear(layer_in, w[0], w[2])
+                if lstm:  # the whole recurrence in one kernel on the CPU
+                    out, h, c = oneflow._C._lstm_layer(gi, h, c, w[1], w[3], bool(d))
+                    outs.append(out)
+                elif self.mode == "GRU":
+                    out, h = oneflow._C._gru_layer(gi, h, w[1], w[3], bool(d))
+                    outs.append(out)
+                else:
+                    gis = gi.unbind(0)
+                    seq = [None] * T
+                    for t in range(T - 1, -1, -1) if d else range(T):
+                        h, c = _cell(self.mode, None, h, c, *w, gi=gis[t])
+                        seq[t] = h
+                    outs.append(oneflow.stack(seq, 0))
                 h_out.append(h)
                 if lstm:
                     c_out.append(c)

@@ -18,4 +18,11 @@ void layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& mean, 
                          const Tensor& w, const Tensor& dx, const Tensor& dw, const Tensor& db,
                          int64_t size, float eps);
 
+// C = alpha op(A) op(B) + beta C, row-major with row strides lda, ldb, ldc (op: transposed
+// when ta / tb): float32 through oneDNN's sgemm, float64 through OpenBLAS's dgemm.
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+          int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
+
 }  // namespace oneflow::onednn

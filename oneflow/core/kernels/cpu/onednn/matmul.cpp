@@ -11,6 +11,7 @@
 
 #include "oneflow/core/kernels/common/layouts.h"
 #include "oneflow/core/kernels/cpu/onednn/common.h"
+#include "oneflow/core/kernels/cpu/onednn/kernels.h"
 #include "oneflow/core/kernels/cpu/parallel.h"
 #include "oneflow/core/ops/primitives.h"
 
@@ -198,6 +199,19 @@ void gemm_loop(const Mat& a, const Mat& b, const Mat& c, const T* pa, const T* p
 }
 
 }  // namespace
+
+namespace onednn {
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  dnnl::sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+          int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
+              k, alpha, a, std::max<int64_t>(1, lda), b, std::max<int64_t>(1, ldb), beta, c,
+              std::max<int64_t>(1, ldc));
+}
+}  // namespace onednn
 
 void Matmul::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
   const Mat a = as_mat(in[0]), b = as_mat(in[1]), c = as_mat(out[0]);
