@@ -2,6 +2,8 @@
 recurrent layers, against PyTorch: values and gradients in float32 and float64, hidden states
 given or not, second-order gradients, in-place checks, nn.Graph, the composed 16-bit path."""
 
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -17,6 +19,11 @@ def _pair(dtype):
     return (flow.float64, torch.float64) if dtype == "float64" else (flow.float32, torch.float32)
 
 
+def _states(r):
+    return r if isinstance(r, tuple) else (r,)
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize(
     "kw",
@@ -27,35 +34,33 @@ def _pair(dtype):
     ],
 )
 @pytest.mark.parametrize("with_hidden", [False, True])
-def test_lstm_values_and_gradients_like_torch(dtype, kw, with_hidden):
+def test_recurrent_values_and_gradients_like_torch(mode, dtype, kw, with_hidden):
     fdt, tdt = _pair(dtype)
     torch.manual_seed(1)
-    tm = torch.nn.LSTM(5, 7, **kw).to(tdt)
-    fm = flow.nn.LSTM(5, 7, **kw).to(fdt)
+    tm = getattr(torch.nn, mode)(5, 7, **kw).to(tdt)
+    fm = getattr(flow.nn, mode)(5, 7, **kw).to(fdt)
     _copy(fm, tm)
     rng = np.random.default_rng(2)
     T, B = 9, 3
     x = rng.standard_normal((B, T, 5) if kw.get("batch_first") else (T, B, 5))
     dirs = 2 if kw.get("bidirectional") else 1
     layers = kw.get("num_layers", 1)
-    hx = [rng.standard_normal((layers * dirs, B, 7)) for _ in range(2)]
+    hx = [rng.standard_normal((layers * dirs, B, 7)) for _ in range(2 if mode == "LSTM" else 1)]
     fx = flow.tensor(x, dtype=fdt, requires_grad=True)
     tx = torch.tensor(x, dtype=tdt).requires_grad_()
     fh = [flow.tensor(a, dtype=fdt, requires_grad=True) for a in hx]
     th = [torch.tensor(a, dtype=tdt).requires_grad_() for a in hx]
-    fo, (fhn, fcn) = fm(fx, tuple(fh)) if with_hidden else fm(fx)
-    to, (thn, tcn) = tm(tx, tuple(th)) if with_hidden else tm(tx)
+    pack = tuple if mode == "LSTM" else (lambda s: s[0])
+    fo, fs = fm(fx, pack(fh)) if with_hidden else fm(fx)
+    to, ts = tm(tx, pack(th)) if with_hidden else tm(tx)
+    fr, tr = (fo, *_states(fs)), (to, *_states(ts))
     tol = dict(rtol=1e-10, atol=1e-12) if dtype == "float64" else dict(rtol=1e-4, atol=2e-6)
-    for a, b in ((fo, to), (fhn, thn), (fcn, tcn)):
+    for a, b in zip(fr, tr):
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), **tol)
-    # weighted losses, so that every step's dh and dc differ
-    wo, wh, wc = (rng.standard_normal(tuple(t.shape)) for t in (to, thn, tcn))
-    floss = (fo * flow.tensor(wo, dtype=fdt)).sum() + (fhn * flow.tensor(wh, dtype=fdt)).sum()
-    floss = floss + (fcn * flow.tensor(wc, dtype=fdt)).sum()
-    tloss = (to * torch.tensor(wo, dtype=tdt)).sum() + (thn * torch.tensor(wh, dtype=tdt)).sum()
-    tloss = tloss + (tcn * torch.tensor(wc, dtype=tdt)).sum()
-    floss.backward()
-    tloss.backward()
+    # weighted losses, so that every step's gradients differ
+    ws = [rng.standard_normal(tuple(t.shape)) for t in tr]
+    sum((a * flow.tensor(w, dtype=fdt)).sum() for a, w in zip(fr, ws)).backward()
+    sum((a * torch.tensor(w, dtype=tdt)).sum() for a, w in zip(tr, ws)).backward()
     gtol = dict(rtol=1e-9, atol=1e-11) if dtype == "float64" else dict(rtol=2e-4, atol=2e-5)
     np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), **gtol)
     if with_hidden:
@@ -219,19 +224,24 @@ def test_unbind_gradients_like_torch():
     assert len(flow.zeros(0, 3).unbind(1)) == 3
 
 
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
 @pytest.mark.parametrize("bidirectional", [False, True])
-def test_lstm_layer_second_order_gradients_like_torch(bidirectional):
+def test_layer_second_order_gradients_like_torch(mode, bidirectional):
     torch.manual_seed(12)
-    tm = torch.nn.LSTM(3, 4, bidirectional=bidirectional).double()
-    fm = flow.nn.LSTM(3, 4, bidirectional=bidirectional).double()
+    tm = getattr(torch.nn, mode)(3, 4, bidirectional=bidirectional).double()
+    fm = getattr(flow.nn, mode)(3, 4, bidirectional=bidirectional).double()
     _copy(fm, tm)
     x = np.random.default_rng(13).standard_normal((5, 2, 3))
     fx, tx = flow.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
-    fo, (fh, fc) = fm(fx)
-    to, (th, tc) = tm(tx)
+    fo, fs = fm(fx)
+    to, ts = tm(tx)
     fin, tin = [fx, *fm.parameters()], [tx, *tm.parameters()]
-    fg = flow.autograd.grad(fo.square().sum() + (fh * fc).sum(), fin, create_graph=True)
-    tg = torch.autograd.grad(to.square().sum() + (th * tc).sum(), tin, create_graph=True)
+    fg = flow.autograd.grad(
+        fo.square().sum() + math.prod(_states(fs)).sum(), fin, create_graph=True
+    )
+    tg = torch.autograd.grad(
+        to.square().sum() + math.prod(_states(ts)).sum(), tin, create_graph=True
+    )
     for a, b in zip(fg, tg):
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-9, atol=1e-12)
     fgg = flow.autograd.grad(sum((g * g).sum() for g in fg), fin)
@@ -240,119 +250,39 @@ def test_lstm_layer_second_order_gradients_like_torch(bidirectional):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-8, atol=1e-11)
 
 
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
 @pytest.mark.parametrize("hidden", [1, 8, 37, 100])
-def test_lstm_layer_hidden_sizes_split_among_threads_like_torch(hidden):
+def test_layer_hidden_sizes_split_among_threads_like_torch(mode, hidden):
     # the layer kernels split the hidden units among threads in chunks of 8 (Note [LSTM layer
     # kernels]): sizes below, at and between the chunk boundaries
     torch.manual_seed(hidden)
-    tm = torch.nn.LSTM(6, hidden, bidirectional=True)
-    fm = flow.nn.LSTM(6, hidden, bidirectional=True)
+    tm = getattr(torch.nn, mode)(6, hidden, bidirectional=True)
+    fm = getattr(flow.nn, mode)(6, hidden, bidirectional=True)
     _copy(fm, tm)
     x = np.random.default_rng(hidden).standard_normal((7, 5, 6)).astype(np.float32)
     fx, tx = flow.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
-    fo, (fh, fc) = fm(fx)
-    to, (th, tc) = tm(tx)
+    fo, fs = fm(fx)
+    to, ts = tm(tx)
     np.testing.assert_allclose(fo.detach().numpy(), to.detach().numpy(), rtol=1e-4, atol=2e-6)
     w = np.random.default_rng(0).standard_normal(tuple(to.shape)).astype(np.float32)
-    ((fo * flow.tensor(w)).sum() + fc.sum()).backward()
-    ((to * torch.tensor(w)).sum() + tc.sum()).backward()
+    ((fo * flow.tensor(w)).sum() + _states(fs)[-1].sum()).backward()
+    ((to * torch.tensor(w)).sum() + _states(ts)[-1].sum()).backward()
     np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), rtol=2e-4, atol=2e-5)
     fp = dict(fm.named_parameters())
     for n, p in tm.named_parameters():
         np.testing.assert_allclose(fp[n].grad.numpy(), p.grad.numpy(), rtol=2e-4, atol=2e-5)
 
 
-def test_lstm_layer_with_empty_batch_like_torch():
-    fm, tm = flow.nn.LSTM(3, 4), torch.nn.LSTM(3, 4)
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_layer_with_empty_batch_like_torch(mode):
+    fm, tm = getattr(flow.nn, mode)(3, 4), getattr(torch.nn, mode)(3, 4)
     _copy(fm, tm)
-    fo, (fh, fc) = fm(flow.zeros(5, 0, 3, requires_grad=True))
-    to, (th, tc) = tm(torch.zeros(5, 0, 3, requires_grad=True))
-    assert tuple(fo.shape) == tuple(to.shape) and tuple(fh.shape) == tuple(th.shape)
+    fo, fs = fm(flow.zeros(5, 0, 3, requires_grad=True))
+    to, ts = tm(torch.zeros(5, 0, 3, requires_grad=True))
+    assert tuple(fo.shape) == tuple(to.shape)
+    assert [tuple(a.shape) for a in _states(fs)] == [tuple(a.shape) for a in _states(ts)]
     fo.sum().backward()
     assert float(fm.weight_hh_l0.grad.abs().sum()) == 0.0
-
-
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize(
-    "kw",
-    [
-        dict(num_layers=2, bidirectional=True),
-        dict(batch_first=True),
-        dict(num_layers=3, batch_first=True, bias=False),
-    ],
-)
-@pytest.mark.parametrize("with_hidden", [False, True])
-def test_gru_values_and_gradients_like_torch(dtype, kw, with_hidden):
-    fdt, tdt = _pair(dtype)
-    torch.manual_seed(14)
-    tm = torch.nn.GRU(5, 7, **kw).to(tdt)
-    fm = flow.nn.GRU(5, 7, **kw).to(fdt)
-    _copy(fm, tm)
-    rng = np.random.default_rng(15)
-    T, B = 9, 3
-    x = rng.standard_normal((B, T, 5) if kw.get("batch_first") else (T, B, 5))
-    dirs = 2 if kw.get("bidirectional") else 1
-    h0 = rng.standard_normal((kw.get("num_layers", 1) * dirs, B, 7))
-    fx = flow.tensor(x, dtype=fdt, requires_grad=True)
-    tx = torch.tensor(x, dtype=tdt).requires_grad_()
-    fh0 = flow.tensor(h0, dtype=fdt, requires_grad=True)
-    th0 = torch.tensor(h0, dtype=tdt).requires_grad_()
-    fo, fh = fm(fx, fh0) if with_hidden else fm(fx)
-    to, th = tm(tx, th0) if with_hidden else tm(tx)
-    tol = dict(rtol=1e-10, atol=1e-12) if dtype == "float64" else dict(rtol=1e-4, atol=2e-6)
-    for a, b in ((fo, to), (fh, th)):
-        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), **tol)
-    wo, wh = (rng.standard_normal(tuple(t.shape)) for t in (to, th))
-    ((fo * flow.tensor(wo, dtype=fdt)).sum() + (fh * flow.tensor(wh, dtype=fdt)).sum()).backward()
-    ((to * torch.tensor(wo, dtype=tdt)).sum() + (th * torch.tensor(wh, dtype=tdt)).sum()).backward()
-    gtol = dict(rtol=1e-9, atol=1e-11) if dtype == "float64" else dict(rtol=2e-4, atol=2e-5)
-    np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), **gtol)
-    if with_hidden:
-        np.testing.assert_allclose(fh0.grad.numpy(), th0.grad.numpy(), **gtol)
-    fp = dict(fm.named_parameters())
-    for n, p in tm.named_parameters():
-        np.testing.assert_allclose(fp[n].grad.numpy(), p.grad.numpy(), err_msg=n, **gtol)
-
-
-@pytest.mark.parametrize("bidirectional", [False, True])
-def test_gru_layer_second_order_gradients_like_torch(bidirectional):
-    torch.manual_seed(16)
-    tm = torch.nn.GRU(3, 4, bidirectional=bidirectional).double()
-    fm = flow.nn.GRU(3, 4, bidirectional=bidirectional).double()
-    _copy(fm, tm)
-    x = np.random.default_rng(17).standard_normal((5, 2, 3))
-    fx, tx = flow.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
-    fo, fh = fm(fx)
-    to, th = tm(tx)
-    fin, tin = [fx, *fm.parameters()], [tx, *tm.parameters()]
-    fg = flow.autograd.grad(fo.square().sum() + fh.sum(), fin, create_graph=True)
-    tg = torch.autograd.grad(to.square().sum() + th.sum(), tin, create_graph=True)
-    for a, b in zip(fg, tg):
-        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-9, atol=1e-12)
-    fgg = flow.autograd.grad(sum((g * g).sum() for g in fg), fin)
-    tgg = torch.autograd.grad(sum((g * g).sum() for g in tg), tin)
-    for a, b in zip(fgg, tgg):
-        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-8, atol=1e-11)
-
-
-@pytest.mark.parametrize("hidden", [1, 8, 37, 100])
-def test_gru_layer_hidden_sizes_split_among_threads_like_torch(hidden):
-    torch.manual_seed(hidden)
-    tm = torch.nn.GRU(6, hidden, bidirectional=True)
-    fm = flow.nn.GRU(6, hidden, bidirectional=True)
-    _copy(fm, tm)
-    x = np.random.default_rng(hidden).standard_normal((7, 5, 6)).astype(np.float32)
-    fx, tx = flow.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
-    fo, fh = fm(fx)
-    to, th = tm(tx)
-    np.testing.assert_allclose(fo.detach().numpy(), to.detach().numpy(), rtol=1e-4, atol=2e-6)
-    w = np.random.default_rng(0).standard_normal(tuple(to.shape)).astype(np.float32)
-    ((fo * flow.tensor(w)).sum() + fh.sum()).backward()
-    ((to * torch.tensor(w)).sum() + th.sum()).backward()
-    np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), rtol=2e-4, atol=2e-5)
-    fp = dict(fm.named_parameters())
-    for n, p in tm.named_parameters():
-        np.testing.assert_allclose(fp[n].grad.numpy(), p.grad.numpy(), rtol=2e-4, atol=2e-5)
 
 
 @pytest.mark.parametrize("mode", ["LSTM", "GRU"])
@@ -375,13 +305,3 @@ def test_recurrent_layer_in_16_bit_and_in_a_graph(mode):
             return self.m(x)[0]
 
     np.testing.assert_allclose(G()(x).numpy(), ref.detach().numpy(), rtol=1e-6, atol=1e-7)
-
-
-def test_gru_layer_with_empty_batch_like_torch():
-    fm, tm = flow.nn.GRU(3, 4), torch.nn.GRU(3, 4)
-    _copy(fm, tm)
-    fo, fh = fm(flow.zeros(5, 0, 3, requires_grad=True))
-    to, th = tm(torch.zeros(5, 0, 3, requires_grad=True))
-    assert tuple(fo.shape) == tuple(to.shape) and tuple(fh.shape) == tuple(th.shape)
-    fo.sum().backward()
-    assert float(fm.weight_hh_l0.grad.abs().sum()) == 0.0
