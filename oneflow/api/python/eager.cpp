@@ -9,6 +9,7 @@
 #include "oneflow/api/python/common.h"
 #include "oneflow/core/common/backend_flags.h"
 #include "oneflow/core/eager/engine.h"
+#include "oneflow/core/eager/profiler.h"
 
 // After Python.h (included by pybind11 through common.h).
 #include <frameobject.h>
@@ -172,6 +173,21 @@ void init_eager(py::module_& m) {
   m.def("_set_deterministic_mode", &set_deterministic_mode);
   m.def("_anomaly_mode", &anomaly_mode);
   m.def("_set_anomaly_mode", &set_anomaly_mode);
+  // The kernel profiler (eager/profiler.h) behind oneflow.profiler.
+  m.def("_profiler_start", &profiler::start, py::arg("record_shapes"));
+  m.def("_profiler_enabled", &profiler::enabled);
+  m.def("_profiler_now_ns", &profiler::now_ns);
+  m.def("_profiler_thread", &profiler::thread_index);
+  m.def("_profiler_stop", [] {
+    std::vector<profiler::Event> events = profiler::stop();
+    py::list out;
+    for (const profiler::Event& e : events) {
+      py::list shapes;
+      for (const Shape& s : e.shapes) shapes.append(py::cast(s));
+      out.append(py::make_tuple(e.name, e.cuda, e.thread, e.start_ns, e.end_ns, shapes));
+    }
+    return out;
+  });
   m.def("pending_instructions", &eager::pending_instructions);
   m.def("reused_outputs", &eager::reused_outputs);
   // Before fork(): let queued work finish; a kernel error stays for the parent's next sync.

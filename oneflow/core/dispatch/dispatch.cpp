@@ -6,6 +6,7 @@
 #include "oneflow/core/autograd/autograd.h"
 #include "oneflow/core/dispatch/global_dispatch.h"
 #include "oneflow/core/eager/engine.h"
+#include "oneflow/core/eager/profiler.h"
 #include "oneflow/core/functional/functional.h"
 #include "oneflow/core/graph/graph.h"
 #include "oneflow/core/ops/primitives.h"
@@ -70,9 +71,10 @@ bool on_one_device(const Device& device, const TensorList& inputs, const TensorL
 // engine when all their operands live on that device (copies between devices run here).
 void run_kernel(const Primitive& prim, Device device, const TensorList& inputs,
                 const TensorList& outputs, const Attrs& attrs, bool fresh_outputs) {
+  auto cpu = [&] { prim.compute_cpu(inputs, outputs, attrs); };
   if (device.type == DeviceType::kCPU) {
     if (!eager::async_enabled()) {
-      prim.compute_cpu(inputs, outputs, attrs);
+      profiler::timed(prim.name(), inputs, false, cpu);
       return;
     }
     switch (cpu_placement(inputs, outputs)) {
@@ -85,14 +87,14 @@ void run_kernel(const Primitive& prim, Device device, const TensorList& inputs,
           eager::run_and_wait(prim, inputs, outputs, attrs);
         break;
       case CpuPlacement::kHere:
-        prim.compute_cpu(inputs, outputs, attrs);
+        profiler::timed(prim.name(), inputs, false, cpu);
         break;
     }
   } else if (eager::queue_cuda_ops() && eager::async_enabled() &&
              on_one_device(device, inputs, outputs)) {
     eager::enqueue_cuda(device.index, prim, inputs, outputs, attrs);
   } else {
-    prim.compute_cuda(inputs, outputs, attrs);
+    profiler::timed(prim.name(), inputs, true, [&] { prim.compute_cuda(inputs, outputs, attrs); });
   }
 }
 

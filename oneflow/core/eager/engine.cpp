@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "oneflow/core/eager/profiler.h"
 #include "oneflow/core/graph/graph.h"
 #include "oneflow/core/ops/primitive.h"
 
@@ -316,9 +317,13 @@ class Stream {
     OneOpenMpThread one;
     const auto start = std::chrono::steady_clock::now();
     prim.compute_cpu(inputs, outputs, attrs);
-    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                        std::chrono::steady_clock::now() - start)
-                        .count();
+    const auto end = std::chrono::steady_clock::now();
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count();
+    if (profiler::enabled())
+      profiler::record(
+          prim.name(), inputs, false,
+          std::chrono::duration_cast<std::chrono::nanoseconds>(start.time_since_epoch()).count(),
+          std::chrono::duration_cast<std::chrono::nanoseconds>(end.time_since_epoch()).count());
     // A time counted as at most twice the limit, which raises the estimate with weight 1/8 and
     // lowers it with weight 3/4: a preempted run does not queue the next ops, one quick run
     // lets them run here again, and a kernel that always takes longer settles above the limit.
@@ -567,12 +572,17 @@ class Stream {
       }
       if (seq > skip_through_.load() && !failed_.load()) {
         try {
-          if (ins.task)
-            ins.task();
-          else if (is_cpu())
-            ins.prim->compute_cpu(ins.inputs, ins.outputs, ins.attrs);
-          else
-            ins.prim->compute_cuda(ins.inputs, ins.outputs, ins.attrs);
+          const char* what = ins.prim != nullptr
+                                 ? ins.prim->name()
+                                 : (ins.task_name != nullptr ? ins.task_name : "task");
+          profiler::timed(what, ins.inputs, !is_cpu(), [&] {
+            if (ins.task)
+              ins.task();
+            else if (is_cpu())
+              ins.prim->compute_cpu(ins.inputs, ins.outputs, ins.attrs);
+            else
+              ins.prim->compute_cuda(ins.inputs, ins.outputs, ins.attrs);
+          });
         } catch (...) {
           record_error(std::current_exception(), ins, seq);
         }
@@ -963,7 +973,7 @@ void enqueue_cuda(int index, const Primitive& prim, const TensorList& inputs,
   if (Stream* s = cuda_stream(index, true))
     s->enqueue(prim, inputs, outputs, attrs);
   else
-    prim.compute_cuda(inputs, outputs, attrs);
+    profiler::timed(prim.name(), inputs, true, [&] { prim.compute_cuda(inputs, outputs, attrs); });
 }
 void run_and_wait(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
                   const Attrs& attrs) {
