@@ -67,8 +67,57 @@ class PyFunctionNode final : public Node {
 
 }  // namespace
 
+namespace {
+
+// What a Python pack hook returned for one saved tensor, and the unpack hook that turns it back
+// into a tensor (Note [Saved tensor hooks]). Nodes die on any thread: the references are
+// dropped with the GIL held.
+class PyPackedTensor final : public PackedTensor {
+ public:
+  PyPackedTensor(py::object value, std::shared_ptr<py::object> unpack)
+      : value_(new py::object(std::move(value)), drop), unpack_(std::move(unpack)) {}
+
+  Tensor unpack() const override {
+    py::gil_scoped_acquire gil;
+    py::object r = (*unpack_)(*value_);
+    if (!is_tensor(r))
+      throw_error<TypeError>("saved_tensors_hooks", "the unpack hook must return a Tensor, got ",
+                             std::string(py::str(py::type::of(r).attr("__name__"))));
+    return r.cast<Tensor>();
+  }
+
+  static void drop(py::object* o) {
+    if (!Py_IsInitialized()) {  // at exit: leak rather than touch a finalized interpreter
+      o->release();
+      delete o;
+      return;
+    }
+    py::gil_scoped_acquire gil;
+    delete o;
+  }
+
+ private:
+  std::shared_ptr<py::object> value_;
+  std::shared_ptr<py::object> unpack_;
+};
+
+void push_python_pack_hook(py::object pack, py::object unpack) {
+  if (!PyCallable_Check(pack.ptr()) || !PyCallable_Check(unpack.ptr()))
+    throw_error<TypeError>("saved_tensors_hooks", "expected callable pack and unpack hooks");
+  auto p = std::shared_ptr<py::object>(new py::object(std::move(pack)), PyPackedTensor::drop);
+  auto u = std::shared_ptr<py::object>(new py::object(std::move(unpack)), PyPackedTensor::drop);
+  push_pack_hook([p, u](const Tensor& t) -> std::shared_ptr<PackedTensor> {
+    py::gil_scoped_acquire gil;
+    return std::make_shared<PyPackedTensor>((*p)(py::cast(t)), u);
+  });
+}
+
+}  // namespace
+
 void init_autograd(py::module_& m) {
   py::module_ ag = m.def_submodule("autograd", "autograd engine");
+  ag.def("_push_saved_tensors_hooks", &push_python_pack_hook);
+  ag.def("_pop_saved_tensors_hooks", &pop_pack_hook);
   ag.def(
       "backward",
       [](py::handle outputs, py::handle grads, bool retain_graph, bool create_graph) {

@@ -24,15 +24,48 @@ bool grad_mode_enabled() { return t_grad_mode; }
 void set_grad_mode(bool enabled) { t_grad_mode = enabled; }
 uint64_t next_sequence_nr() { return g_sequence_nr.fetch_add(1, std::memory_order_relaxed); }
 
+namespace {
+thread_local std::vector<PackHook> t_pack_hooks;
+}  // namespace
+
+void push_pack_hook(PackHook hook) { t_pack_hooks.push_back(std::move(hook)); }
+void pop_pack_hook() {
+  if (!t_pack_hooks.empty()) t_pack_hooks.pop_back();
+}
+
+SavedTensor SavedTensor::save(Tensor t, int64_t version) {
+  SavedTensor s;
+  s.saved_version = version;
+  if (t_pack_hooks.empty()) {
+    s.tensor = std::move(t);
+    return s;
+  }
+  // the hook runs with no hook set (Note [Saved tensor hooks]); restored however it ends
+  std::vector<PackHook> hooks;
+  hooks.swap(t_pack_hooks);
+  struct Restore {
+    std::vector<PackHook>& from;
+    ~Restore() { t_pack_hooks.swap(from); }
+  } restore{hooks};
+  s.counter = t->version_counter();
+  s.packed = hooks.back()(t);
+  if (!s.packed)
+    throw_error<RuntimeError>("saved_tensors_hooks", "the pack hook returned nothing to keep");
+  return s;
+}
+
 Tensor SavedTensor::unpack(const char* op) const {
-  if (saved_version != kUnchecked && tensor->version() != saved_version)
+  const int64_t current =
+      packed ? counter->version.load(std::memory_order_relaxed) : tensor->version();
+  const Tensor t = packed ? packed->unpack() : tensor;
+  if (saved_version != kUnchecked && current != saved_version)
     throw_error<RuntimeError>(
         op,
         "one of the variables needed for gradient computation has been modified by an "
         "inplace operation: [",
-        dtype_name(tensor->dtype()), " ", shape_str(tensor->shape()), "] is at version ",
-        tensor->version(), "; expected version ", saved_version, " instead.");
-  return tensor;
+        dtype_name(t->dtype()), " ", shape_str(t->shape()), "] is at version ", current,
+        "; expected version ", saved_version, " instead.");
+  return t;
 }
 
 PrimNode::PrimNode(const Primitive& p, Attrs a) : prim(p), attrs(std::move(a)) {}

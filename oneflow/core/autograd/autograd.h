@@ -2,6 +2,7 @@
 // that walks it (DESIGN.md section 6).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -33,12 +34,31 @@ struct Edge {
   int input_nr = 0;            // which of node's forward outputs this edge feeds
 };
 
+// Note [Saved tensor hooks]: while a pack hook is set on a thread (Python's
+// autograd.graph.saved_tensors_hooks), every tensor an op saves for backward on that thread is
+// handed to the innermost hook, and the node keeps what the hook returned instead of the tensor
+// (plus the tensor's version counter, for the in-place check); backward unpacks it to get a
+// tensor back. Activation checkpointing packs an index and unpacks a recomputed tensor;
+// save_on_cpu packs a host copy. The hook runs with no hook set, so tensors it saves are kept
+// as they are.
+struct PackedTensor {
+  virtual ~PackedTensor() = default;
+  virtual Tensor unpack() const = 0;
+};
+using PackHook = std::function<std::shared_ptr<PackedTensor>(const Tensor&)>;
+void push_pack_hook(PackHook hook);
+void pop_pack_hook();
+
 // A tensor saved for backward, with the version it had then (Note [Version counter sharing]).
 struct SavedTensor {
   static constexpr int64_t kUnchecked = -1;  // the gradient does not read it
   Tensor tensor;
   int64_t saved_version = 0;
+  std::shared_ptr<PackedTensor> packed;     // set (and tensor null) when a pack hook took it
+  std::shared_ptr<VersionCounter> counter;  // with packed: the saved tensor's version counter
   Tensor unpack(const char* op) const;
+  // `t` saved now at `version`: through the thread's innermost pack hook when one is set.
+  static SavedTensor save(Tensor t, int64_t version);
 };
 
 class Node : public std::enable_shared_from_this<Node> {

@@ -152,11 +152,11 @@ void record_autograd(const Primitive& prim, const TensorList& inputs, const Tens
     for (size_t i = 0; i < inputs.size(); ++i) needs[i] = inputs[i]->requires_grad();
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (original && inputs[i] == outputs[0])
-        node->saved_inputs.push_back({original, original->version()});
+        node->saved_inputs.push_back(SavedTensor::save(original, original->version()));
       else if (prim.reads_saved_input(i, needs))
-        node->saved_inputs.push_back({inputs[i], input_versions[i]});
+        node->saved_inputs.push_back(SavedTensor::save(inputs[i], input_versions[i]));
       else  // kept for the input's position; its later in-place changes do not matter
-        node->saved_inputs.push_back({inputs[i], SavedTensor::kUnchecked});
+        node->saved_inputs.push_back(SavedTensor::save(inputs[i], SavedTensor::kUnchecked));
     }
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -164,7 +164,8 @@ void record_autograd(const Primitive& prim, const TensorList& inputs, const Tens
     node->output_metas.push_back(out->meta());
     node->retained.emplace_back();
     // Saving the output itself would make it own its own grad_fn; save a detached alias.
-    if (traits.saves_outputs) node->saved_outputs.push_back({alias_detached(out), out->version()});
+    if (traits.saves_outputs)
+      node->saved_outputs.push_back(SavedTensor::save(alias_detached(out), out->version()));
     if (!is_floating(out->dtype())) continue;
     AutogradMeta& am = out->autograd();
     // An in-place op gives a tensor that retains its gradient a new node: the gradient retained is

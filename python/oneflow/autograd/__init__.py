@@ -594,4 +594,4 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     return True
 
 
-from oneflow.autograd import function, functional, profiler  # noqa: E402,F401
+from oneflow.autograd import function, functional, graph, profiler  # noqa: E402,F401
