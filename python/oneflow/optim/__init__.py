@@ -1,6 +1,6 @@
 """oneflow.optim: optimizers and learning-rate schedulers."""
 
-from oneflow.optim import lr_scheduler
+from oneflow.optim import lr_scheduler, swa_utils
 from oneflow.optim.algorithms import LAMB, LBFGS, SGD, Adadelta, Adagrad, Adam, AdamW, RMSprop
 from oneflow.optim.algorithms_extra import ASGD, Adamax, NAdam, RAdam, Rprop
 from oneflow.optim.optimizer import Optimizer
@@ -21,4 +21,5 @@ __all__ = [
     "RMSprop",
     "Rprop",
     "lr_scheduler",
+    "swa_utils",
 ]

@@ -442,6 +442,113 @@ class OneCycleLR(LRScheduler):
         return lrs
 
 
+class CyclicLR(LRScheduler):
+    """Cycles each group's rate between base_lr and max_lr (PyTorch's CyclicLR): up over
+    step_size_up steps, down over step_size_down, the height scaled per cycle (triangular,
+    triangular2) or per step (exp_range), momentum cycled the other way."""
+
+    def __init__(
+        self,
+        optimizer,
+        base_lr,
+        max_lr,
+        step_size_up=2000,
+        step_size_down=None,
+        mode="triangular",
+        gamma=1.0,
+        scale_fn=None,
+        scale_mode="cycle",
+        cycle_momentum=True,
+        base_momentum=0.8,
+        max_momentum=0.9,
+        last_epoch=-1,
+        verbose=False,
+    ):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        base_lrs = self._per_group(optimizer, "base_lr", base_lr)
+        if last_epoch == -1:
+            for lr, g in zip(base_lrs, optimizer.param_groups):
+                g["lr"] = lr
+        self.max_lrs = self._per_group(optimizer, "max_lr", max_lr)
+        step_size_up = float(step_size_up)
+        step_size_down = float(step_size_down) if step_size_down is not None else step_size_up
+        self.total_size = step_size_up + step_size_down
+        self.step_ratio = step_size_up / self.total_size
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode, self.gamma = mode, gamma
+        self._scale_fn_custom = scale_fn
+        if scale_fn is None:
+            scale_mode = "iterations" if mode == "exp_range" else "cycle"
+        self.scale_mode = scale_mode
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError(
+                    "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
+                )
+            self.use_beta1 = "betas" in optimizer.defaults
+            self.base_momentums = self._per_group(optimizer, "base_momentum", base_momentum)
+            self.max_momentums = self._per_group(optimizer, "max_momentum", max_momentum)
+            if last_epoch == -1:
+                for m, b, g in zip(self.max_momentums, self.base_momentums, optimizer.param_groups):
+                    if self.use_beta1:
+                        g["betas"] = (m, *g["betas"][1:])
+                    else:
+                        g["momentum"] = m
+                    g["max_momentum"], g["base_momentum"] = m, b
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    @staticmethod
+    def _per_group(optimizer, name, value):
+        n = len(optimizer.param_groups)
+        if isinstance(value, (list, tuple)):
+            if len(value) != n:
+                raise ValueError(f"expected {n} values for {name}, got {len(value)}")
+            return list(value)
+        return [value] * n
+
+    def scale_fn(self, x):
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        if self.mode == "triangular":
+            return 1.0
+        if self.mode == "triangular2":
+            return 1 / (2.0 ** (x - 1))
+        return self.gamma**x
+
+    def get_lr(self):
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        if x <= self.step_ratio:
+            scale_factor = x / self.step_ratio
+        else:
+            scale_factor = (x - 1) / (self.step_ratio - 1)
+        scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
+        lrs = [b + (m - b) * scale_factor * scale for b, m in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            groups = self.optimizer.param_groups
+            for b, m, g in zip(self.base_momentums, self.max_momentums, groups):
+                momentum = m - (m - b) * scale_factor * scale
+                if self.use_beta1:
+                    g["betas"] = (momentum, *g["betas"][1:])
+                else:
+                    g["momentum"] = momentum
+        return lrs
+
+    def state_dict(self):
+        d = super().state_dict()
+        d.pop("_scale_fn_custom", None)  # a function: passed again at construction
+        return d
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        state_dict.pop("_scale_fn_custom", None)
+        super().load_state_dict(state_dict)
+
+
 class SequentialLR(LRScheduler):
     def __init__(self, optimizer, schedulers, milestones, last_epoch=-1, verbose=False):
         if len(milestones) != len(schedulers) - 1:
