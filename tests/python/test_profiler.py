@@ -209,3 +209,50 @@ def test_unsupported_options_warn_and_the_legacy_interface():
         with flow.autograd.profiler.profile(enabled=False) as off:
             x.exp()
     assert len(off.events()) == 0
+
+
+def test_stopped_profiles_stay_stopped_and_every_trace_is_kept(tmp_path):
+    p = profile()
+    p.start()
+    flow.ones(3).add(1)
+    p.stop()
+    p.step()  # nothing: PyTorch's step after stop
+    assert not flow._oneflow_internal._profiler_enabled()
+    with profile():
+        pass
+    out = tmp_path / "traces"
+    plan = schedule(wait=0, warmup=0, active=1, repeat=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with profile(
+            schedule=plan, on_trace_ready=flow.profiler.tensorboard_trace_handler(str(out))
+        ) as p:
+            for _ in range(4):
+                flow.ones(3).add(1)
+                p.step()
+    assert len(os.listdir(out)) == 3  # one file per cycle, even within a millisecond
+    saved = []
+    with pytest.raises(KeyError):
+        with profile(on_trace_ready=lambda prof: saved.append(len(prof.events()))):
+            flow.ones(2).add(1)
+            raise KeyError("body")
+    assert saved == [2]  # fill and add; as PyTorch's: stopped and saved on the way out
+
+
+def test_table_edge_cases_and_pytorch_options():
+    with profile(record_shapes=True) as prof:
+        flow.ones(3).add(1)
+    empty = prof.key_averages(group_by_input_shape=True).table(row_limit=0)
+    assert "Input Shapes" in empty and "Self CPU time total" in empty
+    assert "ms" in prof.key_averages().table(time_unit="ms").splitlines()[3]
+    with pytest.raises(ValueError, match="time_unit"):
+        prof.key_averages().table(time_unit="min")
+    prof.key_averages().table(sort_by="self_cpu_memory_usage")  # accepted; not recorded (zeros)
+    assert prof.total_average().count == 2  # fill and add
+    plan = schedule(wait=2, warmup=1, active=1, skip_first_wait=1)
+    assert [plan(i) for i in range(3)] == [
+        ProfilerAction.WARMUP,
+        ProfilerAction.RECORD_AND_SAVE,
+        ProfilerAction.NONE,
+    ]
+    profile(custom_trace_id_callback=None, post_processing_timeout_s=None)

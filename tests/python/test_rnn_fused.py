@@ -305,3 +305,59 @@ def test_recurrent_layer_in_16_bit_and_in_a_graph(mode):
             return self.m(x)[0]
 
     np.testing.assert_allclose(G()(x).numpy(), ref.detach().numpy(), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+@pytest.mark.parametrize("what", ["output", "h_n", "c_n", "bias"])
+def test_in_place_changes_the_backward_does_not_need(mode, what):
+    # oneflow's results are copies and its backward reads neither gi nor b_hh, so these in-place
+    # changes are allowed (PyTorch's oneDNN LSTM refuses some of them); the gradients equal
+    # PyTorch's for the same values computed out of place
+    if mode == "GRU" and what == "c_n":
+        return
+    torch.manual_seed(20)
+    tm = getattr(torch.nn, mode)(3, 5)
+    fm = getattr(flow.nn, mode)(3, 5)
+    _copy(fm, tm)
+    x = np.random.default_rng(21).standard_normal((4, 2, 3)).astype(np.float32)
+    grads = []
+    for lib, m in ((flow, fm), (torch, tm)):
+        tx = lib.tensor(x, requires_grad=True)
+        o, s = m(tx)
+        s = list(_states(s))
+        in_place = lib is flow
+        if what == "output":
+            o = o.mul_(2) if in_place else o * 2
+        elif what == "h_n":
+            s[0] = s[0].mul_(3) if in_place else s[0] * 3
+        elif what == "c_n":
+            s[1] = s[1].mul_(3) if in_place else s[1] * 3
+        elif in_place:
+            with lib.no_grad():
+                m.bias_hh_l0.add_(0.1)
+        (o.sum() + sum(t.square().sum() for t in s)).backward()
+        grads.append([tx.grad.numpy().copy()] + [p.grad.numpy().copy() for p in m.parameters()])
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(a, b, rtol=2e-4, atol=2e-5)
+
+
+def test_lstm_cell_states_masked_in_place_between_steps_like_torch():
+    torch.manual_seed(22)
+    tm, fm = torch.nn.LSTMCell(4, 6), flow.nn.LSTMCell(4, 6)
+    _copy(fm, tm)
+    x = np.random.default_rng(23).standard_normal((5, 3, 4)).astype(np.float32)
+    mask = np.array([[1.0], [0.0], [1.0]], dtype=np.float32)
+    grads = []
+    for lib, m in ((flow, fm), (torch, tm)):
+        tx = lib.tensor(x, requires_grad=True)
+        h = c = lib.zeros(3, 6)
+        total = 0
+        for t in range(5):
+            h, c = m(tx[t], (h, c))
+            total = total + (h * (t + 1)).sum() + c.sum()
+            h.mul_(lib.tensor(mask))  # an episode ends: reset the state in place
+            c.mul_(lib.tensor(mask))
+        total.backward()
+        grads.append([tx.grad.numpy().copy()] + [p.grad.numpy().copy() for p in m.parameters()])
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(a, b, rtol=2e-4, atol=2e-5)

@@ -57,10 +57,11 @@ CompositeCell composite_cell(const Tensor& gi, const Tensor& gh, const Tensor& c
 }
 }  // namespace
 
+// Only the inputs are saved (the backward recomputes the gates from gi + gh): the cell's
+// outputs may be changed in place before backward, as PyTorch's (states masked between steps).
 PrimTraits LstmCell::traits() const {
   PrimTraits t;
   t.saves_inputs = true;
-  t.saves_outputs = true;
   return t;
 }
 
@@ -69,40 +70,32 @@ std::vector<TensorMeta> LstmCell::infer(const TensorList& in, const Attrs&) cons
   const int64_t h = check_gates(name(), in[0], 2, 4), b = in[0]->shape()[0];
   check_shapes(name(), in, {{b, 4 * h}, {b, 4 * h}, {b, h}});
   const TensorMeta& c = in[2]->meta();
-  return {dense_meta(c.shape, c.dtype, c.device), dense_meta(c.shape, c.dtype, c.device),
-          dense_meta(in[0]->shape(), c.dtype, c.device)};
+  return {dense_meta(c.shape, c.dtype, c.device), dense_meta(c.shape, c.dtype, c.device)};
 }
 
-// The fused backward reads c; the create_graph form recomputes everything from the inputs.
-bool LstmCell::reads_saved_input(size_t i, const std::vector<bool>&) const {
-  return i == 2 || grad_mode_enabled();
-}
+bool LstmCell::reads_saved_input(size_t, const std::vector<bool>&) const { return true; }
 
 TensorList LstmCell::grad(const GradContext& ctx, const TensorList& dy) const {
   namespace F = functional;
+  const Tensor &gi = ctx.inputs[0], &gh = ctx.inputs[1], &c = ctx.inputs[2];
   if (grad_mode_enabled()) {
     // create_graph: the same gradients from differentiable ops on the inputs, so that
     // second-order gradients reach gi, gh and c through them.
-    const Tensor &gi = ctx.inputs[0], &gh = ctx.inputs[1], &c = ctx.inputs[2];
-    const int64_t h = c->shape().back();
     const CompositeCell cell = composite_cell(gi, gh, c);
-    const Tensor &i = cell.i, &f = cell.f, &g = cell.g, &o = cell.o, &c2 = cell.c2;
-    auto slice = [&](int k) { return F::narrow(dy[2], 1, k * h, h); };
-    auto dsigmoid = [](const Tensor& s) { return F::mul(s, F::rsub(s, Scalar::from_int(1))); };
-    const Tensor tc = F::unary(UnaryFn::kTanh, c2);
-    const Tensor dc2 =
-        F::add(dy[1], F::mul(F::mul(dy[0], o), F::rsub(F::mul(tc, tc), Scalar::from_int(1))));
-    const Tensor di = F::mul(F::add(F::mul(dc2, g), slice(0)), dsigmoid(i));
-    const Tensor df = F::mul(F::add(F::mul(dc2, c), slice(1)), dsigmoid(f));
-    const Tensor dg =
-        F::mul(F::add(F::mul(dc2, i), slice(2)), F::rsub(F::mul(g, g), Scalar::from_int(1)));
-    const Tensor d_o = F::mul(F::add(F::mul(dy[0], tc), slice(3)), dsigmoid(o));
+    const Tensor &i = cell.i, &f = cell.f, &g = cell.g, &o = cell.o;
+    auto one = Scalar::from_int(1);
+    auto dsigmoid = [&](const Tensor& s) { return F::mul(s, F::rsub(s, one)); };
+    const Tensor tc = F::unary(UnaryFn::kTanh, cell.c2);
+    const Tensor dc2 = F::add(dy[1], F::mul(F::mul(dy[0], o), F::rsub(F::mul(tc, tc), one)));
+    const Tensor di = F::mul(F::mul(dc2, g), dsigmoid(i));
+    const Tensor df = F::mul(F::mul(dc2, c), dsigmoid(f));
+    const Tensor dg = F::mul(F::mul(dc2, i), F::rsub(F::mul(g, g), one));
+    const Tensor d_o = F::mul(F::mul(dy[0], tc), dsigmoid(o));
     const Tensor dgates = F::cat({di, df, dg, d_o}, 1);
     return {dgates, dgates, F::mul(dc2, f)};
   }
   auto dense = [](const Tensor& t) { return t->is_contiguous() ? t : F::contiguous(t); };
-  TensorList r = dispatch(prim::lstm_cell_grad(), {dense(dy[0]), dense(dy[1]), dense(dy[2]),
-                                                   ctx.inputs[2], ctx.outputs[1], ctx.outputs[2]});
+  TensorList r = dispatch(prim::lstm_cell_grad(), {dense(dy[0]), dense(dy[1]), gi, gh, c});
   return {r[0], r[0], r[1]};
 }
 
@@ -113,13 +106,13 @@ PrimTraits LstmCellGrad::traits() const {
 }
 
 std::vector<TensorMeta> LstmCellGrad::infer(const TensorList& in, const Attrs&) const {
-  if (in.size() != 6) throw_error<RuntimeError>(name(), "expected 6 tensors, got ", in.size());
-  // (dh, dc', dact, c, c', act)
-  const int64_t h = check_gates(name(), in[5], 2, 4), b = in[5]->shape()[0];
-  check_shapes(name(), {in[5], in[0], in[1], in[2], in[3], in[4]},
-               {{b, 4 * h}, {b, h}, {b, h}, {b, 4 * h}, {b, h}, {b, h}});
-  const TensorMeta& c = in[3]->meta();
-  return {dense_meta(in[5]->shape(), c.dtype, c.device), dense_meta(c.shape, c.dtype, c.device)};
+  if (in.size() != 5) throw_error<RuntimeError>(name(), "expected 5 tensors, got ", in.size());
+  // (dh, dc', gi, gh, c)
+  const int64_t h = check_gates(name(), in[2], 2, 4), b = in[2]->shape()[0];
+  check_shapes(name(), {in[2], in[0], in[1], in[3], in[4]},
+               {{b, 4 * h}, {b, h}, {b, h}, {b, 4 * h}, {b, h}});
+  const TensorMeta& c = in[4]->meta();
+  return {dense_meta(in[2]->shape(), c.dtype, c.device), dense_meta(c.shape, c.dtype, c.device)};
 }
 
 namespace {
@@ -134,47 +127,39 @@ void check_layer_operands(const char* op, const TensorList& in) {
 // The steps of a layer in the order they run: step s is time t(s).
 int64_t time_of(int64_t s, int64_t steps, bool reverse) { return reverse ? steps - 1 - s : s; }
 
-// create_graph form of LstmLayer's gradient: the forward recomputed step by step from
-// differentiable ops, then the steps' gradients in reverse from differentiable ops.
-TensorList composite_layer_grad(const TensorList& in, const TensorList& dy, bool reverse) {
+// create_graph form of LstmLayer's gradient from differentiable ops on what the forward saved:
+// the inputs h0, c0, w_hh and the outputs, which under create_graph are this node's outputs
+// again (so second-order gradients flow back through the node itself).
+TensorList composite_layer_grad(const TensorList& in, const TensorList& out, const TensorList& dy,
+                                bool reverse) {
   namespace F = functional;
-  const Tensor &gi = in[0], &w = in[3], &bias = in[4];
-  const int64_t steps = gi->shape()[0], h = in[1]->shape()[1];
-  std::vector<CompositeCell> cells(steps);
-  std::vector<Tensor> h_prev(steps), c_prev(steps);
-  Tensor hs = in[1], cs = in[2];
-  for (int64_t s = 0; s < steps; ++s) {
-    const int64_t t = time_of(s, steps, reverse);
-    h_prev[s] = hs;
-    c_prev[s] = cs;
-    cells[s] = composite_cell(F::select(gi, 0, t), F::linear(hs, w, bias), cs);
-    hs = cells[s].h;
-    cs = cells[s].c2;
-  }
+  const Tensor &w = in[3], &hs = out[0], &cs = out[1], &act = out[2];
+  const int64_t steps = act->shape()[0], h = in[1]->shape()[1];
   auto one = Scalar::from_int(1);
   auto dsigmoid = [&](const Tensor& v) { return F::mul(v, F::rsub(v, one)); };
   std::vector<Tensor> dgates(steps);
   Tensor dh_next, dc_next, dw, db;
   for (int64_t s = steps - 1; s >= 0; --s) {
-    const int64_t t = time_of(s, steps, reverse);
-    const CompositeCell& cell = cells[s];
+    const int64_t t = time_of(s, steps, reverse), tp = reverse ? t + 1 : t - 1;
+    const Tensor h_prev = s == 0 ? in[1] : F::select(hs, 0, tp);
+    const Tensor c_prev = s == 0 ? in[2] : F::select(cs, 0, tp);
+    const Tensor a = F::select(act, 0, t), da = F::select(dy[2], 0, t);
+    auto gate = [&](const Tensor& v, int k) { return F::narrow(v, 1, k * h, h); };
+    const Tensor i = gate(a, 0), f = gate(a, 1), g = gate(a, 2), o = gate(a, 3);
     Tensor dh = F::select(dy[0], 0, t), dc = F::select(dy[1], 0, t);
-    const Tensor da = F::select(dy[2], 0, t);
     if (dh_next) dh = F::add(dh, dh_next);
     if (dc_next) dc = F::add(dc, dc_next);
-    auto slice = [&](int k) { return F::narrow(da, 1, k * h, h); };
-    const Tensor tc = F::unary(UnaryFn::kTanh, cell.c2);
-    const Tensor dc2 = F::add(dc, F::mul(F::mul(dh, cell.o), F::rsub(F::mul(tc, tc), one)));
-    const Tensor di = F::mul(F::add(F::mul(dc2, cell.g), slice(0)), dsigmoid(cell.i));
-    const Tensor df = F::mul(F::add(F::mul(dc2, c_prev[s]), slice(1)), dsigmoid(cell.f));
-    const Tensor dg =
-        F::mul(F::add(F::mul(dc2, cell.i), slice(2)), F::rsub(F::mul(cell.g, cell.g), one));
-    const Tensor d_o = F::mul(F::add(F::mul(dh, tc), slice(3)), dsigmoid(cell.o));
+    const Tensor tc = F::unary(UnaryFn::kTanh, F::select(cs, 0, t));
+    const Tensor dc2 = F::add(dc, F::mul(F::mul(dh, o), F::rsub(F::mul(tc, tc), one)));
+    const Tensor di = F::mul(F::add(F::mul(dc2, g), gate(da, 0)), dsigmoid(i));
+    const Tensor df = F::mul(F::add(F::mul(dc2, c_prev), gate(da, 1)), dsigmoid(f));
+    const Tensor dg = F::mul(F::add(F::mul(dc2, i), gate(da, 2)), F::rsub(F::mul(g, g), one));
+    const Tensor d_o = F::mul(F::add(F::mul(dh, tc), gate(da, 3)), dsigmoid(o));
     const Tensor dgate = F::cat({di, df, dg, d_o}, 1);
     dgates[t] = F::unsqueeze(dgate, 0);
-    dc_next = F::mul(dc2, cell.f);
+    dc_next = F::mul(dc2, f);
     dh_next = F::matmul(dgate, w);
-    const Tensor dws = F::matmul(F::transpose(dgate, 0, 1), h_prev[s]);
+    const Tensor dws = F::matmul(F::transpose(dgate, 0, 1), h_prev);
     dw = dw ? F::add(dw, dws) : dws;
     const Tensor dbs = F::sum(dgate, {0});
     db = db ? F::add(db, dbs) : dbs;
@@ -200,15 +185,15 @@ std::vector<TensorMeta> LstmLayer::infer(const TensorList& in, const Attrs& attr
   return {dense_meta(state, dt, dev), dense_meta(state, dt, dev), dense_meta(g, dt, dev)};
 }
 
-// The fused backward reads h0, c0 and w_hh; the create_graph form recomputes from all inputs.
+// Both backward forms read h0, c0 and w_hh (and the outputs), not gi or b_hh.
 bool LstmLayer::reads_saved_input(size_t i, const std::vector<bool>&) const {
-  return (i >= 1 && i <= 3) || grad_mode_enabled();
+  return i >= 1 && i <= 3;
 }
 
 TensorList LstmLayer::grad(const GradContext& ctx, const TensorList& dy) const {
   namespace F = functional;
   const bool reverse = ctx.attrs.get<bool>("reverse");
-  if (grad_mode_enabled()) return composite_layer_grad(ctx.inputs, dy, reverse);
+  if (grad_mode_enabled()) return composite_layer_grad(ctx.inputs, ctx.outputs, dy, reverse);
   auto dense = [](const Tensor& t) { return t->is_contiguous() ? t : F::contiguous(t); };
   TensorList r = dispatch(prim::lstm_layer_grad(),
                           {dense(dy[0]), dense(dy[1]), dense(dy[2]), ctx.inputs[1], ctx.inputs[2],
@@ -257,40 +242,33 @@ CompositeGru composite_gru(const Tensor& gi, const Tensor& gh, const Tensor& hp)
 }
 
 // create_graph form of GruLayer's gradient (as composite_layer_grad for the LSTM).
-TensorList composite_gru_grad(const TensorList& in, const TensorList& dy, bool reverse) {
+TensorList composite_gru_grad(const TensorList& in, const TensorList& out, const TensorList& dy,
+                              bool reverse) {
   namespace F = functional;
-  const Tensor &gi = in[0], &w = in[2], &bias = in[3];
-  const int64_t steps = gi->shape()[0], h = in[1]->shape()[1];
-  std::vector<CompositeGru> cells(steps);
-  std::vector<Tensor> h_prev(steps);
-  Tensor hs = in[1];
-  for (int64_t s = 0; s < steps; ++s) {
-    h_prev[s] = hs;
-    cells[s] =
-        composite_gru(F::select(gi, 0, time_of(s, steps, reverse)), F::linear(hs, w, bias), hs);
-    hs = cells[s].h;
-  }
+  const Tensor &w = in[2], &hs = out[0], &act = out[1];
+  const int64_t steps = act->shape()[0], h = in[1]->shape()[1];
   auto one = Scalar::from_int(1);
   auto dsigmoid = [&](const Tensor& v) { return F::mul(v, F::rsub(v, one)); };
   std::vector<Tensor> dgis(steps);
   Tensor dh_next, dw, db;
   for (int64_t s = steps - 1; s >= 0; --s) {
-    const int64_t t = time_of(s, steps, reverse);
-    const CompositeGru& c = cells[s];
+    const int64_t t = time_of(s, steps, reverse), tp = reverse ? t + 1 : t - 1;
+    const Tensor h_prev = s == 0 ? in[1] : F::select(hs, 0, tp);
+    const Tensor a = F::select(act, 0, t), da = F::select(dy[1], 0, t);
+    auto part = [&](const Tensor& v, int k) { return F::narrow(v, 1, k * h, h); };
+    const Tensor r = part(a, 0), z = part(a, 1), n = part(a, 2), hn = part(a, 3);
     Tensor dh = F::select(dy[0], 0, t);
     if (dh_next) dh = F::add(dh, dh_next);
-    const Tensor da = F::select(dy[1], 0, t);
-    auto slice = [&](int k) { return F::narrow(da, 1, k * h, h); };
-    const Tensor dn = F::add(F::mul(dh, F::rsub(c.z, one)), slice(2));
-    const Tensor dz = F::add(F::mul(dh, F::sub(h_prev[s], c.n)), slice(1));
-    const Tensor dn_pre = F::mul(dn, F::rsub(F::mul(c.n, c.n), one));
-    const Tensor dhn = F::add(F::mul(dn_pre, c.r), slice(3));
-    const Tensor dr = F::add(F::mul(dn_pre, c.hn), slice(0));
-    const Tensor dr_pre = F::mul(dr, dsigmoid(c.r)), dz_pre = F::mul(dz, dsigmoid(c.z));
+    const Tensor dn = F::add(F::mul(dh, F::rsub(z, one)), part(da, 2));
+    const Tensor dz = F::add(F::mul(dh, F::sub(h_prev, n)), part(da, 1));
+    const Tensor dn_pre = F::mul(dn, F::rsub(F::mul(n, n), one));
+    const Tensor dhn = F::add(F::mul(dn_pre, r), part(da, 3));
+    const Tensor dr = F::add(F::mul(dn_pre, hn), part(da, 0));
+    const Tensor dr_pre = F::mul(dr, dsigmoid(r)), dz_pre = F::mul(dz, dsigmoid(z));
     dgis[t] = F::unsqueeze(F::cat({dr_pre, dz_pre, dn_pre}, 1), 0);
     const Tensor dgh = F::cat({dr_pre, dz_pre, dhn}, 1);
-    dh_next = F::add(F::mul(dh, c.z), F::matmul(dgh, w));
-    const Tensor dws = F::matmul(F::transpose(dgh, 0, 1), h_prev[s]);
+    dh_next = F::add(F::mul(dh, z), F::matmul(dgh, w));
+    const Tensor dws = F::matmul(F::transpose(dgh, 0, 1), h_prev);
     dw = dw ? F::add(dw, dws) : dws;
     const Tensor dbs = F::sum(dgh, {0});
     db = db ? F::add(db, dbs) : dbs;
@@ -317,15 +295,15 @@ std::vector<TensorMeta> GruLayer::infer(const TensorList& in, const Attrs& attrs
   return {dense_meta({steps, b, h}, dt, dev), dense_meta({steps, b, 4 * h}, dt, dev)};
 }
 
-// The fused backward reads h0 and w_hh; the create_graph form recomputes from all inputs.
+// Both backward forms read h0 and w_hh (and the outputs), not gi or b_hh.
 bool GruLayer::reads_saved_input(size_t i, const std::vector<bool>&) const {
-  return i == 1 || i == 2 || grad_mode_enabled();
+  return i == 1 || i == 2;
 }
 
 TensorList GruLayer::grad(const GradContext& ctx, const TensorList& dy) const {
   namespace F = functional;
   if (grad_mode_enabled())
-    return composite_gru_grad(ctx.inputs, dy, ctx.attrs.get<bool>("reverse"));
+    return composite_gru_grad(ctx.inputs, ctx.outputs, dy, ctx.attrs.get<bool>("reverse"));
   auto dense = [](const Tensor& t) { return t->is_contiguous() ? t : F::contiguous(t); };
   TensorList r = dispatch(
       prim::gru_layer_grad(),
@@ -432,8 +410,10 @@ std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& gi, const Tensor& h0
   const Tensor bias = b_hh ? dense(b_hh) : zeros({4 * h}, CreationOptions{dt, dev, ""});
   TensorList r = dispatch(prim::lstm_layer(), {dense(gi), dense(h0), dense(c0), dense(w_hh), bias},
                           Attrs{{"reverse", reverse}});
+  // the results are copies: the kernel's outputs are saved for backward, and a caller may
+  // change output, h_n or c_n in place before it (as PyTorch's allow)
   const int64_t last = reverse ? 0 : steps - 1;
-  return {r[0], select(r[0], 0, last), select(r[1], 0, last)};
+  return {clone(r[0]), clone(select(r[0], 0, last)), clone(select(r[1], 0, last))};
 }
 
 std::pair<Tensor, Tensor> gru_layer(const Tensor& gi, const Tensor& h0, const Tensor& w_hh,
@@ -465,7 +445,8 @@ std::pair<Tensor, Tensor> gru_layer(const Tensor& gi, const Tensor& h0, const Te
   const Tensor bias = b_hh ? dense(b_hh) : zeros({3 * h}, CreationOptions{dt, dev, ""});
   TensorList r = dispatch(prim::gru_layer(), {dense(gi), dense(h0), dense(w_hh), bias},
                           Attrs{{"reverse", reverse}});
-  return {r[0], select(r[0], 0, reverse ? 0 : steps - 1)};
+  // copies, as lstm_layer's
+  return {clone(r[0]), clone(select(r[0], 0, reverse ? 0 : steps - 1))};
 }
 
 }  // namespace functional

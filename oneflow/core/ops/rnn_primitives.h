@@ -10,10 +10,10 @@
 
 namespace oneflow {
 
-// (gi (B, 4H), gh (B, 4H), c (B, H)) -> (h (B, H), c' (B, H), act (B, 4H)). The gates are
-// gi + gh in PyTorch's order (input, forget, cell, output): act holds sigmoid(i), sigmoid(f),
-// tanh(g), sigmoid(o); c' = f c + i g and h = o tanh(c'). Contiguous float32/float64 operands of
-// one dtype and device.
+// (gi (B, 4H), gh (B, 4H), c (B, H)) -> (h (B, H), c' (B, H)). The gates are gi + gh in
+// PyTorch's order (input, forget, cell, output): sigmoid(i), sigmoid(f), tanh(g), sigmoid(o);
+// c' = f c + i g and h = o tanh(c'). Contiguous float32/float64 operands of one dtype and
+// device. Saves its inputs only: backward recomputes the gates.
 class LstmCell final : public Primitive {
  public:
   const char* name() const override { return "lstm_cell"; }
@@ -27,7 +27,7 @@ class LstmCell final : public Primitive {
                     const Attrs& attrs) const override;
 };
 
-// (dh, dc', dact, c, c', act) -> (d gates (B, 4H), dc (B, H)): LstmCell's backward, the gates'
+// (dh, dc', gi, gh, c) -> (d gates (B, 4H), dc (B, H)): LstmCell's backward, the gates'
 // gradient serving both gi and gh. Not differentiable: under create_graph LstmCell::grad builds
 // the same values from differentiable ops.
 class LstmCellGrad final : public Primitive {

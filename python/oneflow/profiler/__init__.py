@@ -55,10 +55,10 @@ class ProfilerAction(enum.Enum):
     RECORD_AND_SAVE = 3
 
 
-def schedule(*, wait, warmup, active, repeat=0, skip_first=0):
+def schedule(*, wait, warmup, active, repeat=0, skip_first=0, skip_first_wait=0):
     """The profiler's action at each step: after ``skip_first`` steps, cycles of ``wait`` idle,
     ``warmup`` warm-up and ``active`` recorded steps (the last one saves), ``repeat`` times
-    (0: forever)."""
+    (0: forever); ``skip_first_wait`` drops the first cycle's wait."""
     if wait < 0 or warmup < 0 or active <= 0 or repeat < 0 or skip_first < 0:
         raise AssertionError("Invalid profiler schedule arguments")
     if warmup == 0:
@@ -67,9 +67,13 @@ def schedule(*, wait, warmup, active, repeat=0, skip_first=0):
         )
 
     def action(step):
+        if step < 0:
+            raise AssertionError(f"Step must be non-negative. Got {step}.")
         if step < skip_first:
             return ProfilerAction.NONE
         step -= skip_first
+        if skip_first_wait:
+            step += wait
         cycle = wait + warmup + active
         if repeat > 0 and step // cycle >= repeat:
             return ProfilerAction.NONE
@@ -87,20 +91,25 @@ def _default_schedule(_step):
     return ProfilerAction.RECORD
 
 
-def tensorboard_trace_handler(dir_name, worker_name=None, use_gzip=False):
-    """An ``on_trace_ready`` that writes each trace as ``<worker>.<ms>.pt.trace.json(.gz)``
+def tensorboard_trace_handler(dir_name, worker_name=None, use_gzip=False, use_python_export=False):
+    """An ``on_trace_ready`` that writes each trace as ``<worker>.<ns>.pt.trace.json(.gz)``
     into ``dir_name``."""
 
     def handler(prof):
         os.makedirs(dir_name, exist_ok=True)
         worker = worker_name or f"{socket.gethostname()}_{os.getpid()}"
-        name = f"{worker}.{time.time_ns() // 1_000_000}.pt.trace.json" + (".gz" if use_gzip else "")
+        name = f"{worker}.{time.time_ns()}.pt.trace.json" + (".gz" if use_gzip else "")
         prof.export_chrome_trace(os.path.join(dir_name, name))
 
     return handler
 
 
-def _format_time(us):
+def _format_time(us, unit=None):
+    if unit is not None:
+        if unit not in ("s", "ms", "us"):
+            raise ValueError(f"profiler: time_unit must be 's', 'ms' or 'us', got {unit!r}")
+        scale = {"s": 1e6, "ms": 1e3, "us": 1.0}[unit]
+        return f"{us / scale:.3f}{unit}"
     if us >= 1e6:
         return f"{us / 1e6:.3f}s"
     if us >= 1e3:
@@ -127,7 +136,10 @@ class FunctionEvent:
     self_cpu_time_total = property(
         lambda self: self.cpu_time_total - sum(c.cpu_time_total for c in self.cpu_children)
     )
+    # not recorded: no device timing, no memory
     device_time_total = self_device_time_total = cuda_time_total = property(lambda self: 0.0)
+    cpu_memory_usage = self_cpu_memory_usage = property(lambda self: 0)
+    device_memory_usage = self_device_memory_usage = property(lambda self: 0)
 
     @property
     def time_range(self):
@@ -149,6 +161,8 @@ class FunctionEventAvg:
         self.count = 0
         self.cpu_time_total = self.self_cpu_time_total = 0.0
         self.device_time_total = self.self_device_time_total = self.cuda_time_total = 0.0
+        self.cpu_memory_usage = self.self_cpu_memory_usage = 0
+        self.device_memory_usage = self.self_device_memory_usage = 0
         self.is_user_annotation = False
 
     def add(self, e):
@@ -180,6 +194,12 @@ _SORT_KEYS = (
     "device_time_total",
     "self_cuda_time_total",
     "self_device_time_total",
+    "cpu_memory_usage",
+    "self_cpu_memory_usage",
+    "cuda_memory_usage",
+    "self_cuda_memory_usage",
+    "device_memory_usage",
+    "self_device_memory_usage",
 )
 
 
@@ -221,6 +241,7 @@ class EventList(list):
         max_shapes_column_width=80,
         header=None,
         top_level_events_only=False,
+        time_unit=None,
     ):
         rows = list(self)
         if sort_by is not None:
@@ -247,7 +268,8 @@ class EventList(list):
             ("# of Calls", 12),
         ]
         if shapes:
-            shape_w = min(max_shapes_column_width, max(len(str(e.input_shapes)) for e in rows) + 4)
+            widest = max([len(str(e.input_shapes)) for e in rows] + [0])
+            shape_w = min(max_shapes_column_width, widest + 4)
             cols.append(("Input Shapes", max(shape_w, 14)))
         line = "".join("-" * w + "  " for _, w in cols)
         out = []
@@ -263,17 +285,17 @@ class EventList(list):
             cells = [
                 name,
                 pct(e.self_cpu_time_total),
-                _format_time(e.self_cpu_time_total),
+                _format_time(e.self_cpu_time_total, time_unit),
                 pct(e.cpu_time_total),
-                _format_time(e.cpu_time_total),
-                _format_time(e.cpu_time),
+                _format_time(e.cpu_time_total, time_unit),
+                _format_time(e.cpu_time, time_unit),
                 str(e.count),
             ]
             if shapes:
                 s = str(e.input_shapes)
                 cells.append(s if len(s) <= cols[-1][1] else s[: cols[-1][1] - 3] + "...")
             out.append("".join(f"{c:>{w}}  " for c, (_, w) in zip(cells, cols)))
-        out += [line, f"Self CPU time total: {_format_time(total_self)}", ""]
+        out += [line, f"Self CPU time total: {_format_time(total_self, time_unit)}", ""]
         return "\n".join(out)
 
     def __str__(self):
@@ -413,6 +435,8 @@ class profile:
         execution_trace_observer=None,
         acc_events=False,
         use_cuda=None,
+        custom_trace_id_callback=None,
+        post_processing_timeout_s=None,
     ):
         self.activities = set(activities) if activities else supported_activities()
         for a in self.activities:
@@ -441,6 +465,7 @@ class profile:
         self.step_num = 0
         self._action = None
         self._recording = False
+        self._stopped = True
         self._t0 = None
         self._events = EventList()
 
@@ -487,18 +512,22 @@ class profile:
             self._start_recording()
 
     def start(self):
+        self._stopped = False
         self._action = self.schedule(self.step_num)
         self._enter_action(self._action, None)
         return self
 
     def stop(self, _quiet=False):
         self._action = None
+        self._stopped = True
         if self._recording:
             self._stop_recording(_quiet)
-            if self.on_trace_ready is not None and not _quiet:
+            if self.on_trace_ready is not None:
                 self.on_trace_ready(self)
 
     def step(self):
+        if self._stopped:  # a stopped profile stays stopped, as PyTorch's
+            return
         previous = self._action
         self.step_num += 1
         self._action = self.schedule(self.step_num)
@@ -523,6 +552,9 @@ class profile:
 
     def table(self, *args, **kwargs):
         return self.key_averages().table(*args, **kwargs)
+
+    def total_average(self):
+        return self._events.total_average()
 
     @property
     def self_cpu_time_total(self):

@@ -77,26 +77,33 @@ template <typename T>
 void cell_forward(const TensorList& in, const TensorList& out) {
   const int64_t rows = in[2]->shape()[0], h = in[2]->shape()[1];
   const T *gi = in[0]->read_as<T>(), *gh = in[1]->read_as<T>(), *c = in[2]->read_as<T>();
-  T *hn = out[0]->data_as<T>(), *c2 = out[1]->data_as<T>(), *act = out[2]->data_as<T>();
+  T *hn = out[0]->data_as<T>(), *c2 = out[1]->data_as<T>();
+  std::vector<T> act(rows * 4 * h);
   for_rows(rows, 4 * h, [&](int64_t b) {
     const T *x = gi + b * 4 * h, *y = gh + b * 4 * h;
-    T* a = act + b * 4 * h;
+    T* a = act.data() + b * 4 * h;
     for (int64_t j = 0; j < 4 * h; ++j) a[j] = x[j] + y[j];
     cell_units<T>(a, h, c + b * h, c2 + b * h, hn + b * h, h);
   });
 }
 
+// The cell's backward from its inputs: the gates and c' recomputed per row, then their
+// gradients.
 template <typename T>
 void cell_backward(const TensorList& in, const TensorList& out) {
-  const int64_t rows = in[3]->shape()[0], h = in[3]->shape()[1];
-  const T *dh = in[0]->read_as<T>(), *dc = in[1]->read_as<T>(), *dact = in[2]->read_as<T>();
-  const T *c = in[3]->read_as<T>(), *c2 = in[4]->read_as<T>(), *act = in[5]->read_as<T>();
+  const int64_t rows = in[4]->shape()[0], h = in[4]->shape()[1];
+  const T *dh = in[0]->read_as<T>(), *dc = in[1]->read_as<T>(), *gi = in[2]->read_as<T>();
+  const T *gh = in[3]->read_as<T>(), *c = in[4]->read_as<T>();
   T *dgates = out[0]->data_as<T>(), *dcp = out[1]->data_as<T>();
   std::copy(dc, dc + rows * h, dcp);  // the gradient reaching c', turned into c's in place
-  std::vector<T> tc(rows * h);
+  std::vector<T> act(rows * 4 * h), c2(rows * h), hn(rows * h), tc(rows * h), zeros(4 * h);
   for_rows(rows, 4 * h, [&](int64_t b) {
-    cell_units_grad<T>(dh + b * h, dcp + b * h, dact + b * 4 * h, c + b * h, c2 + b * h,
-                       act + b * 4 * h, h, dgates + b * 4 * h, tc.data() + b * h, h);
+    const T *x = gi + b * 4 * h, *y = gh + b * 4 * h;
+    T* a = act.data() + b * 4 * h;
+    for (int64_t j = 0; j < 4 * h; ++j) a[j] = x[j] + y[j];
+    cell_units<T>(a, h, c + b * h, c2.data() + b * h, hn.data() + b * h, h);
+    cell_units_grad<T>(dh + b * h, dcp + b * h, zeros.data(), c + b * h, c2.data() + b * h, a, h,
+                       dgates + b * 4 * h, tc.data() + b * h, h);
   });
 }
 
@@ -459,7 +466,7 @@ void LstmCell::compute_cuda(const TensorList&, const TensorList&, const Attrs&) 
 }
 
 void LstmCellGrad::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
-  if (in[3]->dtype() == DType::kFloat64)
+  if (in[4]->dtype() == DType::kFloat64)
     cell_backward<double>(in, out);
   else
     cell_backward<float>(in, out);
