@@ -123,3 +123,101 @@ def remove_weight_norm(module, name="weight"):
             module.register_parameter(name, Parameter(weight))
             return module
     raise ValueError(f"weight_norm of '{name}' not found in {module}")
+
+
+# ---- spectral normalisation (the hook-based form; parametrizations.spectral_norm is the newer)
+
+
+class _SpectralNorm:
+    """The forward pre-hook of spectral_norm: weight = weight_orig / sigma, sigma estimated by
+    power iteration on weight_orig viewed as a matrix (`dim` first), one step per training
+    forward, u and v kept as buffers."""
+
+    def __init__(self, name, n_power_iterations, dim, eps):
+        if n_power_iterations <= 0:
+            raise ValueError(
+                "Expected n_power_iterations to be positive, but "
+                f"got n_power_iterations={n_power_iterations}"
+            )
+        self.name, self.n_power_iterations, self.dim, self.eps = name, n_power_iterations, dim, eps
+
+    def reshape_weight_to_matrix(self, weight):
+        if self.dim != 0:
+            weight = weight.permute(self.dim, *(d for d in range(weight.ndim) if d != self.dim))
+        return weight.reshape(weight.shape[0], -1)
+
+    def compute_weight(self, module, do_power_iteration):
+        from oneflow.nn import functional as F
+
+        weight = getattr(module, self.name + "_orig")
+        u = getattr(module, self.name + "_u")
+        v = getattr(module, self.name + "_v")
+        weight_mat = self.reshape_weight_to_matrix(weight)
+        if do_power_iteration:
+            with oneflow.no_grad():
+                for _ in range(self.n_power_iterations):
+                    v.copy_(F.normalize(oneflow.mv(weight_mat.t(), u), dim=0, eps=self.eps))
+                    u.copy_(F.normalize(oneflow.mv(weight_mat, v), dim=0, eps=self.eps))
+            u, v = u.clone(), v.clone()
+        sigma = oneflow.dot(u, oneflow.mv(weight_mat, v))
+        return weight / sigma
+
+    def __call__(self, module, inputs):
+        setattr(module, self.name, self.compute_weight(module, module.training))
+
+
+def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
+    """Divides module.<name> by its largest singular value before every forward (PyTorch's
+    hook-based spectral_norm: <name>_orig, buffers <name>_u and <name>_v)."""
+    from oneflow.nn import functional as F
+    from oneflow.nn.parameter import Parameter
+
+    for hook in module._forward_pre_hooks.values():
+        if isinstance(hook, _SpectralNorm) and hook.name == name:
+            raise RuntimeError(
+                f"Cannot register two spectral_norm hooks on the same parameter {name}"
+            )
+    if dim is None:
+        transposed = (
+            oneflow.nn.ConvTranspose1d,
+            oneflow.nn.ConvTranspose2d,
+            oneflow.nn.ConvTranspose3d,
+        )
+        dim = 1 if isinstance(module, transposed) else 0
+    fn = _SpectralNorm(name, n_power_iterations, dim, eps)
+    weight = module._parameters[name]
+    with oneflow.no_grad():
+        weight_mat = fn.reshape_weight_to_matrix(weight)
+        h, w = weight_mat.shape
+        u = F.normalize(oneflow.randn(h, dtype=weight.dtype, device=weight.device), dim=0, eps=eps)
+        v = F.normalize(oneflow.randn(w, dtype=weight.dtype, device=weight.device), dim=0, eps=eps)
+    del module._parameters[name]
+    module.register_parameter(
+        name + "_orig", weight if isinstance(weight, Parameter) else Parameter(weight)
+    )
+    setattr(module, name, weight.detach())
+    module.register_buffer(name + "_u", u)
+    module.register_buffer(name + "_v", v)
+    module.register_forward_pre_hook(fn)
+    return module
+
+
+def remove_spectral_norm(module, name="weight"):
+    """Undoes spectral_norm: module.<name> becomes one parameter with the current value."""
+    from oneflow.nn.parameter import Parameter
+
+    for key, hook in list(module._forward_pre_hooks.items()):
+        if isinstance(hook, _SpectralNorm) and hook.name == name:
+            with oneflow.no_grad():
+                weight = hook.compute_weight(module, do_power_iteration=False)
+            del module._forward_pre_hooks[key]
+            module.__dict__.pop(name, None)
+            del module._parameters[name + "_orig"]
+            del module._buffers[name + "_u"]
+            del module._buffers[name + "_v"]
+            module.register_parameter(name, Parameter(weight.detach()))
+            return module
+    raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+
+
+from oneflow.nn.utils import parametrizations, parametrize  # noqa: E402,F401
