@@ -13,19 +13,20 @@ def _grads(parameters):
     return [p.grad for p in parameters if p.grad is not None]
 
 
-def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
-    """Scales the gradients in place so that their joint norm is at most max_norm; returns the
-    norm before clipping."""
-    grads = _grads(parameters)
+def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """The norm of the norms of `tensors` (their joint norm), as clip_grad_norm_ measures it."""
+    if isinstance(tensors, Tensor):
+        tensors = [tensors]
+    tensors = [t for t in tensors if t is not None]
     norm_type = float(norm_type)
-    if not grads:
+    if not tensors:
         return oneflow.tensor(0.0)
     with oneflow.no_grad():
         if norm_type == math.inf:
-            norms = [g.abs().max() for g in grads]
+            norms = [t.abs().max() for t in tensors]
             total = norms[0] if len(norms) == 1 else oneflow.stack(norms).max()
         else:
-            norms = [oneflow.linalg.vector_norm(g, norm_type) for g in grads]
+            norms = [oneflow.linalg.vector_norm(t, norm_type) for t in tensors]
             total = oneflow.linalg.vector_norm(oneflow.stack(norms), norm_type)
         if error_if_nonfinite and not math.isfinite(float(total.item())):
             raise RuntimeError(
@@ -33,10 +34,45 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
                 "non-finite, so it cannot be clipped. To disable this error and scale the "
                 "gradients by the non-finite norm anyway, set `error_if_nonfinite=False`"
             )
-        coef = oneflow.clamp(max_norm / (total + 1e-6), max=1.0)
+    return total
+
+
+def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
+    """Scales the gradients in place by max_norm / (total_norm + 1e-6), at most 1."""
+    grads = _grads(parameters)
+    if not grads:
+        return
+    with oneflow.no_grad():
+        coef = oneflow.clamp(max_norm / (total_norm + 1e-6), max=1.0)
         for g in grads:
             g.mul_(coef.to(g.dtype))
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """Scales the gradients in place so that their joint norm is at most max_norm; returns the
+    norm before clipping."""
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    parameters = list(parameters)
+    grads = _grads(parameters)
+    if not grads:
+        return oneflow.tensor(0.0)
+    total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
+    clip_grads_with_norm_(parameters, max_norm, total, foreach)
     return total
+
+
+def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """Deprecated form of clip_grad_norm_ (PyTorch warns the same way)."""
+    import warnings
+
+    warnings.warn(
+        "`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+        "`torch.nn.utils.clip_grad_norm_`.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 
 def clip_grad_value_(parameters, clip_value, foreach=None):
@@ -220,4 +256,97 @@ def remove_spectral_norm(module, name="weight"):
     raise ValueError(f"spectral_norm of '{name}' not found in {module}")
 
 
-from oneflow.nn.utils import parametrizations, parametrize  # noqa: E402,F401
+# ---- fusing BatchNorm into the layer before it (inference) -----------------------------------
+
+
+def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, transpose=False):
+    """The weight and bias of a convolution followed by an inference BatchNorm, as one."""
+    from oneflow.nn.parameter import Parameter
+
+    w_dtype = conv_w.dtype
+    b_dtype = conv_b.dtype if conv_b is not None else w_dtype
+    if conv_b is None:
+        conv_b = oneflow.zeros_like(bn_rm)
+    if bn_w is None:
+        bn_w = oneflow.ones_like(bn_rm)
+    if bn_b is None:
+        bn_b = oneflow.zeros_like(bn_rm)
+    rsqrt = oneflow.rsqrt(bn_rv + bn_eps)
+    shape = ([1, -1] if transpose else [-1, 1]) + [1] * (conv_w.ndim - 2)
+    fused_w = (conv_w * (bn_w * rsqrt).reshape(shape)).to(w_dtype)
+    fused_b = ((conv_b - bn_rm) * rsqrt * bn_w + bn_b).to(b_dtype)
+    return (
+        Parameter(fused_w.detach(), conv_w.requires_grad),
+        Parameter(fused_b.detach(), conv_b.requires_grad),
+    )
+
+
+def fuse_conv_bn_eval(conv, bn, transpose=False):
+    """A copy of `conv` with the inference BatchNorm `bn` folded into its weight and bias."""
+    import copy
+
+    if conv.training or bn.training:
+        raise AssertionError("Fusion only for eval!")
+    fused = copy.deepcopy(conv)
+    if bn.running_mean is None or bn.running_var is None:
+        raise AssertionError("fuse_conv_bn_eval: the BatchNorm keeps no running statistics")
+    fused.weight, fused.bias = fuse_conv_bn_weights(
+        fused.weight,
+        fused.bias,
+        bn.running_mean,
+        bn.running_var,
+        bn.eps,
+        bn.weight,
+        bn.bias,
+        transpose,
+    )
+    return fused
+
+
+def fuse_linear_bn_weights(linear_w, linear_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b):
+    """The weight and bias of a linear layer followed by an inference BatchNorm, as one."""
+    from oneflow.nn.parameter import Parameter
+
+    if linear_b is None:
+        linear_b = oneflow.zeros_like(bn_rm)
+    scale = bn_w * oneflow.rsqrt(bn_rv + bn_eps)
+    fused_w = linear_w * scale.unsqueeze(-1)
+    fused_b = (linear_b - bn_rm) * scale + bn_b
+    return (
+        Parameter(fused_w.detach(), linear_w.requires_grad),
+        Parameter(fused_b.detach(), linear_b.requires_grad),
+    )
+
+
+def fuse_linear_bn_eval(linear, bn):
+    """A copy of `linear` with the inference BatchNorm `bn` folded into its weight and bias."""
+    import copy
+
+    if linear.training or bn.training:
+        raise AssertionError("Fusion only for eval!")
+    if not (linear.out_features == bn.num_features or bn.num_features == 1):
+        raise AssertionError(
+            "To fuse, linear.out_features must equal bn.num_features or bn.num_features must "
+            "equal 1"
+        )
+    if bn.running_mean is None or bn.running_var is None:
+        raise AssertionError("fuse_linear_bn_eval: the BatchNorm keeps no running statistics")
+    fused = copy.deepcopy(linear)
+    fused.weight, fused.bias = fuse_linear_bn_weights(
+        fused.weight, fused.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight, bn.bias
+    )
+    return fused
+
+
+def skip_init(module_cls, *args, **kwargs):
+    """An instance of module_cls whose parameters and buffers hold no particular values (PyTorch
+    skips their initialisation; here the constructor runs and its values are left as made).
+    module_cls must accept a `device` argument, as PyTorch requires."""
+    import inspect
+
+    if "device" not in inspect.signature(module_cls).parameters:
+        raise RuntimeError("Module must support a 'device' arg to skip initialization")
+    return module_cls(*args, **kwargs)
+
+
+from oneflow.nn.utils import parametrizations, parametrize, stateless  # noqa: E402,F401
