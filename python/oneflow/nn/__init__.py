@@ -40,6 +40,7 @@ from oneflow.nn.modules.dataset import (  # noqa: F401
 from oneflow.nn.modules.extra import *  # noqa: F401,F403
 from oneflow.nn.modules.extra2 import *  # noqa: F401,F403
 from oneflow.nn.modules.layers import *  # noqa: F401,F403
+from oneflow.nn.modules.lazy import *  # noqa: F401,F403
 from oneflow.nn.modules.loss import *  # noqa: F401,F403
 from oneflow.nn.modules.module import Module  # noqa: F401
 from oneflow.nn.modules.rnn import (  # noqa: F401

@@ -1,5 +1,5 @@
 """LocalResponseNorm, the LPPool modules, EmbeddingBag, TripletMarginWithDistanceLoss,
-ChannelShuffle, FeatureAlphaDropout, ZeroPad1d/3d and LazyLinear, with PyTorch's constructor
+ChannelShuffle, FeatureAlphaDropout and ZeroPad1d/3d, with PyTorch's constructor
 signatures and extra_repr. Each forwards to oneflow.nn.functional."""
 
 import oneflow
@@ -8,7 +8,6 @@ from oneflow.nn import init
 from oneflow.nn.modules.layers import (
     ConstantPad1d,
     ConstantPad3d,
-    Linear,
     PairwiseDistance,
     _Dropout,
     _factory,
@@ -24,7 +23,6 @@ __all__ = [
     "LPPool1d",
     "LPPool2d",
     "LPPool3d",
-    "LazyLinear",
     "LocalResponseNorm",
     "TripletMarginWithDistanceLoss",
     "ZeroPad1d",
@@ -249,44 +247,3 @@ class ZeroPad3d(ConstantPad3d):
 
     def extra_repr(self):
         return f"{self.padding}"
-
-
-# ---- lazy layers ------------------------------------------------------------------------
-
-
-class LazyLinear(Linear):
-    """A Linear whose in_features comes from the last dimension of its first input. Until
-    then its parameters are empty placeholders; the first forward replaces them with
-    initialised ones and turns the module into a plain Linear (PyTorch's cls_to_become), so an
-    optimizer must be built after that call."""
-
-    cls_to_become = Linear
-
-    def __init__(self, out_features, bias=True, device=None, dtype=None):
-        Module.__init__(self)
-        self.in_features, self.out_features = 0, out_features
-        self._lazy_factory = _factory(device, dtype)
-        self.weight = Parameter(oneflow.empty(0, **self._lazy_factory))
-        if bias:
-            self.bias = Parameter(oneflow.empty(0, **self._lazy_factory))
-        else:
-            self.register_parameter("bias", None)
-
-    def reset_parameters(self):
-        if self.in_features != 0:
-            super().reset_parameters()
-
-    def has_uninitialized_params(self):
-        return self.in_features == 0
-
-    def forward(self, input):
-        if self.in_features == 0:
-            self.in_features = input.shape[-1]
-            factory = self._lazy_factory
-            self.weight = Parameter(oneflow.empty(self.out_features, self.in_features, **factory))
-            if self.bias is not None:
-                self.bias = Parameter(oneflow.empty(self.out_features, **factory))
-            self.reset_parameters()
-            del self._lazy_factory
-            self.__class__ = self.cls_to_become
-        return F.linear(input, self.weight, self.bias)
