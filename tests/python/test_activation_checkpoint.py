@@ -80,14 +80,6 @@ def test_hook_errors_versions_nesting_and_disabling():
             x.exp()
     x.exp().sum().backward()  # no hook left behind
 
-    # the in-place check still holds for packed tensors
-    a = x * 1.0
-    with saved_tensors_hooks(lambda t: t, lambda t: t):
-        b = a.sin()  # keeps its input
-    a.add_(1)
-    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
-        b.sum().backward()
-
     # the innermost pair applies; the hook's own ops are not packed
     outer, inner = [], []
     with saved_tensors_hooks(lambda t: outer.append(1) or t, lambda t: t):
@@ -276,3 +268,95 @@ def test_checkpoint_inside_a_graph_trains_as_eager(use_reentrant):
         loss1.backward()
         o1.step()
         np.testing.assert_allclose(g(x).numpy(), loss1.numpy(), rtol=1e-6)
+
+
+def test_second_order_gradients_through_checkpoints_and_hooks_like_torch():
+    def run(lib, how):
+        x = lib.tensor([1.0, 2.0, -0.5], requires_grad=True)
+        if how == "checkpoint":
+            y = lib.utils.checkpoint.checkpoint(lambda t: (t**3).sum(), x, use_reentrant=False)
+        else:
+            with lib.autograd.graph.saved_tensors_hooks(lambda t: t.detach().clone(), lambda t: t):
+                y = (x * x * x.sin()).sum()
+        (g,) = lib.autograd.grad(y, x, create_graph=True)
+        g.sum().backward()
+        return x.grad
+
+    for how in ("checkpoint", "hooks"):
+        np.testing.assert_allclose(run(flow, how).numpy(), run(torch, how).numpy(), rtol=1e-6)
+
+
+def test_non_reentrant_checkpoint_frees_its_recomputation():
+    w = flow.randn(1 << 18, requires_grad=True)
+    x = flow.randn(1 << 18, requires_grad=True)
+
+    def step():
+        checkpoint(lambda t: (t * w).sin(), x, use_reentrant=False).sum().backward()
+
+    step()
+    flow.cpu.synchronize()
+    base = flow._oneflow_internal.memory_allocated("cpu")
+    for _ in range(5):
+        step()
+    flow.cpu.synchronize()
+    assert flow._oneflow_internal.memory_allocated("cpu") - base < (1 << 20)
+
+
+def test_reentrant_checkpoint_refuses_autograd_grad_like_torch():
+    lin = flow.nn.Linear(3, 3)
+    x = flow.randn(2, 3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="incompatible with .grad"):
+        flow.autograd.grad(checkpoint(lin, x, use_reentrant=True).sum(), x)
+    assert lin.weight.grad is None
+
+
+def test_checkpoint_reruns_under_the_forwards_autocast():
+    flow.manual_seed(5)
+    w = flow.randn(8, 8, requires_grad=True)
+    x = flow.randn(4, 8, requires_grad=True)
+
+    def fn(a):
+        return (a @ w).relu() @ w.t()
+
+    with flow.autocast("cpu", dtype=flow.bfloat16):
+        y = fn(x)
+    y.float().sum().backward()
+    want = x.grad.numpy().copy(), w.grad.numpy().copy()
+    for use_reentrant in (False, True):
+        x.grad = w.grad = None
+        with flow.autocast("cpu", dtype=flow.bfloat16):
+            y = checkpoint(fn, x, use_reentrant=use_reentrant)
+        y.float().sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), want[0])
+        np.testing.assert_array_equal(w.grad.numpy(), want[1])
+
+
+def test_recomputation_with_other_shapes_raises_checkpoint_error():
+    calls = []
+
+    def fn(t):
+        calls.append(1)
+        return (t[: 4 - len(calls)] * 2).exp().sum()
+
+    x = flow.randn(4, requires_grad=True)
+    y = checkpoint(fn, x, use_reentrant=False)
+    with pytest.raises(flow.utils.checkpoint.CheckpointError, match="different metadata"):
+        y.backward()
+
+
+def test_hooks_run_without_grad_skip_version_checks_and_refuse_disabling():
+    seen = []
+    x = flow.randn(3, requires_grad=True)
+    with saved_tensors_hooks(
+        lambda t: seen.append(flow.is_grad_enabled()) or t.detach().clone(), lambda t: t
+    ):
+        a = x * 1
+        y = (a * a).sum()
+    assert seen and not any(seen)  # PyTorch runs pack hooks without grad mode
+    a.add_(1)  # the packed copy is used: no version error, as PyTorch's
+    y.backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * x.numpy(), rtol=1e-6)
+    with saved_tensors_hooks(lambda t: t, lambda t: t):
+        with pytest.raises(RuntimeError, match="no hooks now"):
+            with disable_saved_tensors_hooks("no hooks now"):
+                pass

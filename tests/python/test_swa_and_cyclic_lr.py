@@ -169,3 +169,27 @@ def test_update_bn_like_torch():
         rtol=1e-5,
         atol=1e-6,
     )
+
+
+def test_ema_with_buffers_of_a_batch_norm_model_and_decay_checks_like_torch():
+    fm, tm = _pair(5)
+    fa = flow.optim.swa_utils.AveragedModel(
+        fm, multi_avg_fn=flow.optim.swa_utils.get_ema_multi_avg_fn(0.9), use_buffers=True
+    )
+    ta = torch.optim.swa_utils.AveragedModel(
+        tm, multi_avg_fn=torch.optim.swa_utils.get_ema_multi_avg_fn(0.9), use_buffers=True
+    )
+    rng = np.random.default_rng(6)
+    for _ in range(3):
+        x = rng.standard_normal((6, 4)).astype(np.float32)
+        fm(flow.tensor(x))
+        tm(torch.tensor(x))
+        fa.update_parameters(fm)
+        ta.update_parameters(tm)
+    for k, v in ta.state_dict().items():
+        np.testing.assert_allclose(
+            fa.state_dict()[k].numpy(), v.numpy(), rtol=1e-5, atol=1e-6, err_msg=k
+        )
+    for fn in ("get_ema_avg_fn", "get_ema_multi_avg_fn"):
+        with pytest.raises(ValueError, match="Invalid decay value"):
+            getattr(flow.optim.swa_utils, fn)(1.5)

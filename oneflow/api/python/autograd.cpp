@@ -118,6 +118,7 @@ void init_autograd(py::module_& m) {
   py::module_ ag = m.def_submodule("autograd", "autograd engine");
   ag.def("_push_saved_tensors_hooks", &push_python_pack_hook);
   ag.def("_pop_saved_tensors_hooks", &pop_pack_hook);
+  ag.def("_is_checkpoint_valid", &checkpoint_valid);
   ag.def(
       "backward",
       [](py::handle outputs, py::handle grads, bool retain_graph, bool create_graph) {

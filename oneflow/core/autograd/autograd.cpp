@@ -33,21 +33,24 @@ void pop_pack_hook() {
   if (!t_pack_hooks.empty()) t_pack_hooks.pop_back();
 }
 
-SavedTensor SavedTensor::save(Tensor t, int64_t version) {
+SavedTensor SavedTensor::save(Tensor t, int64_t version, bool output) {
   SavedTensor s;
   s.saved_version = version;
   if (t_pack_hooks.empty()) {
     s.tensor = std::move(t);
     return s;
   }
-  // the hook runs with no hook set (Note [Saved tensor hooks]); restored however it ends
+  // the hook runs with no hook set and without grad mode (Note [Saved tensor hooks]); both
+  // restored however it ends
   std::vector<PackHook> hooks;
   hooks.swap(t_pack_hooks);
   struct Restore {
     std::vector<PackHook>& from;
     ~Restore() { t_pack_hooks.swap(from); }
   } restore{hooks};
-  s.counter = t->version_counter();
+  GradModeGuard no_grad(false);
+  // (a saved output's edge would be its own node: outputs are re-attached in PrimNode::apply)
+  if (!output && t->requires_grad()) s.edge = gradient_edge(t);
   s.packed = hooks.back()(t);
   if (!s.packed)
     throw_error<RuntimeError>("saved_tensors_hooks", "the pack hook returned nothing to keep");
@@ -55,17 +58,25 @@ SavedTensor SavedTensor::save(Tensor t, int64_t version) {
 }
 
 Tensor SavedTensor::unpack(const char* op) const {
-  const int64_t current =
-      packed ? counter->version.load(std::memory_order_relaxed) : tensor->version();
-  const Tensor t = packed ? packed->unpack() : tensor;
-  if (saved_version != kUnchecked && current != saved_version)
+  if (packed) {
+    Tensor t = packed->unpack();
+    if (edge.node && grad_mode_enabled()) {
+      t = alias_detached(t);
+      AutogradMeta& am = t->autograd();
+      am.requires_grad = true;
+      am.grad_fn = edge.node;
+      am.output_nr = edge.input_nr;
+    }
+    return t;
+  }
+  if (saved_version != kUnchecked && tensor->version() != saved_version)
     throw_error<RuntimeError>(
         op,
         "one of the variables needed for gradient computation has been modified by an "
         "inplace operation: [",
-        dtype_name(t->dtype()), " ", shape_str(t->shape()), "] is at version ", current,
-        "; expected version ", saved_version, " instead.");
-  return t;
+        dtype_name(tensor->dtype()), " ", shape_str(tensor->shape()), "] is at version ",
+        tensor->version(), "; expected version ", saved_version, " instead.");
+  return tensor;
 }
 
 PrimNode::PrimNode(const Primitive& p, Attrs a) : prim(p), attrs(std::move(a)) {}
@@ -320,9 +331,20 @@ Edge gradient_edge(const Tensor& t) {
   return Edge{acc, 0};
 }
 
+namespace {
+thread_local bool t_checkpoint_valid = true;
+}  // namespace
+
+bool checkpoint_valid() { return t_checkpoint_valid; }
+
 TensorList run_backward(const TensorList& outputs, const TensorList& grad_outputs,
                         bool retain_graph, bool create_graph, const TensorList& inputs,
                         bool allow_unused) {
+  struct ValidScope {
+    bool prev = t_checkpoint_valid;
+    explicit ValidScope(bool v) { t_checkpoint_valid = v; }
+    ~ValidScope() { t_checkpoint_valid = prev; }
+  } valid_scope(inputs.empty());
   // Gradients run in the dtypes their forward ops produced, not under autocast.
   autocast::Suspend no_autocast;
   const char* op = inputs.empty() ? "backward" : "autograd.grad";

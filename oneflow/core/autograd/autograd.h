@@ -54,11 +54,14 @@ struct SavedTensor {
   static constexpr int64_t kUnchecked = -1;  // the gradient does not read it
   Tensor tensor;
   int64_t saved_version = 0;
-  std::shared_ptr<PackedTensor> packed;     // set (and tensor null) when a pack hook took it
-  std::shared_ptr<VersionCounter> counter;  // with packed: the saved tensor's version counter
+  std::shared_ptr<PackedTensor> packed;  // set (and tensor null) when a pack hook took it
+  // With packed, a saved input's gradient edge: under create_graph the unpacked tensor takes the
+  // original's place in the graph (its grad_fn, or its leaf's accumulator), as PyTorch's.
+  Edge edge;
   Tensor unpack(const char* op) const;
-  // `t` saved now at `version`: through the thread's innermost pack hook when one is set.
-  static SavedTensor save(Tensor t, int64_t version);
+  // `t` saved now at `version`: through the thread's innermost pack hook when one is set (run
+  // without grad mode). Packed tensors are not version-checked, as PyTorch's.
+  static SavedTensor save(Tensor t, int64_t version, bool output = false);
 };
 
 class Node : public std::enable_shared_from_this<Node> {
@@ -109,6 +112,10 @@ int64_t register_grad_hook(const Tensor& t, GradHook hook);
 void remove_grad_hook(const Tensor& t, int64_t id);
 // The edge that carries a gradient into `t` (its grad_fn, or its leaf accumulator).
 Edge gradient_edge(const Tensor& t);
+// Whether the innermost backward running on this thread accumulates into .grad (backward()
+// without `inputs`), where a reentrant checkpoint may run its own backward; false inside
+// autograd.grad (PyTorch's torch.autograd._is_checkpoint_valid).
+bool checkpoint_valid();
 
 // Runs backward from `outputs` seeded with `grad_outputs` (null: ones for a scalar output).
 // With `inputs` empty, accumulates into the leaves' .grad (Tensor.backward); otherwise returns

@@ -165,7 +165,8 @@ void record_autograd(const Primitive& prim, const TensorList& inputs, const Tens
     node->retained.emplace_back();
     // Saving the output itself would make it own its own grad_fn; save a detached alias.
     if (traits.saves_outputs)
-      node->saved_outputs.push_back(SavedTensor::save(alias_detached(out), out->version()));
+      node->saved_outputs.push_back(
+          SavedTensor::save(alias_detached(out), out->version(), /*output=*/true));
     if (!is_floating(out->dtype())) continue;
     AutogradMeta& am = out->autograd();
     // An in-place op gives a tensor that retains its gradient a new node: the gradient retained is

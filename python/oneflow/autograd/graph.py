@@ -31,10 +31,12 @@ class saved_tensors_hooks:
         if message is not None:
             raise RuntimeError(message)
         _engine._push_saved_tensors_hooks(self.pack_hook, self.unpack_hook)
+        _state.depth = getattr(_state, "depth", 0) + 1
         return self
 
     def __exit__(self, *exc):
         _engine._pop_saved_tensors_hooks()
+        _state.depth -= 1
         return False
 
 
@@ -69,6 +71,8 @@ class disable_saved_tensors_hooks:
         self.error_message = error_message
 
     def __enter__(self):
+        if getattr(_state, "depth", 0) > 0:  # hooks already set: PyTorch refuses here too
+            raise RuntimeError(self.error_message)
         self._prev = _disabled_message()
         _state.disabled = self.error_message
         return self

@@ -21,13 +21,25 @@ __all__ = [
 ]
 
 
+def _check_decay(decay):
+    if decay < 0.0 or decay > 1.0:
+        raise ValueError(
+            f"Invalid decay value {decay} provided. Please provide a value in [0,1] range."
+        )
+
+
 def get_ema_multi_avg_fn(decay=0.999):
-    """In place over lists of averaged and current parameters: ema = decay ema + (1 - decay) p."""
+    """In place over lists of averaged and current parameters (of one dtype and device):
+    ema = decay ema + (1 - decay) p."""
+    _check_decay(decay)
 
     @oneflow.no_grad()
     def ema_update(ema_params, current_params, num_averaged):
         for e, p in zip(ema_params, current_params):
-            e.mul_(decay).add_(p, alpha=1 - decay)
+            if e.dtype.is_floating_point:
+                e.mul_(decay).add_(p, alpha=1 - decay)
+            else:  # integer buffers (BatchNorm's num_batches_tracked): computed, then cast
+                e.copy_(e * decay + p * (1 - decay))
 
     return ema_update
 
@@ -39,13 +51,19 @@ def get_swa_multi_avg_fn():
     def swa_update(averaged_params, current_params, num_averaged):
         n = float(num_averaged) if not isinstance(num_averaged, oneflow.Tensor) else None
         for a, p in zip(averaged_params, current_params):
-            count = n if n is not None else num_averaged.to(a.dtype)
-            a.add_((p - a) / (count + 1))
+            if a.dtype.is_floating_point:
+                count = n if n is not None else num_averaged.to(a.dtype)
+                a.add_((p - a) / (count + 1))
+            else:
+                count = n if n is not None else float(num_averaged)
+                a.copy_(a + (p - a) / (count + 1))
 
     return swa_update
 
 
 def get_ema_avg_fn(decay=0.999):
+    _check_decay(decay)
+
     @oneflow.no_grad()
     def ema_update(ema_param, current_param, num_averaged):
         return decay * ema_param + (1 - decay) * current_param
@@ -93,7 +111,14 @@ class AveragedModel(Module):
             for a, p in zip(averaged, current):
                 a.copy_(p)
         elif self.multi_avg_fn is not None:
-            self.multi_avg_fn(averaged, current, self.n_averaged.to(averaged[0].device))
+            # one call per dtype and device, as PyTorch's (BatchNorm's integer counter apart)
+            groups = {}
+            for a, p in zip(averaged, current):
+                groups.setdefault((a.dtype, str(a.device)), ([], []))
+                groups[(a.dtype, str(a.device))][0].append(a)
+                groups[(a.dtype, str(a.device))][1].append(p)
+            for group_avg, group_cur in groups.values():
+                self.multi_avg_fn(group_avg, group_cur, self.n_averaged.to(group_avg[0].device))
         else:
             avg_fn = self.avg_fn or get_swa_avg_fn()
             for a, p in zip(averaged, current):

@@ -22,7 +22,7 @@ import warnings
 import oneflow
 from oneflow.autograd.graph import saved_tensors_hooks
 
-__all__ = ["checkpoint", "checkpoint_sequential"]
+__all__ = ["CheckpointError", "checkpoint", "checkpoint_sequential"]
 
 
 def _cuda_devices(args):
@@ -56,6 +56,29 @@ class _RngState:
                 oneflow.cuda.set_rng_state(s, f"cuda:{d}")
 
 
+class CheckpointError(RuntimeError):
+    """The recomputation differs from the forward (PyTorch's CheckpointError)."""
+
+
+class _AutocastState:
+    """Autocast as it was at the forward, re-entered for the rerun (backward runs outside
+    autocast)."""
+
+    def __init__(self):
+        self.states = [
+            (d, oneflow.is_autocast_enabled(d), oneflow.get_autocast_dtype(d))
+            for d in ("cpu", "cuda")
+        ]
+
+    @contextlib.contextmanager
+    def restored(self):
+        with contextlib.ExitStack() as stack:
+            for device, enabled, dtype in self.states:
+                if enabled:
+                    stack.enter_context(oneflow.autocast(device, dtype=dtype))
+            yield
+
+
 def _detached_like(args):
     """The tensor arguments detached, requiring grad as the originals did."""
     out = []
@@ -74,6 +97,7 @@ class _Reentrant(oneflow.autograd.Function):
     def forward(ctx, run, preserve, kwargs, *args):
         ctx.run, ctx.kwargs = run, kwargs
         ctx.rng = _RngState(args) if preserve else None
+        ctx.autocast = _AutocastState()
         ctx.tensor_positions = [i for i, a in enumerate(args) if isinstance(a, oneflow.Tensor)]
         ctx.others = [None if isinstance(a, oneflow.Tensor) else a for a in args]
         ctx.save_for_backward(*(args[i] for i in ctx.tensor_positions))
@@ -82,12 +106,19 @@ class _Reentrant(oneflow.autograd.Function):
 
     @staticmethod
     def backward(ctx, *grads):
+        if not oneflow._oneflow_internal.autograd._is_checkpoint_valid():
+            raise RuntimeError(
+                "When use_reentrant=True, oneflow.utils.checkpoint is incompatible with .grad() or "
+                "passing an inputs parameter to .backward(). To resolve this error, you can "
+                "either set use_reentrant=False, or call .backward() without passing the "
+                "`inputs` argument."
+            )
         args = list(ctx.others)
         for i, t in zip(ctx.tensor_positions, ctx.saved_tensors):
             args[i] = t
         args = _detached_like(args)
         rng = ctx.rng.restored() if ctx.rng is not None else contextlib.nullcontext()
-        with rng, oneflow.enable_grad():
+        with rng, ctx.autocast.restored(), oneflow.enable_grad():
             outputs = ctx.run(*args, **ctx.kwargs)
         if isinstance(outputs, oneflow.Tensor):
             outputs = (outputs,)
@@ -110,39 +141,55 @@ class _Recomputation:
     """The state of one non-reentrant checkpoint: indices handed out in the forward, the
     tensors the rerun saved."""
 
-    def __init__(self, run, args, kwargs, preserve):
+    def __init__(self, run, args, kwargs, preserve, check):
         self.run, self.kwargs = run, kwargs
         self.args = list(args)
         self.rng = _RngState(args) if preserve else None
-        self.count = 0
+        self.autocast = _AutocastState()
+        self.check = check
+        self.metadata = []
         self.saved = None
 
-    def pack(self, _tensor):
-        self.count += 1
-        return self.count - 1
+    def pack(self, tensor):
+        self.metadata.append((tuple(tensor.shape), tensor.dtype, str(tensor.device)))
+        return len(self.metadata) - 1
 
     def unpack(self, index):
         if self.saved is None:
             self._rerun()
         if index >= len(self.saved):
-            raise RuntimeError(
+            raise CheckpointError(
                 "checkpoint: the recomputed forward saved fewer tensors than the original "
-                f"({len(self.saved)} against {self.count}); the checkpointed function must run "
-                "the same ops each time"
+                f"({len(self.saved)} against {len(self.metadata)}); the checkpointed function "
+                "must run the same ops each time"
             )
-        return self.saved[index]
+        t = self.saved[index]
+        if self.check:
+            meta = (tuple(t.shape), t.dtype, str(t.device))
+            if meta != self.metadata[index]:
+                raise CheckpointError(
+                    "oneflow.utils.checkpoint: Recomputed values for the following tensors have "
+                    f"different metadata than during the forward pass.\ntensor at position "
+                    f"{index}:\nsaved metadata: {self.metadata[index]}\nrecomputed metadata: "
+                    f"{meta}\n"
+                )
+        return t
 
     def _rerun(self):
         saved = []
 
         def keep(t):
-            saved.append(t)
+            # detached: a recomputed tensor's history would hold this list again (a cycle
+            # the collector cannot see); under create_graph the unpacked tensor takes the
+            # original's place in the graph (SavedTensor::unpack)
+            saved.append(t.detach())
             return len(saved) - 1
 
         args = _detached_like(self.args)
         rng = self.rng.restored() if self.rng is not None else contextlib.nullcontext()
-        with rng, oneflow.enable_grad(), saved_tensors_hooks(keep, saved.__getitem__):
-            self.run(*args, **self.kwargs)
+        with rng, self.autocast.restored(), oneflow.enable_grad():
+            with saved_tensors_hooks(keep, saved.__getitem__):
+                self.run(*args, **self.kwargs)
         self.saved = saved
 
 
@@ -189,7 +236,9 @@ def checkpoint(
         return _Reentrant.apply(function, preserve_rng_state, {}, *args)
     if not oneflow.is_grad_enabled():
         return function(*args, **kwargs)
-    state = _Recomputation(function, args, kwargs, preserve_rng_state)
+    state = _Recomputation(
+        function, args, kwargs, preserve_rng_state, determinism_check == "default"
+    )
     with saved_tensors_hooks(state.pack, state.unpack):
         return function(*args, **kwargs)
 
