@@ -202,6 +202,16 @@ class _SpectralNorm:
         setattr(module, self.name, self.compute_weight(module, module.training))
 
 
+def _spectral_norm_dim(module):
+    """The weight dim of the output channels: 1 for transposed convolutions, else 0."""
+    transposed = (
+        oneflow.nn.ConvTranspose1d,
+        oneflow.nn.ConvTranspose2d,
+        oneflow.nn.ConvTranspose3d,
+    )
+    return 1 if isinstance(module, transposed) else 0
+
+
 def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
     """Divides module.<name> by its largest singular value before every forward (PyTorch's
     hook-based spectral_norm: <name>_orig, buffers <name>_u and <name>_v)."""
@@ -214,12 +224,7 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
                 f"Cannot register two spectral_norm hooks on the same parameter {name}"
             )
     if dim is None:
-        transposed = (
-            oneflow.nn.ConvTranspose1d,
-            oneflow.nn.ConvTranspose2d,
-            oneflow.nn.ConvTranspose3d,
-        )
-        dim = 1 if isinstance(module, transposed) else 0
+        dim = _spectral_norm_dim(module)
     fn = _SpectralNorm(name, n_power_iterations, dim, eps)
     weight = module._parameters[name]
     with oneflow.no_grad():

@@ -117,12 +117,9 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     if not isinstance(weight, oneflow.Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
     if dim is None:
-        transposed = (
-            oneflow.nn.ConvTranspose1d,
-            oneflow.nn.ConvTranspose2d,
-            oneflow.nn.ConvTranspose3d,
-        )
-        dim = 1 if isinstance(module, transposed) else 0
+        from oneflow.nn.utils import _spectral_norm_dim
+
+        dim = _spectral_norm_dim(module)
     parametrize.register_parametrization(
         module, name, _SpectralNorm(weight, n_power_iterations, dim, eps)
     )
