@@ -105,4 +105,3 @@ def functional_call(
     kwargs = kwargs or {}
     with _reparametrize(module, parameters_and_buffers, tie_weights, strict):
         return module(*args, **kwargs)
-
