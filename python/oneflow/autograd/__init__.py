@@ -1,5 +1,6 @@
 """oneflow.autograd: backward, grad, and the grad-mode switches."""
 
+import collections.abc
 import functools
 import inspect
 import sys
@@ -77,21 +78,106 @@ def grad(
     grad_outputs=None,
     retain_graph=None,
     create_graph=False,
-    allow_unused=False,
+    only_inputs=True,
+    allow_unused=None,
+    is_grads_batched=False,
+    *,
+    materialize_grads=False,
 ):
+    """The gradients of `outputs` with respect to `inputs` (a tensor, a sequence, or a dict:
+    then a dict by the same keys), PyTorch's torch.autograd.grad. With is_grads_batched the
+    first dim of every grad_output is a batch of vectors (one backward per entry here);
+    materialize_grads gives zeros instead of None for unused inputs."""
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, "
+            "but got: allow_unused=False."
+        )
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    keys = None
+    if type(inputs) is dict:
+        keys, inputs = list(inputs), list(inputs.values())
+    elif isinstance(inputs, collections.abc.Mapping):
+        raise TypeError(
+            f"`inputs` argument to `grad()` must be a dict, not {type(inputs).__name__}. "
+            "Other Mapping types are not supported."
+        )
+    if not only_inputs:
+        warnings.warn(
+            "only_inputs argument is deprecated and is ignored now (defaults to True). To "
+            "accumulate gradient for other parts of the graph, please use "
+            "oneflow.autograd.backward.",
+            FutureWarning,
+            stacklevel=2,
+        )
     if retain_graph is None:
         retain_graph = create_graph
     outputs = _as_list(outputs)
-    if not _as_list(inputs):
+    inputs = _as_list(inputs)
+    if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    return _engine.grad(
-        outputs,
-        _as_list(inputs),
-        _grads_like(outputs, grad_outputs),
-        retain_graph,
-        create_graph,
-        allow_unused,
-    )
+    if is_grads_batched:
+        result = _batched_grad(
+            outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused
+        )
+    else:
+        result = _engine.grad(
+            outputs,
+            inputs,
+            _grads_like(outputs, grad_outputs),
+            retain_graph,
+            create_graph,
+            allow_unused,
+        )
+    if materialize_grads:
+        import oneflow
+
+        result = tuple(oneflow.zeros_like(x) if g is None else g for g, x in zip(result, inputs))
+    if keys is not None:
+        return dict(zip(keys, result))
+    return result
+
+
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused):
+    """autograd.grad with a batch of grad_outputs along their first dim: one backward per
+    entry, the gradients stacked."""
+    import oneflow
+
+    grads = _as_list(grad_outputs) if grad_outputs is not None else None
+    if grads is None or any(g is None for g in grads):
+        raise RuntimeError(
+            "autograd.grad: is_grads_batched=True needs a batched grad_output for every output"
+        )
+    sizes = {g.shape[0] if g.ndim else None for g in grads}
+    if len(sizes) != 1 or None in sizes:
+        raise RuntimeError(
+            "autograd.grad: with is_grads_batched=True every grad_output needs the same batch "
+            f"size along its first dim, got {sorted(str(s) for s in sizes)}"
+        )
+    (n,) = sizes
+    per_entry = []
+    for i in range(n):
+        last = i == n - 1
+        per_entry.append(
+            _engine.grad(
+                outputs,
+                inputs,
+                [g[i] for g in grads],
+                retain_graph if last else True,
+                create_graph,
+                allow_unused,
+            )
+        )
+    result = []
+    for k, x in enumerate(inputs):
+        column = [entry[k] for entry in per_entry]
+        if all(c is None for c in column):
+            result.append(None)
+        else:
+            column = [oneflow.zeros_like(x) if c is None else c for c in column]
+            result.append(oneflow.stack(column))
+    return tuple(result)
 
 
 def is_grad_enabled():

@@ -1,0 +1,56 @@
+"""autograd.grad's PyTorch options: dict inputs, materialize_grads, is_grads_batched,
+only_inputs, and their errors, against PyTorch."""
+
+import numpy as np
+import pytest
+import torch
+
+import oneflow as flow
+
+
+def _run(lib, **kw):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    z = lib.tensor([1.0], requires_grad=True)
+    y = (x * x).sum() * 2 + (x.sin() * x)
+    out = lib.autograd.grad(y, {"x": x, "z": z}, retain_graph=True, **kw)
+    return {k: (None if v is None else v.detach().numpy()) for k, v in out.items()}
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(grad_outputs=None, allow_unused=True),
+        dict(grad_outputs="ones", materialize_grads=True),
+        dict(grad_outputs="eye", is_grads_batched=True, allow_unused=True),
+        dict(grad_outputs="eye", is_grads_batched=True, materialize_grads=True),
+    ],
+)
+def test_grad_options_like_torch(kw):
+    results = []
+    for lib in (flow, torch):
+        k = dict(kw)
+        if k.get("grad_outputs") == "eye":
+            k["grad_outputs"] = lib.eye(3)
+        elif "grad_outputs" in k:
+            k["grad_outputs"] = lib.ones(3)
+        results.append(_run(lib, **k))
+    assert list(results[0]) == list(results[1])
+    for key in results[1]:
+        a, b = results[0][key], results[1][key]
+        assert (a is None) == (b is None), key
+        if b is not None:
+            np.testing.assert_allclose(a, b, rtol=1e-6, err_msg=key)
+
+
+def test_grad_option_errors_like_torch():
+    x = flow.ones(2, requires_grad=True)
+    with pytest.raises(ValueError, match="Expected allow_unused to be True"):
+        flow.autograd.grad((x * 2).sum(), x, materialize_grads=True, allow_unused=False)
+    with pytest.warns(FutureWarning, match="only_inputs argument is deprecated"):
+        flow.autograd.grad((x * 2).sum(), x, only_inputs=False)
+    import collections
+
+    with pytest.raises(TypeError, match="must be a dict"):
+        flow.autograd.grad((x * 2).sum(), collections.OrderedDict(x=x))
+    with pytest.raises(RuntimeError, match="is_grads_batched"):
+        flow.autograd.grad((x * 2).sum(), x, is_grads_batched=True)
