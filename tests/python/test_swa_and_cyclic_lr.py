@@ -193,3 +193,39 @@ def test_ema_with_buffers_of_a_batch_norm_model_and_decay_checks_like_torch():
     for fn in ("get_ema_avg_fn", "get_ema_multi_avg_fn"):
         with pytest.raises(ValueError, match="Invalid decay value"):
             getattr(flow.optim.swa_utils, fn)(1.5)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        dict(lr=0.05, weight_decay=0.1),
+        dict(maximize=True, d=2.0),
+        dict(eps=(1e-20, 1e-2), beta2_decay=-0.5),
+    ],
+)
+def test_adafactor_like_torch(kw):
+    torch.manual_seed(7)
+    tm = torch.nn.Sequential(torch.nn.Linear(6, 5), torch.nn.Tanh(), torch.nn.Linear(5, 1))
+    fm = flow.nn.Sequential(flow.nn.Linear(6, 5), flow.nn.Tanh(), flow.nn.Linear(5, 1))
+    fm.load_state_dict({k: v.detach().numpy() for k, v in tm.state_dict().items()})
+    extra = torch.nn.Parameter(torch.randn(3, 4, 5))  # factored over the last two dims
+    fextra = flow.nn.Parameter(flow.tensor(extra.detach().numpy()))
+    fo = flow.optim.Adafactor(list(fm.parameters()) + [fextra], **kw)
+    to = torch.optim.Adafactor(list(tm.parameters()) + [extra], **kw)
+    rng = np.random.default_rng(8)
+    for _ in range(6):
+        x = rng.standard_normal((7, 6)).astype(np.float32)
+        for m, o, e, lib in ((fm, fo, fextra, flow), (tm, to, extra, torch)):
+            o.zero_grad()
+            (m(lib.tensor(x)).square().sum() + (e * e).sum()).backward()
+            o.step()
+    for (n, p), q in zip(tm.named_parameters(), fm.parameters()):
+        np.testing.assert_allclose(
+            q.detach().numpy(), p.detach().numpy(), rtol=1e-5, atol=1e-6, err_msg=n
+        )
+    np.testing.assert_allclose(
+        fextra.detach().numpy(), extra.detach().numpy(), rtol=1e-5, atol=1e-6
+    )
+    with pytest.raises(ValueError, match="beta2_decay"):
+        flow.optim.Adafactor(fm.parameters(), beta2_decay=0.5)

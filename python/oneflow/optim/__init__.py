@@ -2,7 +2,7 @@
 
 from oneflow.optim import lr_scheduler, swa_utils
 from oneflow.optim.algorithms import LAMB, LBFGS, SGD, Adadelta, Adagrad, Adam, AdamW, RMSprop
-from oneflow.optim.algorithms_extra import ASGD, Adamax, NAdam, RAdam, Rprop
+from oneflow.optim.algorithms_extra import ASGD, Adafactor, Adamax, NAdam, RAdam, Rprop
 from oneflow.optim.optimizer import Optimizer
 
 __all__ = [
@@ -11,6 +11,7 @@ __all__ = [
     "LBFGS",
     "SGD",
     "Adadelta",
+    "Adafactor",
     "Adagrad",
     "Adam",
     "AdamW",

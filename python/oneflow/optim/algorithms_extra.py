@@ -238,6 +238,93 @@ class Adamax(Optimizer):
         return loss
 
 
+class Adafactor(Optimizer):
+    """Adafactor (Shazeer & Stern) as PyTorch's: the second moment of a matrix kept as its row
+    and column means (factored over the last two dims), the step relative to the parameter's
+    RMS (at least eps[1]) times min(lr, 1/sqrt(t)), updates clipped to RMS d."""
+
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        beta2_decay=-0.8,
+        eps=(None, 1e-3),
+        d=1.0,
+        weight_decay=0.0,
+        *,
+        foreach=None,
+        maximize=False,
+    ):
+        _check_lr(lr)
+        if not 0.0 >= beta2_decay:
+            raise ValueError(f"beta2_decay should be <= 0 but is: {beta2_decay}")
+        if eps[0] is not None and not 0.0 <= eps[0]:
+            raise ValueError(f"epsilon1 should be >= 0 but is: {eps[0]}")
+        if not 0.0 <= eps[1]:
+            raise ValueError(f"epsilon2 should be >= 0 but is: {eps[1]}")
+        if not 1.0 <= d:
+            raise ValueError(f"Clipping threshold d should be >= 1 but is: {d}")
+        _check_nonnegative("weight_decay", weight_decay)
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                beta2_decay=beta2_decay,
+                eps=eps,
+                d=d,
+                weight_decay=weight_decay,
+                maximize=maximize,
+            ),
+        )
+
+    @oneflow.no_grad()
+    def step(self, closure=None):
+        loss = _closure_loss(closure)
+        for g in self.param_groups:
+            lr, wd, d = _to_scalar(g["lr"]), g["weight_decay"], g["d"]
+            eps1, eps2 = g["eps"]
+            for p in self._params_with_grad(g):
+                grad = p.grad if not g["maximize"] else -p.grad
+                e1 = eps1 if eps1 is not None else oneflow.finfo(p.dtype).eps
+                st = self.state[p]
+                if not st:
+                    st["step"] = _new_step()
+                    if grad.ndim > 1:
+                        row = list(grad.shape)
+                        row[-1] = 1
+                        col = list(grad.shape)
+                        col[-2] = 1
+                        st["row_var"] = oneflow.zeros(*row, dtype=p.dtype, device=p.device)
+                        st["col_var"] = oneflow.zeros(*col, dtype=p.dtype, device=p.device)
+                    else:
+                        st["variance"] = oneflow.zeros_like(p)
+                st["step"] += 1
+                t = float(self._step_value(p, st["step"]))
+                one_minus_beta2 = t ** g["beta2_decay"]
+                rho = min(lr, 1.0 / t**0.5)
+                rms = (
+                    float(oneflow.linalg.vector_norm(p)) / (p.numel() ** 0.5) if p.numel() else 0.0
+                )
+                alpha = max(eps2, rms) * rho
+                if wd != 0:
+                    p.mul_(1 - lr * wd)
+                if grad.ndim > 1:
+                    row_mean = grad.square().mean(dim=-1, keepdim=True)
+                    col_mean = grad.square().mean(dim=-2, keepdim=True)
+                    st["row_var"].lerp_(row_mean, one_minus_beta2)
+                    st["col_var"].lerp_(col_mean, one_minus_beta2)
+                    var = st["row_var"] @ st["col_var"]
+                    var = var / st["row_var"].mean(dim=-2, keepdim=True).clamp(min=e1)
+                else:
+                    st["variance"].lerp_(grad.square(), one_minus_beta2)
+                    var = st["variance"].clone()
+                update = var.clamp(min=e1 * e1).rsqrt() * grad
+                norm = float(oneflow.linalg.vector_norm(update))
+                denom = max(1.0, norm / ((update.numel() ** 0.5) * d)) if update.numel() else 1.0
+                p.add_(update, alpha=-alpha / denom)
+        return loss
+
+
 class ASGD(Optimizer):
     """Averaged SGD (Polyak & Juditsky): SGD with a decaying step size eta, and in state "ax"
     the running average of the iterates from step t0 on."""
