@@ -40,6 +40,7 @@ from oneflow.nn.modules.dataset import (  # noqa: F401
 )
 from oneflow.nn.modules.extra import *  # noqa: F401,F403
 from oneflow.nn.modules.extra2 import *  # noqa: F401,F403
+from oneflow.nn.modules.fractional import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: F401
 from oneflow.nn.modules.layers import *  # noqa: F401,F403
 from oneflow.nn.modules.lazy import *  # noqa: F401,F403
 from oneflow.nn.modules.loss import *  # noqa: F401,F403

@@ -45,3 +45,9 @@ from oneflow.nn._extra2_functional import *  # noqa: E402,F401,F403
 from oneflow.nn._extra_functional import *  # noqa: E402,F401,F403
 from oneflow.nn._oneflow_functional import *  # noqa: E402,F401,F403
 from oneflow.nn._spatial import *  # noqa: E402,F401,F403
+from oneflow.nn.modules.fractional import (  # noqa: E402,F401
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+)
