@@ -916,6 +916,9 @@ def functions():
     """Name -> function for the oneflow namespace, only names oneflow doesn't have yet."""
     flow = _flow()
     out = {fn.__name__: fn for fn in _FUNCTIONS}
+    # torch's namespace also holds these functional ops
+    for name in ("conv_tbc", "native_channel_shuffle"):
+        out[name] = getattr(flow.nn.functional, name)
     out.update({name: _inplace_forwarder(name) for name in _INPLACE_FORWARDS})
     return {name: fn for name, fn in out.items() if name not in vars(flow)}
 

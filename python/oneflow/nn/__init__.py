@@ -23,6 +23,7 @@ from oneflow.nn._quantization import (  # noqa: F401
 from oneflow.nn.graph import Graph  # noqa: F401
 from oneflow.nn.modules.adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: F401
 from oneflow.nn.modules.container import (  # noqa: F401
+    Container,
     ModuleDict,
     ModuleList,
     ParameterDict,

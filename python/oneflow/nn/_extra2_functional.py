@@ -37,6 +37,8 @@ __all__ = [
     "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d_with_indices",
     "channel_shuffle",
+    "conv_tbc",
+    "native_channel_shuffle",
     "embedding_bag",
     "feature_alpha_dropout",
     "local_response_norm",
@@ -374,3 +376,28 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     return _maybe_inplace(
         input, _C.add(_C.mul(_source(input, inplace), _C.mul(keep, a)), b), inplace
     )
+
+
+def native_channel_shuffle(input, groups):
+    """channel_shuffle under its other name (PyTorch's native_channel_shuffle)."""
+    return channel_shuffle(input, groups)
+
+
+def conv_tbc(input, weight, bias, pad=0):
+    """A 1-d convolution over time-major input (T, B, C_in) with weight (k, C_in, C_out) and
+    bias (C_out), `pad` zeros at both ends of time: (T + 2 pad - k + 1, B, C_out)."""
+    if input.ndim != 3 or weight.ndim != 3 or bias.ndim != 1:
+        raise RuntimeError(
+            "conv_tbc: expected a 3-D input (time, batch, channels), a 3-D weight "
+            f"(kernel, in, out) and a 1-D bias, got {input.ndim}-D, {weight.ndim}-D and "
+            f"{bias.ndim}-D"
+        )
+    if input.shape[2] != weight.shape[1] or weight.shape[2] != bias.shape[0]:
+        raise RuntimeError(
+            f"conv_tbc: input channels {input.shape[2]}, weight {tuple(weight.shape)} and bias "
+            f"{tuple(bias.shape)} do not match"
+        )
+    out = oneflow.nn.functional.conv1d(
+        input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad
+    )
+    return out.permute(2, 0, 1)

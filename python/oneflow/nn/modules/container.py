@@ -333,3 +333,20 @@ class ParameterDict(Module):
 
 def _as_param(value):
     return value if isinstance(value, Parameter) else Parameter(value)
+
+
+class Container(Module):
+    """The deprecated Module that takes its children as keyword arguments (PyTorch's
+    nn.Container, which warns the same way)."""
+
+    def __init__(self, **kwargs):
+        import warnings
+
+        super().__init__()
+        warnings.warn(
+            "nn.Container is deprecated. All of it's functionality is now implemented in "
+            "nn.Module. Subclass that instead.",
+            stacklevel=2,
+        )
+        for key, value in kwargs.items():
+            self.add_module(key, value)

@@ -156,6 +156,10 @@ class BCEWithLogitsLoss(_Loss):
         )
 
 
+class NLLLoss2d(NLLLoss):
+    """NLLLoss under its deprecated name for 2-d inputs (PyTorch keeps it as a subclass)."""
+
+
 __all__ = [
     name
     for name, value in list(globals().items())
