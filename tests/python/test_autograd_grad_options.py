@@ -54,3 +54,29 @@ def test_grad_option_errors_like_torch():
         flow.autograd.grad((x * 2).sum(), collections.OrderedDict(x=x))
     with pytest.raises(RuntimeError, match="is_grads_batched"):
         flow.autograd.grad((x * 2).sum(), x, is_grads_batched=True)
+
+
+def test_gradgradcheck_passes_and_catches_a_wrong_double_backward():
+    x = flow.randn(3, 2, dtype=flow.float64, requires_grad=True)
+    w = flow.randn(2, 4, dtype=flow.float64, requires_grad=True)
+    assert flow.autograd.gradgradcheck(lambda a, b: (a @ b).tanh(), (x, w))
+    assert flow.autograd.gradgradcheck(lambda a: (a.sin() * a).sum(), (x,))
+
+    class WrongSecond(flow.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * a * a
+
+        @staticmethod
+        def backward(ctx, g):
+            (a,) = ctx.saved_tensors
+            return g * 3 * a.detach() * a.detach()  # first order right, no second order
+
+    assert flow.autograd.gradcheck(WrongSecond.apply, (x,))
+    assert not flow.autograd.gradgradcheck(WrongSecond.apply, (x,), raise_exception=False)
+    t = flow.ones(2)
+    assert flow.autograd.Variable(t, requires_grad=True) is t and t.requires_grad
+    with flow.autograd.set_multithreading_enabled(False):
+        assert not flow.autograd.is_multithreading_enabled()
+    assert flow.autograd.is_multithreading_enabled()

@@ -680,4 +680,90 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     return True
 
 
+def gradgradcheck(
+    func,
+    inputs,
+    grad_outputs=None,
+    *,
+    eps=1e-6,
+    atol=1e-5,
+    rtol=1e-3,
+    gen_non_contig_grad_outputs=False,
+    raise_exception=True,
+    **kwargs,
+):
+    """gradcheck of the gradients: the vector-Jacobian product of `func` at `inputs` with
+    `grad_outputs` (random in [-1, 1) when not given), checked against finite differences
+    with respect to the inputs and the grad_outputs (second derivatives)."""
+    import oneflow
+
+    inputs = tuple(inputs) if isinstance(inputs, (list, tuple)) else (inputs,)
+    outs = func(*inputs)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    diff_outs = [o for o in outs if isinstance(o, oneflow.Tensor) and o.requires_grad]
+    if grad_outputs is None:
+        grad_outputs = tuple(
+            oneflow.testing.make_tensor(
+                *o.shape, dtype=o.dtype, device=o.device, low=-1, high=1, requires_grad=True
+            )
+            for o in diff_outs
+        )
+    else:
+        grad_outputs = (
+            tuple(grad_outputs) if isinstance(grad_outputs, (list, tuple)) else (grad_outputs,)
+        )
+    n = len(inputs)
+    diff_idx = [
+        i for i, t in enumerate(inputs) if isinstance(t, oneflow.Tensor) and t.requires_grad
+    ]
+
+    def vjp(*args):
+        with enable_grad():  # also under gradcheck's finite differences
+            return _vjp(*args)
+
+    def _vjp(*args):
+        ins, gos = args[:n], args[n:]
+        out = func(*ins)
+        out = out if isinstance(out, tuple) else (out,)
+        diff = [o for o in out if isinstance(o, oneflow.Tensor) and o.requires_grad]
+        grads = grad(
+            diff, [ins[i] for i in diff_idx], list(gos), create_graph=True, allow_unused=True
+        )
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(
+        vjp, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception
+    )
+
+
+def Variable(data, requires_grad=False, volatile=False):
+    """The deprecated Variable wrapper: the tensor itself (with requires_grad set)."""
+    if requires_grad:
+        data.requires_grad_(True)
+    return data
+
+
+_multithreading = True
+
+
+def is_multithreading_enabled():
+    return _multithreading
+
+
+class set_multithreading_enabled:
+    """Accepted for PyTorch's API; oneflow's backward runs on the calling thread either way."""
+
+    def __init__(self, mode):
+        global _multithreading
+        self.prev, _multithreading = _multithreading, bool(mode)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        global _multithreading
+        _multithreading = self.prev
+        return False
+
+
 from oneflow.autograd import function, functional, graph, profiler  # noqa: E402,F401
