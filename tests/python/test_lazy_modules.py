@@ -86,3 +86,19 @@ def test_lazy_reprs_like_torch():
         ("LazyConvTranspose1d", (2, 2)),
     ):
         assert repr(getattr(flow.nn, name)(*args)) == repr(getattr(torch.nn, name)(*args))
+
+
+def test_uninitialized_parameters_until_the_first_call_like_torch():
+    for lib in (flow, torch):
+        m = lib.nn.LazyConv2d(4, 3)
+        assert isinstance(m.weight, lib.nn.UninitializedParameter)
+        assert isinstance(m.weight, lib.nn.Parameter)
+        assert lib.nn.parameter.is_lazy(m.weight)
+        weight = m.weight
+        m(lib.randn(1, 2, 5, 5))
+        assert type(m.weight) is lib.nn.Parameter and m.weight is weight
+        assert not lib.nn.parameter.is_lazy(m.weight)
+        b = lib.nn.LazyBatchNorm1d()
+        assert isinstance(b.running_mean, lib.nn.UninitializedBuffer)
+        b(lib.randn(3, 2))
+        assert not isinstance(b.running_mean, lib.nn.UninitializedBuffer)

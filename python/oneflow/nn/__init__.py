@@ -58,4 +58,9 @@ from oneflow.nn.modules.rnn import (  # noqa: F401
 )
 from oneflow.nn.modules.sync_batch_norm import SyncBatchNorm  # noqa: F401
 from oneflow.nn.parallel import DataParallel  # noqa: F401
-from oneflow.nn.parameter import Buffer, Parameter  # noqa: F401
+from oneflow.nn.parameter import (  # noqa: F401
+    Buffer,
+    Parameter,
+    UninitializedBuffer,
+    UninitializedParameter,
+)

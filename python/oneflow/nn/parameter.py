@@ -53,3 +53,60 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         t._is_buffer = True
         t.persistent = bool(persistent)
         return t
+
+
+class UninitializedParameter(Parameter):
+    """A parameter of a lazy module before its shape is known (an empty placeholder):
+    materialize(shape) resizes this same object and makes it a plain Parameter, so optimizers
+    holding it keep it (PyTorch's UninitializedParameter)."""
+
+    cls_to_become = Parameter
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        import oneflow
+
+        super().__init__(oneflow.empty(0, device=device, dtype=dtype), requires_grad)
+
+    def materialize(self, shape, device=None, dtype=None):
+        import oneflow
+
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        requires_grad = self.requires_grad
+        self.requires_grad_(False)
+        with oneflow.no_grad():
+            self.resize_(*shape)
+        self.requires_grad_(requires_grad)
+        self.__class__ = self.cls_to_become
+
+    def __repr__(self):
+        return "<UninitializedParameter>"
+
+    def __reduce_ex__(self, proto):
+        return (UninitializedParameter, (self.requires_grad,))
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = UninitializedParameter(self.requires_grad, self.device, self.dtype)
+        memo[id(self)] = result
+        return result
+
+
+class UninitializedBuffer(Tensor):
+    """A buffer of a lazy module before its shape is known (an empty placeholder); the lazy
+    module registers the real buffer in its place at the first call."""
+
+    cls_to_become = Tensor
+
+    def __init__(self, requires_grad=False, device=None, dtype=None):
+        import oneflow
+
+        super().__init__(oneflow.empty(0, device=device, dtype=dtype), requires_grad=requires_grad)
+
+    def __repr__(self):
+        return "<UninitializedBuffer>"
+
+
+def is_lazy(param):
+    """Whether `param` is a lazy module's placeholder not yet materialized."""
+    return isinstance(param, (UninitializedParameter, UninitializedBuffer))

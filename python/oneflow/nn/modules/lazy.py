@@ -22,7 +22,7 @@ from oneflow.nn.modules.layers import (
     Linear,
 )
 from oneflow.nn.modules.module import Module
-from oneflow.nn.parameter import Parameter
+from oneflow.nn.parameter import UninitializedBuffer, UninitializedParameter
 
 __all__ = [
     "LazyBatchNorm1d",
@@ -56,8 +56,8 @@ class _LazyModule(Module):
             if p is None:
                 self.register_parameter(name, None)
             else:
-                empty = oneflow.empty(0, dtype=p.dtype, device=p.device)
-                self.register_parameter(name, Parameter(empty, p.requires_grad))
+                placeholder = UninitializedParameter(p.requires_grad, p.device, p.dtype)
+                self.register_parameter(name, placeholder)
         # the plain attributes (out_channels, kernel_size, affine, ...) as the template's; the
         # channel count 0 until the first input, as PyTorch's
         for key, value in template.__dict__.items():
@@ -67,7 +67,7 @@ class _LazyModule(Module):
             if key in self.__dict__:
                 self.__dict__[key] = 0
         for name, b in template._buffers.items():
-            empty = None if b is None else oneflow.empty(0, dtype=b.dtype, device=b.device)
+            empty = None if b is None else UninitializedBuffer(False, b.device, b.dtype)
             self.register_buffer(
                 name, empty, persistent=name not in template._non_persistent_buffers
             )
@@ -98,17 +98,11 @@ class _LazyModule(Module):
                 mine = self._parameters.get(name)
                 if p is None or mine is None:
                     continue
-                requires_grad = mine.requires_grad
-                mine.requires_grad_(False)
-                mine.resize_(*p.shape)
+                mine.materialize(p.shape)  # the same object: optimizers keep it
                 mine.copy_(p)
-                mine.requires_grad_(requires_grad)
             for name, b in real._buffers.items():
-                mine = self._buffers.get(name)
-                if b is None or mine is None:
-                    continue
-                mine.resize_(*b.shape)
-                mine.copy_(b)
+                if b is not None and self._buffers.get(name) is not None:
+                    self._buffers[name] = b
         for key, value in real.__dict__.items():
             if key not in _REGISTRIES and "hook" not in key and key != "training":
                 self.__dict__[key] = value
