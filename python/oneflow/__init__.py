@@ -314,6 +314,7 @@ from oneflow import one_embedding  # noqa: E402,F401
 from oneflow import profiler  # noqa: E402,F401
 from oneflow import func  # noqa: E402,F401
 from oneflow import testing  # noqa: E402,F401
+from oneflow import multiprocessing  # noqa: E402,F401
 from oneflow.framework import out_arg as _out_arg  # noqa: E402
 
 _out_arg.install(__import__(__name__))
