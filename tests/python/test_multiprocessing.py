@@ -28,3 +28,16 @@ def test_failures_are_raised_in_the_parent():
     assert e.value.exit_code == 3
     assert mp.get_context("spawn") is not None and hasattr(mp, "Queue")
     assert flow.multiprocessing is mp
+
+
+def test_spawned_data_parallel_ranks_agree(tmp_path):
+    import socket
+
+    from mp_spawn_helpers import ddp_step
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    mp.spawn(ddp_step, args=(2, port, str(tmp_path)), nprocs=2)
+    values = [float((tmp_path / f"ddp{i}.txt").read_text()) for i in range(2)]
+    assert values[0] == values[1]  # the averaged gradient gave every rank the same update
