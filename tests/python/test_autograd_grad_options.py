@@ -80,3 +80,19 @@ def test_gradgradcheck_passes_and_catches_a_wrong_double_backward():
     with flow.autograd.set_multithreading_enabled(False):
         assert not flow.autograd.is_multithreading_enabled()
     assert flow.autograd.is_multithreading_enabled()
+
+
+@pytest.mark.parametrize("op", ["mul_", "div_", "pow_", "sigmoid_", "exp_"])
+def test_second_order_gradients_through_in_place_ops_like_torch(op):
+    # the copy of the old values an in-place op keeps for its gradient has their history
+    def run(lib):
+        x = lib.tensor([[0.5, -1.0, 2.0]], requires_grad=True, dtype=lib.float64)
+        y = x * 2
+        if op in ("sigmoid_", "exp_"):
+            getattr(y, op)()
+        else:
+            getattr(y, op)(x.abs() + 0.5 if op != "pow_" else 2.0)
+        (g,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        return lib.autograd.grad((g**2).sum(), x)[0].detach().numpy()
+
+    np.testing.assert_allclose(run(flow), run(torch), rtol=1e-10)

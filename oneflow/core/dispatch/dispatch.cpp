@@ -356,11 +356,10 @@ TensorList eager_local(const Primitive& prim, const TensorList& inputs, const At
 
   // An in-place op overwrites the input its gradient may read (x.mul_(y): dy needs x): the
   // gradient keeps a copy of the old values, taken before the write (PyTorch's original_self).
+  // The copy keeps the old values' history, so that second-order gradients reach through it
+  // (`(x * 2).mul_(x)` under create_graph).
   Tensor original;
-  if (needs_grad && inplace_out && traits.saves_inputs) {
-    GradModeGuard no_grad(false);
-    original = functional::clone(inplace_out);
-  }
+  if (needs_grad && inplace_out && traits.saves_inputs) original = functional::clone(inplace_out);
   std::vector<int64_t> input_versions;
   if (needs_grad)
     for (const Tensor& t : inputs) input_versions.push_back(t->version());
