@@ -103,6 +103,89 @@ def ravel(input):
     return input.reshape(-1)
 
 
+def angle(input):
+    """The argument of each (real) element: pi for negative values, 0 otherwise (-0 too), NaN
+    for NaN; integers give the default float dtype."""
+    flow = _flow()
+    x = input if input.dtype.is_floating_point else input.to(flow.get_default_dtype())
+    signs = flow.where(x < 0, flow.full_like(x, math.pi), flow.zeros_like(x))
+    return flow.where(flow.isnan(x), x, signs)
+
+
+def nonzero_static(input, *, size, fill_value=-1):
+    """nonzero() cut or padded with fill_value rows to exactly `size` rows."""
+    flow = _flow()
+    if size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, got {size}")
+    idx = flow.nonzero(input)
+    n = idx.shape[0]
+    if n >= size:
+        return idx[:size]
+    pad = flow.full(
+        (size - n, max(input.ndim, 1) if input.ndim else 0),
+        fill_value,
+        dtype=idx.dtype,
+        device=idx.device,
+    )
+    return flow.cat([idx, pad], dim=0)
+
+
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """A copy of input with src written where input.as_strided(size, stride, storage_offset)
+    looks (input taken as contiguous)."""
+    out = input.clone().contiguous()
+    out.as_strided(size, stride, storage_offset or 0).copy_(src)
+    return out
+
+
+def new(self, *args, **kwargs):
+    """The legacy constructor: sizes give an uninitialised tensor, data a tensor of it; self's
+    dtype and device."""
+    flow = _flow()
+    opts = {"dtype": kwargs.pop("dtype", self.dtype), "device": kwargs.pop("device", self.device)}
+    if kwargs:
+        raise TypeError(f"new(): unexpected keyword arguments {sorted(kwargs)}")
+    if not args:
+        return flow.empty(0, **opts)
+    if (
+        len(args) == 1
+        and isinstance(args[0], (list, tuple, np.ndarray, Tensor))
+        and not (isinstance(args[0], flow.Size))
+    ):
+        return flow.tensor(args[0], **opts)
+    sizes = args[0] if len(args) == 1 and isinstance(args[0], flow.Size) else args
+    return flow.empty(*sizes, **opts)
+
+
+def put(self, index, source, accumulate=False):
+    return self.clone().put_(index, source, accumulate)
+
+
+def resize(self, *sizes):
+    warnings.warn("non-inplace resize is deprecated", stacklevel=2)
+    return self.reshape(*sizes)
+
+
+def resize_as(self, tensor):
+    warnings.warn("non-inplace resize_as is deprecated", stacklevel=2)
+    return self.reshape(tensor.shape)
+
+
+def dim_order(self):
+    """The dims from the outermost (largest stride) to the innermost, ties in dim order."""
+    strides = self.stride()
+    return tuple(sorted(range(self.ndim), key=lambda d: -strides[d]))
+
+
+def is_set_to(self, tensor):
+    """Whether both tensors view the same memory with the same sizes and strides."""
+    return (
+        self.data_ptr() == tensor.data_ptr()
+        and tuple(self.shape) == tuple(tensor.shape)
+        and tuple(self.stride()) == tuple(tensor.stride())
+    )
+
+
 def unflatten(input, dim, sizes):
     return input.unflatten(dim, sizes)
 
@@ -902,13 +985,14 @@ _FUNCTIONS = [
     cosine_similarity, pairwise_distance, pdist, ctc_loss, margin_ranking_loss,
     triplet_margin_loss, hinge_embedding_loss, poisson_nll_loss, cosine_embedding_loss, bilinear,
     rrelu, rrelu_, relu_, selu_, celu_, channel_shuffle, constant_pad_nd,
-    max_pool1d_with_indices, detach, detach_,
+    max_pool1d_with_indices, detach, detach_, angle, nonzero_static, as_strided_scatter,
 ]  # fmt: skip
 
 # Tensor methods torch has and oneflow's Tensor lacks (self is the first argument).
 _METHODS = [
     positive, ravel, vdot, inner, kron, matrix_power, dist, cov, corrcoef, isreal,
-    unique_consecutive, diagonal_scatter, select_scatter, slice_scatter,
+    unique_consecutive, diagonal_scatter, select_scatter, slice_scatter, angle, nonzero_static,
+    as_strided_scatter, new, put, resize, resize_as, dim_order, is_set_to,
 ]  # fmt: skip
 
 
