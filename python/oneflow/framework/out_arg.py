@@ -23,7 +23,7 @@ from oneflow.framework.linalg_decomp import _TORCH_DTYPE_NAMES
 # "dtype": the reduction is computed in out's dtype, as its `dtype=` argument. "factory": the
 # tensor is made with out's dtype and device.
 _CAST = """
-acos acosh add addcdiv addcmul addr arccos arccosh arcsin arcsinh arctan arctan2 arctanh asin asinh
+acos acosh add angle addcdiv addcmul addr arccos arccosh arcsin arcsinh arctan arctan2 arctanh asin asinh
 atan atan2 atanh bitwise_and bitwise_left_shift bitwise_or bitwise_right_shift bitwise_xor cat
 cholesky cholesky_inverse column_stack concat concatenate copysign cos cosh deg2rad diff digamma
 div divide dstack eq erf erfc erfinv exp exp2 expm1 floor_divide fmax fmin fmod gcd ge ger greater
