@@ -101,58 +101,42 @@ def _fractional_max_pool(name, input, kernel_size, output_size, output_ratio, sa
     return result, indices
 
 
-def fractional_max_pool2d_with_indices(
-    input,
-    kernel_size,
-    output_size=None,
-    output_ratio=None,
-    return_indices=False,
-    _random_samples=None,
-):
-    return _fractional_max_pool(
-        "fractional_max_pool2d", input, kernel_size, output_size, output_ratio, _random_samples, 2
-    )
+def _functions(dims):
+    """fractional_max_pool{dims}d and its _with_indices form, PyTorch's signatures."""
+    name = f"fractional_max_pool{dims}d"
+
+    def with_indices(
+        input,
+        kernel_size,
+        output_size=None,
+        output_ratio=None,
+        return_indices=False,
+        _random_samples=None,
+    ):
+        return _fractional_max_pool(
+            name, input, kernel_size, output_size, output_ratio, _random_samples, dims
+        )
+
+    def pool(
+        input,
+        kernel_size,
+        output_size=None,
+        output_ratio=None,
+        return_indices=False,
+        _random_samples=None,
+    ):
+        out, idx = with_indices(
+            input, kernel_size, output_size, output_ratio, return_indices, _random_samples
+        )
+        return (out, idx) if return_indices else out
+
+    with_indices.__name__ = with_indices.__qualname__ = name + "_with_indices"
+    pool.__name__ = pool.__qualname__ = name
+    return pool, with_indices
 
 
-def fractional_max_pool2d(
-    input,
-    kernel_size,
-    output_size=None,
-    output_ratio=None,
-    return_indices=False,
-    _random_samples=None,
-):
-    out, idx = fractional_max_pool2d_with_indices(
-        input, kernel_size, output_size, output_ratio, return_indices, _random_samples
-    )
-    return (out, idx) if return_indices else out
-
-
-def fractional_max_pool3d_with_indices(
-    input,
-    kernel_size,
-    output_size=None,
-    output_ratio=None,
-    return_indices=False,
-    _random_samples=None,
-):
-    return _fractional_max_pool(
-        "fractional_max_pool3d", input, kernel_size, output_size, output_ratio, _random_samples, 3
-    )
-
-
-def fractional_max_pool3d(
-    input,
-    kernel_size,
-    output_size=None,
-    output_ratio=None,
-    return_indices=False,
-    _random_samples=None,
-):
-    out, idx = fractional_max_pool3d_with_indices(
-        input, kernel_size, output_size, output_ratio, return_indices, _random_samples
-    )
-    return (out, idx) if return_indices else out
+fractional_max_pool2d, fractional_max_pool2d_with_indices = _functions(2)
+fractional_max_pool3d, fractional_max_pool3d_with_indices = _functions(3)
 
 
 class _FractionalMaxPoolNd(Module):
