@@ -315,6 +315,9 @@ from oneflow import profiler  # noqa: E402,F401
 from oneflow import func  # noqa: E402,F401
 from oneflow import testing  # noqa: E402,F401
 from oneflow import multiprocessing  # noqa: E402,F401
+from oneflow.framework import memory_format as _memory_format  # noqa: E402
 from oneflow.framework import out_arg as _out_arg  # noqa: E402
+
+_memory_format.install(__import__(__name__))
 
 _out_arg.install(__import__(__name__))

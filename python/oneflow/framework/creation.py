@@ -7,6 +7,9 @@ import numpy as np
 
 from oneflow import _oneflow_internal as _internal
 from oneflow._oneflow_internal import _C, Tensor
+from oneflow.framework import memory_format as _fmt
+
+_KEEP = _fmt.preserve_format  # the *_like factories' default layout
 
 
 def _infer_numpy(data):
@@ -383,11 +386,23 @@ def normal(
     )
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
+def empty(
+    *size,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    placement=None,
+    sbp=None,
+    pin_memory=False,
+    memory_format=None,
+):
     """A tensor of the given size; its values are unspecified (this build zero-fills)."""
-    return zeros(
+    t = zeros(
         *size, dtype=dtype, device=device, requires_grad=requires_grad, placement=placement, sbp=sbp
     )
+    if pin_memory:
+        t = t.pin_memory()
+    return _fmt.apply("empty", t, t, memory_format)
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
@@ -451,8 +466,24 @@ def _broadcast_sbp():
     return broadcast
 
 
-def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
+def full_like(
+    input,
+    fill_value,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    memory_format=_KEEP,
+):
     placement, sbp = _like_layout(input)
+    return _fmt.apply(
+        "full_like",
+        input,
+        _full_like(input, fill_value, dtype, device, requires_grad, placement, sbp),
+        memory_format,
+    )
+
+
+def _full_like(input, fill_value, dtype, device, requires_grad, placement, sbp):
     return full(
         tuple(input.shape),
         fill_value,
@@ -464,13 +495,26 @@ def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
     )
 
 
-def empty_like(input, dtype=None, device=None, requires_grad=False):
-    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
+def empty_like(input, dtype=None, device=None, requires_grad=False, memory_format=_KEEP):
+    return zeros_like(
+        input,
+        dtype=dtype,
+        device=device,
+        requires_grad=requires_grad,
+        memory_format=memory_format,
+    )
 
 
-def rand_like(input, dtype=None, device=None, requires_grad=False, generator=None):
+def rand_like(
+    input,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    generator=None,
+    memory_format=_KEEP,
+):
     placement, sbp = _like_layout(input)
-    return rand(
+    t = rand(
         *input.shape,
         dtype=dtype or input.dtype,
         device=device or input.device,
@@ -479,11 +523,19 @@ def rand_like(input, dtype=None, device=None, requires_grad=False, generator=Non
         placement=placement,
         sbp=sbp,
     )
+    return _fmt.apply("rand_like", input, t, memory_format)
 
 
-def randn_like(input, dtype=None, device=None, requires_grad=False, generator=None):
+def randn_like(
+    input,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    generator=None,
+    memory_format=_KEEP,
+):
     placement, sbp = _like_layout(input)
-    return randn(
+    t = randn(
         *input.shape,
         dtype=dtype or input.dtype,
         device=device or input.device,
@@ -492,6 +544,7 @@ def randn_like(input, dtype=None, device=None, requires_grad=False, generator=No
         placement=placement,
         sbp=sbp,
     )
+    return _fmt.apply("randn_like", input, t, memory_format)
 
 
 def get_rng_state():
@@ -527,9 +580,9 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False, placeme
     )
 
 
-def zeros_like(input, dtype=None, device=None, requires_grad=False):
+def zeros_like(input, dtype=None, device=None, requires_grad=False, memory_format=_KEEP):
     placement, sbp = _like_layout(input)
-    return zeros(
+    t = zeros(
         *input.shape,
         dtype=dtype or input.dtype,
         device=device or input.device,
@@ -537,11 +590,12 @@ def zeros_like(input, dtype=None, device=None, requires_grad=False):
         placement=placement,
         sbp=sbp,
     )
+    return _fmt.apply("zeros_like", input, t, memory_format)
 
 
-def ones_like(input, dtype=None, device=None, requires_grad=False):
+def ones_like(input, dtype=None, device=None, requires_grad=False, memory_format=_KEEP):
     placement, sbp = _like_layout(input)
-    return ones(
+    t = ones(
         *input.shape,
         dtype=dtype or input.dtype,
         device=device or input.device,
@@ -549,6 +603,7 @@ def ones_like(input, dtype=None, device=None, requires_grad=False):
         placement=placement,
         sbp=sbp,
     )
+    return _fmt.apply("ones_like", input, t, memory_format)
 
 
 def manual_seed(seed):

@@ -129,6 +129,7 @@ def _to(self, *args, **kwargs):
     device = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
+    memory_format = kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to: unexpected keyword arguments {sorted(kwargs)}")
     for a in args:
@@ -138,9 +139,17 @@ def _to(self, *args, **kwargs):
             device = a
         elif isinstance(a, Tensor):
             dtype, device = a.dtype, a.device
+        elif isinstance(a, builtins.bool):
+            copy = a  # to(dtype, non_blocking, copy) positionally
         else:
             raise TypeError(f"to: unexpected argument of type {type(a).__name__}")
-    return _C.to(self, dtype, device, copy)
+    out = _C.to(self, dtype, device, copy)
+    if memory_format is not None:
+        from oneflow.framework import memory_format as fmt
+
+        if memory_format is not fmt.preserve_format:
+            out = fmt.contiguous(out, memory_format)
+    return out
 
 
 def cuda(self, device=None):

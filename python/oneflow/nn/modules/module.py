@@ -490,6 +490,9 @@ class Module:
     def to(self, *args, **kwargs):
         device, dtype = kwargs.pop("device", None), kwargs.pop("dtype", None)
         kwargs.pop("non_blocking", None)
+        memory_format = kwargs.pop("memory_format", None)
+        if kwargs:
+            raise TypeError(f"Module.to: unexpected keyword arguments {sorted(kwargs)}")
         for a in args:
             if isinstance(a, oneflow.dtype):
                 dtype = a
@@ -501,7 +504,10 @@ class Module:
             raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got {dtype}")
 
         def convert(t):
-            return t.to(device=device, dtype=dtype if t.dtype.is_floating_point else None)
+            t = t.to(device=device, dtype=dtype if t.dtype.is_floating_point else None)
+            if memory_format is not None and t.ndim in (4, 5):
+                t = t.to(memory_format=memory_format)  # as PyTorch: 4-d and 5-d tensors only
+            return t
 
         return self._apply(convert)
 
