@@ -1,5 +1,7 @@
 // oneflow._oneflow_internal: the native module. Submodules and classes are initialised from the
 // explicit list below; core exceptions map to the Python exception of the same name.
+#include <cstring>
+
 #include "oneflow/api/python/common.h"
 #include "oneflow/core/eager/engine.h"
 #include "oneflow/core/kernels/cpu/vec/avx2.h"
@@ -14,6 +16,9 @@ namespace {
 // oneflow._oneflow_internal._LinAlgError, a subclass of RuntimeError (PyTorch's
 // torch._C._LinAlgError); python/oneflow/linalg.py exports it as oneflow.linalg.LinAlgError.
 PyObject* g_linalg_error = nullptr;
+// oneflow.OutOfMemoryError (also oneflow.cuda.OutOfMemoryError), a subclass of RuntimeError as
+// PyTorch's: what an allocator raises when an allocation fails ("...: out of memory: ...").
+PyObject* g_oom_error = nullptr;
 }  // namespace
 
 bool set_python_error(std::exception_ptr p) {
@@ -30,7 +35,8 @@ bool set_python_error(std::exception_ptr p) {
   } catch (const LinAlgError& e) {
     PyErr_SetString(g_linalg_error, e.what());
   } catch (const Error& e) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
+    const bool oom = std::strstr(e.what(), ": out of memory: ") != nullptr;
+    PyErr_SetString(oom ? g_oom_error : PyExc_RuntimeError, e.what());
   } catch (...) {
     return false;
   }
@@ -43,6 +49,10 @@ PYBIND11_MODULE(_oneflow_internal, m) {
       PyErr_NewException("oneflow._oneflow_internal._LinAlgError", PyExc_RuntimeError, nullptr);
   if (g_linalg_error == nullptr) throw py::error_already_set();
   m.add_object("_LinAlgError", py::handle(g_linalg_error));
+  g_oom_error =
+      PyErr_NewException("oneflow._oneflow_internal.OutOfMemoryError", PyExc_RuntimeError, nullptr);
+  if (g_oom_error == nullptr) throw py::error_already_set();
+  m.add_object("OutOfMemoryError", py::handle(g_oom_error));
   py::register_exception_translator([](std::exception_ptr p) {
     // Others are rethrown to pybind11's own translation.
     if (p && !set_python_error(p)) std::rethrow_exception(p);

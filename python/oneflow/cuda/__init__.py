@@ -8,7 +8,10 @@ without CUDA, RuntimeError when the build has CUDA but the machine has no device
 import random as _random
 
 from oneflow import _oneflow_internal as _internal
-from oneflow._oneflow_internal import _C
+from oneflow._oneflow_internal import (
+    _C,
+    OutOfMemoryError,  # noqa: F401  (torch.cuda.OutOfMemoryError)
+)
 
 
 def is_available():

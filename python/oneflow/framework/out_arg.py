@@ -23,8 +23,8 @@ from oneflow.framework.linalg_decomp import _TORCH_DTYPE_NAMES
 # "dtype": the reduction is computed in out's dtype, as its `dtype=` argument. "factory": the
 # tensor is made with out's dtype and device.
 _CAST = """
-acos acosh add angle addcdiv addcmul addr arccos arccosh arcsin arcsinh arctan arctan2 arctanh asin asinh
-atan atan2 atanh bitwise_and bitwise_left_shift bitwise_or bitwise_right_shift bitwise_xor cat
+acos acosh add angle addcdiv addcmul addr arccos arccosh arcsin arcsinh arctan arctan2 arctanh asin
+asinh atan atan2 atanh bitwise_and bitwise_left_shift bitwise_or bitwise_right_shift bitwise_xor cat
 cholesky cholesky_inverse column_stack concat concatenate copysign cos cosh deg2rad diff digamma
 div divide dstack eq erf erfc erfinv exp exp2 expm1 floor_divide fmax fmin fmod gcd ge ger greater
 greater_equal gt hstack hypot i0 kron lcm ldexp le lerp less less_equal lgamma log log10 log1p log2
@@ -34,6 +34,8 @@ remainder row_stack rsqrt sigmoid sin sinc sinh sqrt square stack std sub subtra
 threshold true_divide var vstack xlogy
 """
 _EXACT = """
+alias_copy as_strided_copy detach_copy diagonal_copy expand_copy permute_copy select_copy slice_copy
+squeeze_copy t_copy transpose_copy unfold_copy unsqueeze_copy view_copy
 abs absolute addbmm addmm addmv all amax amin aminmax any argmax argmin baddbmm bitwise_not bmm
 bucketize ceil chain_matmul cholesky_solve clamp clamp_max clamp_min clip conj_physical cross cummax
 cummin diag dot fix float_power floor frac frexp gather hardshrink heaviside histc histogram

@@ -11,6 +11,7 @@ from oneflow.utils.data.dataset import (  # noqa: F401
     ConcatDataset,
     Dataset,
     IterableDataset,
+    StackDataset,
     Subset,
     TensorDataset,
     random_split,

@@ -71,6 +71,36 @@ class ChainDataset(IterableDataset):
             yield from d
 
 
+class StackDataset(Dataset):
+    """Samples of several equally long datasets side by side: a tuple for positional datasets,
+    a dict for keyword ones (torch.utils.data.StackDataset)."""
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError(
+                "Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
+                "input/output, but both types are given."
+            )
+        datasets = args or tuple(kwargs.values())
+        if not datasets:
+            raise ValueError("At least one dataset should be passed")
+        self._length = len(datasets[0])
+        if any(len(d) != self._length for d in datasets):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets = args if args else dict(kwargs)
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices):
+        return [self[i] for i in indices]
+
+    def __len__(self):
+        return self._length
+
+
 class Subset(Dataset):
     def __init__(self, dataset, indices):
         self.dataset, self.indices = dataset, list(indices)
