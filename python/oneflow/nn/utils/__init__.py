@@ -354,8 +354,8 @@ def skip_init(module_cls, *args, **kwargs):
     return module_cls(*args, **kwargs)
 
 
-from oneflow.nn.utils import parametrizations, parametrize, stateless  # noqa: E402,F401
 from oneflow.framework.memory_format import (  # noqa: E402,F401
     convert_conv2d_weight_memory_format,
     convert_conv3d_weight_memory_format,
 )
+from oneflow.nn.utils import parametrizations, parametrize, stateless  # noqa: E402,F401
