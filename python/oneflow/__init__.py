@@ -321,6 +321,7 @@ from oneflow.framework import out_arg as _out_arg  # noqa: E402
 from oneflow.framework import torch_namespace as _torch_namespace  # noqa: E402
 
 globals().update(_torch_namespace.functions())
+_torch_namespace.install()
 
 _memory_format.install(__import__(__name__))
 

@@ -156,3 +156,65 @@ def test_stack_dataset_like_torch():
         StackDataset([1, 2], [1])
     with pytest.raises(ValueError, match="both"):
         StackDataset([1], b=[2])
+
+
+FACTORIES = [
+    lambda: flow.zeros(2),
+    lambda: flow.ones(2, 3),
+    lambda: flow.full((2,), 1.5),
+    lambda: flow.empty(3),
+    lambda: flow.rand(2),
+    lambda: flow.randn(2),
+    lambda: flow.randint(0, 5, (3,)),
+    lambda: flow.randperm(4),
+    lambda: flow.arange(3),
+    lambda: flow.linspace(0, 1, 4),
+    lambda: flow.eye(2),
+    lambda: flow.tensor([1.0, 2.0]),
+    lambda: flow.as_tensor([1, 2]),
+    lambda: flow.tril_indices(3, 3),
+    lambda: flow.nn.Linear(2, 2),
+]
+
+
+def _no_cuda_error():
+    return pytest.raises(RuntimeError, match="(?i)cuda")
+
+
+@pytest.mark.skipif(flow.cuda.is_available(), reason="needs a machine without a GPU")
+def test_default_device_reaches_every_factory():
+    assert flow.get_default_device() == flow.device("cpu")
+    flow.set_default_device("cuda")
+    try:
+        assert flow.get_default_device() == flow.device("cuda:0")
+        for make in FACTORIES:  # each tries the default device: CUDA, absent here
+            with _no_cuda_error():
+                make()
+        # an explicit device, and the *_like factories (the input's device), are unaffected
+        assert flow.zeros(2, device="cpu").device == flow.device("cpu")
+        assert flow.ones_like(flow.zeros(2, device="cpu")).device == flow.device("cpu")
+        assert flow.from_numpy(np.ones(2)).device == flow.device("cpu")
+    finally:
+        flow.set_default_device(None)
+    assert flow.zeros(2).device == flow.device("cpu")
+
+
+@pytest.mark.skipif(flow.cuda.is_available(), reason="needs a machine without a GPU")
+def test_device_as_a_context_manager_nests_and_is_per_thread():
+    import threading
+
+    with flow.device("cuda:1") as d:
+        assert d == flow.device("cuda:1")
+        assert flow.get_default_device() == flow.device("cuda:1")
+        with _no_cuda_error():
+            flow.zeros(1)
+        seen = []
+        t = threading.Thread(target=lambda: seen.append(flow.zeros(1).device))
+        t.start()
+        t.join()
+        assert seen == [flow.device("cpu")]  # another thread keeps its own default
+        with flow.device("cpu"):
+            assert flow.zeros(1).device == flow.device("cpu")
+        assert flow.get_default_device() == flow.device("cuda:1")
+    assert flow.get_default_device() == flow.device("cpu")
+    assert flow.zeros(1).device == flow.device("cpu")

@@ -37,10 +37,14 @@ Tensor binary(const char* op, py::handle a, py::handle b, TT tensor_tensor, TS t
                          std::string(py::str(py::type::of(b).attr("__name__"))), ")");
 }
 
+// The device of factory calls without one (oneflow.set_default_device, `with oneflow.device(...)`);
+// per thread, as PyTorch's; unset: the CPU.
+thread_local std::optional<Device> t_default_device;
+
 CreationOptions creation_options(py::handle dtype, py::handle device, py::handle placement,
                                  py::handle sbp, const char* op) {
   CreationOptions o{optional_dtype(dtype, op).value_or(default_dtype()),
-                    optional_device(device, op).value_or(Device{}), ""};
+                    optional_device(device, op).value_or(t_default_device.value_or(Device{})), ""};
   if (!placement.is_none()) {
     o.placement = std::string(py::str(placement));
     if (o.placement.empty()) o.placement = "placement";
@@ -123,6 +127,11 @@ void init_functional(py::module_& m) {
   });
   m.def("_autocast_to_float", [](const Tensor& t) { return autocast::to_float(t); });
   m.def("_autocast_lower", [](const Tensor& t) { return autocast::lower(t); });
+  m.def("_set_default_device", [](py::handle device) {
+    t_default_device = optional_device(device, "set_default_device");
+  });
+  m.def("_get_default_device",
+        []() -> py::object { return t_default_device ? py::cast(*t_default_device) : py::none(); });
   m.def("_autocast_get", [](const std::string& device_type) {
     const DeviceType type = device_type == "cpu" ? DeviceType::kCPU : DeviceType::kCUDA;
     const autocast::State s = autocast::state(type);
@@ -925,8 +934,9 @@ void init_functional(py::module_& m) {
         } else {
           e = scalar_from_py(end, "arange");
         }
-        Tensor t = F::arange(s, e, st, optional_dtype(dtype, "arange"),
-                             optional_device(device, "arange").value_or(Device{}));
+        Tensor t = F::arange(
+            s, e, st, optional_dtype(dtype, "arange"),
+            optional_device(device, "arange").value_or(t_default_device.value_or(Device{})));
         return with_grad(t, requires_grad);
       },
       py::arg("start"), py::arg("end") = py::none(), py::arg("step") = 1, py::kw_only(),

@@ -122,6 +122,8 @@ def tensor(
         return _global(
             lambda dev: tensor(data, dtype=dtype, device=dev), placement, sbp, requires_grad, True
         )
+    if device is None:
+        device = _C._get_default_device()
     if isinstance(data, _internal.Tensor):
         t = _C.to(data.detach(), dtype, device, copy=True)
     else:
@@ -150,6 +152,8 @@ def tensor(
 
 def as_tensor(data, dtype=None, device=None):
     """Shares memory with ``data`` when it is already a suitable tensor or NumPy array."""
+    if device is None:
+        device = _C._get_default_device()
     if isinstance(data, _internal.Tensor):
         return _C.to(data, dtype, device)
     if isinstance(data, np.ndarray) and data.dtype.kind in "biuf":
@@ -438,7 +442,7 @@ def _tri_indices(op, np_fn, row, col, offset, dtype, device):
         raise RuntimeError(f"{op}: row and col must be non-negative, got {row} and {col}")
     rows, cols = np_fn(row, offset, col)
     t = _internal.from_numpy(np.stack([rows, cols]).astype(np.int64).reshape(2, -1))
-    return _C.to(t, dtype, device, copy=True)
+    return _C.to(t, dtype, device or _C._get_default_device(), copy=True)
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None):

@@ -4,10 +4,12 @@ constants, the `*_copy` forms of the view ops, `kl_div`, `typename`, `get_device
 Nothing here replaces a name oneflow already has: functions() drops those."""
 
 import math
+import threading
 
 import oneflow._oneflow_internal as _internal
 
 Tensor = _internal.Tensor
+_C = _internal._C
 
 
 def _flow():
@@ -135,10 +137,46 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     return _vmap(func, in_dims, out_dims, randomness, chunk_size=chunk_size)
 
 
+# ---- the default device ------------------------------------------------------------------------
+
+
+def set_default_device(device):
+    """Factory calls without a device (zeros, randn, tensor, arange, ..., and so the parameters
+    of new modules) make their tensors on `device` from now on, in this thread; None restores
+    the CPU."""
+    _C._set_default_device(device)
+
+
+def get_default_device():
+    return _C._get_default_device() or _internal.device("cpu")
+
+
+_DEVICE_STACK = threading.local()
+
+
+def _device_enter(self):
+    """`with oneflow.device("cuda"):` makes the device the default of the factories inside."""
+    stack = _DEVICE_STACK.__dict__.setdefault("stack", [])
+    stack.append(_C._get_default_device())
+    _C._set_default_device(self)
+    return self
+
+
+def _device_exit(self, *exc):
+    _C._set_default_device(_DEVICE_STACK.stack.pop())
+    return False
+
+
+def install():
+    _internal.device.__enter__ = _device_enter
+    _internal.device.__exit__ = _device_exit
+
+
 def functions():
     flow = _flow()
     out = dict(_copies())
     out.update(kl_div=kl_div, typename=typename, get_device=get_device, vmap=vmap)
+    out.update(set_default_device=set_default_device, get_default_device=get_default_device)
     out.update(pi=math.pi, e=math.e, inf=math.inf, nan=math.nan, newaxis=None)
     out["OutOfMemoryError"] = _internal.OutOfMemoryError
     return {name: fn for name, fn in out.items() if name not in vars(flow)}
