@@ -96,3 +96,65 @@ def test_second_order_gradients_through_in_place_ops_like_torch(op):
         return lib.autograd.grad((g**2).sum(), x)[0].detach().numpy()
 
     np.testing.assert_allclose(run(flow), run(torch), rtol=1e-10)
+
+
+def test_post_accumulate_grad_hook_like_torch():
+    import torch
+
+    seen = {}
+    for T in (torch, flow):
+        w = T.ones(3, requires_grad=True)
+        log = seen.setdefault(T.__name__, [])
+        h = w.register_post_accumulate_grad_hook(lambda p, log=log: log.append(p.grad.tolist()))
+        (w * 2).sum().backward()
+        (w * w).sum().backward()
+        T.autograd.grad((w * 5).sum(), w)  # accumulates nothing: no call
+        h.remove()
+        (w * 2).sum().backward()
+        with pytest.raises(RuntimeError, match="non-leaf"):
+            (w * 2).register_post_accumulate_grad_hook(lambda p: None)
+        with pytest.raises(RuntimeError, match="require"):
+            T.ones(2).register_post_accumulate_grad_hook(lambda p: None)
+    assert seen["oneflow"] == seen["torch"] == [[2.0] * 3, [4.0] * 3]
+
+
+def test_post_accumulate_grad_hook_steps_an_optimizer_per_parameter():
+    model = flow.nn.Linear(3, 2)
+    ref = flow.nn.Linear(3, 2)
+    ref.load_state_dict(model.state_dict())
+    opts = {p: flow.optim.SGD([p], lr=0.1) for p in model.parameters()}
+
+    def step(p):
+        opts[p].step()
+        opts[p].zero_grad()
+
+    for p in model.parameters():
+        p.register_post_accumulate_grad_hook(step)
+    ref_opt = flow.optim.SGD(ref.parameters(), lr=0.1)
+    x = flow.randn(4, 3)
+    for _ in range(3):
+        model(x).square().sum().backward()
+        ref(x).square().sum().backward()
+        ref_opt.step()
+        ref_opt.zero_grad()
+    for a, b in zip(model.parameters(), ref.parameters()):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-6)
+        assert a.grad is None or not a.grad.abs().sum().item()
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_backward_inputs_accumulates_only_there_like_torch(create_graph):
+    import torch
+
+    res = {}
+    for T in (torch, flow):
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        y = T.tensor([3.0, 4.0], requires_grad=True)
+        z = (x * y * x).sum()
+        z.backward(inputs=[x], create_graph=create_graph)
+        T.autograd.backward((x * y).sum(), inputs=x)  # accumulates onto x.grad
+        with pytest.raises(RuntimeError, match="empty"):
+            (x * 2).sum().backward(inputs=[])
+        res[T.__name__] = (x.grad.detach().tolist(), y.grad)
+    assert res["oneflow"][0] == res["torch"][0]
+    assert res["oneflow"][1] is None and res["torch"][1] is None

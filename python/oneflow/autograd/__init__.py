@@ -47,10 +47,33 @@ def _queue_callback(fn):
 _graph_loss_scale = None
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
+# How many backward() calls are running (post-accumulate-grad hooks queue only inside one).
+_backward_depth = 0
+
+
+def _accumulate_into(inputs, grads, create_graph):
+    """backward(inputs=...): each input's gradient summed into its .grad, as a leaf's."""
+    for t, g in zip(inputs, grads):
+        if g is None:
+            continue
+        if t.grad is None:
+            t.grad = g if create_graph else g.detach()
+        elif create_graph:
+            t.grad = t.grad + g
+        else:
+            with no_grad():
+                t.grad.add_(g)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    global _backward_depth
     if retain_graph is None:
         retain_graph = create_graph
     tensors = _as_list(tensors)
+    if inputs is not None:
+        inputs = [inputs] if isinstance(inputs, _Tensor) else list(inputs)
+        if not inputs:
+            raise RuntimeError("backward: 'inputs' argument to backward() cannot be empty.")
     if _graph_loss_scale is not None:
         if grad_tensors is None:
             if all(isinstance(t, _Tensor) and t.numel() == 1 for t in tensors):
@@ -63,9 +86,24 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
                 g * _graph_loss_scale.to(g.dtype) if isinstance(g, _Tensor) else g
                 for g in _as_list(grad_tensors)
             ]
+    _backward_depth += 1
     try:
-        _engine.backward(tensors, _grads_like(tensors, grad_tensors), retain_graph, create_graph)
+        if inputs is None:
+            _engine.backward(
+                tensors, _grads_like(tensors, grad_tensors), retain_graph, create_graph
+            )
+        else:
+            grads = grad(
+                tensors,
+                inputs,
+                grad_tensors,
+                retain_graph=retain_graph,
+                create_graph=create_graph,
+                allow_unused=True,
+            )
+            _accumulate_into(inputs, grads, create_graph)
     finally:
+        _backward_depth -= 1
         # Callbacks run even when backward failed, so that state they reset stays consistent;
         # one queued by a callback runs too.
         while _callbacks:

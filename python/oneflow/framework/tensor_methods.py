@@ -3,6 +3,7 @@ the metadata, autograd attributes and numpy())."""
 
 import builtins
 import types
+import weakref
 
 import numpy as np
 
@@ -28,9 +29,32 @@ def size(self, dim=None):
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
     from oneflow import autograd
 
-    if inputs is not None:
-        raise NotImplementedError("backward: inputs= is not implemented yet")
-    autograd.backward(self, gradient, retain_graph, create_graph)
+    autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def register_post_accumulate_grad_hook(self, hook):
+    """Calls hook(tensor) after backward() has accumulated this leaf's gradient into .grad:
+    when the backward pass ends (autograd.grad, which accumulates nothing, does not call it).
+    Returns a handle with remove()."""
+    from oneflow import autograd
+
+    if not self.is_leaf:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    if not self.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    ref = weakref.ref(self)
+
+    def after_accumulation(grad):
+        if autograd._backward_depth:
+            autograd._queue_callback(lambda: _call_post_hook(hook, ref))
+
+    return register_hook(self, after_accumulation)
+
+
+def _call_post_hook(hook, ref):
+    t = ref()
+    if t is not None:
+        hook(t)
 
 
 class _HookHandle:
@@ -571,6 +595,7 @@ def install():
         "backward": backward,
         "requires_grad_": requires_grad_,
         "register_hook": register_hook,
+        "register_post_accumulate_grad_hook": register_post_accumulate_grad_hook,
         "__reduce_ex__": __reduce_ex__,
         "__deepcopy__": __deepcopy__,
         "item": item,
