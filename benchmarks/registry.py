@@ -16,6 +16,7 @@ FAMILY_ORDER = (
     "linalg",
     "conv",
     "training",
+    "data",
     "graph",
     "comm",
     "startup",

@@ -6,6 +6,7 @@ Rows appear in the order of ``benchmarks.registry.FAMILY_ORDER``.
 from benchmarks.cases import (  # noqa: F401
     comm,
     conv,
+    data,
     dispatch,
     elementwise,
     graph,

@@ -220,3 +220,66 @@ def test_pin_memory_without_an_accelerator_warns_like_torch_and_loads():
     if not flow.cuda.is_available():
         assert any("no accelerator is found" in str(w.message) for w in caught)
     assert [b.tolist() for b in loader] == [[0, 1], [2, 3]]
+
+
+class Images(Dataset):
+    """Samples large enough to cross in shared memory: a tensor, an array and a label."""
+
+    def __init__(self, n, shape=(3, 40, 40)):
+        self.n, self.shape = n, shape
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        x = flow.full(self.shape, float(i))
+        return {"x": x, "a": np.full(self.shape, i, dtype=np.int16), "i": i}
+
+
+def _check_images(batch):
+    idx = batch["i"].numpy()
+    np.testing.assert_array_equal(batch["x"].numpy()[:, 0, 0, 0], idx.astype(np.float32))
+    assert (batch["x"].numpy() == idx[:, None, None, None]).all()
+    assert batch["a"].dtype == flow.int16
+    assert (batch["a"].numpy() == idx[:, None, None, None]).all()
+    return idx.tolist()
+
+
+def test_worker_batches_in_shared_memory_stay_intact_across_passes():
+    # Note [DataLoader shared memory]: segments are reused once the main process has copied a
+    # batch out; batches of another size (the last one) take other segments; a pass left early
+    # gives its in-flight segments back.
+    from oneflow.utils.data import dataloader as dl_module
+
+    dl = DataLoader(Images(45), batch_size=8, shuffle=True, num_workers=2, persistent_workers=True)
+    kept = []
+    for epoch in range(4):
+        seen = []
+        for k, batch in enumerate(dl):
+            seen += _check_images(batch)
+            kept.append(batch)  # batches are the main process's own copies
+            if epoch == 1 and k == 1:
+                break
+        if epoch != 1:
+            assert sorted(seen) == list(range(45))
+    for batch in kept:
+        _check_images(batch)
+    maps = dict(dl._workers.maps)
+    # reused: 48 tensors crossed (4 passes, 6 batches, 2 tensors each) in a few segments
+    assert maps and len(maps) <= 20
+    dl._workers.shutdown()
+    assert not dl._workers.maps
+    # in the main process default_collate stacks as usual
+    assert dl_module._pool is None
+    out = default_collate([flow.ones(2, 64, 64), flow.zeros(2, 64, 64)])
+    assert out.shape == (2, 2, 64, 64)
+
+
+def test_worker_batches_from_custom_collate_cross_in_shared_memory():
+    def collate(items):
+        x = default_collate([it["x"] for it in items]) * 2  # a new tensor, not the segment
+        return x, [it["i"] for it in items]
+
+    dl = DataLoader(Images(20), batch_size=5, num_workers=2, collate_fn=collate)
+    for x, idx in dl:
+        assert (x.numpy() == 2 * np.array(idx, np.float32)[:, None, None, None]).all()
