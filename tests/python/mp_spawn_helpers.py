@@ -37,3 +37,26 @@ def ddp_step(i, world, port, directory):
     with open(os.path.join(directory, f"ddp{i}.txt"), "w") as f:
         f.write(repr(total))
     dist.destroy_process_group()
+
+
+def add_to_shared(i, t, model):
+    # t and the model's parameters arrive as shared memory: the parent sees the writes
+    t[i] += 10.0 * (i + 1)
+    import oneflow as flow
+
+    with flow.no_grad():
+        model.weight.add_(1.0)
+
+
+def hogwild_train(rank, model, steps):
+    # PyTorch's Hogwild example: every process steps an optimizer on the shared parameters
+    import oneflow as flow
+
+    flow.manual_seed(rank)
+    opt = flow.optim.SGD(model.parameters(), lr=0.05)
+    x = flow.randn(64, 4)
+    y = x @ flow.tensor([[1.0], [-2.0], [0.5], [3.0]])
+    for _ in range(steps):
+        opt.zero_grad()
+        flow.nn.functional.mse_loss(model(x), y).backward()
+        opt.step()

@@ -268,6 +268,10 @@ void init_tensor(py::module_& m) {
              t.storage()->set_shared_outside();  // the address may be used outside oneflow
              return reinterpret_cast<uintptr_t>(t.data());
            })
+      // The identity of the tensor's storage (the same for all its views) while it lives; it
+      // neither waits for queued work nor lends the memory out (oneflow/multiprocessing).
+      .def("_storage_id",
+           [](const TensorImpl& t) { return reinterpret_cast<uintptr_t>(t.storage().get()); })
       .def_property_readonly("is_global",
                              [](const TensorImpl& t) { return t.kind() == TensorKind::kGlobal; })
       .def_property_readonly("is_local",

@@ -2,7 +2,8 @@
 (torch.multiprocessing). spawn(fn, args, nprocs) runs fn(i, *args) in nprocs fresh processes
 and, with join, waits for them: the first failure stops the others and raises in the parent
 with the child's traceback (ProcessRaisedException) or its exit code or signal
-(ProcessExitedException). Tensors sent between processes are pickled (copied), not shared."""
+(ProcessExitedException). CPU tensors sent between processes (queues, pipes, spawn's arguments)
+travel as shared memory, as in PyTorch (oneflow/multiprocessing/reductions.py)."""
 
 import multiprocessing
 import multiprocessing.connection
@@ -131,3 +132,8 @@ def spawn(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
             stacklevel=2,
         )
     return start_processes(fn, args, nprocs, join, daemon, start_method="spawn")
+
+
+from oneflow.multiprocessing import reductions as _reductions  # noqa: E402
+
+_reductions.install()
