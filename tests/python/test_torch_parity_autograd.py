@@ -416,3 +416,69 @@ def _retained_after_in_place(m):
 def test_retained_gradient_follows_in_place_ops():
     for got, want in zip(_retained_after_in_place(flow), _retained_after_in_place(torch)):
         np.testing.assert_array_equal(got, want)
+
+
+INPLACE_AFTER = {
+    "batch_norm_relu_": lambda T, x: T.nn.functional.relu(
+        T.nn.functional.batch_norm(x, None, None, training=True), inplace=True
+    ),
+    "batch_norm_add_identity": lambda T, x: T.nn.functional.batch_norm(
+        x, None, None, training=True
+    ).add_(x),
+    "layer_norm_relu_": lambda T, x: T.nn.functional.layer_norm(x, x.shape[-2:]).relu_(),
+    "group_norm_silu_": lambda T, x: T.nn.functional.silu(
+        T.nn.functional.group_norm(x, 2), inplace=True
+    ),
+    "instance_norm_mul_": lambda T, x: T.nn.functional.instance_norm(x).mul_(3.0),
+    "max_pool_add_": lambda T, x: T.nn.functional.max_pool2d(x, 2).add_(1.0),
+    "adaptive_max_pool_mul_": lambda T, x: T.nn.functional.adaptive_max_pool2d(x, 3).mul_(2.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INPLACE_AFTER))
+def test_in_place_ops_on_norm_and_pool_outputs_match_torch(name):
+    # Note [Unread saved outputs]: these results are not saved for backward, as in PyTorch
+    fn = INPLACE_AFTER[name]
+    a = np.random.default_rng(7).standard_normal((2, 4, 6, 6)).astype(np.float32)
+    w = np.random.default_rng(8).standard_normal(fn(torch, torch.tensor(a)).shape)
+    grads = []
+    for T in (torch, flow):
+        x = T.tensor(a, requires_grad=True)
+        y = fn(T, x * 1.0)
+        (y * T.tensor(w.astype(np.float32))).sum().backward()
+        grads.append((y.detach().numpy().copy(), x.grad.numpy().copy()))
+    np.testing.assert_allclose(grads[1][0], grads[0][0], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(grads[1][1], grads[0][1], rtol=1e-3, atol=1e-4)
+
+
+def test_resnet_block_with_in_place_relu_and_residual_trains_like_torch():
+    def block(T):
+        nn = T.nn
+
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv1 = nn.Conv2d(4, 4, 3, padding=1, bias=False)
+                self.bn1 = nn.BatchNorm2d(4)
+                self.relu = nn.ReLU(inplace=True)
+                self.conv2 = nn.Conv2d(4, 4, 3, padding=1, bias=False)
+                self.bn2 = nn.BatchNorm2d(4)
+
+            def forward(self, x):
+                out = self.relu(self.bn1(self.conv1(x)))
+                out = self.bn2(self.conv2(out))
+                out += x
+                return self.relu(out)
+
+        return Block()
+
+    torch.manual_seed(0)
+    tb, fb = block(torch), block(flow)
+    fb.load_state_dict({k: flow.tensor(v.numpy()) for k, v in tb.state_dict().items()})
+    a = np.random.default_rng(1).standard_normal((2, 4, 5, 5)).astype(np.float32)
+    tx, fx = torch.tensor(a, requires_grad=True), flow.tensor(a, requires_grad=True)
+    tb(tx).square().sum().backward()
+    fb(fx).square().sum().backward()
+    np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-5)
+    for p, q in zip(fb.parameters(), tb.parameters()):
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-4, atol=1e-4)

@@ -124,7 +124,7 @@ TensorList PrimNode::apply(TensorList&& out_grads) {
   const bool reattach = grad_mode_enabled();
   for (size_t i = 0; i < saved_outputs.size(); ++i) {
     Tensor t = saved_outputs[i].unpack(prim.name());
-    if (reattach && is_floating(t->dtype())) {
+    if (t && reattach && is_floating(t->dtype())) {
       t = alias_detached(t);
       AutogradMeta& am = t->autograd();
       am.requires_grad = true;

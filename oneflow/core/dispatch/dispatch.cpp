@@ -9,6 +9,7 @@
 #include "oneflow/core/eager/profiler.h"
 #include "oneflow/core/functional/functional.h"
 #include "oneflow/core/graph/graph.h"
+#include "oneflow/core/ops/nn_primitives.h"
 #include "oneflow/core/ops/primitives.h"
 
 namespace oneflow {
@@ -131,6 +132,18 @@ void check_no_inference_saved(const Primitive& prim, const TensorList& inputs) {
                                 "instead of `oneflow.inference_mode()`.");
 }
 
+// Note [Unread saved outputs]: the normalisations and max poolings save their outputs for the
+// statistics and indices their gradients read, not for the result (output 0), which they never
+// read. It is not kept: an in-place op on it (ReLU(inplace=True) after BatchNorm, `out +=
+// identity`) leaves backward valid, as in PyTorch, and its memory goes when the program drops it.
+bool saved_output_unread(const Primitive& prim, size_t i) {
+  static const Primitive* const kStatsOnly[] = {&prim::batch_norm(), &prim::layer_norm(),
+                                                &prim::group_norm(), &prim::max_pool(),
+                                                &prim::adaptive_max_pool()};
+  return i == 0 &&
+         std::find(std::begin(kStatsOnly), std::end(kStatsOnly), &prim) != std::end(kStatsOnly);
+}
+
 // `input_versions`: the inputs' versions before the kernel ran, so that an in-place op that
 // overwrote a saved input is caught at backward time. `original`: for an in-place op, a copy of
 // the output's old values, saved in its place.
@@ -164,9 +177,14 @@ void record_autograd(const Primitive& prim, const TensorList& inputs, const Tens
     node->output_metas.push_back(out->meta());
     node->retained.emplace_back();
     // Saving the output itself would make it own its own grad_fn; save a detached alias.
-    if (traits.saves_outputs)
+    if (traits.saves_outputs && saved_output_unread(prim, i)) {
+      SavedTensor none;  // keeps the positions of the outputs after it
+      none.saved_version = SavedTensor::kUnchecked;
+      node->saved_outputs.push_back(std::move(none));
+    } else if (traits.saves_outputs) {
       node->saved_outputs.push_back(
           SavedTensor::save(alias_detached(out), out->version(), /*output=*/true));
+    }
     if (!is_floating(out->dtype())) continue;
     AutogradMeta& am = out->autograd();
     // An in-place op gives a tensor that retains its gradient a new node: the gradient retained is
