@@ -482,3 +482,39 @@ def test_resnet_block_with_in_place_relu_and_residual_trains_like_torch():
     np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-5)
     for p, q in zip(fb.parameters(), tb.parameters()):
         np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-4, atol=1e-4)
+
+
+SCATTER_IN_PLACE = {
+    "scatter_add_": lambda T, buf, idx, src: buf.scatter_add_(0, idx, src),
+    "scatter_": lambda T, buf, idx, src: buf.scatter_(0, idx, src),
+    "scatter_reduce_sum": lambda T, buf, idx, src: buf.scatter_reduce_(0, idx, src, "sum"),
+    "scatter_reduce_amax": lambda T, buf, idx, src: buf.scatter_reduce_(0, idx, src, "amax"),
+    "index_add_": lambda T, buf, idx, src: buf.index_add_(0, idx[:, 0], src),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCATTER_IN_PLACE))
+@pytest.mark.parametrize("self_grad", [False, True])
+def test_in_place_scatter_into_a_buffer_matches_torch(name, self_grad):
+    # GNN aggregation: messages scattered into a fresh buffer, in place (Note [Unread saved
+    # tensors]: the buffer's old values are not needed for the sum's gradient)
+    fn = SCATTER_IN_PLACE[name]
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((5, 3)).astype(np.float32)
+    b = rng.standard_normal((4, 3)).astype(np.float32)
+    w = rng.standard_normal((4, 3)).astype(np.float32)
+    out = []
+    for T in (torch, flow):
+        src = T.tensor(a, requires_grad=True)
+        base = T.tensor(b, requires_grad=self_grad)
+        idx = T.tensor([0, 1, 0, 3, 1]).unsqueeze(1).expand(5, 3)
+        buf = base * 1.0 if self_grad else T.zeros(4, 3)
+        y = fn(T, buf, idx, src)
+        (y * T.tensor(w)).sum().backward()
+        out.append(
+            (y.detach().numpy().copy(), src.grad.numpy().copy(), base.grad if self_grad else None)
+        )
+    np.testing.assert_allclose(out[1][0], out[0][0], rtol=1e-6)
+    np.testing.assert_allclose(out[1][1], out[0][1], rtol=1e-6)
+    if self_grad:
+        np.testing.assert_allclose(out[1][2].numpy(), out[0][2].numpy(), rtol=1e-6)

@@ -9,8 +9,8 @@
 #include "oneflow/core/eager/profiler.h"
 #include "oneflow/core/functional/functional.h"
 #include "oneflow/core/graph/graph.h"
-#include "oneflow/core/ops/nn_primitives.h"
 #include "oneflow/core/ops/primitives.h"
+#include "oneflow/core/ops/unread_saved.h"
 
 namespace oneflow {
 
@@ -132,18 +132,6 @@ void check_no_inference_saved(const Primitive& prim, const TensorList& inputs) {
                                 "instead of `oneflow.inference_mode()`.");
 }
 
-// Note [Unread saved outputs]: the normalisations and max poolings save their outputs for the
-// statistics and indices their gradients read, not for the result (output 0), which they never
-// read. It is not kept: an in-place op on it (ReLU(inplace=True) after BatchNorm, `out +=
-// identity`) leaves backward valid, as in PyTorch, and its memory goes when the program drops it.
-bool saved_output_unread(const Primitive& prim, size_t i) {
-  static const Primitive* const kStatsOnly[] = {&prim::batch_norm(), &prim::layer_norm(),
-                                                &prim::group_norm(), &prim::max_pool(),
-                                                &prim::adaptive_max_pool()};
-  return i == 0 &&
-         std::find(std::begin(kStatsOnly), std::end(kStatsOnly), &prim) != std::end(kStatsOnly);
-}
-
 // `input_versions`: the inputs' versions before the kernel ran, so that an in-place op that
 // overwrote a saved input is caught at backward time. `original`: for an in-place op, a copy of
 // the output's old values, saved in its place.
@@ -166,7 +154,7 @@ void record_autograd(const Primitive& prim, const TensorList& inputs, const Tens
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (original && inputs[i] == outputs[0])
         node->saved_inputs.push_back(SavedTensor::save(original, original->version()));
-      else if (prim.reads_saved_input(i, needs))
+      else if (prim.reads_saved_input(i, needs) && !saved_unread(prim, attrs, false, i))
         node->saved_inputs.push_back(SavedTensor::save(inputs[i], input_versions[i]));
       else  // kept for the input's position; its later in-place changes do not matter
         node->saved_inputs.push_back(SavedTensor::save(inputs[i], SavedTensor::kUnchecked));
@@ -177,7 +165,7 @@ void record_autograd(const Primitive& prim, const TensorList& inputs, const Tens
     node->output_metas.push_back(out->meta());
     node->retained.emplace_back();
     // Saving the output itself would make it own its own grad_fn; save a detached alias.
-    if (traits.saves_outputs && saved_output_unread(prim, i)) {
+    if (traits.saves_outputs && saved_unread(prim, attrs, true, i)) {
       SavedTensor none;  // keeps the positions of the outputs after it
       none.saved_version = SavedTensor::kUnchecked;
       node->saved_outputs.push_back(std::move(none));

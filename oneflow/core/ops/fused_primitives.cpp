@@ -5,6 +5,7 @@
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/functional/functional.h"
 #include "oneflow/core/ops/primitives.h"
+#include "oneflow/core/ops/unread_saved.h"
 
 namespace oneflow {
 
@@ -66,6 +67,14 @@ TensorMeta contiguous_meta(Shape shape, DType dtype, Device device) {
   Strides strides = contiguous_strides(shape);
   return TensorMeta{std::move(shape), std::move(strides), 0, dtype, device};
 }
+}  // namespace
+
+namespace {
+// Note [Unread saved tensors]: the gradients read the saved statistics, not the result.
+bool stats_only(const Attrs&, bool output, size_t index) { return output && index == 0; }
+const bool kNormsRegistered = register_unread_saved(prim::layer_norm(), stats_only) &&
+                              register_unread_saved(prim::group_norm(), stats_only) &&
+                              register_unread_saved(prim::batch_norm(), stats_only);
 }  // namespace
 
 PrimTraits LayerNorm::traits() const {

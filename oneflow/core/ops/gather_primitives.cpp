@@ -5,6 +5,7 @@
 #include "oneflow/core/framework/global.h"
 #include "oneflow/core/functional/functional.h"
 #include "oneflow/core/ops/primitives.h"
+#include "oneflow/core/ops/unread_saved.h"
 
 namespace oneflow {
 
@@ -50,6 +51,16 @@ TensorList Gather::grad(const GradContext& ctx, const TensorList& dy) const {
 }
 
 // ---- scatter ----
+
+namespace {
+// Note [Unread saved tensors]: with reduce "add" or "none" the gradient reads the index (and
+// src's shape and dtype), not the values of self, src or the result.
+bool scatter_unread(const Attrs& attrs, bool output, size_t index) {
+  const std::string& reduce = attrs.get<std::string>("reduce");
+  return (reduce == "add" || reduce == "none") && (output || index != 1);
+}
+const bool kScatterRegistered = register_unread_saved(prim::scatter(), scatter_unread);
+}  // namespace
 
 PrimTraits Scatter::traits() const {
   PrimTraits t;

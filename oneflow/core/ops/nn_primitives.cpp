@@ -8,6 +8,7 @@
 #include "oneflow/core/functional/functional.h"
 #include "oneflow/core/functional/nn_functional.h"
 #include "oneflow/core/ops/primitives.h"
+#include "oneflow/core/ops/unread_saved.h"
 
 namespace oneflow {
 
@@ -160,6 +161,13 @@ Shape adaptive_out_shape(const Shape& x, const Attrs& a) {
   for (int64_t o : a.get<Ints>("output_size")) out.push_back(o);
   return out;
 }
+}  // namespace
+
+namespace {
+// Note [Unread saved tensors]: the gradients read the saved indices, not the result.
+bool indices_only(const Attrs&, bool output, size_t index) { return output && index == 0; }
+const bool kPoolsRegistered = register_unread_saved(prim::max_pool(), indices_only) &&
+                              register_unread_saved(prim::adaptive_max_pool(), indices_only);
 }  // namespace
 
 PrimTraits MaxPool::traits() const { return saving(false, true); }

@@ -888,12 +888,34 @@ def methods():
         "triu",
         "scatter_reduce",
     ]:
-        out[name + "_"] = _inplace(out[name])
+        out[name + "_"] = _inplace(out[name], _READS_SELF.get(name))
     return out
 
 
-def _inplace(fn):
+def _reduce_arg(args, kwargs, position):
+    return kwargs.get("reduce", args[position] if len(args) > position else None)
+
+
+# The in-place forms whose gradient reads self's old values (by the arguments after self):
+# scatter_reduce's prod/mean/amax/amin and scatter's multiply.
+_READS_SELF = {
+    "scatter_reduce": lambda args, kwargs: _reduce_arg(args, kwargs, 3) not in ("sum", None),
+    "scatter": lambda args, kwargs: _reduce_arg(args, kwargs, 3) == "multiply",
+}
+
+
+def _inplace(fn, reads_self=None):
+    """The in-place form of fn: the result copied into self. fn runs on a copy of self when
+    self requires grad, or when the gradient reads self's old values and some argument
+    requires grad (the copy keeps them)."""
+
     def method(self, *args, **kwargs):
-        return _C.copy_(self, fn(_C.clone(self) if self.requires_grad else self, *args, **kwargs))
+        keep = self.requires_grad or (
+            reads_self is not None
+            and _internal.autograd.is_grad_enabled()
+            and any(isinstance(a, Tensor) and a.requires_grad for a in args)
+            and reads_self(args, kwargs)
+        )
+        return _C.copy_(self, fn(_C.clone(self) if keep else self, *args, **kwargs))
 
     return method
