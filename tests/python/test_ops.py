@@ -660,3 +660,61 @@ def test_reduction_and_activation_keywords_like_torch():
     for i, (got, want) in enumerate(pairs):
         assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1], i
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6, err_msg=str(i))
+
+
+def _round_to(x, dtype):
+    return torch.tensor(x).to(getattr(torch, dtype)).double().numpy()
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize(
+    "a_shape,b_shape,ta,tb",
+    [
+        ((64, 96), (96, 80), False, False),
+        ((64, 96), (80, 96), False, True),  # x @ W.t()
+        ((96, 64), (96, 80), True, False),
+        ((3, 17, 33), (3, 33, 9), False, False),
+        ((3, 17, 33), (33, 9), False, False),  # a broadcast right operand
+        ((1, 40), (40, 1), False, False),
+        ((200, 300), (300, 150), False, False),
+    ],
+)
+def test_16_bit_matmul_rounds_the_float32_sum_once(dtype, a_shape, b_shape, ta, tb):
+    # as PyTorch: float32 accumulation, one rounding of each result (oneDNN's 16-bit matmul, or
+    # the operands widened to float32 where the CPU has no kernel for the type)
+    rng = np.random.default_rng(len(a_shape) * 7 + a_shape[-1])
+    a = _round_to(rng.standard_normal(a_shape), dtype)
+    b = _round_to(rng.standard_normal(b_shape), dtype)
+    fa = flow.tensor(a, dtype=getattr(flow, dtype))
+    fb = flow.tensor(b, dtype=getattr(flow, dtype))
+    fa = fa.t() if ta else fa
+    fb = fb.t() if tb else fb
+    na, nb = (a.T if ta else a), (b.T if tb else b)
+    got = (fa @ fb).double().numpy()
+    exact = na @ nb
+    assert got.dtype == np.float64 and (fa @ fb).dtype == getattr(flow, dtype)
+    # within one rounding of the exact sum (plus float32 accumulation error)
+    ulp = 2.0**-7 if dtype == "bfloat16" else 2.0**-10
+    k = na.shape[-1]
+    tol = ulp * np.abs(exact) + 1e-6 * k * (np.abs(na) @ np.abs(nb))
+    assert (np.abs(got - exact) <= tol + 1e-30).all()
+    want = (
+        torch.tensor(na).to(getattr(torch, dtype)) @ torch.tensor(nb).to(getattr(torch, dtype))
+    ).double()
+    np.testing.assert_allclose(got, want.numpy(), rtol=2 * ulp, atol=1e-3)
+
+
+def test_bfloat16_autocast_linear_gradients_match_torch():
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((32, 48)).astype(np.float32)
+    x = rng.standard_normal((16, 48)).astype(np.float32)
+    res = []
+    for T in (torch, flow):
+        wt, xt = T.tensor(w, requires_grad=True), T.tensor(x, requires_grad=True)
+        with T.autocast("cpu", dtype=T.bfloat16):
+            y = T.nn.functional.linear(xt, wt)
+        assert y.dtype == T.bfloat16
+        y.float().square().sum().backward()
+        res.append((y.float().detach().numpy(), wt.grad.numpy(), xt.grad.numpy()))
+    for got, want in zip(res[1], res[0]):
+        np.testing.assert_allclose(got, want, rtol=2e-2, atol=2e-2)
