@@ -532,3 +532,108 @@ def test_in_place_dropout_inside_a_graph(name):
     # d y / d a = 2 * (the mask's scale) where kept; dropout zeroes the rest
     g = a.grad.numpy()
     assert np.isfinite(g).all() and len(np.unique(np.round(g, 12))) <= 2
+
+
+@pytest.mark.parametrize("mask_kind", ["bool", "float"])
+def test_attention_rows_with_every_key_masked_give_zeros_like_torch(mask_kind):
+    # left padding under a causal mask: query 0 may attend to nothing (PyTorch 2.13: zeros, and
+    # finite gradients)
+    a = np.random.default_rng(0).standard_normal((2, 2, 3, 4)).astype(np.float32)
+    keep = np.array([False, True, True])
+    allowed = np.tril(np.ones((3, 3), bool)) & keep
+    res = []
+    for T in (torch, flow):
+        q = T.tensor(a, requires_grad=True)
+        mask = T.tensor(allowed)
+        if mask_kind == "float":
+            mask = T.zeros(3, 3).masked_fill(~mask, float("-inf"))
+        o = T.nn.functional.scaled_dot_product_attention(q, q * 0.5, q * 2.0, attn_mask=mask)
+        o.square().sum().backward()
+        res.append((o.detach().numpy().copy(), q.grad.numpy().copy()))
+    assert (res[1][0][:, :, 0] == 0).all()
+    np.testing.assert_allclose(res[1][0], res[0][0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(res[1][1], res[0][1], rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("need_weights", [False, True])
+def test_multihead_attention_with_a_fully_padded_sequence_like_torch(need_weights):
+    torch.manual_seed(0)
+    tm = torch.nn.MultiheadAttention(4, 2, batch_first=True)
+    fm = flow.nn.MultiheadAttention(4, 2, batch_first=True)
+    fm.load_state_dict({k: flow.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    x = np.random.default_rng(1).standard_normal((2, 3, 4)).astype(np.float32)
+    pad = np.array([[True, True, True], [False, False, True]])
+    to, _ = tm(
+        *(torch.tensor(x),) * 3, key_padding_mask=torch.tensor(pad), need_weights=need_weights
+    )
+    fo, _ = fm(*(flow.tensor(x),) * 3, key_padding_mask=flow.tensor(pad), need_weights=need_weights)
+    # without weights: zeros through the output projection (its bias); with them: NaN, as torch
+    np.testing.assert_allclose(fo.detach().numpy(), to.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+MHA_CONFIGS = {
+    "kdim_vdim": dict(kdim=6, vdim=5),
+    "bias_kv": dict(add_bias_kv=True),
+    "zero_attn": dict(add_zero_attn=True),
+    "all": dict(kdim=6, vdim=5, add_bias_kv=True, add_zero_attn=True, bias=False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MHA_CONFIGS))
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_multihead_attention_options_match_torch(name, batch_first):
+    cfg = MHA_CONFIGS[name]
+    torch.manual_seed(0)
+    tm = torch.nn.MultiheadAttention(8, 2, batch_first=batch_first, **cfg)
+    fm = flow.nn.MultiheadAttention(8, 2, batch_first=batch_first, **cfg)
+    sd = tm.state_dict()
+    assert sorted(fm.state_dict()) == sorted(sd)
+    fm.load_state_dict({k: flow.tensor(v.numpy()) for k, v in sd.items()})
+    rng = np.random.default_rng(2)
+    kd, vd = cfg.get("kdim", 8), cfg.get("vdim", 8)
+    shape = (lambda s, d: (2, s, d)) if batch_first else (lambda s, d: (s, 2, d))
+    q, k, v = (
+        rng.standard_normal(shape(3, 8)),
+        rng.standard_normal(shape(4, kd)),
+        rng.standard_normal(shape(4, vd)),
+    )
+    pad = np.array([[False, False, True, True], [False, False, False, False]])
+    mask = np.triu(np.ones((3, 4), bool), 2)
+    res = []
+    for T, m in ((torch, tm), (flow, fm)):
+        args = [T.tensor(a.astype(np.float32), requires_grad=True) for a in (q, k, v)]
+        out, w = m(*args, key_padding_mask=T.tensor(pad), attn_mask=T.tensor(mask))
+        (out.square().sum() + w.sum()).backward()
+        res.append([out.detach().numpy(), w.detach().numpy()] + [a.grad.numpy() for a in args])
+        res[-1] += [p.grad.numpy() for p in m.parameters()]
+    for got, want in zip(res[1], res[0]):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_functional_multi_head_attention_forward_takes_torchs_signature():
+    torch.manual_seed(0)
+    E, H = 8, 2
+    w_in, b_in = torch.randn(3 * E, E), torch.randn(3 * E)
+    w_out, b_out = torch.randn(E, E), torch.randn(E)
+    x = torch.randn(5, 3, E)  # (L, N, E)
+    want, want_w = torch.nn.functional.multi_head_attention_forward(
+        x, x, x, E, H, w_in, b_in, None, None, False, 0.0, w_out, b_out, training=False,
+        average_attn_weights=False,
+    )  # fmt: skip
+    f = [flow.tensor(t.numpy()) for t in (x, w_in, b_in, w_out, b_out)]
+    got, got_w = flow.nn.functional.multi_head_attention_forward(
+        f[0], f[0], f[0], E, H, f[1], f[2], None, None, False, 0.0, f[3], f[4], training=False,
+        average_attn_weights=False,
+    )  # fmt: skip
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got_w.numpy(), want_w.numpy(), rtol=1e-4, atol=1e-6)
+    # unbatched (L, E)
+    want, _ = torch.nn.functional.multi_head_attention_forward(
+        x[:, 0], x[:, 0], x[:, 0], E, H, w_in, b_in, None, None, False, 0.0, w_out, b_out,
+        training=False,
+    )  # fmt: skip
+    got, _ = flow.nn.functional.multi_head_attention_forward(
+        f[0][:, 0], f[0][:, 0], f[0][:, 0], E, H, f[1], f[2], None, None, False, 0.0, f[3], f[4],
+        training=False,
+    )  # fmt: skip
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-5)

@@ -1133,6 +1133,15 @@ def _causal_mask(L, S, device):
     return mask
 
 
+def _softmax_zeroing_masked_rows(scores):
+    """softmax over the last dim, with rows whose every score is -inf (a query that may attend to
+    nothing: left padding under a causal mask) giving zeros instead of NaN, as PyTorch's fused
+    attention does; their gradient is zero too (their scores are replaced before the softmax)."""
+    empty = oneflow.isneginf(scores).all(-1, keepdim=True)
+    attn = _C.softmax(_C.where(empty, 0.0, scores), -1)
+    return _C.where(empty, 0.0, attn)
+
+
 def scaled_dot_product_attention(
     query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False
 ):
@@ -1161,66 +1170,117 @@ def scaled_dot_product_attention(
             scores = _C.where(attn_mask, scores, float("-inf"))
         else:
             scores = _C.add(scores, attn_mask)
-    attn = _C.softmax(scores, -1)
+    attn = _C.softmax(scores, -1) if attn_mask is None else _softmax_zeroing_masked_rows(scores)
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p, True)
     return _C.matmul(attn, value)
+
+
+def _pad_mask(m):
+    """A mask with one more key column that masks nothing (False, or 0.0)."""
+    zero = oneflow.zeros(*m.shape[:-1], 1, dtype=m.dtype, device=m.device)
+    return oneflow.cat([m, zero], -1)
 
 
 def multi_head_attention_forward(
     query,
     key,
     value,
+    embed_dim_to_check,
     num_heads,
     in_proj_weight,
     in_proj_bias,
+    bias_k,
+    bias_v,
+    add_zero_attn,
+    dropout_p,
     out_proj_weight,
     out_proj_bias,
+    training=True,
     key_padding_mask=None,
     need_weights=True,
     attn_mask=None,
-    dropout_p=0.0,
+    use_separate_proj_weight=False,
+    q_proj_weight=None,
+    k_proj_weight=None,
+    v_proj_weight=None,
+    static_k=None,
+    static_v=None,
     average_attn_weights=True,
     is_causal=False,
-    batch_first=False,
 ):
-    """PyTorch's nn.MultiheadAttention computation (packed in-projection, no bias_k/v)."""
-    if not batch_first:
-        query, key, value = (t.transpose(0, 1) for t in (query, key, value))
-    B, L, E = query.shape
-    S = key.shape[1]
-    hd = E // num_heads
-    wq, wk, wv = in_proj_weight.chunk(3, 0)
+    """PyTorch's multi-head attention on (L, N, E) query and (S, N, E) key and value (or
+    unbatched (L, E) and (S, E)): packed or separate in-projections, bias_k / bias_v,
+    add_zero_attn, static keys and values, bool (True: may not attend) or float masks."""
+    batched = query.ndim == 3
+    if not batched:
+        query, key, value = (t.unsqueeze(1) for t in (query, key, value))
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    L, N, E = query.shape
+    if E != embed_dim_to_check:
+        raise AssertionError(
+            f"was expecting embedding dimension of {embed_dim_to_check}, but got {E}"
+        )
+    H = num_heads
+    hd = E // H
+    if hd * H != E:
+        raise AssertionError(f"embed_dim {E} not divisible by num_heads {H}")
+    if use_separate_proj_weight:
+        wq, wk, wv = q_proj_weight, k_proj_weight, v_proj_weight
+    else:
+        wq, wk, wv = in_proj_weight.chunk(3, 0)
     bq, bk, bv = in_proj_bias.chunk(3, 0) if in_proj_bias is not None else (None, None, None)
-    q = linear(query, wq, bq).reshape(B, L, num_heads, hd).transpose(1, 2)
-    k = linear(key, wk, bk).reshape(B, S, num_heads, hd).transpose(1, 2)
-    v = linear(value, wv, bv).reshape(B, S, num_heads, hd).transpose(1, 2)
-    scores = _C.mul(_C.matmul(q, k.transpose(-2, -1)), 1.0 / math.sqrt(hd))
+    q = linear(query, wq, bq)
+    k = linear(key, wk, bk) if static_k is None else None
+    v = linear(value, wv, bv) if static_v is None else None
     if is_causal and attn_mask is None:
-        attn_mask = _C.logical_not(_causal_mask(L, S, query.device))
-    if attn_mask is not None:
-        if attn_mask.ndim == 3:
-            attn_mask = attn_mask.reshape(B, num_heads, L, S)
-        if attn_mask.dtype == oneflow.bool:  # True marks positions that may not attend
-            scores = _C.where(attn_mask, float("-inf"), scores)
-        else:
-            scores = _C.add(scores, attn_mask)
-    if key_padding_mask is not None:
-        mask = key_padding_mask.reshape(B, 1, 1, S)
-        if mask.dtype == oneflow.bool:
+        attn_mask = _C.logical_not(_causal_mask(L, key.shape[0], query.device))
+    if bias_k is not None and bias_v is not None:
+        if static_k is not None or static_v is not None:
+            raise AssertionError("bias cannot be added to static key and value")
+        k = oneflow.cat([k, bias_k.repeat(1, N, 1)])
+        v = oneflow.cat([v, bias_v.repeat(1, N, 1)])
+        attn_mask = None if attn_mask is None else _pad_mask(attn_mask)
+        key_padding_mask = None if key_padding_mask is None else _pad_mask(key_padding_mask)
+    q = q.reshape(L, N * H, hd).transpose(0, 1)
+    k = static_k if static_k is not None else k.reshape(k.shape[0], N * H, hd).transpose(0, 1)
+    v = static_v if static_v is not None else v.reshape(v.shape[0], N * H, hd).transpose(0, 1)
+    if add_zero_attn:
+        k = oneflow.cat([k, oneflow.zeros(N * H, 1, hd, dtype=k.dtype, device=k.device)], 1)
+        v = oneflow.cat([v, oneflow.zeros(N * H, 1, hd, dtype=v.dtype, device=v.device)], 1)
+        attn_mask = None if attn_mask is None else _pad_mask(attn_mask)
+        key_padding_mask = None if key_padding_mask is None else _pad_mask(key_padding_mask)
+    S = k.shape[1]
+    scores = _C.mul(_C.matmul(q, k.transpose(-2, -1)), 1.0 / math.sqrt(hd)).reshape(N, H, L, S)
+    for mask in (attn_mask, key_padding_mask):
+        if mask is None:
+            continue
+        if mask is key_padding_mask:
+            mask = mask.reshape(N, 1, 1, S)
+        elif mask.ndim == 3:
+            mask = mask.reshape(N, H, L, S)
+        if mask.dtype == oneflow.bool:  # True marks positions that may not attend
             scores = _C.where(mask, float("-inf"), scores)
         else:
             scores = _C.add(scores, mask)
-    attn = _C.softmax(scores, -1)
-    if dropout_p > 0.0:
+    masked = attn_mask is not None or key_padding_mask is not None
+    # Without weights PyTorch runs its fused attention, which gives fully masked rows zeros; with
+    # them, the softmax's NaN.
+    if masked and not need_weights:
+        attn = _softmax_zeroing_masked_rows(scores)
+    else:
+        attn = _C.softmax(scores, -1)
+    if dropout_p > 0.0 and training:
         attn = dropout(attn, dropout_p, True)
-    out = _C.matmul(attn, v).transpose(1, 2).reshape(B, L, E)
+    out = _C.matmul(attn, v.reshape(N, H, S, hd)).permute(2, 0, 1, 3).reshape(L, N, E)
     out = linear(out, out_proj_weight, out_proj_bias)
-    if not batch_first:
-        out = out.transpose(0, 1)
-    if not need_weights:
-        return out, None
-    weights = attn.mean(1) if average_attn_weights else attn
+    weights = None
+    if need_weights:
+        weights = attn.mean(1) if average_attn_weights else attn
+    if not batched:
+        out = out.squeeze(1)
+        weights = None if weights is None else weights.squeeze(0)
     return out, weights
 
 

@@ -1077,34 +1077,50 @@ class MultiheadAttention(Module):
         dtype=None,
     ):
         super().__init__()
-        if (
-            add_bias_kv
-            or add_zero_attn
-            or kdim not in (None, embed_dim)
-            or vdim
-            not in (
-                None,
-                embed_dim,
-            )
-        ):
-            raise NotImplementedError(
-                "MultiheadAttention: add_bias_kv, add_zero_attn and "
-                "kdim/vdim different from embed_dim are not implemented"
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(
+                f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
+                f"num_heads={num_heads} instead"
             )
         if embed_dim % num_heads:
             raise AssertionError("embed_dim must be divisible by num_heads")
         self.embed_dim, self.num_heads, self.dropout = embed_dim, num_heads, dropout
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
         self.batch_first, self.head_dim = batch_first, embed_dim // num_heads
         fk = _factory(device, dtype)
-        self.in_proj_weight = Parameter(oneflow.empty(3 * embed_dim, embed_dim, **fk))
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = Parameter(oneflow.empty(3 * embed_dim, embed_dim, **fk))
+            for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
+                self.register_parameter(name, None)
+        else:
+            self.q_proj_weight = Parameter(oneflow.empty(embed_dim, embed_dim, **fk))
+            self.k_proj_weight = Parameter(oneflow.empty(embed_dim, self.kdim, **fk))
+            self.v_proj_weight = Parameter(oneflow.empty(embed_dim, self.vdim, **fk))
+            self.register_parameter("in_proj_weight", None)
         if bias:
             self.in_proj_bias = Parameter(oneflow.zeros(3 * embed_dim, **fk))
         else:
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **fk)
-        init.xavier_uniform_(self.in_proj_weight)
+        if add_bias_kv:
+            self.bias_k = Parameter(oneflow.empty(1, 1, embed_dim, **fk))
+            self.bias_v = Parameter(oneflow.empty(1, 1, embed_dim, **fk))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
         if bias:
             init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+            init.xavier_normal_(self.bias_v)
 
     def forward(
         self,
@@ -1119,41 +1135,45 @@ class MultiheadAttention(Module):
     ):
         batched = query.ndim == 3
         if not batched:
-            # Unbatched (L, E) inputs run as a batch of one.
             if query.ndim != 2 or key.ndim != 2 or value.ndim != 2:
                 raise AssertionError(
                     "MultiheadAttention: for unbatched (2-D) query, expected key and value to be "
                     f"2-D, got {key.ndim}-D and {value.ndim}-D tensors"
                 )
-            batch_dim = 0 if self.batch_first else 1
-            query, key, value = (t.unsqueeze(batch_dim) for t in (query, key, value))
-            if key_padding_mask is not None:
-                if key_padding_mask.ndim != 1:
-                    raise AssertionError(
-                        "MultiheadAttention: for unbatched (2-D) query, expected "
-                        f"key_padding_mask to be None or 1-D, got {key_padding_mask.ndim}-D"
-                    )
-                key_padding_mask = key_padding_mask.unsqueeze(0)
+            if key_padding_mask is not None and key_padding_mask.ndim != 1:
+                raise AssertionError(
+                    "MultiheadAttention: for unbatched (2-D) query, expected "
+                    f"key_padding_mask to be None or 1-D, got {key_padding_mask.ndim}-D"
+                )
+        elif self.batch_first:
+            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
         out, weights = F.multi_head_attention_forward(
             query,
             key,
             value,
+            self.embed_dim,
             self.num_heads,
             self.in_proj_weight,
             self.in_proj_bias,
+            self.bias_k,
+            self.bias_v,
+            self.add_zero_attn,
+            self.dropout,
             self.out_proj.weight,
             self.out_proj.bias,
-            key_padding_mask,
-            need_weights,
-            attn_mask,
-            self.dropout if self.training else 0.0,
-            average_attn_weights,
-            is_causal,
-            self.batch_first,
+            training=self.training,
+            key_padding_mask=key_padding_mask,
+            need_weights=need_weights,
+            attn_mask=attn_mask,
+            use_separate_proj_weight=not self._qkv_same_embed_dim,
+            q_proj_weight=self.q_proj_weight,
+            k_proj_weight=self.k_proj_weight,
+            v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights,
+            is_causal=is_causal,
         )
-        if not batched:
-            out = out.squeeze(batch_dim)
-            weights = weights.squeeze(0) if weights is not None else None
+        if batched and self.batch_first:
+            out = out.transpose(0, 1)
         return out, weights
 
 
