@@ -188,15 +188,21 @@ def _is_legacy_zip(filename):
     return len(members) == 1 and not members[0].is_dir()
 
 
-def _legacy_zip_load(filename, model_dir, map_location):
+def _legacy_zip_load(filename, model_dir, map_location, weights_only=None):
     with zipfile.ZipFile(filename) as zf:
         # extract() strips absolute paths and "..", so the file stays inside model_dir.
         extracted = zf.extract(zf.infolist()[0], model_dir)
-    return oneflow.load(extracted, map_location=map_location)
+    return oneflow.load(extracted, map_location=map_location, weights_only=weights_only)
 
 
 def load_state_dict_from_url(
-    url, model_dir=None, map_location=None, progress=True, check_hash=False, file_name=None
+    url,
+    model_dir=None,
+    map_location=None,
+    progress=True,
+    check_hash=False,
+    file_name=None,
+    weights_only=None,
 ):
     """Downloads the object at ``url`` (once) and returns ``oneflow.load`` of it.
 
@@ -205,8 +211,9 @@ def load_state_dict_from_url(
     and is not downloaded again while it exists. With ``check_hash`` and a name like
     ``name-<sha256 prefix>.ext``, the download must match that prefix. A zip archive
     holding a single file is extracted next to it and that file is loaded. ``map_location``
-    is passed to ``oneflow.load``; pickled objects are refused, as ``oneflow.load`` does by
-    default, since the file comes from the network."""
+    is passed to ``oneflow.load``, which also reads files written by ``torch.save``; pickled
+    objects are refused, as ``oneflow.load`` does by default, since the file comes from the
+    network, unless ``weights_only=False``."""
     if model_dir is None:
         model_dir = os.path.join(get_dir(), "checkpoints")
     model_dir = os.path.expanduser(os.fspath(model_dir))
@@ -226,8 +233,8 @@ def load_state_dict_from_url(
         download_url_to_file(url, cached_file, hash_prefix, progress=progress)
 
     if _is_legacy_zip(cached_file):
-        return _legacy_zip_load(cached_file, model_dir, map_location)
-    return oneflow.load(cached_file, map_location=map_location)
+        return _legacy_zip_load(cached_file, model_dir, map_location, weights_only)
+    return oneflow.load(cached_file, map_location=map_location, weights_only=weights_only)
 
 
 # ----------------------------------------------------------------------------- github repositories

@@ -60,14 +60,40 @@ def test_round_trip_nested(tmp_path):
     fresh.load_state_dict(back["model"])
 
 
-def test_pickle_only_when_both_sides_opt_in(tmp_path):
+def test_other_objects_are_pickled_and_loaded_only_when_trusted(tmp_path):
+    # as PyTorch: save pickles any object; load refuses them unless weights_only=False
     path = tmp_path / "p.of"
     with pytest.raises(TypeError, match="allow_pickle=True"):
-        flow.save({"c": Custom(1)}, path)
-    flow.save({"c": Custom(7)}, path, allow_pickle=True)
-    with pytest.raises(RuntimeError, match="pickled objects"):
+        flow.save({"c": Custom(1)}, path, allow_pickle=False)
+    flow.save({"c": Custom(7)}, path)
+    with pytest.raises(RuntimeError, match="weights_only=False"):
         flow.load(path)
+    with pytest.raises(RuntimeError, match="pickled objects"):
+        flow.load(path, weights_only=True)
     assert flow.load(path, allow_pickle=True)["c"].v == 7
+    assert flow.load(path, weights_only=False)["c"].v == 7
+    # whole modules and argparse namespaces, as scripts save them
+    import argparse
+
+    model = flow.nn.Sequential(flow.nn.Linear(3, 2))
+    flow.save({"model": model, "args": argparse.Namespace(lr=0.1)}, path)
+    back = flow.load(path, weights_only=False)
+    assert back["args"].lr == 0.1
+    np.testing.assert_array_equal(back["model"][0].weight.numpy(), model[0].weight.numpy())
+
+
+def test_sets_sizes_dtypes_and_devices_need_no_pickle(tmp_path):
+    path = tmp_path / "s.of"
+    obj = {
+        "s": {1, 2},
+        "fs": frozenset({"a"}),
+        "size": flow.Size([2, 3]),
+        "dtype": flow.float16,
+        "device": flow.device("cpu"),
+    }
+    flow.save(obj, path, allow_pickle=False)
+    back = flow.load(path)  # weights_only: nothing pickled
+    assert back == obj and isinstance(back["size"], flow.Size)
 
 
 def test_truncated_and_altered_files_are_rejected(tmp_path):
@@ -120,3 +146,90 @@ def test_killed_save_leaves_previous_checkpoint(tmp_path):
     leftovers = [f for f in os.listdir(tmp_path) if f.startswith(".oneflow-save-")]
     for f in leftovers:  # a killed writer may leave its temporary file, never the target
         os.unlink(tmp_path / f)
+
+
+def test_loads_files_written_by_torch_save(tmp_path):
+    import torch
+
+    torch.manual_seed(0)
+    tm = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4))
+    opt = torch.optim.SGD(tm.parameters(), lr=0.1, momentum=0.9)
+    tm(torch.randn(5, 3)).sum().backward()
+    opt.step()
+    base = torch.arange(12.0).reshape(3, 4)
+    payload = {
+        "model": tm.state_dict(),
+        "optim": opt.state_dict(),
+        "epoch": 3,
+        "view": base[:, 1:3],  # a strided view of a shared storage
+        "same_storage": base,
+        "dtypes": [
+            torch.ones(2, dtype=d)
+            for d in (
+                torch.float16,
+                torch.bfloat16,
+                torch.int8,
+                torch.uint8,
+                torch.int16,
+                torch.int32,
+                torch.bool,
+                torch.float64,
+            )
+        ],  # fmt: skip
+        "param": torch.nn.Parameter(torch.full((2,), 1.5)),
+        "size": torch.Size([2, 3]),
+        "dtype": torch.float16,
+        "device": torch.device("cpu"),
+        "nested": ({"a": [torch.zeros(0)]}, {1, 2}),
+    }
+    path = tmp_path / "torch.pt"
+    torch.save(payload, path)
+    back = flow.load(path)  # weights_only by default
+    assert back["epoch"] == 3 and back["size"] == flow.Size([2, 3])
+    assert back["dtype"] == flow.float16 and back["device"] == flow.device("cpu")
+    assert list(back["model"]) == list(payload["model"])
+    for k, v in payload["model"].items():
+        got = back["model"][k]
+        assert str(got.dtype).split(".")[-1] == str(v.dtype).split(".")[-1], k
+        np.testing.assert_array_equal(got.numpy(), v.numpy())
+    np.testing.assert_array_equal(back["view"].numpy(), base[:, 1:3].numpy())
+    assert back["view"].stride() == (4, 1)
+    for got, want in zip(back["dtypes"], payload["dtypes"]):
+        assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+        np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())
+    assert isinstance(back["param"], flow.nn.Parameter) and back["param"].requires_grad
+    assert back["nested"][1] == {1, 2} and back["nested"][0]["a"][0].numel() == 0
+    momentum = back["optim"]["state"][0]["momentum_buffer"]
+    np.testing.assert_array_equal(
+        momentum.numpy(), payload["optim"]["state"][0]["momentum_buffer"].numpy()
+    )
+    # the state dict loads into the same oneflow model
+    fm = flow.nn.Sequential(flow.nn.Linear(3, 4), flow.nn.BatchNorm1d(4))
+    fm.load_state_dict(back["model"])
+    x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
+    tm.eval(), fm.eval()
+    np.testing.assert_allclose(
+        fm(flow.tensor(x)).detach().numpy(), tm(torch.tensor(x)).detach().numpy(), rtol=1e-5
+    )
+
+
+def test_torch_files_map_location_and_weights_only(tmp_path):
+    import argparse
+
+    import torch
+
+    path = tmp_path / "t.pt"
+    torch.save({"w": torch.ones(2), "args": argparse.Namespace(lr=0.1)}, path)
+    with pytest.raises(RuntimeError, match="argparse.Namespace.*weights_only=False"):
+        flow.load(path)
+    back = flow.load(path, weights_only=False, map_location=lambda storage, loc: storage)
+    assert back["args"].lr == 0.1 and back["w"].device == flow.device("cpu")
+    assert flow.load(path, map_location="cpu", weights_only=False)["w"].sum().item() == 2
+    assert flow.load(path, map_location={"cpu": "cpu"}, weights_only=False)["w"].numel() == 2
+    torch.save(torch.nn.Linear(2, 2), path)  # a whole PyTorch module: no oneflow counterpart
+    with pytest.raises(RuntimeError, match="torch.nn.modules.linear.Linear"):
+        flow.load(path, weights_only=False)
+    # PyTorch's map_location forms work on oneflow's own files too
+    flow.save({"w": flow.ones(2)}, tmp_path / "f.of")
+    got = flow.load(tmp_path / "f.of", map_location=lambda storage, loc: storage)
+    assert got["w"].numpy().tolist() == [1.0, 1.0]

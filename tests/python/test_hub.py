@@ -361,10 +361,14 @@ def test_load_state_dict_from_url_single_file_zip(tmp_path):
     assert sorted(os.listdir(checkpoints)) == ["inner.of", "packed.zip"]
 
 
+class _Unsafe:
+    pass
+
+
 def test_load_state_dict_from_url_refuses_pickle(tmp_path):
     src = tmp_path / "pickled.of"
-    flow.save({"extra": {1, 2, 3}}, str(src), allow_pickle=True)
-    with pytest.raises(RuntimeError, match="allow_pickle"):
+    flow.save({"extra": _Unsafe()}, str(src))
+    with pytest.raises(RuntimeError, match="pickled objects"):
         hub.load_state_dict_from_url(src.as_uri(), progress=False)
 
 
@@ -547,3 +551,12 @@ def test_trust_repo(fake_github, monkeypatch):
     assert (hub_dir / "trusted_list").read_text().split() == ["someone_proj"]
     with pytest.raises(ValueError, match="trust_repo"):
         hub._check_repo_is_trusted("x", "y", "x_y_main", "sometimes", "load")
+
+
+def test_load_state_dict_from_url_reads_torch_checkpoints(tmp_path):
+    import torch
+
+    src = tmp_path / "resnet-torch.pth"
+    torch.save({"fc.weight": torch.arange(6.0).reshape(2, 3)}, src)
+    sd = hub.load_state_dict_from_url(src.as_uri(), model_dir=tmp_path / "cache", progress=False)
+    assert sd["fc.weight"].numpy().tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]

@@ -1,9 +1,11 @@
-"""flow.save / flow.load: nested dicts, lists and tuples of tensors, NumPy arrays and plain
-values in a file that loading never executes: a JSON description of the structure, the tensors'
-raw bytes, and a SHA-256 of everything, so a truncated or altered file is rejected. Objects
-outside that set are stored with pickle only when the caller passes allow_pickle=True, and are
-only unpickled when the loader passes it too. Files are written to a temporary name and renamed,
-so an interrupted save leaves the previous file intact."""
+"""flow.save / flow.load: nested dicts, lists, tuples and sets of tensors, NumPy arrays and plain
+values (Size, dtype, device too) in a file that loading never executes: a JSON description of the
+structure, the tensors' raw bytes, and a SHA-256 of everything, so a truncated or altered file is
+rejected. Other objects (a whole nn.Module, an argparse.Namespace) are stored with pickle, as
+PyTorch stores them, and are only unpickled when the loader passes weights_only=False (or
+allow_pickle=True): PyTorch's default since 2.6. Files are written to a temporary name and
+renamed, so an interrupted save leaves the previous file intact. load() also reads files written
+by torch.save (framework/torch_format.py)."""
 
 import base64
 import hashlib
@@ -19,6 +21,7 @@ import numpy as np
 
 import oneflow
 from oneflow._oneflow_internal import Tensor
+from oneflow.framework import torch_format
 
 MAGIC = b"OFSAVE01"
 _ALIGN = 64
@@ -87,6 +90,15 @@ class _Writer:
             return {"__list__": [self.encode(v) for v in obj]}
         if type(obj) is tuple:
             return {"__tuple__": [self.encode(v) for v in obj]}
+        if type(obj) in (set, frozenset):
+            kind = "__set__" if type(obj) is set else "__frozenset__"
+            return {kind: [self.encode(v) for v in obj]}
+        if isinstance(obj, oneflow.Size):
+            return {"__size__": [int(v) for v in obj]}
+        if isinstance(obj, oneflow.dtype):
+            return {"__dtype__": str(obj).split(".")[-1]}
+        if isinstance(obj, oneflow.device):
+            return {"__device__": str(obj)}
         if self.allow_pickle:
             return {"__pickle__": base64.b64encode(pickle.dumps(obj)).decode()}
         raise TypeError(
@@ -95,10 +107,21 @@ class _Writer:
         )
 
 
-def save(obj, path, allow_pickle=False, global_dst_rank=None):
+def save(
+    obj,
+    path,
+    allow_pickle=True,
+    global_dst_rank=None,
+    pickle_module=None,
+    pickle_protocol=None,
+    _use_new_zipfile_serialization=True,
+    _disable_byteorder_record=False,
+):
     """Writes `obj` to `path` (a path or a writable binary file object). Global tensors are
     saved as their whole values (every rank must call save: gathering them communicates); with
-    global_dst_rank only that rank writes."""
+    global_dst_rank only that rank writes. allow_pickle=False refuses objects that would need
+    pickle. PyTorch's pickle_module / pickle_protocol / zip-format arguments are accepted; the
+    format is oneflow's."""
     writer = _Writer(allow_pickle)
     tree = writer.encode(obj)
     header = json.dumps({"format": 1, "tree": tree, "tensors": writer.entries}).encode()
@@ -137,21 +160,24 @@ def save(obj, path, allow_pickle=False, global_dst_rank=None):
         raise
 
 
-def _device_for(map_location, saved):
-    if map_location is None:
-        return saved if (saved.startswith("cpu") or oneflow.cuda.is_available()) else "cpu"
-    if callable(map_location):
-        return map_location(saved)
-    if isinstance(map_location, dict):
-        return map_location.get(saved, saved)
-    return str(map_location)
-
-
-def load(path, map_location=None, allow_pickle=False, global_src_rank=None):
-    """Reads what save() wrote. Raises RuntimeError naming the problem when the file is not a
-    oneflow save file, is truncated, or fails its checksum. With global_src_rank only that rank
-    reads the file; its bytes are sent to the others and tensors are returned as broadcast
-    global tensors over every rank."""
+def load(
+    path,
+    map_location=None,
+    allow_pickle=False,
+    global_src_rank=None,
+    *,
+    weights_only=None,
+    pickle_module=None,
+    mmap=None,
+    **pickle_load_args,
+):
+    """Reads what save() or torch.save wrote. Raises RuntimeError naming the problem when the
+    file is neither, is truncated, or fails its checksum. Pickled objects are loaded only with
+    weights_only=False or allow_pickle=True. map_location: as PyTorch's (a device, a dict of
+    locations, a function of (storage, location) or of the location). With global_src_rank only
+    that rank reads the file; its bytes are sent to the others and tensors are returned as
+    broadcast global tensors over every rank."""
+    allow_pickle = bool(allow_pickle) or weights_only is False
     if global_src_rank is not None:
         return _load_global(path, map_location, allow_pickle, global_src_rank)
     if hasattr(path, "read"):
@@ -165,6 +191,8 @@ def load(path, map_location=None, allow_pickle=False, global_src_rank=None):
             )
         with open(name, "rb") as f:
             data = f.read()
+    if torch_format.is_torch_zip(data):
+        return torch_format.load_torch_zip(data, name, map_location, not allow_pickle)
     if len(data) < len(MAGIC) + 8 + 32 or not data.startswith(MAGIC):
         raise RuntimeError(f"load: {name} is not a oneflow save file (bad header or truncated)")
     payload, digest = data[:-32], data[-32:]
@@ -194,9 +222,7 @@ def load(path, map_location=None, allow_pickle=False, global_src_rank=None):
             t = oneflow.from_numpy(array(node["__tensor__"]))
             if node.get("cast") == "bfloat16":
                 t = t.to(oneflow.bfloat16)
-            device = _device_for(map_location, node.get("device", "cpu"))
-            if device and not str(device).startswith("cpu"):
-                t = t.to(device)
+            t = torch_format.place(t, map_location, node.get("device", "cpu"))
             if node.get("parameter"):
                 from oneflow.nn.parameter import Parameter
 
@@ -218,11 +244,22 @@ def load(path, map_location=None, allow_pickle=False, global_src_rank=None):
             return [decode(v) for v in node["__list__"]]
         if "__tuple__" in node:
             return tuple(decode(v) for v in node["__tuple__"])
+        if "__set__" in node:
+            return {_hashable(decode(v)) for v in node["__set__"]}
+        if "__frozenset__" in node:
+            return frozenset(_hashable(decode(v)) for v in node["__frozenset__"])
+        if "__size__" in node:
+            return oneflow.Size(node["__size__"])
+        if "__dtype__" in node:
+            return getattr(oneflow, node["__dtype__"])
+        if "__device__" in node:
+            return oneflow.device(node["__device__"])
         if "__pickle__" in node:
             if not allow_pickle:
                 raise RuntimeError(
-                    f"load: {name} contains pickled objects, which can run code when loaded; "
-                    "pass allow_pickle=True only if you trust the file"
+                    f"load: {name} contains pickled objects, which can run code when loaded "
+                    "(weights_only=True, the default); pass weights_only=False only if you trust "
+                    "the file"
                 )
             return pickle.loads(base64.b64decode(node["__pickle__"]))
         raise RuntimeError(f"load: {name} has an unknown entry {sorted(node)}")
