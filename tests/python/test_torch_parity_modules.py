@@ -637,3 +637,50 @@ def test_functional_multi_head_attention_forward_takes_torchs_signature():
         training=False,
     )  # fmt: skip
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN"])
+@pytest.mark.parametrize("bidirectional", [False, True])
+@pytest.mark.parametrize("with_hx", [False, True])
+def test_recurrent_layers_on_packed_sequences_match_torch(mode, bidirectional, with_hx):
+    torch.manual_seed(0)
+    kw = dict(num_layers=2, bidirectional=bidirectional, batch_first=True)
+    tm = getattr(torch.nn, mode)(3, 4, **kw)
+    fm = getattr(flow.nn, mode)(3, 4, **kw)
+    fm.load_state_dict({k: flow.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((3, 5, 3)).astype(np.float32)
+    lengths = [3, 5, 2]  # unsorted: enforce_sorted=False
+    dirs = 2 if bidirectional else 1
+    h = rng.standard_normal((2 * dirs, 3, 4)).astype(np.float32)
+    res = []
+    for T, m in ((torch, tm), (flow, fm)):
+        xt = T.tensor(x, requires_grad=True)
+        packed = T.nn.utils.rnn.pack_padded_sequence(xt, lengths, True, enforce_sorted=False)
+        hx = None
+        if with_hx:
+            hx = T.tensor(h, requires_grad=True)
+            hx = (hx, T.tensor(h * 0.5)) if mode == "LSTM" else hx
+        out, state = m(packed, hx)
+        padded, lens = T.nn.utils.rnn.pad_packed_sequence(out, batch_first=True)
+        hn = state[0] if mode == "LSTM" else state
+        (padded.square().sum() + hn.sum()).backward()
+        res.append([padded.detach().numpy(), hn.detach().numpy(), xt.grad.numpy()])
+        res[-1] += [p.grad.numpy() for p in m.parameters()]
+        assert lens.tolist() == lengths
+    for got, want in zip(res[1], res[0]):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_rnn_utilities_like_torch():
+    seqs = [flow.arange(3.0), flow.arange(5.0), flow.arange(2.0)]
+    padded = flow.nn.utils.rnn.pad_sequence(seqs, batch_first=True)
+    back = flow.nn.utils.rnn.unpad_sequence(padded, flow.tensor([3, 5, 2]), batch_first=True)
+    assert [b.tolist() for b in back] == [s.tolist() for s in seqs]
+    packed = flow.nn.utils.rnn.pack_sequence(seqs, enforce_sorted=False)
+    assert [u.tolist() for u in flow.nn.utils.rnn.unpack_sequence(packed)] == [
+        s.tolist() for s in seqs
+    ]
+    lstm = flow.nn.LSTM(2, 3, num_layers=2)
+    lstm.flatten_parameters()
+    assert [len(w) for w in lstm.all_weights] == [4, 4]

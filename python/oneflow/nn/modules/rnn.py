@@ -95,12 +95,106 @@ class RNNBase(Module):
         get = self._parameters.get
         return get("weight_ih" + s), get("weight_hh" + s), get("bias_ih" + s), get("bias_hh" + s)
 
-    def forward(self, input, hx=None):
-        if isinstance(input, tuple):
-            raise NotImplementedError(
-                f"{type(self).__name__}: PackedSequence input is not "
-                "implemented; pad the batch instead"
+    def flatten_parameters(self):
+        """PyTorch's cuDNN weight compaction: nothing to do here (the weights are used as
+        they are)."""
+
+    @property
+    def all_weights(self):
+        dirs = 2 if self.bidirectional else 1
+        return [
+            [w for w in self._weights(layer, d) if w is not None]
+            for layer in range(self.num_layers)
+            for d in range(dirs)
+        ]
+
+    def _initial_states(self, hx, B, like, batched=True):
+        dirs = 2 if self.bidirectional else 1
+        lstm = self.mode == "LSTM"
+        if hx is not None:
+            self._check_hidden(hx, batched, (self.num_layers * dirs, B, self.hidden_size))
+            if lstm:
+                h0, c0 = hx
+                return (h0, c0) if batched else (h0.unsqueeze(1), c0.unsqueeze(1))
+            return (hx if batched else hx.unsqueeze(1)), None
+        where = (
+            {"placement": like.placement, "sbp": oneflow.sbp.broadcast}
+            if like.is_global
+            else {"device": like.device}
+        )
+        zeros = oneflow.zeros(
+            self.num_layers * dirs, B, self.hidden_size, dtype=like.dtype, **where
+        )
+        return zeros, (zeros if lstm else None)
+
+    def _forward_packed(self, packed, hx):
+        """A PackedSequence: at step t only the first batch_sizes[t] sequences (sorted longest
+        first) take a step, so each sequence's output stops and its final state is taken at its
+        own length; the reverse direction starts each sequence at its own last element."""
+        from oneflow.nn.utils.rnn import PackedSequence
+
+        data, batch_sizes = packed.data, packed.batch_sizes
+        sizes = [int(b) for b in batch_sizes.tolist()]
+        B, T = sizes[0], len(sizes)
+        offsets = [0]
+        for b in sizes:
+            offsets.append(offsets[-1] + b)
+        if data.ndim != 2 or data.shape[-1] != self.input_size:
+            raise RuntimeError(
+                f"{type(self).__name__}: input.size(-1) must be equal to input_size. Expected "
+                f"{self.input_size}, got {data.shape[-1]}"
             )
+        sort, unsort = packed.sorted_indices, packed.unsorted_indices
+        lstm = self.mode == "LSTM"
+        if hx is not None and sort is not None:  # hx is in the caller's batch order
+            hx = tuple(h.index_select(1, sort) for h in hx) if lstm else hx.index_select(1, sort)
+        h0, c0 = self._initial_states(hx, B, data)
+        dirs = 2 if self.bidirectional else 1
+        layer_in = data
+        h_out, c_out = [], []
+        for layer in range(self.num_layers):
+            outs = []
+            for d in range(dirs):
+                k = layer * dirs + d
+                h, c = h0[k], (c0[k] if lstm else None)
+                w = self._weights(layer, d)
+                gi = F.linear(layer_in, w[0], w[2])
+                seq = [None] * T
+                for t in range(T - 1, -1, -1) if d else range(T):
+                    b = sizes[t]
+                    hb, cb = _cell(
+                        self.mode,
+                        None,
+                        h[:b],
+                        c[:b] if lstm else None,
+                        *w,
+                        gi=gi[offsets[t] : offsets[t + 1]],
+                    )
+                    seq[t] = hb
+                    # rows past b: sequences that ended (forward) or have not started (reverse)
+                    h = hb if b == B else oneflow.cat([hb, h[b:]], 0)
+                    if lstm:
+                        c = cb if b == B else oneflow.cat([cb, c[b:]], 0)
+                outs.append(oneflow.cat(seq, 0))
+                h_out.append(h)
+                if lstm:
+                    c_out.append(c)
+            layer_in = outs[0] if dirs == 1 else oneflow.cat(outs, 1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_in = F.dropout(layer_in, self.dropout, True)
+        h_n = oneflow.stack(h_out, 0)
+        c_n = oneflow.stack(c_out, 0) if lstm else None
+        if unsort is not None:
+            h_n = h_n.index_select(1, unsort)
+            c_n = c_n.index_select(1, unsort) if lstm else None
+        output = PackedSequence(layer_in, batch_sizes, sort, unsort)
+        return output, ((h_n, c_n) if lstm else h_n)
+
+    def forward(self, input, hx=None):
+        from oneflow.nn.utils.rnn import PackedSequence
+
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         _check_rnn_input(self, input, (2, 3))
         batched = input.ndim == 3
         if not batched:
@@ -115,24 +209,7 @@ class RNNBase(Module):
                 f"{type(self).__name__}: Expected sequence length to be larger than 0 in RNN, "
                 f"got input of shape {tuple(input.shape)}"
             )
-        if hx is not None:
-            self._check_hidden(hx, batched, (self.num_layers * dirs, B, self.hidden_size))
-        if hx is None:
-            where = (
-                {"placement": input.placement, "sbp": oneflow.sbp.broadcast}
-                if input.is_global
-                else {"device": input.device}
-            )
-            zeros = oneflow.zeros(
-                self.num_layers * dirs, B, self.hidden_size, dtype=input.dtype, **where
-            )
-            h0, c0 = zeros, (zeros if lstm else None)
-        elif lstm:
-            h0, c0 = hx
-            if not batched:
-                h0, c0 = h0.unsqueeze(1), c0.unsqueeze(1)
-        else:
-            h0, c0 = (hx if batched else hx.unsqueeze(1)), None
+        h0, c0 = self._initial_states(hx, B, input, batched)
         layer_in = input
         h_out, c_out = [], []
         for layer in range(self.num_layers):

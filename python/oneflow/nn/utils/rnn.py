@@ -85,3 +85,17 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
 def pack_sequence(sequences, enforce_sorted=True):
     lengths = [s.shape[0] for s in sequences]
     return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
+
+
+def unpad_sequence(padded_sequences, lengths, batch_first=False):
+    """The sequences of a padded batch, each cut to its length (a list of tensors)."""
+    if not batch_first:
+        padded_sequences = padded_sequences.transpose(0, 1)
+    lengths = lengths.tolist() if hasattr(lengths, "tolist") else list(lengths)
+    return [padded_sequences[i, : int(n)] for i, n in enumerate(lengths)]
+
+
+def unpack_sequence(packed_sequences):
+    """The sequences of a PackedSequence, in their original order (a list of tensors)."""
+    padded, lengths = pad_packed_sequence(packed_sequences, batch_first=True)
+    return unpad_sequence(padded, lengths, batch_first=True)
