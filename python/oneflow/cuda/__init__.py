@@ -18,6 +18,16 @@ def is_available():
     return _internal.with_cuda and _internal.cuda_device_count() > 0
 
 
+def is_bf16_supported(including_emulation=True):
+    """Whether the current CUDA device computes in bfloat16 (compute capability 8.0 and up;
+    with emulation, any device); False without a usable GPU."""
+    if not is_available():
+        return False
+    if including_emulation:
+        return True
+    return get_device_capability(current_device())[0] >= 8
+
+
 def device_count():
     return _internal.cuda_device_count() if _internal.with_cuda else 0
 

@@ -311,7 +311,7 @@ def compile(
         raise ValueError(f"compile: unknown backend {backend!r}")
 
     def wrap(m):
-        if disable:
+        if disable or getattr(m, "_oneflow_compile_disabled", False):  # compiler.disable
             return m
         if isinstance(m, Module):
             return OptimizedModule(m, fullgraph=fullgraph, backend=backend)

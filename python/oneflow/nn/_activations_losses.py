@@ -231,8 +231,19 @@ def softmin(input, dim=None, dtype=None):
     return _C.softmax(_C.neg(input), dim, dtype=dtype)
 
 
-def gumbel_softmax(*args, **kwargs):
-    raise NotImplementedError("gumbel_softmax is not implemented yet")
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """A sample of the Gumbel-softmax distribution (softmax((logits + g) / tau) with g drawn
+    from Gumbel(0, 1)); hard=True gives the one-hot of its argmax, with the soft sample's
+    gradient (straight-through), as PyTorch. `eps` is unused, as there."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -oneflow.empty_like(logits).exponential_().log()
+    y_soft = _C.softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y_soft
+    index = y_soft.argmax(dim, keepdim=True)
+    y_hard = oneflow.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
 
 
 # ---- linear, dropout, embedding, normalisation --------------------------------------------

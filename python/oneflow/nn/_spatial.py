@@ -90,6 +90,58 @@ def _cpu_taps(n, out_size, scale, cubic, align_corners, double):
     return index, weight
 
 
+def _aa_filter(x, cubic):
+    """The antialiasing filters (PIL's): a triangle, or the cubic with a = -0.5."""
+    x = np.abs(x)
+    if not cubic:
+        return np.where(x < 1, 1 - x, 0.0)
+    a = -0.5
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = (((x - 5) * x + 8) * x - 4) * a
+    return np.where(x < 1, near, np.where(x < 2, far, 0.0))
+
+
+@functools.lru_cache(maxsize=256)
+def _aa_taps(n, out_size, scale, cubic, align_corners):
+    """(source positions, weights) of each tap of an antialiased resampling, PyTorch's rule:
+    when shrinking, the filter is stretched by the scale, so each output averages every input
+    it covers; weights are normalised to sum to 1. Unused taps have weight 0."""
+    if align_corners:
+        f = (n - 1) / (out_size - 1) if out_size > 1 else 0.0
+    else:
+        f = float(scale) if scale is not None else n / out_size
+    support = (2.0 if cubic else 1.0) * max(f, 1.0)
+    inv = 1.0 / f if f >= 1.0 else 1.0
+    taps = int(math.ceil(support)) * 2 + 1
+    index = np.zeros((taps, out_size), np.int64)
+    weight = np.zeros((taps, out_size), np.float64)
+    for i in range(out_size):
+        center = f * (i + 0.5)  # (align_corners changes the scale only)
+        lo = max(int(center - support + 0.5), 0)
+        hi = min(int(center + support + 0.5), n)
+        w = _aa_filter((np.arange(lo, hi) - center + 0.5) * inv, cubic)
+        total = w.sum()
+        if total != 0:
+            w = w / total
+        index[: hi - lo, i] = np.arange(lo, hi)
+        index[hi - lo :, i] = lo
+        weight[: hi - lo, i] = w
+    return [(index[k], weight[k]) for k in range(taps)]
+
+
+def _resample_dim_aa(x, dim, out_size, scale, cubic, align_corners):
+    taps = _aa_taps(x.shape[dim], out_size, scale, cubic, align_corners)
+    if x.device.type == "cpu":
+        index = oneflow.tensor(np.stack([i for i, _ in taps]))
+        weight = oneflow.tensor(np.stack([w for _, w in taps]))
+        return _C.resample(x, index, weight, dim)
+    out = None
+    for index, weight in taps:
+        term = _C.mul(_C.index(x, [_idx(index, x.device)], dim), _along(weight, dim, x.ndim, x))
+        out = term if out is None else _C.add(out, term)
+    return out
+
+
 def _resample_dim(x, dim, out_size, scale, mode, align_corners):
     n = x.shape[dim]
     if mode in ("nearest", "nearest-exact"):
@@ -146,8 +198,11 @@ def interpolate(
             "align_corners option can only be set with the interpolating modes: "
             "linear | bilinear | bicubic | trilinear"
         )
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not implemented yet")
+    if antialias and mode not in ("bilinear", "bicubic"):
+        raise NotImplementedError(
+            f"interpolate: anti-alias option is restricted to bilinear and bicubic modes, got "
+            f"{mode!r}"
+        )
     # PyTorch's CPU kernels: floating dtypes, and uint8 for nearest, bilinear and bicubic.
     uint8_ok = mode in ("nearest", "nearest-exact", "bilinear", "bicubic")
     if not input.dtype.is_floating_point and not (input.dtype == oneflow.uint8 and uint8_ok):
@@ -183,7 +238,10 @@ def interpolate(
     # differ by one); nearest only copies.
     out = input.float() if mode in _MODE_DIMS and input.dtype == oneflow.uint8 else input
     for d, (o, s) in enumerate(zip(out_sizes, scales)):
-        out = _resample_dim(out, d + 2, o, s, mode, bool(align_corners))
+        if antialias:
+            out = _resample_dim_aa(out, d + 2, o, s, mode == "bicubic", bool(align_corners))
+        else:
+            out = _resample_dim(out, d + 2, o, s, mode, bool(align_corners))
     if out.dtype != input.dtype:
         out = _C.clamp(_C.round(out), 0, 255).to(input.dtype)
     return out

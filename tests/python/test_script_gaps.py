@@ -1,0 +1,115 @@
+"""Functions PyTorch training scripts call that oneflow lacked: gumbel_softmax, antialiased
+interpolate, torch.jit's helpers, torch.compiler, cuda.is_bf16_supported."""
+
+import numpy as np
+import pytest
+import torch
+
+import oneflow as flow
+
+
+def test_gumbel_softmax_samples_and_straight_through_gradient():
+    flow.manual_seed(0)
+    logits = flow.tensor([[1.0, 2.0, 0.5]]).repeat(20000, 1).requires_grad_()
+    hard = flow.nn.functional.gumbel_softmax(logits, tau=0.5, hard=True)
+    assert set(np.unique(hard.detach().numpy()).tolist()) == {0.0, 1.0}
+    assert (hard.detach().numpy().sum(1) == 1).all()
+    # argmax frequencies follow softmax(logits) (the Gumbel-max trick)
+    p = np.exp([1.0, 2.0, 0.5]) / np.exp([1.0, 2.0, 0.5]).sum()
+    np.testing.assert_allclose(hard.detach().numpy().mean(0), p, atol=0.02)
+    # straight-through: the soft sample's gradient reaches the logits
+    (hard * flow.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert logits.grad.abs().sum().item() > 0
+    soft = flow.nn.functional.gumbel_softmax(logits[:5].detach(), tau=2.0, dim=1)
+    np.testing.assert_allclose(soft.numpy().sum(1), np.ones(5), rtol=1e-6)
+    assert (soft.numpy() > 0).all() and (soft.numpy() < 1).all()
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(size=(10, 7)),
+        dict(scale_factor=0.3),
+        dict(size=(50, 40)),
+        dict(size=(12, 29)),
+        dict(size=(10, 7), align_corners=True),
+        dict(scale_factor=0.5, recompute_scale_factor=True),
+    ],
+)
+def test_interpolate_antialias_matches_torch(mode, kw):
+    a = np.random.default_rng(0).standard_normal((2, 3, 37, 29)).astype(np.float32)
+    ft, tt = flow.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    fo = flow.nn.functional.interpolate(ft, mode=mode, antialias=True, **kw)
+    to = torch.nn.functional.interpolate(tt, mode=mode, antialias=True, **kw)
+    np.testing.assert_allclose(fo.detach().numpy(), to.detach().numpy(), rtol=1e-4, atol=2e-5)
+    w = np.random.default_rng(1).standard_normal(to.shape).astype(np.float32)
+    (fo * flow.tensor(w)).sum().backward()
+    (to * torch.tensor(w)).sum().backward()
+    np.testing.assert_allclose(ft.grad.numpy(), tt.grad.numpy(), rtol=1e-4, atol=2e-5)
+
+
+def test_interpolate_antialias_uint8_and_modes():
+    img = np.random.default_rng(2).integers(0, 256, (1, 3, 40, 30), dtype=np.uint8)
+    fo = flow.nn.functional.interpolate(flow.tensor(img), size=(13, 11), mode="bilinear",
+                                        antialias=True)  # fmt: skip
+    to = torch.nn.functional.interpolate(torch.tensor(img), size=(13, 11), mode="bilinear",
+                                         antialias=True)  # fmt: skip
+    assert fo.dtype == flow.uint8
+    assert np.abs(fo.numpy().astype(int) - to.numpy().astype(int)).max() <= 1
+    with pytest.raises(NotImplementedError, match="anti-alias"):
+        flow.nn.functional.interpolate(flow.ones(1, 1, 4, 4), size=2, antialias=True)
+
+
+def test_jit_helpers_outside_torchscript():
+    assert flow.jit.is_scripting() is False and flow.jit.is_tracing() is False
+
+    @flow.jit.ignore
+    def a(x):
+        return x + 1
+
+    @flow.jit.ignore(drop=True)
+    def b(x):
+        return x + 2
+
+    @flow.jit.unused
+    def c(x):
+        return x + 3
+
+    assert a(1) == 2 and b(1) == 3 and c(1) == 4
+    assert flow.jit.annotate(list, []) == []
+    assert flow.jit.wait(flow.jit.fork(lambda x: x * 2, 21)) == 42
+    with pytest.raises(NotImplementedError, match="TorchScript"):
+        flow.jit.script(a)
+    with pytest.raises(NotImplementedError, match="TorchScript"):
+        flow.jit.trace(a, (flow.ones(1),))
+
+
+def test_compiler_namespace():
+    assert flow.compiler.is_compiling() is False
+    seen = []
+
+    class M(flow.nn.Module):
+        def forward(self, x):
+            seen.append(flow.compiler.is_compiling())
+            return x * 2
+
+    m = flow.compile(M().eval())
+    with flow.no_grad():
+        out = m(flow.ones(2))
+    np.testing.assert_array_equal(out.numpy(), [2.0, 2.0])
+    assert True in seen  # traced once as a graph
+
+    @flow.compiler.disable
+    def eager(x):
+        return x + 1
+
+    assert flow.compile(eager) is eager
+    assert flow.compiler.compile(eager) is eager
+    assert "inductor" in flow.compiler.list_backends()
+
+
+def test_cuda_is_bf16_supported_without_a_gpu():
+    if flow.cuda.is_available():
+        pytest.skip("a GPU is present")
+    assert flow.cuda.is_bf16_supported() is False
