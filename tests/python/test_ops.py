@@ -755,3 +755,38 @@ def test_16_bit_vector_paths_match_torch(name, dtype):
     np.testing.assert_allclose(
         ft.grad.float().numpy(), gt, rtol=4 * ulp, atol=4 * ulp * np.abs(gt).max()
     )
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1, -3])
+def test_stack_is_one_kernel_and_matches_torch(dim):
+    rng = np.random.default_rng(dim + 5)
+    arrays = [rng.standard_normal((3, 4)).astype(np.float32) for _ in range(5)]
+    fs = [flow.tensor(a, requires_grad=True) for a in arrays]
+    ts = [torch.tensor(a, requires_grad=True) for a in arrays]
+    fs[2] = fs[2].t().contiguous().t()  # a transposed operand
+    fy, ty = flow.stack(fs, dim), torch.stack(ts, dim)
+    assert tuple(fy.shape) == tuple(ty.shape)
+    np.testing.assert_array_equal(fy.detach().numpy(), ty.detach().numpy())
+    w = rng.standard_normal(tuple(ty.shape)).astype(np.float32)
+    (fy * flow.tensor(w)).sum().backward()
+    (ty * torch.tensor(w)).sum().backward()
+    for f, t in zip([fs[0], fs[1], fs[3], fs[4]], [ts[0], ts[1], ts[3], ts[4]]):
+        np.testing.assert_array_equal(f.grad.numpy(), t.grad.numpy())
+
+
+def test_stack_edges_like_torch():
+    assert flow.stack([flow.tensor(1), flow.tensor(2.5)]).tolist() == [1.0, 2.5]  # promotes
+    assert flow.stack([flow.ones(0, 2)] * 2).shape == (2, 0, 2)
+    assert flow.stack((t for t in [flow.ones(2)] * 3), 1).shape == (2, 3)
+    with pytest.raises(RuntimeError, match="equal size"):
+        flow.stack([flow.ones(2), flow.ones(3)])
+    with pytest.raises(IndexError, match="out of range"):
+        flow.stack([flow.ones(2)], 2)
+    with pytest.raises(RuntimeError, match="non-empty"):
+        flow.stack([])
+    # second order through stack
+    x = flow.tensor([1.0, 2.0], requires_grad=True)
+    y = flow.stack([x * x, x], 0).sum()
+    (g,) = flow.autograd.grad(y, x, create_graph=True)
+    (h,) = flow.autograd.grad(g.sum(), x)
+    assert h.tolist() == [2.0, 2.0]

@@ -148,6 +148,21 @@ TensorList Scatter::grad(const GradContext& ctx, const TensorList& dy) const {
 std::vector<TensorMeta> Cat::infer(const TensorList& in, const Attrs& attrs) const {
   if (in.empty()) throw_error<RuntimeError>(name(), "expected a non-empty list of Tensors");
   const int64_t dim = attrs.get<int64_t>("dim");
+  if (attrs.has("stack")) {  // torch.stack: equal shapes, a new dim of in.size() slices
+    const Shape& s = in[0]->shape();
+    for (size_t i = 1; i < in.size(); ++i) {
+      if (in[i]->shape() != s)
+        throw_error<RuntimeError>("stack", "expects each tensor to be equal size, but got ",
+                                  shape_str(s), " at entry 0 and ", shape_str(in[i]->shape()),
+                                  " at entry ", i);
+      if (in[i]->dtype() != in[0]->dtype())
+        throw_error<RuntimeError>(name(), "expected all tensors to have the same dtype, got ",
+                                  dtype_name(in[0]->dtype()), " and ", dtype_name(in[i]->dtype()));
+    }
+    Shape out = s;
+    out.insert(out.begin() + dim, static_cast<int64_t>(in.size()));
+    return {contiguous_meta(out, in[0]->dtype(), in[0]->device())};
+  }
   Shape out = in[0]->shape();
   out[dim] = 0;
   for (size_t i = 0; i < in.size(); ++i) {
@@ -172,6 +187,11 @@ std::vector<TensorMeta> Cat::infer(const TensorList& in, const Attrs& attrs) con
 TensorList Cat::grad(const GradContext& ctx, const TensorList& dy) const {
   const int64_t dim = ctx.attrs.get<int64_t>("dim");
   TensorList dx(ctx.input_metas.size());
+  if (ctx.attrs.has("stack")) {
+    for (size_t i = 0; i < dx.size(); ++i)
+      if (ctx.needs_input_grad[i]) dx[i] = F::select(dy[0], dim, static_cast<int64_t>(i));
+    return dx;
+  }
   int64_t start = 0;
   for (size_t i = 0; i < dx.size(); ++i) {
     const int64_t len = ctx.input_metas[i].shape[dim];

@@ -179,6 +179,8 @@ def _whole_mask(self, key):
 
 
 def getitem(self, key):
+    if type(key) is int:  # x[i], the per-sample read of datasets: straight to select
+        return _C.select(self, 0, key)
     key = _as_tuple(key)
     if _whole_mask(self, key):
         return _C.masked_select(self, key)

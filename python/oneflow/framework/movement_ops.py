@@ -17,20 +17,7 @@ def cat(tensors, dim=0):
 
 
 def stack(tensors, dim=0):
-    tensors = list(tensors)
-    if not tensors:
-        raise RuntimeError("stack: expected a non-empty list of Tensors")
-    shape = tuple(tensors[0].shape)
-    for i, t in enumerate(tensors):
-        if tuple(t.shape) != shape:
-            raise RuntimeError(
-                f"stack: expects each tensor to be equal size, but got {shape} at entry 0 and "
-                f"{tuple(t.shape)} at entry {i}"
-            )
-    nd = len(shape) + 1
-    if not -nd <= dim < nd:
-        raise IndexError(f"stack: dim {dim} out of range [{-nd}, {nd - 1}]")
-    return _C.cat([_C.unsqueeze(t, dim % nd) for t in tensors], dim % nd)
+    return _C._stack(tensors if isinstance(tensors, (list, tuple)) else list(tensors), dim)
 
 
 def atleast_1d(*tensors):

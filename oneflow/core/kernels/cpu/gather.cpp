@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "oneflow/core/kernels/common/stack_slices.h"
 #include "oneflow/core/kernels/cpu/cpu_kernels.h"
 #include "oneflow/core/kernels/cpu/parallel.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
@@ -381,9 +382,11 @@ bool cat_rows(const TensorList& in, const Tensor& o, int64_t dim) {
 }
 }  // namespace
 
-void Cat::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+void Cat::compute_cpu(const TensorList& in_, const TensorList& out, const Attrs& attrs) const {
   const int64_t dim = attrs.get<int64_t>("dim");
   const Tensor& o = out[0];
+  // stack: each input as a view with a size-1 dim inserted, then a cat
+  const TensorList in = attrs.has("stack") ? stack_slices(in_, dim) : in_;
   if (cat_rows(in, o, dim)) return;
   int64_t start = 0;
   for (const Tensor& t : in) {

@@ -1,6 +1,7 @@
 // CUDA entry points of primitives whose device kernels are not written yet: they raise
 // NotImplementedError naming the op, so a CUDA program fails clearly instead of computing
 // something wrong. Cat already runs on the GPU (its kernel is a set of strided copies).
+#include "oneflow/core/kernels/common/stack_slices.h"
 #include "oneflow/core/kernels/cuda/cuda_kernels.h"
 #include "oneflow/core/ops/primitives.h"
 #include "oneflow/core/ops/small_ops_primitives.h"
@@ -13,9 +14,10 @@ namespace {
 }
 }  // namespace
 
-void Cat::compute_cuda(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+void Cat::compute_cuda(const TensorList& in_, const TensorList& out, const Attrs& attrs) const {
   const int64_t dim = attrs.get<int64_t>("dim");
   const Tensor& o = out[0];
+  const TensorList in = attrs.has("stack") ? stack_slices(in_, dim) : in_;
   int64_t start = 0;
   for (const Tensor& t : in) {
     const int64_t len = t->shape()[dim];
