@@ -221,3 +221,36 @@ def test_dataloader_pins_batches():
     for workers in (0, 2):
         for x, y in DataLoader(ds, batch_size=2, pin_memory=True, num_workers=workers):
             assert x.is_pinned() and y.is_pinned()
+
+
+def test_memory_queries_without_a_gpu_and_allocator_peaks():
+    if flow.cuda.is_available():
+        pytest.skip("a GPU is present")
+    # as PyTorch without CUDA: zeros and an empty dict
+    assert flow.cuda.memory_allocated() == 0 and flow.cuda.max_memory_allocated() == 0
+    assert flow.cuda.memory_reserved() == 0 and flow.cuda.max_memory_reserved() == 0
+    assert dict(flow.cuda.memory_stats()) == {}
+    flow.cuda.reset_peak_memory_stats()
+    # the caching allocator's peaks, seen through the CPU's
+    internal = flow._oneflow_internal
+    internal._reset_peak_memory_stats("cpu")
+    base = internal._memory_stats("cpu")["allocated_bytes.all.current"]
+    x = flow.empty(1 << 20)
+    (x + 1).sum().item()
+    stats = internal._memory_stats("cpu")
+    assert stats["allocated_bytes.all.peak"] >= base + (4 << 20)
+    assert stats["reserved_bytes.all.peak"] >= stats["allocated_bytes.all.peak"]
+    del x
+    internal._reset_peak_memory_stats("cpu")
+    after = internal._memory_stats("cpu")
+    assert after["allocated_bytes.all.peak"] == after["allocated_bytes.all.current"]
+
+
+def test_manual_seed_returns_the_generator_and_load_state_dict_prints_like_torch():
+    assert flow.manual_seed(3) is flow.default_generator
+    assert flow.random.manual_seed(3) is flow.default_generator
+    m = flow.nn.Linear(2, 2)
+    r = m.load_state_dict(m.state_dict())
+    assert repr(r) == "<All keys matched successfully>" and r.missing_keys == []
+    r = m.load_state_dict({"weight": m.weight.detach()}, strict=False)
+    assert r.missing_keys == ["bias"] and "missing_keys" in repr(r)

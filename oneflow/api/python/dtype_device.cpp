@@ -2,6 +2,7 @@
 #include <array>
 
 #include "oneflow/api/python/common.h"
+#include "oneflow/core/device/caching_allocator.h"
 #include "oneflow/core/device/cuda_device.h"
 #include "oneflow/core/eager/engine.h"
 
@@ -192,6 +193,25 @@ void init_dtype_device(py::module_& m) {
     Device d = device_from_py(dev, "memory_reserved");
     auto& a = backend_of(d.type).allocator(d.index);
     return a.allocated_bytes() + a.cached_bytes();
+  });
+  // The caching allocator's peaks and counts (torch.cuda.max_memory_allocated, memory_stats).
+  m.def("_memory_stats", [](py::handle dev) {
+    Device d = device_from_py(dev, "memory_stats");
+    auto& a = backend_of(d.type).allocator(d.index);
+    py::dict stats;
+    stats["allocated_bytes.all.current"] = a.allocated_bytes();
+    stats["reserved_bytes.all.current"] = a.allocated_bytes() + a.cached_bytes();
+    if (auto* c = dynamic_cast<CachingAllocator*>(&a)) {
+      stats["allocated_bytes.all.peak"] = c->peak_allocated_bytes();
+      stats["reserved_bytes.all.peak"] = c->peak_reserved_bytes();
+      stats["allocation.all.allocated"] = c->allocations();
+    }
+    return stats;
+  });
+  m.def("_reset_peak_memory_stats", [](py::handle dev) {
+    Device d = device_from_py(dev, "reset_peak_memory_stats");
+    if (auto* c = dynamic_cast<CachingAllocator*>(&backend_of(d.type).allocator(d.index)))
+      c->reset_peaks();
   });
   m.def("empty_cache", [](py::handle dev) {
     Device d = device_from_py(dev, "empty_cache");

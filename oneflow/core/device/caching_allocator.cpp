@@ -1,5 +1,6 @@
 #include "oneflow/core/device/caching_allocator.h"
 
+#include <algorithm>
 #include <bit>
 
 #include "oneflow/core/common/error.h"
@@ -34,6 +35,7 @@ void* CachingAllocator::allocate(size_t nbytes) {
       it->second.pop_back();
       cached_ -= size;
       allocated_ += size;
+      note_peaks_locked();
       return p;
     }
   }
@@ -49,7 +51,35 @@ void* CachingAllocator::allocate(size_t nbytes) {
   if (!p) throw_error<RuntimeError>(name_, "out of memory: tried to allocate ", nbytes, " bytes");
   std::lock_guard<std::mutex> lock(mu_);
   allocated_ += size;
+  note_peaks_locked();
   return p;
+}
+
+void CachingAllocator::note_peaks_locked() {
+  ++allocations_;
+  peak_allocated_ = std::max(peak_allocated_, allocated_);
+  peak_reserved_ = std::max(peak_reserved_, allocated_ + cached_);
+}
+
+size_t CachingAllocator::peak_allocated_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return peak_allocated_;
+}
+
+size_t CachingAllocator::peak_reserved_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return peak_reserved_;
+}
+
+void CachingAllocator::reset_peaks() {
+  std::lock_guard<std::mutex> lock(mu_);
+  peak_allocated_ = allocated_;
+  peak_reserved_ = allocated_ + cached_;
+}
+
+size_t CachingAllocator::allocations() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return allocations_;
 }
 
 void CachingAllocator::deallocate(void* ptr, size_t nbytes) {

@@ -24,6 +24,13 @@ class CachingAllocator : public Allocator {
   size_t allocated_bytes() const override;
   size_t cached_bytes() const override;
   void empty_cache() override;
+  // The most bytes handed out, and held (handed out + cached), at one time since the start or
+  // the last reset_peaks() (torch.cuda.max_memory_allocated / max_memory_reserved).
+  size_t peak_allocated_bytes() const;
+  size_t peak_reserved_bytes() const;
+  void reset_peaks();
+  // Requests served, from the cache or the system (memory_stats' allocation counts).
+  size_t allocations() const;
 
   // Size classes: multiples of 512 B up to 1 MiB; above that, multiples of 1/8 of the size's
   // power of two, so reuse stays likely and waste stays under 12.5%.
@@ -38,6 +45,10 @@ class CachingAllocator : public Allocator {
   std::unordered_map<size_t, std::vector<void*>> free_;
   size_t allocated_ = 0;
   size_t cached_ = 0;
+  size_t peak_allocated_ = 0;
+  size_t peak_reserved_ = 0;
+  size_t allocations_ = 0;
+  void note_peaks_locked();
 };
 
 }  // namespace oneflow

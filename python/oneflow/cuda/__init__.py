@@ -127,12 +127,51 @@ def synchronize(device=None):
         _internal.cuda_synchronize(_index(device, "synchronize"))
 
 
-def memory_allocated(device="cuda:0"):
-    return _internal.memory_allocated(device)
+def _stats_device(device, what):
+    """The CUDA device a memory query names, or None without a usable GPU (the queries then
+    give 0 and an empty dict, as PyTorch's do without CUDA)."""
+    if not is_available():
+        return None
+    return f"cuda:{_index(device, what)}"
 
 
-def memory_reserved(device="cuda:0"):
-    return _internal.memory_reserved(device)
+def memory_allocated(device=None):
+    d = _stats_device(device, "memory_allocated")
+    return 0 if d is None else _internal.memory_allocated(d)
+
+
+def memory_reserved(device=None):
+    d = _stats_device(device, "memory_reserved")
+    return 0 if d is None else _internal.memory_reserved(d)
+
+
+def memory_stats(device=None):
+    """The caching allocator's counters, under PyTorch's key names (a subset):
+    allocated_bytes.all.current / .peak, reserved_bytes.all.current / .peak,
+    allocation.all.allocated."""
+    import collections
+
+    d = _stats_device(device, "memory_stats")
+    return collections.OrderedDict(sorted(_internal._memory_stats(d).items()) if d else [])
+
+
+def max_memory_allocated(device=None):
+    return memory_stats(device).get("allocated_bytes.all.peak", 0)
+
+
+def max_memory_reserved(device=None):
+    return memory_stats(device).get("reserved_bytes.all.peak", 0)
+
+
+def reset_peak_memory_stats(device=None):
+    d = _stats_device(device, "reset_peak_memory_stats")
+    if d is not None:
+        _internal._reset_peak_memory_stats(d)
+
+
+reset_max_memory_allocated = reset_peak_memory_stats
+memory_cached = memory_reserved
+max_memory_cached = max_memory_reserved
 
 
 def empty_cache():

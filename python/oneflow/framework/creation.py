@@ -611,8 +611,12 @@ def ones_like(input, dtype=None, device=None, requires_grad=False, memory_format
 
 
 def manual_seed(seed):
-    """Seeds the default (Philox) generator; the same seed gives the same numbers."""
+    """Seeds the default (Philox) generator, and returns it, as PyTorch; the same seed gives the
+    same numbers."""
     _C.manual_seed(builtins.int(seed))
+    import oneflow
+
+    return oneflow.default_generator
 
 
 def initial_seed():
