@@ -790,3 +790,37 @@ def test_stack_edges_like_torch():
     (g,) = flow.autograd.grad(y, x, create_graph=True)
     (h,) = flow.autograd.grad(g.sum(), x)
     assert h.tolist() == [2.0, 2.0]
+
+
+NORMS_16 = {
+    "layer_norm": lambda T, x, w, b: T.nn.functional.layer_norm(x, (6,), w, b),
+    "group_norm": lambda T, x, w, b: T.nn.functional.group_norm(x, 2, w[:4], b[:4]),
+    "batch_norm": lambda T, x, w, b: T.nn.functional.batch_norm(
+        x, T.zeros(4, dtype=w.dtype), T.ones(4, dtype=w.dtype), w[:4], b[:4], training=True
+    ),
+    "instance_norm": lambda T, x, w, b: T.nn.functional.instance_norm(x),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NORMS_16))
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("params", ["float32", "same"])
+def test_16_bit_normalisations_keep_the_input_dtype_like_torch(name, dtype, params):
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((3, 4, 5, 6)).astype(np.float32)
+    w, b = rng.standard_normal(6).astype(np.float32), rng.standard_normal(6).astype(np.float32)
+    g = rng.standard_normal((3, 4, 5, 6)).astype(np.float32)
+    res = []
+    for T in (torch, flow):
+        xt = T.tensor(x).to(getattr(T, dtype)).requires_grad_()
+        pd = getattr(T, dtype) if params == "same" else T.float32
+        wt, bt = T.tensor(w).to(pd).requires_grad_(), T.tensor(b).to(pd).requires_grad_()
+        y = NORMS_16[name](T, xt, wt, bt)
+        (y.float() * T.tensor(g)).sum().backward()
+        res.append(
+            (str(y.dtype).split(".")[-1], y.detach().float().numpy(), xt.grad.float().numpy())
+        )
+    assert res[1][0] == res[0][0] == dtype
+    tol = 2.0**-7 if dtype == "bfloat16" else 2.0**-10
+    np.testing.assert_allclose(res[1][1], res[0][1], rtol=4 * tol, atol=4 * tol)
+    np.testing.assert_allclose(res[1][2], res[0][2], rtol=0.05, atol=0.05 * np.abs(res[0][2]).max())

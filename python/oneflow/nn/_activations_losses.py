@@ -393,8 +393,21 @@ def _check_floating(op, input):
         raise NotImplementedError(f"{op}: expected a floating point input, got {input.dtype}")
 
 
+def _cpu_16bit(t):
+    return t.dtype in (oneflow.float16, oneflow.bfloat16) and not t.is_cuda and not t.is_global
+
+
+def _f32(t):
+    return None if t is None else t.float()
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     _check_floating("layer_norm", input)
+    if _cpu_16bit(input):
+        # 16-bit floats: computed in float32 and rounded once into the input's dtype, which the
+        # result keeps (PyTorch's CPU kernels; float32 parameters, as under autocast, too)
+        out = layer_norm(input.float(), normalized_shape, _f32(weight), _f32(bias), eps)
+        return out.to(input.dtype)
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     k = len(normalized_shape)
@@ -455,6 +468,9 @@ def _per_channel(t, ndim):
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     _check_floating("group_norm", input)
+    if _cpu_16bit(input):  # as layer_norm
+        out = group_norm(input.float(), num_groups, _f32(weight), _f32(bias), eps)
+        return out.to(input.dtype)
     n, c = input.shape[0], input.shape[1]
     if c % num_groups:
         raise RuntimeError(
@@ -500,6 +516,10 @@ def batch_norm(
     input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5
 ):
     _check_floating("batch_norm", input)
+    if _cpu_16bit(input):  # as layer_norm; the running statistics keep their dtype
+        out = batch_norm(input.float(), running_mean, running_var, _f32(weight), _f32(bias),
+                         training, momentum, eps)  # fmt: skip
+        return out.to(input.dtype)
     if input.ndim < 2:
         _check_batch_norm_rank(input, running_mean, running_var, weight, bias, training)
     c = input.shape[1]
