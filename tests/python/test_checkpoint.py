@@ -233,3 +233,32 @@ def test_torch_files_map_location_and_weights_only(tmp_path):
     flow.save({"w": flow.ones(2)}, tmp_path / "f.of")
     got = flow.load(tmp_path / "f.of", map_location=lambda storage, loc: storage)
     assert got["w"].numpy().tolist() == [1.0, 1.0]
+
+
+def test_training_resumes_from_a_torch_checkpoint_like_torch(tmp_path):
+    import torch
+
+    torch.manual_seed(0)
+    tm = torch.nn.Linear(3, 2)
+    opt = torch.optim.Adam(tm.parameters(), lr=0.01)
+    tm(torch.randn(4, 3)).square().sum().backward()
+    opt.step()
+    opt.zero_grad()
+    torch.save({"model": tm.state_dict(), "opt": opt.state_dict(), "epoch": 1}, tmp_path / "c.pt")
+    ck = flow.load(tmp_path / "c.pt", map_location="cpu")
+    fm = flow.nn.Linear(3, 2)
+    fm.load_state_dict(ck["model"])
+    fo = flow.optim.Adam(fm.parameters(), lr=0.01)
+    fo.load_state_dict(ck["opt"])
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        x = rng.standard_normal((4, 3)).astype(np.float32)
+        tm(torch.tensor(x)).square().sum().backward()
+        opt.step()
+        opt.zero_grad()
+        fm(flow.tensor(x)).square().sum().backward()
+        fo.step()
+        fo.zero_grad()
+        np.testing.assert_allclose(
+            fm.weight.detach().numpy(), tm.weight.detach().numpy(), rtol=1e-6, atol=1e-7
+        )
