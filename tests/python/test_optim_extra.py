@@ -325,3 +325,23 @@ def test_tensor_lr_and_closure(name):
 
     assert opt.step(closure).item() == 2.0
     assert p.grad is not None and (p.detach().numpy() != 1.0).all()
+
+
+def test_param_group_keys_and_decoupled_adam_like_torch():
+    import torch
+
+    tm, fm = torch.nn.Linear(1, 1), flow.nn.Linear(1, 1)
+    for name in ("SGD", "Adam", "AdamW"):
+        tk = set(getattr(torch.optim, name)(tm.parameters(), lr=0.1).param_groups[0])
+        fk = set(getattr(flow.optim, name)(fm.parameters(), lr=0.1).param_groups[0])
+        assert tk <= fk, (name, tk - fk)
+    w = np.random.default_rng(0).random(3).astype(np.float32)
+    tp, fp = torch.nn.Parameter(torch.tensor(w)), flow.nn.Parameter(flow.tensor(w))
+    to = torch.optim.Adam([tp], lr=0.1, weight_decay=0.1, decoupled_weight_decay=True)
+    fo = flow.optim.Adam([fp], lr=0.1, weight_decay=0.1, decoupled_weight_decay=True)
+    for _ in range(3):
+        for p, o in ((tp, to), (fp, fo)):
+            o.zero_grad()
+            (p * p).sum().backward()
+            o.step()
+    np.testing.assert_allclose(fp.detach().numpy(), tp.detach().numpy(), rtol=1e-6)

@@ -59,6 +59,10 @@ class SGD(Optimizer):
                 weight_decay=weight_decay,
                 nesterov=nesterov,
                 maximize=maximize,
+                # PyTorch's implementation switches, kept as given (one implementation here)
+                foreach=foreach,
+                differentiable=differentiable,
+                fused=fused,
             ),
         )
 
@@ -117,9 +121,12 @@ class Adam(Optimizer):
         capturable=False,
         differentiable=False,
         fused=None,
+        decoupled_weight_decay=False,
         do_bias_correction=True,
     ):
         _check("learning rate", lr)
+        if decoupled_weight_decay:  # Adam(decoupled_weight_decay=True) is AdamW, as PyTorch
+            self._decoupled = True
         _check("epsilon value", eps)
         if not (0.0 <= betas[0] < 1.0 and 0.0 <= betas[1] < 1.0):
             raise ValueError(f"Invalid beta parameters: {betas}")
@@ -134,6 +141,11 @@ class Adam(Optimizer):
                 amsgrad=amsgrad,
                 maximize=maximize,
                 do_bias_correction=do_bias_correction,
+                foreach=foreach,
+                capturable=capturable,
+                differentiable=differentiable,
+                fused=fused,
+                decoupled_weight_decay=self._decoupled,
             ),
         )
 
@@ -220,6 +232,10 @@ class AdamW(Adam):
             weight_decay,
             amsgrad,
             maximize=maximize,
+            foreach=foreach,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
             do_bias_correction=do_bias_correction,
         )
 

@@ -365,7 +365,7 @@ class AdamUpdate(_Updater):
 
     def __init__(self, optimizer):
         super().__init__(optimizer)
-        self._decoupled = isinstance(optimizer, AdamW)
+        self._decoupled = bool(getattr(optimizer, "_decoupled", False))
 
     def _constants(self, g):
         return dict(
