@@ -684,3 +684,34 @@ def test_rnn_utilities_like_torch():
     lstm = flow.nn.LSTM(2, 3, num_layers=2)
     lstm.flatten_parameters()
     assert [len(w) for w in lstm.all_weights] == [4, 4]
+
+
+@pytest.mark.parametrize("bidirectional", [False, True])
+@pytest.mark.parametrize("packed", [False, True])
+def test_lstm_with_projections_matches_torch(bidirectional, packed):
+    torch.manual_seed(0)
+    kw = dict(num_layers=2, bidirectional=bidirectional, batch_first=True, proj_size=3)
+    tm, fm = torch.nn.LSTM(4, 5, **kw), flow.nn.LSTM(4, 5, **kw)
+    assert sorted(fm.state_dict()) == sorted(tm.state_dict())
+    fm.load_state_dict({k: flow.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 5, 4)).astype(np.float32)
+    dirs = 2 if bidirectional else 1
+    h = rng.standard_normal((2 * dirs, 2, 3)).astype(np.float32)
+    c = rng.standard_normal((2 * dirs, 2, 5)).astype(np.float32)
+    res = []
+    for T, m in ((torch, tm), (flow, fm)):
+        xt = T.tensor(x, requires_grad=True)
+        inp = T.nn.utils.rnn.pack_padded_sequence(xt, [5, 3], True) if packed else xt
+        out, (hn, cn) = m(inp, (T.tensor(h), T.tensor(c)))
+        if packed:
+            out = T.nn.utils.rnn.pad_packed_sequence(out, batch_first=True)[0]
+        (out.square().sum() + hn.sum() + cn.sum()).backward()
+        res.append([out.detach().numpy(), hn.detach().numpy(), cn.detach().numpy()])
+        res[-1] += [xt.grad.numpy()] + [p.grad.numpy() for p in m.parameters()]
+    for got, want in zip(res[1], res[0]):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match="smaller than hidden_size"):
+        flow.nn.LSTM(4, 5, proj_size=5)
+    with pytest.raises(ValueError, match="only supported for LSTM"):
+        flow.nn.GRU(4, 5, proj_size=2)

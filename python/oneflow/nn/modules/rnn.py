@@ -62,24 +62,33 @@ class RNNBase(Module):
         dtype=None,
     ):
         super().__init__()
-        if proj_size:
-            raise NotImplementedError(f"{type(self).__name__}: proj_size is not implemented")
+        if proj_size < 0:
+            raise ValueError(
+                "proj_size should be a positive integer or zero to disable projections"
+            )
+        if proj_size and mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        if proj_size and proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
         if not 0 <= dropout <= 1:
             raise ValueError("dropout should be a number in range [0, 1]")
         self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
         self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
-        self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, 0
+        self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, proj_size
+        out_size = proj_size or hidden_size  # the size of h: projected when proj_size
         gates = _GATES[mode] * hidden_size
         dirs = 2 if bidirectional else 1
         self._flat_weights_names = []
         for layer in range(num_layers):
             for d in range(dirs):
                 suffix = f"_l{layer}" + ("_reverse" if d else "")
-                in_size = input_size if layer == 0 else hidden_size * dirs
+                in_size = input_size if layer == 0 else out_size * dirs
                 fk = {"device": device, "dtype": dtype}
-                shapes = [("weight_ih", (gates, in_size)), ("weight_hh", (gates, hidden_size))]
+                shapes = [("weight_ih", (gates, in_size)), ("weight_hh", (gates, out_size))]
                 if bias:
                     shapes += [("bias_ih", (gates,)), ("bias_hh", (gates,))]
+                if proj_size:
+                    shapes += [("weight_hr", (proj_size, hidden_size))]
                 for name, shape in shapes:
                     self.register_parameter(name + suffix, Parameter(oneflow.empty(*shape, **fk)))
                     self._flat_weights_names.append(name + suffix)
@@ -108,11 +117,16 @@ class RNNBase(Module):
             for d in range(dirs)
         ]
 
+    def _proj(self, layer, d):
+        return self._parameters.get(f"weight_hr_l{layer}" + ("_reverse" if d else ""))
+
     def _initial_states(self, hx, B, like, batched=True):
         dirs = 2 if self.bidirectional else 1
         lstm = self.mode == "LSTM"
+        h_size = self.proj_size or self.hidden_size
         if hx is not None:
-            self._check_hidden(hx, batched, (self.num_layers * dirs, B, self.hidden_size))
+            expected = (self.num_layers * dirs, B, h_size)
+            self._check_hidden(hx, batched, expected, (expected[:2] + (self.hidden_size,)))
             if lstm:
                 h0, c0 = hx
                 return (h0, c0) if batched else (h0.unsqueeze(1), c0.unsqueeze(1))
@@ -122,10 +136,15 @@ class RNNBase(Module):
             if like.is_global
             else {"device": like.device}
         )
-        zeros = oneflow.zeros(
-            self.num_layers * dirs, B, self.hidden_size, dtype=like.dtype, **where
-        )
-        return zeros, (zeros if lstm else None)
+        zeros = oneflow.zeros(self.num_layers * dirs, B, h_size, dtype=like.dtype, **where)
+        if not lstm:
+            return zeros, None
+        if self.proj_size:
+            c0 = oneflow.zeros(
+                self.num_layers * dirs, B, self.hidden_size, dtype=like.dtype, **where
+            )
+            return zeros, c0
+        return zeros, zeros
 
     def _forward_packed(self, packed, hx):
         """A PackedSequence: at step t only the first batch_sizes[t] sequences (sorted longest
@@ -158,6 +177,7 @@ class RNNBase(Module):
                 k = layer * dirs + d
                 h, c = h0[k], (c0[k] if lstm else None)
                 w = self._weights(layer, d)
+                w_hr = self._proj(layer, d)
                 gi = F.linear(layer_in, w[0], w[2])
                 seq = [None] * T
                 for t in range(T - 1, -1, -1) if d else range(T):
@@ -170,6 +190,8 @@ class RNNBase(Module):
                         *w,
                         gi=gi[offsets[t] : offsets[t + 1]],
                     )
+                    if w_hr is not None:
+                        hb = F.linear(hb, w_hr)
                     seq[t] = hb
                     # rows past b: sequences that ended (forward) or have not started (reverse)
                     h = hb if b == B else oneflow.cat([hb, h[b:]], 0)
@@ -221,7 +243,16 @@ class RNNBase(Module):
                 # the input's projection for every step in one product (its weight's gradient
                 # is then one product too); the steps read slices of it
                 gi = F.linear(layer_in, w[0], w[2])
-                if lstm:  # the whole recurrence in one kernel on the CPU
+                w_hr = self._proj(layer, d)
+                if w_hr is not None:  # projected LSTM: step by step, h = W_hr (o * tanh(c))
+                    gis = gi.unbind(0)
+                    seq = [None] * T
+                    for t in range(T - 1, -1, -1) if d else range(T):
+                        h, c = _cell(self.mode, None, h, c, *w, gi=gis[t])
+                        h = F.linear(h, w_hr)
+                        seq[t] = h
+                    outs.append(oneflow.stack(seq, 0))
+                elif lstm:  # the whole recurrence in one kernel on the CPU
                     out, h, c = oneflow._C._lstm_layer(gi, h, c, w[1], w[3], bool(d))
                     outs.append(out)
                 elif self.mode == "GRU":
@@ -250,7 +281,7 @@ class RNNBase(Module):
             output = output.transpose(0, 1)
         return output, ((h_n, c_n) if lstm else h_n)
 
-    def _check_hidden(self, hx, batched, expected):
+    def _check_hidden(self, hx, batched, expected, c_expected=None):
         name, lstm = type(self).__name__, self.mode == "LSTM"
         states = tuple(hx) if lstm else (hx,)
         rank = 3 if batched else 2
@@ -261,15 +292,20 @@ class RNNBase(Module):
                 f"{name}: For {'batched 3' if batched else 'unbatched 2'}-D input, {what} also "
                 f"be {rank}-D but got ({ranks}) tensor(s)"
             )
-        if not batched:
-            expected = (expected[0],) + expected[2:]
         for i, s in enumerate(states):
-            if tuple(s.shape) != expected:
+            want = c_expected if (i == 1 and c_expected is not None) else expected
+            if not batched:
+                want = (want[0],) + tuple(want[2:])
+            if tuple(s.shape) != tuple(want):
                 label = f"hidden[{i}]" if lstm else "hidden"
-                raise RuntimeError(f"{name}: Expected {label} size {expected}, got {list(s.shape)}")
+                raise RuntimeError(
+                    f"{name}: Expected {label} size {tuple(want)}, got {list(s.shape)}"
+                )
 
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size:
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         if self.mode == "RNN_RELU":
