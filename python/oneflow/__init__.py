@@ -324,5 +324,8 @@ globals().update(_torch_namespace.functions())
 _torch_namespace.install()
 
 _memory_format.install(__import__(__name__))
+from oneflow.framework import autocast_fp32 as _autocast_fp32  # noqa: E402
+
+_autocast_fp32.install(__import__(__name__))
 
 _out_arg.install(__import__(__name__))

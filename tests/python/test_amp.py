@@ -345,3 +345,30 @@ def test_custom_fwd_and_bwd_like_torch(cast_inputs):
             str(a.grad.dtype).split(".")[-1],
         )
     assert results["oneflow"] == results["torch"], results
+
+
+def test_cpu_autocast_result_dtypes_match_torch():
+    import torch
+
+    def run(T):
+        F = T.nn.functional
+        x = T.tensor(np.random.default_rng(0).standard_normal((4, 5)), dtype=T.bfloat16)
+        y = T.tensor(np.random.default_rng(1).standard_normal((4, 5)), dtype=T.bfloat16)
+        sq = T.tensor(np.eye(4) * 2 + 0.1, dtype=T.bfloat16)
+        ops = {
+            "prod": lambda: x.prod(),
+            "l1": lambda: F.l1_loss(x, y),
+            "mse": lambda: F.mse_loss(x, y),
+            "cdist": lambda: T.cdist(x, y),
+            "trace": lambda: sq.trace(),
+            "inverse": lambda: T.inverse(sq),
+            "linalg_inv": lambda: T.linalg.inv(sq),
+            "matmul": lambda: x @ y.t(),
+            "exp": lambda: x.exp(),
+        }
+        with T.autocast("cpu", dtype=T.bfloat16):
+            return {k: str(f().dtype).split(".")[-1] for k, f in ops.items()}
+
+    assert run(flow) == run(torch)
+    x = flow.ones(3, dtype=flow.bfloat16)
+    assert x.prod().dtype == flow.bfloat16  # outside autocast: unchanged

@@ -709,6 +709,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    input, target = _amp_float(input), _amp_float(target)  # float32 under autocast
     return _reduce(_C.abs(_diff("l1_loss", input, target)), reduction)
 
 
