@@ -3,8 +3,9 @@
 A constraint's ``check(value)`` returns a bool tensor saying, element by element (or event by
 event, for constraints with ``event_dim > 0``), whether ``value`` lies in the set. Distributions
 name them in ``arg_constraints`` (checked when the distribution is built) and ``support`` (checked
-for the values given to ``log_prob`` and ``cdf``) while argument validation is on. Transforms and
-``biject_to`` / ``transform_to`` are not here."""
+for the values given to ``log_prob`` and ``cdf``) while argument validation is on. The transforms
+are in ``oneflow.distributions.transforms`` and ``biject_to`` / ``transform_to`` in
+``oneflow.distributions.constraint_registry``."""
 
 __all__ = [
     "Constraint",
@@ -19,8 +20,12 @@ __all__ = [
     "interval",
     "is_dependent",
     "less_than",
+    "lower_cholesky",
+    "multinomial",
     "nonnegative",
     "nonnegative_integer",
+    "one_hot",
+    "positive_definite",
     "positive",
     "positive_integer",
     "real",
@@ -235,6 +240,61 @@ class _Simplex(Constraint):
         return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
+class _Multinomial(Constraint):
+    """Vectors (along the last dimension) of nonnegative counts summing to at most
+    `upper_bound`."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return (value >= 0).all(-1) & (value.sum(-1) <= self.upper_bound)
+
+    def __repr__(self):
+        return f"Multinomial(upper_bound={self.upper_bound})"
+
+
+class _OneHot(Constraint):
+    """One-hot vectors (along the last dimension): entries 0 or 1 summing to 1."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def check(self, value):
+        is_boolean = (value == 0) | (value == 1)
+        return is_boolean.all(-1) & (value.sum(-1) == 1)
+
+
+class _LowerCholesky(Constraint):
+    """Square lower-triangular matrices (last two dimensions) with a positive diagonal."""
+
+    event_dim = 2
+
+    def check(self, value):
+        lower = (value.tril() == value).reshape(*value.shape[:-2], -1).all(-1)
+        positive_diagonal = (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
+        return lower & positive_diagonal
+
+
+class _PositiveDefinite(Constraint):
+    """Symmetric positive-definite matrices (last two dimensions): symmetric within
+    1e-6 + 1e-5 * |entry| and with a Cholesky factorisation."""
+
+    event_dim = 2
+
+    def check(self, value):
+        import oneflow
+
+        transposed = value.transpose(-1, -2)
+        near = (value - transposed).abs() <= 1e-6 + 1e-5 * transposed.abs()
+        symmetric = near.reshape(*value.shape[:-2], -1).all(-1)
+        _, info = oneflow.linalg.cholesky_ex(value)
+        return symmetric & (info == 0)
+
+
 dependent = _Dependent()
 dependent_property = _DependentProperty
 independent = _Independent
@@ -253,3 +313,7 @@ integer_interval = _IntegerInterval
 nonnegative_integer = _IntegerGreaterThan(0)
 positive_integer = _IntegerGreaterThan(1)
 simplex = _Simplex()
+one_hot = _OneHot()
+multinomial = _Multinomial
+lower_cholesky = _LowerCholesky()
+positive_definite = _PositiveDefinite()

@@ -6,7 +6,14 @@ import numbers
 
 import oneflow
 
-__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits"]
+__all__ = [
+    "broadcast_all",
+    "clamp_probs",
+    "lazy_property",
+    "logits_to_probs",
+    "probs_to_logits",
+    "sum_rightmost",
+]
 
 
 class lazy_property:
@@ -71,3 +78,10 @@ def probs_to_logits(probs, is_binary=False):
     if is_binary:
         return oneflow.log(clamped) - oneflow.log1p(-clamped)
     return oneflow.log(clamped)
+
+
+def sum_rightmost(value, dim):
+    """`value` summed over its `dim` rightmost dimensions (returned as is when `dim` is 0)."""
+    if dim == 0:
+        return value
+    return value.reshape(*value.shape[: value.ndim - dim], -1).sum(-1)
