@@ -824,3 +824,26 @@ def test_16_bit_normalisations_keep_the_input_dtype_like_torch(name, dtype, para
     tol = 2.0**-7 if dtype == "bfloat16" else 2.0**-10
     np.testing.assert_allclose(res[1][1], res[0][1], rtol=4 * tol, atol=4 * tol)
     np.testing.assert_allclose(res[1][2], res[0][2], rtol=0.05, atol=0.05 * np.abs(res[0][2]).max())
+
+
+def test_float64_random_draws_have_53_bits():
+    u = flow.rand(200_000, dtype=flow.float64).numpy()
+    assert not (u * 2**24 % 1 == 0).all()  # not float32 draws widened
+    assert u.min() >= 0 and u.max() < 1 and abs(u.mean() - 0.5) < 0.005
+    z = flow.randn(200_000, dtype=flow.float64).numpy()
+    assert not (z == z.astype(np.float32)).all()
+    assert abs(z.mean()) < 0.01 and abs(z.std() - 1) < 0.01
+    flow.manual_seed(7)
+    a, b = flow.rand(5, dtype=flow.float64), flow.randn(5, dtype=flow.float64)
+    flow.manual_seed(7)
+    np.testing.assert_array_equal(flow.rand(5, dtype=flow.float64).numpy(), a.numpy())
+    np.testing.assert_array_equal(flow.randn(5, dtype=flow.float64).numpy(), b.numpy())
+    assert not np.array_equal(a.numpy(), flow.rand(5, dtype=flow.float64).numpy())
+
+
+def test_randint_in_a_floating_dtype_gives_integers_like_torch():
+    for dtype in (flow.float64, flow.float32, flow.float16):
+        r = flow.randint(3, 9, (1000,), dtype=dtype)
+        assert r.dtype == dtype
+        v = r.float().numpy()
+        assert (v == np.round(v)).all() and v.min() >= 3 and v.max() <= 8

@@ -45,6 +45,30 @@ OF_HD inline float uint_to_unit_float(uint32_t x) {
   return (static_cast<float>(x >> 8) + 1.0f) * (1.0f / 16777216.0f);
 }
 
+// Uniform in (0, 1] from 64 random bits with 53 bits of resolution (float64 draws take two
+// words per element, so they are not float32 draws widened).
+OF_HD inline double bits_to_unit_double(uint32_t hi, uint32_t lo) {
+  const uint64_t x = (static_cast<uint64_t>(hi) << 21) ^ (lo >> 11);
+  return (static_cast<double>(x) + 1.0) * (1.0 / 9007199254740992.0);
+}
+
+// One float64 uniform draw in [low, high) from 64 random bits (53 of them used).
+OF_HD inline double uniform_value_f64(uint32_t hi, uint32_t lo, double low, double high) {
+  const uint64_t x = (static_cast<uint64_t>(hi) << 21) ^ (lo >> 11);
+  const double u = static_cast<double>(x) * (1.0 / 9007199254740992.0);  // [0, 1)
+  double v = low + u * (high - low);
+  if (v >= high) v = low;
+  return v;
+}
+
+// Standard normal pair by Box-Muller from two uniforms (in double for float64 draws).
+OF_HD inline void box_muller(double u1, double u2, double* z0, double* z1) {
+  const double r = sqrt(-2.0 * log(u1));
+  const double t = 6.28318530717958647692 * u2;
+  *z0 = r * cos(t);
+  *z1 = r * sin(t);
+}
+
 // Standard normal pair by Box-Muller from two uniforms.
 OF_HD inline void box_muller(float u1, float u2, float* z0, float* z1) {
   float r = sqrtf(-2.0f * logf(u1));

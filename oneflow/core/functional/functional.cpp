@@ -1218,13 +1218,15 @@ Tensor ones_like(const Tensor& x) {
 }
 
 namespace {
-// Seed and counter block of a random op drawing `n` numbers (four per counter).
+// Seed and counter block of a random op drawing `n` numbers: four per counter, two for float64
+// results (uniform and normal draws take 64 bits per element there).
 void set_random_attrs(Attrs& attrs, int64_t n, const CreationOptions& opts) {
   const std::shared_ptr<Generator> gen =
       opts.generator ? opts.generator : default_generator(opts.device);
   const auto [seed, unused] = gen->state();
   (void)unused;
-  const uint64_t counters = static_cast<uint64_t>(n + 3) / 4;
+  const uint64_t counters = opts.dtype == DType::kFloat64 ? static_cast<uint64_t>(n + 1) / 2
+                                                          : static_cast<uint64_t>(n + 3) / 4;
   const uint64_t offset = gen->reserve(counters);
   attrs.set("seed", static_cast<int64_t>(seed));
   attrs.set("offset", static_cast<int64_t>(offset));
@@ -1352,6 +1354,11 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, const CreationOpti
                               low, " >= to=", high);
   if (high - low > (int64_t(1) << 32))
     throw_error<ValueError>("randint", "range [low, high) wider than 2**32 is not supported yet");
+  if (is_floating(opts.dtype)) {  // integers in a floating dtype, as PyTorch
+    CreationOptions as_int = opts;
+    as_int.dtype = DType::kInt64;
+    return to(randint(low, high, shape, as_int), opts.dtype, std::nullopt);
+  }
   Attrs attrs = creation_attrs(shape, opts);
   attrs.set("low", static_cast<double>(low));
   attrs.set("high", static_cast<double>(high));

@@ -292,6 +292,19 @@ void RandomNormal::compute_cpu(const TensorList&, const TensorList& out, const A
   const Philox4x32 gen(static_cast<uint64_t>(attrs.get<int64_t>("seed")));
   const uint64_t offset = static_cast<uint64_t>(attrs.get<int64_t>("offset"));
   const int64_t n = out[0]->numel();
+  if (out[0]->dtype() == DType::kFloat64) {  // counter c: elements 2c, 2c + 1 from 53-bit draws
+    double* o = out[0]->data_as<double>();
+    OF_OMP_FOR_IF(
+        n > cpu::kParallelGrain, schedule(static), for (int64_t c = 0; c < (n + 1) / 2; ++c) {
+          uint32_t r[4];
+          gen(offset + static_cast<uint64_t>(c), r);
+          double z[2];
+          box_muller(bits_to_unit_double(r[0], r[1]), bits_to_unit_double(r[2], r[3]), &z[0],
+                     &z[1]);
+          for (int64_t k = 0; k < 2 && 2 * c + k < n; ++k) o[2 * c + k] = mean + std * z[k];
+        });
+    return;
+  }
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     if constexpr (std::is_floating_point_v<compute_t<T>>) {
       T* o = out[0]->data_as<T>();
@@ -370,6 +383,17 @@ void RandomUniform::compute_cpu(const TensorList&, const TensorList& out,
   const Philox4x32 gen(static_cast<uint64_t>(attrs.get<int64_t>("seed")));
   const uint64_t offset = static_cast<uint64_t>(attrs.get<int64_t>("offset"));
   const int64_t n = out[0]->numel();
+  if (out[0]->dtype() == DType::kFloat64) {  // counter c: elements 2c, 2c + 1 from 53-bit draws
+    double* o = out[0]->data_as<double>();
+    OF_OMP_FOR_IF(
+        n > cpu::kParallelGrain, schedule(static), for (int64_t c = 0; c < (n + 1) / 2; ++c) {
+          uint32_t r[4];
+          gen(offset + static_cast<uint64_t>(c), r);
+          for (int64_t k = 0; k < 2 && 2 * c + k < n; ++k)
+            o[2 * c + k] = uniform_value_f64(r[2 * k], r[2 * k + 1], low, high);
+        });
+    return;
+  }
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     T* o = out[0]->data_as<T>();
     const int64_t groups = (n + 3) / 4;

@@ -69,6 +69,31 @@ __global__ void normal_kernel(int64_t n, T* out, Philox4x32 gen, uint64_t offset
   }
 }
 
+// float64: counter offset + c yields elements 2c, 2c + 1 from 53-bit draws, as on the CPU.
+__global__ void normal_f64_kernel(int64_t n, double* out, Philox4x32 gen, uint64_t offset,
+                                  double mean, double stddev) {
+  const int64_t groups = (n + 1) / 2;
+  for (int64_t c = cuda::grid_begin(); c < groups; c += cuda::grid_step()) {
+    uint32_t r[4];
+    gen(offset + static_cast<uint64_t>(c), r);
+    double z[2];
+    box_muller(bits_to_unit_double(r[0], r[1]), bits_to_unit_double(r[2], r[3]), &z[0], &z[1]);
+    for (int k = 0; k < 2 && 2 * c + k < n; ++k)
+      out[2 * c + k] = __dadd_rn(mean, __dmul_rn(stddev, z[k]));
+  }
+}
+
+__global__ void uniform_f64_kernel(int64_t n, double* out, Philox4x32 gen, uint64_t offset,
+                                   double low, double high) {
+  const int64_t groups = (n + 1) / 2;
+  for (int64_t c = cuda::grid_begin(); c < groups; c += cuda::grid_step()) {
+    uint32_t r[4];
+    gen(offset + static_cast<uint64_t>(c), r);
+    for (int k = 0; k < 2 && 2 * c + k < n; ++k)
+      out[2 * c + k] = uniform_value_f64(r[2 * k], r[2 * k + 1], low, high);
+  }
+}
+
 template <typename T>
 __global__ void arange_kernel(int64_t n, T* out, double start, double step) {
   for (int64_t i = cuda::grid_begin(); i < n; i += cuda::grid_step())
@@ -201,6 +226,12 @@ void RandomNormal::compute_cuda(const TensorList&, const TensorList& out,
   const int64_t n = out[0]->numel();
   if (n == 0) return;
   cudaStream_t stream = cuda_stream(out[0]->device().index);
+  if (out[0]->dtype() == DType::kFloat64) {
+    normal_f64_kernel<<<cuda::grid_size((n + 1) / 2), cuda::kBlockSize, 0, stream>>>(
+        n, out[0]->data_as<double>(), gen, offset, mean, stddev);
+    OF_CUDA_CHECK(cudaGetLastError());
+    return;
+  }
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     if constexpr (std::is_floating_point_v<compute_t<T>>) {
       const int64_t groups = (n + 3) / 4;
@@ -249,6 +280,12 @@ void RandomUniform::compute_cuda(const TensorList&, const TensorList& out,
   const Philox4x32 gen(static_cast<uint64_t>(attrs.get<int64_t>("seed")));
   const uint64_t offset = static_cast<uint64_t>(attrs.get<int64_t>("offset"));
   const double low = attrs.get<double>("low"), high = attrs.get<double>("high");
+  if (out[0]->dtype() == DType::kFloat64) {
+    uniform_f64_kernel<<<cuda::grid_size((n + 1) / 2), cuda::kBlockSize, 0, stream>>>(
+        n, out[0]->data_as<double>(), gen, offset, low, high);
+    OF_CUDA_CHECK(cudaGetLastError());
+    return;
+  }
   visit_dtype(out[0]->dtype(), [&]<typename T>() {
     uniform_kernel<T><<<cuda::grid_size((n + 3) / 4), cuda::kBlockSize, 0, stream>>>(
         n, out[0]->data_as<T>(), gen, offset, low, high);
