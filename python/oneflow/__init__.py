@@ -327,5 +327,8 @@ _memory_format.install(__import__(__name__))
 from oneflow.framework import autocast_fp32 as _autocast_fp32  # noqa: E402
 
 _autocast_fp32.install(__import__(__name__))
+from oneflow.framework import storage as _storage  # noqa: E402
+
+_storage.install(__import__(__name__))
 
 _out_arg.install(__import__(__name__))

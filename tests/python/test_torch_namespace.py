@@ -218,3 +218,28 @@ def test_device_as_a_context_manager_nests_and_is_per_thread():
         assert flow.get_default_device() == flow.device("cuda:1")
     assert flow.get_default_device() == flow.device("cpu")
     assert flow.zeros(1).device == flow.device("cpu")
+
+
+def test_untyped_and_typed_storages_like_torch():
+    res = {}
+    for T in (torch, flow):
+        t = T.arange(6.0).reshape(2, 3)
+        v = t[1]
+        s = v.untyped_storage()
+        with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
+            ts = v.storage()
+        res[T.__name__] = (
+            s.nbytes(),
+            s.size(),
+            len(s),
+            s.element_size(),
+            s.data_ptr() == t.untyped_storage().data_ptr() == t.data_ptr(),
+            ts.size(),
+            ts.tolist(),
+            ts[4],
+            T.is_storage(s),
+            T.arange(3.0).untyped_storage().data_ptr() != s.data_ptr(),
+        )
+    assert res["oneflow"] == res["torch"]
+    assert isinstance(flow.ones(2).untyped_storage(), flow.UntypedStorage)
+    assert flow.zeros(0).untyped_storage().nbytes() == 0

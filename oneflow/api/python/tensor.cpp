@@ -272,6 +272,14 @@ void init_tensor(py::module_& m) {
       // neither waits for queued work nor lends the memory out (oneflow/multiprocessing).
       .def("_storage_id",
            [](const TensorImpl& t) { return reinterpret_cast<uintptr_t>(t.storage().get()); })
+      // (address, byte count) of the whole storage (Tensor.untyped_storage()); as data_ptr, the
+      // address may be used outside oneflow.
+      .def("_storage_span",
+           [](const TensorImpl& t) {
+             t.storage()->set_shared_outside();
+             return py::make_tuple(reinterpret_cast<uintptr_t>(t.storage()->data()),
+                                   t.storage()->nbytes());
+           })
       .def_property_readonly("is_global",
                              [](const TensorImpl& t) { return t.kind() == TensorKind::kGlobal; })
       .def_property_readonly("is_local",
