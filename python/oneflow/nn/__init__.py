@@ -1,6 +1,7 @@
 """oneflow.nn: Module, Parameter, the layers, init and utils."""
 
 from oneflow.nn import (  # noqa: F401
+    attention,  # noqa: E402,F401
     functional,
     image,
     init,

@@ -1186,10 +1186,28 @@ def scaled_dot_product_attention(
         value = value.repeat_interleave(rep, dim=-3)
     # Under autocast attention runs in its lower precision, as PyTorch's.
     query, key, value = (_C._autocast_lower(t) for t in (query, key, value))
-    if attn_mask is None and dropout_p == 0.0 and _C._fused_attention_supported(query, key, value):
+    from oneflow.nn import attention as _attention
+
+    fused_ok = _attention.fused_allowed()
+    if not fused_ok and not _attention.math_allowed():
+        raise RuntimeError(
+            "scaled_dot_product_attention: no available kernel among the backends sdpa_kernel "
+            "allows"
+        )
+    if (
+        fused_ok
+        and attn_mask is None
+        and dropout_p == 0.0
+        and _C._fused_attention_supported(query, key, value)
+    ):
         # One fused CPU kernel (ops/attention_primitives.h): no L x S scores in memory, and a
         # backward that recomputes them from the saved log-sum-exp.
         return _C._fused_attention(query, key, value, float(scale), bool(is_causal))
+    if not _attention.math_allowed():
+        raise RuntimeError(
+            "scaled_dot_product_attention: the fused kernel takes no mask or dropout (and "
+            "float32/float64 CPU tensors); sdpa_kernel allows no other backend"
+        )
     scores = _C.mul(_C.matmul(query, key.transpose(-2, -1)), scale)
     if is_causal:
         if attn_mask is not None:
