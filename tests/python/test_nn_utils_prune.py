@@ -103,3 +103,25 @@ def test_small_torch_modules():
     from oneflow.nn.utils.fusion import fuse_conv_bn_eval
 
     assert fuse_conv_bn_eval is flow.nn.utils.fuse_conv_bn_eval
+
+
+def test_utils_benchmark_timer():
+    from oneflow.utils.benchmark import Measurement, Timer
+
+    t = Timer(
+        stmt="y = x @ x",
+        setup="x = flow.randn(64, 64)",
+        globals={"flow": flow},
+        label="matmul",
+        sub_label="64",
+        num_threads=1,
+    )
+    m = t.timeit(50)
+    assert isinstance(m, Measurement) and m.number_per_run == 50 and len(m.times) == 1
+    assert 0 < m.mean < 1 and m.median == m.mean
+    b = t.blocked_autorange(min_run_time=0.05)
+    assert len(b.times) >= 1 and b.number_per_run >= 1 and b.iqr >= 0
+    assert "matmul: 64" in repr(b) and "measurement" in repr(b)
+    assert flow.get_num_threads() >= 1
+    with pytest.raises(ValueError, match="Python"):
+        Timer("x", language="c++")
