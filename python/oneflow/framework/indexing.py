@@ -181,6 +181,14 @@ def _whole_mask(self, key):
 def getitem(self, key):
     if type(key) is int:  # x[i], the per-sample read of datasets: straight to select
         return _C.select(self, 0, key)
+    if type(key) is tuple and 0 < len(key) <= self.ndim and all(type(k) is int for k in key):
+        t = self  # x[i, j]: one select per index
+        for d, k in enumerate(key):
+            n = self.shape[d]
+            if not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for dimension {d} with size {n}")
+            t = _C.select(t, 0, k)
+        return t
     key = _as_tuple(key)
     if _whole_mask(self, key):
         return _C.masked_select(self, key)
