@@ -79,8 +79,9 @@ Tensor prepare_index(const char* op, const Tensor& x, int64_t dim, const Tensor&
 
 }  // namespace
 
-Tensor prod(const Tensor& x_in, std::optional<int64_t> dim, bool keepdim,
+Tensor prod(const Tensor& x_lo, std::optional<int64_t> dim, bool keepdim,
             std::optional<DType> dtype) {
+  const Tensor x_in = autocast::to_float(x_lo);  // in PyTorch's autocast float32 lists
   DType out = dtype.value_or(is_integral(x_in->dtype(), true) ? DType::kInt64 : x_in->dtype());
   Tensor x = to(x_in, out, std::nullopt);
   std::vector<int64_t> dims =

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "oneflow/core/dispatch/dispatch.h"
+#include "oneflow/core/functional/autocast.h"
 #include "oneflow/core/graph/graph.h"
 #include "oneflow/core/ops/small_ops_primitives.h"
 
@@ -155,7 +156,8 @@ Tensor outer(const Tensor& a, const Tensor& b) {
                                    b->dtype() == dt ? b : to(b, dt, std::nullopt)});
 }
 
-Tensor trace(const Tensor& x) {
+Tensor trace(const Tensor& x_lo) {
+  const Tensor x = autocast::to_float(x_lo);  // in PyTorch's autocast float32 lists
   if (x->ndim() != 2)
     throw_error<RuntimeError>("trace", "expected a matrix, got a ", x->ndim(), "-D tensor");
   if (x->dtype() == DType::kBool)

@@ -7,8 +7,9 @@ import functools
 
 from oneflow._oneflow_internal import _C, Tensor
 
+# (prod and trace widen in the core, at no cost outside autocast)
 _TOP = """
-prod cdist trace inverse pinverse quantile nanquantile cholesky cholesky_inverse cholesky_solve
+cdist inverse pinverse quantile nanquantile cholesky cholesky_inverse cholesky_solve
 lu_solve qr svd triangular_solve geqrf orgqr ormqr
 """
 _LINALG = """
@@ -16,7 +17,7 @@ inv inv_ex cholesky cholesky_ex svd svdvals qr eig eigh eigvals eigvalsh lstsq s
 det slogdet pinv matrix_rank lu lu_factor lu_solve
 """
 _METHODS = """
-prod trace inverse pinverse quantile nanquantile cholesky cholesky_inverse cholesky_solve
+inverse pinverse quantile nanquantile cholesky cholesky_inverse cholesky_solve
 lu_solve qr svd triangular_solve
 """
 
