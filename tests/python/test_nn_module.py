@@ -391,3 +391,68 @@ def test_instance_norm_unbatched_input_like_torch(dims):
 
     for got, want in zip(run(flow), run(torch)):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def _module_api_probe(T):
+    nn = T.nn
+
+    class Counter(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(2, 2)
+            self.register_buffer("b", T.zeros(2))
+            self.step = 0
+
+        def get_extra_state(self):
+            return {"step": self.step}
+
+        def set_extra_state(self, state):
+            self.step = state["step"]
+
+        def forward(self, x, scale=1.0):
+            return self.lin(x) * scale
+
+    m = Counter()
+    m.step = 7
+    sd = m.state_dict()
+    m2 = Counter()
+    r = m2.load_state_dict(sd)
+    out = [sorted(sd), m2.step, r.missing_keys, r.unexpected_keys]
+    # dtype casts and submodule access
+    out.append(str(Counter().bfloat16().lin.weight.dtype).split(".")[-1])
+    out.append(str(Counter().type(T.float64).lin.weight.dtype).split(".")[-1])
+    out.append(tuple(m.get_buffer("b").shape))
+    m.set_submodule("lin", nn.Linear(2, 3))
+    out.append(m.lin.out_features)
+    # hooks with kwargs, prepend, state-dict hooks
+    calls = []
+    m.register_forward_pre_hook(lambda mod, a, k: (a, {"scale": 2.0}), with_kwargs=True)
+    m.register_forward_hook(lambda mod, a, k, o: calls.append(("post", k)), with_kwargs=True)
+    m.register_forward_pre_hook(lambda mod, a: calls.append("first"), prepend=True)
+    y = m(T.ones(1, 2))
+    out.append(calls[0])
+    out.append(calls[1])
+    m.register_state_dict_post_hook(lambda mod, sd, prefix, meta: calls.append("sd"))
+    m.register_load_state_dict_post_hook(lambda mod, keys: calls.append("load"))
+    m.load_state_dict(m.state_dict())
+    out.append(calls[-2:])
+    with T.no_grad():
+        out.append(np.allclose(y.numpy(), (m.lin(T.ones(1, 2)) * 2).numpy()))
+    # Tensor(), flip/tile varargs, split keyword
+    acc = T.Tensor()
+    for b in (T.tensor([1.0, 2.0]), T.tensor([3.0])):
+        acc = T.cat([acc, b])
+    out.append(acc.tolist())
+    out.append(tuple(T.FloatTensor().shape))
+    x = T.arange(6.0).view(1, 2, 3)
+    out.append(x.flip(1, 2).tolist())
+    out.append(x.tile(2, 1).shape[0])
+    out.append([t.tolist() for t in T.arange(6.0).split(split_size=4)])
+    out.append(nn.GroupNorm(2, 4, bias=False).bias is None)
+    return out
+
+
+def test_module_apis_scripts_use_like_torch():
+    import torch
+
+    assert _module_api_probe(flow) == _module_api_probe(torch)

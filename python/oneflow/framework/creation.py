@@ -556,8 +556,8 @@ def get_rng_state():
     return _C.get_rng_state()
 
 
-def set_rng_state(state):
-    _C.set_rng_state(state)
+def set_rng_state(state=None, *, new_state=None):
+    _C.set_rng_state(new_state if state is None else state)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):

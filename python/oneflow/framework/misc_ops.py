@@ -42,6 +42,8 @@ class _TensorType(type):
             device = "cuda"
         if len(args) == 1 and not isinstance(args[0], int):
             return flow.tensor(args[0], dtype=cls.dtype(), device=device)
+        if not args:  # FloatTensor(): an empty 1-D tensor, as PyTorch
+            args = (0,)
         return flow.empty(*args, dtype=cls.dtype(), device=device)
 
 

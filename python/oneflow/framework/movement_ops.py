@@ -387,8 +387,19 @@ def broadcast_tensors(*tensors):
 # ---- rearranging ------------------------------------------------------------------------
 
 
-def flip(input, dims):
-    return _C.flip(input, [dims] if isinstance(dims, int) else list(dims))
+def _dims_arg(op, dims, kwargs):
+    """dims given as a sequence, as separate ints (Tensor.flip(0, 1)) or as dims=."""
+    if "dims" in kwargs:
+        dims = (kwargs.pop("dims"),)
+    if kwargs:
+        raise TypeError(f"{op}() got unexpected keyword arguments {sorted(kwargs)}")
+    if len(dims) == 1 and not isinstance(dims[0], int):
+        return tuple(dims[0])
+    return tuple(dims)
+
+
+def flip(input, *dims, **kwargs):
+    return _C.flip(input, list(_dims_arg("flip", dims, kwargs)))
 
 
 def fliplr(input):
@@ -456,8 +467,8 @@ def repeat(input, *sizes):
     return _C.expand(x.reshape(*interleaved), *expanded).reshape(*final)
 
 
-def tile(input, dims):
-    dims = tuple(dims)
+def tile(input, *dims, **kwargs):
+    dims = _dims_arg("tile", dims, kwargs)
     if len(dims) < input.ndim:
         dims = (1,) * (input.ndim - len(dims)) + dims
     return repeat(input, *dims)

@@ -109,19 +109,25 @@ class _Writer:
 
 def save(
     obj,
-    path,
+    path=None,
     allow_pickle=True,
     global_dst_rank=None,
     pickle_module=None,
     pickle_protocol=None,
     _use_new_zipfile_serialization=True,
     _disable_byteorder_record=False,
+    *,
+    f=None,
 ):
     """Writes `obj` to `path` (a path or a writable binary file object). Global tensors are
     saved as their whole values (every rank must call save: gathering them communicates); with
     global_dst_rank only that rank writes. allow_pickle=False refuses objects that would need
     pickle. PyTorch's pickle_module / pickle_protocol / zip-format arguments are accepted; the
-    format is oneflow's."""
+    format is oneflow's. `f` is PyTorch's name for `path`."""
+    if path is None:
+        path = f
+    if path is None:
+        raise TypeError("save() missing required argument 'f' (the file or path)")
     writer = _Writer(allow_pickle)
     tree = writer.encode(obj)
     header = json.dumps({"format": 1, "tree": tree, "tensors": writer.entries}).encode()

@@ -281,8 +281,12 @@ def chunk(self, chunks, dim=0):
     return split(self, step, dim)
 
 
-def split(self, split_size_or_sections, dim=0):
+def split(self, split_size_or_sections=None, dim=0, *, split_size=None):
     """Views of consecutive sections along dim, from one op whose gradient is one cat."""
+    if split_size is not None:  # Tensor.split's keyword name in PyTorch
+        split_size_or_sections = split_size
+    if split_size_or_sections is None:
+        raise TypeError("split() missing required argument 'split_size_or_sections'")
     if self.ndim == 0:
         raise RuntimeError("split: expected a tensor with at least 1 dimension, got a 0-d tensor")
     size = self.size(dim)

@@ -53,6 +53,9 @@ def _fan(tensor, mode):
     return fan_in if mode == "fan_in" else fan_out
 
 
+_calculate_correct_fan = _fan  # PyTorch's private name, which initialisers in the wild import
+
+
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     with oneflow.no_grad():
         return tensor.uniform_(a, b)

@@ -595,7 +595,9 @@ class LayerNorm(Module):
 
 
 class GroupNorm(Module):
-    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None):
+    def __init__(
+        self, num_groups, num_channels, eps=1e-5, affine=True, bias=True, device=None, dtype=None
+    ):
         super().__init__()
         if num_channels % num_groups:
             raise ValueError("num_channels must be divisible by num_groups")
@@ -608,7 +610,10 @@ class GroupNorm(Module):
         fk = _factory(device, dtype)
         if affine:
             self.weight = Parameter(oneflow.ones(num_channels, **fk))
-            self.bias = Parameter(oneflow.zeros(num_channels, **fk))
+            if bias:
+                self.bias = Parameter(oneflow.zeros(num_channels, **fk))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -1324,7 +1329,11 @@ class TransformerDecoderLayer(Module):
 
 
 class _Stack(Module):
-    def __init__(self, layer, num_layers, norm=None):
+    def __init__(self, layer=None, num_layers=None, norm=None, **kwargs):
+        # PyTorch's keyword names: encoder_layer / decoder_layer
+        layer = kwargs.pop("encoder_layer", kwargs.pop("decoder_layer", layer))
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}: unexpected arguments {sorted(kwargs)}")
         super().__init__()
         import copy
 

@@ -10,6 +10,8 @@ import oneflow
 from oneflow._oneflow_internal import Tensor
 from oneflow.nn.parameter import Parameter
 
+_EXTRA_STATE_KEY = "_extra_state"
+
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     """load_state_dict's result; prints as PyTorch's when every key matched."""
@@ -189,7 +191,18 @@ class Module:
     # ---- calling and hooks ----
 
     def __call__(self, *args, **kwargs):
-        for hook in list(self._forward_pre_hooks.values()):
+        kw_hooks = self.__dict__.get("_hooks_with_kwargs", ())
+        for hid, hook in list(self._forward_pre_hooks.items()):
+            if hid in kw_hooks:
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError(
+                            "forward pre-hook must return None or a tuple of (new_args, "
+                            f"new_kwargs), but got {result}."
+                        )
+                    args, kwargs = result
+                continue
             result = hook(self, args)
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
@@ -201,22 +214,34 @@ class Module:
             )
             args = bw_hook.setup_input_hook(args)
         out = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
-            result = hook(self, args, out)
+        for hid, hook in list(self._forward_hooks.items()):
+            if hid in kw_hooks:
+                result = hook(self, args, kwargs, out)
+            else:
+                result = hook(self, args, out)
             if result is not None:
                 out = result
         if bw_hook is not None:
             out = bw_hook.setup_output_hook(out)
         return out
 
-    def register_forward_pre_hook(self, hook):
-        handle = _RemovableHandle(self._forward_pre_hooks)
-        self._forward_pre_hooks[handle.id] = hook
-        return handle
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """hook(module, args) (with_kwargs: hook(module, args, kwargs)) runs before forward;
+        it may return new args (with_kwargs: an (args, kwargs) pair)."""
+        return self._add_hook(self._forward_pre_hooks, hook, prepend, with_kwargs)
 
-    def register_forward_hook(self, hook):
-        handle = _RemovableHandle(self._forward_hooks)
-        self._forward_hooks[handle.id] = hook
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+        """hook(module, args, output) (with_kwargs: hook(module, args, kwargs, output)) runs
+        after forward; it may return a new output."""
+        return self._add_hook(self._forward_hooks, hook, prepend, with_kwargs)
+
+    def _add_hook(self, hooks, hook, prepend, with_kwargs):
+        handle = _RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        if with_kwargs:
+            self.__dict__.setdefault("_hooks_with_kwargs", set()).add(handle.id)
         return handle
 
     def register_full_backward_hook(self, hook):
@@ -369,6 +394,25 @@ class Module:
                 raise AttributeError(f"{type(mod).__name__} has no attribute `{part}`")
             mod = mod._modules[part]
         return mod
+
+    def get_buffer(self, target):
+        mod_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(mod_path)
+        if name not in mod._buffers:
+            raise AttributeError(f"{type(mod).__name__} has no buffer `{name}`")
+        return mod._buffers[name]
+
+    def set_submodule(self, target, module, strict=False):
+        """Replaces (or, without strict, adds) the submodule at the dotted path `target`."""
+        if not target:
+            raise ValueError("Cannot set the submodule without a target name!")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and name not in parent._modules:
+            raise AttributeError(f"{type(parent).__name__} has no attribute `{name}`")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        setattr(parent, name, module)
 
     def get_parameter(self, target):
         mod_path, _, name = target.rpartition(".")
@@ -546,6 +590,13 @@ class Module:
     def half(self):
         return self._apply(lambda t: t.half() if t.dtype.is_floating_point else t)
 
+    def bfloat16(self):
+        return self._apply(lambda t: t.bfloat16() if t.dtype.is_floating_point else t)
+
+    def type(self, dst_type):
+        """Every parameter and buffer cast to dst_type (a dtype or a type name)."""
+        return self._apply(lambda t: t.type(dst_type))
+
     # ---- state dict ----
 
     def register_state_dict_pre_hook(self, hook):
@@ -570,16 +621,68 @@ class Module:
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers:
                 destination[prefix + name] = b if keep_vars else b.detach()
+        if type(self).get_extra_state is not Module.get_extra_state:
+            destination[prefix + _EXTRA_STATE_KEY] = self.get_extra_state()
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination, prefix + name + ".", keep_vars)
+        for hook in list(self.__dict__.get("_state_dict_hooks", {}).values()):
+            result = hook(self, destination, prefix, {})
+            if result is not None:
+                destination = result
         return destination
+
+    def get_extra_state(self):
+        """State beyond parameters and buffers that state_dict() saves (under
+        `_extra_state`) when a subclass overrides this; set_extra_state restores it."""
+        raise RuntimeError(
+            "Reached a code path in Module.get_extra_state() that should never be called."
+        )
+
+    def set_extra_state(self, state):
+        raise RuntimeError(
+            "Reached a code path in Module.set_extra_state() that should never be called."
+        )
+
+    def register_state_dict_post_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata) runs after state_dict() collected
+        this module; a returned dict replaces it."""
+        hooks = self.__dict__.setdefault("_state_dict_hooks", OrderedDict())
+        handle = _RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
+    _register_state_dict_hook = register_state_dict_post_hook
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs) runs before this module loads its entries."""
+        hooks = self.__dict__.setdefault("_load_state_dict_pre_hooks", OrderedDict())
+        handle = _RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        if with_module:
+            return self.register_load_state_dict_pre_hook(hook)
+        return self.register_load_state_dict_pre_hook(lambda module, *args: hook(*args))
+
+    def register_load_state_dict_post_hook(self, hook):
+        """hook(module, incompatible_keys) runs after load_state_dict(); it may edit the
+        missing and unexpected key lists in place."""
+        hooks = self.__dict__.setdefault("_load_state_dict_post_hooks", OrderedDict())
+        handle = _RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
 
     def _load_from_state_dict(
         self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
     ):
         """Copies this module's own parameters and persistent buffers from `state_dict` (keys
         under `prefix`); subclasses override it to upgrade checkpoints of older versions."""
+        for hook in list(self.__dict__.get("_load_state_dict_pre_hooks", {}).values()):
+            hook(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                 unexpected_keys, error_msgs)  # fmt: skip
         local = list(self._parameters.items()) + [
             (n, b) for n, b in self._buffers.items() if n not in self._non_persistent_buffers
         ]
@@ -613,11 +716,20 @@ class Module:
                 elif value.is_global and not target.is_global:
                     value = value.to_global(sbp=oneflow.sbp.broadcast).to_local()
                 target.copy_(value)
+        extra = type(self).set_extra_state is not Module.set_extra_state
+        if extra:
+            key = prefix + _EXTRA_STATE_KEY
+            if key in state_dict:
+                self.set_extra_state(state_dict[key])
+            elif strict:
+                missing_keys.append(key)
         if strict:
             for key in state_dict:
                 if not key.startswith(prefix):
                     continue
                 head, dot, _ = key[len(prefix) :].partition(".")
+                if extra and not dot and head == _EXTRA_STATE_KEY:
+                    continue
                 if (dot and head not in self._modules) or (not dot and head not in local):
                     unexpected_keys.append(key)
 
@@ -641,6 +753,10 @@ class Module:
                     load(child, child_state, child_prefix)
 
         load(self, state_dict, "")
+        result = _IncompatibleKeys(missing, unexpected)
+        for module in self.modules():
+            for hook in list(module.__dict__.get("_load_state_dict_post_hooks", {}).values()):
+                hook(module, result)
         if strict:
             if unexpected:
                 errors.insert(
@@ -659,7 +775,7 @@ class Module:
                 f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
                 + "\n\t".join(errors)
             )
-        return _IncompatibleKeys(missing, unexpected)
+        return result
 
     # ---- repr ----
 
