@@ -1076,3 +1076,29 @@ def test_add_and_sub_with_alpha_like_torch(form, dtype):
         np.testing.assert_allclose(
             got.detach().float().numpy(), want.detach().float().numpy(), rtol=tol, atol=tol
         )
+
+
+@pytest.mark.parametrize(
+    "mode",
+    [
+        "use_mm_for_euclid_dist_if_necessary",
+        "use_mm_for_euclid_dist",
+        "donot_use_mm_for_euclid_dist",
+    ],
+)
+def test_cdist_compute_modes_match_torch(mode):
+    import torch
+
+    rng = np.random.default_rng(4)
+    a = rng.random((2, 40, 16)).astype(np.float32)
+    b = rng.random((2, 30, 16)).astype(np.float32)
+    fa, fb = flow.tensor(a, requires_grad=True), flow.tensor(b, requires_grad=True)
+    ta, tb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    fo, to = flow.cdist(fa, fb, compute_mode=mode), torch.cdist(ta, tb, compute_mode=mode)
+    np.testing.assert_allclose(fo.detach().numpy(), to.detach().numpy(), rtol=1e-4, atol=1e-5)
+    fo.sum().backward()
+    to.sum().backward()
+    np.testing.assert_allclose(fa.grad.numpy(), ta.grad.numpy(), rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(fb.grad.numpy(), tb.grad.numpy(), rtol=1e-3, atol=1e-4)
+    with pytest.raises(ValueError, match="compute_mode"):
+        flow.cdist(fa, fb, compute_mode="fast")

@@ -387,7 +387,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 
 def cdist(x1, x2, p=2.0, compute_mode=None):
     """Distances between the rows of x1 (.., P, M) and of x2 (.., R, M): (.., P, R), the p-norm of
-    each difference (its gradient is zero where two rows are equal, as PyTorch's). The
+    each difference (its gradient is zero where two rows are equal, as PyTorch's). p = 2 with more
+    than 25 rows takes PyTorch's matrix-product form (compute_mode as there); otherwise the
     differences are formed whole: memory P * R * M per batch."""
     for name, t in (("x1", x1), ("x2", x2)):
         if t.ndim < 2:
@@ -400,6 +401,27 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
         )
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
+    modes = (
+        None,
+        "use_mm_for_euclid_dist_if_necessary",
+        "use_mm_for_euclid_dist",
+        "donot_use_mm_for_euclid_dist",
+    )
+    if compute_mode not in modes:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    P, R = x1.shape[-2], x2.shape[-2]
+    use_mm = p == 2 and (
+        compute_mode == "use_mm_for_euclid_dist"
+        or (compute_mode in (None, modes[1]) and (P > 25 or R > 25))
+    )
+    if use_mm:
+        # PyTorch's euclidean path: |a|^2 - 2 a.b + |b|^2 as one product of augmented rows,
+        # clamped at 1e-30 before the square root (memory P * R, one GEMM)
+        n1 = _C.sum(_C.mul(x1, x1), [-1], True)
+        n2 = _C.sum(_C.mul(x2, x2), [-1], True)
+        a = _C.cat([_C.mul(x1, -2.0), n1, _C.ones_like(n1)], -1)
+        b = _C.cat([x2, _C.ones_like(n2), n2], -1)
+        return _C.sqrt(_C.clamp(_C.matmul(a, b.transpose(-2, -1)), 1e-30, None))
     from oneflow.framework.reduce_ops import vector_norm
 
     d = _C.sub(_C.unsqueeze(x1, -2), _C.unsqueeze(x2, -3))
