@@ -113,3 +113,19 @@ def test_cuda_is_bf16_supported_without_a_gpu():
     if flow.cuda.is_available():
         pytest.skip("a GPU is present")
     assert flow.cuda.is_bf16_supported() is False
+
+
+@pytest.mark.parametrize("log_input", [True, False])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_poisson_nll_loss_full_matches_torch(log_input, reduction):
+    x = np.random.default_rng(0).random(6).astype(np.float32)
+    t = np.array([0, 1, 2, 3.5, 7, 0.5], np.float32)
+    fx, tx = flow.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    f = flow.nn.functional.poisson_nll_loss(fx, flow.tensor(t), log_input, full=True,
+                                            reduction=reduction)  # fmt: skip
+    g = torch.nn.functional.poisson_nll_loss(tx, torch.tensor(t), log_input, full=True,
+                                             reduction=reduction)  # fmt: skip
+    np.testing.assert_allclose(f.detach().numpy(), g.detach().numpy(), rtol=1e-6)
+    f.sum().backward()
+    g.sum().backward()
+    np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), rtol=1e-5)

@@ -1003,7 +1003,14 @@ def poisson_nll_loss(
     else:
         loss = _C.sub(input, _C.mul(target, _C.log(_C.add(input, eps))))
     if full:
-        raise NotImplementedError("poisson_nll_loss: full=True is not implemented yet")
+        # Stirling's approximation of log(target!), added where target > 1 (PyTorch's rule)
+        t = target
+        safe = _C.where(_C.gt(t, 1.0), t, _C.ones_like(t))
+        stirling = _C.add(
+            _C.sub(_C.mul(safe, _C.log(safe)), safe),
+            _C.mul(_C.log(_C.mul(safe, 2 * math.pi)), 0.5),
+        )
+        loss = _C.add(loss, _C.where(_C.gt(t, 1.0), stirling, _C.zeros_like(stirling)))
     return _reduce(loss, reduction)
 
 
