@@ -321,6 +321,9 @@ from oneflow.framework import out_arg as _out_arg  # noqa: E402
 from oneflow.framework import torch_namespace as _torch_namespace  # noqa: E402
 
 globals().update(_torch_namespace.functions())
+from oneflow.framework import foreach_ops as _foreach_ops  # noqa: E402
+
+globals().update(_foreach_ops.functions())
 _torch_namespace.install()
 
 _memory_format.install(__import__(__name__))

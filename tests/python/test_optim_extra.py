@@ -345,3 +345,27 @@ def test_param_group_keys_and_decoupled_adam_like_torch():
             (p * p).sum().backward()
             o.step()
     np.testing.assert_allclose(fp.detach().numpy(), tp.detach().numpy(), rtol=1e-6)
+
+
+def _step_hook_probe(T):
+    import importlib
+
+    opt_mod = importlib.import_module(T.__name__ + ".optim.optimizer")
+    p = T.nn.Parameter(T.ones(2))
+    opt = T.optim.SGD([p], lr=0.5)
+    calls = []
+    h1 = opt.register_step_pre_hook(lambda o, a, k: calls.append(("pre", len(a))))
+    opt.register_step_post_hook(lambda o, a, k: calls.append(("post", o is opt)))
+    g = opt_mod.register_optimizer_step_pre_hook(lambda o, a, k: calls.append(("global", 0)))
+    (p * p).sum().backward()
+    opt.step()
+    h1.remove()
+    g.remove()
+    opt.step()
+    return calls, p.detach().tolist()
+
+
+def test_optimizer_step_hooks_like_torch():
+    import torch
+
+    assert _step_hook_probe(flow) == _step_hook_probe(torch)

@@ -243,3 +243,45 @@ def test_untyped_and_typed_storages_like_torch():
     assert res["oneflow"] == res["torch"]
     assert isinstance(flow.ones(2).untyped_storage(), flow.UntypedStorage)
     assert flow.zeros(0).untyped_storage().nbytes() == 0
+
+
+def _foreach_probe(T):
+    rng = np.random.default_rng(0)
+    ema = [
+        T.tensor(rng.random(3).astype(np.float32)),
+        T.tensor(rng.random((2, 2)).astype(np.float32)),
+    ]
+    params = [
+        T.tensor(rng.random(3).astype(np.float32)),
+        T.tensor(rng.random((2, 2)).astype(np.float32)),
+    ]
+    out = []
+    T._foreach_mul_(ema, 0.9)
+    T._foreach_add_(ema, params, alpha=0.1)
+    out.append([e.tolist() for e in ema])
+    T._foreach_lerp_(ema, params, 0.5)
+    out.append([e.tolist() for e in ema])
+    out.append([t.tolist() for t in T._foreach_sqrt(params)])
+    out.append([t.tolist() for t in T._foreach_add(params, [1.0, 2.0])])
+    out.append([t.tolist() for t in T._foreach_addcmul(params, ema, params, value=0.5)])
+    out.append([round(float(t), 5) for t in T._foreach_norm(params)])
+    out.append([t.tolist() for t in T._foreach_maximum(params, 0.5)])
+    T._foreach_zero_(ema)
+    out.append([e.tolist() for e in ema])
+    T._foreach_copy_(ema, params)
+    out.append([e.tolist() for e in ema])
+    out.append(T._foreach_neg_(ema) is not None)
+    return out
+
+
+def test_foreach_functions_like_torch():
+    got, want = _foreach_probe(flow), _foreach_probe(torch)
+    np.testing.assert_allclose(np.array(got[5]), np.array(want[5]), rtol=1e-5)
+    for g, w in zip(got[:5] + got[6:], want[:5] + want[6:]):
+        if isinstance(g, bool):
+            assert g == w
+            continue
+        for a, b in zip(g, w):
+            np.testing.assert_allclose(np.array(a), np.array(b), rtol=1e-6, atol=1e-7)
+    missing = [n for n in dir(torch) if n.startswith("_foreach_") and not hasattr(flow, n)]
+    assert not missing, missing

@@ -18,7 +18,71 @@ class _Required:
 required = _Required()
 
 
+# Hooks run around every optimizer's step (register_optimizer_step_pre_hook / _post_hook).
+_global_step_pre_hooks, _global_step_post_hooks = {}, {}
+
+
+def _add(hooks, hook):
+    from oneflow.utils.hooks import RemovableHandle
+
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_pre_hook(hook):
+    """hook(optimizer, args, kwargs) before every optimizer's step; it may return new
+    (args, kwargs)."""
+    return _add(_global_step_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook):
+    """hook(optimizer, args, kwargs) after every optimizer's step."""
+    return _add(_global_step_post_hooks, hook)
+
+
+def _with_step_hooks(step):
+    import functools
+
+    @functools.wraps(step)
+    def wrapper(self, *args, **kwargs):
+        args = (self,) + args  # the hooks see the optimizer among the arguments, as PyTorch's
+        own_pre = self.__dict__.get("_step_pre_hooks", {})
+        for hook in list(_global_step_pre_hooks.values()) + list(own_pre.values()):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(
+                        f"{hook} must return None or a tuple of (new_args, new_kwargs), but "
+                        f"got {result}."
+                    )
+                args, kwargs = result
+        out = step(*args, **kwargs)
+        own_post = self.__dict__.get("_step_post_hooks", {})
+        for hook in list(own_post.values()) + list(_global_step_post_hooks.values()):
+            hook(self, args, kwargs)
+        return out
+
+    wrapper._with_step_hooks = True
+    return wrapper
+
+
 class Optimizer:
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "_with_step_hooks", False):
+            cls.step = _with_step_hooks(step)
+
+    def register_step_pre_hook(self, hook):
+        """hook(optimizer, args, kwargs) before this optimizer's step; it may return new
+        (args, kwargs)."""
+        return _add(self.__dict__.setdefault("_step_pre_hooks", {}), hook)
+
+    def register_step_post_hook(self, hook):
+        """hook(optimizer, args, kwargs) after this optimizer's step."""
+        return _add(self.__dict__.setdefault("_step_post_hooks", {}), hook)
+
     def __init__(self, params, defaults):
         self.defaults = dict(defaults)
         self.state = defaultdict(dict)
