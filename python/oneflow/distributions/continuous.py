@@ -30,13 +30,7 @@ class Normal(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Normal, _instance)
-        batch_shape = oneflow.Size(batch_shape)
-        new.loc = self.loc.expand(*batch_shape)
-        new.scale = self.scale.expand(*batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Normal, ("loc", "scale"), batch_shape, _instance)
 
     @property
     def mean(self):
@@ -99,13 +93,7 @@ class Uniform(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Uniform, _instance)
-        batch_shape = oneflow.Size(batch_shape)
-        new.low = self.low.expand(*batch_shape)
-        new.high = self.high.expand(*batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Uniform, ("low", "high"), batch_shape, _instance)
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self):

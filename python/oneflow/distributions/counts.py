@@ -99,12 +99,7 @@ class Poisson(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Poisson, _instance)
-        batch_shape = oneflow.Size(batch_shape)
-        new.rate = self.rate.expand(*batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Poisson, ("rate",), batch_shape, _instance)
 
     @property
     def mean(self):

@@ -170,6 +170,17 @@ class Distribution:
                 f"values:\n{value}"
             )
 
+    def _expand_params(self, cls, names, batch_shape, _instance=None):
+        """expand() of a distribution whose parameters `names` all have its batch shape: each
+        parameter expanded, the rest as in self."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = oneflow.Size(batch_shape)
+        for name in names:
+            setattr(new, name, getattr(self, name).expand(*batch_shape))
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _get_checked_instance(self, cls, _instance=None):
         """The instance `expand` fills: `_instance`, or a new uninitialised one of this type."""
         if _instance is None and type(self).__init__ != cls.__init__:

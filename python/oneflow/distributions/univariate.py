@@ -133,13 +133,7 @@ class Laplace(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Laplace, _instance)
-        batch_shape = oneflow.Size(batch_shape)
-        new.loc = self.loc.expand(*batch_shape)
-        new.scale = self.scale.expand(*batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Laplace, ("loc", "scale"), batch_shape, _instance)
 
     @property
     def mean(self):
@@ -196,12 +190,7 @@ class Exponential(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Exponential, _instance)
-        batch_shape = oneflow.Size(batch_shape)
-        new.rate = self.rate.expand(*batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Exponential, ("rate",), batch_shape, _instance)
 
     @property
     def mean(self):
@@ -259,13 +248,7 @@ class Gamma(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Gamma, _instance)
-        batch_shape = oneflow.Size(batch_shape)
-        new.concentration = self.concentration.expand(*batch_shape)
-        new.rate = self.rate.expand(*batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Gamma, ("concentration", "rate"), batch_shape, _instance)
 
     @property
     def mean(self):
@@ -323,13 +306,9 @@ class Beta(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Beta, _instance)
-        batch_shape = oneflow.Size(batch_shape)
-        new.concentration1 = self.concentration1.expand(*batch_shape)
-        new.concentration0 = self.concentration0.expand(*batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(
+            Beta, ("concentration1", "concentration0"), batch_shape, _instance
+        )
 
     @property
     def mean(self):
@@ -399,14 +378,7 @@ class StudentT(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(StudentT, _instance)
-        batch_shape = oneflow.Size(batch_shape)
-        new.df = self.df.expand(*batch_shape)
-        new.loc = self.loc.expand(*batch_shape)
-        new.scale = self.scale.expand(*batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(StudentT, ("df", "loc", "scale"), batch_shape, _instance)
 
     @property
     def mean(self):
@@ -484,12 +456,7 @@ class HalfNormal(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(HalfNormal, _instance)
-        batch_shape = oneflow.Size(batch_shape)
-        new.scale = self.scale.expand(*batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(HalfNormal, ("scale",), batch_shape, _instance)
 
     @property
     def mean(self):
@@ -542,13 +509,7 @@ class Cauchy(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Cauchy, _instance)
-        batch_shape = oneflow.Size(batch_shape)
-        new.loc = self.loc.expand(*batch_shape)
-        new.scale = self.scale.expand(*batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Cauchy, ("loc", "scale"), batch_shape, _instance)
 
     @property
     def mean(self):
@@ -602,13 +563,7 @@ class Gumbel(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Gumbel, _instance)
-        batch_shape = oneflow.Size(batch_shape)
-        new.loc = self.loc.expand(*batch_shape)
-        new.scale = self.scale.expand(*batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Gumbel, ("loc", "scale"), batch_shape, _instance)
 
     @property
     def mean(self):
@@ -666,13 +621,7 @@ class Weibull(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Weibull, _instance)
-        batch_shape = oneflow.Size(batch_shape)
-        new.scale = self.scale.expand(*batch_shape)
-        new.concentration = self.concentration.expand(*batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Weibull, ("scale", "concentration"), batch_shape, _instance)
 
     @property
     def mean(self):
@@ -730,13 +679,7 @@ class Pareto(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Pareto, _instance)
-        batch_shape = oneflow.Size(batch_shape)
-        new.scale = self.scale.expand(*batch_shape)
-        new.alpha = self.alpha.expand(*batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Pareto, ("scale", "alpha"), batch_shape, _instance)
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self):
