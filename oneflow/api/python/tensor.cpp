@@ -227,11 +227,14 @@ void init_tensor(py::module_& m) {
           py::module_ flow = py::module_::import("oneflow");
           bool sizes = true;
           for (py::handle a : args) sizes = sizes && py::isinstance<py::int_>(a);
-          // Tensor() is an empty 1-D tensor, as PyTorch (the accumulate-with-cat idiom)
-          py::object made = args.size() == 0 ? flow.attr("empty")(0)
-                            : sizes          ? flow.attr("empty")(*args)
-                                : flow.attr("tensor")(
-                                      args[0], py::arg("dtype") = flow.attr("get_default_dtype")());
+          py::object made;
+          if (args.size() == 0)  // an empty 1-D tensor, as PyTorch (accumulate-with-cat idiom)
+            made = flow.attr("empty")(0);
+          else if (sizes)
+            made = flow.attr("empty")(*args);
+          else
+            made =
+                flow.attr("tensor")(args[0], py::arg("dtype") = flow.attr("get_default_dtype")());
           t = alias_detached(made.cast<Tensor>());
         }
         if (requires_grad) {
