@@ -2,8 +2,10 @@
 // signatures (conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1), ...).
 // Registered into the same _C submodule as functional.cpp.
 #include "oneflow/api/python/common.h"
+#include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/functional/attention.h"
 #include "oneflow/core/functional/nn_functional.h"
+#include "oneflow/core/ops/sampling_primitives.h"
 
 namespace oneflow::python {
 
@@ -231,6 +233,27 @@ void init_nn(py::module_& m) {
           ReleaseGil nogil;
           return F::pointwise_loss(ActFn(act), p, x, t, reduction);
         });
+  // The one-pass CPU kernels of grid_sample (4-D; mode 0 bilinear, 1 nearest; padding 0 zeros,
+  // 1 border, 2 reflection), pdist and the CTC loss (per-sequence negative log likelihood). The
+  // Python layer checks the arguments and picks these or its composition.
+  m.def("_grid_sample_2d", [](const Tensor& input, const Tensor& grid, int64_t mode,
+                              int64_t padding, bool align_corners) {
+    ReleaseGil nogil;
+    return dispatch1(prim::grid_sample_2d(), {F::contiguous(input), F::contiguous(grid)},
+                     Attrs{{"mode", mode}, {"padding", padding}, {"align_corners", align_corners}});
+  });
+  m.def("_pdist", [](const Tensor& input, double p) {
+    ReleaseGil nogil;
+    return dispatch1(prim::pdist(), {F::contiguous(input)}, Attrs{{"p", p}});
+  });
+  m.def("_ctc_loss", [](const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                        const Tensor& target_lengths, int64_t blank, bool zero_infinity) {
+    ReleaseGil nogil;
+    return dispatch(prim::ctc_loss(),
+                    {F::contiguous(log_probs), F::contiguous(targets), F::contiguous(input_lengths),
+                     F::contiguous(target_lengths)},
+                    Attrs{{"blank", blank}, {"zero_infinity", zero_infinity}})[0];
+  });
 }
 
 }  // namespace oneflow::python

@@ -9,6 +9,7 @@
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/functional/functional.h"
 #include "oneflow/core/ops/nn_primitives.h"
+#include "oneflow/core/ops/sampling_primitives.h"
 #include "oneflow/core/ops/small_ops_primitives.h"
 
 namespace oneflow {
@@ -1282,6 +1283,12 @@ std::vector<const Primitive*> all_primitives() {
       &prim::one_hot(),
       &prim::bincount(),
       &prim::cross(),
+      &prim::grid_sample_2d(),
+      &prim::grid_sample_2d_grad(),
+      &prim::pdist(),
+      &prim::pdist_grad(),
+      &prim::ctc_loss(),
+      &prim::ctc_loss_grad(),
       &prim::dot(),
       &prim::trace(),
       &prim::outer(),

@@ -821,13 +821,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
 
 def pdist(input, p=2):
     """Distances between all pairs of rows i < j, in row-major order of (i, j)."""
-    flow = _flow()
-    if input.dim() != 2:
-        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
-    n = input.shape[0]
-    i, j = flow.triu_indices(n, n, offset=1, device=input.device)
-    diff = input[i] - input[j]
-    return flow.linalg.vector_norm(diff, ord=p, dim=1)
+    return _flow().nn.functional.pdist(input, p)
 
 
 def ctc_loss(

@@ -1066,12 +1066,15 @@ def ctc_loss(
     reduction="mean",
     zero_infinity=False,
 ):
-    """Connectionist temporal classification loss: the forward (alpha) recursion in log space
-    over the blank-extended targets, one batched step per time step; gradients by autograd."""
+    """Connectionist temporal classification loss. On the CPU one kernel runs the forward
+    (alpha) and, for the gradient, the backward (beta) recursions of each sequence in log space;
+    elsewhere the recursion is composed of other ops (_ctc_composed)."""
     batched = log_probs.ndim != 2
     if not batched:
         log_probs = _C.unsqueeze(log_probs, 1)
     T, N, C = log_probs.shape
+    if log_probs.numel() == 0:
+        raise RuntimeError("ctc_loss: log_probs tensor must not be empty")
     il = _ctc_lengths(input_lengths)
     tl = _ctc_lengths(target_lengths)
     if len(il) != N:
@@ -1101,6 +1104,31 @@ def ctc_loss(
                 f"ctc_loss: expected tensor to have size at least {max(tl)} at dimension 1, "
                 f"but got size {tgt.shape[1]} for argument #2 'targets'"
             )
+    if not 0 <= blank < C:
+        raise RuntimeError(f"ctc_loss: blank must be in label range [0, {C}), got {blank}")
+    if (
+        log_probs.dtype in (oneflow.float32, oneflow.float64)
+        and not log_probs.is_global
+        and log_probs.device.type == "cpu"
+    ):
+        lengths = [oneflow.tensor(v, dtype=oneflow.int64) for v in (il, tl)]
+        loss = _C._ctc_loss(log_probs, targets.long(), *lengths, blank, zero_infinity)
+    else:
+        loss = _ctc_composed(log_probs, tgt, il, tl, blank)
+    if zero_infinity:
+        loss = _C.where(_C.eq(loss, float("inf")), 0.0, loss)
+    if reduction == "mean":
+        lengths = oneflow.tensor([max(v, 1) for v in tl], dtype=loss.dtype, device=loss.device)
+        return _C.mean(_C.div(loss, lengths))
+    loss = _reduce(loss, reduction)
+    return loss if batched or reduction != "none" else _C.squeeze(loss, [0])
+
+
+def _ctc_composed(log_probs, tgt, il, tl, blank):
+    """The per-sequence CTC loss composed of other ops (off the CPU): the alpha recursion in log
+    space, one batched step per time step, differentiated by autograd (the true gradient of
+    log_probs; the CPU kernel's follows PyTorch's, which assumes a log_softmax before it)."""
+    T, N, C = log_probs.shape
     rows, offset = [], 0
     for b in range(N):
         if tgt.ndim == 1:
@@ -1145,14 +1173,7 @@ def ctc_loss(
             oneflow.tensor([v > 0 for v in tl], device=dev), _C.select(picked, 1, 1), float("-inf")
         ),
     ]
-    loss = _C.neg(_logsumexp_safe(both))
-    if zero_infinity:
-        loss = _C.where(_C.eq(loss, float("inf")), 0.0, loss)
-    if reduction == "mean":
-        lengths = oneflow.tensor([max(v, 1) for v in tl], dtype=loss.dtype, device=dev)
-        return _C.mean(_C.div(loss, lengths))
-    loss = _reduce(loss, reduction)
-    return loss if batched or reduction != "none" else _C.squeeze(loss, [0])
+    return _C.neg(_logsumexp_safe(both))
 
 
 # ---- attention ----------------------------------------------------------------------------

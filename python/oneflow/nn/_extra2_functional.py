@@ -275,14 +275,11 @@ def embedding_bag(
     rows = oneflow.index_select(rows, 0, pos)
     out = oneflow.zeros(bags, dim, dtype=weight.dtype, device=weight.device)
     if mode == "max":
-        # A dense (bags, entries) mask: no scatter-max kernel with a gradient to build on.
-        member = oneflow.tensor(
-            bag_of[keep][None, :] == np.arange(bags)[:, None], device=weight.device
-        ).unsqueeze(-1)
-        neg_inf = oneflow.full((), -float("inf"), dtype=weight.dtype, device=weight.device)
-        best = _C.where(member, rows.unsqueeze(0), neg_inf).amax(1)
-        filled = oneflow.tensor(counts > 0, device=weight.device).unsqueeze(-1)
-        return _C.where(filled, best, out)  # an empty bag is zeros, as in PyTorch
+        # Each bag's maximum by a scatter-max into zeros that ignores them (an empty bag stays
+        # zeros, as in PyTorch). Its gradient reaches the maximal entries; a tie between two
+        # entries of one bag (the same index twice) splits it, and both add to the same row.
+        index = bag.unsqueeze(1).expand(bag.shape[0], dim)
+        return out.scatter_reduce(0, index, rows, "amax", include_self=False)
     if per_sample_weights is not None:
         psw = oneflow.index_select(per_sample_weights.reshape(-1), 0, pos)
         rows = _C.mul(rows, psw.unsqueeze(-1))
@@ -298,6 +295,11 @@ def embedding_bag(
 # ---- distances and losses ---------------------------------------------------------------
 
 
+def _on_cpu(t):
+    """Whether t is a local CPU tensor (what the one-pass CPU kernels take)."""
+    return not t.is_global and t.device.type == "cpu"
+
+
 def pdist(input, p=2):
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
@@ -305,6 +307,8 @@ def pdist(input, p=2):
         raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
+    if input.dtype in (oneflow.float32, oneflow.float64) and _on_cpu(input):
+        return _C._pdist(input, float(p))
     # Row pairs i < j in row-major order: PyTorch's layout of the condensed distance matrix.
     i, j = oneflow.triu_indices(input.shape[0], input.shape[0], 1, device=input.device)
     diff = _C.sub(oneflow.index_select(input, 0, i), oneflow.index_select(input, 0, j))

@@ -587,6 +587,20 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             f"grid_sample: expected grid and input to have the same dtype, got {grid.dtype} "
             f"and {input.dtype}"
         )
+    if (
+        spatial == 2
+        and mode != "bicubic"
+        and input.dtype in (oneflow.float32, oneflow.float64)
+        and not input.is_global
+        and input.device.type == "cpu"
+    ):
+        return _C._grid_sample_2d(
+            input,
+            grid,
+            0 if mode == "bilinear" else 1,
+            ("zeros", "border", "reflection").index(padding_mode),
+            bool(align_corners),
+        )
     n, c = input.shape[:2]
     sizes = list(input.shape[2:])  # D, H, W
     out_sizes = list(grid.shape[1:-1])

@@ -4,6 +4,7 @@
 #include "oneflow/core/kernels/common/stack_slices.h"
 #include "oneflow/core/kernels/cuda/cuda_kernels.h"
 #include "oneflow/core/ops/primitives.h"
+#include "oneflow/core/ops/sampling_primitives.h"
 #include "oneflow/core/ops/small_ops_primitives.h"
 
 namespace oneflow {
@@ -38,6 +39,12 @@ OF_NOT_YET(Trace)
 OF_NOT_YET(Outer)
 OF_NOT_YET(Bincount)
 OF_NOT_YET(Cross)
+OF_NOT_YET(GridSample2d)
+OF_NOT_YET(GridSample2dGrad)
+OF_NOT_YET(Pdist)
+OF_NOT_YET(PdistGrad)
+OF_NOT_YET(CtcLoss)
+OF_NOT_YET(CtcLossGrad)
 OF_NOT_YET(Cumsum)
 OF_NOT_YET(Cumprod)
 OF_NOT_YET(Sort)

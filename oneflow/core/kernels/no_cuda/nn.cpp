@@ -3,6 +3,7 @@
 // (see kernels/no_cuda/kernels.cpp for the others).
 #include "oneflow/core/ops/attention_primitives.h"
 #include "oneflow/core/ops/nn_primitives.h"
+#include "oneflow/core/ops/sampling_primitives.h"
 #include "oneflow/core/ops/small_ops_primitives.h"
 #include "oneflow/core/ops/ternary_primitives.h"
 
@@ -46,6 +47,12 @@ OF_NN_NO_CUDA(Trace)
 OF_NN_NO_CUDA(Outer)
 OF_NN_NO_CUDA(Bincount)
 OF_NN_NO_CUDA(Cross)
+OF_NN_NO_CUDA(GridSample2d)
+OF_NN_NO_CUDA(GridSample2dGrad)
+OF_NN_NO_CUDA(Pdist)
+OF_NN_NO_CUDA(PdistGrad)
+OF_NN_NO_CUDA(CtcLoss)
+OF_NN_NO_CUDA(CtcLossGrad)
 #undef OF_NN_NO_CUDA
 
 template <TernaryFn K>

@@ -1,0 +1,658 @@
+// CPU kernels of grid_sample (4-D, bilinear and nearest), pdist and the CTC loss, with their
+// gradients (ops/sampling_primitives.h). The arithmetic follows PyTorch's CPU kernels step by
+// step (the same coordinate transforms, tap weights and log-space recursions), so results agree
+// to the last bits and gradients match PyTorch's conventions.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "oneflow/core/kernels/cpu/parallel.h"
+#include "oneflow/core/kernels/cpu/strided_loop.h"
+#include "oneflow/core/ops/sampling_primitives.h"
+
+namespace oneflow {
+
+namespace {
+
+template <typename F>
+void visit_float(DType dt, F&& f) {
+  if (dt == DType::kFloat64)
+    f.template operator()<double>();
+  else
+    f.template operator()<float>();
+}
+
+// ---- grid_sample: source coordinates ----
+
+// A grid coordinate in [-1, 1] as a pixel position along an axis of `size`, with d(position) /
+// d(coordinate) in *g, then the padding rule applied (border: clamped; reflection: mirrored and
+// clamped), its derivative multiplied into *g.
+template <typename T>
+T clip(T x, int64_t size, T* g) {
+  if (x <= T(0)) {
+    *g = 0;
+    return 0;
+  }
+  const T hi = static_cast<T>(size - 1);
+  if (x >= hi) {
+    *g = 0;
+    return hi;
+  }
+  *g = 1;
+  return x;
+}
+
+// Mirrors x into [twice_low / 2, twice_high / 2] (the bounds are doubled so that the -0.5 of
+// align_corners=False stays an integer).
+template <typename T>
+T reflect(T x, int64_t twice_low, int64_t twice_high, T* g) {
+  if (twice_low == twice_high) {
+    *g = 0;
+    return 0;
+  }
+  const T lo = static_cast<T>(twice_low) / 2;
+  const T span = static_cast<T>(twice_high - twice_low) / 2;
+  x -= lo;
+  T sign = 1;
+  if (x < 0) {
+    sign = -1;
+    x = -x;
+  }
+  const T extra = std::fmod(x, span);
+  const int64_t flips = static_cast<int64_t>(std::floor(x / span));
+  if (flips % 2 == 0) {
+    *g = sign;
+    return extra + lo;
+  }
+  *g = -sign;
+  return span - extra + lo;
+}
+
+template <typename T>
+T source_index(T coord, int64_t size, GridPadding padding, bool align_corners, T* g) {
+  T x;
+  if (align_corners) {
+    *g = static_cast<T>(size - 1) / 2;
+    x = (coord + 1) / 2 * static_cast<T>(size - 1);
+  } else {
+    *g = static_cast<T>(size) / 2;
+    x = ((coord + 1) * static_cast<T>(size) - 1) / 2;
+  }
+  T g2 = 1, g3 = 1;
+  if (padding == GridPadding::kBorder) {
+    x = clip(x, size, &g2);
+  } else if (padding == GridPadding::kReflection) {
+    x = align_corners ? reflect(x, 0, 2 * (size - 1), &g2) : reflect(x, -1, 2 * size - 1, &g2);
+    x = clip(x, size, &g3);
+  }
+  *g *= g2 * g3;
+  // Far outside (or not a number): every tap misses, as for any position below -1 or past
+  // size; bounded here so that the integer taps below stay defined.
+  if (!(x > T(-2))) x = -2;
+  if (x > static_cast<T>(size + 1)) x = static_cast<T>(size + 1);
+  return x;
+}
+
+struct GridArgs {
+  GridMode mode;
+  GridPadding padding;
+  bool align_corners;
+  int64_t n, c, h, w, oh, ow;
+};
+
+GridArgs grid_args(const Tensor& x, const Tensor& grid, const Attrs& attrs) {
+  return {GridMode(attrs.get<int64_t>("mode")),
+          GridPadding(attrs.get<int64_t>("padding")),
+          attrs.get<bool>("align_corners"),
+          x->shape()[0],
+          x->shape()[1],
+          x->shape()[2],
+          x->shape()[3],
+          grid->shape()[1],
+          grid->shape()[2]};
+}
+
+// The four bilinear taps of one output point: positions, whether each is inside, weights, and
+// the weights' derivatives along x and y.
+template <typename T>
+struct Taps {
+  int64_t x0, y0;
+  T w[4], dwx[4], dwy[4];
+  bool in[4];
+  int64_t off[4];
+};
+
+template <typename T>
+void bilinear_taps(T ix, T iy, int64_t h, int64_t w, Taps<T>* t) {
+  const T fx0 = std::floor(ix), fy0 = std::floor(iy);
+  t->x0 = static_cast<int64_t>(fx0);
+  t->y0 = static_cast<int64_t>(fy0);
+  const T ex = fx0 + 1 - ix, wx = ix - fx0;  // weight of the left and the right column
+  const T ey = fy0 + 1 - iy, wy = iy - fy0;  // of the top and the bottom row
+  const T wts[4] = {ex * ey, wx * ey, ex * wy, wx * wy};
+  const T dx[4] = {-ey, ey, -wy, wy};
+  const T dy[4] = {-ex, -wx, ex, wx};
+  for (int k = 0; k < 4; ++k) {
+    const int64_t xx = t->x0 + (k & 1), yy = t->y0 + (k >> 1);
+    t->in[k] = xx >= 0 && xx < w && yy >= 0 && yy < h;
+    t->off[k] = t->in[k] ? yy * w + xx : 0;
+    t->w[k] = wts[k];
+    t->dwx[k] = dx[k];
+    t->dwy[k] = dy[k];
+  }
+}
+
+// The nearest tap (half to even, as nearbyint in the default rounding mode), or -1 outside.
+template <typename T>
+int64_t nearest_tap(T ix, T iy, int64_t h, int64_t w) {
+  const int64_t xx = static_cast<int64_t>(std::nearbyint(ix));
+  const int64_t yy = static_cast<int64_t>(std::nearbyint(iy));
+  return xx >= 0 && xx < w && yy >= 0 && yy < h ? yy * w + xx : -1;
+}
+
+// ---- pdist ----
+
+// Pair (i, j), i < j, of n rows: its index in the condensed distance vector.
+inline int64_t pair_index(int64_t i, int64_t j, int64_t n) {
+  return i * n - i * (i + 1) / 2 + (j - i - 1);
+}
+
+enum class PNorm { kZero, kOne, kTwo, kInf, kLessThanTwo, kOther };
+
+PNorm p_norm(double p) {
+  if (p == 0) return PNorm::kZero;
+  if (p == 1) return PNorm::kOne;
+  if (p == 2) return PNorm::kTwo;
+  if (std::isinf(p)) return PNorm::kInf;
+  return p < 2 ? PNorm::kLessThanTwo : PNorm::kOther;
+}
+
+template <typename T>
+__attribute__((always_inline)) inline T sign_of(T d) {
+  return d > 0 ? T(1) : (d < 0 ? T(-1) : T(0));
+}
+
+// The rows are read column by column from x^T (m, n): for row i, acc[j] over j > i gathers the
+// p-th powers (or maxima) of one column at a time, so the inner loop runs along j, unit-stride
+// and without a horizontal sum, and acc stays in the L1 cache. Inlined into the AVX2 / AVX-512
+// loops (cpu::run_loop).
+template <PNorm kind, typename T>
+__attribute__((always_inline)) inline void row_distances(const T* xt, const T* xi, int64_t i,
+                                                         int64_t n, int64_t m, T pt, T* acc) {
+  std::fill(acc + i + 1, acc + n, T(0));
+  for (int64_t k = 0; k < m; ++k) {
+    const T a = xi[k];
+    const T* col = xt + k * n;
+    for (int64_t j = i + 1; j < n; ++j) {
+      const T d = std::abs(col[j] - a);
+      if constexpr (kind == PNorm::kZero)
+        acc[j] += d != 0 ? T(1) : T(0);
+      else if constexpr (kind == PNorm::kOne)
+        acc[j] += d;
+      else if constexpr (kind == PNorm::kTwo)
+        acc[j] += d * d;
+      else if constexpr (kind == PNorm::kInf)
+        acc[j] = std::max(acc[j], d);
+      else
+        acc[j] += std::pow(d, pt);
+    }
+  }
+  if constexpr (kind == PNorm::kTwo)
+    for (int64_t j = i + 1; j < n; ++j) acc[j] = std::sqrt(acc[j]);
+  if constexpr (kind == PNorm::kLessThanTwo || kind == PNorm::kOther)
+    for (int64_t j = i + 1; j < n; ++j) acc[j] = std::pow(acc[j], T(1) / pt);
+}
+
+// dx_i[k] = sum over j != i of coef[j] * h(x_i[k] - x_j[k]), h the derivative of the p-norm in
+// one component without its pair factor (coef[j] holds dy / dist^(p - 1) or dy, 0 for j = i and
+// for pairs at distance 0), read column by column from x^T.
+template <PNorm kind, typename T>
+__attribute__((always_inline)) inline void row_distance_grad(const T* xt, const T* xi,
+                                                             const T* coef, const T* dist,
+                                                             int64_t n, int64_t m, T pt, T* dxi) {
+  for (int64_t k = 0; k < m; ++k) {
+    const T a = xi[k];
+    const T* col = xt + k * n;
+    T sum = 0;
+#pragma omp simd reduction(+ : sum)
+    for (int64_t j = 0; j < n; ++j) {
+      const T d = a - col[j];
+      if constexpr (kind == PNorm::kOne) {
+        sum += coef[j] * sign_of(d);
+      } else if constexpr (kind == PNorm::kTwo) {
+        sum += coef[j] * d;
+      } else if constexpr (kind == PNorm::kInf) {
+        sum += std::abs(d) == dist[j] ? coef[j] * sign_of(d) : T(0);
+      } else if constexpr (kind == PNorm::kLessThanTwo) {
+        // PyTorch's rule below 1: a zero component contributes nothing (not 0 * inf)
+        if (!(d == 0 && pt < 1)) sum += coef[j] * sign_of(d) * std::pow(std::abs(d), pt - 1);
+      } else {
+        sum += coef[j] * d * std::pow(std::abs(d), pt - 2);
+      }
+    }
+    dxi[k] = sum;
+  }
+}
+
+// ---- CTC ----
+
+template <typename T>
+T log_add(T a, T b) {
+  const T m = std::max(a, b);
+  if (m == -std::numeric_limits<T>::infinity()) return m;
+  return m + std::log(std::exp(a - m) + std::exp(b - m));
+}
+
+template <typename T>
+T log_add3(T a, T b, T c) {
+  T m = std::max(a, std::max(b, c));
+  if (m == -std::numeric_limits<T>::infinity()) m = 0;
+  return std::log(std::exp(a - m) + std::exp(b - m) + std::exp(c - m)) + m;
+}
+
+// One sequence's view of the CTC inputs: its lengths and its labels in the blank-extended target
+// (blank, l1, blank, l2, ..., blank).
+struct CtcSeq {
+  int64_t len_in, len_target;
+  const int64_t* labels;
+  int64_t blank;
+  int64_t ext(int64_t s) const { return s % 2 == 0 ? blank : labels[s / 2]; }
+  // Whether the path may skip from s - 2 to s (a label differing from the previous one).
+  bool skip(int64_t s) const { return s % 2 == 1 && s > 1 && labels[s / 2] != labels[s / 2 - 1]; }
+};
+
+std::vector<CtcSeq> ctc_sequences(const Tensor& targets, const Tensor& il, const Tensor& tl,
+                                  int64_t classes, int64_t blank, int64_t t_max) {
+  const int64_t n = il->numel();
+  const int64_t* in_len = il->data_as<int64_t>();
+  const int64_t* tgt_len = tl->data_as<int64_t>();
+  const int64_t* tg = targets->data_as<int64_t>();
+  const bool padded = targets->ndim() == 2;
+  const int64_t width = padded ? targets->shape()[1] : targets->numel();
+  std::vector<CtcSeq> seqs(n);
+  int64_t offset = 0;
+  for (int64_t b = 0; b < n; ++b) {
+    const int64_t li = in_len[b], lt = tgt_len[b];
+    if (li < 0 || li > t_max)
+      throw_error<RuntimeError>("ctc_loss", "expected input_lengths in [0, ", t_max, "], got ", li);
+    if (lt < 0 || lt > width || (!padded && offset + lt > width))
+      throw_error<RuntimeError>("ctc_loss", "target length ", lt, " of sequence ", b,
+                                " runs past the targets");
+    const int64_t* labels = padded ? tg + b * width : tg + offset;
+    for (int64_t s = 0; s < lt; ++s)
+      if (labels[s] < 0 || labels[s] >= classes)
+        throw_error<RuntimeError>("ctc_loss", "target ", labels[s], " of sequence ", b,
+                                  " is not a class in [0, ", classes, ")");
+    seqs[b] = CtcSeq{li, lt, labels, blank};
+    offset += lt;
+  }
+  return seqs;
+}
+
+}  // namespace
+
+// ---- grid_sample ----
+
+namespace {
+
+// The taps of every output point of one batch element, tap-major: the point's k-th tap reads
+// plane[off[k * points + p]] with weight w[k * points + p], and the weight's derivatives along x
+// and y. A tap outside has offset -1 and reads nothing (an infinite value in the input must not
+// turn into 0 * inf). Nearest sampling has one tap.
+template <typename T>
+struct TapTable {
+  int taps = 0;
+  std::vector<int64_t> off;
+  std::vector<T> w, dwx, dwy, gx, gy;
+
+  void build(const T* grid, int64_t points, const GridArgs& a, bool with_grad) {
+    taps = a.mode == GridMode::kNearest ? 1 : 4;
+    off.assign(taps * points, -1);
+    w.assign(taps * points, T(0));
+    if (with_grad) {
+      dwx.assign(taps * points, T(0));
+      dwy.assign(taps * points, T(0));
+      gx.resize(points);
+      gy.resize(points);
+    }
+    for (int64_t p = 0; p < points; ++p) {
+      T mx, my;
+      const T ix = source_index(grid[2 * p], a.w, a.padding, a.align_corners, &mx);
+      const T iy = source_index(grid[2 * p + 1], a.h, a.padding, a.align_corners, &my);
+      if (with_grad) {
+        gx[p] = mx;
+        gy[p] = my;
+      }
+      if (taps == 1) {
+        const int64_t o = nearest_tap(ix, iy, a.h, a.w);
+        off[p] = o;
+        w[p] = 1;
+        continue;
+      }
+      Taps<T> t;
+      bilinear_taps(ix, iy, a.h, a.w, &t);
+      for (int k = 0; k < 4; ++k) {
+        if (!t.in[k]) continue;
+        off[k * points + p] = t.off[k];
+        w[k * points + p] = t.w[k];
+        if (with_grad) {
+          dwx[k * points + p] = t.dwx[k];
+          dwy[k * points + p] = t.dwy[k];
+        }
+      }
+    }
+  }
+};
+
+}  // namespace
+
+void GridSample2d::compute_cpu(const TensorList& in, const TensorList& out,
+                               const Attrs& attrs) const {
+  const GridArgs a = grid_args(in[0], in[1], attrs);
+  visit_float(in[0]->dtype(), [&]<typename T>() {
+    const T* x = in[0]->data_as<T>();
+    const T* grid = in[1]->data_as<T>();
+    T* y = out[0]->data_as<T>();
+    const int64_t plane = a.h * a.w, points = a.oh * a.ow;
+    // Per batch element: the taps once, then each channel plane read through them (one plane
+    // and one output row of points at a time).
+    OF_OMP_FOR_IF(
+        a.n > 1 && a.n * points * a.c > cpu::kParallelGrain / 4, schedule(static),
+        for (int64_t b = 0; b < a.n; ++b) {
+          TapTable<T> tt;
+          tt.build(grid + b * points * 2, points, a, false);
+          for (int64_t ch = 0; ch < a.c; ++ch) {
+            const T* xc = x + (b * a.c + ch) * plane;
+            T* yc = y + (b * a.c + ch) * points;
+            const int64_t* o = tt.off.data();
+            const T* w = tt.w.data();
+            auto tap = [&](int64_t i) { return o[i] < 0 ? T(0) : xc[o[i]] * w[i]; };
+            if (tt.taps == 1) {
+              for (int64_t p = 0; p < points; ++p) yc[p] = tap(p);
+              continue;
+            }
+            for (int64_t p = 0; p < points; ++p)
+              yc[p] = tap(p) + tap(points + p) + tap(2 * points + p) + tap(3 * points + p);
+          }
+        });
+  });
+}
+
+void GridSample2dGrad::compute_cpu(const TensorList& in, const TensorList& out,
+                                   const Attrs& attrs) const {
+  const GridArgs a = grid_args(in[1], in[2], attrs);
+  const bool need_input = attrs.get<bool>("need_input");
+  const bool need_grid = attrs.get<bool>("need_grid") && a.mode != GridMode::kNearest;
+  visit_float(in[1]->dtype(), [&]<typename T>() {
+    const T* dy = in[0]->data_as<T>();
+    const T* x = in[1]->data_as<T>();
+    const T* grid = in[2]->data_as<T>();
+    T* dx = out[0]->data_as<T>();
+    T* dgrid = out[1]->data_as<T>();
+    std::memset(dx, 0, sizeof(T) * out[0]->numel());
+    std::memset(dgrid, 0, sizeof(T) * out[1]->numel());  // nearest: the grid's gradient is 0
+    const int64_t plane = a.h * a.w, points = a.oh * a.ow;
+    // One batch element per thread: its input gradient is written by its points only.
+    OF_OMP_FOR_IF(
+        a.n > 1 && a.n * points * a.c > cpu::kParallelGrain / 4, schedule(static),
+        for (int64_t b = 0; b < a.n; ++b) {
+          TapTable<T> tt;
+          tt.build(grid + b * points * 2, points, a, need_grid);
+          std::vector<T> sx(need_grid ? points : 0), sy(need_grid ? points : 0);
+          for (int64_t ch = 0; ch < a.c; ++ch) {
+            const T* xc = x + (b * a.c + ch) * plane;
+            T* dxc = dx + (b * a.c + ch) * plane;
+            const T* g = dy + (b * a.c + ch) * points;
+            const int64_t* o = tt.off.data();
+            const T* w = tt.w.data();
+            const int taps = tt.taps;
+            if (need_input)
+              for (int64_t p = 0; p < points; ++p)
+                for (int k = 0; k < taps; ++k) {
+                  const int64_t i = k * points + p;
+                  if (o[i] >= 0) dxc[o[i]] += w[i] * g[p];
+                }
+            if (need_grid) {
+              const T* wx = tt.dwx.data();
+              const T* wy = tt.dwy.data();
+              for (int64_t p = 0; p < points; ++p) {
+                T ax = 0, ay = 0;
+                for (int k = 0; k < 4; ++k) {
+                  const int64_t i = k * points + p;
+                  if (o[i] < 0) continue;
+                  const T v = xc[o[i]];
+                  ax += v * wx[i];
+                  ay += v * wy[i];
+                }
+                sx[p] += ax * g[p];
+                sy[p] += ay * g[p];
+              }
+            }
+          }
+          if (need_grid) {
+            T* dg = dgrid + b * points * 2;
+            for (int64_t p = 0; p < points; ++p) {
+              dg[2 * p] = sx[p] * tt.gx[p];
+              dg[2 * p + 1] = sy[p] * tt.gy[p];
+            }
+          }
+        });
+  });
+}
+
+// ---- pdist ----
+
+namespace {
+
+template <typename F>
+void visit_p_norm(PNorm kind, F&& f) {
+  switch (kind) {
+    case PNorm::kZero:
+      return f.template operator()<PNorm::kZero>();
+    case PNorm::kOne:
+      return f.template operator()<PNorm::kOne>();
+    case PNorm::kTwo:
+      return f.template operator()<PNorm::kTwo>();
+    case PNorm::kInf:
+      return f.template operator()<PNorm::kInf>();
+    case PNorm::kLessThanTwo:
+      return f.template operator()<PNorm::kLessThanTwo>();
+    case PNorm::kOther:
+      return f.template operator()<PNorm::kOther>();
+  }
+}
+
+// x (n, m) transposed into a fresh (m, n) buffer.
+template <typename T>
+std::vector<T> transposed(const T* x, int64_t n, int64_t m) {
+  std::vector<T> xt(n * m);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t k = 0; k < m; ++k) xt[k * n + i] = x[i * m + k];
+  return xt;
+}
+
+}  // namespace
+
+void Pdist::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  const double p = attrs.get<double>("p");
+  const int64_t n = in[0]->shape()[0], m = in[0]->shape()[1];
+  if (n < 2) return;
+  visit_float(in[0]->dtype(), [&]<typename T>() {
+    const T* x = in[0]->data_as<T>();
+    T* y = out[0]->data_as<T>();
+    const std::vector<T> xt = transposed(x, n, m);
+    const auto tier = cpu::loop_tier();
+    const T pt = static_cast<T>(p);
+    visit_p_norm(p_norm(p), [&]<PNorm kind>() {
+      auto region = [&] {
+        std::vector<T> acc(n);
+#pragma omp for schedule(dynamic, 4)
+        for (int64_t i = 0; i < n - 1; ++i) {
+          cpu::run_loop(
+              tier, [&]() __attribute__((always_inline)) {
+                row_distances<kind>(xt.data(), x + i * m, i, n, m, pt, acc.data());
+              });
+          std::copy(acc.begin() + i + 1, acc.end(), y + pair_index(i, i + 1, n));
+        }
+      };
+      OF_OMP_PARALLEL_IF(out[0]->numel() * m > cpu::kParallelGrain, , region);
+    });
+  });
+}
+
+void PdistGrad::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  const double p = attrs.get<double>("p");
+  const int64_t n = in[1]->shape()[0], m = in[1]->shape()[1];
+  visit_float(in[1]->dtype(), [&]<typename T>() {
+    const T* dy = in[0]->data_as<T>();
+    const T* x = in[1]->data_as<T>();
+    const T* dist = in[2]->data_as<T>();
+    T* dx = out[0]->data_as<T>();
+    const PNorm kind_ = p_norm(p);
+    if (kind_ == PNorm::kZero || n < 2) {
+      std::fill(dx, dx + n * m, T(0));
+      return;
+    }
+    const std::vector<T> xt = transposed(x, n, m);
+    const auto tier = cpu::loop_tier();
+    const T pt = static_cast<T>(p);
+    visit_p_norm(kind_, [&]<PNorm kind>() {
+      // Row i's gradient gathers every pair it is in (each pair's term is odd in x_i - x_j),
+      // so each row is written by one thread.
+      auto region = [&] {
+        std::vector<T> coef(n), dists(n);
+#pragma omp for schedule(static)
+        for (int64_t i = 0; i < n; ++i) {
+          for (int64_t j = 0; j < n; ++j) {
+            const int64_t k = i < j ? pair_index(i, j, n) : pair_index(j, i, n);
+            const T d = j == i ? T(0) : dist[k];
+            dists[j] = d;
+            if (d == 0) {
+              coef[j] = 0;
+            } else if constexpr (kind == PNorm::kOne || kind == PNorm::kInf) {
+              coef[j] = dy[k];
+            } else if constexpr (kind == PNorm::kTwo) {
+              coef[j] = dy[k] / d;
+            } else {
+              coef[j] = dy[k] / std::pow(d, pt - 1);
+            }
+          }
+          cpu::run_loop(
+              tier, [&]() __attribute__((always_inline)) {
+                row_distance_grad<kind>(xt.data(), x + i * m, coef.data(), dists.data(), n, m, pt,
+                                        dx + i * m);
+              });
+        }
+      };
+      OF_OMP_PARALLEL_IF(in[0]->numel() * m > cpu::kParallelGrain / 2, , region);
+    });
+  });
+}
+
+// ---- CTC loss ----
+
+void CtcLoss::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  const Tensor& lp = in[0];
+  const int64_t t_max = lp->shape()[0], n = lp->shape()[1], classes = lp->shape()[2];
+  const int64_t blank = attrs.get<int64_t>("blank");
+  const std::vector<CtcSeq> seqs = ctc_sequences(in[1], in[2], in[3], classes, blank, t_max);
+  const int64_t width = out[1]->shape()[2];
+  visit_float(lp->dtype(), [&]<typename T>() {
+    constexpr T kNegInf = -std::numeric_limits<T>::infinity();
+    const T* logp = lp->data_as<T>();
+    T* nll = out[0]->data_as<T>();
+    T* alpha_all = out[1]->data_as<T>();
+    OF_OMP_FOR_IF(
+        n > 1 && out[1]->numel() > cpu::kParallelGrain / 8, schedule(dynamic, 1),
+        for (int64_t b = 0; b < n; ++b) {
+          const CtcSeq& q = seqs[b];
+          T* alpha = alpha_all + b * t_max * width;
+          std::fill(alpha, alpha + t_max * width, kNegInf);
+          const int64_t len = 2 * q.len_target + 1;
+          if (q.len_in == 0) {
+            nll[b] = q.len_target == 0 ? T(0) : std::numeric_limits<T>::infinity();
+            continue;
+          }
+          // lp at time t for class c of sequence b
+          auto at = [&](int64_t t, int64_t c) { return logp[(t * n + b) * classes + c]; };
+          alpha[0] = at(0, blank);
+          if (len > 1) alpha[1] = at(0, q.ext(1));
+          for (int64_t t = 1; t < q.len_in; ++t) {
+            const T* prev = alpha + (t - 1) * width;
+            T* cur = alpha + t * width;
+            for (int64_t s = 0; s < len; ++s) {
+              const T l2 = s > 0 ? prev[s - 1] : kNegInf;
+              const T l3 = q.skip(s) ? prev[s - 2] : kNegInf;
+              cur[s] = log_add3(prev[s], l2, l3) + at(t, q.ext(s));
+            }
+          }
+          const T* last = alpha + (q.len_in - 1) * width;
+          nll[b] = -(len > 1 ? log_add(last[len - 1], last[len - 2]) : last[0]);
+        });
+  });
+}
+
+void CtcLossGrad::compute_cpu(const TensorList& in, const TensorList& out,
+                              const Attrs& attrs) const {
+  const Tensor& lp = in[1];
+  const int64_t t_max = lp->shape()[0], n = lp->shape()[1], classes = lp->shape()[2];
+  const int64_t blank = attrs.get<int64_t>("blank");
+  const bool zero_infinity = attrs.get<bool>("zero_infinity");
+  const std::vector<CtcSeq> seqs = ctc_sequences(in[2], in[3], in[4], classes, blank, t_max);
+  const int64_t width = in[6]->shape()[2];
+  visit_float(lp->dtype(), [&]<typename T>() {
+    constexpr T kNegInf = -std::numeric_limits<T>::infinity();
+    const T* dy = in[0]->data_as<T>();
+    const T* logp = lp->data_as<T>();
+    const T* nll = in[5]->data_as<T>();
+    const T* alpha_all = in[6]->data_as<T>();
+    T* dlp = out[0]->data_as<T>();
+    OF_OMP_FOR_IF(
+        n > 1 && in[6]->numel() > cpu::kParallelGrain / 8, schedule(dynamic, 1),
+        for (int64_t b = 0; b < n; ++b) {
+          const CtcSeq& q = seqs[b];
+          const int64_t len = 2 * q.len_target + 1;
+          auto row = [&](int64_t t) { return (t * n + b) * classes; };
+          const T loss = nll[b];
+          // PyTorch's convention: the gradient of the loss as if log_probs were
+          // renormalised by a log_softmax (exp(lp) minus the label posteriors).
+          const bool zero = q.len_in == 0 || (zero_infinity && std::isinf(loss));
+          for (int64_t t = 0; t < t_max; ++t) std::fill(dlp + row(t), dlp + row(t) + classes, T(0));
+          if (zero) continue;
+          const T g = dy[b];
+          const T* alpha = alpha_all + b * t_max * width;
+          std::vector<T> beta(2 * len, kNegInf), lcab(classes);
+          T* next = beta.data();
+          T* cur = beta.data() + len;
+          for (int64_t t = q.len_in - 1; t >= 0; --t) {
+            const T* lpt = logp + row(t);
+            if (t == q.len_in - 1) {
+              std::fill(cur, cur + len, kNegInf);
+              cur[len - 1] = lpt[blank];
+              if (len > 1) cur[len - 2] = lpt[q.ext(len - 2)];
+            } else {
+              for (int64_t s = 0; s < len; ++s) {
+                const T b2 = s + 1 < len ? next[s + 1] : kNegInf;
+                const T b3 = s + 2 < len && q.skip(s + 2) ? next[s + 2] : kNegInf;
+                cur[s] = log_add3(next[s], b2, b3) + lpt[q.ext(s)];
+              }
+            }
+            std::fill(lcab.begin(), lcab.end(), kNegInf);
+            const T* at = alpha + t * width;
+            for (int64_t s = 0; s < len; ++s) {
+              T& acc = lcab[q.ext(s)];
+              acc = log_add(acc, at[s] + cur[s]);
+            }
+            T* d = dlp + row(t);
+            for (int64_t c = 0; c < classes; ++c)
+              d[c] = (std::exp(lpt[c]) - std::exp(lcab[c] + loss - lpt[c])) * g;
+            std::swap(cur, next);
+          }
+        });
+  });
+}
+
+}  // namespace oneflow

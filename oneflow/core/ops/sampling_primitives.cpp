@@ -1,0 +1,208 @@
+// Meta inference, traits and gradient rules of grid_sample (4-D), pdist and the CTC loss
+// (sampling_primitives.h). The argument checks users see live in the Python layer; these assert
+// what the kernels rely on.
+#include "oneflow/core/ops/sampling_primitives.h"
+
+#include "oneflow/core/dispatch/dispatch.h"
+#include "oneflow/core/functional/functional.h"
+
+namespace oneflow {
+
+namespace F = functional;
+
+namespace {
+
+TensorMeta contiguous_meta(Shape shape, DType dtype, Device device) {
+  Strides strides = contiguous_strides(shape);
+  return TensorMeta{std::move(shape), std::move(strides), 0, dtype, device};
+}
+
+PrimTraits saving_all() {
+  PrimTraits t;
+  t.saves_inputs = true;
+  t.saves_outputs = true;
+  return t;
+}
+
+PrimTraits not_differentiable() {
+  PrimTraits t;
+  t.differentiable = false;
+  return t;
+}
+
+void check_float(const Primitive& p, const Tensor& t, const char* what) {
+  if (t->dtype() != DType::kFloat32 && t->dtype() != DType::kFloat64)
+    throw_error<RuntimeError>(p.name(), "expected ", what, " of dtype float32 or float64, got ",
+                              dtype_name(t->dtype()));
+  if (!t->is_contiguous()) throw_error<RuntimeError>(p.name(), "expected a contiguous ", what);
+}
+
+uint64_t elems(const Tensor& t) { return static_cast<uint64_t>(t->numel()); }
+
+}  // namespace
+
+// ---- grid_sample ----
+
+PrimTraits GridSample2d::traits() const {
+  PrimTraits t;
+  t.saves_inputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> GridSample2d::infer(const TensorList& in, const Attrs&) const {
+  OF_ASSERT(in.size() == 2);
+  const Tensor &x = in[0], &grid = in[1];
+  check_float(*this, x, "input");
+  check_float(*this, grid, "grid");
+  if (x->ndim() != 4 || grid->ndim() != 4 || grid->shape()[3] != 2 ||
+      grid->shape()[0] != x->shape()[0] || grid->dtype() != x->dtype())
+    throw_error<RuntimeError>(name(), "expected input (N, C, H, W) and grid (N, H', W', 2) of ",
+                              "one dtype, got ", shape_str(x->shape()), " and ",
+                              shape_str(grid->shape()));
+  const Shape& g = grid->shape();
+  return {contiguous_meta({x->shape()[0], x->shape()[1], g[1], g[2]}, x->dtype(), x->device())};
+}
+
+TensorList GridSample2d::grad(const GradContext& ctx, const TensorList& dy) const {
+  TensorList dx(2);
+  if (!dy[0] || (!ctx.needs_input_grad[0] && !ctx.needs_input_grad[1])) return dx;
+  Attrs attrs = ctx.attrs;
+  attrs.set("need_input", static_cast<bool>(ctx.needs_input_grad[0]));
+  attrs.set("need_grid", static_cast<bool>(ctx.needs_input_grad[1]));
+  TensorList g = dispatch(prim::grid_sample_2d_grad(),
+                          {F::contiguous(dy[0]), ctx.inputs[0], ctx.inputs[1]}, attrs);
+  if (ctx.needs_input_grad[0]) dx[0] = g[0];
+  if (ctx.needs_input_grad[1]) dx[1] = g[1];
+  return dx;
+}
+
+uint64_t GridSample2d::cpu_work(const TensorList& in, const TensorList& out) const {
+  return 4 * elems(out[0]) * itemsize(out[0]->dtype()) + elems(in[1]) * itemsize(in[1]->dtype());
+}
+
+PrimTraits GridSample2dGrad::traits() const { return not_differentiable(); }
+
+std::vector<TensorMeta> GridSample2dGrad::infer(const TensorList& in, const Attrs&) const {
+  OF_ASSERT(in.size() == 3 && in[0]->is_contiguous());
+  return {contiguous_meta(in[1]->shape(), in[1]->dtype(), in[1]->device()),
+          contiguous_meta(in[2]->shape(), in[2]->dtype(), in[2]->device())};
+}
+
+uint64_t GridSample2dGrad::cpu_work(const TensorList& in, const TensorList& out) const {
+  return 8 * elems(in[0]) * itemsize(in[0]->dtype()) + elems(out[0]) * itemsize(in[0]->dtype());
+}
+
+// ---- pdist ----
+
+PrimTraits Pdist::traits() const { return saving_all(); }
+
+std::vector<TensorMeta> Pdist::infer(const TensorList& in, const Attrs& attrs) const {
+  OF_ASSERT(in.size() == 1);
+  check_float(*this, in[0], "input");
+  if (in[0]->ndim() != 2)
+    throw_error<RuntimeError>(name(), "expected a 2-D input, got ", in[0]->ndim(), "-D");
+  if (!(attrs.get<double>("p") >= 0))
+    throw_error<RuntimeError>(name(), "expected a non-negative p, got ", attrs.get<double>("p"));
+  const int64_t n = in[0]->shape()[0];
+  return {contiguous_meta({n * (n - 1) / 2}, in[0]->dtype(), in[0]->device())};
+}
+
+TensorList Pdist::grad(const GradContext& ctx, const TensorList& dy) const {
+  if (!dy[0] || !ctx.needs_input_grad[0]) return {nullptr};
+  return {dispatch1(prim::pdist_grad(), {F::contiguous(dy[0]), ctx.inputs[0], ctx.outputs[0]},
+                    ctx.attrs)};
+}
+
+uint64_t Pdist::cpu_work(const TensorList& in, const TensorList& out) const {
+  return (elems(out[0]) * in[0]->shape()[1] + elems(in[0])) * itemsize(in[0]->dtype());
+}
+
+PrimTraits PdistGrad::traits() const { return not_differentiable(); }
+
+std::vector<TensorMeta> PdistGrad::infer(const TensorList& in, const Attrs&) const {
+  OF_ASSERT(in.size() == 3 && in[0]->is_contiguous() && in[2]->is_contiguous());
+  return {contiguous_meta(in[1]->shape(), in[1]->dtype(), in[1]->device())};
+}
+
+uint64_t PdistGrad::cpu_work(const TensorList& in, const TensorList& out) const {
+  return 2 * elems(in[0]) * in[1]->shape()[1] * itemsize(in[1]->dtype());
+}
+
+// ---- CTC loss ----
+
+PrimTraits CtcLoss::traits() const { return saving_all(); }
+
+std::vector<TensorMeta> CtcLoss::infer(const TensorList& in, const Attrs&) const {
+  OF_ASSERT(in.size() == 4);
+  const Tensor &lp = in[0], &targets = in[1], &il = in[2], &tl = in[3];
+  check_float(*this, lp, "log_probs");
+  if (lp->ndim() != 3)
+    throw_error<RuntimeError>(name(), "expected log_probs (T, N, C), got ", shape_str(lp->shape()));
+  const int64_t n = lp->shape()[1];
+  for (const Tensor& t : {targets, il, tl})
+    if (t->dtype() != DType::kInt64 || !t->is_contiguous())
+      throw_error<RuntimeError>(name(), "expected contiguous int64 targets and lengths");
+  if (il->shape() != Shape{n} || tl->shape() != Shape{n} || targets->ndim() < 1 ||
+      targets->ndim() > 2 || (targets->ndim() == 2 && targets->shape()[0] != n))
+    throw_error<RuntimeError>(name(), "expected (N,) lengths and (N, S) or (sum of lengths,) ",
+                              "targets for N = ", n);
+  // The longest target is a value: log_alpha is sized by the padded width, or for concatenated
+  // targets by their total length (an upper bound of every target's length).
+  const int64_t s_max = targets->ndim() == 2 ? targets->shape()[1] : targets->shape()[0];
+  return {contiguous_meta({n}, lp->dtype(), lp->device()),
+          contiguous_meta({n, lp->shape()[0], 2 * s_max + 1}, lp->dtype(), lp->device())};
+}
+
+TensorList CtcLoss::grad(const GradContext& ctx, const TensorList& dy) const {
+  TensorList dx(4);
+  if (!dy[0] || !ctx.needs_input_grad[0]) return dx;
+  dx[0] = dispatch1(prim::ctc_loss_grad(),
+                    {F::contiguous(dy[0]), ctx.inputs[0], ctx.inputs[1], ctx.inputs[2],
+                     ctx.inputs[3], ctx.outputs[0], ctx.outputs[1]},
+                    ctx.attrs);
+  return dx;
+}
+
+uint64_t CtcLoss::cpu_work(const TensorList& in, const TensorList& out) const {
+  return 4 * elems(out[1]) * itemsize(out[1]->dtype());
+}
+
+PrimTraits CtcLossGrad::traits() const { return not_differentiable(); }
+
+std::vector<TensorMeta> CtcLossGrad::infer(const TensorList& in, const Attrs&) const {
+  OF_ASSERT(in.size() == 7 && in[0]->is_contiguous());
+  return {contiguous_meta(in[1]->shape(), in[1]->dtype(), in[1]->device())};
+}
+
+uint64_t CtcLossGrad::cpu_work(const TensorList& in, const TensorList& out) const {
+  return 8 * elems(in[6]) * itemsize(in[6]->dtype()) + elems(out[0]) * itemsize(in[6]->dtype());
+}
+
+namespace prim {
+const GridSample2d& grid_sample_2d() {
+  static const GridSample2d p;
+  return p;
+}
+const GridSample2dGrad& grid_sample_2d_grad() {
+  static const GridSample2dGrad p;
+  return p;
+}
+const Pdist& pdist() {
+  static const Pdist p;
+  return p;
+}
+const PdistGrad& pdist_grad() {
+  static const PdistGrad p;
+  return p;
+}
+const CtcLoss& ctc_loss() {
+  static const CtcLoss p;
+  return p;
+}
+const CtcLossGrad& ctc_loss_grad() {
+  static const CtcLossGrad p;
+  return p;
+}
+}  // namespace prim
+
+}  // namespace oneflow

@@ -1,0 +1,229 @@
+"""The one-pass CPU kernels of grid_sample (4-D bilinear / nearest), pdist, ctc_loss and the
+scatter-max of embedding_bag(mode="max") against PyTorch: values and gradients over dtypes,
+modes and edge cases (infinite inputs, NaN grids, duplicate rows, impossible alignments, empty
+bags), and that the composed path (bicubic) still agrees with the kernel where both apply."""
+
+import numpy as np
+import pytest
+import torch
+
+import oneflow as flow
+
+F = flow.nn.functional
+TF = torch.nn.functional
+
+
+def _both(arr, requires_grad=True):
+    return (
+        flow.tensor(arr, requires_grad=requires_grad),
+        torch.tensor(arr, requires_grad=requires_grad),
+    )
+
+
+def _close(got, want, tol):
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=tol, atol=tol)
+
+
+# ---- grid_sample -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype,tol", [("float64", 1e-11), ("float32", 2e-5)])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_kernel_like_torch(dtype, tol, mode, padding_mode, align_corners):
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((3, 4, 6, 9)).astype(dtype)
+    grid = rng.uniform(-1.4, 1.4, (3, 5, 7, 2)).astype(dtype)
+    grid[0, 0, 0] = [1.0, -1.0]  # exactly on the corners
+    grid[0, 0, 1] = [-1.0, 1.0]
+    fx, tx = _both(x)
+    fg, tg = _both(grid)
+    got = F.grid_sample(fx, fg, mode, padding_mode, align_corners)
+    want = TF.grid_sample(tx, tg, mode, padding_mode, align_corners)
+    _close(got, want, tol)
+    w = rng.standard_normal(tuple(want.shape)).astype(dtype)
+    (got * flow.tensor(w)).sum().backward()
+    (want * torch.tensor(w)).sum().backward()
+    _close(fx.grad, tx.grad, tol)
+    _close(fg.grad, tg.grad, tol * 10)
+
+
+def test_grid_sample_kernel_edge_cases():
+    rng = np.random.default_rng(1)
+    # An infinite input value outside every tap must not reach the output (no 0 * inf).
+    x = rng.standard_normal((1, 2, 4, 4))
+    x[0, :, 0, 0] = np.inf
+    grid = np.array([[[[0.9, 0.9], [2.5, 2.5], [-3.0, 0.0]]]])
+    got = F.grid_sample(flow.tensor(x), flow.tensor(grid), align_corners=False)
+    want = TF.grid_sample(torch.tensor(x), torch.tensor(grid), align_corners=False)
+    _close(got, want, 1e-12)
+    assert np.isfinite(got.numpy()).all()
+    # A non-contiguous input and grid, and an empty batch.
+    xt = rng.standard_normal((2, 5, 6, 3)).transpose(0, 3, 1, 2)
+    gt = rng.uniform(-1, 1, (2, 2, 4, 3))[..., :2]
+    got = F.grid_sample(flow.tensor(xt), flow.tensor(gt), align_corners=True)
+    want = TF.grid_sample(torch.tensor(xt), torch.tensor(gt), align_corners=True)
+    _close(got, want, 1e-12)
+    empty = F.grid_sample(flow.zeros(0, 3, 4, 4), flow.zeros(0, 2, 2, 2), align_corners=False)
+    assert tuple(empty.shape) == (0, 3, 2, 2)
+    # Only the input needs a gradient; then only the grid.
+    fx, tx = _both(rng.standard_normal((2, 3, 5, 5)))
+    g = rng.uniform(-1, 1, (2, 3, 3, 2))
+    F.grid_sample(fx, flow.tensor(g), align_corners=False).sum().backward()
+    TF.grid_sample(tx, torch.tensor(g), align_corners=False).sum().backward()
+    _close(fx.grad, tx.grad, 1e-12)
+    fg, tg = _both(g)
+    F.grid_sample(flow.tensor(tx.detach().numpy()), fg, align_corners=False).sum().backward()
+    TF.grid_sample(tx.detach(), tg, align_corners=False).sum().backward()
+    _close(fg.grad, tg.grad, 1e-11)
+
+
+def test_grid_sample_kernel_matches_composed_path():
+    # float16 still takes the composition; in float32 it agrees with the kernel.
+    rng = np.random.default_rng(3)
+    x = flow.tensor(rng.standard_normal((2, 3, 5, 6)).astype("float32"))
+    g = flow.tensor(rng.uniform(-1.2, 1.2, (2, 4, 4, 2)).astype("float32"))
+    kernel = F.grid_sample(x, g, align_corners=False)
+    composed = F.grid_sample(x.half(), g.half(), align_corners=False).float()
+    np.testing.assert_allclose(composed.numpy(), kernel.numpy(), atol=2e-2)
+
+
+# ---- pdist -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("p", [0, 0.5, 1, 1.5, 2, 3, float("inf")])
+@pytest.mark.parametrize("dtype,tol", [("float64", 1e-10), ("float32", 1e-4)])
+def test_pdist_kernel_like_torch(p, dtype, tol):
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((9, 6)).astype(dtype)
+    x[4] = x[2]  # a pair at distance 0: zero gradient, not NaN
+    x[5, 1] = x[6, 1]  # one equal component
+    fx, tx = _both(x)
+    got, want = F.pdist(fx, p), TF.pdist(tx, p)
+    _close(got, want, tol)
+    w = rng.standard_normal(tuple(want.shape)).astype(dtype)
+    (got * flow.tensor(w)).sum().backward()
+    (want * torch.tensor(w)).sum().backward()
+    _close(fx.grad, tx.grad, tol * 10)
+    assert np.isfinite(fx.grad.numpy()).all()
+
+
+def test_pdist_kernel_edge_shapes():
+    for shape in [(0, 3), (1, 3), (2, 0), (5, 1)]:
+        x = np.random.default_rng(0).standard_normal(shape)
+        fx, tx = _both(x)
+        got, want = F.pdist(fx), TF.pdist(tx)
+        assert tuple(got.shape) == tuple(want.shape)
+        _close(got, want, 1e-12)
+        got.sum().backward()
+        if shape[0] == 0:  # PyTorch 2.13's pdist backward crashes on zero rows
+            assert tuple(fx.grad.shape) == shape
+            continue
+        want.sum().backward()
+        _close(fx.grad, tx.grad, 1e-12)
+    # a larger case that runs the parallel path, and the namespace form
+    x = np.random.default_rng(2).standard_normal((300, 40))
+    _close(flow.pdist(flow.tensor(x)), torch.pdist(torch.tensor(x)), 1e-10)
+    with pytest.raises(RuntimeError, match="pdist only supports 2D"):
+        F.pdist(flow.ones(3))
+    with pytest.raises(RuntimeError, match="non-negative"):
+        F.pdist(flow.ones(3, 2), -1)
+
+
+# ---- ctc_loss ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("zero_infinity", [False, True])
+@pytest.mark.parametrize("flat", [False, True])
+def test_ctc_kernel_like_torch(reduction, zero_infinity, flat):
+    rng = np.random.default_rng(5)
+    T, N, C = 15, 4, 6
+    logits = rng.standard_normal((T, N, C))
+    # Raw log-probabilities (not renormalised): PyTorch's gradient convention shows.
+    lp = logits - 1.5
+    targets = rng.integers(1, C, (N, 5))
+    targets[1, 1] = targets[1, 0]
+    in_len, tgt_len = [15, 11, 3, 9], [5, 2, 3, 0]  # sequence 2 cannot align: infinite loss
+    if flat:
+        tg = np.concatenate([targets[b, : tgt_len[b]] for b in range(N)])
+    else:
+        tg = targets
+    fl, tl = _both(lp)
+    got = F.ctc_loss(
+        fl, flow.tensor(tg), flow.tensor(in_len), flow.tensor(tgt_len), 0, reduction, zero_infinity
+    )
+    want = TF.ctc_loss(
+        tl, torch.tensor(tg), torch.tensor(in_len), torch.tensor(tgt_len), 0, reduction,
+        zero_infinity,
+    )  # fmt: skip
+    _close(got, want, 1e-10)
+    got.sum().backward()
+    want.sum().backward()
+    _close(fl.grad, tl.grad, 1e-10)
+
+
+def test_ctc_kernel_edge_cases():
+    rng = np.random.default_rng(9)
+    T, N, C = 8, 3, 5
+    lp = rng.standard_normal((T, N, C)).astype("float32")
+    lp = lp - np.log(np.exp(lp).sum(-1, keepdims=True))
+    targets = rng.integers(0, C - 1, (N, 3))  # blank is C - 1 here
+    in_len, tgt_len = [8, 0, 5], [3, 0, 2]  # an empty input with an empty target: loss 0
+    fl, tl = _both(lp)
+    args = (in_len, tgt_len)
+    got = F.ctc_loss(
+        fl, flow.tensor(targets), *map(flow.tensor, args), blank=C - 1, reduction="sum"
+    )
+    want = TF.ctc_loss(
+        tl, torch.tensor(targets), *map(torch.tensor, args), blank=C - 1, reduction="sum"
+    )
+    _close(got, want, 1e-4)
+    got.backward()
+    want.backward()
+    _close(fl.grad, tl.grad, 1e-5)
+    # unbatched input with 0-d lengths, through the module
+    one = flow.tensor(lp[:, 0])
+    loss = flow.nn.CTCLoss(blank=C - 1)(
+        one, flow.tensor(targets[0]), flow.tensor(8), flow.tensor(3)
+    )
+    ref = torch.nn.CTCLoss(blank=C - 1)(
+        torch.tensor(lp[:, 0]), torch.tensor(targets[0]), torch.tensor(8), torch.tensor(3)
+    )
+    _close(loss, ref, 1e-5)
+    with pytest.raises(RuntimeError, match="ctc_loss: target 7 of sequence 0"):
+        F.ctc_loss(
+            flow.tensor(lp),
+            flow.tensor([[7, 1, 1]] * N),
+            flow.tensor([8] * N),
+            flow.tensor([3] * N),
+        )
+    with pytest.raises(RuntimeError, match="blank must be in label range"):
+        F.ctc_loss(fl, flow.tensor(targets), *map(flow.tensor, args), blank=C)
+
+
+# ---- embedding_bag(mode="max") -------------------------------------------------------------
+
+
+def test_embedding_bag_max_like_torch():
+    rng = np.random.default_rng(11)
+    weight = rng.standard_normal((20, 7))
+    idx = rng.integers(0, 20, 30)
+    idx[3] = idx[2]  # the same row twice in one bag
+    offsets = np.array([0, 4, 4, 13, 22])  # bag 1 is empty
+    fw, tw = _both(weight)
+    got = F.embedding_bag(flow.tensor(idx), fw, flow.tensor(offsets), mode="max")
+    want = TF.embedding_bag(torch.tensor(idx), tw, torch.tensor(offsets), mode="max")
+    _close(got, want, 1e-12)
+    assert (got.numpy()[1] == 0).all()
+    g = rng.standard_normal(tuple(want.shape))
+    (got * flow.tensor(g)).sum().backward()
+    (want * torch.tensor(g)).sum().backward()
+    _close(fw.grad, tw.grad, 1e-12)
+    # 2-D input, padding_idx left out of every maximum
+    idx2 = rng.integers(0, 20, (4, 5))
+    idx2[0] = 3
+    got = F.embedding_bag(flow.tensor(idx2), flow.tensor(weight), mode="max", padding_idx=3)
+    want = TF.embedding_bag(torch.tensor(idx2), torch.tensor(weight), mode="max", padding_idx=3)
+    _close(got, want, 1e-12)
