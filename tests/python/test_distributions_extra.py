@@ -5,9 +5,12 @@ shapes; kl_divergence values and gradients and the register_kl dispatch; transfo
 TransformedDistribution; Independent, MultivariateNormal, MixtureSameFamily and the relaxed
 (Gumbel-softmax) distributions; implicit reparameterization gradients of gamma variates; sampling
 statistics (means and variances within a few standard errors of 20000 samples, fixed seed) and
-the shapes of sample, rsample and expand."""
+the shapes of sample, rsample and expand; the probs / logits constructors (errors as torch's,
+parameters computed lazily, expand); VonMises, LowRankMultivariateNormal, Wishart and
+LKJCholesky against torch and against their analytic moments."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -1055,3 +1058,501 @@ def test_validation_errors():
         D.OneHotCategorical(flow.tensor([0.5, 0.5])).log_prob(flow.tensor([1.0, 1.0]))
     with pytest.raises(ValueError):
         D.Binomial(5)
+
+
+# ---- probs / logits constructors ----------------------------------------------------------
+
+PROBS_OR_LOGITS = {
+    # name: (flow constructor, torch constructor, extra arguments, parameter shape)
+    "Bernoulli": (D.Bernoulli, TD.Bernoulli, {}, (2, 3)),
+    "Binomial": (D.Binomial, TD.Binomial, {"total_count": 5}, (2, 3)),
+    "NegativeBinomial": (D.NegativeBinomial, TD.NegativeBinomial, {"total_count": 3.0}, (2, 3)),
+    "Geometric": (D.Geometric, TD.Geometric, {}, (2, 3)),
+    "Categorical": (D.Categorical, TD.Categorical, {}, (2, 4)),
+    "OneHotCategorical": (D.OneHotCategorical, TD.OneHotCategorical, {}, (2, 4)),
+    "Multinomial": (D.Multinomial, TD.Multinomial, {"total_count": 4}, (2, 4)),
+    "LogitRelaxedBernoulli": (
+        D.relaxed.LogitRelaxedBernoulli,
+        TD.relaxed_bernoulli.LogitRelaxedBernoulli,
+        {"temperature": 0.5},
+        (2, 3),
+    ),
+    "RelaxedBernoulli": (D.RelaxedBernoulli, TD.RelaxedBernoulli, {"temperature": 0.5}, (2, 3)),
+    "ExpRelaxedCategorical": (
+        D.relaxed.ExpRelaxedCategorical,
+        TD.relaxed_categorical.ExpRelaxedCategorical,
+        {"temperature": 0.5},
+        (2, 4),
+    ),
+    "RelaxedOneHotCategorical": (
+        D.RelaxedOneHotCategorical,
+        TD.RelaxedOneHotCategorical,
+        {"temperature": 0.5},
+        (2, 4),
+    ),
+}
+
+
+_HOLDS_PROBS_OR_LOGITS = (
+    "Bernoulli",
+    "Binomial",
+    "NegativeBinomial",
+    "Geometric",
+    "Categorical",
+    "LogitRelaxedBernoulli",
+)
+
+
+def _raised(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the exception itself is compared
+        return type(e), str(e)
+    return None
+
+
+@pytest.mark.parametrize("name", sorted(PROBS_OR_LOGITS))
+def test_probs_or_logits_errors_match_torch(name):
+    f_cls, t_cls, extra, shape = PROBS_OR_LOGITS[name]
+    if name.startswith("Relaxed") or name.startswith("ExpRelaxed") or "Logit" in name:
+        f_extra = {"temperature": flow.tensor(extra["temperature"])}
+        t_extra = {"temperature": torch.tensor(extra["temperature"])}
+    else:
+        f_extra = t_extra = extra
+    p = np.full(shape, 1.0 / shape[-1])
+    for kwargs in ({}, {"probs": p, "logits": np.zeros(shape)}):
+        fk = {k: flow.tensor(v, dtype=flow.float32) for k, v in kwargs.items()}
+        tk = {k: torch.tensor(v, dtype=torch.float32) for k, v in kwargs.items()}
+        f_err = _raised(lambda fk=fk: f_cls(**f_extra, **fk))
+        t_err = _raised(lambda tk=tk: t_cls(**t_extra, **tk))
+        assert t_err is not None and t_err[0] is ValueError, (name, t_err)
+        assert f_err == t_err, (name, f_err, t_err)
+    # An invalid probability is rejected with validation on; with it off, as torch (whose
+    # wrappers of a Categorical or a base distribution validate that one regardless).
+    bad = p.copy()
+    bad.flat[0] = -0.5
+    with pytest.raises(ValueError):
+        f_cls(**f_extra, probs=flow.tensor(bad, dtype=flow.float32))
+    with pytest.raises(ValueError):
+        t_cls(**t_extra, probs=torch.tensor(bad, dtype=torch.float32))
+    f_err = _raised(
+        lambda: f_cls(**f_extra, probs=flow.tensor(bad, dtype=flow.float32), validate_args=False)
+    )
+    t_err = _raised(
+        lambda: t_cls(**t_extra, probs=torch.tensor(bad, dtype=torch.float32), validate_args=False)
+    )
+    assert (f_err is None) == (t_err is None) and (f_err is None or f_err[0] is t_err[0])
+    if name in ("Bernoulli", "Binomial", "Geometric", "Categorical", "LogitRelaxedBernoulli"):
+        assert f_err is None
+
+
+@pytest.mark.parametrize("name", sorted(PROBS_OR_LOGITS))
+@pytest.mark.parametrize("param", ["probs", "logits"])
+def test_probs_or_logits_parameters_match_torch(name, param, device):
+    f_cls, t_cls, extra, shape = PROBS_OR_LOGITS[name]
+    if "temperature" in extra:
+        f_extra = {"temperature": flow.tensor(extra["temperature"], device=device)}
+        t_extra = {"temperature": torch.tensor(extra["temperature"])}
+    else:
+        f_extra = t_extra = extra
+    rng = np.random.default_rng(53)
+    if param == "probs":
+        value = _simplex(rng, shape) if shape[-1] == 4 else _unit(rng, shape)
+    else:
+        value = rng.standard_normal(shape)
+    fp, tp = leaves({param: value}, device)
+    f, t = f_cls(**f_extra, **fp), t_cls(**t_extra, **tp)
+    other = "logits" if param == "probs" else "probs"
+    # The parameter not given is computed on first use only (the wrappers of a Categorical or
+    # a base distribution read both when validating their arguments, as torch's).
+    lazy = name in _HOLDS_PROBS_OR_LOGITS
+    if lazy:
+        assert param in f.__dict__ and other not in f.__dict__
+    assert f.batch_shape == tuple(t.batch_shape) and f.event_shape == tuple(t.event_shape)
+    close(f.probs, t.probs, f"{name}.probs", rtol=1e-5, atol=1e-6)
+    close(f.logits, t.logits, f"{name}.logits", rtol=1e-5, atol=1e-5)
+    if lazy:
+        assert other in f.__dict__
+    if hasattr(t, "param_shape"):
+        assert tuple(f.param_shape) == tuple(t.param_shape)
+    # expand keeps the parameters computed so far, expanded.
+    e = f.expand((3,) + tuple(f.batch_shape))
+    assert type(e) is type(f) and e.batch_shape == (3,) + tuple(f.batch_shape)
+    close(e.probs, t.expand((3,) + tuple(t.batch_shape)).probs, f"{name} expanded", atol=1e-6)
+    assert e._validate_args == f._validate_args
+    # The expansion of an unevaluated distribution still computes the other lazily.
+    g = f_cls(**f_extra, **fp)
+    ge = g.expand((3,) + tuple(g.batch_shape))
+    if lazy:
+        assert param in ge.__dict__ and other not in ge.__dict__
+    close(ge.logits, e.logits, f"{name} lazy after expand", atol=1e-5)
+    close(ge.probs, e.probs, f"{name} lazy after expand", atol=1e-6)
+
+
+def test_probs_or_logits_numbers_give_scalar_batch():
+    for f in (
+        D.Bernoulli(0.3),
+        D.Geometric(logits=0.2),
+        D.Binomial(4, 0.3),
+        D.NegativeBinomial(2.0, logits=-1.0),
+        D.relaxed.LogitRelaxedBernoulli(0.5, probs=0.4),
+    ):
+        assert f.batch_shape == () and f._param.ndim == 0, type(f).__name__
+    b = D.Binomial(flow.tensor([3.0, 5.0]), probs=0.5)
+    assert b.batch_shape == (2,) and tuple(b.probs.shape) == (2,)
+
+
+# ---- VonMises -----------------------------------------------------------------------------
+
+
+def test_von_mises_matches_torch(device):
+    rng = np.random.default_rng(61)
+    params = {"loc": rng.standard_normal((2, 1)) * 2, "concentration": _pos(rng, (3,), 0.05, 30)}
+    fp, tp = leaves(params, device)
+    f, t = D.VonMises(**fp), TD.VonMises(**tp)
+    assert f.batch_shape == tuple(t.batch_shape) == (2, 3) and f.event_shape == ()
+    assert not f.has_rsample and f.support is D.constraints.real
+    assert set(f.arg_constraints) == set(t.arg_constraints)
+    fv, tv = pair(rng.uniform(-9, 9, size=(4, 2, 3)), device)
+    close(f.log_prob(fv), t.log_prob(tv), "log_prob", rtol=1e-5, atol=2e-5)
+    for attr in ["mean", "mode", "variance"]:
+        close(getattr(f, attr), getattr(t, attr), attr, rtol=1e-5, atol=1e-6)
+    (f.log_prob(fv).sum() + f.variance.sum()).backward()
+    (t.log_prob(tv).sum() + t.variance.sum()).backward()
+    for key in fp:
+        close(fp[key].grad, tp[key].grad, f"grad {key}", rtol=1e-4, atol=1e-4)
+    assert tuple(f.sample((5,)).shape) == (5, 2, 3)
+    e = f.expand((4, 2, 3))
+    assert type(e) is D.VonMises and tuple(e.sample((2,)).shape) == (2, 4, 2, 3)
+    close(e.log_prob(fv[0]), f.log_prob(fv[0]).expand(4, 2, 3), "expanded log_prob")
+    with pytest.raises(NotImplementedError):
+        f.rsample()
+    with pytest.raises(ValueError):
+        D.VonMises(flow.tensor([0.0]), flow.tensor([-1.0]))
+
+
+def test_von_mises_density_integrates_to_one():
+    grid = np.linspace(-math.pi, math.pi, 20001)
+    d = D.VonMises(flow.tensor([[0.3], [2.5]]), flow.tensor([[0.01, 1.0, 8.0, 200.0]]))
+    density = np.exp(np_of(d.log_prob(flow.tensor(grid[:, None, None], dtype=flow.float32))))
+    integral = density[:-1].sum(0) * (grid[1] - grid[0])
+    np.testing.assert_allclose(integral, 1.0, rtol=1e-4)
+
+
+def test_von_mises_sampling_statistics(device):
+    loc = np.array([0.5, -3.0, 2.0, 3.1])
+    conc = np.array([1e-6, 0.5, 4.0, 300.0])
+    d = D.VonMises(pair(loc, device)[0], pair(conc, device)[0])
+    x = np_of(d.sample((N_SAMPLES,))).astype(np.float64)
+    assert x.shape == (N_SAMPLES, 4) and x.dtype == np.float64
+    assert np.all(x >= -math.pi) and np.all(x < math.pi)
+    # E[cos(x - loc)] = I1(k) / I0(k) = 1 - variance, and E[sin(x - loc)] = 0.
+    cos, sin = np.cos(x - loc), np.sin(x - loc)
+    n_se = 5 / math.sqrt(N_SAMPLES)
+    assert np.all(np.abs(cos.mean(0) - (1 - np_of(d.variance))) < n_se * cos.std(0) + 1e-6)
+    assert np.all(np.abs(sin.mean(0)) < n_se * sin.std(0) + 1e-6)
+    # Frequencies against the density on a few arcs.
+    edges = np.linspace(-math.pi, math.pi, 9)
+    grid = np.linspace(-math.pi, math.pi, 8001)
+    density = np.exp(
+        np_of(
+            D.VonMises(flow.tensor(loc), flow.tensor(conc)).log_prob(
+                flow.tensor(grid[:, None], dtype=flow.float32)
+            )
+        )
+    )
+    for j in range(4):
+        for a, b in zip(edges[:-1], edges[1:]):
+            inside = (grid >= a) & (grid < b)
+            p = density[inside, j].sum() * (grid[1] - grid[0])
+            freq = ((x[:, j] >= a) & (x[:, j] < b)).mean()
+            assert abs(freq - p) < 5 * math.sqrt(p * (1 - p) / N_SAMPLES) + 2e-3, (j, a, freq, p)
+
+
+def test_von_mises_sample_reproducible_under_manual_seed():
+    d = D.VonMises(flow.tensor([0.0, 1.0]), flow.tensor([0.5, 5.0]))
+    flow.manual_seed(123)
+    a = d.sample((50,))
+    flow.manual_seed(123)
+    b = d.sample((50,))
+    assert bool((a == b).all())
+    assert not bool((a == d.sample((50,))).all())
+
+
+# ---- LowRankMultivariateNormal ------------------------------------------------------------
+
+
+def _low_rank_params(rng):
+    return {
+        "loc": rng.standard_normal((4, 5)),
+        "cov_factor": rng.standard_normal((2, 1, 5, 2)),
+        "cov_diag": _pos(rng, (5,), 0.3, 2.0),
+    }
+
+
+def test_low_rank_multivariate_normal_matches_torch(device):
+    rng = np.random.default_rng(67)
+    fp, tp = leaves(_low_rank_params(rng), device)
+    f, t = D.LowRankMultivariateNormal(**fp), TD.LowRankMultivariateNormal(**tp)
+    assert f.batch_shape == tuple(t.batch_shape) == (2, 4) and f.event_shape == (5,)
+    assert f.has_rsample and set(f.arg_constraints) == set(t.arg_constraints)
+    fv, tv = pair(rng.standard_normal((3, 2, 4, 5)), device)
+    close(f.log_prob(fv), t.log_prob(tv), "log_prob", rtol=1e-5, atol=1e-5)
+    close(f.entropy(), t.entropy(), "entropy")
+    for attr in [
+        "mean",
+        "mode",
+        "variance",
+        "stddev",
+        "scale_tril",
+        "covariance_matrix",
+        "precision_matrix",
+    ]:
+        close(getattr(f, attr), getattr(t, attr), attr, rtol=1e-5, atol=1e-5)
+    for lib_d, lib_v in ((f, fv), (t, tv)):
+        (
+            lib_d.log_prob(lib_v).sum()
+            + lib_d.entropy().sum()
+            + lib_d.precision_matrix.sum() * 0.1
+            + lib_d.scale_tril.sum() * 0.1
+        ).backward()
+    for key in fp:
+        close(fp[key].grad, tp[key].grad, f"grad {key}", rtol=1e-4, atol=1e-4)
+    assert tuple(f.rsample((6,)).shape) == (6, 2, 4, 5)
+    e = f.expand((3, 2, 4))
+    assert type(e) is D.LowRankMultivariateNormal and e.batch_shape == (3, 2, 4)
+    assert tuple(e.cov_factor.shape) == (3, 2, 4, 5, 2) and tuple(e.sample().shape) == (3, 2, 4, 5)
+    close(e.log_prob(fv[0]), f.log_prob(fv[0]).expand(3, 2, 4), "expanded log_prob", atol=1e-5)
+    close(e.entropy(), f.entropy().expand(3, 2, 4), "expanded entropy")
+
+
+def test_low_rank_multivariate_normal_agrees_with_full_covariance(device):
+    rng = np.random.default_rng(71)
+    fp, _ = leaves(_low_rank_params(rng), device, requires_grad=False)
+    low = D.LowRankMultivariateNormal(**fp)
+    full = D.MultivariateNormal(low.loc, covariance_matrix=low.covariance_matrix)
+    fv, _ = pair(rng.standard_normal((3, 2, 4, 5)), device)
+    close(low.log_prob(fv), full.log_prob(fv), "log_prob", rtol=1e-4, atol=1e-4)
+    close(low.entropy(), full.entropy(), "entropy", rtol=1e-5, atol=1e-5)
+
+
+def test_low_rank_multivariate_normal_sampling(device):
+    loc = np.array([1.0, -2.0, 0.5, 0.0])
+    W = np.array([[1.0, 0.2], [0.5, -0.4], [-1.0, 0.3], [0.0, 1.0]])
+    diag = np.array([0.5, 1.0, 0.2, 0.3])
+    fp, _ = leaves({"loc": loc, "cov_factor": W, "cov_diag": diag}, device)
+    d = D.LowRankMultivariateNormal(**fp)
+    cov = W @ W.T + np.diag(diag)
+    x = np_of(d.sample((N_SAMPLES,))).astype(np.float64)
+    assert not d.sample().requires_grad
+    _check_moments(x, loc, np.diag(cov), "LowRankMultivariateNormal")
+    np.testing.assert_allclose(np.cov(x.T), cov, atol=0.06)
+    # Pathwise gradients: E[sum x^2] = |loc|^2 + sum W^2 + sum diag, so the mean over samples of
+    # d(sum x^2) estimates 2 loc, 2 W and 1.
+    y = d.rsample((N_SAMPLES,))
+    assert y.requires_grad
+    (y.pow(2).sum() / N_SAMPLES).backward()
+    np.testing.assert_allclose(np_of(fp["loc"].grad), 2 * loc, atol=0.06)
+    np.testing.assert_allclose(np_of(fp["cov_factor"].grad), 2 * W, atol=0.08)
+    np.testing.assert_allclose(np_of(fp["cov_diag"].grad), np.ones(4), atol=0.08)
+
+
+def test_low_rank_multivariate_normal_errors_match_torch():
+    cases = [
+        lambda lib: (lib.tensor(0.0), lib.ones(1, 1), lib.ones(1)),
+        lambda lib: (lib.zeros(3), lib.ones(3), lib.ones(3)),
+        lambda lib: (lib.zeros(3), lib.ones(2, 1), lib.ones(3)),
+        lambda lib: (lib.zeros(3), lib.ones(3, 1), lib.ones(2)),
+        lambda lib: (lib.zeros(2, 3), lib.ones(4, 3, 1), lib.ones(3)),
+    ]
+    for make in cases:
+        t_err = _raised(lambda make=make: TD.LowRankMultivariateNormal(*make(torch)))
+        f_err = _raised(lambda make=make: D.LowRankMultivariateNormal(*make(flow)))
+        assert t_err is not None and f_err is not None and f_err[0] is t_err[0], (f_err, t_err)
+    # A nonpositive cov_diag: torch's Cholesky factorisation of the capacitance matrix fails
+    # before its argument check; here the check comes first and raises ValueError.
+    with pytest.raises(ValueError, match="cov_diag"):
+        D.LowRankMultivariateNormal(flow.zeros(3), flow.ones(3, 1), -flow.ones(3))
+
+
+# ---- Wishart ------------------------------------------------------------------------------
+
+
+def _wishart_params(rng, kind):
+    cov = _spd(rng, (2,), 3)
+    matrix = np.linalg.cholesky(cov) if kind == "scale_tril" else cov
+    if kind == "precision_matrix":
+        matrix = np.linalg.inv(cov)
+        matrix = (matrix + matrix.swapaxes(-1, -2)) / 2
+    return {"df": np.array([3.5, 6.0]), kind: matrix}, cov
+
+
+@pytest.mark.parametrize("kind", ["covariance_matrix", "precision_matrix", "scale_tril"])
+def test_wishart_matches_torch(kind, device):
+    rng = np.random.default_rng(73)
+    params, cov = _wishart_params(rng, kind)
+    fp, tp = leaves(params, device)
+    f, t = D.Wishart(**fp), TD.Wishart(**tp)
+    assert f.batch_shape == tuple(t.batch_shape) == (2,) and f.event_shape == (3, 3)
+    assert f.has_rsample and set(f.arg_constraints) == set(t.arg_constraints)
+    b = rng.standard_normal((4, 2, 3, 3))
+    fv, tv = pair(b @ b.swapaxes(-1, -2) + np.eye(3), device)
+    close(f.log_prob(fv), t.log_prob(tv), "log_prob", rtol=1e-4, atol=1e-4)
+    close(f.entropy(), t.entropy(), "entropy", rtol=1e-5, atol=1e-4)
+    for attr in ["mean", "mode", "variance", "covariance_matrix", "precision_matrix", "scale_tril"]:
+        fa, ta = np_of(getattr(f, attr)), np_of(getattr(t, attr))
+        np.testing.assert_allclose(fa, ta, rtol=1e-4, atol=1e-4, err_msg=attr)  # NaN modes too
+    assert np.isnan(np_of(f.mode)[0]).all() and not np.isnan(np_of(f.mode)[1]).any()
+    (f.log_prob(fv).sum() + f.entropy().sum() + f.mean.sum() * 0.1).backward()
+    (t.log_prob(tv).sum() + t.entropy().sum() + t.mean.sum() * 0.1).backward()
+    close(fp["df"].grad, tp["df"].grad, "grad df", rtol=1e-4, atol=1e-4)
+    fg, tg = np_of(fp[kind].grad), np_of(tp[kind].grad)
+    fg, tg = (np.tril(fg), np.tril(tg)) if kind == "scale_tril" else (_sym(fg), _sym(tg))
+    np.testing.assert_allclose(fg, tg, rtol=1e-3, atol=1e-3, err_msg=f"grad {kind}")
+
+
+def test_wishart_number_df_and_expand(device):
+    cov = _spd(np.random.default_rng(79), (2,), 3)
+    fc, tc = pair(cov, device)
+    f, t = D.Wishart(5, covariance_matrix=fc), TD.Wishart(5, covariance_matrix=tc)
+    assert f.batch_shape == (2,) and tuple(f.df.shape) == (2,)
+    b = np.random.default_rng(1).standard_normal((2, 3, 3))
+    fv, tv = pair(b @ b.swapaxes(-1, -2) + np.eye(3), device)
+    close(f.log_prob(fv), t.log_prob(tv), "log_prob", rtol=1e-4, atol=1e-4)
+    close(f.entropy(), t.entropy(), "entropy", rtol=1e-5, atol=1e-4)
+    close(f.mean, 5 * t.covariance_matrix, "mean", rtol=1e-5, atol=1e-5)
+    e = f.expand((4, 2))
+    assert type(e) is D.Wishart and e.batch_shape == (4, 2) and e.event_shape == (3, 3)
+    assert tuple(e.covariance_matrix.shape) == (4, 2, 3, 3)
+    assert tuple(e.rsample((5,)).shape) == (5, 4, 2, 3, 3)
+    close(e.log_prob(fv), f.log_prob(fv).expand(4, 2), "expanded log_prob", atol=1e-5)
+    close(e.entropy(), f.entropy().expand(4, 2), "expanded entropy", atol=1e-5)
+
+
+def test_wishart_sampling_statistics(device):
+    cov = np.array([[2.0, 0.5, 0.1], [0.5, 1.0, -0.3], [0.1, -0.3, 0.8]])
+    with pytest.warns(UserWarning, match="Low df"):
+        d = D.Wishart(
+            pair(np.array([2.5, 4.0, 11.0]), device)[0], covariance_matrix=pair(cov, device)[0]
+        )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a singular draw (df < 3) is redrawn, with a warning
+        x = d.sample((N_SAMPLES,))
+    assert tuple(x.shape) == (N_SAMPLES, 3, 3, 3) and not x.requires_grad
+    assert bool(d.support.check(x).all())
+    _check_moments(np_of(x), np_of(d.mean), np_of(d.variance), "Wishart")
+
+
+def test_wishart_rsample_gradient_of_mean(device):
+    """The mean over samples of d(sample)/d(parameter) estimates d(mean)/d(parameter)."""
+    cov = np.array([[1.5, 0.4], [0.4, 0.8]])
+    L = np.linalg.cholesky(cov)
+    fp, _ = leaves({"df": np.array([2.5, 6.0]), "scale_tril": L}, device)
+    d = D.Wishart(**fp)
+    weights = np.array([[1.0, 0.3], [0.3, 2.0]])
+    x = d.rsample((N_SAMPLES,))
+    assert x.requires_grad
+    (x * pair(weights, device)[0]).sum().backward()
+    tp = {
+        k: torch.tensor(v, dtype=torch.float64, requires_grad=True)
+        for k, v in {"df": np.array([2.5, 6.0]), "scale_tril": L}.items()
+    }
+    (TD.Wishart(**tp).mean * torch.tensor(weights)).sum().backward()
+    np.testing.assert_allclose(np_of(fp["df"].grad) / N_SAMPLES, tp["df"].grad.numpy(), rtol=0.03)
+    np.testing.assert_allclose(
+        np.tril(np_of(fp["scale_tril"].grad)) / N_SAMPLES,
+        np.tril(tp["scale_tril"].grad.numpy()),
+        rtol=0.03,
+        atol=0.05,
+    )
+
+
+def test_wishart_errors_match_torch():
+    eye = np.eye(3)
+    cases = [
+        lambda lib: lib.distributions.Wishart(4.0),
+        lambda lib: lib.distributions.Wishart(
+            4.0, covariance_matrix=lib.tensor(eye), scale_tril=lib.tensor(eye)
+        ),
+        lambda lib: lib.distributions.Wishart(4.0, covariance_matrix=lib.ones(3)),
+        lambda lib: lib.distributions.Wishart(2.0, covariance_matrix=lib.tensor(eye)),
+        lambda lib: lib.distributions.Wishart(
+            4.0, covariance_matrix=lib.tensor([[1.0, 2.0], [2.0, 1.0]])
+        ),
+        lambda lib: lib.distributions.Wishart(
+            4.0, scale_tril=lib.tensor([[1.0, 0.0], [0.5, -1.0]])
+        ),
+    ]
+    for make in cases:
+        t_err, f_err = _raised(lambda make=make: make(torch)), _raised(lambda make=make: make(flow))
+        assert t_err is not None and f_err is not None and f_err[0] is t_err[0], (f_err, t_err)
+    with pytest.warns(UserWarning, match="Low df"):
+        D.Wishart(2.5, covariance_matrix=flow.eye(3))
+
+
+# ---- LKJCholesky --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dim", [2, 3, 5])
+def test_lkj_cholesky_matches_torch(dim, device):
+    rng = np.random.default_rng(83 + dim)
+    fp, tp = leaves({"concentration": _pos(rng, (2, 3), 0.3, 4.0)}, device)
+    f, t = D.LKJCholesky(dim, **fp), TD.LKJCholesky(dim, **tp)
+    assert f.batch_shape == tuple(t.batch_shape) == (2, 3)
+    assert f.event_shape == tuple(t.event_shape) == (dim, dim) and not f.has_rsample
+    torch.manual_seed(dim)
+    tv = t.sample((4,))
+    fv = flow.tensor(tv.numpy(), device=device)
+    assert bool(f.support.check(fv).all())
+    close(f.log_prob(fv), t.log_prob(tv), "log_prob", rtol=1e-5, atol=1e-5)
+    own = f.sample((4,))
+    close(f.log_prob(own), t.log_prob(torch.tensor(np_of(own))), "log_prob", rtol=1e-5, atol=1e-5)
+    f.log_prob(fv).sum().backward()
+    t.log_prob(tv).sum().backward()
+    close(fp["concentration"].grad, tp["concentration"].grad, "grad", rtol=1e-4, atol=1e-4)
+    e = f.expand((4, 2, 3))
+    assert type(e) is D.LKJCholesky and e.batch_shape == (4, 2, 3)
+    assert tuple(e.sample((2,)).shape) == (2, 4, 2, 3, dim, dim)
+    close(e.log_prob(fv[0]), f.log_prob(fv[0]).expand(4, 2, 3), "expanded log_prob")
+    d = D.LKJCholesky(dim, 0.5)
+    assert d.batch_shape == () and tuple(d.sample().shape) == (dim, dim)
+
+
+def test_lkj_cholesky_density_normalised_in_two_dimensions():
+    # L = [[1, 0], [r, sqrt(1 - r^2)]]: the density of L is that of the correlation r.
+    r = np.linspace(-1, 1, 200001)[1:-1]
+    L = np.zeros((r.size, 2, 2))
+    L[:, 0, 0], L[:, 1, 0], L[:, 1, 1] = 1, r, np.sqrt(1 - r * r)
+    d = D.LKJCholesky(2, flow.tensor([0.7, 1.0, 3.0], dtype=flow.float64))
+    density = np.exp(np_of(d.log_prob(flow.tensor(L[:, None], dtype=flow.float64))))
+    np.testing.assert_allclose(density.sum(0) * (r[1] - r[0]), 1.0, rtol=1e-3)
+
+
+@pytest.mark.parametrize("dim,eta", [(2, 0.6), (4, 1.0), (5, 2.5)])
+def test_lkj_cholesky_sampling_marginals(dim, eta, device):
+    """Each off-diagonal correlation of L L^T is 2 Beta(b, b) - 1 with b = eta - 1 + dim / 2:
+    mean 0 and variance 1 / (2 b + 1), in every row."""
+    d = D.LKJCholesky(dim, flow.tensor(eta, device=device))
+    L = np_of(d.sample((N_SAMPLES,))).astype(np.float64)
+    assert L.shape == (N_SAMPLES, dim, dim)
+    assert bool(d.support.check(flow.tensor(L, dtype=flow.float32)).all())
+    C = L @ L.swapaxes(-1, -2)
+    np.testing.assert_allclose(np.diagonal(C, axis1=-2, axis2=-1), 1.0, atol=1e-5)
+    i, j = np.tril_indices(dim, -1)
+    r = C[:, i, j]
+    b = eta - 1 + dim / 2
+    var = 1 / (2 * b + 1)
+    # The fourth moment of 2 Beta(b, b) - 1 is 3 / ((2b + 1)(2b + 3)).
+    var_of_sq = 3 / ((2 * b + 1) * (2 * b + 3)) - var**2
+    _check_moments(r, np.zeros(r.shape[1]), var, "LKJCholesky")
+    assert np.all(np.abs((r**2).mean(0) - var) < 5 * math.sqrt(var_of_sq / N_SAMPLES))
+
+
+def test_lkj_cholesky_errors_match_torch():
+    for make in (
+        lambda lib: lib.distributions.LKJCholesky(1, 1.0),
+        lambda lib: lib.distributions.LKJCholesky(3, lib.tensor([1.0, -0.5])),
+    ):
+        t_err, f_err = _raised(lambda make=make: make(torch)), _raised(lambda make=make: make(flow))
+        assert t_err is not None and f_err is not None and f_err[0] is t_err[0], (f_err, t_err)
+    assert not bool(D.constraints.corr_cholesky.check(flow.tensor([[1.0, 0.0], [0.8, 0.8]])).item())

@@ -3,11 +3,12 @@
 
 Distributions: ``Bernoulli``, ``Beta``, ``Binomial``, ``Categorical``, ``Cauchy``, ``Chi2``,
 ``Dirichlet``, ``Exponential``, ``Gamma``, ``Geometric``, ``Gumbel``, ``HalfNormal``,
-``Independent``, ``Laplace``, ``LogNormal``, ``MixtureSameFamily``, ``Multinomial``,
-``MultivariateNormal``, ``NegativeBinomial``, ``Normal``, ``OneHotCategorical``, ``Pareto``,
-``Poisson``, ``StudentT``, ``TransformedDistribution``, ``Uniform``, ``Weibull`` and the
-Gumbel-softmax relaxations ``RelaxedBernoulli`` and ``RelaxedOneHotCategorical`` (their
-logit / log-space bases are in module ``relaxed``), all subclasses of ``Distribution``.
+``Independent``, ``LKJCholesky``, ``Laplace``, ``LogNormal``, ``LowRankMultivariateNormal``,
+``MixtureSameFamily``, ``Multinomial``, ``MultivariateNormal``, ``NegativeBinomial``, ``Normal``,
+``OneHotCategorical``, ``Pareto``, ``Poisson``, ``StudentT``, ``TransformedDistribution``,
+``Uniform``, ``VonMises``, ``Weibull``, ``Wishart`` and the Gumbel-softmax relaxations
+``RelaxedBernoulli`` and ``RelaxedOneHotCategorical`` (their logit / log-space bases are in
+module ``relaxed``), all subclasses of ``Distribution``.
 
 ``kl_divergence(p, q)`` computes KL(p || q) from the formulas registered with ``register_kl``
 (module ``kl``); ``transforms`` holds the invertible maps (``ExpTransform``, ``AffineTransform``,
@@ -16,12 +17,13 @@ logit / log-space bases are in module ``relaxed``), all subclasses of ``Distribu
 distribution through, ``constraints`` the sets that arguments are validated against, and
 ``biject_to`` / ``transform_to`` the transforms from the reals onto those sets.
 
-Differences from PyTorch: gamma variates (behind ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet`` and
-``StudentT``) are drawn by Marsaglia-Tsang rejection with tensor ops, with implicit
+Differences from PyTorch: gamma variates (behind ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``,
+``StudentT`` and ``Wishart``) are drawn by Marsaglia-Tsang rejection with tensor ops, with implicit
 reparameterization gradients (first order only); ``Gamma`` has no ``cdf``; ``Poisson`` and
 ``Binomial`` / ``NegativeBinomial`` samples come from samplers written here (oneflow has no such
-ops). The rarer distributions (LowRankMultivariateNormal, VonMises, Kumaraswamy, ...) are not
-here."""
+ops); ``LKJCholesky`` samples follow the LKJ marginals in every row (PyTorch's rows after the
+second do not; the densities agree). The rarer distributions (Kumaraswamy, ContinuousBernoulli,
+...) are not here."""
 
 from oneflow.distributions import constraints, kl, relaxed, transforms
 from oneflow.distributions.constraint_registry import biject_to, transform_to
@@ -37,9 +39,11 @@ from oneflow.distributions.counts import (
 from oneflow.distributions.discrete import Bernoulli, Categorical
 from oneflow.distributions.distribution import Distribution
 from oneflow.distributions.kl import kl_divergence, register_kl
+from oneflow.distributions.matrix import LKJCholesky, Wishart
 from oneflow.distributions.multivariate import (
     Dirichlet,
     Independent,
+    LowRankMultivariateNormal,
     MixtureSameFamily,
     MultivariateNormal,
 )
@@ -70,6 +74,7 @@ from oneflow.distributions.univariate import (
     Laplace,
     Pareto,
     StudentT,
+    VonMises,
     Weibull,
 )
 
@@ -92,8 +97,10 @@ __all__ = [
     "HalfNormal",
     "Independent",
     "IndependentTransform",
+    "LKJCholesky",
     "Laplace",
     "LogNormal",
+    "LowRankMultivariateNormal",
     "LowerCholeskyTransform",
     "MixtureSameFamily",
     "Multinomial",
@@ -115,7 +122,9 @@ __all__ = [
     "Transform",
     "TransformedDistribution",
     "Uniform",
+    "VonMises",
     "Weibull",
+    "Wishart",
     "biject_to",
     "constraints",
     "kl",

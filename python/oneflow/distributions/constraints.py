@@ -10,6 +10,7 @@ are in ``oneflow.distributions.transforms`` and ``biject_to`` / ``transform_to``
 __all__ = [
     "Constraint",
     "boolean",
+    "corr_cholesky",
     "dependent",
     "dependent_property",
     "greater_than",
@@ -279,6 +280,22 @@ class _LowerCholesky(Constraint):
         return lower & positive_diagonal
 
 
+class _CorrCholesky(Constraint):
+    """Lower Cholesky factors of correlation matrices (last two dimensions): lower-triangular
+    with a positive diagonal and rows of unit Euclidean length, within 10 * n * eps of the
+    dtype for n x n matrices."""
+
+    event_dim = 2
+
+    def check(self, value):
+        import oneflow
+
+        tol = oneflow.finfo(value.dtype).eps * value.shape[-1] * 10
+        row_norm = oneflow.linalg.norm(value.detach(), dim=-1)
+        unit_rows = ((row_norm - 1).abs() <= tol).all(-1)
+        return _LowerCholesky().check(value) & unit_rows
+
+
 class _PositiveDefinite(Constraint):
     """Symmetric positive-definite matrices (last two dimensions): symmetric within
     1e-6 + 1e-5 * |entry| and with a Cholesky factorisation."""
@@ -316,4 +333,5 @@ simplex = _Simplex()
 one_hot = _OneHot()
 multinomial = _Multinomial
 lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
 positive_definite = _PositiveDefinite()

@@ -9,14 +9,9 @@ import math
 
 import oneflow
 from oneflow.distributions import constraints
-from oneflow.distributions.discrete import Categorical
-from oneflow.distributions.distribution import Distribution
-from oneflow.distributions.utils import (
-    broadcast_all,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
-)
+from oneflow.distributions.discrete import CategoricalParams
+from oneflow.distributions.distribution import Distribution, ProbsOrLogits
+from oneflow.distributions.utils import broadcast_all
 
 __all__ = [
     "Binomial",
@@ -26,11 +21,6 @@ __all__ = [
     "OneHotCategorical",
     "Poisson",
 ]
-
-
-def _one_of(probs, logits):
-    if (probs is None) == (logits is None):
-        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
 
 
 def _sample_poisson(rate):
@@ -125,7 +115,7 @@ class Poisson(Distribution):
         return oneflow.xlogy(value, rate) - rate - oneflow.lgamma(value + 1)
 
 
-class Binomial(Distribution):
+class Binomial(ProbsOrLogits, Distribution):
     """The number of successes in `total_count` independent trials of success probability
     `probs` (or sigmoid(`logits`)). Samples are floats of the parameter's dtype."""
 
@@ -137,50 +127,17 @@ class Binomial(Distribution):
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits)
-        given = probs if probs is not None else logits
-        is_scalar = not isinstance(given, oneflow.Tensor) and not isinstance(
-            total_count, oneflow.Tensor
-        )
-        total_count, param = broadcast_all(total_count, given)
-        total_count = total_count.to(param.dtype)
-        self.total_count = total_count
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        self._param = param
-        super().__init__(() if is_scalar else param.shape, validate_args=validate_args)
+        total_count, param = self._init_probs_or_logits(probs, logits, total_count)
+        self.total_count = total_count.to(param.dtype)
+        super().__init__(param.shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Binomial, _instance)
-        batch_shape = oneflow.Size(batch_shape)
-        new.total_count = self.total_count.expand(*batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(*batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(*batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        names = ("total_count", "probs", "logits")
+        return self._expand_params(Binomial, names, batch_shape, _instance)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
         return constraints.integer_interval(0, self.total_count)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.shape
 
     @property
     def mean(self):
@@ -240,7 +197,7 @@ class Binomial(Distribution):
         return values
 
 
-class Geometric(Distribution):
+class Geometric(ProbsOrLogits, Distribution):
     """The number of failures before the first success in independent trials of success
     probability `probs` (or sigmoid(`logits`)), over 0, 1, 2, ..."""
 
@@ -248,16 +205,8 @@ class Geometric(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits)
-        given = probs if probs is not None else logits
-        is_scalar = not isinstance(given, oneflow.Tensor)
-        (param,) = broadcast_all(given)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        self._param = param
-        super().__init__(() if is_scalar else param.shape, validate_args=validate_args)
+        (param,) = self._init_probs_or_logits(probs, logits)
+        super().__init__(param.shape, validate_args=validate_args)
         if self._validate_args and probs is not None:
             if not bool((param > 0).all()):
                 raise ValueError(
@@ -267,25 +216,7 @@ class Geometric(Distribution):
                 )
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Geometric, _instance)
-        batch_shape = oneflow.Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(*batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(*batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
+        return self._expand_params(Geometric, ("probs", "logits"), batch_shape, _instance)
 
     @property
     def mean(self):
@@ -325,7 +256,7 @@ class Geometric(Distribution):
         )
 
 
-class OneHotCategorical(Distribution):
+class OneHotCategorical(CategoricalParams, Distribution):
     """``Categorical`` with its classes written as one-hot vectors of length K (the event
     shape), of the parameter's dtype."""
 
@@ -334,34 +265,11 @@ class OneHotCategorical(Distribution):
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        self._categorical = Categorical(probs, logits)
-        batch_shape = self._categorical.batch_shape
-        event_shape = self._categorical.param_shape[-1:]
+        batch_shape, event_shape = self._init_categorical(probs, logits)
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(OneHotCategorical, _instance)
-        batch_shape = oneflow.Size(batch_shape)
-        new._categorical = self._categorical.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @property
-    def _param(self):
-        return self._categorical._param
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
+        return self._expand_categorical(OneHotCategorical, batch_shape, _instance)
 
     @property
     def mean(self):
@@ -400,7 +308,7 @@ class OneHotCategorical(Distribution):
         return values
 
 
-class Multinomial(Distribution):
+class Multinomial(CategoricalParams, Distribution):
     """The counts of each of K classes (the last dimension of `probs` or `logits`) in
     `total_count` independent Categorical draws; samples are float vectors of the parameter's
     dtype. ``total_count`` is an int and only ``log_prob`` accepts other totals (as PyTorch)."""
@@ -411,37 +319,18 @@ class Multinomial(Distribution):
         if not isinstance(total_count, int):
             raise NotImplementedError("inhomogeneous total_count is not supported")
         self.total_count = total_count
-        self._categorical = Categorical(probs=probs, logits=logits)
+        batch_shape, event_shape = self._init_categorical(probs, logits)
         self._binomial = Binomial(total_count=total_count, probs=self._categorical.probs)
-        batch_shape = self._categorical.batch_shape
-        event_shape = self._categorical.param_shape[-1:]
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Multinomial, _instance)
-        batch_shape = oneflow.Size(batch_shape)
-        new.total_count = self.total_count
-        new._categorical = self._categorical.expand(batch_shape)
+        new = self._expand_categorical(Multinomial, batch_shape, _instance, ("total_count",))
         new._binomial = self._binomial.expand(tuple(batch_shape) + tuple(self.event_shape))
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @constraints.dependent_property(is_discrete=True, event_dim=1)
     def support(self):
         return constraints.multinomial(self.total_count)
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     @property
     def mean(self):
@@ -483,7 +372,7 @@ class Multinomial(Distribution):
         return term1 + (binomial_probs * weights).sum(0).sum(-1)
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(ProbsOrLogits, Distribution):
     """The number of successes, each of probability `probs` (or sigmoid(`logits`)), before
     `total_count` failures in independent trials. Samples (floats) are Poisson variates of
     Gamma(total_count, (1 - probs) / probs) rates."""
@@ -496,45 +385,13 @@ class NegativeBinomial(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits)
-        given = probs if probs is not None else logits
-        is_scalar = not isinstance(given, oneflow.Tensor) and not isinstance(
-            total_count, oneflow.Tensor
-        )
-        total_count, param = broadcast_all(total_count, given)
+        total_count, param = self._init_probs_or_logits(probs, logits, total_count)
         self.total_count = total_count.to(param.dtype)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        self._param = param
-        super().__init__(() if is_scalar else param.shape, validate_args=validate_args)
+        super().__init__(param.shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(NegativeBinomial, _instance)
-        batch_shape = oneflow.Size(batch_shape)
-        new.total_count = self.total_count.expand(*batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(*batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(*batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.shape
+        names = ("total_count", "probs", "logits")
+        return self._expand_params(NegativeBinomial, names, batch_shape, _instance)
 
     @property
     def mean(self):

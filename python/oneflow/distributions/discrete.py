@@ -6,23 +6,13 @@ import math
 
 import oneflow
 from oneflow.distributions import constraints
-from oneflow.distributions.distribution import Distribution
-from oneflow.distributions.utils import (
-    broadcast_all,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
-)
+from oneflow.distributions.distribution import Distribution, ProbsOrLogits
+from oneflow.distributions.utils import broadcast_all
 
 __all__ = ["Bernoulli", "Categorical"]
 
 
-def _one_of(probs, logits):
-    if (probs is None) == (logits is None):
-        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-
-
-class Categorical(Distribution):
+class Categorical(ProbsOrLogits, Distribution):
     """The distribution over the classes 0..K-1 (K = the size of the last dimension of `probs`
     or `logits`) that ``oneflow.multinomial`` samples from; leading dimensions are a batch.
 
@@ -33,53 +23,26 @@ class Categorical(Distribution):
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     has_enumerate_support = True
+    binary = False
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits)
-        if probs is not None:
-            if probs.ndim < 1:
-                raise ValueError("`probs` parameter must be at least one-dimensional.")
-            self.probs = probs / probs.sum(-1, keepdim=True)
-            self._param = self.probs
-        else:
-            if logits.ndim < 1:
-                raise ValueError("`logits` parameter must be at least one-dimensional.")
-            self.logits = logits - oneflow.logsumexp(logits, -1, keepdim=True)
-            self._param = self.logits
-        self._num_events = self._param.shape[-1]
-        batch_shape = self._param.shape[:-1] if self._param.ndim > 1 else ()
-        super().__init__(batch_shape, validate_args=validate_args)
+        (param,) = self._init_probs_or_logits(probs, logits)
+        self._num_events = param.shape[-1]
+        super().__init__(param.shape[:-1], validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Categorical, _instance)
-        batch_shape = oneflow.Size(batch_shape)
-        param_shape = tuple(batch_shape) + (self._num_events,)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(*param_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(*param_shape)
-            new._param = new.logits
-        new._num_events = self._num_events
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(
+            Categorical,
+            ("probs", "logits"),
+            batch_shape,
+            _instance,
+            param_shape=(self._num_events,),
+            shared=("_num_events",),
+        )
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
         return constraints.integer_interval(0, self._num_events - 1)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits)
-
-    @property
-    def param_shape(self):
-        return self._param.shape
 
     @property
     def num_events(self):
@@ -132,7 +95,7 @@ class Categorical(Distribution):
         return values
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ProbsOrLogits, Distribution):
     """The distribution over {0, 1} with P(1) = `probs`, or = sigmoid(`logits`) for log-odds
     `logits`; numbers or tensors (a tensor's shape is the batch shape)."""
 
@@ -141,41 +104,11 @@ class Bernoulli(Distribution):
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits)
-        given = probs if probs is not None else logits
-        is_scalar = not isinstance(given, oneflow.Tensor)
-        (param,) = broadcast_all(given)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        self._param = param
-        super().__init__(() if is_scalar else param.shape, validate_args=validate_args)
+        (param,) = self._init_probs_or_logits(probs, logits)
+        super().__init__(param.shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = oneflow.Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(*batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(*batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.shape
+        return self._expand_params(Bernoulli, ("probs", "logits"), batch_shape, _instance)
 
     @property
     def mean(self):
@@ -215,3 +148,35 @@ class Bernoulli(Distribution):
         if expand:
             values = values.expand(-1, *self._batch_shape)
         return values
+
+
+class CategoricalParams:
+    """Mixin (listed before Distribution) of the distributions built on a ``Categorical`` held as
+    ``_categorical`` (OneHotCategorical, Multinomial, ExpRelaxedCategorical): its batch shape,
+    its number of classes as the event shape, and its parameters read through."""
+
+    def _init_categorical(self, probs, logits):
+        """Builds the Categorical (errors as Categorical's); returns (batch_shape, event_shape)."""
+        self._categorical = Categorical(probs, logits)
+        return self._categorical.batch_shape, self._categorical.param_shape[-1:]
+
+    def _expand_categorical(self, cls, batch_shape, _instance=None, shared=()):
+        new = self._expand_params(cls, (), batch_shape, _instance, shared=shared)
+        new._categorical = self._categorical.expand(batch_shape)
+        return new
+
+    @property
+    def _param(self):
+        return self._categorical._param
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape

@@ -6,7 +6,12 @@ import warnings
 
 import oneflow
 from oneflow.distributions import constraints
-from oneflow.distributions.utils import lazy_property
+from oneflow.distributions.utils import (
+    broadcast_all,
+    lazy_property,
+    logits_to_probs,
+    probs_to_logits,
+)
 
 __all__ = ["Distribution"]
 
@@ -170,14 +175,22 @@ class Distribution:
                 f"values:\n{value}"
             )
 
-    def _expand_params(self, cls, names, batch_shape, _instance=None):
-        """expand() of a distribution whose parameters `names` all have its batch shape: each
-        parameter expanded, the rest as in self."""
+    def _expand_params(self, cls, names, batch_shape, _instance=None, param_shape=(), shared=()):
+        """expand() of a distribution whose parameters `names` all have the shape batch_shape +
+        `param_shape`: each parameter expanded (one computed on first use, such as the logits of
+        a distribution given probs, only once it has been), the attributes `shared` shared, the
+        event shape and the rest as in self."""
         new = self._get_checked_instance(cls, _instance)
         batch_shape = oneflow.Size(batch_shape)
+        shape = tuple(batch_shape) + tuple(param_shape)
         for name in names:
-            setattr(new, name, getattr(self, name).expand(*batch_shape))
-        Distribution.__init__(new, batch_shape, validate_args=False)
+            if name in self.__dict__ or not isinstance(
+                getattr(type(self), name, None), lazy_property
+            ):
+                setattr(new, name, getattr(self, name).expand(*shape))
+        for name in shared:
+            setattr(new, name, getattr(self, name))
+        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
 
@@ -200,3 +213,50 @@ class Distribution:
             value = self.__dict__[name]
             parts.append(f"{name}: {value if value.numel() == 1 else value.size()}")
         return f"{type(self).__name__}({', '.join(parts)})"
+
+
+class ProbsOrLogits:
+    """Mixin (listed before Distribution) of the distributions parameterised by exactly one of
+    `probs` or `logits`: Bernoulli, Binomial, Geometric, NegativeBinomial, LogitRelaxedBernoulli
+    (``binary``: a probability and its log-odds, elementwise) and Categorical (not ``binary``:
+    probabilities over the last dimension and their logs). The one given is stored as an
+    attribute; the other is computed from it on first use."""
+
+    binary = True
+
+    def _init_probs_or_logits(self, probs, logits, *others):
+        """Stores whichever of `probs` and `logits` is given (ValueError unless exactly one is)
+        and returns the tensors (`others`..., parameter). Binary: the parameter broadcast with
+        `others` (numbers become tensors, see ``broadcast_all``). Otherwise: the parameter, at
+        least one-dimensional, normalised over its last dimension."""
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        name, given = ("probs", probs) if probs is not None else ("logits", logits)
+        if self.binary:
+            *others, param = broadcast_all(*others, given)
+        else:
+            if given.ndim < 1:
+                raise ValueError(f"`{name}` parameter must be at least one-dimensional.")
+            if probs is not None:
+                param = probs / probs.sum(-1, keepdim=True)
+            else:
+                param = logits - oneflow.logsumexp(logits, -1, keepdim=True)
+        setattr(self, name, param)
+        return (*others, param)
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=self.binary)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=self.binary)
+
+    @property
+    def _param(self):
+        """The stored parameter (probs when both have been computed)."""
+        return self.__dict__["probs"] if "probs" in self.__dict__ else self.__dict__["logits"]
+
+    @property
+    def param_shape(self):
+        return self._param.shape

@@ -1,5 +1,6 @@
 """oneflow.distributions.multivariate: distributions over vectors, Independent (batch dimensions
-reinterpreted as event dimensions), Dirichlet, MultivariateNormal and MixtureSameFamily."""
+reinterpreted as event dimensions), Dirichlet, MultivariateNormal, LowRankMultivariateNormal and
+MixtureSameFamily."""
 
 import math
 
@@ -10,7 +11,13 @@ from oneflow.distributions.distribution import Distribution
 from oneflow.distributions.univariate import _reparameterized_gamma
 from oneflow.distributions.utils import lazy_property, sum_rightmost
 
-__all__ = ["Dirichlet", "Independent", "MixtureSameFamily", "MultivariateNormal"]
+__all__ = [
+    "Dirichlet",
+    "Independent",
+    "LowRankMultivariateNormal",
+    "MixtureSameFamily",
+    "MultivariateNormal",
+]
 
 
 class Independent(Distribution):
@@ -181,6 +188,40 @@ def _batch_mahalanobis(scale_tril, diff):
     return solved.squeeze(-1).pow(2).sum(-1)
 
 
+_MATRIX_PARAMETERS = ("covariance_matrix", "precision_matrix", "scale_tril")
+
+
+def _given_matrix(error, covariance_matrix, precision_matrix, scale_tril):
+    """(name, matrix) of the one of `covariance_matrix`, `precision_matrix` and `scale_tril`
+    given (MultivariateNormal, Wishart); raises `error` unless exactly one is."""
+    given = [
+        (name, m)
+        for name, m in zip(_MATRIX_PARAMETERS, (covariance_matrix, precision_matrix, scale_tril))
+        if m is not None
+    ]
+    if len(given) != 1:
+        raise error(
+            "Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified."
+        )
+    return given[0]
+
+
+def _scale_tril_of(name, matrix):
+    """The lower Cholesky factor of the covariance matrix from the matrix `name` given."""
+    if name == "scale_tril":
+        return matrix
+    if name == "covariance_matrix":
+        return oneflow.linalg.cholesky(matrix)
+    return oneflow.linalg.cholesky(oneflow.linalg.inv(matrix))
+
+
+def _expand_matrices(old, new, shape):
+    """Copies to `new` the matrix parameters that `old` holds, expanded to `shape`."""
+    for name in _MATRIX_PARAMETERS:
+        if name in old.__dict__:
+            setattr(new, name, old.__dict__[name].expand(*shape))
+
+
 class MultivariateNormal(Distribution):
     """The multivariate normal distribution with mean `loc` (..., k) and one of
     `covariance_matrix`, `precision_matrix` or `scale_tril` (..., k, k): the covariance, its
@@ -206,13 +247,7 @@ class MultivariateNormal(Distribution):
     ):
         if loc.ndim < 1:
             raise ValueError("loc must be at least one-dimensional.")
-        given = [m for m in (covariance_matrix, precision_matrix, scale_tril) if m is not None]
-        if len(given) != 1:
-            raise ValueError(
-                "Exactly one of covariance_matrix or precision_matrix or scale_tril may be "
-                "specified."
-            )
-        matrix = given[0]
+        name, matrix = _given_matrix(ValueError, covariance_matrix, precision_matrix, scale_tril)
         if matrix.ndim < 2:
             raise ValueError(
                 "scale_tril, covariance_matrix or precision_matrix matrix must be at least "
@@ -220,23 +255,11 @@ class MultivariateNormal(Distribution):
             )
         batch_shape = oneflow.broadcast_shapes(tuple(matrix.shape[:-2]), tuple(loc.shape[:-1]))
         k = loc.shape[-1]
-        if scale_tril is not None:
-            self.scale_tril = scale_tril.expand(*batch_shape, k, k)
-        elif covariance_matrix is not None:
-            self.covariance_matrix = covariance_matrix.expand(*batch_shape, k, k)
-        else:
-            self.precision_matrix = precision_matrix.expand(*batch_shape, k, k)
+        setattr(self, name, matrix.expand(*batch_shape, k, k))
         self.loc = loc.expand(*batch_shape, k)
         # Validated before the factorisation, so that a bad matrix raises ValueError.
         super().__init__(batch_shape, (k,), validate_args=validate_args)
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = oneflow.linalg.cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = oneflow.linalg.cholesky(
-                oneflow.linalg.inv(precision_matrix)
-            )
+        self._unbroadcasted_scale_tril = _scale_tril_of(name, matrix)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(MultivariateNormal, _instance)
@@ -244,9 +267,7 @@ class MultivariateNormal(Distribution):
         k = self.event_shape[0]
         new.loc = self.loc.expand(*batch_shape, k)
         new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril
-        for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
-            if name in self.__dict__:
-                setattr(new, name, self.__dict__[name].expand(*batch_shape, k, k))
+        _expand_matrices(self, new, (*batch_shape, k, k))
         Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
@@ -302,6 +323,155 @@ class MultivariateNormal(Distribution):
     def entropy(self):
         k = self.event_shape[0]
         h = 0.5 * k * (1.0 + math.log(2 * math.pi)) + self._half_log_det()
+        if len(self.batch_shape) == 0:
+            return h
+        return h.expand(*self.batch_shape)
+
+
+def _capacitance_tril(W, D):
+    """The lower Cholesky factor of the capacitance matrix I + W^T diag(D)^-1 W (m x m) of a
+    covariance W W^T + diag(D), W of shape (..., n, m) and D of shape (..., n)."""
+    m = W.shape[-1]
+    K = (W.transpose(-1, -2) / D.unsqueeze(-2)) @ W
+    return oneflow.linalg.cholesky(K + oneflow.eye(m, dtype=W.dtype, device=W.device))
+
+
+def _lowrank_logdet(D, capacitance_tril):
+    """log det(W W^T + diag(D)) = log det(capacitance) + log det(diag(D)) (the matrix
+    determinant lemma)."""
+    return 2 * capacitance_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1) + D.log().sum(-1)
+
+
+def _lowrank_mahalanobis(W, D, x, capacitance_tril):
+    """x^T (W W^T + diag(D))^-1 x over the last dimension, by the Woodbury identity:
+    x^T D^-1 x - |C^-1 W^T D^-1 x|^2 for C the capacitance matrix's Cholesky factor."""
+    Wt_Dinv_x = ((x / D).unsqueeze(-2) @ W).squeeze(-2)
+    return (x.pow(2) / D).sum(-1) - _batch_mahalanobis(capacitance_tril, Wt_Dinv_x)
+
+
+class LowRankMultivariateNormal(Distribution):
+    """The multivariate normal distribution with mean `loc` (..., n) and the covariance matrix
+    ``cov_factor @ cov_factor^T + diag(cov_diag)`` of a low-rank part, `cov_factor` (..., n, m),
+    and a positive diagonal, `cov_diag` (..., n). The batch dimensions of the three broadcast
+    together.
+
+    The log density and entropy use only the m x m capacitance matrix
+    ``I + cov_factor^T diag(cov_diag)^-1 cov_factor`` (the Woodbury identity and the matrix
+    determinant lemma), so they stay cheap for m much smaller than n."""
+
+    arg_constraints = {
+        "loc": constraints.real_vector,
+        "cov_factor": constraints.independent(constraints.real, 2),
+        "cov_diag": constraints.independent(constraints.positive, 1),
+    }
+    support = constraints.real_vector
+    has_rsample = True
+
+    def __init__(self, loc, cov_factor, cov_diag, validate_args=None):
+        if loc.ndim < 1:
+            raise ValueError("loc must be at least one-dimensional.")
+        n = loc.shape[-1]
+        if cov_factor.ndim < 2:
+            raise ValueError(
+                "cov_factor must be at least two-dimensional, with optional leading batch "
+                "dimensions"
+            )
+        if cov_factor.shape[-2] != n:
+            raise ValueError(f"cov_factor must be a batch of matrices with shape {n} x m")
+        if tuple(cov_diag.shape[-1:]) != (n,):
+            raise ValueError(f"cov_diag must be a batch of vectors with shape {(n,)}")
+        try:
+            loc_, self.cov_factor, cov_diag_ = oneflow.broadcast_tensors(
+                loc.unsqueeze(-1), cov_factor, cov_diag.unsqueeze(-1)
+            )
+        except RuntimeError as e:
+            raise ValueError(
+                f"Incompatible batch shapes: loc {tuple(loc.shape)}, cov_factor "
+                f"{tuple(cov_factor.shape)}, cov_diag {tuple(cov_diag.shape)}"
+            ) from e
+        self.loc = loc_[..., 0]
+        self.cov_diag = cov_diag_[..., 0]
+        self._unbroadcasted_cov_factor = cov_factor
+        self._unbroadcasted_cov_diag = cov_diag
+        # Validated before the factorisation, so that a bad cov_diag raises ValueError.
+        super().__init__(self.loc.shape[:-1], (n,), validate_args=validate_args)
+        self._capacitance_tril = _capacitance_tril(cov_factor, cov_diag)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._expand_params(
+            LowRankMultivariateNormal,
+            ("loc", "cov_diag"),
+            batch_shape,
+            _instance,
+            param_shape=self.event_shape,
+            shared=("_unbroadcasted_cov_factor", "_unbroadcasted_cov_diag", "_capacitance_tril"),
+        )
+        shape = tuple(new.batch_shape) + tuple(self.cov_factor.shape[-2:])
+        new.cov_factor = self.cov_factor.expand(*shape)
+        return new
+
+    def _matrix_shape(self):
+        return tuple(self.batch_shape) + tuple(self.event_shape) * 2
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @lazy_property
+    def variance(self):
+        W, D = self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag
+        return (W.pow(2).sum(-1) + D).expand(*self.batch_shape, *self.event_shape)
+
+    @lazy_property
+    def scale_tril(self):
+        # W W^T + D = D^1/2 (I + D^-1/2 W W^T D^-1/2) D^1/2, and the middle matrix has
+        # eigenvalues of at least 1: a well-conditioned Cholesky factorisation.
+        W, D = self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag
+        n = self.event_shape[0]
+        sqrt_d = D.sqrt().unsqueeze(-1)
+        scaled = W / sqrt_d
+        K = scaled @ scaled.transpose(-1, -2) + oneflow.eye(n, dtype=W.dtype, device=W.device)
+        return (sqrt_d * oneflow.linalg.cholesky(K)).expand(*self._matrix_shape())
+
+    @lazy_property
+    def covariance_matrix(self):
+        W, D = self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag
+        cov = W @ W.transpose(-1, -2) + oneflow.diag_embed(D)
+        return cov.expand(*self._matrix_shape())
+
+    @lazy_property
+    def precision_matrix(self):
+        # Woodbury: (W W^T + D)^-1 = D^-1 - (C^-1 W^T D^-1)^T (C^-1 W^T D^-1).
+        W, D = self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag
+        Wt_Dinv = W.transpose(-1, -2) / D.unsqueeze(-2)
+        A = oneflow.linalg.solve_triangular(self._capacitance_tril, Wt_Dinv, upper=False)
+        precision = oneflow.diag_embed(D.reciprocal()) - A.transpose(-1, -2) @ A
+        return precision.expand(*self._matrix_shape())
+
+    def rsample(self, sample_shape=()):
+        shape = tuple(self._extended_shape(sample_shape))
+        m = self.cov_factor.shape[-1]
+        dtype, device = self.loc.dtype, self.loc.device
+        eps_w = oneflow.randn(shape[:-1] + (m,), dtype=dtype, device=device)
+        eps_d = oneflow.randn(shape, dtype=dtype, device=device)
+        W, D = self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag
+        return self.loc + (W @ eps_w.unsqueeze(-1)).squeeze(-1) + D.sqrt() * eps_d
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        W, D = self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag
+        m = _lowrank_mahalanobis(W, D, value - self.loc, self._capacitance_tril)
+        log_det = _lowrank_logdet(D, self._capacitance_tril)
+        return -0.5 * (self.event_shape[0] * math.log(2 * math.pi) + log_det + m)
+
+    def entropy(self):
+        log_det = _lowrank_logdet(self._unbroadcasted_cov_diag, self._capacitance_tril)
+        h = 0.5 * (self.event_shape[0] * (1.0 + math.log(2 * math.pi)) + log_det)
         if len(self.batch_shape) == 0:
             return h
         return h.expand(*self.batch_shape)

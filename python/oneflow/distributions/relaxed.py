@@ -5,17 +5,11 @@ RelaxedOneHotCategorical, each with a `temperature` (lower is closer to discrete
 
 import oneflow
 from oneflow.distributions import constraints
-from oneflow.distributions.discrete import Categorical
-from oneflow.distributions.distribution import Distribution
+from oneflow.distributions.discrete import CategoricalParams
+from oneflow.distributions.distribution import Distribution, ProbsOrLogits
 from oneflow.distributions.transformed_distribution import TransformedDistribution
 from oneflow.distributions.transforms import ExpTransform, SigmoidTransform
-from oneflow.distributions.utils import (
-    broadcast_all,
-    clamp_probs,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
-)
+from oneflow.distributions.utils import broadcast_all, clamp_probs
 
 __all__ = [
     "ExpRelaxedCategorical",
@@ -25,12 +19,24 @@ __all__ = [
 ]
 
 
-def _one_of(probs, logits):
-    if (probs is None) == (logits is None):
-        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+class _RelaxedParams:
+    """Mixin of the relaxed distributions (TransformedDistributions): their parameters read from
+    the base distribution."""
+
+    @property
+    def temperature(self):
+        return self.base_dist.temperature
+
+    @property
+    def logits(self):
+        return self.base_dist.logits
+
+    @property
+    def probs(self):
+        return self.base_dist.probs
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(ProbsOrLogits, Distribution):
     """The logit of a RelaxedBernoulli sample: (logits + log U - log(1 - U)) / temperature for
     U uniform on (0, 1), with `temperature` a positive tensor and `probs` / `logits` as
     ``Bernoulli``'s."""
@@ -40,43 +46,18 @@ class LogitRelaxedBernoulli(Distribution):
     has_rsample = True
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits)
+        (param,) = self._init_probs_or_logits(probs, logits)
         self.temperature = temperature
-        given = probs if probs is not None else logits
-        is_scalar = not isinstance(given, oneflow.Tensor)
-        (param,) = broadcast_all(given)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        self._param = param
-        super().__init__(() if is_scalar else param.shape, validate_args=validate_args)
+        super().__init__(param.shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
-        batch_shape = oneflow.Size(batch_shape)
-        new.temperature = self.temperature
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(*batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(*batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.shape
+        return self._expand_params(
+            LogitRelaxedBernoulli,
+            ("probs", "logits"),
+            batch_shape,
+            _instance,
+            shared=("temperature",),
+        )
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
@@ -96,7 +77,7 @@ class LogitRelaxedBernoulli(Distribution):
         )
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class RelaxedBernoulli(_RelaxedParams, TransformedDistribution):
     """A relaxed Bernoulli on (0, 1): the sigmoid of a LogitRelaxedBernoulli sample."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -111,20 +92,8 @@ class RelaxedBernoulli(TransformedDistribution):
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
         return super().expand(batch_shape, _instance=new)
 
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
 
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs
-
-
-class ExpRelaxedCategorical(Distribution):
+class ExpRelaxedCategorical(CategoricalParams, Distribution):
     """The log of a RelaxedOneHotCategorical sample: log_softmax((logits + G) / temperature) for
     standard Gumbel noise G, over vectors of length K (the event shape); `probs` / `logits` as
     ``Categorical``'s."""
@@ -134,32 +103,13 @@ class ExpRelaxedCategorical(Distribution):
     has_rsample = True
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
-        self._categorical = Categorical(probs, logits)
+        batch_shape, event_shape = self._init_categorical(probs, logits)
         self.temperature = temperature
-        batch_shape = self._categorical.batch_shape
-        event_shape = self._categorical.param_shape[-1:]
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(ExpRelaxedCategorical, _instance)
-        batch_shape = oneflow.Size(batch_shape)
-        new.temperature = self.temperature
-        new._categorical = self._categorical.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def probs(self):
-        return self._categorical.probs
+        shared = ("temperature",)
+        return self._expand_categorical(ExpRelaxedCategorical, batch_shape, _instance, shared)
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
@@ -183,7 +133,7 @@ class ExpRelaxedCategorical(Distribution):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(_RelaxedParams, TransformedDistribution):
     """A relaxed one-hot categorical on the simplex (the Gumbel-softmax / Concrete
     distribution): the exp of an ExpRelaxedCategorical sample."""
 
@@ -198,15 +148,3 @@ class RelaxedOneHotCategorical(TransformedDistribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
         return super().expand(batch_shape, _instance=new)
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs

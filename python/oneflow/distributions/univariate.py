@@ -1,6 +1,6 @@
 """oneflow.distributions.univariate: more scalar continuous distributions, Laplace, Exponential,
-Gamma, Chi2, Beta, StudentT, HalfNormal, Cauchy, Gumbel, Weibull and Pareto, and the
-Marsaglia-Tsang gamma sampler that Gamma, Chi2, Beta and StudentT build on.
+Gamma, Chi2, Beta, StudentT, HalfNormal, Cauchy, Gumbel, Weibull, Pareto and the circular
+VonMises, and the Marsaglia-Tsang gamma sampler that Gamma, Chi2, Beta and StudentT build on.
 
 oneflow has no gamma sampling op, so gamma variates are drawn here with tensor ops (Marsaglia and
 Tsang's rejection method). Their gradient with respect to the concentration is the implicit
@@ -26,6 +26,7 @@ __all__ = [
     "Laplace",
     "Pareto",
     "StudentT",
+    "VonMises",
     "Weibull",
 ]
 
@@ -721,3 +722,78 @@ class Pareto(Distribution):
 
     def entropy(self):
         return (self.scale / self.alpha).log() + self.alpha.reciprocal() + 1
+
+
+def _log_bessel_i0(x):
+    """log I0(x) for x > 0 (I0 the modified Bessel function of the first kind), from the
+    exponentially scaled ``i0e`` so that it stays finite for large x."""
+    return oneflow.special.i0e(x).log() + x
+
+
+class VonMises(Distribution):
+    """The von Mises distribution on the circle with mean direction `loc` and concentration
+    `concentration` = k (positive): density exp(k cos(x - loc)) / (2 pi I0(k)).
+
+    Angles are in radians; `loc` and the values given to ``log_prob`` may be any reals (taken
+    modulo 2 pi), samples lie in [-pi, pi). ``mean`` and ``variance`` are the circular ones:
+    the mean direction and 1 - I1(k) / I0(k). Samples are drawn by Best
+    and Fisher's rejection method (1979) in float64; there is no reparameterized sample."""
+
+    arg_constraints = {"loc": constraints.real, "concentration": constraints.positive}
+    support = constraints.real
+    has_rsample = False
+
+    def __init__(self, loc, concentration, validate_args=None):
+        self.loc, self.concentration = broadcast_all(loc, concentration)
+        super().__init__(self.loc.shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return self._expand_params(VonMises, ("loc", "concentration"), batch_shape, _instance)
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def variance(self):
+        k = self.concentration
+        return 1 - oneflow.special.i1e(k) / oneflow.special.i0e(k)
+
+    def sample(self, sample_shape=()):
+        shape = tuple(self._extended_shape(sample_shape))
+        with oneflow.no_grad():
+            loc = self.loc.detach().to(oneflow.float64).expand(*shape)
+            k = self.concentration.detach().to(oneflow.float64).expand(*shape)
+            dtype, device = k.dtype, k.device
+            # The wrapped Cauchy envelope's parameter r; 1 / k + k to second order for tiny k.
+            tau = 1 + (1 + 4 * k * k).sqrt()
+            rho = (tau - (2 * tau).sqrt()) / (2 * k)
+            r = oneflow.where(k < 1e-5, 1 / k + k, (1 + rho * rho) / (2 * rho))
+            theta = oneflow.zeros(shape, dtype=dtype, device=device)
+            done = oneflow.zeros(shape, dtype=oneflow.bool, device=device)
+            # Each round accepts with probability above 0.65, so 1000 rounds leave nothing
+            # undone in practice.
+            for _ in range(1000):
+                u1 = oneflow.rand(shape, dtype=dtype, device=device)
+                u2 = oneflow.rand(shape, dtype=dtype, device=device)
+                u3 = oneflow.rand(shape, dtype=dtype, device=device)
+                z = oneflow.cos(math.pi * u1)
+                f = (1 + r * z) / (r + z)
+                c = k * (r - f)
+                accept = (c * (2 - c) > u2) | ((c / u2).log() + 1 - c >= 0)
+                angle = oneflow.sign(u3 - 0.5) * oneflow.acos(f.clamp(min=-1, max=1))
+                theta = oneflow.where(accept & ~done, angle, theta)
+                done = done | accept
+                if bool(done.all()):
+                    break
+            return ((theta + loc + math.pi) % (2 * math.pi) - math.pi).to(self.loc.dtype)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        k = self.concentration
+        return k * oneflow.cos(value - self.loc) - math.log(2 * math.pi) - _log_bessel_i0(k)
