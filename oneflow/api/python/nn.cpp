@@ -6,6 +6,7 @@
 #include "oneflow/core/functional/attention.h"
 #include "oneflow/core/functional/nn_functional.h"
 #include "oneflow/core/ops/sampling_primitives.h"
+#include "oneflow/core/ops/special_primitives.h"
 
 namespace oneflow::python {
 
@@ -241,6 +242,11 @@ void init_nn(py::module_& m) {
     ReleaseGil nogil;
     return dispatch1(prim::grid_sample_2d(), {F::contiguous(input), F::contiguous(grid)},
                      Attrs{{"mode", mode}, {"padding", padding}, {"align_corners", align_corners}});
+  });
+  // P(a, x) or, with upper, Q(a, x): a and x already broadcast to one shape and floating dtype.
+  m.def("_igamma", [](const Tensor& a, const Tensor& x, bool upper) {
+    ReleaseGil nogil;
+    return dispatch1(prim::igamma(), {F::contiguous(a), F::contiguous(x)}, Attrs{{"upper", upper}});
   });
   m.def("_pdist", [](const Tensor& input, double p) {
     ReleaseGil nogil;

@@ -11,6 +11,7 @@
 #include "oneflow/core/ops/nn_primitives.h"
 #include "oneflow/core/ops/sampling_primitives.h"
 #include "oneflow/core/ops/small_ops_primitives.h"
+#include "oneflow/core/ops/special_primitives.h"
 
 namespace oneflow {
 
@@ -1289,6 +1290,7 @@ std::vector<const Primitive*> all_primitives() {
       &prim::pdist_grad(),
       &prim::ctc_loss(),
       &prim::ctc_loss_grad(),
+      &prim::igamma(),
       &prim::dot(),
       &prim::trace(),
       &prim::outer(),

@@ -466,6 +466,57 @@ def _i0_(self):
     return self
 
 
+# ---- regularised incomplete gamma functions ----------------------------------------------
+
+
+def _incomplete_gamma(input, other, upper, op):
+    """P(a, x) (upper=False) or Q(a, x) = 1 - P, elementwise with broadcasting, by the igamma
+    kernel (series or continued fraction in double); 16-bit floats compute in float32."""
+    flow = _flow()
+    tensors = [t for t in (input, other) if isinstance(t, Tensor)]
+    if not tensors:
+        raise TypeError(f"{op}(): expected at least one Tensor argument")
+    dtype = flow.result_type(input, other)
+    if not dtype.is_floating_point:
+        raise NotImplementedError(f'"{op}_cpu" not implemented for {dtype}')
+    compute = dtype if dtype in (flow.float32, flow.float64) else flow.float32
+    device = tensors[0].device
+    a = flow.as_tensor(input, dtype=compute, device=device)
+    x = flow.as_tensor(other, dtype=compute, device=device)
+    if a.shape != x.shape:
+        a, x = flow.broadcast_tensors(a, x)
+    return _C._igamma(a, x, upper).to(dtype)
+
+
+def gammainc(input, other):
+    """The regularised lower incomplete gamma function P(input, other)."""
+    return _incomplete_gamma(input, other, False, "igamma")
+
+
+def gammaincc(input, other):
+    """The regularised upper incomplete gamma function Q(input, other) = 1 - P."""
+    return _incomplete_gamma(input, other, True, "igammac")
+
+
+def _in_place(fn, name):
+    def method(self, other):
+        result = fn(self, other)
+        if result.dtype != self.dtype and not self.dtype.is_floating_point:
+            raise RuntimeError(
+                f"result type {result.dtype} can't be cast to the desired output type {self.dtype}"
+            )
+        if tuple(result.shape) != tuple(self.shape):
+            raise RuntimeError(
+                f"{name}: output with shape {tuple(self.shape)} doesn't match the broadcast "
+                f"shape {tuple(result.shape)}"
+            )
+        self.copy_(result)
+        return self
+
+    method.__name__ = name
+    return method
+
+
 # ---- aliases of functions oneflow has under other names ---------------------------------------
 
 
@@ -492,6 +543,8 @@ def functions():
         "i0e": i0e,
         "i1": i1,
         "i1e": i1e,
+        "gammainc": gammainc,
+        "gammaincc": gammaincc,
     }
     return {name: fn for name, fn in out.items() if not hasattr(special, name)}
 
@@ -499,9 +552,18 @@ def functions():
 def top_level():
     """Name -> function for the oneflow namespace (torch.i0), only names it doesn't have yet."""
     flow = _flow()
-    return {name: fn for name, fn in {"i0": i0}.items() if not hasattr(flow, name)}
+    out = {"i0": i0, "igamma": gammainc, "igammac": gammaincc}
+    return {name: fn for name, fn in out.items() if not hasattr(flow, name)}
 
 
 def methods():
     """Name -> Tensor method, only names oneflow's Tensor doesn't have yet."""
-    return {name: fn for name, fn in {"i0": i0, "i0_": _i0_}.items() if not hasattr(Tensor, name)}
+    out = {
+        "i0": i0,
+        "i0_": _i0_,
+        "igamma": gammainc,
+        "igammac": gammaincc,
+        "igamma_": _in_place(gammainc, "igamma_"),
+        "igammac_": _in_place(gammaincc, "igammac_"),
+    }
+    return {name: fn for name, fn in out.items() if not hasattr(Tensor, name)}

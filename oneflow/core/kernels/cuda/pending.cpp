@@ -6,6 +6,7 @@
 #include "oneflow/core/ops/primitives.h"
 #include "oneflow/core/ops/sampling_primitives.h"
 #include "oneflow/core/ops/small_ops_primitives.h"
+#include "oneflow/core/ops/special_primitives.h"
 
 namespace oneflow {
 
@@ -45,6 +46,7 @@ OF_NOT_YET(Pdist)
 OF_NOT_YET(PdistGrad)
 OF_NOT_YET(CtcLoss)
 OF_NOT_YET(CtcLossGrad)
+OF_NOT_YET(Igamma)
 OF_NOT_YET(Cumsum)
 OF_NOT_YET(Cumprod)
 OF_NOT_YET(Sort)

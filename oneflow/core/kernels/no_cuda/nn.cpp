@@ -5,6 +5,7 @@
 #include "oneflow/core/ops/nn_primitives.h"
 #include "oneflow/core/ops/sampling_primitives.h"
 #include "oneflow/core/ops/small_ops_primitives.h"
+#include "oneflow/core/ops/special_primitives.h"
 #include "oneflow/core/ops/ternary_primitives.h"
 
 namespace oneflow {
@@ -53,6 +54,7 @@ OF_NN_NO_CUDA(Pdist)
 OF_NN_NO_CUDA(PdistGrad)
 OF_NN_NO_CUDA(CtcLoss)
 OF_NN_NO_CUDA(CtcLossGrad)
+OF_NN_NO_CUDA(Igamma)
 #undef OF_NN_NO_CUDA
 
 template <TernaryFn K>
