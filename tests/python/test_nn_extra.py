@@ -671,3 +671,61 @@ def test_constructor_signatures(name):
         ]
 
     assert params(flow) == params(torch)
+
+
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")
+@pytest.mark.parametrize(
+    "case",
+    [
+        {},
+        {"batch_first": False},
+        {"nhead": 1},
+        {"training": True},
+        {"grad": True},
+        {"norm": False},
+        {"right_aligned": True},
+        {"fastpath": False},
+    ],
+)
+def test_transformer_encoder_inference_zeroes_padding_like_torch(case):
+    """In inference with a left-aligned key padding mask PyTorch's encoder runs on nested
+    tensors, so padded positions come out as zeros (then through the final norm); where it
+    would not (batch_first=False, an odd head count, training, grad, a mask not left aligned,
+    the fast path switched off) they keep their values. The init warning is PyTorch's too."""
+    import warnings
+
+    batch_first = case.get("batch_first", True)
+    nhead = case.get("nhead", 2)
+    norm = case.get("norm", True)
+    outs, messages = [], []
+    for lib in (torch, flow):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            layer = lib.nn.TransformerEncoderLayer(
+                16, nhead, 32, dropout=0.0, batch_first=batch_first
+            )
+            enc = lib.nn.TransformerEncoder(layer, 2, norm=lib.nn.LayerNorm(16) if norm else None)
+        messages.append([str(w.message) for w in caught if "nested" in str(w.message)])
+        outs.append(enc)
+    te, fe = outs
+    assert messages[0] == messages[1]
+    fe.load_state_dict({k: flow.tensor(v.detach().numpy()) for k, v in te.state_dict().items()})
+    x = np.random.default_rng(0).standard_normal((3, 5, 16)).astype("float32")
+    if not batch_first:
+        x = np.ascontiguousarray(x.transpose(1, 0, 2))
+    pad = np.zeros((3, 5), bool)
+    pad[0, 3:] = True
+    pad[2, 1:] = True
+    if case.get("right_aligned"):
+        pad[1, 0] = True
+    results = []
+    for lib, enc in ((torch, te), (flow, fe)):
+        enc.train(case.get("training", False))
+        lib.backends.mha.set_fastpath_enabled(case.get("fastpath", True))
+        try:
+            with lib.set_grad_enabled(case.get("grad", False)):
+                out = enc(lib.tensor(x), src_key_padding_mask=lib.tensor(pad))
+        finally:
+            lib.backends.mha.set_fastpath_enabled(True)
+        results.append(out.detach().numpy())
+    np.testing.assert_allclose(results[1], results[0], atol=2e-5)
