@@ -27,7 +27,7 @@ acos acosh add angle addcdiv addcmul addr arccos arccosh arcsin arcsinh arctan a
 asinh atan atan2 atanh bitwise_and bitwise_left_shift bitwise_or bitwise_right_shift bitwise_xor cat
 cholesky cholesky_inverse column_stack concat concatenate copysign cos cosh deg2rad diff digamma
 div divide dstack eq erf erfc erfinv exp exp2 expm1 floor_divide fmax fmin fmod gcd ge ger greater
-greater_equal gt hstack hypot i0 kron lcm ldexp le lerp less less_equal lgamma log log10 log1p log2
+greater_equal gt hstack hypot i0 igamma igammac kron lcm ldexp le lerp less less_equal lgamma log log10 log1p log2
 logaddexp logaddexp2 logical_and logical_not logical_or logical_xor logit logsumexp lt maximum mean
 minimum mul multiply mvlgamma nanmean ne nextafter not_equal outer polygamma pow rad2deg reciprocal
 remainder row_stack rsqrt sigmoid sin sinc sinh sqrt square stack std sub subtract tan tanh
@@ -55,8 +55,8 @@ lu_solve matmul matrix_norm matrix_power matrix_rank multi_dot norm pinv qr slog
 solve_triangular svd svdvals vecdot vector_norm
 """
 _SPECIAL_CAST = """
-digamma entr erf erfc erfcx erfinv exp2 expit expm1 gammaln i0 i0e i1 i1e log1p log_ndtr logit
-logsumexp multigammaln ndtr ndtri polygamma psi sinc xlog1py xlogy zeta
+digamma entr erf erfc erfcx erfinv exp2 expit expm1 gammainc gammaincc gammaln i0 i0e i1 i1e log1p
+log_ndtr logit logsumexp multigammaln ndtr ndtri polygamma psi sinc xlog1py xlogy zeta
 """
 _SPECIAL_EXACT = "round"
 

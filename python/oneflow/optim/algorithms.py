@@ -5,6 +5,7 @@ import math
 
 import oneflow
 from oneflow._oneflow_internal import _C
+from oneflow.optim._line_search import strong_wolfe
 from oneflow.optim.optimizer import Optimizer, required
 
 
@@ -473,8 +474,23 @@ class LAMB(Optimizer):
         return loss
 
 
+class _LineSearchError(ValueError, RuntimeError):
+    """An unsupported ``line_search_fn``. PyTorch raises RuntimeError for it (from ``step``);
+    this error is both a ValueError and a RuntimeError."""
+
+
+def _check_line_search(name):
+    if name is not None and name != "strong_wolfe":
+        raise _LineSearchError("only 'strong_wolfe' is supported")
+
+
 class LBFGS(Optimizer):
-    """Limited-memory BFGS (PyTorch's algorithm without line search, or with strong Wolfe)."""
+    """Limited-memory BFGS with PyTorch's update rule, either with a fixed step (``lr``) or with
+    a strong Wolfe line search (``line_search_fn="strong_wolfe"``).
+
+    Scalars computed from the flat gradient (curvatures, step coefficients, slopes) are 0-d
+    tensors of the parameters' dtype, so they carry the parameters' precision.
+    """
 
     def __init__(
         self,
@@ -487,10 +503,12 @@ class LBFGS(Optimizer):
         history_size=100,
         line_search_fn=None,
     ):
+        if isinstance(lr, oneflow.Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        _check("learning rate", lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
-        if line_search_fn is not None:
-            raise NotImplementedError("LBFGS: line_search_fn='strong_wolfe' is not implemented")
+        _check_line_search(line_search_fn)
         super().__init__(
             params,
             dict(
@@ -500,7 +518,7 @@ class LBFGS(Optimizer):
                 tolerance_grad=tolerance_grad,
                 tolerance_change=tolerance_change,
                 history_size=history_size,
-                line_search_fn=None,
+                line_search_fn=line_search_fn,
             ),
         )
         if len(self.param_groups) != 1:
@@ -515,45 +533,61 @@ class LBFGS(Optimizer):
         return oneflow.cat(parts, 0)
 
     def _add(self, step, direction):
+        step = float(step)
         offset = 0
         for p in self._params:
             n = p.numel()
             p.add_(direction[offset : offset + n].reshape(p.shape), alpha=step)
             offset += n
 
+    def _evaluate_at(self, closure, x, step, direction):
+        """Loss and flat gradient at ``x + step * direction``; the parameters return to ``x``."""
+        self._add(step, direction)
+        loss = float(_closure_loss(closure))
+        flat = self._flat_grad()
+        for p, saved in zip(self._params, x):
+            p.copy_(saved)
+        return loss, flat
+
     @oneflow.no_grad()
     def step(self, closure):
         g = self.param_groups[0]
         lr, max_iter, max_eval = g["lr"], g["max_iter"], g["max_eval"]
+        if isinstance(lr, oneflow.Tensor):
+            lr = lr.item()
         tol_grad, tol_change, history = (
             g["tolerance_grad"],
             g["tolerance_change"],
             g["history_size"],
         )
+        line_search = g["line_search_fn"]
+        _check_line_search(line_search)
         st = self.state[self._params[0]]
         st.setdefault("func_evals", 0)
         st.setdefault("n_iter", 0)
-        orig_loss = loss = float(_closure_loss(closure))
+        orig_loss = _closure_loss(closure)
+        loss = float(orig_loss)
         evals = 1
         st["func_evals"] += 1
         flat = self._flat_grad()
-        if float(flat.abs().max()) <= tol_grad:
+        if flat.abs().max() <= tol_grad:
             return orig_loss
         d, t = st.get("d"), st.get("t")
-        old_dirs, old_stps = st.get("old_dirs", []), st.get("old_stps", [])
-        ro, H_diag = st.get("ro", []), st.get("H_diag", 1)
+        old_dirs, old_stps = st.get("old_dirs"), st.get("old_stps")
+        ro, H_diag = st.get("ro"), st.get("H_diag")
         prev_flat, prev_loss = st.get("prev_flat_grad"), st.get("prev_loss")
         n_iter = 0
         while n_iter < max_iter:
             n_iter += 1
             st["n_iter"] += 1
             if st["n_iter"] == 1:
-                d = -flat
+                d = flat.neg()
                 old_dirs, old_stps, ro, H_diag = [], [], [], 1
             else:
+                # Update the curvature pairs (y, s), then apply the two-loop recursion.
                 y = flat - prev_flat
-                s = d * t
-                ys = float((y * s).sum())
+                s = d.mul(t)
+                ys = y.dot(s)
                 if ys > 1e-10:
                     if len(old_dirs) == history:
                         old_dirs.pop(0)
@@ -562,33 +596,51 @@ class LBFGS(Optimizer):
                     old_dirs.append(y)
                     old_stps.append(s)
                     ro.append(1.0 / ys)
-                    H_diag = ys / float((y * y).sum())
-                q = -flat
-                al = [0.0] * len(old_dirs)
+                    H_diag = ys / y.dot(y)
+                if "al" not in st:
+                    st["al"] = [None] * history
+                al = st["al"]
+                q = flat.neg()
                 for i in range(len(old_dirs) - 1, -1, -1):
-                    al[i] = float((old_stps[i] * q).sum()) * ro[i]
-                    q = q - old_dirs[i] * al[i]
-                d = q * H_diag
+                    al[i] = old_stps[i].dot(q) * ro[i]
+                    q.add_(old_dirs[i], alpha=-float(al[i]))
+                d = oneflow.mul(q, H_diag)
                 for i in range(len(old_dirs)):
-                    be_i = float((old_dirs[i] * d).sum()) * ro[i]
-                    d = d + old_stps[i] * (al[i] - be_i)
+                    be_i = old_dirs[i].dot(d) * ro[i]
+                    d.add_(old_stps[i], alpha=float(al[i] - be_i))
             prev_flat = flat.clone()
             prev_loss = loss
-            t = min(1.0, 1.0 / float(flat.abs().sum())) * lr if st["n_iter"] == 1 else lr
-            gtd = float((flat * d).sum())
+            t = min(1.0, 1.0 / flat.abs().sum()) * lr if st["n_iter"] == 1 else lr
+            gtd = flat.dot(d)
             if gtd > -tol_change:
                 break
-            self._add(t, d)
-            if n_iter != max_iter:
-                loss = float(_closure_loss(closure))
-                flat = self._flat_grad()
-                evals += 1
-                st["func_evals"] += 1
-            if n_iter == max_iter or evals >= max_eval:
+            if line_search is not None:
+                x = [p.clone() for p in self._params]
+                loss, flat, t, ls_evals = strong_wolfe(
+                    lambda step, x=x, d=d: self._evaluate_at(closure, x, step, d),
+                    t,
+                    d,
+                    loss,
+                    flat,
+                    gtd,
+                    max_ls=max_eval - evals,
+                )
+                self._add(t, d)
+                opt_cond = flat.abs().max() <= tol_grad
+            else:
+                self._add(t, d)
+                ls_evals = 0
+                opt_cond = False
+                if n_iter != max_iter:
+                    loss = float(_closure_loss(closure))
+                    flat = self._flat_grad()
+                    opt_cond = flat.abs().max() <= tol_grad
+                    ls_evals = 1
+            evals += ls_evals
+            st["func_evals"] += ls_evals
+            if n_iter == max_iter or evals >= max_eval or opt_cond:
                 break
-            if float(flat.abs().max()) <= tol_grad:
-                break
-            if float((d * t).abs().max()) <= tol_change or abs(loss - prev_loss) < tol_change:
+            if d.mul(t).abs().max() <= tol_change or abs(loss - prev_loss) < tol_change:
                 break
         st.update(
             d=d,
