@@ -42,7 +42,8 @@ const std::unordered_map<std::string, const Primitive*>& primitives() {
   static const auto* table = [] {
     auto* t = new std::unordered_map<std::string, const Primitive*>();
     auto add = [t](const Primitive& p) {
-      if (!t->emplace(p.name(), &p).second)
+      auto [it, fresh] = t->emplace(p.name(), &p);
+      if (!fresh && it->second != &p)
         throw_error<RuntimeError>("nn.Graph", "two primitives are named ", p.name());
     };
     // clang-format off
@@ -92,7 +93,9 @@ const std::unordered_map<std::string, const Primitive*>& primitives() {
     OF_ADD_FN(ternary, TernaryFn, Addcdiv) OF_ADD_FN(ternary, TernaryFn, Lerp)
 #undef OF_ADD_FN
         // clang-format on
-        return t;
+        // and every other primitive the registry lists (those above are the ones it does not)
+        for (const Primitive* p : all_primitives()) add(*p);
+    return t;
   }();
   return *table;
 }

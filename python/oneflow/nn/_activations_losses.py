@@ -8,7 +8,7 @@ import operator
 import warnings
 
 import oneflow
-from oneflow._oneflow_internal import _C, Tensor
+from oneflow._oneflow_internal import _C, Tensor, _graph_tracing
 
 
 def _amp_float(t):
@@ -1075,6 +1075,19 @@ def ctc_loss(
     T, N, C = log_probs.shape
     if log_probs.numel() == 0:
         raise RuntimeError("ctc_loss: log_probs tensor must not be empty")
+    if not 0 <= blank < C:
+        raise RuntimeError(f"ctc_loss: blank must be in label range [0, {C}), got {blank}")
+    kernel = (
+        log_probs.dtype in (oneflow.float32, oneflow.float64)
+        and not log_probs.is_global
+        and log_probs.device.type == "cpu"
+    )
+    if kernel and _graph_tracing():
+        # Inside nn.Graph no value is read on the host: the kernel checks lengths and targets
+        # when it runs.
+        il_t, tl_t = (_ctc_length_tensor(v, N) for v in (input_lengths, target_lengths))
+        loss = _C._ctc_loss(log_probs, targets.long(), il_t, tl_t, blank, zero_infinity)
+        return _ctc_reduce(loss, tl_t, reduction, zero_infinity, batched)
     il = _ctc_lengths(input_lengths)
     tl = _ctc_lengths(target_lengths)
     if len(il) != N:
@@ -1104,21 +1117,35 @@ def ctc_loss(
                 f"ctc_loss: expected tensor to have size at least {max(tl)} at dimension 1, "
                 f"but got size {tgt.shape[1]} for argument #2 'targets'"
             )
-    if not 0 <= blank < C:
-        raise RuntimeError(f"ctc_loss: blank must be in label range [0, {C}), got {blank}")
-    if (
-        log_probs.dtype in (oneflow.float32, oneflow.float64)
-        and not log_probs.is_global
-        and log_probs.device.type == "cpu"
-    ):
-        lengths = [oneflow.tensor(v, dtype=oneflow.int64) for v in (il, tl)]
-        loss = _C._ctc_loss(log_probs, targets.long(), *lengths, blank, zero_infinity)
+    il_t, tl_t = (oneflow.tensor(v, dtype=oneflow.int64) for v in (il, tl))
+    if kernel:
+        loss = _C._ctc_loss(log_probs, targets.long(), il_t, tl_t, blank, zero_infinity)
     else:
         loss = _ctc_composed(log_probs, tgt, il, tl, blank)
+    return _ctc_reduce(loss, tl_t, reduction, zero_infinity, batched)
+
+
+def _ctc_length_tensor(lengths, n):
+    """CTC lengths (a tensor of any rank, an int or a sequence) as an int64 (n,) CPU tensor,
+    without reading a tensor's values."""
+    if isinstance(lengths, oneflow.Tensor):
+        if lengths.is_floating_point() or lengths.dtype == oneflow.bool:
+            raise RuntimeError(f"ctc_loss: lengths must be integral, got {lengths.dtype}")
+        lengths = lengths.reshape(-1).to(oneflow.int64)
+    else:
+        lengths = oneflow.tensor([lengths] if isinstance(lengths, int) else list(lengths))
+    if lengths.shape[0] != n:
+        raise RuntimeError("input_lengths and target_lengths must be of size batch_size")
+    return lengths
+
+
+def _ctc_reduce(loss, target_lengths, reduction, zero_infinity, batched):
+    """The per-sequence losses, infinite ones zeroed when asked, reduced as PyTorch: "mean"
+    divides each by its target length (at least 1) before the batch mean."""
     if zero_infinity:
         loss = _C.where(_C.eq(loss, float("inf")), 0.0, loss)
     if reduction == "mean":
-        lengths = oneflow.tensor([max(v, 1) for v in tl], dtype=loss.dtype, device=loss.device)
+        lengths = _C.clamp(target_lengths, 1, None).to(dtype=loss.dtype, device=loss.device)
         return _C.mean(_C.div(loss, lengths))
     loss = _reduce(loss, reduction)
     return loss if batched or reduction != "none" else _C.squeeze(loss, [0])
