@@ -93,6 +93,21 @@ for _registry in (biject_to, transform_to):
     _registry.register(constraints.interval, _interval)
     _registry.register(constraints.half_open_interval, _interval)
 
+    _registry.register(constraints.corr_cholesky, lambda c: transforms.CorrCholeskyTransform())
+    _registry.register(
+        constraints.cat,
+        lambda c, _r=_registry: transforms.CatTransform(
+            [_r(part) for part in c.cseq], c.dim, c.lengths
+        ),
+    )
+    _registry.register(
+        constraints.stack,
+        lambda c, _r=_registry: transforms.StackTransform([_r(part) for part in c.cseq], c.dim),
+    )
+
 biject_to.register(constraints.simplex, lambda c: transforms.StickBreakingTransform())
 transform_to.register(constraints.simplex, lambda c: transforms.SoftmaxTransform())
 transform_to.register(constraints.lower_cholesky, lambda c: transforms.LowerCholeskyTransform())
+transform_to.register(
+    constraints.positive_definite, lambda c: transforms.PositiveDefiniteTransform()
+)

@@ -10,6 +10,7 @@ are in ``oneflow.distributions.transforms`` and ``biject_to`` / ``transform_to``
 __all__ = [
     "Constraint",
     "boolean",
+    "cat",
     "corr_cholesky",
     "dependent",
     "dependent_property",
@@ -32,6 +33,7 @@ __all__ = [
     "real",
     "real_vector",
     "simplex",
+    "stack",
     "unit_interval",
 ]
 
@@ -312,6 +314,74 @@ class _PositiveDefinite(Constraint):
         return symmetric & (info == 0)
 
 
+class _Cat(Constraint):
+    """The constraints `cseq` applied to consecutive slices of lengths `lengths` (default all
+    1) along dimension `dim`, as ``oneflow.cat`` joins them."""
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq = list(cseq)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(
+                f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})"
+            )
+        self.dim = dim
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value):
+        import oneflow
+
+        _check_dim(self.dim, value)
+        checks = []
+        start = 0
+        for constraint, length in zip(self.cseq, self.lengths):
+            checks.append(constraint.check(value.narrow(self.dim, start, length)))
+            start += length
+        return oneflow.cat(checks, self.dim)
+
+
+class _Stack(Constraint):
+    """The constraints `cseq` applied to the slices along dimension `dim` (one each), as
+    ``oneflow.stack`` joins them."""
+
+    def __init__(self, cseq, dim=0):
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq = list(cseq)
+        self.dim = dim
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        # A negative dim reaching into the event adds the stacked dimension to it.
+        dim = max(c.event_dim for c in self.cseq)
+        return dim + 1 if self.dim + dim < 0 else dim
+
+    def check(self, value):
+        import oneflow
+
+        _check_dim(self.dim, value)
+        slices = [value.select(self.dim, i) for i in range(value.shape[self.dim])]
+        return oneflow.stack([c.check(v) for v, c in zip(slices, self.cseq)], self.dim)
+
+
+def _check_dim(dim, value):
+    if not -value.ndim <= dim < value.ndim:
+        raise AssertionError(f"dim {dim} out of range for value with {value.ndim} dimensions")
+
+
 dependent = _Dependent()
 dependent_property = _DependentProperty
 independent = _Independent
@@ -335,3 +405,5 @@ multinomial = _Multinomial
 lower_cholesky = _LowerCholesky()
 corr_cholesky = _CorrCholesky()
 positive_definite = _PositiveDefinite()
+cat = _Cat
+stack = _Stack

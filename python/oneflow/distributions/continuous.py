@@ -6,7 +6,7 @@ import math
 
 import oneflow
 from oneflow.distributions import constraints
-from oneflow.distributions.distribution import Distribution
+from oneflow.distributions.distribution import Distribution, ExponentialFamily
 from oneflow.distributions.utils import broadcast_all
 
 __all__ = ["Normal", "Uniform"]
@@ -17,12 +17,13 @@ def _all_numbers(*given):
     return all(not isinstance(v, oneflow.Tensor) for v in given)
 
 
-class Normal(Distribution):
+class Normal(ExponentialFamily):
     """The normal (Gaussian) distribution with mean `loc` and standard deviation `scale`."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
@@ -73,6 +74,15 @@ class Normal(Distribution):
 
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + oneflow.log(self.scale)
+
+    @property
+    def _natural_params(self):
+        precision = self.scale.pow(2).reciprocal()
+        return (self.loc * precision, -0.5 * precision)
+
+    def _log_normalizer(self, x, y):
+        # eta = (mu / s^2, -1 / (2 s^2)): A = mu^2 / (2 s^2) + log(s sqrt(2 pi)).
+        return -0.25 * x.pow(2) / y + 0.5 * oneflow.log(-math.pi / y)
 
 
 class Uniform(Distribution):

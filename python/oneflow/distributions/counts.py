@@ -1,5 +1,6 @@
 """oneflow.distributions.counts: distributions over counts and one-hot vectors, Poisson,
-Binomial, Multinomial, NegativeBinomial, Geometric and OneHotCategorical.
+Binomial, Multinomial, NegativeBinomial, Geometric, OneHotCategorical and
+OneHotCategoricalStraightThrough.
 
 oneflow has no ``poisson`` or ``binomial`` sampling op: Poisson variates are drawn here by
 multiplying uniforms (rates below 10) or Hormann's PTRS transformed rejection (rates of 10 and
@@ -10,7 +11,7 @@ import math
 import oneflow
 from oneflow.distributions import constraints
 from oneflow.distributions.discrete import CategoricalParams
-from oneflow.distributions.distribution import Distribution, ProbsOrLogits
+from oneflow.distributions.distribution import Distribution, ExponentialFamily, ProbsOrLogits
 from oneflow.distributions.utils import broadcast_all
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "Multinomial",
     "NegativeBinomial",
     "OneHotCategorical",
+    "OneHotCategoricalStraightThrough",
     "Poisson",
 ]
 
@@ -76,7 +78,7 @@ def _sample_poisson(rate):
         return result.to(out_dtype)
 
 
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
     """The Poisson distribution with rate `rate` (nonnegative) over 0, 1, 2, ...; samples are
     floats of the rate's dtype."""
 
@@ -113,6 +115,13 @@ class Poisson(Distribution):
         rate, value = broadcast_all(self.rate, value)
         value = value.to(rate.dtype)
         return oneflow.xlogy(value, rate) - rate - oneflow.lgamma(value + 1)
+
+    @property
+    def _natural_params(self):
+        return (oneflow.log(self.rate),)
+
+    def _log_normalizer(self, x):
+        return oneflow.exp(x)
 
 
 class Binomial(ProbsOrLogits, Distribution):
@@ -306,6 +315,18 @@ class OneHotCategorical(CategoricalParams, Distribution):
         if expand:
             values = values.expand(n, *self.batch_shape, n)
         return values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """``OneHotCategorical`` with the straight-through gradient estimator (Bengio et al., 2013):
+    ``rsample`` returns one-hot samples whose gradient is that of ``probs``."""
+
+    has_rsample = True
+
+    def rsample(self, sample_shape=()):
+        samples = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return samples + (probs - probs.detach())
 
 
 class Multinomial(CategoricalParams, Distribution):

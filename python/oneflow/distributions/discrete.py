@@ -6,7 +6,7 @@ import math
 
 import oneflow
 from oneflow.distributions import constraints
-from oneflow.distributions.distribution import Distribution, ProbsOrLogits
+from oneflow.distributions.distribution import Distribution, ExponentialFamily, ProbsOrLogits
 from oneflow.distributions.utils import broadcast_all
 
 __all__ = ["Bernoulli", "Categorical"]
@@ -95,13 +95,14 @@ class Categorical(ProbsOrLogits, Distribution):
         return values
 
 
-class Bernoulli(ProbsOrLogits, Distribution):
+class Bernoulli(ProbsOrLogits, ExponentialFamily):
     """The distribution over {0, 1} with P(1) = `probs`, or = sigmoid(`logits`) for log-odds
     `logits`; numbers or tensors (a tensor's shape is the batch shape)."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
+    _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         (param,) = self._init_probs_or_logits(probs, logits)
@@ -148,6 +149,13 @@ class Bernoulli(ProbsOrLogits, Distribution):
         if expand:
             values = values.expand(-1, *self._batch_shape)
         return values
+
+    @property
+    def _natural_params(self):
+        return (oneflow.logit(self.probs),)
+
+    def _log_normalizer(self, x):
+        return oneflow.log1p(oneflow.exp(x))
 
 
 class CategoricalParams:

@@ -11,9 +11,10 @@ from oneflow.distributions.utils import (
     lazy_property,
     logits_to_probs,
     probs_to_logits,
+    sum_rightmost,
 )
 
-__all__ = ["Distribution"]
+__all__ = ["Distribution", "ExponentialFamily"]
 
 
 class Distribution:
@@ -215,10 +216,57 @@ class Distribution:
         return f"{type(self).__name__}({', '.join(parts)})"
 
 
+class ExponentialFamily(Distribution):
+    """Base of the exponential families, densities p(x) = h(x) exp(<eta, t(x)> - A(eta)) in the
+    natural parameters eta (``_natural_params``, a tuple of tensors) with log normaliser A
+    (``_log_normalizer(*eta)``) and carrier measure h, E_p[log h(x)] being
+    ``_mean_carrier_measure``.
+
+    Since grad A(eta) = E[t(x)], the entropy is A(eta) - <eta, grad A(eta)> - E[log h(x)], and
+    the KL divergence between two members of one family is the Bregman divergence of A
+    (``kl_divergence`` falls back on it): both come from A alone, its gradient taken by autograd.
+    They are differentiable with respect to the parameters (PyTorch's are not with respect to
+    those of the distribution whose gradient of A they use)."""
+
+    @property
+    def _natural_params(self):
+        raise NotImplementedError
+
+    def _log_normalizer(self, *natural_params):
+        raise NotImplementedError
+
+    @property
+    def _mean_carrier_measure(self):
+        raise NotImplementedError
+
+    def _log_normalizer_and_gradients(self):
+        """(eta, A(eta), grad A(eta)): eta the natural parameters (as leaves requiring grad where
+        they did not), the gradient differentiable (create_graph)."""
+        with oneflow.enable_grad():
+            params = [
+                p if p.requires_grad else p.detach().requires_grad_() for p in self._natural_params
+            ]
+            log_normalizer = self._log_normalizer(*params)
+            gradients = oneflow.autograd.grad(log_normalizer.sum(), params, create_graph=True)
+        return params, log_normalizer, gradients
+
+    def entropy(self):
+        grad_enabled = oneflow.is_grad_enabled()
+        params, log_normalizer, gradients = self._log_normalizer_and_gradients()
+        with oneflow.enable_grad():
+            result = log_normalizer - self._mean_carrier_measure
+            n_batch = len(self._batch_shape)
+            for eta, grad in zip(params, gradients):
+                term = eta * grad
+                result = result - sum_rightmost(term, max(term.ndim - n_batch, 0))
+        return result if grad_enabled else result.detach()
+
+
 class ProbsOrLogits:
     """Mixin (listed before Distribution) of the distributions parameterised by exactly one of
-    `probs` or `logits`: Bernoulli, Binomial, Geometric, NegativeBinomial, LogitRelaxedBernoulli
-    (``binary``: a probability and its log-odds, elementwise) and Categorical (not ``binary``:
+    `probs` or `logits`: Bernoulli, Binomial, Geometric, NegativeBinomial, LogitRelaxedBernoulli,
+    ContinuousBernoulli (``binary``: a probability and its log-odds, elementwise) and
+    Categorical (not ``binary``:
     probabilities over the last dimension and their logs). The one given is stored as an
     attribute; the other is computed from it on first use."""
 

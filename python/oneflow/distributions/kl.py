@@ -13,11 +13,21 @@ import oneflow
 from oneflow.distributions.continuous import Normal, Uniform
 from oneflow.distributions.counts import Binomial, Geometric, OneHotCategorical, Poisson
 from oneflow.distributions.discrete import Bernoulli, Categorical
-from oneflow.distributions.multivariate import Dirichlet, Independent, MultivariateNormal
+from oneflow.distributions.distribution import ExponentialFamily
+from oneflow.distributions.multivariate import (
+    Dirichlet,
+    Independent,
+    LowRankMultivariateNormal,
+    MultivariateNormal,
+    _batch_mahalanobis,
+    _lowrank_logdet,
+    _lowrank_mahalanobis,
+)
 from oneflow.distributions.transformed_distribution import TransformedDistribution
 from oneflow.distributions.univariate import (
     Beta,
     Cauchy,
+    ContinuousBernoulli,
     Exponential,
     Gamma,
     Gumbel,
@@ -308,3 +318,197 @@ def _kl_transformed_transformed(p, q):
         raise NotImplementedError
     extra_event_dim = len(p.event_shape) - len(p.base_dist.event_shape)
     return sum_rightmost(kl_divergence(p.base_dist, q.base_dist), extra_event_dim)
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p, q):
+    # The Bregman divergence of the log normaliser A:
+    # KL = A(eta_q) - A(eta_p) - <eta_q - eta_p, grad A(eta_p)>, the inner product summed over
+    # each natural parameter's dimensions beyond the batch ones.
+    if type(p) is not type(q):
+        raise NotImplementedError(
+            "The cross KL-divergence between different exponential families cannot be computed "
+            "using Bregman divergences"
+        )
+    p_params, p_log_normalizer, gradients = p._log_normalizer_and_gradients()
+    q_params = q._natural_params
+    n_batch = len(oneflow.broadcast_shapes(tuple(p.batch_shape), tuple(q.batch_shape)))
+    result = q._log_normalizer(*q_params) - p_log_normalizer
+    for eta_p, eta_q, grad in zip(p_params, q_params, gradients):
+        term = (eta_q - eta_p) * grad
+        result = result - sum_rightmost(term, max(term.ndim - n_batch, 0))
+    return result
+
+
+# ---- ContinuousBernoulli ------------------------------------------------------------------
+# E_p[log q(x)] for q = ContinuousBernoulli(lambda) is E_p[x] logit(lambda) + log(1 - lambda) +
+# log C(lambda), so KL(p || q) = -H(p) - that whenever p lives on [0, 1].
+
+
+def _cross_entropy_continuous_bernoulli(mean, q):
+    """-E_p[log q(x)] for p of mean `mean` on [0, 1] and q a ContinuousBernoulli."""
+    return -mean * q.logits - oneflow.log1p(-q.probs) - q._cont_bern_log_norm()
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    log_norm_p = p._cont_bern_log_norm() + oneflow.log1p(-p.probs)
+    log_norm_q = q._cont_bern_log_norm() + oneflow.log1p(-q.probs)
+    return p.mean * (p.logits - q.logits) + log_norm_p - log_norm_q
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p, q):
+    return -p.entropy() + _cross_entropy_continuous_bernoulli(p.mean, q)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    result = -p.entropy() + _cross_entropy_continuous_bernoulli(p.mean, q)
+    # Infinite where the uniform puts mass outside [0, 1].
+    return _where_inf((p.low < 0) | (p.high > 1), result)
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p, q):
+    return -p.entropy() - q.rate.log() + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    # -E_p[log q(x)] = log(sigma sqrt(2 pi)) + E_p[(x - mu)^2] / (2 sigma^2).
+    second_moment = p.variance + p.mean.pow(2)
+    cross = (
+        0.5 * math.log(2.0 * math.pi)
+        + q.scale.log()
+        + (second_moment - 2.0 * q.loc * p.mean + q.loc.pow(2)) / (2.0 * q.scale.pow(2))
+    )
+    return -p.entropy() + cross
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    # Infinite where [0, 1] is not inside [low, high].
+    return _where_inf((q.low > 0) | (q.high < 1), result)
+
+
+# Distributions with mass outside [0, 1] (or, for Pareto as q, none on most of it): infinite.
+@register_kl(ContinuousBernoulli, Pareto)
+def _kl_continuous_bernoulli_infinity(p, q):
+    return _infinite_like(p.probs)
+
+
+@register_kl(Exponential, ContinuousBernoulli)
+def _kl_exponential_infinity(p, q):
+    return _infinite_like(p.rate)
+
+
+@register_kl(Gamma, ContinuousBernoulli)
+def _kl_gamma_infinity(p, q):
+    return _infinite_like(p.rate)
+
+
+@register_kl(Gumbel, ContinuousBernoulli)
+@register_kl(Laplace, ContinuousBernoulli)
+@register_kl(Normal, ContinuousBernoulli)
+def _kl_loc_scale_infinity(p, q):
+    return _infinite_like(p.loc)
+
+
+@register_kl(Pareto, ContinuousBernoulli)
+def _kl_pareto_infinity(p, q):
+    return _infinite_like(p.scale)
+
+
+# ---- (low-rank) multivariate normals ------------------------------------------------------
+# KL = (log det S_q - log det S_p + tr(S_q^-1 S_p) + |mu_q - mu_p|^2_{S_q^-1} - n) / 2. With
+# S_p = F F^T for a factor F of p's covariance, tr(S_q^-1 S_p) = ||L_q^-1 F||^2 for a Cholesky
+# factor L_q of S_q, and for a low-rank S_q = W W^T + D, by Woodbury,
+# tr(D^-1 F F^T) - ||A F||^2 with A = C^-1 W^T D^-1 (C the capacitance's Cholesky factor).
+
+
+def _check_event_shapes(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError(
+            "KL-divergence between two (Low Rank) Multivariate Normals with different event "
+            "shapes cannot be computed"
+        )
+
+
+def _lowrank_woodbury_factor(q):
+    """A = C^-1 W^T D^-1 of a LowRankMultivariateNormal q: S_q^-1 = D^-1 - A^T A."""
+    W, D = q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag
+    return oneflow.linalg.solve_triangular(
+        q._capacitance_tril, W.transpose(-1, -2) / D.unsqueeze(-2), upper=False
+    )
+
+
+def _lowrank_logdet_of(d):
+    return _lowrank_logdet(d._unbroadcasted_cov_diag, d._capacitance_tril)
+
+
+def _squared_norm(x):
+    """The squared Frobenius norms of a batch of matrices."""
+    return x.pow(2).sum((-2, -1))
+
+
+def _gaussian_kl(p, log_det_q, log_det_p, trace, mahalanobis):
+    result = 0.5 * (log_det_q - log_det_p + trace + mahalanobis - p.event_shape[0])
+    batch = oneflow.broadcast_shapes(tuple(result.shape), tuple(p.batch_shape))
+    return result.expand(*batch) if len(batch) else result
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrank_lowrank(p, q):
+    _check_event_shapes(p, q)
+    Wp, Dp = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag
+    Dq = q._unbroadcasted_cov_diag
+    A = _lowrank_woodbury_factor(q)
+    # F = [Wp, Dp^1/2]: tr(Dq^-1 F F^T) = sum Dp / Dq + ||Dq^-1/2 Wp||^2, and
+    # ||A F||^2 = ||A Dp^1/2||^2 + ||A Wp||^2.
+    trace = (
+        (Dp / Dq).sum(-1)
+        + _squared_norm(Wp * Dq.rsqrt().unsqueeze(-1))
+        - _squared_norm(A * Dp.sqrt().unsqueeze(-2))
+        - _squared_norm(A @ Wp)
+    )
+    mahalanobis = _lowrank_mahalanobis(
+        q._unbroadcasted_cov_factor, Dq, q.loc - p.loc, q._capacitance_tril
+    )
+    return _gaussian_kl(p, _lowrank_logdet_of(q), _lowrank_logdet_of(p), trace, mahalanobis)
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariatenormal_lowrank(p, q):
+    _check_event_shapes(p, q)
+    Lp = p._unbroadcasted_scale_tril
+    Dq = q._unbroadcasted_cov_diag
+    A = _lowrank_woodbury_factor(q)
+    trace = _squared_norm(Lp * Dq.rsqrt().unsqueeze(-1)) - _squared_norm(A @ Lp)
+    mahalanobis = _lowrank_mahalanobis(
+        q._unbroadcasted_cov_factor, Dq, q.loc - p.loc, q._capacitance_tril
+    )
+    log_det_p = 2 * Lp.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    return _gaussian_kl(p, _lowrank_logdet_of(q), log_det_p, trace, mahalanobis)
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrank_multivariatenormal(p, q):
+    _check_event_shapes(p, q)
+    Wp, Dp = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag
+    Lq = q._unbroadcasted_scale_tril
+    n, m = Wp.shape[-2], Wp.shape[-1]
+    batch = tuple(oneflow.broadcast_shapes(tuple(Lq.shape[:-2]), tuple(Wp.shape[:-2])))
+    Lq = Lq.expand(*batch, n, n)
+    # F = [Wp, diag(Dp^1/2)].
+    trace = _squared_norm(
+        oneflow.linalg.solve_triangular(Lq, Wp.expand(*batch, n, m), upper=False)
+    ) + _squared_norm(
+        oneflow.linalg.solve_triangular(
+            Lq, oneflow.diag_embed(Dp.sqrt()).expand(*batch, n, n), upper=False
+        )
+    )
+    mahalanobis = _batch_mahalanobis(q._unbroadcasted_scale_tril, q.loc - p.loc)
+    log_det_q = 2 * q._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    return _gaussian_kl(p, log_det_q, _lowrank_logdet_of(p), trace, mahalanobis)

@@ -7,7 +7,7 @@ import warnings
 
 import oneflow
 from oneflow.distributions import constraints
-from oneflow.distributions.distribution import Distribution
+from oneflow.distributions.distribution import Distribution, ExponentialFamily
 from oneflow.distributions.multivariate import _expand_matrices, _given_matrix, _scale_tril_of
 from oneflow.distributions.univariate import Beta, _reparameterized_gamma
 from oneflow.distributions.utils import broadcast_all, lazy_property
@@ -23,7 +23,7 @@ def _mvdigamma(x, p):
     return oneflow.digamma(x.unsqueeze(-1) - offsets).sum(-1)
 
 
-class Wishart(Distribution):
+class Wishart(ExponentialFamily):
     """The Wishart distribution over p x p symmetric positive-definite matrices with `df`
     degrees of freedom (a number or tensor, above p - 1) and scale matrix given by exactly one
     of `covariance_matrix`, `precision_matrix` (its inverse) or `scale_tril` (its lower
@@ -38,6 +38,7 @@ class Wishart(Distribution):
 
     support = constraints.positive_definite
     has_rsample = True
+    _mean_carrier_measure = 0
 
     @property
     def arg_constraints(self):
@@ -189,6 +190,20 @@ class Wishart(Distribution):
             + oneflow.mvlgamma(nu / 2, p)
             - (nu - p - 1) / 2 * _mvdigamma(nu / 2, p)
             + nu * p / 2
+        )
+
+    @property
+    def _natural_params(self):
+        p = self.event_shape[-1]
+        return -self.precision_matrix / 2, (self.df - p - 1) / 2
+
+    def _log_normalizer(self, x, y):
+        # eta = (-precision / 2, (df - p - 1) / 2), df / 2 = y + (p + 1) / 2:
+        # A = df / 2 (log det(covariance) + p log 2) + mvlgamma(df / 2, p).
+        p = self.event_shape[-1]
+        half_df = y + (p + 1) / 2
+        return half_df * (p * _LOG_2 - oneflow.linalg.slogdet(-2 * x)[1]) + oneflow.mvlgamma(
+            half_df, p
         )
 
 

@@ -7,7 +7,7 @@ import math
 import oneflow
 from oneflow.distributions import constraints
 from oneflow.distributions.discrete import Categorical
-from oneflow.distributions.distribution import Distribution
+from oneflow.distributions.distribution import Distribution, ExponentialFamily
 from oneflow.distributions.univariate import _reparameterized_gamma
 from oneflow.distributions.utils import lazy_property, sum_rightmost
 
@@ -102,7 +102,7 @@ class Independent(Distribution):
         return f"{type(self).__name__}({self.base_dist!r}, {self.reinterpreted_batch_ndims})"
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """The Dirichlet distribution over the probability simplex (the last dimension) with
     concentrations `concentration` (positive, at least one-dimensional).
 
@@ -176,6 +176,13 @@ class Dirichlet(Distribution):
             - (k - total) * oneflow.digamma(total)
             - ((a - 1.0) * oneflow.digamma(a)).sum(-1)
         )
+
+    @property
+    def _natural_params(self):
+        return (self.concentration,)
+
+    def _log_normalizer(self, x):
+        return oneflow.lgamma(x).sum(-1) - oneflow.lgamma(x.sum(-1))
 
 
 def _batch_mahalanobis(scale_tril, diff):

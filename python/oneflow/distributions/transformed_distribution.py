@@ -1,15 +1,37 @@
 """oneflow.distributions.transformed_distribution: TransformedDistribution (a base distribution
-pushed through a sequence of transforms) and LogNormal (a Normal through exp)."""
+pushed through a sequence of transforms) and the distributions built that way: LogNormal (a
+Normal through exp), HalfCauchy (|Cauchy|), InverseGamma (1 / Gamma), Kumaraswamy (from a
+uniform variate) and LogisticNormal (a Normal vector through the stick-breaking map)."""
+
+import math
 
 import oneflow
 from oneflow.distributions import constraints
-from oneflow.distributions.continuous import Normal
+from oneflow.distributions.continuous import Normal, Uniform
 from oneflow.distributions.distribution import Distribution
 from oneflow.distributions.multivariate import Independent
-from oneflow.distributions.transforms import ComposeTransform, ExpTransform, Transform
-from oneflow.distributions.utils import sum_rightmost
+from oneflow.distributions.transforms import (
+    AbsTransform,
+    AffineTransform,
+    ComposeTransform,
+    ExpTransform,
+    PowerTransform,
+    StickBreakingTransform,
+    Transform,
+)
+from oneflow.distributions.univariate import Cauchy, Gamma
+from oneflow.distributions.utils import broadcast_all, sum_rightmost
 
-__all__ = ["LogNormal", "TransformedDistribution"]
+__all__ = [
+    "HalfCauchy",
+    "InverseGamma",
+    "Kumaraswamy",
+    "LogNormal",
+    "LogisticNormal",
+    "TransformedDistribution",
+]
+
+_EULER_GAMMA = 0.57721566490153286061
 
 
 class TransformedDistribution(Distribution):
@@ -171,3 +193,201 @@ class LogNormal(TransformedDistribution):
 
     def entropy(self):
         return self.base_dist.entropy() + self.loc
+
+
+class HalfCauchy(TransformedDistribution):
+    """|X| for X ~ Cauchy(0, `scale`), on the nonnegative reals; its mean and variance are
+    infinite."""
+
+    arg_constraints = {"scale": constraints.positive}
+    support = constraints.nonnegative
+    has_rsample = True
+
+    def __init__(self, scale, validate_args=None):
+        base_dist = Cauchy(0, scale, validate_args=False)
+        super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(HalfCauchy, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def scale(self):
+        return self.base_dist.scale
+
+    @property
+    def mean(self):
+        return oneflow.full(
+            tuple(self._extended_shape()),
+            math.inf,
+            dtype=self.scale.dtype,
+            device=self.scale.device,
+        )
+
+    @property
+    def mode(self):
+        return oneflow.zeros_like(self.scale)
+
+    @property
+    def variance(self):
+        return self.base_dist.variance
+
+    def log_prob(self, value):
+        # |X| folds the Cauchy density onto x >= 0: twice it there, 0 (log -inf) below.
+        if self._validate_args:
+            self._validate_sample(value)
+        scale = self.base_dist.scale
+        value = oneflow.as_tensor(value, dtype=scale.dtype, device=scale.device)
+        log_prob = self.base_dist.log_prob(value) + math.log(2)
+        return oneflow.where(value >= 0, log_prob, -math.inf * oneflow.ones_like(log_prob))
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 2 * self.base_dist.cdf(value) - 1
+
+    def icdf(self, prob):
+        return self.base_dist.icdf((prob + 1) / 2)
+
+    def entropy(self):
+        return self.base_dist.entropy() - math.log(2)
+
+
+class InverseGamma(TransformedDistribution):
+    """1 / X for X ~ Gamma(`concentration`, `rate`): density
+    rate^a x^(-a-1) exp(-rate / x) / Gamma(a) on the positive reals."""
+
+    arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
+    support = constraints.positive
+    has_rsample = True
+
+    def __init__(self, concentration, rate, validate_args=None):
+        base_dist = Gamma(concentration, rate, validate_args=validate_args)
+        rate = base_dist.rate
+        minus_one = -oneflow.ones((), dtype=rate.dtype, device=rate.device)
+        super().__init__(base_dist, PowerTransform(minus_one), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(InverseGamma, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def concentration(self):
+        return self.base_dist.concentration
+
+    @property
+    def rate(self):
+        return self.base_dist.rate
+
+    @property
+    def mean(self):
+        a = self.concentration
+        mean = self.rate / (a - 1)
+        return oneflow.where(a > 1, mean, math.inf * oneflow.ones_like(mean))
+
+    @property
+    def mode(self):
+        return self.rate / (self.concentration + 1)
+
+    @property
+    def variance(self):
+        a = self.concentration
+        var = self.rate.pow(2) / ((a - 1).pow(2) * (a - 2))
+        return oneflow.where(a > 2, var, math.inf * oneflow.ones_like(var))
+
+    def entropy(self):
+        a = self.concentration
+        return a + self.rate.log() + oneflow.lgamma(a) - (1 + a) * oneflow.digamma(a)
+
+
+def _kumaraswamy_moment(a, b, n):
+    """E[X^n] of Kumaraswamy(a, b): b B(1 + n / a, b)."""
+    shifted = 1 + n / a
+    return b * oneflow.exp(
+        oneflow.lgamma(shifted) + oneflow.lgamma(b) - oneflow.lgamma(shifted + b)
+    )
+
+
+class Kumaraswamy(TransformedDistribution):
+    """The Kumaraswamy distribution on [0, 1] with concentrations `concentration1` (a) and
+    `concentration0` (b): density a b x^(a-1) (1 - x^a)^(b-1), CDF 1 - (1 - x^a)^b. Samples are
+    (1 - U^(1/b))^(1/a) for a uniform U (the transforms of a Uniform(0, 1) base)."""
+
+    arg_constraints = {
+        "concentration1": constraints.positive,
+        "concentration0": constraints.positive,
+    }
+    support = constraints.unit_interval
+    has_rsample = True
+
+    def __init__(self, concentration1, concentration0, validate_args=None):
+        self.concentration1, self.concentration0 = broadcast_all(concentration1, concentration0)
+        c0 = self.concentration0
+        base_dist = Uniform(
+            oneflow.zeros_like(c0), oneflow.ones_like(c0), validate_args=validate_args
+        )
+        transforms = [
+            PowerTransform(c0.reciprocal()),
+            AffineTransform(1.0, -1.0),
+            PowerTransform(self.concentration1.reciprocal()),
+        ]
+        super().__init__(base_dist, transforms, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Kumaraswamy, _instance)
+        new.concentration1 = self.concentration1.expand(*batch_shape)
+        new.concentration0 = self.concentration0.expand(*batch_shape)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def mean(self):
+        return _kumaraswamy_moment(self.concentration1, self.concentration0, 1)
+
+    @property
+    def mode(self):
+        # ((a - 1) / (a b - 1))^(1 / a) where a >= 1 and b >= 1 but not both 1 (0 for a = 1,
+        # 1 for b = 1); NaN elsewhere (the density is unbounded or, for a = b = 1, flat).
+        a, b = self.concentration1, self.concentration0
+        defined = (a >= 1) & (b >= 1) & ((a > 1) | (b > 1))
+        safe_a = oneflow.where(defined, a, 2 * oneflow.ones_like(a))
+        safe_b = oneflow.where(defined, b, 2 * oneflow.ones_like(b))
+        mode = ((safe_a - 1) / (safe_a * safe_b - 1)).pow(safe_a.reciprocal())
+        return oneflow.where(defined, mode, math.nan * oneflow.ones_like(mode))
+
+    @property
+    def variance(self):
+        a, b = self.concentration1, self.concentration0
+        return _kumaraswamy_moment(a, b, 2) - self.mean.pow(2)
+
+    def entropy(self):
+        a, b = self.concentration1, self.concentration0
+        harmonic_b = oneflow.digamma(b + 1) + _EULER_GAMMA
+        return (1 - b.reciprocal()) + (1 - a.reciprocal()) * harmonic_b - a.log() - b.log()
+
+
+class LogisticNormal(TransformedDistribution):
+    """The logistic-normal distribution on the simplex of K + 1 entries: the stick-breaking
+    map (``StickBreakingTransform``) of a vector X of K independent Normal(`loc`, `scale`)
+    entries, `loc` and `scale` broadcasting to (..., K). A scalar Normal is taken as K = 1."""
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.simplex
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        base_dist = Normal(loc, scale, validate_args=validate_args)
+        if not base_dist.batch_shape:
+            base_dist = base_dist.expand((1,))
+        super().__init__(base_dist, StickBreakingTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(LogisticNormal, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def loc(self):
+        return self.base_dist.base_dist.loc
+
+    @property
+    def scale(self):
+        return self.base_dist.base_dist.scale

@@ -13,15 +13,22 @@ from oneflow.distributions import constraints
 from oneflow.distributions.utils import sum_rightmost
 
 __all__ = [
+    "AbsTransform",
     "AffineTransform",
+    "CatTransform",
     "ComposeTransform",
+    "CorrCholeskyTransform",
+    "CumulativeDistributionTransform",
     "ExpTransform",
     "IndependentTransform",
     "LowerCholeskyTransform",
+    "PositiveDefiniteTransform",
     "PowerTransform",
+    "ReshapeTransform",
     "SigmoidTransform",
     "SoftmaxTransform",
     "SoftplusTransform",
+    "StackTransform",
     "StickBreakingTransform",
     "TanhTransform",
     "Transform",
@@ -310,9 +317,24 @@ class PowerTransform(Transform):
             return self
         return PowerTransform(self.exponent, cache_size=cache_size)
 
+    def __eq__(self, other):
+        if not isinstance(other, PowerTransform):
+            return False
+        a, b = self.exponent, other.exponent
+        try:
+            return bool((a == b).all())
+        except RuntimeError:  # shapes that do not broadcast
+            return False
+
     @property
     def sign(self):
         return self.exponent.sign()
+
+    def forward_shape(self, shape):
+        return oneflow.broadcast_shapes(tuple(shape), tuple(self.exponent.shape))
+
+    def inverse_shape(self, shape):
+        return self.forward_shape(shape)
 
     def _call(self, x):
         return x.pow(self.exponent)
@@ -601,3 +623,360 @@ class LowerCholeskyTransform(Transform):
 
     def _inverse(self, y):
         return y.tril(-1) + oneflow.diag_embed(y.diagonal(dim1=-2, dim2=-1).log())
+
+
+class AbsTransform(Transform):
+    """y = |x|, from the reals onto the nonnegative reals. Not a bijection: the inverse
+    returns y itself (the nonnegative preimage), and there is no log-Jacobian."""
+
+    domain = constraints.real
+    codomain = constraints.positive
+
+    def __eq__(self, other):
+        return isinstance(other, AbsTransform)
+
+    def _call(self, x):
+        return x.abs()
+
+    def _inverse(self, y):
+        return y
+
+
+class ReshapeTransform(Transform):
+    """Reshapes the rightmost dimensions of shape `in_shape` to `out_shape` (of as many
+    elements); the leading (batch) dimensions are kept. Its log-Jacobian is 0."""
+
+    bijective = True
+
+    def __init__(self, in_shape, out_shape, cache_size=0):
+        self.in_shape = oneflow.Size(in_shape)
+        self.out_shape = oneflow.Size(out_shape)
+        if self.in_shape.numel() != self.out_shape.numel():
+            raise ValueError("in_shape, out_shape have different numbers of elements")
+        super().__init__(cache_size=cache_size)
+
+    @property
+    def domain(self):
+        return constraints.independent(constraints.real, len(self.in_shape))
+
+    @property
+    def codomain(self):
+        return constraints.independent(constraints.real, len(self.out_shape))
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
+
+    def _call(self, x):
+        batch_shape = tuple(x.shape[: x.ndim - len(self.in_shape)])
+        return x.reshape(*batch_shape, *self.out_shape)
+
+    def _inverse(self, y):
+        batch_shape = tuple(y.shape[: y.ndim - len(self.out_shape)])
+        return y.reshape(*batch_shape, *self.in_shape)
+
+    def log_abs_det_jacobian(self, x, y):
+        batch_shape = tuple(x.shape[: x.ndim - len(self.in_shape)])
+        return oneflow.zeros(batch_shape, dtype=x.dtype, device=x.device)
+
+    @staticmethod
+    def _replace_event(shape, old, new):
+        shape = tuple(shape)
+        if len(shape) < len(old):
+            raise ValueError("Too few dimensions on input")
+        cut = len(shape) - len(old)
+        if shape[cut:] != tuple(old):
+            raise ValueError(f"Shape mismatch: expected {shape[cut:]} but got {tuple(old)}")
+        return oneflow.Size(shape[:cut] + tuple(new))
+
+    def forward_shape(self, shape):
+        return self._replace_event(shape, self.in_shape, self.out_shape)
+
+    def inverse_shape(self, shape):
+        return self._replace_event(shape, self.out_shape, self.in_shape)
+
+
+def _tril_entries(matrices, offset):
+    """The entries of the n x n `matrices` on and below diagonal `offset` (< 0), row by row,
+    as vectors."""
+    n = matrices.shape[-1]
+    rows, cols = oneflow.tril_indices(n, n, offset, device=matrices.device)
+    flat = matrices.reshape(*matrices.shape[:-2], n * n)
+    return flat.index_select(-1, rows * n + cols)
+
+
+def _strict_tril_from_vector(vector, n):
+    """Vectors of the n (n - 1) / 2 strictly lower entries of n x n matrices, row by row, as
+    those matrices (zeros elsewhere): a product with a 0/1 placement matrix, so exact and
+    differentiable."""
+    rows, cols = oneflow.tril_indices(n, n, -1)
+    m = rows.shape[0]
+    place = oneflow.zeros(m, n * n, dtype=vector.dtype)
+    place[oneflow.arange(m), rows * n + cols] = 1
+    place = place.to(vector.device)
+    flat = (vector.unsqueeze(-2) @ place).squeeze(-2)
+    return flat.reshape(*vector.shape[:-1], n, n)
+
+
+class CorrCholeskyTransform(Transform):
+    """A bijection from vectors of D (D - 1) / 2 reals onto the lower Cholesky factors of D x D
+    correlation matrices (lower-triangular, positive diagonal, rows of unit length). The
+    vector fills the strictly lower triangle row by row as r = tanh(x) in (-1, 1); each row
+    is then a signed stick-breaking of the unit length: y_ij = r_ij sqrt(1 - sum_{k<j} y_ik^2)
+    for j < i, and the diagonal takes what is left.
+
+    The log-Jacobian is that of the map onto the strictly lower entries of y (which determine
+    the rest). The inverse clamps the recovered tanh values into the range the forward map
+    clamps them to, so that factors it produced from large inputs invert to finite vectors
+    (PyTorch's give NaN for some)."""
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def _call(self, x):
+        eps = oneflow.finfo(x.dtype).eps
+        r = x.tanh().clamp(min=-1 + eps, max=1 - eps)
+        n = self.forward_shape(tuple(x.shape))[-1]
+        r = _strict_tril_from_vector(r, n)
+        # sqrt(1 - sum_{k<j} y_ik^2) = prod_{k<j} sqrt(1 - r_ik^2): the part of the row's unit
+        # length left for column j.
+        left = (1 - r.pow(2)).sqrt().cumprod(-1)
+        left = oneflow.nn.functional.pad(left[..., :-1], (1, 0), value=1.0)
+        eye = oneflow.eye(n, dtype=x.dtype, device=x.device)
+        return (r + eye) * left
+
+    @staticmethod
+    def _left(y):
+        """1 - sum_{k<=j} y_ik^2, positive (at least the dtype's tiny: rounding can take rows
+        of factors with entries near +-1 to 0 or below)."""
+        tiny = oneflow.finfo(y.dtype).tiny
+        return (1 - oneflow.cumsum(y * y, -1)).clamp(min=tiny)
+
+    def _inverse(self, y):
+        left = oneflow.nn.functional.pad(self._left(y)[..., :-1], (1, 0), value=1.0)
+        t = _tril_entries(y, -1) / _tril_entries(left, -1).sqrt()
+        # Into the range the forward map clamps tanh to, so that what it produced inverts to
+        # finite values.
+        eps = oneflow.finfo(y.dtype).eps
+        t = t.clamp(min=-1 + eps, max=1 - eps)
+        return 0.5 * (oneflow.log1p(t) - oneflow.log1p(-t))
+
+    def log_abs_det_jacobian(self, x, y):
+        # dy_ij / dr_ij = sqrt(1 - sum_{k<j} y_ik^2) (y_ij depends on r_ik for k <= j only: a
+        # triangular Jacobian). Those with j >= 1 are the entries (i, j - 1) of
+        # 1 - cumsum(y^2), j - 1 <= i - 2; those with j = 0 are 1.
+        left = self._left(y)
+        stick_breaking = 0.5 * _tril_entries(left, -2).log().sum(-1)
+        # log(1 - tanh(x)^2) = 2 (log 2 - x - softplus(-2x)).
+        softplus = oneflow.nn.functional.softplus
+        tanh = 2.0 * (math.log(2.0) - x - softplus(-2.0 * x)).sum(-1)
+        return stick_breaking + tanh
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        n = shape[-1]
+        d = round((0.25 + 2 * n) ** 0.5 + 0.5)
+        if d * (d - 1) // 2 != n:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return tuple(shape[:-1]) + (d, d)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        d = shape[-1]
+        return tuple(shape[:-2]) + (d * (d - 1) // 2,)
+
+
+class PositiveDefiniteTransform(Transform):
+    """Square matrices onto symmetric positive-definite ones: L L^T for the lower Cholesky
+    factor L that ``LowerCholeskyTransform`` makes of them (so not a bijection; the inverse
+    maps back from the Cholesky factor)."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def __eq__(self, other):
+        return isinstance(other, PositiveDefiniteTransform)
+
+    def _call(self, x):
+        factor = LowerCholeskyTransform()(x)
+        return factor @ factor.transpose(-1, -2)
+
+    def _inverse(self, y):
+        return LowerCholeskyTransform().inv(oneflow.linalg.cholesky(y))
+
+
+def _check_slicing(dim, size, value, name):
+    """AssertionError unless `value` has dimension `dim` of size `size`."""
+    if not -value.ndim <= dim < value.ndim:
+        raise AssertionError(f"dim {dim} out of range for {name} with {value.ndim} dimensions")
+    if value.shape[dim] != size:
+        raise AssertionError(f"{name}.size({dim}) = {value.shape[dim]} must equal {size}")
+
+
+class CatTransform(Transform):
+    """The transforms `tseq` applied to consecutive slices of lengths `lengths` (default all 1)
+    along dimension `dim`, the results joined as ``oneflow.cat`` would."""
+
+    def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.lengths = [1] * len(self.transforms) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.transforms):
+            raise AssertionError(
+                f"lengths ({len(self.lengths)}) must match transforms ({len(self.transforms)})"
+            )
+        self.dim = dim
+
+    @property
+    def event_dim(self):
+        return max(t.event_dim for t in self.transforms)
+
+    @property
+    def length(self):
+        return sum(self.lengths)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @property
+    def domain(self):
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @property
+    def codomain(self):
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    def _slices(self, value):
+        start = 0
+        for length in self.lengths:
+            yield value.narrow(self.dim, start, length)
+            start += length
+
+    def _call(self, x):
+        _check_slicing(self.dim, self.length, x, "x")
+        parts = [t(xs) for t, xs in zip(self.transforms, self._slices(x))]
+        return oneflow.cat(parts, self.dim)
+
+    def _inverse(self, y):
+        _check_slicing(self.dim, self.length, y, "y")
+        parts = [t.inv(ys) for t, ys in zip(self.transforms, self._slices(y))]
+        return oneflow.cat(parts, self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        _check_slicing(self.dim, self.length, x, "x")
+        _check_slicing(self.dim, self.length, y, "y")
+        event_dim = self.event_dim
+        terms = []
+        for t, xs, ys in zip(self.transforms, self._slices(x), self._slices(y)):
+            terms.append(sum_rightmost(t.log_abs_det_jacobian(xs, ys), event_dim - t.event_dim))
+        # The joined dimension, counted from the right of the log-Jacobians (which lack the
+        # event dimensions): joined there when it is a batch dimension, summed over when it
+        # lies inside the event.
+        dim = (self.dim - x.ndim if self.dim >= 0 else self.dim) + event_dim
+        if dim < 0:
+            return oneflow.cat(terms, dim)
+        result = terms[0]
+        for term in terms[1:]:
+            result = result + term
+        return result
+
+
+class StackTransform(Transform):
+    """The transforms `tseq` applied to the slices along dimension `dim` (one each), the
+    results joined as ``oneflow.stack`` would."""
+
+    def __init__(self, tseq, dim=0, cache_size=0):
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.dim = dim
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @property
+    def domain(self):
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @property
+    def codomain(self):
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size)
+
+    def _slices(self, value):
+        return [value.select(self.dim, i) for i in range(value.shape[self.dim])]
+
+    def _call(self, x):
+        _check_slicing(self.dim, len(self.transforms), x, "x")
+        parts = [t(xs) for t, xs in zip(self.transforms, self._slices(x))]
+        return oneflow.stack(parts, self.dim)
+
+    def _inverse(self, y):
+        _check_slicing(self.dim, len(self.transforms), y, "y")
+        parts = [t.inv(ys) for t, ys in zip(self.transforms, self._slices(y))]
+        return oneflow.stack(parts, self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        _check_slicing(self.dim, len(self.transforms), x, "x")
+        _check_slicing(self.dim, len(self.transforms), y, "y")
+        terms = [
+            t.log_abs_det_jacobian(xs, ys)
+            for t, xs, ys in zip(self.transforms, self._slices(x), self._slices(y))
+        ]
+        return oneflow.stack(terms, self.dim)
+
+
+class CumulativeDistributionTransform(Transform):
+    """y = F(x), F the CDF of `distribution`: from its support onto the unit interval, with
+    inverse its ``icdf`` and log-Jacobian its ``log_prob`` (e.g. the marginals of a Gaussian
+    copula)."""
+
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = 1
+
+    def __init__(self, distribution, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self):
+        return self.distribution.support
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
+
+    def _call(self, x):
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y):
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return self.distribution.log_prob(x)

@@ -1,6 +1,7 @@
 """oneflow.distributions.univariate: more scalar continuous distributions, Laplace, Exponential,
-Gamma, Chi2, Beta, StudentT, HalfNormal, Cauchy, Gumbel, Weibull, Pareto and the circular
-VonMises, and the Marsaglia-Tsang gamma sampler that Gamma, Chi2, Beta and StudentT build on.
+Gamma, Chi2, Beta, StudentT, HalfNormal, Cauchy, Gumbel, Weibull, Pareto, FisherSnedecor,
+GeneralizedPareto, ContinuousBernoulli and the circular VonMises, and the Marsaglia-Tsang gamma
+sampler that Gamma, Chi2, Beta, StudentT and FisherSnedecor build on.
 
 oneflow has no gamma sampling op, so gamma variates are drawn here with tensor ops (Marsaglia and
 Tsang's rejection method). Their gradient with respect to the concentration is the implicit
@@ -12,15 +13,18 @@ import math
 
 import oneflow
 from oneflow.distributions import constraints
-from oneflow.distributions.distribution import Distribution
-from oneflow.distributions.utils import broadcast_all
+from oneflow.distributions.distribution import Distribution, ExponentialFamily, ProbsOrLogits
+from oneflow.distributions.utils import broadcast_all, clamp_probs, lazy_property
 
 __all__ = [
     "Beta",
     "Cauchy",
     "Chi2",
+    "ContinuousBernoulli",
     "Exponential",
+    "FisherSnedecor",
     "Gamma",
+    "GeneralizedPareto",
     "Gumbel",
     "HalfNormal",
     "Laplace",
@@ -178,12 +182,13 @@ class Laplace(Distribution):
         return 1 + oneflow.log(2 * self.scale)
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     """The exponential distribution with rate `rate`: density rate * exp(-rate * x), x >= 0."""
 
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, rate, validate_args=None):
         (self.rate,) = broadcast_all(rate)
@@ -230,18 +235,27 @@ class Exponential(Distribution):
     def entropy(self):
         return 1.0 - oneflow.log(self.rate)
 
+    @property
+    def _natural_params(self):
+        return (-self.rate,)
 
-class Gamma(Distribution):
+    def _log_normalizer(self, x):
+        return -oneflow.log(-x)
+
+
+class Gamma(ExponentialFamily):
     """The gamma distribution with shape `concentration` and inverse scale `rate`: density
     rate^a x^(a-1) exp(-rate x) / Gamma(a).
 
     Samples are drawn by Marsaglia-Tsang rejection; ``rsample`` is differentiable with respect
     to `rate` exactly and to `concentration` by implicit reparameterization (first order only:
-    no second derivatives). ``cdf`` is missing (oneflow has no incomplete gamma function)."""
+    no second derivatives). ``cdf`` is the regularized incomplete gamma function, differentiable
+    with respect to the value and `rate` only (as PyTorch's)."""
 
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, concentration, rate, validate_args=None):
         self.concentration, self.rate = broadcast_all(concentration, rate)
@@ -280,12 +294,25 @@ class Gamma(Distribution):
             - oneflow.lgamma(a)
         )
 
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return oneflow.special.gammainc(self.concentration, self.rate * value)
+
     def entropy(self):
         a = self.concentration
         return a - oneflow.log(self.rate) + oneflow.lgamma(a) + (1.0 - a) * oneflow.digamma(a)
 
+    @property
+    def _natural_params(self):
+        return (self.concentration - 1, -self.rate)
 
-class Beta(Distribution):
+    def _log_normalizer(self, x, y):
+        # eta = (a - 1, -rate): A = lgamma(a) - a log(rate).
+        return oneflow.lgamma(x + 1) + (x + 1) * oneflow.log(-y.reciprocal())
+
+
+class Beta(ExponentialFamily):
     """The beta distribution on [0, 1] with concentrations `concentration1` (alpha) and
     `concentration0` (beta): density x^(a-1) (1-x)^(b-1) / B(a, b).
 
@@ -358,6 +385,13 @@ class Beta(Distribution):
             - (b - 1) * oneflow.digamma(b)
             + (total - 2) * oneflow.digamma(total)
         )
+
+    @property
+    def _natural_params(self):
+        return (self.concentration1, self.concentration0)
+
+    def _log_normalizer(self, x, y):
+        return oneflow.lgamma(x) + oneflow.lgamma(y) - oneflow.lgamma(x + y)
 
 
 class StudentT(Distribution):
@@ -797,3 +831,291 @@ class VonMises(Distribution):
             self._validate_sample(value)
         k = self.concentration
         return k * oneflow.cos(value - self.loc) - math.log(2 * math.pi) - _log_bessel_i0(k)
+
+
+class FisherSnedecor(Distribution):
+    """The F distribution with `df1` and `df2` degrees of freedom: the law of (U1 / df1) /
+    (U2 / df2) for independent chi-square variates U1, U2 with those degrees of freedom, which
+    is how samples are drawn (from gamma variates, so ``rsample`` is differentiable, to first
+    order, with respect to both)."""
+
+    arg_constraints = {"df1": constraints.positive, "df2": constraints.positive}
+    support = constraints.positive
+    has_rsample = True
+
+    def __init__(self, df1, df2, validate_args=None):
+        self.df1, self.df2 = broadcast_all(df1, df2)
+        batch_shape = () if _all_numbers(df1, df2) else self.df1.shape
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return self._expand_params(FisherSnedecor, ("df1", "df2"), batch_shape, _instance)
+
+    @property
+    def mean(self):
+        # df2 / (df2 - 2), defined for df2 > 2 (NaN elsewhere).
+        df2 = self.df2
+        safe = oneflow.where(df2 > 2, df2, 3 * oneflow.ones_like(df2))
+        return oneflow.where(df2 > 2, safe / (safe - 2), math.nan * oneflow.ones_like(df2))
+
+    @property
+    def mode(self):
+        # (df1 - 2) / df1 * df2 / (df2 + 2) for df1 > 2, NaN elsewhere.
+        df1, df2 = self.df1, self.df2
+        mode = (df1 - 2) / df1 * df2 / (df2 + 2)
+        return oneflow.where(df1 > 2, mode, math.nan * oneflow.ones_like(mode))
+
+    @property
+    def variance(self):
+        # 2 df2^2 (df1 + df2 - 2) / (df1 (df2 - 2)^2 (df2 - 4)) for df2 > 4, NaN elsewhere.
+        df1, df2 = self.df1, self.df2
+        safe = oneflow.where(df2 > 4, df2, 5 * oneflow.ones_like(df2))
+        var = 2 * safe.pow(2) * (df1 + safe - 2) / (df1 * (safe - 2).pow(2) * (safe - 4))
+        return oneflow.where(df2 > 4, var, math.nan * oneflow.ones_like(var))
+
+    def rsample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        tiny = oneflow.finfo(self.df1.dtype).tiny
+        # U / df = 2 G / df for G ~ Gamma(df / 2, 1): the factors 2 cancel in the ratio.
+        x1 = _reparameterized_gamma(0.5 * self.df1.expand(*shape)) / self.df1
+        x2 = _reparameterized_gamma(0.5 * self.df2.expand(*shape)) / self.df2
+        return (x1 / x2.clamp(min=tiny)).clamp(min=tiny)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        half1, half2 = 0.5 * self.df1, 0.5 * self.df2
+        ratio = self.df1 / self.df2
+        log_beta = oneflow.lgamma(half1) + oneflow.lgamma(half2) - oneflow.lgamma(half1 + half2)
+        return (
+            half1 * ratio.log()
+            + (half1 - 1) * oneflow.log(value)
+            - (half1 + half2) * oneflow.log1p(ratio * value)
+            - log_beta
+        )
+
+
+class GeneralizedPareto(Distribution):
+    """The generalized Pareto distribution with location `loc`, scale `scale` and shape
+    `concentration` c: survival function (1 + c z)^(-1/c) of z = (x - loc) / scale, exp(-z)
+    at c = 0 (|c| <= 1e-8 is taken as 0). The support is [loc, inf) for c >= 0 and
+    [loc, loc - scale / c] for c < 0; c = 0 is the exponential distribution, c = -1 the uniform
+    one. Samples are the inverse CDF of uniform variates (``rsample`` differentiable; at c = 0
+    they do not depend on c, so have no gradient with respect to it, as PyTorch's)."""
+
+    arg_constraints = {
+        "loc": constraints.real,
+        "scale": constraints.positive,
+        "concentration": constraints.real,
+    }
+    has_rsample = True
+
+    def __init__(self, loc, scale, concentration, validate_args=None):
+        self.loc, self.scale, self.concentration = broadcast_all(loc, scale, concentration)
+        batch_shape = () if _all_numbers(loc, scale, concentration) else self.loc.shape
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        names = ("loc", "scale", "concentration")
+        return self._expand_params(GeneralizedPareto, names, batch_shape, _instance)
+
+    @constraints.dependent_property(is_discrete=False, event_dim=0)
+    def support(self):
+        c = self.concentration
+        upper = oneflow.where(c < 0, self.loc - self.scale / c, math.inf * oneflow.ones_like(c))
+        return constraints.interval(self.loc, upper)
+
+    def _zero_and_safe_concentration(self):
+        """(c == 0 within 1e-8, c with those replaced by 1) for the c != 0 formulas."""
+        c = self.concentration
+        zero = c.abs() <= 1e-8
+        return zero, oneflow.where(zero, oneflow.ones_like(c), c)
+
+    @property
+    def mean(self):
+        c = self.concentration
+        safe = oneflow.where(c < 1, c, 0.5 * oneflow.ones_like(c))
+        mean = self.loc + self.scale / (1 - safe)
+        return oneflow.where(c < 1, mean, math.nan * oneflow.ones_like(mean))
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def variance(self):
+        c = self.concentration
+        safe = oneflow.where(c < 0.5, c, 0.25 * oneflow.ones_like(c))
+        var = self.scale.pow(2) / ((1 - safe).pow(2) * (1 - 2 * safe))
+        return oneflow.where(c < 0.5, var, math.nan * oneflow.ones_like(var))
+
+    def rsample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        u = oneflow.rand(tuple(shape), dtype=self.loc.dtype, device=self.loc.device)
+        return self.icdf(u)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        z = (value - self.loc) / self.scale
+        zero, c = self._zero_and_safe_concentration()
+        # (1 / c + 1) log(1 + c z), taken as 0 where 1 / c + 1 is (c = -1, the uniform case, whose
+        # log(1 + c z) is -inf at the upper end).
+        factor = 1 / c + oneflow.ones_like(z)
+        nonzero = oneflow.where(factor == 0, factor, factor * oneflow.log1p(c * z))
+        return -self.scale.log() - oneflow.where(zero, z, nonzero)
+
+    def log_survival_function(self, value):
+        """log P(X > value)."""
+        if self._validate_args:
+            self._validate_sample(value)
+        z = (value - self.loc) / self.scale
+        zero, c = self._zero_and_safe_concentration()
+        return oneflow.where(zero, -z, -oneflow.log1p(c * z) / c)
+
+    def log_cdf(self, value):
+        return oneflow.log1p(-oneflow.exp(self.log_survival_function(value)))
+
+    def cdf(self, value):
+        return oneflow.exp(self.log_cdf(value))
+
+    def icdf(self, value):
+        zero, c = self._zero_and_safe_concentration()
+        log_survival = oneflow.log1p(-value)
+        nonzero = self.loc + self.scale / c * oneflow.expm1(-c * log_survival)
+        return oneflow.where(zero, self.loc - self.scale * log_survival, nonzero)
+
+    def entropy(self):
+        h = self.scale.log() + self.concentration + 1
+        return h.expand(*self._batch_shape) if len(self._batch_shape) else h
+
+
+class ContinuousBernoulli(ProbsOrLogits, ExponentialFamily):
+    """The continuous Bernoulli distribution on [0, 1] (Loaiza-Ganem and Cunningham, 2019):
+    density C(p) p^x (1 - p)^(1 - x) with C(p) = 2 atanh(1 - 2p) / (1 - 2p) (2 at p = 1/2),
+    parameterised by `probs` p in (0, 1) or by `logits` log(p / (1 - p)), as ``Bernoulli``
+    (neither is a probability or log-odds of this distribution). The given probs, and those
+    computed from logits, are clamped into [eps, 1 - eps].
+
+    Near p = 1/2 the closed forms cancel catastrophically: for p in (`lims`[0], `lims`[1]]
+    the normaliser, mean and variance come from their Taylor expansions about 1/2, and the CDF
+    and its inverse are those of the uniform distribution (within 2 |p - 1/2| x (1 - x) <= 5e-4
+    for the default lims), as PyTorch's. Samples are the inverse CDF of uniform variates
+    (``rsample`` differentiable, with no gradient with respect to p inside that window)."""
+
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.unit_interval
+    has_rsample = True
+    _mean_carrier_measure = 0
+
+    def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
+        (param,) = self._init_probs_or_logits(probs, logits)
+        self._lims = lims
+        # Validated as given, then clamped.
+        super().__init__(param.shape, validate_args=validate_args)
+        if probs is not None:
+            self.probs = clamp_probs(param)
+
+    def expand(self, batch_shape, _instance=None):
+        return self._expand_params(
+            ContinuousBernoulli, ("probs", "logits"), batch_shape, _instance, shared=("_lims",)
+        )
+
+    @lazy_property
+    def probs(self):
+        return clamp_probs(oneflow.sigmoid(self.logits))
+
+    def _stable(self):
+        """Where p lies outside (lims[0], lims[1]], the closed forms are used."""
+        return (self.probs <= self._lims[0]) | (self.probs > self._lims[1])
+
+    def _cut_probs(self):
+        """p where the closed forms are used, lims[0] elsewhere (so that they stay finite)."""
+        return oneflow.where(
+            self._stable(), self.probs, self._lims[0] * oneflow.ones_like(self.probs)
+        )
+
+    def _log_logit_ratio(self, p):
+        """log(1 - p) - log(p) = -logit(p)."""
+        return oneflow.log1p(-p) - oneflow.log(p)
+
+    def _cont_bern_log_norm(self):
+        """log C(p): log(|log((1 - p) / p)|) - log(|1 - 2p|), or log 2 + 4/3 d^2 + 104/45 d^4 for
+        d = p - 1/2 near 1/2."""
+        p = self._cut_probs()
+        below = p <= 0.5
+        # log|1 - 2p| from whichever side keeps it accurate.
+        log_gap = oneflow.where(
+            below,
+            oneflow.log1p(-2.0 * oneflow.where(below, p, oneflow.zeros_like(p))),
+            oneflow.log(2.0 * oneflow.where(p >= 0.5, p, oneflow.ones_like(p)) - 1.0),
+        )
+        exact = oneflow.log(self._log_logit_ratio(p).abs()) - log_gap
+        d2 = (self.probs - 0.5).pow(2)
+        taylor = math.log(2.0) + (4.0 / 3.0 + 104.0 / 45.0 * d2) * d2
+        return oneflow.where(self._stable(), exact, taylor)
+
+    @property
+    def mean(self):
+        p = self._cut_probs()
+        exact = p / (2.0 * p - 1.0) + 1.0 / self._log_logit_ratio(p)
+        d = self.probs - 0.5
+        taylor = 0.5 + (1.0 / 3.0 + 16.0 / 45.0 * d.pow(2)) * d
+        return oneflow.where(self._stable(), exact, taylor)
+
+    @property
+    def variance(self):
+        p = self._cut_probs()
+        exact = p * (p - 1.0) / (1.0 - 2.0 * p).pow(2) + 1.0 / self._log_logit_ratio(p).pow(2)
+        d2 = (self.probs - 0.5).pow(2)
+        taylor = 1.0 / 12.0 - (1.0 / 15.0 - 128.0 / 945.0 * d2) * d2
+        return oneflow.where(self._stable(), exact, taylor)
+
+    def rsample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        u = oneflow.rand(tuple(shape), dtype=self.probs.dtype, device=self.probs.device)
+        return self.icdf(u)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        logits, value = broadcast_all(self.logits, value)
+        log_kernel = -oneflow.nn.functional.binary_cross_entropy_with_logits(
+            logits, value.to(logits.dtype), reduction="none"
+        )
+        return log_kernel + self._cont_bern_log_norm()
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        p = self._cut_probs()
+        exact = (p.pow(value) * (1.0 - p).pow(1.0 - value) + p - 1.0) / (2.0 * p - 1.0)
+        inside = oneflow.where(self._stable(), exact, value)
+        return oneflow.where(
+            value <= 0.0,
+            oneflow.zeros_like(inside),
+            oneflow.where(value >= 1.0, oneflow.ones_like(inside), inside),
+        )
+
+    def icdf(self, value):
+        p = self._cut_probs()
+        exact = (oneflow.log1p(-p + value * (2.0 * p - 1.0)) - oneflow.log1p(-p)) / (
+            oneflow.log(p) - oneflow.log1p(-p)
+        )
+        return oneflow.where(self._stable(), exact, value)
+
+    def entropy(self):
+        log_q = oneflow.log1p(-self.probs)
+        return self.mean * (log_q - oneflow.log(self.probs)) - self._cont_bern_log_norm() - log_q
+
+    @property
+    def _natural_params(self):
+        return (self.logits,)
+
+    def _log_normalizer(self, x):
+        # A(eta) = log((exp(eta) - 1) / eta), or eta / 2 + eta^2 / 24 - eta^4 / 2880 near 0.
+        stable = (x <= self._lims[0] - 0.5) | (x > self._lims[1] - 0.5)
+        cut = oneflow.where(stable, x, (self._lims[0] - 0.5) * oneflow.ones_like(x))
+        exact = oneflow.log(oneflow.expm1(cut).abs()) - oneflow.log(cut.abs())
+        taylor = 0.5 * x + x.pow(2) / 24.0 - x.pow(4) / 2880.0
+        return oneflow.where(stable, exact, taylor)
