@@ -120,6 +120,64 @@ def _embedding_build(fw):
     return step
 
 
+def _grid_sample_build(fw):
+    """Bilinear sampling of 8x16x64x64 images at 48x48 points each, forward + backward to the
+    input and the grid."""
+    lib = fw.module
+    x = _grad_input(fw, 8, 16, 64, 64)
+    lib.manual_seed(3)
+    grid = (lib.rand(8, 48, 48, 2, device=fw.device) * 2 - 1).requires_grad_(True)
+
+    def step():
+        lib.nn.functional.grid_sample(x, grid, align_corners=False).sum().backward()
+
+    return step
+
+
+def _pdist_build(fw):
+    x = _grad_input(fw, 256, 64)
+
+    def step():
+        fw.module.nn.functional.pdist(x).sum().backward()
+
+    return step
+
+
+def _ctc_build(fw):
+    """CTC loss of 16 sequences of 50 steps over 20 classes, targets of 10-29 labels."""
+    lib = fw.module
+    lib.manual_seed(4)
+    lp = randn(fw, 50, 16, 20).log_softmax(2).detach().requires_grad_(True)
+    targets = lib.randint(1, 20, (16, 30), device=fw.device)
+    in_len = lib.full((16,), 50, dtype=lib.int64)
+    tgt_len = lib.randint(10, 30, (16,))
+
+    def step():
+        lib.nn.functional.ctc_loss(lp, targets, in_len, tgt_len).backward()
+
+    return step
+
+
+def _embedding_bag_max_build(fw):
+    lib = fw.module
+    w = _grad_input(fw, 10000, 64)
+    lib.manual_seed(6)
+    idx = lib.randint(0, 10000, (2048,), device=fw.device)
+    offsets = lib.arange(0, 2048, 16, device=fw.device)
+
+    def step():
+        lib.nn.functional.embedding_bag(idx, w, offsets, mode="max").sum().backward()
+
+    return step
+
+
+def _gammainc_build(fw):
+    lib = fw.module
+    a = randn(fw, _N, _N).abs() * 4 + 0.1
+    x = randn(fw, _N, _N).abs() * 4
+    return lambda: lib.special.gammainc(a, x)
+
+
 def _masked_fill_build(fw):
     x = randn(fw, _N, _N)
     m = x > 0.5
@@ -381,6 +439,11 @@ _CASES = [
     ("cross 1M x 3 rows", _cross_build),
     ("trace 1024x1024", _fwd("trace")),
     ("outer 1024 x 1024", _outer_build),
+    ("grid_sample bilinear fwd+bwd 8x16x64x64 at 48x48", _grid_sample_build),
+    ("pdist fwd+bwd 256x64", _pdist_build),
+    ("ctc_loss fwd+bwd T=50 N=16 C=20", _ctc_build),
+    ("embedding_bag max fwd+bwd 2048 in 128 bags", _embedding_bag_max_build),
+    ("gammainc 1024x1024", _gammainc_build),
 ]
 
 
