@@ -227,3 +227,14 @@ def test_embedding_bag_max_like_torch():
     got = F.embedding_bag(flow.tensor(idx2), flow.tensor(weight), mode="max", padding_idx=3)
     want = TF.embedding_bag(torch.tensor(idx2), torch.tensor(weight), mode="max", padding_idx=3)
     _close(got, want, 1e-12)
+
+
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+def test_grid_sample_kernel_non_finite_positions_like_torch(padding_mode, mode):
+    inf, nan = float("inf"), float("nan")
+    grid = np.array([[[[1.0, -1e3], [inf, 0.0], [nan, 0.5], [-inf, inf], [0.3, -inf]]]])
+    x = np.random.default_rng(2).standard_normal((1, 2, 3, 3))
+    got = F.grid_sample(flow.tensor(x), flow.tensor(grid), mode, padding_mode, False)
+    want = TF.grid_sample(torch.tensor(x), torch.tensor(grid), mode, padding_mode, False)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, equal_nan=True)

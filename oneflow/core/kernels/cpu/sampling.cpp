@@ -82,6 +82,12 @@ T source_index(T coord, int64_t size, GridPadding padding, bool align_corners, T
     x = ((coord + 1) * static_cast<T>(size) - 1) / 2;
   }
   T g2 = 1, g3 = 1;
+  if (padding != GridPadding::kZeros && !std::isfinite(x)) {
+    // as PyTorch's vectorised CPU kernel: its clamp takes NaN to the first pixel, and so does
+    // its reflection of an infinity (a NaN remainder); +inf is clamped to the last at the border
+    *g = 0;
+    return padding == GridPadding::kBorder && x > 0 ? static_cast<T>(size - 1) : T(0);
+  }
   if (padding == GridPadding::kBorder) {
     x = clip(x, size, &g2);
   } else if (padding == GridPadding::kReflection) {
@@ -89,8 +95,10 @@ T source_index(T coord, int64_t size, GridPadding padding, bool align_corners, T
     x = clip(x, size, &g3);
   }
   *g *= g2 * g3;
-  // Far outside (or not a number): every tap misses, as for any position below -1 or past
-  // size; bounded here so that the integer taps below stay defined.
+  // zeros padding: an infinite or NaN position gives NaN (TapTable::build), as PyTorch's weights
+  if (!std::isfinite(x)) return std::numeric_limits<T>::quiet_NaN();
+  // Far outside: every tap misses, as for any position below -1 or past size; bounded here so
+  // that the integer taps below stay defined.
   if (!(x > T(-2))) x = -2;
   if (x > static_cast<T>(size + 1)) x = static_cast<T>(size + 1);
   return x;
@@ -326,10 +334,15 @@ struct TapTable {
         gx[p] = mx;
         gy[p] = my;
       }
+      const bool nan = std::isnan(ix) || std::isnan(iy);  // a non-finite zeros-padded point
       if (taps == 1) {
-        const int64_t o = nearest_tap(ix, iy, a.h, a.w);
-        off[p] = o;
+        off[p] = nan ? -1 : nearest_tap(ix, iy, a.h, a.w);  // zero, as PyTorch
         w[p] = 1;
+        continue;
+      }
+      if (nan) {  // NaN, as PyTorch's weights of an infinite or NaN position make it
+        off[p] = 0;
+        w[p] = std::numeric_limits<T>::quiet_NaN();
         continue;
       }
       Taps<T> t;
