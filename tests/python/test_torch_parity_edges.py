@@ -403,3 +403,44 @@ def test_setitem_with_a_short_mask_raises():
 )
 def test_index_add_out_of_range_index(fn):
     _same(fn)
+
+
+def test_boolean_mask_of_a_strided_view_like_torch():
+    """A column of a matrix (a strided 1-D view) masked by its own values: detection
+    post-processing (`scores[scores > t]`), forward and gradient."""
+    x = np.random.default_rng(3).random((10, 6))
+    results = []
+    for lib in (torch, flow):
+        pred = lib.tensor(x, requires_grad=True)
+        conf = pred[:, 4]
+        picked = conf[conf > 0.5]
+        every_other = pred[::2, 1][pred[::2, 1] > 0.5]
+        selected = lib.masked_select(conf, conf > 0.5)
+        (picked.sum() * 2 + every_other.sum() + selected.sum()).backward()
+        results.append([picked, every_other, selected, pred.grad])
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy())
+
+
+def test_uint8_class_targets_like_torch():
+    logits = np.random.default_rng(4).standard_normal((4, 3)).astype(np.float32)
+    target = np.array([0, 2, 1, 2], dtype=np.uint8)
+    for name in ("cross_entropy", "nll_loss"):
+        want = getattr(torch.nn.functional, name)(torch.tensor(logits), torch.tensor(target))
+        got = getattr(flow.nn.functional, name)(flow.tensor(logits), flow.tensor(target))
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+
+
+def test_multinomial_without_replacement_past_the_positive_weights_like_torch():
+    """Once every category of positive weight is drawn, the rest are zero-weight ones (each
+    once), as PyTorch; all-zero weights still raise."""
+    for lib in (torch, flow):
+        lib.manual_seed(0)
+        w = lib.tensor([[0.1, 0.0, 0.9, 0.0], [0.0, 0.0, 1.0, 0.0]])
+        out = lib.multinomial(w, 4, replacement=False).numpy()
+        for row, weights in zip(out, w.numpy()):
+            assert sorted(row.tolist()) == [0, 1, 2, 3]
+            positive = int((weights > 0).sum())
+            assert all(weights[c] > 0 for c in row[:positive])
+        with pytest.raises(RuntimeError, match="sum of probabilities <= 0"):
+            lib.multinomial(lib.zeros(4), 2, replacement=False)

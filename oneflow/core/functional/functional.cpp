@@ -527,7 +527,7 @@ TensorList prepare_indices(const char* op, const Tensor& x, const TensorList& in
 }  // namespace
 
 Tensor index_gather_raw(const Tensor& x, const TensorList& indices, int64_t dim) {
-  TensorList in{x};
+  TensorList in{contiguous(x)};  // the kernel reads rows of a dense input (a no-op when it is)
   in.insert(in.end(), indices.begin(), indices.end());
   Attrs a;
   a.set("dim", dim);
@@ -1307,13 +1307,23 @@ Tensor multinomial(const Tensor& weights, int64_t num_samples, bool replacement,
         throw_error<RuntimeError>("multinomial",
                                   "probability tensor contains either inf, nan "
                                   "or element < 0");
+    std::vector<bool> taken(cats, false);
     for (int64_t s = 0; s < num_samples; ++s) {
       double total = 0;
       for (double v : row) total += v;
-      if (total <= 0)
+      if (total <= 0 && (s == 0 || replacement))
         throw_error<RuntimeError>("multinomial",
                                   "invalid multinomial distribution (sum of "
                                   "probabilities <= 0)");
+      if (total <= 0) {
+        // Without replacement, once every category of positive weight is drawn the rest are
+        // the zero-weight ones (as PyTorch), here in index order.
+        int64_t next = 0;
+        while (taken[next]) ++next;
+        o[r * num_samples + s] = next;
+        taken[next] = true;
+        continue;
+      }
       double target = u[r * num_samples + s] * total, acc = 0;
       int64_t pick = cats - 1;
       for (int64_t c = 0; c < cats; ++c) {
@@ -1324,6 +1334,7 @@ Tensor multinomial(const Tensor& weights, int64_t num_samples, bool replacement,
         }
       }
       o[r * num_samples + s] = pick;
+      taken[pick] = true;
       if (!replacement) row[pick] = 0;
     }
   }

@@ -4,6 +4,7 @@ outer, tensordot, trace, cross) on the matmul kernel, with PyTorch's shape check
 import math
 
 from oneflow._oneflow_internal import _C
+from oneflow.framework.autocast_fp32 import outside_autocast
 
 
 def _fail(op, msg):
@@ -41,6 +42,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     return _scaled_sum(input, bmm(batch1, batch2), beta, alpha)
 
 
+@outside_autocast  # PyTorch's autocast leaves it alone; its matmul would be lowered
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     return _scaled_sum(input, mv(mat, vec), beta, alpha)
 
@@ -60,6 +62,7 @@ def dot(input, other):
     return _C._dot(input, other)  # checks in C++; BLAS's dot on the CPU
 
 
+@outside_autocast
 def mv(input, vec):
     if not (input.ndim == 2 and vec.ndim == 1):
         _fail("mv", f"expected a 2-D matrix and a 1-D vector, got {input.ndim}-D and {vec.ndim}-D")

@@ -27,7 +27,8 @@ acos acosh add angle addcdiv addcmul addr arccos arccosh arcsin arcsinh arctan a
 asinh atan atan2 atanh bitwise_and bitwise_left_shift bitwise_or bitwise_right_shift bitwise_xor cat
 cholesky cholesky_inverse column_stack concat concatenate copysign cos cosh deg2rad diff digamma
 div divide dstack eq erf erfc erfinv exp exp2 expm1 floor_divide fmax fmin fmod gcd ge ger greater
-greater_equal gt hstack hypot i0 igamma igammac kron lcm ldexp le lerp less less_equal lgamma log log10 log1p log2
+greater_equal gt hstack hypot i0 igamma igammac kron lcm ldexp le lerp less less_equal lgamma log
+log10 log1p log2
 logaddexp logaddexp2 logical_and logical_not logical_or logical_xor logit logsumexp lt maximum mean
 minimum mul multiply mvlgamma nanmean ne nextafter not_equal outer polygamma pow rad2deg reciprocal
 remainder row_stack rsqrt sigmoid sin sinc sinh sqrt square stack std sub subtract tan tanh

@@ -9,6 +9,8 @@ import warnings
 
 import oneflow
 from oneflow._oneflow_internal import _C, Tensor, _graph_tracing
+from oneflow.framework.autocast_fp32 import fp32 as _fp32
+from oneflow.framework.autocast_fp32 import outside_autocast
 
 
 def _amp_float(t):
@@ -161,6 +163,8 @@ def threshold(input, threshold, value, inplace=False):
 
 
 def prelu(input, weight):
+    # on PyTorch's lower-precision autocast list: float32 operands go to the autocast dtype
+    input, weight = _C._autocast_lower(input), _C._autocast_lower(weight)
     if not input.is_floating_point():
         raise NotImplementedError(f"prelu: expected a floating point input, got {input.dtype}")
     if weight.ndim > 1:
@@ -263,6 +267,7 @@ def linear(input, weight, bias=None):
         ) from None
 
 
+@outside_autocast  # PyTorch's autocast leaves it alone; its matmul would be lowered
 def bilinear(input1, input2, weight, bias=None):
     t = _C.matmul(_C.unsqueeze(input1, 0), weight)  # (o, b, j)
     out = _C.transpose(_C.sum(_C.mul(t, _C.unsqueeze(input2, 0)), [-1], False), 0, 1)
@@ -752,6 +757,11 @@ def _check_class_target(op, input, target):
         )
 
 
+def _class_indices(target):
+    """uint8 class indices (labels read from images) as int64, which PyTorch also accepts."""
+    return target.long() if target.dtype == oneflow.uint8 else target
+
+
 def _fused_nll(input, target, weight, reduction):
     # The cases nll_loss's CPU kernel takes (float32/float64 input, int64 targets, a weight of the
     # input's dtype, reduction mean or sum); the others compose.
@@ -769,6 +779,7 @@ def nll_loss(
     input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"
 ):
     input = _amp_float(input)  # float32 under autocast, as PyTorch
+    target = _class_indices(target)
     _check_class_target("nll_loss", input, target)
     _check_floating("nll_loss", input)
     if _fused_nll(input, target, weight, reduction):
@@ -802,6 +813,7 @@ def cross_entropy(
     label_smoothing=0.0,
 ):
     input = _amp_float(input)  # float32 under autocast, as PyTorch
+    target = _class_indices(target)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(
             f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}"
@@ -1057,6 +1069,7 @@ def _ctc_lengths(lengths):
     return [int(v) for v in lengths]
 
 
+@_fp32  # on PyTorch's float32 autocast list
 def ctc_loss(
     log_probs,
     targets,

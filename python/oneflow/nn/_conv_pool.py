@@ -11,6 +11,7 @@ import math
 
 import oneflow
 from oneflow._oneflow_internal import _C
+from oneflow.framework.autocast_fp32 import fp32 as _fp32
 
 __all__ = [
     "conv1d",
@@ -129,6 +130,7 @@ def max_pool2d(
     )
 
 
+@_fp32  # on PyTorch's float32 autocast list
 @_half_in_float32
 def max_pool3d(
     input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
@@ -158,6 +160,7 @@ def avg_pool2d(
     )
 
 
+@_fp32  # on PyTorch's float32 autocast list
 def avg_pool3d(  # PyTorch has no float16/bfloat16 avg_pool3d on the CPU
     input,
     kernel_size,
@@ -182,6 +185,7 @@ def adaptive_avg_pool2d(input, output_size):
     return _C.adaptive_avg_pool2d(input, output_size)
 
 
+@_fp32  # on PyTorch's float32 autocast list
 @_half_in_float32
 def adaptive_avg_pool3d(input, output_size):
     return _C.adaptive_avg_pool3d(input, output_size)
@@ -197,6 +201,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     return _C.adaptive_max_pool2d(input, output_size, return_indices)
 
 
+@_fp32  # on PyTorch's float32 autocast list
 @_half_in_float32
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     return _C.adaptive_max_pool3d(input, output_size, return_indices)
@@ -265,9 +270,11 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _max_unpool(1, input, indices, kernel_size, stride, padding, output_size)
 
 
+@_fp32  # on PyTorch's float32 autocast list
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     return _max_unpool(2, input, indices, kernel_size, stride, padding, output_size)
 
 
+@_fp32  # on PyTorch's float32 autocast list
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     return _max_unpool(3, input, indices, kernel_size, stride, padding, output_size)

@@ -4,6 +4,7 @@ gradients come from those kernels' rules."""
 
 import oneflow
 from oneflow._oneflow_internal import _C
+from oneflow.framework.autocast_fp32 import fp32 as _fp32
 from oneflow.nn._activations_losses import leaky_relu, logsigmoid, one_hot
 
 # ---- rrelu ------------------------------------------------------------------------------
@@ -75,6 +76,7 @@ def _check_long_target(target):
         raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
 
 
+@_fp32  # on PyTorch's float32 autocast list
 def multi_margin_loss(
     input,
     target,
@@ -122,6 +124,7 @@ def multi_margin_loss(
     return _reduce(loss, reduction)
 
 
+@_fp32  # on PyTorch's float32 autocast list
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)

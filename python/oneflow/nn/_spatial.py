@@ -12,6 +12,8 @@ import numpy as np
 
 import oneflow
 from oneflow._oneflow_internal import _C
+from oneflow.framework.autocast_fp32 import fp32 as _fp32
+from oneflow.framework.autocast_fp32 import fp32_unless_constant
 
 
 def _idx(values, device):
@@ -297,6 +299,7 @@ def _pad_indices(n, left, right, mode):
     return i
 
 
+@fp32_unless_constant
 def pad(input, pad, mode="constant", value=None):
     if len(pad) % 2:
         raise RuntimeError(f"pad: padding length must be divisible by 2, got {len(pad)}")
@@ -553,6 +556,7 @@ def _padded_tap(pos, n, padding_mode, align_corners):
     return pos
 
 
+@_fp32  # on PyTorch's float32 autocast list
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Samples input (N, C, H, W) or (N, C, D, H, W) at the normalised positions of grid
     (N, H', W', 2) or (N, D', H', W', 3), as PyTorch: bilinear (trilinear for volumes), nearest

@@ -5,6 +5,7 @@ int(u alpha), alpha = (in - k) / (out - 1), the last window at in - k. The windo
 and reduced with ops, so gradients flow through the gather to the chosen elements."""
 
 import oneflow
+from oneflow.framework.autocast_fp32 import fp32 as _fp32
 from oneflow.nn.modules.module import Module
 
 __all__ = [
@@ -132,7 +133,7 @@ def _functions(dims):
 
     with_indices.__name__ = with_indices.__qualname__ = name + "_with_indices"
     pool.__name__ = pool.__qualname__ = name
-    return pool, with_indices
+    return _fp32(pool), _fp32(with_indices)  # on PyTorch's float32 autocast list
 
 
 fractional_max_pool2d, fractional_max_pool2d_with_indices = _functions(2)
