@@ -81,3 +81,19 @@ def test_grid_sample_and_affine_grid_errors_like_torch():
             call(flow)
     with pytest.raises(RuntimeError):
         flow.nn.functional.grid_sample(flow.zeros(1, 1, 3, 3), flow.zeros(1, 2, 2, 3))
+
+
+def test_affine_grid_differentiated_twice_without_retain_graph_like_torch():
+    """PyTorch's affine_grid keeps no saved tensor that backward frees: two grads of one graph
+    (and a double backward) work without retain_graph."""
+    th = np.random.default_rng(0).standard_normal((2, 2, 3))
+    results = []
+    for lib in (torch, flow):
+        theta = lib.tensor(th, requires_grad=True)
+        g = lib.nn.functional.affine_grid(theta, [2, 1, 3, 4], align_corners=False)
+        first = lib.autograd.grad(g.sum(), theta)[0]
+        second = lib.autograd.grad((g * 2).pow(2).sum(), theta, create_graph=True)[0]
+        third = lib.autograd.grad(second.sum(), theta)[0]
+        results.append([t.detach().numpy() for t in (first, second, third)])
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

@@ -505,8 +505,23 @@ def affine_grid(theta, size, align_corners=False):
     mesh = oneflow.meshgrid(*reversed(axes), indexing="ij")  # z, y, x order of dims
     ones = oneflow.ones(*size[2:], dtype=theta.dtype, device=theta.device)
     base = oneflow.stack([*reversed(mesh), ones], -1).reshape(1, -1, spatial + 1)
-    grid = _C.matmul(base.expand(size[0], -1, -1), theta.transpose(1, 2))
+    grid = _AffineGrid.apply(theta, base.expand(size[0], -1, -1))
     return grid.reshape(size[0], *size[2:], spatial)
+
+
+class _AffineGrid(oneflow.autograd.Function):
+    """grid = base theta^T, whose backward keeps only the constant base (not a saved tensor
+    that backward frees), so a graph through it may be differentiated twice without
+    retain_graph, as PyTorch's affine_grid_generator."""
+
+    @staticmethod
+    def forward(ctx, theta, base):
+        ctx.base = base
+        return _C.matmul(base, theta.transpose(1, 2))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _C.matmul(grad.transpose(1, 2), ctx.base), None
 
 
 def _unnormalise(coord, n, align_corners):
