@@ -27,16 +27,22 @@ def _close(got, want, tol):
 # ---- grid_sample -------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("spatial", [2, 3])
 @pytest.mark.parametrize("dtype,tol", [("float64", 1e-11), ("float32", 2e-5)])
 @pytest.mark.parametrize("mode", ["bilinear", "nearest"])
 @pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
 @pytest.mark.parametrize("align_corners", [False, True])
-def test_grid_sample_kernel_like_torch(dtype, tol, mode, padding_mode, align_corners):
+def test_grid_sample_kernel_like_torch(spatial, dtype, tol, mode, padding_mode, align_corners):
     rng = np.random.default_rng(7)
-    x = rng.standard_normal((3, 4, 6, 9)).astype(dtype)
-    grid = rng.uniform(-1.4, 1.4, (3, 5, 7, 2)).astype(dtype)
-    grid[0, 0, 0] = [1.0, -1.0]  # exactly on the corners
-    grid[0, 0, 1] = [-1.0, 1.0]
+    if spatial == 2:
+        x = rng.standard_normal((3, 4, 6, 9)).astype(dtype)
+        grid = rng.uniform(-1.4, 1.4, (3, 5, 7, 2)).astype(dtype)
+        grid[0, 0, 0] = [1.0, -1.0]  # exactly on the corners
+        grid[0, 0, 1] = [-1.0, 1.0]
+    else:
+        x = rng.standard_normal((2, 3, 4, 5, 6)).astype(dtype)
+        grid = rng.uniform(-1.4, 1.4, (2, 3, 4, 5, 3)).astype(dtype)
+        grid[0, 0, 0, 0] = [1.0, -1.0, 1.0]
     fx, tx = _both(x)
     fg, tg = _both(grid)
     got = F.grid_sample(fx, fg, mode, padding_mode, align_corners)

@@ -234,13 +234,13 @@ void init_nn(py::module_& m) {
           ReleaseGil nogil;
           return F::pointwise_loss(ActFn(act), p, x, t, reduction);
         });
-  // The one-pass CPU kernels of grid_sample (4-D; mode 0 bilinear, 1 nearest; padding 0 zeros,
-  // 1 border, 2 reflection), pdist and the CTC loss (per-sequence negative log likelihood). The
-  // Python layer checks the arguments and picks these or its composition.
-  m.def("_grid_sample_2d", [](const Tensor& input, const Tensor& grid, int64_t mode,
-                              int64_t padding, bool align_corners) {
+  // The one-pass CPU kernels of grid_sample (4-D and 5-D; mode 0 (bi/tri)linear, 1 nearest; padding
+  // 0 zeros, 1 border, 2 reflection), pdist and the CTC loss (per-sequence negative log
+  // likelihood). The Python layer checks the arguments and picks these or its composition.
+  m.def("_grid_sample", [](const Tensor& input, const Tensor& grid, int64_t mode, int64_t padding,
+                           bool align_corners) {
     ReleaseGil nogil;
-    return dispatch1(prim::grid_sample_2d(), {F::contiguous(input), F::contiguous(grid)},
+    return dispatch1(prim::grid_sample(), {F::contiguous(input), F::contiguous(grid)},
                      Attrs{{"mode", mode}, {"padding", padding}, {"align_corners", align_corners}});
   });
   // P(a, x) or, with upper, Q(a, x): a and x already broadcast to one shape and floating dtype.

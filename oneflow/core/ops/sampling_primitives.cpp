@@ -1,4 +1,4 @@
-// Meta inference, traits and gradient rules of grid_sample (4-D), pdist and the CTC loss
+// Meta inference, traits and gradient rules of grid_sample, pdist and the CTC loss
 // (sampling_primitives.h). The argument checks users see live in the Python layer; these assert
 // what the kernels rely on.
 #include "oneflow/core/ops/sampling_primitives.h"
@@ -43,52 +43,56 @@ uint64_t elems(const Tensor& t) { return static_cast<uint64_t>(t->numel()); }
 
 // ---- grid_sample ----
 
-PrimTraits GridSample2d::traits() const {
+PrimTraits GridSample::traits() const {
   PrimTraits t;
   t.saves_inputs = true;
   return t;
 }
 
-std::vector<TensorMeta> GridSample2d::infer(const TensorList& in, const Attrs&) const {
+std::vector<TensorMeta> GridSample::infer(const TensorList& in, const Attrs&) const {
   OF_ASSERT(in.size() == 2);
   const Tensor &x = in[0], &grid = in[1];
   check_float(*this, x, "input");
   check_float(*this, grid, "grid");
-  if (x->ndim() != 4 || grid->ndim() != 4 || grid->shape()[3] != 2 ||
-      grid->shape()[0] != x->shape()[0] || grid->dtype() != x->dtype())
-    throw_error<RuntimeError>(name(), "expected input (N, C, H, W) and grid (N, H', W', 2) of ",
-                              "one dtype, got ", shape_str(x->shape()), " and ",
-                              shape_str(grid->shape()));
-  const Shape& g = grid->shape();
-  return {contiguous_meta({x->shape()[0], x->shape()[1], g[1], g[2]}, x->dtype(), x->device())};
+  const int64_t spatial = x->ndim() - 2;
+  if ((spatial != 2 && spatial != 3) || grid->ndim() != x->ndim() ||
+      grid->shape().back() != spatial || grid->shape()[0] != x->shape()[0] ||
+      grid->dtype() != x->dtype())
+    throw_error<RuntimeError>(name(), "expected input (N, C, [D,] H, W) and grid ",
+                              "(N, [D',] H', W', 2 or 3) of one dtype, got ", shape_str(x->shape()),
+                              " and ", shape_str(grid->shape()));
+  Shape out{x->shape()[0], x->shape()[1]};
+  for (int64_t k = 1; k <= spatial; ++k) out.push_back(grid->shape()[k]);
+  return {contiguous_meta(out, x->dtype(), x->device())};
 }
 
-TensorList GridSample2d::grad(const GradContext& ctx, const TensorList& dy) const {
+TensorList GridSample::grad(const GradContext& ctx, const TensorList& dy) const {
   TensorList dx(2);
   if (!dy[0] || (!ctx.needs_input_grad[0] && !ctx.needs_input_grad[1])) return dx;
   Attrs attrs = ctx.attrs;
   attrs.set("need_input", static_cast<bool>(ctx.needs_input_grad[0]));
   attrs.set("need_grid", static_cast<bool>(ctx.needs_input_grad[1]));
-  TensorList g = dispatch(prim::grid_sample_2d_grad(),
+  TensorList g = dispatch(prim::grid_sample_grad(),
                           {F::contiguous(dy[0]), ctx.inputs[0], ctx.inputs[1]}, attrs);
   if (ctx.needs_input_grad[0]) dx[0] = g[0];
   if (ctx.needs_input_grad[1]) dx[1] = g[1];
   return dx;
 }
 
-uint64_t GridSample2d::cpu_work(const TensorList& in, const TensorList& out) const {
-  return 4 * elems(out[0]) * itemsize(out[0]->dtype()) + elems(in[1]) * itemsize(in[1]->dtype());
+uint64_t GridSample::cpu_work(const TensorList& in, const TensorList& out) const {
+  return (in[0]->ndim() == 5 ? 8 : 4) * elems(out[0]) * itemsize(out[0]->dtype()) +
+         elems(in[1]) * itemsize(in[1]->dtype());
 }
 
-PrimTraits GridSample2dGrad::traits() const { return not_differentiable(); }
+PrimTraits GridSampleGrad::traits() const { return not_differentiable(); }
 
-std::vector<TensorMeta> GridSample2dGrad::infer(const TensorList& in, const Attrs&) const {
+std::vector<TensorMeta> GridSampleGrad::infer(const TensorList& in, const Attrs&) const {
   OF_ASSERT(in.size() == 3 && in[0]->is_contiguous());
   return {contiguous_meta(in[1]->shape(), in[1]->dtype(), in[1]->device()),
           contiguous_meta(in[2]->shape(), in[2]->dtype(), in[2]->device())};
 }
 
-uint64_t GridSample2dGrad::cpu_work(const TensorList& in, const TensorList& out) const {
+uint64_t GridSampleGrad::cpu_work(const TensorList& in, const TensorList& out) const {
   return 8 * elems(in[0]) * itemsize(in[0]->dtype()) + elems(out[0]) * itemsize(in[0]->dtype());
 }
 
@@ -179,12 +183,12 @@ uint64_t CtcLossGrad::cpu_work(const TensorList& in, const TensorList& out) cons
 }
 
 namespace prim {
-const GridSample2d& grid_sample_2d() {
-  static const GridSample2d p;
+const GridSample& grid_sample() {
+  static const GridSample p;
   return p;
 }
-const GridSample2dGrad& grid_sample_2d_grad() {
-  static const GridSample2dGrad p;
+const GridSampleGrad& grid_sample_grad() {
+  static const GridSampleGrad p;
   return p;
 }
 const Pdist& pdist() {

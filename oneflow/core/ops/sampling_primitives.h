@@ -1,7 +1,7 @@
 // One-pass kernels for three nn functions that were compositions of many dispatches: grid_sample
-// of 4-D inputs with bilinear or nearest taps, pdist, and the CTC loss. Each has a forward
+// (4-D and 5-D inputs, (bi/tri)linear or nearest taps), pdist, and the CTC loss. Each has a forward
 // primitive and a gradient primitive (not differentiable again, as in PyTorch). CPU kernels in
-// kernels/cpu/sampling.cpp; elsewhere (and for bicubic taps, 5-D inputs and 16-bit floats) the
+// kernels/cpu/sampling.cpp; elsewhere (and for bicubic taps and 16-bit floats) the
 // Python layer keeps its composition of other primitives, which runs on every device.
 #pragma once
 
@@ -13,10 +13,11 @@ namespace oneflow {
 enum class GridMode : int64_t { kBilinear = 0, kNearest = 1 };
 enum class GridPadding : int64_t { kZeros = 0, kBorder = 1, kReflection = 2 };
 
-// input (N, C, H, W) and grid (N, H', W', 2), both contiguous, float32 or float64 ->
-// (N, C, H', W'): the input read at the grid's normalised (x, y) positions. Attrs mode, padding,
+// input (N, C, H, W) and grid (N, H', W', 2), or input (N, C, D, H, W) and grid
+// (N, D', H', W', 3), both contiguous, float32 or float64 -> (N, C, H', W') / (N, C, D', H', W'):
+// the input read at the grid's normalised (x, y[, z]) positions. Attrs mode, padding,
 // align_corners.
-class GridSample2d final : public Primitive {
+class GridSample final : public Primitive {
  public:
   const char* name() const override { return "grid_sample"; }
   PrimTraits traits() const override;
@@ -31,7 +32,7 @@ class GridSample2d final : public Primitive {
 
 // (dy, input, grid) -> (d input, d grid), the attrs of the forward plus need_input /
 // need_grid (which of the two to compute; the other comes back zero-filled).
-class GridSample2dGrad final : public Primitive {
+class GridSampleGrad final : public Primitive {
  public:
   const char* name() const override { return "grid_sample_grad"; }
   PrimTraits traits() const override;
@@ -103,8 +104,8 @@ class CtcLossGrad final : public Primitive {
 };
 
 namespace prim {
-const GridSample2d& grid_sample_2d();
-const GridSample2dGrad& grid_sample_2d_grad();
+const GridSample& grid_sample();
+const GridSampleGrad& grid_sample_grad();
 const Pdist& pdist();
 const PdistGrad& pdist_grad();
 const CtcLoss& ctc_loss();

@@ -607,13 +607,12 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             f"and {input.dtype}"
         )
     if (
-        spatial == 2
-        and mode != "bicubic"
+        mode != "bicubic"
         and input.dtype in (oneflow.float32, oneflow.float64)
         and not input.is_global
         and input.device.type == "cpu"
     ):
-        return _C._grid_sample_2d(
+        return _C._grid_sample(
             input,
             grid,
             0 if mode == "bilinear" else 1,

@@ -108,57 +108,40 @@ struct GridArgs {
   GridMode mode;
   GridPadding padding;
   bool align_corners;
-  int64_t n, c, h, w, oh, ow;
+  int spatial;      // 2 or 3
+  int64_t n, c;     // batch and channels
+  int64_t size[3];  // the input's spatial sizes along x (W), y (H)[, z (D)]
+  int64_t plane;    // H * W [* D]
+  int64_t points;   // output positions per batch element
 };
 
 GridArgs grid_args(const Tensor& x, const Tensor& grid, const Attrs& attrs) {
-  return {GridMode(attrs.get<int64_t>("mode")),
-          GridPadding(attrs.get<int64_t>("padding")),
-          attrs.get<bool>("align_corners"),
-          x->shape()[0],
-          x->shape()[1],
-          x->shape()[2],
-          x->shape()[3],
-          grid->shape()[1],
-          grid->shape()[2]};
-}
-
-// The four bilinear taps of one output point: positions, whether each is inside, weights, and
-// the weights' derivatives along x and y.
-template <typename T>
-struct Taps {
-  int64_t x0, y0;
-  T w[4], dwx[4], dwy[4];
-  bool in[4];
-  int64_t off[4];
-};
-
-template <typename T>
-void bilinear_taps(T ix, T iy, int64_t h, int64_t w, Taps<T>* t) {
-  const T fx0 = std::floor(ix), fy0 = std::floor(iy);
-  t->x0 = static_cast<int64_t>(fx0);
-  t->y0 = static_cast<int64_t>(fy0);
-  const T ex = fx0 + 1 - ix, wx = ix - fx0;  // weight of the left and the right column
-  const T ey = fy0 + 1 - iy, wy = iy - fy0;  // of the top and the bottom row
-  const T wts[4] = {ex * ey, wx * ey, ex * wy, wx * wy};
-  const T dx[4] = {-ey, ey, -wy, wy};
-  const T dy[4] = {-ex, -wx, ex, wx};
-  for (int k = 0; k < 4; ++k) {
-    const int64_t xx = t->x0 + (k & 1), yy = t->y0 + (k >> 1);
-    t->in[k] = xx >= 0 && xx < w && yy >= 0 && yy < h;
-    t->off[k] = t->in[k] ? yy * w + xx : 0;
-    t->w[k] = wts[k];
-    t->dwx[k] = dx[k];
-    t->dwy[k] = dy[k];
+  GridArgs a{};
+  a.mode = GridMode(attrs.get<int64_t>("mode"));
+  a.padding = GridPadding(attrs.get<int64_t>("padding"));
+  a.align_corners = attrs.get<bool>("align_corners");
+  a.spatial = static_cast<int>(x->ndim()) - 2;
+  a.n = x->shape()[0];
+  a.c = x->shape()[1];
+  a.plane = 1;
+  for (int k = 0; k < a.spatial; ++k) {
+    a.size[k] = x->shape()[x->ndim() - 1 - k];
+    a.plane *= a.size[k];
   }
+  a.points = 1;
+  for (int k = 1; k <= a.spatial; ++k) a.points *= grid->shape()[k];
+  return a;
 }
 
-// The nearest tap (half to even, as nearbyint in the default rounding mode), or -1 outside.
-template <typename T>
-int64_t nearest_tap(T ix, T iy, int64_t h, int64_t w) {
-  const int64_t xx = static_cast<int64_t>(std::nearbyint(ix));
-  const int64_t yy = static_cast<int64_t>(std::nearbyint(iy));
-  return xx >= 0 && xx < w && yy >= 0 && yy < h ? yy * w + xx : -1;
+// The element offset of integer position pos (x, y[, z]) in a plane, or -1 outside.
+inline int64_t plane_offset(const int64_t* pos, const GridArgs& a) {
+  int64_t off = 0, stride = 1;
+  for (int k = 0; k < a.spatial; ++k) {
+    if (pos[k] < 0 || pos[k] >= a.size[k]) return -1;
+    off += pos[k] * stride;
+    stride *= a.size[k];
+  }
+  return off;
 }
 
 // ---- pdist ----
@@ -307,36 +290,38 @@ std::vector<CtcSeq> ctc_sequences(const Tensor& targets, const Tensor& il, const
 namespace {
 
 // The taps of every output point of one batch element, tap-major: the point's k-th tap reads
-// plane[off[k * points + p]] with weight w[k * points + p], and the weight's derivatives along x
-// and y. A tap outside has offset -1 and reads nothing (an infinite value in the input must not
-// turn into 0 * inf). Nearest sampling has one tap.
+// plane[off[k * points + p]] with weight w[k * points + p], and the weight's derivative along
+// each axis (dw[axis]). A tap outside has offset -1 and reads nothing (an infinite value in the
+// input must not turn into 0 * inf). Nearest sampling has one tap, (bi/tri)linear 2^spatial:
+// corner bit k set takes the upper neighbour along axis k.
 template <typename T>
 struct TapTable {
   int taps = 0;
   std::vector<int64_t> off;
-  std::vector<T> w, dwx, dwy, gx, gy;
+  std::vector<T> w, dw[3], g[3];
 
-  void build(const T* grid, int64_t points, const GridArgs& a, bool with_grad) {
-    taps = a.mode == GridMode::kNearest ? 1 : 4;
+  void build(const T* grid, const GridArgs& a, bool with_grad) {
+    const int64_t points = a.points;
+    const int sp = a.spatial;
+    taps = a.mode == GridMode::kNearest ? 1 : 1 << sp;
     off.assign(taps * points, -1);
     w.assign(taps * points, T(0));
-    if (with_grad) {
-      dwx.assign(taps * points, T(0));
-      dwy.assign(taps * points, T(0));
-      gx.resize(points);
-      gy.resize(points);
+    for (int k = 0; k < sp && with_grad; ++k) {
+      dw[k].assign(taps * points, T(0));
+      g[k].resize(points);
     }
     for (int64_t p = 0; p < points; ++p) {
-      T mx, my;
-      const T ix = source_index(grid[2 * p], a.w, a.padding, a.align_corners, &mx);
-      const T iy = source_index(grid[2 * p + 1], a.h, a.padding, a.align_corners, &my);
-      if (with_grad) {
-        gx[p] = mx;
-        gy[p] = my;
+      T pos[3], mult[3];
+      bool nan = false;
+      for (int k = 0; k < sp; ++k) {
+        pos[k] = source_index(grid[sp * p + k], a.size[k], a.padding, a.align_corners, &mult[k]);
+        nan = nan || std::isnan(pos[k]);  // a non-finite zeros-padded position
+        if (with_grad) g[k][p] = mult[k];
       }
-      const bool nan = std::isnan(ix) || std::isnan(iy);  // a non-finite zeros-padded point
       if (taps == 1) {
-        off[p] = nan ? -1 : nearest_tap(ix, iy, a.h, a.w);  // zero, as PyTorch
+        int64_t at[3];
+        for (int k = 0; k < sp; ++k) at[k] = static_cast<int64_t>(std::nearbyint(pos[k]));
+        off[p] = nan ? -1 : plane_offset(at, a);  // outside or NaN: zero, as PyTorch
         w[p] = 1;
         continue;
       }
@@ -345,15 +330,30 @@ struct TapTable {
         w[p] = std::numeric_limits<T>::quiet_NaN();
         continue;
       }
-      Taps<T> t;
-      bilinear_taps(ix, iy, a.h, a.w, &t);
-      for (int k = 0; k < 4; ++k) {
-        if (!t.in[k]) continue;
-        off[k * points + p] = t.off[k];
-        w[k * points + p] = t.w[k];
-        if (with_grad) {
-          dwx[k * points + p] = t.dwx[k];
-          dwy[k * points + p] = t.dwy[k];
+      int64_t lo[3];
+      T lower[3], upper[3];  // the weights of the lower and the upper neighbour along each axis
+      for (int k = 0; k < sp; ++k) {
+        const T f = std::floor(pos[k]);
+        lo[k] = static_cast<int64_t>(f);
+        lower[k] = f + 1 - pos[k];
+        upper[k] = pos[k] - f;
+      }
+      for (int corner = 0; corner < taps; ++corner) {
+        int64_t at[3];
+        for (int k = 0; k < sp; ++k) at[k] = lo[k] + ((corner >> k) & 1);
+        const int64_t o = plane_offset(at, a);
+        if (o < 0) continue;
+        const int64_t i = corner * points + p;
+        off[i] = o;
+        T weight = 1;
+        for (int k = 0; k < sp; ++k) weight *= (corner >> k) & 1 ? upper[k] : lower[k];
+        w[i] = weight;
+        if (!with_grad) continue;
+        for (int k = 0; k < sp; ++k) {
+          T d = (corner >> k) & 1 ? T(1) : T(-1);
+          for (int j = 0; j < sp; ++j)
+            if (j != k) d *= (corner >> j) & 1 ? upper[j] : lower[j];
+          dw[k][i] = d;
         }
       }
     }
@@ -362,40 +362,46 @@ struct TapTable {
 
 }  // namespace
 
-void GridSample2d::compute_cpu(const TensorList& in, const TensorList& out,
-                               const Attrs& attrs) const {
+void GridSample::compute_cpu(const TensorList& in, const TensorList& out,
+                             const Attrs& attrs) const {
   const GridArgs a = grid_args(in[0], in[1], attrs);
   visit_float(in[0]->dtype(), [&]<typename T>() {
     const T* x = in[0]->data_as<T>();
     const T* grid = in[1]->data_as<T>();
     T* y = out[0]->data_as<T>();
-    const int64_t plane = a.h * a.w, points = a.oh * a.ow;
+    const int64_t plane = a.plane, points = a.points;
     // Per batch element: the taps once, then each channel plane read through them (one plane
     // and one output row of points at a time).
     OF_OMP_FOR_IF(
         a.n > 1 && a.n * points * a.c > cpu::kParallelGrain / 4, schedule(static),
         for (int64_t b = 0; b < a.n; ++b) {
           TapTable<T> tt;
-          tt.build(grid + b * points * 2, points, a, false);
+          tt.build(grid + b * points * a.spatial, a, false);
+          const int64_t* o = tt.off.data();
+          const T* w = tt.w.data();
           for (int64_t ch = 0; ch < a.c; ++ch) {
             const T* xc = x + (b * a.c + ch) * plane;
             T* yc = y + (b * a.c + ch) * points;
-            const int64_t* o = tt.off.data();
-            const T* w = tt.w.data();
             auto tap = [&](int64_t i) { return o[i] < 0 ? T(0) : xc[o[i]] * w[i]; };
             if (tt.taps == 1) {
               for (int64_t p = 0; p < points; ++p) yc[p] = tap(p);
-              continue;
+            } else if (tt.taps == 4) {
+              for (int64_t p = 0; p < points; ++p)
+                yc[p] = tap(p) + tap(points + p) + tap(2 * points + p) + tap(3 * points + p);
+            } else {
+              for (int64_t p = 0; p < points; ++p) {
+                T v = 0;
+                for (int k = 0; k < tt.taps; ++k) v += tap(k * points + p);
+                yc[p] = v;
+              }
             }
-            for (int64_t p = 0; p < points; ++p)
-              yc[p] = tap(p) + tap(points + p) + tap(2 * points + p) + tap(3 * points + p);
           }
         });
   });
 }
 
-void GridSample2dGrad::compute_cpu(const TensorList& in, const TensorList& out,
-                                   const Attrs& attrs) const {
+void GridSampleGrad::compute_cpu(const TensorList& in, const TensorList& out,
+                                 const Attrs& attrs) const {
   const GridArgs a = grid_args(in[1], in[2], attrs);
   const bool need_input = attrs.get<bool>("need_input");
   const bool need_grid = attrs.get<bool>("need_grid") && a.mode != GridMode::kNearest;
@@ -407,50 +413,47 @@ void GridSample2dGrad::compute_cpu(const TensorList& in, const TensorList& out,
     T* dgrid = out[1]->data_as<T>();
     std::memset(dx, 0, sizeof(T) * out[0]->numel());
     std::memset(dgrid, 0, sizeof(T) * out[1]->numel());  // nearest: the grid's gradient is 0
-    const int64_t plane = a.h * a.w, points = a.oh * a.ow;
+    const int64_t plane = a.plane, points = a.points;
+    const int sp = a.spatial;
     // One batch element per thread: its input gradient is written by its points only.
     OF_OMP_FOR_IF(
         a.n > 1 && a.n * points * a.c > cpu::kParallelGrain / 4, schedule(static),
         for (int64_t b = 0; b < a.n; ++b) {
           TapTable<T> tt;
-          tt.build(grid + b * points * 2, points, a, need_grid);
-          std::vector<T> sx(need_grid ? points : 0), sy(need_grid ? points : 0);
+          tt.build(grid + b * points * sp, a, need_grid);
+          std::vector<T> acc(need_grid ? sp * points : 0);  // d loss / d position
+          const int64_t* o = tt.off.data();
+          const T* w = tt.w.data();
+          const int taps = tt.taps;
           for (int64_t ch = 0; ch < a.c; ++ch) {
             const T* xc = x + (b * a.c + ch) * plane;
             T* dxc = dx + (b * a.c + ch) * plane;
-            const T* g = dy + (b * a.c + ch) * points;
-            const int64_t* o = tt.off.data();
-            const T* w = tt.w.data();
-            const int taps = tt.taps;
+            const T* gy = dy + (b * a.c + ch) * points;
             if (need_input)
               for (int64_t p = 0; p < points; ++p)
                 for (int k = 0; k < taps; ++k) {
                   const int64_t i = k * points + p;
-                  if (o[i] >= 0) dxc[o[i]] += w[i] * g[p];
+                  if (o[i] >= 0) dxc[o[i]] += w[i] * gy[p];
                 }
-            if (need_grid) {
-              const T* wx = tt.dwx.data();
-              const T* wy = tt.dwy.data();
-              for (int64_t p = 0; p < points; ++p) {
-                T ax = 0, ay = 0;
-                for (int k = 0; k < 4; ++k) {
-                  const int64_t i = k * points + p;
-                  if (o[i] < 0) continue;
-                  const T v = xc[o[i]];
-                  ax += v * wx[i];
-                  ay += v * wy[i];
+            if (need_grid)
+              for (int axis = 0; axis < sp; ++axis) {
+                const T* d = tt.dw[axis].data();
+                T* s = acc.data() + axis * points;
+                for (int64_t p = 0; p < points; ++p) {
+                  T v = 0;
+                  for (int k = 0; k < taps; ++k) {
+                    const int64_t i = k * points + p;
+                    if (o[i] >= 0) v += xc[o[i]] * d[i];
+                  }
+                  s[p] += v * gy[p];
                 }
-                sx[p] += ax * g[p];
-                sy[p] += ay * g[p];
               }
-            }
           }
           if (need_grid) {
-            T* dg = dgrid + b * points * 2;
-            for (int64_t p = 0; p < points; ++p) {
-              dg[2 * p] = sx[p] * tt.gx[p];
-              dg[2 * p + 1] = sy[p] * tt.gy[p];
-            }
+            T* dg = dgrid + b * points * sp;
+            for (int64_t p = 0; p < points; ++p)
+              for (int axis = 0; axis < sp; ++axis)
+                dg[sp * p + axis] = acc[axis * points + p] * tt.g[axis][p];
           }
         });
   });
