@@ -424,3 +424,31 @@ def test_autocast_cpu_lists_like_torch(name):
     want, got = results
     assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1], (got.dtype, want.dtype)
     np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=2e-2, atol=2e-2)
+
+
+def test_recurrent_layers_under_cpu_autocast_like_torch():
+    """LSTM gives PyTorch's lower-precision dtype under CPU autocast (computed in float32 here,
+    so its values are closer to the float32 ones); GRU stays float32 and RNN lowers, as in
+    PyTorch; gradients reach the float32 parameters."""
+    x = np.random.default_rng(1).standard_normal((2, 3, 4)).astype(np.float32)
+    torch.manual_seed(0)
+    layers = {k: getattr(torch.nn, k)(4, 8, batch_first=True) for k in ("LSTM", "GRU", "RNN")}
+    for kind, t_layer in layers.items():
+        f_layer = getattr(flow.nn, kind)(4, 8, batch_first=True)
+        f_layer.load_state_dict(
+            {k: flow.tensor(v.numpy()) for k, v in t_layer.state_dict().items()}
+        )
+        outs = []
+        for lib, layer in ((torch, t_layer), (flow, f_layer)):
+            xi = lib.tensor(x, requires_grad=True)
+            with lib.autocast("cpu", dtype=lib.bfloat16):
+                out = layer(xi)[0]
+            out.float().sum().backward()
+            outs.append((out, xi.grad, layer.weight_ih_l0.grad))
+        (t_out, t_gx, t_gw), (f_out, f_gx, f_gw) = outs
+        assert str(f_out.dtype).split(".")[-1] == str(t_out.dtype).split(".")[-1], kind
+        assert f_gw.dtype == flow.float32 and f_gx.dtype == flow.float32
+        np.testing.assert_allclose(
+            f_out.detach().float().numpy(), t_out.detach().float().numpy(), atol=3e-2
+        )
+        np.testing.assert_allclose(f_gx.numpy(), t_gx.numpy(), atol=1e-1)

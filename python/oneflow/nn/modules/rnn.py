@@ -5,6 +5,7 @@ kernel calls (two matmuls and the gate math); autograd runs through the unrolled
 import math
 
 import oneflow
+from oneflow._oneflow_internal import _C
 from oneflow.nn import functional as F
 from oneflow.nn import init
 from oneflow.nn.modules.module import Module
@@ -213,6 +214,22 @@ class RNNBase(Module):
         return output, ((h_n, c_n) if lstm else h_n)
 
     def forward(self, input, hx=None):
+        if self.mode == "LSTM" and isinstance(input, oneflow.Tensor):
+            lowered = _C._autocast_lower(input)
+            if lowered.dtype != input.dtype:
+                # PyTorch's CPU autocast runs LSTM in its lower dtype (GRU and RNN not): here
+                # the layer runs in float32 and its results take that dtype.
+                kind = "cuda" if input.is_cuda else "cpu"
+                enabled, dtype = _C._autocast_get(kind)
+                _C._autocast_set(kind, False, dtype)
+                try:
+                    out, (h, c) = self._forward(input, hx)
+                finally:
+                    _C._autocast_set(kind, enabled, dtype)
+                return out.to(lowered.dtype), (h.to(lowered.dtype), c.to(lowered.dtype))
+        return self._forward(input, hx)
+
+    def _forward(self, input, hx=None):
         from oneflow.nn.utils.rnn import PackedSequence
 
         if isinstance(input, PackedSequence):
