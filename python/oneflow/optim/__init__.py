@@ -2,7 +2,15 @@
 
 from oneflow.optim import lr_scheduler, swa_utils
 from oneflow.optim.algorithms import LAMB, LBFGS, SGD, Adadelta, Adagrad, Adam, AdamW, RMSprop
-from oneflow.optim.algorithms_extra import ASGD, Adafactor, Adamax, NAdam, RAdam, Rprop
+from oneflow.optim.algorithms_extra import (
+    ASGD,
+    Adafactor,
+    Adamax,
+    NAdam,
+    RAdam,
+    Rprop,
+    SparseAdam,
+)
 from oneflow.optim.optimizer import Optimizer
 
 __all__ = [
@@ -21,6 +29,7 @@ __all__ = [
     "RAdam",
     "RMSprop",
     "Rprop",
+    "SparseAdam",
     "lr_scheduler",
     "swa_utils",
 ]

@@ -1,6 +1,8 @@
-"""NAdam, RAdam, Adamax, ASGD and Rprop with PyTorch's update rules, defaults, argument checks and
-per-parameter state names. Updates run in place on the parameters under no_grad; the common
-optimizers live in algorithms.py."""
+"""NAdam, RAdam, Adamax, ASGD, Rprop and SparseAdam with PyTorch's update rules, defaults,
+argument checks and per-parameter state names. Updates run in place on the parameters under
+no_grad; the common optimizers live in algorithms.py."""
+
+import math
 
 import oneflow
 from oneflow._oneflow_internal import Tensor
@@ -438,4 +440,50 @@ class Rprop(Optimizer):
                 grad = oneflow.where(flipped, 0.0, grad)
                 p.addcmul_(grad.sign(), st["step_size"], value=-1)
                 st["prev"].copy_(grad)
+        return loss
+
+
+class SparseAdam(Optimizer):
+    """Lazy Adam for embedding tables: each step updates the moments and the parameter only in
+    the rows its gradient touches, with the step count of the whole parameter (PyTorch's
+    SparseAdam). Gradients are dense here (`nn.Embedding(sparse=True)` gives a dense gradient):
+    the rows touched are those with a nonzero gradient, which are the rows a sparse gradient
+    would hold (a looked-up row whose gradient is exactly zero is left alone)."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, maximize=False):
+        _check_lr(lr)
+        _check_nonnegative("epsilon", eps)
+        _check_betas(betas)
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, maximize=maximize))
+
+    @oneflow.no_grad()
+    def step(self, closure=None):
+        loss = _closure_loss(closure)
+        for g in self.param_groups:
+            b1, b2 = g["betas"]
+            lr, eps = _to_scalar(g["lr"]), g["eps"]
+            for p in self._params_with_grad(g):
+                grad = p.grad if not g["maximize"] else -p.grad
+                st = self.state[p]
+                if not st:
+                    st["step"] = _new_step()
+                    st["exp_avg"] = oneflow.zeros_like(p)
+                    st["exp_avg_sq"] = oneflow.zeros_like(p)
+                st["step"] += 1
+                step = self._step_value(p, st["step"])
+                rows = grad.reshape(grad.shape[0], -1) if grad.ndim > 1 else grad.reshape(-1, 1)
+                touched = oneflow.nonzero(rows.ne(0).any(1)).reshape(-1)
+                if touched.numel() == 0:
+                    continue
+                values = grad.index_select(0, touched)
+                m, v = st["exp_avg"], st["exp_avg_sq"]
+                m_rows = m.index_select(0, touched)
+                v_rows = v.index_select(0, touched)
+                m_rows = m_rows.add((values - m_rows) * (1 - b1))
+                v_rows = v_rows.add((values * values - v_rows) * (1 - b2))
+                m.index_copy_(0, touched, m_rows)
+                v.index_copy_(0, touched, v_rows)
+                step_size = lr * math.sqrt(1 - b2**step) / (1 - b1**step)
+                update = m_rows / (v_rows.sqrt() + eps) * -step_size
+                p.index_add_(0, touched, update)
         return loss
