@@ -215,7 +215,8 @@ def numel(input):
     return input.numel()
 
 
-__version__ = "0.1.0"
+from oneflow import version  # noqa: E402  (oneflow.version, as torch.version)
+from oneflow.version import __version__  # noqa: E402
 
 del _sys
 
@@ -241,6 +242,12 @@ globals().update(_movement_ops.functions())
 globals().update(_linalg_ops.functions())
 globals().update(_linalg_decomp.functions())
 globals().update(_misc_ops.functions())
+from oneflow.framework import torch_extra_functions as _torch_extra_functions  # noqa: E402
+
+globals().update(_torch_extra_functions.functions())
+for _name, _method in _torch_extra_functions.methods().items():
+    setattr(Tensor, _name, _method)
+del _method
 from oneflow.framework import determinism as _determinism  # noqa: E402
 from oneflow.framework.compile import compile  # noqa: E402,F401
 

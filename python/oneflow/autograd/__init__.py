@@ -804,4 +804,4 @@ class set_multithreading_enabled:
         return False
 
 
-from oneflow.autograd import function, functional, graph, profiler  # noqa: E402,F401
+from oneflow.autograd import function, functional, grad_mode, graph, profiler  # noqa: E402,F401

@@ -23,6 +23,8 @@ __all__ = [
     "is_dependent",
     "less_than",
     "lower_cholesky",
+    "lower_triangular",
+    "MixtureSameFamilyConstraint",
     "multinomial",
     "nonnegative",
     "nonnegative_integer",
@@ -30,10 +32,13 @@ __all__ = [
     "positive_definite",
     "positive",
     "positive_integer",
+    "positive_semidefinite",
     "real",
     "real_vector",
     "simplex",
+    "square",
     "stack",
+    "symmetric",
     "unit_interval",
 ]
 
@@ -314,6 +319,84 @@ class _PositiveDefinite(Constraint):
         return symmetric & (info == 0)
 
 
+class _LowerTriangular(Constraint):
+    """Lower-triangular matrices (last two dimensions)."""
+
+    event_dim = 2
+
+    def check(self, value):
+        return (value.tril() == value).reshape(*value.shape[:-2], -1).all(-1)
+
+
+class _Square(Constraint):
+    """Square matrices (last two dimensions): the answer is the same for every matrix."""
+
+    event_dim = 2
+
+    def check(self, value):
+        import oneflow
+
+        is_square = value.shape[-2] == value.shape[-1]
+        return oneflow.full(tuple(value.shape[:-2]), is_square, dtype=oneflow.bool).to(value.device)
+
+
+class _Symmetric(_Square):
+    """Square matrices equal to their transpose within an absolute 1e-6 (and PyTorch's relative
+    1e-5 of isclose)."""
+
+    def check(self, value):
+        import oneflow
+
+        square = super().check(value)
+        if not bool(square.all()):
+            return square
+        close = oneflow.isclose(value, value.transpose(-1, -2), atol=1e-6)
+        return close.all(-2).all(-1)
+
+
+class _PositiveSemidefinite(_Symmetric):
+    """Symmetric matrices whose eigenvalues are all nonnegative."""
+
+    def check(self, value):
+        import oneflow
+
+        symmetric = super().check(value)
+        if not bool(symmetric.all()):
+            return symmetric
+        return (oneflow.linalg.eigvalsh(value) >= 0).all(-1)
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """The support of a MixtureSameFamily whose components have support `base_constraint`: a
+    value (without the component dimension) is checked as one component's value."""
+
+    def __init__(self, base_constraint):
+        if not isinstance(base_constraint, Constraint):
+            raise AssertionError("base_constraint must be a Constraint instance")
+        self.base_constraint = base_constraint
+
+    @property
+    def is_discrete(self):
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        return self.base_constraint.event_dim
+
+    def check(self, value):
+        if value.ndim < self.event_dim:
+            raise ValueError(
+                f"Expected value.dim() >= {self.event_dim} but got {value.ndim} (value of shape "
+                f"{tuple(value.shape)})"
+            )
+        # the component dimension, of size 1, just left of the event dimensions
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        return result.all(-1)
+
+    def __repr__(self):
+        return f"MixtureSameFamilyConstraint({self.base_constraint!r})"
+
+
 class _Cat(Constraint):
     """The constraints `cseq` applied to consecutive slices of lengths `lengths` (default all
     1) along dimension `dim`, as ``oneflow.cat`` joins them."""
@@ -405,5 +488,9 @@ multinomial = _Multinomial
 lower_cholesky = _LowerCholesky()
 corr_cholesky = _CorrCholesky()
 positive_definite = _PositiveDefinite()
+lower_triangular = _LowerTriangular()
+square = _Square()
+symmetric = _Symmetric()
+positive_semidefinite = _PositiveSemidefinite()
 cat = _Cat
 stack = _Stack

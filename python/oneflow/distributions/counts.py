@@ -25,8 +25,9 @@ __all__ = [
 ]
 
 
-def _sample_poisson(rate):
-    """Poisson variates of the shape of `rate` (detached, nonnegative), of its dtype."""
+def _sample_poisson(rate, generator=None):
+    """Poisson variates of the shape of `rate` (detached, nonnegative), of its dtype, drawn with
+    `generator` (None: the default generator)."""
     out_dtype = rate.dtype
     with oneflow.no_grad():
         # float64 throughout: PTRS compares log-probabilities of size ~rate * log(rate).
@@ -38,13 +39,15 @@ def _sample_poisson(rate):
         small = rate < 10
         if bool(small.any()):
             limit = oneflow.exp(-rate)
-            product = oneflow.rand(shape, dtype=dtype, device=device)
+            product = oneflow.rand(shape, dtype=dtype, device=device, generator=generator)
             count = oneflow.zeros_like(rate)
             active = small & (product > limit)
             while bool(active.any()):
                 count = count + active.to(dtype)
                 product = product * oneflow.where(
-                    active, oneflow.rand(shape, dtype=dtype, device=device), oneflow.ones_like(rate)
+                    active,
+                    oneflow.rand(shape, dtype=dtype, device=device, generator=generator),
+                    oneflow.ones_like(rate),
                 )
                 active = active & (product > limit)
             result = oneflow.where(small, count, result)
@@ -59,8 +62,8 @@ def _sample_poisson(rate):
             vr = 0.9277 - 3.6224 / (b - 2)
             done = small.clone()
             for _ in range(1000):
-                u = oneflow.rand(shape, dtype=dtype, device=device) - 0.5
-                v = oneflow.rand(shape, dtype=dtype, device=device)
+                u = oneflow.rand(shape, dtype=dtype, device=device, generator=generator) - 0.5
+                v = oneflow.rand(shape, dtype=dtype, device=device, generator=generator)
                 us = 0.5 - u.abs()
                 k = oneflow.floor((2 * a / us + b) * u + lam + 0.43)
                 quick = (us >= 0.07) & (v <= vr)

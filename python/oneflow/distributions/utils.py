@@ -13,6 +13,8 @@ __all__ = [
     "logits_to_probs",
     "probs_to_logits",
     "sum_rightmost",
+    "tril_matrix_to_vec",
+    "vec_to_tril_matrix",
 ]
 
 
@@ -85,3 +87,42 @@ def sum_rightmost(value, dim):
     if dim == 0:
         return value
     return value.reshape(*value.shape[: value.ndim - dim], -1).sum(-1)
+
+
+def _tril_mask(n, diag, device):
+    rows = oneflow.arange(n, device=device).reshape(n, 1)
+    cols = oneflow.arange(n, device=device).reshape(1, n)
+    return cols - rows <= diag
+
+
+def tril_matrix_to_vec(mat, diag=0):
+    """The entries of the last two (square) dimensions on and below diagonal `diag` (a negative
+    `diag` drops diagonals), row by row, as a vector."""
+    n = mat.shape[-1]
+    if not -n <= diag < n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    mask = _tril_mask(n, diag, mat.device).reshape(-1)
+    index = oneflow.nonzero(mask).reshape(-1)
+    return mat.reshape(*mat.shape[:-2], n * n).index_select(-1, index)
+
+
+def _tril_count(n, diag):
+    """How many entries of an n x n matrix lie on or below diagonal `diag`."""
+    return sum(min(max(r + diag + 1, 0), n) for r in range(n))
+
+
+def vec_to_tril_matrix(vec, diag=0):
+    """The inverse of tril_matrix_to_vec: the square matrices whose entries on and below
+    diagonal `diag` are those of `vec` (last dimension), row by row; zeros elsewhere."""
+    m = vec.shape[-1]
+    n = 0
+    while _tril_count(n, diag) < m:
+        n += 1
+    if _tril_count(n, diag) != m:
+        raise ValueError(
+            f"The size of last dimension is {m} which cannot be expressed as the lower "
+            "triangular part of a square D x D matrix."
+        )
+    index = oneflow.nonzero(_tril_mask(n, diag, vec.device).reshape(-1)).reshape(-1)
+    flat = oneflow.zeros(*vec.shape[:-1], n * n, dtype=vec.dtype, device=vec.device)
+    return flat.index_copy(-1, index, vec).reshape(*vec.shape[:-1], n, n)

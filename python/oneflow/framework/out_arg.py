@@ -44,7 +44,7 @@ index_add index_copy index_select inner inverse isin isneginf isposinf kthvalue 
 logcumsumexp lu_solve lu_unpack masked_select matmul matrix_power max median min mm mode msort
 multinomial mv nan_to_num nanmedian nanquantile narrow_copy neg negative nonzero norm qr quantile
 renorm round scatter scatter_add searchsorted sgn sign signbit slice_scatter slogdet softmax sort
-svd take take_along_dim tensordot topk tril triu trunc vdot where
+svd take take_along_dim tensordot topk triangular_solve tril triu trunc vdot where
 """
 _ANY = "bernoulli"  # drawn as floats, written in out's dtype (0 and 1 in every dtype)
 _DTYPE = "cumprod cumsum nansum prod sum"

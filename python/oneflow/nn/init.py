@@ -1,6 +1,7 @@
 """oneflow.nn.init: in-place initialisers (PyTorch's formulas and defaults)."""
 
 import math
+import warnings
 
 import numpy as np
 
@@ -129,17 +130,29 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode)))
 
 
-def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Normal(mean, std) truncated to [a, b], by inverse-CDF sampling."""
+def _no_grad_trunc_normal_(tensor, mean, std, a, b, generator=None):
+    """Fills `tensor` in place with Normal(mean, std) truncated to [a, b], by inverse-CDF
+    sampling, outside autograd; warns when the mean is more than 2 std outside [a, b]."""
 
     def cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn(
+            "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+            "The distribution of values may be incorrect.",
+            stacklevel=2,
+        )
     lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
     with oneflow.no_grad():
-        tensor.uniform_(2 * lo - 1, 2 * hi - 1)
+        tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)
         tensor.copy_(oneflow.erfinv(tensor) * (std * math.sqrt(2.0)) + mean)
         return tensor.clamp_(min=a, max=b)
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """Normal(mean, std) truncated to [a, b], by inverse-CDF sampling."""
+    return _no_grad_trunc_normal_(tensor, mean, std, a, b, generator=generator)
 
 
 def orthogonal_(tensor, gain=1, generator=None):

@@ -1,3 +1,3 @@
 """oneflow.utils: DLPack and tensor interop helpers."""
 
-from oneflow.utils import checkpoint, data, dlpack, global_view, tensor  # noqa: F401
+from oneflow.utils import _pytree, checkpoint, data, dlpack, global_view, tensor  # noqa: F401

@@ -424,23 +424,35 @@ class AvgPool3d(_AvgPoolNd):
     _dims = 3
 
 
+class _AdaptivePoolNd(Module):
+    _kind, _dims = "avg", 1
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input):
+        fn = getattr(F, f"adaptive_{self._kind}_pool{self._dims}d")
+        if self._kind == "max":
+            return fn(input, self.output_size, self.return_indices)
+        return fn(input, self.output_size)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class _AdaptiveAvgPoolNd(_AdaptivePoolNd):
+    _kind = "avg"
+
+
+class _AdaptiveMaxPoolNd(_AdaptivePoolNd):
+    _kind = "max"
+
+
 def _adaptive(kind, dims):
-    class Pool(Module):
-        def __init__(self, output_size, return_indices=False):
-            super().__init__()
-            self.output_size, self.return_indices = output_size, return_indices
-
-        def forward(self, input):
-            fn = getattr(F, f"adaptive_{kind}_pool{dims}d")
-            if kind == "max":
-                return fn(input, self.output_size, self.return_indices)
-            return fn(input, self.output_size)
-
-        def extra_repr(self):
-            return f"output_size={self.output_size}"
-
-    Pool.__name__ = Pool.__qualname__ = f"Adaptive{kind.capitalize()}Pool{dims}d"
-    return Pool
+    base = _AdaptiveAvgPoolNd if kind == "avg" else _AdaptiveMaxPoolNd
+    name = f"Adaptive{kind.capitalize()}Pool{dims}d"
+    return type(name, (base,), {"_dims": dims, "__module__": __name__, "__qualname__": name})
 
 
 AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d = (_adaptive("avg", d) for d in (1, 2, 3))
@@ -450,8 +462,11 @@ AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d = (_adaptive("max", d) f
 # ---- normalisation ----------------------------------------------------------------------
 
 
-class _BatchNorm(Module):
-    _expected_dims = (2, 3)
+class _NormBase(Module):
+    """What BatchNorm and InstanceNorm share (PyTorch's _NormBase): the affine parameters, the
+    running statistics and their reset, and loading checkpoints that predate
+    num_batches_tracked. Subclasses define forward and the input check."""
+
     _version = 2
 
     def __init__(
@@ -482,7 +497,9 @@ class _BatchNorm(Module):
         if track_running_stats:
             self.register_buffer("running_mean", oneflow.zeros(num_features, **fk))
             self.register_buffer("running_var", oneflow.ones(num_features, **fk))
-            self.register_buffer("num_batches_tracked", oneflow.tensor(0, dtype=oneflow.int64))
+            self.register_buffer(
+                "num_batches_tracked", oneflow.tensor(0, dtype=oneflow.int64, device=device)
+            )
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -514,7 +531,22 @@ class _BatchNorm(Module):
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def _check_input_dim(self, input):
+        raise NotImplementedError
+
+    def extra_repr(self):
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+            f"affine={self.affine}, bias={self.use_bias}, "
+            f"track_running_stats={self.track_running_stats}"
+        )
+
+
+class _BatchNorm(_NormBase):
+    _expected_dims = (2, 3)
 
     def forward(self, input):
         if input.ndim not in self._expected_dims:
@@ -538,13 +570,6 @@ class _BatchNorm(Module):
             use_batch,
             momentum,
             self.eps,
-        )
-
-    def extra_repr(self):
-        return (
-            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-            f"affine={self.affine}, bias={self.use_bias}, "
-            f"track_running_stats={self.track_running_stats}"
         )
 
 
@@ -626,7 +651,7 @@ class GroupNorm(Module):
         return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
 
 
-class _InstanceNorm(Module):
+class _InstanceNorm(_NormBase):
     def __init__(
         self,
         num_features,
@@ -639,34 +664,9 @@ class _InstanceNorm(Module):
         *,
         bias=True,
     ):
-        super().__init__()
-        self.use_bias = affine and bias
-        self.num_features, self.eps, self.momentum, self.affine = (
-            num_features,
-            eps,
-            momentum,
-            affine,
+        super().__init__(
+            num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias
         )
-        self.track_running_stats = track_running_stats
-        fk = _factory(device, dtype)
-        if affine:
-            self.weight = Parameter(oneflow.ones(num_features, **fk))
-        else:
-            self.register_parameter("weight", None)
-        if self.use_bias:
-            self.bias = Parameter(oneflow.zeros(num_features, **fk))
-        else:
-            self.register_parameter("bias", None)
-        if track_running_stats:
-            self.register_buffer("running_mean", oneflow.zeros(num_features, **fk))
-            self.register_buffer("running_var", oneflow.ones(num_features, **fk))
-            self.register_buffer(
-                "num_batches_tracked", oneflow.tensor(0, dtype=oneflow.int64, device=device)
-            )
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
 
     _batched_dim = None
 
@@ -692,13 +692,6 @@ class _InstanceNorm(Module):
             # As PyTorch: momentum=None leaves the running statistics as they are.
             momentum=self.momentum if self.momentum is not None else 0.0,
             eps=self.eps,
-        )
-
-    def extra_repr(self):
-        return (
-            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-            f"affine={self.affine}, bias={self.use_bias}, "
-            f"track_running_stats={self.track_running_stats}"
         )
 
 
@@ -916,6 +909,30 @@ class PReLU(Module):
 # ---- padding, resampling, shuffling, distances ---------------------------------------------
 
 
+class _ConstantPadNd(Module):
+    pass
+
+
+class _ReflectionPadNd(Module):
+    pass
+
+
+class _ReplicationPadNd(Module):
+    pass
+
+
+class _CircularPadNd(Module):
+    pass
+
+
+_PAD_BASES = {
+    "constant": _ConstantPadNd,
+    "reflect": _ReflectionPadNd,
+    "replicate": _ReplicationPadNd,
+    "circular": _CircularPadNd,
+}
+
+
 def _padding(name, mode, dims):
     def __init__(self, padding, value=0.0):
         Module.__init__(self)
@@ -930,7 +947,7 @@ def _padding(name, mode, dims):
 
     return type(
         name,
-        (Module,),
+        (_PAD_BASES[mode],),
         {
             "__init__": __init__,
             "forward": forward,

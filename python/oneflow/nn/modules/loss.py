@@ -21,6 +21,14 @@ class _Loss(Module):
         self.reduction = reduction
 
 
+class _WeightedLoss(_Loss):
+    """A loss with a per-class `weight`, held as a buffer."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
 _LEGACY = (("size_average", None), ("reduce", None), ("reduction", "mean"))
 _REDUCTION_ARGS = {"size_average", "reduce", "reduction"}
 
@@ -60,7 +68,8 @@ def _loss(name, fn, signature, keyword_only=False):
             kwargs["weight"] = self.weight
         return getattr(F, fn)(*inputs, reduction=self.reduction, **kwargs)
 
-    return type(name, (_Loss,), {"__init__": __init__, "forward": forward, "__module__": __name__})
+    base = _WeightedLoss if weighted else _Loss
+    return type(name, (base,), {"__init__": __init__, "forward": forward, "__module__": __name__})
 
 
 L1Loss = _loss("L1Loss", "l1_loss", _LEGACY)
@@ -163,5 +172,31 @@ class NLLLoss2d(NLLLoss):
 __all__ = [
     name
     for name, value in list(globals().items())
-    if isinstance(value, type) and issubclass(value, Module) and not name.startswith("_")
+    if isinstance(value, type)
+    and issubclass(value, Module)
+    and value is not Module
+    and not name.startswith("_")
 ]
+
+# The margin losses live beside the layers (modules extra and extra2 import this module); they
+# are reached here as well, where PyTorch's loss module has them.
+_DEFINED_ELSEWHERE = {
+    "MultiLabelMarginLoss": "extra",
+    "MultiLabelSoftMarginLoss": "extra",
+    "MultiMarginLoss": "extra",
+    "TripletMarginWithDistanceLoss": "extra2",
+}
+__all__ += list(_DEFINED_ELSEWHERE)
+
+
+def __getattr__(name):
+    if name in _DEFINED_ELSEWHERE:
+        import importlib
+
+        module = importlib.import_module(f"oneflow.nn.modules.{_DEFINED_ELSEWHERE[name]}")
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_DEFINED_ELSEWHERE))

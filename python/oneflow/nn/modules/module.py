@@ -154,6 +154,16 @@ class _BackwardHook:
         return grads
 
 
+def _addindent(s_, numSpaces):
+    """`s_` with every nonempty line after the first indented by `numSpaces` spaces (how a
+    child's repr is nested in its parent's)."""
+    first, sep, rest = s_.partition("\n")
+    if not sep:
+        return s_
+    pad = " " * numSpaces
+    return first + "\n" + "\n".join(pad + line if line else line for line in rest.split("\n"))
+
+
 # Bumped whenever a module's parameters or children are assigned, registered or deleted:
 # nn.Graph re-lists a model's members (and traces again for a replaced parameter) only then.
 _structure_version = [0]

@@ -1,0 +1,5 @@
+"""oneflow.distributions.binomial: Binomial (PyTorch's module path)."""
+
+from oneflow.distributions.counts import Binomial
+
+__all__ = ["Binomial"]

@@ -1,0 +1,5 @@
+"""oneflow.distributions.dirichlet: Dirichlet (PyTorch's module path)."""
+
+from oneflow.distributions.multivariate import Dirichlet
+
+__all__ = ["Dirichlet"]

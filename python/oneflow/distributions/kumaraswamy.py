@@ -1,0 +1,5 @@
+"""oneflow.distributions.kumaraswamy: Kumaraswamy (PyTorch's module path)."""
+
+from oneflow.distributions.transformed_distribution import Kumaraswamy
+
+__all__ = ["Kumaraswamy"]

@@ -1,0 +1,5 @@
+"""oneflow.distributions.lkj_cholesky: LKJCholesky (PyTorch's module path)."""
+
+from oneflow.distributions.matrix import LKJCholesky
+
+__all__ = ["LKJCholesky"]

@@ -1,0 +1,5 @@
+"""oneflow.distributions.multinomial: Multinomial (PyTorch's module path)."""
+
+from oneflow.distributions.counts import Multinomial
+
+__all__ = ["Multinomial"]

@@ -1,0 +1,5 @@
+"""oneflow.distributions.multivariate_normal: MultivariateNormal (PyTorch's module path)."""
+
+from oneflow.distributions.multivariate import MultivariateNormal
+
+__all__ = ["MultivariateNormal"]
