@@ -1,6 +1,7 @@
 """flow.save / flow.load: nested structures round-trip; no code runs on load unless allowed;
 truncated or altered files are rejected; an interrupted save leaves the old file loadable."""
 
+import io
 import os
 import signal
 import subprocess
@@ -262,3 +263,204 @@ def test_training_resumes_from_a_torch_checkpoint_like_torch(tmp_path):
         np.testing.assert_allclose(
             fm.weight.detach().numpy(), tm.weight.detach().numpy(), rtol=1e-6, atol=1e-7
         )
+
+
+# torch.save's legacy format (_use_new_zipfile_serialization=False)
+
+_LEGACY_DTYPES = ("float32", "float64", "float16", "bfloat16", "int8", "int16", "int32", "int64",
+                  "uint8", "bool")  # fmt: skip
+
+
+def _legacy_bytes(obj, **kwargs):
+    import torch
+
+    f = io.BytesIO()
+    torch.save(obj, f, _use_new_zipfile_serialization=False, **kwargs)
+    return f.getvalue()
+
+
+def test_legacy_torch_files_every_dtype_matches_torch_load(tmp_path):
+    import torch
+
+    torch.manual_seed(0)
+    state = OrderedDict((d, (torch.randn(3, 5) * 50).to(getattr(torch, d))) for d in _LEGACY_DTYPES)
+    state["bf16_exact"] = torch.tensor([1.5, -2.25, 3e38, -0.0]).to(torch.bfloat16)
+    path = tmp_path / "legacy.pt"
+    path.write_bytes(_legacy_bytes(state))
+    want = torch.load(path)
+    back = flow.load(path)
+    assert isinstance(back, OrderedDict) and list(back) == list(want)
+    for k, w in want.items():
+        got = back[k]
+        assert str(got.dtype).split(".")[-1] == str(w.dtype).split(".")[-1], k
+        assert tuple(got.shape) == tuple(w.shape), k
+        if w.dtype == torch.bfloat16:  # compare the exact bits
+            np.testing.assert_array_equal(
+                got.view(flow.int16).numpy(), w.view(torch.int16).numpy(), err_msg=k
+            )
+        else:
+            np.testing.assert_array_equal(got.numpy(), w.numpy(), err_msg=k)
+    # a model's state dict loads into the oneflow model and computes the same
+    tm = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4)).eval()
+    path.write_bytes(_legacy_bytes(tm.state_dict()))
+    fm = flow.nn.Sequential(flow.nn.Linear(3, 4), flow.nn.BatchNorm1d(4)).eval()
+    fm.load_state_dict(flow.load(path))
+    x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
+    np.testing.assert_allclose(
+        fm(flow.tensor(x)).detach().numpy(), tm(torch.tensor(x)).detach().numpy(), rtol=1e-5
+    )
+
+
+def test_legacy_torch_files_keep_shared_storages_views_and_parameters(tmp_path):
+    import torch
+
+    base = torch.arange(24.0).reshape(4, 6)
+    payload = {
+        "base": base,
+        "cols": base[:, 2:5],  # offset 2, strides (6, 1)
+        "t": base.t(),
+        "flat_tail": base.view(-1)[7:],
+        "param": torch.nn.Parameter(torch.full((3,), 2.5)),
+        "frozen": torch.nn.Parameter(torch.ones(2), requires_grad=False),
+        "nested": [{"a": (torch.zeros(0), 3)}, {1, 2}, {"deep": [base[1]]}],
+    }
+    for protocol in (2, 4):
+        back = flow.load(io.BytesIO(_legacy_bytes(payload, pickle_protocol=protocol)))
+        for k in ("base", "cols", "t", "flat_tail"):
+            np.testing.assert_array_equal(back[k].numpy(), payload[k].numpy(), err_msg=k)
+            assert back[k].stride() == payload[k].stride(), k
+        assert isinstance(back["param"], flow.nn.Parameter) and back["param"].requires_grad
+        assert back["param"].numpy().tolist() == [2.5] * 3
+        assert isinstance(back["frozen"], flow.nn.Parameter) and not back["frozen"].requires_grad
+        assert back["nested"][0]["a"][0].numel() == 0 and back["nested"][0]["a"][1] == 3
+        assert back["nested"][1] == {1, 2}
+        # every view still aliases the one storage: writing through the base shows in them
+        back["base"][1, 3] = -1.0
+        assert back["cols"][1, 1].item() == -1.0
+        assert back["t"][3, 1].item() == -1.0
+        assert back["flat_tail"][2].item() == -1.0
+        assert back["nested"][2]["deep"][0][3].item() == -1.0
+
+
+def test_legacy_torch_optimizer_state_resumes_training_like_torch(tmp_path):
+    import torch
+
+    torch.manual_seed(0)
+    tm = torch.nn.Linear(3, 2)
+    opt = torch.optim.Adam(tm.parameters(), lr=0.01)
+    for _ in range(2):
+        tm(torch.randn(4, 3)).square().sum().backward()
+        opt.step()
+        opt.zero_grad()
+    path = tmp_path / "c.pt"
+    ck = {"model": tm.state_dict(), "opt": opt.state_dict(), "epoch": 2}
+    path.write_bytes(_legacy_bytes(ck))
+    with open(path, "rb") as f:  # an open file object
+        back = flow.load(f, map_location="cpu")
+    assert back["epoch"] == 2
+    assert back["opt"]["param_groups"][0]["lr"] == 0.01
+    np.testing.assert_array_equal(
+        back["opt"]["state"][0]["exp_avg_sq"].numpy(), ck["opt"]["state"][0]["exp_avg_sq"].numpy()
+    )
+    fm = flow.nn.Linear(3, 2)
+    fm.load_state_dict(back["model"])
+    fo = flow.optim.Adam(fm.parameters(), lr=0.01)
+    fo.load_state_dict(back["opt"])
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        x = rng.standard_normal((4, 3)).astype(np.float32)
+        tm(torch.tensor(x)).square().sum().backward()
+        opt.step()
+        opt.zero_grad()
+        fm(flow.tensor(x)).square().sum().backward()
+        fo.step()
+        fo.zero_grad()
+        np.testing.assert_allclose(
+            fm.weight.detach().numpy(), tm.weight.detach().numpy(), rtol=1e-6, atol=1e-7
+        )
+        np.testing.assert_allclose(
+            fm.bias.detach().numpy(), tm.bias.detach().numpy(), rtol=1e-6, atol=1e-7
+        )
+
+
+class _RunsOnLoadAt:
+    """Unpickling it creates a directory: loading must not run it unless trusted."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return (os.mkdir, (self.path,))
+
+
+def test_legacy_torch_files_weights_only_map_location_and_file_objects(tmp_path):
+    import argparse
+
+    import torch
+
+    data = _legacy_bytes({"w": torch.ones(2), "args": argparse.Namespace(lr=0.1)})
+    with pytest.raises(RuntimeError, match="argparse.Namespace.*weights_only=False"):
+        flow.load(io.BytesIO(data))
+    back = flow.load(io.BytesIO(data), weights_only=False)
+    assert back["args"].lr == 0.1 and back["w"].numpy().tolist() == [1.0, 1.0]
+    # nothing the pickle names is imported or run when weights_only refuses it
+    marker = tmp_path / "ran"
+    evil = _legacy_bytes({"w": torch.ones(1), "x": _RunsOnLoadAt(str(marker))})
+    with pytest.raises(RuntimeError, match="weights_only"):
+        flow.load(io.BytesIO(evil))
+    assert not marker.exists()
+    # trusted, it runs exactly once (a second os.mkdir of the same path would raise)
+    assert flow.load(io.BytesIO(evil), weights_only=False)["w"].numpy().tolist() == [1.0]
+    assert marker.is_dir()
+    with pytest.raises(RuntimeError, match="torch.nn.modules.linear.Linear"):
+        flow.load(io.BytesIO(_legacy_bytes(torch.nn.Linear(2, 2))), weights_only=False)
+    # map_location forms
+    data = _legacy_bytes({"w": torch.arange(3.0)})
+    for m in ("cpu", {"cpu": "cpu"}, lambda storage, loc: storage, lambda loc: "cpu"):
+        got = flow.load(io.BytesIO(data), map_location=m)["w"]
+        assert got.device == flow.device("cpu") and got.numpy().tolist() == [0.0, 1.0, 2.0]
+    # a path, an open file and a file object positioned after other bytes
+    path = tmp_path / "w.pt"
+    path.write_bytes(data)
+    assert flow.load(str(path))["w"].numpy().tolist() == [0.0, 1.0, 2.0]
+    with open(path, "rb") as f:
+        assert flow.load(f)["w"].numpy().tolist() == [0.0, 1.0, 2.0]
+    f = io.BytesIO(b"header" + data)
+    f.seek(6)
+    assert flow.load(f)["w"].numpy().tolist() == [0.0, 1.0, 2.0]
+    # a truncated legacy file is reported, not misread
+    with pytest.raises(RuntimeError, match="truncated"):
+        flow.load(io.BytesIO(data[:-3]))
+
+
+def test_legacy_torch_files_from_big_endian_machines():
+    """The header records the saving machine's byte order; the element counts and elements
+    are stored in it. Rewrites a little-endian file as a big-endian machine writes it."""
+    import pickle
+    import pickletools
+    import struct
+
+    import torch
+
+    data = _legacy_bytes({"a": torch.arange(5.0) - 2.5, "b": torch.tensor([[1e30, -7.0]])})
+    f = io.BytesIO(data)
+    spans = []
+    for _ in range(5):  # magic, version, system info, object, storage keys
+        start = f.tell()
+        for _ in pickletools.genops(f):
+            pass
+        spans.append(data[start : f.tell()])
+    info = pickle.loads(spans[2])
+    assert info["little_endian"] is True
+    info["little_endian"] = False
+    out = spans[:2] + [pickle.dumps(info, protocol=2)] + spans[3:]
+    pos = f.tell()
+    for _ in pickle.loads(spans[4]):  # every storage here holds float32
+        (count,) = struct.unpack("<q", data[pos : pos + 8])
+        elements = np.frombuffer(data, "<f4", count, pos + 8)
+        out += [struct.pack(">q", count), elements.astype(">f4").tobytes()]
+        pos += 8 + 4 * count
+    assert pos == len(data)
+    back = flow.load(io.BytesIO(b"".join(out)))
+    assert back["a"].numpy().tolist() == [-2.5, -1.5, -0.5, 0.5, 1.5]
+    np.testing.assert_array_equal(back["b"].numpy(), np.array([[1e30, -7.0]], np.float32))

@@ -634,3 +634,195 @@ def test_lbfgs_rejects_other_line_searches():
     assert isinstance(errors[1], ValueError)
     assert str(errors[1]) == str(errors[0])
     np.testing.assert_array_equal(fp.detach().numpy(), tp.detach().numpy())
+
+
+# lr schedulers' state_dict: PyTorch's keys and values; a PyTorch scheduler's state loads here
+
+
+class _Power:
+    """A callable object: state_dict keeps its attributes (a plain function is stored as None)."""
+
+    def __init__(self, base):
+        self.base = base
+
+    def __call__(self, epoch):
+        return self.base**epoch
+
+
+def _scheduler(lib, name, opt):
+    S = lib.optim.lr_scheduler
+    if name == "LambdaLR":
+        return S.LambdaLR(opt, [_Power(0.9), lambda e: 1.0 / (e + 1)])
+    if name == "MultiplicativeLR":
+        return S.MultiplicativeLR(opt, [_Power(1.0), lambda e: 0.95])
+    if name == "CyclicLR":
+        return S.CyclicLR(opt, 0.01, 0.1, step_size_up=3, scale_fn=_Power(0.8))
+    if name == "SequentialLR":
+        parts = [S.ConstantLR(opt, 0.5, 2), S.CosineAnnealingLR(opt, T_max=4)]
+        return S.SequentialLR(opt, parts, milestones=[3])
+    if name == "ChainedScheduler":
+        return S.ChainedScheduler([S.ConstantLR(opt, 0.5, 3), S.ExponentialLR(opt, 0.9)])
+    kwargs = {
+        "StepLR": dict(step_size=2, gamma=0.5),
+        "MultiStepLR": dict(milestones=[2, 4, 4], gamma=0.5),
+        "ConstantLR": dict(factor=0.5, total_iters=3),
+        "LinearLR": dict(start_factor=0.2, total_iters=6),
+        "ExponentialLR": dict(gamma=0.9),
+        "PolynomialLR": dict(total_iters=8, power=2.0),
+        "CosineAnnealingLR": dict(T_max=5, eta_min=0.001),
+        "CosineAnnealingWarmRestarts": dict(T_0=3, T_mult=2),
+        "OneCycleLR": dict(max_lr=1.0, total_steps=30, three_phase=True),
+        "ReduceLROnPlateau": dict(factor=0.5, patience=1, min_lr=[0.0, 0.001]),
+    }[name]
+    return getattr(S, name)(opt, **kwargs)
+
+
+SCHEDULER_NAMES = [
+    "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
+    "ExponentialLR", "PolynomialLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts",
+    "OneCycleLR", "CyclicLR", "ReduceLROnPlateau", "SequentialLR", "ChainedScheduler",
+]  # fmt: skip
+
+
+def _sched_setup(lib, name):
+    a, b = lib.nn.Parameter(lib.zeros(2)), lib.nn.Parameter(lib.ones(3))
+    opt = lib.optim.SGD([{"params": [a]}, {"params": [b], "lr": 0.05}], lr=0.1, momentum=0.9)
+    return a, b, opt, _scheduler(lib, name, opt)
+
+
+def _sched_step(lib, name, a, b, opt, sched, i):
+    opt.zero_grad()
+    ((a * a).sum() + (b * b).sum()).backward()
+    opt.step()
+    if name == "ReduceLROnPlateau":
+        sched.step(1.0)  # no improvement: the rates drop after `patience` steps
+    else:
+        sched.step()
+
+
+def _assert_same(got, want, where):
+    if isinstance(want, dict):
+        assert isinstance(got, dict), where
+        assert set(got) == set(want), (where, sorted(set(got) ^ set(want)))
+        for k in want:
+            _assert_same(got[k], want[k], f"{where}.{k}")
+    elif isinstance(want, (list, tuple)):
+        assert isinstance(got, (list, tuple)) and len(got) == len(want), where
+        for i, (g, w) in enumerate(zip(got, want)):
+            _assert_same(g, w, f"{where}[{i}]")
+    elif isinstance(want, float):
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-15), where
+    else:
+        assert got == want, (where, got, want)
+
+
+def _torch_to_flow(x):
+    if isinstance(x, torch.Tensor):
+        return flow.tensor(x.detach().numpy())
+    if isinstance(x, dict):
+        return type(x)({k: _torch_to_flow(v) for k, v in x.items()})
+    if isinstance(x, (list, tuple)):
+        return type(x)(_torch_to_flow(v) for v in x)
+    return x
+
+
+@pytest.mark.parametrize("name", SCHEDULER_NAMES)
+def test_scheduler_state_dict_keys_and_values_like_torch(name):
+    f, t = _sched_setup(flow, name), _sched_setup(torch, name)
+    for i in range(5):
+        _sched_step(flow, name, *f, i)
+        _sched_step(torch, name, *t, i)
+    fsd, tsd = f[3].state_dict(), t[3].state_dict()
+    assert set(fsd) == set(tsd), sorted(set(fsd) ^ set(tsd))
+    if name not in ("ReduceLROnPlateau", "ChainedScheduler", "SequentialLR"):
+        assert fsd["_get_lr_called_within_step"] is False and fsd["_is_initial"] is False
+    _assert_same(fsd, tsd, name)
+    for fg, tg in zip(f[2].param_groups, t[2].param_groups):
+        assert fg["lr"] == pytest.approx(tg["lr"], rel=1e-12)
+
+
+@pytest.mark.parametrize("name", SCHEDULER_NAMES)
+def test_torch_scheduler_state_dict_loads_and_continues_like_torch(name):
+    t = _sched_setup(torch, name)
+    for i in range(5):
+        _sched_step(torch, name, *t, i)
+    if name in ("LambdaLR", "CyclicLR"):  # a callable object's attributes travel in the state
+        (t[3].lr_lambdas[0] if name == "LambdaLR" else t[3]._scale_fn_custom).base = 0.7
+    saved_opt = _torch_to_flow(t[2].state_dict())
+    saved = _torch_to_flow(t[3].state_dict())
+    f = _sched_setup(flow, name)
+    f[0].data.copy_(flow.tensor(t[0].detach().numpy()))
+    f[1].data.copy_(flow.tensor(t[1].detach().numpy()))
+    f[2].load_state_dict(saved_opt)
+    f[3].load_state_dict(saved)
+    assert f[3].get_last_lr() == pytest.approx(t[3].get_last_lr(), rel=1e-12)
+    for i in range(5, 12):
+        _sched_step(flow, name, *f, i)
+        _sched_step(torch, name, *t, i)
+        for fg, tg in zip(f[2].param_groups, t[2].param_groups):
+            assert fg["lr"] == pytest.approx(tg["lr"], rel=1e-12), (name, i)
+            assert fg["momentum"] == pytest.approx(tg["momentum"], rel=1e-12), (name, i)
+    _assert_same(f[3].state_dict(), t[3].state_dict(), name)
+    # and ours loads into PyTorch's
+    fresh = _sched_setup(torch, name)[3]
+    fresh.load_state_dict(f[3].state_dict())
+    assert fresh.get_last_lr() == pytest.approx(t[3].get_last_lr(), rel=1e-12)
+
+
+def test_sequential_lr_restarts_the_next_scheduler_like_torch():
+    """At a milestone the next scheduler restarts at epoch 0 without counting a step (SWALR's
+    rate depends on its step count); nested schedulers' initial steps are taken back too."""
+
+    def run(lib):
+        p = lib.nn.Parameter(lib.zeros(1))
+        opt = lib.optim.SGD([p], lr=1.0)
+        S = lib.optim.lr_scheduler
+        swa = lib.optim.swa_utils.SWALR(opt, swa_lr=0.05, anneal_epochs=3)
+        s = S.SequentialLR(opt, [S.ConstantLR(opt, 0.5, 3), swa], milestones=[3])
+        lrs = [opt.param_groups[0]["lr"]]
+        for _ in range(8):
+            opt.step()
+            s.step()
+            lrs.append(opt.param_groups[0]["lr"])
+        return lrs, swa._step_count
+
+    (flrs, fcount), (tlrs, tcount) = run(flow), run(torch)
+    np.testing.assert_allclose(flrs, tlrs, rtol=1e-12)
+    assert fcount == tcount
+
+    def nested(lib):
+        p = lib.nn.Parameter(lib.zeros(1))
+        opt = lib.optim.SGD([p], lr=1.0)
+        S = lib.optim.lr_scheduler
+        inner = S.ChainedScheduler([S.ConstantLR(opt, 0.5, 2), S.ExponentialLR(opt, 0.8)])
+        S.SequentialLR(opt, [inner, S.ExponentialLR(opt, 0.9)], milestones=[3])
+        return [s.last_epoch for s in inner._schedulers], opt.param_groups[0]["lr"]
+
+    assert nested(flow) == nested(torch)
+
+
+@pytest.mark.parametrize("maximize", [False, True])
+def test_sparse_adam_on_embedding_rows_like_torch(maximize):
+    """SparseAdam updates the moments and the weights only in the rows looked up (padding_idx
+    excluded) with the parameter's step count, as PyTorch's lazy Adam on sparse gradients."""
+    w0 = np.random.default_rng(0).standard_normal((20, 4)).astype(np.float32)
+    res = []
+    for lib in (torch, flow):
+        emb = lib.nn.Embedding(20, 4, sparse=True, padding_idx=0)
+        with lib.no_grad():
+            emb.weight.copy_(lib.tensor(w0))
+        opt = lib.optim.SparseAdam(list(emb.parameters()), lr=0.05, maximize=maximize)
+        for step in range(6):
+            idx = lib.tensor([[1, 3, 3, 0], [7, 1, 9, 0], [12, 12, 5, 0]][step % 3])
+            loss = (emb(idx) * lib.arange(1.0, 5.0)).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        state = opt.state[emb.weight]
+        res.append([emb.weight.detach(), state["exp_avg"], state["exp_avg_sq"]])
+    for got, want in zip(res[1], res[0]):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+    untouched = [r for r in range(20) if r not in (0, 1, 3, 5, 7, 9, 12)]
+    np.testing.assert_array_equal(res[1][0].numpy()[untouched], w0[untouched])
+    with pytest.raises(ValueError):
+        flow.optim.SparseAdam([flow.nn.Parameter(flow.ones(2))], lr=-1)

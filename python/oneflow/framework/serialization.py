@@ -5,7 +5,7 @@ rejected. Other objects (a whole nn.Module, an argparse.Namespace) are stored wi
 PyTorch stores them, and are only unpickled when the loader passes weights_only=False (or
 allow_pickle=True): PyTorch's default since 2.6. Files are written to a temporary name and
 renamed, so an interrupted save leaves the previous file intact. load() also reads files written
-by torch.save (framework/torch_format.py)."""
+by torch.save, in its zip or legacy format (framework/torch_format.py)."""
 
 import base64
 import hashlib
@@ -199,6 +199,8 @@ def load(
             data = f.read()
     if torch_format.is_torch_zip(data):
         return torch_format.load_torch_zip(data, name, map_location, not allow_pickle)
+    if torch_format.is_torch_legacy(data):
+        return torch_format.load_torch_legacy(data, name, map_location, not allow_pickle)
     if len(data) < len(MAGIC) + 8 + 32 or not data.startswith(MAGIC):
         raise RuntimeError(f"load: {name} is not a oneflow save file (bad header or truncated)")
     payload, digest = data[:-32], data[-32:]

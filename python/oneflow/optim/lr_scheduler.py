@@ -1,7 +1,12 @@
 """Learning-rate schedulers with PyTorch's formulas (closed forms where PyTorch's chainable
-updates equal them), state_dict, get_last_lr, and OneFlow's WarmupLR."""
+updates equal them), state_dict, get_last_lr, and OneFlow's WarmupLR.
+
+state_dict() has the keys and values PyTorch's schedulers have (functions, which pickle cannot
+store, become None or a callable object's __dict__, as in PyTorch), so a PyTorch scheduler's
+state dict loads here and one saved here loads in PyTorch."""
 
 import math
+import types
 from bisect import bisect_right
 from collections import Counter
 
@@ -30,6 +35,8 @@ class LRScheduler:
     # True during the step the constructor takes: a scheduler resumed with last_epoch >= 0 then
     # keeps the optimizer's rates instead of moving them one step further.
     _is_initial = False
+    # True while step() computes the new rates with get_lr().
+    _get_lr_called_within_step = False
 
     def _initial_step(self):
         self._step_count = 0
@@ -56,13 +63,21 @@ class LRScheduler:
 
     def step(self, epoch=None):
         self._step_count += 1
-        if epoch is None:
-            self.last_epoch += 1
-            lrs = self.get_lr()
-        else:  # an explicit epoch takes the closed form where there is one, as in PyTorch
-            self.last_epoch = epoch
-            closed = type(self)._closed_form is not LRScheduler._closed_form
-            lrs = self._closed_form(epoch) if closed else self.get_lr()
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch=None):
+        """Moves to the next epoch (or to `epoch`) and sets the groups' rates."""
+        self._get_lr_called_within_step = True
+        try:
+            if epoch is None:
+                self.last_epoch += 1
+                lrs = self.get_lr()
+            else:  # an explicit epoch takes the closed form where there is one, as in PyTorch
+                self.last_epoch = epoch
+                closed = type(self)._closed_form is not LRScheduler._closed_form
+                lrs = self._closed_form(epoch) if closed else self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
         for g, lr in zip(self.optimizer.param_groups, lrs):
             g["lr"] = lr
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
@@ -77,7 +92,32 @@ class LRScheduler:
 _LRScheduler = LRScheduler
 
 
-class LambdaLR(LRScheduler):
+def _function_state(fn):
+    """What state_dict stores for a user function: None for a plain function or lambda, which
+    is passed again at construction, and a callable object's attributes."""
+    if fn is None or isinstance(fn, types.FunctionType):
+        return None
+    return dict(fn.__dict__)
+
+
+class _LambdaState:
+    """state_dict for schedulers holding lr_lambdas."""
+
+    def state_dict(self):
+        d = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+        d["lr_lambdas"] = [_function_state(f) for f in self.lr_lambdas]
+        return d
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        saved = state_dict.pop("lr_lambdas", None) or []
+        self.__dict__.update(state_dict)
+        for f, attrs in zip(self.lr_lambdas, saved):
+            if attrs is not None:
+                f.__dict__.update(attrs)
+
+
+class LambdaLR(_LambdaState, LRScheduler):
     def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose=False):
         n = len(optimizer.param_groups)
         self.lr_lambdas = (
@@ -90,18 +130,8 @@ class LambdaLR(LRScheduler):
     def get_lr(self):
         return [base * f(self.last_epoch) for base, f in zip(self.base_lrs, self.lr_lambdas)]
 
-    def state_dict(self):
-        d = super().state_dict()
-        d["lr_lambdas"] = [None] * len(self.lr_lambdas)
-        return d
 
-    def load_state_dict(self, state_dict):
-        state_dict = dict(state_dict)
-        state_dict.pop("lr_lambdas", None)
-        super().load_state_dict(state_dict)
-
-
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_LambdaState, LRScheduler):
     def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose=False):
         n = len(optimizer.param_groups)
         self.lr_lambdas = (
@@ -321,8 +351,13 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             else:
                 self.T_i, self.T_cur = self.T_0, epoch
         self.last_epoch = math.floor(epoch)
-        self._step_count = getattr(self, "_step_count", 0) + 1
-        for g, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        # as in PyTorch, this step() leaves _step_count (0 from the constructor) as it is
+        self._get_lr_called_within_step = True
+        try:
+            lrs = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for g, lr in zip(self.optimizer.param_groups, lrs):
             g["lr"] = lr
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
 
@@ -355,40 +390,29 @@ class OneCycleLR(LRScheduler):
         self.total_steps = total_steps
         n = len(optimizer.param_groups)
         max_lrs = list(max_lr) if isinstance(max_lr, (list, tuple)) else [max_lr] * n
+        # per phase: its last step and the param_group keys of the rates and momenta it
+        # anneals between (PyTorch's _schedule_phases)
         if three_phase:
-            self._phases = [
-                (
-                    float(pct_start * total_steps) - 1,
-                    "initial_lr",
-                    "max_lr",
-                    "max_momentum",
-                    "base_momentum",
-                ),
-                (
-                    float(2 * pct_start * total_steps) - 2,
-                    "max_lr",
-                    "initial_lr",
-                    "base_momentum",
-                    "max_momentum",
-                ),
+            phases = [
+                (float(pct_start * total_steps) - 1, "initial_lr", "max_lr", "max_momentum",
+                 "base_momentum"),
+                (float(2 * pct_start * total_steps) - 2, "max_lr", "initial_lr", "base_momentum",
+                 "max_momentum"),
                 (total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum"),
-            ]
+            ]  # fmt: skip
         else:
-            self._phases = [
-                (
-                    float(pct_start * total_steps) - 1,
-                    "initial_lr",
-                    "max_lr",
-                    "max_momentum",
-                    "base_momentum",
-                ),
+            phases = [
+                (float(pct_start * total_steps) - 1, "initial_lr", "max_lr", "max_momentum",
+                 "base_momentum"),
                 (total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum"),
-            ]
+            ]  # fmt: skip
+        names = ("end_step", "start_lr", "end_lr", "start_momentum", "end_momentum")
+        self._schedule_phases = [dict(zip(names, phase)) for phase in phases]
         if anneal_strategy not in ("cos", "linear"):
             raise ValueError(
                 f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}"
             )
-        self.anneal_strategy = anneal_strategy
+        self._anneal_func_type = anneal_strategy
         self.cycle_momentum = cycle_momentum
         for g, m in zip(optimizer.param_groups, max_lrs):
             if last_epoch == -1:
@@ -396,11 +420,11 @@ class OneCycleLR(LRScheduler):
                 g["max_lr"] = m
                 g["min_lr"] = g["initial_lr"] / final_div_factor
         if cycle_momentum:
-            self._use_beta = "betas" in optimizer.defaults
+            self.use_beta1 = "betas" in optimizer.defaults
             for g in optimizer.param_groups:
                 if last_epoch == -1:
                     g["max_momentum"], g["base_momentum"] = max_momentum, base_momentum
-                    if self._use_beta:
+                    if self.use_beta1:
                         g["betas"] = (max_momentum, *g["betas"][1:])
                     else:
                         g["momentum"] = max_momentum
@@ -422,24 +446,39 @@ class OneCycleLR(LRScheduler):
                 f"is {self.total_steps}"
             )
         lrs = []
+        phases = self._schedule_phases
+        anneal = self._cos if self._anneal_func_type == "cos" else self._linear
         for g in self.optimizer.param_groups:
             start = 0
-            for i, (end, lr0, lr1, m0, m1) in enumerate(self._phases):
-                if step <= end or i == len(self._phases) - 1:
+            for i, phase in enumerate(phases):
+                end = phase["end_step"]
+                if step <= end or i == len(phases) - 1:
                     pct = (step - start) / (end - start)
-                    anneal = self._cos if self.anneal_strategy == "cos" else self._linear
-                    lr = anneal(g[lr0], g[lr1], pct)
+                    lr = anneal(g[phase["start_lr"]], g[phase["end_lr"]], pct)
                     if self.cycle_momentum:
-                        mom = anneal(g[m0], g[m1], pct)
+                        mom = anneal(g[phase["start_momentum"]], g[phase["end_momentum"]], pct)
                     break
                 start = end
             lrs.append(lr)
             if self.cycle_momentum:
-                if self._use_beta:
+                if self.use_beta1:
                     g["betas"] = (mom, *g["betas"][1:])
                 else:
                     g["momentum"] = mom
         return lrs
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        # the names an earlier version of this class stored
+        if "_phases" in state_dict:
+            names = ("end_step", "start_lr", "end_lr", "start_momentum", "end_momentum")
+            phases = state_dict.pop("_phases")
+            state_dict["_schedule_phases"] = [dict(zip(names, p)) for p in phases]
+        if "anneal_strategy" in state_dict:
+            state_dict["_anneal_func_type"] = state_dict.pop("anneal_strategy")
+        if "_use_beta" in state_dict:
+            state_dict["use_beta1"] = state_dict.pop("_use_beta")
+        super().load_state_dict(state_dict)
 
 
 class CyclicLR(LRScheduler):
@@ -540,13 +579,16 @@ class CyclicLR(LRScheduler):
 
     def state_dict(self):
         d = super().state_dict()
-        d.pop("_scale_fn_custom", None)  # a function: passed again at construction
+        # a function is passed again at construction; a callable object's attributes are kept
+        d["_scale_fn_custom"] = _function_state(d.pop("_scale_fn_custom", None))
         return d
 
     def load_state_dict(self, state_dict):
         state_dict = dict(state_dict)
-        state_dict.pop("_scale_fn_custom", None)
+        attrs = state_dict.pop("_scale_fn_custom", None)
         super().load_state_dict(state_dict)
+        if attrs is not None and self._scale_fn_custom is not None:
+            self._scale_fn_custom.__dict__.update(attrs)
 
 
 class SequentialLR(LRScheduler):
@@ -557,21 +599,31 @@ class SequentialLR(LRScheduler):
                 "one more than the number of milestone points"
             )
         self._schedulers, self._milestones = list(schedulers), list(milestones)
-        self.optimizer = optimizer
         self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
         for g in optimizer.param_groups:
             g["lr"] = g["initial_lr"]
-        for s in self._schedulers:
+        self._undo_initial_steps(self)
+        # only the scheduler that runs at step 0 takes its initial step
+        idx = bisect_right(self._milestones, 0)
+        self._schedulers[idx]._initial_step()
+        self._last_lr = self._schedulers[idx].get_last_lr()
+
+    @classmethod
+    def _undo_initial_steps(cls, s):
+        """Takes back the step each scheduler's constructor took, in nested ones too."""
+        if hasattr(s, "_schedulers"):
+            for inner in s._schedulers:
+                cls._undo_initial_steps(inner)
+        elif hasattr(s, "last_epoch"):
             s.last_epoch -= 1
-        self._schedulers[0]._initial_step()
-        self._last_lr = self._schedulers[0].get_last_lr()
 
     def step(self):
         self.last_epoch += 1
         idx = bisect_right(self._milestones, self.last_epoch)
         s = self._schedulers[idx]
         if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
-            s.step(0)
+            s._update_lr(0)  # restarts at epoch 0; as in PyTorch, not counted in _step_count
         else:
             s.step()
         self._last_lr = s.get_last_lr()
@@ -600,6 +652,9 @@ class ChainedScheduler(LRScheduler):
             s.step()
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
 
+    state_dict = SequentialLR.state_dict
+    load_state_dict = SequentialLR.load_state_dict
+
 
 class ReduceLROnPlateau:
     def __init__(
@@ -617,14 +672,32 @@ class ReduceLROnPlateau:
     ):
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
-        self.optimizer, self.mode, self.factor, self.patience = optimizer, mode, factor, patience
-        self.threshold, self.threshold_mode = threshold, threshold_mode
-        self.cooldown, self.eps = cooldown, eps
+        self.factor = factor
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
         n = len(optimizer.param_groups)
-        self.min_lrs = list(min_lr) if isinstance(min_lr, (list, tuple)) else [min_lr] * n
-        self.best = math.inf if mode == "min" else -math.inf
-        self.num_bad_epochs, self.cooldown_counter, self.last_epoch = 0, 0, 0
+        if isinstance(min_lr, (list, tuple)):
+            if len(min_lr) != n:
+                raise ValueError(f"expected {n} min_lrs, got {len(min_lr)}")
+            # None: min_lrs is per group and cannot follow a change in the number of groups
+            self.default_min_lr, self.min_lrs = None, list(min_lr)
+        else:
+            self.default_min_lr, self.min_lrs = min_lr, [min_lr] * n
+        self.patience, self.cooldown, self.eps = patience, cooldown, eps
+        self.last_epoch = 0
         self._last_lr = [g["lr"] for g in optimizer.param_groups]
+        self._init_is_better(mode, threshold, threshold_mode)
+        self.best = self.mode_worse
+        self.cooldown_counter, self.num_bad_epochs = 0, 0
+
+    def _init_is_better(self, mode, threshold, threshold_mode):
+        if mode not in ("min", "max"):
+            raise ValueError("mode " + mode + " is unknown!")
+        if threshold_mode not in ("rel", "abs"):
+            raise ValueError("threshold mode " + threshold_mode + " is unknown!")
+        self.mode_worse = math.inf if mode == "min" else -math.inf  # the worst metric
+        self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
 
     def _better(self, a, best):
         if self.mode == "min" and self.threshold_mode == "rel":
@@ -646,7 +719,18 @@ class ReduceLROnPlateau:
             self.cooldown_counter -= 1
             self.num_bad_epochs = 0
         if self.num_bad_epochs > self.patience:
-            for g, min_lr in zip(self.optimizer.param_groups, self.min_lrs):
+            groups = self.optimizer.param_groups
+            if len(groups) != len(self.min_lrs):
+                if self.default_min_lr is None:
+                    raise RuntimeError(
+                        f"The number of param groups in the `optimizer` ({len(groups)}) "
+                        f"differs from when `ReduceLROnPlateau` was initialized "
+                        f"({len(self.min_lrs)}), usually due to a new param group being added "
+                        "to the optimizer. Please modify the `min_lrs` field to match the "
+                        "length of the `optimizer` param groups."
+                    )
+                self.min_lrs = [self.default_min_lr] * len(groups)
+            for g, min_lr in zip(groups, self.min_lrs):
                 new = max(g["lr"] * self.factor, min_lr)
                 if g["lr"] - new > self.eps:
                     g["lr"] = new
@@ -661,6 +745,7 @@ class ReduceLROnPlateau:
 
     def load_state_dict(self, state_dict):
         self.__dict__.update(state_dict)
+        self._init_is_better(self.mode, self.threshold, self.threshold_mode)
 
 
 class WarmupLR(LRScheduler):
