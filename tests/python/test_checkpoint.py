@@ -227,8 +227,10 @@ def test_torch_files_map_location_and_weights_only(tmp_path):
     assert back["args"].lr == 0.1 and back["w"].device == flow.device("cpu")
     assert flow.load(path, map_location="cpu", weights_only=False)["w"].sum().item() == 2
     assert flow.load(path, map_location={"cpu": "cpu"}, weights_only=False)["w"].numel() == 2
-    torch.save(torch.nn.Linear(2, 2), path)  # a whole PyTorch module: no oneflow counterpart
-    with pytest.raises(RuntimeError, match="torch.nn.modules.linear.Linear"):
+    torch.save(torch.nn.Linear(2, 2), path)  # a whole PyTorch module: oneflow's counterpart
+    assert isinstance(flow.load(path, weights_only=False), flow.nn.Linear)
+    torch.save(torch.nn.Linear(2, 2).weight.untyped_storage(), path)  # no counterpart
+    with pytest.raises(RuntimeError, match="torch.storage.UntypedStorage|cannot rebuild"):
         flow.load(path, weights_only=False)
     # PyTorch's map_location forms work on oneflow's own files too
     flow.save({"w": flow.ones(2)}, tmp_path / "f.of")
@@ -412,8 +414,8 @@ def test_legacy_torch_files_weights_only_map_location_and_file_objects(tmp_path)
     # trusted, it runs exactly once (a second os.mkdir of the same path would raise)
     assert flow.load(io.BytesIO(evil), weights_only=False)["w"].numpy().tolist() == [1.0]
     assert marker.is_dir()
-    with pytest.raises(RuntimeError, match="torch.nn.modules.linear.Linear"):
-        flow.load(io.BytesIO(_legacy_bytes(torch.nn.Linear(2, 2))), weights_only=False)
+    legacy_module = flow.load(io.BytesIO(_legacy_bytes(torch.nn.Linear(2, 2))), weights_only=False)
+    assert isinstance(legacy_module, flow.nn.Linear)
     # map_location forms
     data = _legacy_bytes({"w": torch.arange(3.0)})
     for m in ("cpu", {"cpu": "cpu"}, lambda storage, loc: storage, lambda loc: "cpu"):
@@ -464,3 +466,42 @@ def test_legacy_torch_files_from_big_endian_machines():
     back = flow.load(io.BytesIO(b"".join(out)))
     assert back["a"].numpy().tolist() == [-2.5, -1.5, -0.5, 0.5, 1.5]
     np.testing.assert_array_equal(back["b"].numpy(), np.array([[1e30, -7.0]], np.float32))
+
+
+def test_loads_a_whole_model_pickled_by_torch_save(tmp_path):
+    """torch.save(model) pickles the module objects: with weights_only=False their classes (and
+    functions they hold) come from oneflow's counterparts at the same paths and take PyTorch's
+    pickled state; the model computes and trains as PyTorch's. weights_only=True refuses."""
+    import torch
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 4, 3, padding=1),
+        torch.nn.BatchNorm2d(4),
+        torch.nn.ReLU(),
+        torch.nn.AdaptiveAvgPool2d(1),
+        torch.nn.Flatten(),
+        torch.nn.Linear(4, 2),
+        torch.nn.LayerNorm(2),
+    )
+    model.register_buffer("scratch", torch.ones(1), persistent=False)
+    path = tmp_path / "model.pt"
+    torch.save(model, path)
+    with pytest.raises(RuntimeError, match="weights_only=True does not load"):
+        flow.load(path)
+    loaded = flow.load(path, weights_only=False)
+    assert isinstance(loaded, flow.nn.Sequential) and isinstance(loaded[1], flow.nn.BatchNorm2d)
+    assert repr(loaded) == repr(model)
+    assert list(loaded.state_dict()) == list(model.state_dict())
+    x = np.random.default_rng(0).standard_normal((2, 3, 5, 5)).astype(np.float32)
+    for train in (False, True):
+        model.train(train)
+        loaded.train(train)
+        want = model(torch.tensor(x))
+        got = loaded(flow.tensor(x))
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), atol=1e-5)
+    want.sum().backward()
+    got.sum().backward()
+    np.testing.assert_allclose(
+        loaded[0].weight.grad.numpy(), model[0].weight.grad.numpy(), rtol=1e-4, atol=1e-5
+    )

@@ -142,7 +142,14 @@ class _Loader:
             "complex",
         ):
             return getattr(builtins, name)
-        if module.split(".")[0] == "torch":
+        if module.split(".")[0] == "torch" and not self.weights_only:
+            # a whole pickled model (torch.save(model)): its classes and functions by their
+            # oneflow counterparts at the same paths (torch.nn.modules.linear.Linear ->
+            # oneflow.nn.modules.linear.Linear), which take PyTorch's pickled state
+            found = _counterpart(module, name)
+            if found is not None:
+                return found
+        if module.split(".")[0] == "torch" and not self.weights_only:
             raise RuntimeError(
                 f"load: {self.name} needs {module}.{name}, a PyTorch object oneflow cannot rebuild"
             )
@@ -153,6 +160,22 @@ class _Loader:
                 "trust the file"
             )
         return None  # the default lookup
+
+
+def _counterpart(module, name):
+    """oneflow's object at the path of PyTorch's `module.name`, or None."""
+    import importlib
+
+    try:
+        owner = importlib.import_module("oneflow" + module[len("torch") :])
+    except ImportError:
+        return None
+    found = owner
+    for part in name.split("."):
+        found = getattr(found, part, None)
+        if found is None:
+            return None
+    return found
 
 
 class _ZipLoader(_Loader):
@@ -273,6 +296,8 @@ class _LegacyLoader(_Loader):
                 return found if isinstance(found, _StorageType) else _Anything
 
             def persistent_load(self, pid):
+                if _is_module_source(pid):
+                    return _Anything  # stands for the class while scanning
                 storage_type, key, location, _, _ = loader._parse_pid(pid)
                 loader.found[key] = (storage_type, str(location))
                 return _Anything()
@@ -309,6 +334,8 @@ class _LegacyLoader(_Loader):
             self.storages[key] = _Storage(_flat(raw, storage_type), location)
 
     def storage(self, pid):
+        if _is_module_source(pid):
+            return pid[1]  # the module's class (found by find_class); its saved source is unused
         _, key, _, _, view = self._parse_pid(pid)
         if key not in self.storages:
             raise RuntimeError(f"load: {self.name} does not list storage {key!r}")
@@ -323,6 +350,12 @@ class _LegacyLoader(_Loader):
     def load(self):
         self.stream.seek(self.object_start)
         return self._unpickler(self.stream).load()
+
+
+def _is_module_source(pid):
+    """The legacy format's persistent id of a pickled module class: ("module", class, source
+    file, source)."""
+    return isinstance(pid, tuple) and len(pid) == 4 and pid[0] == "module"
 
 
 def _rebuild_parameter(data, requires_grad, backward_hooks=None, state=None):

@@ -426,6 +426,7 @@ class AvgPool3d(_AvgPoolNd):
 
 class _AdaptivePoolNd(Module):
     _kind, _dims = "avg", 1
+    return_indices = False  # (PyTorch's average pools, pickled, have none)
 
     def __init__(self, output_size, return_indices=False):
         super().__init__()
@@ -468,6 +469,12 @@ class _NormBase(Module):
     num_batches_tracked. Subclasses define forward and the input check."""
 
     _version = 2
+
+    def __setstate__(self, state):
+        # a norm pickled by PyTorch has no bias flag: the bias parameter tells
+        state = dict(state)
+        state.setdefault("use_bias", state.get("_parameters", {}).get("bias") is not None)
+        super().__setstate__(state)
 
     def __init__(
         self,
@@ -617,6 +624,7 @@ class LayerNorm(Module):
     def extra_repr(self):
         return (
             f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+            f", bias={self.bias is not None}"
         )
 
 
@@ -648,7 +656,10 @@ class GroupNorm(Module):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+        return (
+            f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+            f"bias={self.bias is not None}"
+        )
 
 
 class _InstanceNorm(_NormBase):

@@ -198,6 +198,26 @@ class Module:
             f'Module [{type(self).__name__}] is missing the "forward" function'
         )
 
+    def __setstate__(self, state):
+        """A pickled module's attributes; one pickled by PyTorch (torch.save(model), read with
+        weights_only=False) keeps its non-persistent buffer names under another key."""
+        state = dict(state)
+        if "_non_persistent_buffers_set" in state:
+            state["_non_persistent_buffers"] = set(state.pop("_non_persistent_buffers_set"))
+        for key, default in (
+            ("_parameters", OrderedDict),
+            ("_buffers", OrderedDict),
+            ("_non_persistent_buffers", set),
+            ("_modules", OrderedDict),
+            ("_forward_hooks", OrderedDict),
+            ("_forward_pre_hooks", OrderedDict),
+            ("_backward_hooks", OrderedDict),
+            ("_backward_pre_hooks", OrderedDict),
+        ):
+            if key not in state:
+                state[key] = default()
+        self.__dict__.update(state)
+
     # ---- calling and hooks ----
 
     def __call__(self, *args, **kwargs):
