@@ -826,3 +826,25 @@ def test_sparse_adam_on_embedding_rows_like_torch(maximize):
     np.testing.assert_array_equal(res[1][0].numpy()[untouched], w0[untouched])
     with pytest.raises(ValueError):
         flow.optim.SparseAdam([flow.nn.Parameter(flow.ones(2))], lr=-1)
+
+
+@pytest.mark.parametrize("strategy", ["cos", "linear"])
+def test_swalr_state_dict_like_torch(strategy):
+    dicts = []
+    for lib in (torch, flow):
+        p = lib.nn.Parameter(lib.ones(1))
+        opt = lib.optim.SGD([p], lr=0.1)
+        sched = lib.optim.swa_utils.SWALR(
+            opt, swa_lr=0.05, anneal_epochs=3, anneal_strategy=strategy
+        )
+        for _ in range(2):
+            opt.step()
+            sched.step()
+        dicts.append(sched.state_dict())
+    want, got = dicts
+    assert list(got) == list(want)
+    _assert_same(got, want, "SWALR")
+    p = flow.nn.Parameter(flow.ones(1))
+    sched = flow.optim.swa_utils.SWALR(flow.optim.SGD([p], lr=0.1), swa_lr=0.05)
+    sched.load_state_dict(want)
+    assert (sched.anneal_func == sched._linear_anneal) == (strategy == "linear")

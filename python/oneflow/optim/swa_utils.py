@@ -214,11 +214,12 @@ class SWALR(LRScheduler):
     def state_dict(self):
         d = super().state_dict()
         d.pop("anneal_func", None)
-        d["anneal_strategy"] = "cos" if self.anneal_func == self._cosine_anneal else "linear"
-        return d
+        # PyTorch's key and position: first
+        strategy = "cos" if self.anneal_func == self._cosine_anneal else "linear"
+        return {"_anneal_strategy": strategy, **d}
 
     def load_state_dict(self, state_dict):
         state_dict = dict(state_dict)
-        strategy = state_dict.pop("anneal_strategy", "cos")
+        strategy = state_dict.pop("_anneal_strategy", state_dict.pop("anneal_strategy", "cos"))
         super().load_state_dict(state_dict)
         self.anneal_func = self._cosine_anneal if strategy == "cos" else self._linear_anneal
