@@ -411,14 +411,15 @@ void GridSampleGrad::compute_cpu(const TensorList& in, const TensorList& out,
     const T* grid = in[2]->data_as<T>();
     T* dx = out[0]->data_as<T>();
     T* dgrid = out[1]->data_as<T>();
-    std::memset(dx, 0, sizeof(T) * out[0]->numel());
-    std::memset(dgrid, 0, sizeof(T) * out[1]->numel());  // nearest: the grid's gradient is 0
     const int64_t plane = a.plane, points = a.points;
     const int sp = a.spatial;
     // One batch element per thread: its input gradient is written by its points only.
     OF_OMP_FOR_IF(
         a.n > 1 && a.n * points * a.c > cpu::kParallelGrain / 4, schedule(static),
         for (int64_t b = 0; b < a.n; ++b) {
+          // each thread zeroes its own batch elements' gradients (nearest: the grid's stays 0)
+          std::memset(dx + b * a.c * plane, 0, sizeof(T) * a.c * plane);
+          std::memset(dgrid + b * points * sp, 0, sizeof(T) * points * sp);
           TapTable<T> tt;
           tt.build(grid + b * points * sp, a, need_grid);
           std::vector<T> acc(need_grid ? sp * points : 0);  // d loss / d position
