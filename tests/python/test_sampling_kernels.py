@@ -244,3 +244,23 @@ def test_grid_sample_kernel_non_finite_positions_like_torch(padding_mode, mode):
     got = F.grid_sample(flow.tensor(x), flow.tensor(grid), mode, padding_mode, False)
     want = TF.grid_sample(torch.tensor(x), torch.tensor(grid), mode, padding_mode, False)
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, equal_nan=True)
+
+
+def test_embedding_bag_max_ties_go_to_the_first_row_like_torch():
+    """Two different rows with equal values in one bag: the first takes the gradient (PyTorch's
+    strict comparison), float32 and float64."""
+    for dtype in (np.float32, np.float64):
+        weight = np.random.default_rng(5).standard_normal((6, 3)).astype(dtype)
+        weight[4] = weight[2]
+        idx = np.array([2, 4, 1, 4, 2, 5])
+        offsets = np.array([0, 2, 4])
+        grads = []
+        for lib in (torch, flow):
+            w = lib.tensor(weight, requires_grad=True)
+            out = lib.nn.functional.embedding_bag(
+                lib.tensor(idx), w, lib.tensor(offsets), mode="max"
+            )
+            (out * lib.tensor(np.arange(9.0).reshape(3, 3).astype(dtype))).sum().backward()
+            grads.append((out.detach().numpy(), w.grad.numpy()))
+        np.testing.assert_array_equal(grads[1][0], grads[0][0])
+        np.testing.assert_array_equal(grads[1][1], grads[0][1])

@@ -1290,6 +1290,8 @@ std::vector<const Primitive*> all_primitives() {
       &prim::pdist_grad(),
       &prim::ctc_loss(),
       &prim::ctc_loss_grad(),
+      &prim::segment_max(),
+      &prim::segment_max_grad(),
       &prim::igamma(),
       &prim::dot(),
       &prim::trace(),

@@ -182,6 +182,43 @@ uint64_t CtcLossGrad::cpu_work(const TensorList& in, const TensorList& out) cons
   return 8 * elems(in[6]) * itemsize(in[6]->dtype()) + elems(out[0]) * itemsize(in[6]->dtype());
 }
 
+// ---- segment max ----
+
+PrimTraits SegmentMax::traits() const {
+  PrimTraits t;
+  t.saves_outputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> SegmentMax::infer(const TensorList& in, const Attrs& attrs) const {
+  OF_ASSERT(in.size() == 2);
+  check_float(*this, in[0], "values");
+  if (in[0]->ndim() != 2 || in[1]->dtype() != DType::kInt64 || !in[1]->is_contiguous() ||
+      in[1]->shape() != Shape{in[0]->shape()[0]})
+    throw_error<RuntimeError>(name(), "expected values (K, D) and int64 segment ids (K,), got ",
+                              shape_str(in[0]->shape()), " and ", shape_str(in[1]->shape()));
+  const Shape out{attrs.get<int64_t>("segments"), in[0]->shape()[1]};
+  return {contiguous_meta(out, in[0]->dtype(), in[0]->device()),
+          contiguous_meta(out, DType::kInt64, in[0]->device())};
+}
+
+TensorList SegmentMax::grad(const GradContext& ctx, const TensorList& dy) const {
+  TensorList dx(2);
+  if (!dy[0] || !ctx.needs_input_grad[0]) return dx;
+  Attrs a;
+  a.set("rows", ctx.input_metas[0].shape[0]);
+  dx[0] = dispatch1(prim::segment_max_grad(), {F::contiguous(dy[0]), ctx.outputs[1]}, a);
+  return dx;
+}
+
+PrimTraits SegmentMaxGrad::traits() const { return not_differentiable(); }
+
+std::vector<TensorMeta> SegmentMaxGrad::infer(const TensorList& in, const Attrs& attrs) const {
+  OF_ASSERT(in.size() == 2 && in[0]->is_contiguous() && in[1]->is_contiguous());
+  return {contiguous_meta({attrs.get<int64_t>("rows"), in[0]->shape()[1]}, in[0]->dtype(),
+                          in[0]->device())};
+}
+
 namespace prim {
 const GridSample& grid_sample() {
   static const GridSample p;
@@ -205,6 +242,14 @@ const CtcLoss& ctc_loss() {
 }
 const CtcLossGrad& ctc_loss_grad() {
   static const CtcLossGrad p;
+  return p;
+}
+const SegmentMax& segment_max() {
+  static const SegmentMax p;
+  return p;
+}
+const SegmentMaxGrad& segment_max_grad() {
+  static const SegmentMaxGrad p;
   return p;
 }
 }  // namespace prim

@@ -1,5 +1,6 @@
-// One-pass kernels for three nn functions that were compositions of many dispatches: grid_sample
-// (4-D and 5-D inputs, (bi/tri)linear or nearest taps), pdist, and the CTC loss. Each has a forward
+// One-pass kernels for nn functions that were compositions of many dispatches: grid_sample (4-D
+// and 5-D inputs, (bi/tri)linear or nearest taps), pdist, the CTC loss and embedding_bag's
+// segment maximum. Each has a forward
 // primitive and a gradient primitive (not differentiable again, as in PyTorch). CPU kernels in
 // kernels/cpu/sampling.cpp; elsewhere (and for bicubic taps and 16-bit floats) the
 // Python layer keeps its composition of other primitives, which runs on every device.
@@ -103,6 +104,34 @@ class CtcLossGrad final : public Primitive {
                     const Attrs& attrs) const override;
 };
 
+// The maximum of each segment of rows: values (K, D) contiguous float32/float64 and segment ids
+// (K,) int64, non-decreasing, in [0, attr segments) -> (max (segments, D), argmax (segments, D)
+// int64: the row of the first maximum, -1 for an empty segment, whose max is 0). embedding_bag's
+// max mode; the gradient puts dy at the argmax rows (SegmentMaxGrad).
+class SegmentMax final : public Primitive {
+ public:
+  const char* name() const override { return "segment_max"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  TensorList grad(const GradContext& ctx, const TensorList& out_grads) const override;
+  void compute_cpu(const TensorList& inputs, const TensorList& outputs,
+                   const Attrs& attrs) const override;
+  void compute_cuda(const TensorList& inputs, const TensorList& outputs,
+                    const Attrs& attrs) const override;
+};
+
+// (dy (segments, D), argmax (segments, D)) -> d values (attr rows, D).
+class SegmentMaxGrad final : public Primitive {
+ public:
+  const char* name() const override { return "segment_max_grad"; }
+  PrimTraits traits() const override;
+  std::vector<TensorMeta> infer(const TensorList& inputs, const Attrs& attrs) const override;
+  void compute_cpu(const TensorList& inputs, const TensorList& outputs,
+                   const Attrs& attrs) const override;
+  void compute_cuda(const TensorList& inputs, const TensorList& outputs,
+                    const Attrs& attrs) const override;
+};
+
 namespace prim {
 const GridSample& grid_sample();
 const GridSampleGrad& grid_sample_grad();
@@ -110,6 +139,8 @@ const Pdist& pdist();
 const PdistGrad& pdist_grad();
 const CtcLoss& ctc_loss();
 const CtcLossGrad& ctc_loss_grad();
+const SegmentMax& segment_max();
+const SegmentMaxGrad& segment_max_grad();
 }  // namespace prim
 
 }  // namespace oneflow

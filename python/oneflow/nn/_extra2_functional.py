@@ -275,9 +275,13 @@ def embedding_bag(
     rows = oneflow.index_select(rows, 0, pos)
     out = oneflow.zeros(bags, dim, dtype=weight.dtype, device=weight.device)
     if mode == "max":
-        # Each bag's maximum by a scatter-max into zeros that ignores them (an empty bag stays
-        # zeros, as in PyTorch). Its gradient reaches the maximal entries; a tie between two
-        # entries of one bag (the same index twice) splits it, and both add to the same row.
+        if rows.dtype in (oneflow.float32, oneflow.float64) and _on_cpu(rows):
+            # one pass over the rows, grouped by bag: the first maximum of each bag and column
+            # takes the gradient, as in PyTorch; an empty bag is zeros
+            return _C._segment_max(rows, bag, bags)
+        # Elsewhere a scatter-max into zeros that ignores them. Its gradient reaches the maximal
+        # entries; a tie between two entries of one bag (the same index twice) splits it, and
+        # both add to the same row.
         index = bag.unsqueeze(1).expand(bag.shape[0], dim)
         return out.scatter_reduce(0, index, rows, "amax", include_self=False)
     if per_sample_weights is not None:

@@ -672,4 +672,50 @@ void CtcLossGrad::compute_cpu(const TensorList& in, const TensorList& out,
   });
 }
 
+// ---- segment max ----
+
+void SegmentMax::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
+  const int64_t rows = in[0]->shape()[0], dim = in[0]->shape()[1];
+  const int64_t segments = out[0]->shape()[0];
+  const int64_t* seg = in[1]->data_as<int64_t>();
+  int64_t* arg = out[1]->data_as<int64_t>();
+  std::fill(arg, arg + segments * dim, int64_t(-1));
+  for (int64_t r = 0; r < rows; ++r)
+    if (seg[r] < 0 || seg[r] >= segments || (r > 0 && seg[r] < seg[r - 1]))
+      throw_error<RuntimeError>("embedding_bag", "segment id ", seg[r], " of row ", r,
+                                " is out of order or outside [0, ", segments, ")");
+  visit_float(in[0]->dtype(), [&]<typename T>() {
+    const T* v = in[0]->data_as<T>();
+    T* y = out[0]->data_as<T>();
+    std::fill(y, y + segments * dim, T(0));
+    // rows arrive grouped by segment: each row updates its segment's running maxima (the first
+    // of equal maxima stays, as PyTorch's strict comparison keeps it)
+    for (int64_t r = 0; r < rows; ++r) {
+      T* ys = y + seg[r] * dim;
+      int64_t* as = arg + seg[r] * dim;
+      const T* vr = v + r * dim;
+      for (int64_t d = 0; d < dim; ++d)
+        if (as[d] < 0 || vr[d] > ys[d]) {
+          ys[d] = vr[d];
+          as[d] = r;
+        }
+    }
+  });
+}
+
+void SegmentMaxGrad::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
+  const int64_t segments = in[0]->shape()[0], dim = in[0]->shape()[1];
+  const int64_t* arg = in[1]->data_as<int64_t>();
+  visit_float(in[0]->dtype(), [&]<typename T>() {
+    const T* dy = in[0]->data_as<T>();
+    T* dx = out[0]->data_as<T>();
+    std::fill(dx, dx + out[0]->numel(), T(0));
+    for (int64_t s = 0; s < segments; ++s)
+      for (int64_t d = 0; d < dim; ++d) {
+        const int64_t r = arg[s * dim + d];
+        if (r >= 0) dx[r * dim + d] += dy[s * dim + d];
+      }
+  });
+}
+
 }  // namespace oneflow

@@ -54,6 +54,8 @@ OF_NN_NO_CUDA(Pdist)
 OF_NN_NO_CUDA(PdistGrad)
 OF_NN_NO_CUDA(CtcLoss)
 OF_NN_NO_CUDA(CtcLossGrad)
+OF_NN_NO_CUDA(SegmentMax)
+OF_NN_NO_CUDA(SegmentMaxGrad)
 OF_NN_NO_CUDA(Igamma)
 #undef OF_NN_NO_CUDA
 
