@@ -444,3 +444,18 @@ def test_multinomial_without_replacement_past_the_positive_weights_like_torch():
             assert all(weights[c] > 0 for c in row[:positive])
         with pytest.raises(RuntimeError, match="sum of probabilities <= 0"):
             lib.multinomial(lib.zeros(4), 2, replacement=False)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_std_without_degrees_of_freedom_like_torch():
+    """std with no degrees of freedom left is NaN (inf for nonzero deviations) with NaN
+    gradients, as PyTorch; with correction=0 of one element it is 0 with gradient 0."""
+    for shape, kw in [((1,), {}), ((3,), {"correction": 3}), ((2, 1), {"dim": 1})]:
+        results = []
+        for lib in (torch, flow):
+            x = lib.tensor([1.0, 2.0, 4.0][: shape[0]]).reshape(shape).requires_grad_()
+            y = x.std(**kw)
+            y.sum().backward()
+            results.append((y.detach().numpy(), x.grad.numpy()))
+        np.testing.assert_array_equal(results[1][0], results[0][0])
+        np.testing.assert_array_equal(results[1][1], results[0][1])

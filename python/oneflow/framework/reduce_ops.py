@@ -148,6 +148,9 @@ def _std(input, dim, unbiased, keepdim, correction):
     # The norm of the deviations: where they are all zero the gradient is zero, not NaN (as
     # PyTorch), which sqrt(var) would give.
     diff, dims, divisor, mean = _centered("std", input, dim, unbiased, correction)
+    if divisor == 0:  # no degrees of freedom left: NaN, and NaN gradients, as PyTorch
+        s = _C.sqrt(_C.div(_C.sum(_C.mul(diff, diff), dims, keepdim), 0.0))
+        return s.to(input.dtype), _narrow_mean(input, mean, dims, keepdim)
     if diff.dtype == _internal.float32:
         # The squares in double, as PyTorch's float std: deviations past ~1.8e19 would overflow
         # float (3e30, 4e30, 5e30 -> 1e30, not inf); the float result is rounded once.
