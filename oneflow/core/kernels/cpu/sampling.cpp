@@ -171,25 +171,41 @@ __attribute__((always_inline)) inline T sign_of(T d) {
 // and without a horizontal sum, and acc stays in the L1 cache. Inlined into the AVX2 / AVX-512
 // loops (cpu::run_loop).
 template <PNorm kind, typename T>
+__attribute__((always_inline)) inline T distance_term(T acc, T d, T pt) {
+  if constexpr (kind == PNorm::kZero)
+    return acc + (d != 0 ? T(1) : T(0));
+  else if constexpr (kind == PNorm::kOne)
+    return acc + d;
+  else if constexpr (kind == PNorm::kTwo)
+    return acc + d * d;
+  else if constexpr (kind == PNorm::kInf)
+    return std::max(acc, d);
+  else
+    return acc + std::pow(d, pt);
+}
+
+template <PNorm kind, typename T>
 __attribute__((always_inline)) inline void row_distances(const T* xt, const T* xi, int64_t i,
                                                          int64_t n, int64_t m, T pt, T* acc) {
-  std::fill(acc + i + 1, acc + n, T(0));
-  for (int64_t k = 0; k < m; ++k) {
+  // blocks of kBlock pairs whose sums stay in registers over all m columns, then the rest
+  constexpr int64_t kBlock = 64 / sizeof(T) * 2;  // two 64-byte vectors
+  int64_t j0 = i + 1;
+  for (; j0 + kBlock <= n; j0 += kBlock) {
+    T block[kBlock] = {};
+    for (int64_t k = 0; k < m; ++k) {
+      const T a = xi[k];
+      const T* col = xt + k * n + j0;
+#pragma omp simd
+      for (int64_t j = 0; j < kBlock; ++j)
+        block[j] = distance_term<kind>(block[j], std::abs(col[j] - a), pt);
+    }
+    for (int64_t j = 0; j < kBlock; ++j) acc[j0 + j] = block[j];
+  }
+  std::fill(acc + j0, acc + n, T(0));
+  for (int64_t k = 0; k < m && j0 < n; ++k) {
     const T a = xi[k];
     const T* col = xt + k * n;
-    for (int64_t j = i + 1; j < n; ++j) {
-      const T d = std::abs(col[j] - a);
-      if constexpr (kind == PNorm::kZero)
-        acc[j] += d != 0 ? T(1) : T(0);
-      else if constexpr (kind == PNorm::kOne)
-        acc[j] += d;
-      else if constexpr (kind == PNorm::kTwo)
-        acc[j] += d * d;
-      else if constexpr (kind == PNorm::kInf)
-        acc[j] = std::max(acc[j], d);
-      else
-        acc[j] += std::pow(d, pt);
-    }
+    for (int64_t j = j0; j < n; ++j) acc[j] = distance_term<kind>(acc[j], std::abs(col[j] - a), pt);
   }
   if constexpr (kind == PNorm::kTwo)
     for (int64_t j = i + 1; j < n; ++j) acc[j] = std::sqrt(acc[j]);
@@ -400,6 +416,39 @@ void GridSample::compute_cpu(const TensorList& in, const TensorList& out,
   });
 }
 
+namespace {
+
+// One channel plane's backward through a batch element's (bi/tri)linear taps, in one pass over
+// its points: dy scattered into dx through the weights, and the position's gradient (the input
+// at the taps times the weights' derivatives) added into acc (axis-major, per point).
+template <int SP, typename T>
+void linear_plane_backward(const T* xc, T* dxc, const T* gy, const TapTable<T>& tt, int64_t points,
+                           bool need_input, bool need_grid, T* acc) {
+  constexpr int kTaps = 1 << SP;
+  const int64_t* o = tt.off.data();
+  const T* w = tt.w.data();
+  const T* d[SP];
+  for (int axis = 0; axis < SP; ++axis) d[axis] = need_grid ? tt.dw[axis].data() : nullptr;
+  for (int64_t p = 0; p < points; ++p) {
+    const T g = gy[p];
+    T s[SP] = {};
+    for (int k = 0; k < kTaps; ++k) {
+      const int64_t i = k * points + p;
+      const int64_t at = o[i];
+      if (at < 0) continue;
+      if (need_input) dxc[at] += w[i] * g;
+      if (need_grid) {
+        const T v = xc[at];
+        for (int axis = 0; axis < SP; ++axis) s[axis] += v * d[axis][i];
+      }
+    }
+    if (need_grid)
+      for (int axis = 0; axis < SP; ++axis) acc[axis * points + p] += s[axis] * g;
+  }
+}
+
+}  // namespace
+
 void GridSampleGrad::compute_cpu(const TensorList& in, const TensorList& out,
                                  const Attrs& attrs) const {
   const GridArgs a = grid_args(in[1], in[2], attrs);
@@ -424,31 +473,19 @@ void GridSampleGrad::compute_cpu(const TensorList& in, const TensorList& out,
           tt.build(grid + b * points * sp, a, need_grid);
           std::vector<T> acc(need_grid ? sp * points : 0);  // d loss / d position
           const int64_t* o = tt.off.data();
-          const T* w = tt.w.data();
-          const int taps = tt.taps;
           for (int64_t ch = 0; ch < a.c; ++ch) {
             const T* xc = x + (b * a.c + ch) * plane;
             T* dxc = dx + (b * a.c + ch) * plane;
             const T* gy = dy + (b * a.c + ch) * points;
-            if (need_input)
-              for (int64_t p = 0; p < points; ++p)
-                for (int k = 0; k < taps; ++k) {
-                  const int64_t i = k * points + p;
-                  if (o[i] >= 0) dxc[o[i]] += w[i] * gy[p];
-                }
-            if (need_grid)
-              for (int axis = 0; axis < sp; ++axis) {
-                const T* d = tt.dw[axis].data();
-                T* s = acc.data() + axis * points;
-                for (int64_t p = 0; p < points; ++p) {
-                  T v = 0;
-                  for (int k = 0; k < taps; ++k) {
-                    const int64_t i = k * points + p;
-                    if (o[i] >= 0) v += xc[o[i]] * d[i];
-                  }
-                  s[p] += v * gy[p];
-                }
-              }
+            if (tt.taps == 1) {  // nearest: dy to the tap; the grid's gradient is zero
+              if (need_input)
+                for (int64_t p = 0; p < points; ++p)
+                  if (o[p] >= 0) dxc[o[p]] += gy[p];
+            } else if (sp == 2) {
+              linear_plane_backward<2>(xc, dxc, gy, tt, points, need_input, need_grid, acc.data());
+            } else {
+              linear_plane_backward<3>(xc, dxc, gy, tt, points, need_input, need_grid, acc.data());
+            }
           }
           if (need_grid) {
             T* dg = dgrid + b * points * sp;
