@@ -264,3 +264,27 @@ def test_embedding_bag_max_ties_go_to_the_first_row_like_torch():
             grads.append((out.detach().numpy(), w.grad.numpy()))
         np.testing.assert_array_equal(grads[1][0], grads[0][0])
         np.testing.assert_array_equal(grads[1][1], grads[0][1])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_grid_sample_16_bit_through_the_float_kernel_like_torch(dtype):
+    """16-bit inputs run the float32 kernel and round once: dtypes as PyTorch's, values at
+    least as close to the float64 result as PyTorch's 16-bit kernel (whose grid gradient
+    accumulates in 16 bits)."""
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((2, 3, 5, 6)).astype(np.float32)
+    g = rng.uniform(-1.1, 1.1, (2, 4, 4, 2)).astype(np.float32)
+    results = []
+    for lib, dt_name in ((torch, dtype), (flow, dtype), (torch, "float64")):
+        dt = getattr(lib, dtype)
+        # the same 16-bit values for every run
+        xi = lib.tensor(x).to(dt).to(getattr(lib, dt_name)).requires_grad_()
+        gi = lib.tensor(g).to(dt).to(getattr(lib, dt_name)).requires_grad_()
+        out = lib.nn.functional.grid_sample(xi, gi, align_corners=False)
+        out.double().sum().backward()
+        assert out.dtype == getattr(lib, dt_name) and xi.grad.dtype == out.dtype
+        results.append([t.double().detach().numpy() for t in (out, xi.grad, gi.grad)])
+    theirs, ours, exact = results
+    ulp = 2**-7 if dtype == "bfloat16" else 2**-10
+    for t, o, e in zip(theirs, ours, exact):
+        assert np.all(np.abs(o - e) <= np.maximum(np.abs(t - e), ulp * np.abs(e)) + 1e-6)

@@ -608,17 +608,20 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         )
     if (
         mode != "bicubic"
-        and input.dtype in (oneflow.float32, oneflow.float64)
+        and input.dtype in (oneflow.float32, oneflow.float64, oneflow.float16, oneflow.bfloat16)
         and not input.is_global
         and input.device.type == "cpu"
     ):
-        return _C._grid_sample(
-            input,
-            grid,
+        # 16-bit floats through the float32 kernel, the result rounded once to their dtype
+        wide = input.dtype in (oneflow.float16, oneflow.bfloat16)
+        out = _C._grid_sample(
+            input.float() if wide else input,
+            grid.float() if wide else grid,
             0 if mode == "bilinear" else 1,
             ("zeros", "border", "reflection").index(padding_mode),
             bool(align_corners),
         )
+        return out.to(input.dtype) if wide else out
     n, c = input.shape[:2]
     sizes = list(input.shape[2:])  # D, H, W
     out_sizes = list(grid.shape[1:-1])
