@@ -178,6 +178,46 @@ def _gammainc_build(fw):
     return lambda: lib.special.gammainc(a, x)
 
 
+def _rfft_build(fw):
+    """rfft of 1024 rows of 1024 float32 values (a power of two: radix-4 butterflies)."""
+    x = randn(fw, _N, _N)
+    return lambda: fw.module.fft.rfft(x)
+
+
+def _fft_prime_build(fw):
+    """Complex fft of 64 rows of 1009 values (a prime: Bluestein's convolution here)."""
+    x = randn(fw, 64, 1009, 2)
+    z = fw.module.view_as_complex(x)
+    return lambda: fw.module.fft.fft(z)
+
+
+def _stft_build(fw):
+    """Spectrogram of 8 one-second 16 kHz signals, n_fft 400, hop 160, fwd+bwd."""
+    lib = fw.module
+    x = randn(fw, 8, 16000).requires_grad_(True)
+    window = lib.hann_window(400, device=fw.device)
+
+    def step():
+        spec = lib.stft(x, 400, hop_length=160, window=window, return_complex=True)
+        spec.abs().pow(2).sum().backward()
+
+    return step
+
+
+def _complex_mul_build(fw):
+    """RoPE-style rotation: complex64 (8, 64, 256, 32) times (64, 1, 32) phases, fwd+bwd."""
+    lib = fw.module
+    q = randn(fw, 8, 64, 256, 64).requires_grad_(True)
+    angles = randn(fw, 64, 1, 32)
+    phases = lib.polar(lib.ones_like(angles), angles)
+
+    def step():
+        z = lib.view_as_complex(q.reshape(8, 64, 256, 32, 2))
+        lib.view_as_real(z * phases).sum().backward()
+
+    return step
+
+
 def _masked_fill_build(fw):
     x = randn(fw, _N, _N)
     m = x > 0.5
@@ -444,6 +484,10 @@ _CASES = [
     ("ctc_loss fwd+bwd T=50 N=16 C=20", _ctc_build),
     ("embedding_bag max fwd+bwd 2048 in 128 bags", _embedding_bag_max_build),
     ("gammainc 1024x1024", _gammainc_build),
+    ("rfft 1024x1024", _rfft_build),
+    ("fft complex 64x1009 (prime)", _fft_prime_build),
+    ("stft fwd+bwd 8x16000 n_fft 400", _stft_build),
+    ("complex mul rope fwd+bwd", _complex_mul_build),
 ]
 
 

@@ -47,6 +47,8 @@ from oneflow._oneflow_internal import (
     Tensor,
     bfloat16,
     bool,
+    complex64,
+    complex128,
     device,
     dtype,
     float16,
@@ -77,6 +79,8 @@ int = int32
 long = int64
 char = int8
 short = int16
+cfloat = complex64
+cdouble = complex128
 
 from oneflow.framework.size import Size  # noqa: E402
 from oneflow.framework import tensor_methods as _tensor_methods  # noqa: E402
@@ -197,6 +201,10 @@ reshape = _C.reshape
 transpose = _C.transpose
 permute = _C.permute
 clone = _C.clone
+view_as_real = _C.view_as_real
+view_as_complex = _C.view_as_complex
+complex = _C.complex
+polar = _C.polar
 result_type = _C.result_type
 
 
@@ -294,6 +302,8 @@ set_num_threads = _C.set_num_threads
 get_num_threads = _C.get_num_threads
 from oneflow.framework.serialization import load, save  # noqa: E402,F401
 from oneflow import special  # noqa: E402,F401  (its names are the functions above)
+from oneflow import fft  # noqa: E402,F401
+from oneflow.framework.spectral import istft, stft  # noqa: E402,F401
 from oneflow import amp  # noqa: E402,F401
 from oneflow.amp import (  # noqa: E402,F401
     autocast,

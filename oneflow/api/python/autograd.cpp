@@ -165,7 +165,7 @@ void init_autograd(py::module_& m) {
           Tensor out = alias_detached(outs[i]);
           node->output_metas.push_back(out->meta());
           node->retained.emplace_back();
-          if (differentiable[i] && is_floating(out->dtype())) {
+          if (differentiable[i] && is_differentiable(out->dtype())) {
             AutogradMeta& am = out->autograd();
             am.requires_grad = true;
             am.grad_fn = node;

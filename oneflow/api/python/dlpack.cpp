@@ -13,7 +13,14 @@ struct DLDevice {
   int32_t device_type;
   int32_t device_id;
 };
-enum DLDataTypeCode : uint8_t { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLBool = 6 };
+enum DLDataTypeCode : uint8_t {
+  kDLInt = 0,
+  kDLUInt = 1,
+  kDLFloat = 2,
+  kDLBfloat = 4,
+  kDLComplex = 5,
+  kDLBool = 6
+};
 struct DLDataType {
   uint8_t code;
   uint8_t bits;
@@ -55,6 +62,9 @@ DLDataType to_dl(DType dt) {
     case DType::kFloat32:
     case DType::kFloat64:
       return {kDLFloat, bits, 1};
+    case DType::kComplex64:
+    case DType::kComplex128:
+      return {kDLComplex, bits, 1};
     default:
       return {kDLInt, bits, 1};
   }
@@ -77,6 +87,8 @@ DType from_dl(DLDataType t) {
     if (t.bits == 64) return DType::kFloat64;
   }
   if (t.code == kDLBfloat && t.bits == 16) return DType::kBFloat16;
+  if (t.code == kDLComplex && t.bits == 64) return DType::kComplex64;
+  if (t.code == kDLComplex && t.bits == 128) return DType::kComplex128;
   throw_error<TypeError>("from_dlpack", "unsupported DLPack dtype (code ", int(t.code), ", bits ",
                          int(t.bits), ")");
 }

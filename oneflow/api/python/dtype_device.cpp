@@ -121,6 +121,7 @@ void init_dtype_device(py::module_& m) {
            })
       .def_property_readonly("is_floating_point",
                              [](const PyDType& d) { return is_floating(d.dt); })
+      .def_property_readonly("is_complex", [](const PyDType& d) { return is_complex(d.dt); })
       .def_property_readonly(
           "is_signed",
           [](const PyDType& d) { return d.dt != DType::kBool && d.dt != DType::kUInt8; })

@@ -6,6 +6,7 @@
 #include "oneflow/api/python/common.h"
 #include "oneflow/core/framework/global.h"
 #include "oneflow/core/functional/autocast.h"
+#include "oneflow/core/functional/complex.h"
 #include "oneflow/core/functional/generators.h"
 #include "oneflow/core/functional/split.h"
 #include "oneflow/core/functional/ternary.h"
@@ -18,11 +19,37 @@ namespace F = functional;
 
 namespace {
 
+bool is_complex_scalar(py::handle h) { return PyComplex_Check(h.ptr()); }
+
+// A Python complex as a 0-dim tensor, which promotes as a wrapped number does (complex64, or
+// complex128 when the default dtype is float64).
+Tensor complex_scalar_tensor(py::handle h, Device device) {
+  const double re = PyComplex_RealAsDouble(h.ptr()), im = PyComplex_ImagAsDouble(h.ptr());
+  const bool wide = default_dtype() == DType::kFloat64;
+  Tensor t = empty_tensor({}, wide ? DType::kComplex128 : DType::kComplex64, Device{});
+  if (wide) {
+    double* p = t->data_as<double>();
+    p[0] = re;
+    p[1] = im;
+  } else {
+    float* p = t->data_as<float>();
+    p[0] = static_cast<float>(re);
+    p[1] = static_cast<float>(im);
+  }
+  return F::to(t, std::nullopt, device);
+}
+
 // Runs a binary op whose second operand may be a tensor or a number.
 template <typename TT, typename TS>
 Tensor binary(const char* op, py::handle a, py::handle b, TT tensor_tensor, TS tensor_scalar) {
   if (is_tensor(a) && is_tensor(b)) {
     Tensor x = a.cast<Tensor>(), y = b.cast<Tensor>();
+    ReleaseGil nogil;
+    return tensor_tensor(x, y);
+  }
+  if (is_tensor(a) && is_complex_scalar(b)) {
+    Tensor x = a.cast<Tensor>();
+    Tensor y = complex_scalar_tensor(b, x->device());
     ReleaseGil nogil;
     return tensor_tensor(x, y);
   }
@@ -56,9 +83,9 @@ CreationOptions creation_options(py::handle dtype, py::handle device, py::handle
 
 Tensor with_grad(Tensor t, bool requires_grad) {
   if (requires_grad) {
-    if (!is_floating(t->dtype()))
+    if (!is_differentiable(t->dtype()))
       throw_error<RuntimeError>("requires_grad",
-                                "only Tensors of floating point dtype can "
+                                "only Tensors of floating point and complex dtype can "
                                 "require gradients, got ",
                                 dtype_name(t->dtype()));
     t->autograd().requires_grad = true;
@@ -169,8 +196,8 @@ void init_functional(py::module_& m) {
       "add",
       [](py::handle a, py::handle b, py::handle alpha) {
         Scalar al = scalar_from_py(alpha, "add");
-        if (!is_tensor(a) && is_tensor(b) && is_scalar(a))  // number + tensor
-          std::swap(a, b);
+        if (!is_tensor(a) && is_tensor(b) && (is_scalar(a) || is_complex_scalar(a)))
+          std::swap(a, b);  // number + tensor
         return binary(
             "add", a, b, [&](const Tensor& x, const Tensor& y) { return F::add(x, y, al); },
             [&](const Tensor& x, Scalar s) { return F::add(x, s, al); });
@@ -180,6 +207,12 @@ void init_functional(py::module_& m) {
       "sub",
       [](py::handle a, py::handle b, py::handle alpha) {
         Scalar al = scalar_from_py(alpha, "sub");
+        if (!is_tensor(a) && is_tensor(b) && is_complex_scalar(a)) {
+          Tensor y = b.cast<Tensor>();
+          Tensor x = complex_scalar_tensor(a, y->device());
+          ReleaseGil nogil;
+          return F::sub(x, y, al);
+        }
         if (!is_tensor(a) && is_tensor(b) && is_scalar(a)) {
           Tensor y = b.cast<Tensor>();
           Scalar s = scalar_from_py(a, "sub");
@@ -194,7 +227,8 @@ void init_functional(py::module_& m) {
   m.def(
       "mul",
       [](py::handle a, py::handle b) {
-        if (!is_tensor(a) && is_tensor(b) && is_scalar(a)) std::swap(a, b);
+        if (!is_tensor(a) && is_tensor(b) && (is_scalar(a) || is_complex_scalar(a)))
+          std::swap(a, b);
         return binary(
             "mul", a, b, [](const Tensor& x, const Tensor& y) { return F::mul(x, y); },
             [](const Tensor& x, Scalar s) { return F::mul(x, s); });
@@ -236,6 +270,12 @@ void init_functional(py::module_& m) {
           return binary(
               "div", a, b, [fn](const Tensor& x, const Tensor& y) { return F::binary(fn, x, y); },
               [fn](const Tensor& x, Scalar s) { return F::binary(fn, x, s); });
+        }
+        if (!is_tensor(a) && is_tensor(b) && is_complex_scalar(a)) {
+          Tensor y = b.cast<Tensor>();
+          Tensor x = complex_scalar_tensor(a, y->device());
+          ReleaseGil nogil;
+          return F::div(x, y);
         }
         if (!is_tensor(a) && is_tensor(b) && is_scalar(a)) {
           Tensor y = b.cast<Tensor>();
@@ -520,7 +560,15 @@ void init_functional(py::module_& m) {
       "copy_",
       [](py::handle dst, py::handle src) {
         Tensor d = as_tensor(dst, "copy_", "self");
-        if (is_tensor(src)) return F::copy_(d, src.cast<Tensor>());
+        if (is_tensor(src)) {
+          Tensor s = src.cast<Tensor>();
+          if (is_complex(s->dtype()) && !is_complex(d->dtype())) {  // PyTorch's ComplexWarning
+            PyErr_WarnEx(PyExc_UserWarning,
+                         "Casting complex values to real discards the imaginary part", 1);
+            s = F::real(s);
+          }
+          return F::copy_(d, s);
+        }
         return F::fill_(d, scalar_from_py(src, "copy_"));
       },
       py::arg("input"), py::arg("src"));
@@ -825,6 +873,11 @@ void init_functional(py::module_& m) {
         Tensor t = as_tensor(x, "to", "input");
         auto dt = optional_dtype(dtype, "to");
         auto dev = optional_device(device, "to");
+        if (dt && is_complex(t->dtype()) && !is_complex(*dt)) {  // PyTorch's ComplexWarning
+          PyErr_WarnEx(PyExc_UserWarning,
+                       "Casting complex values to real discards the imaginary part", 1);
+          t = F::real(t);
+        }
         ReleaseGil nogil;
         return F::to(t, dt, dev, copy);
       },

@@ -11,6 +11,7 @@ namespace oneflow::python {
 void init_graph(py::module_& m);          // graph.cpp
 void init_one_embedding(py::module_& m);  // one_embedding.cpp
 void init_data(py::module_& m);           // data.cpp
+void init_complex(py::module_& m);        // complex.cpp
 
 namespace {
 // oneflow._oneflow_internal._LinAlgError, a subclass of RuntimeError (PyTorch's
@@ -64,6 +65,7 @@ PYBIND11_MODULE(_oneflow_internal, m) {
   init_functional(c);
   init_reductions(c);
   init_nn(c);
+  init_complex(c);
   init_autograd(m);
   init_dlpack(m);
   init_eager(m);

@@ -300,8 +300,14 @@ void init_reductions(py::module_& m) {
         const int64_t d = dim < 0 ? dim + nd : dim;
         ReleaseGil nogil;
         bool local = true;
-        for (const Tensor& t : xs) local = local && !t->global();
-        if (!local) {  // global tensors: the cat of unsqueezed views (its SBP rules)
+        bool complex = false;
+        for (const Tensor& t : xs) {
+          local = local && !t->global();
+          complex = complex || is_complex(t->dtype());
+        }
+        // global tensors: the cat of unsqueezed views (its SBP rules); complex ones: cat's real
+        // views
+        if (!local || complex) {
           for (Tensor& t : xs) t = F::unsqueeze(t, d);
           return F::cat(xs, d);
         }

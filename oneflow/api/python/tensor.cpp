@@ -14,9 +14,10 @@ namespace oneflow::python {
 namespace {
 
 void check_may_require_grad(const TensorImpl& t) {
-  if (!is_floating(t.dtype()))
+  if (!is_differentiable(t.dtype()))
     throw_error<RuntimeError>("requires_grad",
-                              "only Tensors of floating point dtype can require gradients, got ",
+                              "only Tensors of floating point and complex dtype can require "
+                              "gradients, got ",
                               dtype_name(t.dtype()));
   if (t.is_inference() && !inference_mode_enabled())
     throw_error<RuntimeError>("requires_grad",
@@ -44,6 +45,10 @@ const char* numpy_format(DType dt) {
       return "f";
     case DType::kFloat64:
       return "d";
+    case DType::kComplex64:
+      return "F";
+    case DType::kComplex128:
+      return "D";
     case DType::kBFloat16:
       break;
   }
@@ -67,9 +72,13 @@ DType dtype_from_numpy(const py::dtype& d) {
     if (size == 4) return DType::kFloat32;
     if (size == 8) return DType::kFloat64;
   }
+  if (kind == 'c') {
+    if (size == 8) return DType::kComplex64;
+    if (size == 16) return DType::kComplex128;
+  }
   throw_error<TypeError>("from_numpy", "can't convert np.ndarray of type ", std::string(py::str(d)),
-                         ". The only supported types are: float64, float32, float16, int64, "
-                         "int32, int16, int8, uint8, and bool.");
+                         ". The only supported types are: float64, float32, float16, complex64, "
+                         "complex128, int64, int32, int16, int8, uint8, and bool.");
 }
 
 // A NumPy array viewing a CPU tensor's memory (the array keeps the tensor's storage alive), or
@@ -80,7 +89,9 @@ py::array numpy_view(const Tensor& t, bool copy = false) {
   const size_t isz = itemsize(t->dtype());
   std::vector<py::ssize_t> shape(t->shape().begin(), t->shape().end()), strides;
   for (int64_t s : t->strides()) strides.push_back(static_cast<py::ssize_t>(s * isz));
-  py::dtype dt(numpy_format(t->dtype()));
+  // complex: by NumPy's name (the one-letter codes go through PEP 3118 parsing here)
+  py::dtype dt = is_complex(t->dtype()) ? py::dtype::from_args(py::str(dtype_name(t->dtype())))
+                                        : py::dtype(numpy_format(t->dtype()));
   if (copy) return py::array(dt, shape, strides, t->data());  // no base: pybind11 copies
   t->storage()->set_shared_outside();  // NumPy reads and writes it without synchronising
   auto* keep = new std::shared_ptr<Storage>(t->storage());
@@ -388,7 +399,7 @@ void init_tensor(py::module_& m) {
             if (d->device() != t.device())
               throw_error<RuntimeError>("data", "expected data on ", t.device().str(), ", got ",
                                         d->device().str());
-            if (t.requires_grad() && !is_floating(d->dtype()))
+            if (t.requires_grad() && !is_differentiable(d->dtype()))
               throw_error<RuntimeError>("data",
                                         "a tensor that requires grad takes only "
                                         "floating point data, got ",

@@ -124,7 +124,7 @@ TensorList PrimNode::apply(TensorList&& out_grads) {
   const bool reattach = grad_mode_enabled();
   for (size_t i = 0; i < saved_outputs.size(); ++i) {
     Tensor t = saved_outputs[i].unpack(prim.name());
-    if (t && reattach && is_floating(t->dtype())) {
+    if (t && reattach && is_differentiable(t->dtype())) {
       t = alias_detached(t);
       AutogradMeta& am = t->autograd();
       am.requires_grad = true;
@@ -368,6 +368,10 @@ TensorList run_backward(const TensorList& outputs, const TensorList& grad_output
                                 "not have a grad_fn");
     Tensor g = i < grad_outputs.size() ? grad_outputs[i] : nullptr;
     if (!g) {
+      if (is_complex(out->dtype()))
+        throw_error<RuntimeError>(op,
+                                  "grad can be implicitly created only for real scalar "
+                                  "outputs");
       if (out->numel() != 1)
         throw_error<RuntimeError>(op,
                                   "grad can be implicitly created only for scalar outputs, "

@@ -245,7 +245,12 @@ void by_dtype(DType dt, F&& f) {
       return f(float{});
     case DType::kFloat64:
       return f(double{});
+    case DType::kComplex64:
+    case DType::kComplex128:
+      break;
   }
+  throw_error<TypeError>("comm", "collectives on ", dtype_name(dt),
+                         " tensors are not supported yet; communicate torch.view_as_real(t)");
 }
 
 // A group of one: the reduction of one tensor is itself.

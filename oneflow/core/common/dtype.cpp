@@ -17,7 +17,10 @@ size_t itemsize(DType dt) {
       return 4;
     case DType::kInt64:
     case DType::kFloat64:
+    case DType::kComplex64:
       return 8;
+    case DType::kComplex128:
+      return 16;
   }
   return 0;
 }
@@ -44,6 +47,10 @@ const char* dtype_name(DType dt) {
       return "float32";
     case DType::kFloat64:
       return "float64";
+    case DType::kComplex64:
+      return "complex64";
+    case DType::kComplex128:
+      return "complex128";
   }
   return "unknown";
 }
@@ -58,10 +65,33 @@ bool is_integral(DType dt, bool include_bool) {
          dt == DType::kInt16 || dt == DType::kInt32 || dt == DType::kInt64;
 }
 
+DType complex_to_real(DType dt) {
+  if (dt == DType::kComplex64) return DType::kFloat32;
+  if (dt == DType::kComplex128) return DType::kFloat64;
+  return dt;
+}
+
+DType real_to_complex(DType dt) {
+  if (is_complex(dt)) return dt;
+  return dt == DType::kFloat64 ? DType::kComplex128 : DType::kComplex64;
+}
+
+void throw_complex_unsupported(DType dt) {
+  throw_error<TypeError>("kernel", "this operation does not support ", dtype_name(dt),
+                         " tensors yet");
+}
+
 DType promote_types(DType a, DType b) {
   if (a == b) return a;
   if (a == DType::kBool) return b;
   if (b == DType::kBool) return a;
+  if (is_complex(a) || is_complex(b)) {
+    // the wider of the complex dtype and the complex counterpart of the other's floating type
+    const DType ca = is_floating(a) || is_complex(a) ? real_to_complex(a) : DType::kComplex64;
+    const DType cb = is_floating(b) || is_complex(b) ? real_to_complex(b) : DType::kComplex64;
+    return ca == DType::kComplex128 || cb == DType::kComplex128 ? DType::kComplex128
+                                                                : DType::kComplex64;
+  }
   const bool fa = is_floating(a), fb = is_floating(b);
   if (fa != fb) return fa ? a : b;
   if (fa) {  // both floating

@@ -22,15 +22,25 @@ enum class DType : int8_t {
   kBFloat16,
   kFloat32,
   kFloat64,
+  // (real, imaginary) pairs of float32 / float64. Kernels see them through their real view
+  // (functional/complex.h): visit_dtype has no C++ type for them and raises.
+  kComplex64,
+  kComplex128,
 };
-constexpr int kNumDTypes = 10;
+constexpr int kNumDTypes = 12;
 
 size_t itemsize(DType dt);
 // OneFlow's name without the module prefix: "float32", "int64", ...
 const char* dtype_name(DType dt);
 bool is_floating(DType dt);
 bool is_integral(DType dt, bool include_bool);
-// PyTorch's promotion lattice for two dtypes (bool < integers < floating).
+inline bool is_complex(DType dt) { return dt == DType::kComplex64 || dt == DType::kComplex128; }
+// Dtypes whose tensors may require gradients: floating and complex.
+inline bool is_differentiable(DType dt) { return is_floating(dt) || is_complex(dt); }
+// complex64 <-> float32, complex128 <-> float64 (float16 and bfloat16 go to complex64).
+DType complex_to_real(DType dt);
+DType real_to_complex(DType dt);
+// PyTorch's promotion lattice for two dtypes (bool < integers < floating < complex).
 DType promote_types(DType a, DType b);
 
 DType default_dtype();
@@ -54,6 +64,9 @@ OF_DTYPE_OF(bfloat16, DType::kBFloat16)
 OF_DTYPE_OF(float, DType::kFloat32)
 OF_DTYPE_OF(double, DType::kFloat64)
 #undef OF_DTYPE_OF
+
+// Raised where a kernel meets a complex dtype it has no code for.
+[[noreturn]] void throw_complex_unsupported(DType dt);
 
 // visit_dtype(dt, [&]<typename T>() { ... }) calls the lambda with T the C++ type of dt.
 template <typename F>
@@ -79,8 +92,11 @@ decltype(auto) visit_dtype(DType dt, F&& f) {
       return f.template operator()<float>();
     case DType::kFloat64:
       return f.template operator()<double>();
+    case DType::kComplex64:
+    case DType::kComplex128:
+      break;
   }
-  throw RuntimeError("visit_dtype: unknown dtype");
+  throw_complex_unsupported(dt);
 }
 
 // The type arithmetic happens in: float for the 16-bit floats, the type itself otherwise.

@@ -7,6 +7,7 @@
 #include "oneflow/core/dispatch/global_dispatch.h"
 #include "oneflow/core/eager/engine.h"
 #include "oneflow/core/eager/profiler.h"
+#include "oneflow/core/functional/complex.h"
 #include "oneflow/core/functional/functional.h"
 #include "oneflow/core/graph/graph.h"
 #include "oneflow/core/ops/primitives.h"
@@ -28,9 +29,17 @@ DispatchMode select_mode(const TensorList& inputs, const Attrs& attrs, const Ten
   return DispatchMode::kEagerLocal;
 }
 
+[[noreturn]] void throw_complex_input(const Primitive& prim, DType dt) {
+  throw_error<TypeError>(prim.name(), "does not support ", dtype_name(dt), " inputs yet");
+}
+
 void check_inputs(const Primitive& prim, const TensorList& inputs) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i]) throw_error<TypeError>(prim.name(), "input ", i, " is None");
+    if (is_complex(inputs[i]->dtype())) [[unlikely]] {
+      const PrimTraits traits = prim.traits();
+      if (!traits.complex && !traits.is_view) throw_complex_input(prim, inputs[i]->dtype());
+    }
     if (prim.traits().cross_device) continue;
     if (inputs[i]->device() != inputs[0]->device())
       throw_error<RuntimeError>(prim.name(),
@@ -108,13 +117,31 @@ void adopt_history(const Tensor& view, const Tensor& fresh) {
   view->set_history_version(view->version());
 }
 
+// `view` as a differentiable view of `base`'s current values (the view's history after an in-place
+// change of the base). A view in another dtype (view_as_real, view_as_complex) goes through the
+// real view of the complex one.
+Tensor view_of(const Tensor& base, const Tensor& view) {
+  if (view->dtype() == base->dtype())
+    return functional::as_strided(base, view->shape(), view->strides(), view->offset());
+  if (is_complex(base->dtype()))  // a real view of a complex base
+    return functional::as_strided(functional::view_as_real(base), view->shape(), view->strides(),
+                                  view->offset());
+  Shape shape = view->shape();
+  Strides strides = view->strides();
+  for (int64_t& s : strides) s *= 2;
+  shape.push_back(2);
+  strides.push_back(1);
+  return functional::view_as_complex(
+      functional::as_strided(base, shape, strides, view->offset() * 2));
+}
+
 // Regenerates a view's grad_fn when its base was modified in place since the view's was made.
 void refresh_view_history(const Tensor& view) {
   const Tensor& base = view->view_base();
   if (!base || view->version() == view->history_version() || !base->requires_grad() ||
       !base->is_contiguous())
     return;
-  adopt_history(view, functional::as_strided(base, view->shape(), view->strides(), view->offset()));
+  adopt_history(view, view_of(base, view));
 }
 
 // Inference tensors cannot be saved for backward (Note [Inference tensors]); only the inputs the
@@ -173,7 +200,7 @@ void record_autograd(const Primitive& prim, const TensorList& inputs, const Tens
       node->saved_outputs.push_back(
           SavedTensor::save(alias_detached(out), out->version(), /*output=*/true));
     }
-    if (!is_floating(out->dtype())) continue;
+    if (!is_differentiable(out->dtype())) continue;
     AutogradMeta& am = out->autograd();
     // An in-place op gives a tensor that retains its gradient a new node: the gradient retained is
     // the new version's, as PyTorch.
@@ -250,12 +277,27 @@ TensorList inplace_on_view(const Primitive& prim, const TensorList& inputs, cons
   if (result->shape() != view->shape())
     throw_error<RuntimeError>(prim.name(), "output with shape ", shape_str(view->shape()),
                               " doesn't match the broadcast shape ", shape_str(result->shape()));
-  Attrs region{{"size", std::vector<int64_t>(view->shape())},
-               {"stride", std::vector<int64_t>(view->strides())},
-               {"offset", view->offset()},
-               {"rel_offset", view->offset() - base->offset()}};
+  Shape size = view->shape();
+  Strides stride = view->strides();
+  int64_t offset = view->offset();
+  if (view->dtype() != base->dtype()) {
+    if (is_complex(base->dtype()))
+      throw_error<NotImplementedError>(prim.name(),
+                                       "in-place operations on a real view of a complex tensor "
+                                       "that requires grad are not supported yet");
+    // a complex view of a real base: write the result's (real, imaginary) pairs
+    result = functional::contiguous(functional::view_as_real(result));
+    for (int64_t& s : stride) s *= 2;
+    size.push_back(2);
+    stride.push_back(1);
+    offset *= 2;
+  }
+  Attrs region{{"size", std::vector<int64_t>(size)},
+               {"stride", std::vector<int64_t>(stride)},
+               {"offset", offset},
+               {"rel_offset", offset - base->offset()}};
   dispatch(prim::strided_assign(), {base, result}, region, base);
-  adopt_history(view, functional::as_strided(base, view->shape(), view->strides(), view->offset()));
+  adopt_history(view, view_of(base, view));
   return {view};
 }
 
@@ -319,7 +361,7 @@ TensorList eager_local(const Primitive& prim, const TensorList& inputs, const At
   outputs.reserve(metas.size());
   if (traits.is_view) {
     for (const TensorMeta& m : metas)
-      outputs.push_back(make_view(inputs[0], m.shape, m.strides, m.offset));
+      outputs.push_back(make_view(inputs[0], m.shape, m.strides, m.offset, m.dtype));
   } else if (inplace_out) {
     if (inplace_out->is_inference() && !inference_mode_enabled())
       throw_error<RuntimeError>(prim.name(),

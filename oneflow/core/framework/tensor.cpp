@@ -117,7 +117,12 @@ Strides elementwise_strides(const std::vector<std::shared_ptr<TensorImpl>>& inpu
 }
 
 Tensor make_view(const Tensor& base, const Shape& shape, const Strides& strides, int64_t offset) {
-  TensorMeta meta{shape, strides, offset, base->dtype(), base->device()};
+  return make_view(base, shape, strides, offset, base->dtype());
+}
+
+Tensor make_view(const Tensor& base, const Shape& shape, const Strides& strides, int64_t offset,
+                 DType dtype) {
+  TensorMeta meta{shape, strides, offset, dtype, base->device()};
   auto t = std::make_shared<TensorImpl>(std::move(meta), base->storage(), base->version_counter());
   t->set_is_view(true);
   t->set_view_base(base->is_view() && base->view_base() ? base->view_base() : base);

@@ -236,6 +236,10 @@ Strides elementwise_strides(const std::vector<std::shared_ptr<TensorImpl>>& inpu
                             const Shape& shape);
 // A tensor viewing `base`'s storage with other shape/strides/offset (shares the version counter).
 Tensor make_view(const Tensor& base, const Shape& shape, const Strides& strides, int64_t offset);
+// The same with another dtype over the same bytes (view_as_real, view_as_complex): strides and
+// offset count elements of `dtype`.
+Tensor make_view(const Tensor& base, const Shape& shape, const Strides& strides, int64_t offset,
+                 DType dtype);
 // A tensor sharing `t`'s storage and meta without its autograd state.
 Tensor alias_detached(const Tensor& t);
 

@@ -15,6 +15,7 @@
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/eager/engine.h"
 #include "oneflow/core/functional/autocast.h"
+#include "oneflow/core/functional/complex.h"
 #include "oneflow/core/functional/generators.h"
 #include "oneflow/core/functional/ternary.h"
 #include "oneflow/core/graph/graph.h"
@@ -44,6 +45,9 @@ namespace {
 std::optional<DType> combine(std::optional<DType> higher, std::optional<DType> lower) {
   if (!higher) return lower;
   if (!lower) return higher;
+  if (is_complex(*higher)) return higher;
+  if (is_complex(*lower))  // a floating `higher` keeps its precision
+    return is_floating(*higher) ? promote_types(*higher, real_to_complex(DType::kFloat32)) : lower;
   if (is_floating(*higher)) return higher;
   if (*higher == DType::kBool || is_floating(*lower)) return promote_types(*higher, *lower);
   return higher;
@@ -58,7 +62,8 @@ std::string device_str(Device d) { return d.str(); }
 }  // namespace
 
 bool can_cast(DType from, DType to) {
-  if (is_floating(from) && !is_floating(to)) return false;
+  if (is_complex(from) && !is_complex(to)) return false;
+  if (is_floating(from) && !is_floating(to) && !is_complex(to)) return false;
   return !(to == DType::kBool && from != DType::kBool);
 }
 
@@ -76,6 +81,8 @@ DType result_type(const std::vector<Tensor>& tensors, const std::vector<Scalar>&
 }
 
 Tensor scalar_tensor(Scalar s, DType dtype, Device device) {
+  if (is_complex(dtype)) [[unlikely]]
+    return complex_ops::full({}, s, CreationOptions{dtype, device, ""});
   double v = s.to_double();
   const bool exact_int = s.kind != Scalar::Kind::kFloat;  // beyond 2**53 a double rounds it
   if (device.type == DeviceType::kCPU && !lazy_mode_enabled()) {
@@ -98,6 +105,9 @@ Tensor scalar_tensor(Scalar s, DType dtype, Device device) {
 
 Tensor to(const Tensor& x, std::optional<DType> dtype, std::optional<Device> device, bool copy) {
   DType dt = dtype.value_or(x->dtype());
+  if (is_complex(x->dtype()) && !is_complex(dt)) [[unlikely]]
+    throw_error<TypeError>("to", "casting ", dtype_name(x->dtype()), " to ", dtype_name(dt),
+                           " would discard the imaginary part; take .real or .abs() first");
   Device dev = device.value_or(x->device());
   if (!copy && dt == x->dtype() && dev == x->device()) return x;
   return dispatch1(prim::copy(), {x}, Attrs{{"dtype", dt}, {"device", device_str(dev)}});
@@ -721,6 +731,8 @@ void check_alpha(const char* op, DType dt, Scalar alpha) {
 }  // namespace
 
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
+  if (complex_ops::any(a, b)) [[unlikely]]
+    return complex_ops::add(a, b, alpha);
   auto [x, y] = promote(a, b);
   check_alpha("add", x->dtype(), alpha);
   if (x->dtype() == DType::kBool) {  // bool: y * alpha is y and bool(alpha), as in PyTorch
@@ -745,6 +757,8 @@ Scalar scaled(Scalar b, Scalar alpha) {
 }  // namespace
 
 Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
+  if (complex_ops::any(a)) [[unlikely]]
+    return complex_ops::add(a, b, alpha);
   DType dt;
   // bool + bool stays bool: alpha * b is b and bool(alpha), as PyTorch
   const Scalar s = a->dtype() == DType::kBool && b.kind == Scalar::Kind::kBool
@@ -755,6 +769,8 @@ Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
+  if (complex_ops::any(a, b)) [[unlikely]]
+    return complex_ops::sub(a, b, alpha);
   if (a->dtype() == DType::kBool || b->dtype() == DType::kBool)
     throw_error<RuntimeError>("sub",
                               "subtraction with a bool tensor is not supported; use the "
@@ -773,6 +789,8 @@ Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
 }
 
 Tensor rsub(const Tensor& a, Scalar b, Scalar alpha) {
+  if (complex_ops::any(a)) [[unlikely]]
+    return complex_ops::rsub(a, b, alpha);
   // b - alpha a in the result type: negating a first wrapped an unsigned a (2.5 - uint8 200
   // was 58.5).
   if (a->dtype() == DType::kBool || b.kind == Scalar::Kind::kBool)
@@ -788,11 +806,15 @@ Tensor rsub(const Tensor& a, Scalar b, Scalar alpha) {
 }
 
 Tensor mul(const Tensor& a, const Tensor& b) {
+  if (complex_ops::any(a, b)) [[unlikely]]
+    return complex_ops::mul(a, b);
   auto [x, y] = promote(a, b);
   return dispatch1(prim::mul(), {x, y});
 }
 
 Tensor mul(const Tensor& a, Scalar b) {
+  if (complex_ops::any(a)) [[unlikely]]
+    return complex_ops::mul(a, b);
   DType dt;
   Tensor y = wrap(a, b, &dt);
   if (scalar_in_float32(dt, b))
@@ -801,6 +823,8 @@ Tensor mul(const Tensor& a, Scalar b) {
 }
 
 Tensor neg(const Tensor& a) {
+  if (complex_ops::any(a)) [[unlikely]]
+    return complex_ops::neg(a);
   if (a->dtype() == DType::kBool)
     throw_error<RuntimeError>("neg",
                               "negation, the `-` operator, on a bool tensor is not supported; "
@@ -824,11 +848,15 @@ DType float_result(DType dt) { return is_floating(dt) ? dt : default_dtype(); }
 }  // namespace
 
 Tensor div(const Tensor& a, const Tensor& b) {
+  if (complex_ops::any(a, b)) [[unlikely]]
+    return complex_ops::div(a, b);
   DType dt = float_result(result_type({a, b}));
   return dispatch1(prim::div(), {to(a, dt, std::nullopt), to(b, dt, std::nullopt)});
 }
 
 Tensor div(const Tensor& a, Scalar b) {
+  if (complex_ops::any(a)) [[unlikely]]
+    return complex_ops::div(a, b);
   DType dt = float_result(result_type({a}, {b}));
   if (scalar_in_float32(dt, b))
     return to(div(to(a, DType::kFloat32, std::nullopt), b), dt, std::nullopt);
@@ -836,6 +864,8 @@ Tensor div(const Tensor& a, Scalar b) {
 }
 
 Tensor rdiv(const Tensor& a, Scalar b) {
+  if (complex_ops::any(a)) [[unlikely]]
+    return complex_ops::rdiv(a, b);
   DType dt = float_result(result_type({a}, {b}));
   if (scalar_in_float32(dt, b))
     return to(rdiv(to(a, DType::kFloat32, std::nullopt), b), dt, std::nullopt);
@@ -886,6 +916,13 @@ Tensor round(const Tensor& x, int64_t decimals) {
 }
 
 Tensor unary(UnaryFn fn, const Tensor& x_in) {
+  if (complex_ops::any(x_in)) [[unlikely]] {
+    if (fn == UnaryFn::kAbs) return complex_ops::abs(x_in);
+    if (fn == UnaryFn::kNeg) return complex_ops::neg(x_in);
+    if (fn == UnaryFn::kReciprocal) return complex_ops::rdiv(x_in, Scalar::from_int(1));
+    throw_error<TypeError>(fn_name(fn), "does not support ", dtype_name(x_in->dtype()),
+                           " inputs yet");
+  }
   if (fn == UnaryFn::kNeg && x_in->dtype() == DType::kBool) return neg(x_in);     // raises
   if (fn == UnaryFn::kSign && x_in->dtype() == DType::kBool) return clone(x_in);  // as PyTorch
   const Tensor x = keeps_integers(fn) ? x_in : to(x_in, float_result(x_in->dtype()), std::nullopt);
@@ -1043,6 +1080,8 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> m
 }
 
 Tensor exp(const Tensor& x) {
+  if (complex_ops::any(x)) [[unlikely]]
+    return complex_ops::exp(x);
   return dispatch1(prim::exp(), {to(x, float_result(x->dtype()), std::nullopt)});
 }
 
@@ -1139,6 +1178,8 @@ Tensor inplace_binary(const char* op, const Primitive& p, const Tensor& self, Te
 }  // namespace
 
 Tensor add_(const Tensor& self, const Tensor& other, Scalar alpha) {
+  if (complex_ops::any(self, other)) [[unlikely]]
+    return complex_ops::assign(self, add(self, other, alpha));
   if (fused_alpha(self, other, alpha))
     return addcmul_(self, other, one_like_scalar(self), alpha);  // Note [Fused alpha]
   Tensor y = is_one(alpha) ? other : mul(other, alpha);
@@ -1146,6 +1187,8 @@ Tensor add_(const Tensor& self, const Tensor& other, Scalar alpha) {
 }
 
 Tensor add_(const Tensor& self, Scalar other, Scalar alpha) {
+  if (complex_ops::any(self)) [[unlikely]]
+    return complex_ops::assign(self, add(self, other, alpha));
   DType dt;
   const Scalar s = scaled(other, alpha);
   Tensor y = wrap(self, s, &dt);
@@ -1153,10 +1196,14 @@ Tensor add_(const Tensor& self, Scalar other, Scalar alpha) {
 }
 
 Tensor mul_(const Tensor& self, const Tensor& other) {
+  if (complex_ops::any(self, other)) [[unlikely]]
+    return complex_ops::assign(self, mul(self, other));
   return inplace_binary("mul_", prim::mul(), self, other);
 }
 
 Tensor mul_(const Tensor& self, Scalar other) {
+  if (complex_ops::any(self)) [[unlikely]]
+    return complex_ops::assign(self, mul(self, other));
   DType dt;
   Tensor y = wrap(self, other, &dt);
   if (scalar_in_float32(dt, other))
@@ -1180,6 +1227,8 @@ Attrs creation_attrs(const Shape& shape, const CreationOptions& opts) {
 }  // namespace
 
 Tensor full(const Shape& shape, Scalar value, const CreationOptions& opts) {
+  if (is_complex(opts.dtype)) [[unlikely]]
+    return complex_ops::full(shape, value, opts);
   Attrs attrs = creation_attrs(shape, opts);
   attrs.set("value", value.to_double());
   // An integer is kept exact too: a double holds integers only up to 2**53.
@@ -1343,10 +1392,14 @@ Tensor multinomial(const Tensor& weights, int64_t num_samples, bool replacement,
 }
 
 Tensor randn(const Shape& shape, const CreationOptions& opts) {
+  if (is_complex(opts.dtype)) [[unlikely]]
+    return complex_ops::randn(shape, opts);
   return normal(0.0, 1.0, shape, opts);
 }
 
 Tensor rand(const Shape& shape, const CreationOptions& opts) {
+  if (is_complex(opts.dtype)) [[unlikely]]
+    return complex_ops::rand(shape, opts);
   if (!is_floating(opts.dtype))
     throw_error<NotImplementedError>("rand", "expected a floating point dtype, got ",
                                      dtype_name(opts.dtype));

@@ -2,6 +2,7 @@
 // product where one GEMM computes it, then dispatch.
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/functional/autocast.h"
+#include "oneflow/core/functional/complex.h"
 #include "oneflow/core/functional/functional.h"
 #include "oneflow/core/ops/primitives.h"
 
@@ -109,7 +110,11 @@ Tensor matmul_bias(const Tensor& a_lo, const Tensor& b_lo, const Tensor& bias_lo
 }
 }  // namespace
 
-Tensor matmul(const Tensor& a, const Tensor& b) { return matmul_bias(a, b, Tensor()); }
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  if (complex_ops::any(a, b)) [[unlikely]]
+    return complex_ops::matmul(a, b);
+  return matmul_bias(a, b, Tensor());
+}
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   const Tensor w = weight->ndim() == 2 ? transpose(weight, 0, 1) : weight;

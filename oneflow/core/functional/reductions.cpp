@@ -5,6 +5,7 @@
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/framework/global.h"
 #include "oneflow/core/functional/autocast.h"
+#include "oneflow/core/functional/complex.h"
 #include "oneflow/core/functional/functional.h"
 #include "oneflow/core/ops/primitives.h"
 
@@ -355,6 +356,9 @@ Tensor cat(const TensorList& xs_in, int64_t dim_in) {
   for (const Tensor& t : xs)
     if (t->ndim() == 0)
       throw_error<RuntimeError>("cat", "zero-dimensional tensor cannot be concatenated");
+  for (const Tensor& t : xs)
+    if (is_complex(t->dtype())) [[unlikely]]
+      return complex_ops::cat(xs, dim_in);
   const int64_t dim = wrap_dim("cat", dim_in, xs[0]->ndim());
   const DType dt = result_type(xs);
   for (Tensor& t : xs) t = to(t, dt, std::nullopt);
@@ -366,6 +370,8 @@ Tensor cat(const TensorList& xs_in, int64_t dim_in) {
 
 Tensor sum(const Tensor& x, const std::vector<int64_t>& dims_in, bool keepdim,
            std::optional<DType> dtype) {
+  if (complex_ops::any(x)) [[unlikely]]
+    return complex_ops::sum(x, dims_in, keepdim, dtype);
   const int64_t nd = x->ndim();
   std::vector<int64_t> dims;
   if (dims_in.empty()) {
@@ -389,6 +395,8 @@ Tensor sum(const Tensor& x, const std::vector<int64_t>& dims_in, bool keepdim,
 
 Tensor mean(const Tensor& x_in, const std::vector<int64_t>& dims, bool keepdim,
             std::optional<DType> dtype) {
+  if (complex_ops::any(x_in)) [[unlikely]]
+    return complex_ops::mean(x_in, dims, keepdim, dtype);
   Tensor x = dtype ? to(x_in, *dtype, std::nullopt) : x_in;
   if (!is_floating(x->dtype()))
     throw_error<RuntimeError>("mean",

@@ -138,7 +138,10 @@ class Recorder {
     step.kind = Step::Kind::kView;
     step.inputs = {in};
     step.outputs = {id};
-    step.offset_delta = view->offset() - graph_->values_[in].meta.offset;
+    // In elements of the view's dtype (view_as_real/view_as_complex change the element size).
+    const TensorMeta& base = graph_->values_[in].meta;
+    step.offset_delta = view->offset() - base.offset * static_cast<int64_t>(itemsize(base.dtype)) /
+                                             static_cast<int64_t>(itemsize(view->dtype()));
     graph_->steps_.push_back(std::move(step));
     return id;
   }
@@ -549,8 +552,11 @@ TensorList CompiledGraph::walk(const TensorList& inputs, const TensorList& outpu
     for (int v : s.inputs) ins.push_back(slots[v]);
     if (s.kind == Step::Kind::kView) {
       const TensorMeta& m = values_[s.outputs[0]].meta;
+      const int64_t base_offset = ins[0]->offset() *
+                                  static_cast<int64_t>(itemsize(ins[0]->dtype())) /
+                                  static_cast<int64_t>(itemsize(m.dtype));
       slots[s.outputs[0]] =
-          make_view(ins[0], m.shape, m.strides, ins[0]->offset() + s.offset_delta);
+          make_view(ins[0], m.shape, m.strides, base_offset + s.offset_delta, m.dtype);
     } else {
       outs.clear();
       for (int v : s.outputs) {

@@ -25,6 +25,9 @@ struct PrimTraits {
   // Elementwise: a fresh CPU output takes the dim order of the first input of its shape (a
   // transposed input gives a transposed result, as in PyTorch); see elementwise_strides.
   bool elementwise = false;
+  // Its kernels take complex operands. Other primitives given one raise a TypeError naming them
+  // (views always take them: no kernel runs).
+  bool complex = false;
 };
 
 // What a gradient rule sees: the attributes, what the forward saved, and which inputs need a

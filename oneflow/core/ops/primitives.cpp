@@ -7,7 +7,9 @@
 
 #include "oneflow/core/autograd/autograd.h"
 #include "oneflow/core/dispatch/dispatch.h"
+#include "oneflow/core/functional/complex.h"
 #include "oneflow/core/functional/functional.h"
+#include "oneflow/core/ops/complex_primitives.h"
 #include "oneflow/core/ops/nn_primitives.h"
 #include "oneflow/core/ops/sampling_primitives.h"
 #include "oneflow/core/ops/small_ops_primitives.h"
@@ -727,6 +729,7 @@ TensorList Matmul::grad(const GradContext& ctx, const TensorList& dy) const {
 PrimTraits Copy::traits() const {
   PrimTraits t;
   t.cross_device = true;
+  t.complex = true;
   return t;
 }
 
@@ -736,6 +739,9 @@ std::vector<TensorMeta> Copy::infer(const TensorList& in, const Attrs& attrs) co
 }
 
 TensorList Copy::grad(const GradContext& ctx, const TensorList& dy) const {
+  // A real input cast to complex: its gradient is the real part.
+  if (is_complex(dy[0]->dtype()) && !is_complex(ctx.input_metas[0].dtype))
+    return {F::to(F::real(dy[0]), ctx.input_metas[0].dtype, ctx.input_metas[0].device)};
   return {F::to(dy[0], ctx.input_metas[0].dtype, ctx.input_metas[0].device)};
 }
 
@@ -968,7 +974,11 @@ std::vector<TensorMeta> Bernoulli::infer(const TensorList& in, const Attrs&) con
   return {contiguous_meta(in[0]->shape(), in[0]->dtype(), in[0]->device())};
 }
 
-PrimTraits SliceGrad::traits() const { return {}; }
+PrimTraits SliceGrad::traits() const {
+  PrimTraits t;
+  t.complex = true;
+  return t;
+}
 
 std::vector<TensorMeta> SliceGrad::infer(const TensorList& in, const Attrs& attrs) const {
   check_arity(*this, in, 1);
@@ -984,6 +994,7 @@ TensorList SliceGrad::grad(const GradContext& ctx, const TensorList& dy) const {
 PrimTraits Assign::traits() const {
   PrimTraits t;
   t.may_run_in_place = true;
+  t.complex = true;
   return t;
 }
 
@@ -1005,6 +1016,7 @@ TensorList Assign::grad(const GradContext& ctx, const TensorList& dy) const {
 PrimTraits StridedAssign::traits() const {
   PrimTraits t;
   t.may_run_in_place = true;
+  t.complex = true;
   return t;
 }
 
@@ -1293,6 +1305,12 @@ std::vector<const Primitive*> all_primitives() {
       &prim::segment_max(),
       &prim::segment_max_grad(),
       &prim::igamma(),
+      &prim::view_as_real(),
+      &prim::view_as_complex(),
+      &prim::complex_abs(),
+      &prim::fft_c2c(),
+      &prim::fft_r2c(),
+      &prim::fft_c2r(),
       &prim::dot(),
       &prim::trace(),
       &prim::outer(),

@@ -17,8 +17,8 @@ def _infer_numpy(data):
     if isinstance(data, np.ndarray):
         return data
     arr = np.array(data)
-    if arr.dtype == np.float64:
-        return arr  # cast to the default dtype below
+    if arr.dtype == np.float64 or arr.dtype == np.complex128:
+        return arr  # cast to the default (complex) dtype below
     if arr.dtype == np.uint64 and arr.size and arr.max() > np.iinfo(np.int64).max:
         raise ValueError("tensor: Overflow when unpacking long long (a Python int past int64)")
     if arr.dtype.kind in "iu":
@@ -33,7 +33,15 @@ def _infer_numpy(data):
     return arr
 
 
-_PYTHON_SCALARS = {builtins.bool, builtins.int, builtins.float}
+_PYTHON_SCALARS = {builtins.bool, builtins.int, builtins.float, builtins.complex}
+
+
+def _default_complex():
+    return (
+        _internal.complex128
+        if _internal.get_default_dtype() == _internal.float64
+        else _internal.complex64
+    )
 
 
 def _promote(a, b):
@@ -49,6 +57,8 @@ def _list_dtype(seq):
     for ty in set(map(type, seq)):
         if ty is builtins.float:
             dtype = _promote(dtype, _internal.get_default_dtype())
+        elif ty is builtins.complex:
+            dtype = _promote(dtype, _default_complex())
         elif ty is builtins.int:
             dtype = _promote(dtype, _internal.int64)
         elif ty is builtins.bool:
@@ -141,6 +151,8 @@ def tensor(
         arr = _infer_numpy(data)
         if arr.dtype == np.float64 and from_python and dtype is None:
             dtype = _internal.get_default_dtype()
+        elif arr.dtype == np.complex128 and from_python and dtype is None:
+            dtype = _default_complex()
         if from_python and dtype is not None:
             _check_fits("tensor", arr, dtype)
         arr = np.require(arr, requirements="C")  # keeps 0-dim arrays 0-dim
@@ -156,7 +168,7 @@ def as_tensor(data, dtype=None, device=None):
         device = _C._get_default_device()
     if isinstance(data, _internal.Tensor):
         return _C.to(data, dtype, device)
-    if isinstance(data, np.ndarray) and data.dtype.kind in "biuf":
+    if isinstance(data, np.ndarray) and data.dtype.kind in "biufc":
         return _C.to(_internal.from_numpy(data), dtype, device)
     return tensor(data, dtype=dtype, device=device)
 

@@ -38,13 +38,13 @@ _EXACT = """
 alias_copy as_strided_copy detach_copy diagonal_copy expand_copy permute_copy select_copy slice_copy
 squeeze_copy t_copy transpose_copy unfold_copy unsqueeze_copy view_copy
 abs absolute addbmm addmm addmv all amax amin aminmax any argmax argmin baddbmm bitwise_not bmm
-bucketize ceil chain_matmul cholesky_solve clamp clamp_max clamp_min clip conj_physical cross cummax
-cummin diag dot fix float_power floor frac frexp gather hardshrink heaviside histc histogram
-index_add index_copy index_select inner inverse isin isneginf isposinf kthvalue log_softmax
-logcumsumexp lu_solve lu_unpack masked_select matmul matrix_power max median min mm mode msort
-multinomial mv nan_to_num nanmedian nanquantile narrow_copy neg negative nonzero norm qr quantile
-renorm round scatter scatter_add searchsorted sgn sign signbit slice_scatter slogdet softmax sort
-svd take take_along_dim tensordot topk triangular_solve tril triu trunc vdot where
+bucketize ceil chain_matmul cholesky_solve clamp clamp_max clamp_min clip complex conj_physical
+cross cummax cummin diag dot fix float_power floor frac frexp gather hardshrink heaviside histc
+histogram index_add index_copy index_select inner inverse isin isneginf isposinf kthvalue
+log_softmax logcumsumexp lu_solve lu_unpack masked_select matmul matrix_power max median min mm mode
+msort multinomial mv nan_to_num nanmedian nanquantile narrow_copy neg negative nonzero norm polar qr
+quantile renorm round scatter scatter_add searchsorted sgn sign signbit slice_scatter slogdet
+softmax sort svd take take_along_dim tensordot topk triangular_solve tril triu trunc vdot where
 """
 _ANY = "bernoulli"  # drawn as floats, written in out's dtype (0 and 1 in every dtype)
 _DTYPE = "cumprod cumsum nansum prod sum"
@@ -77,6 +77,8 @@ _C_TYPE = {  # ... and in its exact-dtype message
     "int8": "signed char",
     "uint8": "unsigned char",
     "bool": "bool",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
 }
 
 

@@ -277,14 +277,32 @@ def _identity(name):
 
 resolve_conj = _identity("resolve_conj")
 resolve_neg = _identity("resolve_neg")
-conj = _identity("conj")
-conj_physical = _identity("conj_physical")
-conj_physical_ = _identity("conj_physical_")
-real = _identity("real")
+
+
+def conj(input):
+    """The complex conjugate, as a new tensor (there is no lazy conjugate bit); a real tensor
+    itself."""
+    return _C.conj_physical(input)
+
+
+def conj_physical(input):
+    return _C.conj_physical(input)
+
+
+def conj_physical_(input):
+    if input.dtype.is_complex:
+        input.copy_(_C.conj_physical(input))
+    return input
+
+
+def real(input):
+    """A view of the real parts of a complex tensor; a real tensor itself."""
+    return _C.real(input)
 
 
 def imag(input):
-    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    """A view of the imaginary parts of a complex tensor."""
+    return _C.imag(input)
 
 
 # ---- Python callables -------------------------------------------------------------------------

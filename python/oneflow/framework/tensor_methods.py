@@ -690,7 +690,7 @@ def install():
         "itemsize": property(lambda self: self.element_size()),
         "nbytes": property(lambda self: self.numel() * self.element_size()),
         "is_signed": is_signed,
-        "is_complex": lambda self: False,
+        "is_complex": lambda self: self.dtype.is_complex,
         "is_same_size": lambda self, other: self.shape == other.shape,
         "is_cpu": property(lambda self: self.device.type == "cpu"),
         "is_sparse": False,
@@ -773,6 +773,7 @@ def install():
         movement_ops,
         reduce_ops,
         special_extra,
+        spectral,
         tensor_extra,
         torch_compat,
     )
@@ -808,6 +809,7 @@ def install():
         **math_extra.methods(),
         **reduce_ops.methods(),
         **movement_ops.methods(),
+        **spectral.methods(),
         **methods,
     }
     methods["clamp"] = methods["clip"] = math_ops.clamp

@@ -108,6 +108,21 @@ class _Formatter:
         return self._format_raw(v).rjust(self.max_width)
 
 
+class _ComplexFormatter:
+    """re+imj with one format for the real parts and one for the imaginary parts."""
+
+    def __init__(self, values):
+        self.re = _Formatter(values.real, True)
+        self.im = _Formatter(np.abs(values.imag), True)
+        self.max_width = self.re.max_width + self.im.max_width + 2
+
+    def format(self, v):
+        v = builtins.complex(v)
+        sign = "-" if math.copysign(1.0, v.imag) < 0 else "+"
+        imag = self.im._format_raw(abs(v.imag)).ljust(self.im.max_width)
+        return self.re.format(v.real) + sign + imag + "j"
+
+
 def _summarize(a):
     """The elements that will be printed (edge items of every dim when summarising)."""
     e = _opts.edgeitems
@@ -176,7 +191,8 @@ def tensor_repr(t):
         a = _values(t)
         summarize = a.size > _opts.threshold
         is_float = t.dtype.is_floating_point
-        fmt = _Formatter(_summarize(a) if summarize else a, is_float)
+        shown = _summarize(a) if summarize else a
+        fmt = _ComplexFormatter(shown) if t.dtype.is_complex else _Formatter(shown, is_float)
         body = _format_array(a, fmt, indent, summarize)
     suffixes.append(f"dtype={t.dtype}")
     if t.grad_fn is not None:

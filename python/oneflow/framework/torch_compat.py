@@ -107,6 +107,8 @@ def angle(input):
     """The argument of each (real) element: pi for negative values, 0 otherwise (-0 too), NaN
     for NaN; integers give the default float dtype."""
     flow = _flow()
+    if input.dtype.is_complex:
+        return flow._C._complex_angle(input)
     x = input if input.dtype.is_floating_point else input.to(flow.get_default_dtype())
     signs = flow.where(x < 0, flow.full_like(x, math.pi), flow.zeros_like(x))
     return flow.where(flow.isnan(x), x, signs)
@@ -475,7 +477,10 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
 
 
 def isreal(input):
-    # oneflow has no complex dtypes: every element is real.
+    """True where an element is real: every element of a real tensor, those with a zero
+    imaginary part of a complex one."""
+    if input.dtype.is_complex:
+        return input.imag == 0
     return _flow().ones_like(input, dtype=_flow().bool)
 
 

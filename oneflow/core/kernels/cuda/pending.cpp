@@ -3,6 +3,7 @@
 // something wrong. Cat already runs on the GPU (its kernel is a set of strided copies).
 #include "oneflow/core/kernels/common/stack_slices.h"
 #include "oneflow/core/kernels/cuda/cuda_kernels.h"
+#include "oneflow/core/ops/complex_primitives.h"
 #include "oneflow/core/ops/primitives.h"
 #include "oneflow/core/ops/sampling_primitives.h"
 #include "oneflow/core/ops/small_ops_primitives.h"
@@ -49,6 +50,10 @@ OF_NOT_YET(CtcLossGrad)
 OF_NOT_YET(SegmentMax)
 OF_NOT_YET(SegmentMaxGrad)
 OF_NOT_YET(Igamma)
+OF_NOT_YET(ComplexAbs)
+OF_NOT_YET(FftC2C)
+OF_NOT_YET(FftR2C)
+OF_NOT_YET(FftC2R)
 OF_NOT_YET(Cumsum)
 OF_NOT_YET(Cumprod)
 OF_NOT_YET(Sort)

@@ -2,6 +2,7 @@
 // resampling, attention, small-op and fused pointwise (Ternary) primitives
 // (see kernels/no_cuda/kernels.cpp for the others).
 #include "oneflow/core/ops/attention_primitives.h"
+#include "oneflow/core/ops/complex_primitives.h"
 #include "oneflow/core/ops/nn_primitives.h"
 #include "oneflow/core/ops/sampling_primitives.h"
 #include "oneflow/core/ops/small_ops_primitives.h"
@@ -57,6 +58,10 @@ OF_NN_NO_CUDA(CtcLossGrad)
 OF_NN_NO_CUDA(SegmentMax)
 OF_NN_NO_CUDA(SegmentMaxGrad)
 OF_NN_NO_CUDA(Igamma)
+OF_NN_NO_CUDA(ComplexAbs)
+OF_NN_NO_CUDA(FftC2C)
+OF_NN_NO_CUDA(FftR2C)
+OF_NN_NO_CUDA(FftC2R)
 #undef OF_NN_NO_CUDA
 
 template <TernaryFn K>

@@ -1,0 +1,326 @@
+// Complex tensors in the functional layer (complex.h): the views, the transforms' entry points,
+// and the complex branches of the arithmetic ops as real ops on (real, imaginary) pairs.
+#include "oneflow/core/functional/complex.h"
+
+#include <cmath>
+
+#include "oneflow/core/common/op_kinds.h"
+#include "oneflow/core/dispatch/dispatch.h"
+#include "oneflow/core/ops/complex_primitives.h"
+
+namespace oneflow::functional {
+
+namespace {
+
+// The real dtype of a complex dtype, and a real dtype itself.
+DType value_dtype(DType dt) { return is_complex(dt) ? complex_to_real(dt) : dt; }
+
+// A complex result dtype's operand: complex tensors cast to it; real ones to its real dtype.
+Tensor as_operand(const Tensor& t, DType result) {
+  return is_complex(t->dtype()) ? to(t, result, std::nullopt)
+                                : to(t, complex_to_real(result), std::nullopt);
+}
+
+Tensor as_complex(const Tensor& t, DType result) { return to(t, result, std::nullopt); }
+
+Tensor re_of(const Tensor& z) { return select(view_as_real(z), -1, 0); }
+Tensor im_of(const Tensor& z) { return select(view_as_real(z), -1, 1); }
+
+// A real tensor (..., 2) of any layout, made here and seen by nothing else, as a complex one: a
+// tensor of its own rather than a view of the pairs, so that in-place ops on it are ordinary
+// (the storage and version counter stay shared with the pairs).
+Tensor pairs_to_complex(const Tensor& r) {
+  Tensor z = view_as_complex(contiguous(r));
+  z->set_is_view(false);
+  z->set_view_base(nullptr);
+  return z;
+}
+
+// Result dtype of an op with a complex operand.
+DType complex_result(const Tensor& a, const Tensor& b) {
+  const DType dt = result_type({a, b});
+  return is_complex(dt) ? dt : real_to_complex(dt);
+}
+
+// Dims of z (wrapped; every dim when empty) as dims of its real view.
+std::vector<int64_t> real_view_dims(const char* op, const Tensor& z,
+                                    const std::vector<int64_t>& dims) {
+  std::vector<int64_t> out;
+  if (dims.empty()) {
+    for (int64_t d = 0; d < z->ndim(); ++d) out.push_back(d);
+    return out;
+  }
+  for (int64_t d : dims) out.push_back(wrap_dim(op, d, std::max<int64_t>(z->ndim(), 1)));
+  return out;
+}
+
+Tensor complex_of_real_dims(const char* op, const Tensor& z, const std::vector<int64_t>& dims,
+                            bool keepdim, std::optional<DType> dtype, bool take_mean) {
+  Tensor x = z;
+  if (dtype) {
+    if (!is_complex(*dtype))
+      throw_error<RuntimeError>(op, "expected a complex dtype for a complex input, got ",
+                                dtype_name(*dtype));
+    x = to(x, *dtype, std::nullopt);
+  }
+  if (x->ndim() == 0) return clone(x);
+  const std::vector<int64_t> rd = real_view_dims(op, x, dims);
+  const Tensor r = view_as_real(x);
+  return pairs_to_complex(take_mean ? functional::mean(r, rd, keepdim)
+                                    : functional::sum(r, rd, keepdim));
+}
+
+// A real (2,) tensor [v, 0] of dtype dt: adds v to the real parts of a real view by broadcasting.
+Tensor real_part_only(double v, DType dt, Device device) {
+  return cat({full({1}, Scalar::from_double(v), CreationOptions{dt, device, ""}),
+              zeros({1}, CreationOptions{dt, device, ""})},
+             0);
+}
+
+}  // namespace
+
+// ---- views and parts ----
+
+Tensor view_as_real(const Tensor& z) { return dispatch1(prim::view_as_real(), {z}); }
+
+Tensor view_as_complex(const Tensor& x) { return dispatch1(prim::view_as_complex(), {x}); }
+
+Tensor real(const Tensor& z) { return is_complex(z->dtype()) ? re_of(z) : z; }
+
+Tensor imag(const Tensor& z) {
+  if (!is_complex(z->dtype()))
+    throw_error<RuntimeError>("imag",
+                              "imag is not implemented for tensors with non-complex "
+                              "dtypes.");
+  return im_of(z);
+}
+
+Tensor complex(const Tensor& re, const Tensor& im) {
+  for (const Tensor* t : {&re, &im})
+    if ((*t)->dtype() != DType::kFloat32 && (*t)->dtype() != DType::kFloat64)
+      throw_error<RuntimeError>("complex",
+                                "Expected both inputs to be Float or Double tensors "
+                                "but got ",
+                                dtype_name(re->dtype()), " and ", dtype_name(im->dtype()));
+  if (re->dtype() != im->dtype())
+    throw_error<RuntimeError>("complex", "Expected object of scalar type ", dtype_name(re->dtype()),
+                              " but got scalar type ", dtype_name(im->dtype()),
+                              " for second argument");
+  const Shape shape = broadcast_shapes("complex", re->shape(), im->shape());
+  return pairs_to_complex(
+      functional::cat({unsqueeze(expand(re, shape), -1), unsqueeze(expand(im, shape), -1)}, -1));
+}
+
+Tensor polar(const Tensor& abs, const Tensor& angle) {
+  for (const Tensor* t : {&abs, &angle})
+    if ((*t)->dtype() != DType::kFloat32 && (*t)->dtype() != DType::kFloat64)
+      throw_error<RuntimeError>("polar",
+                                "Expected both inputs to be Float or Double tensors "
+                                "but got ",
+                                dtype_name(abs->dtype()), " and ", dtype_name(angle->dtype()));
+  return complex(functional::mul(abs, unary(UnaryFn::kCos, angle)),
+                 functional::mul(abs, unary(UnaryFn::kSin, angle)));
+}
+
+Tensor conj_physical(const Tensor& z) {
+  if (!is_complex(z->dtype())) return z;
+  const DType rt = complex_to_real(z->dtype());
+  const Tensor sign = cat({ones({1}, CreationOptions{rt, z->device(), ""}),
+                           full({1}, Scalar::from_int(-1), CreationOptions{rt, z->device(), ""})},
+                          0);
+  return pairs_to_complex(functional::mul(view_as_real(z), sign));
+}
+
+Tensor angle(const Tensor& z) {
+  // At z = 0 the angle is 0 and so is its gradient (as PyTorch): atan2's would be 0 / 0 there.
+  const Tensor re = re_of(z), im = im_of(z);
+  const Tensor zero =
+      logical_not(functional::add(unary(UnaryFn::kAbs, re), unary(UnaryFn::kAbs, im)));
+  return binary(BinaryFn::kAtan2, where(zero, Scalar::from_int(0), im),
+                where(zero, Scalar::from_int(1), re));
+}
+
+// ---- transforms ----
+
+Tensor fft_c2c(const Tensor& x, const std::vector<int64_t>& dims, int64_t normalization,
+               bool forward) {
+  return dispatch1(prim::fft_c2c(), {x},
+                   Attrs{{"dims", dims}, {"normalization", normalization}, {"forward", forward}});
+}
+
+Tensor fft_r2c(const Tensor& x, const std::vector<int64_t>& dims, int64_t normalization,
+               bool onesided) {
+  return dispatch1(prim::fft_r2c(), {x},
+                   Attrs{{"dims", dims}, {"normalization", normalization}, {"onesided", onesided}});
+}
+
+Tensor fft_c2r(const Tensor& x, const std::vector<int64_t>& dims, int64_t normalization,
+               int64_t last_dim_size) {
+  return dispatch1(
+      prim::fft_c2r(), {x},
+      Attrs{{"dims", dims}, {"normalization", normalization}, {"last_dim_size", last_dim_size}});
+}
+
+Tensor complex_pad_dim(const Tensor& z, int64_t dim, int64_t extra) {
+  const Tensor r = view_as_real(z);
+  Shape shape = r->shape();
+  shape[dim] = extra;
+  return pairs_to_complex(
+      functional::cat({r, zeros(shape, CreationOptions{r->dtype(), r->device(), ""})}, dim));
+}
+
+Tensor complex_scale_range(const Tensor& z, int64_t dim, int64_t start, int64_t length,
+                           double factor) {
+  const DType rt = complex_to_real(z->dtype());
+  const int64_t n = z->shape()[dim];
+  const CreationOptions o{rt, z->device(), ""};
+  Tensor w = cat({ones({start}, o), full({length}, Scalar::from_double(factor), o),
+                  ones({n - start - length}, o)},
+                 0);
+  Shape shape(static_cast<size_t>(z->ndim() - dim), 1);
+  shape[0] = n;
+  return complex_mul_real(z, reshape(w, shape));
+}
+
+Tensor complex_mul_real(const Tensor& z, const Tensor& r) {
+  return pairs_to_complex(functional::mul(view_as_real(z), unsqueeze(r, -1)));
+}
+
+// ---- the arithmetic ops' complex branches ----
+
+namespace complex_ops {
+
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
+  const DType dt = complex_result(a, b);
+  return pairs_to_complex(
+      functional::add(view_as_real(as_complex(a, dt)), view_as_real(as_complex(b, dt)), alpha));
+}
+
+Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
+  const Tensor r = view_as_real(a);
+  return pairs_to_complex(functional::add(
+      r, real_part_only(b.to_double() * alpha.to_double(), r->dtype(), r->device())));
+}
+
+Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
+  const DType dt = complex_result(a, b);
+  return pairs_to_complex(
+      functional::sub(view_as_real(as_complex(a, dt)), view_as_real(as_complex(b, dt)), alpha));
+}
+
+Tensor rsub(const Tensor& a, Scalar b, Scalar alpha) {
+  const Tensor r = view_as_real(a);
+  return pairs_to_complex(
+      functional::sub(real_part_only(b.to_double(), r->dtype(), r->device()), r, alpha));
+}
+
+Tensor mul(const Tensor& a, const Tensor& b) {
+  const DType dt = complex_result(a, b);
+  const Tensor x = as_operand(a, dt), y = as_operand(b, dt);
+  if (!is_complex(y->dtype())) return complex_mul_real(x, y);
+  if (!is_complex(x->dtype())) return complex_mul_real(y, x);
+  const Tensor xr = re_of(x), xi = im_of(x), yr = re_of(y), yi = im_of(y);
+  return complex(functional::sub(functional::mul(xr, yr), functional::mul(xi, yi)),
+                 functional::add(functional::mul(xr, yi), functional::mul(xi, yr)));
+}
+
+Tensor mul(const Tensor& a, Scalar b) {
+  return pairs_to_complex(functional::mul(view_as_real(a), b));
+}
+
+Tensor div(const Tensor& a, const Tensor& b) {
+  const DType dt = complex_result(a, b);
+  const Tensor x = as_operand(a, dt), y = as_operand(b, dt);
+  if (!is_complex(y->dtype()))
+    return pairs_to_complex(functional::div(view_as_real(x), unsqueeze(y, -1)));
+  const Tensor xc = as_complex(x, dt);
+  const Tensor xr = re_of(xc), xi = im_of(xc), yr = re_of(y), yi = im_of(y);
+  const Tensor denom = functional::add(functional::mul(yr, yr), functional::mul(yi, yi));
+  return complex(
+      functional::div(functional::add(functional::mul(xr, yr), functional::mul(xi, yi)), denom),
+      functional::div(functional::sub(functional::mul(xi, yr), functional::mul(xr, yi)), denom));
+}
+
+Tensor div(const Tensor& a, Scalar b) {
+  return pairs_to_complex(functional::div(view_as_real(a), b));
+}
+
+Tensor rdiv(const Tensor& a, Scalar b) {
+  return div(full({}, b, CreationOptions{value_dtype(a->dtype()), a->device(), ""}), a);
+}
+
+Tensor neg(const Tensor& a) { return pairs_to_complex(functional::neg(view_as_real(a))); }
+
+Tensor exp(const Tensor& z) {
+  const Tensor im = im_of(z);
+  return complex_mul_real(complex(unary(UnaryFn::kCos, im), unary(UnaryFn::kSin, im)),
+                          functional::exp(re_of(z)));
+}
+
+Tensor abs(const Tensor& z) { return dispatch1(prim::complex_abs(), {contiguous(z)}); }
+
+Tensor sum(const Tensor& z, const std::vector<int64_t>& dims, bool keepdim,
+           std::optional<DType> dtype) {
+  return complex_of_real_dims("sum", z, dims, keepdim, dtype, false);
+}
+
+Tensor mean(const Tensor& z, const std::vector<int64_t>& dims, bool keepdim,
+            std::optional<DType> dtype) {
+  return complex_of_real_dims("mean", z, dims, keepdim, dtype, true);
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  const DType dt = complex_result(a, b);
+  const Tensor x = as_operand(a, dt), y = as_operand(b, dt);
+  if (!is_complex(x->dtype()))
+    return complex(functional::matmul(x, re_of(y)), functional::matmul(x, im_of(y)));
+  if (!is_complex(y->dtype()))
+    return complex(functional::matmul(re_of(x), y), functional::matmul(im_of(x), y));
+  const Tensor xr = re_of(x), xi = im_of(x), yr = re_of(y), yi = im_of(y);
+  return complex(functional::sub(functional::matmul(xr, yr), functional::matmul(xi, yi)),
+                 functional::add(functional::matmul(xr, yi), functional::matmul(xi, yr)));
+}
+
+Tensor cat(const TensorList& xs, int64_t dim) {
+  DType dt = xs[0]->dtype();
+  for (const Tensor& t : xs) dt = promote_types(dt, t->dtype());
+  const int64_t d = wrap_dim("cat", dim, std::max<int64_t>(xs[0]->ndim(), 1));
+  TensorList reals;
+  for (const Tensor& t : xs) reals.push_back(view_as_real(as_complex(t, dt)));
+  return pairs_to_complex(functional::cat(reals, d));
+}
+
+Tensor full(const Shape& shape, Scalar value, const CreationOptions& opts) {
+  CreationOptions o = opts;
+  o.dtype = complex_to_real(opts.dtype);
+  Shape s = shape;
+  s.push_back(1);
+  const bool zero = value.to_double() == 0;
+  Shape pairs = shape;
+  pairs.push_back(2);
+  if (zero) return pairs_to_complex(functional::full(pairs, value, o));
+  return pairs_to_complex(
+      functional::cat({functional::full(s, value, o), functional::zeros(s, o)}, -1));
+}
+
+Tensor randn(const Shape& shape, const CreationOptions& opts) {
+  CreationOptions o = opts;
+  o.dtype = complex_to_real(opts.dtype);
+  Shape pairs = shape;
+  pairs.push_back(2);
+  return pairs_to_complex(normal(0.0, std::sqrt(0.5), pairs, o));
+}
+
+Tensor rand(const Shape& shape, const CreationOptions& opts) {
+  CreationOptions o = opts;
+  o.dtype = complex_to_real(opts.dtype);
+  Shape pairs = shape;
+  pairs.push_back(2);
+  return pairs_to_complex(functional::rand(pairs, o));
+}
+
+Tensor assign(const Tensor& self, const Tensor& result) { return copy_(self, result); }
+
+}  // namespace complex_ops
+
+}  // namespace oneflow::functional
