@@ -90,9 +90,8 @@ def assert_close(actual, expected, dtype, what):
     atol, rtol = _TOL.get(dtype, (0, 0))
     a, e = np.asarray(actual), np.asarray(expected)
     assert a.shape == e.shape, f"{what}: shape {a.shape} != {e.shape}"
-    np.testing.assert_allclose(
-        a.astype(np.float64), e.astype(np.float64), atol=atol, rtol=rtol, err_msg=what
-    )
+    wide = np.complex128 if np.iscomplexobj(a) or np.iscomplexobj(e) else np.float64
+    np.testing.assert_allclose(a.astype(wide), e.astype(wide), atol=atol, rtol=rtol, err_msg=what)
 
 
 def check(

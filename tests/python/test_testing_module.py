@@ -54,6 +54,39 @@ def test_assert_close_tensors_like_torch(case, dtype):
         assert "Greatest absolute difference" in got and "at index" in got
 
 
+COMPLEX_CASES = [
+    ([1 + 2j, 3 - 1j], [1 + 2j, 3 - 1j], {}),
+    ([1 + 2j, 3 - 1j], [1 + 2j, 3 - 1.5j], {}),  # only an imaginary part differs
+    ([1 + 2j], [1 + 2j + 1e-7j], {}),
+    ([complex(math.nan, 1)], [complex(math.nan, 1)], {"equal_nan": True}),
+    ([1 + 1j], [1.1 + 1j], {"rtol": 0.2, "atol": 0.0}),
+]
+
+
+@pytest.mark.parametrize("case", range(len(COMPLEX_CASES)))
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_assert_close_complex_tensors_and_numbers_like_torch(case, dtype):
+    a, b, kw = COMPLEX_CASES[case]
+    got = _message(
+        flow.testing.assert_close,
+        flow.tensor(a, dtype=getattr(flow, dtype)),
+        flow.tensor(b, dtype=getattr(flow, dtype)),
+        **kw,
+    )
+    want = _message(
+        torch.testing.assert_close,
+        torch.tensor(a, dtype=getattr(torch, dtype)),
+        torch.tensor(b, dtype=getattr(torch, dtype)),
+        **kw,
+    )
+    assert (got is None) == (want is None), (got, want)
+    if want is not None:
+        assert got.splitlines()[:3] == want.splitlines()[:3]
+    got = _message(flow.testing.assert_close, a[0], b[0], **kw)
+    want = _message(torch.testing.assert_close, a[0], b[0], **kw)
+    assert (got is None) == (want is None), (got, want)
+
+
 def test_assert_close_attributes_containers_and_numbers_like_torch():
     pairs = [
         (lambda lib: (lib.tensor([1, 2]), lib.tensor([1.0, 2.0])), {}),

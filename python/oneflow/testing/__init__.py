@@ -1,5 +1,6 @@
 """oneflow.testing: assert_close and make_tensor (PyTorch's torch.testing)."""
 
+import cmath
 import collections.abc
 import math
 
@@ -15,6 +16,8 @@ _TOLERANCES = {
     oneflow.bfloat16: (1.6e-2, 1e-5),
     oneflow.float32: (1.3e-6, 1e-5),
     oneflow.float64: (1e-7, 1e-7),
+    oneflow.complex64: (1.3e-6, 1e-5),
+    oneflow.complex128: (1e-7, 1e-7),
 }
 
 
@@ -71,8 +74,10 @@ def _compare_tensors(
     if a.dtype == np.bool_:
         bad = a != b
     else:
-        a = a.astype(np.float64)
-        b = b.astype(np.float64)
+        # complex values compare as PyTorch's: |a - b| <= atol + rtol * |b|
+        wide = np.complex128 if np.iscomplexobj(a) or np.iscomplexobj(b) else np.float64
+        a = a.astype(wide)
+        b = b.astype(wide)
         with np.errstate(invalid="ignore", over="ignore"):
             close = np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
             close |= a == b  # infinities of the same sign
@@ -83,9 +88,9 @@ def _compare_tensors(
     lines = ["Tensor-likes are not close!", ""]
     lines.append(f"Mismatched elements: {n_bad} / {total} ({100.0 * n_bad / total:.1f}%)")
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
+        diff = np.abs(a - b).astype(np.float64)
         diff = np.where(bad, diff, 0.0)
-        rel = np.where(bad, diff / np.abs(b.astype(np.float64)), 0.0)
+        rel = np.where(bad, diff / np.abs(b).astype(np.float64), 0.0)
     ai = np.unravel_index(int(np.nanargmax(np.where(np.isnan(diff), -1, diff))), diff.shape)
     ri = np.unravel_index(int(np.nanargmax(np.where(np.isnan(rel), -1, rel))), rel.shape)
     lines.append(
@@ -107,11 +112,14 @@ def _compare_numbers(actual, expected, rtol, atol, equal_nan, check_dtype, msg, 
             path,
         )
     if isinstance(actual, complex) or isinstance(expected, complex):
-        raise TypeError("assert_close: complex numbers are not supported")
-    dtype = oneflow.float64 if isinstance(actual, float) or isinstance(expected, float) else None
+        dtype = oneflow.complex128
+    elif isinstance(actual, float) or isinstance(expected, float):
+        dtype = oneflow.float64
+    else:
+        dtype = None
     rtol, atol = _tolerances(dtype, rtol, atol)
-    if math.isnan(actual) or math.isnan(expected):
-        if equal_nan and math.isnan(actual) and math.isnan(expected):
+    if cmath.isnan(actual) or cmath.isnan(expected):
+        if equal_nan and cmath.isnan(actual) and cmath.isnan(expected):
             return
     elif actual == expected or abs(actual - expected) <= atol + rtol * abs(expected):
         return
@@ -138,8 +146,8 @@ def _compare(actual, expected, path, **kw):
     if isinstance(actual, oneflow.Tensor) or isinstance(expected, oneflow.Tensor):
         if not (isinstance(actual, oneflow.Tensor) and isinstance(expected, oneflow.Tensor)):
             if kw["allow_subclasses"] is False or not (
-                isinstance(actual, (oneflow.Tensor, int, float, bool))
-                and isinstance(expected, (oneflow.Tensor, int, float, bool))
+                isinstance(actual, (oneflow.Tensor, int, float, bool, complex))
+                and isinstance(expected, (oneflow.Tensor, int, float, bool, complex))
             ):
                 raise TypeError(
                     f"No comparison pair was able to handle inputs of type {type(actual)} and "
@@ -164,7 +172,8 @@ def _compare(actual, expected, path, **kw):
             path,
         )
         return
-    if isinstance(actual, (bool, int, float)) and isinstance(expected, (bool, int, float)):
+    numbers = (bool, int, float, complex)
+    if isinstance(actual, numbers) and isinstance(expected, numbers):
         _compare_numbers(
             actual,
             expected,
