@@ -142,22 +142,31 @@ Tensor angle(const Tensor& z) {
 
 // ---- transforms ----
 
+namespace {
+// The transforms have CPU kernels only (no cuFFT yet): a tensor elsewhere is transformed on the
+// host and copied back, differentiably.
+Tensor on_host(const Primitive& prim, const Tensor& x, const Attrs& attrs) {
+  if (x->device().type == DeviceType::kCPU) return dispatch1(prim, {x}, attrs);
+  return to(dispatch1(prim, {to(x, std::nullopt, Device{})}, attrs), std::nullopt, x->device());
+}
+}  // namespace
+
 Tensor fft_c2c(const Tensor& x, const std::vector<int64_t>& dims, int64_t normalization,
                bool forward) {
-  return dispatch1(prim::fft_c2c(), {x},
-                   Attrs{{"dims", dims}, {"normalization", normalization}, {"forward", forward}});
+  return on_host(prim::fft_c2c(), x,
+                 Attrs{{"dims", dims}, {"normalization", normalization}, {"forward", forward}});
 }
 
 Tensor fft_r2c(const Tensor& x, const std::vector<int64_t>& dims, int64_t normalization,
                bool onesided) {
-  return dispatch1(prim::fft_r2c(), {x},
-                   Attrs{{"dims", dims}, {"normalization", normalization}, {"onesided", onesided}});
+  return on_host(prim::fft_r2c(), x,
+                 Attrs{{"dims", dims}, {"normalization", normalization}, {"onesided", onesided}});
 }
 
 Tensor fft_c2r(const Tensor& x, const std::vector<int64_t>& dims, int64_t normalization,
                int64_t last_dim_size) {
-  return dispatch1(
-      prim::fft_c2r(), {x},
+  return on_host(
+      prim::fft_c2r(), x,
       Attrs{{"dims", dims}, {"normalization", normalization}, {"last_dim_size", last_dim_size}});
 }
 
@@ -253,11 +262,136 @@ Tensor neg(const Tensor& a) { return pairs_to_complex(functional::neg(view_as_re
 
 Tensor exp(const Tensor& z) {
   const Tensor im = im_of(z);
-  return complex_mul_real(complex(unary(UnaryFn::kCos, im), unary(UnaryFn::kSin, im)),
-                          functional::exp(re_of(z)));
+  return complex_mul_real(
+      complex(functional::unary(UnaryFn::kCos, im), functional::unary(UnaryFn::kSin, im)),
+      functional::exp(re_of(z)));
 }
 
-Tensor abs(const Tensor& z) { return dispatch1(prim::complex_abs(), {contiguous(z)}); }
+Tensor abs(const Tensor& z) {
+  if (z->device().type == DeviceType::kCPU) return dispatch1(prim::complex_abs(), {contiguous(z)});
+  // Elsewhere (no kernel yet): sqrt(re^2 + im^2), with a zero gradient at 0.
+  const Tensor re = re_of(z), im = im_of(z);
+  const Tensor r2 = functional::add(functional::mul(re, re), functional::mul(im, im));
+  const Tensor zero = functional::compare(CompareFn::kEq, r2, Scalar::from_int(0));
+  return where(zero, Scalar::from_int(0),
+               functional::unary(UnaryFn::kSqrt, where(zero, Scalar::from_int(1), r2)));
+}
+
+namespace {
+
+Tensor sqrt_of(const Tensor& z) {
+  // The principal root without cancellation. For x >= 0: t = sqrt((|z| + x) / 2) is the real part
+  // and y / 2t the imaginary part; for x < 0: t = sqrt((|z| - x) / 2) is the imaginary part's
+  // size, with y's sign (-0 included: 1 / y is -inf), and |y| / 2t the real part. Each branch is
+  // computed on safe values where the other applies, so no NaN reaches a gradient; written
+  // without |x| or |y| so that the gradient on the cut is the one-sided one, as PyTorch's.
+  const Tensor x = re_of(z), y = im_of(z);
+  const Tensor r = abs(z);
+  const Tensor one =
+      functional::full({}, Scalar::from_int(1), CreationOptions{x->dtype(), x->device(), ""});
+  const Tensor right = functional::compare(CompareFn::kGe, x, Scalar::from_int(0));
+  const Tensor half =
+      functional::full({}, Scalar::from_double(0.5), CreationOptions{x->dtype(), x->device(), ""});
+  const Tensor t = functional::unary(
+      UnaryFn::kSqrt, where(right, functional::mul(functional::add(r, x), half),
+                            where(right, one, functional::mul(functional::sub(r, x), half))));
+  const Tensor zero = functional::compare(CompareFn::kEq, t, Scalar::from_int(0));
+  const Tensor other =
+      where(zero, Scalar::from_int(0),
+            functional::div(y, functional::mul(where(zero, one, t), Scalar::from_int(2))));
+  const Tensor y_sign =
+      where(functional::compare(CompareFn::kLt, functional::rdiv(y, Scalar::from_int(1)),
+                                Scalar::from_int(0)),
+            Scalar::from_int(-1), Scalar::from_int(1));
+  return complex(where(right, t, functional::mul(other, y_sign)),
+                 where(right, other, functional::mul(t, y_sign)));
+}
+
+Tensor log_of(const Tensor& z) {
+  return complex(functional::unary(UnaryFn::kLog, abs(z)), angle(z));
+}
+
+}  // namespace
+
+Tensor unary(UnaryFn fn, const Tensor& z) {
+  const Tensor x = re_of(z), y = im_of(z);
+  switch (fn) {
+    case UnaryFn::kAbs:
+      return abs(z);
+    case UnaryFn::kNeg:
+      return neg(z);
+    case UnaryFn::kReciprocal:
+      return rdiv(z, Scalar::from_int(1));
+    case UnaryFn::kSqrt:
+      return sqrt_of(z);
+    case UnaryFn::kRsqrt:
+      return rdiv(sqrt_of(z), Scalar::from_int(1));
+    case UnaryFn::kLog:
+      return log_of(z);
+    case UnaryFn::kLog2:
+      return functional::div(log_of(z), Scalar::from_double(std::log(2.0)));
+    case UnaryFn::kLog10:
+      return functional::div(log_of(z), Scalar::from_double(std::log(10.0)));
+    case UnaryFn::kSin:  // sin x cosh y + i cos x sinh y
+      return complex(functional::mul(functional::unary(UnaryFn::kSin, x),
+                                     functional::unary(UnaryFn::kCosh, y)),
+                     functional::mul(functional::unary(UnaryFn::kCos, x),
+                                     functional::unary(UnaryFn::kSinh, y)));
+    case UnaryFn::kCos:  // cos x cosh y - i sin x sinh y
+      return complex(functional::mul(functional::unary(UnaryFn::kCos, x),
+                                     functional::unary(UnaryFn::kCosh, y)),
+                     functional::neg(functional::mul(functional::unary(UnaryFn::kSin, x),
+                                                     functional::unary(UnaryFn::kSinh, y))));
+    case UnaryFn::kSinh:  // sinh x cos y + i cosh x sin y
+      return complex(functional::mul(functional::unary(UnaryFn::kSinh, x),
+                                     functional::unary(UnaryFn::kCos, y)),
+                     functional::mul(functional::unary(UnaryFn::kCosh, x),
+                                     functional::unary(UnaryFn::kSin, y)));
+    case UnaryFn::kCosh:  // cosh x cos y + i sinh x sin y
+      return complex(functional::mul(functional::unary(UnaryFn::kCosh, x),
+                                     functional::unary(UnaryFn::kCos, y)),
+                     functional::mul(functional::unary(UnaryFn::kSinh, x),
+                                     functional::unary(UnaryFn::kSin, y)));
+    default:
+      throw_error<TypeError>(fn_name(fn), "does not support ", dtype_name(z->dtype()),
+                             " inputs yet");
+  }
+}
+
+Tensor pow(const Tensor& a, const Tensor& b) {
+  const DType dt = complex_result(a, b);
+  const Tensor x = as_complex(a, dt), y = as_operand(b, dt);
+  return exp(is_complex(y->dtype()) ? mul(y, log_of(x)) : complex_mul_real(log_of(x), y));
+}
+
+Tensor pow(const Tensor& a, Scalar b) {
+  // PyTorch's shortcuts for the common exponents; exp(b log a) otherwise.
+  if (b.kind != Scalar::Kind::kFloat || b.f == std::floor(b.f)) {
+    const double e = b.to_double();
+    if (e == 0)
+      return complex_ops::full(a->shape(), Scalar::from_int(1),
+                               CreationOptions{a->dtype(), a->device(), ""});
+    if (e == 1) return clone(a);
+    if (e == 2) return mul(a, a);
+    if (e == 3) return mul(mul(a, a), a);
+    if (e == -1) return rdiv(a, Scalar::from_int(1));
+    if (e == -2) return rdiv(mul(a, a), Scalar::from_int(1));
+  }
+  if (b.kind == Scalar::Kind::kFloat && b.f == 0.5) return sqrt_of(a);
+  return exp(functional::mul(log_of(a), b));
+}
+
+Tensor compare(CompareFn fn, const Tensor& a, const Tensor& b) {
+  if (fn != CompareFn::kEq && fn != CompareFn::kNe)
+    throw_error<TypeError>(fn_name(fn), "is not defined for complex inputs (",
+                           dtype_name(a->dtype()), ", ", dtype_name(b->dtype()), ")");
+  const DType dt = complex_result(a, b);
+  const Tensor x = as_complex(a, dt), y = as_complex(b, dt);
+  const Tensor re = functional::compare(fn, re_of(x), re_of(y));
+  const Tensor im = functional::compare(fn, im_of(x), im_of(y));
+  return fn == CompareFn::kEq ? binary(BinaryFn::kLogicalAnd, re, im)
+                              : binary(BinaryFn::kLogicalOr, re, im);
+}
 
 Tensor sum(const Tensor& z, const std::vector<int64_t>& dims, bool keepdim,
            std::optional<DType> dtype) {

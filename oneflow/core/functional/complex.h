@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "oneflow/core/common/op_kinds.h"
 #include "oneflow/core/framework/tensor.h"
 #include "oneflow/core/functional/functional.h"
 
@@ -62,6 +63,13 @@ Tensor rdiv(const Tensor& a, Scalar b);  // b / a
 Tensor neg(const Tensor& a);
 Tensor exp(const Tensor& z);
 Tensor abs(const Tensor& z);
+// The pointwise functions with complex forms (sqrt, rsqrt, log, log2, log10, sin, cos, sinh,
+// cosh, reciprocal, neg, abs); the others raise a TypeError naming the function.
+Tensor unary(UnaryFn fn, const Tensor& z);
+Tensor pow(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, Scalar b);
+// eq and ne (both parts equal / some part differs); the orderings raise, as PyTorch.
+Tensor compare(CompareFn fn, const Tensor& a, const Tensor& b);
 Tensor sum(const Tensor& z, const std::vector<int64_t>& dims, bool keepdim,
            std::optional<DType> dtype);
 Tensor mean(const Tensor& z, const std::vector<int64_t>& dims, bool keepdim,

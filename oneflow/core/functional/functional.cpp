@@ -916,13 +916,8 @@ Tensor round(const Tensor& x, int64_t decimals) {
 }
 
 Tensor unary(UnaryFn fn, const Tensor& x_in) {
-  if (complex_ops::any(x_in)) [[unlikely]] {
-    if (fn == UnaryFn::kAbs) return complex_ops::abs(x_in);
-    if (fn == UnaryFn::kNeg) return complex_ops::neg(x_in);
-    if (fn == UnaryFn::kReciprocal) return complex_ops::rdiv(x_in, Scalar::from_int(1));
-    throw_error<TypeError>(fn_name(fn), "does not support ", dtype_name(x_in->dtype()),
-                           " inputs yet");
-  }
+  if (complex_ops::any(x_in)) [[unlikely]]
+    return complex_ops::unary(fn, x_in);
   if (fn == UnaryFn::kNeg && x_in->dtype() == DType::kBool) return neg(x_in);     // raises
   if (fn == UnaryFn::kSign && x_in->dtype() == DType::kBool) return clone(x_in);  // as PyTorch
   const Tensor x = keeps_integers(fn) ? x_in : to(x_in, float_result(x_in->dtype()), std::nullopt);
@@ -1019,16 +1014,22 @@ Tensor compare_impl(CompareFn fn, const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor compare(CompareFn fn, const Tensor& a, const Tensor& b) {
+  if (complex_ops::any(a, b)) [[unlikely]]
+    return complex_ops::compare(fn, a, b);
   DType dt = result_type({a, b});
   return compare_impl(fn, to(a, dt, std::nullopt), to(b, dt, std::nullopt));
 }
 
 Tensor compare(CompareFn fn, const Tensor& a, Scalar b) {
+  if (complex_ops::any(a)) [[unlikely]]
+    return complex_ops::compare(fn, a, full({}, b, CreationOptions{a->dtype(), a->device(), ""}));
   DType dt = result_type({a}, {b});
   return compare_impl(fn, to(a, dt, std::nullopt), scalar_tensor(b, dt, a->device()));
 }
 
 Tensor pow(const Tensor& a, const Tensor& b) {
+  if (complex_ops::any(a, b)) [[unlikely]]
+    return complex_ops::pow(a, b);
   if (a->dtype() == DType::kBool && b->dtype() == DType::kBool)
     throw_error<NotImplementedError>("pow", "expected numeric inputs, got bool and bool");
   // Integer ** integer stays an integer, as in PyTorch.
@@ -1038,6 +1039,8 @@ Tensor pow(const Tensor& a, const Tensor& b) {
 }
 
 Tensor pow(const Tensor& a, Scalar b) {
+  if (complex_ops::any(a)) [[unlikely]]
+    return complex_ops::pow(a, b);
   if (b.kind != Scalar::Kind::kFloat && b.i == 2 && is_floating(a->dtype())) return mul(a, a);
   if (b.kind != Scalar::Kind::kFloat && is_integral(a->dtype(), true)) {
     // Integer ** integer stays an integer (square and multiply).

@@ -112,30 +112,40 @@ def isnan(input):
 
 
 def isinf(input):
+    if input.dtype.is_complex:  # either part infinite
+        return isinf(input.real) | isinf(input.imag)
     if not _is_float(input.dtype):
         return _C.ne(input, input)  # all False
     return _C.eq(_C.abs(input), math.inf)
 
 
 def isposinf(input):
+    if input.dtype.is_complex:
+        raise RuntimeError("isposinf does not support complex inputs.")
     if not _is_float(input.dtype):
         return _C.ne(input, input)
     return _C.eq(input, math.inf)
 
 
 def isneginf(input):
+    if input.dtype.is_complex:
+        raise RuntimeError("isneginf does not support complex inputs.")
     if not _is_float(input.dtype):
         return _C.ne(input, input)
     return _C.eq(input, -math.inf)
 
 
 def isfinite(input):
+    if input.dtype.is_complex:  # both parts finite
+        return isfinite(input.real) & isfinite(input.imag)
     if not _is_float(input.dtype):
         return _C.eq(input, input)  # all True
     return _C.lt(_C.abs(input), math.inf)
 
 
 def isreal(input):
+    if input.dtype.is_complex:  # a zero imaginary part
+        return _C.eq(input.imag, 0)
     return _C.eq(input, input) | _C.ne(input, input)
 
 

@@ -167,9 +167,26 @@ bool copy_short_rows(const Tensor& src, const Tensor& dst) {
   return true;
 }
 
-// A complex tensor's bytes in its real dtype: part -1 the (..., 2) pairs, 0 the real parts, 1 the
-// imaginary parts.
-Tensor real_pairs(const Tensor& t, int part) {
+// Copies with a complex side through real views: pairs to pairs (with a cast between the two
+// precisions), a real tensor into the real parts with zero imaginary parts, the real parts
+// into a real tensor (PyTorch discards the imaginary part).
+void copy_complex(const Tensor& src, const Tensor& dst) {
+  if (is_complex(src->dtype()) && is_complex(dst->dtype())) {
+    copy_cpu(complex_pairs_view(src, -1), complex_pairs_view(dst, -1));
+  } else if (is_complex(dst->dtype())) {
+    copy_cpu(src, complex_pairs_view(dst, 0));
+    const Tensor zero = empty_tensor({}, complex_to_real(dst->dtype()), dst->device());
+    std::memset(zero->data(), 0, itemsize(zero->dtype()));
+    const Tensor imag = complex_pairs_view(dst, 1);
+    copy_cpu(make_view(zero, imag->shape(), Strides(imag->ndim(), 0), 0), imag);
+  } else {
+    copy_cpu(complex_pairs_view(src, 0), dst);
+  }
+}
+
+}  // namespace
+
+Tensor complex_pairs_view(const Tensor& t, int part) {
   Shape shape = t->shape();
   Strides strides = t->strides();
   for (int64_t& s : strides) s *= 2;
@@ -182,25 +199,6 @@ Tensor real_pairs(const Tensor& t, int part) {
   }
   return make_view(t, shape, strides, offset, complex_to_real(t->dtype()));
 }
-
-// Copies with a complex side through real views: pairs to pairs (with a cast between the two
-// precisions), a real tensor into the real parts with zero imaginary parts, the real parts
-// into a real tensor (PyTorch discards the imaginary part).
-void copy_complex(const Tensor& src, const Tensor& dst) {
-  if (is_complex(src->dtype()) && is_complex(dst->dtype())) {
-    copy_cpu(real_pairs(src, -1), real_pairs(dst, -1));
-  } else if (is_complex(dst->dtype())) {
-    copy_cpu(src, real_pairs(dst, 0));
-    const Tensor zero = empty_tensor({}, complex_to_real(dst->dtype()), dst->device());
-    std::memset(zero->data(), 0, itemsize(zero->dtype()));
-    const Tensor imag = real_pairs(dst, 1);
-    copy_cpu(make_view(zero, imag->shape(), Strides(imag->ndim(), 0), 0), imag);
-  } else {
-    copy_cpu(real_pairs(src, 0), dst);
-  }
-}
-
-}  // namespace
 
 // Copies `src` (any strides, same shape, on the CPU) into `dst` (any strides), casting.
 void copy_cpu(const Tensor& src, const Tensor& dst) {

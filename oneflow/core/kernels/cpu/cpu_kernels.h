@@ -12,6 +12,10 @@ namespace oneflow {
 // Copies `src` into `dst` (same shape, any strides, both on the CPU), casting the dtype.
 void copy_cpu(const Tensor& src, const Tensor& dst);
 
+// A complex tensor's bytes in its real dtype (no dispatch, no autograd): part -1 the (..., 2)
+// pairs, 0 the real parts, 1 the imaginary parts. Copies with a complex side run on these.
+Tensor complex_pairs_view(const Tensor& t, int part);
+
 // The view of `t` that a Slice primitive's attrs (starts, steps, sizes) select.
 Tensor slice_view_of(const Tensor& t, const Attrs& attrs);
 

@@ -132,6 +132,20 @@ void copy_cuda(const Tensor& src, const Tensor& dst) {
                                   cudaMemcpyDeviceToDevice, stream));
     return;
   }
+  if (is_complex(src->dtype()) || is_complex(dst->dtype())) {  // through the real pairs
+    if (is_complex(src->dtype()) && is_complex(dst->dtype())) {
+      copy_cuda(complex_pairs_view(src, -1), complex_pairs_view(dst, -1));
+    } else if (is_complex(dst->dtype())) {
+      copy_cuda(src, complex_pairs_view(dst, 0));
+      const Tensor zero = empty_tensor({}, complex_to_real(dst->dtype()), dst->device());
+      OF_CUDA_CHECK(cudaMemsetAsync(zero->data(), 0, itemsize(zero->dtype()), stream));
+      const Tensor imag = complex_pairs_view(dst, 1);
+      copy_cuda(make_view(zero, imag->shape(), Strides(imag->ndim(), 0), 0), imag);
+    } else {
+      copy_cuda(complex_pairs_view(src, 0), dst);
+    }
+    return;
+  }
   const Shape& shape = dst->shape();
   visit_dtype(src->dtype(), [&]<typename S>() {
     visit_dtype(dst->dtype(), [&]<typename D>() {
