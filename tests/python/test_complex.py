@@ -1220,7 +1220,7 @@ def test_powers_like_torch(dtype, device):
     r = np.abs(rng.standard_normal((4, 3))) + 0.5
     for e in (2, 3, 0, 1, -1, -2, 0.5, 1.7, -0.3):
         # z ** 0 is a constant here (PyTorch keeps a history whose gradient is zero)
-        check(lambda lib, z: z**e, [a], device, grad=e != 0)
+        check(lambda lib, z, e=e: z**e, [a], device, grad=e != 0)
     check(lambda lib, z, w: lib.pow(z, w), [a, b], device)
     check(lambda lib, z, x: z**x, [a, r.astype(REAL_OF[dtype])], device)
 

@@ -191,6 +191,17 @@ Tensor complex_scale_range(const Tensor& z, int64_t dim, int64_t start, int64_t 
   return complex_mul_real(z, reshape(w, shape));
 }
 
+Tensor complex_mul(const Tensor& a, const Tensor& b, bool conj_b) {
+  if (a->device().type == DeviceType::kCPU)
+    return dispatch1(prim::complex_mul(), {a, b}, Attrs{{"conj_b", conj_b}});
+  // Elsewhere (no kernel yet): (ar br -+ ai bi) + i (ai br +- ar bi) from real ops.
+  const Tensor ar = re_of(a), ai = im_of(a), br = re_of(b), bi = im_of(b);
+  const Tensor rr = functional::mul(ar, br), ii = functional::mul(ai, bi);
+  const Tensor ri = functional::mul(ar, bi), ir = functional::mul(ai, br);
+  return conj_b ? complex(functional::add(rr, ii), functional::sub(ir, ri))
+                : complex(functional::sub(rr, ii), functional::add(ri, ir));
+}
+
 Tensor complex_mul_real(const Tensor& z, const Tensor& r) {
   return pairs_to_complex(functional::mul(view_as_real(z), unsqueeze(r, -1)));
 }
@@ -228,9 +239,7 @@ Tensor mul(const Tensor& a, const Tensor& b) {
   const Tensor x = as_operand(a, dt), y = as_operand(b, dt);
   if (!is_complex(y->dtype())) return complex_mul_real(x, y);
   if (!is_complex(x->dtype())) return complex_mul_real(y, x);
-  const Tensor xr = re_of(x), xi = im_of(x), yr = re_of(y), yi = im_of(y);
-  return complex(functional::sub(functional::mul(xr, yr), functional::mul(xi, yi)),
-                 functional::add(functional::mul(xr, yi), functional::mul(xi, yr)));
+  return complex_mul(x, y, false);
 }
 
 Tensor mul(const Tensor& a, Scalar b) {

@@ -41,6 +41,8 @@ Tensor complex_pad_dim(const Tensor& z, int64_t dim, int64_t extra);
 // z with entries [start, start + length) along dim multiplied by factor.
 Tensor complex_scale_range(const Tensor& z, int64_t dim, int64_t start, int64_t length,
                            double factor);
+// a * b (a * conj(b) with conj_b) for complex a and b of one dtype.
+Tensor complex_mul(const Tensor& a, const Tensor& b, bool conj_b);
 // z * r for a real r that broadcasts with z.
 Tensor complex_mul_real(const Tensor& z, const Tensor& r);
 

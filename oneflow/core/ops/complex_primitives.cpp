@@ -136,6 +136,36 @@ TensorList ComplexAbs::grad(const GradContext& ctx, const TensorList& dy) const 
   return {F::complex_mul_real(ctx.inputs[0], scale)};
 }
 
+PrimTraits ComplexMul::traits() const {
+  PrimTraits t;
+  t.complex = true;
+  t.saves_inputs = true;
+  return t;
+}
+
+std::vector<TensorMeta> ComplexMul::infer(const TensorList& in, const Attrs&) const {
+  OF_ASSERT(in.size() == 2);
+  const TensorImpl &a = *in[0], &b = *in[1];
+  if (!is_complex(a.dtype()) || a.dtype() != b.dtype())
+    throw_error<RuntimeError>(name(), "expected complex inputs of one dtype, got ",
+                              dtype_name(a.dtype()), " and ", dtype_name(b.dtype()));
+  const Shape shape = broadcast_shapes(name(), a.shape(), b.shape());
+  return {TensorMeta{shape, contiguous_strides(shape), 0, a.dtype(), a.device()}};
+}
+
+TensorList ComplexMul::grad(const GradContext& ctx, const TensorList& dy) const {
+  // y = a b: da = dy conj(b), db = dy conj(a). y = a conj(b): da = dy b, db = a conj(dy).
+  TensorList dx(2);
+  if (!dy[0]) return dx;
+  const Tensor &a = ctx.inputs[0], &b = ctx.inputs[1];
+  const bool conj_b = ctx.attrs.get<bool>("conj_b");
+  if (ctx.needs_input_grad[0]) dx[0] = F::sum_to(F::complex_mul(dy[0], b, !conj_b), a->shape());
+  if (ctx.needs_input_grad[1])
+    dx[1] = F::sum_to(conj_b ? F::complex_mul(a, dy[0], true) : F::complex_mul(dy[0], a, true),
+                      b->shape());
+  return dx;
+}
+
 // ---- transforms ----
 
 PrimTraits FftC2C::traits() const { return fft_traits(); }
@@ -233,6 +263,10 @@ const ViewAsComplex& view_as_complex() {
 }
 const ComplexAbs& complex_abs() {
   static const ComplexAbs p;
+  return p;
+}
+const ComplexMul& complex_mul() {
+  static const ComplexMul p;
   return p;
 }
 const FftC2C& fft_c2c() {

@@ -1308,6 +1308,7 @@ std::vector<const Primitive*> all_primitives() {
       &prim::view_as_real(),
       &prim::view_as_complex(),
       &prim::complex_abs(),
+      &prim::complex_mul(),
       &prim::fft_c2c(),
       &prim::fft_r2c(),
       &prim::fft_c2r(),

@@ -22,6 +22,7 @@
 #include "oneflow/core/kernels/cpu/cpu_kernels.h"
 
 #include "oneflow/core/kernels/cpu/parallel.h"
+#include "oneflow/core/kernels/cpu/strided_loop.h"
 #include "oneflow/core/ops/complex_primitives.h"
 
 namespace oneflow {
@@ -117,6 +118,31 @@ void parallel_region(bool parallel, Body&& body) {
   }
 }
 
+// The forward transform of n real values (n even, n/2 free of large prime factors) as one complex
+// transform of n/2 (KissFFT's transform_real: the even and odd samples as real and imaginary
+// parts, then a twiddle pass), half the work of the complex transform of n.
+template <typename T>
+class RealPlan {
+ public:
+  using C = std::complex<T>;
+  static bool applies(int64_t n) {
+    return n >= 4 && n % 2 == 0 && largest_prime_factor(n / 2) <= kMaxDirectFactor;
+  }
+  explicit RealPlan(int64_t n) : n_(n), half_(n / 2, false) {}
+  // out[0 .. n/2] = the first n/2 + 1 entries of the transform of in[0 .. n); `packed` holds n/2.
+  void run(const T* in, C* out, C* packed) const {
+    half_.transform_real(in, packed);
+    const int64_t h = n_ / 2;
+    out[0] = C(packed[0].real(), T(0));
+    out[h] = C(packed[0].imag(), T(0));
+    for (int64_t k = 1; k < h; ++k) out[k] = packed[k];
+  }
+
+ private:
+  int64_t n_;
+  kissfft<T> half_;
+};
+
 struct Lines {
   int64_t outer, n, inner;  // a contiguous shape seen as (outer, n, inner) around one dim
 };
@@ -184,6 +210,43 @@ void ComplexAbs::compute_cpu(const TensorList& in, const TensorList& out, const 
   });
 }
 
+void ComplexMul::compute_cpu(const TensorList& in, const TensorList& out,
+                             const Attrs& attrs) const {
+  const bool conj_b = attrs.get<bool>("conj_b");
+  visit_real(out[0]->dtype(), [&]<typename T>() {
+    const auto tier = cpu::loop_tier();
+    cpu::tensor_loop<3>({out[0].get(), in[0].get(), in[1].get()}, [&](std::array<char*, 3> p,
+                                                                      const auto& s, int64_t n) {
+      constexpr int64_t kPair = 2 * sizeof(T);
+      const T sign = conj_b ? T(-1) : T(1);
+      if (s[0] == kPair && s[1] == kPair && s[2] == kPair) {
+        cpu::run_loop(
+            tier, [&]() __attribute__((always_inline)) {
+              T* const y = reinterpret_cast<T*>(p[0]);
+              const T* const a = reinterpret_cast<const T*>(p[1]);
+              const T* const b = reinterpret_cast<const T*>(p[2]);
+              const int64_t m = n;
+              const T sg = sign;
+              for (int64_t i = 0; i < m; ++i) {
+                const T ar = a[2 * i], ai = a[2 * i + 1], br = b[2 * i], bi = sg * b[2 * i + 1];
+                y[2 * i] = ar * br - ai * bi;
+                y[2 * i + 1] = ar * bi + ai * br;
+              }
+            });
+        return;
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        const T* a = reinterpret_cast<const T*>(p[1] + i * s[1]);
+        const T* b = reinterpret_cast<const T*>(p[2] + i * s[2]);
+        T* y = reinterpret_cast<T*>(p[0] + i * s[0]);
+        const T ar = a[0], ai = a[1], br = b[0], bi = sign * b[1];
+        y[0] = ar * br - ai * bi;
+        y[1] = ar * bi + ai * br;
+      }
+    });
+  });
+}
+
 void FftC2C::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
   const auto& dims = attrs.get<std::vector<int64_t>>("dims");
   const bool forward = attrs.get<bool>("forward");
@@ -213,7 +276,28 @@ void FftR2C::compute_cpu(const TensorList& in, const TensorList& out, const Attr
     const Lines li = lines_of(x->shape(), last);
     const int64_t m = out[0]->shape()[last];
     const int64_t count = li.outer * li.inner;
-    if (count > 0 && m > 0) {
+    if (count > 0 && m > 0 && RealPlan<T>::applies(li.n)) {
+      const RealPlan<T> plan(li.n);
+      const int64_t h = li.n / 2;
+      parallel_region(count > 1 && count * li.n > 4096, [&] {
+        std::vector<T> line(li.n);
+        std::vector<C> result(h + 1), packed(h);
+#pragma omp for schedule(static)
+        for (int64_t t = 0; t < count; ++t) {
+          const int64_t o = t / li.inner, i = t % li.inner;
+          const T* s = src + o * li.n * li.inner + i;
+          C* d = dst + o * m * li.inner + i;
+          if (li.inner == 1 && m == h + 1) {  // straight into the output row
+            plan.run(s, d, packed.data());
+            continue;
+          }
+          for (int64_t k = 0; k < li.n; ++k) line[k] = s[k * li.inner];
+          plan.run(line.data(), result.data(), packed.data());
+          for (int64_t k = 0; k < m; ++k)  // the full transform: the mirrored conjugates
+            d[k * li.inner] = k <= h ? result[k] : std::conj(result[li.n - k]);
+        }
+      });
+    } else if (count > 0 && m > 0) {
       const Plan1d<T> plan(li.n, true);
       parallel_region(count > 1 && count * li.n > 4096, [&] {
         std::vector<C> line(li.n), result(li.n), scratch(plan.scratch_size());
