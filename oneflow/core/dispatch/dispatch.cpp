@@ -357,6 +357,13 @@ TensorList eager_local(const Primitive& prim, const TensorList& inputs, const At
   const PrimTraits traits = prim.traits();
   // A reference into the cache: read before anything below can dispatch again.
   const std::vector<TensorMeta>& metas = infer_cached(prim, inputs, attrs);
+  for (const TensorMeta& m : metas)  // creation ops asked for a complex dtype
+    if (is_complex(m.dtype)) [[unlikely]] {
+      const PrimTraits t = prim.traits();
+      if (!t.complex && !t.is_view)
+        throw_error<TypeError>(prim.name(), "does not support ", dtype_name(m.dtype),
+                               " outputs yet");
+    }
   TensorList outputs;
   outputs.reserve(metas.size());
   if (traits.is_view) {

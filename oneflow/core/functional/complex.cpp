@@ -251,12 +251,20 @@ Tensor div(const Tensor& a, const Tensor& b) {
   const Tensor x = as_operand(a, dt), y = as_operand(b, dt);
   if (!is_complex(y->dtype()))
     return pairs_to_complex(functional::div(view_as_real(x), unsqueeze(y, -1)));
+  // x / y = x conj(y) / |y|^2 with y scaled by s = max(|yr|, |yi|) first (Smith's idea), so
+  // that |y|^2 neither overflows nor underflows: x conj(y / s) / (|y / s|^2 s).
   const Tensor xc = as_complex(x, dt);
-  const Tensor xr = re_of(xc), xi = im_of(xc), yr = re_of(y), yi = im_of(y);
-  const Tensor denom = functional::add(functional::mul(yr, yr), functional::mul(yi, yi));
-  return complex(
-      functional::div(functional::add(functional::mul(xr, yr), functional::mul(xi, yi)), denom),
-      functional::div(functional::sub(functional::mul(xi, yr), functional::mul(xr, yi)), denom));
+  const Tensor yr = re_of(y), yi = im_of(y);
+  const Tensor s = functional::maximum(functional::unary(UnaryFn::kAbs, yr),
+                                       functional::unary(UnaryFn::kAbs, yi));
+  const Tensor zero = functional::compare(CompareFn::kEq, s, Scalar::from_int(0));
+  const Tensor safe = where(zero, Scalar::from_int(1), s);
+  const Tensor ys = complex(functional::div(yr, safe), functional::div(yi, safe));
+  const Tensor denom = functional::mul(
+      functional::add(functional::mul(re_of(ys), re_of(ys)), functional::mul(im_of(ys), im_of(ys))),
+      safe);  // 0 where y = 0: x / 0 gives inf or NaN parts, as PyTorch
+  return pairs_to_complex(
+      functional::div(view_as_real(complex_mul(xc, ys, true)), unsqueeze(denom, -1)));
 }
 
 Tensor div(const Tensor& a, Scalar b) {

@@ -1059,6 +1059,8 @@ Tensor pow(const Tensor& a, Scalar b) {
 }
 
 Tensor rpow(const Tensor& a, Scalar b) {
+  if (complex_ops::any(a)) [[unlikely]]
+    return complex_ops::pow(full({}, b, CreationOptions{a->dtype(), a->device(), ""}), a);
   DType dt = result_type({a}, {b});  // integer ** integer stays an integer
   if (!is_integral(dt, false)) dt = float_result(dt);
   return dispatch1(prim::pow(), {scalar_tensor(b, dt, a->device()), to(a, dt, std::nullopt)});
@@ -1200,13 +1202,13 @@ Tensor add_(const Tensor& self, Scalar other, Scalar alpha) {
 
 Tensor mul_(const Tensor& self, const Tensor& other) {
   if (complex_ops::any(self, other)) [[unlikely]]
-    return complex_ops::assign(self, mul(self, other));
+    return complex_ops::assign(self, mul(clone(self), other));  // mul saves its operands
   return inplace_binary("mul_", prim::mul(), self, other);
 }
 
 Tensor mul_(const Tensor& self, Scalar other) {
   if (complex_ops::any(self)) [[unlikely]]
-    return complex_ops::assign(self, mul(self, other));
+    return complex_ops::assign(self, mul(clone(self), other));  // mul saves its operands
   DType dt;
   Tensor y = wrap(self, other, &dt);
   if (scalar_in_float32(dt, other))

@@ -552,9 +552,12 @@ TensorList CompiledGraph::walk(const TensorList& inputs, const TensorList& outpu
     for (int v : s.inputs) ins.push_back(slots[v]);
     if (s.kind == Step::Kind::kView) {
       const TensorMeta& m = values_[s.outputs[0]].meta;
-      const int64_t base_offset = ins[0]->offset() *
-                                  static_cast<int64_t>(itemsize(ins[0]->dtype())) /
-                                  static_cast<int64_t>(itemsize(m.dtype));
+      const int64_t bytes = ins[0]->offset() * static_cast<int64_t>(itemsize(ins[0]->dtype()));
+      const int64_t view_size = static_cast<int64_t>(itemsize(m.dtype));
+      if (bytes % view_size != 0)  // view_as_complex of an input at an odd offset
+        throw_error<RuntimeError>("view_as_complex",
+                                  "Tensor must have a storage_offset divisible by 2");
+      const int64_t base_offset = bytes / view_size;
       slots[s.outputs[0]] =
           make_view(ins[0], m.shape, m.strides, base_offset + s.offset_delta, m.dtype);
     } else {

@@ -35,6 +35,9 @@ const std::vector<int64_t>& fft_dims(const Primitive& p, const TensorImpl& x, co
       throw_error<RuntimeError>(p.name(), "expected distinct dims in [0, ", x.ndim(), "), got ",
                                 shape_str(Shape(dims)));
     seen[d] = true;
+    if (x.shape()[d] < 1)
+      throw_error<RuntimeError>(p.name(), "Invalid number of data points (", x.shape()[d],
+                                ") specified");
   }
   return dims;
 }
@@ -115,8 +118,7 @@ TensorList ViewAsComplex::grad(const GradContext&, const TensorList& dy) const {
 PrimTraits ComplexAbs::traits() const {
   PrimTraits t;
   t.complex = true;
-  t.saves_inputs = true;
-  t.saves_outputs = true;
+  t.saves_inputs = true;  // |z| is recomputed: an in-place change of the output stays legal
   return t;
 }
 
@@ -130,7 +132,7 @@ std::vector<TensorMeta> ComplexAbs::infer(const TensorList& in, const Attrs&) co
 }
 
 TensorList ComplexAbs::grad(const GradContext& ctx, const TensorList& dy) const {
-  const Tensor& y = ctx.outputs[0];
+  const Tensor y = F::complex_ops::abs(ctx.inputs[0]);
   const Tensor zero = F::compare(CompareFn::kEq, y, Scalar::from_int(0));
   const Tensor scale = F::where(zero, Scalar::from_int(0), F::div(dy[0], y));
   return {F::complex_mul_real(ctx.inputs[0], scale)};

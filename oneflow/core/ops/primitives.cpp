@@ -944,6 +944,25 @@ TensorList AsStrided::grad(const GradContext& ctx, const TensorList& dy) const {
                                      "is not implemented yet");
   Attrs a = ctx.attrs;
   a.set("shape", ctx.input_metas[0].shape);
+  if (is_complex(dy[0]->dtype())) {
+    // On the real pairs: one more dim of 2, strides and offsets in real elements.
+    auto pairs = [&](const char* size_key, const char* stride_key, const char* offset_key) {
+      std::vector<int64_t> size = a.get<std::vector<int64_t>>(size_key);
+      std::vector<int64_t> stride = a.get<std::vector<int64_t>>(stride_key);
+      for (int64_t& s : stride) s *= 2;
+      size.push_back(2);
+      stride.push_back(1);
+      a.set(size_key, size);
+      a.set(stride_key, stride);
+      a.set(offset_key, a.get<int64_t>(offset_key) * 2);
+    };
+    pairs("grad_size", "grad_stride", "grad_offset");
+    std::vector<int64_t> shape = ctx.input_metas[0].shape;
+    shape.push_back(2);
+    a.set("shape", shape);
+    return {F::view_as_complex(
+        dispatch1(prim::as_strided_grad(), {F::contiguous(F::view_as_real(dy[0]))}, a))};
+  }
   return {dispatch1(prim::as_strided_grad(), {F::contiguous(dy[0])}, a)};
 }
 

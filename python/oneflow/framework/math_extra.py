@@ -42,6 +42,8 @@ def _float_result(op, input, other):
 
 def _to_float(dtype):
     """Integer and bool inputs give the default floating dtype, as PyTorch's unary float ops."""
+    if dtype.is_complex:  # a cast would drop the imaginary parts
+        raise TypeError(f"this function does not support {dtype} inputs yet")
     return dtype if dtype.is_floating_point else _flow().get_default_dtype()
 
 
@@ -298,6 +300,9 @@ def float_power(input, exponent):
     flow = _flow()
     if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
         raise TypeError("float_power(): expected a Tensor as input or exponent")
+    for t in (input, exponent):
+        if isinstance(t, Tensor) and t.dtype.is_complex:
+            raise TypeError(f"float_power(): {t.dtype} inputs are not supported yet")
     base = input.to(flow.float64) if isinstance(input, Tensor) else float(input)
     exp = exponent.to(flow.float64) if isinstance(exponent, Tensor) else float(exponent)
     return _C.pow(base, exp)

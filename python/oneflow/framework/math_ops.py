@@ -168,6 +168,8 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 
 
 def logit(input, eps=None):
+    if input.dtype.is_complex:
+        raise TypeError(f"logit: {input.dtype} inputs are not supported")
     if not input.dtype.is_floating_point:  # integers and bool are computed in the default dtype
         import oneflow
 
@@ -177,6 +179,9 @@ def logit(input, eps=None):
 
 
 def xlogy(input, other):
+    for t in (input, other):
+        if isinstance(t, Tensor) and t.dtype.is_complex:
+            raise TypeError(f"xlogy: {t.dtype} inputs are not supported")
     if not isinstance(input, Tensor):
         input = _scalar_like(other, input)
     if not isinstance(other, Tensor):

@@ -133,9 +133,12 @@ strided = layout("strided")
 
 
 def can_cast(from_, to):
-    """PyTorch's rule: no float to integer or bool, and nothing but bool to bool."""
+    """PyTorch's rule: no complex to real, no float to integer or bool, and nothing but bool to
+    bool."""
     flow = _flow()
-    if from_.is_floating_point and not to.is_floating_point:
+    if from_.is_complex and not to.is_complex:
+        return False
+    if from_.is_floating_point and not (to.is_floating_point or to.is_complex):
         return False
     return from_ == to or to != flow.bool
 

@@ -88,7 +88,9 @@ def _dtype_name(dtype, table):
 
 
 def _can_cast(src, dst):
-    if src.is_floating_point and not dst.is_floating_point:
+    if src.is_complex and not dst.is_complex:
+        return False
+    if src.is_floating_point and not (dst.is_floating_point or dst.is_complex):
         return False
     return src == dst or str(dst) != "oneflow.bool"
 

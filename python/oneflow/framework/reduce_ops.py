@@ -177,6 +177,8 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 def logsumexp(input, dim, keepdim=False):
     dims = _dims(dim)
+    if input.dtype.is_complex:
+        raise TypeError(f"logsumexp: {input.dtype} inputs are not supported yet")
     if not input.dtype.is_floating_point:
         input = input.float()
     if input.numel() == 0:

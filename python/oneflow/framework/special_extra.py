@@ -33,6 +33,8 @@ def _float_input(input, name, half=True):
     flow = _flow()
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if input.dtype.is_complex:
+        raise TypeError(f"{name}(): {input.dtype} inputs are not supported")
     if not input.dtype.is_floating_point:
         input = input.to(flow.get_default_dtype())
     if not half and input.dtype in (flow.float16, flow.bfloat16):
@@ -47,6 +49,9 @@ def _float_pair(input, other, name):
     tensors = [t for t in (input, other) if isinstance(t, Tensor)]
     if not tensors:
         raise TypeError(f"{name}(): expected at least one Tensor argument")
+    for t in tensors:
+        if t.dtype.is_complex:
+            raise TypeError(f"{name}(): {t.dtype} inputs are not supported")
     dtype = flow.result_type(input, other)
     if not dtype.is_floating_point:
         dtype = flow.get_default_dtype()

@@ -40,6 +40,8 @@ def _sizes(size):
 def _float_input(input):
     """Integer and bool inputs of the special functions compute in the default float dtype."""
     flow = _flow()
+    if input.dtype.is_complex:
+        raise TypeError(f"{input.dtype} inputs are not supported by this function yet")
     return input if input.dtype.is_floating_point else input.to(flow.get_default_dtype())
 
 

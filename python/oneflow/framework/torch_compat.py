@@ -242,6 +242,12 @@ def fill_(input, value):
 # ---- linear algebra ---------------------------------------------------------------------------
 
 
+def _no_complex(name, *tensors):
+    for t in tensors:
+        if isinstance(t, Tensor) and t.dtype.is_complex:
+            raise TypeError(f"{name}: {t.dtype} inputs are not supported yet")
+
+
 def vdot(input, other):
     if input.dim() != 1 or other.dim() != 1:
         raise RuntimeError(
@@ -256,7 +262,7 @@ def vdot(input, other):
         raise RuntimeError(
             f"inconsistent tensor size: {input.shape[0]} and {other.shape[0]} elements"
         )
-    return (input * other).sum()
+    return (input.conj() * other).sum()  # the first vector conjugated, as PyTorch
 
 
 def inner(input, other):
@@ -360,6 +366,7 @@ def dist(input, other, p=2):
 
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
+    _no_complex("cov", input)
     flow = _flow()
     if input.dim() > 2:
         raise RuntimeError(
@@ -406,6 +413,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 
 
 def corrcoef(input):
+    _no_complex("corrcoef", input)
     flow = _flow()
     c = cov(input)
     if c.dim() == 0:
@@ -535,6 +543,7 @@ def _trapezoid_steps(y, x, dx, dim):
 
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
+    _no_complex("trapezoid", y)
     flow = _flow()
     if x is not None and dx is not None:
         raise RuntimeError("trapezoid: received both x and dx")
@@ -553,6 +562,7 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    _no_complex("cumulative_trapezoid", y)
     flow = _flow()
     dim = _dim(dim, y.dim())
     if not y.dtype.is_floating_point:

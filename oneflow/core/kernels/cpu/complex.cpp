@@ -160,9 +160,10 @@ void transform_dim(std::complex<T>* data, const Shape& shape, int64_t dim, bool 
   using C = std::complex<T>;
   const Lines l = lines_of(shape, dim);
   if (l.n <= 1 || l.outer * l.inner == 0) return;
-  const Plan1d<T> plan(l.n, forward);
   const int64_t count = l.outer * l.inner;
   parallel_region(count > 1 && count * l.n > 4096, [&] {
+    // one plan per thread: KissFFT's generic butterfly writes a scratch buffer of the plan
+    const Plan1d<T> plan(l.n, forward);
     std::vector<C> line(l.n), result(l.n), scratch(plan.scratch_size());
 #pragma omp for schedule(static)
     for (int64_t t = 0; t < count; ++t) {
@@ -277,9 +278,10 @@ void FftR2C::compute_cpu(const TensorList& in, const TensorList& out, const Attr
     const int64_t m = out[0]->shape()[last];
     const int64_t count = li.outer * li.inner;
     if (count > 0 && m > 0 && RealPlan<T>::applies(li.n)) {
-      const RealPlan<T> plan(li.n);
       const int64_t h = li.n / 2;
       parallel_region(count > 1 && count * li.n > 4096, [&] {
+        // one plan per thread: KissFFT's generic butterfly writes a scratch buffer of the plan
+        const RealPlan<T> plan(li.n);
         std::vector<T> line(li.n);
         std::vector<C> result(h + 1), packed(h);
 #pragma omp for schedule(static)
@@ -298,8 +300,9 @@ void FftR2C::compute_cpu(const TensorList& in, const TensorList& out, const Attr
         }
       });
     } else if (count > 0 && m > 0) {
-      const Plan1d<T> plan(li.n, true);
       parallel_region(count > 1 && count * li.n > 4096, [&] {
+        // one plan per thread: KissFFT's generic butterfly writes a scratch buffer of the plan
+        const Plan1d<T> plan(li.n, true);
         std::vector<C> line(li.n), result(li.n), scratch(plan.scratch_size());
 #pragma omp for schedule(static)
         for (int64_t t = 0; t < count; ++t) {
@@ -335,8 +338,9 @@ void FftC2R::compute_cpu(const TensorList& in, const TensorList& out, const Attr
     T* dst = out[0]->data_as<T>();
     const int64_t count = li.outer * li.inner;
     if (count > 0) {
-      const Plan1d<T> plan(n, false);
       parallel_region(count > 1 && count * n > 4096, [&] {
+        // one plan per thread: KissFFT's generic butterfly writes a scratch buffer of the plan
+        const Plan1d<T> plan(n, false);
         std::vector<C> line(n), result(n), scratch(plan.scratch_size());
 #pragma omp for schedule(static)
         for (int64_t t = 0; t < count; ++t) {

@@ -1,0 +1,150 @@
+"""Complex tensors at the edges, against PyTorch and NumPy: transforms over many lines on every
+thread, empty signals, division at extreme magnitudes, views whose gradient goes through
+as_strided, in-place products under autograd, functions that must not drop imaginary parts, and
+creation ops asked for a complex dtype they cannot make."""
+
+import numpy as np
+import pytest
+import torch
+
+import oneflow as flow
+
+
+def cplx(rng, shape, dtype=np.complex128):
+    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+
+
+@pytest.mark.parametrize("n", [53, 61, 143, 106, 427, 1009])
+def test_transforms_of_many_lines_agree_with_numpy(n):
+    # Many lines spread over the OpenMP threads, sizes with the generic butterfly's prime factors
+    # (each thread needs its own plan) and with Bluestein's.
+    rng = np.random.default_rng(n)
+    x = cplx(rng, (400, n))
+    for _ in range(3):
+        np.testing.assert_allclose(
+            flow.fft.fft(flow.tensor(x)).numpy(), np.fft.fft(x), rtol=1e-9, atol=1e-9 * n
+        )
+    r = rng.standard_normal((400, n))
+    np.testing.assert_allclose(
+        flow.fft.rfft(flow.tensor(r)).numpy(), np.fft.rfft(r), rtol=1e-9, atol=1e-9 * n
+    )
+    h = np.fft.rfft(r)
+    np.testing.assert_allclose(
+        flow.fft.irfft(flow.tensor(h), n=n).numpy(), np.fft.irfft(h, n=n), rtol=1e-9, atol=1e-9
+    )
+
+
+def test_empty_signals_raise():
+    for fn in (
+        lambda: flow._C.fft_r2c(flow.zeros(3, 0), [1], 0, True),
+        lambda: flow._C.fft_c2c(flow.zeros(3, 0, dtype=flow.complex64), [1], 0, True),
+    ):
+        with pytest.raises(RuntimeError, match="Invalid number of data points"):
+            fn()
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_division_at_extreme_magnitudes_like_torch(dtype):
+    big = 1e20 if dtype == "complex64" else 1e200
+    small = 1e-20 if dtype == "complex64" else 1e-200
+    a = np.array([big + big * 1j, 1 + 0j, small + small * 1j, 3 - 4j], dtype=dtype)
+    b = np.array([big + big * 1j, big + big * 1j, small - small * 1j, 0.5 + 2j], dtype=dtype)
+    got = (flow.tensor(a) / flow.tensor(b)).numpy()
+    want = (torch.tensor(a) / torch.tensor(b)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    np.testing.assert_allclose((1 / flow.tensor(b)).numpy(), (1 / torch.tensor(b)).numpy(), 1e-5)
+
+
+def test_vdot_conjugates_its_first_argument():
+    rng = np.random.default_rng(1)
+    a, b = cplx(rng, 5), cplx(rng, 5)
+    got = flow.vdot(flow.tensor(a), flow.tensor(b)).numpy()
+    np.testing.assert_allclose(got, torch.vdot(torch.tensor(a), torch.tensor(b)).numpy())
+
+
+def test_can_cast_and_out_refuse_complex_to_real_like_torch():
+    names = ["bool", "int64", "float32", "float64", "complex64", "complex128"]
+    for src in names:
+        for dst in names:
+            got = flow.can_cast(getattr(flow, src), getattr(flow, dst))
+            assert got == torch.can_cast(getattr(torch, src), getattr(torch, dst)), (src, dst)
+    x = flow.ones(3)
+    with pytest.raises(RuntimeError):
+        flow.add(x, flow.ones(3, dtype=flow.complex64), out=x)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda lib, z: lib.diagonal(z),
+        lambda lib, z: z.unfold(1, 2, 1),
+        lambda lib, z: lib.as_strided(z, (2, 2), (1, 2), 1),
+    ],
+)
+def test_gradients_through_as_strided_views_like_torch(fn):
+    rng = np.random.default_rng(2)
+    a = cplx(rng, (3, 4))
+    grads = []
+    for lib in (torch, flow):
+        z = lib.tensor(a, requires_grad=True)
+        lib.view_as_real(fn(lib, z * 1)).pow(2).sum().backward()
+        grads.append(z.grad.numpy().copy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-12)
+
+
+def test_in_place_products_keep_their_gradients_like_torch():
+    rng = np.random.default_rng(3)
+    a, r = cplx(rng, 4), rng.standard_normal(4)
+    grads = []
+    for lib in (torch, flow):
+        z = lib.tensor(a, requires_grad=True)
+        v = lib.tensor(r, requires_grad=True)
+        w = z * 1
+        w.mul_(v * 2)
+        w *= 2j
+        w.mul_(z)
+        y = z.abs()
+        y.add_(1)
+        (lib.view_as_real(w).sum() + y.sum()).backward()
+        grads.append((z.grad.numpy().copy(), v.grad.numpy().copy()))
+    for g, t in zip(grads[1], grads[0]):
+        np.testing.assert_allclose(g, t, rtol=1e-12)
+
+
+def test_number_to_a_complex_power_like_torch():
+    rng = np.random.default_rng(4)
+    a = cplx(rng, 5)
+    np.testing.assert_allclose((2 ** flow.tensor(a)).numpy(), (2 ** torch.tensor(a)).numpy(), 1e-12)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda z: flow.sinc(z),
+        lambda z: flow.deg2rad(z),
+        lambda z: flow.logsumexp(z, 0),
+        lambda z: flow.cov(z),
+        lambda z: flow.trapezoid(z),
+        lambda z: flow.logit(z),
+        lambda z: flow.xlogy(z, z),
+        lambda z: flow.special.xlogy(z, z),
+        lambda z: flow.float_power(z, 2),
+    ],
+)
+def test_functions_without_complex_forms_refuse_rather_than_drop_imaginary_parts(call):
+    z = flow.tensor(cplx(np.random.default_rng(5), (3, 4)))
+    with pytest.raises(TypeError, match="complex"):
+        call(z)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: flow.arange(4, dtype=flow.complex64),
+        lambda: flow.linspace(0, 1, 5, dtype=flow.complex64),
+        lambda: flow.randint(0, 4, (3,), dtype=flow.complex64),
+    ],
+)
+def test_creation_ops_refuse_complex_dtypes_at_the_call(call):
+    with pytest.raises(TypeError, match="complex64"):
+        call()
