@@ -148,3 +148,92 @@ def test_functions_without_complex_forms_refuse_rather_than_drop_imaginary_parts
 def test_creation_ops_refuse_complex_dtypes_at_the_call(call):
     with pytest.raises(TypeError, match="complex64"):
         call()
+
+
+def test_isclose_allclose_and_conjugate_transposes_like_torch():
+    a, b = [1 + 1j, 2 - 1j, complex(np.nan, 1)], [1 + 5j, 2 - 1j + 1e-9, complex(np.nan, 1)]
+    for kw in ({}, {"equal_nan": True}):
+        got = flow.isclose(flow.tensor(a), flow.tensor(b), **kw).numpy()
+        want = torch.isclose(torch.tensor(a), torch.tensor(b), **kw).numpy()
+        np.testing.assert_array_equal(got, want)
+    assert not flow.allclose(flow.tensor(a[:2]), flow.tensor(b[:2]))
+    q = cplx(np.random.default_rng(6), (2, 3, 3))
+    for attr in ("mH", "adjoint"):
+        got, want = getattr(flow.tensor(q), attr), getattr(torch.tensor(q), attr)
+        got, want = (got(), want()) if attr == "adjoint" else (got, want)
+        np.testing.assert_array_equal(got.numpy(), want.resolve_conj().numpy())
+    want = torch.tensor(q[0]).H.resolve_conj().numpy()
+    np.testing.assert_array_equal(flow.tensor(q[0]).H.numpy(), want)
+
+
+def test_where_masked_fill_and_sgn_like_torch():
+    rng = np.random.default_rng(7)
+    a, b, m = cplx(rng, (3, 4)), cplx(rng, (4,)), rng.random((3, 4)) > 0.5
+    a[0, 0] = 0
+    for fn in (
+        lambda lib, z, w: lib.where(lib.tensor(m), z, w),
+        lambda lib, z, w: z.masked_fill(lib.tensor(m), 2 - 1j),
+        lambda lib, z, w: z.masked_fill(lib.tensor(m), 3.0),
+        lambda lib, z, w: lib.sgn(z),
+    ):
+        grads = []
+        for lib in (torch, flow):
+            z, w = lib.tensor(a, requires_grad=True), lib.tensor(b, requires_grad=True)
+            out = fn(lib, z, w)
+            lib.view_as_real(out).pow(2).sum().backward()
+            grads.append((out.detach().numpy().copy(), z.grad.numpy().copy()))
+        for g, t in zip(grads[1], grads[0]):
+            np.testing.assert_allclose(g, t, rtol=1e-12, atol=1e-15)
+
+
+def test_complex_values_fill_and_assign_like_torch():
+    results = []
+    for lib in (torch, flow):
+        z = lib.full((2, 3), 1j)
+        z[0, 1] = 5 + 6j
+        z[1] = 2 - 1j
+        z.real = lib.ones(2, 3) * 7
+        w = lib.zeros(3, dtype=lib.complex128)
+        w.fill_(1 - 2j)
+        w.imag = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)
+        results.append((z.numpy().copy(), w.numpy().copy(), complex(z[0, 1]), z.dtype))
+    f, t = results[1], results[0]
+    np.testing.assert_array_equal(f[0], t[0])
+    np.testing.assert_array_equal(f[1], t[1])
+    assert f[2] == t[2] and str(f[3]).split(".")[-1] == str(t[3]).split(".")[-1]
+    shown = repr(flow.tensor([553.2606 - 307.0623j, 217.6006 + 1508.0723j]))
+    assert shown.startswith("tensor([553.2606-307.0623j, 217.6006+1508.0723j]")
+
+
+@pytest.mark.parametrize(
+    "name, kw",
+    [
+        ("SGD", {"lr": 0.05, "momentum": 0.9, "nesterov": True}),
+        ("Adam", {"lr": 0.01, "amsgrad": True}),
+        ("AdamW", {"lr": 0.01, "weight_decay": 0.1}),
+        ("RMSprop", {"lr": 0.01}),
+        ("Adagrad", {"lr": 0.1}),
+    ],
+)
+def test_optimizers_step_complex_parameters_like_torch(name, kw):
+    rng = np.random.default_rng(8)
+    w0, x0 = cplx(rng, (4, 3)), cplx(rng, (5, 4))
+    results = []
+    for lib in (torch, flow):
+        w = lib.nn.Parameter(lib.tensor(w0))
+        opt = getattr(lib.optim, name)([w], **kw)
+        for _ in range(4):
+            opt.zero_grad()
+            (lib.tensor(x0) @ w).abs().pow(2).sum().backward()
+            opt.step()
+        results.append(w.detach().numpy().copy())
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-10, atol=1e-12)
+    # the state survives a round trip through state_dict
+    w = flow.nn.Parameter(flow.tensor(w0))
+    opt = getattr(flow.optim, name)([w], **kw)
+    w.abs().sum().backward()
+    opt.step()
+    again = getattr(flow.optim, name)([w], **kw)
+    again.load_state_dict(opt.state_dict())
+    assert set(again.state_dict()["state"][0]) == set(opt.state_dict()["state"][0])
+    again.step()

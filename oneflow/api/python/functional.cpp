@@ -569,6 +569,7 @@ void init_functional(py::module_& m) {
           }
           return F::copy_(d, s);
         }
+        if (is_complex_scalar(src)) return F::copy_(d, complex_scalar_tensor(src, d->device()));
         return F::fill_(d, scalar_from_py(src, "copy_"));
       },
       py::arg("input"), py::arg("src"));
@@ -585,6 +586,7 @@ void init_functional(py::module_& m) {
                                       v->ndim(), " dimensions.");
           return F::copy_(d, v);
         }
+        if (is_complex_scalar(value)) return F::copy_(d, complex_scalar_tensor(value, d->device()));
         return F::fill_(d, scalar_from_py(value, "fill_"));
       },
       py::arg("input"), py::arg("value"));

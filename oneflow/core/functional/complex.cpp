@@ -258,7 +258,7 @@ Tensor div(const Tensor& a, const Tensor& b) {
   const Tensor s = functional::maximum(functional::unary(UnaryFn::kAbs, yr),
                                        functional::unary(UnaryFn::kAbs, yi));
   const Tensor zero = functional::compare(CompareFn::kEq, s, Scalar::from_int(0));
-  const Tensor safe = where(zero, Scalar::from_int(1), s);
+  const Tensor safe = functional::where(zero, Scalar::from_int(1), s);
   const Tensor ys = complex(functional::div(yr, safe), functional::div(yi, safe));
   const Tensor denom = functional::mul(
       functional::add(functional::mul(re_of(ys), re_of(ys)), functional::mul(im_of(ys), im_of(ys))),
@@ -290,8 +290,9 @@ Tensor abs(const Tensor& z) {
   const Tensor re = re_of(z), im = im_of(z);
   const Tensor r2 = functional::add(functional::mul(re, re), functional::mul(im, im));
   const Tensor zero = functional::compare(CompareFn::kEq, r2, Scalar::from_int(0));
-  return where(zero, Scalar::from_int(0),
-               functional::unary(UnaryFn::kSqrt, where(zero, Scalar::from_int(1), r2)));
+  return functional::where(
+      zero, Scalar::from_int(0),
+      functional::unary(UnaryFn::kSqrt, functional::where(zero, Scalar::from_int(1), r2)));
 }
 
 namespace {
@@ -310,18 +311,20 @@ Tensor sqrt_of(const Tensor& z) {
   const Tensor half =
       functional::full({}, Scalar::from_double(0.5), CreationOptions{x->dtype(), x->device(), ""});
   const Tensor t = functional::unary(
-      UnaryFn::kSqrt, where(right, functional::mul(functional::add(r, x), half),
-                            where(right, one, functional::mul(functional::sub(r, x), half))));
+      UnaryFn::kSqrt,
+      functional::where(
+          right, functional::mul(functional::add(r, x), half),
+          functional::where(right, one, functional::mul(functional::sub(r, x), half))));
   const Tensor zero = functional::compare(CompareFn::kEq, t, Scalar::from_int(0));
-  const Tensor other =
-      where(zero, Scalar::from_int(0),
-            functional::div(y, functional::mul(where(zero, one, t), Scalar::from_int(2))));
-  const Tensor y_sign =
-      where(functional::compare(CompareFn::kLt, functional::rdiv(y, Scalar::from_int(1)),
-                                Scalar::from_int(0)),
-            Scalar::from_int(-1), Scalar::from_int(1));
-  return complex(where(right, t, functional::mul(other, y_sign)),
-                 where(right, other, functional::mul(t, y_sign)));
+  const Tensor other = functional::where(
+      zero, Scalar::from_int(0),
+      functional::div(y, functional::mul(functional::where(zero, one, t), Scalar::from_int(2))));
+  const Tensor y_sign = functional::where(
+      functional::compare(CompareFn::kLt, functional::rdiv(y, Scalar::from_int(1)),
+                          Scalar::from_int(0)),
+      Scalar::from_int(-1), Scalar::from_int(1));
+  return complex(functional::where(right, t, functional::mul(other, y_sign)),
+                 functional::where(right, other, functional::mul(t, y_sign)));
 }
 
 Tensor log_of(const Tensor& z) {
@@ -339,6 +342,14 @@ Tensor unary(UnaryFn fn, const Tensor& z) {
       return neg(z);
     case UnaryFn::kReciprocal:
       return rdiv(z, Scalar::from_int(1));
+    case UnaryFn::kSign: {  // sgn: z / |z|, 0 at 0
+      const Tensor r = abs(z);
+      const Tensor zero = functional::compare(CompareFn::kEq, r, Scalar::from_int(0));
+      return complex_mul_real(
+          z, functional::where(zero, Scalar::from_int(0),
+                               functional::rdiv(functional::where(zero, Scalar::from_int(1), r),
+                                                Scalar::from_int(1))));
+    }
     case UnaryFn::kSqrt:
       return sqrt_of(z);
     case UnaryFn::kRsqrt:
@@ -468,6 +479,10 @@ Tensor rand(const Shape& shape, const CreationOptions& opts) {
   Shape pairs = shape;
   pairs.push_back(2);
   return pairs_to_complex(functional::rand(pairs, o));
+}
+
+Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y) {
+  return pairs_to_complex(functional::where(unsqueeze(cond, -1), view_as_real(x), view_as_real(y)));
 }
 
 Tensor assign(const Tensor& self, const Tensor& result) { return copy_(self, result); }

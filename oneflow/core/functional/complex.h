@@ -83,6 +83,8 @@ Tensor full(const Shape& shape, Scalar value, const CreationOptions& opts);
 // Standard complex normal (each part with variance 1/2, as PyTorch) / uniform parts in [0, 1).
 Tensor randn(const Shape& shape, const CreationOptions& opts);
 Tensor rand(const Shape& shape, const CreationOptions& opts);
+// where(cond, x, y) for complex x and y of one dtype and a bool cond.
+Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y);
 // self = result, for the in-place forms (self.add_(other), ...).
 Tensor assign(const Tensor& self, const Tensor& result);
 }  // namespace complex_ops

@@ -877,6 +877,8 @@ Tensor where_impl(const Tensor& cond, const Tensor& x, const Tensor& y, DType dt
   if (cond->dtype() != DType::kBool)
     throw_error<RuntimeError>("where", "expected condition to be a bool tensor, got ",
                               dtype_name(cond->dtype()));
+  if (is_complex(dt)) [[unlikely]]  // on the (real, imaginary) pairs
+    return complex_ops::where(cond, to(x, dt, std::nullopt), to(y, dt, std::nullopt));
   return dispatch1(prim::where(), {cond, to(x, dt, std::nullopt), to(y, dt, std::nullopt)});
 }
 }  // namespace

@@ -575,6 +575,12 @@ def set_rng_state(state=None, *, new_state=None):
 def full(size, fill_value, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
     if isinstance(size, builtins.int):
         size = (size,)
+    if isinstance(fill_value, builtins.complex):  # the real part, then the imaginary one
+        out = full(
+            size, fill_value.real, dtype or _default_complex(), device, False, placement, sbp
+        )
+        out.imag.fill_(fill_value.imag)
+        return out.requires_grad_(requires_grad)
     if dtype is not None and isinstance(fill_value, (builtins.int, builtins.float)):
         _check_fits("full", np.asarray(fill_value), dtype)
     placement, sbp = _layout(placement, sbp)

@@ -344,7 +344,13 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if input.dtype == _bool():
         return _C.eq(input, other)
     close = _C.eq(input, other)
-    if _is_float(input.dtype):
+    if input.dtype.is_complex:  # |a - b| <= atol + rtol |b|; NaN in either part is NaN
+        diff = _C.abs(_C.sub(input, other))
+        tol = _C.add(_C.mul(_C.abs(other), rtol), atol)
+        close = close | (isfinite(diff) & _C.le(diff, tol))
+        if equal_nan:
+            close = close | (isnan(input) & isnan(other))
+    elif _is_float(input.dtype):
         diff = _C.abs(_C.sub(input, other))
         tol = _C.add(_C.mul(_C.abs(other), rtol), atol)
         close = close | (isfinite(diff) & _C.le(diff, tol))

@@ -316,6 +316,8 @@ def masked_fill(input, mask, value):
                 f"{value.ndim} dimension(s)"
             )
         value = value.to(input.dtype)
+    elif isinstance(value, complex):
+        value = _C.full([], value.real, dtype=input.dtype, device=input.device) + 1j * value.imag
     out = _C.where(mask, value, input)
     return out if out.dtype == input.dtype else out.to(input.dtype)
 

@@ -464,8 +464,8 @@ _METHODS = [
 
 # Attributes, not methods, in torch.
 _PROPERTIES = {
-    "real": property(real),
-    "imag": property(imag),
+    "real": property(real, lambda self, value: real(self).copy_(value)),
+    "imag": property(imag, lambda self, value: imag(self).copy_(value)),
 }
 
 

@@ -501,7 +501,8 @@ def _mT(self):
 
 
 def _conj_t(self, name, min_2d_text):
-    """H / mH / adjoint(): the (matrix) transpose; real dtypes only, so no conjugation."""
+    """H / mH / adjoint(): the conjugate (matrix) transpose (a copy for complex tensors: there
+    is no lazy conjugate bit)."""
     if self.ndim == 0:
         import warnings
 
@@ -510,12 +511,12 @@ def _conj_t(self, name, min_2d_text):
             UserWarning,
             stacklevel=3,
         )
-        return self
+        return _C.conj_physical(self)
     if self.ndim < 2 or (name == "Tensor.H" and self.ndim != 2):
         raise RuntimeError(
             f"{name.lower()} is only supported on {min_2d_text}. Got {self.ndim}-D tensor."
         )
-    return _C.transpose(self, -2, -1)
+    return _C.conj_physical(_C.transpose(self, -2, -1))
 
 
 def _h(self):
@@ -691,6 +692,7 @@ def install():
         "nbytes": property(lambda self: self.numel() * self.element_size()),
         "is_signed": is_signed,
         "is_complex": lambda self: self.dtype.is_complex,
+        "__complex__": lambda self: complex(self.item()),
         "is_same_size": lambda self, other: self.shape == other.shape,
         "is_cpu": property(lambda self: self.device.type == "cpu"),
         "is_sparse": False,

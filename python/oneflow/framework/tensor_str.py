@@ -119,8 +119,7 @@ class _ComplexFormatter:
     def format(self, v):
         v = builtins.complex(v)
         sign = "-" if math.copysign(1.0, v.imag) < 0 else "+"
-        imag = self.im._format_raw(abs(v.imag)).ljust(self.im.max_width)
-        return self.re.format(v.real) + sign + imag + "j"
+        return self.re.format(v.real) + sign + self.im._format_raw(abs(v.imag)) + "j"
 
 
 def _summarize(a):

@@ -67,6 +67,19 @@ def _with_step_hooks(step):
     return wrapper
 
 
+def _state_value(p, val):
+    """A loaded state entry on p's device, floating ones in p's dtype; for a complex parameter,
+    whose state is kept on its real view, a complex entry (PyTorch's) becomes its pairs."""
+    if not isinstance(val, Tensor):
+        return val
+    if p.dtype.is_complex:
+        if val.dtype.is_complex:
+            return oneflow.view_as_real(val.to(device=p.device, dtype=p.dtype)).clone()
+        real = oneflow.view_as_real(p.detach()).dtype
+        return val.to(device=p.device, dtype=real if val.dtype.is_floating_point else None)
+    return val.to(device=p.device, dtype=p.dtype if val.dtype.is_floating_point else None)
+
+
 class Optimizer:
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -182,8 +195,28 @@ class Optimizer:
                 if step:
                     _one_embedding._step_embedding(self, group, p)
             elif p.grad is not None:
-                out.append(p)
+                out.append(self._real_view(p) if p.dtype.is_complex else p)
         return out
+
+    def _real_view(self, p):
+        """A complex parameter as its (real, imaginary) pairs, as PyTorch's optimizers step one:
+        updates, gradient and state all on the real view (its state is keyed by the view, which
+        this optimizer keeps for the parameter; state_dict() maps it back)."""
+        views = self.__dict__.setdefault("_real_views", {})
+        rv = views.get(id(p))
+        if rv is None or rv.data_ptr() != p.data_ptr() or rv.__dict__["_optim_param"] is not p:
+            rv = oneflow.view_as_real(p.detach())
+            rv.__dict__["_optim_param"] = p
+            views[id(p)] = rv
+            if p in self.state:  # state made or loaded for the parameter itself
+                self.state[rv] = {
+                    k: oneflow.view_as_real(v)
+                    if isinstance(v, Tensor) and v.dtype.is_complex
+                    else v
+                    for k, v in self.state.pop(p).items()
+                }
+        rv.grad = oneflow.view_as_real(p.grad.detach())
+        return rv
 
     def state_dict(self):
         index = {}
@@ -203,7 +236,7 @@ class Optimizer:
         return {"state": state, "param_groups": groups}
 
     def _by_id(self, key):
-        return key
+        return key.__dict__.get("_optim_param", key)  # a complex parameter's real view
 
     def load_state_dict(self, state_dict):
         # Compiled nn.Graphs captured the state tensors this replaces: they trace again.
@@ -227,14 +260,7 @@ class Optimizer:
             p = id_map.get(int(k))
             if p is None:
                 continue
-            self.state[p] = {
-                name: (
-                    val.to(device=p.device, dtype=p.dtype if val.dtype.is_floating_point else None)
-                    if isinstance(val, Tensor)
-                    else val
-                )
-                for name, val in v.items()
-            }
+            self.state[p] = {name: _state_value(p, val) for name, val in v.items()}
         for g, s in zip(groups, saved):
             for k, v in s.items():
                 if k != "params":
