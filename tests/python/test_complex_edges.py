@@ -237,3 +237,43 @@ def test_optimizers_step_complex_parameters_like_torch(name, kw):
     again.load_state_dict(opt.state_dict())
     assert set(again.state_dict()["state"][0]) == set(opt.state_dict()["state"][0])
     again.step()
+
+
+INDEXING = {
+    "bool mask": lambda lib, z, m, i: z[m],
+    "abs mask": lambda lib, z, m, i: z[z.abs() > 1],
+    "index": lambda lib, z, m, i: z[i],
+    "index dim 1": lambda lib, z, m, i: z[:, i],
+    "ellipsis": lambda lib, z, m, i: z[..., 1],
+    "index_select": lambda lib, z, m, i: z.index_select(1, i),
+    "flip": lambda lib, z, m, i: z.flip(-1),
+    "gather": lambda lib, z, m, i: z.gather(1, i.reshape(1, 3).expand(4, 3)),
+    "masked_select": lambda lib, z, m, i: lib.masked_select(z, m[0]),
+}
+
+
+@pytest.mark.parametrize("name", INDEXING)
+def test_indexing_complex_tensors_like_torch(name):
+    rng = np.random.default_rng(9)
+    a, m, i = cplx(rng, (4, 5)), rng.random((4, 5)) > 0.5, np.array([2, 0, 3])
+    results = []
+    for lib in (torch, flow):
+        z = lib.tensor(a, requires_grad=True)
+        out = INDEXING[name](lib, z, lib.tensor(m), lib.tensor(i))
+        lib.view_as_real(out).pow(2).sum().backward()
+        results.append((out.detach().numpy().copy(), z.grad.numpy().copy()))
+    for f, t in zip(results[1], results[0]):
+        np.testing.assert_array_equal(f, t)
+
+
+def test_assigning_into_complex_tensors_by_index_like_torch():
+    rng = np.random.default_rng(10)
+    a, m = cplx(rng, (4, 5)), rng.random((4, 5)) > 0.5
+    results = []
+    for lib in (torch, flow):
+        z = lib.tensor(a)
+        z[lib.tensor(m)] = 1j
+        z[lib.tensor([2, 0, 3]), 1] = lib.tensor([1 + 1j, 2 + 2j, 3 + 3j], dtype=lib.complex128)
+        z[3] = 2 - 2j
+        results.append(z.numpy().copy())
+    np.testing.assert_array_equal(results[1], results[0])

@@ -485,6 +485,8 @@ Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y) {
   return pairs_to_complex(functional::where(unsqueeze(cond, -1), view_as_real(x), view_as_real(y)));
 }
 
+Tensor from_pairs(const Tensor& r) { return pairs_to_complex(r); }
+
 Tensor assign(const Tensor& self, const Tensor& result) { return copy_(self, result); }
 
 }  // namespace complex_ops

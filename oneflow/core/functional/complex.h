@@ -85,6 +85,8 @@ Tensor randn(const Shape& shape, const CreationOptions& opts);
 Tensor rand(const Shape& shape, const CreationOptions& opts);
 // where(cond, x, y) for complex x and y of one dtype and a bool cond.
 Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y);
+// A real (..., 2) tensor of pairs, made by the caller and seen by nothing else, as a complex one.
+Tensor from_pairs(const Tensor& r);
 // self = result, for the in-place forms (self.add_(other), ...).
 Tensor assign(const Tensor& self, const Tensor& result);
 }  // namespace complex_ops

@@ -146,6 +146,8 @@ Tensor flip(const Tensor& x, const std::vector<int64_t>& dims) {
     seen[d[i]] = true;
   }
   if (nd == 0) d.clear();
+  if (is_complex(x->dtype())) [[unlikely]]  // the dims wrapped: the pairs' dim is left alone
+    return complex_ops::from_pairs(flip(view_as_real(x), d));
   return dispatch1(prim::flip(), {x}, Attrs{{"dims", d}});
 }
 
@@ -555,12 +557,19 @@ Tensor index_put_raw(const Tensor& dst, const Tensor& value, const TensorList& i
 }
 
 Tensor index(const Tensor& x, const TensorList& indices, int64_t dim) {
+  if (is_complex(x->dtype())) [[unlikely]]  // the indexed dims lead: the pairs' dim follows
+    return complex_ops::from_pairs(index(view_as_real(x), indices, dim));
   TensorList idx = prepare_indices("index", x, indices, dim);
   return index_gather_raw(contiguous(x), idx, dim);
 }
 
 Tensor index_put_(const Tensor& x, const TensorList& indices, int64_t dim, const Tensor& value,
                   bool accumulate) {
+  if (is_complex(x->dtype())) [[unlikely]] {
+    index_put_(view_as_real(x), indices, dim, view_as_real(to(value, x->dtype(), x->device())),
+               accumulate);
+    return x;
+  }
   TensorList idx = prepare_indices("index_put_", x, indices, dim);
   Shape gs(x->shape().begin(), x->shape().begin() + dim);
   for (int64_t s : idx[0]->shape()) gs.push_back(s);
@@ -651,6 +660,10 @@ MaskedOperands masked_operands(const char* op, const Tensor& x, const Tensor& ma
 }  // namespace
 
 Tensor masked_select(const Tensor& x, const Tensor& mask) {
+  if (is_complex(x->dtype())) [[unlikely]] {
+    const Tensor flat = masked_select(view_as_real(x), unsqueeze(mask, -1));
+    return complex_ops::from_pairs(reshape(flat, Shape{flat->numel() / 2, 2}));
+  }
   const MaskedOperands m = masked_operands("masked_select", x, mask);
   return index_gather_raw(m.flat_x, {m.positions}, 0);
 }

@@ -304,6 +304,12 @@ std::pair<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim_in, b
 
 Tensor gather(const Tensor& x, int64_t dim_in, const Tensor& index, const std::string& target_of) {
   const int64_t dim = one_dim("gather", x, dim_in);
+  if (is_complex(x->dtype())) [[unlikely]] {  // on the pairs, the index repeated for both parts
+    Shape pairs = index->shape();
+    pairs.push_back(2);
+    return complex_ops::from_pairs(
+        gather(view_as_real(x), dim, expand(unsqueeze(index, -1), pairs), target_of));
+  }
   Tensor idx = prepare_index("gather", x, dim, index, nullptr);
   Attrs attrs{{"dim", dim}};
   if (!target_of.empty()) attrs.set("target_of", target_of);

@@ -202,6 +202,8 @@ def getitem(self, key):
 
 def setitem(self, key, value):
     key = _as_tuple(key)
+    if isinstance(value, complex):  # a 0-dim tensor of self's (complex) dtype
+        value = _C.to(_internal.from_numpy(np.array(value)), self.dtype, self.device, copy=True)
     if _whole_mask(self, key) and (
         isinstance(value, (int, float)) or (isinstance(value, Tensor) and value.ndim == 0)
     ):
