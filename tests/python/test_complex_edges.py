@@ -277,3 +277,32 @@ def test_assigning_into_complex_tensors_by_index_like_torch():
         z[3] = 2 - 2j
         results.append(z.numpy().copy())
     np.testing.assert_array_equal(results[1], results[0])
+
+
+LINEAR_ALGEBRA = {
+    "linear": lambda lib, x, w, b: lib.nn.functional.linear(x, w, b),
+    "dot": lambda lib, x, w, b: lib.dot(x[0], w[0]),
+    "outer": lambda lib, x, w, b: lib.outer(x[0], b),
+    "vector_norm": lambda lib, x, w, b: lib.linalg.vector_norm(x, dim=1),
+    "norm": lambda lib, x, w, b: x.norm(),
+    "normalize": lambda lib, x, w, b: lib.nn.functional.normalize(x, dim=-1),
+}
+
+
+@pytest.mark.parametrize("name", LINEAR_ALGEBRA)
+def test_linear_layers_products_and_norms_like_torch(name):
+    rng = np.random.default_rng(11)
+    arrays = cplx(rng, (3, 8)), cplx(rng, (4, 8)), cplx(rng, 4)
+    results = []
+    for lib in (torch, flow):
+        x, w, b = (lib.tensor(t, requires_grad=True) for t in arrays)
+        out = LINEAR_ALGEBRA[name](lib, x, w, b)
+        (lib.view_as_real(out) if out.is_complex() else out).pow(2).sum().backward()
+        results.append((out.detach().numpy().copy(), x.grad.numpy().copy()))
+    for f, t in zip(results[1], results[0]):
+        np.testing.assert_allclose(f, t, rtol=1e-12, atol=1e-12)
+    layer = flow.nn.Linear(8, 4, dtype=flow.cfloat)
+    assert layer(flow.tensor(arrays[0], dtype=flow.cfloat)).dtype == flow.complex64
+    p = flow.nn.Parameter(flow.tensor(arrays[0]))
+    p.abs().sum().backward()
+    assert flow.nn.utils.clip_grad_norm_([p], 1.0).item() == pytest.approx(24**0.5)

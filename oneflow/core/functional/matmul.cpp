@@ -118,6 +118,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   const Tensor w = weight->ndim() == 2 ? transpose(weight, 0, 1) : weight;
+  if (complex_ops::any(x, weight) || (bias && is_complex(bias->dtype()))) [[unlikely]]
+    return bias ? add(complex_ops::matmul(x, w), bias) : complex_ops::matmul(x, w);
   return matmul_bias(x, w, bias);
 }
 

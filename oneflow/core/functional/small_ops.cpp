@@ -136,7 +136,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   if (a->dtype() != b->dtype())
     throw_error<RuntimeError>("dot", "expected both vectors to have same dtype, but found ",
                               dtype_name(a->dtype()), " and ", dtype_name(b->dtype()));
-  if (a->device().type != DeviceType::kCPU) return matmul(a, b);
+  if (a->device().type != DeviceType::kCPU || is_complex(a->dtype())) return matmul(a, b);
   return dispatch1(prim::dot(), {contiguous(a), contiguous(b)});
 }
 
@@ -145,6 +145,8 @@ Tensor outer(const Tensor& a, const Tensor& b) {
     throw_error<RuntimeError>("outer", "expected 1-D argument input, but got ", a->ndim(), "-D");
   if (b->ndim() != 1)
     throw_error<RuntimeError>("outer", "expected 1-D argument vec2, but got ", b->ndim(), "-D");
+  if (is_complex(a->dtype()) || is_complex(b->dtype())) [[unlikely]]
+    return mul(unsqueeze(a, 1), unsqueeze(b, 0));
   const bool cpu = a->device().type == DeviceType::kCPU && b->device().type == DeviceType::kCPU;
   // The one-pass kernel saves dispatches on small products; large ones are memory bound and the
   // broadcasting elementwise driver writes them about twice as fast (1024 x 1024: 39 vs 83 us).

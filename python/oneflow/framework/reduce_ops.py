@@ -218,6 +218,8 @@ def count_nonzero(input, dim=None):
 
 def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
     x = input if dtype is None else input.to(dtype)
+    if x.dtype.is_complex:  # the norm of the magnitudes, in the real dtype
+        x = _C.abs(x)
     if not x.dtype.is_floating_point:
         raise RuntimeError(f"linalg.vector_norm: expected a floating point input, got {x.dtype}")
     dims = _dims(dim)
