@@ -306,3 +306,28 @@ def test_linear_layers_products_and_norms_like_torch(name):
     p = flow.nn.Parameter(flow.tensor(arrays[0]))
     p.abs().sum().backward()
     assert flow.nn.utils.clip_grad_norm_([p], 1.0).item() == pytest.approx(24**0.5)
+
+
+PADS_AND_SPREADS = {
+    "pad": lambda lib, z: lib.nn.functional.pad(z, (1, 2)),
+    "pad two dims": lambda lib, z: lib.nn.functional.pad(z, (1, 2, 0, 1)),
+    "pad value": lambda lib, z: lib.nn.functional.pad(z, (1, 2), value=3.0),
+    "pad reflect": lambda lib, z: lib.nn.functional.pad(z, (1, 2), mode="reflect"),
+    "pad circular": lambda lib, z: lib.nn.functional.pad(z, (1, 1, 1, 1), mode="circular"),
+    "var": lambda lib, z: z.var(dim=1),
+    "std": lambda lib, z: z.std(),
+    "var_mean": lambda lib, z: lib.var_mean(z, dim=2)[0],
+}
+
+
+@pytest.mark.parametrize("name", PADS_AND_SPREADS)
+def test_padding_and_variances_like_torch(name):
+    a = cplx(np.random.default_rng(12), (3, 4, 5))
+    results = []
+    for lib in (torch, flow):
+        z = lib.tensor(a, requires_grad=True)
+        out = PADS_AND_SPREADS[name](lib, z)
+        (lib.view_as_real(out) if out.is_complex() else out).pow(2).sum().backward()
+        results.append((out.detach().numpy().copy(), z.grad.numpy().copy()))
+    for f, t in zip(results[1], results[0]):
+        np.testing.assert_allclose(f, t, rtol=1e-12, atol=1e-12)

@@ -139,12 +139,19 @@ def _narrow_mean(input, mean, dims, keepdim):
 
 
 def _var(input, dim, unbiased, keepdim, correction):
+    if input.dtype.is_complex:  # E|z - mean|^2: the real parts' variance plus the imaginary's
+        re = _var(input.real, dim, unbiased, keepdim, correction)
+        im = _var(input.imag, dim, unbiased, keepdim, correction)
+        return _C.add(re[0], im[0]), _C.complex(re[1], im[1])
     diff, dims, divisor, mean = _centered("var", input, dim, unbiased, correction)
     v = _C.div(_C.sum(_C.mul(diff, diff), dims, keepdim), divisor)
     return v.to(input.dtype), _narrow_mean(input, mean, dims, keepdim)
 
 
 def _std(input, dim, unbiased, keepdim, correction):
+    if input.dtype.is_complex:
+        v, mean = _var(input, dim, unbiased, keepdim, correction)
+        return _C.sqrt(v), mean
     # The norm of the deviations: where they are all zero the gradient is zero, not NaN (as
     # PyTorch), which sqrt(var) would give.
     diff, dims, divisor, mean = _centered("std", input, dim, unbiased, correction)

@@ -313,6 +313,16 @@ def pad(input, pad, mode="constant", value=None):
                 f"pad: padding ({left}, {right}) of dimension {d} of size {n} leaves a "
                 "negative size"
             )
+    if input.dtype.is_complex:  # on the (real, imaginary) pairs: one more dim, not padded
+        pairs = oneflow.view_as_real(input)
+        filled = 0 if value is None else value
+        out = oneflow.view_as_complex(
+            globals()["pad"](pairs, (0, 0) + tuple(pad), mode, None).contiguous()
+        )
+        if mode == "constant" and filled != 0:  # value + 0j in the padded places
+            inside = globals()["pad"](oneflow.ones_like(pairs.select(-1, 0)), pad)
+            out = oneflow.where(inside.bool(), out, oneflow.full_like(out, filled))
+        return out
     if mode == "constant":
         return _pad_constant(input, pad, 0 if value is None else value)
     if mode not in ("reflect", "replicate", "circular"):
