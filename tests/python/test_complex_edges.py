@@ -331,3 +331,22 @@ def test_padding_and_variances_like_torch(name):
         results.append((out.detach().numpy().copy(), z.grad.numpy().copy()))
     for f, t in zip(results[1], results[0]):
         np.testing.assert_allclose(f, t, rtol=1e-12, atol=1e-12)
+
+
+def test_truth_values_of_complex_tensors_like_torch():
+    a = np.array([[0j, 1j], [2 + 0j, 0j]])
+    results = []
+    for lib in (torch, flow):
+        z = lib.tensor(a)
+        results.append(
+            (
+                z.any().item(),
+                z.all().item(),
+                z.nonzero().tolist(),
+                lib.count_nonzero(z).item(),
+                z.bool().tolist(),
+                z.to(lib.bool).tolist(),
+                bool(z[0, 1]),
+            )
+        )
+    assert results[1] == results[0]

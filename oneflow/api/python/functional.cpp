@@ -562,7 +562,8 @@ void init_functional(py::module_& m) {
         Tensor d = as_tensor(dst, "copy_", "self");
         if (is_tensor(src)) {
           Tensor s = src.cast<Tensor>();
-          if (is_complex(s->dtype()) && !is_complex(d->dtype())) {  // PyTorch's ComplexWarning
+          if (is_complex(s->dtype()) && !is_complex(d->dtype()) && d->dtype() != DType::kBool) {
+            // PyTorch's ComplexWarning (to bool: nonzero, of either part)
             PyErr_WarnEx(PyExc_UserWarning,
                          "Casting complex values to real discards the imaginary part", 1);
             s = F::real(s);
@@ -875,7 +876,8 @@ void init_functional(py::module_& m) {
         Tensor t = as_tensor(x, "to", "input");
         auto dt = optional_dtype(dtype, "to");
         auto dev = optional_device(device, "to");
-        if (dt && is_complex(t->dtype()) && !is_complex(*dt)) {  // PyTorch's ComplexWarning
+        if (dt && is_complex(t->dtype()) && !is_complex(*dt) && *dt != DType::kBool) {
+          // PyTorch's ComplexWarning (to bool: nonzero, of either part)
           PyErr_WarnEx(PyExc_UserWarning,
                        "Casting complex values to real discards the imaginary part", 1);
           t = F::real(t);

@@ -105,6 +105,8 @@ Tensor scalar_tensor(Scalar s, DType dtype, Device device) {
 
 Tensor to(const Tensor& x, std::optional<DType> dtype, std::optional<Device> device, bool copy) {
   DType dt = dtype.value_or(x->dtype());
+  if (is_complex(x->dtype()) && dt == DType::kBool) [[unlikely]]  // nonzero: either part
+    return to(compare(CompareFn::kNe, x, Scalar::from_int(0)), std::nullopt, device, copy);
   if (is_complex(x->dtype()) && !is_complex(dt)) [[unlikely]]
     throw_error<TypeError>("to", "casting ", dtype_name(x->dtype()), " to ", dtype_name(dt),
                            " would discard the imaginary part; take .real or .abs() first");
