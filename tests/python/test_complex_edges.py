@@ -317,6 +317,9 @@ PADS_AND_SPREADS = {
     "var": lambda lib, z: z.var(dim=1),
     "std": lambda lib, z: z.std(),
     "var_mean": lambda lib, z: lib.var_mean(z, dim=2)[0],
+    "tril": lambda lib, z: lib.tril(z, -1),
+    "triu": lambda lib, z: z.triu(1),
+    "trace": lambda lib, z: lib.trace(z[0]),
 }
 
 

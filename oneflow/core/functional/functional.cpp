@@ -157,6 +157,15 @@ Tensor triangle(const Tensor& x, int64_t diagonal, bool upper) {
   if (x->ndim() < 2)
     throw_error<RuntimeError>(upper ? "triu" : "tril",
                               "input tensor must have at least 2 dimensions, got ", x->ndim());
+  if (is_complex(x->dtype())) [[unlikely]] {  // the pairs' dim first, the matrices last
+    const int64_t nd = x->ndim() + 1;
+    std::vector<int64_t> front{nd - 1}, back;
+    for (int64_t d = 0; d + 1 < nd; ++d) front.push_back(d);
+    for (int64_t d = 1; d < nd; ++d) back.push_back(d);
+    back.push_back(0);
+    return complex_ops::from_pairs(
+        permute(triangle(permute(view_as_real(x), front), diagonal, upper), back));
+  }
   return dispatch1(prim::triangle(), {x}, Attrs{{"diagonal", diagonal}, {"upper", upper}});
 }
 

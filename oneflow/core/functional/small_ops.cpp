@@ -164,6 +164,8 @@ Tensor trace(const Tensor& x_lo) {
     throw_error<RuntimeError>("trace", "expected a matrix, got a ", x->ndim(), "-D tensor");
   if (x->dtype() == DType::kBool)
     throw_error<NotImplementedError>("trace", "bool inputs are not supported");
+  if (is_complex(x->dtype())) [[unlikely]]
+    return sum(diagonal(x));
   if (x->device().type == DeviceType::kCPU) return dispatch1(prim::trace(), {x});
   return sum(diagonal(x, 0, 0, 1));
 }
