@@ -44,6 +44,7 @@ DTYPES = [
     "int32",
     "int64",
     "bool",
+    "complex64",
 ]
 
 # Entry points left out: they change process-wide state in ways a later call would notice
@@ -227,6 +228,8 @@ def make_tensor(shape, dtype, seed, layout="c", special=False, requires_grad=Fal
             k = rng.randint(0, n, size=max(1, n // 3))
             a[k] = rng.choice([np.nan, np.inf, -np.inf, 1e30, -0.0], size=len(k))
         a = a.astype(np.float64 if dtype == "float64" else np.float32)
+    elif dtype == "complex64":
+        a = (rng.randn(n) + 1j * rng.randn(n)).astype(np.complex64)
     elif dtype == "bool":
         a = rng.rand(n) > 0.5
     else:
