@@ -353,3 +353,20 @@ def test_truth_values_of_complex_tensors_like_torch():
             )
         )
     assert results[1] == results[0]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: flow.complex(None, None),
+        lambda: flow.polar(flow.ones(2), None),
+        lambda: flow.view_as_real(None),
+        lambda: flow.view_as_complex(None),
+        lambda: flow._C.fft_c2c(None, [0], 0, True),
+        lambda: flow._C.fft_r2c(None, [0], 0, True),
+        lambda: flow._C.fft_c2r(None, [0], 0, 4),
+    ],
+)
+def test_none_arguments_raise_type_errors(call):
+    with pytest.raises(TypeError, match="expected .* to be a Tensor"):
+        call()
