@@ -345,10 +345,25 @@ OF_FFT_INLINE void run(const Plan<T>& plan, E* xr, E* xi, E* wr, E* wi, E* scrat
   ri = xi;
 }
 
-// For the plans' own transforms (the Bluestein kernel), outside the per-tier group bodies.
+// run() compiled once per vector tier; the group bodies call it through run_any.
 template <typename E, typename T>
-void run_baseline(const Plan<T>& plan, E* xr, E* xi, E* wr, E* wi, E* scratch, E** rr, E** ri) {
+__attribute__((target("avx2,fma"), noinline)) void run_avx2(const Plan<T>& plan, E* xr, E* xi,
+                                                            E* wr, E* wi, E* scratch, E** rr,
+                                                            E** ri) {
   run(plan, xr, xi, wr, wi, scratch, *rr, *ri);
+}
+template <typename E, typename T>
+__attribute__((noinline)) void run_baseline(const Plan<T>& plan, E* xr, E* xi, E* wr, E* wi,
+                                            E* scratch, E** rr, E** ri) {
+  run(plan, xr, xi, wr, wi, scratch, *rr, *ri);
+}
+template <typename E, typename T>
+OF_FFT_INLINE void run_any(const Plan<T>& plan, E* xr, E* xi, E* wr, E* wi, E* scratch, E*& rr,
+                           E*& ri) {
+  if (capability() != Capability::kBaseline)
+    run_avx2(plan, xr, xi, wr, wi, scratch, &rr, &ri);
+  else
+    run_baseline(plan, xr, xi, wr, wi, scratch, &rr, &ri);
 }
 
 // Buffers of (vector) elements, 64-byte aligned.
@@ -509,7 +524,7 @@ struct Lines {
 };
 
 // Runs f() compiled for AVX2 + FMA where the CPU has them (f's operator() is always_inline, and
-// so is everything it calls: the passes, the gathers), else for the baseline.
+// so are the gathers and scatters it calls), else for the baseline.
 template <typename F>
 __attribute__((target("avx2,fma"))) void in_avx2(const F& f) {
   f();
@@ -768,7 +783,7 @@ void c2c_lines(const T* src, T* dst, const Lines& l, int64_t n, bool forward) {
     in_tier([&]() __attribute__((always_inline)) {
       E *xr = ws, *xi = ws + N, *rr, *ri;
       gather_pairs<E, T>(in, l.inner, n, true, used, xr, xi);
-      run(*plan, xr, xi, ws + 2 * N, ws + 3 * N, ws + 4 * N, rr, ri);
+      run_any(*plan, xr, xi, ws + 2 * N, ws + 3 * N, ws + 4 * N, rr, ri);
       scatter_pairs<E, T>(out, l.inner, n, true, used, rr, ri);
     });
   });
@@ -797,7 +812,7 @@ void r2c_lines(const T* src, T* dst, const Lines& l, int64_t n, int64_t m) {
             gather_reals<E, T>(in, l.inner, n, used, xr);
             for (int64_t k = 0; k < n; ++k) xi[k] = E{};
           }
-          run(*plan, xr, xi, ws + 2 * H, ws + 3 * H, yi + H1, zr, zi);
+          run_any(*plan, xr, xi, ws + 2 * H, ws + 3 * H, yi + H1, zr, zi);
           int64_t direct = m;  // entries computed; the rest mirror them
           if (even) {
             const T* wkr = tw->wr.data();
@@ -873,7 +888,7 @@ void c2r_lines(const T* src, T* dst, const Lines& l, int64_t n) {
                            xi[k] = -ai[n - k];
                          }
                        }
-                       run(*plan, xr, xi, ws + 2 * H, ws + 3 * H, ai + H1, zr, zi);
+                       run_any(*plan, xr, xi, ws + 2 * H, ws + 3 * H, ai + H1, zr, zi);
                        if (even)
                          scatter_pairs<E, T>(out, l.inner, h, false, used, zr, zi);
                        else
