@@ -419,6 +419,17 @@ def test_diagonal_unfold_as_strided_match_torch(seed, device):
     check(lambda lib, a: lib.as_strided(a, (2, 2), (1, 2), 1), [shape], device=device, seed=seed)
 
 
+def test_strided_view_gradients_over_many_dims_match_torch(device):
+    # the backward walks runs of the innermost dim with an odometer over the outer ones:
+    # unfold twice (patches, overlapping both ways), as_strided with an offset and a zero
+    # stride, windows along a leading dim, an empty result and a 0-dim input
+    check(lambda lib, a: a.unfold(1, 3, 2).unfold(2, 4, 1) * 2, [(2, 9, 10)], device=device)
+    check(lambda lib, a: lib.as_strided(a, (3, 2, 4), (5, 0, 2), 3), [(4, 6)], device=device)
+    check(lambda lib, a: a.unfold(0, 2, 1) * 1.5, [(5, 3, 2)], device=device)
+    check(lambda lib, a: a.unfold(1, 2, 1) * 2, [(0, 4)], device=device)
+    check(lambda lib, a: a.unfold(0, 1, 1) * 2, [()], device=device)
+
+
 def test_diagonal_of_strided_input_is_a_view_with_gradient(device):
     check(lambda lib, a: a.transpose(0, 1).diagonal() * 2, [(3, 4)], device=device)
     x = flow.zeros(3, 3, device=device)

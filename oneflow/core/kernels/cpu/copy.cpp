@@ -452,17 +452,30 @@ void AsStridedGrad::compute_cpu(const TensorList& in, const TensorList& out,
     T* o = out[0]->data_as<T>();
     const T* g = in[0]->data_as<T>();
     std::fill(o, o + out[0]->numel(), T(0));
-    // Serial: overlapping windows (unfold with step < size) add into the same element.
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t off = offset, rem = i;
-      for (int64_t d = nd - 1; d >= 0; --d) {
-        off += (rem % size[d]) * stride[d];
-        rem /= size[d];
+    // Serial: overlapping windows (unfold with step < size) add into the same element. The
+    // gradient is walked a run of the innermost dim at a time, the offset of each run kept by an
+    // odometer over the outer dims.
+    const int64_t inner = nd > 0 ? size[nd - 1] : 1, step = nd > 0 ? stride[nd - 1] : 0;
+    if (n == 0 || inner == 0) return;
+    std::vector<int64_t> index(nd > 0 ? nd - 1 : 0, 0);
+    int64_t base = offset;
+    for (int64_t i = 0; i < n; i += inner) {
+      T* dst = o + base;
+      const T* src = g + i;
+      for (int64_t k = 0; k < inner; ++k) {
+        if constexpr (std::is_same_v<T, bool>)
+          dst[k * step] = dst[k * step] || src[k];
+        else
+          dst[k * step] = T(compute_t<T>(dst[k * step]) + compute_t<T>(src[k]));
       }
-      if constexpr (std::is_same_v<T, bool>)
-        o[off] = o[off] || g[i];
-      else
-        o[off] = T(compute_t<T>(o[off]) + compute_t<T>(g[i]));
+      for (int64_t d = nd - 2; d >= 0; --d) {
+        if (++index[d] < size[d]) {
+          base += stride[d];
+          break;
+        }
+        base -= (size[d] - 1) * stride[d];
+        index[d] = 0;
+      }
     }
   });
 }
