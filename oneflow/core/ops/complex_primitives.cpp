@@ -205,15 +205,22 @@ std::vector<TensorMeta> FftR2C::infer(const TensorList& in, const Attrs& attrs) 
 }
 
 TensorList FftR2C::grad(const GradContext& ctx, const TensorList& dy) const {
-  // The one-sided output is the full transform's first n/2 + 1 entries along the last dim: pad
-  // the gradient with zeros back to n, run the inverse direction, keep the real part (x is real).
+  // x is real, so its gradient is Re(F^H g), F^H the inverse direction (unnormalised, then the
+  // forward's scale). The one-sided output is the full transform's first n/2 + 1 entries along
+  // the last dim: Re of the inverse of g zero-padded to n is the c2r transform of g with entries
+  // 1 .. (n - 1) / 2 halved (c2r counts each of them twice, for its mirrored conjugate, and drops
+  // the imaginary parts of entries 0 and n/2, as Re does): a half-length transform, no padding.
   const auto& dims = ctx.attrs.get<std::vector<int64_t>>("dims");
-  Tensor g = dy[0];
+  const int64_t normalization = ctx.attrs.get<int64_t>("normalization");
+  const Tensor& g = dy[0];
   const int64_t last = dims.back();
   const int64_t n = ctx.input_metas[0].shape[last];
-  if (ctx.attrs.get<bool>("onesided") && g->shape()[last] < n)
-    g = F::complex_pad_dim(g, last, n - g->shape()[last]);
-  return {F::real(F::fft_c2c(g, dims, ctx.attrs.get<int64_t>("normalization"), false))};
+  if (ctx.attrs.get<bool>("onesided")) {
+    const int64_t halved = (n - 1) / 2;
+    const Tensor h = halved > 0 ? F::complex_scale_range(g, last, 1, halved, 0.5) : g;
+    return {F::fft_c2r(h, dims, normalization, n)};
+  }
+  return {F::real(F::fft_c2c(g, dims, normalization, false))};
 }
 
 uint64_t FftR2C::cpu_work(const TensorList& in, const TensorList& out) const {
