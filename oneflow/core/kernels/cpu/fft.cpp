@@ -683,8 +683,12 @@ OF_FFT_INLINE void scatter_pairs(T* const* out, int64_t inner, int64_t n, bool p
           v[2 * c + 1] = yi[k + c];
         }
         transpose<E, T>(v);
+        if (used == W) {  // constant bounds keep v in registers
 #pragma GCC unroll 8
-        for (int64_t i = 0; i < used; ++i) store(out[i] + 2 * k, v[i]);
+          for (int64_t i = 0; i < W; ++i) store(out[i] + 2 * k, v[i]);
+        } else {
+          for (int64_t i = 0; i < used; ++i) store(out[i] + 2 * k, v[i]);
+        }
       }
     } else if (pairs && adjacent<E, T>(out, used, 2)) {
       for (; k < n; ++k) {
@@ -745,8 +749,12 @@ OF_FFT_INLINE void scatter_reals(T* const* out, int64_t inner, int64_t n, int64_
 #pragma GCC unroll 8
         for (int64_t c = 0; c < W; ++c) v[c] = yr[k + c];
         transpose<E, T>(v);
+        if (used == W) {  // constant bounds keep v in registers
 #pragma GCC unroll 8
-        for (int64_t i = 0; i < used; ++i) store(out[i] + k, v[i]);
+          for (int64_t i = 0; i < W; ++i) store(out[i] + k, v[i]);
+        } else {
+          for (int64_t i = 0; i < used; ++i) store(out[i] + k, v[i]);
+        }
       }
     } else if (adjacent<E, T>(out, used, 1)) {
       for (; k < n; ++k) store(out[0] + k * inner, yr[k]);
