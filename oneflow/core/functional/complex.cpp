@@ -331,6 +331,70 @@ Tensor log_of(const Tensor& z) {
   return complex(functional::unary(UnaryFn::kLog, abs(z)), angle(z));
 }
 
+// z + v for a real v, added to the real part only: an imaginary part of -0 stays -0 (adding
+// v + 0i would make it +0), which decides the side of a branch cut.
+Tensor plus_real(const Tensor& z, double v) {
+  return complex(functional::add(re_of(z), Scalar::from_double(v)), im_of(z));
+}
+
+// i z and -i z.
+Tensor times_i(const Tensor& z) { return complex(functional::neg(im_of(z)), re_of(z)); }
+Tensor times_minus_i(const Tensor& z) { return complex(im_of(z), functional::neg(re_of(z))); }
+
+// The sign of Re z, -1 for -0 too (1 / x < 0), in the real dtype (a constant: no gradient
+// flows through it): the odd functions keep the side of their branch cuts.
+Tensor re_sign(const Tensor& z) {
+  const Tensor x = re_of(z);
+  const Tensor negative =
+      functional::to(functional::compare(CompareFn::kLt, functional::rdiv(x, Scalar::from_int(1)),
+                                         Scalar::from_int(0)),
+                     x->dtype(), std::nullopt);
+  return functional::rsub(functional::mul(negative, Scalar::from_int(2)), Scalar::from_int(1),
+                          Scalar::from_int(1));
+}
+
+// e^z - 1 without cancellation near 0: (expm1(x) cos y - 2 sin^2(y / 2)) + i e^x sin y.
+Tensor expm1_of(const Tensor& z) {
+  const Tensor x = re_of(z), y = im_of(z);
+  const Tensor h = functional::unary(UnaryFn::kSin, functional::mul(y, Scalar::from_double(0.5)));
+  return complex(functional::sub(functional::mul(functional::unary(UnaryFn::kExpm1, x),
+                                                 functional::unary(UnaryFn::kCos, y)),
+                                 functional::mul(functional::mul(h, h), Scalar::from_int(2))),
+                 functional::mul(functional::exp(x), functional::unary(UnaryFn::kSin, y)));
+}
+
+// log(1 + z) without cancellation near 0: log|1 + z| = log1p(x (2 + x) + y^2) / 2.
+Tensor log1p_of(const Tensor& z) {
+  const Tensor x = re_of(z), y = im_of(z);
+  const Tensor r = functional::add(functional::mul(x, functional::add(x, Scalar::from_int(2))),
+                                   functional::mul(y, y));
+  return complex(functional::mul(functional::unary(UnaryFn::kLog1p, r), Scalar::from_double(0.5)),
+                 functional::binary(BinaryFn::kAtan2, y, functional::add(x, Scalar::from_int(1))));
+}
+
+// tanh is odd, and on Re w >= 0 it is -expm1(-2w) / (2 + expm1(-2w)), where |e^(-2w)| <= 1: no
+// overflow for any z, and no cancellation near 0.
+Tensor tanh_of(const Tensor& z) {
+  const Tensor s = re_sign(z);
+  const Tensor e = expm1_of(mul(complex_mul_real(z, s), Scalar::from_int(-2)));
+  return complex_mul_real(div(neg(e), plus_real(e, 2)), s);
+}
+
+// asinh is odd, and on Re w >= 0 it is log1p(w + w^2 / (1 + sqrt(1 + w^2))), which keeps the
+// precision near 0 and has no cancellation between w and the root.
+Tensor asinh_of(const Tensor& z) {
+  const Tensor s = re_sign(z);
+  const Tensor w = complex_mul_real(z, s);
+  const Tensor w2 = mul(w, w);
+  const Tensor t = add(w, div(w2, plus_real(sqrt_of(plus_real(w2, 1)), 1)), Scalar::from_int(1));
+  return complex_mul_real(log1p_of(t), s);
+}
+
+// atanh z = (log1p(z) - log1p(-z)) / 2.
+Tensor atanh_of(const Tensor& z) {
+  return mul(sub(log1p_of(z), log1p_of(neg(z)), Scalar::from_int(1)), Scalar::from_double(0.5));
+}
+
 }  // namespace
 
 Tensor unary(UnaryFn fn, const Tensor& z) {
@@ -380,6 +444,38 @@ Tensor unary(UnaryFn fn, const Tensor& z) {
                                      functional::unary(UnaryFn::kCos, y)),
                      functional::mul(functional::unary(UnaryFn::kSinh, x),
                                      functional::unary(UnaryFn::kSin, y)));
+    case UnaryFn::kExp2:
+      return exp(mul(z, Scalar::from_double(std::log(2.0))));
+    case UnaryFn::kExpm1:
+      return expm1_of(z);
+    case UnaryFn::kLog1p:
+      return log1p_of(z);
+    case UnaryFn::kTanh:
+      return tanh_of(z);
+    case UnaryFn::kSigmoid: {  // 1 / (1 + e^-z) for Re z >= 0, e^z / (1 + e^z) below: |e^..| <= 1
+      const Tensor s = re_sign(z);
+      const Tensor u = exp(complex_mul_real(z, functional::neg(s)));
+      const Tensor d = plus_real(u, 1);
+      const Tensor positive = functional::compare(CompareFn::kGt, s, Scalar::from_int(0));
+      return functional::where(positive, rdiv(d, Scalar::from_int(1)), div(u, d));
+    }
+    case UnaryFn::kTan:  // -i tanh(i z)
+      return times_minus_i(tanh_of(times_i(z)));
+    case UnaryFn::kAsinh:
+      return asinh_of(z);
+    case UnaryFn::kAsin:  // -i asinh(i z)
+      return times_minus_i(asinh_of(times_i(z)));
+    case UnaryFn::kAcos:  // pi / 2 - asin z
+      return rsub(times_minus_i(asinh_of(times_i(z))), Scalar::from_double(M_PI / 2),
+                  Scalar::from_int(1));
+    case UnaryFn::kAtanh:
+      return atanh_of(z);
+    case UnaryFn::kAtan:  // -i atanh(i z)
+      return times_minus_i(atanh_of(times_i(z)));
+    case UnaryFn::kAcosh: {  // log(z + sqrt(z + 1) sqrt(z - 1))
+      const Tensor p = sqrt_of(plus_real(z, 1)), m = sqrt_of(plus_real(z, -1));
+      return log_of(add(z, mul(p, m), Scalar::from_int(1)));
+    }
     default:
       throw_error<TypeError>(fn_name(fn), "does not support ", dtype_name(z->dtype()),
                              " inputs yet");
