@@ -1244,6 +1244,23 @@ def test_pointwise_functions_like_torch(name, dtype, device):
 
 
 @pytest.mark.parametrize("dtype", CDTYPES)
+def test_scans_and_products_like_torch(dtype, device):
+    rng = np.random.default_rng(43)
+    for shape, dim in [((5,), 0), ((3, 7), 1), ((4, 6, 3), 0), ((2, 1), -1), ((9, 2), -2)]:
+        a = crandn(rng, shape, dtype)
+        check(lambda lib, z, d=dim: lib.cumsum(z, d), [a], device)
+        check(lambda lib, z, d=dim: z.cumprod(d), [a], device)
+        check(lambda lib, z, d=dim: lib.prod(z, d), [a], device)
+        check(lambda lib, z, d=dim: z.prod(d, keepdim=True), [a], device)
+        check(lambda lib, z: lib.prod(z), [a], device)
+    for shape in [(0, 3), ()]:  # empty products are 1, a 0-dim scan is a copy
+        a = crandn(rng, shape, dtype)
+        check(lambda lib, z: lib.prod(z, 0), [a], device, grad=False)
+        check(lambda lib, z: lib.cumsum(z, 0), [a], device, grad=False)
+        check(lambda lib, z: lib.cumprod(z, 0), [a], device, grad=False)
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
 def test_powers_like_torch(dtype, device):
     rng = np.random.default_rng(42)
     a, b = crandn(rng, (4, 3), dtype, away=True), crandn(rng, (3,), dtype, away=True)
@@ -1281,8 +1298,6 @@ def test_equality_and_classification_like_torch(dtype, device):
 # rejects some of these too and computes others; oneflow rejects all (TypeError, or
 # NotImplementedError where a floating input is required) until they are implemented.
 UNSUPPORTED = {
-    "cumsum": (lambda lib, z: lib.cumsum(z, 0), "cumsum"),
-    "prod": (lambda lib, z: lib.prod(z), "prod"),
     "relu": (lambda lib, z: lib.nn.functional.relu(z), "relu"),
     "softmax": (lambda lib, z: lib.nn.functional.softmax(z, dim=0), "softmax"),
     "sort": (lambda lib, z: lib.sort(z), "sort"),

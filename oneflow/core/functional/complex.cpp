@@ -548,6 +548,51 @@ Tensor cat(const TensorList& xs, int64_t dim) {
   return pairs_to_complex(functional::cat(reals, d));
 }
 
+Tensor cumsum(const Tensor& z, int64_t dim, std::optional<DType> dtype) {
+  const Tensor x = as_complex(z, dtype.value_or(z->dtype()));
+  const int64_t d = wrap_dim("cumsum", dim, std::max<int64_t>(x->ndim(), 1));
+  if (x->ndim() == 0) return clone(x);
+  return pairs_to_complex(functional::cumsum(view_as_real(x), d, std::nullopt));
+}
+
+Tensor cumprod(const Tensor& z, int64_t dim, std::optional<DType> dtype) {
+  Tensor x = as_complex(z, dtype.value_or(z->dtype()));
+  const int64_t d = wrap_dim("cumprod", dim, std::max<int64_t>(x->ndim(), 1));
+  if (x->ndim() == 0 || x->shape()[d] <= 1) return clone(x);
+  // Inclusive scan: after the round of offset k, entry i holds the product of entries
+  // i - 2k + 1 .. i.
+  const int64_t n = x->shape()[d];
+  for (int64_t k = 1; k < n; k *= 2)
+    x = cat(
+        {narrow(x, d, 0, k), complex_mul(narrow(x, d, k, n - k), narrow(x, d, 0, n - k), false)},
+        d);
+  return x;
+}
+
+Tensor prod(const Tensor& z, std::optional<int64_t> dim, bool keepdim, std::optional<DType> dtype) {
+  Tensor x = as_complex(z, dtype.value_or(z->dtype()));
+  if (!dim) {
+    const Tensor p = prod(reshape(x, {x->numel()}), 0, false, std::nullopt);
+    return keepdim ? reshape(p, Shape(x->ndim(), 1)) : p;
+  }
+  const int64_t d = wrap_dim("prod", *dim, std::max<int64_t>(x->ndim(), 1));
+  if (x->ndim() == 0) return clone(x);
+  int64_t n = x->shape()[d];
+  Shape one = x->shape();
+  one[d] = 1;
+  const CreationOptions opts{x->dtype(), x->device(), ""};
+  if (n == 0) x = full(one, Scalar::from_int(1), opts);
+  while (n > 1) {  // the product of the two halves, a padding 1 first for an odd length
+    if (n % 2) {
+      x = cat({x, full(one, Scalar::from_int(1), opts)}, d);
+      ++n;
+    }
+    n /= 2;
+    x = complex_mul(narrow(x, d, 0, n), narrow(x, d, n, n), false);
+  }
+  return keepdim ? x : squeeze(x, {d});
+}
+
 Tensor full(const Shape& shape, Scalar value, const CreationOptions& opts) {
   CreationOptions o = opts;
   o.dtype = complex_to_real(opts.dtype);

@@ -78,6 +78,11 @@ Tensor mean(const Tensor& z, const std::vector<int64_t>& dims, bool keepdim,
             std::optional<DType> dtype);
 Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor cat(const TensorList& xs, int64_t dim);
+// The scans and the product along a dim (all dims when dim is empty), as trees of complex
+// products: log2(n) rounds of elementwise products of halves / of shifted copies.
+Tensor cumsum(const Tensor& z, int64_t dim, std::optional<DType> dtype);
+Tensor cumprod(const Tensor& z, int64_t dim, std::optional<DType> dtype);
+Tensor prod(const Tensor& z, std::optional<int64_t> dim, bool keepdim, std::optional<DType> dtype);
 // Creation with a complex dtype: `value` in the real part.
 Tensor full(const Shape& shape, Scalar value, const CreationOptions& opts);
 // Standard complex normal (each part with variance 1/2, as PyTorch) / uniform parts in [0, 1).

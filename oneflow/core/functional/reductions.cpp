@@ -82,6 +82,8 @@ Tensor prepare_index(const char* op, const Tensor& x, int64_t dim, const Tensor&
 
 Tensor prod(const Tensor& x_lo, std::optional<int64_t> dim, bool keepdim,
             std::optional<DType> dtype) {
+  if (complex_ops::any(x_lo)) [[unlikely]]
+    return complex_ops::prod(x_lo, dim, keepdim, dtype);
   const Tensor x_in = autocast::to_float(x_lo);  // in PyTorch's autocast float32 lists
   DType out = dtype.value_or(is_integral(x_in->dtype(), true) ? DType::kInt64 : x_in->dtype());
   Tensor x = to(x_in, out, std::nullopt);
@@ -171,10 +173,14 @@ Tensor scan(const Primitive& p, const char* op, const Tensor& x_in, int64_t dim,
 }  // namespace
 
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
+  if (complex_ops::any(x)) [[unlikely]]
+    return complex_ops::cumsum(x, dim, dtype);
   return scan(prim::cumsum(), "cumsum", x, dim, dtype);
 }
 
 Tensor cumprod(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
+  if (complex_ops::any(x)) [[unlikely]]
+    return complex_ops::cumprod(x, dim, dtype);
   return scan(prim::cumprod(), "cumprod", x, dim, dtype);
 }
 
