@@ -62,7 +62,10 @@ def inv_ex(A, *, check_errors=False):
 
 
 def vecdot(x, y, *, dim=-1):
-    """The dot products of x and y along dim, broadcasting the other dims (real tensors)."""
+    """The dot products of x and y along dim, broadcasting the other dims; a complex x is
+    conjugated, as PyTorch's sum(x.conj() * y)."""
+    if x.dtype.is_complex:
+        x = _C.conj_physical(x)
     return _C.sum(_C.mul(x, y), [dim], False)
 
 

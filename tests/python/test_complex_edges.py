@@ -401,3 +401,84 @@ def test_truth_values_of_complex_tensors_like_torch():
 def test_none_arguments_raise_type_errors(call):
     with pytest.raises(TypeError, match="expected .* to be a Tensor"):
         call()
+
+
+def _both(fn, arrays, grad=True):
+    """fn(lib, *tensors) in oneflow and torch; the values and (for a real loss of the real and
+    imaginary parts) the gradients of the complex inputs agree."""
+
+    def np_of(t):
+        t = t.detach()
+        return (t.resolve_conj() if isinstance(t, torch.Tensor) else t).numpy()
+
+    outs, grads = [], []
+    for lib in (flow, torch):
+        ts = [lib.tensor(a, requires_grad=grad and np.iscomplexobj(a)) for a in arrays]
+        out = fn(lib, *ts)
+        outs.append(np_of(out))
+        if grad:
+            w = lib.view_as_real(out.resolve_conj() if lib is torch else out)
+            (w.sum() + (w * w).sum()).backward()
+            grads.append(
+                [np.zeros_like(a) if t.grad is None else np_of(t.grad) for a, t in zip(arrays, ts)]
+            )
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-5, atol=1e-6)
+    if grad:
+        for g, h in zip(*grads):
+            np.testing.assert_allclose(g, h, rtol=1e-5, atol=1e-6)
+
+
+SCATTERING = {
+    "scatter": lambda lib, z, w: z.scatter(1, lib.tensor([[2, 0], [1, 3]]), w[:, :2]),
+    "scatter_add": lambda lib, z, w: z.scatter_add(0, lib.tensor([[1, 0, 1, 0], [0, 0, 1, 1]]), w),
+    "diag": lambda lib, z, w: lib.diag(z[0], 1),
+    "diag_embed": lambda lib, z, w: lib.diag_embed(z, offset=-1),
+    "diagflat": lambda lib, z, w: lib.diagflat(z[:, :2]),
+    "index_fill": lambda lib, z, w: z.index_fill(1, lib.tensor([0, 2]), 0.5),
+    "masked_scatter": lambda lib, z, w: z.masked_scatter(z.real > 0, w),
+    "silu": lambda lib, z, w: lib.nn.functional.silu(z),
+    "lerp": lambda lib, z, w: lib.lerp(z, w, 0.3),
+    "vecdot": lambda lib, z, w: lib.linalg.vecdot(z, w),
+    "nan_to_num": lambda lib, z, w: lib.nan_to_num(z / z.real.round(), nan=0.5, posinf=2.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCATTERING))
+def test_scatters_diagonals_and_other_composed_ops_like_torch(name):
+    rng = np.random.default_rng(17)
+    z, w = cplx(rng, (2, 4)), cplx(rng, (2, 4))
+    # PyTorch has no complex gradient of silu
+    _both(SCATTERING[name], [z, w], grad=name not in ("nan_to_num", "silu"))
+
+
+def test_python_complex_numbers_and_complex_dtype_helpers_like_torch():
+    rng = np.random.default_rng(18)
+    z, x = cplx(rng, (3,), np.complex64), rng.standard_normal(3).astype(np.float32)
+    m = np.array([True, False, True])
+    for fn in (
+        lambda lib, z, x, m: lib.where(m, z, 0j),
+        lambda lib, z, x, m: lib.where(m, x, 1j),
+        lambda lib, z, x, m: lib.where(m, 2 + 1j, 0.5),
+        lambda lib, z, x, m: lib.where(m, x.double(), 1j),
+        lambda lib, z, x, m: x.cfloat() * z,
+        lambda lib, z, x, m: x.cdouble(),
+    ):
+        got = fn(flow, flow.tensor(z), flow.tensor(x), flow.tensor(m))
+        want = fn(torch, torch.tensor(z), torch.tensor(x), torch.tensor(m))
+        assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    for make in (
+        lambda lib: (lib.ones(2), 1j),
+        lambda lib: (lib.ones(2, dtype=lib.float64), 1j),
+        lambda lib: (lib.ones(2, dtype=lib.int64), 1j),
+        lambda lib: (3, 1j),
+    ):
+        got, want = flow.result_type(*make(flow)), torch.result_type(*make(torch))
+        assert str(got).split(".")[-1] == str(want).split(".")[-1]
+    assert flow.tensor(z).type() == "oneflow.ComplexFloatTensor"
+    assert flow.tensor(z).cdouble().type() == "oneflow.ComplexDoubleTensor"
+    assert flow.finfo(flow.complex64).eps == torch.finfo(torch.complex64).eps
+    assert flow.finfo(flow.complex128).max == torch.finfo(torch.complex128).max
+    lin = flow.nn.Linear(3, 2).to(flow.complex64)
+    assert lin.weight.dtype == flow.complex64 and lin.bias.dtype == flow.complex64
+    assert lin(flow.tensor(z)).dtype == flow.complex64

@@ -292,6 +292,23 @@ void init_functional(py::module_& m) {
       "where",
       [](py::handle cond, py::handle x, py::handle y) {
         Tensor c = as_tensor(cond, "where", "condition");
+        if (is_complex_scalar(x) || is_complex_scalar(y)) {
+          // A Python complex: complex128 beside a double-precision tensor, else the default
+          // complex dtype (as a wrapped number promotes).
+          auto operand = [&](py::handle h, py::handle other) -> Tensor {
+            if (is_tensor(h)) return h.cast<Tensor>();
+            const bool wide =
+                is_tensor(other) && (other.cast<Tensor>()->dtype() == DType::kFloat64 ||
+                                     other.cast<Tensor>()->dtype() == DType::kComplex128);
+            if (is_complex_scalar(h)) {
+              Tensor t = complex_scalar_tensor(h, c->device());
+              return wide ? F::to(t, DType::kComplex128, std::nullopt) : t;
+            }
+            const DType dt = is_tensor(other) ? other.cast<Tensor>()->dtype() : DType::kComplex64;
+            return F::full({}, scalar_from_py(h, "where"), CreationOptions{dt, c->device(), ""});
+          };
+          return F::where(c, operand(x, y), operand(y, x));
+        }
         const bool tx = is_tensor(x), ty = is_tensor(y);
         if (tx && ty) return F::where(c, x.cast<Tensor>(), y.cast<Tensor>());
         if (tx) return F::where(c, x.cast<Tensor>(), scalar_from_py(y, "where"));
@@ -890,13 +907,23 @@ void init_functional(py::module_& m) {
   m.def("result_type", [](py::args args) {
     std::vector<Tensor> ts;
     std::vector<Scalar> ss;
+    bool complex_number = false;
     for (py::handle a : args) {
       if (is_tensor(a))
         ts.push_back(a.cast<Tensor>());
+      else if (is_complex_scalar(a))
+        complex_number = true;
       else
         ss.push_back(scalar_from_py(a, "result_type"));
     }
-    return dtype_to_py(F::result_type(ts, ss));
+    if (!complex_number) return dtype_to_py(F::result_type(ts, ss));
+    // A Python complex lifts a floating result to its complex dtype and anything below
+    // floating to the default complex dtype, as PyTorch's wrapped numbers.
+    const DType r = ts.empty() && ss.empty() ? DType::kBool : F::result_type(ts, ss);
+    if (is_complex(r)) return dtype_to_py(r);
+    if (r == DType::kFloat64) return dtype_to_py(DType::kComplex128);
+    if (is_floating(r)) return dtype_to_py(DType::kComplex64);
+    return dtype_to_py(real_to_complex(default_dtype()));
   });
 
   // ---- creation ----

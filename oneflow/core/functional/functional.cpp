@@ -693,6 +693,13 @@ Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source)
     throw_error<RuntimeError>("masked_scatter", "Number of elements of source < number of ones ",
                               "in mask (", source->numel(), " < ", count, ")");
   Tensor values = narrow(reshape(source, {-1}), 0, 0, count);
+  if (is_complex(x->dtype())) [[unlikely]] {  // on the pairs: both parts of each masked element
+    Shape pairs = m.shape;
+    pairs.push_back(2);
+    return complex_ops::from_pairs(masked_scatter(expand(view_as_real(x), pairs),
+                                                  expand(unsqueeze(mask, mask->ndim()), pairs),
+                                                  view_as_real(contiguous(values))));
+  }
   Tensor out = index_put_raw(clone(m.flat_x), contiguous(values), {m.positions}, 0, false);
   return reshape(out, m.shape);
 }

@@ -347,6 +347,17 @@ Tensor scatter(const Tensor& self, int64_t dim_in, const Tensor& index, const Te
     throw_error<RuntimeError>("scatter", "expected self and src to have the same dtype, got ",
                               dtype_name(self->dtype()), " and ", dtype_name(src_in->dtype()));
   Tensor src = to(src_in, std::nullopt, self->device());
+  if (is_complex(self->dtype()) && self->ndim() > 0) [[unlikely]] {
+    // On the real pairs, the index repeated along their trailing dim of 2 (a complex product
+    // is not one of the pairs).
+    if (reduce == "multiply")
+      throw_error<TypeError>("scatter", "reduce='multiply' does not support ",
+                             dtype_name(self->dtype()), " tensors yet");
+    Shape pairs = index->shape();
+    pairs.push_back(2);
+    const Tensor idx = expand(unsqueeze(index, index->ndim()), pairs);
+    return view_as_complex(scatter(view_as_real(self), dim, idx, view_as_real(src), reduce));
+  }
   Tensor idx = prepare_index("scatter", self, dim, index, &src);
   return dispatch1(prim::scatter(), {self, idx, src}, Attrs{{"dim", dim}, {"reduce", reduce}});
 }

@@ -10,6 +10,8 @@ class finfo:
 
     def __init__(self, dtype=None):
         dtype = _internal.get_default_dtype() if dtype is None else dtype
+        if dtype.is_complex:  # the info of its parts, as PyTorch
+            dtype = _internal.float64 if dtype == _internal.complex128 else _internal.float32
         if not dtype.is_floating_point:
             raise TypeError(f"finfo: expected a floating point dtype, got {dtype}")
         self.dtype = str(dtype).split(".")[-1]

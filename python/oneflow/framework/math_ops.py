@@ -155,6 +155,9 @@ _NAN_TO_NUM = _C._activation_kinds["nan_to_num"]
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     dtype = input.dtype
+    if dtype.is_complex:  # each part on its own, as PyTorch
+        pairs = nan_to_num(_C.view_as_real(input), nan, posinf, neginf)
+        return _C.view_as_complex(pairs)
     if not _is_float(dtype):
         return _C.clone(input)
     big = _FLOAT_MAX.get(dtype)
@@ -209,7 +212,7 @@ def _fused(*tensors):
 
 
 def _check_lerp(input, end, weight):
-    if not input.dtype.is_floating_point:
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise NotImplementedError(f"lerp: expected a floating point input, got {input.dtype}")
     for name, t in (("end", end), ("weight", weight)):
         if isinstance(t, Tensor) and t.dtype != input.dtype:

@@ -66,6 +66,14 @@ LEGACY_TYPES = {
     "LongTensor": "int64",
 }
 _TYPE_CLASSES = {name: _legacy(name, dt) for name, dt in LEGACY_TYPES.items()}
+# Tensor.type() names, also of the dtypes without a legacy class here.
+_TYPE_NAMES = {
+    **{v: k for k, v in LEGACY_TYPES.items()},
+    "bfloat16": "BFloat16Tensor",
+    "int16": "ShortTensor",
+    "complex64": "ComplexFloatTensor",
+    "complex128": "ComplexDoubleTensor",
+}
 
 
 def set_default_tensor_type(t):
@@ -81,7 +89,7 @@ def set_default_tensor_type(t):
 def tensor_type(self, dtype=None, non_blocking=False):
     """Tensor.type(): the type name, or a cast to the given type (name or class)."""
     if dtype is None:
-        name = {v: k for k, v in LEGACY_TYPES.items()}[str(self.dtype).split(".")[-1]]
+        name = _TYPE_NAMES[str(self.dtype).split(".")[-1]]
         return f"oneflow.{'cuda.' if self.is_cuda else ''}{name}"
     if isinstance(dtype, str):
         parts = dtype.split(".")

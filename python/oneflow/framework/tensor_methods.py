@@ -618,6 +618,8 @@ def install():
         "char": _cast(_internal.int8),
         "byte": _cast(_internal.uint8),
         "bool": _cast(_internal.bool),
+        "cfloat": _cast(_internal.complex64),
+        "cdouble": _cast(_internal.complex128),
         "__array__": __array__,
         "__len__": __len__,
         "__bool__": __bool__,

@@ -92,6 +92,8 @@ def selu(input, inplace=False):
 
 
 def silu(input, inplace=False):
+    if input.dtype.is_complex:  # z * sigmoid(z), as PyTorch
+        return _maybe_inplace(input, _C.mul(input, _C.sigmoid(_source(input, inplace))), inplace)
     return _maybe_inplace(input, _float_act("silu", _source(input, inplace)), inplace)
 
 

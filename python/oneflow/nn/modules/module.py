@@ -585,11 +585,14 @@ class Module:
                 device, dtype = a.device, a.dtype
             else:
                 device = a
-        if dtype is not None and not dtype.is_floating_point:
-            raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got {dtype}")
+        if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
+            raise TypeError(
+                f"nn.Module.to only accepts floating point or complex dtypes, but got {dtype}"
+            )
 
         def convert(t):
-            t = t.to(device=device, dtype=dtype if t.dtype.is_floating_point else None)
+            floating = t.dtype.is_floating_point or t.dtype.is_complex
+            t = t.to(device=device, dtype=dtype if floating else None)
             if memory_format is not None and t.ndim in (4, 5):
                 t = t.to(memory_format=memory_format)  # as PyTorch: 4-d and 5-d tensors only
             return t
