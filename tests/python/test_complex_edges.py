@@ -417,7 +417,8 @@ def _both(fn, arrays, grad=True):
         out = fn(lib, *ts)
         outs.append(np_of(out))
         if grad:
-            w = lib.view_as_real(out.resolve_conj() if lib is torch else out)
+            w = out.resolve_conj() if lib is torch else out
+            w = lib.view_as_real(w) if w.is_complex() else w
             (w.sum() + (w * w).sum()).backward()
             grads.append(
                 [np.zeros_like(a) if t.grad is None else np_of(t.grad) for a, t in zip(arrays, ts)]
@@ -482,3 +483,23 @@ def test_python_complex_numbers_and_complex_dtype_helpers_like_torch():
     lin = flow.nn.Linear(3, 2).to(flow.complex64)
     assert lin.weight.dtype == flow.complex64 and lin.bias.dtype == flow.complex64
     assert lin(flow.tensor(z)).dtype == flow.complex64
+
+
+LINALG = {
+    "solve": lambda lib, a, b, v: lib.linalg.solve(a, b),
+    "solve_vector": lambda lib, a, b, v: lib.linalg.solve(a, v),
+    "solve_right": lambda lib, a, b, v: lib.linalg.solve(a, b.transpose(-1, -2), left=False),
+    "inv": lambda lib, a, b, v: lib.linalg.inv(a),
+    "inverse": lambda lib, a, b, v: lib.inverse(a),
+    "matrix_norm_fro": lambda lib, a, b, v: lib.linalg.matrix_norm(a),
+    "matrix_norm_1": lambda lib, a, b, v: lib.linalg.matrix_norm(a, ord=1),
+    "matrix_norm_inf": lambda lib, a, b, v: lib.linalg.matrix_norm(a, ord=float("inf")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LINALG))
+def test_complex_solves_inverses_and_norms_like_torch(name):
+    # solves and inverses run on the real block matrix [[Re, -Im], [Im, Re]]
+    rng = np.random.default_rng(19)
+    a = cplx(rng, (2, 4, 4)) + 3 * np.eye(4)
+    _both(LINALG[name], [a, cplx(rng, (2, 4, 3)), cplx(rng, (2, 4))])

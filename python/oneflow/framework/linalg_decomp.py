@@ -721,7 +721,34 @@ class _Solve(Function):
         return gA, (gB if ctx.needs_input_grad[1] else None), None
 
 
+def _real_block(Z):
+    """The real matrix [[Re Z, -Im Z], [Im Z, Re Z]] of a complex one: Z -> block(Z) keeps sums
+    and products, so complex systems solve as real ones of twice the size."""
+    r, i = Z.real, Z.imag
+    return _C.cat([_C.cat([r, _C.neg(i)], -1), _C.cat([i, r], -1)], -2)
+
+
+def _from_real_block(X, m, k):
+    """The complex matrix whose real block is X (2m x 2k): its first column of blocks."""
+    return oneflow.complex(X[..., :m, :k], X[..., m:, :k])
+
+
+def _solve_complex(op, A, B, left, check_errors):
+    _check_same_dtype("linalg.solve", A, B)
+    _check_square("linalg.solve", A)
+    if B.ndim < 1:
+        raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    B_ = B.unsqueeze(-1) if vector else B
+    _check_compatible("linalg.solve", A, B_, left)
+    X, info = _solve(op, _real_block(A), _real_block(B_), left, check_errors)
+    X = _from_real_block(X, B_.shape[-2], B_.shape[-1])
+    return (X.squeeze(-1) if vector else X), info
+
+
 def _solve(op, A, B, left, check_errors):
+    if A.dtype.is_complex or B.dtype.is_complex:
+        return _solve_complex(op, A, B, left, check_errors)
     _check_same_dtype("linalg.solve", A, B)
     _check_floating("linalg.solve", A)
     _check_square("linalg.solve", A)

@@ -138,6 +138,13 @@ def methods():
 
 
 def inv(input):
+    if input.dtype.is_complex:  # the inverse of the real block matrix, as complex again
+        from oneflow.framework.linalg_decomp import _from_real_block, _real_block
+
+        if input.ndim < 2 or input.shape[-1] != input.shape[-2]:
+            return _C.inverse(input)  # its shape errors
+        n = input.shape[-1]
+        return _from_real_block(_C.inverse(_real_block(input)), n, n)
     return _C.inverse(input)
 
 

@@ -259,6 +259,8 @@ def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         raise RuntimeError(
             f"linalg.matrix_norm: expected an input of at least 2 dimensions, got {x.ndim}-D"
         )
+    if x.dtype.is_complex:  # these norms depend on the magnitudes only
+        x = _C.abs(x)
     if not x.dtype.is_floating_point:
         raise RuntimeError(f"linalg.matrix_norm: expected a floating point input, got {x.dtype}")
     if isinstance(dim, int) or len(dim) != 2:
