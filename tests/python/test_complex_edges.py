@@ -494,12 +494,19 @@ LINALG = {
     "matrix_norm_fro": lambda lib, a, b, v: lib.linalg.matrix_norm(a),
     "matrix_norm_1": lambda lib, a, b, v: lib.linalg.matrix_norm(a, ord=1),
     "matrix_norm_inf": lambda lib, a, b, v: lib.linalg.matrix_norm(a, ord=float("inf")),
+    "eigvalsh": lambda lib, a, b, v: lib.linalg.eigvalsh(a),
+    "eigvalsh_upper": lambda lib, a, b, v: lib.linalg.eigvalsh(a, UPLO="U"),
+    "svdvals": lambda lib, a, b, v: lib.linalg.svdvals(b),
+    "matrix_norm_2": lambda lib, a, b, v: lib.linalg.matrix_norm(b, ord=2),
+    "matrix_norm_nuc": lambda lib, a, b, v: lib.linalg.matrix_norm(b, ord="nuc"),
+    "cond": lambda lib, a, b, v: lib.linalg.cond(a),
 }
 
 
 @pytest.mark.parametrize("name", sorted(LINALG))
 def test_complex_solves_inverses_and_norms_like_torch(name):
-    # solves and inverses run on the real block matrix [[Re, -Im], [Im, Re]]
+    # solves, inverses, eigenvalues and singular values run on the real block matrix
+    # [[Re, -Im], [Im, Re]] (which has each eigenvalue and singular value twice)
     rng = np.random.default_rng(19)
     a = cplx(rng, (2, 4, 4)) + 3 * np.eye(4)
     _both(LINALG[name], [a, cplx(rng, (2, 4, 3)), cplx(rng, (2, 4))])

@@ -892,9 +892,23 @@ def eigh(A, UPLO="L"):
     return EighResult(*_Eigh.apply(A, upper))
 
 
+def _hermitian_part(A, upper):
+    """The Hermitian matrix LAPACK reads from one triangle of A (the diagonal's real part)."""
+    strict = oneflow.triu(A, 1) if upper else oneflow.tril(A, -1)
+    d = A.diagonal(dim1=-2, dim2=-1).real
+    return strict + strict.mH + oneflow.diag_embed(oneflow.complex(d, _C.zeros_like(d)))
+
+
 def eigvalsh(A, UPLO="L"):
     upper = _uplo(UPLO)
     _check_square("linalg.eigh", A)
+    if A.dtype.is_complex:
+        # The real block matrix of a Hermitian one is symmetric, with each eigenvalue twice.
+        # Values from the one triangle, the gradient as PyTorch's: the Hermitian V diag(g) V^H
+        # (through (A + A^H) / 2, which adds nothing to the value).
+        s = (A + A.mH) * 0.5
+        h = _hermitian_part(A.detach(), upper) + (s - s.detach())
+        return eigvalsh(_real_block(h))[..., ::2]
     _check_kernel_dtype("linalg_eigh_cpu", A)
     if _needs_grad(A):  # the gradient needs the eigenvectors
         return _Eigh.apply(A, upper)[0]
@@ -984,6 +998,10 @@ def svd(A, full_matrices=True, *, driver=None):
 
 
 def svdvals(A, *, driver=None):
+    if isinstance(A, oneflow.Tensor) and A.dtype.is_complex:
+        # The real block matrix has each singular value of A twice.
+        _check_matrix("linalg.svd", A)
+        return svdvals(_real_block(A), driver=driver)[..., ::2]
     _svd_checks(A, driver)
     if _needs_grad(A):  # the gradient needs the singular vectors
         return _Svd.apply(A, False)[1]
@@ -1402,7 +1420,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     op = "linalg.matrix_norm"
     x = A if dtype is None else A.to(dtype)
     _check_matrix(op, x)
-    _check_floating(op, x)
+    if not x.dtype.is_complex:  # complex: singular values of the real block matrix
+        _check_floating(op, x)
     _check_low_precision(op, x)
     if isinstance(dim, int) or len(dim) != 2:
         raise RuntimeError(f"{op}: dim must be a 2-tuple, got {dim}")
