@@ -26,12 +26,13 @@ from oneflow.framework.linalg_decomp import (
     svd,
     svdvals,
 )
+from oneflow.framework.linalg_ops import cross as _cross
 from oneflow.framework.linalg_ops import det, inv
 from oneflow.framework.reduce_ops import vector_norm
 
 
 def cross(input, other, dim=-1):
-    return _C._cross(input, other, dim)
+    return _cross(input, other, dim)
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):

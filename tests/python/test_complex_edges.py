@@ -154,7 +154,6 @@ def test_number_to_a_complex_power_like_torch():
         lambda z: flow.sinc(z),
         lambda z: flow.deg2rad(z),
         lambda z: flow.logsumexp(z, 0),
-        lambda z: flow.cov(z),
         lambda z: flow.trapezoid(z),
         lambda z: flow.logit(z),
         lambda z: flow.xlogy(z, z),
@@ -500,6 +499,14 @@ LINALG = {
     "matrix_norm_2": lambda lib, a, b, v: lib.linalg.matrix_norm(b, ord=2),
     "matrix_norm_nuc": lambda lib, a, b, v: lib.linalg.matrix_norm(b, ord="nuc"),
     "cond": lambda lib, a, b, v: lib.linalg.cond(a),
+    "cross": lambda lib, a, b, v: lib.linalg.cross(b[..., :3, :], b[..., 1:, :], dim=-2),
+    "cov": lambda lib, a, b, v: lib.cov(b[0]),
+    "cov_weighted": lambda lib, a, b, v: lib.cov(
+        b[1],
+        fweights=lib.tensor([1, 2, 3]),
+        aweights=lib.tensor([0.5, 1.0, 0.25], dtype=lib.float64),
+    ),
+    "corrcoef": lambda lib, a, b, v: lib.corrcoef(b[0]),
 }
 
 

@@ -99,6 +99,19 @@ def trace(input):
 
 def cross(input, other, dim=None):
     # One kernel on the CPU; checks, broadcasting and the default dim in C++.
+    if input.dtype.is_complex or other.dtype.is_complex:  # bilinear: on the parts
+        a, b = input.real, other.real
+        ai = input.imag if input.dtype.is_complex else None
+        bi = other.imag if other.dtype.is_complex else None
+        re, im = _C._cross(a, b, dim), None
+        if ai is not None and bi is not None:
+            re = _C.sub(re, _C._cross(ai, bi, dim))
+        if bi is not None:
+            im = _C._cross(a, bi, dim)
+        if ai is not None:
+            t = _C._cross(ai, b, dim)
+            im = t if im is None else _C.add(im, t)
+        return _C.complex(re, im)
     return _C._cross(input, other, dim)
 
 

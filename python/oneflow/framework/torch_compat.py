@@ -366,7 +366,6 @@ def dist(input, other, p=2):
 
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
-    _no_complex("cov", input)
     flow = _flow()
     if input.dim() > 2:
         raise RuntimeError(
@@ -374,8 +373,9 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
             f"with {input.dim()} dimensions"
         )
     x = input.reshape(1, -1) if input.dim() < 2 else input
-    if not x.dtype.is_floating_point:
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
         x = x.to(flow.get_default_dtype())
+    real = x.real.dtype if x.dtype.is_complex else x.dtype  # of the weights and the normaliser
     n_obs = x.shape[1]
     w = None
     if fweights is not None:
@@ -387,17 +387,17 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
             raise RuntimeError("cov(): expected aweights to be a 1-D floating point tensor")
         w = aweights if w is None else w * aweights
     if w is not None:
-        w = w.to(x.dtype)
+        w = w.to(real)
         w_sum = w.sum()
         avg = (x * w).sum(1) / w_sum
         if aweights is None:
             norm = w_sum - correction
         else:
-            norm = w_sum - correction * (w * aweights.to(x.dtype)).sum() / w_sum
+            norm = w_sum - correction * (w * aweights.to(real)).sum() / w_sum
     else:
         w_sum = n_obs
         avg = x.sum(1) / max(n_obs, 1) if n_obs else x.sum(1) / 0.0
-        norm = flow.tensor(float(n_obs - correction), dtype=x.dtype, device=x.device)
+        norm = flow.tensor(float(n_obs - correction), dtype=real, device=x.device)
     # A non-positive normaliser gives inf/nan entries, with torch's warning.
     if float(norm) <= 0:
         warnings.warn(
@@ -408,19 +408,21 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         )
     norm = flow.clamp(norm, min=0.0)
     xc = x - avg.unsqueeze(1)
-    c = flow.matmul(xc, (xc if w is None else xc * w).t())
+    c = flow.matmul(xc, (xc if w is None else xc * w).mH)  # conjugated for complex x
     return (c / norm).squeeze()
 
 
 def corrcoef(input):
-    _no_complex("corrcoef", input)
     flow = _flow()
     c = cov(input)
     if c.dim() == 0:
         return c / c
-    std = flow.sqrt(flow.diagonal(c))
+    d = flow.diagonal(c)
+    std = flow.sqrt(d.real if d.dtype.is_complex else d)
     c = c / std.unsqueeze(1)
     c = c / std.unsqueeze(0)
+    if c.dtype.is_complex:  # each part clipped, as PyTorch
+        return flow.complex(flow.clamp(c.real, -1, 1), flow.clamp(c.imag, -1, 1))
     return flow.clamp(c, -1, 1)
 
 
