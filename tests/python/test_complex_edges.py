@@ -517,3 +517,22 @@ def test_complex_solves_inverses_and_norms_like_torch(name):
     rng = np.random.default_rng(19)
     a = cplx(rng, (2, 4, 4)) + 3 * np.eye(4)
     _both(LINALG[name], [a, cplx(rng, (2, 4, 3)), cplx(rng, (2, 4))])
+
+
+CONVS = {
+    "conv1d": lambda lib, x, w, b: lib.nn.functional.conv1d(x[..., 0], w[..., 0], b, stride=2),
+    "conv2d": lambda lib, x, w, b: lib.nn.functional.conv2d(x, w, b, padding=1),
+    "conv2d_groups": lambda lib, x, w, b: lib.nn.functional.conv2d(
+        x[:, :2], w[:2, :1], None, groups=2
+    ),
+    "conv_transpose2d": lambda lib, x, w, b: lib.nn.functional.conv_transpose2d(
+        x[:, :2], w[:2], b[:3], stride=2
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONVS))
+def test_complex_convolutions_like_torch(name):
+    # four real convolutions of the parts
+    rng = np.random.default_rng(20)
+    _both(CONVS[name], [cplx(rng, (2, 3, 7, 6)), cplx(rng, (4, 3, 3, 3)), cplx(rng, (4,))])

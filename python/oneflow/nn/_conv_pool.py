@@ -63,21 +63,52 @@ def _half_in_float32(fn):
     return wrapper
 
 
+def _complex_parts(fn):
+    """A complex input and weight: the convolution is bilinear, so it runs as four real ones,
+    (xr * wr - xi * wi) + i (xr * wi + xi * wr), with the bias's parts added to the first of
+    each. Anything else goes through unchanged (mixed real and complex operands raise there,
+    as PyTorch)."""
+
+    @functools.wraps(fn)
+    def wrapper(input, weight, bias=None, *args, **kwargs):
+        complex_args = (
+            isinstance(input, oneflow.Tensor)
+            and isinstance(weight, oneflow.Tensor)
+            and input.dtype.is_complex
+            and input.dtype == weight.dtype
+            and (bias is None or bias.dtype == input.dtype)
+        )
+        if not complex_args:
+            return fn(input, weight, bias, *args, **kwargs)
+        xr, xi, wr, wi = input.real, input.imag, weight.real, weight.imag
+        br = None if bias is None else bias.real
+        bi = None if bias is None else bias.imag
+        re = _C.sub(fn(xr, wr, br, *args, **kwargs), fn(xi, wi, None, *args, **kwargs))
+        im = _C.add(fn(xr, wi, bi, *args, **kwargs), fn(xi, wr, None, *args, **kwargs))
+        return _C.complex(re, im)
+
+    return wrapper
+
+
+@_complex_parts
 @_half_in_float32
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _C.conv1d(input, weight, bias, stride, padding, dilation, groups)
 
 
+@_complex_parts
 @_half_in_float32
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _C.conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
+@_complex_parts
 @_half_in_float32
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _C.conv3d(input, weight, bias, stride, padding, dilation, groups)
 
 
+@_complex_parts
 @_half_in_float32
 def conv_transpose1d(
     input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
@@ -87,6 +118,7 @@ def conv_transpose1d(
     )
 
 
+@_complex_parts
 @_half_in_float32
 def conv_transpose2d(
     input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
@@ -96,6 +128,7 @@ def conv_transpose2d(
     )
 
 
+@_complex_parts
 @_half_in_float32
 def conv_transpose3d(
     input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
