@@ -536,3 +536,13 @@ def test_complex_convolutions_like_torch(name):
     # four real convolutions of the parts
     rng = np.random.default_rng(20)
     _both(CONVS[name], [cplx(rng, (2, 3, 7, 6)), cplx(rng, (4, 3, 3, 3)), cplx(rng, (4,))])
+
+
+def test_normal_fills_complex_tensors_like_torch():
+    # each part: mean `mean`, standard deviation std / sqrt(2)
+    z = flow.empty(200000, dtype=flow.complex64).normal_(1.0, 2.0)
+    for part in (z.real, z.imag):
+        assert abs(float(part.mean()) - 1.0) < 0.02
+        assert abs(float(part.std()) - 2.0 / np.sqrt(2.0)) < 0.02
+    w = flow.nn.init.normal_(flow.empty(3, 4, dtype=flow.complex128), 0.0, 0.1)
+    assert w.dtype == flow.complex128 and bool(flow.isfinite(w).all())

@@ -455,6 +455,11 @@ def normal_(self, mean=0.0, std=1.0, generator=None):
             r = randn(*self.shape, dtype=self.dtype, generator=generator, **_layout_of(self))
             _C.copy_(self, r * std + mean)
         return self
+    if self.dtype.is_complex:  # each part normal with mean `mean` and std std / sqrt(2), as PyTorch
+        with _grad_off():
+            r = randn(*self.shape, dtype=self.dtype, generator=generator, device=self.device)
+            _C.copy_(self, r * std + complex(mean, mean))
+        return self
     with _grad_off():
         _C.copy_(
             self,
