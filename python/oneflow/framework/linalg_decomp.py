@@ -733,24 +733,10 @@ def _from_real_block(X, m, k):
     return oneflow.complex(X[..., :m, :k], X[..., m:, :k])
 
 
-def _solve_complex(op, A, B, left, check_errors):
-    _check_same_dtype("linalg.solve", A, B)
-    _check_square("linalg.solve", A)
-    if B.ndim < 1:
-        raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
-    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
-    B_ = B.unsqueeze(-1) if vector else B
-    _check_compatible("linalg.solve", A, B_, left)
-    X, info = _solve(op, _real_block(A), _real_block(B_), left, check_errors)
-    X = _from_real_block(X, B_.shape[-2], B_.shape[-1])
-    return (X.squeeze(-1) if vector else X), info
-
-
 def _solve(op, A, B, left, check_errors):
-    if A.dtype.is_complex or B.dtype.is_complex:
-        return _solve_complex(op, A, B, left, check_errors)
     _check_same_dtype("linalg.solve", A, B)
-    _check_floating("linalg.solve", A)
+    if not A.dtype.is_complex:
+        _check_floating("linalg.solve", A)
     _check_square("linalg.solve", A)
     if B.ndim < 1:
         raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
@@ -758,6 +744,10 @@ def _solve(op, A, B, left, check_errors):
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     B_ = B.unsqueeze(-1) if vector else B
     _check_compatible("linalg.solve", A, B_, left)
+    if A.dtype.is_complex:  # the real system of twice the size
+        X, info = _solve(op, _real_block(A), _real_block(B_), left, check_errors)
+        X = _from_real_block(X, B_.shape[-2], B_.shape[-1])
+        return (X.squeeze(-1) if vector else X), info
     _check_kernel_dtype("lu_cpu", A)
     A, B_ = _broadcast_batch(A, B_)
     X, info = _Solve.apply(A, B_, bool(left))
