@@ -499,6 +499,11 @@ LINALG = {
     "matrix_norm_2": lambda lib, a, b, v: lib.linalg.matrix_norm(b, ord=2),
     "matrix_norm_nuc": lambda lib, a, b, v: lib.linalg.matrix_norm(b, ord="nuc"),
     "cond": lambda lib, a, b, v: lib.linalg.cond(a),
+    "det": lambda lib, a, b, v: lib.linalg.det(a),
+    "det_of_singular": lambda lib, a, b, v: lib.det(a * lib.tensor([1.0, 0.0, 1.0, 1.0])),
+    "slogdet_sign": lambda lib, a, b, v: lib.linalg.slogdet(a)[0],
+    "slogdet_logabsdet": lambda lib, a, b, v: lib.linalg.slogdet(a)[1],
+    "logdet": lambda lib, a, b, v: lib.logdet(a),
     "cross": lambda lib, a, b, v: lib.linalg.cross(b[..., :3, :], b[..., 1:, :], dim=-2),
     "cov": lambda lib, a, b, v: lib.cov(b[0]),
     "cov_weighted": lambda lib, a, b, v: lib.cov(
@@ -513,7 +518,8 @@ LINALG = {
 @pytest.mark.parametrize("name", sorted(LINALG))
 def test_complex_solves_inverses_and_norms_like_torch(name):
     # solves, inverses, eigenvalues and singular values run on the real block matrix
-    # [[Re, -Im], [Im, Re]] (which has each eigenvalue and singular value twice)
+    # [[Re, -Im], [Im, Re]] (which has each eigenvalue and singular value twice); determinants
+    # by Gaussian elimination in complex arithmetic
     rng = np.random.default_rng(19)
     a = cplx(rng, (2, 4, 4)) + 3 * np.eye(4)
     _both(LINALG[name], [a, cplx(rng, (2, 4, 3)), cplx(rng, (2, 4))])

@@ -1243,8 +1243,51 @@ class _Slogdet(Function):
         return _lu_solve_raw(LU, pivots, g, True, True)
 
 
+def _complex_lu_pivots(A):
+    """The pivots of Gaussian elimination with partial pivoting of the complex matrices in A's
+    last two dims, and the sign (+1 / -1) of their row permutations: det A = parity * prod.
+    One step per column, each of batched tensor ops (differentiable, without in-place updates);
+    a zero pivot is divided by 1 instead, its column being zero already."""
+    n = A.shape[-1]
+    batch = tuple(A.shape[:-2])
+    real = A.real.dtype
+    pivots = []
+    parity = _C.ones_like(A.real.sum([-2, -1])) if n else oneflow.ones(batch, dtype=real)
+    M = A
+    for k in range(n):
+        m = n - k
+        p = _C.argmax(_C.abs(M[..., :, 0]), -1, True)  # (batch..., 1)
+        rows = oneflow.arange(m, device=A.device).expand(*batch, m)
+        perm = _C.where(_C.eq(rows, 0), p, _C.where(_C.eq(rows, p), 0, rows))
+        M = _C.gather(M, -2, perm.unsqueeze(-1).expand(*batch, m, m))
+        parity = _C.where(_C.eq(p.squeeze(-1), 0), parity, _C.neg(parity))
+        piv = M[..., 0, 0]
+        pivots.append(piv)
+        if m > 1:
+            safe = _C.where(_C.eq(_C.abs(piv), 0), 1.0, piv.real)
+            safe = oneflow.complex(safe, _C.where(_C.eq(_C.abs(piv), 0), 0.0, piv.imag))
+            factors = M[..., 1:, 0] / safe.unsqueeze(-1)
+            M = M[..., 1:, 1:] - factors.unsqueeze(-1) * M[..., 0:1, 1:]
+    if not pivots:
+        return oneflow.ones(*batch, 0, dtype=A.dtype, device=A.device), parity
+    return oneflow.stack(pivots, -1), parity
+
+
+def complex_det(A):
+    pivots, parity = _complex_lu_pivots(A)
+    return _C.prod(pivots, -1) * parity
+
+
+def _complex_slogdet(A):
+    pivots, parity = _complex_lu_pivots(A)
+    sign = _C.prod(oneflow.sgn(pivots), -1) * parity
+    return sign, _C.sum(_C.log(_C.abs(pivots)), [-1], False)
+
+
 def _slogdet(op, A):
     _check_square(op, A)
+    if A.dtype.is_complex:
+        return _complex_slogdet(A)
     _check_floating(op, A)
     _check_low_precision(op, A)
     _check_kernel_dtype("lu_cpu", A)
@@ -1260,8 +1303,11 @@ def torch_slogdet(input):
 
 
 def logdet(input):
-    """log det A: NaN where the determinant is negative, -inf where it is zero."""
+    """log det A: NaN where the determinant is negative, -inf where it is zero; the complex
+    logarithm for complex A."""
     sign, logabsdet = _slogdet("logdet", input)
+    if input.dtype.is_complex:
+        return oneflow.complex(logabsdet, oneflow.angle(sign))
     return _C.where(_C.eq(sign, -1.0), math.nan, logabsdet)
 
 
