@@ -2,8 +2,9 @@
 
 The engine (kernels/cpu/fft.cpp) picks its path by the length (radix 4, 2, 3 and 5 passes, a
 generic pass for primes 7 to 61, Bluestein's algorithm above), by the number of lines (one line on
-scalars with vector passes where 8 consecutive sub-transforms share twiddles; groups of 8 floats or
-4 doubles as vector lanes, partial groups padded), by the layout (lines as rows, through register
+scalars with vector passes where 8 consecutive sub-transforms share twiddles, a long complex line
+as the four-step transform; groups of 8 floats or 4 doubles as vector lanes, partial groups
+padded), by the layout (lines as rows, through register
 transposes; as adjacent columns; anything else lane by lane) and by the transform (complex, real
 input of even length through a half-length complex transform, odd length directly, and the
 inverse of each). Every case here compares the result with NumPy's, scaled by the largest
@@ -26,7 +27,7 @@ CTYPE = {np.float32: np.complex64, np.float64: np.complex128}
 # Every length up to 70 (all radix mixes, the generic primes up to 61, Bluestein for 67),
 # and longer ones: powers of two, mixed radices, large primes, composites of large primes.
 LENGTHS = list(range(1, 71)) + [96, 100, 121, 127, 128, 243, 256, 375, 400, 512, 1000, 1009, 1024]
-LONG = [2048, 4096 + 4, 3 * 127, 65536, 16000, 2 * 4999]
+LONG = [2048, 4096 + 4, 3 * 127, 65536, 16000, 2 * 4999, 131072 + 3 * 2048]
 
 
 def _complex(rng, shape, real):
@@ -109,6 +110,15 @@ def test_lines_along_leading_and_middle_dims(real, inner, outer):
         x_c = _complex(rng, shape, real)
         x_r = rng.standard_normal(shape).astype(real)
         _run_all(x_c, x_r, n, 1, real, f"shape {shape} along dim 1")
+
+
+@pytest.mark.parametrize("real", [np.float32, np.float64])
+def test_long_lines_along_a_leading_dim(real):
+    # longer than the vector groups take: line by line, stride 2
+    rng = np.random.default_rng(8)
+    x_c = _complex(rng, (70000, 2), real)
+    x_r = rng.standard_normal((70000, 2)).astype(real)
+    _run_all(x_c, x_r, 70000, 0, real, "(70000, 2) along dim 0")
 
 
 @pytest.mark.parametrize("real", [np.float32, np.float64])

@@ -15,9 +15,11 @@
 //
 // Lines run in groups of kLanes (8 floats or 4 doubles: one 32-byte vector): a group is gathered
 // so that element k of the buffer holds element k of every line of the group, and every pass
-// then works on whole vectors, whatever its radix and stride. Fewer lines than half a group run
-// one at a time on scalars. The passes are compiled twice, for the baseline and for AVX2 + FMA
-// (chosen per group from cpu::capability()).
+// then works on whole vectors, whatever its radix and stride. Fewer lines than half a group, and
+// lines longer than 65536, run one at a time on scalars, their passes on vectors of consecutive
+// sub-transforms where those share twiddles; a long complex line runs as the four-step
+// transform instead (below), whose two batches fill the lanes. The passes are compiled twice,
+// for the baseline and for AVX2 + FMA (chosen per group from cpu::capability()).
 //
 // A real transform of even length n = 2h runs as a complex one of length h on z_k = x_2k +
 // i x_2k+1 with a twiddle pass: X_k = E_k + W_n^k O_k, E_k = (Z_k + conj Z_h-k) / 2,
@@ -370,14 +372,18 @@ OF_FFT_INLINE void run_any(const Plan<T>& plan, E* xr, E* xi, E* wr, E* wi, E* s
 template <typename E>
 class Workspace {
  public:
-  explicit Workspace(int64_t elems) : raw_((elems + 2) * sizeof(E) + 64) {}
+  // Not initialised: every use writes its elements before it reads them.
+  explicit Workspace(int64_t elems)
+      : bytes_((elems + 2) * sizeof(E)), raw_(new unsigned char[bytes_ + 64]) {}
   E* data() {
-    const auto p = reinterpret_cast<std::uintptr_t>(raw_.data());
+    const auto p = reinterpret_cast<std::uintptr_t>(raw_.get());
     return reinterpret_cast<E*>((p + 63) & ~static_cast<std::uintptr_t>(63));
   }
+  void zero() { std::memset(static_cast<void*>(data()), 0, bytes_); }
 
  private:
-  std::vector<unsigned char> raw_;
+  size_t bytes_;
+  std::unique_ptr<unsigned char[]> raw_;
 };
 
 // ---- plans --------------------------------------------------------------------------------
@@ -404,7 +410,8 @@ std::shared_ptr<const Plan<T>> build_plan(int64_t n, bool forward) {
     plan->chr.assign(cr.begin(), cr.end());
     plan->chi.assign(ci.begin(), ci.end());
     // The kernel in double: the forward transform of b_j = conj(w_j), b_{m-j} = b_j.
-    Workspace<double> b(4 * m);  // zeroed
+    Workspace<double> b(4 * m);
+    b.zero();
     double *br = b.data(), *bi = br + m, *no_scratch = nullptr;
     br[0] = cr[0];
     bi[0] = -ci[0];
@@ -538,18 +545,28 @@ void in_tier(const F& f) {
 }
 
 // Calls group(first line, lines in the group, workspace) for every group of kLanes lines, the
-// groups spread over the OpenMP threads when the work is large enough.
+// groups spread over at most one OpenMP thread each when the work is large enough (and this is
+// not already inside a parallel region). A thread makes its workspace at its first group.
 template <typename E, typename T, typename Group>
 void for_groups(int64_t count, int64_t n, int64_t ws_elems, Group&& group) {
   constexpr int64_t kLanes = sizeof(E) / sizeof(T);
   const int64_t groups = (count + kLanes - 1) / kLanes;
-  auto region = [&] {
-    Workspace<E> ws(ws_elems);
-#pragma omp for schedule(static)
-    for (int64_t g = 0; g < groups; ++g)
-      group(g * kLanes, std::min<int64_t>(kLanes, count - g * kLanes), ws.data());
+  auto run = [&](int64_t g, std::unique_ptr<Workspace<E>>& ws) {
+    if (!ws) ws = std::make_unique<Workspace<E>>(ws_elems);
+    group(g * kLanes, std::min<int64_t>(kLanes, count - g * kLanes), ws->data());
   };
-  OF_OMP_PARALLEL_IF(groups > 1 && count * n > 8192, , region);
+  const int threads = static_cast<int>(std::min<int64_t>(groups, omp_get_max_threads()));
+  if (threads > 1 && count * n > 8192 && !omp_in_parallel()) {
+#pragma omp parallel num_threads(threads)
+    {
+      std::unique_ptr<Workspace<E>> ws;
+#pragma omp for schedule(static)
+      for (int64_t g = 0; g < groups; ++g) run(g, ws);
+    }
+    return;
+  }
+  std::unique_ptr<Workspace<E>> ws;
+  for (int64_t g = 0; g < groups; ++g) run(g, ws);
 }
 
 // ---- moving lines in and out of the lane layout (inlined into the group bodies) ------------
@@ -905,13 +922,81 @@ void c2r_lines(const T* src, T* dst, const Lines& l, int64_t n) {
                    });
 }
 
-// Whole vectors for at least half a group of lines, scalars for fewer.
+// Whole vectors for at least half a group of lines, scalars for fewer; scalars also for lines
+// longer than 65536, whose vector buffers (32 bytes an element, four of them, four more of up to
+// 4n for Bluestein) would take tens of megabytes a thread.
 template <typename T>
-bool use_vectors(int64_t count) {
-  return count >= static_cast<int64_t>(sizeof(typename VecOf<T>::type) / sizeof(T) / 2);
+bool use_vectors(int64_t count, int64_t n) {
+  return n <= 65536 &&
+         count >= static_cast<int64_t>(sizeof(typename VecOf<T>::type) / sizeof(T) / 2);
 }
 
 }  // namespace
+
+// ---- one long line: four steps ----------------------------------------------------------------
+//
+// n = n1 n2, the line seen as an n1 x n2 matrix x[a n2 + b]: X[k1 + n1 k2] =
+//   sum_b W_n2^(b k2) [W_n^(b k1) sum_a W_n1^(a k1) x[a n2 + b]]:
+// transforms of length n1 down the n2 columns (adjacent lanes), the twiddles W_n^(b k1), transforms
+// of length n2 along the n1 rows, and a transpose. Both batches run as whole vector groups, where
+// the line alone would leave the lanes empty.
+
+// The divisor of n nearest sqrt(n) from below, if n is long enough for the four steps to pay and
+// both factors fill a group of lanes; 0 otherwise.
+int64_t four_step_split(int64_t n) {
+  if (n < 4096 || largest_prime_factor(n) > kMaxDirectFactor) return 0;
+  int64_t n1 = static_cast<int64_t>(std::sqrt(static_cast<double>(n)));
+  while (n1 > 1 && n % n1 != 0) --n1;
+  return n1 >= 16 && n / n1 >= 16 ? n1 : 0;
+}
+
+template <typename T>
+std::shared_ptr<const RealTwiddles<T>> get_four_step_twiddles(int64_t n, int64_t n1, bool forward) {
+  static Cache<RealTwiddles<T>> cache;  // W_n^(b k1) at k1 n2 + b (the sign of the direction)
+  return cache.get(n * (forward ? 1 : -1), true, [&] {
+    auto tw = std::make_shared<RealTwiddles<T>>();
+    const int64_t n2 = n / n1;
+    tw->wr.resize(n);
+    tw->wi.resize(n);
+    for (int64_t k1 = 0; k1 < n1; ++k1)
+      for (int64_t b = 0; b < n2; ++b) {
+        const auto [c, sn] = unit(forward ? -1.0 : 1.0, k1 * b, n);
+        tw->wr[k1 * n2 + b] = static_cast<T>(c);
+        tw->wi[k1 * n2 + b] = static_cast<T>(sn);
+      }
+    return std::shared_ptr<const RealTwiddles<T>>(std::move(tw));
+  });
+}
+
+template <typename T>
+void c2c_four_step(const T* src, T* dst, int64_t n, int64_t n1, bool forward) {
+  using V = typename VecOf<T>::type;
+  const int64_t n2 = n / n1;
+  const auto tw = get_four_step_twiddles<T>(n, n1, forward);
+  std::vector<T> y(2 * n);
+  c2c_lines<V, T>(src, y.data(), Lines{1, n2}, n1, forward);
+  const T* wr = tw->wr.data();
+  const T* wi = tw->wi.data();
+  T* py = y.data();
+  OF_OMP_FOR_IF(
+      n > (1 << 16), schedule(static), for (int64_t i = 0; i < n; ++i) {
+        const T re = py[2 * i], im = py[2 * i + 1];
+        py[2 * i] = re * wr[i] - im * wi[i];
+        py[2 * i + 1] = re * wi[i] + im * wr[i];
+      });
+  c2c_lines<V, T>(py, py, Lines{n1, 1}, n2, forward);
+  // dst[k2 n1 + k1] = y[k1 n2 + k2], in tiles that stay in the cache
+  constexpr int64_t kTile = 32;
+  OF_OMP_FOR_IF(
+      n > (1 << 16), schedule(static), for (int64_t t1 = 0; t1 < n1; t1 += kTile) {
+        for (int64_t t2 = 0; t2 < n2; t2 += kTile)
+          for (int64_t k1 = t1; k1 < std::min(n1, t1 + kTile); ++k1)
+            for (int64_t k2 = t2; k2 < std::min(n2, t2 + kTile); ++k2) {
+              dst[2 * (k2 * n1 + k1)] = py[2 * (k1 * n2 + k2)];
+              dst[2 * (k2 * n1 + k1) + 1] = py[2 * (k1 * n2 + k2) + 1];
+            }
+      });
+}
 
 template <typename T>
 void c2c(const std::complex<T>* src, std::complex<T>* dst, int64_t outer, int64_t n, int64_t inner,
@@ -920,10 +1005,14 @@ void c2c(const std::complex<T>* src, std::complex<T>* dst, int64_t outer, int64_
   if (l.count() == 0 || n == 0) return;
   const T* s = reinterpret_cast<const T*>(src);
   T* d = reinterpret_cast<T*>(dst);
-  if (use_vectors<T>(l.count()))
+  if (use_vectors<T>(l.count(), n)) {
     c2c_lines<typename VecOf<T>::type, T>(s, d, l, n, forward);
-  else
+  } else if (const int64_t n1 = inner == 1 ? four_step_split(n) : 0; n1 > 0) {
+    for (int64_t t = 0; t < l.count(); ++t)
+      c2c_four_step<T>(s + 2 * t * n, d + 2 * t * n, n, n1, forward);
+  } else {
     c2c_lines<T, T>(s, d, l, n, forward);
+  }
 }
 
 template <typename T>
@@ -931,7 +1020,7 @@ void r2c(const T* src, std::complex<T>* dst, int64_t outer, int64_t n, int64_t i
   const Lines l{outer, inner};
   if (l.count() == 0 || n == 0 || m == 0) return;
   T* d = reinterpret_cast<T*>(dst);
-  if (use_vectors<T>(l.count()))
+  if (use_vectors<T>(l.count(), n))
     r2c_lines<typename VecOf<T>::type, T>(src, d, l, n, m);
   else
     r2c_lines<T, T>(src, d, l, n, m);
@@ -942,7 +1031,7 @@ void c2r(const std::complex<T>* src, T* dst, int64_t outer, int64_t n, int64_t i
   const Lines l{outer, inner};
   if (l.count() == 0 || n == 0) return;
   const T* s = reinterpret_cast<const T*>(src);
-  if (use_vectors<T>(l.count()))
+  if (use_vectors<T>(l.count(), n))
     c2r_lines<typename VecOf<T>::type, T>(s, dst, l, n);
   else
     c2r_lines<T, T>(s, dst, l, n);
