@@ -552,3 +552,18 @@ def test_normal_fills_complex_tensors_like_torch():
         assert abs(float(part.std()) - 2.0 / np.sqrt(2.0)) < 0.02
     w = flow.nn.init.normal_(flow.empty(3, 4, dtype=flow.complex128), 0.0, 0.1)
     assert w.dtype == flow.complex128 and bool(flow.isfinite(w).all())
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_complex_cholesky_like_torch(upper):
+    # one triangle is read (the matrix need not be Hermitian), the gradient is PyTorch's
+    # Hermitian one
+    rng = np.random.default_rng(21)
+    b = cplx(rng, (2, 4, 4))
+    a = b @ np.conj(np.swapaxes(b, -1, -2)) + 0.5 * np.eye(4) + 0.1 * cplx(rng, (2, 4, 4))
+    _both(lambda lib, a: lib.linalg.cholesky(a, upper=upper), [a])
+    _both(lambda lib, a: lib.linalg.cholesky_ex(a, upper=upper)[0], [a])
+    not_pd = flow.tensor(np.diag([1.0, -1.0, 2.0]).astype(np.complex64))
+    with pytest.raises(flow.linalg.LinAlgError, match="order 2 is not positive-definite"):
+        flow.linalg.cholesky(not_pd, upper=upper)
+    assert int(flow.linalg.cholesky_ex(not_pd).info) == 2

@@ -361,12 +361,65 @@ class _Cholesky(Function):
         return gA, None
 
 
+def _complex_cholesky_raw(A, upper):
+    """(L, info) of the Hermitian matrices LAPACK would read from A's lower (upper) triangle:
+    one column per step of batched ops, A = L L^H (L^H returned when upper). info is the order
+    of the first leading minor that is not positive-definite (0: none); the steps go on with a
+    pivot of 1 there."""
+    n = A.shape[-1]
+    M = _hermitian_part(A, upper)
+    info = _C.zeros_like(A.real.sum([-2, -1])).to(oneflow.int32)
+    cols = []
+    for k in range(n):
+        d = M[..., 0, 0].real
+        bad = _C.logical_not(_C.gt(d, 0))  # not positive, or NaN
+        info = _C.where(_C.logical_and(_C.eq(info, 0), bad), k + 1, info)
+        root = _C.sqrt(_C.where(bad, 1.0, d))
+        col = M[..., 1:, 0] / root.unsqueeze(-1)
+        head = oneflow.complex(root, _C.zeros_like(root)).unsqueeze(-1)
+        pad = oneflow.zeros(*A.shape[:-2], k, dtype=A.dtype, device=A.device)
+        cols.append(oneflow.cat([pad, head, col], -1))
+        if k + 1 < n:
+            M = M[..., 1:, 1:] - col.unsqueeze(-1) * col.conj().unsqueeze(-2)
+    if not cols:
+        return A.clone(), info
+    L = oneflow.stack(cols, -1)
+    return (L.mH if upper else L), info
+
+
+class _ComplexCholesky(Function):
+    """The complex form of _Cholesky: gA = L^-H Phi(L^H gL) L^-1 (solves on the real block
+    matrix), Phi the lower triangle with its diagonal halved, made Hermitian."""
+
+    @staticmethod
+    def forward(ctx, A, upper):
+        with oneflow.no_grad():
+            L, info = _complex_cholesky_raw(A, upper)
+        ctx.upper = upper
+        ctx.save_for_backward(L)
+        ctx.mark_non_differentiable(info)
+        return L, info
+
+    @staticmethod
+    def backward(ctx, gL, _info):
+        (L,) = ctx.saved_tensors
+        if ctx.upper:
+            L, gL = L.mH, gL.mH
+        P = oneflow.tril(L.mH @ gL)
+        phi = (P + oneflow.tril(P, -1).mH) * 0.5
+        gA = solve(L.mH, phi)
+        return solve(L, gA, left=False), None
+
+
 def _cholesky(op, A, upper, check_errors):
     _check_matrix(op, A)
-    _check_floating(op, A)
     _check_square(op, A)
-    _check_kernel_dtype("cholesky_cpu", A)
-    L, info = _Cholesky.apply(A, bool(upper))
+    if A.dtype.is_complex:
+        L, info = _ComplexCholesky.apply(A, bool(upper))
+    else:
+        _check_floating(op, A)
+        _check_kernel_dtype("cholesky_cpu", A)
+        L, info = _Cholesky.apply(A, bool(upper))
     if check_errors:
         failure = _first_failure(info)
         if failure is not None:
