@@ -567,3 +567,28 @@ def test_complex_cholesky_like_torch(upper):
     with pytest.raises(flow.linalg.LinAlgError, match="order 2 is not positive-definite"):
         flow.linalg.cholesky(not_pd, upper=upper)
     assert int(flow.linalg.cholesky_ex(not_pd).info) == 2
+
+
+@pytest.mark.parametrize("shape", [(2, 5, 3), (4, 4), (3, 6), (1, 1)])
+def test_complex_qr_like_torch(shape):
+    # LAPACK's Householder conventions (R's diagonal real), so Q and R match PyTorch's exactly
+    rng = np.random.default_rng(22)
+    a = cplx(rng, shape)
+    for mode in ("reduced", "complete", "r"):
+        got = flow.linalg.qr(flow.tensor(a), mode=mode)
+        want = torch.linalg.qr(torch.tensor(a), mode=mode)
+        for g, w in zip(got, want):
+            assert tuple(g.shape) == tuple(w.shape)
+            np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-8, atol=1e-10)
+    _both(lambda lib, a: lib.linalg.qr(a)[0] * 0.5 + lib.linalg.qr(a)[1][..., :1, :1], [a])
+    _both(lambda lib, a: lib.linalg.qr(a)[1], [a])
+
+
+def test_view_as_complex_ignores_the_strides_of_size_one_dims_like_torch():
+    t = flow.empty(2, 1, 1).permute(1, 2, 0)  # strides (1, 1, 1)
+    assert (
+        flow.view_as_complex(t).stride()
+        == torch.view_as_complex(torch.empty(2, 1, 1).permute(1, 2, 0)).stride()
+    )
+    z = flow.tensor([[1 + 2j]])
+    assert flow.triu(z).numpy()[0, 0] == 1 + 2j

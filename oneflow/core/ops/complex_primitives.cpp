@@ -95,8 +95,8 @@ std::vector<TensorMeta> ViewAsComplex::infer(const TensorList& in, const Attrs&)
     throw_error<RuntimeError>(name(), "Tensor must have a last dimension of size 2");
   if (m.strides.back() != 1)
     throw_error<RuntimeError>(name(), "Tensor must have a last dimension with stride 1");
-  for (size_t d = 0; d + 1 < m.shape.size(); ++d)
-    if (m.strides[d] % 2 != 0)
+  for (size_t d = 0; d + 1 < m.shape.size(); ++d)  // a size-1 dim's stride is never used
+    if (m.strides[d] % 2 != 0 && m.shape[d] != 1)
       throw_error<RuntimeError>(name(),
                                 "Tensor must have a stride divisible by 2 for all but "
                                 "last dimension");

@@ -871,15 +871,74 @@ class _Qr(Function):
         return _C.add(gA, _mm(Q, gR)), None
 
 
+def _complex_qr(A, mode):
+    """Householder QR of complex matrices with LAPACK's conventions (zgeqrf / zungqr): column k's
+    reflector H = I - tau v v^H, v = (1, x_1.. / (alpha - beta)), beta = -sign(Re alpha) |x|
+    (so R's diagonal is real), tau = (beta - alpha) / beta, and 0 where x has nothing below alpha
+    to reflect and alpha is real. One step of batched ops per column, differentiable through
+    them. Q = H_1 H_2 ... applied to the identity's first (all, for 'complete') columns."""
+    m, n = A.shape[-2], A.shape[-1]
+    k = min(m, n)
+    batch = tuple(A.shape[:-2])
+    R = A
+    vs, taus = [], []
+    for j in range(k):
+        x = R[..., j:, j]
+        alpha = x[..., 0]
+        below = (x[..., 1:].abs() ** 2).sum(-1)
+        identity = _C.logical_and(_C.eq(below, 0), _C.eq(alpha.imag, 0))
+        norm = _C.sqrt(alpha.real**2 + alpha.imag**2 + below)
+        sign = _C.where(_C.lt(alpha.real, 0), -1.0, 1.0)
+        beta = _C.where(identity, alpha.real, _C.neg(sign * norm))
+        safe_beta = _C.where(_C.eq(beta, 0), 1.0, beta)
+        tau = _C.where(
+            identity.unsqueeze(-1), 0.0, oneflow.view_as_real((beta - alpha) / safe_beta)
+        )
+        tau = oneflow.view_as_complex(tau.contiguous())
+        denom = alpha - beta
+        denom = _C.where(identity.unsqueeze(-1), 1.0, oneflow.view_as_real(denom))
+        denom = oneflow.view_as_complex(denom.contiguous())
+        v = oneflow.cat(
+            [oneflow.ones_like(alpha).unsqueeze(-1), x[..., 1:] / denom.unsqueeze(-1)], -1
+        )
+        # R[j:, j:] <- H^H R[j:, j:] = R - conj(tau) v (v^H R)
+        block = R[..., j:, j:]
+        w = (v.conj().unsqueeze(-1) * block).sum(-2)  # v^H R, (batch, n - j)
+        block = block - (tau.conj().unsqueeze(-1) * v).unsqueeze(-1) * w.unsqueeze(-2)
+        top = R[..., :j, :]
+        left = R[..., j:, :j]
+        R = oneflow.cat([top, oneflow.cat([left, block], -1)], -2)
+        vs.append(v)
+        taus.append(tau)
+    R = oneflow.triu(R)
+    if mode == "r":
+        return oneflow.zeros(0, dtype=A.dtype, device=A.device), (R if m <= n else R[..., :k, :])
+    cols = m if mode == "complete" else k
+    eye = oneflow.eye(m, cols, dtype=A.real.dtype, device=A.device)
+    Q = oneflow.complex(eye, _C.zeros_like(eye)).expand(*batch, m, cols)
+    for j in reversed(range(k)):  # Q <- H_j Q, from the last reflector back
+        v, tau = vs[j], taus[j]
+        block = Q[..., j:, :]
+        w = (v.conj().unsqueeze(-1) * block).sum(-2)
+        block = block - (tau.unsqueeze(-1) * v).unsqueeze(-1) * w.unsqueeze(-2)
+        Q = oneflow.cat([Q[..., :j, :], block], -2)
+    if mode == "complete":
+        return Q, R
+    return Q, R[..., :k, :]
+
+
 def qr(A, mode="reduced"):
     op = "linalg.qr"
     _check_matrix(op, A)
-    _check_floating(op, A)
+    if not A.dtype.is_complex:
+        _check_floating(op, A)
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(
             f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
             "'r', or 'complete'"
         )
+    if A.dtype.is_complex:
+        return QrResult(*_complex_qr(A, mode))
     _check_kernel_dtype("geqrf_cpu", A)
     return QrResult(*_Qr.apply(A, mode))
 
