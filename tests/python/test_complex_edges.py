@@ -499,6 +499,14 @@ LINALG = {
     "matrix_norm_2": lambda lib, a, b, v: lib.linalg.matrix_norm(b, ord=2),
     "matrix_norm_nuc": lambda lib, a, b, v: lib.linalg.matrix_norm(b, ord="nuc"),
     "cond": lambda lib, a, b, v: lib.linalg.cond(a),
+    "pinv": lambda lib, a, b, v: lib.linalg.pinv(b),
+    "pinv_hermitian": lambda lib, a, b, v: lib.linalg.pinv(a + a.mH, hermitian=True),
+    "matrix_exp": lambda lib, a, b, v: lib.linalg.matrix_exp(a * 0.3),
+    "lstsq": lambda lib, a, b, v: lib.linalg.lstsq(b, a[..., :2]).solution,
+    "lstsq_vector": lambda lib, a, b, v: lib.linalg.lstsq(a, v).solution,
+    "lstsq_gelsd_residuals": lambda lib, a, b, v: (
+        lib.linalg.lstsq(b, a[..., :2], driver="gelsd").residuals
+    ),
     "det": lambda lib, a, b, v: lib.linalg.det(a),
     "det_of_singular": lambda lib, a, b, v: lib.det(a * lib.tensor([1.0, 0.0, 1.0, 1.0])),
     "slogdet_sign": lambda lib, a, b, v: lib.linalg.slogdet(a)[0],
@@ -592,3 +600,15 @@ def test_view_as_complex_ignores_the_strides_of_size_one_dims_like_torch():
     )
     z = flow.tensor([[1 + 2j]])
     assert flow.triu(z).numpy()[0, 0] == 1 + 2j
+
+
+def test_complex_lstsq_rank_and_singular_values_like_torch():
+    rng = np.random.default_rng(23)
+    a, b = cplx(rng, (2, 5, 3)), cplx(rng, (2, 5, 2))
+    for driver in ("gelsy", "gelsd", "gelss", "gels"):
+        got = flow.linalg.lstsq(flow.tensor(a), flow.tensor(b), driver=driver)
+        want = torch.linalg.lstsq(torch.tensor(a), torch.tensor(b), driver=driver)
+        for g, w in zip(got, want):
+            assert tuple(g.shape) == tuple(w.shape), driver
+            np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-8, atol=1e-10)
+    assert flow.linalg.matrix_rank(flow.tensor(a)).tolist() == [3, 3]

@@ -1164,7 +1164,7 @@ class _Pinv(Function):
 def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
     """The pseudo-inverse: singular values (absolute eigenvalues when hermitian) at most
     max(atol, rtol * largest) are dropped. rcond, NumPy's name, is rtol with atol = 0."""
-    if A.ndim < 2 or not _lapack_dtype(A.dtype):
+    if A.ndim < 2 or not (_lapack_dtype(A.dtype) or A.dtype.is_complex):
         raise RuntimeError(
             f"linalg.pinv({_dtype_name(A.dtype)}{{{list(A.shape)}}}): expected a tensor with 2 "
             "or more dimensions of float, double, cfloat or cdouble types"
@@ -1174,6 +1174,11 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
     atol, rtol = _default_tolerances(A, atol, rtol)
     if hermitian:
         _check_square("linalg.eigh", A)
+    if A.dtype.is_complex:
+        # The real block matrix keeps products and conjugate transposes, so its pseudo-inverse
+        # is the block of A's (Penrose's conditions), with the same singular values.
+        X = pinv(_real_block(A), hermitian=hermitian, atol=atol, rtol=rtol)
+        return _from_real_block(X, A.shape[-1], A.shape[-2])
     return _Pinv.apply(A, atol, rtol, bool(hermitian))
 
 
@@ -1184,7 +1189,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
         raise RuntimeError(
             "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions."
         )
-    if not _lapack_dtype(A.dtype):
+    if not (_lapack_dtype(A.dtype) or A.dtype.is_complex):
         raise RuntimeError("This function doesn't handle types other than float and double")
     if tol is not None:
         atol, rtol = tol, 0.0
@@ -1266,11 +1271,25 @@ def lstsq(A, B, rcond=None, *, driver=None):
     driver = "gelsy" if driver is None else driver
     if driver not in _LSTSQ_DRIVERS:
         raise RuntimeError(f"{op}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
-    if not _lapack_dtype(A.dtype):
+    if not (_lapack_dtype(A.dtype) or A.dtype.is_complex):
         raise RuntimeError("This function doesn't handle types other than float and double")
     m, n = A.shape[-2:]
     if rcond is None:
         rcond = oneflow.finfo(A.dtype).eps * max(m, n)
+    if A.dtype.is_complex:
+        # The minimum-norm solution of the real block system is the block of A's (it is
+        # pinv(block(A)) block(B) = block(pinv(A) B)); its rank, singular values and residuals
+        # come in pairs.
+        k = B_.shape[-1]
+        X, res, rank, S = lstsq(_real_block(A), _real_block(B_), rcond, driver=driver)
+        X = _from_real_block(X, n, k)
+        if res.numel():
+            res = res[..., :k]
+        if rank.numel():
+            rank = _C.floor_divide(rank, 2)
+        if S.numel():
+            S = S[..., ::2]
+        return LstsqResult(X.squeeze(-1) if vector else X, res, rank, S)
     A, B_ = _broadcast_batch(A, B_)
     X, rank, S = _Lstsq.apply(A, B_, 0.0 if driver == "gels" else float(rcond))
     empty = _zeros((0,), A)
@@ -1543,6 +1562,9 @@ class _MatrixExp(Function):
 def matrix_exp(A):
     op = "linalg.matrix_exp"
     _check_square(op, A)
+    if A.dtype.is_complex:  # the real block matrix keeps products, so exp too
+        n = A.shape[-1]
+        return _from_real_block(matrix_exp(_real_block(A)), n, n)
     _check_floating(op, A)
     if not _lapack_dtype(A.dtype):  # half types: computed in float32, as their precision allows
         return _MatrixExp.apply(A.to(oneflow.float32)).to(A.dtype)
