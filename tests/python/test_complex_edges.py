@@ -499,6 +499,10 @@ LINALG = {
     "matrix_norm_2": lambda lib, a, b, v: lib.linalg.matrix_norm(b, ord=2),
     "matrix_norm_nuc": lambda lib, a, b, v: lib.linalg.matrix_norm(b, ord="nuc"),
     "cond": lambda lib, a, b, v: lib.linalg.cond(a),
+    "solve_triangular": lambda lib, a, b, v: lib.linalg.solve_triangular(a, b, upper=True),
+    "solve_triangular_unit_right": lambda lib, a, b, v: lib.linalg.solve_triangular(
+        a, b.mH, upper=False, left=False, unitriangular=True
+    ),
     "pinv": lambda lib, a, b, v: lib.linalg.pinv(b),
     "pinv_hermitian": lambda lib, a, b, v: lib.linalg.pinv(a + a.mH, hermitian=True),
     "matrix_exp": lambda lib, a, b, v: lib.linalg.matrix_exp(a * 0.3),

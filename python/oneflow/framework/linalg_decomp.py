@@ -557,6 +557,12 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     _check_compatible(op, A, B, left)
     dtype = oneflow.promote_types(A.dtype, B.dtype)
     A, B = A.to(dtype), B.to(dtype)
+    if dtype.is_complex:  # the triangle (unit diagonal) as a general complex system
+        T = oneflow.triu(A) if upper else oneflow.tril(A)
+        if unitriangular:
+            d = T.diagonal(dim1=-2, dim2=-1)
+            T = T - oneflow.diag_embed(d) + oneflow.diag_embed(oneflow.ones_like(d))
+        return solve(T, B, left=left)
     _check_kernel_dtype("triangular_solve_cpu", A)
     A, B = _broadcast_batch(A, B)
     return _SolveTriangular.apply(A, B, bool(upper), bool(left), bool(unitriangular))
