@@ -27,6 +27,7 @@ from oneflow import _oneflow_internal as _internal
 from oneflow._oneflow_internal import _C
 from oneflow._oneflow_internal import _LinAlgError as LinAlgError
 from oneflow.autograd import Function
+from oneflow.framework import linalg_complex as _lc
 
 # ---- results, as torch.return_types ----------------------------------------------------------
 
@@ -361,61 +362,11 @@ class _Cholesky(Function):
         return gA, None
 
 
-def _complex_cholesky_raw(A, upper):
-    """(L, info) of the Hermitian matrices LAPACK would read from A's lower (upper) triangle:
-    one column per step of batched ops, A = L L^H (L^H returned when upper). info is the order
-    of the first leading minor that is not positive-definite (0: none); the steps go on with a
-    pivot of 1 there."""
-    n = A.shape[-1]
-    M = _hermitian_part(A, upper)
-    info = _C.zeros_like(A.real.sum([-2, -1])).to(oneflow.int32)
-    cols = []
-    for k in range(n):
-        d = M[..., 0, 0].real
-        bad = _C.logical_not(_C.gt(d, 0))  # not positive, or NaN
-        info = _C.where(_C.logical_and(_C.eq(info, 0), bad), k + 1, info)
-        root = _C.sqrt(_C.where(bad, 1.0, d))
-        col = M[..., 1:, 0] / root.unsqueeze(-1)
-        head = oneflow.complex(root, _C.zeros_like(root)).unsqueeze(-1)
-        pad = oneflow.zeros(*A.shape[:-2], k, dtype=A.dtype, device=A.device)
-        cols.append(oneflow.cat([pad, head, col], -1))
-        if k + 1 < n:
-            M = M[..., 1:, 1:] - col.unsqueeze(-1) * col.conj().unsqueeze(-2)
-    if not cols:
-        return A.clone(), info
-    L = oneflow.stack(cols, -1)
-    return (L.mH if upper else L), info
-
-
-class _ComplexCholesky(Function):
-    """The complex form of _Cholesky: gA = L^-H Phi(L^H gL) L^-1 (solves on the real block
-    matrix), Phi the lower triangle with its diagonal halved, made Hermitian."""
-
-    @staticmethod
-    def forward(ctx, A, upper):
-        with oneflow.no_grad():
-            L, info = _complex_cholesky_raw(A, upper)
-        ctx.upper = upper
-        ctx.save_for_backward(L)
-        ctx.mark_non_differentiable(info)
-        return L, info
-
-    @staticmethod
-    def backward(ctx, gL, _info):
-        (L,) = ctx.saved_tensors
-        if ctx.upper:
-            L, gL = L.mH, gL.mH
-        P = oneflow.tril(L.mH @ gL)
-        phi = (P + oneflow.tril(P, -1).mH) * 0.5
-        gA = solve(L.mH, phi)
-        return solve(L, gA, left=False), None
-
-
 def _cholesky(op, A, upper, check_errors):
     _check_matrix(op, A)
     _check_square(op, A)
     if A.dtype.is_complex:
-        L, info = _ComplexCholesky.apply(A, bool(upper))
+        L, info = _lc.Cholesky.apply(A, bool(upper))
     else:
         _check_floating(op, A)
         _check_kernel_dtype("cholesky_cpu", A)
@@ -780,18 +731,6 @@ class _Solve(Function):
         return gA, (gB if ctx.needs_input_grad[1] else None), None
 
 
-def _real_block(Z):
-    """The real matrix [[Re Z, -Im Z], [Im Z, Re Z]] of a complex one: Z -> block(Z) keeps sums
-    and products, so complex systems solve as real ones of twice the size."""
-    r, i = Z.real, Z.imag
-    return _C.cat([_C.cat([r, _C.neg(i)], -1), _C.cat([i, r], -1)], -2)
-
-
-def _from_real_block(X, m, k):
-    """The complex matrix whose real block is X (2m x 2k): its first column of blocks."""
-    return oneflow.complex(X[..., :m, :k], X[..., m:, :k])
-
-
 def _solve(op, A, B, left, check_errors):
     _check_same_dtype("linalg.solve", A, B)
     if not A.dtype.is_complex:
@@ -804,8 +743,8 @@ def _solve(op, A, B, left, check_errors):
     B_ = B.unsqueeze(-1) if vector else B
     _check_compatible("linalg.solve", A, B_, left)
     if A.dtype.is_complex:  # the real system of twice the size
-        X, info = _solve(op, _real_block(A), _real_block(B_), left, check_errors)
-        X = _from_real_block(X, B_.shape[-2], B_.shape[-1])
+        X, info = _solve(op, _lc.real_block(A), _lc.real_block(B_), left, check_errors)
+        X = _lc.from_real_block(X, B_.shape[-2], B_.shape[-1])
         return (X.squeeze(-1) if vector else X), info
     _check_kernel_dtype("lu_cpu", A)
     A, B_ = _broadcast_batch(A, B_)
@@ -877,62 +816,6 @@ class _Qr(Function):
         return _C.add(gA, _mm(Q, gR)), None
 
 
-def _complex_qr(A, mode):
-    """Householder QR of complex matrices with LAPACK's conventions (zgeqrf / zungqr): column k's
-    reflector H = I - tau v v^H, v = (1, x_1.. / (alpha - beta)), beta = -sign(Re alpha) |x|
-    (so R's diagonal is real), tau = (beta - alpha) / beta, and 0 where x has nothing below alpha
-    to reflect and alpha is real. One step of batched ops per column, differentiable through
-    them. Q = H_1 H_2 ... applied to the identity's first (all, for 'complete') columns."""
-    m, n = A.shape[-2], A.shape[-1]
-    k = min(m, n)
-    batch = tuple(A.shape[:-2])
-    R = A
-    vs, taus = [], []
-    for j in range(k):
-        x = R[..., j:, j]
-        alpha = x[..., 0]
-        below = (x[..., 1:].abs() ** 2).sum(-1)
-        identity = _C.logical_and(_C.eq(below, 0), _C.eq(alpha.imag, 0))
-        norm = _C.sqrt(alpha.real**2 + alpha.imag**2 + below)
-        sign = _C.where(_C.lt(alpha.real, 0), -1.0, 1.0)
-        beta = _C.where(identity, alpha.real, _C.neg(sign * norm))
-        safe_beta = _C.where(_C.eq(beta, 0), 1.0, beta)
-        tau = _C.where(
-            identity.unsqueeze(-1), 0.0, oneflow.view_as_real((beta - alpha) / safe_beta)
-        )
-        tau = oneflow.view_as_complex(tau.contiguous())
-        denom = alpha - beta
-        denom = _C.where(identity.unsqueeze(-1), 1.0, oneflow.view_as_real(denom))
-        denom = oneflow.view_as_complex(denom.contiguous())
-        v = oneflow.cat(
-            [oneflow.ones_like(alpha).unsqueeze(-1), x[..., 1:] / denom.unsqueeze(-1)], -1
-        )
-        # R[j:, j:] <- H^H R[j:, j:] = R - conj(tau) v (v^H R)
-        block = R[..., j:, j:]
-        w = (v.conj().unsqueeze(-1) * block).sum(-2)  # v^H R, (batch, n - j)
-        block = block - (tau.conj().unsqueeze(-1) * v).unsqueeze(-1) * w.unsqueeze(-2)
-        top = R[..., :j, :]
-        left = R[..., j:, :j]
-        R = oneflow.cat([top, oneflow.cat([left, block], -1)], -2)
-        vs.append(v)
-        taus.append(tau)
-    R = oneflow.triu(R)
-    if mode == "r":
-        return oneflow.zeros(0, dtype=A.dtype, device=A.device), (R if m <= n else R[..., :k, :])
-    cols = m if mode == "complete" else k
-    eye = oneflow.eye(m, cols, dtype=A.real.dtype, device=A.device)
-    Q = oneflow.complex(eye, _C.zeros_like(eye)).expand(*batch, m, cols)
-    for j in reversed(range(k)):  # Q <- H_j Q, from the last reflector back
-        v, tau = vs[j], taus[j]
-        block = Q[..., j:, :]
-        w = (v.conj().unsqueeze(-1) * block).sum(-2)
-        block = block - (tau.unsqueeze(-1) * v).unsqueeze(-1) * w.unsqueeze(-2)
-        Q = oneflow.cat([Q[..., :j, :], block], -2)
-    if mode == "complete":
-        return Q, R
-    return Q, R[..., :k, :]
-
-
 def qr(A, mode="reduced"):
     op = "linalg.qr"
     _check_matrix(op, A)
@@ -944,7 +827,7 @@ def qr(A, mode="reduced"):
             "'r', or 'complete'"
         )
     if A.dtype.is_complex:
-        return QrResult(*_complex_qr(A, mode))
+        return QrResult(*_lc.qr(A, mode))
     _check_kernel_dtype("geqrf_cpu", A)
     return QrResult(*_Qr.apply(A, mode))
 
@@ -1000,23 +883,11 @@ def eigh(A, UPLO="L"):
     return EighResult(*_Eigh.apply(A, upper))
 
 
-def _hermitian_part(A, upper):
-    """The Hermitian matrix LAPACK reads from one triangle of A (the diagonal's real part)."""
-    strict = oneflow.triu(A, 1) if upper else oneflow.tril(A, -1)
-    d = A.diagonal(dim1=-2, dim2=-1).real
-    return strict + strict.mH + oneflow.diag_embed(oneflow.complex(d, _C.zeros_like(d)))
-
-
 def eigvalsh(A, UPLO="L"):
     upper = _uplo(UPLO)
     _check_square("linalg.eigh", A)
     if A.dtype.is_complex:
-        # The real block matrix of a Hermitian one is symmetric, with each eigenvalue twice.
-        # Values from the one triangle, the gradient as PyTorch's: the Hermitian V diag(g) V^H
-        # (through (A + A^H) / 2, which adds nothing to the value).
-        s = (A + A.mH) * 0.5
-        h = _hermitian_part(A.detach(), upper) + (s - s.detach())
-        return eigvalsh(_real_block(h))[..., ::2]
+        return _lc.eigvalsh(A, upper)
     _check_kernel_dtype("linalg_eigh_cpu", A)
     if _needs_grad(A):  # the gradient needs the eigenvectors
         return _Eigh.apply(A, upper)[0]
@@ -1109,7 +980,7 @@ def svdvals(A, *, driver=None):
     if isinstance(A, oneflow.Tensor) and A.dtype.is_complex:
         # The real block matrix has each singular value of A twice.
         _check_matrix("linalg.svd", A)
-        return svdvals(_real_block(A), driver=driver)[..., ::2]
+        return svdvals(_lc.real_block(A), driver=driver)[..., ::2]
     _svd_checks(A, driver)
     if _needs_grad(A):  # the gradient needs the singular vectors
         return _Svd.apply(A, False)[1]
@@ -1183,8 +1054,8 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
     if A.dtype.is_complex:
         # The real block matrix keeps products and conjugate transposes, so its pseudo-inverse
         # is the block of A's (Penrose's conditions), with the same singular values.
-        X = pinv(_real_block(A), hermitian=hermitian, atol=atol, rtol=rtol)
-        return _from_real_block(X, A.shape[-1], A.shape[-2])
+        X = pinv(_lc.real_block(A), hermitian=hermitian, atol=atol, rtol=rtol)
+        return _lc.from_real_block(X, A.shape[-1], A.shape[-2])
     return _Pinv.apply(A, atol, rtol, bool(hermitian))
 
 
@@ -1283,18 +1154,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if rcond is None:
         rcond = oneflow.finfo(A.dtype).eps * max(m, n)
     if A.dtype.is_complex:
-        # The minimum-norm solution of the real block system is the block of A's (it is
-        # pinv(block(A)) block(B) = block(pinv(A) B)); its rank, singular values and residuals
-        # come in pairs.
-        k = B_.shape[-1]
-        X, res, rank, S = lstsq(_real_block(A), _real_block(B_), rcond, driver=driver)
-        X = _from_real_block(X, n, k)
-        if res.numel():
-            res = res[..., :k]
-        if rank.numel():
-            rank = _C.floor_divide(rank, 2)
-        if S.numel():
-            S = S[..., ::2]
+        X, res, rank, S = _lc.lstsq(A, B_, rcond, driver)
         return LstsqResult(X.squeeze(-1) if vector else X, res, rank, S)
     A, B_ = _broadcast_batch(A, B_)
     X, rank, S = _Lstsq.apply(A, B_, 0.0 if driver == "gels" else float(rcond))
@@ -1380,51 +1240,10 @@ class _Slogdet(Function):
         return _lu_solve_raw(LU, pivots, g, True, True)
 
 
-def _complex_lu_pivots(A):
-    """The pivots of Gaussian elimination with partial pivoting of the complex matrices in A's
-    last two dims, and the sign (+1 / -1) of their row permutations: det A = parity * prod.
-    One step per column, each of batched tensor ops (differentiable, without in-place updates);
-    a zero pivot is divided by 1 instead, its column being zero already."""
-    n = A.shape[-1]
-    batch = tuple(A.shape[:-2])
-    real = A.real.dtype
-    pivots = []
-    parity = _C.ones_like(A.real.sum([-2, -1])) if n else oneflow.ones(batch, dtype=real)
-    M = A
-    for k in range(n):
-        m = n - k
-        p = _C.argmax(_C.abs(M[..., :, 0]), -1, True)  # (batch..., 1)
-        rows = oneflow.arange(m, device=A.device).expand(*batch, m)
-        perm = _C.where(_C.eq(rows, 0), p, _C.where(_C.eq(rows, p), 0, rows))
-        M = _C.gather(M, -2, perm.unsqueeze(-1).expand(*batch, m, m))
-        parity = _C.where(_C.eq(p.squeeze(-1), 0), parity, _C.neg(parity))
-        piv = M[..., 0, 0]
-        pivots.append(piv)
-        if m > 1:
-            safe = _C.where(_C.eq(_C.abs(piv), 0), 1.0, piv.real)
-            safe = oneflow.complex(safe, _C.where(_C.eq(_C.abs(piv), 0), 0.0, piv.imag))
-            factors = M[..., 1:, 0] / safe.unsqueeze(-1)
-            M = M[..., 1:, 1:] - factors.unsqueeze(-1) * M[..., 0:1, 1:]
-    if not pivots:
-        return oneflow.ones(*batch, 0, dtype=A.dtype, device=A.device), parity
-    return oneflow.stack(pivots, -1), parity
-
-
-def complex_det(A):
-    pivots, parity = _complex_lu_pivots(A)
-    return _C.prod(pivots, -1) * parity
-
-
-def _complex_slogdet(A):
-    pivots, parity = _complex_lu_pivots(A)
-    sign = _C.prod(oneflow.sgn(pivots), -1) * parity
-    return sign, _C.sum(_C.log(_C.abs(pivots)), [-1], False)
-
-
 def _slogdet(op, A):
     _check_square(op, A)
     if A.dtype.is_complex:
-        return _complex_slogdet(A)
+        return _lc.slogdet(A)
     _check_floating(op, A)
     _check_low_precision(op, A)
     _check_kernel_dtype("lu_cpu", A)
@@ -1446,135 +1265,6 @@ def logdet(input):
     if input.dtype.is_complex:
         return oneflow.complex(logabsdet, oneflow.angle(sign))
     return _C.where(_C.eq(sign, -1.0), math.nan, logabsdet)
-
-
-# ---- matrix exponential -----------------------------------------------------------------------
-
-# Higham (2005), "The scaling and squaring method for the matrix exponential revisited": Pade
-# approximant degrees, their coefficients and the 1-norm bounds below which each is accurate to
-# double precision.
-_PADE_COEFFICIENTS = {
-    3: [120.0, 60.0, 12.0, 1.0],
-    5: [30240.0, 15120.0, 3360.0, 420.0, 30.0, 1.0],
-    7: [17297280.0, 8648640.0, 1995840.0, 277200.0, 25200.0, 1512.0, 56.0, 1.0],
-    9: [
-        17643225600.0,
-        8821612800.0,
-        2075673600.0,
-        302702400.0,
-        30270240.0,
-        2162160.0,
-        110880.0,
-        3960.0,
-        90.0,
-        1.0,
-    ],
-    13: [
-        64764752532480000.0,
-        32382376266240000.0,
-        7771770303897600.0,
-        1187353796428800.0,
-        129060195264000.0,
-        10559470521600.0,
-        670442572800.0,
-        33522128640.0,
-        1323241920.0,
-        40840800.0,
-        960960.0,
-        16380.0,
-        182.0,
-        1.0,
-    ],
-}
-_PADE_THETA = [
-    (3, 1.495585217958292e-2),
-    (5, 2.539398330063230e-1),
-    (7, 9.504178996162932e-1),
-    (9, 2.097847961257068e0),
-]
-_PADE_THETA_13 = 5.371920351148152
-
-
-def _pade(A, degree):
-    """r(A) = q(A)^{-1} p(A), p(A) = V + U, q(A) = V - U (U the odd part, V the even)."""
-    b = _PADE_COEFFICIENTS[degree]
-    eye = _eye(A.shape[-1], _batch(A), A)
-    A2 = _mm(A, A)
-    if degree == 13:
-        A4 = _mm(A2, A2)
-        A6 = _mm(A4, A2)
-
-        def poly(c6, c4, c2, c0):
-            return _C.add(
-                _C.add(_C.mul(A6, c6), _C.mul(A4, c4)), _C.add(_C.mul(A2, c2), _C.mul(eye, c0))
-            )
-
-        U = _mm(A, _C.add(_mm(A6, poly(b[13], b[11], b[9], 0.0)), poly(b[7], b[5], b[3], b[1])))
-        V = _C.add(_mm(A6, poly(b[12], b[10], b[8], 0.0)), poly(b[6], b[4], b[2], b[0]))
-    else:
-        powers = [eye, A2]
-        while len(powers) < (degree + 1) // 2:
-            powers.append(_mm(powers[-1], A2))
-        U = V = None
-        for j, P in enumerate(powers):
-            odd, even = _C.mul(P, b[2 * j + 1]), _C.mul(P, b[2 * j])
-            U = odd if U is None else _C.add(U, odd)
-            V = even if V is None else _C.add(V, even)
-        U = _mm(A, U)
-    LU, pivots, _ = _getrf(_C.sub(V, U))
-    return _getrs(LU, pivots, _C.add(V, U), False)
-
-
-def _expm(A):
-    """Scaling and squaring: the degree from the largest 1-norm in the batch, then for degree
-    13 each matrix scaled by its own 2^-s and squared s times."""
-    if A.numel() == 0:
-        return oneflow.zeros_like(A)
-    norms = _C.amax(_C.sum(_C.abs(A), [-2], False), [-1], False)
-    largest = float(norms.max())
-    for degree, theta in _PADE_THETA:
-        if largest <= theta:
-            return _pade(A, degree)
-    s = np.nan_to_num(np.ceil(np.log2(norms.numpy().astype(np.float64) / _PADE_THETA_13)))
-    s = np.clip(s, 0, 1100).astype(np.int64)
-    scale = oneflow.tensor(np.ldexp(1.0, -s), dtype=A.dtype, device=A.device)
-    X = _pade(_C.mul(A, scale.unsqueeze(-1).unsqueeze(-1)), 13)
-    squared = oneflow.tensor(s, device=A.device)
-    for i in range(int(s.max(initial=0))):
-        X = _C.where(_C.gt(squared, i).unsqueeze(-1).unsqueeze(-1), _mm(X, X), X)
-    return X
-
-
-class _MatrixExp(Function):
-    """PyTorch's backward: exp([[A^T, G], [0, A^T]]) holds the gradient in its upper right
-    block (Mathias 1996)."""
-
-    @staticmethod
-    def forward(ctx, A):
-        ctx.save_for_backward(A)
-        return _expm(A)
-
-    @staticmethod
-    def backward(ctx, g):
-        (A,) = ctx.saved_tensors
-        n = A.shape[-1]
-        At = _mT(A)
-        top = oneflow.cat([At, g], -1)
-        bottom = oneflow.cat([oneflow.zeros_like(At), At], -1)
-        big = matrix_exp(oneflow.cat([top, bottom], -2))
-        return big.narrow(-2, 0, n).narrow(-1, n, n)
-
-
-def matrix_exp(A):
-    op = "linalg.matrix_exp"
-    _check_square(op, A)
-    if A.dtype.is_complex:  # the real block matrix keeps products, so exp too
-        n = A.shape[-1]
-        return _from_real_block(matrix_exp(_real_block(A)), n, n)
-    _check_floating(op, A)
-    if not _lapack_dtype(A.dtype):  # half types: computed in float32, as their precision allows
-        return _MatrixExp.apply(A.to(oneflow.float32)).to(A.dtype)
-    return _MatrixExp.apply(A)
 
 
 # ---- norms through singular values --------------------------------------------------------------
@@ -1702,3 +1392,7 @@ def methods():
     out = functions()
     out.pop("lu_unpack")
     return out
+
+
+# The matrix exponential, in its own module (imported last: it uses the helpers above).
+from oneflow.framework.linalg_expm import matrix_exp  # noqa: E402, F401

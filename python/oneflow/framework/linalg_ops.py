@@ -152,18 +152,18 @@ def methods():
 
 def inv(input):
     if input.dtype.is_complex:  # the inverse of the real block matrix, as complex again
-        from oneflow.framework.linalg_decomp import _from_real_block, _real_block
+        from oneflow.framework.linalg_complex import from_real_block, real_block
 
         if input.ndim < 2 or input.shape[-1] != input.shape[-2]:
             return _C.inverse(input)  # its shape errors
         n = input.shape[-1]
-        return _from_real_block(_C.inverse(_real_block(input)), n, n)
+        return from_real_block(_C.inverse(real_block(input)), n, n)
     return _C.inverse(input)
 
 
 def det(input):
     if input.dtype.is_complex and input.ndim >= 2 and input.shape[-1] == input.shape[-2]:
-        from oneflow.framework.linalg_decomp import complex_det
+        from oneflow.framework.linalg_complex import det as complex_det
 
         return complex_det(input)  # Gaussian elimination in complex arithmetic
     return _C.det(input)
