@@ -6,9 +6,10 @@
 // z = x + iy is dL/dx + i dL/dy, which is what the real view's gradient holds.
 //
 // The transforms run on the CPU through the engine in kernels/cpu/fft.h (vectorised Stockham
-// passes, Bluestein for large prime factors), one dim at a time; attrs dims (distinct, wrapped) and normalization (0: none, 1: 1/sqrt(n),
-// 2: 1/n, n the product of the signal sizes along dims) are common to the three. Outputs are
-// contiguous. Sizes are the functional layer's business (padding, trimming).
+// passes, Bluestein for large prime factors), one dim at a time; attrs dims (distinct, wrapped) and
+// normalization (0: none, 1: 1/sqrt(n), 2: 1/n, n the product of the signal sizes along dims) are
+// common to the three. Outputs are contiguous. Sizes are the functional layer's business (padding,
+// trimming).
 #pragma once
 
 #include "oneflow/core/ops/primitive.h"
