@@ -1,5 +1,6 @@
 """Functions PyTorch training scripts call that oneflow lacked: gumbel_softmax, antialiased
-interpolate, torch.jit's helpers, torch.compiler, cuda.is_bf16_supported."""
+interpolate, torch.jit's helpers, torch.compiler, cuda.is_bf16_supported, SDPA with a mask and
+is_causal together, einsum's sublist form."""
 
 import numpy as np
 import pytest
@@ -128,3 +129,35 @@ def test_poisson_nll_loss_full_matches_torch(log_input, reduction):
     f.sum().backward()
     g.sum().backward()
     np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("mask_kind", ["bool", "float"])
+def test_sdpa_with_both_a_mask_and_is_causal_like_torch(mask_kind):
+    # PyTorch 2.x applies both (padding plus causal masking in one call)
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal((2, 3, n, 8)).astype(np.float32) for n in (5, 6, 6))
+    m = rng.random((5, 6)) > 0.3 if mask_kind == "bool" else rng.standard_normal((2, 1, 5, 6))
+    outs = []
+    for lib in (flow, torch):
+        ts = [lib.tensor(a, requires_grad=True) for a in (q, k, v)]
+        mask = lib.tensor(m if mask_kind == "bool" else m.astype(np.float32))
+        o = lib.nn.functional.scaled_dot_product_attention(*ts, attn_mask=mask, is_causal=True)
+        o.sum().backward()
+        outs.append([o.detach().numpy()] + [t.grad.numpy() for t in ts])
+    for a, b in zip(*outs):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+
+
+def test_einsum_sublist_form_like_torch():
+    rng = np.random.default_rng(1)
+    x, y = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 3, 4))
+    for fn in (
+        lambda lib, x, y: lib.einsum(x, [0, 1, 2], y, [0, 3, 2], [0, 1, 3]),
+        lambda lib, x, y: lib.einsum(x, [0, 1, 2], y, [0, 3, 2]),
+        lambda lib, x, y: lib.einsum(x, [0, Ellipsis], [Ellipsis]),
+        lambda lib, x, y: lib.einsum(x, [Ellipsis, 2], y, [Ellipsis, 2], [Ellipsis]),
+    ):
+        got = fn(flow, flow.tensor(x), flow.tensor(y)).numpy()
+        np.testing.assert_allclose(got, fn(torch, torch.tensor(x), torch.tensor(y)).numpy())
+    with pytest.raises(ValueError, match="subscript"):
+        flow.einsum(flow.tensor(x), [0, 1, 60])

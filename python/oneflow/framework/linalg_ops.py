@@ -179,8 +179,37 @@ def logdet(input):
     return _C.where(_C.lt(d, 0), float("nan"), _C.log(d))
 
 
+def _sublist_equation(args):
+    """einsum(a, [0, 1], b, [1, 2], [0, 2]): the equation and operands of the sublist form
+    (subscripts are ints below 52, Ellipsis for '...')."""
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+    def subs(sublist):
+        out = []
+        for i in sublist:
+            if i is Ellipsis:
+                out.append("...")
+            elif isinstance(i, int) and 0 <= i < len(letters):
+                out.append(letters[i])
+            else:
+                raise ValueError(
+                    "einsum(): subscript in subscript list is not within the valid range "
+                    f"[0, 52), got {i}"
+                )
+        return "".join(out)
+
+    output = None
+    if len(args) % 2 == 1:  # a trailing output sublist
+        args, output = args[:-1], args[-1]
+    operands, terms = list(args[0::2]), [subs(t) for t in args[1::2]]
+    equation = ",".join(terms)
+    return (equation if output is None else equation + "->" + subs(output)), operands
+
+
 def einsum(equation, *operands):
     """Einstein summation: operands contracted pairwise, left to right, as batched matmuls."""
+    if not isinstance(equation, str):  # the sublist form
+        equation, operands = _sublist_equation((equation, *operands))
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     eq = equation.replace(" ", "")

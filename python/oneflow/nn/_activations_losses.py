@@ -1279,13 +1279,9 @@ def scaled_dot_product_attention(
             "float32/float64 CPU tensors); sdpa_kernel allows no other backend"
         )
     scores = _C.mul(_C.matmul(query, key.transpose(-2, -1)), scale)
-    if is_causal:
-        if attn_mask is not None:
-            raise RuntimeError(
-                "scaled_dot_product_attention: is_causal and attn_mask are mutually exclusive"
-            )
+    if is_causal:  # with a mask too, both apply (PyTorch 2.x)
         scores = _C.where(_causal_mask(L, S, query.device), scores, float("-inf"))
-    elif attn_mask is not None:
+    if attn_mask is not None:
         if attn_mask.dtype == oneflow.bool:
             scores = _C.where(attn_mask, scores, float("-inf"))
         else:
