@@ -332,7 +332,7 @@ from oneflow import profiler  # noqa: E402,F401
 from oneflow import func  # noqa: E402,F401
 from oneflow import testing  # noqa: E402,F401
 from oneflow import multiprocessing  # noqa: E402,F401
-from oneflow import accelerator, compiler, jit, random  # noqa: E402,F401
+from oneflow import _dynamo, accelerator, compiler, jit, random  # noqa: E402,F401
 from oneflow.framework import memory_format as _memory_format  # noqa: E402
 from oneflow.framework import out_arg as _out_arg  # noqa: E402
 from oneflow.framework import torch_namespace as _torch_namespace  # noqa: E402

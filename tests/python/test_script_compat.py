@@ -308,3 +308,33 @@ def test_normal_of_tensors_like_torch():
             lib.normal(lib.zeros(3, dtype=lib.int64), lib.ones(3))
         x = lib.normal(lib.full((200000,), 3.0), lib.full((200000,), 2.0))
         assert abs(float(x.mean()) - 3.0) < 0.05 and abs(float(x.std()) - 2.0) < 0.05
+
+
+def test_dynamo_namespace_and_its_recompile_limit():
+    # torch._dynamo's names around compile; recompile_limit (alias cache_size_limit) bounds the
+    # plans a compiled object keeps before it runs eagerly
+    import oneflow._dynamo.config as config
+
+    assert config.cache_size_limit == config.recompile_limit == 8
+    x = flow.ones(3)
+    m = _Scaled().eval()
+    cm = flow.compile(m)
+    saved = config.recompile_limit
+    flow._dynamo.config.cache_size_limit = 2
+    try:
+        assert flow._dynamo.config.recompile_limit == 2
+        with flow.no_grad():
+            for scale in (1.0, 2.0, 3.0):  # three module states, two plans
+                m.scale = scale
+                assert cm(x).tolist() == [scale] * 3
+        assert isinstance(cm.compile_error, RuntimeError)
+        assert "changed 2 times" in str(cm.compile_error)
+    finally:
+        config.recompile_limit = saved
+    flow._dynamo.config.suppress_errors = True  # accepted, as scripts set it
+    f = flow._dynamo.disable(lambda t: t + 1)
+    assert flow.compile(f) is f and not flow._dynamo.is_compiling()
+    g = flow._dynamo.optimize("inductor")(lambda t: t * 2)
+    assert g(x).tolist() == [2.0, 2.0, 2.0]
+    flow._dynamo.mark_dynamic(x, 0)
+    flow._dynamo.reset()

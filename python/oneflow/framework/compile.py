@@ -33,7 +33,16 @@ from oneflow.nn.modules.module import Module
 
 _BACKENDS = ("inductor", "eager", "aot_eager", "cudagraphs")
 _MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
-_MAX_GUARDS = 8  # plans for this many different summaries, then eager
+
+
+def _max_guards():
+    """Plans for this many different summaries, then eager (torch._dynamo.config's
+    recompile_limit, also named cache_size_limit)."""
+    from oneflow._dynamo import config
+
+    return config.recompile_limit
+
+
 _PLAIN = (bool, int, float, str, bytes, type(None))
 
 
@@ -215,10 +224,10 @@ class OptimizedModule(Module):
         graph = graphs.get(before)
         if graph is not None:
             return graph(*args, **kwargs)
-        if len(graphs) >= _MAX_GUARDS:
+        if len(graphs) >= _max_guards():
             self._eager_from_now(
                 RuntimeError(
-                    f"compile: the modules' attributes changed {_MAX_GUARDS} times; running "
+                    f"compile: the modules' attributes changed {_max_guards()} times; running "
                     "eagerly (Note [Compile guards])"
                 )
             )
