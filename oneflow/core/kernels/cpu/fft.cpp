@@ -942,12 +942,13 @@ bool use_vectors(int64_t count, int64_t n) {
 // the line alone would leave the lanes empty.
 
 // The divisor of n nearest sqrt(n) from below, if n is long enough for the four steps to pay and
-// both factors fill a group of lanes; 0 otherwise.
+// both factors fill a group of lanes (and stay within the vector groups' line length); 0
+// otherwise.
 int64_t four_step_split(int64_t n) {
   if (n < 4096 || largest_prime_factor(n) > kMaxDirectFactor) return 0;
   int64_t n1 = static_cast<int64_t>(std::sqrt(static_cast<double>(n)));
   while (n1 > 1 && n % n1 != 0) --n1;
-  return n1 >= 16 && n / n1 >= 16 ? n1 : 0;
+  return n1 >= 16 && n / n1 >= 16 && n / n1 <= 65536 ? n1 : 0;
 }
 
 template <typename T>
