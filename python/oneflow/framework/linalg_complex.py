@@ -50,8 +50,7 @@ def lu_pivots(A):
         piv = M[..., 0, 0]
         pivots.append(piv)
         if m > 1:
-            safe = _C.where(_C.eq(_C.abs(piv), 0), 1.0, piv.real)
-            safe = oneflow.complex(safe, _C.where(_C.eq(_C.abs(piv), 0), 0.0, piv.imag))
+            safe = _C.where(_C.eq(_C.abs(piv), 0), 1.0, piv)
             factors = M[..., 1:, 0] / safe.unsqueeze(-1)
             M = M[..., 1:, 1:] - factors.unsqueeze(-1) * M[..., 0:1, 1:]
     if not pivots:
@@ -142,13 +141,8 @@ def qr(A, mode):
         sign = _C.where(_C.lt(alpha.real, 0), -1.0, 1.0)
         beta = _C.where(identity, alpha.real, _C.neg(sign * norm))
         safe_beta = _C.where(_C.eq(beta, 0), 1.0, beta)
-        tau = _C.where(
-            identity.unsqueeze(-1), 0.0, oneflow.view_as_real((beta - alpha) / safe_beta)
-        )
-        tau = oneflow.view_as_complex(tau.contiguous())
-        denom = alpha - beta
-        denom = _C.where(identity.unsqueeze(-1), 1.0, oneflow.view_as_real(denom))
-        denom = oneflow.view_as_complex(denom.contiguous())
+        tau = _C.where(identity, 0.0, (beta - alpha) / safe_beta)
+        denom = _C.where(identity, 1.0, alpha - beta)
         v = oneflow.cat(
             [oneflow.ones_like(alpha).unsqueeze(-1), x[..., 1:] / denom.unsqueeze(-1)], -1
         )
