@@ -12,10 +12,10 @@ child for the remaining calls.
     python tools/fuzz_api.py --replay "flow.add(T((2, 3), 'float32', 7), 2**40)"
 
 The arguments come from hypothesis strategies: tensors of small shapes including 0-size and
-0-dim ones, non-contiguous layouts, every dtype, NaN/Inf values, negative and huge ints for
-dims, sizes and indices, absurd sizes, device strings, wrong Python types and None. Each call is
-printed as a Python expression that ``--replay`` evaluates again (``T(...)`` rebuilds a tensor
-from its shape, dtype, seed and layout).
+0-dim ones, non-contiguous layouts, meta tensors, every dtype, NaN/Inf values, negative and huge
+ints for dims, sizes and indices, absurd sizes, device strings, wrong Python types and None. Each
+call is printed as a Python expression that ``--replay`` evaluates again (``T(...)`` rebuilds a
+tensor from its shape, dtype, seed and layout).
 """
 
 import argparse
@@ -251,8 +251,10 @@ def make_tensor(shape, dtype, seed, layout="c", special=False, requires_grad=Fal
         t = t[::2]
     elif layout == "e":
         t = t.expand(*shape)
+    elif layout == "m":  # the same metas on the meta device, without values
+        t = t.to("meta")
     if requires_grad and t.is_floating_point():
-        if layout == "e" or layout == "t" or layout == "s":
+        if layout in ("e", "t", "s", "m"):
             t = t.detach()
         t.requires_grad_(True)
     return t
@@ -585,7 +587,7 @@ def strategies():
             shp = [d if draw(st.booleans()) else 1 for d in base[draw(st.integers(0, len(base))) :]]
         dtype = draw(st.sampled_from(DTYPES[:4] if float_only else DTYPES + ["float32"] * 4))
         seed = draw(st.integers(0, 2**16))
-        layout = draw(st.sampled_from("cccctse"))
+        layout = draw(st.sampled_from("ccccctsem"))
         special = draw(st.sampled_from([False, False, False, True]))
         rg = dtype in DTYPES[:4] and draw(st.sampled_from([False, False, True]))
         text = f"T({tuple(shp)!r}, {dtype!r}, {seed}"

@@ -94,6 +94,8 @@ DType from_dl(DLDataType t) {
 }
 
 py::capsule to_dlpack(const Tensor& t) {
+  if (t->device().type == DeviceType::kMeta)
+    throw_error<NotImplementedError>("to_dlpack", "a meta tensor has no memory to share");
   if (t->device().type == DeviceType::kCUDA) {
     eager::wait_for(*t->storage());  // the queued launches that use it
     cuda_backend().synchronize(t->device().index);

@@ -155,13 +155,11 @@ void init_dtype_device(py::module_& m) {
              return d;
            }),
            py::arg("type"), py::arg("index") = py::none())
-      .def_property_readonly(
-          "type", [](const Device& d) { return d.type == DeviceType::kCPU ? "cpu" : "cuda"; })
+      .def_property_readonly("type", [](const Device& d) { return device_type_name(d.type); })
       .def_property_readonly("index", [](const Device& d) { return d.index; })
       .def("__repr__",
            [](const Device& d) {
-             return str_cat("device(type='", d.type == DeviceType::kCPU ? "cpu" : "cuda",
-                            "', index=", d.index, ")");
+             return str_cat("device(type='", device_type_name(d.type), "', index=", d.index, ")");
            })
       .def("__str__", &Device::str)
       .def("__eq__",

@@ -657,7 +657,7 @@ void init_functional(py::module_& m) {
   // only for the ops that write them, not for the queued work behind the weight).
   m.def("_embedding_rows", [](const Tensor& weight, const Tensor& input) {
     Tensor idx = F::contiguous(F::to(input, DType::kInt64, weight->device()));
-    {
+    if (idx->device().type != DeviceType::kMeta) {  // a meta index has no values to check
       Tensor host =
           idx->device().type == DeviceType::kCPU ? idx : F::to(idx, std::nullopt, Device{});
       if (host->global()) host = global::box_local(host, Sbp::broadcast());

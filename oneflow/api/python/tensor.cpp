@@ -271,6 +271,8 @@ void init_tensor(py::module_& m) {
       .def_property_readonly("device", [](const TensorImpl& t) { return device_to_py(t.device()); })
       .def_property_readonly(
           "is_cuda", [](const TensorImpl& t) { return t.device().type == DeviceType::kCUDA; })
+      .def_property_readonly(
+          "is_meta", [](const TensorImpl& t) { return t.device().type == DeviceType::kMeta; })
       .def_property_readonly("ndim", &TensorImpl::ndim)
       .def("dim", &TensorImpl::ndim)
       .def("numel", &TensorImpl::numel)
@@ -279,7 +281,8 @@ void init_tensor(py::module_& m) {
       .def("storage_offset", &TensorImpl::offset)
       .def("is_contiguous", &TensorImpl::is_contiguous)
       .def("data_ptr",
-           [](const TensorImpl& t) {
+           [](const TensorImpl& t) -> uintptr_t {
+             if (t.device().type == DeviceType::kMeta) return 0;  // no memory, as PyTorch
              t.storage()->set_shared_outside();  // the address may be used outside oneflow
              return reinterpret_cast<uintptr_t>(t.data());
            })
@@ -396,9 +399,6 @@ void init_tensor(py::module_& m) {
           [](const std::shared_ptr<TensorImpl>& self, std::shared_ptr<TensorImpl> d) {
             TensorImpl& t = *self;
             if (!d) throw_error<TypeError>("data", "expected a Tensor, got None");
-            if (d->device() != t.device())
-              throw_error<RuntimeError>("data", "expected data on ", t.device().str(), ", got ",
-                                        d->device().str());
             if (t.requires_grad() && !is_differentiable(d->dtype()))
               throw_error<RuntimeError>("data",
                                         "a tensor that requires grad takes only "

@@ -9,7 +9,12 @@
 
 namespace oneflow {
 
-enum class DeviceType : int8_t { kCPU, kCUDA };
+// kMeta: tensors with a shape, dtype and strides but no memory. An op on them infers the metas of
+// its outputs and runs no kernel, so a model built there takes no memory until `to_empty`.
+enum class DeviceType : int8_t { kCPU, kCUDA, kMeta };
+
+// "cpu", "cuda" or "meta".
+const char* device_type_name(DeviceType type);
 
 struct Device {
   DeviceType type = DeviceType::kCPU;
@@ -17,9 +22,9 @@ struct Device {
 
   bool operator==(const Device& o) const { return type == o.type && index == o.index; }
   bool operator!=(const Device& o) const { return !(*this == o); }
-  // "cpu" or "cuda:0"
+  // "cpu", "cuda:0" or "meta"
   std::string str() const;
-  // Parses "cpu", "cuda", "cuda:1"; throws ValueError on anything else.
+  // Parses "cpu", "cuda", "cuda:1", "meta"; throws ValueError on anything else.
   static Device parse(const std::string& s);
 };
 
@@ -49,6 +54,8 @@ class DeviceBackend {
 };
 
 DeviceBackend& cpu_backend();
+// The meta device's: it allocates nothing, and copies out of it raise NotImplementedError.
+DeviceBackend& meta_backend();
 // Defined in cuda/ when built with CUDA, in no_cuda/ (throws RuntimeError) otherwise.
 DeviceBackend& cuda_backend();
 bool cuda_built();

@@ -81,6 +81,7 @@ bool on_one_device(const Device& device, const TensorList& inputs, const TensorL
 // engine when all their operands live on that device (copies between devices run here).
 void run_kernel(const Primitive& prim, Device device, const TensorList& inputs,
                 const TensorList& outputs, const Attrs& attrs, bool fresh_outputs) {
+  if (device.type == DeviceType::kMeta) return;  // the outputs' metas are all there is
   auto cpu = [&] { prim.compute_cpu(inputs, outputs, attrs); };
   if (device.type == DeviceType::kCPU) {
     if (!eager::async_enabled()) {
@@ -422,6 +423,12 @@ TensorList eager_local(const Primitive& prim, const TensorList& inputs, const At
     Device device = metas.empty() ? inputs[0]->device() : metas[0].device;
     if (traits.cross_device && !inputs.empty() && inputs[0]->device().type == DeviceType::kCUDA)
       device = inputs[0]->device();  // copies out of a GPU run on the GPU's backend
+    if (traits.cross_device && device.type != DeviceType::kMeta)
+      for (const Tensor& t : inputs)
+        if (t->device().type == DeviceType::kMeta)
+          throw_error<NotImplementedError>(prim.name(),
+                                           "Cannot copy out of meta tensor; please use "
+                                           "'to_empty' instead");
     run_kernel(prim, device, inputs, outputs, attrs, /*fresh_outputs=*/!inplace_out);
     if (graph::tracing())
       graph::record_kernel(prim, device, inputs, outputs, attrs, inplace_out != nullptr);

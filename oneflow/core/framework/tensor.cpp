@@ -8,6 +8,13 @@ namespace {
 thread_local bool t_inference_mode = false;
 }  // namespace
 
+void throw_meta_data_access() {
+  throw_error<NotImplementedError>("data",
+                                   "a tensor on the meta device has no data to read or "
+                                   "write; make it on a real device (Module.to_empty, "
+                                   "Tensor.to) first");
+}
+
 bool inference_mode_enabled() { return t_inference_mode; }
 void set_inference_mode(bool enabled) { t_inference_mode = enabled; }
 

@@ -25,6 +25,8 @@ struct GlobalMeta;  // framework/global.h
 
 // Raised when the bytes of a global tensor are asked for (framework/global.cpp).
 [[noreturn]] void throw_global_data_access();
+// Raised when the bytes of a meta tensor are asked for: it has none.
+[[noreturn]] void throw_meta_data_access();
 
 namespace eager {
 void wait_for(const Storage& storage);        // eager/engine.h
@@ -178,6 +180,8 @@ class TensorImpl {
   // Address of element 0 of this view; waits for queued instructions that use the storage.
   void* data() const {
     if (kind_ == TensorKind::kGlobal) throw_global_data_access();
+    if (meta_.device.type == DeviceType::kMeta) [[unlikely]]
+      throw_meta_data_access();
     return static_cast<char*>(storage_->data()) + meta_.offset * itemsize(meta_.dtype);
   }
   template <typename T>
@@ -188,6 +192,8 @@ class TensorImpl {
   template <typename T>
   const T* read_as() const {
     if (kind_ == TensorKind::kGlobal) throw_global_data_access();
+    if (meta_.device.type == DeviceType::kMeta) [[unlikely]]
+      throw_meta_data_access();
     return reinterpret_cast<const T*>(static_cast<const char*>(storage_->read_data()) +
                                       meta_.offset * itemsize(meta_.dtype));
   }

@@ -143,10 +143,10 @@ Tensor angle(const Tensor& z) {
 // ---- transforms ----
 
 namespace {
-// The transforms have CPU kernels only (no cuFFT yet): a tensor elsewhere is transformed on the
-// host and copied back, differentiably.
+// The transforms have CPU kernels only (no cuFFT yet): a CUDA tensor is transformed on the host
+// and copied back, differentiably.
 Tensor on_host(const Primitive& prim, const Tensor& x, const Attrs& attrs) {
-  if (x->device().type == DeviceType::kCPU) return dispatch1(prim, {x}, attrs);
+  if (x->device().type != DeviceType::kCUDA) return dispatch1(prim, {x}, attrs);  // cpu, meta
   return to(dispatch1(prim, {to(x, std::nullopt, Device{})}, attrs), std::nullopt, x->device());
 }
 }  // namespace

@@ -335,6 +335,10 @@ std::shared_ptr<Generator> default_generator() {
 
 std::shared_ptr<Generator> default_generator(const Device& device) {
   if (device.type == DeviceType::kCPU) return default_generator();
+  if (device.type == DeviceType::kMeta) {  // meta ops run no kernel: nothing draws from it
+    static auto* meta = new std::shared_ptr<Generator>(std::make_shared<Generator>(kDefaultSeed));
+    return *meta;
+  }
   CudaGenerators& g = cuda_generators();
   std::lock_guard<std::mutex> lock(g.mu);
   std::shared_ptr<Generator>& gen = g.by_index[device.index];

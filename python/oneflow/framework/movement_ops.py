@@ -136,7 +136,7 @@ def _check_index_values(op, index, size, dim, wrap=False, error=IndexError):
     """index with its values checked against a dimension of `size` (`error` outside, IndexError
     for most ops in PyTorch); with wrap, negative values count from the end (index_fill's
     rule)."""
-    if index.numel() == 0:
+    if index.numel() == 0 or index.is_meta:
         return index
     lo, hi = _C._index_bounds(index)  # waits for the index's writers only
     if hi >= size or lo < (-size if wrap else 0):

@@ -704,7 +704,6 @@ def install():
         "is_cpu": property(lambda self: self.device.type == "cpu"),
         "is_sparse": False,
         "is_quantized": False,
-        "is_meta": False,
         "unflatten": unflatten,
         "new_zeros": _new_creation(creation.zeros),
         "new_ones": _new_creation(creation.ones),

@@ -182,7 +182,10 @@ def tensor_repr(t):
         suffixes.append(f"sbp={t.sbp}")
     elif t.device.type != "cpu":
         suffixes.append(f"device='{t.device}'")
-    if t.numel() == 0:
+    if t.is_meta:  # no values to show
+        body = "..."
+        suffixes.append(f"size={tuple(t.shape)}")
+    elif t.numel() == 0:
         body = "[]"
         if t.ndim != 1:
             suffixes.append(f"size={tuple(t.shape)}")

@@ -2,6 +2,7 @@
 state dicts, train/eval, device and dtype moves, hooks, and PyTorch's repr."""
 
 import itertools
+import warnings
 from collections import OrderedDict, namedtuple
 
 import numpy as np
@@ -602,6 +603,18 @@ class Module:
     def cuda(self, device=None):
         return self._apply(lambda t: t.cuda(device))
 
+    def to_empty(self, *, device, recurse=True):
+        """Moves the parameters and buffers to `device` as new uninitialised tensors of the same
+        shapes and dtypes: how a model built on the meta device gets memory."""
+        if not recurse:
+            saved = self._modules
+            self._modules = OrderedDict()
+        try:
+            return self._apply(lambda t: oneflow.empty_like(t, device=device))
+        finally:
+            if not recurse:
+                self._modules = saved
+
     def to_global(self, placement=None, sbp=None):
         """Makes the parameters (keeping their objects) and buffers global tensors on
         `placement` with `sbp`, or with sbp(tensor) when sbp is a function."""
@@ -741,6 +754,17 @@ class Module:
                     f"{tuple(target.shape)}."
                 )
                 continue
+            if local_metadata.get("assign_to_params_buffers", False):
+                self._assign_loaded(name, target, value)
+                continue
+            if target.is_meta and not value.is_meta:
+                warnings.warn(
+                    f"for {key}: copying from a non-meta parameter in the checkpoint to a meta "
+                    "parameter in the current model, which is a no-op. (Did you mean to pass "
+                    "`assign=True` to assign items in the state dictionary to their "
+                    "corresponding key in the module instead of copying them in place?)",
+                    stacklevel=3,
+                )
             with oneflow.no_grad():
                 if target.is_global and not value.is_global:
                     # a whole value read on every rank (oneflow.load): the parameter's layout
@@ -766,14 +790,28 @@ class Module:
                 if (dot and head not in self._modules) or (not dot and head not in local):
                     unexpected_keys.append(key)
 
-    def load_state_dict(self, state_dict, strict=True):
+    def _assign_loaded(self, name, target, value):
+        """load_state_dict(assign=True): `value` itself becomes the parameter or buffer (a
+        parameter keeps the module's requires_grad)."""
+        if name in self._parameters:
+            if isinstance(value, Parameter):
+                value.requires_grad_(target.requires_grad)
+            else:
+                value = Parameter(value, requires_grad=target.requires_grad)
+            self._parameters[name] = value
+        else:
+            self._buffers[name] = value
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
         metadata = getattr(state_dict, "_metadata", None)
         state_dict = OrderedDict(state_dict)
         missing, unexpected, errors = [], [], []
 
         # Every path to a shared submodule is walked, as state_dict() writes each of them.
         def load(module, local_state, prefix):
-            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+            local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
+            if assign:
+                local_metadata["assign_to_params_buffers"] = True
             module._load_from_state_dict(
                 local_state, prefix, local_metadata, True, missing, unexpected, errors
             )

@@ -344,14 +344,15 @@ def fuse_linear_bn_eval(linear, bn):
 
 
 def skip_init(module_cls, *args, **kwargs):
-    """An instance of module_cls whose parameters and buffers hold no particular values (PyTorch
-    skips their initialisation; here the constructor runs and its values are left as made).
-    module_cls must accept a `device` argument, as PyTorch requires."""
+    """module_cls(*args, **kwargs) with its parameters and buffers left uninitialised: built on
+    the meta device, then given memory on `device` (default cpu)."""
     import inspect
 
     if "device" not in inspect.signature(module_cls).parameters:
         raise RuntimeError("Module must support a 'device' arg to skip initialization")
-    return module_cls(*args, **kwargs)
+    final_device = kwargs.pop("device", "cpu")
+    kwargs["device"] = "meta"
+    return module_cls(*args, **kwargs).to_empty(device=final_device)
 
 
 from oneflow.framework.memory_format import (  # noqa: E402,F401
