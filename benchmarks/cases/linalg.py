@@ -58,3 +58,35 @@ register(
         frameworks=("oneflow", "torch", "numpy"),
     )
 )
+
+
+def _crandn(fw, *shape):
+    """complex64 matrices with standard normal parts."""
+    re, im = randn(fw, *shape), randn(fw, *shape)
+    if fw.name == "numpy":
+        return (re + 1j * im).astype("complex64")
+    return fw.module.complex(re, im)
+
+
+def _hermitian(fw, *shape):
+    x = _crandn(fw, *shape)
+    if fw.name == "numpy":
+        return x + x.conj().swapaxes(-1, -2)
+    return x + x.conj().transpose(-1, -2)
+
+
+for _name, _path, _make in [
+    ("eig 128x128", "linalg.eig", lambda fw: (randn(fw, 128, 128),)),
+    ("eigh complex64 128x128", "linalg.eigh", lambda fw: (_hermitian(fw, 128, 128),)),
+    ("svd complex64 128x128", "linalg.svd", lambda fw: (_crandn(fw, 128, 128),)),
+    ("lu_factor complex64 256x256", "linalg.lu_factor", lambda fw: (_crandn(fw, 256, 256),)),
+]:
+    register(
+        Case(
+            _name,
+            "linalg",
+            "ms",
+            _build(_path, _make),
+            frameworks=("oneflow", "torch"),
+        )
+    )

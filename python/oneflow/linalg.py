@@ -26,6 +26,7 @@ from oneflow.framework.linalg_decomp import (
     svd,
     svdvals,
 )
+from oneflow.framework.linalg_eig import eig, eigvals
 from oneflow.framework.linalg_ops import cross as _cross
 from oneflow.framework.linalg_ops import det, inv
 from oneflow.framework.reduce_ops import vector_norm
@@ -152,7 +153,9 @@ __all__ = [
     "cross",
     "det",
     "diagonal",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "inv",
     "inv_ex",

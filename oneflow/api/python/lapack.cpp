@@ -49,6 +49,12 @@ void init_lapack(py::module_& m) {
         return lapack::svd(as_tensor(a, "linalg.svd", "A"), full_matrices, compute_uv);
       },
       py::arg("a"), py::arg("full_matrices") = true, py::arg("compute_uv") = true);
+  m.def(
+      "_lapack_eig",
+      [](py::handle a, bool compute_v) {
+        return lapack::eig(as_tensor(a, "linalg.eig", "A"), compute_v);
+      },
+      py::arg("a"), py::arg("compute_v") = true);
 }
 
 }  // namespace oneflow::python

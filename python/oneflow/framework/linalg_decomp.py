@@ -88,7 +88,7 @@ def _check_square(op, A, name="A"):
 
 
 def _check_floating(op, A):
-    if not A.dtype.is_floating_point:
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(
             f"{op}: Expected a floating point or complex tensor as input. Got "
             f"{_dtype_name(A.dtype)}"
@@ -126,7 +126,7 @@ def _check_compatible(op, A, B, left):
 
 def _first_failure(info):
     """(flat batch index, value) of the first matrix whose LAPACK info is not 0, or None."""
-    if info.numel() == 0:
+    if info.numel() == 0 or info.is_meta:
         return None
     values = info.numpy().reshape(-1)
     bad = np.flatnonzero(values)
@@ -141,7 +141,7 @@ def _batch_prefix(A, index):
 
 def _check_finite(op, A):
     """PyTorch's SVD refuses NaN and infinity before LAPACK sees them."""
-    if A.numel() == 0:
+    if A.numel() == 0 or A.is_meta:
         return
     finite = oneflow.isfinite(A)
     if bool(finite.all()):
@@ -165,8 +165,37 @@ def _mT(A):
     return A.transpose(-2, -1)
 
 
+def _mH(A):
+    """The conjugate transpose (the transpose of a real matrix)."""
+    return _mT(A).conj() if A.dtype.is_complex else _mT(A)
+
+
+def _real_dtype(A):
+    return {oneflow.complex64: oneflow.float32, oneflow.complex128: oneflow.float64}.get(
+        A.dtype, A.dtype
+    )
+
+
+def _check_kernel_dtype_or_complex(kernel, A):
+    if not A.dtype.is_complex:
+        _check_kernel_dtype(kernel, A)
+
+
 def _mm(a, b):
     return _C.matmul(a, b)
+
+
+def _check_gauge(op, VhgV):
+    """Complex eigenvectors are defined up to a phase each: a loss that depends on the phases has
+    no gradient (PyTorch's check, with its tolerance)."""
+    if VhgV.dtype.is_complex and not VhgV.is_meta:
+        im = _diag(VhgV).imag
+        if not bool(oneflow.allclose(im, oneflow.zeros_like(im), rtol=1e-2, atol=1e-2)):
+            raise RuntimeError(
+                f"{op}: The eigenvectors in the complex case are specified up to multiplication "
+                "by e^{i phi}. The specified loss function depends on this quantity, so it is "
+                "ill-defined."
+            )
 
 
 def _diag(A):
@@ -227,13 +256,13 @@ def _default_tolerances(A, atol, rtol):
 
 
 def _potrf(A, upper):
-    if A.numel() == 0:
+    if A.numel() == 0 or A.is_meta:  # meta: the shapes alone
         return oneflow.zeros_like(A), _zeros(_batch(A), A, oneflow.int32)
     return _internal._lapack_cholesky(A, upper)
 
 
 def _getrf(A):
-    if A.numel() == 0:
+    if A.numel() == 0 or A.is_meta:  # meta: the shapes alone
         k = min(A.shape[-2], A.shape[-1])
         return (
             oneflow.zeros_like(A),
@@ -244,19 +273,19 @@ def _getrf(A):
 
 
 def _getrs(LU, pivots, B, adjoint):
-    if B.numel() == 0:
+    if B.numel() == 0 or B.is_meta:
         return oneflow.zeros_like(B)
     return _internal._lapack_lu_solve(LU, pivots, B, adjoint)
 
 
 def _trsm(A, B, upper, left, unitriangular):
-    if B.numel() == 0:
+    if B.numel() == 0 or B.is_meta:
         return oneflow.zeros_like(B)
     return _internal._lapack_solve_triangular(A, B, upper, left, unitriangular)
 
 
 def _geqrf(A, mode):
-    if A.numel() == 0:
+    if A.numel() == 0 or A.is_meta:  # meta: the shapes alone
         m, n = A.shape[-2:]
         k = min(m, n)
         R = _zeros(_batch(A) + ((m if mode == "complete" else k), n), A)
@@ -271,18 +300,18 @@ def _geqrf(A, mode):
 
 
 def _syevd(A, upper, compute_v):
-    if A.numel() == 0:
+    if A.numel() == 0 or A.is_meta:  # meta: the shapes alone
         n = A.shape[-1]
         V = _eye(n, _batch(A), A) if compute_v else _zeros((0,), A)
-        return _zeros(_batch(A) + (n,), A), V
+        return _zeros(_batch(A) + (n,), A, _real_dtype(A)), V
     return _internal._lapack_eigh(A, upper, compute_v)
 
 
 def _gesdd(A, full_matrices, compute_uv):
-    if A.numel() == 0:
+    if A.numel() == 0 or A.is_meta:  # meta: the shapes alone
         m, n = A.shape[-2:]
         k = min(m, n)
-        S = _zeros(_batch(A) + (k,), A)
+        S = _zeros(_batch(A) + (k,), A, _real_dtype(A))
         if not compute_uv:
             return _zeros((0,), A), S, _zeros((0,), A)
         if full_matrices:
@@ -304,6 +333,8 @@ def _permutation(pivots, m, like):
     """P of A = P L U from LAPACK's 1-based row interchanges: row i was swapped with
     pivots[i] - 1, in order."""
     batch = tuple(pivots.shape[:-1])
+    if pivots.is_meta:
+        return oneflow.zeros(batch + (m, m), dtype=like.dtype, device="meta")
     k = pivots.shape[-1]
     count = math.prod(batch)
     perm = np.tile(np.arange(m), (count, 1))
@@ -523,25 +554,26 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 
 
 def _lu_backward(gL, gU, P, L, U):
-    """PyTorch's linalg_lu_backward (pivoted): A = P L U, L (m, k) unit lower, U (k, n)."""
+    """PyTorch's linalg_lu_backward (pivoted): A = P L U, L (m, k) unit lower, U (k, n); ^T is
+    the conjugate transpose for complex A."""
     m, k = L.shape[-2:]
     n = U.shape[-1]
     if m == n:
-        gA = _C.add(_mm(_mT(L), gL).tril(-1), _mm(gU, _mT(U)).triu())
-        gA = solve_triangular(_mT(U), gA, upper=False, left=False)
-        gA = solve_triangular(_mT(L), gA, upper=True, unitriangular=True)
+        gA = _C.add(_mm(_mH(L), gL).tril(-1), _mm(gU, _mH(U)).triu())
+        gA = solve_triangular(_mH(U), gA, upper=False, left=False)
+        gA = solve_triangular(_mH(L), gA, upper=True, unitriangular=True)
     elif m < n:
         # A1 = P L^{-T} [gU1 + (L^T gL o 1_L - gU U^T o 1_U) U1^{-T}], A2 = P L^{-T} gU2
-        gA = _C.sub(_mm(_mT(L), gL), _mm(gU.triu(), _mT(U)))
-        gA = solve_triangular(_mT(U.narrow(-1, 0, k)), gA.tril(-1), upper=False, left=False)
+        gA = _C.sub(_mm(_mH(L), gL), _mm(gU.triu(), _mH(U)))
+        gA = solve_triangular(_mH(U.narrow(-1, 0, k)), gA.tril(-1), upper=False, left=False)
         gA = oneflow.cat([_C.add(gA, gU.narrow(-1, 0, k).triu()), gU.narrow(-1, k, n - k)], -1)
-        gA = solve_triangular(_mT(L), gA, upper=True, unitriangular=True)
+        gA = solve_triangular(_mH(L), gA, upper=True, unitriangular=True)
     else:
         # A1 = P [gL1 + L1^{-T} (gU U^T o 1_U - L^T gL o 1_L)] U^{-T}, A2 = P gL2 U^{-T}
-        gA = _C.sub(_mm(gU, _mT(U)), _mm(_mT(L), gL.tril(-1)))
-        gA = solve_triangular(_mT(L.narrow(-2, 0, k)), gA.triu(), upper=True, unitriangular=True)
+        gA = _C.sub(_mm(gU, _mH(U)), _mm(_mH(L), gL.tril(-1)))
+        gA = solve_triangular(_mH(L.narrow(-2, 0, k)), gA.triu(), upper=True, unitriangular=True)
         gA = oneflow.cat([_C.add(gA, gL.narrow(-2, 0, k).tril(-1)), gL.narrow(-2, k, m - k)], -2)
-        gA = solve_triangular(_mT(U), gA, upper=False, left=False)
+        gA = solve_triangular(_mH(U), gA, upper=False, left=False)
     return _mm(P, gA)
 
 
@@ -570,7 +602,7 @@ def _lu_checks(op, A, pivot):
         )
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
-    _check_kernel_dtype("lu_cpu", A)
+    _check_kernel_dtype_or_complex("lu_cpu", A)
 
 
 def _raise_lu_failure(op, A, info):
@@ -836,8 +868,9 @@ def qr(A, mode="reduced"):
 
 
 class _Eigh(Function):
-    """A = V diag(w) V^T; gA = V [diag(gw) + skew(V^T gV) / (w_j - w_i)] V^T, the eigenvalues
-    alone giving V diag(gw) V^T (finite for repeated eigenvalues)."""
+    """A = V diag(w) V^H; gA = V [diag(gw) + skew(V^H gV) / (w_j - w_i)] V^H, the eigenvalues
+    alone giving V diag(gw) V^H (finite for repeated eigenvalues). For complex A, as PyTorch,
+    the diagonal of the bracket is gw when given, else the skew part's (imaginary) diagonal."""
 
     @staticmethod
     def forward(ctx, A, upper):
@@ -855,15 +888,18 @@ class _Eigh(Function):
         if gV is None:
             if gw is None:
                 return None, None
-            return _mm(_C.mul(V, gw.unsqueeze(-2)), _mT(V)), None
-        VtgV = _mm(_mT(V), gV)
-        VtgV = _C.mul(_C.sub(VtgV, _mT(VtgV)), 0.5)
+            return _mm(_C.mul(V, gw.unsqueeze(-2)), _mH(V)), None
+        VtgV = _mm(_mH(V), gV)
+        _check_gauge("linalg_eigh_backward", VtgV)
+        VtgV = _C.mul(_C.sub(VtgV, _mH(VtgV)), 0.5)
         gaps = _C.sub(w.unsqueeze(-2), w.unsqueeze(-1))
-        gaps = _C.add(gaps, _eye(w.shape[-1], _batch(V), V))  # any non-zero on the diagonal
+        gaps = _C.add(gaps, _eye(w.shape[-1], _batch(w.unsqueeze(-1)), w))  # non-zero diagonal
         inner = _C.div(VtgV, gaps)
         if gw is not None:
+            if V.dtype.is_complex:  # the diagonal becomes gw
+                inner = _C.sub(inner, oneflow.diag_embed(_diag(inner)))
             inner = _C.add(inner, oneflow.diag_embed(gw))
-        return _mm(V, _mm(inner, _mT(V))), None
+        return _mm(V, _mm(inner, _mH(V))), None
 
 
 def _uplo(UPLO):
@@ -879,16 +915,14 @@ def _needs_grad(A):
 def eigh(A, UPLO="L"):
     upper = _uplo(UPLO)
     _check_square("linalg.eigh", A)
-    _check_kernel_dtype("linalg_eigh_cpu", A)
+    _check_kernel_dtype_or_complex("linalg_eigh_cpu", A)
     return EighResult(*_Eigh.apply(A, upper))
 
 
 def eigvalsh(A, UPLO="L"):
     upper = _uplo(UPLO)
     _check_square("linalg.eigh", A)
-    if A.dtype.is_complex:
-        return _lc.eigvalsh(A, upper)
-    _check_kernel_dtype("linalg_eigh_cpu", A)
+    _check_kernel_dtype_or_complex("linalg_eigh_cpu", A)
     if _needs_grad(A):  # the gradient needs the eigenvectors
         return _Eigh.apply(A, upper)[0]
     return _syevd(A, upper, False)[0]
@@ -898,7 +932,8 @@ def eigvalsh(A, UPLO="L"):
 
 
 class _Svd(Function):
-    """PyTorch's svd_backward (real case). With full_matrices only the first k = min(m, n)
+    """PyTorch's svd_backward, ^T the conjugate transpose for complex A (which also adds
+    i Im(diag(U^H gU)) / S on the diagonal). With full_matrices only the first k = min(m, n)
     columns of U and rows of Vh take part, as in PyTorch."""
 
     @staticmethod
@@ -929,32 +964,37 @@ class _Svd(Function):
         S2 = _C.mul(S, S)
         E = _C.sub(S2.unsqueeze(-2), S2.unsqueeze(-1))
         E = _C.add(E, _eye(k, _batch(S.unsqueeze(-1)), S))  # any non-zero on the diagonal
-        UtgU = VtgV = None
+        UhgU = VhgV = None
         if gU is not None:
-            UtgU = _mm(_mT(U), gU)
-            UtgU = _C.sub(UtgU, _mT(UtgU))
+            UhgU = _mm(_mH(U), gU)
+            UhgU = _C.sub(UhgU, _mH(UhgU))
         if gVh is not None:
-            VtgV = _mm(Vh, _mT(gVh))
-            VtgV = _C.sub(VtgV, _mT(VtgV))
-        if UtgU is not None and VtgV is not None:
-            inner = _C.div(_C.add(_C.mul(UtgU, S.unsqueeze(-2)), _C.mul(S.unsqueeze(-1), VtgV)), E)
-        elif UtgU is not None:
-            inner = _C.mul(_C.div(UtgU, E), S.unsqueeze(-2))
+            VhgV = _mm(Vh, _mH(gVh))
+            VhgV = _C.sub(VhgV, _mH(VhgV))
+        if UhgU is not None and VhgV is not None:
+            inner = _C.div(_C.add(_C.mul(UhgU, S.unsqueeze(-2)), _C.mul(S.unsqueeze(-1), VhgV)), E)
+        elif UhgU is not None:
+            inner = _C.mul(_C.div(UhgU, E), S.unsqueeze(-2))
         else:
-            inner = _C.mul(S.unsqueeze(-1), _C.div(VtgV, E))
+            inner = _C.mul(S.unsqueeze(-1), _C.div(VhgV, E))
         if gS is not None:
             inner = _C.add(inner, oneflow.diag_embed(gS))
+        if UhgU is not None and U.dtype.is_complex:
+            imag = _C.div(_diag(UhgU).imag, _C.mul(S, 2.0))  # UhgU is skew: 2i Im on its diagonal
+            inner = _C.add(
+                inner, oneflow.diag_embed(oneflow.complex(oneflow.zeros_like(imag), imag))
+            )
         if m > n and gU is not None:
             # gA = [U inner + (I - U U^T) gU S^{-1}] Vh
             gA = _mm(U, inner)
             gUSinv = _C.div(gU, S.unsqueeze(-2))
-            gA = _C.sub(_C.add(gA, gUSinv), _mm(U, _mm(_mT(U), gUSinv)))
+            gA = _C.sub(_C.add(gA, gUSinv), _mm(U, _mm(_mH(U), gUSinv)))
             return _mm(gA, Vh), None
         if m < n and gVh is not None:
             # gA = U [inner Vh + S^{-1} gVh (I - V Vh)]
             gA = _mm(inner, Vh)
             SinvgVh = _C.div(gVh, S.unsqueeze(-1))
-            gA = _C.sub(_C.add(gA, SinvgVh), _mm(_mm(SinvgVh, _mT(Vh)), Vh))
+            gA = _C.sub(_C.add(gA, SinvgVh), _mm(_mm(SinvgVh, _mH(Vh)), Vh))
             return _mm(U, gA), None
         return _mm(U, _mm(inner, Vh)), None
 
@@ -967,7 +1007,7 @@ def _svd_checks(A, driver):
             "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
             "cuSOLVER backend."
         )
-    _check_kernel_dtype("linalg_svd_cpu", A)
+    _check_kernel_dtype_or_complex("linalg_svd_cpu", A)
     _check_finite("linalg.svd", A)
 
 
@@ -977,10 +1017,6 @@ def svd(A, full_matrices=True, *, driver=None):
 
 
 def svdvals(A, *, driver=None):
-    if isinstance(A, oneflow.Tensor) and A.dtype.is_complex:
-        # The real block matrix has each singular value of A twice.
-        _check_matrix("linalg.svd", A)
-        return svdvals(_lc.real_block(A), driver=driver)[..., ::2]
     _svd_checks(A, driver)
     if _needs_grad(A):  # the gradient needs the singular vectors
         return _Svd.apply(A, False)[1]

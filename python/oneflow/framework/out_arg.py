@@ -51,9 +51,9 @@ _DTYPE = "cumprod cumsum nansum prod sum"
 _FACTORY = "arange empty eye full linspace logspace ones rand randint randn randperm zeros"
 _NORMAL = "normal"  # a factory when mean and std are numbers, else elementwise
 _LINALG = """
-cholesky cholesky_ex cond cross det eigh eigvalsh inv inv_ex lstsq lu lu_factor lu_factor_ex
-lu_solve matmul matrix_norm matrix_power matrix_rank multi_dot norm pinv qr slogdet solve solve_ex
-solve_triangular svd svdvals vecdot vector_norm
+cholesky cholesky_ex cond cross det eig eigh eigvals eigvalsh inv inv_ex lstsq lu lu_factor
+lu_factor_ex lu_solve matmul matrix_norm matrix_power matrix_rank multi_dot norm pinv qr slogdet
+solve solve_ex solve_triangular svd svdvals vecdot vector_norm
 """
 _SPECIAL_CAST = """
 digamma entr erf erfc erfcx erfinv exp2 expit expm1 gammainc gammaincc gammaln i0 i0e i1 i1e log1p

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <exception>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "oneflow/core/common/error.h"
@@ -40,6 +42,39 @@ void sgesdd_(const char* jobz, const int* m, const int* n, float* a, const int* 
 void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int* lda, double* s,
              double* u, const int* ldu, double* vt, const int* ldvt, double* work, const int* lwork,
              int* iwork, int* info);
+// The complex routines (std::complex has Fortran's COMPLEX layout) and the general eigensolver.
+void cgetrf_(const int* m, const int* n, std::complex<float>* a, const int* lda, int* ipiv,
+             int* info);
+void zgetrf_(const int* m, const int* n, std::complex<double>* a, const int* lda, int* ipiv,
+             int* info);
+void cheevd_(const char* jobz, const char* uplo, const int* n, std::complex<float>* a,
+             const int* lda, float* w, std::complex<float>* work, const int* lwork, float* rwork,
+             const int* lrwork, int* iwork, const int* liwork, int* info);
+void zheevd_(const char* jobz, const char* uplo, const int* n, std::complex<double>* a,
+             const int* lda, double* w, std::complex<double>* work, const int* lwork, double* rwork,
+             const int* lrwork, int* iwork, const int* liwork, int* info);
+void cgesdd_(const char* jobz, const int* m, const int* n, std::complex<float>* a, const int* lda,
+             float* s, std::complex<float>* u, const int* ldu, std::complex<float>* vt,
+             const int* ldvt, std::complex<float>* work, const int* lwork, float* rwork, int* iwork,
+             int* info);
+void zgesdd_(const char* jobz, const int* m, const int* n, std::complex<double>* a, const int* lda,
+             double* s, std::complex<double>* u, const int* ldu, std::complex<double>* vt,
+             const int* ldvt, std::complex<double>* work, const int* lwork, double* rwork,
+             int* iwork, int* info);
+void sgeev_(const char* jobvl, const char* jobvr, const int* n, float* a, const int* lda, float* wr,
+            float* wi, float* vl, const int* ldvl, float* vr, const int* ldvr, float* work,
+            const int* lwork, int* info);
+void dgeev_(const char* jobvl, const char* jobvr, const int* n, double* a, const int* lda,
+            double* wr, double* wi, double* vl, const int* ldvl, double* vr, const int* ldvr,
+            double* work, const int* lwork, int* info);
+void cgeev_(const char* jobvl, const char* jobvr, const int* n, std::complex<float>* a,
+            const int* lda, std::complex<float>* w, std::complex<float>* vl, const int* ldvl,
+            std::complex<float>* vr, const int* ldvr, std::complex<float>* work, const int* lwork,
+            float* rwork, int* info);
+void zgeev_(const char* jobvl, const char* jobvr, const int* n, std::complex<double>* a,
+            const int* lda, std::complex<double>* w, std::complex<double>* vl, const int* ldvl,
+            std::complex<double>* vr, const int* ldvr, std::complex<double>* work, const int* lwork,
+            double* rwork, int* info);
 int openblas_get_num_threads(void);
 void openblas_set_num_threads(int n);
 }
@@ -60,6 +95,68 @@ void getrf(int m, int n, float* a, int* ipiv, int* info) {
 void getrf(int m, int n, double* a, int* ipiv, int* info) {
   const int lda = std::max(1, m);
   dgetrf_(&m, &n, a, &lda, ipiv, info);
+}
+void getrf(int m, int n, std::complex<float>* a, int* ipiv, int* info) {
+  const int lda = std::max(1, m);
+  cgetrf_(&m, &n, a, &lda, ipiv, info);
+}
+void getrf(int m, int n, std::complex<double>* a, int* ipiv, int* info) {
+  const int lda = std::max(1, m);
+  zgetrf_(&m, &n, a, &lda, ipiv, info);
+}
+void heevd(char jobz, char uplo, int n, std::complex<float>* a, float* w, std::complex<float>* work,
+           int lwork, float* rwork, int lrwork, int* iwork, int liwork, int* info) {
+  const int lda = std::max(1, n);
+  cheevd_(&jobz, &uplo, &n, a, &lda, w, work, &lwork, rwork, &lrwork, iwork, &liwork, info);
+}
+void heevd(char jobz, char uplo, int n, std::complex<double>* a, double* w,
+           std::complex<double>* work, int lwork, double* rwork, int lrwork, int* iwork, int liwork,
+           int* info) {
+  const int lda = std::max(1, n);
+  zheevd_(&jobz, &uplo, &n, a, &lda, w, work, &lwork, rwork, &lrwork, iwork, &liwork, info);
+}
+void gesdd(char jobz, int m, int n, std::complex<float>* a, float* s, std::complex<float>* u,
+           int ldu, std::complex<float>* vt, int ldvt, std::complex<float>* work, int lwork,
+           float* rwork, int* iwork, int* info) {
+  const int lda = std::max(1, m);
+  cgesdd_(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, rwork, iwork, info);
+}
+void gesdd(char jobz, int m, int n, std::complex<double>* a, double* s, std::complex<double>* u,
+           int ldu, std::complex<double>* vt, int ldvt, std::complex<double>* work, int lwork,
+           double* rwork, int* iwork, int* info) {
+  const int lda = std::max(1, m);
+  zgesdd_(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, rwork, iwork, info);
+}
+// geev with right eigenvectors only; the real routines return conjugate pairs split in wr/wi
+// and in pairs of columns of vr. rwork is unused by them.
+void geev(char jobvr, int n, float* a, float* wr, float* wi, float* vr, float* work, int lwork,
+          float*, int* info) {
+  const char jobvl = 'N';
+  const int ld = std::max(1, n), one = 1;
+  float vl = 0;
+  sgeev_(&jobvl, &jobvr, &n, a, &ld, wr, wi, &vl, &one, vr, &ld, work, &lwork, info);
+}
+void geev(char jobvr, int n, double* a, double* wr, double* wi, double* vr, double* work, int lwork,
+          double*, int* info) {
+  const char jobvl = 'N';
+  const int ld = std::max(1, n), one = 1;
+  double vl = 0;
+  dgeev_(&jobvl, &jobvr, &n, a, &ld, wr, wi, &vl, &one, vr, &ld, work, &lwork, info);
+}
+void geev(char jobvr, int n, std::complex<float>* a, std::complex<float>* w, std::complex<float>*,
+          std::complex<float>* vr, std::complex<float>* work, int lwork, float* rwork, int* info) {
+  const char jobvl = 'N';
+  const int ld = std::max(1, n), one = 1;
+  std::complex<float> vl = 0;
+  cgeev_(&jobvl, &jobvr, &n, a, &ld, w, &vl, &one, vr, &ld, work, &lwork, rwork, info);
+}
+void geev(char jobvr, int n, std::complex<double>* a, std::complex<double>* w,
+          std::complex<double>*, std::complex<double>* vr, std::complex<double>* work, int lwork,
+          double* rwork, int* info) {
+  const char jobvl = 'N';
+  const int ld = std::max(1, n), one = 1;
+  std::complex<double> vl = 0;
+  zgeev_(&jobvl, &jobvr, &n, a, &ld, w, &vl, &one, vr, &ld, work, &lwork, rwork, info);
 }
 void getrs(char trans, int n, int k, const float* a, const int* ipiv, float* b, int* info) {
   const int ld = std::max(1, n);
@@ -123,13 +220,43 @@ void floating(DType dt, Fn&& fn) {
     fn.template operator()<double>();
 }
 
-void check_input(const Tensor& a, const char* op, bool square) {
+// With the complex element types as well (complex64, complex128).
+template <typename Fn>
+void floating_or_complex(DType dt, Fn&& fn) {
+  if (dt == DType::kComplex64)
+    fn.template operator()<std::complex<float>>();
+  else if (dt == DType::kComplex128)
+    fn.template operator()<std::complex<double>>();
+  else
+    floating(dt, fn);
+}
+
+template <typename T>
+struct RealOf {
+  using type = T;
+};
+template <typename T>
+struct RealOf<std::complex<T>> {
+  using type = T;
+};
+template <typename T>
+constexpr bool kIsComplex = !std::is_same_v<typename RealOf<T>::type, T>;
+
+// A LAPACK workspace size from a query's answer (the real part of a complex one).
+template <typename T>
+int64_t work_size(T answer) {
+  return std::max<int64_t>(1, static_cast<int64_t>(std::real(answer)));
+}
+
+void check_input(const Tensor& a, const char* op, bool square, bool complex_ok = false) {
   if (a->device().type != DeviceType::kCPU)
     throw_error<NotImplementedError>(op, "is implemented for CPU tensors only, got a tensor on ",
                                      a->device().str());
-  if (a->dtype() != DType::kFloat32 && a->dtype() != DType::kFloat64)
-    throw_error<TypeError>(op, "expected a float32 or float64 tensor, got ",
-                           dtype_name(a->dtype()));
+  const bool ok = a->dtype() == DType::kFloat32 || a->dtype() == DType::kFloat64 ||
+                  (complex_ok && is_complex(a->dtype()));
+  if (!ok)
+    throw_error<TypeError>(op, "expected a float32 or float64", complex_ok ? " or complex" : "",
+                           " tensor, got ", dtype_name(a->dtype()));
   if (a->ndim() < 2)
     throw_error<RuntimeError>(op, "The input tensor A must have at least 2 dimensions.");
   const int64_t m = a->shape()[a->ndim() - 2], n = a->shape().back();
@@ -249,7 +376,7 @@ std::tuple<Tensor, Tensor> cholesky(const Tensor& a, bool upper) {
 }
 
 std::tuple<Tensor, Tensor, Tensor> lu(const Tensor& a) {
-  check_input(a, "linalg.lu_factor", false);
+  check_input(a, "linalg.lu_factor", false, /*complex_ok=*/true);
   const int64_t m = a->shape()[a->ndim() - 2], n = a->shape().back(), k = std::min(m, n);
   const Shape batch = batch_of(a);
   const int64_t count = numel(batch);
@@ -257,7 +384,7 @@ std::tuple<Tensor, Tensor, Tensor> lu(const Tensor& a) {
   Tensor pivots = empty(with(batch, {k}), DType::kInt32);
   Tensor info = empty(batch, DType::kInt32);
   if (k == 0) std::fill_n(info->data_as<int32_t>(), count, 0);
-  floating(a->dtype(), [&]<typename T>() {
+  floating_or_complex(a->dtype(), [&]<typename T>() {
     if (k == 0) return;
     for_each_matrix(count, m * n * k, [&](int64_t b) {
       int inf = 0;
@@ -386,25 +513,37 @@ std::tuple<Tensor, Tensor> qr(const Tensor& a, const std::string& mode) {
 
 std::tuple<Tensor, Tensor> eigh(const Tensor& a, bool upper, bool compute_v) {
   const char* op = "linalg.eigh";
-  check_input(a, op, true);
+  check_input(a, op, true, /*complex_ok=*/true);
   const int64_t n = a->shape().back();
   const Shape batch = batch_of(a);
   const int64_t count = numel(batch);
   Tensor cm = col_major(a);
-  Tensor w = empty(with(batch, {n}), a->dtype());
-  floating(a->dtype(), [&]<typename T>() {
+  const DType real_dt = is_complex(a->dtype()) ? complex_to_real(a->dtype()) : a->dtype();
+  Tensor w = empty(with(batch, {n}), real_dt);
+  floating_or_complex(a->dtype(), [&]<typename T>() {
+    using R = typename RealOf<T>::type;
     if (n == 0) return;
     for_each_matrix(count, n * n * n, [&](int64_t i) {
       const char jobz = compute_v ? 'V' : 'N', uplo = upper ? 'U' : 'L';
-      T size = 0;
       int isize = 0, inf = 0;
       T* x = cm->data_as<T>() + i * n * n;
-      T* wi = w->data_as<T>() + i * n;
-      syevd(jobz, uplo, as_int(n), x, wi, &size, -1, &isize, -1, &inf);
-      std::vector<T> work(std::max<int64_t>(1, static_cast<int64_t>(size)));
-      std::vector<int> iwork(std::max(1, isize));
-      syevd(jobz, uplo, as_int(n), x, wi, work.data(), as_int(work.size()), iwork.data(),
-            as_int(iwork.size()), &inf);
+      R* wi = w->data_as<R>() + i * n;
+      T size = 0;
+      if constexpr (kIsComplex<T>) {  // heevd: a real workspace besides
+        R rsize = 0;
+        heevd(jobz, uplo, as_int(n), x, wi, &size, -1, &rsize, -1, &isize, -1, &inf);
+        std::vector<T> work(work_size(size));
+        std::vector<R> rwork(work_size(rsize));
+        std::vector<int> iwork(std::max(1, isize));
+        heevd(jobz, uplo, as_int(n), x, wi, work.data(), as_int(work.size()), rwork.data(),
+              as_int(rwork.size()), iwork.data(), as_int(iwork.size()), &inf);
+      } else {
+        syevd(jobz, uplo, as_int(n), x, wi, &size, -1, &isize, -1, &inf);
+        std::vector<T> work(work_size(size));
+        std::vector<int> iwork(std::max(1, isize));
+        syevd(jobz, uplo, as_int(n), x, wi, work.data(), as_int(work.size()), iwork.data(),
+              as_int(iwork.size()), &inf);
+      }
       if (inf > 0)
         throw_error<LinAlgError>(op,
                                  "The algorithm failed to converge because the input matrix is "
@@ -419,16 +558,18 @@ std::tuple<Tensor, Tensor> eigh(const Tensor& a, bool upper, bool compute_v) {
 
 std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& a, bool full_matrices, bool compute_uv) {
   const char* op = "linalg.svd";
-  check_input(a, op, false);
+  check_input(a, op, false, /*complex_ok=*/true);
   const int64_t m = a->shape()[a->ndim() - 2], n = a->shape().back(), k = std::min(m, n);
   const int64_t ucols = full_matrices ? m : k, vrows = full_matrices ? n : k;
   const Shape batch = batch_of(a);
   const int64_t count = numel(batch);
   Tensor cm = col_major(a);
-  Tensor s = empty(with(batch, {k}), a->dtype());
+  const DType real_dt = is_complex(a->dtype()) ? complex_to_real(a->dtype()) : a->dtype();
+  Tensor s = empty(with(batch, {k}), real_dt);
   Tensor u = empty(with(batch, {compute_uv ? ucols : 0, compute_uv ? m : 0}), a->dtype());
   Tensor vt = empty(with(batch, {compute_uv ? n : 0, compute_uv ? vrows : 0}), a->dtype());
-  floating(a->dtype(), [&]<typename T>() {
+  floating_or_complex(a->dtype(), [&]<typename T>() {
+    using R = typename RealOf<T>::type;
     if (k == 0) {  // full U and V are identities
       if (compute_uv && count > 0)
         eager::run_on_stream([&] {
@@ -446,7 +587,7 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& a, bool full_matrices, bool
     for_each_matrix(count, m * n * k, [&](int64_t i) {
       const char jobz = !compute_uv ? 'N' : full_matrices ? 'A' : 'S';
       T* x = cm->data_as<T>() + i * m * n;
-      T* si = s->data_as<T>() + i * k;
+      R* si = s->data_as<R>() + i * k;
       T dummy = 0;
       T* ui = compute_uv ? u->data_as<T>() + i * ucols * m : &dummy;
       T* vi = compute_uv ? vt->data_as<T>() + i * n * vrows : &dummy;
@@ -454,10 +595,23 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& a, bool full_matrices, bool
       std::vector<int> iwork(8 * k);
       T size = 0;
       int inf = 0;
-      gesdd(jobz, as_int(m), as_int(n), x, si, ui, ldu, vi, ldvt, &size, -1, iwork.data(), &inf);
-      std::vector<T> work(std::max<int64_t>(1, static_cast<int64_t>(size)));
-      gesdd(jobz, as_int(m), as_int(n), x, si, ui, ldu, vi, ldvt, work.data(), as_int(work.size()),
-            iwork.data(), &inf);
+      if constexpr (kIsComplex<T>) {
+        // LAPACK's bound on the real workspace (the larger of the 3.6 and 3.7+ ones).
+        const int64_t mx = std::max(m, n);
+        const int64_t lrwork =
+            compute_uv ? std::max(5 * k * k + 5 * k, 2 * mx * k + 2 * k * k + k) : 7 * k;
+        std::vector<R> rwork(std::max<int64_t>(1, lrwork));
+        gesdd(jobz, as_int(m), as_int(n), x, si, ui, ldu, vi, ldvt, &size, -1, rwork.data(),
+              iwork.data(), &inf);
+        std::vector<T> work(work_size(size));
+        gesdd(jobz, as_int(m), as_int(n), x, si, ui, ldu, vi, ldvt, work.data(),
+              as_int(work.size()), rwork.data(), iwork.data(), &inf);
+      } else {
+        gesdd(jobz, as_int(m), as_int(n), x, si, ui, ldu, vi, ldvt, &size, -1, iwork.data(), &inf);
+        std::vector<T> work(work_size(size));
+        gesdd(jobz, as_int(m), as_int(n), x, si, ui, ldu, vi, ldvt, work.data(),
+              as_int(work.size()), iwork.data(), &inf);
+      }
       if (inf > 0)
         throw_error<LinAlgError>(op,
                                  "The algorithm failed to converge because the input matrix is "
@@ -468,6 +622,71 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& a, bool full_matrices, bool
   });
   if (!compute_uv) return {empty({0}, a->dtype()), s, empty({0}, a->dtype())};
   return {row_major(u), s, row_major(vt)};
+}
+
+std::tuple<Tensor, Tensor> eig(const Tensor& a, bool compute_v) {
+  const char* op = "linalg.eig";
+  check_input(a, op, true, /*complex_ok=*/true);
+  const int64_t n = a->shape().back();
+  const Shape batch = batch_of(a);
+  const int64_t count = numel(batch);
+  const DType out_dt = is_complex(a->dtype())          ? a->dtype()
+                       : a->dtype() == DType::kFloat32 ? DType::kComplex64
+                                                       : DType::kComplex128;
+  Tensor cm = col_major(a);
+  Tensor w = empty(with(batch, {n}), out_dt);
+  Tensor vr = empty(with(batch, {compute_v ? n : 0, compute_v ? n : 0}), out_dt);  // columns
+  floating_or_complex(a->dtype(), [&]<typename T>() {
+    using R = typename RealOf<T>::type;
+    using C = std::complex<R>;
+    if (n == 0) return;
+    for_each_matrix(count, 10 * n * n * n, [&](int64_t i) {
+      const char jobvr = compute_v ? 'V' : 'N';
+      T* x = cm->data_as<T>() + i * n * n;
+      C* wi = w->data_as<C>() + i * n;
+      C* vi = compute_v ? vr->data_as<C>() + i * n * n : nullptr;
+      int inf = 0;
+      T size = 0;
+      if constexpr (kIsComplex<T>) {
+        std::vector<R> rwork(2 * n);
+        T dummy = 0;
+        T* v = compute_v ? vi : &dummy;
+        geev(jobvr, as_int(n), x, wi, nullptr, v, &size, -1, rwork.data(), &inf);
+        std::vector<T> work(work_size(size));
+        geev(jobvr, as_int(n), x, wi, nullptr, v, work.data(), as_int(work.size()), rwork.data(),
+             &inf);
+      } else {  // conjugate pairs come as (re, im) in wr/wi and as two real columns
+        std::vector<R> wr(n), wim(n), v(compute_v ? n * n : 1);
+        geev(jobvr, as_int(n), x, wr.data(), wim.data(), v.data(), &size, -1, nullptr, &inf);
+        std::vector<T> work(work_size(size));
+        geev(jobvr, as_int(n), x, wr.data(), wim.data(), v.data(), work.data(), as_int(work.size()),
+             nullptr, &inf);
+        for (int64_t j = 0; j < n; ++j) wi[j] = C(wr[j], wim[j]);
+        if (compute_v && inf == 0)
+          for (int64_t j = 0; j < n; ++j) {
+            const R* col = v.data() + j * n;
+            if (wim[j] != 0 && j + 1 < n) {
+              const R* next = col + n;
+              for (int64_t r = 0; r < n; ++r) {
+                vi[j * n + r] = C(col[r], next[r]);
+                vi[(j + 1) * n + r] = C(col[r], -next[r]);
+              }
+              ++j;
+            } else {
+              for (int64_t r = 0; r < n; ++r) vi[j * n + r] = C(col[r], 0);
+            }
+          }
+      }
+      if (inf > 0)
+        throw_error<LinAlgError>(op,
+                                 "The algorithm failed to converge because the input matrix is "
+                                 "ill-conditioned or has too many repeated eigenvalues (error "
+                                 "code: ",
+                                 inf, ").");
+    });
+  });
+  Tensor v = compute_v ? row_major(vr) : empty({0}, out_dt);
+  return {w, v};
 }
 
 }  // namespace oneflow::lapack

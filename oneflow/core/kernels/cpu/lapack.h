@@ -1,8 +1,9 @@
 // Matrix decompositions and solves on LAPACK (OpenBLAS's): Cholesky, LU, triangular solves, QR,
-// the symmetric eigendecomposition and the SVD, for float32/float64 CPU tensors of shape
-// (..., m, n) with any strides. Each returns new contiguous tensors; the call waits for the
-// result (the routines run on the eager stream thread, one matrix of a batch per OpenMP thread).
-// They are not differentiable: oneflow.linalg composes their gradients.
+// the symmetric and the general eigendecomposition and the SVD, for float32/float64 CPU tensors of
+// shape (..., m, n) with any strides; LU, the eigendecompositions and the SVD for
+// complex64/complex128 as well. Each returns new contiguous tensors;
+// the call waits for the result (the routines run on the eager stream thread, one matrix of a batch
+// per OpenMP thread). They are not differentiable: oneflow.linalg composes their gradients.
 //
 // Numerical failures are reported, not raised, where PyTorch reports them (`info` of the
 // factorizations); the eigen and singular value solvers raise LinAlgError when they do not
@@ -35,5 +36,8 @@ std::tuple<Tensor, Tensor> qr(const Tensor& a, const std::string& mode);
 std::tuple<Tensor, Tensor> eigh(const Tensor& a, bool upper, bool compute_v);
 // gesdd: U, descending S, Vh (U and Vh empty unless compute_uv).
 std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& a, bool full_matrices, bool compute_uv);
+// geev: the eigenvalues and (when compute_v) right eigenvectors as columns of unit norm, both
+// complex (complex64 for float32 input, complex128 for float64).
+std::tuple<Tensor, Tensor> eig(const Tensor& a, bool compute_v);
 
 }  // namespace oneflow::lapack
