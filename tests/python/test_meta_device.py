@@ -296,3 +296,124 @@ def test_a_gpt_built_on_meta_takes_a_checkpoint_and_matches():
     loss.backward()
     opt.step()
     assert not any(p.is_meta for p in model.parameters())
+
+
+def test_elementwise_ops_keep_the_input_layout_like_torch():
+    for f, t in ((flow, torch),):
+        x, tx = f.empty(3, 4, device="meta").t(), t.empty(3, 4, device="meta").t()
+        assert tuple(f.exp(x).stride()) == tuple(t.exp(tx).stride())
+        assert tuple((x + x).stride()) == tuple((tx + tx).stride())
+        y = f.empty(2, 3, 4, device="meta").permute(2, 0, 1)
+        ty = t.empty(2, 3, 4, device="meta").permute(2, 0, 1)
+        assert tuple(y.neg().stride()) == tuple(ty.neg().stride())
+
+
+def test_cpu_scalars_mix_with_meta_tensors():
+    x = flow.empty(2, 3, device="meta")
+    for y in (x * flow.tensor(0.5), flow.tensor(2.0) + x, flow.clamp(x, min=flow.tensor(0.0))):
+        assert y.is_meta and tuple(y.shape) == (2, 3)
+    assert x.add_(flow.tensor(1.0)) is x
+    with pytest.raises(RuntimeError, match="same device"):
+        x + flow.ones(3)
+    s = flow.tensor(1.0)
+    with pytest.raises(RuntimeError, match="same device"):
+        s.add_(flow.empty((), device="meta"))
+    assert s.item() == 1.0
+
+
+def test_init_empty_weights_pattern_sees_every_parameter():
+    """accelerate's init_empty_weights: a patched register_parameter moves each new parameter
+    to the meta device."""
+    old = flow.nn.Module.register_parameter
+    calls = []
+
+    def register_empty_parameter(module, name, param):
+        old(module, name, param)
+        if param is not None:
+            calls.append(name)
+            kwargs = dict(module._parameters[name].__dict__)
+            kwargs["requires_grad"] = param.requires_grad
+            module._parameters[name] = type(param)(param.to("meta"), **kwargs)
+
+    flow.nn.Module.register_parameter = register_empty_parameter
+    try:
+        model = flow.nn.Sequential(flow.nn.Linear(3, 4), flow.nn.LayerNorm(4))
+    finally:
+        flow.nn.Module.register_parameter = old
+    assert calls == ["weight", "bias", "weight", "bias"]
+    assert all(p.is_meta and isinstance(p, flow.nn.Parameter) for p in model.parameters())
+
+
+def test_save_load_and_pickle_keep_meta_tensors(tmp_path):
+    import pickle
+
+    model = flow.nn.Linear(3, 2, device="meta")
+    path = str(tmp_path / "meta.of")
+    flow.save({"sd": model.state_dict(), "t": flow.empty(4, 5, device="meta").t()}, path)
+    back = flow.load(path)
+    assert back["sd"]["weight"].is_meta and tuple(back["sd"]["weight"].shape) == (2, 3)
+    assert tuple(back["t"].stride()) == (1, 5)
+    p = pickle.loads(pickle.dumps(model.weight))
+    assert p.is_meta and isinstance(p, flow.nn.Parameter) and p.requires_grad
+    t = pickle.loads(pickle.dumps(flow.empty(2, dtype=flow.int64, device="meta")))
+    assert t.is_meta and t.dtype == flow.int64
+
+
+def test_resize_and_value_errors_name_the_call():
+    x = flow.empty(2, 3, device="meta")
+    x.resize_(4, 5)
+    assert tuple(x.shape) == (4, 5) and x.is_meta
+    with pytest.raises(NotImplementedError, match="item.*meta tensors"):
+        x[0, 0].item()
+    with pytest.raises(NotImplementedError, match="numpy.*meta tensors"):
+        x.numpy()
+
+
+def test_resize_to_an_overflowing_size_raises():
+    for device in ("cpu", "meta"):
+        x = flow.empty((), dtype=flow.bfloat16, device=device)
+        with pytest.raises(RuntimeError, match="overflow"):
+            x.resize_(2**63 - 1)
+        with pytest.raises(RuntimeError, match="overflow"):
+            x.resize_(2**40, 2**40)
+
+
+_LINALG = {
+    "cholesky": lambda m, A: m.linalg.cholesky(A),
+    "qr": lambda m, A: m.linalg.qr(A)[0],
+    "qr complete r": lambda m, A: m.linalg.qr(A, mode="complete")[1],
+    "svd": lambda m, A: m.linalg.svd(A, full_matrices=False)[2],
+    "svdvals": lambda m, A: m.linalg.svdvals(A),
+    "eigh": lambda m, A: m.linalg.eigh(A)[1],
+    "eigvalsh": lambda m, A: m.linalg.eigvalsh(A),
+    "eig": lambda m, A: m.linalg.eig(A)[1],
+    "eigvals": lambda m, A: m.linalg.eigvals(A),
+    "solve": lambda m, A: m.linalg.solve(A, A[..., :2]),
+    "inv": lambda m, A: m.linalg.inv(A),
+    "det": lambda m, A: m.linalg.det(A),
+    "slogdet": lambda m, A: m.linalg.slogdet(A)[1],
+    "pinv": lambda m, A: m.linalg.pinv(A),
+    "matrix_rank": lambda m, A: m.linalg.matrix_rank(A),
+    "lu": lambda m, A: m.linalg.lu(A)[1],
+    "lu_factor": lambda m, A: m.linalg.lu_factor(A)[0],
+    "lu_solve": lambda m, A: m.linalg.lu_solve(*m.linalg.lu_factor(A), A),
+    "solve_triangular": lambda m, A: m.linalg.solve_triangular(A, A, upper=True),
+    "matrix_norm 2": lambda m, A: m.linalg.matrix_norm(A, 2),
+    "cond": lambda m, A: m.linalg.cond(A),
+    "orthogonal_": lambda m, A: m.nn.init.orthogonal_(A),
+}
+
+
+@pytest.mark.parametrize("name", list(_LINALG))
+def test_linalg_infers_like_torch_meta(name):
+    out = _LINALG[name](flow, flow.empty(3, 4, 4, device="meta"))
+    ref = _LINALG[name](torch, torch.empty(3, 4, 4, device="meta"))
+    assert out.is_meta and tuple(out.shape) == tuple(ref.shape)
+    assert str(out.dtype).split(".")[-1] == str(ref.dtype).split(".")[-1]
+
+
+def test_one_hot_and_bce_on_meta():
+    idx = flow.zeros(4, dtype=flow.int64, device="meta")
+    assert tuple(F.one_hot(idx, 10).shape) == (4, 10)
+    p = flow.empty(3, 2, device="meta")
+    assert F.binary_cross_entropy(p, p).is_meta

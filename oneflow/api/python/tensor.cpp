@@ -13,6 +13,10 @@ namespace oneflow::python {
 
 namespace {
 
+[[noreturn]] void throw_meta_values(const char* op) {
+  throw_error<NotImplementedError>(op, "cannot be called on meta tensors: they have no values");
+}
+
 void check_may_require_grad(const TensorImpl& t) {
   if (!is_differentiable(t.dtype()))
     throw_error<RuntimeError>("requires_grad",
@@ -456,11 +460,20 @@ void init_tensor(py::module_& m) {
                                            s, ": ", shape_str(sizes));
              const Shape shape(sizes.begin(), sizes.end());
              if (shape == t.shape()) return;  // the same size keeps the layout, as PyTorch
-             const size_t need =
-                 static_cast<size_t>(t.offset() + numel(shape)) * itemsize(t.dtype());
+             int64_t elems = 1, bytes = 0;
+             bool overflow = false;
+             for (int64_t d : shape)
+               overflow = overflow || __builtin_mul_overflow(elems, d, &elems);
+             if (overflow || __builtin_add_overflow(elems, t.offset(), &elems) ||
+                 __builtin_mul_overflow(elems, static_cast<int64_t>(itemsize(t.dtype())), &bytes))
+               throw_error<RuntimeError>(
+                   "resize_", "Storage size calculation overflowed with sizes=", shape_str(shape));
+             const size_t need = static_cast<size_t>(bytes);
              eager::wait_for(*t.storage());  // queued kernels read the layout when they run
              std::shared_ptr<Storage> storage = t.storage();
-             if (need > storage->nbytes()) {
+             if (need > storage->nbytes() && t.device().type == DeviceType::kMeta) {
+               storage = std::make_shared<Storage>(t.device(), need);  // no memory to keep
+             } else if (need > storage->nbytes()) {
                if (t.device().type != DeviceType::kCPU)
                  throw_error<NotImplementedError>("resize_", "growing a ", t.device().str(),
                                                   " tensor's storage");
@@ -495,11 +508,13 @@ void init_tensor(py::module_& m) {
       // ---- NumPy ----
       .def("numpy",
            [](std::shared_ptr<TensorImpl> t) {
+             if (t->device().type == DeviceType::kMeta) throw_meta_values("numpy");
              if (t->device().type != DeviceType::kCPU)
                t = functional::to(t, std::nullopt, Device{});
              return numpy_view(t);
            })
       .def("_numpy_copy", [](std::shared_ptr<TensorImpl> t) {
+        if (t->device().type == DeviceType::kMeta) throw_meta_values("numpy");
         if (t->device().type != DeviceType::kCPU) t = functional::to(t, std::nullopt, Device{});
         return numpy_view(t, true);
       });

@@ -33,7 +33,16 @@ DispatchMode select_mode(const TensorList& inputs, const Attrs& attrs, const Ten
   throw_error<TypeError>(prim.name(), "does not support ", dtype_name(dt), " inputs yet");
 }
 
-void check_inputs(const Primitive& prim, const TensorList& inputs) {
+bool meta_with_cpu_scalar(const Tensor& a, const Tensor& b) {
+  auto scalar = [](const Tensor& t) { return t->device().type == DeviceType::kCPU && !t->ndim(); };
+  return (a->device().type == DeviceType::kMeta && scalar(b)) ||
+         (b->device().type == DeviceType::kMeta && scalar(a));
+}
+
+// Returns true when the inputs mix meta tensors with 0-dim CPU tensors (which PyTorch takes as
+// scalars on any device): the op then runs with those moved to the meta device.
+bool check_inputs(const Primitive& prim, const TensorList& inputs) {
+  bool meta_scalars = false;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i]) throw_error<TypeError>(prim.name(), "input ", i, " is None");
     if (is_complex(inputs[i]->dtype())) [[unlikely]] {
@@ -41,12 +50,16 @@ void check_inputs(const Primitive& prim, const TensorList& inputs) {
       if (!traits.complex && !traits.is_view) throw_complex_input(prim, inputs[i]->dtype());
     }
     if (prim.traits().cross_device) continue;
-    if (inputs[i]->device() != inputs[0]->device())
-      throw_error<RuntimeError>(prim.name(),
-                                "expected all tensors to be on the same device, but "
-                                "found at least two devices, ",
-                                inputs[0]->device().str(), " and ", inputs[i]->device().str());
+    if (inputs[i]->device() != inputs[0]->device()) {
+      if (!meta_with_cpu_scalar(inputs[i], inputs[0]))
+        throw_error<RuntimeError>(prim.name(),
+                                  "expected all tensors to be on the same device, but "
+                                  "found at least two devices, ",
+                                  inputs[0]->device().str(), " and ", inputs[i]->device().str());
+      meta_scalars = true;
+    }
   }
+  return meta_scalars;
 }
 
 // Where a CPU kernel runs in asynchronous mode: queued when every operand is CPU memory that only
@@ -354,7 +367,18 @@ void check_inplace_overlap(const Primitive& prim, const TensorList& inputs, cons
 
 TensorList eager_local(const Primitive& prim, const TensorList& inputs, const Attrs& attrs,
                        const Tensor& inplace_out) {
-  check_inputs(prim, inputs);
+  if (check_inputs(prim, inputs)) [[unlikely]] {
+    if (inplace_out && inplace_out->device().type != DeviceType::kMeta)
+      throw_error<RuntimeError>(prim.name(),
+                                "expected all tensors to be on the same device, "
+                                "but found at least two devices, meta and ",
+                                inplace_out->device().str());
+    TensorList on_meta = inputs;
+    for (Tensor& t : on_meta)  // the CPU scalars; any other CPU tensor is refused again
+      if (t->device().type == DeviceType::kCPU && !t->ndim())
+        t = functional::to(t, std::nullopt, Device{DeviceType::kMeta, 0});
+    return eager_local(prim, on_meta, attrs, inplace_out);
+  }
   const PrimTraits traits = prim.traits();
   // A reference into the cache: read before anything below can dispatch again.
   const std::vector<TensorMeta>& metas = infer_cached(prim, inputs, attrs);
@@ -390,7 +414,7 @@ TensorList eager_local(const Primitive& prim, const TensorList& inputs, const At
   } else {
     for (const TensorMeta& m : metas) {
       Strides layout;
-      if (traits.elementwise && m.device.type == DeviceType::kCPU)
+      if (traits.elementwise && m.device.type != DeviceType::kCUDA)  // cpu, meta
         layout = elementwise_strides(inputs, m.shape);
       outputs.push_back(layout.empty() ? empty_tensor(m.shape, m.dtype, m.device)
                                        : empty_strided_tensor(m.shape, layout, m.dtype, m.device));

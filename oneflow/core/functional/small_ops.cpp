@@ -39,7 +39,7 @@ Tensor one_hot(const Tensor& index, int64_t num_classes) {
   }
   if (index->device().type == DeviceType::kCPU)  // one pass that also tests the range
     return dispatch1(prim::one_hot(), {contiguous(index)}, Attrs{{"num_classes", num_classes}});
-  if (index->numel()) {
+  if (index->numel() && index->device().type != DeviceType::kMeta) {  // meta: no values
     const int64_t lo = host_min(index), hi = host_max(index);
     if (lo < 0) throw_error<RuntimeError>("one_hot", "class values must be non-negative, got ", lo);
     if (hi >= num_classes)

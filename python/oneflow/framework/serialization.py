@@ -62,6 +62,16 @@ class _Writer:
             from oneflow.nn.parameter import Parameter
 
             t = obj.detach()
+            if t.is_meta:  # no values: the layout alone
+                return {
+                    "__meta_tensor__": {
+                        "shape": list(t.shape),
+                        "stride": list(t.stride()),
+                        "dtype": str(t.dtype).split(".")[-1],
+                    },
+                    "requires_grad": bool(obj.requires_grad),
+                    "parameter": isinstance(obj, Parameter),
+                }
             # A copy: the values as of this call, and the tensor's memory stays oneflow's own
             # (a NumPy view would make later ops on it synchronous, see docs/eager.md).
             if t.dtype == oneflow.bfloat16:
@@ -226,11 +236,16 @@ def load(
             return node
         if "__float__" in node:
             return float(node["__float__"])
-        if "__tensor__" in node:
-            t = oneflow.from_numpy(array(node["__tensor__"]))
-            if node.get("cast") == "bfloat16":
-                t = t.to(oneflow.bfloat16)
-            t = torch_format.place(t, map_location, node.get("device", "cpu"))
+        if "__tensor__" in node or "__meta_tensor__" in node:
+            if "__meta_tensor__" in node:  # stays on the meta device, as PyTorch's
+                m = node["__meta_tensor__"]
+                dtype = getattr(oneflow, m["dtype"])
+                t = oneflow.empty_strided(m["shape"], m["stride"], dtype=dtype, device="meta")
+            else:
+                t = oneflow.from_numpy(array(node["__tensor__"]))
+                if node.get("cast") == "bfloat16":
+                    t = t.to(oneflow.bfloat16)
+                t = torch_format.place(t, map_location, node.get("device", "cpu"))
             if node.get("parameter"):
                 from oneflow.nn.parameter import Parameter
 

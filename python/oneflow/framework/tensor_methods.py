@@ -84,14 +84,30 @@ def _rebuild_tensor(array, dtype_name, requires_grad, attributes=None):
     return t
 
 
+def _rebuild_meta_tensor(shape, stride, dtype_name, requires_grad, attributes=None):
+    import oneflow
+
+    t = oneflow.empty_strided(shape, stride, dtype=getattr(oneflow, dtype_name), device="meta")
+    if requires_grad:
+        t.requires_grad_(requires_grad)
+    if attributes:
+        t.__dict__.update(attributes)
+    return t
+
+
 def __reduce_ex__(self, protocol):
     """Pickles the values (moved to the host), dtype, requires_grad and the Python attributes
-    set on the tensor (as PyTorch: nn.Buffer's marking, user attributes)."""
+    set on the tensor (as PyTorch: nn.Buffer's marking, user attributes). A meta tensor is
+    pickled as its shape, strides and dtype."""
     t = self.detach()
     dtype_name = str(self.dtype).split(".")[-1]
+    attributes = dict(getattr(self, "__dict__", None) or {})
+    if self.is_meta:
+        args = (tuple(self.shape), tuple(self.stride()), dtype_name)
+        args += (bool(self.requires_grad and self.is_leaf), attributes)
+        return (_rebuild_meta_tensor, args)
     array = (t.float() if dtype_name == "bfloat16" else t).cpu()._numpy_copy()
     args = (array, dtype_name, bool(self.requires_grad and self.is_leaf))
-    attributes = dict(getattr(self, "__dict__", None) or {})
     return (_rebuild_tensor, args + (attributes,) if attributes else args)
 
 
@@ -133,14 +149,16 @@ def item(self):
         raise RuntimeError(
             f"item: a Tensor with {self.numel()} elements cannot be converted to Scalar"
         )
-    return _python_values(self).reshape(()).item()
+    return _python_values(self, "Tensor.item()").reshape(()).item()
 
 
 def tolist(self):
-    return _python_values(self).tolist()
+    return _python_values(self, "Tensor.tolist()").tolist()
 
 
-def _python_values(self):
+def _python_values(self, op):
+    if self.is_meta:
+        raise NotImplementedError(f"{op} cannot be called on meta tensors: they have no values")
     # NumPy has no bfloat16; its values are exact in float32 (PyTorch's item() gives them too).
     if self.dtype == _internal.bfloat16:
         return _C.to(self, _internal.float32, None)._numpy_copy()

@@ -301,7 +301,9 @@ class Module:
             if "_parameters" not in d:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
             self._drop(name, keep="_parameters")
-            self._parameters[name] = value
+            # through register_parameter, as PyTorch: tools that patch it (accelerate's
+            # init_empty_weights) see every parameter
+            self.register_parameter(name, value)
         elif isinstance(value, Module):
             if "_modules" not in d:
                 raise AttributeError("cannot assign module before Module.__init__() call")
