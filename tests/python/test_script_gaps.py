@@ -161,3 +161,64 @@ def test_einsum_sublist_form_like_torch():
         np.testing.assert_allclose(got, fn(torch, torch.tensor(x), torch.tensor(y)).numpy())
     with pytest.raises(ValueError, match="subscript"):
         flow.einsum(flow.tensor(x), [0, 1, 60])
+
+
+@pytest.mark.parametrize(
+    "dims,stride,out", [(1, 2, [10]), (2, 2, [9, 10]), (2, 3, [1, 4, 13, 15]), (3, 2, [9, 10, 10])]
+)
+def test_conv_transpose_output_size_like_torch(dims, stride, out):
+    torch.manual_seed(0)
+    tm = getattr(torch.nn, f"ConvTranspose{dims}d")(4, 3, 3, stride=stride, padding=1)
+    fm = getattr(flow.nn, f"ConvTranspose{dims}d")(4, 3, 3, stride=stride, padding=1)
+    fm.load_state_dict({k: flow.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    x = np.random.default_rng(dims).standard_normal((1, 4) + (5,) * dims).astype(np.float32)
+    want = tm(torch.tensor(x), output_size=out).detach().numpy()
+    got = fm(flow.tensor(x), output_size=out).detach().numpy()
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="valid sizes range"):
+        fm(flow.tensor(x), output_size=[100] * dims)
+
+
+def test_bool_indices_and_huge_slice_bounds_like_torch():
+    a = np.arange(12.0).reshape(3, 4)
+    for key in (
+        True,
+        False,
+        (True, 1),
+        (slice(None), True),
+        (False, slice(1, None)),
+        slice(2, 10**20),
+        slice(-(10**20), 2),
+        (slice(None), slice(None, None, 10**20)),
+    ):
+        want = torch.tensor(a)[key].numpy()
+        got = flow.tensor(a)[key].numpy()
+        assert got.shape == want.shape, key
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(
+        flow.tensor(a)[flow.tensor(True)].numpy(), torch.tensor(a)[torch.tensor(True)].numpy()
+    )
+    x, t = flow.tensor(a), torch.tensor(a)
+    x[True] = 5.0
+    t[True] = 5.0
+    np.testing.assert_array_equal(x.numpy(), t.numpy())
+
+
+def test_sdpa_takes_a_float32_mask_with_16_bit_queries_like_torch():
+    rng = np.random.default_rng(0)
+    q = rng.standard_normal((1, 2, 3, 4)).astype(np.float32)
+    m = rng.standard_normal((3, 3)).astype(np.float32)
+    for dt, tdt in ((flow.bfloat16, torch.bfloat16), (flow.float64, torch.float64)):
+        fq, tq = flow.tensor(q).to(dt), torch.tensor(q).to(tdt)
+        got = flow.nn.functional.scaled_dot_product_attention(fq, fq, fq, attn_mask=flow.tensor(m))
+        want = torch.nn.functional.scaled_dot_product_attention(
+            tq, tq, tq, attn_mask=torch.tensor(m)
+        )
+        assert got.dtype == dt
+        np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=2e-2, atol=2e-2)
+    with pytest.raises(RuntimeError, match="attn_mask dtype"):
+        fq = flow.tensor(q)
+        flow.nn.functional.scaled_dot_product_attention(
+            fq, fq, fq, attn_mask=flow.tensor(m).to(flow.float16)
+        )

@@ -102,17 +102,16 @@ def _entries(key, x):
         elif isinstance(it, (Tensor, list, tuple, np.ndarray)):
             t = _index_tensor(it, _index_place(x))
             if t.dtype == _internal.bool:
-                if t.ndim == 0:
-                    raise NotImplementedError(
-                        "getitem: indexing with a 0-dim bool is not implemented yet"
-                    )
+                if t.ndim == 0:  # as a Python bool
+                    out.append(("bool", bool(t)))
+                    continue
                 out.append(("mask", t))
                 consumed += t.ndim
             else:
                 out.append(("adv", t))
                 consumed += 1
-        elif isinstance(it, builtins.bool):
-            raise NotImplementedError("getitem: indexing with a Python bool is not implemented yet")
+        elif isinstance(it, builtins.bool):  # a new dim of size 1 (True) or 0 (False)
+            out.append(("bool", it))
         else:
             raise IndexError(
                 "getitem: only integers, slices, ellipsis, None, and integer or bool "
@@ -131,8 +130,13 @@ def _entries(key, x):
             d += it.ndim
         else:
             expanded.append((kind, it))
-            d += it is not None
+            d += kind != "bool" and it is not None
     return expanded
+
+
+def _clamp64(v):
+    """A slice bound as an int64 (Python ints beyond it clamp, as PyTorch)."""
+    return None if v is None else max(-(2**63) + 1, min(v.__index__(), 2**63 - 1))
 
 
 def _basic(t, entries):
@@ -147,11 +151,14 @@ def _basic(t, entries):
         elif it is None:
             t = _C.unsqueeze(t, d)
             d += 1
+        elif kind == "bool":
+            t = _C.unsqueeze(t, d)
+            if not it:
+                t = _C.slice(t, d, 0, 0, 1)
+            d += 1
         elif isinstance(it, slice):
-            step = 1 if it.step is None else it.step.__index__()
-            start = None if it.start is None else it.start.__index__()
-            stop = None if it.stop is None else it.stop.__index__()
-            t = _C.slice(t, d, start, stop, step)
+            step = 1 if it.step is None else _clamp64(it.step)
+            t = _C.slice(t, d, _clamp64(it.start), _clamp64(it.stop), step)
             d += 1
         else:
             t = _C.select(t, d, it.__index__())

@@ -901,7 +901,11 @@ def binary_cross_entropy(
             f"binary_cross_entropy: expected target of dtype {input.dtype} (the input's), got "
             f"{target.dtype}"
         )
-    if input.numel() and not bool(_C.all(_C.logical_and(_C.ge(input, 0.0), _C.le(input, 1.0)))):
+    if (
+        input.numel()
+        and not input.is_meta
+        and not bool(_C.all(_C.logical_and(_C.ge(input, 0.0), _C.le(input, 1.0))))
+    ):
         raise RuntimeError(
             "binary_cross_entropy: all elements of input should be between 0 and 1 (input of "
             f"shape {tuple(input.shape)}, min {float(_C.amin(input))}, max "
@@ -1285,6 +1289,14 @@ def scaled_dot_product_attention(
         if attn_mask.dtype == oneflow.bool:
             scores = _C.where(attn_mask, scores, float("-inf"))
         else:
+            if attn_mask.dtype != query.dtype:  # a float32 mask is taken in query's dtype
+                if attn_mask.dtype != oneflow.float32:
+                    raise RuntimeError(
+                        "scaled_dot_product_attention: Expected attn_mask dtype to be bool or "
+                        f"float or to match query dtype, but got attn_mask.dtype: "
+                        f"{attn_mask.dtype} and query.dtype: {query.dtype} instead."
+                    )
+                attn_mask = _C.to(attn_mask, query.dtype, None)
             scores = _C.add(scores, attn_mask)
     attn = _C.softmax(scores, -1) if attn_mask is None else _softmax_zeroing_masked_rows(scores)
     if dropout_p > 0.0:

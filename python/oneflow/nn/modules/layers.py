@@ -271,9 +271,38 @@ class _ConvTransposeNd(_ConvNd):
             output_padding,
         )
 
+    def _output_padding_for(self, input, output_size):
+        """The output padding that makes the output `output_size` (its spatial sizes, or with
+        the batch and channel dims too), which must lie within stride - 1 of the smallest."""
+        n = self._dims
+        lead = 2 if input.ndim == n + 2 else 1
+        sizes = [int(v) for v in output_size]
+        if len(sizes) == lead + n:
+            sizes = sizes[lead:]
+        if len(sizes) != n:
+            raise ValueError(
+                f"ConvTranspose{n}D: for {input.ndim}D input, output_size must have {n} or "
+                f"{lead + n} elements (got {len(sizes)})"
+            )
+        smallest = [
+            (input.shape[lead + d] - 1) * self.stride[d]
+            - 2 * self.padding[d]
+            + self.dilation[d] * (self.kernel_size[d] - 1)
+            + 1
+            for d in range(n)
+        ]
+        largest = [smallest[d] + self.stride[d] - 1 for d in range(n)]
+        if any(not lo <= v <= hi for v, lo, hi in zip(sizes, smallest, largest)):
+            raise ValueError(
+                f"requested an output size of {sizes}, but valid sizes range from {smallest} to "
+                f"{largest} (for an input of {list(input.shape[lead:])})"
+            )
+        return tuple(v - lo for v, lo in zip(sizes, smallest))
+
     def forward(self, input, output_size=None):
+        output_padding = self.output_padding
         if output_size is not None:
-            raise NotImplementedError(f"{type(self).__name__}: output_size is not implemented")
+            output_padding = self._output_padding_for(input, output_size)
         fn = getattr(F, f"conv_transpose{self._dims}d")
         return fn(
             input,
@@ -281,7 +310,7 @@ class _ConvTransposeNd(_ConvNd):
             self.bias,
             self.stride,
             self.padding,
-            self.output_padding,
+            output_padding,
             self.groups,
             self.dilation,
         )
