@@ -6,6 +6,7 @@ one column per step of batched complex ops, differentiable through them or with 
 gradient formula."""
 
 import oneflow
+from oneflow import _oneflow_internal as _internal
 from oneflow._oneflow_internal import _C
 from oneflow.autograd import Function
 
@@ -70,10 +71,12 @@ def slogdet(A):
 
 
 def cholesky_raw(A, upper):
-    """(L, info) of the Hermitian matrices LAPACK would read from A's lower (upper) triangle:
-    one column per step of batched ops, A = L L^H (L^H returned when upper). info is the order
-    of the first leading minor that is not positive-definite (0: none); the steps go on with a
-    pivot of 1 there."""
+    """(L, info) of the Hermitian matrices LAPACK reads from A's lower (upper) triangle, A =
+    L L^H (L^H returned when upper); info is the order of the first leading minor that is not
+    positive-definite (0: none). CPU matrices go to LAPACK's cpotrf/zpotrf (which stop at that
+    minor); elsewhere one column per step of batched ops, going on with a pivot of 1 there."""
+    if A.device.type == "cpu" and not A.is_global and A.numel() > 0:
+        return _internal._lapack_cholesky(A, upper)
     n = A.shape[-1]
     M = hermitian_part(A, upper)
     info = _C.zeros_like(A.real.sum([-2, -1])).to(oneflow.int32)

@@ -43,6 +43,8 @@ void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int*
              double* u, const int* ldu, double* vt, const int* ldvt, double* work, const int* lwork,
              int* iwork, int* info);
 // The complex routines (std::complex has Fortran's COMPLEX layout) and the general eigensolver.
+void cpotrf_(const char* uplo, const int* n, std::complex<float>* a, const int* lda, int* info);
+void zpotrf_(const char* uplo, const int* n, std::complex<double>* a, const int* lda, int* info);
 void cgetrf_(const int* m, const int* n, std::complex<float>* a, const int* lda, int* ipiv,
              int* info);
 void zgetrf_(const int* m, const int* n, std::complex<double>* a, const int* lda, int* ipiv,
@@ -95,6 +97,10 @@ void getrf(int m, int n, float* a, int* ipiv, int* info) {
 void getrf(int m, int n, double* a, int* ipiv, int* info) {
   const int lda = std::max(1, m);
   dgetrf_(&m, &n, a, &lda, ipiv, info);
+}
+void potrf(char uplo, int n, std::complex<float>* a, int* info) { cpotrf_(&uplo, &n, a, &n, info); }
+void potrf(char uplo, int n, std::complex<double>* a, int* info) {
+  zpotrf_(&uplo, &n, a, &n, info);
 }
 void getrf(int m, int n, std::complex<float>* a, int* ipiv, int* info) {
   const int lda = std::max(1, m);
@@ -349,22 +355,22 @@ int small_cholesky(T* m, int64_t n, bool upper) {
 }  // namespace
 
 std::tuple<Tensor, Tensor> cholesky(const Tensor& a, bool upper) {
-  check_input(a, "linalg.cholesky", true);
+  check_input(a, "linalg.cholesky", true, /*complex_ok=*/true);
   const int64_t n = a->shape().back();
   const Shape batch = batch_of(a);
   const int64_t count = numel(batch);
   Tensor cm = col_major(a);
   Tensor info = empty(batch, DType::kInt32);
   if (n == 0) std::fill_n(info->data_as<int32_t>(), count, 0);
-  floating(a->dtype(), [&]<typename T>() {
+  floating_or_complex(a->dtype(), [&]<typename T>() {
     if (n == 0) return;
     for_each_matrix(count, n * n * n, [&](int64_t b) {
       T* m = cm->data_as<T>() + b * n * n;
       int inf = 0;
-      if (n <= kSmallCholesky)
-        inf = small_cholesky(m, n, upper);
-      else
-        potrf(upper ? 'U' : 'L', as_int(n), m, &inf);
+      if constexpr (!kIsComplex<T>) {
+        if (n <= kSmallCholesky) inf = small_cholesky(m, n, upper);
+      }
+      if (kIsComplex<T> || n > kSmallCholesky) potrf(upper ? 'U' : 'L', as_int(n), m, &inf);
       // The other triangle (column-major: below the diagonal for U, above it for L) is zero.
       for (int64_t j = 0; j < n; ++j)
         for (int64_t i = 0; i < n; ++i)
