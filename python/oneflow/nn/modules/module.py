@@ -795,6 +795,7 @@ class Module:
     def _assign_loaded(self, name, target, value):
         """load_state_dict(assign=True): `value` itself becomes the parameter or buffer (a
         parameter keeps the module's requires_grad)."""
+        _structure_changed()
         if name in self._parameters:
             if isinstance(value, Parameter):
                 value.requires_grad_(target.requires_grad)
