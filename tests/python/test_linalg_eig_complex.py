@@ -186,3 +186,24 @@ def test_complex_lu_matches_torch(dtype, tol, shape):
     tLU, tpiv = torch.linalg.lu_factor(torch.tensor(a))
     _close(LU, tLU, tol * 10)
     np.testing.assert_array_equal(piv.numpy(), tpiv.numpy())
+
+
+@pytest.mark.parametrize("dtype,tol", CDTYPES)
+@pytest.mark.parametrize("shape", [(5, 3), (4, 4), (3, 5), (2, 4, 3), (2, 3, 6)])
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+def test_complex_qr_on_lapack_matches_torch(dtype, tol, shape, mode):
+    if mode == "complete" and shape[-2] > shape[-1]:
+        pytest.skip("not differentiable, as PyTorch")
+    rng = np.random.default_rng(17 + sum(shape))
+    a = _crandn(rng, shape, dtype)
+    fa, ta = _pair(a)
+    Q, R = flow.linalg.qr(fa, mode)
+    tQ, tR = torch.linalg.qr(ta, mode)
+    _close(R, tR, tol * 10)
+    if mode == "r":
+        return
+    _close(Q, tQ, tol * 10)  # LAPACK's conventions fix the phases: Q and R equal PyTorch's
+    wq, wr = _crandn(rng, tuple(Q.shape), dtype), _crandn(rng, tuple(R.shape), dtype)
+    ((Q * flow.tensor(wq)).real.sum() + (R * flow.tensor(wr)).imag.sum()).backward()
+    ((tQ * torch.tensor(wq)).real.sum() + (tR * torch.tensor(wr)).imag.sum()).backward()
+    _close(fa.grad, ta.grad, tol * 100)

@@ -810,6 +810,15 @@ def _inv_ex(A):
 
 class _Qr(Function):
     @staticmethod
+    def _square_backward(Q, R, gQ, gR):
+        """m >= n: gA = [gQ + Q syminvadj(triu(gR R^H - Q^H gQ))] R^{-H}, syminvadj(T) = T + T^H
+        with the real part of its diagonal halved."""
+        T = _C.sub(_mm(gR, _mH(R)), _mm(_mH(Q), gQ)).triu()
+        T = _C.sub(_C.add(T, _mH(T)), oneflow.diag_embed(_diag(T).real))
+        gA = _C.add(_mm(Q, T), gQ)
+        return solve_triangular(_mH(R), gA, upper=False, left=False)
+
+    @staticmethod
     def forward(ctx, A, mode):
         Q, R = _geqrf(A, mode)
         ctx.mode = mode
@@ -834,14 +843,18 @@ class _Qr(Function):
             )
         if _recompute():
             Q, R = _Qr.apply(A, ctx.mode)
-        M = _C.sub(_mm(gR, _mT(R)), _mm(_mT(Q), gQ))
         if m >= n:
-            # gA = [gQ + Q syminvadj(triu(gR R^T - Q^T gQ))] R^{-T}
-            T = M.triu()
-            T = _C.sub(_C.add(T, _mT(T)), oneflow.diag_embed(_diag(T)))
-            gA = _C.add(_mm(Q, T), gQ)
-            return solve_triangular(_mT(R), gA, upper=False, left=False), None
+            return _Qr._square_backward(Q, R, gQ, gR), None
+        if Q.dtype.is_complex:
+            # A = Q [R1 R2]: the square case for A1 = Q R1, where R2 = Q^H A2 adds A2 gR2^H to
+            # gQ, and gA2 = Q gR2
+            R1, R2 = R.narrow(-1, 0, m), R.narrow(-1, m, n - m)
+            gR1, gR2 = gR.narrow(-1, 0, m), gR.narrow(-1, m, n - m)
+            gQ1 = _C.add(gQ, _mm(_mm(Q, R2), _mH(gR2)))
+            gA1 = _Qr._square_backward(Q, R1, gQ1, gR1)
+            return oneflow.cat([gA1, _mm(Q, gR2)], -1), None
         # gA = Q gR + [Q tril(X - X^T) R1^{-T}, 0], X = Q^T gQ - gR R^T
+        M = _C.sub(_mm(gR, _mT(R)), _mm(_mT(Q), gQ))
         gA = _mm(Q, _C.sub(_mT(M), M).tril())
         gA = solve_triangular(_mT(R.narrow(-1, 0, m)), gA, upper=False, left=False)
         gA = oneflow.cat([gA, _zeros(_batch(gA) + (m, n - m), gA)], -1)
@@ -858,9 +871,9 @@ def qr(A, mode="reduced"):
             f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
             "'r', or 'complete'"
         )
-    if A.dtype.is_complex:
+    if A.dtype.is_complex and A.device.type == "cuda":  # no complex LAPACK there: steps
         return QrResult(*_lc.qr(A, mode))
-    _check_kernel_dtype("geqrf_cpu", A)
+    _check_kernel_dtype_or_complex("geqrf_cpu", A)
     return QrResult(*_Qr.apply(A, mode))
 
 

@@ -45,6 +45,16 @@ void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int*
 // The complex routines (std::complex has Fortran's COMPLEX layout) and the general eigensolver.
 void cpotrf_(const char* uplo, const int* n, std::complex<float>* a, const int* lda, int* info);
 void zpotrf_(const char* uplo, const int* n, std::complex<double>* a, const int* lda, int* info);
+void cgeqrf_(const int* m, const int* n, std::complex<float>* a, const int* lda,
+             std::complex<float>* tau, std::complex<float>* work, const int* lwork, int* info);
+void zgeqrf_(const int* m, const int* n, std::complex<double>* a, const int* lda,
+             std::complex<double>* tau, std::complex<double>* work, const int* lwork, int* info);
+void cungqr_(const int* m, const int* n, const int* k, std::complex<float>* a, const int* lda,
+             const std::complex<float>* tau, std::complex<float>* work, const int* lwork,
+             int* info);
+void zungqr_(const int* m, const int* n, const int* k, std::complex<double>* a, const int* lda,
+             const std::complex<double>* tau, std::complex<double>* work, const int* lwork,
+             int* info);
 void cgetrf_(const int* m, const int* n, std::complex<float>* a, const int* lda, int* ipiv,
              int* info);
 void zgetrf_(const int* m, const int* n, std::complex<double>* a, const int* lda, int* ipiv,
@@ -101,6 +111,27 @@ void getrf(int m, int n, double* a, int* ipiv, int* info) {
 void potrf(char uplo, int n, std::complex<float>* a, int* info) { cpotrf_(&uplo, &n, a, &n, info); }
 void potrf(char uplo, int n, std::complex<double>* a, int* info) {
   zpotrf_(&uplo, &n, a, &n, info);
+}
+void geqrf(int m, int n, std::complex<float>* a, std::complex<float>* tau,
+           std::complex<float>* work, int lwork, int* info) {
+  const int lda = std::max(1, m);
+  cgeqrf_(&m, &n, a, &lda, tau, work, &lwork, info);
+}
+void geqrf(int m, int n, std::complex<double>* a, std::complex<double>* tau,
+           std::complex<double>* work, int lwork, int* info) {
+  const int lda = std::max(1, m);
+  zgeqrf_(&m, &n, a, &lda, tau, work, &lwork, info);
+}
+// orgqr for complex matrices is LAPACK's ungqr (Q unitary).
+void orgqr(int m, int n, int k, std::complex<float>* a, const std::complex<float>* tau,
+           std::complex<float>* work, int lwork, int* info) {
+  const int lda = std::max(1, m);
+  cungqr_(&m, &n, &k, a, &lda, tau, work, &lwork, info);
+}
+void orgqr(int m, int n, int k, std::complex<double>* a, const std::complex<double>* tau,
+           std::complex<double>* work, int lwork, int* info) {
+  const int lda = std::max(1, m);
+  zungqr_(&m, &n, &k, a, &lda, tau, work, &lwork, info);
 }
 void getrf(int m, int n, std::complex<float>* a, int* ipiv, int* info) {
   const int lda = std::max(1, m);
@@ -465,7 +496,7 @@ Tensor solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left,
 
 std::tuple<Tensor, Tensor> qr(const Tensor& a, const std::string& mode) {
   const char* op = "linalg.qr";
-  check_input(a, op, false);
+  check_input(a, op, false, /*complex_ok=*/true);
   if (mode != "reduced" && mode != "complete" && mode != "r")
     throw_error<RuntimeError>(op, "qr received unrecognized mode '", mode,
                               "' but expected one of 'reduced' (default), 'r', or 'complete'");
@@ -477,7 +508,7 @@ std::tuple<Tensor, Tensor> qr(const Tensor& a, const std::string& mode) {
   Tensor cm = col_major(a);
   Tensor r = empty(with(batch, {n, rrows}), a->dtype());  // R column-major
   Tensor q = empty(with(batch, {qcols, m}), a->dtype());  // Q column-major
-  floating(a->dtype(), [&]<typename T>() {
+  floating_or_complex(a->dtype(), [&]<typename T>() {
     const auto fill = [&] {
       std::fill_n(r->data_as<T>(), r->numel(), T(0));
       std::fill_n(q->data_as<T>(), q->numel(), T(0));
@@ -497,7 +528,7 @@ std::tuple<Tensor, Tensor> qr(const Tensor& a, const std::string& mode) {
       T size = 0;
       int inf = 0;
       geqrf(as_int(m), as_int(n), x, tau.data(), &size, -1, &inf);
-      std::vector<T> work(std::max<int64_t>(1, static_cast<int64_t>(size)));
+      std::vector<T> work(work_size(size));
       geqrf(as_int(m), as_int(n), x, tau.data(), work.data(), as_int(work.size()), &inf);
       T* rr = r->data_as<T>() + i * rrows * n;
       for (int64_t j = 0; j < n; ++j)
@@ -508,7 +539,7 @@ std::tuple<Tensor, Tensor> qr(const Tensor& a, const std::string& mode) {
       for (int64_t j = 0; j < qcols; ++j)
         for (int64_t row = 0; row < m; ++row) qq[j * m + row] = j < n ? x[j * m + row] : T(0);
       orgqr(as_int(m), as_int(qcols), as_int(k), qq, tau.data(), &size, -1, &inf);
-      work.resize(std::max<int64_t>(1, static_cast<int64_t>(size)));
+      work.resize(work_size(size));
       orgqr(as_int(m), as_int(qcols), as_int(k), qq, tau.data(), work.data(), as_int(work.size()),
             &inf);
     });
