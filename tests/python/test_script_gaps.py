@@ -222,3 +222,14 @@ def test_sdpa_takes_a_float32_mask_with_16_bit_queries_like_torch():
         flow.nn.functional.scaled_dot_product_attention(
             fq, fq, fq, attn_mask=flow.tensor(m).to(flow.float16)
         )
+
+
+@pytest.mark.parametrize("pad", [(0, 0), (-1, -1), (-1, 0, 0, -1), (0, 0) * 4, (-1, 0) * 4])
+def test_constant_pad_that_only_crops_copies_like_torch(pad):
+    a = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
+    x, t = flow.tensor(a), torch.tensor(a)
+    y, ty = flow.nn.functional.pad(x, pad), torch.nn.functional.pad(t, pad)
+    np.testing.assert_array_equal(y.numpy(), ty.numpy())
+    assert y.is_contiguous()
+    y.fill_(-1.0)
+    np.testing.assert_array_equal(x.numpy(), a)  # the input is untouched

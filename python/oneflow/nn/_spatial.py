@@ -341,6 +341,11 @@ def pad(input, pad, mode="constant", value=None):
     return out
 
 
+def _fresh(out):
+    """A cropped result in its own memory, as PyTorch's pad (never a view of the input)."""
+    return _C.clone(out) if out.is_contiguous() else _C.contiguous(out)
+
+
 def _pad_constant(input, pad, value):
     if len(pad) <= 6:  # one Pad kernel after cropping the negative pads
         out = input
@@ -351,7 +356,7 @@ def _pad_constant(input, pad, value):
             if right < 0:
                 out = _C.narrow(out, d, 0, out.shape[d] + right)
         if max(pad, default=0) <= 0:
-            return out
+            return _fresh(out)
         return _C.border_pad(out, [max(p, 0) for p in pad], "constant", float(value))
     out = input
     for k in range(len(pad) // 2):
@@ -370,7 +375,7 @@ def _pad_constant(input, pad, value):
                 shape[d] = n
                 parts.append(oneflow.full(shape, value, dtype=out.dtype, device=out.device))
         out = oneflow.cat(parts, d) if len(parts) > 1 else out
-    return out
+    return _fresh(out) if max(pad, default=0) <= 0 else out
 
 
 def _pair(v):
