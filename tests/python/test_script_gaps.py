@@ -233,3 +233,24 @@ def test_constant_pad_that_only_crops_copies_like_torch(pad):
     assert y.is_contiguous()
     y.fill_(-1.0)
     np.testing.assert_array_equal(x.numpy(), a)  # the input is untouched
+
+
+def test_reshape_is_a_view_where_view_would_be_like_torch():
+    a = np.arange(48.0).reshape(2, 3, 8)
+    for make in (
+        lambda m: m.tensor(a)[:, :, :4].reshape(6, 4),
+        lambda m: m.tensor(a)[:, 1:].reshape(-1, 8),
+        lambda m: m.tensor(a)[::2].reshape(3, 8),
+        lambda m: m.tensor(a).transpose(0, 1).reshape(3, 16),  # not viewable: a copy
+    ):
+        x, t = make(flow), make(torch)
+        assert tuple(x.stride()) == tuple(t.stride())
+        np.testing.assert_array_equal(x.numpy(), t.numpy())
+    base = flow.tensor(a)
+    base[:, :, :4].reshape(6, 4).fill_(-1.0)  # writes reach the base, as through a view
+    assert (base[:, :, :4] == -1).all() and (base[:, :, 4:] >= 0).all()
+    w = flow.tensor(a, requires_grad=True)
+    (w[:, :, :4].reshape(6, 4) * flow.arange(4.0)).sum().backward()
+    tw = torch.tensor(a, requires_grad=True)
+    (tw[:, :, :4].reshape(6, 4) * torch.arange(4.0)).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), tw.grad.numpy())

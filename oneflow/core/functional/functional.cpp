@@ -285,6 +285,10 @@ Tensor view(const Tensor& x, const Shape& shape) {
 Tensor reshape(const Tensor& x, const Shape& shape) {
   Shape out = infer_reshape("reshape", x->shape(), shape);
   if (out == x->shape()) return x;
+  // A view whenever view() would give one, as PyTorch (x[:, :, :2].reshape(6, 2)); else a copy.
+  if (!x->is_contiguous() && !x->global())
+    if (const std::optional<Strides> st = view_strides(x->shape(), x->strides(), out))
+      return strided_view(x, out, *st, x->offset(), contiguous_strides(out), 0, true);
   return dispatch1(prim::view(), {contiguous(x)}, Attrs{{"shape", out}});
 }
 
