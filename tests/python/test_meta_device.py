@@ -417,3 +417,18 @@ def test_one_hot_and_bce_on_meta():
     assert tuple(F.one_hot(idx, 10).shape) == (4, 10)
     p = flow.empty(3, 2, device="meta")
     assert F.binary_cross_entropy(p, p).is_meta
+
+
+def test_masked_scatter_multinomial_and_embedding_bag_on_meta_like_torch():
+    for m in (flow, torch):
+        x = m.empty(3, 4, device="meta")
+        mask = m.empty(4, dtype=m.bool, device="meta")
+        assert tuple(x.masked_scatter(mask, m.empty(20, device="meta")).shape) == (3, 4)
+        assert tuple(m.multinomial(m.empty(2, 5, device="meta"), 3).shape) == (2, 3)
+        s = m.multinomial(m.empty(5, device="meta"), 2, True)
+        assert tuple(s.shape) == (2,) and s.is_meta and str(s.dtype).endswith("int64")
+        bag = m.nn.EmbeddingBag(10, 3, device="meta")
+        out = bag(m.zeros(2, 4, dtype=m.int64, device="meta"))
+        assert tuple(out.shape) == (2, 3) and out.is_meta
+        offsets = m.tensor([0, 2, 5], device="meta")
+        assert tuple(bag(m.zeros(7, dtype=m.int64, device="meta"), offsets).shape) == (3, 3)

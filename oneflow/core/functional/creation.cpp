@@ -163,6 +163,9 @@ Tensor multinomial(const Tensor& weights, int64_t num_samples, bool replacement,
   if (!replacement && num_samples > cats)
     throw_error<RuntimeError>("multinomial", "cannot sample n_sample (", num_samples,
                               ") > prob_dist.size(-1) (", cats, ") samples without replacement");
+  if (weights->device().type == DeviceType::kMeta)  // no probabilities to draw from
+    return empty_tensor(weights->ndim() == 2 ? Shape{rows, num_samples} : Shape{num_samples},
+                        DType::kInt64, weights->device());
   Tensor w = contiguous(to(weights, DType::kFloat64, Device{}));
   const double* wp = w->data_as<double>();
   std::vector<double> u = host_uniforms(rows * num_samples, generator, weights->device());

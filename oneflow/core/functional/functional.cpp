@@ -688,6 +688,11 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
 }
 
 Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source) {
+  if (x->device().type == DeviceType::kMeta && mask->device() == x->device() &&
+      source->device() == x->device() && source->dtype() == x->dtype() &&
+      mask->dtype() == DType::kBool)  // no mask values to count: the broadcast shape alone
+    return empty_tensor(broadcast_shapes("masked_scatter", x->shape(), mask->shape()), x->dtype(),
+                        x->device());
   const MaskedOperands m = masked_operands("masked_scatter", x, mask);
   if (source->dtype() != x->dtype())
     throw_error<RuntimeError>("masked_scatter",

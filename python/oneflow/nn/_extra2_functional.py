@@ -238,6 +238,9 @@ def embedding_bag(
                 f"{-n} through {n - 1}, but got {padding_idx}"
             )
         padding_idx %= n
+    if weight.is_meta or input.is_meta:  # no indices to read: the bags' shape alone
+        bags = offsets.shape[0] - (1 if include_last_offset else 0)
+        return oneflow.empty(bags, weight.shape[1], dtype=weight.dtype, device="meta")
     idx = input.numpy().astype(np.int64)
     bad = np.flatnonzero((idx < 0) | (idx >= n))
     if bad.size:
