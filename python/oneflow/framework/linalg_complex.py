@@ -34,10 +34,21 @@ def lu_pivots(A):
     """The pivots of Gaussian elimination with partial pivoting of the complex matrices in A's
     last two dims, and the sign (+1 / -1) of their row permutations: det A = parity * prod.
     One step per column, each of batched tensor ops (differentiable, without in-place updates);
-    a zero pivot is divided by 1 instead, its column being zero already."""
+    a zero pivot is divided by 1 instead, its column being zero already. Without a gradient to
+    take, CPU matrices go to LAPACK's cgetrf/zgetrf instead."""
     n = A.shape[-1]
     batch = tuple(A.shape[:-2])
     real = A.real.dtype
+    if (
+        A.device.type == "cpu"
+        and not A.is_global
+        and A.numel() > 0
+        and not (A.requires_grad and oneflow.is_grad_enabled())
+    ):
+        LU, rows, _ = _internal._lapack_lu(A)
+        swaps = _C.ne(rows, oneflow.arange(1, n + 1, dtype=rows.dtype)).sum(-1)
+        parity = _C.where(_C.eq(swaps % 2, 1), -1.0, 1.0).to(real)
+        return LU.diagonal(0, -2, -1), parity
     pivots = []
     parity = _C.ones_like(A.real.sum([-2, -1])) if n else oneflow.ones(batch, dtype=real)
     M = A
