@@ -17,7 +17,7 @@ def _pair(a):
 
 
 def _close(x, y, tol):
-    y = y.detach().numpy() if isinstance(y, torch.Tensor) else y
+    y = y.detach().resolve_conj().numpy() if isinstance(y, torch.Tensor) else y
     np.testing.assert_allclose(x.detach().numpy(), y, rtol=tol, atol=tol)
 
 
@@ -224,3 +224,33 @@ def test_complex_det_without_gradient_on_lapack_matches_torch(dtype, tol):
     np.testing.assert_allclose(np.delete(got, 2), np.delete(want, 2), rtol=tol * 10, atol=tol * 10)
     with flow.no_grad():  # a tensor that requires grad, under no_grad, takes LAPACK too
         _close(flow.linalg.det(flow.tensor(a, requires_grad=True)), torch.linalg.det(ta), tol * 100)
+
+
+@pytest.mark.parametrize("dtype,tol", CDTYPES)
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("adjoint", [False, True])
+def test_complex_lu_solve_and_solve_on_lapack_match_torch(dtype, tol, left, adjoint):
+    rng = np.random.default_rng(29)
+    a = _crandn(rng, (2, 4, 4), dtype) + 3 * np.eye(4, dtype=dtype)
+    b = _crandn(rng, (2, 4, 3) if left else (2, 3, 4), dtype)
+    w = _crandn(rng, b.shape, dtype)
+    fa, ta = _pair(a)
+    fb, tb = _pair(b)
+    LU, piv = flow.linalg.lu_factor(fa)
+    tLU, tpiv = torch.linalg.lu_factor(ta)
+    x = flow.linalg.lu_solve(LU, piv, fb, left=left, adjoint=adjoint)
+    tx = torch.linalg.lu_solve(tLU, tpiv, tb, left=left, adjoint=adjoint)
+    _close(x, tx, tol * 10)
+    (x * flow.tensor(w)).real.sum().backward()
+    (tx * torch.tensor(w)).real.sum().backward()
+    _close(fa.grad, ta.grad, tol * 100)
+    _close(fb.grad, tb.grad, tol * 100)
+    fa2, ta2 = _pair(a)
+    fb2, tb2 = _pair(b)
+    y = flow.linalg.solve(fa2, fb2, left=left)
+    ty = torch.linalg.solve(ta2, tb2, left=left)
+    _close(y, ty, tol * 10)
+    (y * flow.tensor(w)).imag.sum().backward()
+    (ty * torch.tensor(w)).imag.sum().backward()
+    _close(fa2.grad, ta2.grad, tol * 100)
+    _close(fb2.grad, tb2.grad, tol * 100)

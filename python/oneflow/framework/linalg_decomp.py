@@ -321,12 +321,12 @@ def _gesdd(A, full_matrices, compute_uv):
 
 
 def _lu_solve_raw(LU, pivots, B, left, adjoint):
-    """op(A) X = B (left) or X op(A) = B, A = P L U given as (LU, pivots), op(A) = A^T when
+    """op(A) X = B (left) or X op(A) = B, A = P L U given as (LU, pivots), op(A) = A^H when
     adjoint."""
     if left:
         return _getrs(LU, pivots, B, adjoint)
-    # X op(A) = B  <=>  op(A)^T X^T = B^T
-    return _mT(_getrs(LU, pivots, _mT(B), not adjoint)).contiguous()
+    # X op(A) = B  <=>  op(A)^H X^H = B^H
+    return _mH(_getrs(LU, pivots, _mH(B), not adjoint)).contiguous()
 
 
 def _permutation(pivots, m, like):
@@ -673,16 +673,16 @@ def _lu_solve_grad_LU(gX, LU, pivots, X, left, adjoint):
     """PyTorch's linalg_lu_solve_LU: the gradient for the packed LU."""
     P, L, U = _unpack(LU, pivots, unpack_pivots=left == adjoint)
     if left != adjoint:
-        # gR = U^{-T} op(-gX) op(X)^T, gU = triu(gR), gL = tril(L^{-T} gR U^T, -1)
-        rhs = _mm(gX, _mT(X)) if left else _mm(_mT(gX), X)
-        gR = solve_triangular(_mT(U), _C.neg(rhs), upper=False)
-        gL = solve_triangular(_mT(L), _mm(gR, _mT(U)), upper=True, unitriangular=True)
+        # gR = U^{-H} op(-gX) op(X)^H, gU = triu(gR), gL = tril(L^{-H} gR U^H, -1)
+        rhs = _mm(gX, _mH(X)) if left else _mm(_mH(gX), X)
+        gR = solve_triangular(_mH(U), _C.neg(rhs), upper=False)
+        gL = solve_triangular(_mH(L), _mm(gR, _mH(U)), upper=True, unitriangular=True)
         return _C.add(gL.tril(-1), gR.triu())
-    # gR = -P^T op(X) op(gX)^T P L^{-T}, gL = tril(gR, -1), gU = triu(L^T gR U^{-T})
-    gR = _mm(_mm(_mT(P), X if left else _mT(X)), _mT(gX) if left else gX)
+    # gR = -P^H op(X) op(gX)^H P L^{-H}, gL = tril(gR, -1), gU = triu(L^H gR U^{-H})
+    gR = _mm(_mm(_mH(P), X if left else _mH(X)), _mH(gX) if left else gX)
     gR = _C.neg(_mm(gR, P))
-    gR = solve_triangular(_mT(L), gR, upper=True, left=False, unitriangular=True)
-    gU = solve_triangular(_mT(U), _mm(_mT(L), gR), upper=False, left=False)
+    gR = solve_triangular(_mH(L), gR, upper=True, left=False, unitriangular=True)
+    gU = solve_triangular(_mH(U), _mm(_mH(L), gR), upper=False, left=False)
     return _C.add(gR.tril(-1), gU.triu())
 
 
@@ -726,7 +726,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     if pivots.dtype != oneflow.int32:
         raise RuntimeError(f"{op}: pivots should be a Tensor of scalar type oneflow.int32")
     _check_same_dtype(op, LU, B, "LU", "B")
-    _check_kernel_dtype("linalg.lu_solve_cpu", LU)
+    _check_kernel_dtype_or_complex("linalg.lu_solve_cpu", LU)
     LU, B = _broadcast_batch(LU, B)
     pivots = pivots.expand(*_batch(LU), LU.shape[-1]).contiguous()
     return _LuSolve.apply(LU, pivots, B, bool(left), bool(adjoint))
@@ -736,8 +736,8 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
 
 
 class _Solve(Function):
-    """X = A^{-1} B (left) or B A^{-1} through one LU; gB = A^{-T} gX (or gX A^{-T}),
-    gA = -gB X^T (or -X^T gB)."""
+    """X = A^{-1} B (left) or B A^{-1} through one LU; gB = A^{-H} gX (or gX A^{-H}),
+    gA = -gB X^H (or -X^H gB)."""
 
     @staticmethod
     def forward(ctx, A, B, left):
@@ -754,12 +754,12 @@ class _Solve(Function):
         left = ctx.left
         if _recompute():
             X = _Solve.apply(A, B, left)[0]
-            gB = _Solve.apply(_mT(A), gX, left)[0]
+            gB = _Solve.apply(_mH(A), gX, left)[0]
         else:
             gB = _lu_solve_raw(LU, pivots, gX, left, True)
         gA = None
         if ctx.needs_input_grad[0]:
-            gA = _C.neg(_mm(gB, _mT(X)) if left else _mm(_mT(X), gB))
+            gA = _C.neg(_mm(gB, _mH(X)) if left else _mm(_mH(X), gB))
         return gA, (gB if ctx.needs_input_grad[1] else None), None
 
 
@@ -774,11 +774,12 @@ def _solve(op, A, B, left, check_errors):
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     B_ = B.unsqueeze(-1) if vector else B
     _check_compatible("linalg.solve", A, B_, left)
-    if A.dtype.is_complex:  # the real system of twice the size
+    if A.dtype.is_complex and A.device.type == "cuda":  # no complex LAPACK there: the real
+        # system of twice the size
         X, info = _solve(op, _lc.real_block(A), _lc.real_block(B_), left, check_errors)
         X = _lc.from_real_block(X, B_.shape[-2], B_.shape[-1])
         return (X.squeeze(-1) if vector else X), info
-    _check_kernel_dtype("lu_cpu", A)
+    _check_kernel_dtype_or_complex("lu_cpu", A)
     A, B_ = _broadcast_batch(A, B_)
     X, info = _Solve.apply(A, B_, bool(left))
     if check_errors:

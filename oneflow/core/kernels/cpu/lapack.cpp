@@ -55,6 +55,10 @@ void cungqr_(const int* m, const int* n, const int* k, std::complex<float>* a, c
 void zungqr_(const int* m, const int* n, const int* k, std::complex<double>* a, const int* lda,
              const std::complex<double>* tau, std::complex<double>* work, const int* lwork,
              int* info);
+void cgetrs_(const char* trans, const int* n, const int* nrhs, const std::complex<float>* a,
+             const int* lda, const int* ipiv, std::complex<float>* b, const int* ldb, int* info);
+void zgetrs_(const char* trans, const int* n, const int* nrhs, const std::complex<double>* a,
+             const int* lda, const int* ipiv, std::complex<double>* b, const int* ldb, int* info);
 void cgetrf_(const int* m, const int* n, std::complex<float>* a, const int* lda, int* ipiv,
              int* info);
 void zgetrf_(const int* m, const int* n, std::complex<double>* a, const int* lda, int* ipiv,
@@ -202,6 +206,16 @@ void getrs(char trans, int n, int k, const float* a, const int* ipiv, float* b, 
 void getrs(char trans, int n, int k, const double* a, const int* ipiv, double* b, int* info) {
   const int ld = std::max(1, n);
   dgetrs_(&trans, &n, &k, a, &ld, ipiv, b, &ld, info);
+}
+void getrs(char trans, int n, int k, const std::complex<float>* a, const int* ipiv,
+           std::complex<float>* b, int* info) {
+  const int ld = std::max(1, n);
+  cgetrs_(&trans, &n, &k, a, &ld, ipiv, b, &ld, info);
+}
+void getrs(char trans, int n, int k, const std::complex<double>* a, const int* ipiv,
+           std::complex<double>* b, int* info) {
+  const int ld = std::max(1, n);
+  zgetrs_(&trans, &n, &k, a, &ld, ipiv, b, &ld, info);
 }
 void geqrf(int m, int n, float* a, float* tau, float* work, int lwork, int* info) {
   const int lda = std::max(1, m);
@@ -435,8 +449,8 @@ std::tuple<Tensor, Tensor, Tensor> lu(const Tensor& a) {
 
 Tensor lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool adjoint) {
   const char* op = "linalg.lu_solve";
-  check_input(lu, op, true);
-  check_input(b, op, false);
+  check_input(lu, op, true, /*complex_ok=*/true);
+  check_input(b, op, false, /*complex_ok=*/true);
   const int64_t n = lu->shape().back(), k = b->shape().back();
   const Shape batch = batch_of(lu);
   if (b->dtype() != lu->dtype())
@@ -453,11 +467,11 @@ Tensor lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool ad
   Tensor cm = col_major(lu);
   Tensor piv = F::contiguous(pivots);
   Tensor x = col_major(b);  // (..., k, n): B column-major, solved in place
-  floating(lu->dtype(), [&]<typename T>() {
+  floating_or_complex(lu->dtype(), [&]<typename T>() {
     if (n == 0 || k == 0) return;
     for_each_matrix(count, n * n * k, [&](int64_t i) {
       int inf = 0;
-      getrs(adjoint ? 'T' : 'N', as_int(n), as_int(k), cm->data_as<T>() + i * n * n,
+      getrs(adjoint ? 'C' : 'N', as_int(n), as_int(k), cm->data_as<T>() + i * n * n,
             piv->data_as<int32_t>() + i * n, x->data_as<T>() + i * n * k, &inf);
       if (inf < 0) throw_error<RuntimeError>(op, "argument ", -inf, " had an illegal value");
     });
