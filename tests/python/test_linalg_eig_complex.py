@@ -254,3 +254,20 @@ def test_complex_lu_solve_and_solve_on_lapack_match_torch(dtype, tol, left, adjo
     (ty * torch.tensor(w)).imag.sum().backward()
     _close(fa2.grad, ta2.grad, tol * 100)
     _close(fb2.grad, tb2.grad, tol * 100)
+
+
+def test_complex_svd_refuses_a_phase_dependent_loss_like_torch():
+    a = _crandn(np.random.default_rng(31), (4, 3), np.complex128)
+    fa, ta = _pair(a)
+    U, S, Vh = flow.linalg.svd(fa, full_matrices=False)
+    with pytest.raises(RuntimeError, match="e\\^\\{i phi\\}"):
+        (U.real.sum() + Vh.real.sum()).backward()
+    tU, tS, tVh = torch.linalg.svd(ta, full_matrices=False)
+    with pytest.raises(RuntimeError, match="e\\^\\{i phi\\}"):
+        (tU.real.sum() + tVh.real.sum()).backward()
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (2, 0, 0), (0, 3, 3)])
+def test_empty_complex_cholesky(shape):
+    L = flow.linalg.cholesky(flow.zeros(*shape, dtype=flow.complex64))
+    assert tuple(L.shape) == shape and L.dtype == flow.complex64

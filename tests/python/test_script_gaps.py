@@ -203,6 +203,9 @@ def test_bool_indices_and_huge_slice_bounds_like_torch():
     x[True] = 5.0
     t[True] = 5.0
     np.testing.assert_array_equal(x.numpy(), t.numpy())
+    # PyTorch broadcasts a bool with index tensors (not done here): refused, not a wrong shape
+    with pytest.raises(NotImplementedError, match="bool index"):
+        flow.tensor(a)[True, [0, 1]]
 
 
 def test_sdpa_takes_a_float32_mask_with_16_bit_queries_like_torch():

@@ -121,6 +121,11 @@ def _entries(key, x):
         raise IndexError(
             f"getitem: too many indices for tensor of dimension {x.ndim} (got {consumed})"
         )
+    kinds = {kind for kind, _ in out}
+    if "bool" in kinds and kinds & {"adv", "mask"}:  # PyTorch broadcasts it with those
+        raise NotImplementedError(
+            "getitem: a bool index together with index tensors or masks is not implemented yet"
+        )
     if ellipsis_at is not None:
         out[ellipsis_at:ellipsis_at] = [("basic", slice(None))] * (x.ndim - consumed)
     expanded, d = [], 0

@@ -86,7 +86,7 @@ def cholesky_raw(A, upper):
     L L^H (L^H returned when upper); info is the order of the first leading minor that is not
     positive-definite (0: none). CPU matrices go to LAPACK's cpotrf/zpotrf (which stop at that
     minor); elsewhere one column per step of batched ops, going on with a pivot of 1 there."""
-    if A.device.type == "cpu" and not A.is_global and A.numel() > 0:
+    if A.device.type == "cpu" and not A.is_global:
         return _internal._lapack_cholesky(A, upper)
     n = A.shape[-1]
     M = hermitian_part(A, upper)

@@ -985,6 +985,16 @@ class _Svd(Function):
         if gVh is not None:
             VhgV = _mm(Vh, _mH(gVh))
             VhgV = _C.sub(VhgV, _mH(VhgV))
+        if U.dtype.is_complex and not U.is_meta:
+            # a loss that depends on the vectors' phases: Im diag(U^H gU + V^H gV) != 0
+            im_u = _diag(UhgU).imag if UhgU is not None else oneflow.zeros_like(S)
+            im_v = _diag(VhgV).imag if VhgV is not None else oneflow.zeros_like(S)
+            if not bool(oneflow.allclose(im_u, _C.neg(im_v), rtol=1e-2, atol=1e-2)):
+                raise RuntimeError(
+                    "svd_backward: The singular vectors in the complex case are specified up to "
+                    "multiplication by e^{i phi}. The specified loss function depends on this "
+                    "phase term, making it ill-defined."
+                )
         if UhgU is not None and VhgV is not None:
             inner = _C.div(_C.add(_C.mul(UhgU, S.unsqueeze(-2)), _C.mul(S.unsqueeze(-1), VhgV)), E)
         elif UhgU is not None:
