@@ -305,7 +305,8 @@ Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start,
   };
   const int64_t b = start ? clamp(*start) : 0;
   const int64_t e = stop ? clamp(*stop) : size;
-  const int64_t len = e > b ? (e - b + step - 1) / step : 0;
+  const int64_t len = e > b ? (e - b - 1) / step + 1 : 0;  // no overflow for any step
+  if (len <= 1) step = 1;  // one element or none: any step reads the same (and strides stay small)
   if (b == 0 && len == size && step == 1) return x;
   std::vector<int64_t> starts(nd, 0), steps(nd, 1), sizes(x->shape());
   starts[d] = b;
