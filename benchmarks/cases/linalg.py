@@ -90,3 +90,28 @@ for _name, _path, _make in [
             frameworks=("oneflow", "torch"),
         )
     )
+
+
+def _det_step(path, make):
+    """One forward and backward of a determinant (the real part of a complex one)."""
+
+    def build(fw):
+        fn = op(fw, path)
+        a = make(fw).requires_grad_()
+
+        def step():
+            out = fn(a)
+            out = out[1] if isinstance(out, tuple) else out
+            out.real.sum().backward()
+
+        return step
+
+    return build
+
+
+for _name, _path, _make in [
+    ("det complex64 fwd+bwd 128x128", "linalg.det", lambda fw: _crandn(fw, 128, 128)),
+    ("slogdet fwd+bwd 256x256", "linalg.slogdet", lambda fw: randn(fw, 256, 256)),
+    ("det fwd+bwd batch 64 x 16x16", "linalg.det", lambda fw: randn(fw, 64, 16, 16)),
+]:
+    register(Case(_name, "linalg", "ms", _det_step(_path, _make), frameworks=("oneflow", "torch")))

@@ -3,6 +3,7 @@ outer, tensordot, trace, cross) on the matmul kernel, with PyTorch's shape check
 
 import math
 
+import oneflow
 from oneflow._oneflow_internal import _C
 from oneflow.framework.autocast_fp32 import outside_autocast
 
@@ -162,6 +163,14 @@ def inv(input):
 
 
 def det(input):
+    if (
+        input.device.type == "cpu"
+        and not input.is_global
+        and (input.dtype.is_complex or (input.requires_grad and oneflow.is_grad_enabled()))
+    ):
+        from oneflow.framework.linalg_decomp import det_lu
+
+        return det_lu(input)  # LAPACK's LU, and a gradient for singular matrices too
     if input.dtype.is_complex and input.ndim >= 2 and input.shape[-1] == input.shape[-2]:
         from oneflow.framework.linalg_complex import det as complex_det
 
