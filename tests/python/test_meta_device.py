@@ -432,3 +432,12 @@ def test_masked_scatter_multinomial_and_embedding_bag_on_meta_like_torch():
         assert tuple(out.shape) == (2, 3) and out.is_meta
         offsets = m.tensor([0, 2, 5], device="meta")
         assert tuple(bag(m.zeros(7, dtype=m.int64, device="meta"), offsets).shape) == (3, 3)
+
+
+def test_grad_of_another_device_is_refused_as_torch():
+    for lib in (flow, torch):
+        x = lib.zeros(2, requires_grad=True)
+        with pytest.raises(RuntimeError, match="device"):
+            x.grad = lib.zeros(2, device="meta")
+        x.grad = lib.ones(2)
+        assert x.grad.sum().item() == 2

@@ -377,6 +377,9 @@ void init_tensor(py::module_& m) {
               throw_error<RuntimeError>("grad", "assigned grad is a ",
                                         g->global() ? "global" : "local", " tensor but the ",
                                         "tensor is ", t.global() ? "global" : "local");
+            if (g && !g->global() && g->device() != t.device())
+              throw_error<RuntimeError>("grad", "assigned grad has data located on a different ",
+                                        "device: ", g->device().str(), " vs ", t.device().str());
             if (g && g->shape() != t.shape())
               throw_error<RuntimeError>("grad", "assigned grad has data of a different size: ",
                                         shape_str(g->shape()), " vs ", shape_str(t.shape()));
