@@ -199,3 +199,40 @@ def test_convert_conv_weight_memory_format():
     assert m[1].weight.is_contiguous() and m[2].weight.is_contiguous()
     flow.nn.utils.convert_conv3d_weight_memory_format(m, flow.channels_last_3d)
     assert m[2].weight.is_contiguous(memory_format=flow.channels_last_3d)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.arange(12.0).reshape(3, 4).t(),
+        lambda lib: lib.arange(24.0).reshape(2, 3, 4).permute(2, 0, 1),
+        lambda lib: lib.arange(24.0).reshape(2, 3, 4)[:, ::2],
+        lambda lib: (
+            lib.arange(120.0).reshape(2, 3, 4, 5).permute(0, 2, 3, 1)[:, ::2].permute(0, 3, 1, 2)
+        ),
+    ],
+)
+@pytest.mark.parametrize(
+    "convert",
+    [
+        lambda t, lib: t.to(lib.float64),
+        lambda t, lib: t.double(),
+        lambda t, lib: t.half(),
+        lambda t, lib: t.to(lib.int32),
+        lambda t, lib: t.to(t.dtype, copy=True),
+        lambda t, lib: t.to(lib.float64, memory_format=lib.contiguous_format),
+        lambda t, lib: t.float(),
+    ],
+)
+def test_conversions_keep_the_layout_like_torch(make, convert):
+    ours, ref = convert(make(flow), flow), convert(make(torch), torch)
+    assert ours.stride() == ref.stride()
+    np.testing.assert_array_equal(ours.numpy(), ref.numpy())
+
+
+def test_fold_with_padding_is_contiguous_like_torch():
+    x = np.random.default_rng(0).standard_normal((1, 12, 30)).astype("float32")
+    ours = flow.nn.functional.fold(flow.tensor(x), (4, 5), 2, padding=1)
+    ref = torch.nn.functional.fold(torch.tensor(x), (4, 5), 2, padding=1)
+    assert ours.is_contiguous() and ours.stride() == ref.stride()
+    np.testing.assert_allclose(ours.numpy(), ref.numpy(), rtol=1e-6)

@@ -176,6 +176,20 @@ def clone(input, *, memory_format=preserve_format):
     return _strided_copy(input, input) if out is input else out
 
 
+def keep_layout(out, like):
+    """A conversion's result (contiguous) laid out as its input: PyTorch's preserve_format for
+    Tensor.to and the dtype methods, which keep a dense input's strides (a transposed matrix
+    stays transposed) and suggest channels-last from the strides of one that is not dense."""
+    if out is like or like._is_contiguous() or out.ndim != like.ndim or like.is_global:
+        return out
+    if _dense(like):
+        return _strided_copy(out, like)
+    fmt = _suggested(like)
+    if fmt is contiguous_format:
+        return out
+    return _to_channels_last(out, 4 if fmt is channels_last else 5)
+
+
 def _tensor_clone(self, *, memory_format=preserve_format):
     return clone(self, memory_format=memory_format)
 

@@ -186,10 +186,12 @@ def _to(self, *args, **kwargs):
         else:
             raise TypeError(f"to: unexpected argument of type {type(a).__name__}")
     out = _C.to(self, dtype, device, copy)
-    if memory_format is not None:
+    if memory_format is not None or not self._is_contiguous():
         from oneflow.framework import memory_format as fmt
 
-        if memory_format is not fmt.preserve_format:
+        if memory_format is None or memory_format is fmt.preserve_format:
+            out = fmt.keep_layout(out, self)
+        else:
             out = fmt.contiguous(out, memory_format)
     return out
 
@@ -208,7 +210,12 @@ def cpu(self):
 
 def _cast(dtype):
     def method(self):
-        return _C.to(self, dtype, None)
+        out = _C.to(self, dtype, None)
+        if self._is_contiguous():
+            return out
+        from oneflow.framework import memory_format as fmt
+
+        return fmt.keep_layout(out, self)
 
     return method
 

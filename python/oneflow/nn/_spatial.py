@@ -441,7 +441,8 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     flat = oneflow.zeros(n, c, hp * wp, dtype=x.dtype, device=x.device)
     out = oneflow.index_add(flat, 2, _idx(index, x.device), x.reshape(n, c, k * blocks))
     out = out.reshape(n, c, hp, wp)
-    out = _C.narrow(_C.narrow(out, 2, padding[0], h), 3, padding[1], w)
+    if padding[0] or padding[1]:  # the interior, as a tensor of its own (PyTorch's layout)
+        out = _C.narrow(_C.narrow(out, 2, padding[0], h), 3, padding[1], w).contiguous()
     return out if batched else _C.squeeze(out, [0])
 
 
