@@ -12,6 +12,7 @@ from benchmarks.cases import (  # noqa: F401
     graph,
     linalg,
     matmul,
+    models,
     movement,
     norm,
     ops,
