@@ -6,7 +6,9 @@
 #include <string>
 
 #include "oneflow/core/dispatch/dispatch.h"
+#include "oneflow/core/dispatch/host_fallback.h"
 #include "oneflow/core/functional/functional.h"
+#include "oneflow/core/ops/nn_primitives.h"
 #include "oneflow/core/ops/primitives.h"
 #include "test_util.h"
 
@@ -37,6 +39,29 @@ TEST(Dispatch, CudaWithoutCudaIsAClearError) {
   } catch (const RuntimeError& e) {
     EXPECT_NE(std::string(e.what()).find("without CUDA"), std::string::npos);
   }
+}
+
+namespace {
+// A primitive for the host-fallback registry alone (never dispatched).
+class PendingOnCuda final : public Primitive {
+ public:
+  const char* name() const override { return "pending_on_cuda_test"; }
+  std::vector<TensorMeta> infer(const TensorList&, const Attrs&) const override { return {}; }
+  void compute_cpu(const TensorList&, const TensorList&, const Attrs&) const override {}
+  void compute_cuda(const TensorList&, const TensorList&, const Attrs&) const override {}
+};
+}  // namespace
+
+TEST(Dispatch, HostFallbackRegistryKnowsTheStubs) {
+  const PendingOnCuda pending;
+  EXPECT_FALSE(cuda_kernel_pending(pending));
+  EXPECT_TRUE(register_cuda_pending(typeid(PendingOnCuda)));
+  EXPECT_TRUE(cuda_kernel_pending(pending));
+  // A primitive with a CUDA kernel stays off the registry; the stubs register only in a CUDA
+  // build (conv has no CUDA kernel yet).
+  EXPECT_FALSE(cuda_kernel_pending(prim::add()));
+  EXPECT_EQ(cuda_kernel_pending(prim::conv_forward()), cuda_built());
+  EXPECT_TRUE(host_fallback_enabled() || std::getenv("ONEFLOW_CUDA_HOST_FALLBACK") != nullptr);
 }
 
 TEST(Dispatch, ViewsShareStorageAndVersion) {

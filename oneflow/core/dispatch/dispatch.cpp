@@ -5,6 +5,7 @@
 
 #include "oneflow/core/autograd/autograd.h"
 #include "oneflow/core/dispatch/global_dispatch.h"
+#include "oneflow/core/dispatch/host_fallback.h"
 #include "oneflow/core/eager/engine.h"
 #include "oneflow/core/eager/profiler.h"
 #include "oneflow/core/functional/complex.h"
@@ -366,6 +367,38 @@ void check_inplace_overlap(const Primitive& prim, const TensorList& inputs, cons
 }
 
 TensorList eager_local(const Primitive& prim, const TensorList& inputs, const Attrs& attrs,
+                       const Tensor& inplace_out);
+
+// Runs `prim`, which has no CUDA kernel yet, for GPU inputs on host copies of them (Note [Host
+// fallback]): the copies, the host op and the copies back are recorded by autograd as any ops.
+TensorList run_on_host(const Primitive& prim, const TensorList& inputs, const Attrs& attrs,
+                       const Tensor& inplace_out) {
+  if (!host_fallback_enabled())
+    throw_error<NotImplementedError>(prim.name(),
+                                     "the CUDA kernel is not implemented yet (with "
+                                     "ONEFLOW_CUDA_HOST_FALLBACK=1 it runs on the host)");
+  note_host_fallback(prim);
+  const Device gpu = inputs[0]->device();
+  TensorList host;
+  host.reserve(inputs.size());
+  for (const Tensor& t : inputs) host.push_back(functional::to(t, std::nullopt, Device{}));
+  TensorList outputs = eager_local(prim, host, attrs, nullptr);
+  for (Tensor& t : outputs) t = functional::to(t, std::nullopt, gpu);
+  if (!inplace_out) return outputs;
+  if (!prim.traits().may_run_in_place || outputs.size() != 1)
+    throw_error<RuntimeError>(prim.name(), "cannot run in place");
+  if (outputs[0]->shape() != inplace_out->shape())
+    throw_error<RuntimeError>(prim.name(), "output with shape ", shape_str(inplace_out->shape()),
+                              " doesn't match the broadcast shape ",
+                              shape_str(outputs[0]->shape()));
+  if (outputs[0]->dtype() != inplace_out->dtype())
+    throw_error<RuntimeError>(prim.name(), "result type ", dtype_name(outputs[0]->dtype()),
+                              " can't be cast to the desired output type ",
+                              dtype_name(inplace_out->dtype()));
+  return {functional::copy_(inplace_out, outputs[0])};
+}
+
+TensorList eager_local(const Primitive& prim, const TensorList& inputs, const Attrs& attrs,
                        const Tensor& inplace_out) {
   if (check_inputs(prim, inputs)) [[unlikely]] {
     if (inplace_out && inplace_out->device().type != DeviceType::kMeta)
@@ -379,6 +412,9 @@ TensorList eager_local(const Primitive& prim, const TensorList& inputs, const At
         t = functional::to(t, std::nullopt, Device{DeviceType::kMeta, 0});
     return eager_local(prim, on_meta, attrs, inplace_out);
   }
+  if (!inputs.empty() && inputs[0]->device().type == DeviceType::kCUDA && cuda_kernel_pending(prim))
+      [[unlikely]]
+    return run_on_host(prim, inputs, attrs, inplace_out);
   const PrimTraits traits = prim.traits();
   // A reference into the cache: read before anything below can dispatch again.
   const std::vector<TensorMeta>& metas = infer_cached(prim, inputs, attrs);

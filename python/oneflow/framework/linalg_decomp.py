@@ -4,11 +4,12 @@ cholesky_solve, cholesky_inverse and the spectral and nuclear matrix norms), wit
 signatures, errors and derivatives; also their torch-namespace and Tensor-method forms
 (torch.svd returns V, torch.qr takes ``some``, ...).
 
-LAPACK runs in C++ (``_oneflow_internal._lapack_*``: float32/float64 on the CPU, each matrix of a
-batch in turn, numerical failure reported in ``info`` rather than raised, not differentiable). The
-autograd.Function classes here hold the derivative rules, PyTorch's (FunctionsManual.cpp in
-torch/csrc/autograd), written with oneflow ops so that they batch. Norms other than 2, -2 and
-'nuc', det and inv live in reduce_ops.py and linalg_ops.py.
+LAPACK runs in C++ (``_oneflow_internal._lapack_*``: float32/float64 and complex on the CPU, GPU
+operands copied to the host and back (``_lapack``), each matrix of a batch in turn, numerical
+failure reported in ``info`` rather than raised, not differentiable). The autograd.Function
+classes here hold the derivative rules, PyTorch's (FunctionsManual.cpp in torch/csrc/autograd),
+written with oneflow ops so that they batch. Norms other than 2, -2 and 'nuc', det and inv live
+in reduce_ops.py and linalg_ops.py.
 
 Note [Higher-order gradients]: a derivative rule reads the forward's outputs (L, Q, R, U, S, V,
 X, ...), saved as plain tensors. When the gradient is itself differentiated (create_graph, so
@@ -255,10 +256,24 @@ def _default_tolerances(A, atol, rtol):
 # ---- LAPACK, with PyTorch's answers for empty inputs --------------------------------------------
 
 
+def _lapack(fn, *args):
+    """Runs a LAPACK binding, which takes CPU tensors: operands on a GPU are copied to the host
+    and the results back to that GPU (no cuSOLVER kernels yet)."""
+    gpu = next(
+        (a.device for a in args if isinstance(a, oneflow.Tensor) and a.device.type == "cuda"), None
+    )
+    if gpu is None:
+        return fn(*args)
+    out = fn(*[a.cpu() if isinstance(a, oneflow.Tensor) else a for a in args])
+    if isinstance(out, tuple):
+        return tuple(o.to(gpu) for o in out)
+    return out.to(gpu)
+
+
 def _potrf(A, upper):
     if A.numel() == 0 or A.is_meta:  # meta: the shapes alone
         return oneflow.zeros_like(A), _zeros(_batch(A), A, oneflow.int32)
-    return _internal._lapack_cholesky(A, upper)
+    return _lapack(_internal._lapack_cholesky, A, upper)
 
 
 def _getrf(A):
@@ -269,19 +284,19 @@ def _getrf(A):
             _zeros(_batch(A) + (k,), A, oneflow.int32),
             _zeros(_batch(A), A, oneflow.int32),
         )
-    return _internal._lapack_lu(A)
+    return _lapack(_internal._lapack_lu, A)
 
 
 def _getrs(LU, pivots, B, adjoint):
     if B.numel() == 0 or B.is_meta:
         return oneflow.zeros_like(B)
-    return _internal._lapack_lu_solve(LU, pivots, B, adjoint)
+    return _lapack(_internal._lapack_lu_solve, LU, pivots, B, adjoint)
 
 
 def _trsm(A, B, upper, left, unitriangular):
     if B.numel() == 0 or B.is_meta:
         return oneflow.zeros_like(B)
-    return _internal._lapack_solve_triangular(A, B, upper, left, unitriangular)
+    return _lapack(_internal._lapack_solve_triangular, A, B, upper, left, unitriangular)
 
 
 def _geqrf(A, mode):
@@ -296,7 +311,7 @@ def _geqrf(A, mode):
         else:
             Q = _zeros(_batch(A) + (m, k), A)
         return Q, R
-    return _internal._lapack_qr(A, mode)
+    return _lapack(_internal._lapack_qr, A, mode)
 
 
 def _syevd(A, upper, compute_v):
@@ -304,7 +319,7 @@ def _syevd(A, upper, compute_v):
         n = A.shape[-1]
         V = _eye(n, _batch(A), A) if compute_v else _zeros((0,), A)
         return _zeros(_batch(A) + (n,), A, _real_dtype(A)), V
-    return _internal._lapack_eigh(A, upper, compute_v)
+    return _lapack(_internal._lapack_eigh, A, upper, compute_v)
 
 
 def _gesdd(A, full_matrices, compute_uv):
@@ -317,7 +332,7 @@ def _gesdd(A, full_matrices, compute_uv):
         if full_matrices:
             return _eye(m, _batch(A), A), S, _eye(n, _batch(A), A)
         return _zeros(_batch(A) + (m, k), A), S, _zeros(_batch(A) + (k, n), A)
-    return _internal._lapack_svd(A, full_matrices, compute_uv)
+    return _lapack(_internal._lapack_svd, A, full_matrices, compute_uv)
 
 
 def _lu_solve_raw(LU, pivots, B, left, adjoint):

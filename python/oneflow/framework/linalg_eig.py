@@ -14,6 +14,7 @@ from oneflow.framework.linalg_decomp import (
     _check_square,
     _diag,
     _dtype_name,
+    _lapack,
     _mH,
     _mm,
     _needs_grad,
@@ -46,7 +47,7 @@ def _geev(A, compute_v):
         L = oneflow.zeros(_batch(A) + (n,), dtype=dt, device=A.device)
         V = oneflow.zeros(_batch(A) + (n, n) if compute_v else (0,), dtype=dt, device=A.device)
         return L, V
-    return _internal._lapack_eig(A, compute_v)
+    return _lapack(_internal._lapack_eig, A, compute_v)
 
 
 class _Eig(Function):

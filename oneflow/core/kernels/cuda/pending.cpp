@@ -1,6 +1,9 @@
-// CUDA entry points of primitives whose device kernels are not written yet: they raise
-// NotImplementedError naming the op, so a CUDA program fails clearly instead of computing
-// something wrong. Cat already runs on the GPU (its kernel is a set of strided copies).
+// CUDA entry points of primitives whose device kernels are not written yet: each registers its
+// class for the host fallback (Note [Host fallback] in dispatch/host_fallback.h), so that eager
+// dispatch runs it on host copies of GPU inputs; with the fallback off, dispatch raises
+// NotImplementedError naming the op, and so does the stub if it is reached some other way. Cat
+// already runs on the GPU (its kernel is a set of strided copies).
+#include "oneflow/core/dispatch/host_fallback.h"
 #include "oneflow/core/kernels/common/stack_slices.h"
 #include "oneflow/core/kernels/cuda/cuda_kernels.h"
 #include "oneflow/core/ops/complex_primitives.h"
@@ -30,10 +33,14 @@ void Cat::compute_cuda(const TensorList& in_, const TensorList& out, const Attrs
   }
 }
 
+#define OF_PENDING_FLAG_(n) pending_##n
+#define OF_PENDING_FLAG(n) OF_PENDING_FLAG_(n)
 #define OF_NOT_YET(Cls)                                                              \
   void Cls::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const { \
     not_yet(*this);                                                                  \
-  }
+  }                                                                                  \
+  [[maybe_unused]] static const bool OF_PENDING_FLAG(__COUNTER__) =                  \
+      register_cuda_pending(typeid(Cls));
 OF_NOT_YET(VectorNorm2)
 OF_NOT_YET(OneHot)
 OF_NOT_YET(Dot)
@@ -87,5 +94,7 @@ OF_NOT_YET(ArgReduce<ReduceFn::kMax>)
 template <>
 OF_NOT_YET(ArgReduce<ReduceFn::kMin>)
 #undef OF_NOT_YET
+#undef OF_PENDING_FLAG
+#undef OF_PENDING_FLAG_
 
 }  // namespace oneflow
