@@ -28,10 +28,11 @@ def _seed():
     flow.cpu.synchronize()
 
 
-# On CUDA, ops whose CUDA kernel does not exist yet raise NotImplementedError naming CUDA (the
-# gaps are listed in docs/STATUS.md). A test that fails only that way is reported as xfailed
-# with the message, so the GPU check's failures are the wrong answers and crashes; the same
-# test passes as soon as the kernel lands.
+# On CUDA, primitives whose CUDA kernel does not exist yet run on the host (Note [Host fallback]);
+# some paths still raise NotImplementedError naming CUDA (dtype limits of CUDA kernels, and every
+# gap with ONEFLOW_CUDA_HOST_FALLBACK=0; docs/STATUS.md lists them). A test that fails only that
+# way is reported as xfailed with the message, so the GPU check's failures are the wrong answers
+# and crashes; the same test passes as soon as the kernel lands.
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
