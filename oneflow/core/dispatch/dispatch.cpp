@@ -383,6 +383,10 @@ TensorList run_on_host(const Primitive& prim, const TensorList& inputs, const At
   host.reserve(inputs.size());
   for (const Tensor& t : inputs) host.push_back(functional::to(t, std::nullopt, Device{}));
   TensorList outputs = eager_local(prim, host, attrs, nullptr);
+  if (outputs.empty())  // it acts on its inputs, which are host copies: the GPU's stay as they were
+    throw_error<NotImplementedError>(prim.name(),
+                                     "the CUDA kernel is not implemented yet, and the op writes "
+                                     "into its inputs, so it cannot run on host copies");
   for (Tensor& t : outputs) t = functional::to(t, std::nullopt, gpu);
   if (!inplace_out) return outputs;
   if (!prim.traits().may_run_in_place || outputs.size() != 1)

@@ -1,5 +1,5 @@
-// CUDA kernels of softmax and softmax_grad over one dim of a contiguous tensor, seen as
-// [outer, n, inner]. inner == 1 (the last dim): one block per row with block reductions;
+// CUDA kernels of softmax, log_softmax and their gradients over one dim of a contiguous tensor,
+// seen as [outer, n, inner]. inner == 1 (the last dim): one block per row with block reductions;
 // otherwise one thread per (outer, inner) column. Semantics mirror kernels/cpu/unary_math.cpp.
 #include <cmath>
 
@@ -33,7 +33,8 @@ __device__ C nan_max(C a, C b) {
   return (b > a || isnan(b)) ? b : a;
 }
 
-template <typename T>
+// Log: log_softmax, (x - max) - log(sum), in that order (the CPU kernel's rounding).
+template <typename T, bool Log>
 __global__ void softmax_rows(const T* x, T* y, int64_t rows, int64_t n) {
   using C = compute_t<T>;
   __shared__ C smax[kRowBlock];
@@ -50,12 +51,17 @@ __global__ void softmax_rows(const T* x, T* y, int64_t rows, int64_t n) {
     for (int64_t i = threadIdx.x; i < n; i += blockDim.x) s += double(exp(C(xr[i]) - m));
     s = block_reduce(
         s, [](double a, double b) { return a + b; }, ssum);
-    const C inv = C(1.0 / s);
-    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) yr[i] = T(exp(C(xr[i]) - m) * inv);
+    if constexpr (Log) {
+      const C lse = C(log(s));
+      for (int64_t i = threadIdx.x; i < n; i += blockDim.x) yr[i] = T((C(xr[i]) - m) - lse);
+    } else {
+      const C inv = C(1.0 / s);
+      for (int64_t i = threadIdx.x; i < n; i += blockDim.x) yr[i] = T(exp(C(xr[i]) - m) * inv);
+    }
   }
 }
 
-template <typename T>
+template <typename T, bool Log>
 __global__ void softmax_cols(const T* x, T* y, int64_t outer, int64_t n, int64_t inner) {
   using C = compute_t<T>;
   for (int64_t w = cuda::grid_begin(); w < outer * inner; w += cuda::grid_step()) {
@@ -65,8 +71,14 @@ __global__ void softmax_cols(const T* x, T* y, int64_t outer, int64_t n, int64_t
     if (isinf(m) && m < 0) m = 0;
     double s = 0;
     for (int64_t i = 0; i < n; ++i) s += double(exp(C(x[base + i * inner]) - m));
-    const C inv = C(1.0 / s);
-    for (int64_t i = 0; i < n; ++i) y[base + i * inner] = T(exp(C(x[base + i * inner]) - m) * inv);
+    if constexpr (Log) {
+      const C lse = C(log(s));
+      for (int64_t i = 0; i < n; ++i) y[base + i * inner] = T((C(x[base + i * inner]) - m) - lse);
+    } else {
+      const C inv = C(1.0 / s);
+      for (int64_t i = 0; i < n; ++i)
+        y[base + i * inner] = T(exp(C(x[base + i * inner]) - m) * inv);
+    }
   }
 }
 
@@ -102,13 +114,48 @@ __global__ void softmax_grad_cols(const T* dy, const T* y, T* dx, int64_t outer,
   }
 }
 
+// log_softmax_grad: dx = dy - exp(y) * sum(dy).
+template <typename T>
+__global__ void log_softmax_grad_rows(const T* dy, const T* y, T* dx, int64_t rows, int64_t n) {
+  using C = compute_t<T>;
+  __shared__ double ssum[kRowBlock];
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const int64_t base = row * n;
+    double total = 0;
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) total += double(C(dy[base + i]));
+    total = block_reduce(
+        total, [](double a, double b) { return a + b; }, ssum);
+    const C s = C(total);
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+      dx[base + i] = T(C(dy[base + i]) - exp(C(y[base + i])) * s);
+  }
+}
+
+template <typename T>
+__global__ void log_softmax_grad_cols(const T* dy, const T* y, T* dx, int64_t outer, int64_t n,
+                                      int64_t inner) {
+  using C = compute_t<T>;
+  for (int64_t w = cuda::grid_begin(); w < outer * inner; w += cuda::grid_step()) {
+    const int64_t base = (w / inner) * n * inner + w % inner;
+    double total = 0;
+    for (int64_t i = 0; i < n; ++i) total += double(C(dy[base + i * inner]));
+    const C s = C(total);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t j = base + i * inner;
+      dx[j] = T(C(dy[j]) - exp(C(y[j])) * s);
+    }
+  }
+}
+
 unsigned row_grid(int64_t rows) {
   return static_cast<unsigned>(std::min<int64_t>(std::max<int64_t>(rows, 1), 65535));
 }
 
 }  // namespace
 
-void Softmax::compute_cuda(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+namespace {
+template <bool Log>
+void softmax_forward(const TensorList& in, const TensorList& out, const Attrs& attrs) {
   const Rows r = rows_around(in[0]->shape(), attrs.get<int64_t>("dim"));
   if (out[0]->numel() == 0) return;
   cudaStream_t stream = cuda_stream(out[0]->device().index);
@@ -117,10 +164,42 @@ void Softmax::compute_cuda(const TensorList& in, const TensorList& out, const At
       const T* x = in[0]->data_as<T>();
       T* y = out[0]->data_as<T>();
       if (r.inner == 1)
-        softmax_rows<T><<<row_grid(r.outer), kRowBlock, 0, stream>>>(x, y, r.outer, r.n);
+        softmax_rows<T, Log><<<row_grid(r.outer), kRowBlock, 0, stream>>>(x, y, r.outer, r.n);
       else
-        softmax_cols<T><<<cuda::grid_size(r.outer * r.inner), cuda::kBlockSize, 0, stream>>>(
+        softmax_cols<T, Log><<<cuda::grid_size(r.outer * r.inner), cuda::kBlockSize, 0, stream>>>(
             x, y, r.outer, r.n, r.inner);
+      OF_CUDA_CHECK(cudaGetLastError());
+    }
+  });
+}
+}  // namespace
+
+void Softmax::compute_cuda(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  softmax_forward<false>(in, out, attrs);
+}
+
+void LogSoftmax::compute_cuda(const TensorList& in, const TensorList& out,
+                              const Attrs& attrs) const {
+  softmax_forward<true>(in, out, attrs);
+}
+
+void LogSoftmaxGrad::compute_cuda(const TensorList& in, const TensorList& out,
+                                  const Attrs& attrs) const {
+  const Rows r = rows_around(in[1]->shape(), attrs.get<int64_t>("dim"));
+  if (out[0]->numel() == 0) return;
+  cudaStream_t stream = cuda_stream(out[0]->device().index);
+  visit_dtype(out[0]->dtype(), [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<compute_t<T>>) {
+      const T* dy = in[0]->data_as<T>();
+      const T* y = in[1]->data_as<T>();
+      T* dx = out[0]->data_as<T>();
+      if (r.inner == 1)
+        log_softmax_grad_rows<T>
+            <<<row_grid(r.outer), kRowBlock, 0, stream>>>(dy, y, dx, r.outer, r.n);
+      else
+        log_softmax_grad_cols<T>
+            <<<cuda::grid_size(r.outer * r.inner), cuda::kBlockSize, 0, stream>>>(
+                dy, y, dx, r.outer, r.n, r.inner);
       OF_CUDA_CHECK(cudaGetLastError());
     }
   });
