@@ -14,6 +14,7 @@
 #include "oneflow/core/ops/sampling_primitives.h"
 #include "oneflow/core/ops/small_ops_primitives.h"
 #include "oneflow/core/ops/special_primitives.h"
+#include "oneflow/core/ops/unread_saved.h"
 
 namespace oneflow {
 
@@ -944,6 +945,20 @@ TensorList AsStrided::grad(const GradContext& ctx, const TensorList& dy) const {
                                      "is not implemented yet");
   Attrs a = ctx.attrs;
   a.set("shape", ctx.input_metas[0].shape);
+  if (grad_mode_enabled() && !is_complex(dy[0]->dtype()) && dy[0]->kind() != TensorKind::kGlobal) {
+    // Differentiated itself (create_graph): dy added into zeros at the positions of the input
+    // the view reads, by an index_put whose own gradient gathers them back (as_strided_grad
+    // records no history).
+    const Shape& shape = ctx.input_metas[0].shape;
+    const Device device = dy[0]->device();
+    const Tensor positions =
+        F::as_strided(F::arange(Scalar::from_int(0), Scalar::from_int(numel(shape)),
+                                Scalar::from_int(1), DType::kInt64, device),
+                      a.get<std::vector<int64_t>>("grad_size"),
+                      a.get<std::vector<int64_t>>("grad_stride"), a.get<int64_t>("grad_offset"));
+    const Tensor flat = F::zeros({numel(shape)}, {dy[0]->dtype(), device, ""});
+    return {F::reshape(F::index_put_(flat, {positions}, 0, dy[0], /*accumulate=*/true), shape)};
+  }
   if (is_complex(dy[0]->dtype())) {
     // On the real pairs: one more dim of 2, strides and offsets in real elements.
     auto pairs = [&](const char* size_key, const char* stride_key, const char* offset_key) {
@@ -1161,6 +1176,27 @@ TensorList IndexPut::grad(const GradContext& ctx, const TensorList& dy) const {
   if (ctx.needs_input_grad[1]) dx[1] = F::index_gather_raw(g, idx, dim);
   return dx;
 }
+
+namespace {
+// Note [Unread saved tensors]: the gradient of an index gather reads the indices and the input's
+// meta, not its values; an index put's reads the indices only (x[m] += 1 after reading x[m]).
+// The selections by value (max/min along a dim, sort and topk, cummax/cummin, mode) read their
+// indices, not the values they return (v, i = x.topk(k); v.div_(t)).
+bool index_values_unread(const Attrs&, bool output, size_t index) { return !output && index == 0; }
+bool put_values_unread(const Attrs&, bool output, size_t index) { return !output && index < 2; }
+bool selected_values_unread(const Attrs&, bool output, size_t index) {
+  return output && index == 0;
+}
+const bool kIndexingRegistered =
+    register_unread_saved(prim::index_gather(), index_values_unread) &&
+    register_unread_saved(prim::index_put(), put_values_unread) &&
+    register_unread_saved(prim::arg_reduce<ReduceFn::kMax>(), selected_values_unread) &&
+    register_unread_saved(prim::arg_reduce<ReduceFn::kMin>(), selected_values_unread) &&
+    register_unread_saved(prim::sort(), selected_values_unread) &&
+    register_unread_saved(prim::cum_extreme<ReduceFn::kMax>(), selected_values_unread) &&
+    register_unread_saved(prim::cum_extreme<ReduceFn::kMin>(), selected_values_unread) &&
+    register_unread_saved(prim::mode(), selected_values_unread);
+}  // namespace
 
 PrimTraits Arange::traits() const {
   PrimTraits t;
