@@ -221,6 +221,23 @@ def test_oneflow_indexing_ops():
     assert sl.numpy().tolist() == [[1, 3], [6, 8]]
     su = flow.slice_update(flow.zeros(2, 5), flow.ones(2, 2), [[0, 2, 1], [1, 5, 2]])
     assert su.numpy().tolist() == [[0, 1, 0, 1, 0], [0, 1, 0, 1, 0]]
+    # OneFlow's documented examples: slice_update writes into its input; batch_gather with 1-D
+    # indices selects along dim 0, with k-dim indices along dim k - 1 below k - 1 batch dims
+    x = flow.ones(5)
+    assert flow.slice_update(x, flow.tensor([2.0, 3, 4]), slice_tup_list=[[1, 4, 1]]) is x
+    assert x.numpy().tolist() == [1, 2, 3, 4, 1]
+    m = flow.tensor([[1.0, 2, 3], [4, 5, 6]])
+    assert flow.batch_gather(m, flow.tensor([1, 0])).numpy().tolist() == [[4, 5, 6], [1, 2, 3]]
+    t = flow.arange(24).reshape(2, 3, 4)
+    bg3 = flow.batch_gather(t, flow.tensor([[[3, 0], [1, 1], [0, 2]], [[2, 2], [0, 1], [3, 3]]]))
+    ref = np.take_along_axis(
+        t.numpy(), np.array([[[3, 0], [1, 1], [0, 2]], [[2, 2], [0, 1], [3, 3]]]), 2
+    )
+    assert bg3.numpy().tolist() == ref.tolist()
+    with pytest.raises(RuntimeError, match="batch_gather"):
+        flow.batch_gather(m, flow.tensor([[0], [1], [0]]))
+    w = flow.argwhere(flow.tensor([[0, 1, 0], [2, 0, 2]]), dtype=flow.int32)
+    assert w.dtype == flow.int32 and w.numpy().tolist() == [[0, 1], [1, 0], [1, 2]]
     assert flow.in_top_k(
         flow.tensor([1, 0]), flow.tensor([[0.1, 0.9], [0.2, 0.5]]), 1
     ).numpy().tolist() == [True, False]
@@ -231,7 +248,7 @@ def test_nms_and_auc():
     keep = flow.nms(boxes, flow.tensor([0.9, 0.8, 0.7, 0.95]), 0.5)
     assert keep.numpy().tolist() == [3, 2]
     auc = flow.roc_auc_score(flow.tensor([0, 0, 1, 1]), flow.tensor([0.1, 0.4, 0.35, 0.8]))
-    assert abs(auc.item() - 0.75) < 1e-6
+    assert tuple(auc.shape) == (1,) and abs(auc.item() - 0.75) < 1e-6  # OneFlow's [1]
 
 
 def test_inplace_top_level_forms():

@@ -279,10 +279,26 @@ def tensor_scatter_nd_update(tensor, indices, updates):
 
 
 def batch_gather(input, indices):
-    """out[b, j, ...] = input[b, indices[b, j], ...] (OneFlow's batch_gather)."""
-    b = indices.shape[0]
-    batch = _flow().arange(b, device=input.device).reshape(b, *([1] * (indices.ndim - 1)))
-    return input[batch, indices]
+    """OneFlow's batch_gather: indices of k dims gather along dim k - 1 of input, the first k - 1
+    dims being batch dims (out[b, j, ...] = input[b, indices[b, j], ...]; 1-D indices select
+    along dim 0)."""
+    flow = _flow()
+    k = indices.ndim
+    if k == 0 or k > input.ndim:
+        raise RuntimeError(
+            f"batch_gather: expected indices of 1 to {input.ndim} dims for an input of "
+            f"{input.ndim} dims, got {k}"
+        )
+    if tuple(indices.shape[: k - 1]) != tuple(input.shape[: k - 1]):
+        raise RuntimeError(
+            f"batch_gather: the leading dims of indices {tuple(indices.shape)} must equal "
+            f"those of input {tuple(input.shape)}"
+        )
+    grids = [
+        flow.arange(n, device=input.device).reshape(*([1] * d), n, *([1] * (k - 1 - d)))
+        for d, n in enumerate(indices.shape[: k - 1])
+    ]
+    return input[(*grids, indices)]
 
 
 def _slices(slice_tup_list):
@@ -294,9 +310,9 @@ def slice_op(input, slice_tup_list):
 
 
 def slice_update(input, update, slice_tup_list):
-    out = _C.clone(input)
-    out[_slices(slice_tup_list)] = update
-    return out
+    """OneFlow's slice_update: input[start:stop:step, ...] = update, in place; returns input."""
+    input[_slices(slice_tup_list)] = update
+    return input
 
 
 # ---- statistics and ranking -------------------------------------------------------------
@@ -432,7 +448,8 @@ def nms(boxes, scores, iou_threshold):
 
 
 def roc_auc_score(label, pred):
-    """Area under the ROC curve (ties share their average rank)."""
+    """Area under the ROC curve (ties share their average rank), as OneFlow's: a float32
+    tensor of shape [1]."""
     y = label.detach().cpu().numpy().reshape(-1)
     s = pred.detach().cpu().numpy().reshape(-1).astype(np.float64)
     order = np.argsort(s, kind="stable")
@@ -448,7 +465,7 @@ def roc_auc_score(label, pred):
     pos = y > 0
     n_pos, n_neg = int(pos.sum()), int((~pos).sum())
     auc = (ranks[pos].sum() - n_pos * (n_pos + 1) / 2) / max(n_pos * n_neg, 1)
-    return _flow().tensor(auc, dtype=_flow().float32)
+    return _flow().tensor([auc], dtype=_flow().float32)
 
 
 def functions():

@@ -355,8 +355,11 @@ def take_along_dim(input, indices, dim=None):
     return _C.gather(_C.expand(input, *shape), dim, _C.expand(indices, *shape_i))
 
 
-def argwhere(input):
-    return _C.argwhere(input)
+def argwhere(input, dtype=None):
+    """The coordinates of the nonzero elements, int64 as PyTorch's (OneFlow's form also takes
+    ``dtype``, e.g. oneflow.int32)."""
+    out = _C.argwhere(input)
+    return out if dtype is None else out.to(dtype)
 
 
 def _broadcast_shape(*shapes):
