@@ -183,7 +183,18 @@ softmax = _C.softmax
 narrow = _C.narrow
 as_strided = _C.as_strided
 diagonal = _C.diagonal
-bernoulli = _C.bernoulli
+
+
+def bernoulli(input, p=None, *, generator=None):
+    """Draws 0 or 1 per element with the probability in input, or with `p` (a number) for every
+    element of input's shape and dtype (PyTorch's bernoulli(input, p))."""
+    if p is None:
+        return _C.bernoulli(input, generator=generator)
+    dt = input.dtype if input.dtype.is_floating_point else float32
+    probs = full(tuple(input.shape), p * 1.0, dtype=dt, device=input.device)  # (float: the dtype)
+    return _C.bernoulli(probs, generator=generator).to(input.dtype)
+
+
 randperm = _C.randperm
 multinomial = _C.multinomial
 select = _C.select
@@ -333,6 +344,8 @@ from oneflow import func  # noqa: E402,F401
 from oneflow import testing  # noqa: E402,F401
 from oneflow import multiprocessing  # noqa: E402,F401
 from oneflow import _dynamo, accelerator, compiler, jit, random  # noqa: E402,F401
+from oneflow import serialization  # noqa: E402,F401  (torch.serialization)
+from oneflow.framework.global_tensor import to_global, to_local  # noqa: E402,F401
 from oneflow.framework import memory_format as _memory_format  # noqa: E402
 from oneflow.framework import out_arg as _out_arg  # noqa: E402
 from oneflow.framework import torch_namespace as _torch_namespace  # noqa: E402

@@ -17,8 +17,17 @@ class sbp:
     def __hash__(self):
         return hash((self.kind, self.axis))
 
+    def __call__(self):
+        """OneFlow's docs also write broadcast() and partial_sum(): the same layout."""
+        return self
 
-def split(dim):
+
+def split(dim=None, *, axis=None):
+    """Split along `dim` (OneFlow's older keyword: axis)."""
+    if dim is None:
+        if axis is None:
+            raise TypeError("split() missing 1 required argument: 'dim'")
+        dim = axis
     return sbp("split", int(dim))
 
 

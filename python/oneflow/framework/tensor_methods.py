@@ -208,6 +208,12 @@ def cpu(self):
     return _C.to(self, None, "cpu")
 
 
+def _bernoulli_method(self, p=None, *, generator=None):
+    import oneflow
+
+    return oneflow.bernoulli(self, p, generator=generator)
+
+
 def _cast(dtype):
     def method(self):
         out = _C.to(self, dtype, None)
@@ -668,7 +674,7 @@ def install():
         "as_strided": _C.as_strided,
         "diagonal": _C.diagonal,
         "unfold": _C.unfold,
-        "bernoulli": _C.bernoulli,
+        "bernoulli": _bernoulli_method,
         "multinomial": _C.multinomial,
         "select": _C.select,
         "squeeze": lambda self, dim=None: _C.squeeze(self, dim),

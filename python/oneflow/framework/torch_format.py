@@ -153,6 +153,9 @@ class _Loader:
             raise RuntimeError(
                 f"load: {self.name} needs {module}.{name}, a PyTorch object oneflow cannot rebuild"
             )
+        allowed = _SAFE_GLOBALS.get(f"{module}.{name}")
+        if allowed is not None:  # serialization.add_safe_globals
+            return allowed
         if self.weights_only:
             raise RuntimeError(
                 f"load: {self.name} contains {module}.{name}, which weights_only=True does not "
@@ -160,6 +163,29 @@ class _Loader:
                 "trust the file"
             )
         return None  # the default lookup
+
+
+# The classes and functions weights_only=True loads besides tensors and containers, by their
+# pickled path "module.qualname" (oneflow.serialization.add_safe_globals).
+_SAFE_GLOBALS = {}
+
+
+def add_safe_globals(safe_globals):
+    """Marks objects (or (object, "module.name") pairs) as safe for weights_only loading."""
+    for entry in safe_globals:
+        if isinstance(entry, tuple):
+            obj, path = entry
+        else:
+            obj, path = entry, f"{entry.__module__}.{entry.__qualname__}"
+        _SAFE_GLOBALS[path] = obj
+
+
+def get_safe_globals():
+    return list(_SAFE_GLOBALS.values())
+
+
+def clear_safe_globals():
+    _SAFE_GLOBALS.clear()
 
 
 def _counterpart(module, name):

@@ -311,6 +311,16 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
+    if input.ndim == 3:  # PyTorch's reading of a 3-D input: (N, C, L), one draw per channel
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2,
+        )
+        return _channel_dropout("dropout2d", input, p, training, inplace, 1)
     return _channel_dropout("dropout2d", input, p, training, inplace, 2)
 
 

@@ -4,6 +4,7 @@ tensors, and global_mode, a scope in which creation ops make global tensors."""
 import threading
 import warnings
 
+from oneflow import sbp as _sbp
 from oneflow._oneflow_internal import Tensor
 from oneflow.framework import creation as _creation
 
@@ -32,7 +33,8 @@ def to_global(input, placement=None, sbp=None, warn_on_non_tensor_leaf=True, **k
     may be a function of each tensor that returns its sbp."""
 
     def convert(t):
-        s = sbp(t) if callable(sbp) else sbp
+        by_tensor = callable(sbp) and not isinstance(sbp, _sbp.sbp)  # sbp objects are callable
+        s = sbp(t) if by_tensor else sbp
         return t.to_global(placement, s, **kwargs)
 
     return _map(input, convert, warn_on_non_tensor_leaf, "to_global")

@@ -175,6 +175,15 @@ class ModuleList(Module):
     def __iadd__(self, modules):
         return self.extend(modules)
 
+    def __add__(self, other):
+        """A new ModuleList of this list's modules, then other's (PyTorch's ModuleList + ...)."""
+        combined = ModuleList()
+        for m in self:
+            combined.append(m)
+        for m in other:
+            combined.append(m)
+        return combined
+
     def append(self, module):
         self.add_module(str(len(self)), module)
         return self

@@ -590,15 +590,19 @@ class _BatchNorm(_NormBase):
                 "input)"
             )
         momentum = self.momentum if self.momentum is not None else 0.0
-        use_batch = self.training or not self.track_running_stats
-        if self.training and self.track_running_stats:
+        # PyTorch's rule: batch statistics in training, and in eval only without running ones
+        # (buffers kept when track_running_stats is turned off after construction are used in
+        # eval and left alone in training)
+        use_batch = self.training or (self.running_mean is None and self.running_var is None)
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             self.num_batches_tracked.add_(1)
             if self.momentum is None:
                 momentum = 1.0 / float(self.num_batches_tracked.item())
+        keep = not self.training or self.track_running_stats
         return F.batch_norm(
             input,
-            self.running_mean if (self.training or self.track_running_stats) else None,
-            self.running_var if (self.training or self.track_running_stats) else None,
+            self.running_mean if keep else None,
+            self.running_var if keep else None,
             self.weight,
             self.bias,
             use_batch,
@@ -886,7 +890,12 @@ def _activation(name, fn, params=(), inplace=False, repr_fmt=None):
         return getattr(F, fn)(input, **kwargs)
 
     def extra_repr(self):
-        parts = [f"{p}={getattr(self, p)}" for p in params]
+        parts = [
+            f"{p}={getattr(self, p)!r}"
+            if isinstance(getattr(self, p), str)
+            else f"{p}={getattr(self, p)}"
+            for p in params
+        ]
         if inplace and self.inplace:
             parts.append("inplace=True")
         return ", ".join(parts)
@@ -904,7 +913,6 @@ def _activation(name, fn, params=(), inplace=False, repr_fmt=None):
 
 
 ReLU = _activation("ReLU", "relu", {}, inplace=True)
-ReLU6 = _activation("ReLU6", "relu6", {}, inplace=True)
 LeakyReLU = _activation("LeakyReLU", "leaky_relu", {"negative_slope": 0.01}, inplace=True)
 ELU = _activation("ELU", "elu", {"alpha": 1.0}, inplace=True)
 CELU = _activation("CELU", "celu", {"alpha": 1.0}, inplace=True)
@@ -915,6 +923,21 @@ Mish = _activation("Mish", "mish", {}, inplace=True)
 Softplus = _activation("Softplus", "softplus", {"beta": 1.0, "threshold": 20.0})
 Softsign = _activation("Softsign", "softsign", {})
 Hardtanh = _activation("Hardtanh", "hardtanh", {"min_val": -1.0, "max_val": 1.0}, inplace=True)
+
+
+class ReLU6(Hardtanh):
+    """hardtanh between 0 and 6 (a Hardtanh, as PyTorch's)."""
+
+    def __init__(self, inplace=False):
+        super().__init__(0.0, 6.0, inplace)
+
+    def forward(self, input):
+        return F.relu6(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
 Hardsigmoid = _activation("Hardsigmoid", "hardsigmoid", {}, inplace=True)
 Hardswish = _activation("Hardswish", "hardswish", {}, inplace=True)
 Hardshrink = _activation("Hardshrink", "hardshrink", {"lambd": 0.5})

@@ -25,6 +25,7 @@ from oneflow.nn.modules.module import Module
 from oneflow.nn.parameter import UninitializedBuffer, UninitializedParameter
 
 __all__ = [
+    "LazyModuleMixin",
     "LazyBatchNorm1d",
     "LazyBatchNorm2d",
     "LazyBatchNorm3d",
@@ -75,6 +76,9 @@ class _LazyModule(Module):
     def has_uninitialized_params(self):
         return True
 
+    def reset_parameters(self):
+        """Nothing to reset before the first input gives the parameters their shapes."""
+
     def extra_repr(self):
         # the plain class's text over this module's attributes (and that class's constants)
         view = object.__new__(self.cls_to_become)
@@ -114,7 +118,12 @@ class _LazyModule(Module):
         return self.forward(input, *args, **kwargs)
 
 
-class LazyLinear(_LazyModule):
+# PyTorch's name of the lazy modules' base. The lazy linear and convolution modules also derive
+# from their plain classes, so that isinstance(nn.LazyLinear(2), nn.Linear) holds, as PyTorch's.
+LazyModuleMixin = _LazyModule
+
+
+class LazyLinear(_LazyModule, Linear):
     cls_to_become = Linear
 
     def _in_channels(self, input):
@@ -123,27 +132,27 @@ class LazyLinear(_LazyModule):
         return input.shape[-1]
 
 
-class LazyConv1d(_LazyModule):
+class LazyConv1d(_LazyModule, Conv1d):
     cls_to_become, _spatial = Conv1d, 1
 
 
-class LazyConv2d(_LazyModule):
+class LazyConv2d(_LazyModule, Conv2d):
     cls_to_become, _spatial = Conv2d, 2
 
 
-class LazyConv3d(_LazyModule):
+class LazyConv3d(_LazyModule, Conv3d):
     cls_to_become, _spatial = Conv3d, 3
 
 
-class LazyConvTranspose1d(_LazyModule):
+class LazyConvTranspose1d(_LazyModule, ConvTranspose1d):
     cls_to_become, _spatial = ConvTranspose1d, 1
 
 
-class LazyConvTranspose2d(_LazyModule):
+class LazyConvTranspose2d(_LazyModule, ConvTranspose2d):
     cls_to_become, _spatial = ConvTranspose2d, 2
 
 
-class LazyConvTranspose3d(_LazyModule):
+class LazyConvTranspose3d(_LazyModule, ConvTranspose3d):
     cls_to_become, _spatial = ConvTranspose3d, 3
 
 

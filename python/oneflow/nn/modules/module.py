@@ -199,6 +199,15 @@ class Module:
             f'Module [{type(self).__name__}] is missing the "forward" function'
         )
 
+    @property
+    def _non_persistent_buffers_set(self):
+        """PyTorch's name of the set of buffer names left out of state_dict."""
+        return self.__dict__["_non_persistent_buffers"]
+
+    @_non_persistent_buffers_set.setter
+    def _non_persistent_buffers_set(self, names):
+        self.__dict__["_non_persistent_buffers"] = set(names)
+
     def __setstate__(self, state):
         """A pickled module's attributes; one pickled by PyTorch (torch.save(model), read with
         weights_only=False) keeps its non-persistent buffer names under another key."""
@@ -470,8 +479,8 @@ class Module:
             sub = prefix + ("." if prefix else "") + name
             yield from module.named_modules(memo, sub, remove_duplicate)
 
-    def modules(self):
-        for _, m in self.named_modules():
+    def modules(self, remove_duplicate=True):
+        for _, m in self.named_modules(remove_duplicate=remove_duplicate):
             yield m
 
     def named_children(self):
@@ -487,7 +496,11 @@ class Module:
 
     def _named_members(self, get, prefix, recurse, remove_duplicate=True):
         seen = set()
-        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        modules = (
+            self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+            if recurse
+            else [(prefix, self)]
+        )
         for mod_prefix, module in modules:
             for name, value in get(module):
                 if value is None or (remove_duplicate and id(value) in seen):
@@ -622,7 +635,8 @@ class Module:
         `placement` with `sbp`, or with sbp(tensor) when sbp is a function."""
 
         def convert(t):
-            return t.to_global(placement, sbp(t) if callable(sbp) else sbp)
+            by_tensor = callable(sbp) and not isinstance(sbp, oneflow.sbp.sbp)
+            return t.to_global(placement, sbp(t) if by_tensor else sbp)
 
         return self._apply(convert)
 

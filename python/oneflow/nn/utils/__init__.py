@@ -359,4 +359,11 @@ from oneflow.framework.memory_format import (  # noqa: E402,F401
     convert_conv2d_weight_memory_format,
     convert_conv3d_weight_memory_format,
 )
-from oneflow.nn.utils import parametrizations, parametrize, prune, stateless  # noqa: E402,F401
+from oneflow.nn.utils import (  # noqa: E402,F401
+    clip_grad,
+    convert_parameters,
+    parametrizations,
+    parametrize,
+    prune,
+    stateless,
+)

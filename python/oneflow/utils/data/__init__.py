@@ -1,5 +1,6 @@
 """oneflow.utils.data: datasets, samplers and the DataLoader."""
 
+from oneflow.utils.data import _utils  # noqa: E402,F401  (torch.utils.data._utils)
 from oneflow.utils.data.dataloader import (  # noqa: F401
     DataLoader,
     default_collate,

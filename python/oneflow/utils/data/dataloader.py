@@ -475,8 +475,8 @@ class DataLoader:
     def __iter__(self):
         it = self._single_process() if self.num_workers == 0 else _MultiProcessIter(self)
         if self.pin_memory and oneflow.cuda.is_available():
-            return map(_pin_batch, it)
-        return it
+            return _LoaderIter(self, map(_pin_batch, it))
+        return it if isinstance(it, _MultiProcessIter) else _LoaderIter(self, it)
 
     def _single_process(self):
         if self._iterable:
@@ -498,6 +498,22 @@ class DataLoader:
                     yield self.collate_fn([self.dataset[i] for i in indices])
                 else:
                     yield self.collate_fn(self.dataset[indices])
+
+
+class _LoaderIter:
+    """An epoch's batches with the loader's length (len(iter(loader)), as PyTorch's iterators)."""
+
+    def __init__(self, loader, batches):
+        self._loader, self._batches = loader, batches
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._batches)
+
+    def __len__(self):
+        return len(self._loader)
 
 
 def _pin_batch(data):
