@@ -1,5 +1,12 @@
 """SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, LAMB and LBFGS with PyTorch's update rules and
-defaults. Updates run in place on the parameters under no_grad."""
+defaults. Updates run in place on the parameters under no_grad.
+
+Each also takes OneFlow's ``contiguous_params`` keyword. In OneFlow, True packs the parameters
+(and gradients) of the optimizer into one contiguous buffer, a memory-layout optimisation
+that leaves the updates unchanged; here it is accepted and changes nothing (False or True).
+``fused`` is accepted by all of them; it selects an implementation in PyTorch and OneFlow and
+the updates are the same whatever its value (SGD, Adam and AdamW on the CPU use fused kernels
+where they can regardless)."""
 
 import math
 
@@ -44,6 +51,7 @@ class SGD(Optimizer):
         foreach=None,
         differentiable=False,
         fused=None,
+        contiguous_params=False,
     ):
         if lr is not required:
             _check("learning rate", lr)
@@ -124,6 +132,7 @@ class Adam(Optimizer):
         fused=None,
         decoupled_weight_decay=False,
         do_bias_correction=True,
+        contiguous_params=False,
     ):
         _check("learning rate", lr)
         if decoupled_weight_decay:  # Adam(decoupled_weight_decay=True) is AdamW, as PyTorch
@@ -224,6 +233,7 @@ class AdamW(Adam):
         differentiable=False,
         fused=None,
         do_bias_correction=True,
+        contiguous_params=False,
     ):
         super().__init__(
             params,
@@ -238,6 +248,7 @@ class AdamW(Adam):
             differentiable=differentiable,
             fused=fused,
             do_bias_correction=do_bias_correction,
+            contiguous_params=contiguous_params,
         )
 
 
@@ -268,6 +279,9 @@ class RMSprop(Optimizer):
         foreach=None,
         maximize=False,
         differentiable=False,
+        *,
+        contiguous_params=False,
+        fused=None,
     ):
         _check("learning rate", lr)
         _check("epsilon value", eps)
@@ -277,12 +291,16 @@ class RMSprop(Optimizer):
             params,
             dict(
                 lr=lr,
+                momentum=momentum,
                 alpha=alpha,
                 eps=eps,
-                weight_decay=weight_decay,
-                momentum=momentum,
                 centered=centered,
+                weight_decay=weight_decay,
+                # PyTorch's implementation switches, kept as given (one implementation here)
+                capturable=capturable,
+                foreach=foreach,
                 maximize=maximize,
+                differentiable=differentiable,
             ),
         )
 
@@ -294,7 +312,8 @@ class RMSprop(Optimizer):
                 grad = p.grad if not g["maximize"] else -p.grad
                 st = self.state[p]
                 if not st:
-                    st["step"] = 0
+                    # a float32 scalar tensor, as PyTorch's (state dicts have its contents)
+                    st["step"] = oneflow.tensor(0.0)
                     st["square_avg"] = oneflow.zeros_like(p)
                     if g["momentum"] > 0:
                         st["momentum_buffer"] = oneflow.zeros_like(p)
@@ -327,6 +346,7 @@ class Adagrad(Optimizer):
         maximize=False,
         differentiable=False,
         fused=None,
+        contiguous_params=False,
     ):
         _check("learning rate", lr)
         _check("lr_decay value", lr_decay)
@@ -338,10 +358,14 @@ class Adagrad(Optimizer):
             dict(
                 lr=lr,
                 lr_decay=lr_decay,
+                eps=eps,
                 weight_decay=weight_decay,
                 initial_accumulator_value=initial_accumulator_value,
-                eps=eps,
+                # PyTorch's implementation switches, kept as given (one implementation here)
+                foreach=foreach,
                 maximize=maximize,
+                differentiable=differentiable,
+                fused=fused,
             ),
         )
         for g in self.param_groups:
@@ -385,13 +409,26 @@ class Adadelta(Optimizer):
         capturable=False,
         maximize=False,
         differentiable=False,
+        contiguous_params=False,
+        fused=None,
     ):
         _check("learning rate", lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         _check("epsilon value", eps)
         super().__init__(
-            params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize)
+            params,
+            dict(
+                lr=lr,
+                rho=rho,
+                eps=eps,
+                weight_decay=weight_decay,
+                maximize=maximize,
+                # PyTorch's implementation switches, kept as given (one implementation here)
+                capturable=capturable,
+                foreach=foreach,
+                differentiable=differentiable,
+            ),
         )
 
     @oneflow.no_grad()
@@ -402,7 +439,7 @@ class Adadelta(Optimizer):
                 grad = p.grad if not g["maximize"] else -p.grad
                 st = self.state[p]
                 if not st:
-                    st["step"] = 0
+                    st["step"] = oneflow.tensor(0.0)  # a float32 scalar tensor, as PyTorch's
                     st["square_avg"] = oneflow.zeros_like(p)
                     st["acc_delta"] = oneflow.zeros_like(p)
                 st["step"] += 1
@@ -430,7 +467,12 @@ class LAMB(Optimizer):
         adam_w_mode=True,
         do_bias_correction=True,
         amsgrad=False,
+        contiguous_params=False,
+        *,
+        fused=None,
     ):
+        if amsgrad:
+            raise RuntimeError("LAMB does not support AMSGrad variant.")
         _check("learning rate", lr)
         super().__init__(
             params,
@@ -502,6 +544,9 @@ class LBFGS(Optimizer):
         tolerance_change=1e-9,
         history_size=100,
         line_search_fn=None,
+        contiguous_params=False,
+        *,
+        fused=None,
     ):
         if isinstance(lr, oneflow.Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")

@@ -73,6 +73,10 @@ class NAdam(Optimizer):
                 momentum_decay=momentum_decay,
                 decoupled_weight_decay=decoupled_weight_decay,
                 maximize=maximize,
+                # PyTorch's implementation switches, kept as given (one implementation here)
+                foreach=foreach,
+                capturable=capturable,
+                differentiable=differentiable,
             ),
         )
 
@@ -144,7 +148,11 @@ class RAdam(Optimizer):
                 eps=eps,
                 weight_decay=weight_decay,
                 maximize=maximize,
+                # PyTorch's implementation switches, kept as given (one implementation here)
+                foreach=foreach,
+                capturable=capturable,
                 decoupled_weight_decay=decoupled_weight_decay,
+                differentiable=differentiable,
             ),
         )
 
@@ -213,7 +221,17 @@ class Adamax(Optimizer):
         _check_nonnegative("weight_decay", weight_decay)
         super().__init__(
             params,
-            dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize),
+            dict(
+                lr=lr,
+                betas=betas,
+                eps=eps,
+                weight_decay=weight_decay,
+                # PyTorch's implementation switches, kept as given (one implementation here)
+                foreach=foreach,
+                maximize=maximize,
+                differentiable=differentiable,
+                capturable=capturable,
+            ),
         )
 
     @oneflow.no_grad()
@@ -354,7 +372,11 @@ class ASGD(Optimizer):
                 alpha=alpha,
                 t0=t0,
                 weight_decay=weight_decay,
+                # PyTorch's implementation switches, kept as given (one implementation here)
+                foreach=foreach,
                 maximize=maximize,
+                differentiable=differentiable,
+                capturable=capturable,
             ),
         )
 
@@ -409,7 +431,19 @@ class Rprop(Optimizer):
         _check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        super().__init__(params, dict(lr=lr, etas=etas, step_sizes=step_sizes, maximize=maximize))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                etas=etas,
+                step_sizes=step_sizes,
+                # PyTorch's implementation switches, kept as given (one implementation here)
+                foreach=foreach,
+                maximize=maximize,
+                differentiable=differentiable,
+                capturable=capturable,
+            ),
+        )
 
     @oneflow.no_grad()
     def step(self, closure=None):

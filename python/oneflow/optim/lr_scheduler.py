@@ -1,22 +1,105 @@
 """Learning-rate schedulers with PyTorch's formulas (closed forms where PyTorch's chainable
-updates equal them), state_dict, get_last_lr, and OneFlow's WarmupLR.
+updates equal them), state_dict, get_last_lr, and OneFlow's forms.
 
 state_dict() has the keys and values PyTorch's schedulers have (functions, which pickle cannot
 store, become None or a callable object's __dict__, as in PyTorch), so a PyTorch scheduler's
-state dict loads here and one saved here loads in PyTorch."""
+state dict loads here and one saved here loads in PyTorch.
 
+OneFlow's forms are accepted too:
+
+- every scheduler taking PyTorch's ``last_epoch`` also takes OneFlow's ``last_step`` (the
+  same counter; pass one of them), and schedulers (ReduceLROnPlateau too) have a ``last_step``
+  attribute, an alias of ``last_epoch`` (readable and writable);
+- a scheduler in OneFlow's form (built with ``last_step=``, one of OneFlow's own schedulers:
+  CosineDecayLR, WarmupLR, PolynomialLR with OneFlow's arguments, or a subclass overriding
+  OneFlow's ``get_lr(base_lr, step)``) also stores ``"last_step"`` in its state_dict; the
+  others keep exactly PyTorch's keys. A state dict with either counter, or both, loads;
+- a subclass may override OneFlow's ``get_lr(self, base_lr, step)`` (one rate for one base
+  rate, closed form in the step) instead of PyTorch's ``get_lr(self)`` (the list of rates):
+  the override's signature tells which;
+- ``WarmUpLR`` is OneFlow's other name of ``WarmupLR``; PolynomialLR takes OneFlow's
+  ``decay_batch``/``end_learning_rate``/``cycle``; SequentialLR takes ``interval_rescaling``.
+"""
+
+import inspect
 import math
 import types
+import weakref
 from bisect import bisect_right
 from collections import Counter
 
 from oneflow.optim.optimizer import Optimizer
 
 
-class LRScheduler:
-    def __init__(self, optimizer, last_epoch=-1, verbose=False):
+def _resolve_last(last_epoch, last_step):
+    """The step counter from PyTorch's last_epoch or OneFlow's last_step (the same number)."""
+    if last_step is None:
+        return last_epoch
+    if last_epoch != -1 and last_epoch != last_step:
+        raise ValueError(
+            f"got last_epoch={last_epoch} and last_step={last_step}: they are the same "
+            "counter (PyTorch's and OneFlow's name), pass one of them"
+        )
+    return last_step
+
+
+_get_lr_forms = weakref.WeakKeyDictionary()
+
+
+def _takes_base_lr_and_step(get_lr):
+    """Whether a get_lr has OneFlow's form get_lr(self, base_lr, step), returning one rate for
+    one base rate, rather than PyTorch's get_lr(self), returning the list of rates: it takes
+    two positional arguments after self, the first one required."""
+    try:
+        return _get_lr_forms[get_lr]
+    except (KeyError, TypeError):
+        pass
+    try:
+        sig = inspect.signature(get_lr)
+    except (TypeError, ValueError):
+        return False
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    positional = [p for p in sig.parameters.values() if p.kind in kinds]
+    form = len(positional) >= 3 and positional[1].default is inspect.Parameter.empty
+    try:
+        _get_lr_forms[get_lr] = form
+    except TypeError:  # not weakly referenceable: not cached
+        pass
+    return form
+
+
+def _with_counter(state_dict):
+    """A state dict with PyTorch's counter (last_epoch) from OneFlow's (last_step) where only
+    that one is there; last_step itself is left out (it is an alias of last_epoch here)."""
+    state_dict = dict(state_dict)
+    step = state_dict.pop("last_step", None)
+    if step is not None and "last_epoch" not in state_dict:
+        state_dict["last_epoch"] = step
+    return state_dict
+
+
+class _StepAlias:
+    """OneFlow's name of the step counter: last_step is last_epoch."""
+
+    @property
+    def last_step(self):
+        return self.last_epoch
+
+    @last_step.setter
+    def last_step(self, value):
+        self.last_epoch = value
+
+
+class LRScheduler(_StepAlias):
+    # True for OneFlow's own schedulers: their state_dict also has OneFlow's "last_step".
+    _oneflow_state = False
+
+    def __init__(self, optimizer, last_epoch=-1, verbose=False, last_step=None):
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        if last_step is not None:  # OneFlow's form: its state_dict has "last_step" too
+            self._oneflow_state = True
+        last_epoch = _resolve_last(last_epoch, last_step)
         self.optimizer = optimizer
         if last_epoch == -1:
             for g in optimizer.param_groups:
@@ -49,6 +132,13 @@ class LRScheduler:
     def get_lr(self):
         raise NotImplementedError
 
+    def _compute_lrs(self):
+        """The rates at last_epoch from get_lr, in PyTorch's form (get_lr() -> list) or in
+        OneFlow's (get_lr(base_lr, step) -> one rate)."""
+        if _takes_base_lr_and_step(type(self).get_lr):
+            return [self.get_lr(base, self.last_epoch) for base in self.base_lrs]
+        return self.get_lr()
+
     def get_last_lr(self):
         return self._last_lr
 
@@ -57,7 +147,7 @@ class LRScheduler:
         saved = self.last_epoch
         self.last_epoch = epoch
         try:
-            return self.get_lr()
+            return self._compute_lrs()
         finally:
             self.last_epoch = saved
 
@@ -71,22 +161,38 @@ class LRScheduler:
         try:
             if epoch is None:
                 self.last_epoch += 1
-                lrs = self.get_lr()
+                lrs = self._compute_lrs()
             else:  # an explicit epoch takes the closed form where there is one, as in PyTorch
                 self.last_epoch = epoch
                 closed = type(self)._closed_form is not LRScheduler._closed_form
-                lrs = self._closed_form(epoch) if closed else self.get_lr()
+                lrs = self._closed_form(epoch) if closed else self._compute_lrs()
         finally:
             self._get_lr_called_within_step = False
+        self.update_lrs(lrs)
+
+    def update_lrs(self, lrs):
+        """Sets the groups' rates to `lrs` (OneFlow's LRScheduler.update_lrs)."""
         for g, lr in zip(self.optimizer.param_groups, lrs):
             g["lr"] = lr
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
 
+    def _writes_last_step(self):
+        return self._oneflow_state or _takes_base_lr_and_step(type(self).get_lr)
+
+    def _own_state(self, exclude=()):
+        """self.__dict__ without the optimizer (and `exclude`), with OneFlow's "last_step" for a
+        scheduler in OneFlow's form."""
+        skip = ("optimizer", "_oneflow_state", *exclude)
+        d = {k: v for k, v in self.__dict__.items() if k not in skip}
+        if self._writes_last_step() and "last_epoch" in self.__dict__:
+            d["last_step"] = self.last_epoch
+        return d
+
     def state_dict(self):
-        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+        return self._own_state()
 
     def load_state_dict(self, state_dict):
-        self.__dict__.update(state_dict)
+        self.__dict__.update(_with_counter(state_dict))
 
 
 _LRScheduler = LRScheduler
@@ -104,12 +210,12 @@ class _LambdaState:
     """state_dict for schedulers holding lr_lambdas."""
 
     def state_dict(self):
-        d = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+        d = self._own_state(exclude=("lr_lambdas",))
         d["lr_lambdas"] = [_function_state(f) for f in self.lr_lambdas]
         return d
 
     def load_state_dict(self, state_dict):
-        state_dict = dict(state_dict)
+        state_dict = _with_counter(state_dict)
         saved = state_dict.pop("lr_lambdas", None) or []
         self.__dict__.update(state_dict)
         for f, attrs in zip(self.lr_lambdas, saved):
@@ -118,26 +224,26 @@ class _LambdaState:
 
 
 class LambdaLR(_LambdaState, LRScheduler):
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose=False):
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose=False, last_step=None):
         n = len(optimizer.param_groups)
         self.lr_lambdas = (
             list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * n
         )
         if len(self.lr_lambdas) != n:
             raise ValueError(f"Expected {n} lr_lambdas, but got {len(self.lr_lambdas)}")
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, last_step=last_step)
 
     def get_lr(self):
         return [base * f(self.last_epoch) for base, f in zip(self.base_lrs, self.lr_lambdas)]
 
 
 class MultiplicativeLR(_LambdaState, LRScheduler):
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose=False):
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose=False, last_step=None):
         n = len(optimizer.param_groups)
         self.lr_lambdas = (
             list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * n
         )
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, last_step=last_step)
 
     def get_lr(self):
         if not self._is_initial:
@@ -149,9 +255,11 @@ class MultiplicativeLR(_LambdaState, LRScheduler):
 
 
 class StepLR(LRScheduler):
-    def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1, verbose=False):
+    def __init__(
+        self, optimizer, step_size, gamma=0.1, last_epoch=-1, verbose=False, last_step=None
+    ):
         self.step_size, self.gamma = step_size, gamma
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, last_step=last_step)
 
     def get_lr(self):
         # PyTorch's chainable (recursive) form, so that ChainedScheduler composes.
@@ -164,9 +272,11 @@ class StepLR(LRScheduler):
 
 
 class MultiStepLR(LRScheduler):
-    def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1, verbose=False):
+    def __init__(
+        self, optimizer, milestones, gamma=0.1, last_epoch=-1, verbose=False, last_step=None
+    ):
         self.milestones, self.gamma = Counter(milestones), gamma
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, last_step=last_step)
 
     def get_lr(self):
         if self.last_epoch not in self.milestones:
@@ -180,11 +290,19 @@ class MultiStepLR(LRScheduler):
 
 
 class ConstantLR(LRScheduler):
-    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1, verbose=False):
+    def __init__(
+        self,
+        optimizer,
+        factor=1.0 / 3,
+        total_iters=5,
+        last_epoch=-1,
+        verbose=False,
+        last_step=None,
+    ):
         if not 0 <= factor <= 1:
             raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
         self.factor, self.total_iters = factor, total_iters
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, last_step=last_step)
 
     def get_lr(self):
         lrs = [g["lr"] for g in self.optimizer.param_groups]
@@ -208,11 +326,12 @@ class LinearLR(LRScheduler):
         total_iters=5,
         last_epoch=-1,
         verbose=False,
+        last_step=None,
     ):
         if not 0 < start_factor <= 1 or not 0 <= end_factor <= 1:
             raise ValueError("Starting and ending multiplicative factors expected to be in (0, 1]")
         self.start_factor, self.end_factor, self.total_iters = start_factor, end_factor, total_iters
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, last_step=last_step)
 
     def get_lr(self):
         lrs = [g["lr"] for g in self.optimizer.param_groups]
@@ -231,9 +350,9 @@ class LinearLR(LRScheduler):
 
 
 class ExponentialLR(LRScheduler):
-    def __init__(self, optimizer, gamma, last_epoch=-1, verbose=False):
+    def __init__(self, optimizer, gamma, last_epoch=-1, verbose=False, last_step=None):
         self.gamma = gamma
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, last_step=last_step)
 
     def get_lr(self):
         lrs = [g["lr"] for g in self.optimizer.param_groups]
@@ -244,11 +363,74 @@ class ExponentialLR(LRScheduler):
 
 
 class PolynomialLR(LRScheduler):
-    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1, verbose=False):
-        self.total_iters, self.power = total_iters, power
-        super().__init__(optimizer, last_epoch)
+    """Polynomial decay, in PyTorch's form or in OneFlow's.
+
+    PyTorch's ``PolynomialLR(optimizer, total_iters=5, power=1.0, last_epoch=-1)``: the rate
+    is ``base * (1 - min(step, total_iters) / total_iters) ** power`` (it decays to 0).
+
+    OneFlow's ``PolynomialLR(optimizer, decay_batch, end_learning_rate=0.0001, power=1.0,
+    cycle=False, last_step=-1)``: the rate is ``(base - end_lr) * (1 - t / D) ** power + end_lr``
+    with, without cycle, ``t = min(step, decay_batch)`` and ``D = decay_batch``; with cycle,
+    ``t = max(step, 1)`` and ``D = decay_batch * ceil(t / decay_batch)`` (the decay restarts
+    from the base rate's height over the next multiple of decay_batch; as OneFlow computes
+    it, step 0 counts as step 1 then).
+
+    OneFlow's formula applies when any of OneFlow's own arguments (``decay_batch``,
+    ``end_learning_rate``, ``cycle``, ``last_step``) is given by keyword; otherwise PyTorch's.
+    The second positional argument is the number of steps in both (PyTorch's total_iters,
+    OneFlow's decay_batch); the positions after it follow PyTorch's signature (power,
+    last_epoch), so OneFlow's end_learning_rate, power and cycle must be passed by keyword.
+    """
+
+    # OneFlow's formula when set (OneFlow's form); None: PyTorch's.
+    end_learning_rate = None
+    cycle = False
+
+    def __init__(
+        self,
+        optimizer,
+        total_iters=None,
+        power=1.0,
+        last_epoch=-1,
+        verbose=False,
+        *,
+        decay_batch=None,
+        end_learning_rate=None,
+        cycle=None,
+        last_step=None,
+    ):
+        if total_iters is not None and decay_batch is not None:
+            raise TypeError(
+                "PolynomialLR got total_iters and decay_batch: they are the same number of "
+                "steps (PyTorch's and OneFlow's name), pass one of them"
+            )
+        steps = decay_batch if decay_batch is not None else total_iters
+        oneflow_form = (decay_batch, end_learning_rate, cycle, last_step) != (None,) * 4
+        if oneflow_form:
+            if steps is None:
+                raise TypeError("PolynomialLR: OneFlow's form needs decay_batch")
+            if steps <= 0:
+                raise ValueError(f"decay_batch must greater than zero, but got {steps}")
+            self.end_learning_rate = 0.0001 if end_learning_rate is None else end_learning_rate
+            self.cycle = bool(cycle)
+            self._oneflow_state = True
+        self.total_iters = 5 if steps is None else steps
+        self.power = power
+        super().__init__(optimizer, last_epoch, last_step=last_step)
+
+    def _oneflow_lr(self, base, step):
+        decay = self.total_iters
+        if self.cycle:
+            step = max(step, 1)
+            decay = decay * math.ceil(step / decay)
+        else:
+            step = min(step, decay)
+        end = self.end_learning_rate
+        return (base - end) * (1.0 - step / decay) ** self.power + end
 
     def get_lr(self):
+        if self.end_learning_rate is not None:
+            return self._closed_form(self.last_epoch)
         lrs = [g["lr"] for g in self.optimizer.param_groups]
         if self._is_initial or self.last_epoch > self.total_iters:
             return lrs
@@ -259,14 +441,24 @@ class PolynomialLR(LRScheduler):
         return [lr * f for lr in lrs]
 
     def _closed_form(self, epoch):
+        if self.end_learning_rate is not None:
+            return [self._oneflow_lr(b, epoch) for b in self.base_lrs]
         t = min(self.total_iters, epoch)
         return [b * (1.0 - t / self.total_iters) ** self.power for b in self.base_lrs]
 
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        if "max_decay_steps" in state_dict:  # OneFlow's name of the number of steps
+            state_dict["total_iters"] = state_dict.pop("max_decay_steps")
+        super().load_state_dict(state_dict)
+        if self.end_learning_rate is not None:
+            self._oneflow_state = True
+
 
 class CosineAnnealingLR(LRScheduler):
-    def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1, verbose=False):
+    def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1, verbose=False, last_step=None):
         self.T_max, self.eta_min = T_max, eta_min
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, last_step=last_step)
 
     def _closed_form(self, epoch):
         return [
@@ -299,6 +491,8 @@ class CosineDecayLR(LRScheduler):
     """OneFlow's cosine decay: for step < decay_steps the rate is
     base * ((1 - alpha) * 0.5 * (1 + cos(pi * step / decay_steps)) + alpha), then base * alpha."""
 
+    _oneflow_state = True
+
     def __init__(self, optimizer, decay_steps, alpha=0.0, last_step=-1, verbose=False):
         if decay_steps <= 0:
             raise ValueError(f"CosineDecayLR: decay_steps must be positive, got {decay_steps}")
@@ -316,14 +510,24 @@ class CosineDecayLR(LRScheduler):
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):
-    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1, verbose=False):
+    def __init__(
+        self,
+        optimizer,
+        T_0,
+        T_mult=1,
+        eta_min=0.0,
+        last_epoch=-1,
+        verbose=False,
+        last_step=None,
+    ):
+        last_epoch = _resolve_last(last_epoch, last_step)
         if T_0 <= 0 or not isinstance(T_0, int):
             raise ValueError(f"Expected positive integer T_0, but got {T_0}")
         if T_mult < 1 or not isinstance(T_mult, int):
             raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
         self.T_0, self.T_i, self.T_mult, self.eta_min = T_0, T_0, T_mult, eta_min
         self.T_cur = last_epoch
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, last_step=last_step)
 
     def get_lr(self):
         return [
@@ -354,12 +558,10 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         # as in PyTorch, this step() leaves _step_count (0 from the constructor) as it is
         self._get_lr_called_within_step = True
         try:
-            lrs = self.get_lr()
+            lrs = self._compute_lrs()
         finally:
             self._get_lr_called_within_step = False
-        for g, lr in zip(self.optimizer.param_groups, lrs):
-            g["lr"] = lr
-        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+        self.update_lrs(lrs)
 
 
 class OneCycleLR(LRScheduler):
@@ -380,7 +582,9 @@ class OneCycleLR(LRScheduler):
         three_phase=False,
         last_epoch=-1,
         verbose=False,
+        last_step=None,
     ):
+        last_epoch = _resolve_last(last_epoch, last_step)
         if total_steps is None:
             if epochs is None or steps_per_epoch is None:
                 raise ValueError(
@@ -428,7 +632,7 @@ class OneCycleLR(LRScheduler):
                         g["betas"] = (max_momentum, *g["betas"][1:])
                     else:
                         g["momentum"] = max_momentum
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, last_step=last_step)
 
     @staticmethod
     def _cos(start, end, pct):
@@ -502,7 +706,9 @@ class CyclicLR(LRScheduler):
         max_momentum=0.9,
         last_epoch=-1,
         verbose=False,
+        last_step=None,
     ):
+        last_epoch = _resolve_last(last_epoch, last_step)
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         base_lrs = self._per_group(optimizer, "base_lr", base_lr)
@@ -537,7 +743,7 @@ class CyclicLR(LRScheduler):
                     else:
                         g["momentum"] = m
                     g["max_momentum"], g["base_momentum"] = m, b
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, last_step=last_step)
         self.base_lrs = base_lrs
 
     @staticmethod
@@ -592,12 +798,59 @@ class CyclicLR(LRScheduler):
 
 
 class SequentialLR(LRScheduler):
-    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1, verbose=False):
+    """Runs `schedulers` one after the other, switching at the `milestones` (PyTorch's
+    SequentialLR: at a milestone the next scheduler restarts from step 0).
+
+    OneFlow's ``interval_rescaling`` (a bool, or one per milestone) is accepted, by keyword or
+    as the fourth positional argument (where PyTorch has last_epoch: a bool or a list there is
+    OneFlow's interval_rescaling, and the fifth is then OneFlow's last_step). As in OneFlow, a
+    scheduler whose milestone has interval_rescaling=True counts its steps from its milestone
+    (PyTorch's restart) and one with False is given the global step (its closed form there,
+    as ``step(epoch)``). Left out, every scheduler restarts at its milestone as in PyTorch
+    (OneFlow's default is False: pass it to have OneFlow's)."""
+
+    # OneFlow's interval_rescaling, one per milestone; None: PyTorch's restarts
+    interval_rescaling = None
+
+    def __init__(
+        self,
+        optimizer,
+        schedulers,
+        milestones,
+        last_epoch=-1,
+        verbose=False,
+        interval_rescaling=None,
+        last_step=None,
+    ):
+        if isinstance(last_epoch, (bool, list, tuple)):  # OneFlow's positional order
+            if interval_rescaling is not None:
+                raise TypeError("SequentialLR got interval_rescaling twice")
+            interval_rescaling, last_epoch = last_epoch, -1
+            if not isinstance(verbose, bool) and isinstance(verbose, int):
+                if last_step is not None:
+                    raise TypeError("SequentialLR got last_step twice")
+                last_step, verbose = verbose, False
+        if last_step is not None:
+            self._oneflow_state = True
+        last_epoch = _resolve_last(last_epoch, last_step)
         if len(milestones) != len(schedulers) - 1:
             raise ValueError(
                 "Sequential Schedulers expects number of schedulers provided to be "
                 "one more than the number of milestone points"
             )
+        if interval_rescaling is not None:
+            if isinstance(interval_rescaling, (list, tuple)):
+                if len(interval_rescaling) != len(milestones):
+                    raise ValueError(
+                        "'interval_rescaling' expects a bool or a list of bool with length "
+                        "equal to the number of milestones, but got number of milestones "
+                        f"{len(milestones)} and the length of list of interval_rescaling "
+                        f"{len(interval_rescaling)}"
+                    )
+                rescaling = [bool(r) for r in interval_rescaling]
+            else:
+                rescaling = [bool(interval_rescaling)] * len(milestones)
+            self.interval_rescaling = rescaling
         self._schedulers, self._milestones = list(schedulers), list(milestones)
         self.last_epoch = last_epoch + 1
         self.optimizer = optimizer
@@ -622,20 +875,31 @@ class SequentialLR(LRScheduler):
         self.last_epoch += 1
         idx = bisect_right(self._milestones, self.last_epoch)
         s = self._schedulers[idx]
-        if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
+        if idx > 0 and self.interval_rescaling is not None and not self.interval_rescaling[idx - 1]:
+            # OneFlow's interval_rescaling=False: the scheduler is at the global step
+            if isinstance(s, (SequentialLR, ChainedScheduler)):
+                s.step()
+            else:
+                s.step(self.last_epoch)
+        elif idx > 0 and self._milestones[idx - 1] == self.last_epoch:
             s._update_lr(0)  # restarts at epoch 0; as in PyTorch, not counted in _step_count
         else:
             s.step()
         self._last_lr = s.get_last_lr()
 
     def state_dict(self):
-        d = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        d = self._own_state(exclude=("_schedulers",))
         d["_schedulers"] = [s.state_dict() for s in self._schedulers]
         return d
 
     def load_state_dict(self, state_dict):
-        state_dict = dict(state_dict)
-        subs = state_dict.pop("_schedulers")
+        state_dict = _with_counter(state_dict)
+        # OneFlow's names of the nested schedulers' states and of the milestones
+        subs = state_dict.pop("_schedulers", None)
+        if subs is None:
+            subs = state_dict.pop("schedulers")
+        if "milestones" in state_dict:
+            state_dict["_milestones"] = list(state_dict.pop("milestones"))
         self.__dict__.update(state_dict)
         for s, sd in zip(self._schedulers, subs):
             s.load_state_dict(sd)
@@ -656,7 +920,7 @@ class ChainedScheduler(LRScheduler):
     load_state_dict = SequentialLR.load_state_dict
 
 
-class ReduceLROnPlateau:
+class ReduceLROnPlateau(_StepAlias):
     def __init__(
         self,
         optimizer,
@@ -744,7 +1008,7 @@ class ReduceLROnPlateau:
         return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
 
     def load_state_dict(self, state_dict):
-        self.__dict__.update(state_dict)
+        self.__dict__.update(_with_counter(state_dict))
         self._init_is_better(self.mode, self.threshold, self.threshold_mode)
 
 
@@ -752,7 +1016,10 @@ class WarmupLR(LRScheduler):
     """OneFlow's warmup: for the first `warmup_iters` steps the rate is multiplied by a factor
     ramping linearly from `warmup_factor` to 1 (or held at it, "constant"). Wrapping a scheduler,
     warmup_prefix=False applies the factor on top of that scheduler's own schedule;
-    warmup_prefix=True starts the scheduler after the warmup, which runs on the base rate."""
+    warmup_prefix=True starts the scheduler after the warmup, which runs on the base rate.
+    WarmUpLR is OneFlow's other name of it."""
+
+    _oneflow_state = True
 
     def __init__(
         self,
@@ -792,3 +1059,6 @@ class WarmupLR(LRScheduler):
             step = t - self.warmup_iters if self.warmup_prefix else t
             base = self.scheduler._closed_form(max(step, 0))
         return [b * self._factor(t) for b in base]
+
+
+WarmUpLR = WarmupLR  # OneFlow's other name

@@ -160,7 +160,15 @@ class SWALR(LRScheduler):
     """Anneals each group's rate to its ``swa_lr`` over ``anneal_epochs`` steps (cosine or
     linear) and keeps it there."""
 
-    def __init__(self, optimizer, swa_lr, anneal_epochs=10, anneal_strategy="cos", last_epoch=-1):
+    def __init__(
+        self,
+        optimizer,
+        swa_lr,
+        anneal_epochs=10,
+        anneal_strategy="cos",
+        last_epoch=-1,
+        last_step=None,
+    ):
         n = len(optimizer.param_groups)
         swa_lrs = list(swa_lr) if isinstance(swa_lr, (list, tuple)) else [swa_lr] * n
         if len(swa_lrs) != n:
@@ -178,7 +186,7 @@ class SWALR(LRScheduler):
         if not isinstance(anneal_epochs, int) or anneal_epochs < 0:
             raise ValueError(f"anneal_epochs must be equal or greater than 0, got {anneal_epochs}")
         self.anneal_epochs = anneal_epochs
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, last_step=last_step)
 
     @staticmethod
     def _linear_anneal(t):
