@@ -202,8 +202,13 @@ def load(
     else:
         name = os.fspath(path)
         if os.path.isdir(name):
+            from oneflow.framework import oneflow_format
+
+            if oneflow_format.is_oneflow_checkpoint_dir(name):  # saved by OneFlow itself
+                return oneflow_format.load_oneflow_checkpoint_dir(name, map_location)
             raise RuntimeError(
-                f"load: {name} is a directory, expected a file written by oneflow.save"
+                f"load: {name} is a directory, expected a file written by oneflow.save (or a "
+                "OneFlow checkpoint directory, with pickled_data or snapshot_done)"
             )
         with open(name, "rb") as f:
             data = f.read()
