@@ -1077,7 +1077,7 @@ def test_env_reads_launcher_variables(monkeypatch):
         monkeypatch.setenv(name, str(value))
     assert flow.env.get_rank() == 5 and flow.env.get_world_size() == 8
     assert flow.env.get_local_rank() == 1 and flow.env.get_node_size() == 2
-    assert flow.env.all_device_placement("cuda").ranks == list(range(8))
+    assert flow.env.all_device_placement("cuda").ranks.tolist() == list(range(8))
     monkeypatch.setenv("RANK", "x")
     with pytest.raises(ValueError, match="environment variable RANK must be an integer"):
         flow.env.get_rank()

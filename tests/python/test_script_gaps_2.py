@@ -174,3 +174,45 @@ print("ok")
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def test_oneflow_tensor_constructor_keywords():
+    placement = flow.placement("cpu", ranks=[0])
+    g = flow.Tensor([[1.0, 2.0]], placement=placement, sbp=flow.sbp.broadcast)
+    assert g.is_global and tuple(g.shape) == (1, 2) and g.to_local().tolist() == [[1, 2]]
+    assert flow.Tensor(2, 3, placement=placement, sbp=flow.sbp.broadcast).is_global
+    assert tuple(flow.Tensor(flow.Size([2, 2])).shape) == (2, 2)
+    assert tuple(torch.Tensor(torch.Size([2, 2])).shape) == (2, 2)
+    assert flow.Tensor([1, 2], dtype=flow.int64).dtype == flow.int64
+    t = flow.Tensor([1.0, 2.0], requires_grad=True)
+    assert t.requires_grad and t.is_leaf and t.dtype == flow.float32
+    with pytest.raises(ValueError, match="placement and sbp"):
+        flow.Tensor([1.0], placement=placement)
+
+
+def test_oneflow_one_hot_values_and_dropout_keywords():
+    F = flow.nn.functional
+    hot = F.one_hot(flow.tensor([0, 2]), num_classes=4, on_value=5, off_value=-1)
+    assert hot.dtype == flow.int64 and hot.tolist() == [[5, -1, -1, -1], [-1, -1, 5, -1]]
+    half = F.one_hot(flow.tensor([1]), 3, on_value=0.5, off_value=0.0)
+    assert half.dtype == flow.float32 and half.tolist() == [[0, 0.5, 0]]
+    assert F.one_hot(flow.tensor([1]), 2).tolist() == [[0, 1]]
+    assert F.dropout(flow.ones(2, 3), p=0.0, addend=flow.ones(2, 3)).tolist() == [[2] * 3] * 2
+    g = flow.Generator()
+    g.manual_seed(3)
+    a = F.dropout(flow.ones(64), 0.5, generator=g)
+    g.manual_seed(3)
+    assert bool((F.dropout(flow.ones(64), 0.5, generator=g) == a).all())
+    drop = flow.nn.Dropout(p=0.0, generator=g)
+    assert drop(flow.ones(2), addend=flow.full((2,), 3.0)).tolist() == [4, 4]
+
+
+def test_oneflow_placement_ranks_and_hierarchy():
+    p = flow.placement("cpu", ranks=[[0, 1], [2, 3]])
+    assert isinstance(p.ranks, np.ndarray) and p.ranks.shape == (2, 2) and p.ranks.flat[3] == 3
+    assert p.hierarchy == flow.Size([2, 2]) and isinstance(p.hierarchy, flow.Size)
+    q = flow.placement("cpu", ranks=[0])
+    assert (
+        flow.placement("cpu", q.ranks) == q
+        and repr(q) == 'oneflow.placement(type="cpu", ranks=[0])'
+    )

@@ -236,10 +236,19 @@ void init_tensor(py::module_& m) {
         bool requires_grad = false;
         if (kwargs.contains("requires_grad")) requires_grad = kwargs["requires_grad"].cast<bool>();
         Tensor t;
-        if (args.size() == 1 && is_tensor(args[0])) {
+        py::module_ flow = py::module_::import("oneflow");
+        const bool one_size = args.size() == 1 && py::isinstance(args[0], flow.attr("Size"));
+        if (one_size || py::len(kwargs) > (kwargs.contains("requires_grad") ? 1u : 0u)) {
+          // dtype, device, placement and sbp (OneFlow's keywords), or a Size of sizes
+          py::dict rest;
+          for (auto item : kwargs)
+            if (item.first.cast<std::string>() != "requires_grad") rest[item.first] = item.second;
+          t = py::module_::import("oneflow.framework.torch_compat")
+                  .attr("legacy_construct")(*args, **rest)
+                  .cast<Tensor>();
+        } else if (args.size() == 1 && is_tensor(args[0])) {
           t = alias_detached(args[0].cast<Tensor>());
         } else {
-          py::module_ flow = py::module_::import("oneflow");
           bool sizes = true;
           for (py::handle a : args) sizes = sizes && py::isinstance<py::int_>(a);
           py::object made;

@@ -38,15 +38,15 @@ def _check_sbp(sbp, ndim, op):
 def _check_placement(placement, op):
     if not isinstance(placement, _placement):
         raise TypeError(f"{op}: expected an oneflow.placement, got {type(placement).__name__}")
-    if any(isinstance(r, (list, tuple)) for r in placement.ranks):
+    if any(isinstance(r, (list, tuple)) for r in placement._ranks):
         raise NotImplementedError(
-            f"{op}: N-D placements (nested ranks, got {placement.ranks}) are not supported yet"
+            f"{op}: N-D placements (nested ranks, got {placement._ranks}) are not supported yet"
         )
     from oneflow import comm, env
 
     if env.get_world_size() > 1:  # a launcher's run: join the group on the first global op
         comm._ensure_initialized(op)
-    _internal._global_check_placement(placement.type, placement.ranks)
+    _internal._global_check_placement(placement.type, placement._ranks)
     return placement
 
 
@@ -98,7 +98,7 @@ class _Conversions:
                 def forward(ctx, x, placement, sbp, grad_sbp, check_meta):
                     ctx.sbp, ctx.grad_sbp = sbp, grad_sbp
                     return _internal._global_from_local(
-                        x, placement.type, placement.ranks, sbp.kind, _axis(sbp), check_meta, True
+                        x, placement.type, placement._ranks, sbp.kind, _axis(sbp), check_meta, True
                     )
 
                 @staticmethod
@@ -133,7 +133,7 @@ class _Conversions:
                         s.kind, s.kind
                     )
                     return _internal._global_from_local(
-                        dy.contiguous(), p.type, p.ranks, kind, _axis(s), False, False, ctx.shape
+                        dy.contiguous(), p.type, p._ranks, kind, _axis(s), False, False, ctx.shape
                     )
 
             cls._made = (LocalToGlobal, GlobalToGlobal, GlobalToLocal)
@@ -235,7 +235,7 @@ def make_global(local, placement, sbp, requires_grad=False, sync=False):
     if placement.type != "cpu" and local.device.type == "cpu":
         local = local.to(_local_device(placement))
     t = _internal._global_from_local(
-        local.detach().contiguous(), placement.type, placement.ranks, "broadcast", -1, False, sync
+        local.detach().contiguous(), placement.type, placement._ranks, "broadcast", -1, False, sync
     )
     if sbp.kind != "broadcast":
         t = _box(t, sbp)

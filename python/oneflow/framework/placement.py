@@ -9,7 +9,20 @@ class placement:
         if type not in ("cpu", "cuda"):
             raise ValueError(f"placement: expected device type 'cpu' or 'cuda', got {type!r}")
         self.type = type
-        self.ranks = list(ranks)
+        self._ranks = [r.tolist() if hasattr(r, "tolist") else r for r in ranks]
+
+    @property
+    def ranks(self):
+        """The ranks as a NumPy array (OneFlow's placement.ranks: .flat, .shape)."""
+        import numpy as np
+
+        return np.array(self._ranks, dtype=np.int64)
+
+    def __setstate__(self, state):
+        state = dict(state)
+        if "ranks" in state:  # pickled before ranks became a property
+            state["_ranks"] = state.pop("ranks")
+        self.__dict__.update(state)
 
     @staticmethod
     def all(device_type):
@@ -20,22 +33,25 @@ class placement:
 
     @property
     def hierarchy(self):
-        shape, level = [], self.ranks
+        """The shape of the ranks (a oneflow.Size, as OneFlow's)."""
+        from oneflow.framework.size import Size
+
+        shape, level = [], self._ranks
         while isinstance(level, list):
             shape.append(len(level))
             level = level[0] if level else None
-        return tuple(shape)
+        return Size(shape)
 
     def __repr__(self):
-        return f'oneflow.placement(type="{self.type}", ranks={self.ranks})'
+        return f'oneflow.placement(type="{self.type}", ranks={self._ranks})'
 
     __str__ = __repr__
 
     def __eq__(self, other):
-        return isinstance(other, placement) and (self.type, self.ranks) == (
+        return isinstance(other, placement) and (self.type, self._ranks) == (
             other.type,
-            other.ranks,
+            other._ranks,
         )
 
     def __hash__(self):
-        return hash((self.type, str(self.ranks)))
+        return hash((self.type, str(self._ranks)))

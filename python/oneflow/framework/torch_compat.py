@@ -159,6 +159,29 @@ def new(self, *args, **kwargs):
     return flow.empty(*sizes, **opts)
 
 
+def legacy_construct(*args, dtype=None, device=None, placement=None, sbp=None):
+    """flow.Tensor(...) with keywords or a Size: sizes give an uninitialised tensor, data a copy
+    in the default dtype (or `dtype`, OneFlow's keyword); on `device`, or a global tensor on
+    `placement` with `sbp` (OneFlow's form)."""
+    flow = _flow()
+    if len(args) == 1 and isinstance(args[0], flow.Size):
+        args = tuple(args[0])
+    opts = {"dtype": dtype if dtype is not None else flow.get_default_dtype(), "device": device}
+    if not args:
+        t = flow.empty(0, **opts)
+    elif all(isinstance(a, int) for a in args):
+        t = flow.empty(*args, **opts)
+    elif len(args) == 1:
+        t = flow.tensor(args[0], **opts)
+    else:
+        raise TypeError(f"Tensor(): expected sizes or one sequence of data, got {len(args)} args")
+    if placement is not None or sbp is not None:
+        if placement is None or sbp is None:
+            raise ValueError("Tensor(): a global tensor needs both placement and sbp")
+        t = t.to_global(placement, sbp)
+    return t
+
+
 def put(self, index, source, accumulate=False):
     return self.clone().put_(index, source, accumulate)
 

@@ -297,13 +297,17 @@ def _dropout_trivial(op, input, p, training, inplace):
     return None
 
 
-def dropout(input, p=0.5, training=True, inplace=False):
+def dropout(input, p=0.5, training=True, inplace=False, generator=None, addend=None):
+    """PyTorch's dropout; OneFlow's keywords: `generator` draws the mask, `addend` is added to
+    the result (dropout(x) + addend)."""
     out = _dropout_trivial("dropout", input, p, training, inplace)
-    if out is not None:
-        return out
-    keep = _C.bernoulli(_C.mul(_C.ones_like(input), 1.0 - p))
-    scale = _C.mul(keep, 1.0 / (1.0 - p))
-    return _maybe_inplace(input, _C.mul(_source(input, inplace), scale), inplace)
+    if out is None:
+        keep = _C.bernoulli(_C.mul(_C.ones_like(input), 1.0 - p), generator=generator)
+        scale = _C.mul(keep, 1.0 / (1.0 - p))
+        out = _maybe_inplace(input, _C.mul(_source(input, inplace), scale), inplace)
+    if addend is not None:
+        out = out.add_(addend) if inplace else _C.add(out, addend)
+    return out
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
@@ -396,8 +400,17 @@ def embedding(
     return out
 
 
-def one_hot(tensor, num_classes=-1):
-    return _C._one_hot(tensor, num_classes)
+def one_hot(tensor, num_classes=-1, on_value=1, off_value=0):
+    """PyTorch's one_hot (int64 ones and zeros); OneFlow's on_value and off_value fill the hot
+    and the other entries (int64 when both are integers, else the default float dtype)."""
+    out = _C._one_hot(tensor, num_classes)
+    if on_value == 1 and off_value == 0 and type(on_value) is int and type(off_value) is int:
+        return out
+    ints = isinstance(on_value, int) and isinstance(off_value, int)
+    dtype = oneflow.int64 if ints else oneflow.get_default_dtype()
+    on = oneflow.full((), on_value, dtype=dtype, device=out.device)
+    off = oneflow.full((), off_value, dtype=dtype, device=out.device)
+    return oneflow.where(out.bool(), on, off)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12):

@@ -769,7 +769,19 @@ class _Dropout(Module):
 
 
 class Dropout(_Dropout):
+    """PyTorch's Dropout; OneFlow's `generator` keyword draws the masks, and forward takes
+    OneFlow's `addend` (added to the result)."""
+
     _fn = "dropout"
+
+    def __init__(self, p=0.5, inplace=False, generator=None):
+        super().__init__(p, inplace)
+        self.generator = generator
+
+    def forward(self, input, addend=None):
+        return F.dropout(
+            input, self.p, self.training, self.inplace, generator=self.generator, addend=addend
+        )
 
 
 class Dropout1d(_Dropout):
