@@ -47,3 +47,18 @@ def test_second_order_through_strided_views_like_torch(name):
     g_t, h_t = _hessian_terms(torch, fn, shapes)
     for a, b in zip(g_o + h_o, g_t + h_t):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9)
+
+
+def test_second_derivatives_without_a_rule_raise_instead_of_dropping_terms():
+    x = flow.randn(1, 1, 4, 4, dtype=flow.float64, requires_grad=True)
+    grid = flow.randn(1, 3, 3, 2, dtype=flow.float64).tanh().requires_grad_()
+    out = flow.nn.functional.grid_sample(x, grid, align_corners=False).pow(2).sum()
+    with pytest.raises(NotImplementedError, match="grid_sample"):
+        flow.autograd.grad(out, [x, grid], create_graph=True)
+    (g,) = flow.autograd.grad(
+        flow.nn.functional.grid_sample(x, grid, align_corners=False).sum(), x
+    )  # first order as before
+    assert tuple(g.shape) == (1, 1, 4, 4)
+    p = flow.randn(4, 3, dtype=flow.float64, requires_grad=True)
+    with pytest.raises(NotImplementedError, match="pdist"):
+        flow.autograd.grad(flow.nn.functional.pdist(p).pow(2).sum(), p, create_graph=True)

@@ -3,6 +3,7 @@
 // what the kernels rely on.
 #include "oneflow/core/ops/sampling_primitives.h"
 
+#include "oneflow/core/autograd/autograd.h"
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/functional/functional.h"
 
@@ -69,6 +70,11 @@ std::vector<TensorMeta> GridSample::infer(const TensorList& in, const Attrs&) co
 TensorList GridSample::grad(const GradContext& ctx, const TensorList& dy) const {
   TensorList dx(2);
   if (!dy[0] || (!ctx.needs_input_grad[0] && !ctx.needs_input_grad[1])) return dx;
+  if (grad_mode_enabled() &&
+      (dy[0]->requires_grad() || ctx.inputs[0]->requires_grad() || ctx.inputs[1]->requires_grad()))
+    throw_error<NotImplementedError>(name(),
+                                     "the second derivative (a gradient taken with "
+                                     "create_graph=True through grid_sample) is not implemented");
   Attrs attrs = ctx.attrs;
   attrs.set("need_input", static_cast<bool>(ctx.needs_input_grad[0]));
   attrs.set("need_grid", static_cast<bool>(ctx.needs_input_grad[1]));
@@ -113,6 +119,10 @@ std::vector<TensorMeta> Pdist::infer(const TensorList& in, const Attrs& attrs) c
 
 TensorList Pdist::grad(const GradContext& ctx, const TensorList& dy) const {
   if (!dy[0] || !ctx.needs_input_grad[0]) return {nullptr};
+  if (grad_mode_enabled() && (dy[0]->requires_grad() || ctx.inputs[0]->requires_grad()))
+    throw_error<NotImplementedError>(name(),
+                                     "the derivative of pdist's backward is not implemented "
+                                     "(create_graph=True), as in PyTorch");
   return {dispatch1(prim::pdist_grad(), {F::contiguous(dy[0]), ctx.inputs[0], ctx.outputs[0]},
                     ctx.attrs)};
 }
