@@ -216,3 +216,36 @@ def test_oneflow_placement_ranks_and_hierarchy():
         flow.placement("cpu", q.ranks) == q
         and repr(q) == 'oneflow.placement(type="cpu", ranks=[0])'
     )
+
+
+@pytest.mark.parametrize("lib", [flow, torch], ids=["oneflow", "torch"])
+def test_hook_options_like_torch(lib):
+    class Boom(lib.nn.Module):
+        def forward(self, x):
+            raise ValueError("boom")
+
+    seen = []
+    m = Boom()
+    m.register_forward_hook(lambda mod, args, out: seen.append(out), always_call=True)
+    m.register_forward_hook(lambda mod, args, out: seen.append("plain"))
+    with pytest.raises(ValueError, match="boom"):
+        m(lib.ones(1))
+    assert seen == [None]
+    order = []
+    lin = lib.nn.Linear(2, 2)
+    lin.register_full_backward_hook(lambda *a: order.append("second"))
+    lin.register_full_backward_hook(lambda *a: order.append("first"), prepend=True)
+    lin(lib.ones(1, 2, requires_grad=True)).sum().backward()
+    assert order == ["first", "second"]
+    loader = lib.utils.data.DataLoader(list(range(4)), batch_size=2, in_order=False)
+    assert [b.tolist() for b in loader] == [[0, 1], [2, 3]]
+    F = lib.nn.functional
+    assert F.softmax(lib.ones(2), dim=0, _stacklevel=5).tolist() == [0.5, 0.5]
+    assert F.log_softmax(lib.zeros(2), 0, 3, dtype=lib.float64).dtype == lib.float64
+
+
+@pytest.mark.parametrize("lib", [flow, torch], ids=["oneflow", "torch"])
+def test_max_gradient_goes_to_a_nan_maximum(lib):
+    x = lib.tensor([float("nan"), 1.0, 2.0], requires_grad=True)
+    x.max().backward()
+    assert x.grad.tolist() == [1.0, 0.0, 0.0]

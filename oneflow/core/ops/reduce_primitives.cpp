@@ -78,8 +78,12 @@ TensorList Reduce<K>::grad(const GradContext& ctx, const TensorList& dy) const {
   Tensor y = unsqueeze_reduced(ctx.outputs[0], shape, dims);
   Tensor zero = F::zeros({}, CreationOptions{x->dtype(), x->device(), ""});
   if (K != ReduceFn::kProd) {
-    // The gradient is shared evenly between the elements equal to the extreme (PyTorch's rule).
+    // The gradient is shared evenly between the elements equal to the extreme (PyTorch's rule);
+    // a NaN extreme is the NaN elements' (x == y is false there).
     Tensor hit = F::compare(CompareFn::kEq, x, y);
+    if (is_floating(x->dtype()))
+      hit = F::logical_or(
+          hit, F::logical_and(F::compare(CompareFn::kNe, x, x), F::compare(CompareFn::kNe, y, y)));
     Tensor count = unsqueeze_reduced(F::sum(hit, dims, false, x->dtype()), shape, dims);
     return {F::where(hit, F::div(g, count), zero)};
   }

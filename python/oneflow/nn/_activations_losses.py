@@ -209,7 +209,9 @@ def implicit_softmax_dim(name, ndim):
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def log_softmax(input, dim=None, dtype=None):
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if isinstance(_stacklevel, oneflow.dtype):  # dtype passed third (an older signature)
+        dtype = _stacklevel
     x = input if dtype is None else input.to(dtype)
     if not x.is_floating_point():
         raise NotImplementedError(f"log_softmax: expected a floating point input, got {x.dtype}")
@@ -229,7 +231,9 @@ def softmax_dim_arg(name, dim):
         raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}") from None
 
 
-def softmin(input, dim=None, dtype=None):
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if isinstance(_stacklevel, oneflow.dtype):  # dtype passed third (an older signature)
+        dtype = _stacklevel
     if dim is None:
         dim = implicit_softmax_dim("softmin", input.ndim)
     elif not isinstance(dim, int):

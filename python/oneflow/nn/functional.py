@@ -1,5 +1,6 @@
 """oneflow.nn.functional."""
 
+from oneflow import _oneflow_internal as _internal
 from oneflow._oneflow_internal import _C
 
 
@@ -16,7 +17,9 @@ def gelu(input, approximate="none"):
     return _C.gelu(input, approximate=approximate)
 
 
-def softmax(input, dim=None, dtype=None):
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if isinstance(_stacklevel, _internal.dtype):  # dtype passed third (an older signature)
+        dtype = _stacklevel
     if dim is None:
         from oneflow.nn._activations_losses import implicit_softmax_dim
 

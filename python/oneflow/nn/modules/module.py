@@ -253,7 +253,11 @@ class Module:
                 self, list(self._backward_hooks.values()), list(pre_hooks.values())
             )
             args = bw_hook.setup_input_hook(args)
-        out = self.forward(*args, **kwargs)
+        try:
+            out = self.forward(*args, **kwargs)
+        except Exception:
+            self._call_always_called_hooks(args, kwargs, kw_hooks)
+            raise
         for hid, hook in list(self._forward_hooks.items()):
             if hid in kw_hooks:
                 result = hook(self, args, kwargs, out)
@@ -265,6 +269,27 @@ class Module:
             out = bw_hook.setup_output_hook(out)
         return out
 
+    def _call_always_called_hooks(self, args, kwargs, kw_hooks):
+        """The forward hooks registered with always_call=True, after forward raised: called with
+        output None (an exception of theirs is a warning; forward's is raised), as PyTorch."""
+        always = self.__dict__.get("_forward_hooks_always_called")
+        if not always:
+            return
+        for hid, hook in list(self._forward_hooks.items()):
+            if hid not in always:
+                continue
+            try:
+                if hid in kw_hooks:
+                    hook(self, args, kwargs, None)
+                else:
+                    hook(self, args, None)
+            except Exception as e:
+                warnings.warn(
+                    "module forward hook with ``always_call=True`` raised an exception that was "
+                    f"silenced as another error was raised in forward: {e}",
+                    stacklevel=3,
+                )
+
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """hook(module, args) (with_kwargs: hook(module, args, kwargs)) runs before forward;
         it may return new args (with_kwargs: an (args, kwargs) pair)."""
@@ -272,8 +297,12 @@ class Module:
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         """hook(module, args, output) (with_kwargs: hook(module, args, kwargs, output)) runs
-        after forward; it may return a new output."""
-        return self._add_hook(self._forward_hooks, hook, prepend, with_kwargs)
+        after forward; it may return a new output. always_call: also when forward raises
+        (with output None)."""
+        handle = self._add_hook(self._forward_hooks, hook, prepend, with_kwargs)
+        if always_call:
+            self.__dict__.setdefault("_forward_hooks_always_called", set()).add(handle.id)
+        return handle
 
     def _add_hook(self, hooks, hook, prepend, with_kwargs):
         handle = _RemovableHandle(hooks)
@@ -284,18 +313,22 @@ class Module:
             self.__dict__.setdefault("_hooks_with_kwargs", set()).add(handle.id)
         return handle
 
-    def register_full_backward_hook(self, hook):
+    def register_full_backward_hook(self, hook, prepend=False):
         handle = _RemovableHandle(self._backward_hooks)
         self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
         return handle
 
     register_backward_hook = register_full_backward_hook
 
-    def register_full_backward_pre_hook(self, hook):
+    def register_full_backward_pre_hook(self, hook, prepend=False):
         """hook(module, grad_output) runs before the gradients w.r.t. the inputs are computed; a
         returned tuple replaces grad_output."""
         handle = _RemovableHandle(self._backward_pre_hooks)
         self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
 
     # ---- registration by attribute ----

@@ -396,6 +396,7 @@ class DataLoader:
         prefetch_factor=None,
         persistent_workers=False,
         pin_memory_device="",
+        in_order=True,
     ):
         if num_workers < 0:
             raise ValueError("num_workers option should be non-negative")
@@ -415,6 +416,9 @@ class DataLoader:
                 "device pinned memory won't be used.",
                 stacklevel=2,
             )
+        # in_order=False lets PyTorch hand batches over as workers finish them; here they
+        # always come in order, which that setting allows.
+        self.in_order = in_order
         self.dataset, self.num_workers = dataset, num_workers
         self.prefetch_factor = 2 if prefetch_factor is None and num_workers > 0 else prefetch_factor
         self.pin_memory, self.timeout, self.worker_init_fn = pin_memory, timeout, worker_init_fn
