@@ -249,3 +249,27 @@ def test_max_gradient_goes_to_a_nan_maximum(lib):
     x = lib.tensor([float("nan"), 1.0, 2.0], requires_grad=True)
     x.max().backward()
     assert x.grad.tolist() == [1.0, 0.0, 0.0]
+
+
+def _full_backward_hook_log(lib, case):
+    class Pair(lib.nn.Module):
+        def forward(self, a, b):
+            return a * b, a + b
+
+    m, log = Pair(), []
+
+    def summary(grads):
+        return [None if g is None else float(g.sum()) for g in grads]
+
+    m.register_full_backward_hook(lambda mod, gi, go: log.append((summary(gi), summary(go))))
+    a = lib.ones(2, requires_grad=True)
+    b = lib.full((2,), 3.0, requires_grad=case != 1)
+    x, y = m(a, b)
+    (x.sum() if case < 2 else x.sum() + y.sum()).backward()
+    return log
+
+
+@pytest.mark.parametrize("case", [0, 1, 2])
+def test_full_backward_hook_sees_none_for_unused_outputs_like_torch(case):
+    # an output without a gradient gives None in grad_output; an input that needs none, zeros
+    assert _full_backward_hook_log(flow, case) == _full_backward_hook_log(torch, case)

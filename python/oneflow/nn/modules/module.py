@@ -49,14 +49,17 @@ class _BackwardHookFunction(oneflow.autograd.Function):
     which may replace them."""
 
     @staticmethod
-    def forward(ctx, on_grads, *tensors):
+    def forward(ctx, on_grads, materialize, *tensors):
         ctx.on_grads = on_grads
+        # PyTorch's hooks see None for an output that received no gradient, and zeros for an
+        # input that does not require one
+        ctx.set_materialize_grads(materialize)
         ctx.mark_non_differentiable(*[t for t in tensors if not t.requires_grad])
         return tensors
 
     @staticmethod
     def backward(ctx, *grads):
-        return (None,) + tuple(ctx.on_grads(grads))
+        return (None, None) + tuple(ctx.on_grads(grads))
 
 
 class _BackwardHook:
@@ -71,12 +74,12 @@ class _BackwardHook:
         self.n_outputs, self.output_index = 0, None
 
     @staticmethod
-    def _wrap(values, on_grads):
+    def _wrap(values, on_grads, materialize):
         index = [i for i, v in enumerate(values) if isinstance(v, Tensor)]
         if not any(values[i].requires_grad for i in index):
             return values, None
         tensors = [values[i] for i in index]
-        wrapped = _BackwardHookFunction.apply(on_grads, *tensors)
+        wrapped = _BackwardHookFunction.apply(on_grads, materialize, *tensors)
         out = list(values)
         for i, t in zip(index, wrapped):
             out[i] = t
@@ -91,15 +94,14 @@ class _BackwardHook:
 
     def setup_input_hook(self, args):
         self.n_inputs = len(args)
-        self.input_requires_grad = [isinstance(a, Tensor) and a.requires_grad for a in args]
-        args, self.input_index = self._wrap(tuple(args), self._on_input_grads)
+        args, self.input_index = self._wrap(tuple(args), self._on_input_grads, True)
         return args
 
     def setup_output_hook(self, out):
         single = not isinstance(out, tuple)
         values = (out,) if single else out
         self.n_outputs = len(values)
-        values, self.output_index = self._wrap(values, self._on_output_grads)
+        values, self.output_index = self._wrap(values, self._on_output_grads, False)
         return values[0] if single else values
 
     def _on_output_grads(self, grads):
@@ -124,7 +126,6 @@ class _BackwardHook:
 
     def _on_input_grads(self, grads):
         index = self.input_index
-        grads = [g if self.input_requires_grad[i] else None for i, g in zip(index, grads)]
         if self.grad_outputs is None:
             return grads
         grad_inputs = self._pack(index, grads, self.n_inputs)
