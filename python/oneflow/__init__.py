@@ -345,6 +345,9 @@ from oneflow import testing  # noqa: E402,F401
 from oneflow import multiprocessing  # noqa: E402,F401
 from oneflow import _dynamo, accelerator, compiler, jit, random  # noqa: E402,F401
 from oneflow import serialization  # noqa: E402,F401  (torch.serialization)
+from oneflow.framework import c_compat as _c_compat  # noqa: E402
+
+_c_compat.install()  # OneFlow's functional names on oneflow._C that oneflow has no kernel for
 from oneflow.framework.global_tensor import to_global, to_local  # noqa: E402,F401
 from oneflow.framework import memory_format as _memory_format  # noqa: E402
 from oneflow.framework import out_arg as _out_arg  # noqa: E402

@@ -394,12 +394,17 @@ void init_functional(py::module_& m) {
       py::arg("input"));
   m.def(
       "matmul",
-      [](py::handle a, py::handle b) {
+      [](py::handle a, py::handle b, bool transpose_a, bool transpose_b, double alpha) {
         Tensor x = as_tensor(a, "matmul", "input"), y = as_tensor(b, "matmul", "other");
         ReleaseGil nogil;
-        return F::matmul(x, y);
+        // OneFlow's keywords: op(a) @ op(b) * alpha, op a transpose of the last two dims
+        if (transpose_a && x->ndim() >= 2) x = F::transpose(x, -2, -1);
+        if (transpose_b && y->ndim() >= 2) y = F::transpose(y, -2, -1);
+        Tensor out = F::matmul(x, y);
+        return alpha == 1.0 ? out : F::mul(out, Scalar::from_double(alpha));
       },
-      py::arg("input"), py::arg("other"));
+      py::arg("input"), py::arg("other"), py::kw_only(), py::arg("transpose_a") = false,
+      py::arg("transpose_b") = false, py::arg("alpha") = 1.0);
   m.def(
       "_linear",
       [](py::handle x, py::handle w, py::handle b) {
