@@ -522,3 +522,26 @@ def test_methods_match_functions():
 )
 def test_bad_arguments_raise_like_torch(fn):
     _raises_like(fn)
+
+
+@pytest.mark.parametrize(
+    "values", [[0.0, 100.0], [-1e4, 0.0, 1e4], [-100.0, 0.0, 100.0], [float("-inf"), 0.0, 1.0]]
+)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_logcumsumexp_of_values_far_apart_like_torch(values, dtype):
+    a = np.array(values, dtype=dtype)
+    x = flow.tensor(a, requires_grad=True)
+    t = torch.tensor(a, requires_grad=True)
+    y, z = flow.logcumsumexp(x, 0), torch.logcumsumexp(t, 0)
+    np.testing.assert_allclose(y.detach().numpy(), z.detach().numpy(), rtol=1e-6, atol=1e-30)
+    y.sum().backward()
+    z.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-5)
+    r = np.random.default_rng(0).standard_normal((3, 37, 5)).astype(dtype) * 30
+    for d in (0, 1, -1):
+        np.testing.assert_allclose(
+            flow.logcumsumexp(flow.tensor(r), d).numpy(),
+            torch.logcumsumexp(torch.tensor(r), d).numpy(),
+            rtol=1e-5,
+            atol=1e-4,
+        )

@@ -345,9 +345,24 @@ def logcumsumexp(input, dim):
     _floating_only("logcumsumexp", input)
     if input.numel() == 0:
         return _C.cumsum(input, dim)
-    m = _C.amax(input, [dim], True).detach()
-    m = _C.where(_C.eq(_C.abs(m), math.inf), 0.0, m)
-    return _C.add(_C.log(_C.cumsum(_C.exp(_C.sub(input, m)), dim)), m)
+    # A prefix scan of logaddexp (associative), log2(n) steps of whole-tensor ops: each step
+    # adds the partial result s positions back. Every combination is logaddexp's stable form, so
+    # values far apart (0 and 100, or -1e4 and 1e4) keep their precision, which subtracting one
+    # maximum per line before a cumsum of exponentials does not.
+    dim = dim % input.ndim if input.ndim else 0
+    if input.ndim == 0:
+        return input.clone()
+    n = input.shape[dim]
+    out = input
+    step = 1
+    while step < n:
+        pad_shape = list(input.shape)
+        pad_shape[dim] = step
+        pad = _C.full(pad_shape, -math.inf, dtype=input.dtype, device=input.device)
+        shifted = _C.cat([pad, out.narrow(dim, 0, n - step)], dim)
+        out = _C.logaddexp(out, shifted)
+        step *= 2
+    return out if out is not input else input.clone()
 
 
 def cummax(input, dim):
