@@ -72,21 +72,12 @@ template <>
 OF_NOT_YET(CumExtreme<ReduceFn::kMax>)
 template <>
 OF_NOT_YET(CumExtreme<ReduceFn::kMin>)
-OF_NOT_YET(Gather) OF_NOT_YET(Scatter) OF_NOT_YET(SearchSorted) OF_NOT_YET(Histc) template <>
-OF_NOT_YET(Reduce<ReduceFn::kProd>)
-template <>
-OF_NOT_YET(Reduce<ReduceFn::kMax>)
-template <>
-OF_NOT_YET(Reduce<ReduceFn::kMin>)
-template <>
-OF_NOT_YET(ArgReduce<ReduceFn::kMax>)
-template <>
-OF_NOT_YET(ArgReduce<ReduceFn::kMin>)
+OF_NOT_YET(Gather) OF_NOT_YET(Scatter) OF_NOT_YET(SearchSorted) OF_NOT_YET(Histc)
 #undef OF_NOT_YET
-// The fused optimizer updates write into their inputs (the parameter and its state): a host
-// copy would take the update, so they are not registered for the host fallback (flow.optim uses
-// them for CPU parameters only).
-void AdamUpdate::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+    // The fused optimizer updates write into their inputs (the parameter and its state): a host
+    // copy would take the update, so they are not registered for the host fallback (flow.optim uses
+    // them for CPU parameters only).
+    void AdamUpdate::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
   not_yet(*this);
 }
 void SgdUpdate::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
