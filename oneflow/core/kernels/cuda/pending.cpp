@@ -20,6 +20,16 @@ namespace {
 }
 }  // namespace
 
+// The fused optimizer updates write into their inputs (the parameter and its state): a host copy
+// would take the update, so they are not registered for the host fallback (flow.optim uses them
+// for CPU parameters only).
+void AdamUpdate::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  not_yet(*this);
+}
+void SgdUpdate::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
+  not_yet(*this);
+}
+
 void Cat::compute_cuda(const TensorList& in_, const TensorList& out, const Attrs& attrs) const {
   const int64_t dim = attrs.get<int64_t>("dim");
   const Tensor& o = out[0];
@@ -62,27 +72,13 @@ OF_NOT_YET(ComplexMul)
 OF_NOT_YET(FftC2C)
 OF_NOT_YET(FftR2C)
 OF_NOT_YET(FftC2R)
-OF_NOT_YET(Cumsum)
-OF_NOT_YET(Cumprod)
 OF_NOT_YET(Sort)
 OF_NOT_YET(Mode)
 OF_NOT_YET(Inverse)
 OF_NOT_YET(Det)
-template <>
-OF_NOT_YET(CumExtreme<ReduceFn::kMax>)
-template <>
-OF_NOT_YET(CumExtreme<ReduceFn::kMin>)
-OF_NOT_YET(Gather) OF_NOT_YET(Scatter) OF_NOT_YET(SearchSorted) OF_NOT_YET(Histc)
+OF_NOT_YET(Gather)
+OF_NOT_YET(Scatter) OF_NOT_YET(SearchSorted) OF_NOT_YET(Histc)
 #undef OF_NOT_YET
-    // The fused optimizer updates write into their inputs (the parameter and its state): a host
-    // copy would take the update, so they are not registered for the host fallback (flow.optim uses
-    // them for CPU parameters only).
-    void AdamUpdate::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
-  not_yet(*this);
-}
-void SgdUpdate::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const {
-  not_yet(*this);
-}
 #undef OF_PENDING_FLAG
 #undef OF_PENDING_FLAG_
 

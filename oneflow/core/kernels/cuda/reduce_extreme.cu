@@ -1,5 +1,6 @@
-// CUDA kernels of amax/amin/prod over any dims (Reduce<K>) and of max/min along one dim with
-// their indices (ArgReduce<K>), with the CPU kernels' semantics (kernels/cpu/reduce.cpp): NaN
+// CUDA kernels of amax/amin/prod over any dims (Reduce<K>), of max/min along one dim with
+// their indices (ArgReduce<K>), and of the scans cumsum, cumprod, cummax and cummin (one thread
+// per line), with the CPU kernels' semantics (kernels/cpu/reduce.cpp): NaN
 // propagates through amax/amin; max/min return the first NaN of a line, else the first position
 // of the extreme; prod multiplies floats in double and integers in int64, an empty product
 // being 1. Each output is reduced by one thread (short reductions) or one block (a shared-memory
@@ -188,6 +189,103 @@ void split_dims(const Tensor& x, const std::vector<int64_t>& dims, Shape* kept_s
   }
 }
 
+// ---- scans along a dim, one thread per line (the CPU kernels' order of operations) ----
+
+template <typename T>
+using scan_acc_t = std::conditional_t<std::is_floating_point_v<compute_t<T>>, double, int64_t>;
+
+template <bool Prod, typename T>
+__global__ void scan_lines(int64_t lines, int64_t len, int64_t step, int64_t ostep,
+                           StridedIndexer<2> ix, const T* x, T* out) {
+  using A = scan_acc_t<T>;
+  for (int64_t l = cuda::grid_begin(); l < lines; l += cuda::grid_step()) {
+    int64_t off[2];
+    ix.offsets(l, off);
+    const T* p = x + off[0];
+    T* q = out + off[1];
+    A acc = Prod ? A(1) : A(0);
+    for (int64_t i = 0; i < len; ++i) {
+      if constexpr (std::is_same_v<T, bool>) {
+        acc = Prod ? A(acc && p[i * step]) : A(acc + A(p[i * step]));
+        q[i * ostep] = acc != 0;
+      } else {
+        const A v = A(compute_t<T>(p[i * step]));
+        acc = Prod ? acc * v : acc + v;
+        q[i * ostep] = T(compute_t<T>(acc));
+      }
+    }
+  }
+}
+
+// cummax/cummin: ties take the later position; from the first NaN on, the running extreme is
+// NaN and each later NaN takes the index (PyTorch's, as the CPU kernel).
+template <ReduceFn K, typename T>
+__global__ void cum_extreme_lines(int64_t lines, int64_t len, int64_t step, int64_t ostep,
+                                  StridedIndexer<2> ix, const T* x, T* vals, int64_t* idxs) {
+  using C = compute_t<T>;
+  for (int64_t l = cuda::grid_begin(); l < lines; l += cuda::grid_step()) {
+    int64_t off[2];
+    ix.offsets(l, off);
+    const T* p = x + off[0];
+    T* v_out = vals + off[1];
+    int64_t* i_out = idxs + off[1];
+    C best = C(p[0]);
+    int64_t at = 0, i = 0;
+    for (; i < len; ++i) {
+      const C v = C(p[i * step]);
+      if (K == ReduceFn::kMax ? v >= best : v <= best) {
+        best = v;
+        at = i;
+      } else if (is_nan(v)) {
+        break;
+      }
+      v_out[i * ostep] = T(best);
+      i_out[i * ostep] = at;
+    }
+    for (int64_t nan_at = i; i < len; ++i) {
+      if (is_nan(C(p[i * step]))) nan_at = i;
+      v_out[i * ostep] = p[nan_at * step];
+      i_out[i * ostep] = nan_at;
+    }
+  }
+}
+
+// The lines of x along `dim` and of out (x's shape, contiguous): their count, length, steps and
+// the indexer of their starts.
+struct Lines {
+  int64_t count = 1, len = 1, step = 0, ostep = 0;
+  StridedIndexer<2> ix;
+  Lines(const char* op, const Tensor& x, const Tensor& out, int64_t dim) {
+    Shape kept;
+    Strides xs, os;
+    for (int64_t d = 0; d < x->ndim(); ++d) {
+      if (d == dim) {
+        len = x->shape()[d];
+        step = x->strides()[d];
+        ostep = out->strides()[d];
+        continue;
+      }
+      kept.push_back(x->shape()[d]);
+      xs.push_back(x->strides()[d]);
+      os.push_back(out->strides()[d]);
+    }
+    count = numel(kept);
+    ix = cuda::make_indexer<2>(op, kept, {xs, os});
+  }
+};
+
+template <bool Prod>
+void scan(const char* op, const Tensor& x, const Tensor& out, int64_t dim) {
+  if (out->numel() == 0) return;
+  const Lines l(op, x, out, dim);
+  cudaStream_t stream = cuda_stream(out->device().index);
+  visit_dtype(x->dtype(), [&]<typename T>() {
+    scan_lines<Prod, T><<<cuda::grid_size(l.count), cuda::kBlockSize, 0, stream>>>(
+        l.count, l.len, l.step, l.ostep, l.ix, x->data_as<T>(), out->data_as<T>());
+    OF_CUDA_CHECK(cudaGetLastError());
+  });
+}
+
 }  // namespace
 
 template <ReduceFn K>
@@ -248,6 +346,28 @@ void ArgReduce<K>::compute_cuda(const TensorList& in, const TensorList& out,
   });
 }
 
+void Cumsum::compute_cuda(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  scan<false>(name(), in[0], out[0], attrs.get<int64_t>("dim"));
+}
+
+void Cumprod::compute_cuda(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
+  scan<true>(name(), in[0], out[0], attrs.get<int64_t>("dim"));
+}
+
+template <ReduceFn K>
+void CumExtreme<K>::compute_cuda(const TensorList& in, const TensorList& out,
+                                 const Attrs& attrs) const {
+  if (out[0]->numel() == 0) return;
+  const Lines l(name(), in[0], out[0], attrs.get<int64_t>("dim"));
+  cudaStream_t stream = cuda_stream(out[0]->device().index);
+  visit_dtype(in[0]->dtype(), [&]<typename T>() {
+    cum_extreme_lines<K, T><<<cuda::grid_size(l.count), cuda::kBlockSize, 0, stream>>>(
+        l.count, l.len, l.step, l.ostep, l.ix, in[0]->data_as<T>(), out[0]->data_as<T>(),
+        out[1]->data_as<int64_t>());
+    OF_CUDA_CHECK(cudaGetLastError());
+  });
+}
+
 #define OF_REDUCE_CUDA(Cls) \
   template void Cls::compute_cuda(const TensorList&, const TensorList&, const Attrs&) const;
 OF_REDUCE_CUDA(Reduce<ReduceFn::kProd>)
@@ -255,6 +375,8 @@ OF_REDUCE_CUDA(Reduce<ReduceFn::kMax>)
 OF_REDUCE_CUDA(Reduce<ReduceFn::kMin>)
 OF_REDUCE_CUDA(ArgReduce<ReduceFn::kMax>)
 OF_REDUCE_CUDA(ArgReduce<ReduceFn::kMin>)
+OF_REDUCE_CUDA(CumExtreme<ReduceFn::kMax>)
+OF_REDUCE_CUDA(CumExtreme<ReduceFn::kMin>)
 #undef OF_REDUCE_CUDA
 
 }  // namespace oneflow
