@@ -505,3 +505,30 @@ def test_loads_a_whole_model_pickled_by_torch_save(tmp_path):
     np.testing.assert_allclose(
         loaded[0].weight.grad.numpy(), model[0].weight.grad.numpy(), rtol=1e-4, atol=1e-5
     )
+
+
+def test_tied_weights_are_saved_once_and_load_as_one_tensor(tmp_path):
+    class Tied(flow.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = flow.nn.Embedding(100, 64)
+            self.head = flow.nn.Linear(64, 100, bias=False)
+            self.head.weight = self.emb.weight
+
+    model = Tied()
+    path = str(tmp_path / "tied.of")
+    flow.save(model.state_dict(), path)
+    single = str(tmp_path / "single.of")
+    flow.save({"w": model.emb.weight.detach()}, single)
+    assert os.path.getsize(path) < os.path.getsize(single) + 1024  # one copy of the matrix
+    loaded = flow.load(path)
+    assert loaded["emb.weight"] is loaded["head.weight"]
+    other = Tied()
+    other.load_state_dict(loaded)
+    np.testing.assert_array_equal(
+        other.head.weight.detach().numpy(), model.emb.weight.detach().numpy()
+    )
+    x = flow.arange(6.0)
+    flow.save({"a": x, "b": x, "c": x[2:]}, path)
+    back = flow.load(path)
+    assert back["a"] is back["b"] and back["c"].tolist() == [2, 3, 4, 5]

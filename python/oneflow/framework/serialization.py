@@ -31,6 +31,9 @@ class _Writer:
     def __init__(self, allow_pickle):
         self.allow_pickle = allow_pickle
         self.blobs, self.entries, self.offset = [], [], 0
+        # The same view of one storage saved twice (tied weights: a state dict holds both names)
+        # is written once; load gives both names one tensor, as PyTorch's shared storage does.
+        self.views = {}
 
     def add(self, array):
         array = np.array(
@@ -74,14 +77,28 @@ class _Writer:
                 }
             # A copy: the values as of this call, and the tensor's memory stays oneflow's own
             # (a NumPy view would make later ops on it synchronous, see docs/eager.md).
+            key = None
+            if not t.is_global:
+                key = (
+                    t._storage_id(),
+                    t.storage_offset(),
+                    tuple(t.shape),
+                    t.stride(),
+                    str(t.dtype),
+                )
+            entry = self.views.get(key) if key is not None else None
             if t.dtype == oneflow.bfloat16:
-                arr = t.float()._numpy_copy()
                 kind = "bfloat16"
+                if entry is None:
+                    entry = self.add(t.float()._numpy_copy())
             else:
-                arr = t.cpu()._numpy_copy()
                 kind = None
+                if entry is None:
+                    entry = self.add(t.cpu()._numpy_copy())
+            if key is not None:
+                self.views[key] = entry
             return {
-                "__tensor__": self.add(arr),
+                "__tensor__": entry,
                 "requires_grad": bool(obj.requires_grad),
                 "parameter": isinstance(obj, Parameter),
                 "cast": kind,
@@ -236,6 +253,8 @@ def load(
         raw = payload[base + e["offset"] : base + e["offset"] + e["nbytes"]]
         return np.frombuffer(raw, dtype=np.dtype(e["dtype"])).reshape(e["shape"]).copy()
 
+    loaded = {}  # tensors by (entry, flags): names saved as one view get one tensor
+
     def decode(node):
         if not isinstance(node, dict):
             return node
@@ -247,10 +266,26 @@ def load(
                 dtype = getattr(oneflow, m["dtype"])
                 t = oneflow.empty_strided(m["shape"], m["stride"], dtype=dtype, device="meta")
             else:
+                shared = (
+                    node["__tensor__"],
+                    bool(node.get("parameter")),
+                    bool(node.get("requires_grad")),
+                    node.get("device", "cpu"),
+                )
+                if shared in loaded:  # saved once for several names (tied weights)
+                    return loaded[shared]
                 t = oneflow.from_numpy(array(node["__tensor__"]))
                 if node.get("cast") == "bfloat16":
                     t = t.to(oneflow.bfloat16)
                 t = torch_format.place(t, map_location, node.get("device", "cpu"))
+                if node.get("parameter"):
+                    from oneflow.nn.parameter import Parameter
+
+                    t = Parameter(t, node.get("requires_grad", True))
+                elif node.get("requires_grad"):
+                    t.requires_grad_(True)
+                loaded[shared] = t
+                return t
             if node.get("parameter"):
                 from oneflow.nn.parameter import Parameter
 
