@@ -383,3 +383,19 @@ def test_creation_checks_values_against_the_dtype_like_torch():
             lib.from_numpy(np.arange(3, dtype=">f4"))  # big-endian bytes
     with pytest.raises(ValueError):
         flow.tensor(np.arange(3, dtype=">i4"))
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [float("nan"), float("inf"), -float("inf"), 1.0],
+        [-0.0, 0.0],
+        [0.0, 10.5, -3.0],
+        [100.0, 0.0],
+        [[1e-5, 1.0], [float("nan"), 0.0]],
+        [float("nan")],
+    ],
+)
+def test_float_columns_are_as_wide_as_the_nonzero_finite_values_like_torch(values):
+    ours = repr(flow.tensor(values)).replace(", dtype=oneflow.float32", "")
+    assert ours == repr(torch.tensor(values))

@@ -60,9 +60,7 @@ class _Formatter:
         finite = flat[np.isfinite(flat)].astype(np.float64)
         nonzero = np.abs(finite[finite != 0])
         if finite.size == 0:
-            for v in flat:
-                self.max_width = builtins.max(self.max_width, len(self._special(v)))
-            return
+            return  # nan and inf print at their own width
         self.int_mode = bool(np.all(np.ceil(finite) == finite))
         if nonzero.size:
             lo, hi = nonzero.min(), nonzero.max()
@@ -76,7 +74,9 @@ class _Formatter:
             self.sci_mode = True
         if _opts.sci_mode is not None:
             self.sci_mode = _opts.sci_mode
-        for v in flat:
+        # The column width comes from the nonzero finite values (zeros, nan and inf are not
+        # padded to, nor pad the others: tensor([nan, inf, -inf, 1.]), as PyTorch and OneFlow).
+        for v in finite[finite != 0]:
             self.max_width = builtins.max(self.max_width, len(self._format_raw(v)))
 
     @staticmethod
