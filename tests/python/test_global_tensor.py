@@ -570,6 +570,10 @@ except ValueError as e:
 flow.manual_seed(100 + rank)
 d = flow.nn.functional.dropout(flow.ones(64).to_global(P, B), p=0.5)
 out["dropout"] = d.to_local()
+# a split random result: each shard draws its own numbers (the generators are seeded alike)
+flow.manual_seed(7)
+ds = flow.nn.functional.dropout(flow.ones(8 * world, 64).to_global(P, B).to_global(sbp=S0), 0.5)
+out["dropout_split"] = ds.to_local()
 # a non-contiguous local tensor made broadcast
 t = flow.tensor(np.arange(6, dtype=np.float32).reshape(2, 3) * (rank + 1)).T
 out["noncontig_b"] = t.to_global(P, B).to_local()
@@ -703,3 +707,9 @@ def test_global_regressions_on_ranks(tmp_path, world):
         np.testing.assert_array_equal(r["noncontig_b"], np.arange(6).reshape(2, 3).T)
     for d in dropouts[1:]:
         np.testing.assert_array_equal(d, dropouts[0])
+    shards = []
+    for rank in range(world):
+        with np.load(tmp_path / f"rank{rank}.npz") as f:
+            shards.append(f["dropout_split"])
+    for s in shards[1:]:
+        assert s.shape == shards[0].shape and not np.array_equal(s, shards[0])

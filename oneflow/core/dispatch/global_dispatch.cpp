@@ -452,11 +452,24 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
   local_in.reserve(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i)
     local_in.push_back(is_global(inputs[i]) ? global::box_local(inputs[i], sig.in[i]) : inputs[i]);
+  // A random primitive with a split result draws each shard's numbers from a stream of its own:
+  // every rank's generator holds the same seed and offset (they are seeded alike), which would
+  // repeat one shard's numbers on every rank (dropout's mask on each data-parallel shard).
+  Attrs shard_attrs = metas.empty() ? attrs : local_attrs(prim, attrs, sig, metas[0].shape);
+  if (attrs.has("seed") && global::world_size() > 1 && global::rank() > 0) {
+    bool split = false;
+    for (size_t i = 0; i < std::max<size_t>(metas.size(), 1); ++i)
+      split = split || sig.out_of(i).is_split();
+    if (split) {
+      const uint64_t seed = static_cast<uint64_t>(shard_attrs.get<int64_t>("seed"));
+      const uint64_t mixed = seed ^ (0x9E3779B97F4A7C15ull * static_cast<uint64_t>(global::rank()));
+      shard_attrs.set("seed", static_cast<int64_t>(mixed));
+    }
+  }
   TensorList local_out;
   {
     GradModeGuard no_grad(false);
-    local_out = dispatch(prim, local_in,
-                         metas.empty() ? attrs : local_attrs(prim, attrs, sig, metas[0].shape),
+    local_out = dispatch(prim, local_in, shard_attrs,
                          inplace_out ? global::local_of(inplace_out) : nullptr);
   }
   // A random primitive's broadcast result must be the same on every rank, whatever each
