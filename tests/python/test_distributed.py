@@ -1155,3 +1155,27 @@ def test_distributed_sampler_epochs_and_defaults(monkeypatch):
         ValueError, match=r"Invalid rank 3, rank should be in the interval \[0, 2\]"
     ):
         flow.utils.data.DistributedSampler(dataset, 3, 3)
+
+
+def test_init_process_group_after_oneflow_style_code_joined_the_group(tmp_path):
+    _write(
+        tmp_path / "mixed.py",
+        """
+        import oneflow as flow
+        import oneflow.distributed as dist
+
+        flow.comm.barrier()  # joins the launcher's group implicitly (as a global tensor would)
+        dist.init_process_group("gloo")  # PyTorch-style code after it names the same group
+        t = flow.ones(2) * (dist.get_rank() + 1)
+        dist.all_reduce(t)
+        try:
+            dist.init_process_group("gloo")
+            second = "accepted"
+        except ValueError as e:
+            second = "twice" if "twice" in str(e) else str(e)
+        print("rank", dist.get_rank(), t.tolist(), second)
+        """,
+    )
+    proc = _launch(tmp_path, "--nproc_per_node", "2", "mixed.py")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[3.0, 3.0] twice" in proc.stdout

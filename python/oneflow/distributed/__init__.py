@@ -137,6 +137,11 @@ _NOT_INITIALIZED = (
 )
 
 
+# Whether init_process_group made (or took over) the default group, as opposed to OneFlow-style
+# code joining it implicitly.
+_state = {"explicit": False}
+
+
 def is_initialized():
     return _internal._comm_initialized()
 
@@ -216,7 +221,20 @@ def init_process_group(
     bounds the rendezvous and every later wait."""
     op = "init_process_group"
     if is_initialized():
-        raise ValueError("trying to initialize the default process group twice!")
+        if _state["explicit"]:
+            raise ValueError("trying to initialize the default process group twice!")
+        # Joined implicitly by OneFlow-style code (a global tensor, flow.comm, DDP) from the
+        # launcher's environment: the same group, which this call now names as its own.
+        _check_backend(op, backend)
+        if (rank >= 0 and rank != _internal._comm_rank()) or (
+            world_size >= 0 and world_size != _internal._comm_world_size()
+        ):
+            raise ValueError(
+                f"{op}: the process already joined a group as rank {_internal._comm_rank()} of "
+                f"{_internal._comm_world_size()}, got rank={rank}, world_size={world_size}"
+            )
+        _state["explicit"] = True
+        return
     _check_backend(op, backend)
     if store is not None:
         raise NotImplementedError(
@@ -251,6 +269,7 @@ def init_process_group(
                 )
             master_port = 0
     _comm._init(op, rank, world_size, master_addr, master_port, _timeout_seconds(op, timeout))
+    _state["explicit"] = True
 
 
 def destroy_process_group(group=None):
@@ -259,6 +278,7 @@ def destroy_process_group(group=None):
     _check_group(op, group)
     _require_initialized(op)
     _internal._comm_destroy()
+    _state["explicit"] = False
 
 
 def new_group(
