@@ -1179,3 +1179,25 @@ def test_init_process_group_after_oneflow_style_code_joined_the_group(tmp_path):
     proc = _launch(tmp_path, "--nproc_per_node", "2", "mixed.py")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "[3.0, 3.0] twice" in proc.stdout
+
+
+def test_save_and_load_take_oneflow_positional_ranks_and_a_placement(tmp_path):
+    _write(
+        tmp_path / "ckpt.py",
+        """
+        import oneflow as flow
+
+        p = flow.placement("cpu", ranks=[0, 1])
+        y = flow.arange(3.0).to_global(p, flow.sbp.broadcast)
+        flow.save({"y": y}, "ckpt.of", 0)  # OneFlow's save(obj, path, global_dst_rank)
+        flow.comm.barrier()
+        a = flow.load("ckpt.of", 0)["y"]  # OneFlow's load(path, global_src_rank)
+        b = flow.load("ckpt.of", map_location=p)["y"]  # a placement: global there
+        print("rank", flow.env.get_rank(), a.is_global, a.to_local().tolist(), b.is_global,
+              str(b.sbp), b.to_local().tolist())
+        """,
+    )
+    proc = _launch(tmp_path, "--nproc_per_node", "2", "ckpt.py")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    line = "True [0.0, 1.0, 2.0] True (oneflow.sbp.broadcast,) [0.0, 1.0, 2.0]"
+    assert proc.stdout.count(line) == 2, proc.stdout

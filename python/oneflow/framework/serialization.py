@@ -155,6 +155,9 @@ def save(
         path = f
     if path is None:
         raise TypeError("save() missing required argument 'f' (the file or path)")
+    if isinstance(allow_pickle, int) and not isinstance(allow_pickle, bool):
+        # OneFlow's order: save(obj, path, global_dst_rank)
+        global_dst_rank, allow_pickle = allow_pickle, True
     writer = _Writer(allow_pickle)
     tree = writer.encode(obj)
     header = json.dumps({"format": 1, "tree": tree, "tensors": writer.entries}).encode()
@@ -210,6 +213,16 @@ def load(
     locations, a function of (storage, location) or of the location). With global_src_rank only
     that rank reads the file; its bytes are sent to the others and tensors are returned as
     broadcast global tensors over every rank."""
+    if isinstance(map_location, int) and not isinstance(map_location, bool):
+        # OneFlow's order: load(path, global_src_rank, map_location)
+        global_src_rank, map_location = map_location, allow_pickle or None
+        allow_pickle = False
+    if isinstance(map_location, oneflow.placement):  # OneFlow's: the tensors made global there
+        placement = map_location
+        loaded = load(
+            path, None, allow_pickle, global_src_rank, weights_only=weights_only, mmap=mmap
+        )
+        return _map_tensors(loaded, lambda t: t.to_global(placement, [oneflow.sbp.broadcast] * 1))
     allow_pickle = bool(allow_pickle) or weights_only is False
     if global_src_rank is not None:
         return _load_global(path, map_location, allow_pickle, global_src_rank)
@@ -328,6 +341,19 @@ def load(
         raise RuntimeError(f"load: {name} has an unknown entry {sorted(node)}")
 
     return decode(header["tree"])
+
+
+def _map_tensors(obj, fn):
+    """obj with fn applied to each tensor in its dicts, lists and tuples."""
+    if isinstance(obj, Tensor):
+        return fn(obj)
+    if isinstance(obj, OrderedDict):
+        return OrderedDict((k, _map_tensors(v, fn)) for k, v in obj.items())
+    if isinstance(obj, dict):
+        return {k: _map_tensors(v, fn) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)) and not hasattr(obj, "_fields"):
+        return type(obj)(_map_tensors(v, fn) for v in obj)
+    return obj
 
 
 def _hashable(key):
