@@ -273,3 +273,20 @@ def _full_backward_hook_log(lib, case):
 def test_full_backward_hook_sees_none_for_unused_outputs_like_torch(case):
     # an output without a gradient gives None in grad_output; an input that needs none, zeros
     assert _full_backward_hook_log(flow, case) == _full_backward_hook_log(torch, case)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: flow.gather(flow.zeros(0), 0, flow.tensor([2])),
+        lambda: flow.gather(
+            flow.zeros(0, requires_grad=True), 0, flow.tensor(25, dtype=flow.int32)
+        ),
+        lambda: flow.zeros(0).scatter(0, flow.tensor([2]), flow.tensor([1.0])),
+        lambda: flow.take_along_dim(flow.zeros(0), flow.tensor([1]), 0),
+    ],
+)
+def test_indexing_an_empty_tensor_out_of_range_raises(call):
+    # the gather kernel read element 0 in place of a bad index, which an empty input lacks
+    with pytest.raises((RuntimeError, IndexError), match="out of bounds"):
+        call().tolist()

@@ -93,6 +93,10 @@ void Gather::compute_cpu(const TensorList& in, const TensorList& out, const Attr
   const int64_t n = index->numel();
   if (n == 0) return;
   const int64_t size = x->ndim() == 0 ? 1 : x->shape()[dim];
+  const std::string target_of =
+      attrs.has("target_of") ? attrs.get<std::string>("target_of") : std::string();
+  if (size == 0 || x->numel() == 0)  // every index is out of range: no element 0 to read instead
+    check_indices(name(), index, size, dim, target_of);
   // Lines along the index's last dim: per line one base offset into x, then a gather per element
   // (the index picks the coordinate along `dim`). The bounds are tested in the same pass (an
   // index out of range reads element 0 instead) and reported after it: the output is fresh, so
@@ -135,8 +139,7 @@ void Gather::compute_cpu(const TensorList& in, const TensorList& out, const Attr
         });
   });
   if (bad)  // reports the first bad index
-    check_indices(name(), index, size, dim,
-                  attrs.has("target_of") ? attrs.get<std::string>("target_of") : std::string());
+    check_indices(name(), index, size, dim, target_of);
 }
 
 void Scatter::compute_cpu(const TensorList& in, const TensorList& out, const Attrs& attrs) const {
