@@ -367,4 +367,12 @@ from oneflow.framework import storage as _storage  # noqa: E402
 
 _storage.install(__import__(__name__))
 
+from oneflow.framework import toplevel_extra as _toplevel_extra  # noqa: E402
+
+globals().update(_toplevel_extra.functions())
+from oneflow.framework import generator as _generator  # noqa: E402
+
+_generator.install(__import__(__name__))
+from oneflow import _inductor, mps, return_types, xpu  # noqa: E402,F401
+
 _out_arg.install(__import__(__name__))

@@ -10,14 +10,16 @@ traced always falls back to eager execution (``suppress_errors``' behaviour), ex
 signature gets a plan of its own."""
 
 from oneflow import compiler as _compiler
-from oneflow._dynamo import config
+from oneflow._dynamo import config, eval_frame  # noqa: F401
 
 __all__ = [
     "allow_in_graph",
     "assume_constant_result",
     "config",
     "disable",
+    "graph_break",
     "is_compiling",
+    "list_backends",
     "mark_dynamic",
     "mark_static",
     "maybe_mark_dynamic",
@@ -29,7 +31,13 @@ allow_in_graph = _compiler.allow_in_graph
 assume_constant_result = _compiler.assume_constant_result
 disable = _compiler.disable
 is_compiling = _compiler.is_compiling
+list_backends = _compiler.list_backends
 reset = _compiler.reset
+
+
+def graph_break():
+    """Marks where PyTorch's tracer splits the graph; nothing to do when running eagerly (a
+    forward traced by oneflow.compile is traced whole)."""
 
 
 def optimize(backend="inductor", *, nopython=False, dynamic=None, disable=False):

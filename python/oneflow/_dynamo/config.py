@@ -1,7 +1,8 @@
 """torch._dynamo.config's settings. oneflow.compile reads ``recompile_limit`` (also named
 ``cache_size_limit``): the plans one compiled object keeps for different module states before
 it runs eagerly. The others are kept for scripts that set them; they configure parts of
-PyTorch's tracer that oneflow.compile does not have."""
+PyTorch's tracer that oneflow.compile does not have. ``patch(...)`` sets settings for a block or
+a decorated function."""
 
 import sys
 import types
@@ -17,6 +18,14 @@ automatic_dynamic_shapes = True
 assume_static_by_default = True
 force_parameter_static_shapes = True
 inline_inbuilt_nn_modules = True
+
+
+def patch(arg1=None, arg2=None, **kwargs):
+    """Sets settings for a block or a decorated function: patch(name=value),
+    patch("name", value) or patch({"name": value})."""
+    from oneflow.framework.config_module import patch as _patch
+
+    return _patch(sys.modules[__name__], arg1, arg2, **kwargs)
 
 
 class _Config(types.ModuleType):

@@ -31,6 +31,18 @@ def _device_type(device_type):
     return device_type
 
 
+def is_autocast_available(device_type):
+    """Whether autocast supports `device_type` (a device type string): "cpu" and "cuda"."""
+    from oneflow.framework.toplevel_extra import _device_type as _parse
+
+    if not isinstance(device_type, str):
+        raise TypeError(
+            "is_autocast_available(): argument 'device_type' (position 1) must be str, not "
+            f"{type(device_type).__name__}"
+        )
+    return _parse(device_type) in ("cpu", "cuda")
+
+
 def is_autocast_enabled(device_type="cuda"):
     """Whether autocast is on for `device_type` on this thread."""
     return _internal._C._autocast_get(_device_type(device_type))[0]
@@ -270,6 +282,16 @@ class GradScaler:
         self._growth_interval = int(growth_interval)
         self._growth_tracker = 0
         self._per_optimizer = {}  # id(optimizer) -> {"unscaled": bool, "found_inf": bool}
+        # False until scale() (or load_state_dict, or a graph) first uses the scale: as
+        # PyTorch's lazily made scale, unscale_/step/update refuse to run before that.
+        self._scale_used = False
+
+    def _check_scale(self, funcname):
+        if not self.__dict__.get("_scale_used", True):
+            raise AssertionError(
+                f"Attempted {funcname} but _scale is None.  This may indicate your script did "
+                "not use scaler.scale(loss or outputs) earlier in the iteration."
+            )
 
     def is_enabled(self):
         return self._enabled
@@ -285,6 +307,7 @@ class GradScaler:
         """(scale, growth tracker) as float64 0-d tensors on `device` (the host keeps Python
         floats: the same roundings), created once from the host values; a graph captures and
         updates them."""
+        self._scale_used = True  # the graph's program scales the loss
         tensors = self.__dict__.get("_graph_tensors")
         if tensors is None or tensors[0].device != device:
             self._sync_from_graph()
@@ -312,6 +335,7 @@ class GradScaler:
         """outputs (a tensor or nested tuples/lists of tensors) times the scale."""
         if not self._enabled:
             return outputs
+        self._scale_used = True
         self._sync_from_graph()
         if isinstance(outputs, oneflow.Tensor):
             # a float32 0-d factor, as PyTorch's: a 0-d float16 loss becomes float32 instead
@@ -330,6 +354,7 @@ class GradScaler:
         """Divides the optimizer's gradients by the scale, in place (once per step)."""
         if not self._enabled:
             return
+        self._check_scale("unscale_")
         st = self._state(optimizer)
         if st["unscaled"]:
             raise RuntimeError(
@@ -361,6 +386,7 @@ class GradScaler:
             return optimizer.step(*args, **kwargs)
         if "closure" in kwargs:
             raise RuntimeError("Closure use is not currently supported if GradScaler is enabled.")
+        self._check_scale("step")
         st = self._state(optimizer)
         if st["stepped"]:
             raise RuntimeError("step() has already been called since the last update().")
@@ -376,6 +402,7 @@ class GradScaler:
         """Adapts the scale after the step(s) since the last update (or sets `new_scale`)."""
         if not self._enabled:
             return
+        self._check_scale("update")
         self._sync_from_graph()
         if new_scale is not None:
             self._scale = float(

@@ -23,11 +23,14 @@ from elsewhere (other globals, objects in containers) is not guarded.
 
 ``backend="eager"`` never compiles; ``mode``, ``dynamic`` and ``options`` are checked and
 accepted; callable backends (which take an FX graph) are refused. State dicts carry PyTorch's
-``_orig_mod.`` prefix."""
+``_orig_mod.`` prefix. ``oneflow.compiler.set_stance`` can make compiled calls run eagerly
+(always, the first time, or instead of a new plan) or refuse new plans. ``nn.Module.compile()``
+puts a compiled forward (CompiledForward) in the module itself."""
 
 import itertools
 
 import oneflow
+from oneflow import compiler as _compiler
 from oneflow._oneflow_internal import Tensor
 from oneflow.nn.modules.module import Module
 
@@ -106,7 +109,8 @@ def _modules_of_function(fn, args, kwargs):
     code = getattr(fn, "__code__", None)
     globs = getattr(fn, "__globals__", {})
     named = [globs[n] for n in (code.co_names if code else ()) if n in globs]
-    for v in itertools.chain(cells, named, args, kwargs.values()):
+    owner = [fn.__self__] if isinstance(getattr(fn, "__self__", None), Module) else []
+    for v in itertools.chain(owner, cells, named, args, kwargs.values()):
         if isinstance(v, Module):
             found.extend(v.modules())
     return found
@@ -215,7 +219,22 @@ class OptimizedModule(Module):
         self.__dict__["compile_error"] = error
         self.__dict__["_graphs"] = {}
 
+    def _eager_by_stance(self, stance, backend):
+        """Whether compiler.set_stance's stance (or forced backend) runs this call eagerly."""
+        if stance not in _compiler.STANCES:
+            raise RuntimeError(f"invalid oneflow.compile stance '{stance}'")
+        if stance == "force_eager" or backend == "eager":
+            return True
+        if stance in ("eager_then_compile", "aot_eager_then_compile"):
+            if not self.__dict__.get("_ran_eagerly"):
+                self.__dict__["_ran_eagerly"] = True
+                return True
+        return False
+
     def forward(self, *args, **kwargs):
+        stance, backend = _compiler._stance
+        if (stance != "default" or backend is not None) and self._eager_by_stance(stance, backend):
+            return self._orig_mod(*args, **kwargs)
         modules = self._reached(args, kwargs)
         if not self._compiles(modules, args, kwargs):
             return self._orig_mod(*args, **kwargs)
@@ -224,6 +243,13 @@ class OptimizedModule(Module):
         graph = graphs.get(before)
         if graph is not None:
             return graph(*args, **kwargs)
+        if graphs and stance == "eager_on_recompile":
+            return self._orig_mod(*args, **kwargs)
+        if graphs and stance == "fail_on_recompile":
+            raise RuntimeError(
+                "Detected recompile when oneflow.compile stance is 'fail_on_recompile': the "
+                "modules' attributes changed since the compiled plans were made"
+            )
         if len(graphs) >= _max_guards():
             self._eager_from_now(
                 RuntimeError(
@@ -294,6 +320,33 @@ class _CompiledFunction:
             fullgraph=self._module.__dict__["_fullgraph"],
             backend=self._module.__dict__["_backend"],
         )
+
+
+class CompiledForward:
+    """What nn.Module.compile() puts in a module's ``forward``: the class's forward of that
+    module, compiled (oneflow.compile of the bound method). The module's own calls and hooks
+    stay eager; copies and pickles of the module get a compiled forward of their own."""
+
+    def __init__(self, module, options):
+        self._options = dict(options)
+        bound = type(module).forward.__get__(module)
+        self._compiled = compile(bound, **self._options)
+        self.__wrapped__ = bound
+
+    def __call__(self, *args, **kwargs):
+        return self._compiled(*args, **kwargs)
+
+    @property
+    def compile_error(self):
+        return getattr(self._compiled, "compile_error", None)
+
+    def __reduce__(self):
+        return (CompiledForward, (self.__wrapped__.__self__, self._options))
+
+    def __deepcopy__(self, memo):
+        import copy
+
+        return CompiledForward(copy.deepcopy(self.__wrapped__.__self__, memo), self._options)
 
 
 def compile(

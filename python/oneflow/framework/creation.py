@@ -179,6 +179,15 @@ def _size(size):
     return size
 
 
+def _size_keyword(op, sizes, size):
+    """The sizes of a factory called with PyTorch's `size=` keyword (zeros(size=(2, 3)))."""
+    if sizes:
+        raise TypeError(f"{op}() got multiple values for argument 'size'")
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"{op}(): argument 'size' must be tuple of ints, not {type(size).__name__}")
+    return (tuple(size),)
+
+
 # The global_mode scopes entered in any thread (oneflow.utils.global_view); when there are
 # none, creation ops pay one list test.
 _global_modes = []
@@ -210,17 +219,21 @@ def _global(make, placement, sbp, requires_grad, random=False):
     return global_tensor.make_global(local, placement, sbp, requires_grad, sync=random)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
+def zeros(
+    *sizes, size=None, dtype=None, device=None, requires_grad=False, placement=None, sbp=None
+):
+    if size is not None:
+        sizes = _size_keyword("zeros", sizes, size)
     placement, sbp = _layout(placement, sbp)
     if placement is not None:
         return _global(
-            lambda dev: _C.zeros(*_size(size), dtype=dtype, device=dev),
+            lambda dev: _C.zeros(*_size(sizes), dtype=dtype, device=dev),
             placement,
             sbp,
             requires_grad,
         )
     return _C.zeros(
-        *_size(size),
+        *_size(sizes),
         dtype=dtype,
         device=device,
         requires_grad=requires_grad,
@@ -229,17 +242,19 @@ def zeros(*size, dtype=None, device=None, requires_grad=False, placement=None, s
     )
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
+def ones(*sizes, size=None, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
+    if size is not None:
+        sizes = _size_keyword("ones", sizes, size)
     placement, sbp = _layout(placement, sbp)
     if placement is not None:
         return _global(
-            lambda dev: _C.ones(*_size(size), dtype=dtype, device=dev),
+            lambda dev: _C.ones(*_size(sizes), dtype=dtype, device=dev),
             placement,
             sbp,
             requires_grad,
         )
     return _C.ones(
-        *_size(size),
+        *_size(sizes),
         dtype=dtype,
         device=device,
         requires_grad=requires_grad,
@@ -249,19 +264,28 @@ def ones(*size, dtype=None, device=None, requires_grad=False, placement=None, sb
 
 
 def randn(
-    *size, dtype=None, device=None, requires_grad=False, placement=None, sbp=None, generator=None
+    *sizes,
+    size=None,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    placement=None,
+    sbp=None,
+    generator=None,
 ):
+    if size is not None:
+        sizes = _size_keyword("randn", sizes, size)
     placement, sbp = _layout(placement, sbp)
     if placement is not None:
         return _global(
-            lambda dev: _C.randn(*_size(size), dtype=dtype, device=dev, generator=generator),
+            lambda dev: _C.randn(*_size(sizes), dtype=dtype, device=dev, generator=generator),
             placement,
             sbp,
             requires_grad,
             random=True,
         )
     return _C.randn(
-        *_size(size),
+        *_size(sizes),
         dtype=dtype,
         device=device,
         requires_grad=requires_grad,
@@ -272,19 +296,28 @@ def randn(
 
 
 def rand(
-    *size, dtype=None, device=None, requires_grad=False, placement=None, sbp=None, generator=None
+    *sizes,
+    size=None,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    placement=None,
+    sbp=None,
+    generator=None,
 ):
+    if size is not None:
+        sizes = _size_keyword("rand", sizes, size)
     placement, sbp = _layout(placement, sbp)
     if placement is not None:
         return _global(
-            lambda dev: _C.rand(*_size(size), dtype=dtype, device=dev, generator=generator),
+            lambda dev: _C.rand(*_size(sizes), dtype=dtype, device=dev, generator=generator),
             placement,
             sbp,
             requires_grad,
             random=True,
         )
     return _C.rand(
-        *_size(size),
+        *_size(sizes),
         dtype=dtype,
         device=device,
         requires_grad=requires_grad,
@@ -295,7 +328,7 @@ def rand(
 
 
 def randint(
-    low,
+    low=None,
     high=None,
     size=None,
     dtype=None,
@@ -318,6 +351,10 @@ def randint(
         low, high, size = 0, low, high  # randint(high, size)
     if high is None:
         low, high = 0, low
+    elif low is None:  # randint(high=5, size=...)
+        low = 0
+    if high is None:
+        raise TypeError("randint() missing the argument 'high'")
     if size is None:
         raise TypeError("randint: missing the size argument")
     if isinstance(size, builtins.int):
@@ -403,7 +440,8 @@ def normal(
 
 
 def empty(
-    *size,
+    *sizes,
+    size=None,
     dtype=None,
     device=None,
     requires_grad=False,
@@ -413,8 +451,15 @@ def empty(
     memory_format=None,
 ):
     """A tensor of the given size; its values are unspecified (this build zero-fills)."""
+    if size is not None:
+        sizes = _size_keyword("empty", sizes, size)
     t = zeros(
-        *size, dtype=dtype, device=device, requires_grad=requires_grad, placement=placement, sbp=sbp
+        *sizes,
+        dtype=dtype,
+        device=device,
+        requires_grad=requires_grad,
+        placement=placement,
+        sbp=sbp,
     )
     if pin_memory:
         t = t.pin_memory()

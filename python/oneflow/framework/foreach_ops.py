@@ -2,7 +2,8 @@
 code calls them on parameter lists). Each is a loop over the list calling the op: with a second
 list the pairs are zipped, a list of numbers gives one number per tensor, a number or a 0-d
 tensor applies to every tensor; keyword arguments (alpha=, value=, weight=) pass through. The
-in-place forms update the tensors and return their list, as PyTorch's."""
+out-of-place forms return a tuple of the results, the in-place forms update the tensors and
+return the list given, as PyTorch's."""
 
 from oneflow._oneflow_internal import Tensor
 
@@ -36,7 +37,7 @@ def _check_list(name, tensors):
 
 def _unary(op):
     def out_of_place(tensors):
-        return [getattr(t, op)() for t in _check_list("_foreach_" + op, tensors)]
+        return tuple(getattr(t, op)() for t in _check_list("_foreach_" + op, tensors))
 
     def in_place(tensors):
         for t in _check_list("_foreach_" + op + "_", tensors):
@@ -52,14 +53,15 @@ def _nary(op, count):
     def out_of_place(tensors, *others, **kwargs):
         tensors = _check_list(name, tensors)
         cols = [_per_tensor(o, len(tensors), name) for o in others[:count]]
-        return [getattr(t, op)(*row, **kwargs) for t, *row in zip(tensors, *cols)]
+        return tuple(getattr(t, op)(*row, **kwargs) for t, *row in zip(tensors, *cols))
 
     def in_place(tensors, *others, **kwargs):
+        given = tensors
         tensors = _check_list(name + "_", tensors)
         cols = [_per_tensor(o, len(tensors), name) for o in others[:count]]
         for t, *row in zip(tensors, *cols):
             getattr(t, op + "_")(*row, **kwargs)
-        return tensors
+        return given
 
     return out_of_place, in_place
 
@@ -67,10 +69,10 @@ def _nary(op, count):
 def _norm(tensors, ord=2, dtype=None):
     import oneflow
 
-    return [
+    return tuple(
         oneflow.linalg.vector_norm(t, ord, dtype=dtype)
         for t in _check_list("_foreach_norm", tensors)
-    ]
+    )
 
 
 def _powsum(tensors, ord=2, dtype=None):
@@ -80,7 +82,7 @@ def _powsum(tensors, ord=2, dtype=None):
     for t in _check_list("_foreach_powsum", tensors):
         x = t if dtype is None else t.to(dtype)
         out.append(oneflow.sum(oneflow.abs(x) ** ord))
-    return out
+    return tuple(out)
 
 
 def functions():
@@ -98,20 +100,21 @@ def functions():
         return tensors
 
     def _foreach_copy_(tensors, src, non_blocking=False):
-        tensors = _check_list("_foreach_copy_", tensors)
-        for t, s in zip(tensors, _per_tensor(src, len(tensors), "_foreach_copy_")):
+        checked = _check_list("_foreach_copy_", tensors)
+        for t, s in zip(checked, _per_tensor(src, len(checked), "_foreach_copy_")):
             t.copy_(s)
         return tensors
 
     def _foreach_clone(tensors):
-        return [t.clone() for t in _check_list("_foreach_clone", tensors)]
+        return tuple(t.clone() for t in _check_list("_foreach_clone", tensors))
 
     def _foreach_max(tensors):
-        return [t.max() for t in _check_list("_foreach_max", tensors)]
+        return tuple(t.max() for t in _check_list("_foreach_max", tensors))
 
     def _foreach_mm(tensors, others):
         tensors = _check_list("_foreach_mm", tensors)
-        return [a @ b for a, b in zip(tensors, _per_tensor(others, len(tensors), "_foreach_mm"))]
+        others = _per_tensor(others, len(tensors), "_foreach_mm")
+        return tuple(a @ b for a, b in zip(tensors, others))
 
     out.update(
         _foreach_zero_=_foreach_zero_,

@@ -249,7 +249,13 @@ def install():
     its whole value."""
     numpy, numpy_copy = Tensor.numpy, Tensor._numpy_copy
 
-    def numpy_method(self):
+    # `force` is a positional-or-keyword parameter (PyTorch's is keyword-only): CPython
+    # specializes calls of functions without keyword-only parameters, which keeps x.numpy()
+    # as fast as it was.
+    def numpy_method(self, force=False):
+        if force:  # PyTorch's: detached, on the CPU (the same memory when already there)
+            t = self.detach()
+            return numpy((whole_value(t) if t.is_global else t).cpu())
         return numpy(whole_value(self) if self.is_global else self)
 
     def numpy_copy_method(self):

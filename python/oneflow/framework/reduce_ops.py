@@ -26,6 +26,9 @@ _values_indices = {
 }
 
 
+_aminmax = collections.namedtuple("aminmax", ["min", "max"])
+
+
 def _pair(name, pair):
     return _values_indices[name](*pair)
 
@@ -67,7 +70,7 @@ def amin(input, dim=(), keepdim=False):
 def aminmax(input, *, dim=None, keepdim=False):
     mn = amin(input, () if dim is None else dim, keepdim)
     mx = amax(input, () if dim is None else dim, keepdim)
-    return collections.namedtuple("aminmax", ["min", "max"])(mn, mx)
+    return _aminmax(mn, mx)
 
 
 def _bool_result(input, out):

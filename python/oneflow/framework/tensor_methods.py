@@ -348,8 +348,21 @@ def _sum(self, dim=None, keepdim=False, dtype=None):
     return _C.sum(self, dim, keepdim, dtype=dtype)
 
 
-def _reshape(self, *shape):
-    return _C.reshape(self, *shape)
+def _sizes_keyword(method, name, given, value):
+    """The sizes of a method called with PyTorch's keyword for them (x.reshape(shape=...))."""
+    if given:
+        raise TypeError(f"{method}() got multiple values for argument '{name}'")
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(
+            f"{method}(): argument '{name}' must be tuple of ints, not {type(value).__name__}"
+        )
+    return tuple(value)
+
+
+def _reshape(self, *sizes, shape=None):
+    if shape is not None:
+        sizes = _sizes_keyword("reshape", "shape", sizes, shape)
+    return _C.reshape(self, *sizes)
 
 
 def _view(self, *shape, **kwargs):
@@ -364,11 +377,16 @@ def _view(self, *shape, **kwargs):
     return _C.view(self, *shape)
 
 
-def _permute(self, *dims):
-    return _C.permute(self, *dims)
+def _permute(self, *dims_, dims=None):
+    if dims is not None:
+        dims_ = _sizes_keyword("permute", "dims", dims_, dims)
+    return _C.permute(self, *dims_)
 
 
-def _expand(self, *sizes):
+def _expand(self, *sizes, size=None, implicit=False):
+    # implicit: PyTorch's flag for expansions that broadcasting inserted; no effect on the result
+    if size is not None:
+        sizes = _sizes_keyword("expand", "size", sizes, size)
     return _C.expand(self, *sizes)
 
 
@@ -447,9 +465,13 @@ def _where_new(self, device):
 
 
 def _new_creation(fn):
-    def method(self, *size, dtype=None, device=None, requires_grad=False):
+    name = "new_" + fn.__name__
+
+    def method(self, *sizes, size=None, dtype=None, device=None, requires_grad=False):
+        if size is not None:
+            sizes = (_sizes_keyword(name, "size", sizes, size),)
         return fn(
-            *size,
+            *sizes,
             dtype=dtype or self.dtype,
             requires_grad=requires_grad,
             **_where_new(self, device),

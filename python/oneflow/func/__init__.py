@@ -1,5 +1,5 @@
 """oneflow.func: function transforms (PyTorch's torch.func): grad, grad_and_value, vjp, jvp,
-jacrev, jacfwd, hessian, vmap and functional_call.
+jacrev, jacfwd, hessian, vmap, functional_call and stack_module_state.
 
 The differentiating transforms run the function on inputs that require grad and take
 ``autograd.grad`` with ``create_graph`` inside an outer differentiation (so they nest:
@@ -23,6 +23,7 @@ __all__ = [
     "jacfwd",
     "jacrev",
     "jvp",
+    "stack_module_state",
     "vjp",
     "vmap",
 ]
@@ -372,3 +373,35 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         return _unflatten(stacked, out_spec)
 
     return wrapper
+
+
+# ---- ensembles -------------------------------------------------------------------------------
+
+
+def _stacked_leaf(tensors, name):
+    all_grad = all(t.requires_grad for t in tensors)
+    if not all_grad and any(t.requires_grad for t in tensors):
+        raise RuntimeError(f"Expected {name} from each model to have the same .requires_grad")
+    result = oneflow.stack(tensors)
+    if all_grad:
+        result = result.detach().requires_grad_()
+    return result
+
+
+def stack_module_state(models):
+    """(params, buffers): the models' parameters and buffers by state-dict name, each stacked
+    along a new first dim (for vmap over functional_call). Stacked parameters are new leaves
+    that require grad (where the models' do); buffers are stacked as they are."""
+    if len(models) == 0:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if not (all(m.training for m in models) or all(not m.training for m in models)):
+        raise RuntimeError(
+            "stack_module_state: Expected all models to have the same training/eval mode."
+        )
+    if not all(type(m) is type(models[0]) for m in models):
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+    all_params = [dict(m.named_parameters()) for m in models]
+    params = {k: _stacked_leaf([p[k] for p in all_params], k) for k in all_params[0]}
+    all_buffers = [dict(m.named_buffers()) for m in models]
+    buffers = {k: _stacked_leaf([b[k] for b in all_buffers], k) for k in all_buffers[0]}
+    return params, buffers

@@ -18,6 +18,14 @@ class Parameter(Tensor):
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
+    # print(p) and f"{p}" show the repr, as PyTorch's (whose Tensor formats only plain tensors
+    # as their values)
+    def __str__(self):
+        return self.__repr__()
+
+    def __format__(self, format_spec):
+        return object.__format__(self, format_spec)
+
     def __reduce_ex__(self, proto):
         return (Parameter, (self.detach(), self.requires_grad))
 

@@ -24,6 +24,7 @@ OneFlow's forms are accepted too:
 import inspect
 import math
 import types
+import warnings
 import weakref
 from bisect import bisect_right
 from collections import Counter
@@ -90,6 +91,29 @@ class _StepAlias:
         self.last_epoch = value
 
 
+def _track_optimizer_steps(optimizer):
+    """From the first scheduler made on `optimizer` on, its step() notes that it ran
+    (Optimizer's step wrapper sets _opt_called), as PyTorch's schedulers track it."""
+    d = optimizer.__dict__
+    if not d.get("_opt_step_tracked"):
+        d["_opt_step_tracked"] = True
+        d["_opt_called"] = False
+
+
+def _warn_if_optimizer_not_stepped(optimizer):
+    if not optimizer.__dict__.get("_opt_called", True):
+        warnings.warn(
+            "Detected call of `lr_scheduler.step()` before `optimizer.step()`. "
+            "In PyTorch 1.1.0 and later, you should call them in the opposite order: "
+            "`optimizer.step()` before `lr_scheduler.step()`.  Failure to do this "
+            "will result in PyTorch skipping the first value of the learning rate schedule. "
+            "See more details at "
+            "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
 class LRScheduler(_StepAlias):
     # True for OneFlow's own schedulers: their state_dict also has OneFlow's "last_step".
     _oneflow_state = False
@@ -113,6 +137,7 @@ class LRScheduler(_StepAlias):
                     )
         self.base_lrs = [g["initial_lr"] for g in optimizer.param_groups]
         self.last_epoch = last_epoch
+        _track_optimizer_steps(optimizer)
         self._initial_step()
 
     # True during the step the constructor takes: a scheduler resumed with last_epoch >= 0 then
@@ -152,6 +177,8 @@ class LRScheduler(_StepAlias):
             self.last_epoch = saved
 
     def step(self, epoch=None):
+        if self._step_count == 1:  # PyTorch's check: the first step after the constructor's
+            _warn_if_optimizer_not_stepped(self.optimizer)
         self._step_count += 1
         self._update_lr(epoch)
 

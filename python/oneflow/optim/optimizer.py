@@ -57,6 +57,7 @@ def _with_step_hooks(step):
                         f"got {result}."
                     )
                 args, kwargs = result
+        self.__dict__["_opt_called"] = True  # for lr_scheduler's order check
         out = step(*args, **kwargs)
         own_post = self.__dict__.get("_step_post_hooks", {})
         for hook in list(own_post.values()) + list(_global_step_post_hooks.values()):

@@ -507,6 +507,8 @@ class Graph:
             outputs = self._compile(key, tensors, args, kwargs)
         for entry in self._optimizers:
             if entry.lr_sch is not None:
+                # the program stepped the optimizer (lr_scheduler's order check)
+                entry.optimizer.__dict__["_opt_called"] = True
                 entry.lr_sch.step()
         return outputs
 

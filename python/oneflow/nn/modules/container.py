@@ -5,6 +5,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from itertools import islice
 
+from oneflow._oneflow_internal import Tensor
 from oneflow.nn.modules.module import Module
 from oneflow.nn.parameter import Parameter
 
@@ -200,6 +201,12 @@ class ModuleList(Module):
         for i, m in enumerate(items):
             self.add_module(str(i), m)
 
+    def pop(self, key):
+        """Removes and returns the module at `key` (an index or a slice), as PyTorch's."""
+        v = self[key]
+        del self[key]
+        return v
+
 
 class ModuleDict(Module):
     def __init__(self, modules=None):
@@ -285,11 +292,7 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self):
-        lines = []
-        for k, p in self._parameters.items():
-            size = "x".join(str(s) for s in p.shape)
-            lines.append(f"({k}): Parameter containing: [{p.dtype} of size {size}]")
-        return "\n".join(lines)
+        return _entries_repr(self._parameters.items(), lambda p: str(p.dtype))
 
 
 class ParameterDict(Module):
@@ -338,6 +341,26 @@ class ParameterDict(Module):
             items = parameters
         for k, v in items:
             self[k] = v
+
+    def extra_repr(self):
+        import oneflow
+
+        return _entries_repr(self._parameters.items(), oneflow.typename)
+
+
+def _entries_repr(items, type_name):
+    """PyTorch's lines for the entries of a ParameterList (dtypes) or ParameterDict (tensor
+    type names)."""
+    lines = []
+    for k, p in items:
+        if isinstance(p, Tensor):
+            size = "x".join(str(s) for s in p.shape)
+            device = f" ({p.device})" if p.device.type == "cuda" else ""
+            kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
+            lines.append(f"  ({k}): {kind} containing: [{type_name(p)} of size {size}{device}]")
+        else:
+            lines.append(f"  ({k}): Object of type: {type(p).__name__}")
+    return "\n".join(lines)
 
 
 def _as_param(value):

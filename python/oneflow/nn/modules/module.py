@@ -175,6 +175,107 @@ def _structure_changed():
     _structure_version[0] += 1
 
 
+# ---- global hooks (nn.modules.module.register_module_*_hook) ----------------------------------
+# They run for every module, before the module's own hooks. Module.__call__ tests one name,
+# _global_call_hooks, which is True while any forward or backward hook is registered.
+
+_global_forward_pre_hooks = OrderedDict()
+_global_forward_hooks = OrderedDict()
+_global_forward_hooks_with_kwargs = set()
+_global_forward_hooks_always_called = set()
+_global_backward_pre_hooks = OrderedDict()
+_global_backward_hooks = OrderedDict()
+_global_buffer_registration_hooks = OrderedDict()
+_global_module_registration_hooks = OrderedDict()
+_global_parameter_registration_hooks = OrderedDict()
+_global_call_hooks = False
+
+
+def _refresh_global_call_hooks():
+    global _global_call_hooks
+    _global_call_hooks = bool(
+        _global_forward_pre_hooks
+        or _global_forward_hooks
+        or _global_backward_pre_hooks
+        or _global_backward_hooks
+    )
+
+
+class _GlobalHandle(_RemovableHandle):
+    def remove(self):
+        super().remove()
+        _global_forward_hooks_with_kwargs.discard(self.id)
+        _global_forward_hooks_always_called.discard(self.id)
+        _refresh_global_call_hooks()
+
+
+def _add_global(registry, hook):
+    handle = _GlobalHandle(registry)
+    registry[handle.id] = hook
+    _refresh_global_call_hooks()
+    return handle
+
+
+def register_module_forward_pre_hook(hook):
+    """hook(module, args) runs before every module's forward, before the module's own pre-hooks;
+    it may return new args (a tuple, or one value)."""
+    return _add_global(_global_forward_pre_hooks, hook)
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """hook(module, args, output) (with_kwargs: hook(module, args, kwargs, output)) runs after
+    every module's forward, before the module's own forward hooks; it may return a new output.
+    always_call: also when forward raises (with output None)."""
+    handle = _add_global(_global_forward_hooks, hook)
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs.add(handle.id)
+    if always_call:
+        _global_forward_hooks_always_called.add(handle.id)
+    return handle
+
+
+def register_module_full_backward_pre_hook(hook):
+    """hook(module, grad_output) for every module, before the module's own backward pre-hooks
+    (see Module.register_full_backward_pre_hook)."""
+    return _add_global(_global_backward_pre_hooks, hook)
+
+
+def register_module_full_backward_hook(hook):
+    """hook(module, grad_input, grad_output) for every module, before the module's own backward
+    hooks (see Module.register_full_backward_hook)."""
+    return _add_global(_global_backward_hooks, hook)
+
+
+# As Module.register_backward_hook here, the non-full form is the full one.
+register_module_backward_hook = register_module_full_backward_hook
+
+
+def register_module_buffer_registration_hook(hook):
+    """hook(module, name, buffer) runs whenever a module registers a buffer; a non-None result
+    is registered instead."""
+    return _add_global(_global_buffer_registration_hooks, hook)
+
+
+def register_module_module_registration_hook(hook):
+    """hook(module, name, submodule) runs whenever a module registers a child module; a
+    non-None result is registered instead."""
+    return _add_global(_global_module_registration_hooks, hook)
+
+
+def register_module_parameter_registration_hook(hook):
+    """hook(module, name, param) runs whenever a module registers a parameter; a non-None
+    result is registered instead."""
+    return _add_global(_global_parameter_registration_hooks, hook)
+
+
+def _registered(hooks, module, name, value):
+    for hook in list(hooks.values()):
+        out = hook(module, name, value)
+        if out is not None:
+            value = out
+    return value
+
+
 class Module:
     """Base class of every layer and model."""
 
@@ -232,6 +333,8 @@ class Module:
     # ---- calling and hooks ----
 
     def __call__(self, *args, **kwargs):
+        if _global_call_hooks:
+            return self._call_with_global_hooks(args, kwargs)
         kw_hooks = self.__dict__.get("_hooks_with_kwargs", ())
         for hid, hook in list(self._forward_pre_hooks.items()):
             if hid in kw_hooks:
@@ -261,6 +364,61 @@ class Module:
             raise
         for hid, hook in list(self._forward_hooks.items()):
             if hid in kw_hooks:
+                result = hook(self, args, kwargs, out)
+            else:
+                result = hook(self, args, out)
+            if result is not None:
+                out = result
+        if bw_hook is not None:
+            out = bw_hook.setup_output_hook(out)
+        return out
+
+    def _call_with_global_hooks(self, args, kwargs):
+        """__call__ while global hooks are registered: each kind runs the global hooks, then
+        the module's (as PyTorch)."""
+        kw_hooks = self.__dict__.get("_hooks_with_kwargs", ())
+        for hid, hook in [*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()]:
+            if hid in kw_hooks:
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError(
+                            "forward pre-hook must return None or a tuple of (new_args, "
+                            f"new_kwargs), but got {result}."
+                        )
+                    args, kwargs = result
+                continue
+            result = hook(self, args)
+            if result is not None:
+                args = result if isinstance(result, tuple) else (result,)
+        bw_hook = None
+        hooks = [*_global_backward_hooks.values(), *self._backward_hooks.values()]
+        pre_hooks = [
+            *_global_backward_pre_hooks.values(),
+            *self.__dict__.get("_backward_pre_hooks", {}).values(),
+        ]
+        if (hooks or pre_hooks) and oneflow.is_grad_enabled():
+            bw_hook = _BackwardHook(self, hooks, pre_hooks)
+            args = bw_hook.setup_input_hook(args)
+        try:
+            out = self.forward(*args, **kwargs)
+        except Exception:
+            for hid, hook in list(_global_forward_hooks.items()):
+                if hid not in _global_forward_hooks_always_called:
+                    continue
+                try:
+                    hook(self, args, None)
+                except Exception as e:
+                    warnings.warn(
+                        "global module forward hook with ``always_call=True`` raised an "
+                        "exception that was silenced as another error was raised in forward: "
+                        f"{e}",
+                        stacklevel=3,
+                    )
+            self._call_always_called_hooks(args, kwargs, kw_hooks)
+            raise
+        for hid, hook in [*_global_forward_hooks.items(), *self._forward_hooks.items()]:
+            if hid in kw_hooks or hid in _global_forward_hooks_with_kwargs:
                 result = hook(self, args, kwargs, out)
             else:
                 result = hook(self, args, out)
@@ -332,6 +490,18 @@ class Module:
             self._backward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
 
+    def compile(self, *args, **kwargs):
+        """Compiles this module's forward in place with oneflow.compile (the arguments are
+        oneflow.compile's options): calls of the module then run its forward compiled; its
+        hooks stay eager. As PyTorch's nn.Module.compile, returns None."""
+        from oneflow.framework.compile import CompiledForward
+
+        if args:
+            raise TypeError(
+                f"compile() takes its options as keyword arguments, got {len(args)} positional"
+            )
+        self.__dict__["forward"] = CompiledForward(self, kwargs)
+
     # ---- registration by attribute ----
 
     def __setattr__(self, name, value):
@@ -351,6 +521,8 @@ class Module:
             if "_modules" not in d:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             self._drop(name, keep="_modules")
+            if _global_module_registration_hooks:
+                value = _registered(_global_module_registration_hooks, self, name, value)
             self._modules[name] = value
         elif (
             isinstance(value, Tensor)
@@ -377,13 +549,17 @@ class Module:
                     f"cannot assign '{type(value).__name__}' as child module '{name}' "
                     "(oneflow.nn.Module or None expected)"
                 )
-            self._modules[name] = None
+            if _global_module_registration_hooks:
+                value = _registered(_global_module_registration_hooks, self, name, value)
+            self._modules[name] = value
         elif "_buffers" in d and name in self._buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(
                     f"cannot assign '{type(value).__name__}' as buffer '{name}' "
                     "(oneflow.Tensor or None expected)"
                 )
+            if _global_buffer_registration_hooks:
+                value = _registered(_global_buffer_registration_hooks, self, name, value)
             self._buffers[name] = value
         else:
             object.__setattr__(self, name, value)
@@ -430,6 +606,8 @@ class Module:
                 "(oneflow.nn.Parameter or None required)"
             )
         _structure_changed()
+        if param is not None and _global_parameter_registration_hooks:
+            param = _registered(_global_parameter_registration_hooks, self, name, param)
         self._parameters[name] = param
 
     def register_buffer(self, name, tensor, persistent=True):
@@ -444,6 +622,8 @@ class Module:
                 f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
                 "(oneflow.Tensor or None required)"
             )
+        if _global_buffer_registration_hooks:
+            tensor = _registered(_global_buffer_registration_hooks, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers.discard(name)
@@ -461,6 +641,8 @@ class Module:
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
         _structure_changed()
+        if _global_module_registration_hooks:
+            module = _registered(_global_module_registration_hooks, self, name, module)
         self._modules[name] = module
 
     def get_submodule(self, target):

@@ -29,16 +29,35 @@ from oneflow.utils.data.sampler import BatchSampler, RandomSampler, SequentialSa
 
 
 def default_convert(data):
+    """NumPy arrays and scalars as tensors, through mappings and sequences (PyTorch's rules: a
+    plain tuple becomes a list, named tuples and other sequences keep their type)."""
     if isinstance(data, np.ndarray) and data.dtype.kind not in "SaUO":
         return oneflow.from_numpy(data)
     if isinstance(data, np.generic) and data.dtype.kind not in "SaUO":
         return oneflow.tensor(data)
     if isinstance(data, collections.abc.Mapping):
-        return type(data)({k: default_convert(v) for k, v in data.items()})
+        try:
+            if isinstance(data, collections.abc.MutableMapping):
+                clone = copy.copy(data)
+                clone.update({k: default_convert(data[k]) for k in data})
+                return clone
+            return type(data)({k: default_convert(data[k]) for k in data})
+        except TypeError:
+            return {k: default_convert(data[k]) for k in data}
     if isinstance(data, tuple) and hasattr(data, "_fields"):
         return type(data)(*(default_convert(d) for d in data))
-    if isinstance(data, (list, tuple)):
-        return type(data)(default_convert(d) for d in data)
+    if isinstance(data, tuple):
+        return [default_convert(d) for d in data]
+    if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
+        try:
+            if isinstance(data, collections.abc.MutableSequence):
+                clone = copy.copy(data)
+                for i, d in enumerate(data):
+                    clone[i] = default_convert(d)
+                return clone
+            return type(data)([default_convert(d) for d in data])
+        except TypeError:
+            return [default_convert(d) for d in data]
     return data
 
 
@@ -74,7 +93,7 @@ def default_collate(batch):
     if isinstance(elem, int):
         return oneflow.tensor(batch, dtype=oneflow.int64)
     if isinstance(elem, (str, bytes)):
-        return list(batch)
+        return batch  # as given: a list at the top, a tuple of a nested field (PyTorch's)
     if isinstance(elem, collections.abc.Mapping):
         return type(elem)({k: default_collate([d[k] for d in batch]) for k in elem})
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):
