@@ -333,10 +333,14 @@ class Module:
     # ---- calling and hooks ----
 
     def __call__(self, *args, **kwargs):
-        if _global_call_hooks:
-            return self._call_with_global_hooks(args, kwargs)
+        # Global hooks (register_module_*) run before the module's own of each kind, as PyTorch;
+        # without any, the module's own lists are walked as they are.
+        with_global = _global_call_hooks
         kw_hooks = self.__dict__.get("_hooks_with_kwargs", ())
-        for hid, hook in list(self._forward_pre_hooks.items()):
+        pre = self._forward_pre_hooks.items()
+        if with_global:
+            pre = [*_global_forward_pre_hooks.items(), *pre]
+        for hid, hook in list(pre):
             if hid in kw_hooks:
                 result = hook(self, args, kwargs)
                 if result is not None:
@@ -351,19 +355,26 @@ class Module:
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
         bw_hook = None
-        pre_hooks = self.__dict__.get("_backward_pre_hooks", {})
-        if (self._backward_hooks or pre_hooks) and oneflow.is_grad_enabled():
-            bw_hook = _BackwardHook(
-                self, list(self._backward_hooks.values()), list(pre_hooks.values())
-            )
+        hooks = self._backward_hooks
+        pre_hooks = self.__dict__.get("_backward_pre_hooks") or {}
+        if with_global:
+            hooks = {**_global_backward_hooks, **hooks}
+            pre_hooks = {**_global_backward_pre_hooks, **pre_hooks}
+        if (hooks or pre_hooks) and oneflow.is_grad_enabled():
+            bw_hook = _BackwardHook(self, list(hooks.values()), list(pre_hooks.values()))
             args = bw_hook.setup_input_hook(args)
         try:
             out = self.forward(*args, **kwargs)
         except Exception:
+            if with_global:
+                self._call_global_always_called_hooks(args)
             self._call_always_called_hooks(args, kwargs, kw_hooks)
             raise
-        for hid, hook in list(self._forward_hooks.items()):
-            if hid in kw_hooks:
+        hooks_after = self._forward_hooks.items()
+        if with_global:
+            hooks_after = [*_global_forward_hooks.items(), *hooks_after]
+        for hid, hook in list(hooks_after):
+            if hid in kw_hooks or (with_global and hid in _global_forward_hooks_with_kwargs):
                 result = hook(self, args, kwargs, out)
             else:
                 result = hook(self, args, out)
@@ -373,60 +384,20 @@ class Module:
             out = bw_hook.setup_output_hook(out)
         return out
 
-    def _call_with_global_hooks(self, args, kwargs):
-        """__call__ while global hooks are registered: each kind runs the global hooks, then
-        the module's (as PyTorch)."""
-        kw_hooks = self.__dict__.get("_hooks_with_kwargs", ())
-        for hid, hook in [*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()]:
-            if hid in kw_hooks:
-                result = hook(self, args, kwargs)
-                if result is not None:
-                    if not (isinstance(result, tuple) and len(result) == 2):
-                        raise RuntimeError(
-                            "forward pre-hook must return None or a tuple of (new_args, "
-                            f"new_kwargs), but got {result}."
-                        )
-                    args, kwargs = result
+    def _call_global_always_called_hooks(self, args):
+        """The global forward hooks registered with always_call=True, after forward raised."""
+        for hid, hook in list(_global_forward_hooks.items()):
+            if hid not in _global_forward_hooks_always_called:
                 continue
-            result = hook(self, args)
-            if result is not None:
-                args = result if isinstance(result, tuple) else (result,)
-        bw_hook = None
-        hooks = [*_global_backward_hooks.values(), *self._backward_hooks.values()]
-        pre_hooks = [
-            *_global_backward_pre_hooks.values(),
-            *self.__dict__.get("_backward_pre_hooks", {}).values(),
-        ]
-        if (hooks or pre_hooks) and oneflow.is_grad_enabled():
-            bw_hook = _BackwardHook(self, hooks, pre_hooks)
-            args = bw_hook.setup_input_hook(args)
-        try:
-            out = self.forward(*args, **kwargs)
-        except Exception:
-            for hid, hook in list(_global_forward_hooks.items()):
-                if hid not in _global_forward_hooks_always_called:
-                    continue
-                try:
-                    hook(self, args, None)
-                except Exception as e:
-                    warnings.warn(
-                        "global module forward hook with ``always_call=True`` raised an "
-                        "exception that was silenced as another error was raised in forward: "
-                        f"{e}",
-                        stacklevel=3,
-                    )
-            self._call_always_called_hooks(args, kwargs, kw_hooks)
-            raise
-        for hid, hook in [*_global_forward_hooks.items(), *self._forward_hooks.items()]:
-            if hid in kw_hooks or hid in _global_forward_hooks_with_kwargs:
-                result = hook(self, args, kwargs, out)
-            else:
-                result = hook(self, args, out)
-            if result is not None:
-                out = result
-        if bw_hook is not None:
-            out = bw_hook.setup_output_hook(out)
-        return out
+            try:
+                hook(self, args, None)
+            except Exception as e:
+                warnings.warn(
+                    "global module forward hook with ``always_call=True`` raised an "
+                    "exception that was silenced as another error was raised in forward: "
+                    f"{e}",
+                    stacklevel=4,
+                )
 
     def _call_always_called_hooks(self, args, kwargs, kw_hooks):
         """The forward hooks registered with always_call=True, after forward raised: called with
