@@ -28,10 +28,74 @@
 #include "oneflow/core/common/error.h"
 #include "oneflow/core/common/half.h"
 #include "oneflow/core/eager/engine.h"
+#include "oneflow/core/graph/graph.h"
+#include "oneflow/core/graph/trace_pause.h"
 
 namespace oneflow::comm {
 
 namespace {
+
+// A collective recorded by a traced nn.Graph (Note [Collectives in a graph] in graph.cpp): its
+// compute_cpu issues the collective again on a replay's tensors (queued as an eager one).
+class CollectiveStep final : public Primitive {
+ public:
+  using Issue = void (*)(const TensorList& in, const TensorList& out, const Attrs& attrs);
+  CollectiveStep(const char* name, Issue issue) : name_(name), issue_(issue) {}
+  const char* name() const override { return name_; }
+  std::vector<TensorMeta> infer(const TensorList&, const Attrs&) const override { return {}; }
+  void compute_cpu(const TensorList& in, const TensorList& out, const Attrs& a) const override {
+    issue_(in, out, a);
+  }
+  void compute_cuda(const TensorList& in, const TensorList& out, const Attrs& a) const override {
+    issue_(in, out, a);
+  }
+
+ private:
+  const char* name_;
+  Issue issue_;
+};
+
+ReduceOp op_attr(const Attrs& a) { return static_cast<ReduceOp>(a.get<int64_t>("op")); }
+Attrs op_attrs(ReduceOp op) { return Attrs{{"op", static_cast<int64_t>(op)}}; }
+
+const CollectiveStep kAllReduceStep("all_reduce",
+                                    [](const TensorList&, const TensorList& out, const Attrs& a) {
+                                      all_reduce(out[0], op_attr(a));
+                                    });
+const CollectiveStep kBroadcastStep("broadcast",
+                                    [](const TensorList&, const TensorList& out, const Attrs& a) {
+                                      broadcast(out[0], static_cast<int>(a.get<int64_t>("src")));
+                                    });
+const CollectiveStep kAllGatherStep("all_gather", [](const TensorList& in, const TensorList& out,
+                                                     const Attrs&) { all_gather(out[0], in[0]); });
+const CollectiveStep kReduceScatterStep("reduce_scatter",
+                                        [](const TensorList& in, const TensorList& out,
+                                           const Attrs& a) {
+                                          reduce_scatter(out[0], in[0], op_attr(a));
+                                        });
+const CollectiveStep kAllToAllStep("all_to_all", [](const TensorList& in, const TensorList& out,
+                                                    const Attrs&) { all_to_all(out[0], in[0]); });
+
+// While a graph is traced: records the collective, and lets it run eagerly (the trace runs
+// build()) without recording what it does inside.
+class Traced {
+ public:
+  Traced(const CollectiveStep& step, const TensorList& inputs, const TensorList& outputs,
+         const Attrs& attrs = {})
+      : paused_(graph::tracing()) {
+    if (!paused_) return;
+    graph::record_collective(step, inputs, outputs, attrs);
+    graph::pause_trace();
+  }
+  ~Traced() {
+    if (paused_) graph::resume_trace();
+  }
+  Traced(const Traced&) = delete;
+  Traced& operator=(const Traced&) = delete;
+
+ private:
+  bool paused_;
+};
 
 // Note [Sends do not block the stream]: Gloo's send completes only once the peer has posted the
 // matching receive, and the tasks run one after another on the communication stream's thread.
@@ -352,6 +416,7 @@ void all_reduce(const Tensor& tensor, ReduceOp op) {
   auto g = group(name);
   check_tensor(tensor, name, "tensor");
   if (g->size == 1 || tensor->numel() == 0) return;
+  const Traced traced(kAllReduceStep, {tensor}, {tensor}, op_attrs(op));
   TensorImpl* t = tensor.get();
   submit(name, {tensor}, [g, t, op, name] {
     by_dtype(t->dtype(), [&](auto tag) {
@@ -373,6 +438,7 @@ void broadcast(const Tensor& tensor, int src) {
   check_tensor(tensor, name, "tensor");
   check_rank(src, *g, name, "src");
   if (g->size == 1 || tensor->numel() == 0) return;
+  const Traced traced(kBroadcastStep, {tensor}, {tensor}, Attrs{{"src", int64_t{src}}});
   TensorImpl* t = tensor.get();
   submit(name, {tensor}, [g, t, src, name] {
     run_gloo(name, *g, [&] {
@@ -424,6 +490,7 @@ void all_gather(const Tensor& output, const Tensor& input) {
   check_same_dtype(output, input, name);
   check_numel(output->numel(), input->numel() * g->size, name, "output");
   if (input->numel() == 0) return;
+  const Traced traced(kAllGatherStep, {input}, {output});
   TensorImpl* out = output.get();
   TensorImpl* in = input.get();
   submit(name, {output, input}, [g, out, in, name] {
@@ -512,6 +579,7 @@ void reduce_scatter(const Tensor& output, const Tensor& input, ReduceOp op) {
   check_same_dtype(output, input, name);
   check_numel(input->numel(), output->numel() * g->size, name, "input");
   if (output->numel() == 0) return;
+  const Traced traced(kReduceScatterStep, {input}, {output}, op_attrs(op));
   TensorImpl* out = output.get();
   TensorImpl* in = input.get();
   submit(name, {output, input}, [g, out, in, op, name] {
@@ -546,6 +614,7 @@ void all_to_all(const Tensor& output, const Tensor& input) {
     throw_error<ValueError>(name, "expected the input's ", input->numel(),
                             " elements to split into ", g->size, " equal blocks");
   if (input->numel() == 0) return;
+  const Traced traced(kAllToAllStep, {input}, {output});
   TensorImpl* out = output.get();
   TensorImpl* in = input.get();
   submit(name, {output, input}, [g, out, in, name] {

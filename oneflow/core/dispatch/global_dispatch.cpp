@@ -39,7 +39,6 @@
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/framework/global.h"
 #include "oneflow/core/functional/functional.h"
-#include "oneflow/core/graph/graph.h"
 #include "oneflow/core/ops/nn_primitives.h"
 #include "oneflow/core/ops/primitives.h"
 
@@ -377,10 +376,6 @@ Attrs local_attrs(const Primitive& prim, const Attrs& attrs, const Signature& si
 
 TensorList eager_global(const Primitive& prim, const TensorList& inputs, const Attrs& attrs,
                         const Tensor& inplace_out) {
-  if (graph::tracing())
-    throw_error<NotImplementedError>(prim.name(),
-                                     "global tensors inside nn.Graph are not "
-                                     "supported yet");
   const Placement* placement = nullptr;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& t = inputs[i];

@@ -29,9 +29,18 @@ namespace oneflow::graph {
 // repeat it on the caller's objects). Replays check that captured tensors kept their layout.
 // What the recorder cannot see is refused while tracing (check_not_tracing): reading values on
 // the host (the program would bake in one call's control flow), host-side computations whose
-// output shapes depend on values, collectives. Random kernels carry their generator and counter
-// count, and draw fresh counters at each replay, in the traced order: a replay draws what eager
-// execution would have drawn.
+// output shapes depend on values, point-to-point messages. Random kernels carry their generator and
+// counter count, and draw fresh counters at each replay, in the traced order: a replay draws what
+// eager execution would have drawn.
+//
+// Note [Collectives in a graph]: a graph on global tensors records the local kernels the global
+// dispatcher runs on this rank's shards, and the collectives that box them (oneflow.comm's
+// all_reduce, broadcast, all_gather, reduce_scatter, all_to_all, whose calls record themselves
+// while tracing). Every rank traces the same build() and so records the same collectives in
+// the same order; dead-step elimination keeps every collective (a rank that dropped one would
+// leave its peers waiting). A replay issues each collective again, queued on the communication
+// stream after the kernels before it, as eager collectives are, so such programs replay step by
+// step rather than as one instruction.
 class Recorder {
  public:
   Recorder(const TensorList& inputs, const TensorList& variables)
@@ -65,6 +74,27 @@ class Recorder {
       }
     }
     if (attrs.has("seed") && attrs.has("offset")) attach_random(step);
+    graph_->steps_.push_back(std::move(step));
+  }
+
+  void collective(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
+                  const Attrs& attrs) {
+    Step step;
+    step.kind = Step::Kind::kKernel;
+    step.collective = true;
+    step.prim = &prim;
+    step.attrs = attrs;
+    step.device = outputs.at(0)->device();
+    for (const Tensor& t : inputs) step.inputs.push_back(value_of(t));
+    const Tensor& out = outputs.at(0);
+    step.in_place = known(out);
+    if (step.in_place) {
+      step.outputs.push_back(value_of(out));
+    } else {
+      const int id = add_value(out, Value::Kind::kMade);
+      own_storage(out, id);
+      step.outputs.push_back(id);
+    }
     graph_->steps_.push_back(std::move(step));
   }
 
@@ -146,6 +176,15 @@ class Recorder {
     return id;
   }
 
+  // Whether value_of(t) names a value the program has or captures (not a tensor made outside
+  // the dispatcher during the trace).
+  bool known(const Tensor& t) const {
+    if (auto it = ids_.find(t.get()); it != ids_.end() && !it->second.second.expired()) return true;
+    if (variables_.count(t.get())) return true;
+    auto it = owners_.find(t->storage().get());
+    return it != owners_.end() && !it->second.storage.expired();
+  }
+
   int value_of(const Tensor& t) {
     if (auto it = ids_.find(t.get()); it != ids_.end() && !it->second.second.expired())
       return it->second.first;
@@ -187,7 +226,8 @@ class Recorder {
   // A random kernel is kept too, used or not: it advances its generator, and later draws (in
   // the program or after it) must see the counters eager execution would.
   bool writes_outside(const Step& s) const {
-    if (s.kind == Step::Kind::kKernel && (s.outputs.empty() || s.generator)) return true;
+    if (s.kind == Step::Kind::kKernel && (s.outputs.empty() || s.generator || s.collective))
+      return true;
     if (!s.in_place) return false;
     const Value& root = graph_->values_[graph_->values_[s.outputs[0]].root];
     return root.kind != Value::Kind::kMade;
@@ -384,6 +424,11 @@ void record_view(const Tensor& base, const Tensor& view) {
   if (t_recorder) t_recorder->view(base, view);
 }
 
+void record_collective(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
+                       const Attrs& attrs) {
+  if (t_recorder) t_recorder->collective(prim, inputs, outputs, attrs);
+}
+
 void record_rebind(const Tensor& t, const Tensor& src) {
   if (t_recorder) t_recorder->rebind(t, src);
 }
@@ -454,7 +499,8 @@ void CompiledGraph::plan_one_instruction() {
   bool cpu_only = true;
   for (const Step& s : steps_) {
     if (s.kind != Step::Kind::kKernel) continue;
-    cpu_only = cpu_only && s.device.type == DeviceType::kCPU;
+    // Collectives queue on the communication stream: such programs replay step by step.
+    cpu_only = cpu_only && s.device.type == DeviceType::kCPU && !s.collective;
     if (!s.in_place)
       for (int v : s.outputs) made_by_kernel[v] = true;
     if (s.in_place) written[values_[s.outputs[0]].root] = true;
@@ -581,6 +627,8 @@ TensorList CompiledGraph::walk(const TensorList& inputs, const TensorList& outpu
           attrs.set("offset", static_cast<int64_t>(s.generator->reserve(s.counters)));
         }
         run_kernel(*s.prim, s.device, ins, outs, attrs, !s.in_place);
+      } else if (s.collective) {
+        s.prim->compute_cpu(ins, outs, s.attrs);
       } else {
         run_kernel(*s.prim, s.device, ins, outs, s.attrs, !s.in_place);
       }

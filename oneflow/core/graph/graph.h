@@ -48,6 +48,9 @@ struct Step {
   std::shared_ptr<Generator> generator;
   uint64_t counters = 0;
   std::vector<int> release;  // values no later step needs
+  // A collective (Note [Collectives in a graph] in graph.cpp): prim->compute_cpu issues it
+  // again on the replay's tensors, queued on the communication stream as eager ones are.
+  bool collective = false;
 };
 
 class CompiledGraph;
@@ -137,6 +140,11 @@ void check_not_tracing(const char* what);
 void record_kernel(const Primitive& prim, Device device, const TensorList& inputs,
                    const TensorList& outputs, const Attrs& attrs, bool in_place);
 void record_view(const Tensor& base, const Tensor& view);
+// A collective of oneflow.comm on `inputs` writing `outputs` (one tensor: written in place when
+// the program knows it, else a value the collective makes). `prim`'s compute_cpu issues the
+// collective again at each replay; every rank's program keeps its collectives in traced order.
+void record_collective(const Primitive& prim, const TensorList& inputs, const TensorList& outputs,
+                       const Attrs& attrs);
 // `t` takes the layout and memory of `src` in place (t_, squeeze_, `.data =`); raises for inputs
 // and captured tensors.
 void record_rebind(const Tensor& t, const Tensor& src);

@@ -274,6 +274,10 @@ std::string save_graph(const CompiledGraph& g, const Variables& variables) {
   for (const Step& s : g.steps_) {
     proto::Step* ps = p.add_steps();
     ps->set_kind(s.kind == Step::Kind::kView ? proto::Step::VIEW : proto::Step::KERNEL);
+    if (s.collective)
+      throw_error<NotImplementedError>("nn.Graph", "saving a graph with collectives (",
+                                       s.prim->name(),
+                                       ": a graph on global tensors over several processes)");
     if (s.kind == Step::Kind::kKernel) {
       ps->set_primitive(s.prim->name());
       for (const auto& [key, value] : s.attrs.items())

@@ -126,7 +126,39 @@ def _value_key(obj):
 
 
 def _tensor_signature(t):
+    if t.is_global:
+        return (tuple(t.shape), t.dtype) + _global_layout(t)
     return (tuple(t.shape), tuple(t.stride()), t.dtype, str(t.device))
+
+
+# ---- global tensors: a program runs on this rank's shards (Note [Collectives in a graph]) ----
+
+
+def _global_layout(t):
+    kind, ranks = _internal._global_placement(t)
+    return (kind, tuple(ranks)) + tuple(_internal._global_sbp(t))
+
+
+def _local(t):
+    """The tensor a program sees for `t`: its shard when global."""
+    return _internal._global_to_local(t) if t.is_global else t
+
+
+def _global_outputs(tensors):
+    """How to make each output global again from its shard (None for local outputs)."""
+    return [(_global_layout(t), tuple(t.shape)) if t.is_global else None for t in tensors]
+
+
+def _wrap_global(outputs, layouts):
+    out = []
+    for t, lay in zip(outputs, layouts):
+        if lay is not None:
+            (kind, ranks, sbp, axis), shape = lay
+            t = _internal._global_from_local(
+                t, kind, list(ranks), sbp, axis, check_meta=False, shape=list(shape)
+            )
+        out.append(t)
+    return out
 
 
 # ---- saved plans (runtime_state_dict): structures as values oneflow.save can store ----
@@ -200,6 +232,9 @@ class _Plan:
         self.flags = flags
         # the data pipeline's calls in build(), run on the host before each replay
         self.host = None
+        # per output, the global layout and shape its shard is wrapped in (None: local)
+        self.global_outputs = []
+        self.global_inputs = False
 
 
 class Graph:
@@ -532,7 +567,8 @@ class Graph:
         _dataset._tracing.stack.append(host)
         try:
             _internal._graph_trace_begin(
-                list(arg_tensors) + [t for s in scalars for t in s], self._variables()
+                [_local(t) for t in arg_tensors] + [t for s in scalars for t in s],
+                [t for t in self._variables() if not t.is_global],
             )
             began = True
             grad_mode = oneflow.enable_grad() if self.training else oneflow.no_grad()
@@ -566,7 +602,9 @@ class Graph:
                 if flag_of:
                     good = oneflow.stack(list(flag_of.values())).all()
                     self._next_scale(scaler, good, scale, tracker)
-            compiled = _internal._graph_trace_end(out_tensors + list(flag_of.values()))
+            compiled = _internal._graph_trace_end(
+                [_local(t) for t in out_tensors] + list(flag_of.values())
+            )
         except BaseException:
             if began:
                 _internal._graph_trace_abort()
@@ -583,6 +621,8 @@ class Graph:
             if finite.get(i, True):
                 e.updater.commit(lay)
         plan = _Plan(compiled, out_spec, layouts, list(flag_of))
+        plan.global_outputs = _global_outputs(out_tensors)
+        plan.global_inputs = any(t.is_global for t in arg_tensors)
         plan.host = host if host.steps else None
         if len(self._plans) >= _MAX_PLANS:
             # a signature that changes at every call (a step number argument, a scheduler
@@ -650,7 +690,7 @@ class Graph:
             if not plan.compiled.current:
                 return _STALE  # traced again: the trace reads the next batch itself
             plan.host.run()  # the next batch into the tensors the program captured
-        outputs = plan.compiled.run(list(arg_tensors) + scalars)
+        outputs = plan.compiled.run([_local(t) for t in arg_tensors] + scalars)
         if outputs is None:
             return _STALE
         if plan.flags:
@@ -664,6 +704,8 @@ class Graph:
         # An output that is an input or a parameter comes back as that tensor: detach it, as
         # the first call does.
         outputs = [t.detach() if t.requires_grad else t for t in outputs]
+        if any(lay is not None for lay in plan.global_outputs):
+            outputs = _wrap_global(outputs, plan.global_outputs)
         return _rebuild(plan.out_spec, iter(outputs))
 
     def _report(self, plan, arg_tensors):
@@ -705,6 +747,14 @@ class Graph:
                 f"nn.Graph {self._name}.runtime_state_dict: a plan that reads its data in "
                 "build() (OFRecord readers, decoders) can't be saved: a loaded plan would "
                 "replay one batch"
+            )
+        if any(
+            plan.global_inputs or any(lay is not None for lay in plan.global_outputs)
+            for plan in self._plans.values()
+        ) or any(t.is_global for t in self._parameters()):
+            raise NotImplementedError(
+                f"nn.Graph {self._name}.runtime_state_dict: a graph on global tensors can't be "
+                "saved yet"
             )
         if self._optimizers:
             raise NotImplementedError(

@@ -218,7 +218,13 @@ class _Updater:
                 continue
             key = lay.param_key[id(p)]
             consts = lay.info[key][2]
-            self._update(p, self.optimizer.state.get(p, {}), consts, by_key[key])
+            st = self.optimizer.state.get(p, {})
+            if p.is_global:
+                # elementwise on the parameter's layout: the update runs on this rank's shards
+                # (its gradient and state have the parameter's layout)
+                self._update(*_shards(p, st), consts, by_key[key])
+            else:
+                self._update(p, st, consts, by_key[key])
             lay.members[key].append(p)
         for _, _, p in self._embeddings():
             if p.grad is None:
@@ -342,6 +348,15 @@ class SGDUpdate(_Updater):
 
     def _restart(self, p, st):
         self._fresh.add(id(p))
+
+
+def _shards(p, st):
+    """A global parameter's shard (with its gradient's shard as .grad) and its state's shards."""
+    local = p.to_local()
+    local.grad = p.grad.to_global(sbp=p.sbp).to_local()
+    return local, {
+        k: v.to_local() if isinstance(v, Tensor) and v.is_global else v for k, v in st.items()
+    }
 
 
 def _peek_step(opt, p, step):
