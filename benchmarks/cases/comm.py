@@ -119,6 +119,30 @@ def step():
     opt.step()
 """
 
+# The same step compiled: oneflow's nn.Graph traces the global step once (the shards' kernels
+# and the gradients' all-reduce) and replays it. torch: DDP, eagerly, as above.
+_GLOBAL_DP_GRAPH = (
+    _GLOBAL_DP
+    + r"""
+if fw == "oneflow":
+    class Step(flow.nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+            self.add_optimizer(opt)
+
+        def build(self, x, y):
+            loss = loss_fn(self.model(x), y)
+            loss.backward()
+            return loss
+
+    graph = Step()
+
+    def step():
+        graph(x, y)
+"""
+)
+
 
 def _free_port():
     with socket.socket() as s:
@@ -200,6 +224,16 @@ register(
         "comm",
         "ms",
         measure=_measure(_GLOBAL_DP, 1024, 10),
+        frameworks=("oneflow", "torch"),
+    )
+)
+register(
+    Case(
+        "global data-parallel nn.Graph train step (oneflow) vs torch DDP eager, MLP "
+        "256x1024x1024x10, batch 64 per rank, 2 processes",
+        "comm",
+        "ms",
+        measure=_measure(_GLOBAL_DP_GRAPH, 1024, 10),
         frameworks=("oneflow", "torch"),
     )
 )
