@@ -28,17 +28,23 @@
 //   dim it becomes (a reshape only when the dims up to the split one are unchanged, a slice
 //   only when it keeps the split dim whole) and keep broadcast and partial_sum (views are
 //   linear); a view that needed boxing is a copy, and in-place writes into it raise;
+// - per-sample primitives (convolutions, pools, layer/group norm, inference batch norm,
+//   attention, and their gradients): a batch split along dim 0 stays split, the weights are
+//   broadcast and the weight gradients partial sums (per_sample_rules);
 // - every other primitive: all inputs broadcast, outputs broadcast (correct for any op; the
 //   whole value is computed on every rank).
 // The smallest communication is not searched for: the first rule that fits the inputs wins.
 #include "oneflow/core/dispatch/global_dispatch.h"
 
 #include <algorithm>
+#include <cstring>
+#include <optional>
 
 #include "oneflow/core/autograd/autograd.h"
 #include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/framework/global.h"
 #include "oneflow/core/functional/functional.h"
+#include "oneflow/core/ops/attention_primitives.h"
 #include "oneflow/core/ops/nn_primitives.h"
 #include "oneflow/core/ops/primitives.h"
 
@@ -229,6 +235,70 @@ Signature view_signature(const Primitive& prim, const Tensor& x, const Shape& ou
   return all_broadcast({x});
 }
 
+// Per-sample primitives: each index of dim 0 (the batch) of the inputs marked 'S' gives the same
+// index of the outputs marked 'S', with the inputs marked 'B' (weights, statistics) shared;
+// outputs marked 'P' (weight gradients) sum over the batch.
+struct PerSample {
+  const Primitive* prim;
+  const char* in;
+  const char* out;
+  bool flat_stats;  // outputs 1 and 2 hold rows of every sample flattened (norm statistics)
+};
+
+const std::vector<PerSample>& per_sample_rules() {
+  static const std::vector<PerSample> rules = {
+      {&prim::conv_forward(), "SBB", "S", false},
+      {&prim::conv_backward_data(), "SB", "S", false},
+      {&prim::conv_backward_weight(), "SS", "P", false},
+      {&prim::max_pool(), "S", "SS", false},
+      {&prim::max_pool_grad(), "SS", "S", false},
+      {&prim::avg_pool(), "S", "S", false},
+      {&prim::avg_pool_grad(), "S", "S", false},
+      {&prim::adaptive_avg_pool(), "S", "S", false},
+      {&prim::adaptive_avg_pool_grad(), "S", "S", false},
+      {&prim::adaptive_max_pool(), "S", "SS", false},
+      {&prim::batch_norm_inference(), "SBBBB", "S", false},
+      {&prim::layer_norm(), "SBB", "SSS", true},
+      {&prim::layer_norm_grad(), "SSSSB", "SPP", false},
+      {&prim::group_norm(), "SBB", "SSS", true},
+      {&prim::group_norm_grad(), "SSSSB", "SPP", false},
+      {&prim::attention(), "SSS", "SS", false},
+      {&prim::attention_grad(), "SSSSSS", "SSS", false},
+  };
+  return rules;
+}
+
+Sbp sbp_of_mark(char c) {
+  return c == 'S' ? Sbp::split(0) : c == 'P' ? Sbp::partial_sum() : Sbp::broadcast();
+}
+
+// The per-sample signature when input 0 is split along the batch; nullopt otherwise.
+std::optional<Signature> per_sample_signature(const Primitive& prim, const TensorList& inputs,
+                                              const std::vector<TensorMeta>& out_metas) {
+  if (inputs.empty() || sbp_of(inputs[0]) != Sbp::split(0) || inputs[0]->ndim() < 3) return {};
+  for (const PerSample& r : per_sample_rules()) {
+    if (r.prim != &prim) continue;
+    // (a convolution without bias, a max pool without indices: the marks' first ones)
+    if (inputs.size() > std::strlen(r.in) || out_metas.size() > std::strlen(r.out) ||
+        out_metas.empty())
+      return {};
+    const int64_t n = inputs[0]->shape()[0];
+    if (r.flat_stats) {
+      // Statistics of rows_per_sample rows per sample, flattened: rank r's samples hold rank
+      // r's block of the rows only when every rank holds as many samples (or one row each).
+      const int64_t rows = out_metas[1].shape.empty() ? 0 : out_metas[1].shape[0];
+      if (n == 0 || rows % n != 0) return {};
+      if (rows / n != 1 && n % global::world_size() != 0) return {};
+    }
+    Signature sig;
+    for (size_t i = 0; i < inputs.size(); ++i) sig.in.push_back(sbp_of_mark(r.in[i]));
+    for (size_t i = 0; i < out_metas.size(); ++i) sig.outs.push_back(sbp_of_mark(r.out[i]));
+    sig.out = sig.outs[0];
+    return sig;
+  }
+  return {};
+}
+
 Signature choose_signature(const Primitive& prim, const TensorList& inputs, const Attrs& attrs,
                            const std::vector<TensorMeta>& out_metas, const Tensor& inplace_out) {
   const PrimTraits traits = prim.traits();
@@ -326,6 +396,7 @@ Signature choose_signature(const Primitive& prim, const TensorList& inputs, cons
   }
   if (traits.is_view && inputs.size() == 1 && out_metas.size() == 1)
     return view_signature(prim, inputs[0], out_metas[0].shape, attrs);
+  if (auto sig = per_sample_signature(prim, inputs, out_metas)) return *sig;
   return all_broadcast(inputs);
 }
 
@@ -360,9 +431,13 @@ Tensor local_as_global(const Tensor& t, const Placement& placement) {
 Attrs local_attrs(const Primitive& prim, const Attrs& attrs, const Signature& sig,
                   const Shape& out_shape) {
   if (!sig.out.is_split()) return attrs;
+  const bool input_shape = &prim == &prim::nll_loss_grad() ||
+                           &prim == &prim::conv_backward_data() ||
+                           &prim == &prim::max_pool_grad() || &prim == &prim::avg_pool_grad() ||
+                           &prim == &prim::adaptive_avg_pool_grad();
   const char* key = &prim == &prim::view() || &prim == &prim::expand() ? "shape"
                     : &prim == &prim::slice()                          ? "sizes"
-                    : &prim == &prim::nll_loss_grad()                  ? "input_shape"
+                    : input_shape                                      ? "input_shape"
                                                                        : nullptr;
   if (!key) return attrs;
   Attrs local = attrs;

@@ -1,0 +1,135 @@
+"""Per-sample ops on global tensors split along the batch (convolutions, pools, layer/group
+norm, inference batch norm, attention and their gradients) keep the split: each rank computes
+its samples, weight gradients come out as partial sums. Values and gradients against the same
+ops on whole local tensors, on 2 and 3 processes through the launcher (uneven shards)."""
+
+import textwrap
+
+import pytest
+from test_distributed import _env, _launch
+
+BODY = """
+import numpy as np
+import oneflow as flow
+import oneflow.nn.functional as F
+
+rank, world = flow.env.get_rank(), flow.env.get_world_size()
+P = flow.placement("cpu", ranks=list(range(world)))
+B, S0 = flow.sbp.broadcast, flow.sbp.split(0)
+rng = np.random.RandomState(0)
+
+
+def glob(a, sbp=S0):
+    return flow.tensor(a).to_global(P, B).to_global(sbp=sbp)
+
+
+def weighted_sum(outs):
+    floats = [o for o in outs if o.dtype.is_floating_point]
+    return sum(o.float().sum() * (i + 1) for i, o in enumerate(floats))
+
+
+def close(a, b, name, tol):
+    np.testing.assert_allclose(a.numpy(), b.detach().numpy(), rtol=1e-4, atol=tol, err_msg=name)
+
+
+def check(name, fn, batch_shapes, param_shapes, split=True):
+    xs = [rng.randn(*s).astype(np.float32) for s in batch_shapes]
+    ws = [rng.randn(*s).astype(np.float32) for s in param_shapes]
+    # local reference
+    lx = [flow.tensor(a, requires_grad=True) for a in xs]
+    lw = [flow.tensor(a, requires_grad=True) for a in ws]
+    lout = fn(*lx, *lw)
+    lout = lout if isinstance(lout, tuple) else (lout,)
+    weighted_sum(lout).backward()
+    # global: batch split, parameters broadcast
+    gx = [glob(a).requires_grad_() for a in xs]
+    gw = [glob(a, B).requires_grad_() for a in ws]
+    gout = fn(*gx, *gw)
+    gout = gout if isinstance(gout, tuple) else (gout,)
+    for o in gout:
+        assert o.sbp == ((S0,) if split else (B,)), (name, o.sbp)
+    weighted_sum(gout).backward()
+    for lo, go in zip(lout, gout):
+        close(go, lo, name, 1e-5)
+    for lt, gt in zip(lx + lw, gx + gw):
+        close(gt.grad, lt.grad, name, 1e-4)
+    for t in gx:
+        assert t.grad.sbp == (S0,), (name, t.grad.sbp)  # the leaf's layout
+    for t in gw:
+        assert t.grad.sbp == (B,), (name, t.grad.sbp)
+
+
+def batch_norm_eval(x, w, b):
+    mean, var = flow.zeros(4) + 0.5, flow.ones(4) * 2
+    if x.is_global:
+        mean, var = mean.to_global(P, B), var.to_global(P, B)
+    return F.batch_norm(x, mean, var, w, b, training=False)
+
+
+def sdpa(causal):
+    return lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
+
+N = 5  # uneven shards over 2 and 3 ranks
+E = 2 * world  # even ones
+CASES = [
+    ("conv2d", lambda x, w, b: F.conv2d(x, w, b, padding=1), [(N, 4, 6, 6)], [(6, 4, 3, 3), (6,)]),
+    ("groups", lambda x, w: F.conv2d(x, w, None, 2, 0, 1, 2), [(N, 4, 7, 7)], [(6, 2, 3, 3)]),
+    ("conv1d", lambda x, w, b: F.conv1d(x, w, b), [(N, 3, 9)], [(4, 3, 2), (4,)]),
+    ("transpose", lambda x, w: F.conv_transpose2d(x, w, None, 2), [(N, 4, 3, 3)], [(4, 2, 3, 3)]),
+    ("max_pool2d", lambda x: F.max_pool2d(x, 2), [(N, 3, 6, 6)], []),
+    ("max_pool2d indices", lambda x: F.max_pool2d(x, 3, 2, 1, 1, False, True), [(N, 3, 7, 7)], []),
+    ("avg_pool2d", lambda x: F.avg_pool2d(x, 3, 2, 1), [(N, 3, 7, 7)], []),
+    ("adaptive_avg_pool2d", lambda x: F.adaptive_avg_pool2d(x, (2, 3)), [(N, 3, 7, 5)], []),
+    ("adaptive_max_pool2d", lambda x: F.adaptive_max_pool2d(x, 2), [(N, 3, 6, 6)], []),
+    ("layer_norm sample", lambda x, w, b: F.layer_norm(x, (4, 6), w, b), [(N, 4, 6)], [(4, 6)] * 2),
+    ("layer_norm rows even", lambda x, w, b: F.layer_norm(x, (6,), w, b), [(E, 4, 6)], [(6,)] * 2),
+    ("group_norm", lambda x, w, b: F.group_norm(x, 2, w, b), [(E, 4, 3, 3)], [(4,), (4,)]),
+    ("group_norm one group", lambda x, w, b: F.group_norm(x, 1, w, b), [(N, 4, 3, 3)], [(4,)] * 2),
+    ("batch_norm eval", batch_norm_eval, [(N, 4, 3, 3)], [(4,), (4,)]),
+    ("sdpa", sdpa(False), [(N, 2, 5, 8), (N, 2, 7, 8), (N, 2, 7, 8)], []),
+    ("sdpa causal", sdpa(True), [(N, 2, 5, 8)] * 3, []),
+]
+for case in CASES:
+    check(*case)
+# rows of uneven shards do not split the flattened statistics as the samples: computed whole
+check("layer_norm rows", lambda x, w, b: F.layer_norm(x, (6,), w, b), [(N, 4, 6)], [(6,)] * 2, 0)
+check("group_norm uneven", lambda x, w, b: F.group_norm(x, 2, w, b), [(N, 4, 3, 3)], [(4,)] * 2, 0)
+
+
+# a data-parallel CNN step: the shards' convolutions see only their samples
+def cnn():
+    flow.manual_seed(0)
+    return flow.nn.Sequential(
+        flow.nn.Conv2d(3, 8, 3, padding=1), flow.nn.ReLU(), flow.nn.MaxPool2d(2),
+        flow.nn.Conv2d(8, 8, 3), flow.nn.GroupNorm(1, 8), flow.nn.AdaptiveAvgPool2d(1),
+        flow.nn.Flatten(), flow.nn.Linear(8, 4),
+    )
+
+
+m, ref = cnn(), cnn()
+m.to_global(P, B)
+x = rng.randn(7, 3, 8, 8).astype(np.float32)
+y = rng.randint(0, 4, 7)
+hidden = m[:4](glob(x))
+assert hidden.sbp == (S0,) and hidden.to_local().shape[0] < 7, hidden.sbp
+loss = F.cross_entropy(m(glob(x)), glob(y))
+loss.backward()
+rl = F.cross_entropy(ref(flow.tensor(x)), flow.tensor(y))
+rl.backward()
+close(loss, rl, "cnn loss", 1e-6)
+for p, q in zip(m.parameters(), ref.parameters()):
+    close(p.grad, q.grad, "cnn grads", 1e-5)
+print(f"rank {rank} ok", flush=True)
+"""
+
+
+@pytest.mark.parametrize("world", [2, 3])
+def test_per_sample_ops_keep_the_batch_split_on_ranks(tmp_path, world):
+    (tmp_path / "ranks.py").write_text(textwrap.dedent(BODY))
+    proc = _launch(
+        tmp_path, "--nproc_per_node", str(world), "ranks.py", env=_env(ONEFLOW_COMM_TIMEOUT=30)
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for r in range(world):
+        assert f"rank {r} ok" in proc.stdout, proc.stdout + proc.stderr
