@@ -144,17 +144,20 @@ if fw == "oneflow":
 )
 
 
-# A small CNN (conv, pool, group norm): the batch split keeps through the per-sample ops, so
-# each rank convolves its own samples. torch: DDP.
-_GLOBAL_DP_CNN = _GLOBAL_DP.replace(
-    """model = wrap(lib.nn.Sequential(lib.nn.Linear(256, n), lib.nn.ReLU(), lib.nn.Linear(n, n),
+# A small CNN (conv, pool, a norm): the batch split keeps through the per-sample ops, so each
+# rank convolves its own samples; batch norm's statistics are composed of per-rank sums
+# all-reduced. torch: DDP (batch norm with each rank's statistics, as DDP does).
+def _global_dp_cnn(norm):
+    script = _GLOBAL_DP.replace(
+        """model = wrap(lib.nn.Sequential(lib.nn.Linear(256, n), lib.nn.ReLU(), lib.nn.Linear(n, n),
                                lib.nn.ReLU(), lib.nn.Linear(n, 10)))""",
-    """model = wrap(lib.nn.Sequential(
+        f"""model = wrap(lib.nn.Sequential(
     lib.nn.Conv2d(3, 32, 3, padding=1), lib.nn.ReLU(), lib.nn.MaxPool2d(2),
-    lib.nn.Conv2d(32, 64, 3, padding=1), lib.nn.GroupNorm(1, 64), lib.nn.ReLU(),
+    lib.nn.Conv2d(32, 64, 3, padding=1), lib.nn.{norm}, lib.nn.ReLU(),
     lib.nn.AdaptiveAvgPool2d(1), lib.nn.Flatten(), lib.nn.Linear(64, 10)))""",
-).replace("lib.randn(64, 256)", "lib.randn(64, 3, 32, 32)")
-assert "Conv2d" in _GLOBAL_DP_CNN and "32, 32" in _GLOBAL_DP_CNN
+    ).replace("lib.randn(64, 256)", "lib.randn(64, 3, 32, 32)")
+    assert "Conv2d" in script and "32, 32" in script
+    return script
 
 
 def _free_port():
@@ -260,13 +263,14 @@ register(
         frameworks=("oneflow", "torch"),
     )
 )
-register(
-    Case(
-        "global data-parallel train step (oneflow global tensors vs torch DDP), CNN "
-        "conv32-pool-conv64-groupnorm, batch 64 of 3x32x32 per rank, 2 processes",
-        "comm",
-        "ms",
-        measure=_measure(_GLOBAL_DP_CNN, 0, 5),
-        frameworks=("oneflow", "torch"),
+for _label, _norm in (("groupnorm", "GroupNorm(1, 64)"), ("batchnorm", "BatchNorm2d(64)")):
+    register(
+        Case(
+            "global data-parallel train step (oneflow global tensors vs torch DDP), CNN "
+            f"conv32-pool-conv64-{_label}, batch 64 of 3x32x32 per rank, 2 processes",
+            "comm",
+            "ms",
+            measure=_measure(_global_dp_cnn(_norm), 0, 5),
+            frameworks=("oneflow", "torch"),
+        )
     )
-)

@@ -1173,7 +1173,7 @@ def test_init_process_group_after_oneflow_style_code_joined_the_group(tmp_path):
             second = "accepted"
         except ValueError as e:
             second = "twice" if "twice" in str(e) else str(e)
-        print("rank", dist.get_rank(), t.tolist(), second)
+        print(f"rank {dist.get_rank()} {t.tolist()} {second}")  # one write: ranks interleave
         """,
     )
     proc = _launch(tmp_path, "--nproc_per_node", "2", "mixed.py")
@@ -1193,8 +1193,9 @@ def test_save_and_load_take_oneflow_positional_ranks_and_a_placement(tmp_path):
         flow.comm.barrier()
         a = flow.load("ckpt.of", 0)["y"]  # OneFlow's load(path, global_src_rank)
         b = flow.load("ckpt.of", map_location=p)["y"]  # a placement: global there
-        print("rank", flow.env.get_rank(), a.is_global, a.to_local().tolist(), b.is_global,
-              str(b.sbp), b.to_local().tolist())
+        # one write: the ranks' unbuffered output interleaves
+        print(f"rank {flow.env.get_rank()} {a.is_global} {a.to_local().tolist()} {b.is_global} "
+              f"{b.sbp} {b.to_local().tolist()}")
         """,
     )
     proc = _launch(tmp_path, "--nproc_per_node", "2", "ckpt.py")

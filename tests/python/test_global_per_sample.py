@@ -1,5 +1,5 @@
 """Per-sample ops on global tensors split along the batch (convolutions, pools, layer/group
-norm, inference batch norm, attention and their gradients) keep the split: each rank computes
+norm, batch norm, attention and their gradients) keep the split: each rank computes
 its samples, weight gradients come out as partial sums. Values and gradients against the same
 ops on whole local tensors, on 2 and 3 processes through the launcher (uneven shards)."""
 
@@ -120,6 +120,35 @@ rl.backward()
 close(loss, rl, "cnn loss", 1e-6)
 for p, q in zip(m.parameters(), ref.parameters()):
     close(p.grad, q.grad, "cnn grads", 1e-5)
+
+
+# batch norm in training mode: statistics of the whole batch from per-rank sums (the fused
+# kernel would need the whole batch on every rank), running statistics as one process's
+def bn_net():
+    flow.manual_seed(0)
+    return flow.nn.Sequential(
+        flow.nn.Conv2d(3, 8, 3, padding=1), flow.nn.BatchNorm2d(8), flow.nn.ReLU(),
+        flow.nn.Flatten(), flow.nn.Linear(8 * 36, 4),
+    )
+
+
+m, ref = bn_net(), bn_net()
+m.to_global(P, B)
+for _ in range(3):
+    x = rng.randn(7, 3, 6, 6).astype(np.float32)
+    y = rng.randint(0, 4, 7)
+    loss = F.cross_entropy(m(glob(x)), glob(y))
+    loss.backward()
+    rl = F.cross_entropy(ref(flow.tensor(x)), flow.tensor(y))
+    rl.backward()
+    close(loss, rl, "bn loss", 1e-6)
+    for p, q in zip(m.parameters(), ref.parameters()):
+        close(p.grad, q.grad, "bn grads", 1e-5)
+assert m[1](m[0](glob(x))).sbp == (S0,)
+ref[1](ref[0](flow.tensor(x)))
+for name in ("running_mean", "running_var"):
+    assert getattr(m[1], name).sbp == (B,)
+    close(getattr(m[1], name), getattr(ref[1], name), name, 1e-6)
 print(f"rank {rank} ok", flush=True)
 """
 

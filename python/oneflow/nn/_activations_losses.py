@@ -496,6 +496,15 @@ def _fused_norm_ok(input, *tensors):
     return ok
 
 
+def _batch_split(input):
+    """A global input split over several ranks: batch statistics composed of reductions keep
+    the split (each rank sums its rows; the per-channel sums are all-reduced), where the fused
+    kernel would need the whole batch on every rank."""
+    if not input.is_global:
+        return False
+    return len(input.placement.ranks) > 1 and any(s != oneflow.sbp.broadcast for s in input.sbp)
+
+
 def _per_channel(t, ndim):
     return t.reshape(*([1, t.numel()] + [1] * (ndim - 2)))
 
@@ -569,7 +578,7 @@ def batch_norm(
                 "batch_norm: expected more than 1 value per channel when training, got input "
                 f"size {tuple(input.shape)}"
             )
-        if _fused_norm_ok(input, weight, bias):
+        if _fused_norm_ok(input, weight, bias) and not _batch_split(input):
             # One kernel for the statistics and the affine output.
             out, mean, var = _C._batch_norm_train(input, weight, bias, eps)
             if running_mean is not None:
