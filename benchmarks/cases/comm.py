@@ -160,6 +160,49 @@ def _global_dp_cnn(norm):
     return script
 
 
+# The char GPT of the training benchmarks (4 blocks, d 128, context 64), batch 16 per rank:
+# the split batch keeps through the embeddings, attention and the (B * T, V) logits.
+_GLOBAL_DP_GPT = r"""
+import contextlib, os, sys, time
+fw, n, iters, trials = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+from benchmarks.cases.training import gpt
+if fw == "oneflow":
+    import oneflow as flow
+    from oneflow.utils import global_view
+    lib = flow
+    P = flow.placement("cpu", [0, 1])
+    def wrap(m):
+        return m.to_global(P, flow.sbp.broadcast)
+    def shard(t):
+        return t.to_global(P, flow.sbp.split(0))
+    def context():  # lib.arange in the model: a broadcast global tensor
+        return global_view.global_mode(True, placement=P, sbp=flow.sbp.broadcast)
+    def sync():
+        flow.cpu.synchronize()
+else:
+    import torch, torch.distributed as dist
+    lib = torch
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo")
+    from torch.nn.parallel import DistributedDataParallel as wrap
+    def shard(t):
+        return t
+    context = contextlib.nullcontext
+    def sync():
+        pass
+lib.manual_seed(0)
+model = wrap(gpt(lib))
+opt = lib.optim.AdamW(model.parameters(), lr=1e-3)
+x, y = shard(lib.randint(0, 96, (16, 64))), shard(lib.randint(0, 96, (16, 64)))
+def step():
+    with context():
+        opt.zero_grad()
+        logits = model(x)
+        lib.nn.functional.cross_entropy(logits.reshape(-1, 96), y.reshape(-1)).backward()
+        opt.step()
+"""
+
+
 def _free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -274,3 +317,13 @@ for _label, _norm in (("groupnorm", "GroupNorm(1, 64)"), ("batchnorm", "BatchNor
             frameworks=("oneflow", "torch"),
         )
     )
+register(
+    Case(
+        "global data-parallel train step (oneflow global tensors vs torch DDP), char GPT "
+        "4x128, batch 16x64 per rank, 2 processes",
+        "comm",
+        "ms",
+        measure=_measure(_GLOBAL_DP_GPT, 0, 3),
+        frameworks=("oneflow", "torch"),
+    )
+)

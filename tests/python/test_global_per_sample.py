@@ -3,12 +3,17 @@ norm, batch norm, attention and their gradients) keep the split: each rank compu
 its samples, weight gradients come out as partial sums. Values and gradients against the same
 ops on whole local tensors, on 2 and 3 processes through the launcher (uneven shards)."""
 
+import pathlib
 import textwrap
 
 import pytest
 from test_distributed import _env, _launch
 
+EXAMPLES = str(pathlib.Path(__file__).resolve().parents[2] / "examples")
+
 BODY = """
+import sys
+
 import numpy as np
 import oneflow as flow
 import oneflow.nn.functional as F
@@ -149,13 +154,61 @@ ref[1](ref[0](flow.tensor(x)))
 for name in ("running_mean", "running_var"):
     assert getattr(m[1], name).sbp == (B,)
     close(getattr(m[1], name), getattr(ref[1], name), name, 1e-6)
+
+
+# a GPT of the example's blocks: embedding lookups of split ids, qkv.split(C, 2), the heads'
+# reshapes and transposes, attention, layer norms and the (B * T, V) logits keep the split
+sys.path.insert(0, EXAMPLES)
+import char_gpt  # noqa: E402
+
+
+class GlobalGPT(char_gpt.GPT):
+    def forward(self, idx):
+        pos = flow.arange(idx.shape[1])
+        if idx.is_global:
+            pos = pos.to_global(P, B)  # positions: the same on every rank
+        x = self.tok(idx) + self.pos(pos)
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.ln(x))
+
+
+def gpt():
+    flow.manual_seed(0)
+    return GlobalGPT(30, 16, d_model=32, n_head=4, n_layer=2)
+
+
+for batch in (2 * world, 5):  # even shards keep the split through (B * T, V); uneven: whole
+    m, ref = gpt(), gpt()
+    m.to_global(P, B)
+    opt = flow.optim.AdamW(m.parameters(), lr=1e-2)
+    ropt = flow.optim.AdamW(ref.parameters(), lr=1e-2)
+    split_modules = []
+    for mod in m.blocks.modules():
+        mod.register_forward_hook(lambda mod, i, o: split_modules.append(o.sbp == (S0,)))
+    for _ in range(3):
+        idx, tgt = rng.randint(0, 30, (batch, 16)), rng.randint(0, 30, (batch, 16))
+        logits = m(glob(idx))
+        assert logits.sbp == ((S0,) if batch % world == 0 else (B,)), logits.sbp
+        loss = F.cross_entropy(logits.reshape(-1, 30), glob(tgt).reshape(-1))
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        rl = F.cross_entropy(ref(flow.tensor(idx)).reshape(-1, 30), flow.tensor(tgt).reshape(-1))
+        rl.backward()
+        ropt.step()
+        ropt.zero_grad()
+        close(loss, rl, "gpt loss", 1e-6)
+    assert all(split_modules) or batch % world, split_modules
+    for p, q in zip(m.parameters(), ref.parameters()):
+        close(p, q, "gpt parameters", 1e-4)
 print(f"rank {rank} ok", flush=True)
 """
 
 
 @pytest.mark.parametrize("world", [2, 3])
 def test_per_sample_ops_keep_the_batch_split_on_ranks(tmp_path, world):
-    (tmp_path / "ranks.py").write_text(textwrap.dedent(BODY))
+    (tmp_path / "ranks.py").write_text(f"EXAMPLES = {EXAMPLES!r}\n" + textwrap.dedent(BODY))
     proc = _launch(
         tmp_path, "--nproc_per_node", str(world), "ranks.py", env=_env(ONEFLOW_COMM_TIMEOUT=30)
     )

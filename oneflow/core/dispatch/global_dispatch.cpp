@@ -25,12 +25,18 @@
 // - copy (clone, contiguous, casts): any layout kept, except partial sums cast to an integer
 //   type; copy_ and setitem (assign) as elementwise ops;
 // - views: permute, expand, unsqueeze, squeeze, view/reshape and slice carry a split to the
-//   dim it becomes (a reshape only when the dims up to the split one are unchanged, a slice
-//   only when it keeps the split dim whole) and keep broadcast and partial_sum (views are
+//   dim it becomes (a reshape only when the dims before the split one are unchanged and the
+//   split dim stays, merges with the next ones or is factored, the last two when every rank
+//   holds as many rows of the coarser dim; a slice
+//   only when it keeps the split dim whole; the sections of split() along another dim) and
+//   keep broadcast and partial_sum (views are
 //   linear); a view that needed boxing is a copy, and in-place writes into it raise;
 // - per-sample primitives (convolutions, pools, layer/group norm, inference batch norm,
 //   attention, and their gradients): a batch split along dim 0 stays split, the weights are
 //   broadcast and the weight gradients partial sums (per_sample_rules);
+// - index_gather of a broadcast table by split indices keeps the split (an embedding lookup of
+//   a split batch); its gradient, an accumulating index_put into a partial_sum destination of
+//   split values, stays a partial sum (index_signature);
 // - every other primitive: all inputs broadcast, outputs broadcast (correct for any op; the
 //   whole value is computed on every rank).
 // The smallest communication is not searched for: the first rule that fits the inputs wins.
@@ -47,6 +53,7 @@
 #include "oneflow/core/ops/attention_primitives.h"
 #include "oneflow/core/ops/nn_primitives.h"
 #include "oneflow/core/ops/primitives.h"
+#include "oneflow/core/ops/split_primitive.h"
 
 namespace oneflow::detail {
 
@@ -219,9 +226,22 @@ int64_t view_split_dim(const Primitive& prim, const Tensor& x, const Shape& out_
   }
   if (&prim == &prim::view()) {
     if (static_cast<int64_t>(out_shape.size()) <= axis) return -1;
-    for (int64_t d = 0; d <= axis; ++d)
+    for (int64_t d = 0; d < axis; ++d)
       if (out_shape[d] != x->shape()[d]) return -1;
-    return axis;
+    const int64_t n = x->shape()[axis], m = out_shape[axis];
+    if (m == n) return axis;
+    // The split dim merged with the dims after it ((B, T, C) -> (B * T, C)) or factored into
+    // several ((B * T, C) -> (B, T, C)): rank r's rows are its block of the new dim too when
+    // every rank holds as many rows of the coarser dim.
+    const int64_t k = global::world_size();
+    auto prefix = [](const Shape& s, size_t from, int64_t target) {
+      int64_t p = 1;
+      for (size_t d = from; d < s.size() && p < target; ++d) p *= s[d];
+      return p == target;
+    };
+    if (m > n && n % k == 0 && prefix(x->shape(), axis, m)) return axis;
+    if (m < n && m % k == 0 && prefix(out_shape, axis, n)) return axis;
+    return -1;
   }
   return -1;
 }
@@ -299,9 +319,47 @@ std::optional<Signature> per_sample_signature(const Primitive& prim, const Tenso
   return {};
 }
 
+// The axis all of `indices` are split along (they share one shape), or -1.
+int64_t common_split(TensorList::const_iterator begin, TensorList::const_iterator end) {
+  if (begin == end || !is_global(*begin) || !sbp_of(*begin).is_split()) return -1;
+  const Sbp s = sbp_of(*begin);
+  for (auto it = begin; it != end; ++it)
+    if (!is_global(*it) || sbp_of(*it) != s) return -1;
+  return s.axis;
+}
+
+// Gathers of rows by split indices (an embedding lookup of a split batch): each rank gathers
+// its indices' rows of a broadcast table, and the gradient's scatter-add into a partial_sum
+// destination stays a partial sum (each rank adds its rows).
+std::optional<Signature> index_signature(const Primitive& prim, const TensorList& inputs,
+                                         const Attrs& attrs, const Tensor& inplace_out) {
+  if (&prim == &prim::index_gather() && !inplace_out && inputs.size() >= 2 &&
+      is_global(inputs[0]) && sbp_of(inputs[0]).kind == Sbp::kBroadcast) {
+    const int64_t a = common_split(inputs.begin() + 1, inputs.end());
+    if (a < 0) return {};
+    Signature sig{std::vector<Sbp>(inputs.size(), Sbp::split(a)),
+                  Sbp::split(attrs.get<int64_t>("dim") + a)};
+    sig.in[0] = Sbp::broadcast();
+    return sig;
+  }
+  if (&prim == &prim::index_put() && inplace_out && inputs.size() >= 3 &&
+      attrs.get<bool>("accumulate") && sbp_of(inplace_out).kind == Sbp::kPartialSum &&
+      inputs[0] == inplace_out) {
+    const int64_t a = common_split(inputs.begin() + 2, inputs.end());
+    const Sbp value = Sbp::split(attrs.get<int64_t>("dim") + a);
+    if (a < 0 || !is_global(inputs[1]) || sbp_of(inputs[1]) != value) return {};
+    Signature sig{std::vector<Sbp>(inputs.size(), Sbp::split(a)), Sbp::partial_sum()};
+    sig.in[0] = Sbp::partial_sum();
+    sig.in[1] = value;
+    return sig;
+  }
+  return {};
+}
+
 Signature choose_signature(const Primitive& prim, const TensorList& inputs, const Attrs& attrs,
                            const std::vector<TensorMeta>& out_metas, const Tensor& inplace_out) {
   const PrimTraits traits = prim.traits();
+  if (auto sig = index_signature(prim, inputs, attrs, inplace_out)) return *sig;
   if ((traits.elementwise || &prim == &prim::assign()) && out_metas.size() == 1)
     return elementwise_signature(prim, inputs, out_metas[0].shape, inplace_out);
   if (&prim == &prim::copy() && !inplace_out) {
@@ -396,6 +454,12 @@ Signature choose_signature(const Primitive& prim, const TensorList& inputs, cons
   }
   if (traits.is_view && inputs.size() == 1 && out_metas.size() == 1)
     return view_signature(prim, inputs[0], out_metas[0].shape, attrs);
+  if (&prim == &prim::split() && inputs.size() == 1) {
+    // Sections along another dim than a split one are views of each shard (qkv.split(C, 2)).
+    const Sbp& s = sbp_of(inputs[0]);
+    if (!s.is_split() || s.axis != attrs.get<int64_t>("dim")) return {{s}, s};
+    return all_broadcast(inputs);
+  }
   if (auto sig = per_sample_signature(prim, inputs, out_metas)) return *sig;
   return all_broadcast(inputs);
 }

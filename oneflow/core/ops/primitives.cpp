@@ -1133,8 +1133,18 @@ uint64_t IndexGather::cpu_work(const TensorList& in, const TensorList& out) cons
 TensorList IndexGather::grad(const GradContext& ctx, const TensorList& dy) const {
   TensorList idx(ctx.inputs.begin() + 1, ctx.inputs.end());
   const TensorMeta& x = ctx.input_metas[0];
-  Tensor zeros =
-      global::broadcast_like(dy[0], F::zeros(x.shape, CreationOptions{x.dtype, x.device, ""}));
+  Tensor zeros = F::zeros(x.shape, CreationOptions{x.dtype, x.device, ""});
+  // A split gradient (an embedding of a split batch) scatters each rank's rows into its own
+  // zeros: a partial sum (global_dispatch.cpp's index_signature); else the whole value.
+  bool split_rows = dy[0]->global() != nullptr;
+  for (const Tensor& i : idx)
+    split_rows =
+        split_rows && i->global() && i->global()->sbp.is_split() &&
+        dy[0]->global()->sbp == Sbp::split(ctx.attrs.get<int64_t>("dim") + i->global()->sbp.axis);
+  if (split_rows)
+    zeros = global::make(zeros, dy[0]->global()->placement, Sbp::partial_sum(), x.shape);
+  else
+    zeros = global::broadcast_like(dy[0], zeros);
   TensorList dx(ctx.inputs.size());
   // index_put_raw with accumulate, marked as a gradient (backend_flags.h: check_deterministic).
   TensorList in{zeros, F::contiguous(dy[0])};
