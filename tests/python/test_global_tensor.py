@@ -215,12 +215,10 @@ keep("slice_cols_sbp", str(x[:, 1:3].sbp))
 keep("slice_rows", x[1:4])
 xw = x.clone()
 xw[:, 0] = 7.0
-keep("setitem_cols", xw)
-try:
-    xw[1:3] = 5.0
-    keep("setitem_rows_refused", np.array(0))
-except NotImplementedError as e:
-    keep("setitem_rows_refused", np.array(int("is a copy" in str(e))))
+keep("setitem_cols", xw.clone())
+xw[1:3] = 5.0  # along the split dim: written into the whole value, laid out again
+keep("setitem_rows", xw)
+keep("setitem_rows_sbp", str(xw.sbp))
 
 # autograd through to_global and through global ops, and an SGD step on a global parameter
 xl = flow.tensor(a[lo:hi], requires_grad=True)
@@ -365,7 +363,9 @@ def test_global_tensors_on_ranks(tmp_path, world):
         written = a.copy()
         written[:, 0] = 7.0
         np.testing.assert_array_equal(r["setitem_cols"], written)
-        assert r["setitem_rows_refused"] == 1
+        written[1:3] = 5.0
+        np.testing.assert_array_equal(r["setitem_rows"], written)
+        assert str(r["setitem_rows_sbp"]) == "(oneflow.sbp.split(dim=0),)"
         np.testing.assert_array_equal(r["transpose"], a.T)
         assert str(r["transpose_sbp"]) == "(oneflow.sbp.split(dim=1),)"
         e = np.exp(a - a.max(1, keepdims=True))

@@ -573,6 +573,15 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
     throw_error<RuntimeError>(prim.name(),
                               "a leaf Variable that requires grad is being used in "
                               "an in-place operation.");
+  // An in-place write through a view must also rewrite the history of the tensor viewed (local
+  // mode's Note [In-place on views]); global views do not do that yet: refuse rather than give
+  // the viewed tensor's old gradient.
+  if (needs_grad && inplace_out && global::meta(inplace_out).view_base)
+    throw_error<NotImplementedError>(prim.name(),
+                                     "in-place operations on a view of a global tensor are not "
+                                     "supported when autograd records them; write into the "
+                                     "tensor out of place (where, index_put, cat) or under "
+                                     "no_grad");
   Tensor original;
   if (needs_grad && inplace_out && prim.traits().saves_inputs) {
     GradModeGuard no_grad(false);
@@ -627,7 +636,13 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
     const bool copied_view =
         prim.traits().is_view && is_global(inputs[0]) &&
         (local_in[0] != global::local_of(inputs[0]) || global::meta(inputs[0]).copied_view);
-    outputs.push_back(global::make(local_out[i], *placement, out_sbp, metas[i].shape, copied_view));
+    Tensor base;
+    if (prim.traits().is_view && is_global(inputs[0])) {
+      base = global::meta(inputs[0]).view_base;
+      if (!base) base = inputs[0];
+    }
+    outputs.push_back(
+        global::make(local_out[i], *placement, out_sbp, metas[i].shape, copied_view, base));
   }
   if (needs_grad) record_autograd(prim, inputs, outputs, attrs, input_versions, original);
   return outputs;

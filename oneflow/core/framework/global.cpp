@@ -127,7 +127,7 @@ Strides global_strides(const TensorImpl& local, const Shape& shape) {
 }
 
 Tensor make(const Tensor& local, const Placement& p, const Sbp& sbp, const Shape& global_shape,
-            bool copied_view) {
+            bool copied_view, const Tensor& view_base) {
   TensorMeta m{global_shape, global_strides(*local, global_shape), 0, local->dtype(),
                local->device()};
   auto t = std::make_shared<TensorImpl>(std::move(m), local->storage(), local->version_counter());
@@ -136,6 +136,7 @@ Tensor make(const Tensor& local, const Placement& p, const Sbp& sbp, const Shape
   g->sbp = sbp;
   g->local = local;
   g->copied_view = copied_view;
+  g->view_base = view_base;
   t->set_global(std::move(g));
   return t;
 }

@@ -44,6 +44,9 @@ struct GlobalMeta {
   // A view op's result whose shard views a boxed copy of its input, not the input's shard:
   // writing into it would not change the input, so in-place ops on it raise.
   bool copied_view = false;
+  // A view op's result: the global tensor it views (the root of a chain of views). In-place
+  // ops that need autograd through such a view are refused (global_dispatch.cpp).
+  Tensor view_base;
 };
 
 namespace global {
@@ -62,7 +65,7 @@ Shape local_shape(const Shape& global_shape, const Sbp& sbp);
 
 // A global tensor viewing `local` as this rank's shard (no data moves, no autograd).
 Tensor make(const Tensor& local, const Placement& p, const Sbp& sbp, const Shape& global_shape,
-            bool copied_view = false);
+            bool copied_view = false, const Tensor& view_base = nullptr);
 const GlobalMeta& meta(const Tensor& t);
 inline const Tensor& local_of(const Tensor& t) { return meta(t).local; }
 

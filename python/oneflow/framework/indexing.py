@@ -7,10 +7,12 @@ Writes (__setitem__) go through the view, or scatter into it for advanced indice
 """
 
 import builtins
+import math
 import warnings
 
 import numpy as np
 
+import oneflow
 from oneflow import _oneflow_internal as _internal
 from oneflow._oneflow_internal import _C, Tensor
 
@@ -212,7 +214,54 @@ def getitem(self, key):
     return _C.index(target, [it for kind, it in entries if kind == "adv"], dim)
 
 
+def _global_setitem(self, key, value):
+    """self[key] = value for a global self: a value that is not global joins as a broadcast
+    tensor; a write the shards cannot make alone (along a split dim, by indices) goes into the
+    whole value, which is laid out as self again and copied in."""
+    if not (isinstance(value, Tensor) and value.is_global):
+        if not isinstance(value, Tensor):
+            value = _internal.from_numpy(np.array(value))
+        value = _C.to(value, self.dtype, value.device).to_global(
+            self.placement, [oneflow.sbp.broadcast] * len(self.sbp)
+        )
+    if oneflow.is_grad_enabled() and (self.requires_grad or value.requires_grad):
+        return _recorded_global_setitem(self, key, value)
+    if all(s == oneflow.sbp.broadcast for s in self.sbp):
+        return _setitem(self, key, value)
+    try:
+        return _setitem(self, key, value)
+    except NotImplementedError:
+        whole = self.to_global(sbp=[oneflow.sbp.broadcast] * len(self.sbp))
+        _setitem(whole, key, value)
+        _C.copy_(self, whole)
+
+
+def _recorded_global_setitem(self, key, value):
+    """self[key] = value recorded by autograd on a global self: an in-place write through a view
+    of a global tensor is refused, so the write selects from the whole value: the key's region
+    (a mask made on the host) takes the value's elements, which a map made by the same write on
+    the host places."""
+    shape = tuple(self[key].shape)
+    layout = (self.placement, [oneflow.sbp.broadcast] * len(self.sbp))
+    with oneflow.no_grad():
+        region = oneflow.zeros(self.shape, dtype=oneflow.bool)
+        _setitem(region, key, True)
+        if value.ndim:  # which element of the value (expanded to the key's shape) lands where
+            where_from = oneflow.zeros(self.shape, dtype=_internal.int64)
+            _setitem(where_from, key, oneflow.arange(math.prod(shape)).reshape(shape))
+    region = region.to_global(*layout)
+    if value.ndim:
+        value = value.expand(shape).reshape(-1)[where_from.to_global(*layout)]
+    _C.copy_(self, oneflow.where(region, value.to(self.dtype), self))
+
+
 def setitem(self, key, value):
+    if self.is_global:
+        return _global_setitem(self, key, value)
+    return _setitem(self, key, value)
+
+
+def _setitem(self, key, value):
     key = _as_tuple(key)
     if isinstance(value, complex):  # a 0-dim tensor of self's (complex) dtype
         value = _C.to(_internal.from_numpy(np.array(value)), self.dtype, self.device, copy=True)
