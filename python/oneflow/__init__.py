@@ -195,14 +195,16 @@ def bernoulli(input, p=None, *, generator=None):
     return _C.bernoulli(probs, generator=generator).to(input.dtype)
 
 
-randperm = _C.randperm
+from oneflow.framework.creation import randperm  # noqa: E402,F401
+
 multinomial = _C.multinomial
 select = _C.select
 squeeze = _C.squeeze
 unsqueeze = _C.unsqueeze
 flatten = _C.flatten
 arange = _C.arange
-linspace = _C.linspace
+from oneflow.framework.creation import linspace  # noqa: E402,F401
+
 chunk = _tensor_methods.chunk
 split = _tensor_methods.split
 unbind = _tensor_methods.unbind

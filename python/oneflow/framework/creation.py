@@ -128,7 +128,7 @@ def tensor(
     """A new tensor holding a copy of ``data`` (nested lists, NumPy arrays, numbers, tensors);
     with placement= and sbp=, a global tensor holding rank 0's data."""
     placement, sbp = _layout(placement, sbp)
-    if placement is not None:
+    if placement is not None or sbp is not None:
         return _global(
             lambda dev: tensor(data, dtype=dtype, device=dev), placement, sbp, requires_grad, True
         )
@@ -339,7 +339,7 @@ def randint(
     **kwargs,
 ):
     placement, sbp = _layout(placement, sbp)
-    if placement is not None:
+    if placement is not None or sbp is not None:
         return _global(
             lambda dev: randint(low, high, size, dtype=dtype, device=dev, generator=generator),
             placement,
@@ -418,16 +418,37 @@ def _zero_gradient():
 
 
 def normal(
-    mean, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False
+    mean,
+    std=1.0,
+    size=None,
+    *,
+    generator=None,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    placement=None,
+    sbp=None,
 ):
     """Numbers from N(mean, std**2): of the given size for a float mean and std, or one per
-    element of the broadcast tensors mean and std (torch.normal's forms)."""
+    element of the broadcast tensors mean and std (torch.normal's forms); with placement= and
+    sbp= (float mean and std), a global tensor holding rank 0's numbers."""
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        if placement is not None or sbp is not None:
+            raise TypeError("normal(): placement and sbp are only taken with a float mean and std")
         return _normal_of_tensors(mean, std, size, generator)
     if size is None:
         raise TypeError("normal(): a float mean and a float std take a size")
     if isinstance(size, builtins.int):
         size = (size,)
+    placement, sbp = _layout(placement, sbp)
+    if placement is not None or sbp is not None:
+        return _global(
+            lambda dev: normal(mean, std, size, generator=generator, dtype=dtype, device=dev),
+            placement,
+            sbp,
+            requires_grad,
+            random=True,
+        )
     return _C.normal(
         builtins.float(mean),
         builtins.float(std),
@@ -512,13 +533,16 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None):
     return _tri_indices("triu_indices", np.triu_indices, row, col, offset, dtype, device)
 
 
-def _like_layout(input):
-    """The placement and sbp of a tensor made like a global `input` (partial sums become
-    broadcast: a constant is not the sum of its shards); None for local inputs."""
-    if not input.is_global:
-        return None, None
-    sbp = input.sbp[0]
-    return input.placement, _broadcast_sbp() if sbp.kind == "partial_sum" else sbp
+def _like_layout(input, placement=None, sbp=None):
+    """The placement and sbp of a tensor made like `input`: those given (sbp alone keeps a
+    global input's placement), else a global input's (partial sums become broadcast: a constant
+    is not the sum of its shards); None for a local input without them."""
+    if placement is not None or not input.is_global:
+        return placement, sbp
+    if sbp is None:
+        sbp = input.sbp[0]
+        sbp = _broadcast_sbp() if sbp.kind == "partial_sum" else sbp
+    return input.placement, sbp
 
 
 def _broadcast_sbp():
@@ -534,8 +558,10 @@ def full_like(
     device=None,
     requires_grad=False,
     memory_format=_KEEP,
+    placement=None,
+    sbp=None,
 ):
-    placement, sbp = _like_layout(input)
+    placement, sbp = _like_layout(input, placement, sbp)
     return _fmt.apply(
         "full_like",
         input,
@@ -556,13 +582,23 @@ def _full_like(input, fill_value, dtype, device, requires_grad, placement, sbp):
     )
 
 
-def empty_like(input, dtype=None, device=None, requires_grad=False, memory_format=_KEEP):
+def empty_like(
+    input,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    memory_format=_KEEP,
+    placement=None,
+    sbp=None,
+):
     return zeros_like(
         input,
         dtype=dtype,
         device=device,
         requires_grad=requires_grad,
         memory_format=memory_format,
+        placement=placement,
+        sbp=sbp,
     )
 
 
@@ -573,8 +609,10 @@ def rand_like(
     requires_grad=False,
     generator=None,
     memory_format=_KEEP,
+    placement=None,
+    sbp=None,
 ):
-    placement, sbp = _like_layout(input)
+    placement, sbp = _like_layout(input, placement, sbp)
     t = rand(
         *input.shape,
         dtype=dtype or input.dtype,
@@ -594,8 +632,10 @@ def randn_like(
     requires_grad=False,
     generator=None,
     memory_format=_KEEP,
+    placement=None,
+    sbp=None,
 ):
-    placement, sbp = _like_layout(input)
+    placement, sbp = _like_layout(input, placement, sbp)
     t = randn(
         *input.shape,
         dtype=dtype or input.dtype,
@@ -606,6 +646,24 @@ def randn_like(
         sbp=sbp,
     )
     return _fmt.apply("randn_like", input, t, memory_format)
+
+
+def randint_like(
+    input, low=0, high=None, *, dtype=None, device=None, generator=None, placement=None, sbp=None
+):
+    if high is None:
+        low, high = 0, low
+    placement, sbp = _like_layout(input, placement, sbp)
+    return randint(
+        low,
+        high,
+        tuple(input.shape),
+        dtype=dtype or input.dtype,
+        device=device or input.device,
+        generator=generator,
+        placement=placement,
+        sbp=sbp,
+    )
 
 
 def get_rng_state():
@@ -647,8 +705,16 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False, placeme
     )
 
 
-def zeros_like(input, dtype=None, device=None, requires_grad=False, memory_format=_KEEP):
-    placement, sbp = _like_layout(input)
+def zeros_like(
+    input,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    memory_format=_KEEP,
+    placement=None,
+    sbp=None,
+):
+    placement, sbp = _like_layout(input, placement, sbp)
     t = zeros(
         *input.shape,
         dtype=dtype or input.dtype,
@@ -660,8 +726,16 @@ def zeros_like(input, dtype=None, device=None, requires_grad=False, memory_forma
     return _fmt.apply("zeros_like", input, t, memory_format)
 
 
-def ones_like(input, dtype=None, device=None, requires_grad=False, memory_format=_KEEP):
-    placement, sbp = _like_layout(input)
+def ones_like(
+    input,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    memory_format=_KEEP,
+    placement=None,
+    sbp=None,
+):
+    placement, sbp = _like_layout(input, placement, sbp)
     t = ones(
         *input.shape,
         dtype=dtype or input.dtype,
@@ -694,8 +768,11 @@ def seed():
     return s
 
 
-def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+def eye(n, m=None, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
     """A 2-D tensor with ones on the diagonal."""
+    placement, sbp = _layout(placement, sbp)
+    if placement is not None or sbp is not None:
+        return _global(lambda dev: eye(n, m, dtype, dev), placement, sbp, requires_grad)
     m = n if m is None else m
     if n < 0 or m < 0:
         raise RuntimeError(f"eye: n and m must be greater or equal to 0, got n={n}, m={m}")
@@ -721,7 +798,7 @@ def arange(
     """Numbers from start (0 with one argument) up to end, step apart. PyTorch's checks: finite
     bounds, no bool dtype, and a step that stays nonzero in an integer dtype."""
     placement, sbp = _layout(placement, sbp)
-    if placement is not None:
+    if placement is not None or sbp is not None:
         return _global(
             lambda dev: arange(start, end, step, dtype=dtype, device=dev),
             placement,
@@ -743,12 +820,60 @@ def arange(
     return _C.arange(start, end, step, device=device, requires_grad=requires_grad)
 
 
-def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False):
+def logspace(
+    start,
+    end,
+    steps,
+    base=10.0,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    placement=None,
+    sbp=None,
+):
     """``steps`` numbers from base**start to base**end, evenly spaced in the exponent, as pow
     gives them (a negative base gives NaN at non-integer exponents)."""
+    placement, sbp = _layout(placement, sbp)
+    if placement is not None or sbp is not None:
+        return _global(
+            lambda dev: logspace(start, end, steps, base, dtype, dev), placement, sbp, requires_grad
+        )
     exps = _C.linspace(start, end, steps, dtype=_internal.float64, device=device)
     t = _C.pow(builtins.float(base), exps)
     t = _C.to(t, dtype or _internal.get_default_dtype(), None)
     if requires_grad:
         t.requires_grad_()
     return t
+
+
+def linspace(
+    start, end, steps, *, dtype=None, device=None, requires_grad=False, placement=None, sbp=None
+):
+    """``steps`` numbers evenly spaced from start to end."""
+    placement, sbp = _layout(placement, sbp)
+    if placement is not None or sbp is not None:
+        return _global(
+            lambda dev: _C.linspace(start, end, steps, dtype=dtype, device=dev),
+            placement,
+            sbp,
+            requires_grad,
+        )
+    return _C.linspace(start, end, steps, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def randperm(
+    n, *, generator=None, dtype=None, device=None, requires_grad=False, placement=None, sbp=None
+):
+    """A random permutation of 0 .. n - 1 (int64 unless dtype is given); with placement= and
+    sbp=, a global tensor holding rank 0's permutation."""
+    placement, sbp = _layout(placement, sbp)
+    if placement is not None or sbp is not None:
+        return _global(
+            lambda dev: _C.randperm(n, dtype=dtype, device=dev, generator=generator),
+            placement,
+            sbp,
+            requires_grad,
+            random=True,
+        )
+    t = _C.randperm(n, dtype=dtype, device=device, generator=generator)
+    return t.requires_grad_() if requires_grad else t

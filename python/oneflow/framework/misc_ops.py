@@ -166,19 +166,6 @@ def new_ones(input, size=None, dtype=None, device=None, requires_grad=False):
     return input.new_ones(size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def randint_like(input, low=0, high=None, *, dtype=None, device=None, generator=None):
-    if high is None:
-        low, high = 0, low
-    return _flow().randint(
-        low,
-        high,
-        tuple(input.shape),
-        dtype=dtype or input.dtype,
-        device=device or input.device,
-        generator=generator,
-    )
-
-
 def quick_gelu(input):
     return _C.mul(input, _C.sigmoid(_C.mul(input, 1.702)))
 
@@ -469,7 +456,7 @@ def roc_auc_score(label, pred):
 
 
 def functions():
-    from oneflow.framework.creation import arange
+    from oneflow.framework.creation import arange, randint_like
     from oneflow.nn import _activations_losses as nnf
 
     out = dict(_TYPE_CLASSES)

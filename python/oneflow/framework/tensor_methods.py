@@ -454,33 +454,54 @@ def __dlpack_device__(self):
     return (1, 0) if self.device.type == "cpu" else (2, self.device.index)
 
 
-def _where_new(self, device):
-    """Where a new_* tensor goes: `device`, or self's device; a global self's placement (the
-    new tensor broadcast) unless a device is given."""
-    if self.is_global and device is None:
+def _where_new(self, device, placement, sbp):
+    """Where a new_* tensor goes: placement= and sbp= when given (sbp alone keeps a global
+    self's placement); else `device`, or self's device; a global self's placement (the new
+    tensor broadcast) unless a device is given."""
+    if placement is None and self.is_global and (device is None or sbp is not None):
         from oneflow.sbp import broadcast
 
-        return {"placement": self.placement, "sbp": broadcast}
+        return {"placement": self.placement, "sbp": broadcast if sbp is None else sbp}
+    if placement is not None or sbp is not None:
+        return {"placement": placement, "sbp": sbp}
     return {"device": device or self.device}
 
 
 def _new_creation(fn):
     name = "new_" + fn.__name__
 
-    def method(self, *sizes, size=None, dtype=None, device=None, requires_grad=False):
+    def method(
+        self,
+        *sizes,
+        size=None,
+        dtype=None,
+        device=None,
+        requires_grad=False,
+        placement=None,
+        sbp=None,
+    ):
         if size is not None:
             sizes = (_sizes_keyword(name, "size", sizes, size),)
         return fn(
             *sizes,
             dtype=dtype or self.dtype,
             requires_grad=requires_grad,
-            **_where_new(self, device),
+            **_where_new(self, device, placement, sbp),
         )
 
     return method
 
 
-def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+def new_full(
+    self,
+    size,
+    fill_value,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    placement=None,
+    sbp=None,
+):
     from oneflow.framework.creation import full
 
     return full(
@@ -488,15 +509,18 @@ def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=Fals
         fill_value,
         dtype=dtype or self.dtype,
         requires_grad=requires_grad,
-        **_where_new(self, device),
+        **_where_new(self, device, placement, sbp),
     )
 
 
-def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+def new_tensor(self, data, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
     from oneflow.framework.creation import tensor
 
     return tensor(
-        data, dtype=dtype or self.dtype, requires_grad=requires_grad, **_where_new(self, device)
+        data,
+        dtype=dtype or self.dtype,
+        requires_grad=requires_grad,
+        **_where_new(self, device, placement, sbp),
     )
 
 
