@@ -210,9 +210,15 @@ int64_t view_split_dim(const Primitive& prim, const Tensor& x, const Shape& out_
     return axis >= dim ? axis + 1 : axis;
   }
   if (&prim == &prim::squeeze()) {
+    // The dims removed are those of `dims` of size 1 (in the global shape).
+    const auto& dims = attrs.get<std::vector<int64_t>>("dims");
+    auto removed = [&](int64_t d) {
+      return x->shape()[d] == 1 && std::find(dims.begin(), dims.end(), d) != dims.end();
+    };
+    if (removed(axis)) return -1;
     int64_t out = axis;
-    for (int64_t d = 0; d < axis; ++d) out -= x->shape()[d] == 1;
-    return x->shape()[axis] == 1 ? -1 : out;
+    for (int64_t d = 0; d < axis; ++d) out -= removed(d);
+    return out;
   }
   if (&prim == &prim::expand()) {
     const int64_t off = static_cast<int64_t>(out_shape.size()) - x->ndim();
@@ -262,28 +268,30 @@ struct PerSample {
   const Primitive* prim;
   const char* in;
   const char* out;
-  bool flat_stats;  // outputs 1 and 2 hold rows of every sample flattened (norm statistics)
+  // Norm statistics: the rows of every sample flattened, output 1 of the forward and input 2
+  // of the gradient (-1: none).
+  int stats_output, stats_input;
 };
 
 const std::vector<PerSample>& per_sample_rules() {
   static const std::vector<PerSample> rules = {
-      {&prim::conv_forward(), "SBB", "S", false},
-      {&prim::conv_backward_data(), "SB", "S", false},
-      {&prim::conv_backward_weight(), "SS", "P", false},
-      {&prim::max_pool(), "S", "SS", false},
-      {&prim::max_pool_grad(), "SS", "S", false},
-      {&prim::avg_pool(), "S", "S", false},
-      {&prim::avg_pool_grad(), "S", "S", false},
-      {&prim::adaptive_avg_pool(), "S", "S", false},
-      {&prim::adaptive_avg_pool_grad(), "S", "S", false},
-      {&prim::adaptive_max_pool(), "S", "SS", false},
-      {&prim::batch_norm_inference(), "SBBBB", "S", false},
-      {&prim::layer_norm(), "SBB", "SSS", true},
-      {&prim::layer_norm_grad(), "SSSSB", "SPP", false},
-      {&prim::group_norm(), "SBB", "SSS", true},
-      {&prim::group_norm_grad(), "SSSSB", "SPP", false},
-      {&prim::attention(), "SSS", "SS", false},
-      {&prim::attention_grad(), "SSSSSS", "SSS", false},
+      {&prim::conv_forward(), "SBB", "S", -1, -1},
+      {&prim::conv_backward_data(), "SB", "S", -1, -1},
+      {&prim::conv_backward_weight(), "SS", "P", -1, -1},
+      {&prim::max_pool(), "S", "SS", -1, -1},
+      {&prim::max_pool_grad(), "SS", "S", -1, -1},
+      {&prim::avg_pool(), "S", "S", -1, -1},
+      {&prim::avg_pool_grad(), "S", "S", -1, -1},
+      {&prim::adaptive_avg_pool(), "S", "S", -1, -1},
+      {&prim::adaptive_avg_pool_grad(), "S", "S", -1, -1},
+      {&prim::adaptive_max_pool(), "S", "SS", -1, -1},
+      {&prim::batch_norm_inference(), "SBBBB", "S", -1, -1},
+      {&prim::layer_norm(), "SBB", "SSS", 1, -1},
+      {&prim::layer_norm_grad(), "SSSSB", "SPP", -1, 2},
+      {&prim::group_norm(), "SBB", "SSS", 1, -1},
+      {&prim::group_norm_grad(), "SSSSB", "SPP", -1, 2},
+      {&prim::attention(), "SSS", "SS", -1, -1},
+      {&prim::attention_grad(), "SSSSSS", "SSS", -1, -1},
   };
   return rules;
 }
@@ -303,10 +311,12 @@ std::optional<Signature> per_sample_signature(const Primitive& prim, const Tenso
         out_metas.empty())
       return {};
     const int64_t n = inputs[0]->shape()[0];
-    if (r.flat_stats) {
+    if (r.stats_output >= 0 || r.stats_input >= 0) {
       // Statistics of rows_per_sample rows per sample, flattened: rank r's samples hold rank
       // r's block of the rows only when every rank holds as many samples (or one row each).
-      const int64_t rows = out_metas[1].shape.empty() ? 0 : out_metas[1].shape[0];
+      const Shape& stats =
+          r.stats_output >= 0 ? out_metas[r.stats_output].shape : inputs[r.stats_input]->shape();
+      const int64_t rows = stats.empty() ? 0 : stats[0];
       if (n == 0 || rows % n != 0) return {};
       if (rows / n != 1 && n % global::world_size() != 0) return {};
     }

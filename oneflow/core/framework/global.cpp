@@ -100,11 +100,17 @@ bool dense_layout(const TensorImpl& t) {
 // reads them to decide whether a copy is needed (contiguous(), reshape, matmul's transposed
 // operands): they mirror the shard's layout. A contiguous shard gives contiguous strides; a
 // permuted one the dense strides of the global shape in the shard's dim order; expanded dims
-// stride 0; a shard that is not dense (a stepped slice) also gets a gap, so that nothing takes
-// it for contiguous.
+// stride 0; a shard that is not dense (a stepped slice) also gets a gap on a dim the global
+// shape does not hold once, so that nothing takes it for contiguous. Every rank must see the
+// same strides (they choose code paths, some of which communicate): a shard whose dim holds 0
+// or 1 rows of a larger global dim says nothing about that dim's place in the order from its
+// contiguity (which ignores size-1 dims), so its order is read from the strides, which the
+// ranks' views share.
 Strides global_strides(const TensorImpl& local, const Shape& shape) {
-  if (local.is_contiguous()) return contiguous_strides(shape);
   const int64_t nd = local.ndim();
+  bool plain = local.is_contiguous();
+  for (int64_t d = 0; d < nd && plain; ++d) plain = local.shape()[d] > 1 || shape[d] <= 1;
+  if (plain) return contiguous_strides(shape);
   std::vector<int64_t> order(nd);
   for (int64_t d = 0; d < nd; ++d) order[d] = d;
   std::stable_sort(order.begin(), order.end(),
@@ -119,7 +125,7 @@ Strides global_strides(const TensorImpl& local, const Shape& shape) {
   }
   if (!dense_layout(local))
     for (int64_t d : order)
-      if (strides[d] != 0) {
+      if (strides[d] != 0 && shape[d] > 1) {
         strides[d] *= 2;
         break;
       }

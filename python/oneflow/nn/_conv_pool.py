@@ -295,6 +295,8 @@ def _max_unpool(dims, input, indices, kernel_size, stride, padding, output_size)
                 f"{'x'.join(str(o) for o in out)})"
             )
     zeros = oneflow.zeros(*lead, plane, dtype=input.dtype, device=input.device)
+    if input.is_global:  # the planes' zeros: a broadcast tensor on the input's placement
+        zeros = zeros.to_global(input.placement, [oneflow.sbp.broadcast] * len(input.sbp))
     result = _C.scatter(zeros, -1, flat_idx, input.reshape(*lead, -1), "none")
     return result.reshape(*lead, *out)
 
