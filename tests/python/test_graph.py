@@ -245,6 +245,21 @@ def test_batch_norm_running_stats_update_each_call():
     _close(graph_eval(x), flow.softmax(ref(x), dim=-1))
 
 
+def test_batch_norm_cumulative_average_reads_its_count_at_each_replay():
+    # momentum=None: the running statistics average every batch so far (1 / count each step)
+    model = _mlp(bn=True)
+    model[1].momentum = None
+    ref = copy.deepcopy(model)
+    opt = flow.optim.SGD(model.parameters(), lr=0.1)
+    ref_opt = flow.optim.SGD(ref.parameters(), lr=0.1)
+    graph = TrainGraph(model, opt)
+    for x, y in _batches(4, rows=6):
+        _close(graph(x, y), _eager_step(ref, ref_opt, x, y))
+        _close(model[1].running_mean, ref[1].running_mean)
+        _close(model[1].running_var, ref[1].running_var)
+    assert int(model[1].num_batches_tracked) == 4 and len(graph._plans) == 1
+
+
 def test_new_shape_or_dtype_compiles_another_plan():
     model = _mlp()
     graph = EvalGraph(model)

@@ -596,7 +596,11 @@ class _BatchNorm(_NormBase):
         use_batch = self.training or (self.running_mean is None and self.running_var is None)
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             self.num_batches_tracked.add_(1)
-            if self.momentum is None:
+            if self.momentum is None and oneflow._oneflow_internal._graph_tracing():
+                # a cumulative average in a graph: the count is read where it lives at each
+                # replay (its value read on the host would be baked into the program)
+                momentum = 1.0 / self.num_batches_tracked.to(oneflow.float64)
+            elif self.momentum is None:
                 momentum = 1.0 / float(self.num_batches_tracked.item())
         keep = not self.training or self.track_running_stats
         return F.batch_norm(
