@@ -209,6 +209,55 @@ json.dump({
     )
 
 
+def test_sync_batch_norm_in_a_graph_matches_eager(tmp_path):
+    # its all-reduces are recorded in the program; momentum=None reads the count on the device
+    r0, r1 = _launch(
+        tmp_path,
+        _PRELUDE
+        + """
+res = {}
+for mom in (0.1, None):
+    def make():
+        flow.manual_seed(0)
+        return flow.nn.Sequential(
+            flow.nn.Conv2d(3, 4, 3), flow.nn.SyncBatchNorm(4, momentum=mom), flow.nn.ReLU(),
+            flow.nn.Flatten(), flow.nn.Linear(64, 2))
+    m, ref = make(), make()
+    opt, ref_opt = flow.optim.SGD(m.parameters(), lr=0.1), flow.optim.SGD(ref.parameters(), lr=0.1)
+    class Step(flow.nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.m = m
+            self.add_optimizer(opt)
+        def build(self, x, y):
+            loss = flow.nn.functional.cross_entropy(self.m(x), y)
+            loss.backward()
+            return loss
+    step = Step()
+    rng = np.random.RandomState(rank)
+    losses = []
+    for _ in range(3):
+        x = flow.tensor(rng.randn(5, 3, 6, 6).astype(np.float32))
+        y = flow.tensor(rng.randint(0, 2, 5))
+        loss = flow.nn.functional.cross_entropy(ref(x), y)
+        loss.backward()
+        ref_opt.step()
+        ref_opt.zero_grad()
+        losses.append([float(step(x, y).numpy()), float(loss.numpy())])
+    res[str(mom)] = {"losses": losses, "plans": len(step._plans),
+                     "mean": [m[1].running_mean.numpy().tolist(),
+                              ref[1].running_mean.numpy().tolist()]}
+json.dump(res, open(f"{out_dir}/rank{rank}.json", "w"))
+""",
+    )
+    for r in (r0, r1):
+        for mom in ("0.1", "None"):
+            got = np.array(r[mom]["losses"])
+            np.testing.assert_allclose(got[:, 0], got[:, 1], rtol=1e-5)
+            np.testing.assert_allclose(*r[mom]["mean"], rtol=1e-5, atol=1e-6)
+            assert r[mom]["plans"] == 1
+
+
 def test_object_collectives_and_batched_point_to_point(tmp_path):
     results = _launch(
         tmp_path,

@@ -42,8 +42,8 @@ class _SyncBatchNormFunction(oneflow.autograd.Function):
         count = stats[2 * c]
         mean = stats[:c] / count
         var = (stats[c : 2 * c] / count - mean * mean).clamp(min=0.0)
-        total = float(count)
-        if total <= 1:
+        # checked eagerly (a graph's program cannot read the count on the host)
+        if not _internal._graph_tracing() and float(count) <= 1:
             raise ValueError(
                 f"SyncBatchNorm: expected more than 1 value per channel when training, got "
                 f"input size {list(input.shape)} over all ranks"
@@ -51,7 +51,7 @@ class _SyncBatchNormFunction(oneflow.autograd.Function):
         if running_mean is not None:
             with oneflow.no_grad():
                 running_mean.mul_(1 - momentum).add_((mean * momentum).to(running_mean.dtype))
-                unbiased = var * (total / (total - 1))
+                unbiased = var * (count / (count - 1))
                 running_var.mul_(1 - momentum).add_((unbiased * momentum).to(running_var.dtype))
         invstd = (var + eps).rsqrt().to(input.dtype)
         mean = mean.to(input.dtype)
@@ -62,7 +62,7 @@ class _SyncBatchNormFunction(oneflow.autograd.Function):
         if bias is not None:
             out = out + _channel_view(bias, input.ndim)
         ctx.save_for_backward(xhat, invstd, weight)
-        ctx.total = total
+        ctx.total = count
         ctx.has_bias = bias is not None
         return out
 
@@ -117,7 +117,9 @@ class SyncBatchNorm(_BatchNorm):
         momentum = self.momentum if self.momentum is not None else 0.0
         if self.track_running_stats:
             self.num_batches_tracked.add_(1)
-            if self.momentum is None:
+            if self.momentum is None and oneflow._oneflow_internal._graph_tracing():
+                momentum = 1.0 / self.num_batches_tracked.to(oneflow.float64)  # as BatchNorm's
+            elif self.momentum is None:
                 momentum = 1.0 / float(self.num_batches_tracked.item())
         return _SyncBatchNormFunction.apply(
             input,
