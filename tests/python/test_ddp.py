@@ -258,6 +258,47 @@ json.dump(res, open(f"{out_dir}/rank{rank}.json", "w"))
             assert r[mom]["plans"] == 1
 
 
+def test_ddp_module_in_a_graph_matches_eager_ddp(tmp_path):
+    # the gradients' all-reduce issued in backward is recorded in the program and reissued
+    r0, r1 = _launch(
+        tmp_path,
+        _PRELUDE
+        + """
+m, ref = DDP(make_model(0)), DDP(make_model(0))
+opt, ref_opt = flow.optim.Adam(m.parameters(), lr=0.01), flow.optim.Adam(ref.parameters(), lr=0.01)
+class Step(flow.nn.Graph):
+    def __init__(self):
+        super().__init__()
+        self.m = m
+        self.add_optimizer(opt)
+    def build(self, x, y):
+        loss = ((self.m(x) - y) ** 2).mean()
+        loss.backward()
+        return loss
+step = Step()
+rng = np.random.RandomState(rank)
+losses = []
+for _ in range(3):
+    x = flow.tensor(rng.randn(6, 8).astype(np.float32))
+    y = flow.tensor(rng.randn(6, 4).astype(np.float32))
+    loss = ((ref(x) - y) ** 2).mean()
+    loss.backward()
+    ref_opt.step()
+    ref_opt.zero_grad()
+    losses.append([float(step(x, y).numpy()), float(loss.numpy())])
+json.dump({"losses": losses, "plans": len(step._plans),
+           "w": [m.module[0].weight.numpy().tolist(), ref.module[0].weight.numpy().tolist()]},
+          open(f"{out_dir}/rank{rank}.json", "w"))
+""",
+    )
+    for r in (r0, r1):
+        got = np.array(r["losses"])
+        np.testing.assert_allclose(got[:, 0], got[:, 1], rtol=1e-5)
+        np.testing.assert_allclose(*r["w"], rtol=1e-5, atol=1e-6)
+        assert r["plans"] == 1
+    np.testing.assert_allclose(r0["w"][0], r1["w"][0], rtol=1e-6)  # the replicas agree
+
+
 def test_object_collectives_and_batched_point_to_point(tmp_path):
     results = _launch(
         tmp_path,
