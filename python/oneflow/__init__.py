@@ -129,7 +129,7 @@ from oneflow.autograd import (  # noqa: E402,F401
     set_grad_enabled,
 )
 from oneflow import autograd, backends, cpu, cuda, linalg, nn, optim, sbp, utils  # noqa: E402,F401
-from oneflow import comm, distributed, env  # noqa: E402,F401
+from oneflow import boxing, comm, distributed, env  # noqa: E402,F401
 from oneflow.utils.dlpack import from_dlpack, to_dlpack  # noqa: E402,F401
 
 _tensor_methods.install()

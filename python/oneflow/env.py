@@ -41,6 +41,11 @@ def get_world_size():
     return _env_int("WORLD_SIZE", 1)
 
 
+def is_multi_client():
+    """OneFlow's: every process runs its own Python program (always true here)."""
+    return True
+
+
 def get_local_rank():
     """The rank of this process among the processes on its machine; unique per machine only."""
     return _env_int("LOCAL_RANK", 0)

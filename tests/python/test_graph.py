@@ -332,7 +332,8 @@ def test_state_dict_round_trip_reaches_compiled_plan():
         ga(x, y)
     gb(*data[0])  # compiled with other weights and state
     sd = ga.state_dict()
-    assert set(sd) == {"model", "loss_fn", "optimizer_0"}
+    assert set(sd) == {"model", "loss_fn", "optimizer_0", "System-Train-TrainStep"}
+    assert int(sd["System-Train-TrainStep"]) == 2
     assert sd["optimizer_0"]["state"][0]["step"].item() == 2
     gb.load_state_dict(copy.deepcopy(sd))
     for x, y in data[2:]:

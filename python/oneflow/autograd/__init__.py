@@ -7,6 +7,7 @@ import sys
 import types
 import warnings
 
+from oneflow import _oneflow_internal as _internal
 from oneflow._oneflow_internal import Tensor as _Tensor
 from oneflow._oneflow_internal import autograd as _engine
 
@@ -65,6 +66,17 @@ def _accumulate_into(inputs, grads, create_graph):
                 t.grad.add_(g)
 
 
+def _scale_like(t, scale):
+    """The loss scale as the seed gradient of `t`: for a global loss, a broadcast global tensor
+    on its placement (every rank holds the same scale: nothing is sent)."""
+    if not t.is_global or scale.is_global:
+        return scale
+    kind, ranks = _internal._global_placement(t)
+    return _internal._global_from_local(
+        scale, kind, list(ranks), "broadcast", -1, check_meta=False, shape=list(scale.shape)
+    )
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     global _backward_depth
     if retain_graph is None:
@@ -79,7 +91,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             if all(isinstance(t, _Tensor) and t.numel() == 1 for t in tensors):
                 # copies: a seed may become a .grad that the unscaling divides in place
                 grad_tensors = [
-                    _graph_loss_scale.to(t.dtype).reshape(t.shape).clone() for t in tensors
+                    _scale_like(t, _graph_loss_scale.to(t.dtype).reshape(t.shape).clone())
+                    for t in tensors
                 ]
         else:  # explicit gradients are scaled too: the update divides every gradient
             grad_tensors = [

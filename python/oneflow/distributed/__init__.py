@@ -14,6 +14,7 @@ import urllib.parse
 import oneflow as flow
 from oneflow import _oneflow_internal as _internal
 from oneflow import comm as _comm
+from oneflow import env as _env
 
 
 def is_available():
@@ -293,15 +294,21 @@ def new_group(
 
 
 def get_rank(group=None):
+    """This process's rank; before the group is joined, the launcher's (OneFlow's
+    oneflow.distributed.get_rank needs no process group)."""
     _check_group("get_rank", group)
-    _require_initialized("get_rank")
-    return _internal._comm_rank()
+    return _env.get_rank()
 
 
 def get_world_size(group=None):
+    """The number of processes; before the group is joined, the launcher's."""
     _check_group("get_world_size", group)
-    _require_initialized("get_world_size")
-    return _internal._comm_world_size()
+    return _env.get_world_size()
+
+
+def is_multi_client():
+    """OneFlow's: every process runs its own Python program (always true here)."""
+    return True
 
 
 def get_backend(group=None):

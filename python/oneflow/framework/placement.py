@@ -4,11 +4,22 @@ whole process group (framework/global.h).
 """
 
 
+def _ranks_of_machines(devices):
+    """OneFlow's older form {machine: device ids}: the ranks of those devices, the machines
+    holding the same number of processes each."""
+    from oneflow import env
+
+    per_machine = max(env.get_world_size() // max(env.get_node_size(), 1), 1)
+    return [int(m) * per_machine + int(d) for m in sorted(devices) for d in devices[m]]
+
+
 class placement:
     def __init__(self, type, ranks):
         if type not in ("cpu", "cuda"):
             raise ValueError(f"placement: expected device type 'cpu' or 'cuda', got {type!r}")
         self.type = type
+        if isinstance(ranks, dict):
+            ranks = _ranks_of_machines(ranks)
         self._ranks = [r.tolist() if hasattr(r, "tolist") else r for r in ranks]
 
     @property

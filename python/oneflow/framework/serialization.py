@@ -34,6 +34,7 @@ class _Writer:
         # The same view of one storage saved twice (tied weights: a state dict holds both names)
         # is written once; load gives both names one tensor, as PyTorch's shared storage does.
         self.views = {}
+        self.has_global = False
 
     def add(self, array):
         array = np.array(
@@ -78,6 +79,7 @@ class _Writer:
             # A copy: the values as of this call, and the tensor's memory stays oneflow's own
             # (a NumPy view would make later ops on it synchronous, see docs/eager.md).
             key = None
+            self.has_global = self.has_global or t.is_global
             if not t.is_global:
                 key = (
                     t._storage_id(),
@@ -160,6 +162,13 @@ def save(
         global_dst_rank, allow_pickle = allow_pickle, True
     writer = _Writer(allow_pickle)
     tree = writer.encode(obj)
+    if writer.has_global and global_dst_rank is None:
+        from oneflow import env
+
+        if env.get_world_size() > 1:  # every rank would write the file (OneFlow refuses too)
+            raise ValueError(
+                "save: set global_dst_rank to save global tensors: the rank that writes the file"
+            )
     header = json.dumps({"format": 1, "tree": tree, "tensors": writer.entries}).encode()
     body = io.BytesIO()
     body.write(MAGIC)

@@ -1,6 +1,7 @@
 """oneflow.utils.global_view: converting nested containers of tensors to and from global
 tensors, and global_mode, a scope in which creation ops make global tensors."""
 
+import inspect
 import threading
 import warnings
 
@@ -28,13 +29,24 @@ def _map(input, fn, warn, op):
     return input
 
 
+def _takes_two(fn):
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in params)
+
+
 def to_global(input, placement=None, sbp=None, warn_on_non_tensor_leaf=True, **kwargs):
     """Converts a tensor, or the tensors of nested lists/tuples/dicts, to global tensors. sbp
-    may be a function of each tensor that returns its sbp."""
+    may be a function that returns each tensor's sbp: OneFlow's fn(input, tensor), with the
+    whole input first, or fn(tensor)."""
+    by_tensor = callable(sbp) and not isinstance(sbp, _sbp.sbp)  # sbp objects are callable
+    two = by_tensor and _takes_two(sbp)
 
     def convert(t):
-        by_tensor = callable(sbp) and not isinstance(sbp, _sbp.sbp)  # sbp objects are callable
-        s = sbp(t) if by_tensor else sbp
+        s = (sbp(input, t) if two else sbp(t)) if by_tensor else sbp
         return t.to_global(placement, s, **kwargs)
 
     return _map(input, convert, warn_on_non_tensor_leaf, "to_global")

@@ -107,6 +107,9 @@ class _loss_scale:
         _autograd._graph_loss_scale = self.saved
 
 
+# OneFlow's key of a graph's training calls in its state_dict.
+_TRAIN_STEP = "System-Train-TrainStep"
+
 # What _replay returns when the plan must be traced again.
 _STALE = object()
 # Compiled plans kept per graph (oldest dropped first).
@@ -540,6 +543,8 @@ class Graph:
             if plan is not None:  # a captured tensor changed: every plan may hold it
                 self._plans.clear()
             outputs = self._compile(key, tensors, args, kwargs)
+        if self._optimizers and self.training:
+            self.__dict__["_train_steps"] = self.__dict__.get("_train_steps", 0) + 1
         for entry in self._optimizers:
             if entry.lr_sch is not None:
                 # the program stepped the optimizer (lr_scheduler's order check)
@@ -873,20 +878,28 @@ class Graph:
     # ---- state ----
 
     def state_dict(self, destination=None):
-        """{module attribute: module.state_dict(), "optimizer_<i>": optimizer.state_dict()}."""
+        """{module attribute: module.state_dict(), "optimizer_<i>": optimizer.state_dict(),
+        "lr_scheduler_<i>": its lr_sch's state_dict(), and OneFlow's "System-Train-TrainStep":
+        the training calls so far}, so that a resumed graph follows the same schedule."""
         out = OrderedDict() if destination is None else destination
         for name, gm in self._modules.items():
             out[name] = gm.origin.state_dict()
         for i, e in enumerate(self._optimizers):
             out[f"optimizer_{i}"] = e.optimizer.state_dict()
+            if e.lr_sch is not None:
+                out[f"lr_scheduler_{i}"] = e.lr_sch.state_dict()
+        if self._optimizers:
+            steps = self.__dict__.get("_train_steps", 0)
+            out[_TRAIN_STEP] = oneflow.tensor(steps, dtype=oneflow.int64)
         return out
 
     def load_state_dict(self, state_dict, strict=True):
         """The inverse of state_dict(), in place: compiled plans keep using the same tensors
         and see the loaded values."""
         expected = list(self._modules) + [f"optimizer_{i}" for i in range(len(self._optimizers))]
+        optional = [_TRAIN_STEP] + [f"lr_scheduler_{i}" for i in range(len(self._optimizers))]
         if strict:
-            unexpected = [k for k in state_dict if k not in expected]
+            unexpected = [k for k in state_dict if k not in expected + optional]
             missing = [k for k in expected if k not in state_dict]
             if unexpected or missing:
                 raise KeyError(
@@ -899,6 +912,10 @@ class Graph:
         for i, e in enumerate(self._optimizers):
             if f"optimizer_{i}" in state_dict:
                 e.updater.load_state_dict(state_dict[f"optimizer_{i}"])
+            if e.lr_sch is not None and f"lr_scheduler_{i}" in state_dict:
+                e.lr_sch.load_state_dict(state_dict[f"lr_scheduler_{i}"])
+        if _TRAIN_STEP in state_dict:
+            self.__dict__["_train_steps"] = int(state_dict[_TRAIN_STEP])
 
     def __repr__(self):
         lines = [f"(CONFIG:config:{self.config!r})"]

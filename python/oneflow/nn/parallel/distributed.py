@@ -43,8 +43,11 @@ class _Bucket:
 
 class DistributedDataParallel(Module):
     """Averages the gradients of `module`'s parameters over the ranks (PyTorch's and OneFlow's
-    signature; device_ids, output_device and process_group other than the default group are
-    accepted as None only)."""
+    signature: OneFlow's bucket_size (parameters per bucket), use_bucket and
+    broadcast_parameters; device_ids, output_device and process_group other than the default
+    group are accepted as None only). A PyTorch wrapper module (state dict keys with the
+    `module.` prefix, which load_state_dict also takes without it); the module's attributes
+    are reachable through it, as through OneFlow's, which returns the module itself."""
 
     def __init__(
         self,
@@ -61,6 +64,8 @@ class DistributedDataParallel(Module):
         static_graph=False,
         *,
         bucket_size=None,
+        broadcast_parameters=True,
+        use_bucket=True,
     ):
         super().__init__()
         if process_group is not None:
@@ -74,14 +79,15 @@ class DistributedDataParallel(Module):
         self.find_unused_parameters = find_unused_parameters
         self._world = _group_ready()
         self._require_sync = True
-        if bucket_size is not None:  # OneFlow's name: parameters per bucket
+        if not use_bucket or bucket_size is not None:  # OneFlow's: parameters per bucket
             cap_bytes = None
-            per_bucket = int(bucket_size)
+            per_bucket = 1 if not use_bucket else int(bucket_size)
         else:
             cap_bytes = int(bucket_cap_mb * 1024 * 1024)
             per_bucket = None
         with flow.no_grad():
-            self._broadcast_coalesced(list(module.parameters()) + list(module.buffers()))
+            params = list(module.parameters()) if broadcast_parameters else []
+            self._broadcast_coalesced(params + list(module.buffers()))
         params = [p for p in module.parameters() if p.requires_grad]
         # Gradients come roughly in reverse order of registration: the last layers first.
         self._buckets = []
@@ -107,6 +113,24 @@ class DistributedDataParallel(Module):
         self._next = 0  # the next bucket to reduce
         self._in_backward = False
         self._hooks = [p.register_hook(self._make_hook(p)) for p in params]
+
+    def __getattr__(self, name):
+        # OneFlow's DistributedDataParallel returns the module itself: its attributes
+        # (model.weight, model.config) stay reachable through the wrapper
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            modules = self.__dict__.get("_modules", {})
+            if "module" not in modules:
+                raise
+            return getattr(modules["module"], name)
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """PyTorch's keys (`module.` prefix), or OneFlow's, whose wrapper is the module itself
+        (keys without the prefix)."""
+        if state_dict and not any(k.startswith("module.") for k in state_dict):
+            state_dict = type(state_dict)(("module." + k, v) for k, v in state_dict.items())
+        return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def _add_bucket(self, params):
         b = _Bucket(params, params[0].dtype)
