@@ -92,6 +92,8 @@ CASES = [
     ("group_norm", lambda x, w, b: F.group_norm(x, 2, w, b), [(E, 4, 3, 3)], [(4,), (4,)]),
     ("group_norm one group", lambda x, w, b: F.group_norm(x, 1, w, b), [(N, 4, 3, 3)], [(4,)] * 2),
     ("batch_norm eval", batch_norm_eval, [(N, 4, 3, 3)], [(4,), (4,)]),
+    ("batch_norm eval (N, C)", batch_norm_eval, [(N, 4)], [(4,), (4,)]),
+    ("layer_norm (N, D)", lambda x, w, b: F.layer_norm(x, (4,), w, b), [(N, 4)], [(4,), (4,)]),
     ("sdpa", sdpa(False), [(N, 2, 5, 8), (N, 2, 7, 8), (N, 2, 7, 8)], []),
     ("sdpa causal", sdpa(True), [(N, 2, 5, 8)] * 3, []),
 ]

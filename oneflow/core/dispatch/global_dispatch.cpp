@@ -303,9 +303,12 @@ Sbp sbp_of_mark(char c) {
 // The per-sample signature when input 0 is split along the batch; nullopt otherwise.
 std::optional<Signature> per_sample_signature(const Primitive& prim, const TensorList& inputs,
                                               const std::vector<TensorMeta>& out_metas) {
-  if (inputs.empty() || sbp_of(inputs[0]) != Sbp::split(0) || inputs[0]->ndim() < 3) return {};
+  if (inputs.empty() || sbp_of(inputs[0]) != Sbp::split(0) || inputs[0]->ndim() < 2) return {};
   for (const PerSample& r : per_sample_rules()) {
     if (r.prim != &prim) continue;
+    // attention's inputs are [..., L, E]: dim 0 is a batch dim only with one more
+    const bool attention = &prim == &prim::attention() || &prim == &prim::attention_grad();
+    if (attention && inputs[0]->ndim() < 3) return {};
     // (a convolution without bias, a max pool without indices: the marks' first ones)
     if (inputs.size() > std::strlen(r.in) || out_metas.size() > std::strlen(r.out) ||
         out_metas.empty())
