@@ -113,7 +113,7 @@ def test_global_errors_one_rank():
         g + flow.ones(5, 4)
     with pytest.raises(RuntimeError, match="global tensor"):
         g.data_ptr()
-    with pytest.raises(NotImplementedError, match="every rank of the process group"):
+    with pytest.raises(ValueError, match="names rank 1, which is not in the process group of 1"):
         flow.tensor(_a()).to_global(flow.placement("cpu", [0, 1]), flow.sbp.broadcast)
     with pytest.raises(NotImplementedError, match="N-D sbp"):
         g.to_global(sbp=[flow.sbp.broadcast, flow.sbp.broadcast])

@@ -44,6 +44,11 @@ int64_t world_size() { return comm::initialized() ? comm::world_size() : 1; }
 
 void check_placement(const Placement& p, const char* op) {
   const int64_t k = world_size();
+  for (int64_t r : p.ranks)
+    if (r < 0 || r >= k)
+      throw_error<ValueError>(op, "placement ", p.str(), " names rank ", r,
+                              ", which is not in the process group of ", k, " process",
+                              k == 1 ? "" : "es", " (ranks 0..", k - 1, ")");
   bool whole = static_cast<int64_t>(p.ranks.size()) == k;
   for (size_t i = 0; whole && i < p.ranks.size(); ++i)
     whole = p.ranks[i] == static_cast<int64_t>(i);
