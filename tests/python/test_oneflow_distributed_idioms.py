@@ -34,6 +34,12 @@ def test_ranks_before_any_communication():
     assert flow.env.is_multi_client() and flow.distributed.is_multi_client()
 
 
+def test_collectives_refuse_global_tensors_at_the_call():
+    g = flow.ones(3).to_global(P1, flow.sbp.broadcast)
+    with pytest.raises(TypeError, match="all_reduce: tensor is a global tensor"):
+        flow.comm.all_reduce(g)
+
+
 def test_placement_of_machines_and_devices():
     p = flow.placement("cpu", {0: [0]})
     assert p == P1 and list(p.ranks) == [0]

@@ -118,6 +118,11 @@ def _shape(t):
 def _check_tensor(op, name, t):
     if not isinstance(t, Tensor):
         raise TypeError(f"{op}: expected {name} to be a Tensor, got {type(t).__name__}")
+    if t.is_global:
+        raise TypeError(
+            f"{op}: {name} is a global tensor (its values live on several processes); "
+            "communicate its shard (to_local()), or change its layout with to_global"
+        )
 
 
 def _check_rank_arg(op, name, value, world_size):
