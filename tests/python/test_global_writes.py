@@ -61,6 +61,7 @@ for sbp in (flow.sbp.split(0), flow.sbp.split(1)):
         y[[0, 4], 1] = 0.0
         y[1:3, [0, 4]] = u * u
         y[:, 3] = u[0]
+        y[h(flow.tensor([5, 6])), 0] = u  # a global index tensor in the key
         (y * y).sum().backward()
     np.testing.assert_allclose(w.grad.numpy(), lw.grad.numpy(), err_msg=f"grad {sbp}")
     np.testing.assert_allclose(v.grad.numpy(), lv.grad.numpy(), err_msg=f"value grad {sbp}")

@@ -236,15 +236,27 @@ def _global_setitem(self, key, value):
         _C.copy_(self, whole)
 
 
+def _whole_key(key):
+    """The key with its global index tensors as local whole values (for masks made here)."""
+
+    def whole(k):
+        if isinstance(k, Tensor) and k.is_global:
+            return k.to_global(sbp=[oneflow.sbp.broadcast] * len(k.sbp)).to_local()
+        return k
+
+    return tuple(whole(k) for k in key) if isinstance(key, tuple) else whole(key)
+
+
 def _recorded_global_setitem(self, key, value):
     """self[key] = value recorded by autograd on a global self: an in-place write through a view
     of a global tensor is refused, so the write selects from the whole value: the key's region
     (a mask made on the host) takes the value's elements, which a map made by the same write on
     the host places."""
-    shape = tuple(self[key].shape)
     layout = (self.placement, [oneflow.sbp.broadcast] * len(self.sbp))
     with oneflow.no_grad():
+        key = _whole_key(key)
         region = oneflow.zeros(self.shape, dtype=oneflow.bool)
+        shape = tuple(getitem(region, key).shape)  # the key's shape, without communicating
         _setitem(region, key, True)
         if value.ndim:  # which element of the value (expanded to the key's shape) lands where
             where_from = oneflow.zeros(self.shape, dtype=_internal.int64)
