@@ -156,6 +156,24 @@ ref[1](ref[0](flow.tensor(x)))
 for name in ("running_mean", "running_var"):
     assert getattr(m[1], name).sbp == (B,)
     close(getattr(m[1], name), getattr(ref[1], name), name, 1e-6)
+# other layouts (channels split, partial sums) take the statistics composed of reductions
+x = rng.randn(6, 4, 3, 3).astype(np.float32)
+for sbp in (flow.sbp.split(1), flow.sbp.split(2), flow.sbp.partial_sum):
+    stats = [flow.zeros(4), flow.ones(4)]
+    gstats = [t.to_global(P, B) for t in stats]
+    xs = flow.tensor(x, requires_grad=True)
+    xg = glob(x) if sbp == flow.sbp.partial_sum else glob(x, sbp)
+    if sbp == flow.sbp.partial_sum:
+        xg = (glob(x, B) / world).to_global(sbp=sbp)
+    xg = xg.detach().requires_grad_()
+    out = F.batch_norm(xg, *gstats, training=True)
+    ref_out = F.batch_norm(xs, *stats, training=True)
+    (out * out).sum().backward()
+    (ref_out * ref_out).sum().backward()
+    close(out, ref_out, f"batch_norm {sbp}", 1e-5)
+    if sbp != flow.sbp.partial_sum:  # (a partial sum leaf's gradient is each shard's)
+        close(xg.grad, xs.grad, f"batch_norm grad {sbp}", 1e-4)
+    close(gstats[0], stats[0], f"running mean {sbp}", 1e-6)
 
 
 # a GPT of the example's blocks: embedding lookups of split ids, qkv.split(C, 2), the heads'

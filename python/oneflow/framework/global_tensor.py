@@ -136,8 +136,28 @@ class _Conversions:
                         dy.contiguous(), p.type, p._ranks, kind, _axis(s), False, False, ctx.shape
                     )
 
-            cls._made = (LocalToGlobal, GlobalToGlobal, GlobalToLocal)
+            class ShardToGlobal(Function):
+                @staticmethod
+                def forward(ctx, x, like):
+                    ctx.sbp = _sbp_of(like)
+                    p, s = _placement_of(like), ctx.sbp
+                    return _internal._global_from_local(
+                        x.contiguous(), p.type, p._ranks, s.kind, _axis(s), False, False,
+                        list(like.shape),
+                    )  # fmt: skip
+
+                @staticmethod
+                def backward(ctx, dy):
+                    return _internal._global_to_local(_box(dy, ctx.sbp)), None
+
+            cls._made = (LocalToGlobal, GlobalToGlobal, GlobalToLocal, ShardToGlobal)
         return cls._made
+
+
+def shard_to_global(local, like):
+    """`local`, this rank's shard of a value laid out as the global tensor `like` (same shape,
+    placement and sbp), as a global tensor: nothing is checked or sent; differentiable."""
+    return _Conversions.get()[3].apply(local, like)
 
 
 def _axis(sbp):
@@ -150,7 +170,7 @@ def to_global(self, placement=None, sbp=None, *, grad_sbp=None, check_meta=True,
     every rank holds the whole value; partial_sum: the value is the sum of the shards). From a
     global tensor: the same value laid out as `sbp` (collectives move the data); `grad_sbp`
     chooses the layout of the gradient flowing back."""
-    to_g, g_to_g, _ = _Conversions.get()
+    to_g, g_to_g = _Conversions.get()[:2]
     if grad_sbp is not None:
         grad_sbp = _check_sbp(grad_sbp, self.ndim, "to_global")
     if self.is_global:

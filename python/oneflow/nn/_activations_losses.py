@@ -496,13 +496,38 @@ def _fused_norm_ok(input, *tensors):
     return ok
 
 
-def _batch_split(input):
-    """A global input split over several ranks: batch statistics composed of reductions keep
-    the split (each rank sums its rows; the per-channel sums are all-reduced), where the fused
-    kernel would need the whole batch on every rank."""
+def _spread(input):
+    """A global input laid out over several ranks other than broadcast: the fused kernel would
+    need the whole value on every rank; batch statistics composed of reductions keep the
+    layout (each rank sums its part; the per-channel sums are all-reduced)."""
     if not input.is_global:
         return False
     return len(input.placement.ranks) > 1 and any(s != oneflow.sbp.broadcast for s in input.sbp)
+
+
+def _batch_split(input):
+    """A global batch split along dim 0 over several ranks: SyncBatchNorm's computation on the
+    shards (per-channel sums all-reduced once, in float64) gives the whole batch's statistics."""
+    return _spread(input) and tuple(input.sbp) == (oneflow.sbp.split(0),)
+
+
+def _batch_norm_of_shards(input, running_mean, running_var, weight, bias, momentum, eps):
+    from oneflow.framework.global_tensor import shard_to_global
+    from oneflow.nn.modules.sync_batch_norm import _SyncBatchNormFunction
+
+    def local(t):
+        return None if t is None else t.to_local()
+
+    out = _SyncBatchNormFunction.apply(
+        input.to_local(),
+        local(weight),
+        local(bias),
+        local(running_mean),
+        local(running_var),
+        eps,
+        momentum,
+    )
+    return shard_to_global(out, input)
 
 
 def _per_channel(t, ndim):
@@ -578,7 +603,11 @@ def batch_norm(
                 "batch_norm: expected more than 1 value per channel when training, got input "
                 f"size {tuple(input.shape)}"
             )
-        if _fused_norm_ok(input, weight, bias) and not _batch_split(input):
+        if _batch_split(input) and _fused_norm_ok(input, weight, bias):
+            return _batch_norm_of_shards(
+                input, running_mean, running_var, weight, bias, momentum, eps
+            )
+        if _fused_norm_ok(input, weight, bias) and not _spread(input):
             # One kernel for the statistics and the affine output.
             out, mean, var = _C._batch_norm_train(input, weight, bias, eps)
             if running_mean is not None:
