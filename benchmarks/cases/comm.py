@@ -83,18 +83,22 @@ def step():
 
 # oneflow: the model made global (broadcast) and the batch split over the ranks; the weight
 # gradients come out as partial sums, all-reduced as each is accumulated into its broadcast
-# parameter's .grad. torch: DDP as above.
-_GLOBAL_DP = r"""
-import os, sys, time
+# parameter's .grad. torch: DDP as above. `context()` wraps a step: on oneflow, creation ops
+# inside it (lib.arange in a model) make broadcast global tensors.
+_GLOBAL_PRELUDE = r"""
+import contextlib, os, sys, time
 fw, n, iters, trials = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 if fw == "oneflow":
     import oneflow as flow
+    from oneflow.utils import global_view
     lib = flow
     P = flow.placement("cpu", [0, 1])
     def wrap(m):
         return m.to_global(P, flow.sbp.broadcast)
     def shard(t):
         return t.to_global(P, flow.sbp.split(0))
+    def context():
+        return global_view.global_mode(True, placement=P, sbp=flow.sbp.broadcast)
     def sync():
         flow.cpu.synchronize()
 else:
@@ -105,9 +109,14 @@ else:
     from torch.nn.parallel import DistributedDataParallel as wrap
     def shard(t):
         return t
+    context = contextlib.nullcontext
     def sync():
         pass
 lib.manual_seed(0)
+"""
+_GLOBAL_DP = (
+    _GLOBAL_PRELUDE
+    + r"""
 model = wrap(lib.nn.Sequential(lib.nn.Linear(256, n), lib.nn.ReLU(), lib.nn.Linear(n, n),
                                lib.nn.ReLU(), lib.nn.Linear(n, 10)))
 opt = lib.optim.SGD(model.parameters(), lr=0.01)
@@ -118,6 +127,7 @@ def step():
     loss_fn(model(x), y).backward()
     opt.step()
 """
+)
 
 # The same step compiled: oneflow's nn.Graph traces the global step once (the shards' kernels
 # and the gradients' all-reduce) and replays it. torch: DDP, eagerly, as above.
@@ -148,49 +158,30 @@ if fw == "oneflow":
 # rank convolves its own samples; batch norm's statistics are composed of per-rank sums
 # all-reduced. torch: DDP (batch norm with each rank's statistics, as DDP does).
 def _global_dp_cnn(norm):
-    script = _GLOBAL_DP.replace(
-        """model = wrap(lib.nn.Sequential(lib.nn.Linear(256, n), lib.nn.ReLU(), lib.nn.Linear(n, n),
-                               lib.nn.ReLU(), lib.nn.Linear(n, 10)))""",
-        f"""model = wrap(lib.nn.Sequential(
+    return (
+        _GLOBAL_PRELUDE
+        + f"""
+model = wrap(lib.nn.Sequential(
     lib.nn.Conv2d(3, 32, 3, padding=1), lib.nn.ReLU(), lib.nn.MaxPool2d(2),
     lib.nn.Conv2d(32, 64, 3, padding=1), lib.nn.{norm}, lib.nn.ReLU(),
-    lib.nn.AdaptiveAvgPool2d(1), lib.nn.Flatten(), lib.nn.Linear(64, 10)))""",
-    ).replace("lib.randn(64, 256)", "lib.randn(64, 3, 32, 32)")
-    assert "Conv2d" in script and "32, 32" in script
-    return script
+    lib.nn.AdaptiveAvgPool2d(1), lib.nn.Flatten(), lib.nn.Linear(64, 10)))
+opt = lib.optim.SGD(model.parameters(), lr=0.01)
+x, y = shard(lib.randn(64, 3, 32, 32)), shard(lib.randint(0, 10, (64,)))
+loss_fn = lib.nn.CrossEntropyLoss()
+def step():
+    opt.zero_grad()
+    loss_fn(model(x), y).backward()
+    opt.step()
+"""
+    )
 
 
 # The char GPT of the training benchmarks (4 blocks, d 128, context 64), batch 16 per rank:
 # the split batch keeps through the embeddings, attention and the (B * T, V) logits.
-_GLOBAL_DP_GPT = r"""
-import contextlib, os, sys, time
-fw, n, iters, trials = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+_GLOBAL_DP_GPT = (
+    _GLOBAL_PRELUDE
+    + r"""
 from benchmarks.cases.training import gpt
-if fw == "oneflow":
-    import oneflow as flow
-    from oneflow.utils import global_view
-    lib = flow
-    P = flow.placement("cpu", [0, 1])
-    def wrap(m):
-        return m.to_global(P, flow.sbp.broadcast)
-    def shard(t):
-        return t.to_global(P, flow.sbp.split(0))
-    def context():  # lib.arange in the model: a broadcast global tensor
-        return global_view.global_mode(True, placement=P, sbp=flow.sbp.broadcast)
-    def sync():
-        flow.cpu.synchronize()
-else:
-    import torch, torch.distributed as dist
-    lib = torch
-    torch.set_num_threads(1)
-    dist.init_process_group("gloo")
-    from torch.nn.parallel import DistributedDataParallel as wrap
-    def shard(t):
-        return t
-    context = contextlib.nullcontext
-    def sync():
-        pass
-lib.manual_seed(0)
 model = wrap(gpt(lib))
 opt = lib.optim.AdamW(model.parameters(), lr=1e-3)
 x, y = shard(lib.randint(0, 96, (16, 64))), shard(lib.randint(0, 96, (16, 64)))
@@ -201,6 +192,7 @@ def step():
         lib.nn.functional.cross_entropy(logits.reshape(-1, 96), y.reshape(-1)).backward()
         opt.step()
 """
+)
 
 
 def _free_port():

@@ -11,6 +11,7 @@ import oneflow
 from oneflow._oneflow_internal import _C, Tensor, _graph_tracing
 from oneflow.framework.autocast_fp32 import fp32 as _fp32
 from oneflow.framework.autocast_fp32 import outside_autocast
+from oneflow.nn._global_norm import _batch_norm_of_shards, _batch_split, _spread
 
 
 def _amp_float(t):
@@ -494,40 +495,6 @@ def _fused_norm_ok(input, *tensors):
     for t in tensors:
         ok = ok and (t is None or (t.dtype == input.dtype and not t.is_cuda))
     return ok
-
-
-def _spread(input):
-    """A global input laid out over several ranks other than broadcast: the fused kernel would
-    need the whole value on every rank; batch statistics composed of reductions keep the
-    layout (each rank sums its part; the per-channel sums are all-reduced)."""
-    if not input.is_global:
-        return False
-    return len(input.placement.ranks) > 1 and any(s != oneflow.sbp.broadcast for s in input.sbp)
-
-
-def _batch_split(input):
-    """A global batch split along dim 0 over several ranks: SyncBatchNorm's computation on the
-    shards (per-channel sums all-reduced once, in float64) gives the whole batch's statistics."""
-    return _spread(input) and tuple(input.sbp) == (oneflow.sbp.split(0),)
-
-
-def _batch_norm_of_shards(input, running_mean, running_var, weight, bias, momentum, eps):
-    from oneflow.framework.global_tensor import shard_to_global
-    from oneflow.nn.modules.sync_batch_norm import _SyncBatchNormFunction
-
-    def local(t):
-        return None if t is None else t.to_local()
-
-    out = _SyncBatchNormFunction.apply(
-        input.to_local(),
-        local(weight),
-        local(bias),
-        local(running_mean),
-        local(running_var),
-        eps,
-        momentum,
-    )
-    return shard_to_global(out, input)
 
 
 def _per_channel(t, ndim):
