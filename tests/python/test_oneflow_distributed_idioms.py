@@ -163,6 +163,14 @@ try:
 except ValueError as e:
     assert "global_dst_rank" in str(e), e
 flow.save(m.state_dict(), "ckpt.of", global_dst_rank=0)
+
+# a checkpoint the reading rank cannot open fails on every rank at once
+try:
+    flow.load("missing.of", global_src_rank=0)
+    raise AssertionError("loaded a missing file")
+except (FileNotFoundError, RuntimeError) as e:
+    expected = FileNotFoundError if rank == 0 else RuntimeError
+    assert type(e) is expected and ("missing.of" in str(e)), e
 print(f"rank {rank} ok", flush=True)
 """
 

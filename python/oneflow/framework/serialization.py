@@ -376,17 +376,27 @@ def _load_global(path, map_location, allow_pickle, src):
     from oneflow.sbp import broadcast
 
     world = env.get_world_size()
-    data = b""
+    data, error = b"", None
     if env.get_rank() == src:
-        if hasattr(path, "read"):
-            data = path.read()
-        else:
-            with open(os.fspath(path), "rb") as f:
-                data = f.read()
+        try:
+            if hasattr(path, "read"):
+                data = path.read()
+            else:
+                with open(os.fspath(path), "rb") as f:
+                    data = f.read()
+        except OSError as e:
+            error = e
     if world > 1:
         comm._ensure_initialized("load")
-        size = oneflow.tensor([len(data)], dtype=oneflow.int64)
+        # a size of -1 tells the other ranks that the reading rank failed (they raise too,
+        # instead of waiting for bytes that never come)
+        size = oneflow.tensor([-1 if error else len(data)], dtype=oneflow.int64)
         comm.broadcast(size, src)
+        if int(size.item()) < 0 and error is None:
+            raise RuntimeError(f"load: rank {src} could not read {path!r} (see its error)")
+    if error is not None:
+        raise error
+    if world > 1:
         buf = oneflow.zeros(int(size.item()), dtype=oneflow.uint8)
         if env.get_rank() == src:
             buf = oneflow.from_numpy(np.frombuffer(data, dtype=np.uint8).copy())
