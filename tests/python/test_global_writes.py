@@ -39,6 +39,12 @@ WRITES = {
     "index_fill_": lambda x, h: x.index_fill_(1, h(flow.tensor([0, 2])), -2.0),
     "copy_": lambda x, h: x.copy_(h(flow.ones(7, 5))),
     "clamp_": lambda x, h: x.clamp_(3, 10),
+    "x[mask] = 0": lambda x, h: x.__setitem__(h(flow.tensor([True, False] * 3 + [True])), 0.0),
+    "x[mask, 1] = t": lambda x, h: x.__setitem__(
+        (flow.tensor([True, False] * 3 + [True]), 1), h(flow.tensor([1.0, 2.0, 3.0, 4.0]))
+    ),
+    "x[x > 9] = t": lambda x, h: x.__setitem__(x > 9, h(flow.tensor(2.5))),
+    "x[1] = (1, 5) value": lambda x, h: x.__setitem__(1, h(flow.ones(1, 5))),
 }
 for sbp in (flow.sbp.split(0), flow.sbp.split(1)):
     for name, write in WRITES.items():
@@ -62,6 +68,7 @@ for sbp in (flow.sbp.split(0), flow.sbp.split(1)):
         y[1:3, [0, 4]] = u * u
         y[:, 3] = u[0]
         y[h(flow.tensor([5, 6])), 0] = u  # a global index tensor in the key
+        y[3] = h(flow.ones(1, 5)) * u[1]  # a value with a leading 1
         (y * y).sum().backward()
     np.testing.assert_allclose(w.grad.numpy(), lw.grad.numpy(), err_msg=f"grad {sbp}")
     np.testing.assert_allclose(v.grad.numpy(), lv.grad.numpy(), err_msg=f"value grad {sbp}")

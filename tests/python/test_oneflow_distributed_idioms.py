@@ -118,6 +118,17 @@ assert np.array_equal(w.numpy(), lin.weight.detach().numpy())
 plain = flow.nn.Linear(3, 2)
 lin.load_state_dict(plain.state_dict())  # OneFlow's keys: no module. prefix
 assert np.array_equal(lin.weight.detach().numpy(), plain.weight.detach().numpy())
+class Wrapped(flow.nn.Module):  # a child named "module": keys that start with "module."
+    def __init__(self):
+        super().__init__()
+        self.module = flow.nn.Linear(2, 2)
+        self.head = flow.nn.Linear(2, 1)
+
+
+source = Wrapped()
+wrapped = DDP(Wrapped())
+wrapped.load_state_dict(source.state_dict())
+assert np.array_equal(wrapped.head.weight.detach().numpy(), source.head.weight.detach().numpy())
 x = flow.ones(4, 3) * (rank + 1)
 lin(x).sum().backward()
 assert np.allclose(lin.weight.grad.numpy(), 4 * (world + 1) / 2)

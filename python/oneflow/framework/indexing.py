@@ -224,7 +224,8 @@ def _global_setitem(self, key, value):
         value = _C.to(value, self.dtype, value.device).to_global(
             self.placement, [oneflow.sbp.broadcast] * len(self.sbp)
         )
-    if oneflow.is_grad_enabled() and (self.requires_grad or value.requires_grad):
+    recorded = oneflow.is_grad_enabled() and (self.requires_grad or value.requires_grad)
+    if recorded or _has_mask(key):  # (a mask's positions are found on the host: whole values)
         return _recorded_global_setitem(self, key, value)
     if all(s == oneflow.sbp.broadcast for s in self.sbp):
         return _setitem(self, key, value)
@@ -234,6 +235,11 @@ def _global_setitem(self, key, value):
         whole = self.to_global(sbp=[oneflow.sbp.broadcast] * len(self.sbp))
         _setitem(whole, key, value)
         _C.copy_(self, whole)
+
+
+def _has_mask(key):
+    keys = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(k, Tensor) and k.dtype == _internal.bool for k in keys)
 
 
 def _whole_key(key):
@@ -263,6 +269,8 @@ def _recorded_global_setitem(self, key, value):
             _setitem(where_from, key, oneflow.arange(math.prod(shape)).reshape(shape))
     region = region.to_global(*layout)
     if value.ndim:
+        while value.ndim > len(shape) and value.shape[0] == 1:  # leading 1s, as assignment
+            value = value.squeeze(0)
         value = value.expand(shape).reshape(-1)[where_from.to_global(*layout)]
     _C.copy_(self, oneflow.where(region, value.to(self.dtype), self))
 

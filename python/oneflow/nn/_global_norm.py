@@ -24,7 +24,7 @@ def _batch_norm_of_shards(input, running_mean, running_var, weight, bias, moment
     from oneflow.nn.modules.sync_batch_norm import _SyncBatchNormFunction
 
     def local(t):
-        return None if t is None else t.to_local()
+        return t.to_local() if isinstance(t, oneflow.Tensor) and t.is_global else t
 
     out = _SyncBatchNormFunction.apply(
         input.to_local(),
@@ -33,6 +33,6 @@ def _batch_norm_of_shards(input, running_mean, running_var, weight, bias, moment
         local(running_mean),
         local(running_var),
         eps,
-        momentum,
+        local(momentum),  # a tensor in a graph (BatchNorm's momentum=None)
     )
     return shard_to_global(out, input)

@@ -68,6 +68,11 @@ class _SyncBatchNormFunction(oneflow.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad):
+        if oneflow.is_grad_enabled():  # backward(create_graph=True)
+            raise NotImplementedError(
+                "SyncBatchNorm (and batch_norm of a global batch split over ranks): its "
+                "gradient is not differentiable yet (create_graph=True)"
+            )
         xhat, invstd, weight = ctx.saved_tensors
         nd = grad.ndim
         dims = [0] + list(range(2, nd))

@@ -128,7 +128,8 @@ class DistributedDataParallel(Module):
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """PyTorch's keys (`module.` prefix), or OneFlow's, whose wrapper is the module itself
         (keys without the prefix)."""
-        if state_dict and not any(k.startswith("module.") for k in state_dict):
+        own = set(self.state_dict())
+        if state_dict and not set(state_dict) <= own and {"module." + k for k in state_dict} <= own:
             state_dict = type(state_dict)(("module." + k, v) for k, v in state_dict.items())
         return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
