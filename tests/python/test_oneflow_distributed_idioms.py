@@ -99,6 +99,9 @@ def test_graph_checkpoints_resume_the_learning_rate_schedule(tmp_path):
 
 
 BODY = """
+import copy
+import pickle
+
 import numpy as np
 import oneflow as flow
 from oneflow.nn.parallel import DistributedDataParallel as DDP
@@ -132,6 +135,11 @@ assert np.array_equal(wrapped.head.weight.detach().numpy(), source.head.weight.d
 x = flow.ones(4, 3) * (rank + 1)
 lin(x).sum().backward()
 assert np.allclose(lin.weight.grad.numpy(), 4 * (world + 1) / 2)
+# copies (deepcopy, pickle) average their own gradients too
+for copy_of in (copy.deepcopy, lambda m: pickle.loads(pickle.dumps(m))):
+    twin = copy_of(lin)
+    twin(x).sum().backward()
+    assert np.allclose(twin.weight.grad.numpy(), 4 * (world + 1) / 2), twin.weight.grad
 
 # a static grad scaler with a global model in a graph
 def make():

@@ -133,6 +133,18 @@ class DistributedDataParallel(Module):
             state_dict = type(state_dict)(("module." + k, v) for k, v in state_dict.items())
         return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
+    def __setstate__(self, state):
+        # A copy (deepcopy, pickle) holds copies of the parameters: its hooks and bucket slots
+        # are registered on those, as PyTorch's DDP rebuilds its reducer when unpickled.
+        super().__setstate__(state)
+        self._where = {
+            id(p): (bi, i) for bi, b in enumerate(self._buckets) for i, p in enumerate(b.params)
+        }
+        for b in self._buckets:
+            b.reset()
+        self._next, self._in_backward = 0, False
+        self._hooks = [p.register_hook(self._make_hook(p)) for b in self._buckets for p in b.params]
+
     def _add_bucket(self, params):
         b = _Bucket(params, params[0].dtype)
         for i, p in enumerate(params):
