@@ -222,6 +222,16 @@ for batch in (2 * world, 5):  # even shards keep the split through (B * T, V); u
     assert all(split_modules) or batch % world, split_modules
     for p, q in zip(m.parameters(), ref.parameters()):
         close(p, q, "gpt parameters", 1e-4)
+
+# 16-bit inputs keep their dtype (computed in float32, as local CPU tensors)
+x = rng.randn(2 * world, 4, 3).astype(np.float32)
+for dt in (flow.float16, flow.bfloat16):
+    for make in (lambda: flow.nn.BatchNorm1d(4), lambda: flow.nn.LayerNorm(3)):
+        m, ref = make(), make()
+        m.to_global(P, B)
+        out, ref_out = m(glob(x).to(dt)), ref(flow.tensor(x).to(dt))
+        assert out.dtype == dt and out.sbp == (S0,), (out.dtype, out.sbp)
+        close(out.float(), ref_out.float(), f"16-bit {dt}", 2e-2)
 print(f"rank {rank} ok", flush=True)
 """
 

@@ -429,7 +429,7 @@ def _check_floating(op, input):
 
 
 def _cpu_16bit(t):
-    return t.dtype in (oneflow.float16, oneflow.bfloat16) and not t.is_cuda and not t.is_global
+    return t.dtype in (oneflow.float16, oneflow.bfloat16) and not t.is_cuda
 
 
 def _f32(t):
