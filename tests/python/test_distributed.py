@@ -72,6 +72,18 @@ def _launch(tmp_path, *args, env=None, timeout=TIMEOUT):
     )
 
 
+def _run_on_ranks(tmp_path, body, world):
+    """Runs `body` (a script, dedented) on `world` processes through the launcher; every rank
+    must exit cleanly and print "rank <r> ok"."""
+    (tmp_path / "ranks.py").write_text(textwrap.dedent(body))
+    proc = _launch(
+        tmp_path, "--nproc_per_node", str(world), "ranks.py", env=_env(ONEFLOW_COMM_TIMEOUT=30)
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for r in range(world):
+        assert f"rank {r} ok" in proc.stdout, proc.stdout + proc.stderr
+
+
 def _write(path, text, mode=None):
     path.write_text(textwrap.dedent(text))
     if mode is not None:

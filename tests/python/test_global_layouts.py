@@ -3,11 +3,9 @@ alike (they choose code paths, some of which communicate), views of shards with 
 squeeze of a split tensor, norm gradients of uneven batches, max_unpool; against the same ops
 on local tensors, in this process and on 2 and 3 processes."""
 
-import textwrap
-
 import numpy as np
 import pytest
-from test_distributed import _env, _launch
+from test_distributed import _run_on_ranks
 
 import oneflow as flow
 
@@ -104,10 +102,4 @@ print(f"rank {rank} ok", flush=True)
 
 @pytest.mark.parametrize("world", [2, 3])
 def test_layouts_agree_across_ranks(tmp_path, world):
-    (tmp_path / "ranks.py").write_text(textwrap.dedent(BODY))
-    proc = _launch(
-        tmp_path, "--nproc_per_node", str(world), "ranks.py", env=_env(ONEFLOW_COMM_TIMEOUT=30)
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    for r in range(world):
-        assert f"rank {r} ok" in proc.stdout, proc.stdout + proc.stderr
+    _run_on_ranks(tmp_path, BODY, world)

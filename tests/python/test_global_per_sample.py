@@ -7,7 +7,7 @@ import pathlib
 import textwrap
 
 import pytest
-from test_distributed import _env, _launch
+from test_distributed import _run_on_ranks
 
 EXAMPLES = str(pathlib.Path(__file__).resolve().parents[2] / "examples")
 
@@ -238,10 +238,4 @@ print(f"rank {rank} ok", flush=True)
 
 @pytest.mark.parametrize("world", [2, 3])
 def test_per_sample_ops_keep_the_batch_split_on_ranks(tmp_path, world):
-    (tmp_path / "ranks.py").write_text(f"EXAMPLES = {EXAMPLES!r}\n" + textwrap.dedent(BODY))
-    proc = _launch(
-        tmp_path, "--nproc_per_node", str(world), "ranks.py", env=_env(ONEFLOW_COMM_TIMEOUT=30)
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    for r in range(world):
-        assert f"rank {r} ok" in proc.stdout, proc.stdout + proc.stderr
+    _run_on_ranks(tmp_path, f"EXAMPLES = {EXAMPLES!r}\n" + textwrap.dedent(BODY), world)

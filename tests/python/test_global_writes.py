@@ -2,10 +2,8 @@
 shards can make alone stays on them, one along the split dim or by indices goes through the
 whole value; values and gradients against the same writes on a local tensor."""
 
-import textwrap
-
 import pytest
-from test_distributed import _env, _launch
+from test_distributed import _run_on_ranks
 
 BODY = """
 import numpy as np
@@ -97,10 +95,4 @@ print(f"rank {rank} ok", flush=True)
 
 @pytest.mark.parametrize("world", [2, 3])
 def test_writes_into_split_global_tensors_on_ranks(tmp_path, world):
-    (tmp_path / "ranks.py").write_text(textwrap.dedent(BODY))
-    proc = _launch(
-        tmp_path, "--nproc_per_node", str(world), "ranks.py", env=_env(ONEFLOW_COMM_TIMEOUT=30)
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    for r in range(world):
-        assert f"rank {r} ok" in proc.stdout, proc.stdout + proc.stderr
+    _run_on_ranks(tmp_path, BODY, world)

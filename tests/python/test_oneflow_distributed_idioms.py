@@ -3,11 +3,9 @@ OneFlow's DistributedDataParallel arguments, global_view's sbp functions of (inp
 the older placement form, graph checkpoints that resume the learning-rate schedule, a static
 grad scaler with global parameters, and save's global_dst_rank."""
 
-import textwrap
-
 import numpy as np
 import pytest
-from test_distributed import _env, _launch
+from test_distributed import _run_on_ranks
 
 import oneflow as flow
 
@@ -195,8 +193,4 @@ print(f"rank {rank} ok", flush=True)
 
 
 def test_oneflow_distributed_idioms_on_ranks(tmp_path):
-    (tmp_path / "ranks.py").write_text(textwrap.dedent(BODY))
-    proc = _launch(tmp_path, "--nproc_per_node", "2", "ranks.py", env=_env(ONEFLOW_COMM_TIMEOUT=30))
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    for r in range(2):
-        assert f"rank {r} ok" in proc.stdout, proc.stdout + proc.stderr
+    _run_on_ranks(tmp_path, BODY, 2)
