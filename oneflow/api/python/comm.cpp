@@ -56,6 +56,20 @@ void init_global(py::module_& m) {
     ReleaseGil nogil;
     return global::box(t, sbp);
   });
+  m.def("_global_transfer",
+        [](const Tensor& t, const std::string& type, const std::vector<int64_t>& ranks,
+           const std::string& kind, int64_t axis) {
+          const Placement to = placement_from_py(type, ranks);
+          global::check_placement(to, "to_global");
+          ReleaseGil nogil;
+          return global::transfer(t, to, sbp_from_py(kind, axis, "to_global"));
+        });
+  m.def("_global_whole", [](const Tensor& t) {
+    ReleaseGil nogil;
+    return alias_detached(global::whole_value(t));
+  });
+  // Whether this process holds a shard of t (Note [Absent shards] in global.h).
+  m.def("_global_holds", [](const Tensor& t) { return !global::absent(t); });
   m.def("_global_to_local", [](const Tensor& t) { return alias_detached(global::local_of(t)); });
   m.def("_global_placement", [](const Tensor& t) {
     const Placement& p = global::meta(t).placement;

@@ -649,7 +649,7 @@ void init_functional(py::module_& m) {
   m.def("_index_bounds", [](const Tensor& index) {
     Tensor idx = F::contiguous(F::to(index, DType::kInt64, std::nullopt));
     Tensor host = idx->device().type == DeviceType::kCPU ? idx : F::to(idx, std::nullopt, Device{});
-    if (host->global()) host = global::box_local(host, Sbp::broadcast());  // every value
+    if (host->global()) host = global::whole_value(host);  // every value
     ReleaseGil nogil;
     const int64_t count = host->numel();
     const int64_t* p = host->read_as<int64_t>();
@@ -665,7 +665,7 @@ void init_functional(py::module_& m) {
     if (idx->device().type != DeviceType::kMeta) {  // a meta index has no values to check
       Tensor host =
           idx->device().type == DeviceType::kCPU ? idx : F::to(idx, std::nullopt, Device{});
-      if (host->global()) host = global::box_local(host, Sbp::broadcast());
+      if (host->global()) host = global::whole_value(host);
       ReleaseGil nogil;
       const int64_t n = weight->shape()[0], count = host->numel();
       const int64_t* p = host->read_as<int64_t>();

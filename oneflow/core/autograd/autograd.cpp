@@ -264,8 +264,7 @@ void accumulate_into_grad(const Tensor& leaf, Tensor g) {
     g = global::box(g, leaf->global()->sbp);
   // A local leaf that took part in global ops as a number (a 0-d operand) gets the whole
   // gradient, the same on every rank.
-  if (g->global() && !leaf->global() && !grad_mode_enabled())
-    g = global::box_local(g, Sbp::broadcast());
+  if (g->global() && !leaf->global() && !grad_mode_enabled()) g = global::whole_value(g);
   if (am.grad) {
     // In place, as PyTorch (a tensor read from .grad earlier sees the sum), unless the
     // gradient must keep a history.

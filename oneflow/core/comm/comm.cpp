@@ -11,6 +11,7 @@
 #include <gloo/gather.h>
 #include <gloo/reduce.h>
 #include <gloo/rendezvous/context.h>
+#include <gloo/rendezvous/prefix_store.h>
 #include <gloo/scatter.h>
 #include <gloo/transport/tcp/device.h>
 #include <gloo/transport/unbound_buffer.h>
@@ -18,6 +19,7 @@
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -33,7 +35,12 @@
 
 namespace oneflow::comm {
 
+struct Group;
+
 namespace {
+
+// The subgroup of the innermost GroupScope on this thread (null: the process group).
+thread_local std::shared_ptr<Group> t_scoped;
 
 // A collective recorded by a traced nn.Graph (Note [Collectives in a graph] in graph.cpp): its
 // compute_cpu issues the collective again on a replay's tensors (queued as an eager one).
@@ -84,6 +91,10 @@ class Traced {
          const Attrs& attrs = {})
       : paused_(graph::tracing()) {
     if (!paused_) return;
+    if (t_scoped)
+      throw_error<NotImplementedError>(step.name(),
+                                       "nn.Graph does not support global tensors placed on part "
+                                       "of the processes yet; run them eagerly");
     graph::record_collective(step, inputs, outputs, attrs);
     graph::pause_trace();
   }
@@ -104,6 +115,8 @@ class Traced {
 // next receive posts its buffer first and then waits for the pending sends, and every other
 // collective waits for them before it starts. The tensor is free to change once the send's task
 // has run.
+}  // namespace
+
 struct PendingSend {
   std::vector<char> bytes;
   std::unique_ptr<gloo::transport::UnboundBuffer> buf;
@@ -116,9 +129,17 @@ struct Group {
   std::chrono::milliseconds timeout{0};
   std::unique_ptr<TcpStore> store;                 // rank 0 serves it for the group's lifetime
   std::shared_ptr<gloo::rendezvous::Context> ctx;  // null for a group of one
+  std::shared_ptr<gloo::transport::Device> device;
   // Posted sends not yet known to be complete; touched only by the tasks, which run in order.
   mutable std::vector<PendingSend> pending_sends;
+  // A subgroup's process group (whose store it shares); null for the process group.
+  const Group* parent = nullptr;
+  // The subgroups made so far (process group only; under g_mu), keyed by their ranks.
+  std::map<std::vector<int64_t>, std::shared_ptr<Group>> subgroups;
+  const Group& root() const { return parent ? *parent : *this; }
 };
+
+namespace {
 
 // Waits for the posted sends (Note [Sends do not block the stream]).
 void finish_sends(const Group& g) {
@@ -133,6 +154,7 @@ std::mutex g_mu;
 std::shared_ptr<Group> g_group;  // under g_mu
 
 std::shared_ptr<Group> group(const char* op) {
+  if (t_scoped) return t_scoped;
   std::lock_guard<std::mutex> lk(g_mu);
   if (!g_group)
     throw_error<RuntimeError>(op,
@@ -174,7 +196,7 @@ size_t nbytes(const TensorImpl& t) { return static_cast<size_t>(t.numel()) * ite
 std::string gone_peers(const Group& g) {
   try {
     for (int i = 0; i < 10; ++i) {
-      const std::vector<int> gone = g.store->gone_ranks();
+      const std::vector<int> gone = g.root().store->gone_ranks();
       if (!gone.empty()) {
         std::string s = gone.size() == 1 ? "rank " : "ranks ";
         for (size_t j = 0; j < gone.size(); ++j) s += (j ? ", " : "") + std::to_string(gone[j]);
@@ -364,10 +386,10 @@ void init(int rank, int world_size, const std::string& master_addr, int master_p
       attr.hostname = host;
     }
     try {
-      auto device = gloo::transport::tcp::CreateDevice(attr);
+      g->device = gloo::transport::tcp::CreateDevice(attr);
       g->ctx = std::make_shared<gloo::rendezvous::Context>(rank, world_size);
       g->ctx->setTimeout(g->timeout);
-      g->ctx->connectFullMesh(*g->store, device);
+      g->ctx->connectFullMesh(*g->store, g->device);
       g->store->register_rank(rank);
     } catch (const gloo::Exception& e) {
       throw_error<RuntimeError>(op, "rank ", rank, " of ", world_size,
@@ -383,6 +405,63 @@ bool initialized() {
 }
 int rank() { return group("get_rank")->rank; }
 int world_size() { return group("get_world_size")->size; }
+
+// Note [Subgroups]: a subgroup is a Gloo context of its own over the process group's device,
+// connected through the process group's store under a prefix naming its ranks. Only its
+// members connect, the first time a collective needs it; every process runs the same program,
+// so the members reach that point in the same order of calls.
+GroupScope::GroupScope(const std::vector<int64_t>& ranks) {
+  const char* op = "subgroup";
+  std::shared_ptr<Group> world = group(op);
+  if (world->parent) world = nullptr;  // nested scopes: find the process group below
+  if (!world) {
+    std::lock_guard<std::mutex> lk(g_mu);
+    world = g_group;
+  }
+  const int n = static_cast<int>(ranks.size());
+  bool whole = n == world->size;
+  for (int i = 0; whole && i < n; ++i) whole = ranks[i] == i;
+  previous_ = t_scoped;
+  if (whole) {
+    t_scoped = nullptr;
+    return;
+  }
+  const auto at = std::find(ranks.begin(), ranks.end(), static_cast<int64_t>(world->rank));
+  if (at == ranks.end())
+    throw_error<RuntimeError>(op, "internal error: rank ", world->rank,
+                              " joins a collective of a group it is not in");
+  std::shared_ptr<Group> sub;
+  {
+    std::lock_guard<std::mutex> lk(g_mu);
+    auto it = world->subgroups.find(ranks);
+    if (it != world->subgroups.end()) sub = it->second;
+  }
+  if (!sub) {
+    sub = std::make_shared<Group>();
+    sub->rank = static_cast<int>(at - ranks.begin());
+    sub->size = n;
+    sub->timeout = world->timeout;
+    sub->parent = world.get();
+    if (n > 1) {
+      std::string prefix = "subgroup";
+      for (int64_t r : ranks) prefix += "/" + std::to_string(r);
+      try {
+        gloo::rendezvous::PrefixStore store(prefix, *world->store);
+        sub->ctx = std::make_shared<gloo::rendezvous::Context>(sub->rank, n);
+        sub->ctx->setTimeout(world->timeout);
+        sub->ctx->connectFullMesh(store, world->device);
+      } catch (const gloo::Exception& e) {
+        throw_error<RuntimeError>(op, "rank ", world->rank, " could not connect to the group of ",
+                                  "ranks ", prefix.substr(9), ": ", e.what());
+      }
+    }
+    std::lock_guard<std::mutex> lk(g_mu);
+    world->subgroups[ranks] = sub;
+  }
+  t_scoped = std::move(sub);
+}
+
+GroupScope::~GroupScope() { t_scoped = std::move(previous_); }
 
 void destroy() {
   std::shared_ptr<Group> g;

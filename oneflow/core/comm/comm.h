@@ -14,11 +14,15 @@
 // NCCL backend, which is not built yet.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "oneflow/core/framework/tensor.h"
 
 namespace oneflow::comm {
+
+struct Group;
 
 enum class ReduceOp { kSum, kProduct, kMax, kMin };
 // "sum", "product", "max", "min"; a ValueError naming `op` otherwise.
@@ -34,6 +38,21 @@ int rank();
 int world_size();
 // Waits for the queued collectives and leaves the group (init may be called again).
 void destroy();
+
+// Collectives issued on this thread while a GroupScope lives run among `ranks` only (ranks of
+// the process group; a rank's place in the list is its rank in the subgroup, which src and dst
+// name); this process must be one of them. The subgroup connects the first time it is used
+// (Note [Subgroups] in comm.cpp). The process group itself when `ranks` is every rank in order.
+class GroupScope {
+ public:
+  explicit GroupScope(const std::vector<int64_t>& ranks);
+  ~GroupScope();
+  GroupScope(const GroupScope&) = delete;
+  GroupScope& operator=(const GroupScope&) = delete;
+
+ private:
+  std::shared_ptr<Group> previous_;
+};
 
 void all_reduce(const Tensor& tensor, ReduceOp op);
 void broadcast(const Tensor& tensor, int src);

@@ -70,6 +70,10 @@ struct Signature {
 
 bool is_global(const Tensor& t) { return t->kind() == TensorKind::kGlobal; }
 const Sbp& sbp_of(const Tensor& t) { return global::meta(t).sbp; }
+// The number of ranks of t's placement.
+int64_t ranks_of(const Tensor& t) {
+  return static_cast<int64_t>(global::meta(t).placement.ranks.size());
+}
 
 Signature all_broadcast(const TensorList& inputs) {
   return {std::vector<Sbp>(inputs.size(), Sbp::broadcast()), Sbp::broadcast()};
@@ -239,7 +243,7 @@ int64_t view_split_dim(const Primitive& prim, const Tensor& x, const Shape& out_
     // The split dim merged with the dims after it ((B, T, C) -> (B * T, C)) or factored into
     // several ((B * T, C) -> (B, T, C)): rank r's rows are its block of the new dim too when
     // every rank holds as many rows of the coarser dim.
-    const int64_t k = global::world_size();
+    const int64_t k = ranks_of(x);
     auto prefix = [](const Shape& s, size_t from, int64_t target) {
       int64_t p = 1;
       for (size_t d = from; d < s.size() && p < target; ++d) p *= s[d];
@@ -327,7 +331,7 @@ std::optional<Signature> per_sample_signature(const Primitive& prim, const Tenso
           r.stats_output >= 0 ? out_metas[r.stats_output].shape : inputs[r.stats_input]->shape();
       const int64_t rows = stats.empty() ? 0 : stats[0];
       if (n == 0 || rows % n != 0) return {};
-      if (rows / n != 1 && n % global::world_size() != 0) return {};
+      if (rows / n != 1 && n % ranks_of(inputs[0]) != 0) return {};
     }
     Signature sig;
     for (size_t i = 0; i < inputs.size(); ++i) sig.in.push_back(sbp_of_mark(r.in[i]));
@@ -489,7 +493,7 @@ class LocalAsGlobalNode final : public Node {
  public:
   TensorList apply(TensorList&& out_grads) override {
     const Tensor& g = out_grads[0];
-    return {g && g->global() ? global::box_local(g, Sbp::broadcast()) : g};
+    return {g && g->global() ? global::whole_value(g) : g};
   }
   std::string name() const override { return "LocalAsGlobalBackward"; }
 };
@@ -512,7 +516,7 @@ Tensor local_as_global(const Tensor& t, const Placement& placement) {
 // a split (view/expand "shape", slice "sizes", nll_loss_grad "input_shape") hold the global size of
 // the split dim; the shards' run needs the local one.
 Attrs local_attrs(const Primitive& prim, const Attrs& attrs, const Signature& sig,
-                  const Shape& out_shape) {
+                  const Shape& out_shape, const Placement& placement) {
   if (!sig.out.is_split()) return attrs;
   const bool input_shape = &prim == &prim::nll_loss_grad() ||
                            &prim == &prim::conv_backward_data() ||
@@ -525,7 +529,7 @@ Attrs local_attrs(const Primitive& prim, const Attrs& attrs, const Signature& si
   if (!key) return attrs;
   Attrs local = attrs;
   auto sizes = attrs.get<std::vector<int64_t>>(key);
-  sizes[sig.out.axis] = global::local_shape(out_shape, sig.out)[sig.out.axis];
+  sizes[sig.out.axis] = global::local_shape(out_shape, sig.out, placement)[sig.out.axis];
   local.set(key, sizes);
   return local;
 }
@@ -610,6 +614,21 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
   if (needs_grad)
     for (const Tensor& t : inputs) input_versions.push_back(t->version());
 
+  // A process the placement leaves out runs nothing: its outputs are meta shards (Note [Absent
+  // shards] in global.h), and autograd records the op as on the other processes.
+  if (!global::holds(*placement)) {
+    TensorList outputs;
+    if (inplace_out) outputs.push_back(inplace_out);
+    for (size_t i = 0; i < metas.size() && !inplace_out; ++i) {
+      const Sbp& out_sbp = sig.out_of(i);
+      const Shape shard = global::local_shape(metas[i].shape, out_sbp, *placement);
+      const CreationOptions meta{metas[i].dtype, Device{DeviceType::kMeta, 0}, ""};
+      outputs.push_back(
+          global::make(functional::zeros(shard, meta), *placement, out_sbp, metas[i].shape));
+    }
+    if (needs_grad) record_autograd(prim, inputs, outputs, attrs, input_versions, original);
+    return outputs;
+  }
   TensorList local_in;
   local_in.reserve(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i)
@@ -617,14 +636,16 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
   // A random primitive with a split result draws each shard's numbers from a stream of its own:
   // every rank's generator holds the same seed and offset (they are seeded alike), which would
   // repeat one shard's numbers on every rank (dropout's mask on each data-parallel shard).
-  Attrs shard_attrs = metas.empty() ? attrs : local_attrs(prim, attrs, sig, metas[0].shape);
-  if (attrs.has("seed") && global::world_size() > 1 && global::rank() > 0) {
+  Attrs shard_attrs =
+      metas.empty() ? attrs : local_attrs(prim, attrs, sig, metas[0].shape, *placement);
+  const int64_t me = global::rank_in(*placement);
+  if (attrs.has("seed") && placement->ranks.size() > 1 && me > 0) {
     bool split = false;
     for (size_t i = 0; i < std::max<size_t>(metas.size(), 1); ++i)
       split = split || sig.out_of(i).is_split();
     if (split) {
       const uint64_t seed = static_cast<uint64_t>(shard_attrs.get<int64_t>("seed"));
-      const uint64_t mixed = seed ^ (0x9E3779B97F4A7C15ull * static_cast<uint64_t>(global::rank()));
+      const uint64_t mixed = seed ^ (0x9E3779B97F4A7C15ull * static_cast<uint64_t>(me));
       shard_attrs.set("seed", static_cast<int64_t>(mixed));
     }
   }
@@ -636,9 +657,10 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
   }
   // A random primitive's broadcast result must be the same on every rank, whatever each
   // rank's generator holds: rank 0's numbers (split results are per-rank numbers anyway).
-  if (attrs.has("seed") && !inplace_out && global::world_size() > 1)
+  if (attrs.has("seed") && !inplace_out && placement->ranks.size() > 1)
     for (size_t i = 0; i < local_out.size(); ++i)
-      if (sig.out_of(i).kind == Sbp::kBroadcast) global::broadcast_from_rank0(local_out[i]);
+      if (sig.out_of(i).kind == Sbp::kBroadcast)
+        global::broadcast_from_first(local_out[i], *placement);
   TensorList outputs;
   outputs.reserve(local_out.size());
   for (size_t i = 0; i < local_out.size(); ++i) {
@@ -647,7 +669,7 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
       continue;
     }
     const Sbp& out_sbp = sig.out_of(i);
-    const Shape expected = global::local_shape(metas[i].shape, out_sbp);
+    const Shape expected = global::local_shape(metas[i].shape, out_sbp, *placement);
     if (local_out[i]->shape() != expected)
       throw_error<RuntimeError>(prim.name(), "internal error: the shard of output ", i, " under ",
                                 out_sbp.str(), " has shape ", shape_str(local_out[i]->shape()),

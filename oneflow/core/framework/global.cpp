@@ -44,20 +44,28 @@ int64_t world_size() { return comm::initialized() ? comm::world_size() : 1; }
 
 void check_placement(const Placement& p, const char* op) {
   const int64_t k = world_size();
-  for (int64_t r : p.ranks)
+  if (p.ranks.empty()) throw_error<ValueError>(op, "a placement needs at least one rank");
+  for (size_t i = 0; i < p.ranks.size(); ++i) {
+    const int64_t r = p.ranks[i];
     if (r < 0 || r >= k)
       throw_error<ValueError>(op, "placement ", p.str(), " names rank ", r,
                               ", which is not in the process group of ", k, " process",
                               k == 1 ? "" : "es", " (ranks 0..", k - 1, ")");
-  bool whole = static_cast<int64_t>(p.ranks.size()) == k;
-  for (size_t i = 0; whole && i < p.ranks.size(); ++i)
-    whole = p.ranks[i] == static_cast<int64_t>(i);
-  if (!whole)
-    throw_error<NotImplementedError>(op,
-                                     "a placement must hold every rank of the process group "
-                                     "in order (ranks 0..",
-                                     k - 1, "), got ", p.str(),
-                                     "; placements over part of the group are not supported yet");
+    for (size_t j = 0; j < i; ++j)
+      if (p.ranks[j] == r)
+        throw_error<ValueError>(op, "placement ", p.str(), " names rank ", r, " twice");
+  }
+}
+
+int64_t rank_in(const Placement& p) {
+  const int64_t me = rank();
+  for (size_t i = 0; i < p.ranks.size(); ++i)
+    if (p.ranks[i] == me) return static_cast<int64_t>(i);
+  return -1;
+}
+
+bool absent(const Tensor& t) {
+  return t->global() && t->global()->local->device().type == DeviceType::kMeta;
 }
 
 Device local_device(const Placement& p) {
@@ -72,10 +80,11 @@ std::pair<int64_t, int64_t> split_range(int64_t n, int64_t k, int64_t r) {
   return {begin, begin + base + (r < extra ? 1 : 0)};
 }
 
-Shape local_shape(const Shape& global_shape, const Sbp& sbp) {
+Shape local_shape(const Shape& global_shape, const Sbp& sbp, const Placement& p) {
   Shape s = global_shape;
   if (sbp.is_split()) {
-    auto [b, e] = split_range(s[sbp.axis], world_size(), rank());
+    const int64_t k = static_cast<int64_t>(p.ranks.size());
+    auto [b, e] = split_range(s[sbp.axis], k, std::max<int64_t>(rank_in(p), 0));
     s[sbp.axis] = e - b;
   }
   return s;
@@ -137,10 +146,21 @@ Strides global_strides(const TensorImpl& local, const Shape& shape) {
   return strides;
 }
 
+namespace {
+
+// The meta shard of a process that p leaves out (Note [Absent shards]).
+Tensor absent_shard(const Shape& global_shape, const Sbp& sbp, const Placement& p, DType dt) {
+  return F::zeros(local_shape(global_shape, sbp, p),
+                  CreationOptions{dt, Device{DeviceType::kMeta, 0}, ""});
+}
+
+}  // namespace
+
 Tensor make(const Tensor& local, const Placement& p, const Sbp& sbp, const Shape& global_shape,
             bool copied_view, const Tensor& view_base) {
+  const bool meta = local->device().type == DeviceType::kMeta;
   TensorMeta m{global_shape, global_strides(*local, global_shape), 0, local->dtype(),
-               local->device()};
+               meta ? local_device(p) : local->device()};
   auto t = std::make_shared<TensorImpl>(std::move(m), local->storage(), local->version_counter());
   auto g = std::make_shared<GlobalMeta>();
   g->placement = p;
@@ -166,8 +186,7 @@ const GlobalMeta& meta(const Tensor& t) {
 namespace {
 
 // Every rank's shard of a split along `axis`, concatenated: the whole value.
-Tensor gather_split(const Tensor& local, int64_t axis, int64_t n) {
-  const int64_t k = world_size();
+Tensor gather_split(const Tensor& local, int64_t axis, int64_t n, int64_t k) {
   const int64_t rows = (n + k - 1) / k;  // the largest shard
   std::vector<int64_t> perm(local->ndim());
   perm[0] = axis;
@@ -210,8 +229,8 @@ Tensor pad_dim(const Tensor& x, int64_t d, int64_t size) {
 
 // This rank's rows (along `axis`) of the sum of every rank's `local` (whole-shaped): one
 // reduce-scatter of equal blocks, rank r's rows padded to the largest shard in block r.
-Tensor reduce_scatter_split(const Tensor& local, int64_t axis) {
-  const int64_t k = world_size(), n = local->shape()[axis];
+Tensor reduce_scatter_split(const Tensor& local, int64_t axis, int64_t k, int64_t me) {
+  const int64_t n = local->shape()[axis];
   const int64_t rows = (n + k - 1) / k;
   TensorList blocks;
   for (int64_t r = 0; r < k; ++r) {
@@ -223,14 +242,14 @@ Tensor reduce_scatter_split(const Tensor& local, int64_t axis) {
   block.erase(block.begin());
   Tensor out = F::zeros(block, CreationOptions{in->dtype(), in->device(), ""});
   comm::reduce_scatter(out, in, comm::ReduceOp::kSum);
-  auto [b, e] = split_range(n, k, rank());
+  auto [b, e] = split_range(n, k, me);
   return F::contiguous(F::narrow(out, axis, 0, e - b));
 }
 
 // split(i) -> split(j) with one all-to-all: the piece of this shard that rank r keeps (its
 // rows along j) goes to r, every piece padded to the largest shard along both dims.
-Tensor all_to_all_split(const Tensor& local, const Shape& global_shape, int64_t i, int64_t j) {
-  const int64_t k = world_size(), me = rank();
+Tensor all_to_all_split(const Tensor& local, const Shape& global_shape, int64_t i, int64_t j,
+                        int64_t k, int64_t me) {
   const int64_t ni = global_shape[i], nj = global_shape[j];
   const int64_t rows_i = (ni + k - 1) / k, rows_j = (nj + k - 1) / k;
   TensorList pieces;
@@ -250,8 +269,8 @@ Tensor all_to_all_split(const Tensor& local, const Shape& global_shape, int64_t 
   return F::contiguous(F::cat(mine, i));
 }
 
-Tensor my_rows(const Tensor& whole, int64_t axis) {
-  auto [b, e] = split_range(whole->shape()[axis], world_size(), rank());
+Tensor my_rows(const Tensor& whole, int64_t axis, int64_t k, int64_t me) {
+  auto [b, e] = split_range(whole->shape()[axis], k, me);
   return F::contiguous(F::narrow(whole, axis, b, e - b));
 }
 
@@ -260,20 +279,24 @@ Tensor my_rows(const Tensor& whole, int64_t axis) {
 Tensor box_local(const Tensor& t, const Sbp& dst) {
   const GlobalMeta& g = meta(t);
   const Tensor& local = g.local;
-  if (g.sbp == dst || world_size() == 1) return local;
+  const Placement& p = g.placement;
+  const int64_t k = static_cast<int64_t>(p.ranks.size()), me = rank_in(p);
+  if (g.sbp == dst || k == 1) return local;
+  if (me < 0) return absent_shard(t->shape(), dst, p, t->dtype());
   GradModeGuard no_grad(false);
-  if (g.placement.type != DeviceType::kCPU)
+  if (p.type != DeviceType::kCPU)
     throw_error<NotImplementedError>("to_global",
                                      "changing the sbp of a CUDA global tensor across processes "
                                      "needs the NCCL backend, which is not built yet");
+  const comm::GroupScope among(p.ranks);
   if (g.sbp.kind == Sbp::kPartialSum && dst.is_split())
-    return reduce_scatter_split(local, dst.axis);
+    return reduce_scatter_split(local, dst.axis, k, me);
   if (g.sbp.is_split() && dst.is_split())
-    return all_to_all_split(local, t->shape(), g.sbp.axis, dst.axis);
+    return all_to_all_split(local, t->shape(), g.sbp.axis, dst.axis, k, me);
   Tensor whole;  // the value, when needed
   switch (g.sbp.kind) {
     case Sbp::kSplit:
-      whole = gather_split(local, g.sbp.axis, t->shape()[g.sbp.axis]);
+      whole = gather_split(local, g.sbp.axis, t->shape()[g.sbp.axis], k);
       break;
     case Sbp::kBroadcast:
       whole = local;
@@ -287,14 +310,18 @@ Tensor box_local(const Tensor& t, const Sbp& dst) {
     case Sbp::kBroadcast:
       return whole;
     case Sbp::kSplit:
-      return my_rows(whole, dst.axis);
+      return my_rows(whole, dst.axis, k, me);
     case Sbp::kPartialSum:
-      return rank() == 0 ? (whole == local ? F::clone(local) : whole) : F::zeros_like(whole);
+      return me == 0 ? (whole == local ? F::clone(local) : whole) : F::zeros_like(whole);
   }
   return whole;
 }
 
-void broadcast_from_rank0(const Tensor& local) { comm::broadcast(local, 0); }
+void broadcast_from_first(const Tensor& local, const Placement& p) {
+  if (p.ranks.size() < 2 || !holds(p)) return;
+  const comm::GroupScope among(p.ranks);
+  comm::broadcast(local, 0);
+}
 
 Tensor box(const Tensor& t, const Sbp& dst) {
   const GlobalMeta& g = meta(t);
@@ -302,11 +329,72 @@ Tensor box(const Tensor& t, const Sbp& dst) {
   return make(box_local(t, dst), g.placement, dst, t->shape());
 }
 
+namespace {
+
+constexpr int kTransferTag = 0x4F460000;  // point-to-point messages of transfer()
+
+}  // namespace
+
+// Note [Transfers between placements]: the first rank of the source placement gathers the
+// value (a boxing to broadcast among the source's ranks) and sends each destination rank the
+// shard it holds under `dst` (a partial sum's value goes to the first destination rank, the
+// others hold zeros); it keeps its own shard when it is also a destination rank. The other
+// processes take no part. Every process runs the call, so each knows the global shape.
+Tensor transfer(const Tensor& t, const Placement& to, const Sbp& dst) {
+  const GlobalMeta& g = meta(t);
+  const Placement& from = g.placement;
+  if (from == to) return box(t, dst);
+  if (from.type != DeviceType::kCPU || to.type != DeviceType::kCPU)
+    throw_error<NotImplementedError>("to_global",
+                                     "moving a CUDA global tensor to another placement needs "
+                                     "the NCCL backend, which is not built yet");
+  GradModeGuard no_grad(false);
+  const Shape& shape = t->shape();
+  const int64_t root = from.ranks[0], me = rank();
+  const int64_t k = static_cast<int64_t>(to.ranks.size()), mine_at = rank_in(to);
+  // Rank j of `to`'s shard, cut from the whole value; null for a partial sum's zeros.
+  auto shard = [&](const Tensor& whole, int64_t j) -> Tensor {
+    if (dst.kind == Sbp::kPartialSum) return j == 0 ? whole : nullptr;
+    return dst.is_split() ? my_rows(whole, dst.axis, k, j) : whole;
+  };
+  Tensor mine;
+  if (me == root) {
+    const Tensor whole = F::contiguous(box_local(t, Sbp::broadcast()));
+    for (int64_t j = 0; j < k; ++j) {
+      const Tensor piece = shard(whole, j);
+      if (to.ranks[j] == me)
+        mine = piece ? F::clone(piece) : nullptr;
+      else if (piece)
+        comm::send(F::contiguous(piece), static_cast<int>(to.ranks[j]), kTransferTag);
+    }
+  } else if (holds(from)) {
+    box_local(t, Sbp::broadcast());  // the other source ranks take part in the gathering
+  }
+  if (mine_at < 0) return make(absent_shard(shape, dst, to, t->dtype()), to, dst, shape);
+  const Shape local = local_shape(shape, dst, to);
+  const CreationOptions opts{t->dtype(), local_device(to), ""};
+  if (!mine && dst.kind == Sbp::kPartialSum && mine_at != 0) mine = F::zeros(local, opts);
+  if (!mine) {
+    mine = F::zeros(local, opts);
+    comm::recv(mine, static_cast<int>(root), kTransferTag);
+  }
+  return make(mine, to, dst, shape);
+}
+
+Tensor whole_value(const Tensor& t) {
+  const Placement& p = meta(t).placement;
+  Placement all{p.type, {}};
+  for (int64_t r = 0; r < world_size(); ++r) all.ranks.push_back(r);
+  if (p == all) return box_local(t, Sbp::broadcast());
+  return local_of(transfer(t, all, Sbp::broadcast()));
+}
+
 Tensor from_local(const Tensor& local_in, const Placement& p, const Sbp& sbp, bool check_meta,
                   bool sync_broadcast, const Shape* known_shape) {
   check_placement(p, "to_global");
   Tensor local = local_in;
-  if (local->device() != local_device(p))
+  const int64_t me = rank_in(p), kp = static_cast<int64_t>(p.ranks.size());
+  if (me >= 0 && local->device() != local_device(p))
     throw_error<RuntimeError>("to_global", "the local tensor is on ", local->device().str(),
                               " but the placement ", p.str(), " puts this rank's shard on ",
                               local_device(p).str());
@@ -316,14 +404,15 @@ Tensor from_local(const Tensor& local_in, const Placement& p, const Sbp& sbp, bo
   const int64_t k = world_size();
   Shape shape = local->shape();
   if (known_shape) {
-    if (local_shape(*known_shape, sbp) != local->shape())
+    if (me >= 0 && local_shape(*known_shape, sbp, p) != local->shape())
       throw_error<RuntimeError>("to_global", "internal error: a shard of shape ",
                                 shape_str(local->shape()), " for the global shape ",
                                 shape_str(*known_shape), " under ", sbp.str());
     shape = *known_shape;
   } else if (k > 1 && check_meta) {
-    // Every rank's dtype and shape: they must agree but for the split dim, whose sizes must be
-    // balanced. Every rank sees every rank's meta, so all raise together.
+    // Every process's dtype and shape (also those p leaves out: they learn the global shape):
+    // the shards must agree but for the split dim, whose sizes must be balanced. Every process
+    // sees every one's meta, so all raise together.
     if (local->ndim() > kMaxDims)
       throw_error<NotImplementedError>("to_global", "tensors of more than ", kMaxDims,
                                        " dims cannot be made global");
@@ -340,39 +429,49 @@ Tensor from_local(const Tensor& local_in, const Placement& p, const Sbp& sbp, bo
     Tensor all = F::zeros(Shape{k * kMeta}, CreationOptions{DType::kInt64, Device{}, ""});
     comm::all_gather(all, t);
     const int64_t* v = all->read_as<int64_t>();
-    int64_t n = 0;
     for (int64_t r = 0; r < k; ++r) {
       const int64_t* m = v + r * kMeta;
       if (m[kMeta - 2] != mine[kMeta - 2] || m[kMeta - 1] != mine[kMeta - 1])
         throw_error<ValueError>("to_global", "every rank must pass the same sbp: rank ", r,
                                 " passed another one than rank ", rank());
-      bool same = m[0] == mine[0] && m[1] == mine[1];
-      for (int64_t d = 0; same && d < local->ndim(); ++d)
-        same = d == (sbp.is_split() ? sbp.axis : -1) || m[2 + d] == mine[2 + d];
+    }
+    const int64_t first = p.ranks[0];
+    const int64_t* ref = v + first * kMeta;
+    int64_t n = 0;
+    for (int64_t r : p.ranks) {
+      const int64_t* m = v + r * kMeta;
+      bool same = m[0] == ref[0] && m[1] == ref[1];
+      for (int64_t d = 0; same && d < ref[1]; ++d)
+        same = d == (sbp.is_split() ? sbp.axis : -1) || m[2 + d] == ref[2 + d];
       if (!same)
         throw_error<ValueError>("to_global",
                                 "the local tensors of the ranks must have one dtype "
                                 "and shape",
                                 sbp.is_split() ? " (but for the split dim)" : "", ": rank ", r,
-                                " differs from rank ", rank());
+                                " differs from rank ", first);
       if (sbp.is_split()) n += m[2 + sbp.axis];
     }
+    shape.assign(ref + 2, ref + 2 + ref[1]);  // the placement's shards' shape
     if (sbp.is_split()) {
-      for (int64_t r = 0; r < k; ++r) {
-        auto [b, e] = split_range(n, k, r);
-        if (v[r * kMeta + 2 + sbp.axis] != e - b)
+      for (int64_t j = 0; j < kp; ++j) {
+        auto [b, e] = split_range(n, kp, j);
+        const int64_t rows = v[p.ranks[j] * kMeta + 2 + sbp.axis];
+        if (rows != e - b)
           throw_error<ValueError>("to_global", "the shards of split(", sbp.axis,
                                   ") must be balanced (the first n % k ranks one row more): "
                                   "rank ",
-                                  r, " holds ", v[r * kMeta + 2 + sbp.axis], " of ", n,
-                                  " rows, expected ", e - b);
+                                  p.ranks[j], " holds ", rows, " of ", n, " rows, expected ",
+                                  e - b);
       }
       shape[sbp.axis] = n;
     }
+    if (me < 0 && ref[0] != mine[0])  // a process left out: the placement's dtype
+      local = F::zeros(Shape{0}, CreationOptions{static_cast<DType>(ref[0]), Device{}, ""});
   } else if (sbp.is_split()) {
-    shape[sbp.axis] *= k;  // without check_meta every shard has this one's size
+    shape[sbp.axis] *= kp;  // without check_meta every shard has this one's size
   }
-  if (sbp.kind == Sbp::kBroadcast && sync_broadcast && k > 1) {
+  if (me < 0) return make(absent_shard(shape, sbp, p, local->dtype()), p, sbp, shape);
+  if (sbp.kind == Sbp::kBroadcast && sync_broadcast && kp > 1) {
     if (p.type != DeviceType::kCPU)
       throw_error<NotImplementedError>("to_global",
                                        "broadcasting a CUDA tensor across processes "
@@ -381,7 +480,7 @@ Tensor from_local(const Tensor& local_in, const Placement& p, const Sbp& sbp, bo
       GradModeGuard no_grad(false);
       local = F::contiguous(local);  // rank 0's values land in this copy
     }
-    comm::broadcast(local, 0);
+    broadcast_from_first(local, p);
   }
   return make(local, p, sbp, shape);
 }

@@ -3,9 +3,17 @@
 // global value: split(axis) (the shards, concatenated along axis in rank order), broadcast
 // (every shard is the whole value) or partial_sum (the value is the sum of the shards).
 //
-// Placements are 1-D here: a device type and the ranks of the process group, all of them (a
-// placement over part of the group, and N-D hierarchies, raise NotImplementedError). Shards of
-// a split are balanced: with n rows over k ranks, the first n % k ranks hold one row more.
+// Placements are 1-D here: a device type and a list of ranks of the process group (N-D
+// hierarchies raise NotImplementedError). A rank's place in the list is its rank within the
+// placement: split shards go in that order, and collectives that box a tensor run among the
+// placement's ranks only. Shards of a split are balanced: with n rows over k ranks, the first
+// n % k ranks hold one row more.
+//
+// Note [Absent shards]: every process runs every op of the program, also on tensors whose
+// placement leaves it out (pipeline stages). There the tensor's shard is a meta tensor (a shape
+// and dtype, no memory): ops on it only infer the output metas (global_dispatch.cpp), so
+// autograd records the same graph on every process, and a conversion to another placement
+// (transfer) is where its values reach the processes that are in.
 #pragma once
 
 #include <string>
@@ -56,12 +64,18 @@ int64_t rank();
 int64_t world_size();
 // Checks a placement against the process group; `op` names the caller in errors.
 void check_placement(const Placement& p, const char* op);
+// This process's rank within p (its place in p.ranks), or -1 when p leaves it out.
+int64_t rank_in(const Placement& p);
+inline bool holds(const Placement& p) { return rank_in(p) >= 0; }
 // The device a placement's shards live on in this process.
 Device local_device(const Placement& p);
 // [begin, end) of rank r's rows when n rows are split over k ranks.
 std::pair<int64_t, int64_t> split_range(int64_t n, int64_t k, int64_t r);
-// The shard shape of `global_shape` under sbp on this rank.
-Shape local_shape(const Shape& global_shape, const Sbp& sbp);
+// The shard shape of `global_shape` under sbp on this rank of p (rank 0's where p leaves this
+// process out: the shape of its meta shard).
+Shape local_shape(const Shape& global_shape, const Sbp& sbp, const Placement& p);
+// Whether t is global and its shard is absent here (Note [Absent shards]).
+bool absent(const Tensor& t);
 
 // A global tensor viewing `local` as this rank's shard (no data moves, no autograd).
 Tensor make(const Tensor& local, const Placement& p, const Sbp& sbp, const Shape& global_shape,
@@ -74,8 +88,8 @@ inline const Tensor& local_of(const Tensor& t) { return meta(t).local; }
 // a functional op makes beside its inputs (default weights).
 Tensor broadcast_like(const Tensor& ref, const Tensor& value);
 
-// Overwrites a contiguous local tensor with rank 0's (a queued collective).
-void broadcast_from_rank0(const Tensor& local);
+// Overwrites a contiguous shard with the one of p's first rank (a queued collective).
+void broadcast_from_first(const Tensor& local, const Placement& p);
 
 // A global tensor's strides, mirroring its shard's layout (Note [Global strides]).
 Strides global_strides(const TensorImpl& local, const Shape& shape);
@@ -85,6 +99,11 @@ Strides global_strides(const TensorImpl& local, const Shape& shape);
 Tensor box_local(const Tensor& t, const Sbp& dst);
 // A global tensor with t's value laid out as `dst` (no autograd).
 Tensor box(const Tensor& t, const Sbp& dst);
+// A global tensor with t's value on another placement, laid out as `dst` (no autograd): the
+// first rank of t's placement sends each rank of `to` its shard.
+Tensor transfer(const Tensor& t, const Placement& to, const Sbp& dst);
+// t's whole value as a local tensor on every process (also those t's placement leaves out).
+Tensor whole_value(const Tensor& t);
 
 // local -> global: `local` is this rank's shard of a value laid out as sbp. With check_meta
 // the global shape of a split is found by gathering the shards' sizes (without, every shard is

@@ -76,11 +76,10 @@ Tensor zeros_like(const Tensor& x) {
 Tensor ones_like(const Tensor& x) {
   if (x->global()) {
     const GlobalMeta& g = *x->global();
+    const CreationOptions opts{x->dtype(), g.local->device(), ""};  // meta where absent
     if (g.sbp.is_split())
-      return global::make(ones(g.local->shape(), CreationOptions{x->dtype(), x->device(), ""}),
-                          g.placement, g.sbp, x->shape());
-    return global::make(ones(x->shape(), CreationOptions{x->dtype(), x->device(), ""}), g.placement,
-                        Sbp::broadcast(), x->shape());
+      return global::make(ones(g.local->shape(), opts), g.placement, g.sbp, x->shape());
+    return global::make(ones(x->shape(), opts), g.placement, Sbp::broadcast(), x->shape());
   }
   return ones(x->shape(), CreationOptions{x->dtype(), x->device(), ""});
 }

@@ -545,7 +545,7 @@ TensorList prepare_indices(const char* op, const Tensor& x, const TensorList& in
     }
     // Bounds are checked on the host (a synchronisation point for GPU indices, as in PyTorch).
     Tensor h = x->device().type == DeviceType::kCPU ? t : to(t, std::nullopt, Device{});
-    if (h->global()) h = global::box_local(h, Sbp::broadcast());  // every index, on every rank
+    if (h->global()) h = global::whole_value(h);  // every index, on every rank
     const int64_t size = x->shape()[dim + j];
     const int64_t* v = h->read_as<int64_t>();
     for (int64_t i = 0; i < h->numel(); ++i)
@@ -615,7 +615,10 @@ HostMask host_mask(const char* op, const Tensor& mask) {
   if (mask->dtype() != DType::kBool)
     throw_error<TypeError>(op, "expected a bool tensor, got ", dtype_name(mask->dtype()));
   Tensor h = contiguous(to(mask, std::nullopt, Device{}));
-  // The host passes run on the stream thread: its OpenMP team is the process's only one.
+  // The host passes run on the stream thread: its OpenMP team is the process's only one. They
+  // follow the stream's queued ops; a write queued on another stream (a received tensor) is
+  // waited for here.
+  h->read_as<bool>();
   NonzeroPlan plan;
   eager::run_on_stream([&] { plan = nonzero_plan_cpu(h->data_as<bool>(), h->numel()); });
   return {h, std::move(plan)};
@@ -623,7 +626,29 @@ HostMask host_mask(const char* op, const Tensor& mask) {
 
 }  // namespace
 
+namespace {
+
+// The positions of a global mask's true elements: found in the whole mask on every process (a
+// shape that depends on values), broadcast on the mask's placement.
+template <typename F>
+auto positions_of_global(const Tensor& mask, F&& positions) {
+  auto out = positions(global::whole_value(mask));
+  auto wrap = [&](const Tensor& t) {
+    const Shape shape = t->shape();
+    return global::from_local(t, mask->global()->placement, Sbp::broadcast(), false, false, &shape);
+  };
+  if constexpr (std::is_same_v<decltype(out), TensorList>) {
+    for (Tensor& t : out) t = wrap(t);
+    return out;
+  } else {
+    return wrap(out);
+  }
+}
+
+}  // namespace
+
 TensorList nonzero(const Tensor& mask) {
+  if (mask->global()) return positions_of_global(mask, [](const Tensor& m) { return nonzero(m); });
   const HostMask h = host_mask("nonzero", mask);
   TensorList out;
   std::vector<int64_t*> cols;
@@ -638,6 +663,7 @@ TensorList nonzero(const Tensor& mask) {
 }
 
 Tensor argwhere(const Tensor& mask) {
+  if (mask->global()) return positions_of_global(mask, [](const Tensor& m) { return argwhere(m); });
   const HostMask h = host_mask("argwhere", mask);
   const int64_t nd = mask->ndim();
   Tensor out = empty_tensor({h.plan.total, nd}, DType::kInt64, Device{});
@@ -650,6 +676,8 @@ Tensor argwhere(const Tensor& mask) {
 }
 
 Tensor flatnonzero(const Tensor& mask) {
+  if (mask->global())
+    return positions_of_global(mask, [](const Tensor& m) { return flatnonzero(m); });
   const HostMask h = host_mask("flatnonzero", mask);
   Tensor out = empty_tensor({h.plan.total}, DType::kInt64, Device{});
   eager::run_on_stream([&] {
@@ -1010,7 +1038,7 @@ void check_integer_divisor(BinaryFn fn, const Tensor& b) {
     return;
   Tensor zeros = sum(compare(CompareFn::kEq, b, Scalar::from_int(0)));
   Tensor h = to(zeros, DType::kInt64, Device{});
-  if (h->global()) h = global::box_local(h, Sbp::broadcast());
+  if (h->global()) h = global::whole_value(h);
   if (h->data_as<int64_t>()[0] != 0)
     throw_error<RuntimeError>(fn_name(fn), "ZeroDivisionError: integer division by zero");
 }

@@ -18,7 +18,7 @@ namespace {
 // stream's threads for the cores.
 int64_t host_value(const Tensor& x) {
   Tensor t = to(x, DType::kInt64, Device{});
-  if (t->global()) t = global::box_local(t, Sbp::broadcast());
+  if (t->global()) t = global::whole_value(t);
   return *t->read_as<int64_t>();
 }
 int64_t host_max(const Tensor& x) { return host_value(amax(x)); }

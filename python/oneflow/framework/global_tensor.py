@@ -97,6 +97,7 @@ class _Conversions:
                 @staticmethod
                 def forward(ctx, x, placement, sbp, grad_sbp, check_meta):
                     ctx.sbp, ctx.grad_sbp = sbp, grad_sbp
+                    ctx.shape, ctx.dtype, ctx.device = x.shape, x.dtype, x.device
                     return _internal._global_from_local(
                         x, placement.type, placement._ranks, sbp.kind, _axis(sbp), check_meta, True
                     )
@@ -106,6 +107,11 @@ class _Conversions:
                     # (grad_sbp is for global sources only, as in OneFlow: a local source's
                     # gradient is its shard of the global gradient.)
                     target = _grad_sbp(ctx.sbp)
+                    if not _internal._global_holds(dy):  # x's values were not used here
+                        import oneflow
+
+                        dx = oneflow.zeros(ctx.shape, dtype=ctx.dtype, device=ctx.device)
+                        return dx, None, None, None, None
                     return _internal._global_to_local(_box(dy, target)), None, None, None, None
 
             class GlobalToGlobal(Function):
@@ -118,10 +124,23 @@ class _Conversions:
                 def backward(ctx, dy):
                     return _box(dy, ctx.grad_sbp or _grad_sbp(ctx.src)), None, None
 
+            class Transfer(Function):
+                @staticmethod
+                def forward(ctx, x, placement, sbp, grad_sbp):
+                    ctx.src, ctx.placement, ctx.grad_sbp = _sbp_of(x), _placement_of(x), grad_sbp
+                    return _transfer(x, placement, sbp)
+
+                @staticmethod
+                def backward(ctx, dy):
+                    grad_sbp = ctx.grad_sbp or _grad_sbp(ctx.src)
+                    return _transfer(dy, ctx.placement, grad_sbp), None, None, None
+
             class GlobalToLocal(Function):
                 @staticmethod
                 def forward(ctx, x):
                     ctx.placement, ctx.sbp, ctx.shape = _placement_of(x), _sbp_of(x), x.shape
+                    if not _internal._global_holds(x):  # a process the placement leaves out
+                        return _empty_shard(x)
                     return _internal._global_to_local(x)
 
                 @staticmethod
@@ -150,7 +169,7 @@ class _Conversions:
                 def backward(ctx, dy):
                     return _internal._global_to_local(_box(dy, ctx.sbp)), None
 
-            cls._made = (LocalToGlobal, GlobalToGlobal, GlobalToLocal, ShardToGlobal)
+            cls._made = (LocalToGlobal, GlobalToGlobal, GlobalToLocal, ShardToGlobal, Transfer)
         return cls._made
 
 
@@ -164,6 +183,20 @@ def _axis(sbp):
     return sbp.axis if sbp.kind == "split" else -1
 
 
+def _transfer(t, placement, sbp):
+    """t's value on another placement, laid out as sbp (no autograd)."""
+    return _internal._global_transfer(t, placement.type, placement._ranks, sbp.kind, _axis(sbp))
+
+
+def _empty_shard(t):
+    """What to_local() gives where t's placement leaves this process out (as OneFlow): an
+    empty tensor with t's number of dims."""
+    import oneflow
+
+    device = _local_device(_placement_of(t))
+    return oneflow.empty(*([0] * t.ndim), dtype=t.dtype, device=device)
+
+
 def to_global(self, placement=None, sbp=None, *, grad_sbp=None, check_meta=True, copy=False):
     """A global tensor. From a local tensor: this process's tensor is its shard of a value laid
     out as `sbp` on `placement` (split: the shards are concatenated in rank order; broadcast:
@@ -174,14 +207,11 @@ def to_global(self, placement=None, sbp=None, *, grad_sbp=None, check_meta=True,
     if grad_sbp is not None:
         grad_sbp = _check_sbp(grad_sbp, self.ndim, "to_global")
     if self.is_global:
+        sbp = self.sbp[0] if sbp is None else _check_sbp(sbp, self.ndim, "to_global")
         if placement is not None:
             _check_placement(placement, "to_global")
             if placement != self.placement:
-                raise NotImplementedError(
-                    f"to_global: moving a global tensor from {self.placement} to {placement} "
-                    "is not supported yet"
-                )
-        sbp = self.sbp[0] if sbp is None else _check_sbp(sbp, self.ndim, "to_global")
+                return _Conversions.get()[4].apply(self, placement, sbp, grad_sbp)
         out = g_to_g.apply(self, sbp, grad_sbp)
         if copy and out is self:
             out = self.clone()
@@ -243,8 +273,9 @@ def _sbp_property(self):
 
 
 def whole_value(t):
-    """The local tensor holding a global tensor's whole value (every rank must call this)."""
-    return _internal._global_to_local(_internal._global_box(t, "broadcast", -1))
+    """The local tensor holding a global tensor's whole value on every process (every process
+    must call this, also those its placement leaves out)."""
+    return _internal._global_whole(t)
 
 
 def make_global(local, placement, sbp, requires_grad=False, sync=False):

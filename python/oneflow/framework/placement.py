@@ -1,6 +1,6 @@
 """oneflow.placement: the device type and process ranks a global tensor lives on (DESIGN.md
-section 8). Nested ranks describe an N-D hierarchy; global ops support 1-D placements over the
-whole process group (framework/global.h).
+section 8). Nested ranks describe an N-D hierarchy; global ops support 1-D placements over any
+ranks of the process group (framework/global.h).
 """
 
 
