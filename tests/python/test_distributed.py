@@ -1207,11 +1207,13 @@ def test_save_and_load_take_oneflow_positional_ranks_and_a_placement(tmp_path):
         a = flow.load("ckpt.of", 0)["y"]  # OneFlow's load(path, global_src_rank)
         b = flow.load("ckpt.of", map_location=p)["y"]  # a placement: global there
         # one write: the ranks' unbuffered output interleaves
-        print(f"rank {flow.env.get_rank()} {a.is_global} {a.to_local().tolist()} {b.is_global} "
-              f"{b.sbp} {b.to_local().tolist()}")
+        print(f"rank {flow.env.get_rank()} {a.is_global} {a.placement} {a.numpy().tolist()} "
+              f"{b.is_global} {b.sbp} {b.to_local().tolist()}")
         """,
     )
     proc = _launch(tmp_path, "--nproc_per_node", "2", "ckpt.py")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    line = "True [0.0, 1.0, 2.0] True (oneflow.sbp.broadcast,) [0.0, 1.0, 2.0]"
+    # the loaded tensors live on the reading rank (OneFlow's), their values reach every rank
+    placed = 'oneflow.placement(type="cpu", ranks=[0])'
+    line = f"True {placed} [0.0, 1.0, 2.0] True (oneflow.sbp.broadcast,) [0.0, 1.0, 2.0]"
     assert proc.stdout.count(line) == 2, proc.stdout

@@ -188,3 +188,52 @@ print(f"rank {rank} ok")
 @pytest.mark.parametrize("world", [2, 3])
 def test_two_stage_pipeline_trains_as_the_local_model(tmp_path, world):
     _run_on_ranks(tmp_path, PIPELINE, world)
+
+
+NORM_AND_LOAD = """
+import numpy as np
+import oneflow as flow
+import oneflow.nn as nn
+
+rank, world = flow.env.get_rank(), flow.env.get_world_size()
+B, S0 = flow.sbp.broadcast, flow.sbp.split(0)
+pl = flow.placement("cpu", ranks=list(range(1, world)))
+rng = np.random.default_rng(2)
+a = rng.standard_normal((6, 3, 4)).astype(np.float32)
+
+# batch norm of a batch split over part of the processes, against the local module
+flow.manual_seed(0)
+ref, bn = nn.BatchNorm1d(3), nn.BatchNorm1d(3)
+bn.to_global(placement=pl, sbp=B)
+x = flow.tensor(a, requires_grad=True)
+y_ref = ref(x)
+(y_ref * y_ref).sum().backward()
+gx = flow.tensor(a).to_global(placement=pl, sbp=B).to_global(sbp=S0).requires_grad_()
+y = bn(gx)
+(y * y).sum().backward()
+np.testing.assert_allclose(y.numpy(), y_ref.numpy(), rtol=1e-4, atol=1e-5)
+np.testing.assert_allclose(gx.grad.numpy(), x.grad.numpy(), rtol=1e-4, atol=1e-4)
+np.testing.assert_allclose(bn.running_var.numpy(), ref.running_var.numpy(), rtol=1e-5)
+
+# load(global_src_rank=r): tensors placed on rank r (OneFlow's); load_state_dict moves them to
+# the parameters' placement
+flow.save({"w": flow.tensor(a)}, "sd.of") if rank == 0 else None
+flow.comm.barrier()
+sd = flow.load("sd.of", global_src_rank=0)
+assert sd["w"].placement == flow.placement("cpu", ranks=[0]), sd["w"].placement
+holder = nn.Module()
+holder.w = nn.Parameter(flow.zeros(6, 3, 4))
+holder.to_global(placement=pl, sbp=B)
+holder.load_state_dict(sd)
+np.testing.assert_array_equal(holder.w.numpy(), a)
+local = nn.Module()
+local.w = nn.Parameter(flow.zeros(6, 3, 4))
+local.load_state_dict(sd)  # the whole value on every process
+np.testing.assert_array_equal(local.w.numpy(), a)
+print(f"rank {rank} ok")
+"""
+
+
+@pytest.mark.parametrize("world", [2, 3])
+def test_batch_norm_and_checkpoints_on_part_of_the_processes(tmp_path, world):
+    _run_on_ranks(tmp_path, NORM_AND_LOAD, world)

@@ -220,8 +220,9 @@ def load(
     file is neither, is truncated, or fails its checksum. Pickled objects are loaded only with
     weights_only=False or allow_pickle=True. map_location: as PyTorch's (a device, a dict of
     locations, a function of (storage, location) or of the location). With global_src_rank only
-    that rank reads the file; its bytes are sent to the others and tensors are returned as
-    broadcast global tensors over every rank."""
+    that rank reads the file; its bytes are sent to the others (every process gets the object's
+    structure) and tensors are returned as broadcast global tensors placed on that rank alone,
+    as OneFlow's (load_state_dict moves them to the parameters' placements)."""
     if isinstance(map_location, int) and not isinstance(map_location, bool):
         # OneFlow's order: load(path, global_src_rank, map_location)
         global_src_rank, map_location = map_location, allow_pickle or None
@@ -403,11 +404,11 @@ def _load_global(path, map_location, allow_pickle, src):
         comm.broadcast(buf, src)
         data = buf.numpy().tobytes()
     obj = load(io.BytesIO(data), map_location, allow_pickle)
-    everywhere = placement("cpu", list(range(world)))
+    on_src = placement("cpu", [src])  # as OneFlow: the tensors live on the reading rank
 
     def to_global(x):
         if isinstance(x, Tensor):
-            return global_tensor.make_global(x, everywhere, broadcast, x.requires_grad)
+            return global_tensor.make_global(x, on_src, broadcast, x.requires_grad)
         if isinstance(x, dict):
             return type(x)((k, to_global(v)) for k, v in x.items())
         if isinstance(x, (list, tuple)):

@@ -14,9 +14,13 @@ def _spread(input):
 
 
 def _batch_split(input):
-    """A global batch split along dim 0 over several ranks: SyncBatchNorm's computation on the
-    shards (per-channel sums all-reduced once, in float64) gives the whole batch's statistics."""
-    return _spread(input) and tuple(input.sbp) == (oneflow.sbp.split(0),)
+    """A global batch split along dim 0 over every process: SyncBatchNorm's computation on the
+    shards (per-channel sums all-reduced once, in float64) gives the whole batch's statistics.
+    (Its all-reduces span the process group: a placement over part of the processes takes the
+    composed path.)"""
+    if not (_spread(input) and tuple(input.sbp) == (oneflow.sbp.split(0),)):
+        return False
+    return list(input.placement.ranks) == list(range(oneflow.env.get_world_size()))
 
 
 def _batch_norm_of_shards(input, running_mean, running_var, weight, bias, momentum, eps):

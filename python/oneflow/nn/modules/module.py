@@ -974,7 +974,11 @@ class Module:
                     value = value.to_global(target.placement, oneflow.sbp.broadcast, copy=True)
                     value = value.to_global(sbp=target.sbp)
                 elif value.is_global and not target.is_global:
-                    value = value.to_global(sbp=oneflow.sbp.broadcast).to_local()
+                    from oneflow.framework.global_tensor import whole_value
+
+                    value = whole_value(value)  # on every process
+                elif value.is_global and value.placement != target.placement:
+                    value = value.to_global(placement=target.placement, sbp=target.sbp)
                 target.copy_(value)
         extra = type(self).set_extra_state is not Module.set_extra_state
         if extra:
