@@ -953,14 +953,14 @@ ERRORS = {
     "dist_band": ("NotImplementedError", "all_reduce: ReduceOp.BAND is not supported"),
     "dist_avg_int": ("ValueError", "all_reduce: ReduceOp.AVG needs a floating-point tensor"),
     "dist_op_string": ("TypeError", "all_reduce: expected op to be a ReduceOp"),
-    "dist_group": ("NotImplementedError", "all_reduce: only the default group"),
+    "dist_group": ("TypeError", "all_reduce: expected a group made by new_group"),
     "dist_a2a_single_numel": ("ValueError", "all_to_all_single: output has 3 elements"),
     "dist_a2a_single_splits": ("ValueError", "all_to_all_single: expected 1 input_split_sizes"),
     "dist_a2a_single_0d": ("ValueError", "all_to_all_single: input must have at least one"),
     "dist_recv_any": ("NotImplementedError", "recv: receiving from any rank"),
     "dist_send_self": ("ValueError", "send: invalid dst rank 0: it is the rank of the current"),
     "dist_send_tag": ("ValueError", "send: expected tag to be a non-negative int"),
-    "dist_new_group_subset": ("NotImplementedError", "new_group: groups of a subset"),
+    "dist_new_group_subset": ("ValueError", "new_group: expected distinct ranks in [0, 0]"),
     "dist_new_group_all": ("<oneflow.distributed.group.WORLD>", ""),
     "all_reduce_list": ("TypeError", "all_reduce: expected tensor to be a Tensor, got list"),
     "all_gather_len": (
@@ -1217,3 +1217,62 @@ def test_save_and_load_take_oneflow_positional_ranks_and_a_placement(tmp_path):
     placed = 'oneflow.placement(type="cpu", ranks=[0])'
     line = f"True {placed} [0.0, 1.0, 2.0] True (oneflow.sbp.broadcast,) [0.0, 1.0, 2.0]"
     assert proc.stdout.count(line) == 2, proc.stdout
+
+
+NEW_GROUP = """
+import numpy as np
+import oneflow as flow
+import oneflow.distributed as dist
+
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+g02, g12 = dist.new_group([2, 0]), dist.new_group([1, 2])  # ranks are sorted, as PyTorch's
+assert dist.get_process_group_ranks(g02) == [0, 2] and dist.get_world_size(g02) == 2
+assert dist.get_rank(g02) == {0: 0, 1: -1, 2: 1}[rank]
+assert dist.get_global_rank(g12, 1) == 2 and dist.get_group_rank(g12, 1) == 0
+t = flow.full((3,), float(rank + 1))
+out = dist.all_reduce(t, group=g02)
+want = {0: 4.0, 1: 2.0, 2: 4.0}[rank]  # rank 1 is outside: None, its tensor unchanged
+assert out is None and t.tolist() == [want] * 3, (rank, t.tolist())
+# the groups interleave with each other and with the default group
+b = flow.full((2,), float(rank))
+dist.broadcast(b, src=2, group=g12)
+assert b.tolist() == [2.0 if rank else 0.0] * 2, (rank, b.tolist())
+parts = [flow.zeros(1) for _ in range(2)]
+dist.all_gather(parts, flow.tensor([10.0 * rank]), group=g12)
+if rank:
+    assert [p.item() for p in parts] == [10.0, 20.0], parts
+avg = flow.full((2,), float(rank))
+dist.all_reduce(avg, op=dist.ReduceOp.AVG, group=g02)
+assert avg.tolist() == ([1.0, 1.0] if rank != 1 else [1.0, 1.0]), avg.tolist()
+r = flow.tensor([float(rank)])
+dist.reduce(r, dst=2, group=g02)
+assert r.item() == {0: 0.0, 1: 1.0, 2: 2.0}[rank], r.item()
+if rank == 0:
+    dist.send(flow.tensor([7.0]), dst=2, group=g02)
+elif rank == 2:
+    got = flow.zeros(1)
+    assert dist.recv(got, src=0, group=g02) == 0 and got.item() == 7.0
+objs = [None, None]
+dist.all_gather_object(objs, {"r": rank}, group=g12)
+if rank:
+    assert objs == [{"r": 1}, {"r": 2}], objs
+lst = [rank]
+dist.broadcast_object_list(lst, src=0, group=g02)
+assert lst == [0 if rank != 1 else 1], lst
+dist.barrier(group=g12)
+total = flow.ones(1)
+dist.all_reduce(total)
+assert total.item() == 3.0
+if rank != 1:
+    try:
+        dist.broadcast(flow.zeros(1), src=1, group=g02)
+        raise AssertionError("expected ValueError")
+    except ValueError as e:
+        assert "src rank 1 is not in the group" in str(e), e
+print(f"rank {rank} ok")
+"""
+
+
+def test_new_group_runs_collectives_among_its_ranks(tmp_path):
+    _run_on_ranks(tmp_path, NEW_GROUP, 3)

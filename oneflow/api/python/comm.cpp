@@ -1,7 +1,9 @@
 // oneflow.comm's core: the process group and the collectives (core/comm/comm.h). Each call
 // releases the GIL: a collective may wait for queue space, and in synchronous mode for its peers.
-#include "oneflow/core/comm/comm.h"
+#include <optional>
+
 #include "oneflow/api/python/common.h"
+#include "oneflow/core/comm/comm.h"
 #include "oneflow/core/framework/global.h"
 
 namespace oneflow::python {
@@ -84,10 +86,34 @@ void init_global(py::module_& m) {
   });
 }
 
+// `with _CommGroupScope(ranks):` runs the collectives of this thread among `ranks` (comm.h
+// GroupScope); rank(), world_size(), src and dst are the subgroup's inside.
+class PyGroupScope {
+ public:
+  explicit PyGroupScope(std::vector<int64_t> ranks) : ranks_(std::move(ranks)) {}
+  void enter() {
+    if (scope_) throw_error<RuntimeError>("process group", "this group scope is already entered");
+    ReleaseGil nogil;  // the first use connects the group's members
+    scope_.emplace(ranks_);
+  }
+  void exit() { scope_.reset(); }
+
+ private:
+  std::vector<int64_t> ranks_;
+  std::optional<comm::GroupScope> scope_;
+};
+
 }  // namespace
 
 void init_comm(py::module_& m) {
   init_global(m);
+  py::class_<PyGroupScope>(m, "_CommGroupScope")
+      .def(py::init<std::vector<int64_t>>())
+      .def("__enter__", [](PyGroupScope& s) { s.enter(); })
+      .def("__exit__", [](PyGroupScope& s, py::args) {
+        s.exit();
+        return false;
+      });
   m.def(
       "_comm_init",
       [](int rank, int world_size, const std::string& master_addr, int master_port,

@@ -6,6 +6,7 @@ later ops on the same tensors run after it. async_op=True adds a Work whose wait
 the queued work ran. Processes are started by `python -m oneflow.distributed.launch`
 (oneflow.distributed.launch, imported on first use so `-m` runs it cleanly)."""
 
+import contextlib
 import datetime
 import enum
 import os
@@ -84,6 +85,26 @@ class GroupMember:
     NON_GROUP_MEMBER = None
 
 
+class ProcessGroup:
+    """A group of some of the ranks (new_group): collectives called with it run among its ranks
+    only (a Gloo context of its own, connected at the first one); src and dst name global
+    ranks, as PyTorch's. A rank outside the group gets None from them and changes nothing."""
+
+    def __init__(self, ranks):
+        self._ranks = list(ranks)
+
+    def rank(self):
+        """This process's rank in the group, -1 outside it."""
+        me = _internal._comm_rank()
+        return self._ranks.index(me) if me in self._ranks else -1
+
+    def size(self):
+        return len(self._ranks)
+
+    def __repr__(self):
+        return f"<oneflow.distributed.ProcessGroup ranks={self._ranks}>"
+
+
 group = GroupMember
 
 
@@ -153,10 +174,38 @@ def _require_initialized(op):
 
 
 def _check_group(op, group):
-    if group is not None and group is not GroupMember.WORLD:
-        raise NotImplementedError(
-            f"{op}: only the default group (group=None) is supported, got {group!r}"
-        )
+    if group is not None and group is not GroupMember.WORLD and not isinstance(group, ProcessGroup):
+        raise TypeError(f"{op}: expected a group made by new_group (or None), got {group!r}")
+
+
+def _sub(group):
+    """The ProcessGroup of a subset of the ranks, or None for the default group."""
+    return group if isinstance(group, ProcessGroup) else None
+
+
+def _scope(group):
+    """Runs the collectives inside it among the group's ranks (rank and world size are the
+    group's there)."""
+    g = _sub(group)
+    return _internal._CommGroupScope(g._ranks) if g is not None else contextlib.nullcontext()
+
+
+def _group_rank(op, name, group, rank):
+    """A global rank (src, dst) as a rank of the group."""
+    g = _sub(group)
+    if g is None or rank is None:
+        return rank
+    if rank not in g._ranks:
+        raise ValueError(f"{op}: {name} rank {rank} is not in the group (ranks {g._ranks})")
+    return g._ranks.index(rank)
+
+
+def _member(op, group):
+    """Checks the call; whether this process takes part (outside a group, PyTorch's
+    collectives return None without doing anything)."""
+    _start(op, group)
+    g = _sub(group)
+    return g is None or g.rank() >= 0
 
 
 def _check_backend(op, backend):
@@ -285,24 +334,38 @@ def destroy_process_group(group=None):
 def new_group(
     ranks=None, timeout=None, backend=None, pg_options=None, use_local_synchronization=False
 ):
-    """Only the group of every rank exists: it is the default group."""
+    """A group of `ranks` (sorted, as PyTorch's; every rank of the default group when None),
+    for the collectives' `group=`. Its members connect at its first collective."""
     op = "new_group"
     _require_initialized(op)
-    if ranks is not None and sorted(ranks) != list(range(get_world_size())):
-        raise NotImplementedError(f"{op}: groups of a subset of the ranks are not supported yet")
-    return GroupMember.WORLD
+    world = _internal._comm_world_size()
+    if ranks is None:
+        return GroupMember.WORLD
+    ranks = sorted(int(r) for r in ranks)
+    if len(set(ranks)) != len(ranks) or any(not 0 <= r < world for r in ranks):
+        raise ValueError(f"{op}: expected distinct ranks in [0, {world - 1}], got {ranks}")
+    if not ranks:
+        raise ValueError(f"{op}: a group needs at least one rank")
+    if ranks == list(range(world)):
+        return GroupMember.WORLD
+    return ProcessGroup(ranks)
 
 
 def get_rank(group=None):
     """This process's rank; before the group is joined, the launcher's (OneFlow's
-    oneflow.distributed.get_rank needs no process group)."""
+    oneflow.distributed.get_rank needs no process group). In a group from new_group: the rank
+    within it, -1 outside it."""
     _check_group("get_rank", group)
+    if _sub(group) is not None:
+        return group.rank()
     return _env.get_rank()
 
 
 def get_world_size(group=None):
-    """The number of processes; before the group is joined, the launcher's."""
+    """The number of processes (of the group); before the group is joined, the launcher's."""
     _check_group("get_world_size", group)
+    if _sub(group) is not None:
+        return group.size()
     return _env.get_world_size()
 
 
@@ -350,71 +413,95 @@ def _average(op, tensor):
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
-    _start("all_reduce", group)
-    _comm._check_tensor("all_reduce", "tensor", tensor)
-    _comm._all_reduce(tensor, _comm_op(op, "all_reduce", tensor))
-    _average(op, tensor)
-    return _finish(async_op, tensor)
-
-
-def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
-    _start("reduce", group)
-    _comm._check_tensor("reduce", "tensor", tensor)
-    _comm._reduce(tensor, dst, _comm_op(op, "reduce", tensor))
-    if _internal._comm_rank() == dst:
+    if not _member("all_reduce", group):
+        return None
+    with _scope(group):
+        _comm._check_tensor("all_reduce", "tensor", tensor)
+        _comm._all_reduce(tensor, _comm_op(op, "all_reduce", tensor))
         _average(op, tensor)
     return _finish(async_op, tensor)
 
 
+def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
+    if not _member("reduce", group):
+        return None
+    dst = _group_rank("reduce", "dst", group, dst)
+    with _scope(group):
+        _comm._check_tensor("reduce", "tensor", tensor)
+        _comm._reduce(tensor, dst, _comm_op(op, "reduce", tensor))
+        if _internal._comm_rank() == dst:
+            _average(op, tensor)
+    return _finish(async_op, tensor)
+
+
 def broadcast(tensor, src, group=None, async_op=False):
-    _start("broadcast", group)
-    _comm.broadcast(tensor, src)
+    if not _member("broadcast", group):
+        return None
+    src = _group_rank("broadcast", "src", group, src)
+    with _scope(group):
+        _comm.broadcast(tensor, src)
     return _finish(async_op, tensor)
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
-    _start("all_gather", group)
-    _comm.all_gather(tensor_list, tensor)
+    if not _member("all_gather", group):
+        return None
+    with _scope(group):
+        _comm.all_gather(tensor_list, tensor)
     return _finish(async_op, *tensor_list)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
-    _start("all_gather_into_tensor", group)
-    _comm.all_gather_into_tensor(output_tensor, input_tensor)
+    if not _member("all_gather_into_tensor", group):
+        return None
+    with _scope(group):
+        _comm.all_gather_into_tensor(output_tensor, input_tensor)
     return _finish(async_op, output_tensor)
 
 
 def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
-    _start("gather", group)
-    _comm.gather(tensor, gather_list, dst)
+    if not _member("gather", group):
+        return None
+    dst = _group_rank("gather", "dst", group, dst)
+    with _scope(group):
+        _comm.gather(tensor, gather_list, dst)
     return _finish(async_op, *(gather_list or ()))
 
 
 def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
-    _start("scatter", group)
-    _comm.scatter(tensor, scatter_list, src)
+    if not _member("scatter", group):
+        return None
+    src = _group_rank("scatter", "src", group, src)
+    with _scope(group):
+        _comm.scatter(tensor, scatter_list, src)
     return _finish(async_op, tensor)
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
-    _start("reduce_scatter", group)
-    _comm._check_tensor("reduce_scatter", "output", output)
-    _comm._reduce_scatter(output, input_list, _comm_op(op, "reduce_scatter", output))
-    _average(op, output)
+    if not _member("reduce_scatter", group):
+        return None
+    with _scope(group):
+        _comm._check_tensor("reduce_scatter", "output", output)
+        _comm._reduce_scatter(output, input_list, _comm_op(op, "reduce_scatter", output))
+        _average(op, output)
     return _finish(async_op, output)
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
-    _start("reduce_scatter_tensor", group)
-    _comm._check_tensor("reduce_scatter_tensor", "output", output)
-    _comm._reduce_scatter_tensor(output, input, _comm_op(op, "reduce_scatter_tensor", output))
-    _average(op, output)
+    if not _member("reduce_scatter_tensor", group):
+        return None
+    with _scope(group):
+        _comm._check_tensor("reduce_scatter_tensor", "output", output)
+        _comm._reduce_scatter_tensor(output, input, _comm_op(op, "reduce_scatter_tensor", output))
+        _average(op, output)
     return _finish(async_op, output)
 
 
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
-    _start("all_to_all", group)
-    _comm.all_to_all(output_tensor_list, input_tensor_list)
+    if not _member("all_to_all", group):
+        return None
+    with _scope(group):
+        _comm.all_to_all(output_tensor_list, input_tensor_list)
     return _finish(async_op, *output_tensor_list)
 
 
@@ -439,7 +526,14 @@ def all_to_all_single(
     """Block j (along dim 0) of rank i's input lands in block i of rank j's output. Only equal
     blocks: dim 0 divided evenly by the world size."""
     op = "all_to_all_single"
-    _start(op, group)
+    if not _member(op, group):
+        return None
+    with _scope(group):
+        _all_to_all_single(op, output, input, output_split_sizes, input_split_sizes)
+    return _finish(async_op, output)
+
+
+def _all_to_all_single(op, output, input, output_split_sizes, input_split_sizes):
     _comm._check_tensor(op, "input", input)
     _comm._check_like(op, "output", output, input, "input", same_shape=False)
     world_size = _internal._comm_world_size()
@@ -459,13 +553,15 @@ def all_to_all_single(
         with flow.no_grad():
             inp = _comm._contiguous(input)
             _comm._write_through(output, lambda out: _internal._comm_all_to_all(out, inp))
-    return _finish(async_op, output)
 
 
 def barrier(group=None, async_op=False, device_ids=None):
-    """Blocks until every rank called barrier() (with async_op, until Work.wait())."""
-    _start("barrier", group)
-    _internal._comm_barrier()
+    """Blocks until every rank (of the group) called barrier() (with async_op, until
+    Work.wait())."""
+    if not _member("barrier", group):
+        return None
+    with _scope(group):
+        _internal._comm_barrier()
     if async_op:
         return Work()
     _internal.synchronize()
@@ -490,35 +586,42 @@ def _check_tag(op, tag):
 
 
 def _isend(op, tensor, dst, group, tag):
-    _start(op, group)
+    """Whether this process sent (outside the group it does nothing)."""
+    if not _member(op, group):
+        return False
     _comm._check_tensor(op, "tensor", tensor)
     _check_tag(op, tag)
-    dst = _check_peer(op, "dst", dst)
-    if tensor.numel() > 0:
-        _internal._comm_send(_comm._contiguous(tensor), dst, tag)
+    peer = _group_rank(op, "dst", group, dst)
+    with _scope(group):
+        peer = _check_peer(op, "dst", peer)
+        if tensor.numel() > 0:
+            _internal._comm_send(_comm._contiguous(tensor), peer, tag)
+    return True
 
 
 def _irecv(op, tensor, src, group, tag):
-    _start(op, group)
+    if not _member(op, group):
+        return None
     _comm._check_tensor(op, "tensor", tensor)
     _check_tag(op, tag)
-    src = _check_peer(op, "src", src)
-    if tensor.numel() > 0:
-        with flow.no_grad():
-            _comm._write_through(tensor, lambda t: _internal._comm_recv(t, src, tag))
+    peer = _group_rank(op, "src", group, src)
+    with _scope(group):
+        peer = _check_peer(op, "src", peer)
+        if tensor.numel() > 0:
+            with flow.no_grad():
+                _comm._write_through(tensor, lambda t: _internal._comm_recv(t, peer, tag))
     return src
 
 
 def isend(tensor, dst, group=None, tag=0):
     """Queues sending `tensor` to rank `dst`; later writes to the tensor wait for it."""
-    _isend("isend", tensor, dst, group, tag)
-    return Work()
+    return Work() if _isend("isend", tensor, dst, group, tag) else None
 
 
 def irecv(tensor, src=None, group=None, tag=0):
     """Queues receiving into `tensor` (of the sent size) from rank `src`."""
     src = _irecv("irecv", tensor, src, group, tag)
-    return Work([tensor], source_rank=src)
+    return None if src is None else Work([tensor], source_rank=src)
 
 
 def send(tensor, dst, group=None, tag=0):
@@ -527,7 +630,8 @@ def send(tensor, dst, group=None, tag=0):
 
 
 def recv(tensor, src=None, group=None, tag=0):
-    """Receives into `tensor` from rank `src`; returns the sender's rank."""
+    """Receives into `tensor` from rank `src`; returns the sender's rank (None outside the
+    group)."""
     return _irecv("recv", tensor, src, group, tag)
 
 

@@ -6,6 +6,8 @@ sizes go first (one int64 each) and every rank pads its pickle to the largest. A
 unpickling runs arbitrary code: only exchange objects between trusted ranks.
 """
 
+import functools
+import inspect
 import io
 import pickle
 from datetime import timedelta
@@ -25,9 +27,40 @@ def _dist():
 
 
 def _start(op, group):
-    d = _dist()
-    d._start(op, group)
-    return d.get_world_size(), d.get_rank()
+    """The world size and rank of the group the call runs in (inside _in_group: its group's)."""
+    _dist()._start(op, group)
+    return _internal._comm_world_size(), _internal._comm_rank()
+
+
+def _in_group(*rank_args, returns_rank=False):
+    """Runs the function among the ranks of its `group` (a new_group): outside the group it
+    returns None and does nothing; the rank arguments named (global ranks, as PyTorch's) become
+    ranks of the group, and so does a returned rank back."""
+
+    def wrap(fn):
+        sig = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            d = _dist()
+            bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+            group = bound.arguments.get("group")
+            if not d._member(fn.__name__, group):
+                return None
+            for name in rank_args:
+                bound.arguments[name] = d._group_rank(
+                    fn.__name__, name, group, bound.arguments[name]
+                )
+            with d._scope(group):
+                out = fn(*bound.args, **bound.kwargs)
+            if returns_rank and out is not None and d._sub(group) is not None:
+                out = group._ranks[out]
+            return out
+
+        return call
+
+    return wrap
 
 
 def _to_tensor(obj):
@@ -55,6 +88,7 @@ def _padded(t, length):
     return out
 
 
+@_in_group()
 def all_gather_object(object_list, obj, group=None):
     """Fills object_list (of world_size entries) with every rank's obj, in rank order."""
     world, _ = _start("all_gather_object", group)
@@ -73,6 +107,7 @@ def all_gather_object(object_list, obj, group=None):
         object_list[r] = _from_tensor(out[r * longest : (r + 1) * longest], sizes[r])
 
 
+@_in_group("dst")
 def gather_object(obj, object_gather_list=None, dst=0, group=None):
     """On dst, fills object_gather_list with every rank's obj; other ranks pass None."""
     world, rank = _start("gather_object", group)
@@ -91,6 +126,7 @@ def gather_object(obj, object_gather_list=None, dst=0, group=None):
             object_gather_list[r] = _from_tensor(out[r * longest : (r + 1) * longest], sizes[r])
 
 
+@_in_group("src")
 def broadcast_object_list(object_list, src=0, group=None, device=None):
     """Replaces the entries of object_list on every rank with those of rank src (the lists have
     the same length on every rank)."""
@@ -118,6 +154,7 @@ def broadcast_object_list(object_list, src=0, group=None, device=None):
             start += length
 
 
+@_in_group("src")
 def scatter_object_list(
     scatter_object_output_list, scatter_object_input_list=None, src=0, group=None
 ):
@@ -141,6 +178,7 @@ def scatter_object_list(
     scatter_object_output_list[0] = holder[0][rank]
 
 
+@_in_group("dst")
 def send_object_list(object_list, dst, group=None, device=None):
     """Sends the objects to rank dst (recv_object_list there receives them)."""
     _start("send_object_list", group)
@@ -151,6 +189,7 @@ def send_object_list(object_list, dst, group=None, device=None):
         _internal._comm_send(flow.cat([t for t, _ in pieces]), dst, 0)
 
 
+@_in_group("src", returns_rank=True)
 def recv_object_list(object_list, src=None, group=None, device=None):
     """Receives into object_list (of the sent length) the objects rank src sent; returns src."""
     _start("recv_object_list", group)
@@ -194,19 +233,33 @@ def batch_isend_irecv(p2p_op_list):
 
 
 def get_global_rank(group, group_rank):
-    """The default group's ranks are the global ranks."""
-    _dist()._check_group("get_global_rank", group)
-    return group_rank
+    """The global rank of a rank of the group (the default group's are the global ranks)."""
+    d = _dist()
+    d._check_group("get_global_rank", group)
+    g = d._sub(group)
+    if g is None:
+        return group_rank
+    if not 0 <= group_rank < g.size():
+        raise ValueError(f"get_global_rank: group rank {group_rank} is not part of {g}")
+    return g._ranks[group_rank]
 
 
 def get_group_rank(group, global_rank):
-    _dist()._check_group("get_group_rank", group)
-    return global_rank
+    d = _dist()
+    d._check_group("get_group_rank", group)
+    g = d._sub(group)
+    if g is None:
+        return global_rank
+    if global_rank not in g._ranks:
+        raise ValueError(f"get_group_rank: global rank {global_rank} is not part of {g}")
+    return g._ranks.index(global_rank)
 
 
 def get_process_group_ranks(group):
-    _dist()._check_group("get_process_group_ranks", group)
-    return list(range(_dist().get_world_size()))
+    d = _dist()
+    d._check_group("get_process_group_ranks", group)
+    g = d._sub(group)
+    return list(g._ranks) if g is not None else list(range(d.get_world_size()))
 
 
 def get_node_local_rank(fallback_rank=None):
@@ -226,6 +279,7 @@ def is_torchelastic_launched():
     return False
 
 
+@_in_group()
 def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
     """A barrier that names the ranks that do not arrive: every rank reports to rank 0, which
     then releases them. Each wait is bounded by the communicator's timeout
