@@ -1261,6 +1261,19 @@ lst = [rank]
 dist.broadcast_object_list(lst, src=0, group=g02)
 assert lst == [0 if rank != 1 else 1], lst
 dist.barrier(group=g12)
+# DDP over a group averages over its ranks only
+if rank != 1:
+    flow.manual_seed(rank)  # different initial weights: rank 0's are broadcast
+    net = flow.nn.Linear(3, 2)
+    ddp = flow.nn.parallel.DistributedDataParallel(net, process_group=g02)
+    flow.manual_seed(0)
+    ref = flow.nn.Linear(3, 2)
+    xs = [flow.ones(4, 3) * (k + 1) for k in (0, 2)]
+    ddp(xs[rank // 2]).pow(2).sum().backward()
+    for x in xs:
+        ref(x).pow(2).sum().backward()
+    np.testing.assert_allclose(net.weight.numpy(), ref.weight.numpy())
+    np.testing.assert_allclose(net.weight.grad.numpy(), ref.weight.grad.numpy() / 2, rtol=1e-5)
 total = flow.ones(1)
 dist.all_reduce(total)
 assert total.item() == 3.0

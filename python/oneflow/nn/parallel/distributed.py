@@ -44,10 +44,11 @@ class _Bucket:
 class DistributedDataParallel(Module):
     """Averages the gradients of `module`'s parameters over the ranks (PyTorch's and OneFlow's
     signature: OneFlow's bucket_size (parameters per bucket), use_bucket and
-    broadcast_parameters; device_ids, output_device and process_group other than the default
-    group are accepted as None only). A PyTorch wrapper module (state dict keys with the
-    `module.` prefix, which load_state_dict also takes without it); the module's attributes
-    are reachable through it, as through OneFlow's, which returns the module itself."""
+    broadcast_parameters; device_ids and output_device are accepted as None only; a
+    process_group from new_group averages over its ranks). A PyTorch wrapper module (state
+    dict keys with the `module.` prefix, which load_state_dict also takes without it); the
+    module's attributes are reachable through it, as through OneFlow's, which returns the
+    module itself."""
 
     def __init__(
         self,
@@ -68,16 +69,21 @@ class DistributedDataParallel(Module):
         use_bucket=True,
     ):
         super().__init__()
-        if process_group is not None:
-            raise NotImplementedError(
-                "DistributedDataParallel: only the default process group is supported"
+        from oneflow import distributed as dist
+
+        dist._check_group("DistributedDataParallel", process_group)
+        self._group = dist._sub(process_group)  # None: the default group
+        if self._group is not None and self._group.rank() < 0:
+            raise ValueError(
+                f"DistributedDataParallel: this process (rank {dist.get_rank()}) is not in "
+                f"process_group {self._group}"
             )
         if device_ids is not None and len(device_ids) > 1:
             raise ValueError("DistributedDataParallel: expected at most one device id")
         self.module = module
         self.broadcast_buffers = broadcast_buffers
         self.find_unused_parameters = find_unused_parameters
-        self._world = _group_ready()
+        self._world = _group_ready() if self._group is None else self._group.size()
         self._require_sync = True
         if not use_bucket or bucket_size is not None:  # OneFlow's: parameters per bucket
             cap_bytes = None
@@ -151,16 +157,23 @@ class DistributedDataParallel(Module):
             self._where[id(p)] = (len(self._buckets), i)
         self._buckets.append(b)
 
+    def _in_group(self):
+        """Runs the collectives inside among the process group's ranks (rank 0: its first)."""
+        if self._group is None:
+            return contextlib.nullcontext()
+        return _C._CommGroupScope(self._group._ranks)
+
     def _broadcast(self, t):
         if self._world == 1 or t.numel() == 0:
             return
         data = t.detach()
-        if data.is_contiguous():
-            _C._comm_broadcast(data, 0)
-        else:
-            tmp = data.contiguous()
-            _C._comm_broadcast(tmp, 0)
-            data.copy_(tmp)
+        with self._in_group():
+            if data.is_contiguous():
+                _C._comm_broadcast(data, 0)
+            else:
+                tmp = data.contiguous()
+                _C._comm_broadcast(tmp, 0)
+                data.copy_(tmp)
 
     def _make_hook(self, p):
         def hook(grad):
@@ -186,7 +199,8 @@ class DistributedDataParallel(Module):
         return hook
 
     def _launch(self, b):
-        _C._comm_all_reduce(b.flat, "sum")
+        with self._in_group():
+            _C._comm_all_reduce(b.flat, "sum")
         b.launched = True
 
     def _launch_ready(self):
@@ -241,13 +255,14 @@ class DistributedDataParallel(Module):
         for t in tensors:
             if t.numel():
                 by_dtype.setdefault(t.dtype, []).append(t.detach())
-        src = _C._comm_rank() == 0
+        src = _C._comm_rank() == 0 if self._group is None else self._group.rank() == 0
         for group in by_dtype.values():
             if len(group) == 1:
                 self._broadcast(group[0])
                 continue
             flat = flow.cat([t.reshape(-1) for t in group])
-            _C._comm_broadcast(flat, 0)
+            with self._in_group():
+                _C._comm_broadcast(flat, 0)
             if src:
                 continue
             offset = 0
