@@ -237,3 +237,135 @@ print(f"rank {rank} ok")
 @pytest.mark.parametrize("world", [2, 3])
 def test_batch_norm_and_checkpoints_on_part_of_the_processes(tmp_path, world):
     _run_on_ranks(tmp_path, NORM_AND_LOAD, world)
+
+
+REVIEW = """
+import numpy as np
+import oneflow as flow
+import oneflow.nn as nn
+
+rank, world = flow.env.get_rank(), flow.env.get_world_size()
+B, S0 = flow.sbp.broadcast, flow.sbp.split(0)
+P0 = flow.placement("cpu", ranks=[0])
+P1 = flow.placement("cpu", ranks=[1, 2])
+everyone = flow.placement.all("cpu")
+
+# an in-place write after a saved value raises on every process (the left-out one waited)
+x0 = flow.ones(3).to_global(placement=P0, sbp=B).requires_grad_()
+y = x0.to_global(placement=P1, sbp=B).sigmoid()
+y.mul_(2)
+try:
+    y.sum().backward()
+    raise AssertionError("expected the in-place version error")
+except RuntimeError as e:
+    assert "modified by an inplace operation" in str(e), e
+
+# assignment by masks and by global indices on every process
+a = np.arange(15.0, dtype=np.float32).reshape(5, 3)
+pl = flow.placement("cpu", ranks=[2, 0])
+x = flow.tensor(a).to_global(placement=pl, sbp=B)
+x[x > 5] = 0.0
+np.testing.assert_array_equal(x.numpy(), np.where(a > 5, 0, a))
+w = flow.tensor(a).to_global(placement=pl, sbp=B).to_global(sbp=S0).detach().requires_grad_()
+z = w * 1
+idx = flow.tensor([4, 1]).to_global(placement=pl, sbp=B)
+z[idx] = flow.full((2, 3), 9.0).to_global(placement=pl, sbp=B)
+z.sum().backward()
+want = a.copy()
+want[[4, 1]] = 9.0
+np.testing.assert_array_equal(z.numpy(), want)
+g = np.ones_like(a)
+g[[4, 1]] = 0
+np.testing.assert_array_equal(w.grad.numpy(), g)
+
+# a left-out process's tensor is ignored, whatever its shape
+loc = flow.tensor([]) if rank == 0 else flow.ones(2, 3) * rank
+g = loc.to_global(placement=P1, sbp=flow.sbp.split(1))
+assert g.shape == (2, 6), g.shape
+np.testing.assert_array_equal(g.numpy(), np.concatenate([np.ones((2, 3)), 2 * np.ones((2, 3))], 1))
+
+# clip_grad_norm_ over two stages, and an optimizer resumed from a checkpoint, as locally
+def stages():
+    flow.manual_seed(5)
+    return nn.Linear(4, 3), nn.Linear(3, 2)
+
+data = flow.tensor(np.random.default_rng(3).standard_normal((6, 4)).astype(np.float32))
+r0, r1 = stages()
+ropt = flow.optim.Adam(list(r0.parameters()) + list(r1.parameters()), lr=0.1)
+s0, s1 = stages()
+s0.to_global(placement=P0, sbp=B)
+s1.to_global(placement=P1, sbp=B)
+params = list(s0.parameters()) + list(s1.parameters())
+opt = flow.optim.Adam(params, lr=0.1)
+for step in range(3):
+    if step == 2:  # save and resume the optimizer
+        flow.save(opt.state_dict(), "opt.of", global_dst_rank=0)
+        flow.comm.barrier()
+        opt = flow.optim.Adam(params, lr=0.1)
+        opt.load_state_dict(flow.load("opt.of", global_src_rank=0))
+    ref = r1(r0(data)).pow(2).sum()
+    ropt.zero_grad()
+    ref.backward()
+    rn = nn.utils.clip_grad_norm_(list(r0.parameters()) + list(r1.parameters()), 0.5)
+    ropt.step()
+    h = s0(data.to_global(placement=P0, sbp=B)).to_global(placement=P1, sbp=B)
+    loss = s1(h).pow(2).sum()
+    opt.zero_grad()
+    loss.backward()
+    n = nn.utils.clip_grad_norm_(params, 0.5)
+    opt.step()
+    np.testing.assert_allclose(n.numpy(), rn.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(loss.numpy(), ref.numpy(), rtol=1e-5)
+for a_, b_ in zip(list(r0.parameters()) + list(r1.parameters()), params):
+    np.testing.assert_allclose(b_.numpy(), a_.numpy(), rtol=1e-5, atol=1e-6)
+
+# second derivatives through conversions
+u = flow.tensor([1.0, 2.0]).to_global(placement=P0, sbp=B).requires_grad_()
+v = u.to_global(placement=P1, sbp=B).pow(3).sum()
+(du,) = flow.autograd.grad(v, u, create_graph=True)
+(ddu,) = flow.autograd.grad(du.sum(), u)
+np.testing.assert_allclose(ddu.numpy(), [6.0, 12.0])
+# a 0-d tensor's shard where the placement leaves the process out: a zero, not leftover memory
+s = flow.tensor(3.0).to_global(placement=P1, sbp=B)
+assert s.to_local().item() == (0.0 if rank == 0 else 3.0)
+# moving a tensor to another placement inside nn.Graph says so
+class G(nn.Graph):
+    def build(self, t):
+        return t.to_global(placement=P1, sbp=B)
+
+try:
+    G()(flow.ones(2).to_global(placement=everyone, sbp=B))
+    raise AssertionError("expected NotImplementedError")
+except NotImplementedError as e:
+    assert "another placement inside nn.Graph" in str(e), e
+print(f"rank {rank} ok")
+"""
+
+
+def test_review_cases_on_part_of_the_processes(tmp_path):
+    _run_on_ranks(tmp_path, REVIEW, 3)
+
+
+FAILED_SEND = """
+import datetime
+import oneflow as flow
+import oneflow.distributed as dist
+
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=3))
+rank = dist.get_rank()
+sub = flow.placement("cpu", ranks=[1, 2])
+x = flow.randn(4, 3).to_global(placement=sub, sbp=flow.sbp.broadcast)
+bad = flow.tensor([[0], [5], [1], [2]]).to_global(placement=sub, sbp=flow.sbp.broadcast)
+y = flow.gather(x, 1, bad)  # fails on ranks 1 and 2, in the queue
+try:
+    print(f"rank {rank} got {y.to_global(placement=flow.placement.all('cpu')).numpy()}")
+    raise AssertionError("expected an error")
+except (RuntimeError, IndexError) as e:
+    # ranks 1, 2: the kernel's error; rank 0: no garbage (it was sent), the receive fails
+    assert ("out of bounds" in str(e)) if rank else ("recv" in str(e)), e
+print(f"rank {rank} ok")
+"""
+
+
+def test_a_failed_op_sends_nothing_to_other_processes(tmp_path):
+    _run_on_ranks(tmp_path, FAILED_SEND, 3)

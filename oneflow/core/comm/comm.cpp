@@ -94,7 +94,8 @@ class Traced {
     if (t_scoped)
       throw_error<NotImplementedError>(step.name(),
                                        "nn.Graph does not support global tensors placed on part "
-                                       "of the processes yet; run them eagerly");
+                                       "of the processes (or on all in another order) yet; run "
+                                       "them eagerly");
     graph::record_collective(step, inputs, outputs, attrs);
     graph::pause_trace();
   }

@@ -618,7 +618,10 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
   // shards] in global.h), and autograd records the op as on the other processes.
   if (!global::holds(*placement)) {
     TensorList outputs;
-    if (inplace_out) outputs.push_back(inplace_out);
+    if (inplace_out) {  // a write, as on the other processes: saved copies of it go stale
+      inplace_out->bump_version();
+      outputs.push_back(inplace_out);
+    }
     for (size_t i = 0; i < metas.size() && !inplace_out; ++i) {
       const Sbp& out_sbp = sig.out_of(i);
       const Shape shard = global::local_shape(metas[i].shape, out_sbp, *placement);

@@ -569,6 +569,11 @@ class Stream {
         // A CPU op on the memory of a failed collective fails with the collective's error (it
         // moves here: raised once, by whoever reads the op's result or synchronises first).
         if (is_cpu() && other != nullptr && other->failed_.load()) adopt_error(*other, seq);
+        // A collective or message after a CPU op that failed does not run: it would send the
+        // failed op's garbage (its peers fail at their timeout, or sooner when this process
+        // raises the error and exits).
+        if (!is_cpu() && other != nullptr && other->failed_through(ins.wait_other))
+          adopt_error(*other, seq);
       }
       if (seq > skip_through_.load() && !failed_.load()) {
         try {
@@ -624,6 +629,13 @@ class Stream {
     error_location_ = loc;
     error_seq_ = seq;
     failed_.store(true);
+  }
+
+  // Whether an instruction up to `seq` failed (its error not raised yet).
+  bool failed_through(uint64_t seq) {
+    if (!failed_.load()) return false;
+    std::lock_guard<std::mutex> lk(err_mu_);
+    return error_ && error_seq_ <= seq;
   }
 
   void record_error(std::exception_ptr e, const Instruction& ins, uint64_t seq) {

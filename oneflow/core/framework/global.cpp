@@ -7,6 +7,7 @@
 #include "oneflow/core/comm/comm.h"
 #include "oneflow/core/common/error.h"
 #include "oneflow/core/functional/functional.h"
+#include "oneflow/core/graph/graph.h"
 
 namespace oneflow {
 
@@ -344,6 +345,11 @@ Tensor transfer(const Tensor& t, const Placement& to, const Sbp& dst) {
   const GlobalMeta& g = meta(t);
   const Placement& from = g.placement;
   if (from == to) return box(t, dst);
+  if (graph::tracing())
+    throw_error<NotImplementedError>("to_global",
+                                     "moving a global tensor to another placement inside "
+                                     "nn.Graph is not supported yet (from ",
+                                     from.str(), " to ", to.str(), "); run it eagerly");
   if (from.type != DeviceType::kCPU || to.type != DeviceType::kCPU)
     throw_error<NotImplementedError>("to_global",
                                      "moving a CUDA global tensor to another placement needs "
@@ -389,8 +395,9 @@ Tensor whole_value(const Tensor& t) {
   return local_of(transfer(t, all, Sbp::broadcast()));
 }
 
-Tensor from_local(const Tensor& local_in, const Placement& p, const Sbp& sbp, bool check_meta,
+Tensor from_local(const Tensor& local_in, const Placement& p, const Sbp& sbp_in, bool check_meta,
                   bool sync_broadcast, const Shape* known_shape) {
+  Sbp sbp = sbp_in;
   check_placement(p, "to_global");
   Tensor local = local_in;
   const int64_t me = rank_in(p), kp = static_cast<int64_t>(p.ranks.size());
@@ -398,10 +405,13 @@ Tensor from_local(const Tensor& local_in, const Placement& p, const Sbp& sbp, bo
     throw_error<RuntimeError>("to_global", "the local tensor is on ", local->device().str(),
                               " but the placement ", p.str(), " puts this rank's shard on ",
                               local_device(p).str());
-  if (sbp.is_split() && (sbp.axis < 0 || sbp.axis >= local->ndim()))
+  const int64_t k = world_size();
+  // A process the placement leaves out passes a tensor that is ignored: with check_meta it
+  // takes the placement's dtype, shape and split axis from the others.
+  const bool learns = me < 0 && !known_shape && k > 1 && check_meta;
+  if (sbp.is_split() && (sbp.axis < 0 || sbp.axis >= local->ndim()) && !learns)
     throw_error<IndexError>("to_global", "split axis ", sbp.axis, " is out of range for a ",
                             local->ndim(), "-d tensor");
-  const int64_t k = world_size();
   Shape shape = local->shape();
   if (known_shape) {
     if (me >= 0 && local_shape(*known_shape, sbp, p) != local->shape())
@@ -429,14 +439,15 @@ Tensor from_local(const Tensor& local_in, const Placement& p, const Sbp& sbp, bo
     Tensor all = F::zeros(Shape{k * kMeta}, CreationOptions{DType::kInt64, Device{}, ""});
     comm::all_gather(all, t);
     const int64_t* v = all->read_as<int64_t>();
-    for (int64_t r = 0; r < k; ++r) {
-      const int64_t* m = v + r * kMeta;
-      if (m[kMeta - 2] != mine[kMeta - 2] || m[kMeta - 1] != mine[kMeta - 1])
-        throw_error<ValueError>("to_global", "every rank must pass the same sbp: rank ", r,
-                                " passed another one than rank ", rank());
-    }
     const int64_t first = p.ranks[0];
     const int64_t* ref = v + first * kMeta;
+    for (int64_t r : p.ranks) {
+      const int64_t* m = v + r * kMeta;
+      if (m[kMeta - 2] != ref[kMeta - 2] || m[kMeta - 1] != ref[kMeta - 1])
+        throw_error<ValueError>("to_global", "every rank must pass the same sbp: rank ", r,
+                                " passed another one than rank ", first);
+    }
+    if (me < 0) sbp = Sbp{static_cast<Sbp::Kind>(ref[kMeta - 2]), ref[kMeta - 1]};
     int64_t n = 0;
     for (int64_t r : p.ranks) {
       const int64_t* m = v + r * kMeta;

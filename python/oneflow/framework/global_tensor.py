@@ -122,7 +122,8 @@ class _Conversions:
 
                 @staticmethod
                 def backward(ctx, dy):
-                    return _box(dy, ctx.grad_sbp or _grad_sbp(ctx.src)), None, None
+                    grad_sbp = ctx.grad_sbp or _grad_sbp(ctx.src)
+                    return GlobalToGlobal.apply(dy, grad_sbp, None), None, None
 
             class Transfer(Function):
                 @staticmethod
@@ -133,7 +134,8 @@ class _Conversions:
                 @staticmethod
                 def backward(ctx, dy):
                     grad_sbp = ctx.grad_sbp or _grad_sbp(ctx.src)
-                    return _transfer(dy, ctx.placement, grad_sbp), None, None, None
+                    # through apply: differentiable again (second derivatives)
+                    return Transfer.apply(dy, ctx.placement, grad_sbp, None), None, None, None
 
             class GlobalToLocal(Function):
                 @staticmethod
@@ -190,11 +192,11 @@ def _transfer(t, placement, sbp):
 
 def _empty_shard(t):
     """What to_local() gives where t's placement leaves this process out (as OneFlow): an
-    empty tensor with t's number of dims."""
+    empty tensor with t's number of dims (a 0-d tensor holds a zero)."""
     import oneflow
 
     device = _local_device(_placement_of(t))
-    return oneflow.empty(*([0] * t.ndim), dtype=t.dtype, device=device)
+    return oneflow.zeros(*([0] * t.ndim), dtype=t.dtype, device=device)  # 0-d: a zero
 
 
 def to_global(self, placement=None, sbp=None, *, grad_sbp=None, check_meta=True, copy=False):
@@ -221,7 +223,12 @@ def to_global(self, placement=None, sbp=None, *, grad_sbp=None, check_meta=True,
     if sbp is None:
         raise ValueError("to_global: a local tensor needs an sbp")
     _check_placement(placement, "to_global")
-    sbp = _check_sbp(sbp, self.ndim, "to_global")
+    from oneflow import env
+
+    if env.get_rank() in placement._ranks:
+        sbp = _check_sbp(sbp, self.ndim, "to_global")
+    else:  # a process the placement leaves out: its tensor is ignored (the members' sbp wins)
+        sbp = _check_sbp(sbp, 1 << 30, "to_global")
     x = self
     if str(x.device).split(":")[0] != placement.type:
         x = x.to(_local_device(placement))

@@ -247,7 +247,9 @@ def _whole_key(key):
 
     def whole(k):
         if isinstance(k, Tensor) and k.is_global:
-            return k.to_global(sbp=[oneflow.sbp.broadcast] * len(k.sbp)).to_local()
+            from oneflow.framework.global_tensor import whole_value
+
+            return whole_value(k)  # on every process, also those its placement leaves out
         return k
 
     return tuple(whole(k) for k in key) if isinstance(key, tuple) else whole(key)

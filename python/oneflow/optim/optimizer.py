@@ -73,6 +73,16 @@ def _state_value(p, val):
     whose state is kept on its real view, a complex entry (PyTorch's) becomes its pairs."""
     if not isinstance(val, Tensor):
         return val
+    if p.is_global:  # the parameter's placement, and its layout for entries of its shape
+        sbp = p.sbp if tuple(val.shape) == tuple(p.shape) else oneflow.sbp.broadcast
+        if not val.is_global:
+            val = val.to_global(placement=p.placement, sbp=oneflow.sbp.broadcast)
+        val = val.to_global(placement=p.placement, sbp=sbp)
+        return val.to(dtype=p.dtype) if val.dtype.is_floating_point else val
+    if val.is_global:
+        from oneflow.framework.global_tensor import whole_value
+
+        val = whole_value(val)
     if p.dtype.is_complex:
         if val.dtype.is_complex:
             return oneflow.view_as_real(val.to(device=p.device, dtype=p.dtype)).clone()

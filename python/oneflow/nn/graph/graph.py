@@ -149,8 +149,9 @@ def _check_whole_placements(name, tensors):
     for t in tensors:
         if t.is_global and list(_internal._global_placement(t)[1]) != list(range(world)):
             raise NotImplementedError(
-                f"nn.Graph {name}: global tensors placed on part of the processes "
-                f"({t.placement}) are not supported in graphs yet; run them eagerly"
+                f"nn.Graph {name}: global tensors placed on part of the processes, or on all "
+                f"in another order ({t.placement}), are not supported in graphs yet; run them "
+                "eagerly"
             )
 
 

@@ -13,6 +13,14 @@ def _grads(parameters):
     return [p.grad for p in parameters if p.grad is not None]
 
 
+def _on_placement_of(t, like):
+    """t (a 0-d norm) on like's placement, broadcast, when both are global tensors on different
+    placements (the stages of a pipeline); t itself otherwise."""
+    if t.is_global and like.is_global and t.placement != like.placement:
+        return t.to_global(placement=like.placement, sbp=oneflow.sbp.broadcast)
+    return t
+
+
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """The norm of the norms of `tensors` (their joint norm), as clip_grad_norm_ measures it."""
     if isinstance(tensors, Tensor):
@@ -23,10 +31,13 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
         return oneflow.tensor(0.0)
     with oneflow.no_grad():
         if norm_type == math.inf:
-            norms = [t.abs().max() for t in tensors]
+            norms = [_on_placement_of(t.abs().max(), tensors[0]) for t in tensors]
             total = norms[0] if len(norms) == 1 else oneflow.stack(norms).max()
         else:
-            norms = [oneflow.linalg.vector_norm(t, norm_type) for t in tensors]
+            norms = [
+                _on_placement_of(oneflow.linalg.vector_norm(t, norm_type), tensors[0])
+                for t in tensors
+            ]
             total = oneflow.linalg.vector_norm(oneflow.stack(norms), norm_type)
         if error_if_nonfinite and not math.isfinite(float(total.item())):
             raise RuntimeError(
@@ -45,7 +56,7 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     with oneflow.no_grad():
         coef = oneflow.clamp(max_norm / (total_norm + 1e-6), max=1.0)
         for g in grads:
-            g.mul_(coef.to(g.dtype))
+            g.mul_(_on_placement_of(coef, g).to(g.dtype))
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
