@@ -1,7 +1,8 @@
 """Collectives between two processes on this machine: oneflow.comm (Gloo, queued on the
 communication stream) vs torch.distributed's Gloo backend, a DistributedDataParallel train
 step, and the same data-parallel step written with oneflow's global tensors (broadcast model,
-split batch) against torch's DDP. Each measurement starts a fresh pair of processes; rank 0
+split batch) against torch's DDP, and a two-stage pipeline on global placements against torch
+send/recv. Each measurement starts a fresh pair of processes; rank 0
 reports seconds per call."""
 
 import os
@@ -194,6 +195,64 @@ def step():
 """
 )
 
+# A two-stage pipeline (no micro-batches): stage 0 (Linear-ReLU-Linear) on rank 0, stage 1
+# (ReLU-Linear and the loss) on rank 1. oneflow: each stage's module placed on its rank, the
+# activation moved with to_global(placement=); every process runs the whole program (the
+# other stage's ops only infer metas). torch: the same split written by hand with send/recv of
+# the activation and of its gradient.
+_PIPELINE = r"""
+import os, sys, time
+fw, n, iters, trials = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+rank = int(os.environ["RANK"])
+if fw == "oneflow":
+    import oneflow as flow
+    lib = flow
+    def sync():
+        flow.cpu.synchronize()
+else:
+    import torch, torch.distributed as dist
+    lib = torch
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo")
+    def sync():
+        pass
+lib.manual_seed(0)
+nn = lib.nn
+stage0 = nn.Sequential(nn.Linear(256, n), nn.ReLU(), nn.Linear(n, n))
+stage1 = nn.Sequential(nn.ReLU(), nn.Linear(n, 10))
+x, y = lib.randn(64, 256), lib.randint(0, 10, (64,))
+loss_fn = nn.CrossEntropyLoss()
+if fw == "oneflow":
+    B = flow.sbp.broadcast
+    P0, P1 = flow.placement("cpu", [0]), flow.placement("cpu", [1])
+    stage0.to_global(P0, B)
+    stage1.to_global(P1, B)
+    x, y = x.to_global(P0, B), y.to_global(P1, B)
+    opt = flow.optim.SGD(list(stage0.parameters()) + list(stage1.parameters()), lr=0.01)
+    def step():
+        opt.zero_grad()
+        h = stage0(x).to_global(placement=P1, sbp=B)
+        loss_fn(stage1(h), y).backward()
+        opt.step()
+else:
+    opt = torch.optim.SGD((stage0 if rank == 0 else stage1).parameters(), lr=0.01)
+    def step():
+        opt.zero_grad()
+        if rank == 0:
+            h = stage0(x)
+            dist.send(h.detach(), 1)
+            g = torch.empty_like(h)
+            dist.recv(g, 1)
+            h.backward(g)
+        else:
+            h = torch.empty(64, n)
+            dist.recv(h, 0)
+            h.requires_grad_()
+            loss_fn(stage1(h), y).backward()
+            dist.send(h.grad, 0)
+        opt.step()
+"""
+
 
 def _free_port():
     with socket.socket() as s:
@@ -316,6 +375,16 @@ register(
         "comm",
         "ms",
         measure=_measure(_GLOBAL_DP_GPT, 0, 3),
+        frameworks=("oneflow", "torch"),
+    )
+)
+register(
+    Case(
+        "two-stage pipeline train step (oneflow global placements vs torch send/recv by hand), "
+        "MLP 256x1024 then 1024x10, batch 64, 2 processes",
+        "comm",
+        "ms",
+        measure=_measure(_PIPELINE, 1024, 10),
         frameworks=("oneflow", "torch"),
     )
 )
