@@ -1274,6 +1274,17 @@ if rank != 1:
         ref(x).pow(2).sum().backward()
     np.testing.assert_allclose(net.weight.numpy(), ref.weight.numpy())
     np.testing.assert_allclose(net.weight.grad.numpy(), ref.weight.grad.numpy() / 2, rtol=1e-5)
+# SyncBatchNorm over a group: the statistics of its ranks' batches
+if rank != 1:
+    xb = flow.tensor(np.random.default_rng(rank).standard_normal((4, 3)).astype(np.float32))
+    both = np.concatenate([np.random.default_rng(r).standard_normal((4, 3)) for r in (0, 2)])
+    sbn = flow.nn.SyncBatchNorm(3, process_group=g02)
+    out = sbn(xb.requires_grad_())
+    mean, var = both.mean(0), both.var(0)
+    np.testing.assert_allclose(out.numpy(), (xb.numpy() - mean) / np.sqrt(var + 1e-5), rtol=1e-4)
+    out.pow(2).sum().backward()
+    assert xb.grad.shape == (4, 3)
+    np.testing.assert_allclose(sbn.running_mean.numpy(), 0.1 * mean, rtol=1e-4, atol=1e-6)
 total = flow.ones(1)
 dist.all_reduce(total)
 assert total.item() == 3.0

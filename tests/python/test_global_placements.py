@@ -104,6 +104,22 @@ r = flow.randn(5, 3, placement=pl, sbp=S0)
 v = r.numpy()
 assert v.shape == (5, 3) and np.isfinite(v).all()
 assert repr(t).startswith("tensor(")
+# unique reads the whole value on every process
+u, inv, cnt = flow.unique(idx, return_inverse=True, return_counts=True)
+assert u.placement == pl and u.tolist() == [0, 3, 5] and cnt.tolist() == [1, 1, 1], u
+assert inv.tolist() == [1, 0, 2]
+# SyncBatchNorm on a global batch is BatchNorm (its statistics cover the global batch already)
+flow.manual_seed(0)
+sbn = flow.nn.SyncBatchNorm(4).to_global(placement=pl, sbp=B)
+np.testing.assert_allclose(
+    sbn(gx).numpy(), (a - a.mean(0)) / np.sqrt(a.var(0) + 1e-5), rtol=1e-4, atol=1e-5
+)
+# DDP of a global module says what to do
+try:
+    flow.nn.parallel.DistributedDataParallel(flow.nn.Linear(2, 2).to_global(placement=pl, sbp=B))
+    raise AssertionError("expected ValueError")
+except ValueError as e:
+    assert "global tensors" in str(e), e
 print(f"rank {rank} ok")
 """
 

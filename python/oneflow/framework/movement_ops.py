@@ -768,6 +768,13 @@ def _unique_dense(flat, shape, return_inverse, return_counts):
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     import oneflow
 
+    if input.is_global:
+        # a shape that depends on values: from the whole value on every process, broadcast
+        from oneflow.framework.global_tensor import make_global, whole_value
+
+        out = unique(whole_value(input), sorted, return_inverse, return_counts, dim)
+        wrap = lambda t: make_global(t, input.placement, oneflow.sbp.broadcast)  # noqa: E731
+        return tuple(map(wrap, out)) if isinstance(out, tuple) else wrap(out)
     if dim is not None:
         return _unique_dim(input, dim, return_inverse, return_counts)
     flat = input.reshape(-1)

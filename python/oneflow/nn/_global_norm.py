@@ -38,5 +38,6 @@ def _batch_norm_of_shards(input, running_mean, running_var, weight, bias, moment
         local(running_var),
         eps,
         local(momentum),  # a tensor in a graph (BatchNorm's momentum=None)
+        None,  # the process group's all-reduces
     )
     return shard_to_global(out, input)

@@ -18,6 +18,15 @@ def _world_size():
     return _internal._comm_world_size()
 
 
+def _all_reduce(t, ranks):
+    """Sums t over the process group, or over `ranks` (a new_group's) when given."""
+    if ranks is None:
+        _internal._comm_all_reduce(t, "sum")
+        return
+    with _internal._CommGroupScope(list(ranks)):
+        _internal._comm_all_reduce(t, "sum")
+
+
 def _channel_view(t, ndim):
     """A (C,) tensor shaped to broadcast over (N, C, *)."""
     return t.reshape([1, -1] + [1] * (ndim - 2))
@@ -25,7 +34,7 @@ def _channel_view(t, ndim):
 
 class _SyncBatchNormFunction(oneflow.autograd.Function):
     @staticmethod
-    def forward(ctx, input, weight, bias, running_mean, running_var, eps, momentum):
+    def forward(ctx, input, weight, bias, running_mean, running_var, eps, momentum, ranks):
         dims = [0] + list(range(2, input.ndim))
         local_count = input.numel() // input.shape[1]
         # Sums in float64: E[x^2] - E[x]^2 cancels badly in float32.
@@ -37,7 +46,7 @@ class _SyncBatchNormFunction(oneflow.autograd.Function):
                 oneflow.tensor([float(local_count)], dtype=oneflow.float64),
             ]
         )
-        _internal._comm_all_reduce(stats, "sum")
+        _all_reduce(stats, ranks)
         c = input.shape[1]
         count = stats[2 * c]
         mean = stats[:c] / count
@@ -64,6 +73,7 @@ class _SyncBatchNormFunction(oneflow.autograd.Function):
         ctx.save_for_backward(xhat, invstd, weight)
         ctx.total = count
         ctx.has_bias = bias is not None
+        ctx.ranks = ranks
         return out
 
     @staticmethod
@@ -84,17 +94,17 @@ class _SyncBatchNormFunction(oneflow.autograd.Function):
         if ctx.needs_input_grad[0]:
             c = sum_dy.shape[0]
             both = oneflow.cat([sum_dy, sum_dy_xhat])
-            _internal._comm_all_reduce(both, "sum")
+            _all_reduce(both, ctx.ranks)
             mean_dy = _channel_view(both[:c] / ctx.total, nd)
             mean_dy_xhat = _channel_view(both[c:] / ctx.total, nd)
             scale = invstd if weight is None else invstd * weight
             grad_input = (grad - mean_dy - xhat * mean_dy_xhat) * _channel_view(scale, nd)
-        return grad_input, grad_weight, grad_bias, None, None, None, None
+        return grad_input, grad_weight, grad_bias, None, None, None, None, None
 
 
 class SyncBatchNorm(_BatchNorm):
-    """BatchNorm over the batches of all ranks (PyTorch's signature; process_group must be the
-    default group)."""
+    """BatchNorm over the batches of all ranks, or of a new_group's ranks (PyTorch's signature).
+    On a global input it is BatchNorm (whose statistics cover the global batch)."""
 
     _expected_dims = tuple(range(2, 9))
 
@@ -111,13 +121,25 @@ class SyncBatchNorm(_BatchNorm):
     ):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
         if process_group is not None:
-            raise NotImplementedError("SyncBatchNorm: only the default process group is supported")
-        self.process_group = None
+            from oneflow import distributed as dist
+
+            dist._check_group("SyncBatchNorm", process_group)
+            process_group = dist._sub(process_group)
+        self.process_group = process_group  # a new_group's, or None: the default group
 
     def forward(self, input):
         if input.ndim < 2:
             raise ValueError(f"SyncBatchNorm: expected at least 2D input (got {input.ndim}D input)")
-        if not self.training or _world_size() == 1:
+        if input.is_global:  # batch norm of a global tensor covers every rank's batch already
+            return super().forward(input)
+        group = self.process_group
+        if group is not None and group.rank() < 0:
+            raise ValueError(
+                f"SyncBatchNorm: this process is not in its process_group {group} (rank "
+                f"{_internal._comm_rank()})"
+            )
+        size = _world_size() if group is None else group.size()
+        if not self.training or size == 1:
             return super().forward(input)
         momentum = self.momentum if self.momentum is not None else 0.0
         if self.track_running_stats:
@@ -134,6 +156,7 @@ class SyncBatchNorm(_BatchNorm):
             self.running_var if self.track_running_stats else None,
             self.eps,
             momentum,
+            None if self.process_group is None else tuple(self.process_group._ranks),
         )
 
     @classmethod

@@ -78,6 +78,12 @@ class DistributedDataParallel(Module):
                 f"DistributedDataParallel: this process (rank {dist.get_rank()}) is not in "
                 f"process_group {self._group}"
             )
+        if any(p.is_global for p in module.parameters()):
+            raise ValueError(
+                "DistributedDataParallel: the module's parameters are global tensors, whose "
+                "gradients the global ops already reduce; use the module without "
+                "DistributedDataParallel"
+            )
         if device_ids is not None and len(device_ids) > 1:
             raise ValueError("DistributedDataParallel: expected at most one device id")
         self.module = module
