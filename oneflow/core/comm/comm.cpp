@@ -51,13 +51,20 @@ class CollectiveStep final : public Primitive {
   const char* name() const override { return name_; }
   std::vector<TensorMeta> infer(const TensorList&, const Attrs&) const override { return {}; }
   void compute_cpu(const TensorList& in, const TensorList& out, const Attrs& a) const override {
-    issue_(in, out, a);
+    issue(in, out, a);
   }
   void compute_cuda(const TensorList& in, const TensorList& out, const Attrs& a) const override {
-    issue_(in, out, a);
+    issue(in, out, a);
   }
 
  private:
+  // Among the ranks it was traced in (a subgroup's collective records them).
+  void issue(const TensorList& in, const TensorList& out, const Attrs& a) const {
+    if (!a.has("group")) return issue_(in, out, a);
+    const GroupScope among(a.get<std::vector<int64_t>>("group"));
+    issue_(in, out, a);
+  }
+
   const char* name_;
   Issue issue_;
 };
@@ -82,21 +89,28 @@ const CollectiveStep kReduceScatterStep("reduce_scatter",
                                         });
 const CollectiveStep kAllToAllStep("all_to_all", [](const TensorList& in, const TensorList& out,
                                                     const Attrs&) { all_to_all(out[0], in[0]); });
+const CollectiveStep kSendStep("send", [](const TensorList& in, const TensorList&, const Attrs& a) {
+  send(in[0], static_cast<int>(a.get<int64_t>("peer")), static_cast<int>(a.get<int64_t>("tag")));
+});
+const CollectiveStep kRecvStep("recv", [](const TensorList&, const TensorList& out,
+                                          const Attrs& a) {
+  recv(out[0], static_cast<int>(a.get<int64_t>("peer")), static_cast<int>(a.get<int64_t>("tag")));
+});
+
+// The ranks of the subgroup of this thread's innermost GroupScope.
+const std::vector<int64_t>& scoped_ranks();
 
 // While a graph is traced: records the collective, and lets it run eagerly (the trace runs
-// build()) without recording what it does inside.
+// build()) without recording what it does inside; a subgroup's collective with its ranks.
 class Traced {
  public:
   Traced(const CollectiveStep& step, const TensorList& inputs, const TensorList& outputs,
          const Attrs& attrs = {})
       : paused_(graph::tracing()) {
     if (!paused_) return;
-    if (t_scoped)
-      throw_error<NotImplementedError>(step.name(),
-                                       "nn.Graph does not support global tensors placed on part "
-                                       "of the processes (or on all in another order) yet; run "
-                                       "them eagerly");
-    graph::record_collective(step, inputs, outputs, attrs);
+    Attrs recorded = attrs;
+    if (t_scoped) recorded.set("group", scoped_ranks());
+    graph::record_collective(step, inputs, outputs, recorded);
     graph::pause_trace();
   }
   ~Traced() {
@@ -133,8 +147,9 @@ struct Group {
   std::shared_ptr<gloo::transport::Device> device;
   // Posted sends not yet known to be complete; touched only by the tasks, which run in order.
   mutable std::vector<PendingSend> pending_sends;
-  // A subgroup's process group (whose store it shares); null for the process group.
+  // A subgroup's process group (whose store it shares) and its ranks; null for the process group.
   const Group* parent = nullptr;
+  std::vector<int64_t> ranks;
   // The subgroups made so far (process group only; under g_mu), keyed by their ranks.
   std::map<std::vector<int64_t>, std::shared_ptr<Group>> subgroups;
   const Group& root() const { return parent ? *parent : *this; }
@@ -153,6 +168,8 @@ void finish_sends(const Group& g) {
 
 std::mutex g_mu;
 std::shared_ptr<Group> g_group;  // under g_mu
+
+const std::vector<int64_t>& scoped_ranks() { return t_scoped->ranks; }
 
 std::shared_ptr<Group> group(const char* op) {
   if (t_scoped) return t_scoped;
@@ -443,6 +460,7 @@ GroupScope::GroupScope(const std::vector<int64_t>& ranks) {
     sub->size = n;
     sub->timeout = world->timeout;
     sub->parent = world.get();
+    sub->ranks = ranks;
     if (n > 1) {
       std::string prefix = "subgroup";
       for (int64_t r : ranks) prefix += "/" + std::to_string(r);
@@ -741,6 +759,8 @@ void send(const Tensor& tensor, int dst, int tag) {
   if (dst == g->rank) throw_error<ValueError>(name, "a rank cannot send to itself (dst ", dst, ")");
   if (tag < 0) throw_error<ValueError>(name, "expected a tag >= 0, got ", tag);
   if (tensor->numel() == 0) return;
+  const Traced traced(kSendStep, {tensor}, {},
+                      Attrs{{"peer", int64_t{dst}}, {"tag", int64_t{tag}}});
   TensorImpl* t = tensor.get();
   submit(name, {tensor}, [g, t, dst, tag, name] {
     run_gloo(
@@ -767,6 +787,8 @@ void recv(const Tensor& tensor, int src, int tag) {
     throw_error<ValueError>(name, "a rank cannot receive from itself (src ", src, ")");
   if (tag < 0) throw_error<ValueError>(name, "expected a tag >= 0, got ", tag);
   if (tensor->numel() == 0) return;
+  const Traced traced(kRecvStep, {}, {tensor},
+                      Attrs{{"peer", int64_t{src}}, {"tag", int64_t{tag}}});
   TensorImpl* t = tensor.get();
   submit(name, {tensor}, [g, t, src, tag, name] {
     run_gloo(

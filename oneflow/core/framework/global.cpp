@@ -7,7 +7,6 @@
 #include "oneflow/core/comm/comm.h"
 #include "oneflow/core/common/error.h"
 #include "oneflow/core/functional/functional.h"
-#include "oneflow/core/graph/graph.h"
 
 namespace oneflow {
 
@@ -345,11 +344,6 @@ Tensor transfer(const Tensor& t, const Placement& to, const Sbp& dst) {
   const GlobalMeta& g = meta(t);
   const Placement& from = g.placement;
   if (from == to) return box(t, dst);
-  if (graph::tracing())
-    throw_error<NotImplementedError>("to_global",
-                                     "moving a global tensor to another placement inside "
-                                     "nn.Graph is not supported yet (from ",
-                                     from.str(), " to ", to.str(), "); run it eagerly");
   if (from.type != DeviceType::kCPU || to.type != DeviceType::kCPU)
     throw_error<NotImplementedError>("to_global",
                                      "moving a CUDA global tensor to another placement needs "

@@ -29,18 +29,21 @@ namespace oneflow::graph {
 // repeat it on the caller's objects). Replays check that captured tensors kept their layout.
 // What the recorder cannot see is refused while tracing (check_not_tracing): reading values on
 // the host (the program would bake in one call's control flow), host-side computations whose
-// output shapes depend on values, point-to-point messages. Random kernels carry their generator and
+// output shapes depend on values. Random kernels carry their generator and
 // counter count, and draw fresh counters at each replay, in the traced order: a replay draws what
 // eager execution would have drawn.
 //
 // Note [Collectives in a graph]: a graph on global tensors records the local kernels the global
 // dispatcher runs on this rank's shards, and the collectives that box them (oneflow.comm's
-// all_reduce, broadcast, all_gather, reduce_scatter, all_to_all, whose calls record themselves
-// while tracing). Every rank traces the same build() and so records the same collectives in
-// the same order; dead-step elimination keeps every collective (a rank that dropped one would
-// leave its peers waiting). A replay issues each collective again, queued on the communication
-// stream after the kernels before it, as eager collectives are, so such programs replay step by
-// step rather than as one instruction.
+// all_reduce, broadcast, all_gather, reduce_scatter, all_to_all, send and recv, whose calls
+// record themselves while tracing, with the ranks of the subgroup they ran in). Every rank
+// traces the same build() and so records the same collectives in the same order; on placements
+// over part of the processes a process records only the kernels of the ops it holds shards of
+// and the messages it sends and receives (pipeline stages: Note [Absent shards] in
+// framework/global.h), so each process's program is its own stage. Dead-step elimination keeps
+// every collective (a rank that dropped one would leave its peers waiting). A replay issues
+// each collective again, queued on the communication stream after the kernels before it, as
+// eager collectives are, so such programs replay step by step rather than as one instruction.
 class Recorder {
  public:
   Recorder(const TensorList& inputs, const TensorList& variables)
@@ -84,8 +87,13 @@ class Recorder {
     step.collective = true;
     step.prim = &prim;
     step.attrs = attrs;
-    step.device = outputs.at(0)->device();
+    // (a send has no output: it reads its input)
+    step.device = (outputs.empty() ? inputs.at(0) : outputs.at(0))->device();
     for (const Tensor& t : inputs) step.inputs.push_back(value_of(t));
+    if (outputs.empty()) {
+      graph_->steps_.push_back(std::move(step));
+      return;
+    }
     const Tensor& out = outputs.at(0);
     step.in_place = known(out);
     if (step.in_place) {

@@ -142,19 +142,6 @@ def _global_layout(t):
     return (kind, tuple(ranks)) + tuple(_internal._global_sbp(t))
 
 
-def _check_whole_placements(name, tensors):
-    """Programs run on every process's shards: a placement over part of the processes (a
-    pipeline stage) would leave some without a program."""
-    world = oneflow.env.get_world_size()
-    for t in tensors:
-        if t.is_global and list(_internal._global_placement(t)[1]) != list(range(world)):
-            raise NotImplementedError(
-                f"nn.Graph {name}: global tensors placed on part of the processes, or on all "
-                f"in another order ({t.placement}), are not supported in graphs yet; run them "
-                "eagerly"
-            )
-
-
 def _local(t):
     """The tensor a program sees for `t`: its shard when global."""
     return _internal._global_to_local(t) if t.is_global else t
@@ -570,7 +557,6 @@ class Graph:
         # build() sees detached inputs: a graph computes no gradients for its inputs (as
         # OneFlow's), and an input's existing .grad must not be captured and accumulated into.
         arg_tensors = [t.detach() for t in arg_tensors]
-        _check_whole_placements(self._name, arg_tensors + list(self._variables()))
         args, kwargs = _rebuild(_flatten((args, kwargs), [], keep_values=True), iter(arg_tensors))
         params = self._parameters()
         for p in params:

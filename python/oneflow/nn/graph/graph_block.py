@@ -44,15 +44,26 @@ class GraphModule:
         self.__dict__["_activation_checkpointing"] = bool(mode)
 
     @property
+    def config(self):
+        """OneFlow's older spelling (`graph.block.config.set_stage(...)`,
+        `config.activation_checkpointing = True`): the settings live on the proxy itself."""
+        return self
+
+    @property
     def stage_id(self):
         return self._stage_id
+
+    @stage_id.setter
+    def stage_id(self, stage_id):
+        self.__dict__["_stage_id"] = stage_id
 
     @property
     def stage_placement(self):
         return self._stage_placement
 
     def set_stage(self, stage_id, placement=None):
-        """Pipeline stage of this module (stored; single-device replay ignores it)."""
+        """Pipeline stage of this module (stored: the placements of a stage's parameters and
+        activations decide where it runs)."""
         self.__dict__["_stage_id"] = stage_id
         self.__dict__["_stage_placement"] = placement
 

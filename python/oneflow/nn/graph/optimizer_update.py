@@ -23,6 +23,7 @@ raises NotImplementedError at add_optimizer.
 import math
 
 import oneflow
+import oneflow._oneflow_internal as _internal
 from oneflow import one_embedding
 from oneflow._oneflow_internal import _C, Tensor
 from oneflow._oneflow_internal import _one_embedding as _one_embedding_store
@@ -219,7 +220,9 @@ class _Updater:
             key = lay.param_key[id(p)]
             consts = lay.info[key][2]
             st = self.optimizer.state.get(p, {})
-            if p.is_global:
+            if p.is_global and not _internal._global_holds(p):
+                pass  # a stage this process is not in: nothing to update here
+            elif p.is_global:
                 # elementwise on the parameter's layout: the update runs on this rank's shards
                 # (its gradient and state have the parameter's layout)
                 self._update(*_shards(p, st), consts, by_key[key])
