@@ -234,6 +234,20 @@ if fw == "oneflow":
         h = stage0(x).to_global(placement=P1, sbp=B)
         loss_fn(stage1(h), y).backward()
         opt.step()
+    if os.environ.get("PIPELINE_GRAPH") == "1":  # the same step traced into an nn.Graph
+        class Step(flow.nn.Graph):
+            def __init__(self):
+                super().__init__()
+                self.stage0, self.stage1 = stage0, stage1
+                self.add_optimizer(opt)
+            def build(self, x, y):
+                h = self.stage0(x).to_global(placement=P1, sbp=B)
+                loss = loss_fn(self.stage1(h), y)
+                loss.backward()
+                return loss
+        graph = Step()
+        def step():
+            graph(x, y)
 else:
     opt = torch.optim.SGD((stage0 if rank == 0 else stage1).parameters(), lr=0.01)
     def step():
@@ -385,6 +399,16 @@ register(
         "comm",
         "ms",
         measure=_measure(_PIPELINE, 1024, 10),
+        frameworks=("oneflow", "torch"),
+    )
+)
+register(
+    Case(
+        "two-stage pipeline train step as an nn.Graph (oneflow) vs torch send/recv by hand, "
+        "MLP 256x1024 then 1024x10, batch 64, 2 processes",
+        "comm",
+        "ms",
+        measure=_measure("import os\nos.environ['PIPELINE_GRAPH'] = '1'\n" + _PIPELINE, 1024, 10),
         frameworks=("oneflow", "torch"),
     )
 )
