@@ -52,13 +52,13 @@ else:
         pass
 """
 
-_DDP = r"""
+# The framework as `lib` (torch joins its Gloo group), `sync()`, seeded.
+_FRAMEWORK = r"""
 import os, sys, time
 fw, n, iters, trials = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 if fw == "oneflow":
     import oneflow as flow
     lib = flow
-    from oneflow.nn.parallel import DistributedDataParallel as DDP
     def sync():
         flow.cpu.synchronize()
 else:
@@ -66,10 +66,15 @@ else:
     lib = torch
     torch.set_num_threads(1)
     dist.init_process_group("gloo")
-    from torch.nn.parallel import DistributedDataParallel as DDP
     def sync():
         pass
 lib.manual_seed(0)
+"""
+
+_DDP = (
+    _FRAMEWORK
+    + r"""
+DDP = lib.nn.parallel.DistributedDataParallel
 model = DDP(lib.nn.Sequential(lib.nn.Linear(256, n), lib.nn.ReLU(), lib.nn.Linear(n, n),
                               lib.nn.ReLU(), lib.nn.Linear(n, 10)))
 opt = lib.optim.SGD(model.parameters(), lr=0.01)
@@ -80,6 +85,7 @@ def step():
     loss_fn(model(x), y).backward()
     opt.step()
 """
+)
 
 
 # oneflow: the model made global (broadcast) and the batch split over the ranks; the weight
@@ -200,23 +206,10 @@ def step():
 # activation moved with to_global(placement=); every process runs the whole program (the
 # other stage's ops only infer metas). torch: the same split written by hand with send/recv of
 # the activation and of its gradient.
-_PIPELINE = r"""
-import os, sys, time
-fw, n, iters, trials = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+_PIPELINE = (
+    _FRAMEWORK
+    + r"""
 rank = int(os.environ["RANK"])
-if fw == "oneflow":
-    import oneflow as flow
-    lib = flow
-    def sync():
-        flow.cpu.synchronize()
-else:
-    import torch, torch.distributed as dist
-    lib = torch
-    torch.set_num_threads(1)
-    dist.init_process_group("gloo")
-    def sync():
-        pass
-lib.manual_seed(0)
 nn = lib.nn
 stage0 = nn.Sequential(nn.Linear(256, n), nn.ReLU(), nn.Linear(n, n))
 stage1 = nn.Sequential(nn.ReLU(), nn.Linear(n, 10))
@@ -266,6 +259,7 @@ else:
             dist.send(h.grad, 0)
         opt.step()
 """
+)
 
 
 def _free_port():
@@ -392,23 +386,14 @@ register(
         frameworks=("oneflow", "torch"),
     )
 )
-register(
-    Case(
-        "two-stage pipeline train step (oneflow global placements vs torch send/recv by hand), "
-        "MLP 256x1024 then 1024x10, batch 64, 2 processes",
-        "comm",
-        "ms",
-        measure=_measure(_PIPELINE, 1024, 10),
-        frameworks=("oneflow", "torch"),
+for _how, _prefix in (("eagerly", ""), ("as an nn.Graph", "os.environ['PIPELINE_GRAPH'] = '1'\n")):
+    register(
+        Case(
+            f"two-stage pipeline train step {_how} (oneflow global placements) vs torch "
+            "send/recv by hand, MLP 256x1024 then 1024x10, batch 64, 2 processes",
+            "comm",
+            "ms",
+            measure=_measure("import os\n" + _prefix + _PIPELINE, 1024, 10),
+            frameworks=("oneflow", "torch"),
+        )
     )
-)
-register(
-    Case(
-        "two-stage pipeline train step as an nn.Graph (oneflow) vs torch send/recv by hand, "
-        "MLP 256x1024 then 1024x10, batch 64, 2 processes",
-        "comm",
-        "ms",
-        measure=_measure("import os\nos.environ['PIPELINE_GRAPH'] = '1'\n" + _PIPELINE, 1024, 10),
-        frameworks=("oneflow", "torch"),
-    )
-)

@@ -5,13 +5,20 @@ backward, optimizer steps) against the same model run locally; on 2 and 3 proces
 import pytest
 from test_distributed import _run_on_ranks
 
-BOXING = """
-import itertools
+_PRELUDE = """
 import numpy as np
 import oneflow as flow
+import oneflow.nn as nn
 
 rank, world = flow.env.get_rank(), flow.env.get_world_size()
 S0, S1, B, P = flow.sbp.split(0), flow.sbp.split(1), flow.sbp.broadcast, flow.sbp.partial_sum
+"""
+
+BOXING = (
+    _PRELUDE
+    + """
+import itertools
+
 a = np.arange(20, dtype=np.float32).reshape(5, 4) - 7
 
 
@@ -58,6 +65,7 @@ want = np.concatenate([np.full((3, 3), world - 1.0), np.zeros((2, 3))])
 np.testing.assert_array_equal(g.numpy(), want)
 print(f"rank {rank} ok")
 """
+)
 
 
 @pytest.mark.parametrize("world", [2, 3])
@@ -65,12 +73,9 @@ def test_conversions_between_placements(tmp_path, world):
     _run_on_ranks(tmp_path, BOXING, world)
 
 
-OPS = """
-import numpy as np
-import oneflow as flow
-
-rank, world = flow.env.get_rank(), flow.env.get_world_size()
-S0, S1, B, P = flow.sbp.split(0), flow.sbp.split(1), flow.sbp.broadcast, flow.sbp.partial_sum
+OPS = (
+    _PRELUDE
+    + """
 ranks = [1, 2] if world == 3 else [1]
 pl = flow.placement("cpu", ranks=ranks)
 rng = np.random.default_rng(0)
@@ -122,6 +127,7 @@ except ValueError as e:
     assert "global tensors" in str(e), e
 print(f"rank {rank} ok")
 """
+)
 
 
 @pytest.mark.parametrize("world", [2, 3])
@@ -129,13 +135,9 @@ def test_ops_on_part_of_the_processes(tmp_path, world):
     _run_on_ranks(tmp_path, OPS, world)
 
 
-PIPELINE = """
-import numpy as np
-import oneflow as flow
-import oneflow.nn as nn
-
-rank, world = flow.env.get_rank(), flow.env.get_world_size()
-B, S0 = flow.sbp.broadcast, flow.sbp.split(0)
+PIPELINE = (
+    _PRELUDE
+    + """
 P0 = flow.placement("cpu", ranks=[0])
 P1 = flow.placement("cpu", ranks=list(range(1, world)))  # stage 1: data parallel over the rest
 
@@ -185,6 +187,7 @@ shard = g1[1].weight.to_local()
 assert tuple(shard.shape) == ((3, 8) if rank >= 1 else (0, 0)), shard.shape
 print(f"rank {rank} ok")
 """
+)
 
 
 @pytest.mark.parametrize("world", [2, 3])
@@ -192,13 +195,9 @@ def test_two_stage_pipeline_trains_as_the_local_model(tmp_path, world):
     _run_on_ranks(tmp_path, PIPELINE, world)
 
 
-NORM_AND_LOAD = """
-import numpy as np
-import oneflow as flow
-import oneflow.nn as nn
-
-rank, world = flow.env.get_rank(), flow.env.get_world_size()
-B, S0 = flow.sbp.broadcast, flow.sbp.split(0)
+NORM_AND_LOAD = (
+    _PRELUDE
+    + """
 pl = flow.placement("cpu", ranks=list(range(1, world)))
 rng = np.random.default_rng(2)
 a = rng.standard_normal((6, 3, 4)).astype(np.float32)
@@ -234,6 +233,7 @@ local.load_state_dict(sd)  # the whole value on every process
 np.testing.assert_array_equal(local.w.numpy(), a)
 print(f"rank {rank} ok")
 """
+)
 
 
 @pytest.mark.parametrize("world", [2, 3])
@@ -241,13 +241,9 @@ def test_batch_norm_and_checkpoints_on_part_of_the_processes(tmp_path, world):
     _run_on_ranks(tmp_path, NORM_AND_LOAD, world)
 
 
-REVIEW = """
-import numpy as np
-import oneflow as flow
-import oneflow.nn as nn
-
-rank, world = flow.env.get_rank(), flow.env.get_world_size()
-B, S0 = flow.sbp.broadcast, flow.sbp.split(0)
+REVIEW = (
+    _PRELUDE
+    + """
 P0 = flow.placement("cpu", ranks=[0])
 P1 = flow.placement("cpu", ranks=[1, 2])
 everyone = flow.placement.all("cpu")
@@ -332,6 +328,7 @@ s = flow.tensor(3.0).to_global(placement=P1, sbp=B)
 assert s.to_local().item() == (0.0 if rank == 0 else 3.0)
 print(f"rank {rank} ok")
 """
+)
 
 
 def test_review_cases_on_part_of_the_processes(tmp_path):
@@ -363,13 +360,9 @@ def test_a_failed_op_sends_nothing_to_other_processes(tmp_path):
     _run_on_ranks(tmp_path, FAILED_SEND, 3)
 
 
-GRAPH_PIPELINE = """
-import numpy as np
-import oneflow as flow
-import oneflow.nn as nn
-
-rank, world = flow.env.get_rank(), flow.env.get_world_size()
-B, S0 = flow.sbp.broadcast, flow.sbp.split(0)
+GRAPH_PIPELINE = (
+    _PRELUDE
+    + """
 P0 = flow.placement("cpu", ranks=[0])
 P1 = flow.placement("cpu", ranks=list(range(1, world)))
 
@@ -449,6 +442,7 @@ for a, b in zip(eager_params, list(a0.parameters()) + list(a1.parameters())):
     np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-5, atol=1e-6)
 print(f"rank {rank} ok")
 """
+)
 
 
 @pytest.mark.parametrize("world", [2, 3])
