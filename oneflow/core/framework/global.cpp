@@ -335,11 +335,13 @@ constexpr int kTransferTag = 0x4F460000;  // point-to-point messages of transfer
 
 }  // namespace
 
-// Note [Transfers between placements]: the first rank of the source placement gathers the
+// Note [Transfers between placements]: where the source's layout already puts a destination
+// rank's shard on a source rank (the same sbp on as many ranks, or a broadcast source), that
+// source rank sends it directly. Otherwise the first rank of the source placement gathers the
 // value (a boxing to broadcast among the source's ranks) and sends each destination rank the
 // shard it holds under `dst` (a partial sum's value goes to the first destination rank, the
-// others hold zeros); it keeps its own shard when it is also a destination rank. The other
-// processes take no part. Every process runs the call, so each knows the global shape.
+// others hold zeros). A rank in both placements keeps its own shard. The other processes take
+// no part. Every process runs the call, so each knows the global shape.
 Tensor transfer(const Tensor& t, const Placement& to, const Sbp& dst) {
   const GlobalMeta& g = meta(t);
   const Placement& from = g.placement;
@@ -357,6 +359,31 @@ Tensor transfer(const Tensor& t, const Placement& to, const Sbp& dst) {
     if (dst.kind == Sbp::kPartialSum) return j == 0 ? whole : nullptr;
     return dst.is_split() ? my_rows(whole, dst.axis, k, j) : whole;
   };
+  const CreationOptions opts{t->dtype(), local_device(to), ""};
+  // Shard to shard: where a source rank already holds destination rank j's shard (the same
+  // layout on as many ranks, or a broadcast source: any rank holds the whole value), source
+  // rank j % (its number of ranks) sends it directly; nothing is gathered.
+  const int64_t kf = static_cast<int64_t>(from.ranks.size());
+  const bool same = g.sbp == dst && (dst.kind == Sbp::kBroadcast || kf == k);
+  if (same || g.sbp.kind == Sbp::kBroadcast) {
+    Tensor mine;
+    for (int64_t j = 0; j < k; ++j) {
+      if (from.ranks[j % kf] != me) continue;
+      const Tensor piece = same ? g.local : shard(g.local, j);
+      if (!piece) continue;  // a partial sum's zeros
+      if (to.ranks[j] == me)
+        mine = F::clone(piece);
+      else
+        comm::send(F::contiguous(piece), static_cast<int>(to.ranks[j]), kTransferTag);
+    }
+    if (mine_at < 0) return make(absent_shard(shape, dst, to, t->dtype()), to, dst, shape);
+    if (!mine) {
+      mine = F::zeros(local_shape(shape, dst, to), opts);
+      if (same || dst.kind != Sbp::kPartialSum || mine_at == 0)
+        comm::recv(mine, static_cast<int>(from.ranks[mine_at % kf]), kTransferTag);
+    }
+    return make(mine, to, dst, shape);
+  }
   Tensor mine;
   if (me == root) {
     const Tensor whole = F::contiguous(box_local(t, Sbp::broadcast()));
@@ -372,7 +399,6 @@ Tensor transfer(const Tensor& t, const Placement& to, const Sbp& dst) {
   }
   if (mine_at < 0) return make(absent_shard(shape, dst, to, t->dtype()), to, dst, shape);
   const Shape local = local_shape(shape, dst, to);
-  const CreationOptions opts{t->dtype(), local_device(to), ""};
   if (!mine && dst.kind == Sbp::kPartialSum && mine_at != 0) mine = F::zeros(local, opts);
   if (!mine) {
     mine = F::zeros(local, opts);
