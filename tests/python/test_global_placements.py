@@ -345,8 +345,11 @@ rank = dist.get_rank()
 sub = flow.placement("cpu", ranks=[1, 2])
 x = flow.randn(4, 3).to_global(placement=sub, sbp=flow.sbp.broadcast)
 bad = flow.tensor([[0], [5], [1], [2]]).to_global(placement=sub, sbp=flow.sbp.broadcast)
-y = flow.gather(x, 1, bad)  # fails on ranks 1 and 2, in the queue
+busy = flow.randn(1000, 1000).to_global(placement=sub, sbp=flow.sbp.broadcast)
+for _ in range(3):
+    busy = busy @ busy  # keeps the stream busy: the failing op queues behind
 try:
+    y = flow.gather(x, 1, bad)  # fails on ranks 1 and 2 (in the queue, usually)
     print(f"rank {rank} got {y.to_global(placement=flow.placement.all('cpu')).numpy()}")
     raise AssertionError("expected an error")
 except (RuntimeError, IndexError) as e:
