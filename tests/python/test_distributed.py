@@ -1227,7 +1227,8 @@ import oneflow.distributed as dist
 dist.init_process_group("gloo")
 rank = dist.get_rank()
 g02, g12 = dist.new_group([2, 0]), dist.new_group([1, 2])  # ranks are sorted, as PyTorch's
-assert dist.get_process_group_ranks(g02) == [0, 2] and dist.get_world_size(g02) == 2
+assert dist.get_process_group_ranks(g02) == [0, 2]
+assert dist.get_world_size(g02) == (2 if rank != 1 else -1)  # PyTorch's -1 outside
 assert dist.get_rank(g02) == {0: 0, 1: -1, 2: 1}[rank]
 assert dist.get_global_rank(g12, 1) == 2 and dist.get_group_rank(g12, 1) == 0
 t = flow.full((3,), float(rank + 1))
@@ -1285,6 +1286,24 @@ if rank != 1:
     out.pow(2).sum().backward()
     assert xb.grad.shape == (4, 3)
     np.testing.assert_allclose(sbn.running_mean.numpy(), 0.1 * mean, rtol=1e-4, atol=1e-6)
+# outside a group: PyTorch's -1 for its world size and from recv; SyncBatchNorm is BatchNorm
+assert dist.get_world_size(g12) == (-1 if rank == 0 else 2)
+if rank == 0:
+    assert dist.recv(flow.zeros(1), src=1, group=g12) == -1
+    xs = flow.ones(4, 3) * flow.arange(4.0)[:, None]
+    plain = flow.nn.SyncBatchNorm(3, process_group=g12)(xs)
+    want = (np.arange(4) - 1.5) / np.sqrt(1.25 + 1e-5)
+    np.testing.assert_allclose(plain.numpy()[:, 0], want, rtol=1e-4)
+# P2POp's group_peer is a rank of the group
+if rank:
+    other = flow.zeros(1)
+    ops = [
+        dist.P2POp(dist.isend, flow.tensor([float(rank)]), group=g12, group_peer=2 - rank),
+        dist.P2POp(dist.irecv, other, group=g12, group_peer=2 - rank),
+    ]
+    for w in dist.batch_isend_irecv(ops):
+        w.wait()
+    assert other.item() == 3.0 - rank, other
 total = flow.ones(1)
 dist.all_reduce(total)
 assert total.item() == 3.0
@@ -1300,3 +1319,48 @@ print(f"rank {rank} ok")
 
 def test_new_group_runs_collectives_among_its_ranks(tmp_path):
     _run_on_ranks(tmp_path, NEW_GROUP, 3)
+
+
+EXCHANGE = """
+import numpy as np
+import oneflow as flow
+import oneflow.distributed as dist
+
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+peer = 1 - rank
+# irecv before isend on both ranks (a common exchange): the receives wait for the sends
+for group in (None, dist.new_group([0, 1])):
+    got = flow.zeros(2)
+    w1 = dist.irecv(got, src=peer, group=group)
+    w2 = dist.isend(flow.full((2,), float(rank)), dst=peer, group=group)
+    w1.wait()
+    w2.wait()
+    assert got.tolist() == [float(peer)] * 2, got
+
+
+# DDP with a parameter only one rank uses: every rank gets its averaged gradient (PyTorch's)
+class M(flow.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.b, self.c = flow.nn.Linear(3, 1), flow.nn.Linear(3, 1)
+
+    def forward(self, x, use_c):
+        return self.b(x) + (self.c(x) if use_c else 0)
+
+
+m = M()
+ddp = flow.nn.parallel.DistributedDataParallel(m, find_unused_parameters=True)
+ddp(flow.ones(2, 3), use_c=(rank == 0)).sum().backward()
+np.testing.assert_allclose(m.c.weight.grad.numpy(), np.ones((1, 3)))  # (2 + 0) / 2
+np.testing.assert_allclose(m.b.weight.grad.numpy(), 2 * np.ones((1, 3)))
+m2 = M()
+ddp2 = flow.nn.parallel.DistributedDataParallel(m2, find_unused_parameters=True)
+ddp2(flow.ones(2, 3), use_c=False).sum().backward()
+assert m2.c.weight.grad is None  # no rank used it
+print(f"rank {rank} ok")
+"""
+
+
+def test_irecv_before_isend_and_ddp_parameters_unused_on_some_ranks(tmp_path):
+    _run_on_ranks(tmp_path, EXCHANGE, 2)

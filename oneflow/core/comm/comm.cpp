@@ -238,8 +238,15 @@ void run_gloo(const char* op, const Group& g, F&& f, bool flush_sends = true) {
     f();
   } catch (const gloo::Exception& e) {
     const std::string gone = gone_peers(g);
+    std::string where = std::to_string(g.rank) + " of " + std::to_string(g.size);
+    if (g.parent) {  // a subgroup: this process's rank, and the group's ranks
+      where = std::to_string(g.ranks[g.rank]) + " (rank " + where + " of the group of ranks";
+      for (size_t i = 0; i < g.ranks.size(); ++i)
+        where += (i ? ", " : " ") + std::to_string(g.ranks[i]);
+      where += ")";
+    }
     throw_error<RuntimeError>(
-        op, "communication failed on rank ", g.rank, " of ", g.size, ": ",
+        op, "communication failed on rank ", where, ": ",
         gone.empty() ? "a peer process may have exited, or the collective timed out" : gone, " (",
         e.what(), ")");
   }

@@ -118,6 +118,7 @@ class Work:
 
     def wait(self, timeout=None):
         """Blocks until the op ran; raises its error (a dead peer, a timeout)."""
+        _post_receives()
         if not self._done:
             # The engine has no wait for one instruction; waiting for every queued one covers
             # this op and raises its error like a value read would. A send is complete once
@@ -130,6 +131,7 @@ class Work:
 
     def is_completed(self):
         # Conservative without a per-op query: done once nothing is queued on any stream.
+        _post_receives()
         return self._done or _internal.pending_instructions() == 0
 
     def is_success(self):
@@ -202,8 +204,11 @@ def _group_rank(op, name, group, rank):
 
 def _member(op, group):
     """Checks the call; whether this process takes part (outside a group, PyTorch's
-    collectives return None without doing anything)."""
+    collectives return None without doing anything). Receives that irecv deferred are queued
+    first, unless this is a send (Note [Receives after sends])."""
     _start(op, group)
+    if op not in ("isend", "send", "irecv"):
+        _post_receives()
     g = _sub(group)
     return g is None or g.rank() >= 0
 
@@ -348,7 +353,11 @@ def new_group(
         raise ValueError(f"{op}: a group needs at least one rank")
     if ranks == list(range(world)):
         return GroupMember.WORLD
-    return ProcessGroup(ranks)
+    g = ProcessGroup(ranks)
+    if g.rank() >= 0:  # every process calls new_group (as PyTorch's): the members connect now
+        with _internal._CommGroupScope(ranks):
+            pass
+    return g
 
 
 def get_rank(group=None):
@@ -365,7 +374,7 @@ def get_world_size(group=None):
     """The number of processes (of the group); before the group is joined, the launcher's."""
     _check_group("get_world_size", group)
     if _sub(group) is not None:
-        return group.size()
+        return group.size() if group.rank() >= 0 else -1  # PyTorch's -1 outside the group
     return _env.get_world_size()
 
 
@@ -585,6 +594,20 @@ def _check_tag(op, tag):
         raise ValueError(f"{op}: expected tag to be a non-negative int, got {tag!r}")
 
 
+# Note [Receives after sends]: the communication stream runs its tasks one after another, and a
+# receive waits there until its message arrives. Two ranks that each irecv and then isend (a
+# common exchange) would both wait in their receive with their send queued behind it. So irecv
+# only checks its arguments and records the receive; it is queued once the sends issued after
+# it are: at the next op that is not a send, at Work.wait(), or at any oneflow.distributed
+# call. Its tensor is undefined until wait(), as PyTorch says.
+_deferred_receives = []
+
+
+def _post_receives():
+    while _deferred_receives:
+        _deferred_receives.pop(0)()
+
+
 def _isend(op, tensor, dst, group, tag):
     """Whether this process sent (outside the group it does nothing)."""
     if not _member(op, group):
@@ -619,9 +642,23 @@ def isend(tensor, dst, group=None, tag=0):
 
 
 def irecv(tensor, src=None, group=None, tag=0):
-    """Queues receiving into `tensor` (of the sent size) from rank `src`."""
-    src = _irecv("irecv", tensor, src, group, tag)
-    return None if src is None else Work([tensor], source_rank=src)
+    """Receives into `tensor` (of the sent size) from rank `src`; queued once the sends issued
+    after it are (Note [Receives after sends]), at the latest by Work.wait()."""
+    if not _member("irecv", group):
+        return None
+    _comm._check_tensor("irecv", "tensor", tensor)
+    _check_tag("irecv", tag)
+    peer = _group_rank("irecv", "src", group, src)
+    with _scope(group):
+        peer = _check_peer("irecv", "src", peer)
+
+    def post():
+        if tensor.numel() > 0:
+            with _scope(group), flow.no_grad():
+                _comm._write_through(tensor, lambda t: _internal._comm_recv(t, peer, tag))
+
+    _deferred_receives.append(post)
+    return Work([tensor], source_rank=src)
 
 
 def send(tensor, dst, group=None, tag=0):
@@ -630,9 +667,10 @@ def send(tensor, dst, group=None, tag=0):
 
 
 def recv(tensor, src=None, group=None, tag=0):
-    """Receives into `tensor` from rank `src`; returns the sender's rank (None outside the
-    group)."""
-    return _irecv("recv", tensor, src, group, tag)
+    """Receives into `tensor` from rank `src`; returns the sender's rank (-1 outside the
+    group, as PyTorch's)."""
+    got = _irecv("recv", tensor, src, group, tag)
+    return -1 if got is None else got
 
 
 from oneflow.distributed.objects import (  # noqa: E402,F401

@@ -216,7 +216,10 @@ class P2POp:
         if op not in (d.isend, d.irecv):
             raise ValueError("P2POp: expected op to be oneflow.distributed.isend or irecv")
         self.op, self.tensor, self.group, self.tag = op, tensor, group, tag
-        self.peer = peer if peer is not None else group_peer
+        if peer is None and group_peer is not None:  # a rank of the group: its global rank
+            g = d._sub(group)
+            peer = g._ranks[group_peer] if g is not None else group_peer
+        self.peer = peer
 
 
 def batch_isend_irecv(p2p_op_list):

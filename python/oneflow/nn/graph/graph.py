@@ -580,6 +580,14 @@ class Graph:
             scaler = self._scaler()
             scale = tracker = None
             if scaler is not None:
+                if not isinstance(scaler, StaticGradScaler) and any(
+                    p.is_global for p in self._parameters()
+                ):
+                    raise NotImplementedError(
+                        f"nn.Graph {self._name}: a dynamic GradScaler with global parameters "
+                        "is not supported in graphs yet (use StaticGradScaler, or GradScaler "
+                        "eagerly)"
+                    )
                 scale, tracker = scaler._graph_state(self._scaler_device())
             with grad_mode, self._amp(arg_tensors), _loss_scale(scale):
                 steps = self.config.settings.get("gradient_accumulation_steps", 1)

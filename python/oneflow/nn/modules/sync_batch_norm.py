@@ -133,12 +133,8 @@ class SyncBatchNorm(_BatchNorm):
         if input.is_global:  # batch norm of a global tensor covers every rank's batch already
             return super().forward(input)
         group = self.process_group
-        if group is not None and group.rank() < 0:
-            raise ValueError(
-                f"SyncBatchNorm: this process is not in its process_group {group} (rank "
-                f"{_internal._comm_rank()})"
-            )
-        size = _world_size() if group is None else group.size()
+        # outside its process_group (PyTorch's): plain BatchNorm of this process's batch
+        size = _world_size() if group is None else group.size() if group.rank() >= 0 else 1
         if not self.training or size == 1:
             return super().forward(input)
         momentum = self.momentum if self.momentum is not None else 0.0

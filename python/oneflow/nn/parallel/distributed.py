@@ -244,11 +244,22 @@ class DistributedDataParallel(Module):
         for b in self._buckets[self._next :]:
             self._launch(b)
         self._next = 0
+        # With unused parameters, which ones some rank used (PyTorch's bitmap): those get the
+        # average everywhere, the others keep no gradient.
+        used = None
+        if self.find_unused_parameters:
+            flags = flow.tensor(
+                [int(i in b.ready) for b in self._buckets for i in range(len(b.params))],
+                dtype=flow.int64,
+            )
+            with self._in_group():
+                _C._comm_all_reduce(flags, "sum")
+            used = iter(flags.tolist())
         # The averages replace .grad (one pass: the division writes a new tensor).
         with flow.no_grad():
             for b in self._buckets:
                 for i, p in enumerate(b.params):
-                    if i not in b.ready:
+                    if not (next(used) if used is not None else i in b.ready):
                         continue
                     total = b.flat[b.offsets[i] : b.offsets[i] + p.numel()].view(p.shape)
                     p.grad = total / self._world
