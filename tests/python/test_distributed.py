@@ -1229,6 +1229,11 @@ rank = dist.get_rank()
 g02, g12 = dist.new_group([2, 0]), dist.new_group([1, 2])  # ranks are sorted, as PyTorch's
 assert dist.get_process_group_ranks(g02) == [0, 2]
 assert dist.get_world_size(g02) == (2 if rank != 1 else -1)  # PyTorch's -1 outside
+try:
+    dist.new_group([0, 1], backend="nccl")
+    raise AssertionError("expected NotImplementedError")
+except NotImplementedError as e:
+    assert "NCCL" in str(e), e
 assert dist.get_rank(g02) == {0: 0, 1: -1, 2: 1}[rank]
 assert dist.get_global_rank(g12, 1) == 2 and dist.get_group_rank(g12, 1) == 0
 t = flow.full((3,), float(rank + 1))

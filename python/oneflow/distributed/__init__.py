@@ -343,6 +343,7 @@ def new_group(
     for the collectives' `group=`. Its members connect at its first collective."""
     op = "new_group"
     _require_initialized(op)
+    _check_backend(op, backend)
     world = _internal._comm_world_size()
     if ranks is None:
         return GroupMember.WORLD
@@ -386,6 +387,8 @@ def is_multi_client():
 def get_backend(group=None):
     _check_group("get_backend", group)
     _require_initialized("get_backend")
+    if _sub(group) is not None and group.rank() < 0:
+        raise ValueError("get_backend: invalid process group specified (this rank is not in it)")
     return Backend.GLOO
 
 
