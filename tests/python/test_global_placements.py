@@ -444,6 +444,19 @@ for (x, t), want in zip(batches(), eager):
 for a, b in zip(eager_params, list(a0.parameters()) + list(a1.parameters())):
     np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-5, atol=1e-6)
 
+# the rooted collectives say they cannot be recorded
+class Rooted(nn.Graph):
+    def build(self, t):
+        flow.comm.reduce(t, 0)
+        return t
+
+
+try:
+    Rooted()(flow.ones(2))
+    raise AssertionError("expected NotImplementedError")
+except NotImplementedError as e:
+    assert "reduce: cannot be recorded in nn.Graph" in str(e), e
+
 # a dynamic grad scaler with global parameters says it is not supported in graphs yet
 scaled = Pipeline(*placed(), aopt)
 scaled.set_grad_scaler(flow.amp.GradScaler(device="cpu"))

@@ -100,6 +100,15 @@ const CollectiveStep kRecvStep("recv", [](const TensorList&, const TensorList& o
 // The ranks of the subgroup of this thread's innermost GroupScope.
 const std::vector<int64_t>& scoped_ranks();
 
+// The collectives a traced graph cannot record yet say so (rather than the generic refusal of
+// what a graph cannot see).
+void refuse_in_graph(const char* op) {
+  if (graph::tracing())
+    throw_error<NotImplementedError>(op,
+                                     "cannot be recorded in nn.Graph yet (all_reduce, broadcast, "
+                                     "all_gather, reduce_scatter, all_to_all, send and recv can)");
+}
+
 // While a graph is traced: records the collective, and lets it run eagerly (the trace runs
 // build()) without recording what it does inside; a subgroup's collective with its ranks.
 class Traced {
@@ -558,6 +567,7 @@ void broadcast(const Tensor& tensor, int src) {
 
 void reduce(const Tensor& tensor, int dst, ReduceOp op) {
   const char* name = "reduce";
+  refuse_in_graph(name);
   auto g = group(name);
   check_tensor(tensor, name, "tensor");
   check_rank(dst, *g, name, "dst");
@@ -613,6 +623,7 @@ void all_gather(const Tensor& output, const Tensor& input) {
 
 void gather(const Tensor& output, const Tensor& input, int dst) {
   const char* name = "gather";
+  refuse_in_graph(name);
   auto g = group(name);
   check_rank(dst, *g, name, "dst");
   check_tensor(input, name, "input");
@@ -643,6 +654,7 @@ void gather(const Tensor& output, const Tensor& input, int dst) {
 
 void scatter(const Tensor& output, const Tensor& input, int src) {
   const char* name = "scatter";
+  refuse_in_graph(name);
   auto g = group(name);
   check_rank(src, *g, name, "src");
   check_tensor(output, name, "output");
@@ -737,6 +749,7 @@ void all_to_all(const Tensor& output, const Tensor& input) {
 
 void barrier() {
   const char* name = "barrier";
+  refuse_in_graph(name);
   auto g = group(name);
   if (g->size == 1) return;
   submit(name, {}, [g, name] {
