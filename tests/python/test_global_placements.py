@@ -340,7 +340,7 @@ import datetime
 import oneflow as flow
 import oneflow.distributed as dist
 
-dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=3))
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=10))
 rank = dist.get_rank()
 sub = flow.placement("cpu", ranks=[1, 2])
 x = flow.randn(4, 3).to_global(placement=sub, sbp=flow.sbp.broadcast)
