@@ -359,50 +359,36 @@ Tensor transfer(const Tensor& t, const Placement& to, const Sbp& dst) {
     if (dst.kind == Sbp::kPartialSum) return j == 0 ? whole : nullptr;
     return dst.is_split() ? my_rows(whole, dst.axis, k, j) : whole;
   };
-  const CreationOptions opts{t->dtype(), local_device(to), ""};
   // Shard to shard: where a source rank already holds destination rank j's shard (the same
   // layout on as many ranks, or a broadcast source: any rank holds the whole value), source
   // rank j % (its number of ranks) sends it directly; nothing is gathered.
   const int64_t kf = static_cast<int64_t>(from.ranks.size());
   const bool same = g.sbp == dst && (dst.kind == Sbp::kBroadcast || kf == k);
-  if (same || g.sbp.kind == Sbp::kBroadcast) {
-    Tensor mine;
-    for (int64_t j = 0; j < k; ++j) {
-      if (from.ranks[j % kf] != me) continue;
-      const Tensor piece = same ? g.local : shard(g.local, j);
-      if (!piece) continue;  // a partial sum's zeros
-      if (to.ranks[j] == me)
-        mine = F::clone(piece);
-      else
-        comm::send(F::contiguous(piece), static_cast<int>(to.ranks[j]), kTransferTag);
-    }
-    if (mine_at < 0) return make(absent_shard(shape, dst, to, t->dtype()), to, dst, shape);
-    if (!mine) {
-      mine = F::zeros(local_shape(shape, dst, to), opts);
-      if (same || dst.kind != Sbp::kPartialSum || mine_at == 0)
-        comm::recv(mine, static_cast<int>(from.ranks[mine_at % kf]), kTransferTag);
-    }
-    return make(mine, to, dst, shape);
-  }
-  Tensor mine;
-  if (me == root) {
-    const Tensor whole = F::contiguous(box_local(t, Sbp::broadcast()));
-    for (int64_t j = 0; j < k; ++j) {
-      const Tensor piece = shard(whole, j);
-      if (to.ranks[j] == me)
-        mine = piece ? F::clone(piece) : nullptr;
-      else if (piece)
-        comm::send(F::contiguous(piece), static_cast<int>(to.ranks[j]), kTransferTag);
-    }
+  const bool direct = same || g.sbp.kind == Sbp::kBroadcast;
+  auto sender = [&](int64_t j) { return direct ? from.ranks[j % kf] : root; };
+  Tensor source;  // what this process cuts the shards it sends from
+  if (direct) {
+    if (holds(from)) source = g.local;
+  } else if (me == root) {
+    source = F::contiguous(box_local(t, Sbp::broadcast()));
   } else if (holds(from)) {
     box_local(t, Sbp::broadcast());  // the other source ranks take part in the gathering
   }
+  Tensor mine;
+  for (int64_t j = 0; j < k && source; ++j) {
+    if (sender(j) != me) continue;
+    const Tensor piece = same ? source : shard(source, j);
+    if (!piece) continue;  // a partial sum's zeros
+    if (to.ranks[j] == me)
+      mine = F::clone(piece);
+    else
+      comm::send(F::contiguous(piece), static_cast<int>(to.ranks[j]), kTransferTag);
+  }
   if (mine_at < 0) return make(absent_shard(shape, dst, to, t->dtype()), to, dst, shape);
-  const Shape local = local_shape(shape, dst, to);
-  if (!mine && dst.kind == Sbp::kPartialSum && mine_at != 0) mine = F::zeros(local, opts);
   if (!mine) {
-    mine = F::zeros(local, opts);
-    comm::recv(mine, static_cast<int>(root), kTransferTag);
+    mine = F::zeros(local_shape(shape, dst, to), CreationOptions{t->dtype(), local_device(to), ""});
+    if (same || dst.kind != Sbp::kPartialSum || mine_at == 0)  // else a partial sum's zeros
+      comm::recv(mine, static_cast<int>(sender(mine_at)), kTransferTag);
   }
   return make(mine, to, dst, shape);
 }
