@@ -115,10 +115,16 @@ def test_global_errors_one_rank():
         g.data_ptr()
     with pytest.raises(ValueError, match="names rank 1, which is not in the process group of 1"):
         flow.tensor(_a()).to_global(flow.placement("cpu", [0, 1]), flow.sbp.broadcast)
-    with pytest.raises(NotImplementedError, match="N-D sbp"):
+    with pytest.raises(ValueError, match="expected 1 sbp"):
         g.to_global(sbp=[flow.sbp.broadcast, flow.sbp.broadcast])
-    with pytest.raises(NotImplementedError, match="N-D placements"):
+    with pytest.raises(ValueError, match="needs a tuple of 2 sbp"):
         flow.tensor(_a()).to_global(flow.placement("cpu", [[0]]), flow.sbp.broadcast)
+    with pytest.raises(ValueError, match="same length"):
+        flow.tensor(_a()).to_global(flow.placement("cpu", [[0], []]), flow.sbp.broadcast)
+    # a 1 x 1 placement: an sbp per axis
+    nd = flow.tensor(_a()).to_global(flow.placement("cpu", [[0]]), (flow.sbp.split(0),) * 2)
+    assert nd.sbp == (flow.sbp.split(0), flow.sbp.split(0)) and nd.placement.hierarchy == (1, 1)
+    np.testing.assert_array_equal((nd * 2).numpy(), _a() * 2)
     with pytest.raises(IndexError, match="split axis"):
         g.to_global(sbp=flow.sbp.split(2))
     with pytest.raises(ValueError, match="needs an sbp"):

@@ -23,8 +23,67 @@ Sbp sbp_from_py(const std::string& kind, int64_t axis, const char* op) {
   throw_error<ValueError>(op, "unknown sbp ", kind);
 }
 
-Placement placement_from_py(const std::string& type, const std::vector<int64_t>& ranks) {
-  return Placement{type == "cuda" ? DeviceType::kCUDA : DeviceType::kCPU, ranks};
+// Ranks nested as the hierarchy (Note [N-D placements]), flattened row-major.
+void flatten_ranks(py::handle h, size_t depth, Placement& p) {
+  if (!py::isinstance<py::sequence>(h) || py::isinstance<py::str>(h)) {
+    p.ranks.push_back(h.cast<int64_t>());
+    return;
+  }
+  const py::sequence seq = py::reinterpret_borrow<py::sequence>(h);
+  const int64_t n = static_cast<int64_t>(py::len(seq));
+  if (p.hierarchy.size() == depth) {
+    p.hierarchy.push_back(n);
+  } else if (p.hierarchy.size() < depth || p.hierarchy[depth] != n) {
+    throw_error<ValueError>("placement", "the nested lists of ranks must all have the same length");
+  }
+  for (py::handle item : seq) flatten_ranks(item, depth + 1, p);
+}
+
+Placement placement_from_py(const std::string& type, py::handle ranks) {
+  Placement p{type == "cuda" ? DeviceType::kCUDA : DeviceType::kCPU, {}, {}};
+  flatten_ranks(ranks, 0, p);
+  if (p.hierarchy.size() == 1) p.hierarchy.clear();  // 1-D
+  if (static_cast<int64_t>(p.ranks.size()) !=
+          [&] {
+            int64_t n = 1;
+            for (int64_t h : p.hierarchy) n *= h;
+            return n;
+          }() &&
+      p.nd())
+    throw_error<ValueError>("placement", "the nested lists of ranks must all have the same length");
+  return p;
+}
+
+// One sbp ("split", axis), or a list of (kind, axis) pairs, one per hierarchy axis of p (one
+// sbp on an N-D placement: the same on every axis); negative split axes count from ndim.
+NdSbp nd_sbp_from_py(py::handle kind, int64_t axis, int64_t ndim, const Placement& p,
+                     const char* op) {
+  auto one = [&](const std::string& k, int64_t a) {
+    Sbp s = sbp_from_py(k, a, op);
+    if (s.is_split() && a < 0) s.axis = a + ndim;
+    return s;
+  };
+  if (py::isinstance<py::str>(kind)) return global::uniform(p, one(kind.cast<std::string>(), axis));
+  NdSbp nd;
+  for (py::handle item : kind) {
+    auto pair = item.cast<std::pair<std::string, int64_t>>();
+    nd.push_back(one(pair.first, pair.second));
+  }
+  return nd;
+}
+
+py::object nested_ranks_to_py(const Placement& p, size_t axis, int64_t begin) {
+  if (!p.nd()) return py::cast(p.ranks);
+  py::list out;
+  int64_t inner = 1;
+  for (size_t a = axis + 1; a < p.hierarchy.size(); ++a) inner *= p.hierarchy[a];
+  for (int64_t i = 0; i < p.hierarchy[axis]; ++i) {
+    if (axis + 1 == p.hierarchy.size())
+      out.append(p.ranks[begin + i]);
+    else
+      out.append(nested_ranks_to_py(p, axis + 1, begin + i * inner));
+  }
+  return out;
 }
 
 const char* sbp_kind_name(const Sbp& s) {
@@ -35,37 +94,37 @@ const char* sbp_kind_name(const Sbp& s) {
 void init_global(py::module_& m) {
   m.def(
       "_global_from_local",
-      [](const Tensor& local, const std::string& type, const std::vector<int64_t>& ranks,
-         const std::string& kind, int64_t axis, bool check_meta, bool sync_broadcast,
+      [](const Tensor& local, const std::string& type, py::handle ranks, py::handle kind,
+         int64_t axis, bool check_meta, bool sync_broadcast,
          std::optional<std::vector<int64_t>> shape) {
         if (local->global()) throw_error<RuntimeError>("to_global", "the tensor is global already");
-        Sbp sbp = sbp_from_py(kind, axis, "to_global");
-        if (sbp.is_split() && axis < 0) sbp.axis = axis + local->ndim();
+        const Placement p = placement_from_py(type, ranks);
+        const NdSbp nd = nd_sbp_from_py(kind, axis, local->ndim(), p, "to_global");
         ReleaseGil nogil;
         const Shape known = shape ? Shape(*shape) : Shape{};
-        return global::from_local(alias_detached(local), placement_from_py(type, ranks), sbp,
-                                  check_meta, sync_broadcast, shape ? &known : nullptr);
+        return global::from_local(alias_detached(local), p, nd, check_meta, sync_broadcast,
+                                  shape ? &known : nullptr);
       },
       py::arg("local"), py::arg("type"), py::arg("ranks"), py::arg("kind"), py::arg("axis"),
       py::arg("check_meta") = true, py::arg("sync_broadcast") = false,
       py::arg("shape") = py::none());
-  m.def("_global_box", [](const Tensor& t, const std::string& kind, int64_t axis) {
-    Sbp sbp = sbp_from_py(kind, axis, "to_global");
-    if (sbp.is_split() && axis < 0) sbp.axis = axis + t->ndim();
-    if (sbp.is_split() && (sbp.axis < 0 || sbp.axis >= t->ndim()))
-      throw_error<IndexError>("to_global", "split axis ", axis, " is out of range for a ",
-                              t->ndim(), "-d tensor");
+  m.def("_global_box", [](const Tensor& t, py::handle kind, int64_t axis) {
+    const NdSbp nd = nd_sbp_from_py(kind, axis, t->ndim(), global::meta(t).placement, "to_global");
+    for (const Sbp& sbp : nd)
+      if (sbp.is_split() && (sbp.axis < 0 || sbp.axis >= t->ndim()))
+        throw_error<IndexError>("to_global", "split axis ", sbp.axis, " is out of range for a ",
+                                t->ndim(), "-d tensor");
     ReleaseGil nogil;
-    return global::box(t, sbp);
+    return global::box(t, nd);
   });
-  m.def("_global_transfer",
-        [](const Tensor& t, const std::string& type, const std::vector<int64_t>& ranks,
-           const std::string& kind, int64_t axis) {
-          const Placement to = placement_from_py(type, ranks);
-          global::check_placement(to, "to_global");
-          ReleaseGil nogil;
-          return global::transfer(t, to, sbp_from_py(kind, axis, "to_global"));
-        });
+  m.def("_global_transfer", [](const Tensor& t, const std::string& type, py::handle ranks,
+                               py::handle kind, int64_t axis) {
+    const Placement to = placement_from_py(type, ranks);
+    global::check_placement(to, "to_global");
+    const NdSbp nd = nd_sbp_from_py(kind, axis, t->ndim(), to, "to_global");
+    ReleaseGil nogil;
+    return global::transfer(t, to, nd);
+  });
   m.def("_global_whole", [](const Tensor& t) {
     ReleaseGil nogil;
     return alias_detached(global::whole_value(t));
@@ -75,13 +134,21 @@ void init_global(py::module_& m) {
   m.def("_global_to_local", [](const Tensor& t) { return alias_detached(global::local_of(t)); });
   m.def("_global_placement", [](const Tensor& t) {
     const Placement& p = global::meta(t).placement;
-    return py::make_tuple(p.type == DeviceType::kCUDA ? "cuda" : "cpu", p.ranks);
+    return py::make_tuple(p.type == DeviceType::kCUDA ? "cuda" : "cpu",
+                          nested_ranks_to_py(p, 0, 0));
   });
   m.def("_global_sbp", [](const Tensor& t) {
     const Sbp& s = global::meta(t).sbp;
     return py::make_tuple(sbp_kind_name(s), s.axis);
   });
-  m.def("_global_check_placement", [](const std::string& type, const std::vector<int64_t>& ranks) {
+  // Every hierarchy axis's sbp, as (kind, axis) pairs.
+  m.def("_global_nd_sbp", [](const Tensor& t) {
+    py::list out;
+    for (const Sbp& s : global::meta(t).layout())
+      out.append(py::make_tuple(sbp_kind_name(s), s.axis));
+    return out;
+  });
+  m.def("_global_check_placement", [](const std::string& type, py::handle ranks) {
     global::check_placement(placement_from_py(type, ranks), "placement");
   });
 }

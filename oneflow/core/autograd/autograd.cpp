@@ -246,8 +246,8 @@ TensorList AccumulateGrad::apply(TensorList&& out_grads) {
   if (!g) return {};
   g = run_leaf_hooks(leaf, std::move(g));
   if (g->global() && leaf->global() && !grad_mode_enabled() && t_bucket &&
-      g->global()->sbp.kind == Sbp::kPartialSum && leaf->global()->sbp.kind == Sbp::kBroadcast &&
-      g->shape() == leaf->shape()) {
+      g->global()->nd_sbp.empty() && g->global()->sbp.kind == Sbp::kPartialSum &&
+      leaf->global()->sbp.kind == Sbp::kBroadcast && g->shape() == leaf->shape()) {
     t_bucket->push_back({leaf, g});  // Note [Bucketed gradient all-reduce]
     return {};
   }
@@ -260,8 +260,8 @@ void accumulate_into_grad(const Tensor& leaf, Tensor g) {
   AutogradMeta& am = leaf->autograd();
   // A global leaf's gradient takes the leaf's layout.
   if (g->global() && leaf->global() && !grad_mode_enabled() &&
-      g->global()->sbp != leaf->global()->sbp && g->shape() == leaf->shape())
-    g = global::box(g, leaf->global()->sbp);
+      g->global()->layout() != leaf->global()->layout() && g->shape() == leaf->shape())
+    g = global::box(g, leaf->global()->layout());
   // A local leaf that took part in global ops as a number (a 0-d operand) gets the whole
   // gradient, the same on every rank.
   if (g->global() && !leaf->global() && !grad_mode_enabled()) g = global::whole_value(g);

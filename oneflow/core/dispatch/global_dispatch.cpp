@@ -534,6 +534,84 @@ Attrs local_attrs(const Primitive& prim, const Attrs& attrs, const Signature& si
   return local;
 }
 
+// An op's signature on every hierarchy axis of its placement (one on 1-D placements) and the
+// attributes of the primitive run on the shards.
+struct Plan {
+  std::vector<Signature> axes;
+  Attrs shard_attrs;
+  NdSbp in(size_t i) const {
+    NdSbp nd;
+    for (const Signature& s : axes) nd.push_back(s.in[i]);
+    return nd;
+  }
+  NdSbp out(size_t i) const {
+    NdSbp nd;
+    for (const Signature& s : axes) nd.push_back(s.out_of(i));
+    return nd;
+  }
+  bool any_out(size_t i, bool (*pred)(const Sbp&)) const {
+    for (const Signature& s : axes)
+      if (pred(s.out_of(i))) return true;
+    return false;
+  }
+};
+
+// Note [N-D signatures]: on an N-D placement the op picks a 1-D signature per hierarchy axis,
+// from the first. Axis k sees each input as the 1-D global tensor of its axis group: the piece
+// of the value the axes before k pick (as the signatures chosen there lay the inputs out),
+// with the input's own sbp on axis k; the op on that piece, with the attributes the axes
+// before k rewrote for it (local_attrs), is what axis k's signature splits further. Each
+// axis's signature makes the op on its pieces the op on the whole, so the nesting does too.
+Plan plan_op(const Primitive& prim, const TensorList& inputs, const Attrs& attrs,
+             const std::vector<TensorMeta>& metas, const Tensor& inplace_out,
+             const Placement& placement) {
+  Plan plan;
+  if (!placement.nd()) {
+    plan.axes.push_back(choose_signature(prim, inputs, attrs, metas, inplace_out));
+    plan.shard_attrs =
+        metas.empty() ? attrs : local_attrs(prim, attrs, plan.axes[0], metas[0].shape, placement);
+    return plan;
+  }
+  std::vector<Shape> shapes;  // each input's piece at the current axis
+  for (const Tensor& t : inputs) shapes.push_back(t->shape());
+  Shape inplace_piece = inplace_out ? inplace_out->shape() : Shape{};
+  Attrs a = attrs;
+  std::vector<TensorMeta> m = metas;
+  for (int64_t k = 0; k < placement.ndim(); ++k) {
+    const Placement group = global::axis_group(placement, k);
+    TensorList proxies;
+    Tensor inplace_proxy;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const Tensor& t = inputs[i];
+      if (!is_global(t)) {
+        proxies.push_back(t);
+        continue;
+      }
+      const Sbp s = global::meta(t).layout()[k];
+      const CreationOptions meta{t->dtype(), Device{DeviceType::kMeta, 0}, ""};
+      proxies.push_back(global::make(
+          functional::zeros(global::local_shape(shapes[i], s, group), meta), group, s, shapes[i]));
+      if (t == inplace_out) inplace_proxy = proxies.back();
+    }
+    if (inplace_out && !inplace_proxy) {
+      const Sbp s = global::meta(inplace_out).layout()[k];
+      const CreationOptions meta{inplace_out->dtype(), Device{DeviceType::kMeta, 0}, ""};
+      inplace_proxy =
+          global::make(functional::zeros(global::local_shape(inplace_piece, s, group), meta), group,
+                       s, inplace_piece);
+    }
+    if (k > 0) m = prim.infer(proxies, a);
+    Signature sig = choose_signature(prim, proxies, a, m, inplace_proxy);
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (is_global(inputs[i])) shapes[i] = global::local_shape(shapes[i], sig.in[i], group);
+    if (inplace_out) inplace_piece = global::local_shape(inplace_piece, sig.out, group);
+    if (!m.empty()) a = local_attrs(prim, a, sig, m[0].shape, group);
+    plan.axes.push_back(std::move(sig));
+  }
+  plan.shard_attrs = std::move(a);
+  return plan;
+}
+
 }  // namespace
 
 TensorList eager_global(const Primitive& prim, const TensorList& inputs, const Attrs& attrs,
@@ -587,7 +665,8 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
 
   // Global output metas: the primitive's own inference on the global shapes.
   const std::vector<TensorMeta> metas = prim.infer(inputs, attrs);
-  const Signature sig = choose_signature(prim, inputs, attrs, metas, inplace_out);
+  const Plan plan = plan_op(prim, inputs, attrs, metas, inplace_out, *placement);
+  const bool nd = placement->nd();
 
   bool needs_grad = false;
   if (prim.traits().differentiable && recording)
@@ -623,7 +702,7 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
       outputs.push_back(inplace_out);
     }
     for (size_t i = 0; i < metas.size() && !inplace_out; ++i) {
-      const Sbp& out_sbp = sig.out_of(i);
+      const NdSbp out_sbp = plan.out(i);
       const Shape shard = global::local_shape(metas[i].shape, out_sbp, *placement);
       const CreationOptions meta{metas[i].dtype, Device{DeviceType::kMeta, 0}, ""};
       outputs.push_back(
@@ -634,18 +713,21 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
   }
   TensorList local_in;
   local_in.reserve(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i)
-    local_in.push_back(is_global(inputs[i]) ? global::box_local(inputs[i], sig.in[i]) : inputs[i]);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i];
+    local_in.push_back(!is_global(t) ? t
+                       : nd          ? global::box_local(t, plan.in(i))
+                                     : global::box_local(t, plan.axes[0].in[i]));
+  }
   // A random primitive with a split result draws each shard's numbers from a stream of its own:
   // every rank's generator holds the same seed and offset (they are seeded alike), which would
   // repeat one shard's numbers on every rank (dropout's mask on each data-parallel shard).
-  Attrs shard_attrs =
-      metas.empty() ? attrs : local_attrs(prim, attrs, sig, metas[0].shape, *placement);
+  Attrs shard_attrs = plan.shard_attrs;
   const int64_t me = global::rank_in(*placement);
   if (attrs.has("seed") && placement->ranks.size() > 1 && me > 0) {
     bool split = false;
     for (size_t i = 0; i < std::max<size_t>(metas.size(), 1); ++i)
-      split = split || sig.out_of(i).is_split();
+      split = split || plan.any_out(i, [](const Sbp& s) { return s.is_split(); });
     if (split) {
       const uint64_t seed = static_cast<uint64_t>(shard_attrs.get<int64_t>("seed"));
       const uint64_t mixed = seed ^ (0x9E3779B97F4A7C15ull * static_cast<uint64_t>(me));
@@ -660,10 +742,13 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
   }
   // A random primitive's broadcast result must be the same on every rank, whatever each
   // rank's generator holds: rank 0's numbers (split results are per-rank numbers anyway).
+  // (On N-D placements: along each axis whose sbp is broadcast, its axis group's first rank's.)
   if (attrs.has("seed") && !inplace_out && placement->ranks.size() > 1)
     for (size_t i = 0; i < local_out.size(); ++i)
-      if (sig.out_of(i).kind == Sbp::kBroadcast)
-        global::broadcast_from_first(local_out[i], *placement);
+      for (size_t k = 0; k < plan.axes.size(); ++k)
+        if (plan.axes[k].out_of(i).kind == Sbp::kBroadcast)
+          global::broadcast_from_first(local_out[i],
+                                       global::axis_group(*placement, static_cast<int64_t>(k)));
   TensorList outputs;
   outputs.reserve(local_out.size());
   for (size_t i = 0; i < local_out.size(); ++i) {
@@ -671,12 +756,12 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
       outputs.push_back(inplace_out);
       continue;
     }
-    const Sbp& out_sbp = sig.out_of(i);
+    const NdSbp out_sbp = plan.out(i);
     const Shape expected = global::local_shape(metas[i].shape, out_sbp, *placement);
     if (local_out[i]->shape() != expected)
-      throw_error<RuntimeError>(prim.name(), "internal error: the shard of output ", i, " under ",
-                                out_sbp.str(), " has shape ", shape_str(local_out[i]->shape()),
-                                ", expected ", shape_str(expected));
+      throw_error<RuntimeError>(
+          prim.name(), "internal error: the shard of output ", i, " under ", nd_sbp_str(out_sbp),
+          " has shape ", shape_str(local_out[i]->shape()), ", expected ", shape_str(expected));
     const bool copied_view =
         prim.traits().is_view && is_global(inputs[0]) &&
         (local_in[0] != global::local_of(inputs[0]) || global::meta(inputs[0]).copied_view);

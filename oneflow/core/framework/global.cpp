@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 
 #include "oneflow/core/autograd/autograd.h"
 #include "oneflow/core/comm/comm.h"
@@ -30,11 +31,33 @@ std::string Sbp::str() const {
   return "?";
 }
 
+std::string nd_sbp_str(const NdSbp& nd) {
+  std::string s = "(";
+  for (size_t i = 0; i < nd.size(); ++i) s += (i ? ", " : "") + nd[i].str();
+  return s + ")";
+}
+
+namespace {
+// ranks[begin, begin + size of axes from `axis` on) nested as the hierarchy says.
+std::string nested_ranks(const Placement& p, size_t axis, int64_t begin) {
+  if (axis + 1 >= p.hierarchy.size()) {
+    const int64_t n = p.nd() ? p.hierarchy.back() : static_cast<int64_t>(p.ranks.size());
+    std::string s = "[";
+    for (int64_t i = 0; i < n; ++i) s += (i ? ", " : "") + std::to_string(p.ranks[begin + i]);
+    return s + "]";
+  }
+  int64_t inner = 1;
+  for (size_t a = axis + 1; a < p.hierarchy.size(); ++a) inner *= p.hierarchy[a];
+  std::string s = "[";
+  for (int64_t i = 0; i < p.hierarchy[axis]; ++i)
+    s += (i ? ", " : "") + nested_ranks(p, axis + 1, begin + i * inner);
+  return s + "]";
+}
+}  // namespace
+
 std::string Placement::str() const {
-  std::string s = std::string("placement(type=\"") + (type == DeviceType::kCPU ? "cpu" : "cuda") +
-                  "\", ranks=[";
-  for (size_t i = 0; i < ranks.size(); ++i) s += (i ? ", " : "") + std::to_string(ranks[i]);
-  return s + "])";
+  return std::string("placement(type=\"") + (type == DeviceType::kCPU ? "cpu" : "cuda") +
+         "\", ranks=" + nested_ranks(*this, 0, 0) + ")";
 }
 
 namespace global {
@@ -45,6 +68,13 @@ int64_t world_size() { return comm::initialized() ? comm::world_size() : 1; }
 void check_placement(const Placement& p, const char* op) {
   const int64_t k = world_size();
   if (p.ranks.empty()) throw_error<ValueError>(op, "a placement needs at least one rank");
+  if (p.nd()) {
+    int64_t n = 1;
+    for (int64_t h : p.hierarchy) n *= h;
+    if (n != static_cast<int64_t>(p.ranks.size()))
+      throw_error<ValueError>(op, "placement ", p.str(), ": the nested lists of ranks must all ",
+                              "have the same length");
+  }
   for (size_t i = 0; i < p.ranks.size(); ++i) {
     const int64_t r = p.ranks[i];
     if (r < 0 || r >= k)
@@ -80,7 +110,45 @@ std::pair<int64_t, int64_t> split_range(int64_t n, int64_t k, int64_t r) {
   return {begin, begin + base + (r < extra ? 1 : 0)};
 }
 
+std::vector<int64_t> coords(const Placement& p, int64_t index) {
+  if (!p.nd()) return {index};
+  std::vector<int64_t> c(p.hierarchy.size());
+  for (size_t a = p.hierarchy.size(); a-- > 0;) {
+    c[a] = index % p.hierarchy[a];
+    index /= p.hierarchy[a];
+  }
+  return c;
+}
+
+Placement axis_group(const Placement& p, int64_t axis, int64_t index) {
+  if (!p.nd()) return p;
+  if (index < 0) index = std::max<int64_t>(rank_in(p), 0);
+  int64_t stride = 1;
+  for (size_t a = axis + 1; a < p.hierarchy.size(); ++a) stride *= p.hierarchy[a];
+  const int64_t n = p.hierarchy[axis];
+  const int64_t first = index - ((index / stride) % n) * stride;
+  Placement g{p.type, {}, {}};
+  for (int64_t i = 0; i < n; ++i) g.ranks.push_back(p.ranks[first + i * stride]);
+  return g;
+}
+
+NdSbp uniform(const Placement& p, const Sbp& s) { return NdSbp(p.ndim(), s); }
+
+Shape local_shape(const Shape& global_shape, const NdSbp& nd, const Placement& p, int64_t index) {
+  if (!p.nd()) return local_shape(global_shape, nd.at(0), p);
+  if (index < 0) index = std::max<int64_t>(rank_in(p), 0);
+  const std::vector<int64_t> c = coords(p, index);
+  Shape s = global_shape;
+  for (size_t a = 0; a < nd.size(); ++a)
+    if (nd[a].is_split()) {
+      auto [b, e] = split_range(s[nd[a].axis], p.hierarchy[a], c[a]);
+      s[nd[a].axis] = e - b;
+    }
+  return s;
+}
+
 Shape local_shape(const Shape& global_shape, const Sbp& sbp, const Placement& p) {
+  if (p.nd()) return local_shape(global_shape, uniform(p, sbp), p);
   Shape s = global_shape;
   if (sbp.is_split()) {
     const int64_t k = static_cast<int64_t>(p.ranks.size());
@@ -149,22 +217,35 @@ Strides global_strides(const TensorImpl& local, const Shape& shape) {
 namespace {
 
 // The meta shard of a process that p leaves out (Note [Absent shards]).
-Tensor absent_shard(const Shape& global_shape, const Sbp& sbp, const Placement& p, DType dt) {
-  return F::zeros(local_shape(global_shape, sbp, p),
+Tensor absent_shard(const Shape& global_shape, const NdSbp& nd, const Placement& p, DType dt) {
+  return F::zeros(local_shape(global_shape, nd, p),
                   CreationOptions{dt, Device{DeviceType::kMeta, 0}, ""});
+}
+Tensor absent_shard(const Shape& global_shape, const Sbp& sbp, const Placement& p, DType dt) {
+  return absent_shard(global_shape, uniform(p, sbp), p, dt);
 }
 
 }  // namespace
 
 Tensor make(const Tensor& local, const Placement& p, const Sbp& sbp, const Shape& global_shape,
             bool copied_view, const Tensor& view_base) {
+  if (p.nd()) return make(local, p, uniform(p, sbp), global_shape, copied_view, view_base);
+  return make(local, p, NdSbp{sbp}, global_shape, copied_view, view_base);
+}
+
+Tensor make(const Tensor& local, const Placement& p, const NdSbp& nd, const Shape& global_shape,
+            bool copied_view, const Tensor& view_base) {
+  if (static_cast<int64_t>(nd.size()) != p.ndim())
+    throw_error<ValueError>("to_global", "expected ", p.ndim(), " sbp for the placement ", p.str(),
+                            ", got ", nd.size());
   const bool meta = local->device().type == DeviceType::kMeta;
   TensorMeta m{global_shape, global_strides(*local, global_shape), 0, local->dtype(),
                meta ? local_device(p) : local->device()};
   auto t = std::make_shared<TensorImpl>(std::move(m), local->storage(), local->version_counter());
   auto g = std::make_shared<GlobalMeta>();
   g->placement = p;
-  g->sbp = sbp;
+  g->sbp = nd[0];
+  if (p.nd()) g->nd_sbp = nd;
   g->local = local;
   g->copied_view = copied_view;
   g->view_base = view_base;
@@ -280,6 +361,7 @@ Tensor box_local(const Tensor& t, const Sbp& dst) {
   const GlobalMeta& g = meta(t);
   const Tensor& local = g.local;
   const Placement& p = g.placement;
+  if (p.nd()) return box_local(t, uniform(p, dst));
   const int64_t k = static_cast<int64_t>(p.ranks.size()), me = rank_in(p);
   if (g.sbp == dst || k == 1) return local;
   if (me < 0) return absent_shard(t->shape(), dst, p, t->dtype());
@@ -325,7 +407,79 @@ void broadcast_from_first(const Tensor& local, const Placement& p) {
 
 Tensor box(const Tensor& t, const Sbp& dst) {
   const GlobalMeta& g = meta(t);
+  if (g.placement.nd()) return box(t, uniform(g.placement, dst));
   if (g.sbp == dst) return t;
+  return make(box_local(t, dst), g.placement, dst, t->shape());
+}
+
+// Note [N-D boxing]: one axis's sbp changes by a 1-D boxing among the ranks of its axis group
+// (the value there: the piece the axes before it pick, cut along the dims the axes after it
+// split to this rank's part). That is right when no later axis splits a dim the change moves
+// (the one the axis splits before or after): S(0) -> B on axis 0 under (., S(1)) gathers
+// column blocks of row pieces, which concatenate into the column block of the whole; under
+// (., S(0)) each rank holds rows of a row piece, whose concatenation is not a row block of the
+// whole. Axes change from the first that differs; when a later axis's split is in the way,
+// the last split axis becomes broadcast first (nothing after it splits), and is laid out as
+// the destination says when its turn comes. Partial sums on other axes commute with all of
+// it (boxing is linear).
+Tensor box_local(const Tensor& t, const NdSbp& dst) {
+  const GlobalMeta& g = meta(t);
+  const Placement& p = g.placement;
+  if (!p.nd()) {
+    if (dst.size() != 1)
+      throw_error<ValueError>("to_global", "expected 1 sbp for the placement ", p.str(), ", got ",
+                              dst.size());
+    return box_local(t, dst[0]);
+  }
+  const int64_t n = p.ndim();
+  if (static_cast<int64_t>(dst.size()) != n)
+    throw_error<ValueError>("to_global", "expected ", n, " sbp for the placement ", p.str(),
+                            ", got ", dst.size());
+  NdSbp cur = g.layout();
+  if (cur == dst) return g.local;
+  const int64_t me = rank_in(p);
+  if (me < 0) return absent_shard(t->shape(), dst, p, t->dtype());
+  GradModeGuard no_grad(false);
+  const std::vector<int64_t> c = coords(p, me);
+  Tensor local = g.local;
+  // Changes axis k to `to` by a 1-D boxing in its axis group.
+  auto step = [&](int64_t k, const Sbp& to) {
+    Shape piece = t->shape();
+    for (int64_t a = 0; a < k; ++a)
+      if (cur[a].is_split()) {
+        auto [b, e] = split_range(piece[cur[a].axis], p.hierarchy[a], c[a]);
+        piece[cur[a].axis] = e - b;
+      }
+    for (int64_t a = k + 1; a < n; ++a)
+      if (cur[a].is_split()) piece[cur[a].axis] = local->shape()[cur[a].axis];
+    local = box_local(make(local, axis_group(p, k, me), cur[k], piece), to);
+    cur[k] = to;
+  };
+  auto moves = [](const Sbp& s, const Sbp& u) { return s.is_split() && s.axis == u.axis; };
+  for (;;) {
+    int64_t k = 0;
+    while (k < n && cur[k] == dst[k]) ++k;
+    if (k == n) break;
+    int64_t last_split = -1;  // the last later axis that splits a dim axis k's change moves
+    for (int64_t a = k + 1; a < n; ++a)
+      if (cur[a].is_split() && (moves(cur[k], cur[a]) || moves(dst[k], cur[a]))) last_split = a;
+    if (last_split < 0) {
+      step(k, dst[k]);
+      continue;
+    }
+    for (int64_t a = n - 1; a > k; --a)
+      if (cur[a].is_split()) {
+        step(a, Sbp::broadcast());
+        break;
+      }
+  }
+  return local;
+}
+
+Tensor box(const Tensor& t, const NdSbp& dst) {
+  const GlobalMeta& g = meta(t);
+  if (!g.placement.nd() && dst.size() == 1) return box(t, dst[0]);
+  if (g.layout() == dst) return t;
   return make(box_local(t, dst), g.placement, dst, t->shape());
 }
 
@@ -345,6 +499,7 @@ constexpr int kTransferTag = 0x4F460000;  // point-to-point messages of transfer
 Tensor transfer(const Tensor& t, const Placement& to, const Sbp& dst) {
   const GlobalMeta& g = meta(t);
   const Placement& from = g.placement;
+  if (from.nd() || to.nd()) return transfer(t, to, uniform(to, dst));
   if (from == to) return box(t, dst);
   if (from.type != DeviceType::kCPU || to.type != DeviceType::kCPU)
     throw_error<NotImplementedError>("to_global",
@@ -393,16 +548,42 @@ Tensor transfer(const Tensor& t, const Placement& to, const Sbp& dst) {
   return make(mine, to, dst, shape);
 }
 
+// Note [Transfers between placements] on N-D placements: the value is gathered to broadcast
+// on the source's axes (a 1-D broadcast tensor on its flat list of ranks), moved as a 1-D
+// broadcast, and laid out on the destination's axes from there.
+Tensor transfer(const Tensor& t, const Placement& to, const NdSbp& dst) {
+  const GlobalMeta& g = meta(t);
+  const Placement& from = g.placement;
+  if (static_cast<int64_t>(dst.size()) != to.ndim())
+    throw_error<ValueError>("to_global", "expected ", to.ndim(), " sbp for the placement ",
+                            to.str(), ", got ", dst.size());
+  if (!from.nd() && !to.nd()) return transfer(t, to, dst[0]);
+  if (from == to) return box(t, dst);
+  GradModeGuard no_grad(false);
+  const Shape& shape = t->shape();
+  Tensor src = t;
+  if (from.nd()) {
+    const Placement flat{from.type, from.ranks, {}};
+    src = make(box_local(t, uniform(from, Sbp::broadcast())), flat, Sbp::broadcast(), shape);
+  }
+  if (!to.nd()) return transfer(src, to, dst[0]);
+  const Placement flat{to.type, to.ranks, {}};
+  const Tensor b = transfer(src, flat, Sbp::broadcast());
+  return box(make(local_of(b), to, uniform(to, Sbp::broadcast()), shape), dst);
+}
+
 Tensor whole_value(const Tensor& t) {
   const Placement& p = meta(t).placement;
-  Placement all{p.type, {}};
+  Placement all{p.type, {}, {}};
   for (int64_t r = 0; r < world_size(); ++r) all.ranks.push_back(r);
-  if (p == all) return box_local(t, Sbp::broadcast());
-  return local_of(transfer(t, all, Sbp::broadcast()));
+  if (p.ranks == all.ranks) return box_local(t, uniform(p, Sbp::broadcast()));
+  return local_of(transfer(t, all, NdSbp{Sbp::broadcast()}));
 }
 
 Tensor from_local(const Tensor& local_in, const Placement& p, const Sbp& sbp_in, bool check_meta,
                   bool sync_broadcast, const Shape* known_shape) {
+  if (p.nd())
+    return from_local(local_in, p, uniform(p, sbp_in), check_meta, sync_broadcast, known_shape);
   Sbp sbp = sbp_in;
   check_placement(p, "to_global");
   Tensor local = local_in;
@@ -500,6 +681,126 @@ Tensor from_local(const Tensor& local_in, const Placement& p, const Sbp& sbp_in,
     broadcast_from_first(local, p);
   }
   return make(local, p, sbp, shape);
+}
+
+// From shards on an N-D placement: with check_meta every process's dtype and shape are
+// gathered; the global shape is built axis by axis from the last (a split axis's piece is its
+// groups' pieces concatenated), and every shard must then be the one its coordinates pick.
+Tensor from_local(const Tensor& local_in, const Placement& p, const NdSbp& nd, bool check_meta,
+                  bool sync_broadcast, const Shape* known_shape) {
+  if (!p.nd()) {
+    if (nd.size() != 1)
+      throw_error<ValueError>("to_global", "expected 1 sbp for the placement ", p.str(), ", got ",
+                              nd.size());
+    return from_local(local_in, p, nd[0], check_meta, sync_broadcast, known_shape);
+  }
+  check_placement(p, "to_global");
+  const int64_t n = p.ndim();
+  if (static_cast<int64_t>(nd.size()) != n)
+    throw_error<ValueError>("to_global", "expected ", n, " sbp for the placement ", p.str(),
+                            " (one per hierarchy axis), got ", nd.size());
+  Tensor local = local_in;
+  const int64_t me = rank_in(p), k = world_size();
+  if (me >= 0 && local->device() != local_device(p))
+    throw_error<RuntimeError>("to_global", "the local tensor is on ", local->device().str(),
+                              " but the placement ", p.str(), " puts this rank's shard on ",
+                              local_device(p).str());
+  const bool learns = me < 0 && !known_shape && k > 1 && check_meta;
+  for (const Sbp& s : nd)
+    if (s.is_split() && (s.axis < 0 || s.axis >= local->ndim()) && !learns)
+      throw_error<IndexError>("to_global", "split axis ", s.axis, " is out of range for a ",
+                              local->ndim(), "-d tensor");
+  Shape shape = local->shape();
+  if (known_shape) {
+    shape = *known_shape;
+  } else if (k > 1 && check_meta) {
+    if (local->ndim() > kMaxDims)
+      throw_error<NotImplementedError>("to_global", "tensors of more than ", kMaxDims,
+                                       " dims cannot be made global");
+    constexpr int64_t kMeta = 3 + kMaxDims;
+    std::vector<int64_t> mine(kMeta, -1);
+    mine[0] = static_cast<int64_t>(local->dtype());
+    mine[1] = local->ndim();
+    for (int64_t d = 0; d < local->ndim(); ++d) mine[2 + d] = local->shape()[d];
+    int64_t code = 0;  // the nd sbp, 7 bits per axis
+    for (int64_t a = 0; a < n && a < 9; ++a)
+      code |= (static_cast<int64_t>(nd[a].kind) * 32 + nd[a].axis + 1) << (7 * a);
+    mine[kMeta - 1] = code;
+    GradModeGuard no_grad(false);
+    Tensor mt = F::zeros(Shape{kMeta}, CreationOptions{DType::kInt64, Device{}, ""});
+    std::copy(mine.begin(), mine.end(), mt->data_as<int64_t>());
+    Tensor all = F::zeros(Shape{k * kMeta}, CreationOptions{DType::kInt64, Device{}, ""});
+    comm::all_gather(all, mt);
+    const int64_t* v = all->read_as<int64_t>();
+    const int64_t* ref = v + p.ranks[0] * kMeta;
+    for (int64_t r : p.ranks) {
+      const int64_t* m = v + r * kMeta;
+      if (m[kMeta - 1] != ref[kMeta - 1])
+        throw_error<ValueError>("to_global", "every rank must pass the same sbp: rank ", r,
+                                " passed another one than rank ", p.ranks[0]);
+      if (m[0] != ref[0] || m[1] != ref[1])
+        throw_error<ValueError>("to_global", "the local tensors of the ranks must have one dtype ",
+                                "and number of dims: rank ", r, " differs from rank ", p.ranks[0]);
+    }
+    auto shard_shape = [&](int64_t index) {
+      const int64_t* m = v + p.ranks[index] * kMeta;
+      return Shape(m + 2, m + 2 + m[1]);
+    };
+    // The shape of the piece at coordinates c[0..axis) (the rest 0 on entry).
+    std::vector<int64_t> c(n, 0);
+    std::function<Shape(int64_t)> piece = [&](int64_t axis) -> Shape {
+      if (axis == n) {
+        int64_t index = 0;
+        for (int64_t a = 0; a < n; ++a) index = index * p.hierarchy[a] + c[a];
+        return shard_shape(index);
+      }
+      c[axis] = 0;
+      Shape s = piece(axis + 1);
+      if (nd[axis].is_split()) {
+        int64_t rows = 0;
+        for (int64_t i = 0; i < p.hierarchy[axis]; ++i) {
+          c[axis] = i;
+          rows += piece(axis + 1)[nd[axis].axis];
+        }
+        s[nd[axis].axis] = rows;
+      }
+      c[axis] = 0;
+      return s;
+    };
+    shape = piece(0);
+    for (int64_t j = 0; j < static_cast<int64_t>(p.ranks.size()); ++j)
+      if (shard_shape(j) != local_shape(shape, nd, p, j))
+        throw_error<ValueError>("to_global", "rank ", p.ranks[j], "'s local tensor of shape ",
+                                shape_str(shard_shape(j)), " is not its shard of a value of shape ",
+                                shape_str(shape), " laid out as ", nd_sbp_str(nd), " on ", p.str(),
+                                " (expected ", shape_str(local_shape(shape, nd, p, j)),
+                                "; splits are balanced, the first n % k ranks one row more)");
+    if (me < 0 && ref[0] != mine[0])  // a process left out: the placement's dtype
+      local = F::zeros(Shape{0}, CreationOptions{static_cast<DType>(ref[0]), Device{}, ""});
+  } else {
+    for (int64_t a = 0; a < n; ++a)  // without check_meta every shard has this one's size
+      if (nd[a].is_split()) shape[nd[a].axis] *= p.hierarchy[a];
+  }
+  if (me >= 0 && local_shape(shape, nd, p) != local->shape())
+    throw_error<RuntimeError>("to_global", "a shard of shape ", shape_str(local->shape()),
+                              " for the global shape ", shape_str(shape), " under ",
+                              nd_sbp_str(nd));
+  if (me < 0) return make(absent_shard(shape, nd, p, local->dtype()), p, nd, shape);
+  if (sync_broadcast) {
+    for (int64_t a = 0; a < n; ++a) {
+      if (nd[a].kind != Sbp::kBroadcast || p.hierarchy[a] < 2) continue;
+      if (p.type != DeviceType::kCPU)
+        throw_error<NotImplementedError>("to_global",
+                                         "broadcasting a CUDA tensor across processes "
+                                         "needs the NCCL backend, which is not built yet");
+      if (!local->is_contiguous()) {
+        GradModeGuard no_grad(false);
+        local = F::contiguous(local);  // the first rank's values land in this copy
+      }
+      broadcast_from_first(local, axis_group(p, a, me));
+    }
+  }
+  return make(local, p, nd, shape);
 }
 
 }  // namespace global

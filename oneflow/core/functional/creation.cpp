@@ -68,7 +68,7 @@ Tensor ones(const Shape& shape, const CreationOptions& opts) {
 Tensor zeros_like(const Tensor& x) {
   if (x->global()) {
     const GlobalMeta& g = *x->global();
-    return global::make(zeros_like(g.local), g.placement, g.sbp, x->shape());
+    return global::make(zeros_like(g.local), g.placement, g.layout(), x->shape());
   }
   return zeros(x->shape(), CreationOptions{x->dtype(), x->device(), ""});
 }
@@ -77,9 +77,11 @@ Tensor ones_like(const Tensor& x) {
   if (x->global()) {
     const GlobalMeta& g = *x->global();
     const CreationOptions opts{x->dtype(), g.local->device(), ""};  // meta where absent
-    if (g.sbp.is_split())
-      return global::make(ones(g.local->shape(), opts), g.placement, g.sbp, x->shape());
-    return global::make(ones(x->shape(), opts), g.placement, Sbp::broadcast(), x->shape());
+    NdSbp nd = g.layout();  // splits kept, partial sums broadcast
+    for (Sbp& s : nd)
+      if (s.kind == Sbp::kPartialSum) s = Sbp::broadcast();
+    return global::make(ones(global::local_shape(x->shape(), nd, g.placement), opts), g.placement,
+                        nd, x->shape());
   }
   return ones(x->shape(), CreationOptions{x->dtype(), x->device(), ""});
 }

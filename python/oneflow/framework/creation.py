@@ -540,8 +540,8 @@ def _like_layout(input, placement=None, sbp=None):
     if placement is not None or not input.is_global:
         return placement, sbp
     if sbp is None:
-        sbp = input.sbp[0]
-        sbp = _broadcast_sbp() if sbp.kind == "partial_sum" else sbp
+        b = _broadcast_sbp()
+        sbp = tuple(b if s.kind == "partial_sum" else s for s in input.sbp)
     return input.placement, sbp
 
 

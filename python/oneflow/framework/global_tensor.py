@@ -5,6 +5,9 @@ The core (framework/global.h, dispatch/global_dispatch.cpp) holds the layout and
 the shards; here the conversions get their gradients: the gradient of a layout change is the
 same change back (a partial_sum source takes its gradient as broadcast), to_local's gradient
 is the local gradient made global with the tensor's sbp.
+
+A layout here is a tuple of sbp, one per hierarchy axis of the placement (one for 1-D
+placements; Note [N-D placements] in framework/global.h).
 """
 
 import builtins
@@ -17,31 +20,47 @@ from oneflow.sbp import sbp as _sbp
 from oneflow.sbp import split as _split
 
 
-def _check_sbp(sbp, ndim, op):
-    """One sbp, or a sequence of one sbp (1-D placements), as an sbp object."""
+def _check_sbp(sbp, ndim, op, axes=1):
+    """One sbp, or a sequence of `axes` sbp (one per hierarchy axis of the placement), as a
+    layout: a tuple of sbp objects with split axes counted from 0."""
     if isinstance(sbp, (tuple, list)):
-        if len(sbp) != 1:
-            raise NotImplementedError(
-                f"{op}: N-D sbp (got {len(sbp)} of them) needs an N-D placement, which is not "
-                "supported yet; pass one sbp"
+        if len(sbp) != axes:
+            raise ValueError(
+                f"{op}: expected {axes} sbp (one per hierarchy axis of the placement), got "
+                f"{len(sbp)}"
             )
-        sbp = sbp[0]
-    if not isinstance(sbp, _sbp):
-        raise TypeError(f"{op}: expected an oneflow.sbp value, got {type(sbp).__name__}")
-    if sbp.kind == "split" and not -builtins.max(ndim, 1) <= sbp.axis < builtins.max(ndim, 1):
-        raise IndexError(f"{op}: split axis {sbp.axis} is out of range for a {ndim}-d tensor")
-    if sbp.kind == "split" and sbp.axis < 0:
-        sbp = _split(sbp.axis + ndim)
-    return sbp
+        sbps = tuple(sbp)
+    elif axes == 1:
+        sbps = (sbp,)
+    else:
+        raise ValueError(
+            f"{op}: an {axes}-D placement needs a tuple of {axes} sbp (one per hierarchy "
+            f"axis), got one sbp"
+        )
+    out = []
+    for s in sbps:
+        if not isinstance(s, _sbp):
+            raise TypeError(f"{op}: expected an oneflow.sbp value, got {type(s).__name__}")
+        if s.kind == "split" and not -builtins.max(ndim, 1) <= s.axis < builtins.max(ndim, 1):
+            raise IndexError(f"{op}: split axis {s.axis} is out of range for a {ndim}-d tensor")
+        out.append(_split(s.axis + ndim) if s.kind == "split" and s.axis < 0 else s)
+    return tuple(out)
+
+
+def _axes(placement):
+    return len(placement.hierarchy)
+
+
+def _sbp_arg(layout):
+    """A layout as the core's (kind, axis) arguments."""
+    if len(layout) == 1:
+        return layout[0].kind, _axis(layout[0])
+    return [(s.kind, _axis(s)) for s in layout], -1
 
 
 def _check_placement(placement, op):
     if not isinstance(placement, _placement):
         raise TypeError(f"{op}: expected an oneflow.placement, got {type(placement).__name__}")
-    if any(isinstance(r, (list, tuple)) for r in placement._ranks):
-        raise NotImplementedError(
-            f"{op}: N-D placements (nested ranks, got {placement._ranks}) are not supported yet"
-        )
     from oneflow import comm, env
 
     if env.get_world_size() > 1:  # a launcher's run: join the group on the first global op
@@ -51,8 +70,11 @@ def _check_placement(placement, op):
 
 
 def _sbp_of(t):
-    kind, axis = _internal._global_sbp(t)
-    return _split(axis) if kind == "split" else _sbp(kind)
+    """t's layout: a tuple of sbp, one per hierarchy axis of its placement."""
+    return tuple(
+        _split(axis) if kind == "split" else _sbp(kind)
+        for kind, axis in _internal._global_nd_sbp(t)
+    )
 
 
 def _placement_of(t):
@@ -60,13 +82,13 @@ def _placement_of(t):
     return _placement(device_type, ranks)
 
 
-def _box(t, sbp):
-    return _internal._global_box(t, sbp.kind, sbp.axis if sbp.kind == "split" else -1)
+def _box(t, layout):
+    return _internal._global_box(t, *_sbp_arg(layout))
 
 
-def _grad_sbp(sbp):
-    """The layout a gradient takes back through a conversion from `sbp`."""
-    return _broadcast if sbp.kind == "partial_sum" else sbp
+def _grad_sbp(layout):
+    """The layout a gradient takes back through a conversion from `layout`."""
+    return tuple(_broadcast if s.kind == "partial_sum" else s for s in layout)
 
 
 def _local_device(placement):
@@ -99,7 +121,7 @@ class _Conversions:
                     ctx.sbp, ctx.grad_sbp = sbp, grad_sbp
                     ctx.shape, ctx.dtype, ctx.device = x.shape, x.dtype, x.device
                     return _internal._global_from_local(
-                        x, placement.type, placement._ranks, sbp.kind, _axis(sbp), check_meta, True
+                        x, placement.type, placement._ranks, *_sbp_arg(sbp), check_meta, True
                     )
 
                 @staticmethod
@@ -149,13 +171,13 @@ class _Conversions:
                 def backward(ctx, dy):
                     # The adjoint of taking this rank's shard: a split stays split; the copies
                     # of a broadcast value sum (partial_sum); partial sums all get dy.
-                    p, s = ctx.placement, ctx.sbp
-                    kind = {"broadcast": "partial_sum", "partial_sum": "broadcast"}.get(
-                        s.kind, s.kind
-                    )
+                    p = ctx.placement
+                    swap = {"broadcast": "partial_sum", "partial_sum": "broadcast"}
+                    layout = tuple(_sbp(swap[s.kind]) if s.kind in swap else s for s in ctx.sbp)
                     return _internal._global_from_local(
-                        dy.contiguous(), p.type, p._ranks, kind, _axis(s), False, False, ctx.shape
-                    )
+                        dy.contiguous(), p.type, p._ranks, *_sbp_arg(layout), False, False,
+                        ctx.shape,
+                    )  # fmt: skip
 
             class ShardToGlobal(Function):
                 @staticmethod
@@ -163,7 +185,7 @@ class _Conversions:
                     ctx.sbp = _sbp_of(like)
                     p, s = _placement_of(like), ctx.sbp
                     return _internal._global_from_local(
-                        x.contiguous(), p.type, p._ranks, s.kind, _axis(s), False, False,
+                        x.contiguous(), p.type, p._ranks, *_sbp_arg(s), False, False,
                         list(like.shape),
                     )  # fmt: skip
 
@@ -187,7 +209,7 @@ def _axis(sbp):
 
 def _transfer(t, placement, sbp):
     """t's value on another placement, laid out as sbp (no autograd)."""
-    return _internal._global_transfer(t, placement.type, placement._ranks, sbp.kind, _axis(sbp))
+    return _internal._global_transfer(t, placement.type, placement._ranks, *_sbp_arg(sbp))
 
 
 def _empty_shard(t):
@@ -206,13 +228,23 @@ def to_global(self, placement=None, sbp=None, *, grad_sbp=None, check_meta=True,
     global tensor: the same value laid out as `sbp` (collectives move the data); `grad_sbp`
     chooses the layout of the gradient flowing back."""
     to_g, g_to_g = _Conversions.get()[:2]
-    if grad_sbp is not None:
-        grad_sbp = _check_sbp(grad_sbp, self.ndim, "to_global")
     if self.is_global:
-        sbp = self.sbp[0] if sbp is None else _check_sbp(sbp, self.ndim, "to_global")
+        src = self.placement
+        if grad_sbp is not None:
+            grad_sbp = _check_sbp(grad_sbp, self.ndim, "to_global", _axes(src))
         if placement is not None:
             _check_placement(placement, "to_global")
-            if placement != self.placement:
+        dst = src if placement is None else placement
+        if sbp is None:
+            if _axes(dst) != _axes(src):
+                raise ValueError(
+                    f"to_global: the placement {dst} has {_axes(dst)} hierarchy axes, the "
+                    f"tensor's {_axes(src)}: pass its sbp"
+                )
+            sbp = self.sbp
+        sbp = _check_sbp(sbp, self.ndim, "to_global", _axes(dst))
+        if placement is not None:
+            if placement != src:
                 return _Conversions.get()[4].apply(self, placement, sbp, grad_sbp)
         out = g_to_g.apply(self, sbp, grad_sbp)
         if copy and out is self:
@@ -225,10 +257,12 @@ def to_global(self, placement=None, sbp=None, *, grad_sbp=None, check_meta=True,
     _check_placement(placement, "to_global")
     from oneflow import env
 
-    if env.get_rank() in placement._ranks:
-        sbp = _check_sbp(sbp, self.ndim, "to_global")
+    if grad_sbp is not None:
+        grad_sbp = _check_sbp(grad_sbp, self.ndim, "to_global", _axes(placement))
+    if env.get_rank() in placement._flat_ranks():
+        sbp = _check_sbp(sbp, self.ndim, "to_global", _axes(placement))
     else:  # a process the placement leaves out: its tensor is ignored (the members' sbp wins)
-        sbp = _check_sbp(sbp, 1 << 30, "to_global")
+        sbp = _check_sbp(sbp, 1 << 30, "to_global", _axes(placement))
     x = self
     if str(x.device).split(":")[0] != placement.type:
         x = x.to(_local_device(placement))
@@ -276,7 +310,7 @@ def _placement_property(self):
 def _sbp_property(self):
     if not self.is_global:
         raise RuntimeError("sbp: only global tensors have an sbp; this one is local")
-    return (_sbp_of(self),)
+    return _sbp_of(self)
 
 
 def whole_value(t):
@@ -289,13 +323,14 @@ def make_global(local, placement, sbp, requires_grad=False, sync=False):
     """Creation ops with placement=: `local` holds the whole value, the same on every rank
     (with sync, rank 0's values are sent to the others first: random values)."""
     _check_placement(placement, "oneflow")
-    sbp = _check_sbp(sbp if sbp is not None else _broadcast, local.ndim, "oneflow")
+    axes = _axes(placement)
+    sbp = _check_sbp(sbp if sbp is not None else (_broadcast,) * axes, local.ndim, "oneflow", axes)
     if placement.type != "cpu" and local.device.type == "cpu":
         local = local.to(_local_device(placement))
     t = _internal._global_from_local(
         local.detach().contiguous(), placement.type, placement._ranks, "broadcast", -1, False, sync
     )
-    if sbp.kind != "broadcast":
+    if any(s.kind != "broadcast" for s in sbp):
         t = _box(t, sbp)
     if requires_grad:
         t.requires_grad_(True)

@@ -1,6 +1,5 @@
 """oneflow.placement: the device type and process ranks a global tensor lives on (DESIGN.md
-section 8). Nested ranks describe an N-D hierarchy; global ops support 1-D placements over any
-ranks of the process group (framework/global.h).
+section 8). Nested ranks describe an N-D hierarchy (Note [N-D placements] in framework/global.h).
 """
 
 
@@ -13,6 +12,15 @@ def _ranks_of_machines(devices):
     return [int(m) * per_machine + int(d) for m in sorted(devices) for d in devices[m]]
 
 
+def _nested_list(ranks):
+    """Ranks as nested lists of ints (from lists, tuples, ranges or NumPy arrays)."""
+    if hasattr(ranks, "tolist"):
+        ranks = ranks.tolist()
+    if isinstance(ranks, (list, tuple, range)):
+        return [_nested_list(r) for r in ranks]
+    return int(ranks) if not isinstance(ranks, bool) else ranks
+
+
 class placement:
     def __init__(self, type, ranks):
         if type not in ("cpu", "cuda"):
@@ -20,7 +28,9 @@ class placement:
         self.type = type
         if isinstance(ranks, dict):
             ranks = _ranks_of_machines(ranks)
-        self._ranks = [r.tolist() if hasattr(r, "tolist") else r for r in ranks]
+        self._ranks = _nested_list(ranks)
+        if not isinstance(self._ranks, list):
+            self._ranks = [self._ranks]
 
     @property
     def ranks(self):
@@ -28,6 +38,17 @@ class placement:
         import numpy as np
 
         return np.array(self._ranks, dtype=np.int64)
+
+    def _flat_ranks(self):
+        """The ranks in row-major order (the hierarchy flattened)."""
+        out, stack = [], [self._ranks]
+        while stack:
+            level = stack.pop()
+            if isinstance(level, list):
+                stack.extend(reversed(level))
+            else:
+                out.append(level)
+        return out
 
     def __setstate__(self, state):
         state = dict(state)

@@ -566,8 +566,8 @@ def _layout_of(t):
     """placement= and sbp= of a global tensor's random fill (partial sums: broadcast)."""
     from oneflow.sbp import broadcast
 
-    s = t.sbp[0]
-    return {"placement": t.placement, "sbp": broadcast if s.kind == "partial_sum" else s}
+    sbp = tuple(broadcast if s.kind == "partial_sum" else s for s in t.sbp)
+    return {"placement": t.placement, "sbp": sbp}
 
 
 def _grad_off():

@@ -137,9 +137,13 @@ def _tensor_signature(t):
 # ---- global tensors: a program runs on this rank's shards (Note [Collectives in a graph]) ----
 
 
+def _frozen(ranks):
+    return tuple(_frozen(r) for r in ranks) if isinstance(ranks, (list, tuple)) else ranks
+
+
 def _global_layout(t):
     kind, ranks = _internal._global_placement(t)
-    return (kind, tuple(ranks)) + tuple(_internal._global_sbp(t))
+    return (kind, _frozen(ranks), tuple(_internal._global_nd_sbp(t)))
 
 
 def _local(t):
@@ -156,9 +160,9 @@ def _wrap_global(outputs, layouts):
     out = []
     for t, lay in zip(outputs, layouts):
         if lay is not None:
-            (kind, ranks, sbp, axis), shape = lay
+            (kind, ranks, nd_sbp), shape = lay
             t = _internal._global_from_local(
-                t, kind, list(ranks), sbp, axis, check_meta=False, shape=list(shape)
+                t, kind, ranks, list(nd_sbp), -1, check_meta=False, shape=list(shape)
             )
         out.append(t)
     return out
