@@ -1318,6 +1318,43 @@ if rank != 1:
         raise AssertionError("expected ValueError")
     except ValueError as e:
         assert "src rank 1 is not in the group" in str(e), e
+# torch 2.x group_src / group_dst: ranks of the group (g12's group rank 1 is global rank 2)
+if rank:
+    b = flow.full((2,), float(rank))
+    dist.broadcast(b, group=g12, group_src=1)
+    assert b.tolist() == [2.0, 2.0], b.tolist()
+    r = flow.tensor([float(rank)])
+    dist.reduce(r, group=g12, group_dst=0)
+    assert r.item() == (3.0 if rank == 1 else 2.0), r.item()
+    got = [flow.zeros(1) for _ in range(2)] if rank == 2 else None
+    dist.gather(flow.tensor([float(rank)]), got, group=g12, group_dst=1)
+    if rank == 2:
+        assert [t.item() for t in got] == [1.0, 2.0], got
+    mine = flow.zeros(1)
+    dist.scatter(mine, [flow.tensor([5.0]), flow.tensor([6.0])] if rank == 1 else None,
+                 group=g12, group_src=0)
+    assert mine.item() == 4.0 + rank, mine.item()
+    if rank == 1:
+        dist.send(flow.tensor([9.0]), group=g12, group_dst=1)
+        dist.send_object_list(["x"], group=g12, group_dst=1)
+    else:
+        got = flow.zeros(1)
+        assert dist.recv(got, group=g12, group_src=0) == 1 and got.item() == 9.0
+        objs = [None]
+        assert dist.recv_object_list(objs, group=g12, group_src=0) == 1 and objs == ["x"]
+    lst = [rank]
+    dist.broadcast_object_list(lst, group=g12, group_src=1)
+    assert lst == [2], lst
+    for call in (
+        lambda: dist.broadcast(flow.zeros(1), src=2, group=g12, group_src=1),
+        lambda: dist.broadcast(flow.zeros(1), group=g12),
+        lambda: dist.broadcast(flow.zeros(1), group=g12, group_src=2),
+    ):
+        try:
+            call()
+            raise AssertionError("expected ValueError")
+        except ValueError as e:
+            assert "group_src" in str(e), e
 print(f"rank {rank} ok")
 """
 

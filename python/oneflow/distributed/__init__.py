@@ -202,6 +202,27 @@ def _group_rank(op, name, group, rank):
     return g._ranks.index(rank)
 
 
+def _peer(op, name, group, rank, group_rank, default=None):
+    """The rank within the group of a src or dst given as a global rank (`rank`) or as a rank
+    of the group (`group_rank`, PyTorch's group_src/group_dst); exactly one of them, or
+    neither when the op has a default."""
+    if group_rank is not None:
+        if rank is not None:
+            raise ValueError(f"{op}: cannot specify both {name} and group_{name}")
+        g = _sub(group)
+        size = len(g._ranks) if g is not None else _internal._comm_world_size()
+        if not 0 <= group_rank < size:
+            raise ValueError(
+                f"{op}: group_{name} {group_rank} is not a rank of the group (0..{size - 1})"
+            )
+        return group_rank
+    if rank is None:
+        if default is None:
+            raise ValueError(f"{op}: must specify {name} or group_{name}")
+        rank = default
+    return _group_rank(op, name, group, rank)
+
+
 def _member(op, group):
     """Checks the call; whether this process takes part (outside a group, PyTorch's
     collectives return None without doing anything). Receives that irecv deferred are queued
@@ -434,10 +455,10 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     return _finish(async_op, tensor)
 
 
-def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
+def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
     if not _member("reduce", group):
         return None
-    dst = _group_rank("reduce", "dst", group, dst)
+    dst = _peer("reduce", "dst", group, dst, group_dst)
     with _scope(group):
         _comm._check_tensor("reduce", "tensor", tensor)
         _comm._reduce(tensor, dst, _comm_op(op, "reduce", tensor))
@@ -446,10 +467,10 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
     return _finish(async_op, tensor)
 
 
-def broadcast(tensor, src, group=None, async_op=False):
+def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     if not _member("broadcast", group):
         return None
-    src = _group_rank("broadcast", "src", group, src)
+    src = _peer("broadcast", "src", group, src, group_src)
     with _scope(group):
         _comm.broadcast(tensor, src)
     return _finish(async_op, tensor)
@@ -471,19 +492,19 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     return _finish(async_op, output_tensor)
 
 
-def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
+def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
     if not _member("gather", group):
         return None
-    dst = _group_rank("gather", "dst", group, dst)
+    dst = _peer("gather", "dst", group, dst, group_dst, default=0)
     with _scope(group):
         _comm.gather(tensor, gather_list, dst)
     return _finish(async_op, *(gather_list or ()))
 
 
-def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
+def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
     if not _member("scatter", group):
         return None
-    src = _group_rank("scatter", "src", group, src)
+    src = _peer("scatter", "src", group, src, group_src, default=0)
     with _scope(group):
         _comm.scatter(tensor, scatter_list, src)
     return _finish(async_op, tensor)
@@ -611,13 +632,13 @@ def _post_receives():
         _deferred_receives.pop(0)()
 
 
-def _isend(op, tensor, dst, group, tag):
+def _isend(op, tensor, dst, group, tag, group_dst=None):
     """Whether this process sent (outside the group it does nothing)."""
     if not _member(op, group):
         return False
     _comm._check_tensor(op, "tensor", tensor)
     _check_tag(op, tag)
-    peer = _group_rank(op, "dst", group, dst)
+    peer = _peer(op, "dst", group, dst, group_dst)
     with _scope(group):
         peer = _check_peer(op, "dst", peer)
         if tensor.numel() > 0:
@@ -625,11 +646,21 @@ def _isend(op, tensor, dst, group, tag):
     return True
 
 
-def _irecv(op, tensor, src, group, tag):
+def _global_src(op, group, src, group_src):
+    """src as a global rank (None: any source) from src or group_src."""
+    if group_src is None:
+        return src
+    peer = _peer(op, "src", group, src, group_src)
+    g = _sub(group)
+    return g._ranks[peer] if g is not None else peer
+
+
+def _irecv(op, tensor, src, group, tag, group_src=None):
     if not _member(op, group):
         return None
     _comm._check_tensor(op, "tensor", tensor)
     _check_tag(op, tag)
+    src = _global_src(op, group, src, group_src)
     peer = _group_rank(op, "src", group, src)
     with _scope(group):
         peer = _check_peer(op, "src", peer)
@@ -639,18 +670,21 @@ def _irecv(op, tensor, src, group, tag):
     return src
 
 
-def isend(tensor, dst, group=None, tag=0):
-    """Queues sending `tensor` to rank `dst`; later writes to the tensor wait for it."""
-    return Work() if _isend("isend", tensor, dst, group, tag) else None
+def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
+    """Queues sending `tensor` to rank `dst` (or group_dst, a rank of the group); later writes
+    to the tensor wait for it."""
+    return Work() if _isend("isend", tensor, dst, group, tag, group_dst) else None
 
 
-def irecv(tensor, src=None, group=None, tag=0):
-    """Receives into `tensor` (of the sent size) from rank `src`; queued once the sends issued
-    after it are (Note [Receives after sends]), at the latest by Work.wait()."""
+def irecv(tensor, src=None, group=None, tag=0, group_src=None):
+    """Receives into `tensor` (of the sent size) from rank `src` (or group_src, a rank of the
+    group); queued once the sends issued after it are (Note [Receives after sends]), at the
+    latest by Work.wait()."""
     if not _member("irecv", group):
         return None
     _comm._check_tensor("irecv", "tensor", tensor)
     _check_tag("irecv", tag)
+    src = _global_src("irecv", group, src, group_src)
     peer = _group_rank("irecv", "src", group, src)
     with _scope(group):
         peer = _check_peer("irecv", "src", peer)
@@ -664,15 +698,16 @@ def irecv(tensor, src=None, group=None, tag=0):
     return Work([tensor], source_rank=src)
 
 
-def send(tensor, dst, group=None, tag=0):
-    """Sends `tensor` to rank `dst` (queued, as every op: later writes to it wait)."""
-    _isend("send", tensor, dst, group, tag)
+def send(tensor, dst=None, group=None, tag=0, group_dst=None):
+    """Sends `tensor` to rank `dst` (or group_dst, a rank of the group; queued, as every op:
+    later writes to it wait)."""
+    _isend("send", tensor, dst, group, tag, group_dst)
 
 
-def recv(tensor, src=None, group=None, tag=0):
-    """Receives into `tensor` from rank `src`; returns the sender's rank (-1 outside the
-    group, as PyTorch's)."""
-    got = _irecv("recv", tensor, src, group, tag)
+def recv(tensor, src=None, group=None, tag=0, group_src=None):
+    """Receives into `tensor` from rank `src` (or group_src, a rank of the group); returns the
+    sender's global rank (-1 outside the group, as PyTorch's)."""
+    got = _irecv("recv", tensor, src, group, tag, group_src)
     return -1 if got is None else got
 
 

@@ -32,10 +32,11 @@ def _start(op, group):
     return _internal._comm_world_size(), _internal._comm_rank()
 
 
-def _in_group(*rank_args, returns_rank=False):
+def _in_group(*rank_args, returns_rank=False, defaults=None):
     """Runs the function among the ranks of its `group` (a new_group): outside the group it
-    returns None and does nothing; the rank arguments named (global ranks, as PyTorch's) become
-    ranks of the group, and so does a returned rank back."""
+    returns None and does nothing; the rank arguments named (global ranks, as PyTorch's, or
+    ranks of the group through group_<name>; `defaults` where neither is given) become ranks
+    of the group, and so does a returned rank back."""
 
     def wrap(fn):
         sig = inspect.signature(fn)
@@ -49,8 +50,12 @@ def _in_group(*rank_args, returns_rank=False):
             if not d._member(fn.__name__, group):
                 return None
             for name in rank_args:
-                bound.arguments[name] = d._group_rank(
-                    fn.__name__, name, group, bound.arguments[name]
+                rank = bound.arguments[name]
+                group_rank = bound.arguments.pop(f"group_{name}", None)
+                if rank is None and group_rank is None and returns_rank:
+                    continue  # a receive from any source
+                bound.arguments[name] = d._peer(
+                    fn.__name__, name, group, rank, group_rank, (defaults or {}).get(name)
                 )
             with d._scope(group):
                 out = fn(*bound.args, **bound.kwargs)
@@ -107,8 +112,8 @@ def all_gather_object(object_list, obj, group=None):
         object_list[r] = _from_tensor(out[r * longest : (r + 1) * longest], sizes[r])
 
 
-@_in_group("dst")
-def gather_object(obj, object_gather_list=None, dst=0, group=None):
+@_in_group("dst", defaults={"dst": 0})
+def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=None):
     """On dst, fills object_gather_list with every rank's obj; other ranks pass None."""
     world, rank = _start("gather_object", group)
     if rank == dst and (object_gather_list is None or len(object_gather_list) != world):
@@ -126,8 +131,8 @@ def gather_object(obj, object_gather_list=None, dst=0, group=None):
             object_gather_list[r] = _from_tensor(out[r * longest : (r + 1) * longest], sizes[r])
 
 
-@_in_group("src")
-def broadcast_object_list(object_list, src=0, group=None, device=None):
+@_in_group("src", defaults={"src": 0})
+def broadcast_object_list(object_list, src=None, group=None, device=None, group_src=None):
     """Replaces the entries of object_list on every rank with those of rank src (the lists have
     the same length on every rank)."""
     world, rank = _start("broadcast_object_list", group)
@@ -154,10 +159,11 @@ def broadcast_object_list(object_list, src=0, group=None, device=None):
             start += length
 
 
-@_in_group("src")
+@_in_group("src", defaults={"src": 0})
 def scatter_object_list(
-    scatter_object_output_list, scatter_object_input_list=None, src=0, group=None
-):
+    scatter_object_output_list, scatter_object_input_list=None, src=None, group=None,
+    group_src=None,
+):  # fmt: skip
     """Rank r receives entry r of src's scatter_object_input_list in
     scatter_object_output_list[0]."""
     world, rank = _start("scatter_object_list", group)
@@ -179,7 +185,7 @@ def scatter_object_list(
 
 
 @_in_group("dst")
-def send_object_list(object_list, dst, group=None, device=None):
+def send_object_list(object_list, dst=None, group=None, device=None, group_dst=None):
     """Sends the objects to rank dst (recv_object_list there receives them)."""
     _start("send_object_list", group)
     pieces = [_to_tensor(o) for o in object_list]
@@ -190,7 +196,7 @@ def send_object_list(object_list, dst, group=None, device=None):
 
 
 @_in_group("src", returns_rank=True)
-def recv_object_list(object_list, src=None, group=None, device=None):
+def recv_object_list(object_list, src=None, group=None, device=None, group_src=None):
     """Receives into object_list (of the sent length) the objects rank src sent; returns src."""
     _start("recv_object_list", group)
     if src is None:
