@@ -2,8 +2,8 @@
 communication stream) vs torch.distributed's Gloo backend, a DistributedDataParallel train
 step, and the same data-parallel step written with oneflow's global tensors (broadcast model,
 split batch) against torch's DDP, and a two-stage pipeline on global placements against torch
-send/recv. Each measurement starts a fresh pair of processes; rank 0
-reports seconds per call."""
+send/recv, and 2-D hybrid parallelism on 4 processes against torch process groups by hand.
+Each measurement starts fresh processes; rank 0 reports seconds per call."""
 
 import os
 import socket
@@ -262,31 +262,88 @@ else:
 )
 
 
+# 2-D hybrid parallelism on 4 processes as a 2 x 2 array: data parallel over its rows (each
+# row's ranks hold one half of the batch), tensor parallel within a row (Linear 256 -> n split
+# by columns, Linear n -> 256 by rows, the second's partial products summed). oneflow: global
+# tensors on placement [[0, 1], [2, 3]] with (S(0), B) data and (B, S(1)) / (B, S(0))
+# weights. torch: the same written by hand with two sets of process groups (an all-reduce of
+# the partial products in the row, autograd through it; gradient all-reduces in the column).
+_HYBRID = (
+    _FRAMEWORK
+    + r"""
+rank = int(os.environ["RANK"])
+i, j = divmod(rank, 2)
+w1, w2 = lib.randn(256, n) * 0.02, lib.randn(n, 256) * 0.02
+x, t = lib.randn(128, 256), lib.randn(128, 256)
+if fw == "oneflow":
+    S0, S1, B = flow.sbp.split(0), flow.sbp.split(1), flow.sbp.broadcast
+    P2 = flow.placement("cpu", [[0, 1], [2, 3]])
+    w1 = flow.nn.Parameter(w1.to_global(P2, (B, B)).to_global(P2, (B, S1)))
+    w2 = flow.nn.Parameter(w2.to_global(P2, (B, B)).to_global(P2, (B, S0)))
+    x = x.to_global(P2, (B, B)).to_global(P2, (S0, B))
+    t = t.to_global(P2, (B, B)).to_global(P2, (S0, B))
+    opt = flow.optim.SGD([w1, w2], lr=0.01)
+    def step():
+        opt.zero_grad()
+        y = (x @ w1).relu() @ w2
+        ((y - t) ** 2).mean().backward()
+        opt.step()
+else:
+    rows = [dist.new_group([0, 1]), dist.new_group([2, 3])]
+    cols = [dist.new_group([0, 2]), dist.new_group([1, 3])]
+    row, col = rows[i], cols[j]
+    h = n // 2
+    w1 = torch.nn.Parameter(w1[:, j * h:(j + 1) * h].contiguous())
+    w2 = torch.nn.Parameter(w2[j * h:(j + 1) * h].contiguous())
+    x, t = x[i * 64:(i + 1) * 64].contiguous(), t[i * 64:(i + 1) * 64].contiguous()
+    class SumRow(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, p):
+            p = p.clone()
+            dist.all_reduce(p, group=row)
+            return p
+        @staticmethod
+        def backward(ctx, g):
+            return g
+    opt = torch.optim.SGD([w1, w2], lr=0.01)
+    def step():
+        opt.zero_grad()
+        y = SumRow.apply((x @ w1).relu() @ w2)
+        ((y - t) ** 2).mean().backward()
+        for w in (w1, w2):
+            dist.all_reduce(w.grad, group=col)
+            w.grad /= 2
+        opt.step()
+"""
+)
+
+
 def _free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def _pair(script, fw, n, iters, trials, attempts=2):
-    """Per-call seconds of rank 0 in a fresh pair of processes (one OpenMP thread each). A pair
-    that fails is run again once (torch's Gloo backend sometimes aborts while tearing down)."""
+def _pair(script, fw, n, iters, trials, attempts=2, world=2):
+    """Per-call seconds of rank 0 in a fresh pair (or `world`) of processes (one OpenMP thread
+    each). A run that fails is run again once (torch's Gloo backend sometimes aborts while
+    tearing down)."""
     for attempt in range(attempts):
         try:
-            return _pair_once(script, fw, n, iters, trials)
+            return _pair_once(script, fw, n, iters, trials, world)
         except RuntimeError:
             if attempt == attempts - 1:
                 raise
 
 
-def _pair_once(script, fw, n, iters, trials):
+def _pair_once(script, fw, n, iters, trials, world=2):
     port = str(_free_port())
     procs = []
-    for rank in range(2):
+    for rank in range(world):
         env = dict(os.environ)
         env.update(
             RANK=str(rank),
-            WORLD_SIZE="2",
+            WORLD_SIZE=str(world),
             LOCAL_RANK=str(rank),
             MASTER_ADDR="127.0.0.1",
             MASTER_PORT=port,
@@ -308,7 +365,7 @@ def _pair_once(script, fw, n, iters, trials):
     return [float(v) for v in outs[0][0].split()]
 
 
-def _measure(script, n, iters):
+def _measure(script, n, iters, world=2):
     def measure(case, frameworks, cfg):
         names = [name for name in frameworks if name in case.frameworks]
         samples, statuses = {name: [] for name in names}, {}
@@ -316,7 +373,7 @@ def _measure(script, n, iters):
         for run in range(2):
             for name in rotated(names, run):
                 try:
-                    samples[name] += _pair(script, name, n, iters, trials)
+                    samples[name] += _pair(script, name, n, iters, trials, world=world)
                 except (subprocess.SubprocessError, RuntimeError, ValueError) as exc:
                     statuses[name] = {"status": "error", "note": f"{type(exc).__name__}: {exc}"}
         for name in statuses:
@@ -397,3 +454,14 @@ for _how, _prefix in (("eagerly", ""), ("as an nn.Graph", "os.environ['PIPELINE_
             frameworks=("oneflow", "torch"),
         )
     )
+register(
+    Case(
+        "2-D hybrid parallel train step (oneflow (S(0), B) data with (B, S(1)) and (B, S(0)) "
+        "weights on a 2 x 2 placement) vs torch row/column process groups by hand, MLP "
+        "256x1024x256, batch 128, 4 processes",
+        "comm",
+        "ms",
+        measure=_measure(_HYBRID, 1024, 10, world=4),
+        frameworks=("oneflow", "torch"),
+    )
+)
