@@ -719,3 +719,70 @@ def test_global_regressions_on_ranks(tmp_path, world):
             shards.append(f["dropout_split"])
     for s in shards[1:]:
         assert s.shape == shards[0].shape and not np.array_equal(s, shards[0])
+
+
+HOST_VALUE_OPS = """
+import numpy as np
+import oneflow as flow
+
+rank = flow.env.get_rank()
+P = flow.placement("cpu", ranks=[0, 1])
+S0, B = flow.sbp.split(0), flow.sbp.broadcast
+a = np.arange(6.0, dtype=np.float32).reshape(3, 2)
+x = flow.tensor(a).to_global(P, B)
+rep = flow.tensor([1, 2, 0]).to_global(P, B)
+# ops that read values on the host or build index tensors from shapes
+r = flow.repeat_interleave(x, rep, dim=0)
+assert r.is_global and r.sbp == (B,)
+np.testing.assert_array_equal(r.numpy(), np.repeat(a, [1, 2, 0], axis=0))
+np.testing.assert_array_equal(flow.repeat_interleave(rep).numpy(), [0, 1, 1])
+idx = flow.tensor([0, 2, 3]).to_global(P, B)
+for sbp in (B, S0):
+    dst = flow.ones(4, 2).to_global(P, B).to_global(P, sbp)
+    want = np.ones((4, 2), np.float32)
+    np.add.at(want, [0, 2, 3], a)
+    np.testing.assert_array_equal(dst.index_add(0, idx, x).numpy(), want)
+    want = np.ones((4, 2), np.float32)
+    want[[0, 2, 3]] = a
+    np.testing.assert_array_equal(dst.index_copy(0, idx, x).numpy(), want)
+m = flow.multinomial(flow.tensor([[0.0, 1, 1, 0], [1, 0, 0, 1]]).to_global(P, B), 2)
+draws = [None, None]
+flow.distributed.all_gather_object(draws, m.numpy())
+assert (draws[0] == draws[1]).all() and m.sbp == (B,)
+assert set(draws[0][0]) == {1, 2} and set(draws[0][1]) == {0, 3}, draws[0]
+u = flow.unique_consecutive(flow.tensor([1, 1, 2, 2, 3, 1]).to_global(P, B).to_global(P, S0))
+np.testing.assert_array_equal(u.numpy(), [1, 2, 3, 1])
+img = np.arange(32.0, dtype=np.float32).reshape(2, 1, 4, 4)
+for mode in ("nearest", "bilinear"):
+    g = flow.tensor(img).to_global(P, B).to_global(P, S0).requires_grad_()
+    out = flow.nn.functional.interpolate(g, scale_factor=2, mode=mode)
+    ref = flow.tensor(img).requires_grad_()
+    want = flow.nn.functional.interpolate(ref, scale_factor=2, mode=mode)
+    np.testing.assert_allclose(out.numpy(), want.detach().numpy(), rtol=1e-6)
+    (out * out).sum().backward()
+    (want * want).sum().backward()
+    np.testing.assert_allclose(g.grad.numpy(), ref.grad.numpy(), rtol=1e-5)
+theta = np.array([[[1.0, 0.2, 0.1], [0.0, 0.9, -0.1]]], np.float32)
+grid = flow.nn.functional.affine_grid(flow.tensor(theta).to_global(P, B), [1, 1, 3, 4])
+want = flow.nn.functional.affine_grid(flow.tensor(theta), [1, 1, 3, 4])
+np.testing.assert_allclose(grid.numpy(), want.numpy(), rtol=1e-6)
+cols = np.arange(2 * 4 * 9, dtype=np.float32).reshape(2, 4, 9)
+folded = flow.nn.functional.fold(flow.tensor(cols).to_global(P, B), (4, 4), 2)
+want = flow.nn.functional.fold(flow.tensor(cols), (4, 4), 2)
+np.testing.assert_allclose(folded.numpy(), want.numpy())
+m3 = np.array([[3.0, 1, 0], [1, 2, 0], [0, 0, 1]], np.float32)
+s = flow.linalg.svd(flow.tensor(m3).to_global(P, B))[1]
+assert s.is_global
+np.testing.assert_allclose(s.numpy(), np.linalg.svd(m3)[1], rtol=1e-5)
+q = flow.tensor(m3).to_global(P, B).requires_grad_()
+flow.linalg.svdvals(q).sum().backward()
+u_, _, vh = np.linalg.svd(m3)
+np.testing.assert_allclose(q.grad.numpy(), u_ @ vh, rtol=1e-4, atol=1e-5)
+print(f"rank {rank} ok")
+"""
+
+
+def test_host_value_and_index_building_ops_on_global_tensors(tmp_path):
+    from test_distributed import _run_on_ranks
+
+    _run_on_ranks(tmp_path, HOST_VALUE_OPS, 2)

@@ -164,6 +164,16 @@ Tensor multinomial(const Tensor& weights, int64_t num_samples, bool replacement,
   if (!replacement && num_samples > cats)
     throw_error<RuntimeError>("multinomial", "cannot sample n_sample (", num_samples,
                               ") > prob_dist.size(-1) (", cats, ") samples without replacement");
+  if (weights->global()) {
+    // Every process draws from the whole probabilities; the first rank's draws are kept
+    // (generators may differ between processes).
+    const Placement& p = weights->global()->placement;
+    const Tensor local =
+        multinomial(global::whole_value(weights), num_samples, replacement, generator);
+    const Shape shape = local->shape();
+    return global::from_local(to(local, DType::kInt64, global::local_device(p)), p,
+                              Sbp::broadcast(), false, true, &shape);
+  }
   if (weights->device().type == DeviceType::kMeta)  // no probabilities to draw from
     return empty_tensor(weights->ndim() == 2 ? Shape{rows, num_samples} : Shape{num_samples},
                         DType::kInt64, weights->device());

@@ -319,6 +319,20 @@ def whole_value(t):
     return _internal._global_whole(t)
 
 
+def constant_like(ref, value):
+    """`value`, a local tensor holding the same whole value on every process (indices or
+    weights an op computes from shapes), as a broadcast global tensor on ref's placement when
+    ref is global (nothing is sent); `value` itself otherwise."""
+    if not getattr(ref, "is_global", False) or value.is_global:
+        return value
+    p = _placement_of(ref)
+    if p.type != "cpu" and value.device.type == "cpu":
+        value = value.to(_local_device(p))
+    return _internal._global_from_local(
+        value.contiguous(), p.type, p._ranks, "broadcast", -1, False, False, list(value.shape)
+    )
+
+
 def make_global(local, placement, sbp, requires_grad=False, sync=False):
     """Creation ops with placement=: `local` holds the whole value, the same on every rank
     (with sync, rank 0's values are sent to the others first: random values)."""

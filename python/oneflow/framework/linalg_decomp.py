@@ -259,6 +259,14 @@ def _default_tolerances(A, atol, rtol):
 def _lapack(fn, *args):
     """Runs a LAPACK binding, which takes CPU tensors: operands on a GPU are copied to the host
     and the results back to that GPU (no cuSOLVER kernels yet)."""
+    ref = next((a for a in args if isinstance(a, oneflow.Tensor) and a.is_global), None)
+    if ref is not None:  # global operands: every process factors the whole value
+        from oneflow.framework.global_tensor import constant_like, whole_value
+
+        out = _lapack(fn, *[whole_value(a) if getattr(a, "is_global", False) else a for a in args])
+        if isinstance(out, tuple):
+            return tuple(constant_like(ref, o) for o in out)
+        return constant_like(ref, out)
     gpu = next(
         (a.device for a in args if isinstance(a, oneflow.Tensor) and a.device.type == "cuda"), None
     )

@@ -275,7 +275,7 @@ def index_add(input, dim, index, source, *, alpha=1):
         src = _C.mul(source, alpha)
     # PyTorch raises IndexError for an index out of range of a 1-D input, else RuntimeError.
     error = IndexError if input.ndim == 1 else RuntimeError
-    if _whole_slices(input, dim, index, src) and src.dtype != bool_dtype:
+    if _whole_slices(input, dim, index, src) and src.dtype != bool_dtype and not input.is_global:
         try:
             return _C._index_rows_(_C.clone(input), index.reshape(-1), dim, src, True)
         except IndexError as e:
@@ -290,7 +290,7 @@ def index_copy(input, dim, index, source):
     _check_index_source("index_copy", input, dim, index, source)
     if input.ndim == 0:
         return _index_op_on_scalar(index_copy, input, dim, index, source)
-    if _whole_slices(input, dim, index, source):
+    if _whole_slices(input, dim, index, source) and not input.is_global:
         return _C._index_rows_(_C.clone(input), index.reshape(-1), dim, source, False)
     index = _check_index_values("index_copy", index.reshape(-1), input.shape[dim], dim)
     idx = _index_along(index, dim, source.shape)
@@ -485,8 +485,11 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     import oneflow
 
     if repeats is None:  # repeat_interleave(repeats): indices repeated by their counts
+        from oneflow.framework.global_tensor import constant_like
+
         counts = input.numpy()
-        return oneflow.tensor(np.repeat(np.arange(len(counts)), counts), device=input.device)
+        out = oneflow.tensor(np.repeat(np.arange(len(counts)), counts), device=input.device)
+        return constant_like(input, out)
     if dim is None:
         input, dim = input.reshape(-1), 0
     if input.ndim == 0:
@@ -509,8 +512,10 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         counts = np.repeat(counts, n)
     if counts.size != n:
         raise RuntimeError("repeat_interleave: repeats must have the same size as input along dim")
+    from oneflow.framework.global_tensor import constant_like
+
     idx = oneflow.tensor(np.repeat(np.arange(n), counts), device=input.device)
-    return _C.index(input, [idx], dim)
+    return _C.index(input, [constant_like(input, idx)], dim)
 
 
 def tril(input, diagonal=0):

@@ -529,7 +529,9 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         n = x.shape[0]
         rows = x.reshape(n, math.prod(x.shape[1:]))
         change = (rows[1:] != rows[:-1]).any(1) if n else rows[:0, 0].to(flow.bool)
-    first = flow.ones(min(n, 1), dtype=flow.bool, device=input.device)
+    from oneflow.framework.global_tensor import constant_like
+
+    first = constant_like(input, flow.ones(min(n, 1), dtype=flow.bool, device=input.device))
     starts = flow.cat([first, change]) if n else first
     keep = flow.nonzero(starts).reshape(-1)
     out = x[keep]

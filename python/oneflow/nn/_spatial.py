@@ -16,14 +16,23 @@ from oneflow.framework.autocast_fp32 import fp32 as _fp32
 from oneflow.framework.autocast_fp32 import fp32_unless_constant
 
 
-def _idx(values, device):
-    return oneflow.tensor(np.asarray(values, dtype=np.int64), device=device)
+def _global_like(like, t):
+    """t, computed from shapes, beside `like`: a broadcast global tensor when like is global."""
+    from oneflow.framework.global_tensor import constant_like
+
+    return constant_like(like, t)
+
+
+def _idx(values, like):
+    t = oneflow.tensor(np.asarray(values, dtype=np.int64), device=like.device)
+    return _global_like(like, t)
 
 
 def _along(weights, dim, ndim, like):
     shape = [1] * ndim
     shape[dim] = -1
-    return oneflow.tensor(np.asarray(weights), dtype=like.dtype, device=like.device).reshape(*shape)
+    t = oneflow.tensor(np.asarray(weights), dtype=like.dtype, device=like.device).reshape(*shape)
+    return _global_like(like, t)
 
 
 def _scale(ct, scale, in_size, out_size):
@@ -139,7 +148,7 @@ def _resample_dim_aa(x, dim, out_size, scale, cubic, align_corners):
         return _C.resample(x, index, weight, dim)
     out = None
     for index, weight in taps:
-        term = _C.mul(_C.index(x, [_idx(index, x.device)], dim), _along(weight, dim, x.ndim, x))
+        term = _C.mul(_C.index(x, [_idx(index, x)], dim), _along(weight, dim, x.ndim, x))
         out = term if out is None else _C.add(out, term)
     return out
 
@@ -154,18 +163,18 @@ def _resample_dim(x, dim, out_size, scale, mode, align_corners):
         else:
             pos = (np.arange(out_size) + 0.5) * np.float64(f)
         src = np.minimum(np.floor(pos.astype(np.float32)).astype(np.int64), n - 1)
-        return _C.index(x, [_idx(src, x.device)], dim)
+        return _C.index(x, [_idx(src, x)], dim)
     cubic = mode == "bicubic"
     double = x.dtype == oneflow.float64
     if x.device.type == "cpu":
         # One kernel per dim (forward and backward) instead of an index, multiply and add
         # per tap.
         index, weight = _cpu_taps(n, out_size, scale, cubic, align_corners, double)
-        return _C.resample(x, index, weight, dim)
+        return _C.resample(x, _global_like(x, index), _global_like(x, weight), dim)
     taps = _taps(n, out_size, scale, cubic, align_corners, double)
     out = None
     for index, weight in taps:
-        term = _C.mul(_C.index(x, [_idx(index, x.device)], dim), _along(weight, dim, x.ndim, x))
+        term = _C.mul(_C.index(x, [_idx(index, x)], dim), _along(weight, dim, x.ndim, x))
         out = term if out is None else _C.add(out, term)
     return out
 
@@ -337,7 +346,7 @@ def pad(input, pad, mode="constant", value=None):
         left, right = pad[2 * k], pad[2 * k + 1]
         if left or right:  # negative pads, or more than three padded dims
             idx = _pad_indices(out.shape[d], left, right, mode)
-            out = _C.index(out, [_idx(idx, input.device)], d)
+            out = _C.index(out, [_idx(idx, input)], d)
     return out
 
 
@@ -415,7 +424,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     x = _pad_constant(x, (padding[1], padding[1], padding[0], padding[0]), 0)
     n, c, hp, wp = x.shape
     index, blocks = _patch_index(hp, wp, kernel, dilation, stride)
-    cols = _C.index(x.reshape(n, c, hp * wp), [_idx(index, x.device)], 2)
+    cols = _C.index(x.reshape(n, c, hp * wp), [_idx(index, x)], 2)
     out = cols.reshape(n, c * kernel[0] * kernel[1], blocks)
     return out if batched else _C.squeeze(out, [0])
 
@@ -438,8 +447,8 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     if x.shape[2] != blocks:
         raise RuntimeError(f"fold: expected {blocks} blocks in input's last dim, got {x.shape[2]}")
     n, c = x.shape[0], x.shape[1] // k
-    flat = oneflow.zeros(n, c, hp * wp, dtype=x.dtype, device=x.device)
-    out = oneflow.index_add(flat, 2, _idx(index, x.device), x.reshape(n, c, k * blocks))
+    flat = _global_like(x, oneflow.zeros(n, c, hp * wp, dtype=x.dtype, device=x.device))
+    out = oneflow.index_add(flat, 2, _idx(index, x), x.reshape(n, c, k * blocks))
     out = out.reshape(n, c, hp, wp)
     if padding[0] or padding[1]:  # the interior, as a tensor of its own (PyTorch's layout)
         out = _C.narrow(_C.narrow(out, 2, padding[0], h), 3, padding[1], w).contiguous()
@@ -521,6 +530,7 @@ def affine_grid(theta, size, align_corners=False):
     mesh = oneflow.meshgrid(*reversed(axes), indexing="ij")  # z, y, x order of dims
     ones = oneflow.ones(*size[2:], dtype=theta.dtype, device=theta.device)
     base = oneflow.stack([*reversed(mesh), ones], -1).reshape(1, -1, spatial + 1)
+    base = _global_like(theta, base)
     grid = _AffineGrid.apply(theta, base.expand(size[0], -1, -1))
     return grid.reshape(size[0], *size[2:], spatial)
 
