@@ -1363,6 +1363,38 @@ def test_new_group_runs_collectives_among_its_ranks(tmp_path):
     _run_on_ranks(tmp_path, NEW_GROUP, 3)
 
 
+# Asynchronous collectives of three groups issued in a cycle of orders (rank 0: {0,1} then
+# {0,2}; rank 1: {1,2} then {0,1}; rank 2: {0,2} then {1,2}): one stream per group runs them
+# (on one stream for all, each rank waited for a peer busy in another group until the timeout).
+GROUP_ORDERS = """
+import oneflow as flow
+import oneflow.distributed as dist
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+g01, g02, g12 = dist.new_group([0, 1]), dist.new_group([0, 2]), dist.new_group([1, 2])
+order = {0: [g01, g02], 1: [g12, g01], 2: [g02, g12]}[rank]
+ts = [flow.full((4,), float(rank + 1)) for _ in order]
+works = [dist.all_reduce(t, group=g, async_op=True) for t, g in zip(ts, order)]
+for w in works:
+    w.wait()
+want = {0: [3.0, 4.0], 1: [5.0, 3.0], 2: [4.0, 5.0]}[rank]
+assert [t[0].item() for t in ts] == want, (rank, [t.tolist() for t in ts])
+# the same tensor through two groups in turn: the second waits for the first
+x = flow.full((2,), float(rank + 1))
+if rank != 2:
+    dist.all_reduce(x, group=g01)            # ranks 0, 1: 3
+if rank != 1:
+    dist.all_reduce(x, group=g02)            # rank 0: 3 + 3 = 6, rank 2: 6
+want = {0: 6.0, 1: 3.0, 2: 6.0}[rank]
+assert x.tolist() == [want] * 2, (rank, x.tolist())
+print(f"rank {rank} ok")
+"""
+
+
+def test_async_collectives_of_groups_in_different_orders(tmp_path):
+    _run_on_ranks(tmp_path, GROUP_ORDERS, 3)
+
+
 EXCHANGE = """
 import numpy as np
 import oneflow as flow

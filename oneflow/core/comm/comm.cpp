@@ -263,7 +263,8 @@ void run_gloo(const char* op, const Group& g, F&& f, bool flush_sends = true) {
 
 // Queues `fn` on the communication stream (see comm.h); runs it here in synchronous mode.
 // Memory code outside oneflow may touch (NumPy, DLPack) is done before the call returns.
-void submit(const char* op, const TensorList& tensors, std::function<void()> fn) {
+void submit(const char* op, const Group* group, const TensorList& tensors,
+            std::function<void()> fn) {
   if (!eager::async_enabled()) {
     for (const Tensor& t : tensors) t->storage()->data();  // queued users first
     fn();
@@ -271,8 +272,8 @@ void submit(const char* op, const TensorList& tensors, std::function<void()> fn)
   }
   bool shared = false;
   for (const Tensor& t : tensors) shared = shared || t->storage()->shared_outside();
-  const uint64_t seq = eager::enqueue_comm(op, std::move(fn), tensors);
-  if (shared) eager::wait_comm(seq);
+  const eager::CommTicket ticket = eager::enqueue_comm(op, std::move(fn), tensors, group);
+  if (shared) eager::wait_comm(ticket);
 }
 
 // Integer sums and products wrap, as the CPU kernels' do (through unsigned arithmetic: signed
@@ -505,11 +506,12 @@ void destroy() {
     g = std::move(g_group);
   }
   if (!g) return;
+  eager::drain();  // the collectives of its subgroups, on their own streams, first
   if (g->size > 1) {
     // Every rank has left the group's last collective before rank 0's store closes, and the
     // store has closed before any rank leaves: a group initialised again on the same port
     // cannot meet this one's store.
-    submit("destroy_process_group", {}, [g] {
+    submit("destroy_process_group", g.get(), {}, [g] {
       run_gloo("destroy_process_group", *g, [&] {
         gloo::BarrierOptions o(g->ctx);
         o.setTimeout(g->timeout);
@@ -532,7 +534,7 @@ void all_reduce(const Tensor& tensor, ReduceOp op) {
   if (g->size == 1 || tensor->numel() == 0) return;
   const Traced traced(kAllReduceStep, {tensor}, {tensor}, op_attrs(op));
   TensorImpl* t = tensor.get();
-  submit(name, {tensor}, [g, t, op, name] {
+  submit(name, g.get(), {tensor}, [g, t, op, name] {
     by_dtype(t->dtype(), [&](auto tag) {
       using T = decltype(tag);
       run_gloo(name, *g, [&] {
@@ -554,7 +556,7 @@ void broadcast(const Tensor& tensor, int src) {
   if (g->size == 1 || tensor->numel() == 0) return;
   const Traced traced(kBroadcastStep, {tensor}, {tensor}, Attrs{{"src", int64_t{src}}});
   TensorImpl* t = tensor.get();
-  submit(name, {tensor}, [g, t, src, name] {
+  submit(name, g.get(), {tensor}, [g, t, src, name] {
     run_gloo(name, *g, [&] {
       gloo::BroadcastOptions o(g->ctx);
       o.setOutput<uint8_t>(static_cast<uint8_t*>(t->data()), nbytes(*t));
@@ -573,7 +575,7 @@ void reduce(const Tensor& tensor, int dst, ReduceOp op) {
   check_rank(dst, *g, name, "dst");
   if (g->size == 1 || tensor->numel() == 0) return;
   TensorImpl* t = tensor.get();
-  submit(name, {tensor}, [g, t, dst, op, name] {
+  submit(name, g.get(), {tensor}, [g, t, dst, op, name] {
     by_dtype(t->dtype(), [&](auto tag) {
       using T = decltype(tag);
       const size_t n = static_cast<size_t>(t->numel());
@@ -608,7 +610,7 @@ void all_gather(const Tensor& output, const Tensor& input) {
   const Traced traced(kAllGatherStep, {input}, {output});
   TensorImpl* out = output.get();
   TensorImpl* in = input.get();
-  submit(name, {output, input}, [g, out, in, name] {
+  submit(name, g.get(), {output, input}, [g, out, in, name] {
     const size_t n = nbytes(*in);
     if (g->size == 1) return local_copy(out->data(), in->data(), n);
     run_gloo(name, *g, [&] {
@@ -638,7 +640,7 @@ void gather(const Tensor& output, const Tensor& input, int dst) {
   TensorImpl* in = input.get();
   TensorList held{input};
   if (root) held.push_back(output);
-  submit(name, held, [g, out, in, dst, name] {
+  submit(name, g.get(), held, [g, out, in, dst, name] {
     const size_t n = nbytes(*in);
     if (g->size == 1) return local_copy(out->data(), in->data(), n);
     run_gloo(name, *g, [&] {
@@ -669,7 +671,7 @@ void scatter(const Tensor& output, const Tensor& input, int src) {
   TensorImpl* in = root ? input.get() : nullptr;
   TensorList held{output};
   if (root) held.push_back(input);
-  submit(name, held, [g, out, in, src, name] {
+  submit(name, g.get(), held, [g, out, in, src, name] {
     const size_t n = nbytes(*out);
     if (g->size == 1) return local_copy(out->data(), in->data(), n);
     run_gloo(name, *g, [&] {
@@ -699,7 +701,7 @@ void reduce_scatter(const Tensor& output, const Tensor& input, ReduceOp op) {
   const Traced traced(kReduceScatterStep, {input}, {output}, op_attrs(op));
   TensorImpl* out = output.get();
   TensorImpl* in = input.get();
-  submit(name, {output, input}, [g, out, in, op, name] {
+  submit(name, g.get(), {output, input}, [g, out, in, op, name] {
     by_dtype(in->dtype(), [&](auto tag) {
       using T = decltype(tag);
       const size_t n = static_cast<size_t>(out->numel());
@@ -734,7 +736,7 @@ void all_to_all(const Tensor& output, const Tensor& input) {
   const Traced traced(kAllToAllStep, {input}, {output});
   TensorImpl* out = output.get();
   TensorImpl* in = input.get();
-  submit(name, {output, input}, [g, out, in, name] {
+  submit(name, g.get(), {output, input}, [g, out, in, name] {
     const size_t n = nbytes(*in);
     if (g->size == 1) return local_copy(out->data(), in->data(), n);
     run_gloo(name, *g, [&] {
@@ -752,7 +754,7 @@ void barrier() {
   refuse_in_graph(name);
   auto g = group(name);
   if (g->size == 1) return;
-  submit(name, {}, [g, name] {
+  submit(name, g.get(), {}, [g, name] {
     run_gloo(name, *g, [&] {
       gloo::BarrierOptions o(g->ctx);
       o.setTimeout(g->timeout);
@@ -768,7 +770,7 @@ void flush_sends() {
     g = g_group;
   }
   if (!g || g->size == 1) return;
-  submit("send", {}, [g] { run_gloo("send", *g, [] {}); });
+  submit("send", g.get(), {}, [g] { run_gloo("send", *g, [] {}); });
 }
 
 void send(const Tensor& tensor, int dst, int tag) {
@@ -782,7 +784,7 @@ void send(const Tensor& tensor, int dst, int tag) {
   const Traced traced(kSendStep, {tensor}, {},
                       Attrs{{"peer", int64_t{dst}}, {"tag", int64_t{tag}}});
   TensorImpl* t = tensor.get();
-  submit(name, {tensor}, [g, t, dst, tag, name] {
+  submit(name, g.get(), {tensor}, [g, t, dst, tag, name] {
     run_gloo(
         name, *g,
         [&] {
@@ -810,7 +812,7 @@ void recv(const Tensor& tensor, int src, int tag) {
   const Traced traced(kRecvStep, {}, {tensor},
                       Attrs{{"peer", int64_t{src}}, {"tag", int64_t{tag}}});
   TensorImpl* t = tensor.get();
-  submit(name, {tensor}, [g, t, src, tag, name] {
+  submit(name, g.get(), {tensor}, [g, t, src, tag, name] {
     run_gloo(
         name, *g,
         [&] {

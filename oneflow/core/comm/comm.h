@@ -2,8 +2,9 @@
 // TCP for CPU tensors. One process group per process (the launcher's ranks); ranks rendezvous
 // through a TCP key-value store that rank 0 serves (tcp_store.h).
 //
-// Every collective is queued on the eager engine's communication stream (eager/engine.h,
-// enqueue_comm) and returns at once: it runs after the CPU ops queued before it on its tensors,
+// Every collective is queued on its group's communication stream of the eager engine
+// (eager/engine.h, enqueue_comm; a stream per group, so collectives of different groups may be
+// issued in different orders on different ranks) and returns at once: it runs after the CPU ops queued before it on its tensors,
 // and later ops on them (and reads of their values) wait for it, while other CPU ops run beside
 // it. Arguments are checked at the call; a failure inside the collective (a peer that died, the
 // timeout) raises at the next synchronisation point as a RuntimeError naming the collective and

@@ -76,14 +76,17 @@ void without_gil(F& f) {
   g_hooks.without_gil([](void* p) { (*static_cast<F*>(p))(); }, &f);
 }
 
+class Stream;
+
 struct Instruction {
   const Primitive* prim = nullptr;
   // Instead of prim: a host task (a collective on the communication stream) and its name.
   std::function<void()> task;
   const char* task_name = nullptr;
-  // An instruction of the other stream (communication for the CPU stream, CPU for the
-  // communication stream) that must have run before this one starts: an event (0: none).
-  uint64_t wait_other = 0;
+  // Events: the instruction of the CPU stream (for a communication stream's task) and those of
+  // communication streams that must have run before this one starts (0 / empty: none).
+  uint64_t wait_cpu = 0;
+  std::vector<std::pair<Stream*, uint64_t>> wait_comm;
   TensorList inputs;
   TensorList outputs;
   Attrs attrs;
@@ -94,9 +97,14 @@ struct Instruction {
 
 void register_process_hooks();
 class Stream;
-// Cross-stream events between the CPU and communication streams (defined below the streams).
-uint64_t comm_dependency(const TensorList& a, const TensorList& b);
-Stream* wait_other_stream(const Stream& self, uint64_t seq);
+// Cross-stream events between the CPU and communication streams (defined below the streams):
+// the latest queued collective of each communication stream that uses a storage of `a` or `b`
+// (none but `except`'s), into `out`.
+using CommEvents = std::vector<std::pair<Stream*, uint64_t>>;
+void comm_dependencies(const TensorList& a, const TensorList& b, CommEvents& out,
+                       const Stream* except = nullptr);
+bool has_comm_dependency(const TensorList& a, const TensorList& b);
+Stream& cpu_stream();
 
 // A stream: a ring of instructions, one thread running them in order. The CPU stream runs CPU
 // kernels; a CUDA device's stream runs the host side of its CUDA kernels (argument checks,
@@ -141,7 +149,8 @@ class Stream {
     // A CUDA instruction's host work is a launch: none.
     const uint64_t work = is_cpu() ? prim.cpu_work(inputs, outputs) : 0;
     // A CPU op on memory a queued collective uses runs after it (an event).
-    const uint64_t wait_other = is_cpu() ? comm_dependency(inputs, outputs) : 0;
+    CommEvents wait_comm;
+    if (is_cpu()) comm_dependencies(inputs, outputs, wait_comm);
     // Before taking the lock: locating may allocate Python frames, and a garbage collection
     // run there may call back into oneflow.
     Location location = t_location;
@@ -173,7 +182,8 @@ class Stream {
     const uint64_t seq = ++issued_;
     Instruction& ins = ring_[(seq - 1) % kCapacity];
     ins.prim = &prim;
-    ins.wait_other = wait_other;
+    ins.wait_cpu = 0;
+    ins.wait_comm.assign(wait_comm.begin(), wait_comm.end());
     // Assignment reuses the slot's vectors and map nodes: no allocation in the steady state.
     ins.inputs.assign(inputs.begin(), inputs.end());
     ins.outputs.assign(outputs.begin(), outputs.end());
@@ -204,9 +214,10 @@ class Stream {
   }
 
   // Queues a host task that uses `held` (kept alive until it has run) after instruction
-  // `wait_other` of the other stream. Returns its sequence number.
+  // `wait_cpu` of the CPU stream and the events `wait_comm` of other communication streams.
+  // Returns its sequence number.
   uint64_t enqueue_task(const char* name, std::function<void()> fn, const TensorList& held,
-                        uint64_t wait_other) {
+                        uint64_t wait_cpu, const CommEvents& wait_comm) {
     Location location = t_location;
     if (location.code == nullptr && g_hooks.locate != nullptr) location = g_hooks.locate();
     std::unique_lock<std::mutex> lk(mu_);
@@ -218,7 +229,8 @@ class Stream {
     ins.prim = nullptr;
     ins.task = std::move(fn);
     ins.task_name = name;
-    ins.wait_other = wait_other;
+    ins.wait_cpu = wait_cpu;
+    ins.wait_comm.assign(wait_comm.begin(), wait_comm.end());
     ins.inputs.assign(held.begin(), held.end());
     ins.outputs.clear();
     ins.attrs = Attrs{};
@@ -308,7 +320,7 @@ class Stream {
       return false;
     }
     if (prim.cpu_work(inputs, outputs) > kInlineWork || failed_.load(kRelaxed)) return false;
-    if (comm_dependency(inputs, outputs) != 0) return false;  // queued behind a collective
+    if (has_comm_dependency(inputs, outputs)) return false;  // queued behind a collective
     const uint64_t done = completed_.load(kAcquire);
     if (published_.load(kAcquire) != done) return false;
     // The finished instructions' slots still hold their tensors: drop them, as a queuing thread
@@ -564,15 +576,19 @@ class Stream {
       // Ctrl-C: drop what was queued when the signal came, wherever the Python thread was.
       const uint64_t interrupted = interrupt_through_.load(std::memory_order_relaxed);
       if (interrupted > skip_through_.load()) skip_through_.store(interrupted);
-      if (ins.wait_other != 0) {
-        Stream* other = wait_other_stream(*this, ins.wait_other);
+      // A collective or message after a CPU op (or a collective) that failed does not run: it
+      // would send the failed op's garbage (its peers fail at their timeout, or sooner when
+      // this process raises the error and exits).
+      if (ins.wait_cpu != 0) {
+        Stream& cpu = cpu_stream();
+        cpu.wait_until(ins.wait_cpu, false);
+        if (cpu.failed_through(ins.wait_cpu)) adopt_error(cpu, seq);
+      }
+      for (const auto& [other, event] : ins.wait_comm) {
+        other->wait_until(event, false);
         // A CPU op on the memory of a failed collective fails with the collective's error (it
         // moves here: raised once, by whoever reads the op's result or synchronises first).
-        if (is_cpu() && other != nullptr && other->failed_.load()) adopt_error(*other, seq);
-        // A collective or message after a CPU op that failed does not run: it would send the
-        // failed op's garbage (its peers fail at their timeout, or sooner when this process
-        // raises the error and exits).
-        if (!is_cpu() && other != nullptr && other->failed_through(ins.wait_other))
+        if (is_cpu() ? other->failed_.load() : other->failed_through(event))
           adopt_error(*other, seq);
       }
       if (seq > skip_through_.load() && !failed_.load()) {
@@ -820,33 +836,62 @@ Stream* cuda_stream(int index, bool create) {
   return s;
 }
 
-// The communication stream (collectives on CPU memory), created with the communicator's first
-// collective.
-std::atomic<Stream*> g_comm_stream{nullptr};
+// Note [A communication stream per group]: the collectives of each group (its key: the
+// communicator's group object) run on a stream of their own (Gloo contexts of different groups
+// are independent), as PyTorch's process groups each have their own work queue: asynchronous
+// collectives of different groups may be issued in different orders on different processes
+// (rank 0: group A then B; rank 1: B then A) without each stream waiting for a peer that is
+// busy in the other group. Within a group they run in issue order. A collective on memory that
+// a collective of another group uses waits for it (an event, as between the CPU and
+// communication streams). The first kMaxCommStreams groups get streams; later ones share the
+// last.
+constexpr int kMaxCommStreams = 64;
+std::atomic<Stream*> g_comm_streams[kMaxCommStreams];
+const void* g_comm_keys[kMaxCommStreams];  // written under g_streams_mu before the stream
 
-Stream& comm_stream() {
-  Stream* s = g_comm_stream.load(kAcquire);
-  if (s != nullptr) return *s;
-  std::lock_guard<std::mutex> lk(g_streams_mu);
-  s = g_comm_stream.load(kAcquire);
-  if (s == nullptr) {
-    s = new Stream(DeviceType::kCPU, /*comm=*/true);
-    g_comm_stream.store(s, kRelease);
+// The communication stream of group `key`, created with its first collective.
+Stream& comm_stream(const void* key) {
+  for (int i = 0; i < kMaxCommStreams; ++i) {
+    Stream* s = g_comm_streams[i].load(kAcquire);
+    if (s == nullptr) break;
+    if (g_comm_keys[i] == key) return *s;
   }
-  return *s;
+  std::lock_guard<std::mutex> lk(g_streams_mu);
+  for (int i = 0; i < kMaxCommStreams; ++i) {
+    Stream* s = g_comm_streams[i].load(kAcquire);
+    if (s != nullptr && g_comm_keys[i] == key) return *s;
+    if (s == nullptr) {
+      s = new Stream(DeviceType::kCPU, /*comm=*/true);
+      g_comm_keys[i] = key;
+      g_comm_streams[i].store(s, kRelease);
+      return *s;
+    }
+  }
+  return *g_comm_streams[kMaxCommStreams - 1].load(kAcquire);
 }
 
-// Note [Events between the CPU and communication streams]: a collective queued on the
-// communication stream waits (its instruction's wait_other) for the CPU instructions queued
+template <typename F>
+void for_each_comm_stream(F&& f) {
+  for (std::atomic<Stream*>& p : g_comm_streams) {
+    Stream* s = p.load(kAcquire);
+    if (s == nullptr) break;
+    f(*s);
+  }
+}
+
+// Note [Events between the CPU and communication streams]: a collective queued on a
+// communication stream waits (its instruction's wait_cpu) for the CPU instructions queued
 // before it on its tensors: the latest of their storages' last_use records. The other way, the
-// storages it uses are listed here with its sequence number until it has run; a CPU op queued on
-// one of them waits for it (the CPU instruction's wait_other), a small op on one of them is
-// queued rather than run at the call, and host access to their bytes (Storage::data(), which
-// the collective's marker instruction on the CPU stream routes to wait_for) waits for it. Only
-// CPU ops that touch a collective's memory wait; the others run beside it. Both kinds of wait
-// point to an instruction queued earlier, so they never form a cycle.
+// storages it uses are listed here with its stream and sequence number until it has run; a CPU
+// op queued on one of them waits for it (the CPU instruction's wait_comm), a small op on one of
+// them is queued rather than run at the call, and host access to their bytes (Storage::data(),
+// which the collective's marker instruction on the CPU stream routes to wait_for) waits for it;
+// so does a collective of another group on them (its wait_comm). Only ops that touch a
+// collective's memory wait; the others run beside it. Every wait points to an instruction
+// queued earlier, so they never form a cycle.
 struct CommUse {
   const Storage* storage;
+  Stream* stream;
   uint64_t seq;
 };
 std::mutex g_comm_uses_mu;
@@ -855,40 +900,51 @@ std::atomic<size_t> g_comm_uses_size{0};  // read without the lock: 0 on the com
 
 // Under g_comm_uses_mu: drops the entries of collectives that have run.
 void prune_comm_uses_locked() {
-  Stream* s = g_comm_stream.load(kAcquire);
-  const uint64_t done = s != nullptr ? s->completed() : 0;
-  g_comm_uses.erase(std::remove_if(g_comm_uses.begin(), g_comm_uses.end(),
-                                   [&](const CommUse& u) { return u.seq <= done; }),
-                    g_comm_uses.end());
+  g_comm_uses.erase(
+      std::remove_if(g_comm_uses.begin(), g_comm_uses.end(),
+                     [&](const CommUse& u) { return u.seq <= u.stream->completed(); }),
+      g_comm_uses.end());
   g_comm_uses_size.store(g_comm_uses.size(), kRelease);
 }
 
-// The latest queued collective that uses one of the storages of `a` or `b`; 0 for none.
-uint64_t comm_dependency(const TensorList& a, const TensorList& b) {
-  if (g_comm_uses_size.load(kAcquire) == 0) return 0;
+// Adds use u to the events (the latest per stream).
+void add_event(CommEvents& out, const CommUse& u) {
+  for (auto& [stream, seq] : out)
+    if (stream == u.stream) {
+      seq = std::max(seq, u.seq);
+      return;
+    }
+  out.emplace_back(u.stream, u.seq);
+}
+
+void comm_dependencies(const TensorList& a, const TensorList& b, CommEvents& out,
+                       const Stream* except) {
+  out.clear();
+  if (g_comm_uses_size.load(kAcquire) == 0) return;
   std::lock_guard<std::mutex> lk(g_comm_uses_mu);
   prune_comm_uses_locked();
-  uint64_t seq = 0;
   for (const TensorList* list : {&a, &b})
     for (const Tensor& t : *list)
       for (const CommUse& u : g_comm_uses)
-        if (u.storage == t->storage().get()) seq = std::max(seq, u.seq);
-  return seq;
+        if (u.storage == t->storage().get() && u.stream != except) add_event(out, u);
 }
 
-uint64_t comm_dependency(const Storage& storage) {
-  if (g_comm_uses_size.load(kAcquire) == 0) return 0;
+bool has_comm_dependency(const TensorList& a, const TensorList& b) {
+  if (g_comm_uses_size.load(kAcquire) == 0) return false;
+  CommEvents events;
+  comm_dependencies(a, b, events);
+  return !events.empty();
+}
+
+CommEvents comm_dependencies(const Storage& storage) {
+  CommEvents out;
+  if (g_comm_uses_size.load(kAcquire) == 0) return out;
   std::lock_guard<std::mutex> lk(g_comm_uses_mu);
   prune_comm_uses_locked();
-  uint64_t seq = 0;
   for (const CommUse& u : g_comm_uses)
-    if (u.storage == &storage) seq = std::max(seq, u.seq);
-  return seq;
+    if (u.storage == &storage) add_event(out, u);
+  return out;
 }
-
-// A stream thread waits for an event of the other stream (no Python hooks: it holds no GIL);
-// returns that stream.
-Stream* wait_other_stream(const Stream& self, uint64_t seq);
 
 // The no-op instruction a collective leaves on the CPU stream: its tensors' records then point
 // to the CPU stream, so host access to them goes through eager::wait_for, which also waits for
@@ -911,15 +967,9 @@ Stream* stream_of(const Storage& storage) {
 template <typename F>
 void for_each_stream(F&& f) {
   f(cpu_stream());
-  if (Stream* s = g_comm_stream.load(kAcquire)) f(*s);
+  for_each_comm_stream(f);
   for (std::atomic<Stream*>& p : g_cuda_streams)
     if (Stream* s = p.load(kAcquire)) f(*s);
-}
-
-Stream* wait_other_stream(const Stream& self, uint64_t seq) {
-  Stream* other = self.is_comm() ? &cpu_stream() : g_comm_stream.load(kAcquire);
-  if (other != nullptr) other->wait_until(seq, false);
-  return other;
 }
 
 // Exit and fork, registered once when the first stream thread starts.
@@ -1013,27 +1063,34 @@ void run_on_stream(const std::function<void()>& fn) {
   const HostTask task(fn);
   cpu_stream().run_and_wait(task, {}, {}, Attrs{});
 }
-uint64_t enqueue_comm(const char* name, std::function<void()> fn, const TensorList& tensors) {
+CommTicket enqueue_comm(const char* name, std::function<void()> fn, const TensorList& tensors,
+                        const void* group) {
   graph::check_not_tracing(name);
-  // After the CPU instructions queued on these tensors so far.
+  // After the CPU instructions queued on these tensors so far, and the collectives of other
+  // groups queued on them.
   uint64_t after = 0;
   for (const Tensor& t : tensors) after = std::max(after, t->storage()->last_use().load());
-  Stream& comm = comm_stream();
-  const uint64_t seq = comm.enqueue_task(name, std::move(fn), tensors, after);
+  Stream& comm = comm_stream(group);
+  CommEvents others;
+  comm_dependencies(tensors, {}, others, &comm);
+  const uint64_t seq = comm.enqueue_task(name, std::move(fn), tensors, after, others);
   // The marker first: it must not wait for the collective itself.
   static const CommMarker marker;
   cpu_stream().enqueue(marker, tensors, {}, Attrs{});
   std::lock_guard<std::mutex> lk(g_comm_uses_mu);
-  for (const Tensor& t : tensors) g_comm_uses.push_back({t->storage().get(), seq});
+  for (const Tensor& t : tensors) g_comm_uses.push_back({t->storage().get(), &comm, seq});
   g_comm_uses_size.store(g_comm_uses.size(), kRelease);
-  return seq;
+  return CommTicket{&comm, seq};
 }
-void wait_comm(uint64_t seq) {
-  if (Stream* s = g_comm_stream.load(kAcquire)) {
-    s->wait_until(seq);
-    s->reclaim();
-    s->raise_error();
-  }
+namespace {
+void wait_comm_event(Stream& s, uint64_t seq) {
+  s.wait_until(seq);
+  s.reclaim();
+  s.raise_error();
+}
+}  // namespace
+void wait_comm(const CommTicket& ticket) {
+  if (ticket.stream != nullptr) wait_comm_event(*static_cast<Stream*>(ticket.stream), ticket.seq);
 }
 bool on_comm_stream() { return t_stream != nullptr && t_stream->is_comm(); }
 
@@ -1052,15 +1109,15 @@ void synchronize_cuda(int index) {
     s->raise_error();
   }
 }
-// The communication stream's tasks read their tensors' bytes after their events (wait_other);
+// The communication streams' tasks read their tensors' bytes after their events (wait_cpu);
 // waiting here for the CPU stream could wait for an op queued behind the task itself.
 namespace {
 // A host read also raises a pending communication error (a collective that failed at once
 // has left the table of uses), as it raises the CPU stream's.
 void wait_for_comm(const Storage& storage) {
   if (t_stream != nullptr) return;
-  if (const uint64_t seq = comm_dependency(storage)) wait_comm(seq);
-  if (Stream* c = g_comm_stream.load(kAcquire)) c->raise_error();
+  for (const auto& [stream, seq] : comm_dependencies(storage)) wait_comm_event(*stream, seq);
+  for_each_comm_stream([](Stream& c) { c.raise_error(); });
 }
 }  // namespace
 void wait_for(const Storage& storage) {

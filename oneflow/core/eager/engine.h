@@ -116,16 +116,23 @@ void run_and_wait(const Primitive& prim, const TensorList& inputs, const TensorL
 // all parallel work that way (see run_and_wait). Its exception raises as it is.
 void run_on_stream(const std::function<void()>& fn);
 
-// Queues `fn` (a collective) on the communication stream, to run after the CPU instructions
+// A queued collective: its communication stream and sequence number there.
+struct CommTicket {
+  void* stream = nullptr;
+  uint64_t seq = 0;
+};
+// Queues `fn` (a collective of the group `group`, any key that identifies it) on that group's
+// communication stream, to run after the CPU instructions and the other groups' collectives
 // queued so far on `tensors` (whose memory it reads and writes; they stay alive until it has
 // run). Later CPU ops on those tensors, and host access to their bytes, wait for it; other CPU
-// ops run beside it (Note [Events between the CPU and communication streams] in engine.cpp).
-// An exception from fn is raised at the next synchronisation point, naming `name`. Returns its
-// sequence number on the communication stream.
-uint64_t enqueue_comm(const char* name, std::function<void()> fn, const TensorList& tensors);
-// Waits until the collective `seq` has run, then raises a pending communication error.
-void wait_comm(uint64_t seq);
-// True on the communication stream's thread.
+// ops, and other groups' collectives, run beside it (Notes [Events between the CPU and
+// communication streams] and [A communication stream per group] in engine.cpp). An exception
+// from fn is raised at the next synchronisation point, naming `name`.
+CommTicket enqueue_comm(const char* name, std::function<void()> fn, const TensorList& tensors,
+                        const void* group = nullptr);
+// Waits until the collective has run, then raises a pending communication error.
+void wait_comm(const CommTicket& ticket);
+// True on a communication stream's thread.
 bool on_comm_stream();
 
 // Waits until every queued instruction of every stream has run, then raises a pending kernel

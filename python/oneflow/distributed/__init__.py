@@ -1,10 +1,11 @@
 """oneflow.distributed: torch.distributed's process-group API over oneflow.comm's communicator.
 
-One process group, the default (WORLD), on the Gloo backend for CPU tensors. Every collective is
-queued on the communication stream, with or without async_op: reading a result waits for it and
-later ops on the same tensors run after it. async_op=True adds a Work whose wait() blocks until
-the queued work ran. Processes are started by `python -m oneflow.distributed.launch`
-(oneflow.distributed.launch, imported on first use so `-m` runs it cleanly)."""
+The default process group (WORLD) and new_group's, on the Gloo backend for CPU tensors. Every
+collective is queued on its group's communication stream, with or without async_op: reading a
+result waits for it and later ops on the same tensors run after it. async_op=True adds a Work
+whose wait() blocks until the queued work ran. Processes are started by
+`python -m oneflow.distributed.launch` (oneflow.distributed.launch, imported on first use so
+`-m` runs it cleanly)."""
 
 import contextlib
 import datetime
@@ -618,8 +619,8 @@ def _check_tag(op, tag):
         raise ValueError(f"{op}: expected tag to be a non-negative int, got {tag!r}")
 
 
-# Note [Receives after sends]: the communication stream runs its tasks one after another, and a
-# receive waits there until its message arrives. Two ranks that each irecv and then isend (a
+# Note [Receives after sends]: a group's communication stream runs its tasks one after another,
+# and a receive waits there until its message arrives. Two ranks that each irecv and then isend (a
 # common exchange) would both wait in their receive with their send queued behind it. So irecv
 # only checks its arguments and records the receive; it is queued once the sends issued after
 # it are: at the next op that is not a send, at Work.wait(), or at any oneflow.distributed
