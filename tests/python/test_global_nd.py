@@ -223,3 +223,67 @@ def test_hybrid_parallel_training_transfers_and_sub_placements(tmp_path):
 
 def test_hybrid_parallel_graph_trains_as_local(tmp_path):
     _run_on_ranks(tmp_path, GRAPH, 4)
+
+
+REGRESSIONS = """
+import numpy as np
+import oneflow as flow
+import oneflow.nn as nn
+
+rank = flow.env.get_rank()
+P2 = flow.placement("cpu", ranks=[[0, 1], [2, 3]])
+S0, S1, B = flow.sbp.split(0), flow.sbp.split(1), flow.sbp.broadcast
+a = np.arange(105, dtype=np.float32).reshape(5, 3, 7)
+# nested splits of a small dim leave rank 3 an empty shard: every rank must see the same strides
+# (it took its shard for non-contiguous and chose another plan than the others)
+x = flow.tensor(a).to_global(P2, (B, B)).to_global(P2, (S1, S1))
+assert tuple(x.to_local().shape) == ((5, 0, 7) if rank == 3 else (5, 1, 7)), x.to_local().shape
+assert x.is_contiguous()
+np.testing.assert_array_equal(x.view(15, 7).numpy(), a.reshape(15, 7))
+np.testing.assert_array_equal(x.view(5, 1, 3, 7).numpy(), a.reshape(5, 1, 3, 7))
+sm = x.softmax(-1).numpy()
+e = np.exp(a - a.max(-1, keepdims=True))
+np.testing.assert_allclose(sm, e / e.sum(-1, keepdims=True), rtol=1e-5)
+# an embedding's gradient with the batch split over one axis only (rows split on axis 0)
+table = nn.Parameter(flow.tensor(np.arange(20.0, dtype=np.float32).reshape(5, 4)).to_global(P2, B))
+ids = flow.tensor([[0, 1], [4, 4], [2, 0], [3, 3]]).to_global(P2, B).to_global(P2, (S0, B))
+flow.nn.functional.embedding(ids, table).relu().sum().backward()
+want = np.zeros((5, 4), np.float32)
+for i in [0, 1, 4, 4, 2, 0, 3, 3]:  # relu passes the gradient where the row is positive
+    want[i] += (np.arange(20.0).reshape(5, 4)[i] > 0)
+np.testing.assert_array_equal(table.grad.numpy(), want)
+assert table.grad.sbp == (B, B)
+
+
+# dropout of split layouts inside nn.Graph: every rank draws its own shard's mask, at each call
+class Drop(flow.nn.Graph):
+    def build(self, x):
+        return flow.nn.functional.dropout(x, 0.5)
+
+
+for place, sbp in ((P2, (S0, S1)), (flow.placement("cpu", ranks=[0, 1, 2, 3]), (S0,))):
+    g = Drop()
+    ones = flow.ones(8, 8).to_global(place, B if len(sbp) == 1 else (B, B)).to_global(place, sbp)
+    first, second = g(ones), g(ones)
+    assert first.sbp == sbp
+    masks = [None] * 4
+    flow.distributed.all_gather_object(masks, (first.to_local().numpy(), second.to_local().numpy()))
+    assert all(not np.array_equal(m[0], m[1]) for m in masks), "a replay repeated its mask"
+    assert len({m[0].tobytes() for m in masks}) == 4, "shards drew the same numbers"
+    assert set(np.unique(first.numpy())) <= {0.0, 2.0}
+# one broadcast sbp stands for broadcast on every axis (internal callers pass it)
+m = nn.Linear(3, 2)
+sd = {k: v.clone() for k, v in m.state_dict().items()}
+m.to_global(P2, (B, B))
+m.load_state_dict(sd)
+np.testing.assert_array_equal(m.weight.numpy(), sd["weight"].numpy())
+w = flow.ones(4, 2).to_global(P2, B).to_global(P2, (S0, B))
+assert w.new_zeros(3).sbp == (B, B) and w[[0, 2]].shape == (2, 2)
+out, h = nn.GRU(2, 3).to_global(P2, B)(flow.ones(5, 1, 2).to_global(P2, B))
+assert out.shape == (5, 1, 3) and h.sbp == (B, B)
+print(f"rank {rank} ok")
+"""
+
+
+def test_empty_shards_embedding_gradients_graph_dropout_and_broadcast_sbp(tmp_path):
+    _run_on_ranks(tmp_path, REGRESSIONS, 4)

@@ -118,9 +118,13 @@ def test_global_errors_one_rank():
     with pytest.raises(ValueError, match="expected 1 sbp"):
         g.to_global(sbp=[flow.sbp.broadcast, flow.sbp.broadcast])
     with pytest.raises(ValueError, match="needs a tuple of 2 sbp"):
-        flow.tensor(_a()).to_global(flow.placement("cpu", [[0]]), flow.sbp.broadcast)
-    with pytest.raises(ValueError, match="same length"):
-        flow.tensor(_a()).to_global(flow.placement("cpu", [[0], []]), flow.sbp.broadcast)
+        flow.tensor(_a()).to_global(flow.placement("cpu", [[0]]), flow.sbp.split(0))
+    # broadcast alone means broadcast on every axis (what internal callers pass)
+    bb = flow.tensor(_a()).to_global(flow.placement("cpu", [[0]]), flow.sbp.broadcast)
+    assert bb.sbp == (flow.sbp.broadcast,) * 2
+    for ragged in ([[0], []], [[0, 1], [2]], [[0, [1]], [2, 3]], [[], []], []):
+        with pytest.raises(ValueError, match="placement"):
+            flow.placement("cpu", ragged)
     # a 1 x 1 placement: an sbp per axis
     nd = flow.tensor(_a()).to_global(flow.placement("cpu", [[0]]), (flow.sbp.split(0),) * 2)
     assert nd.sbp == (flow.sbp.split(0), flow.sbp.split(0)) and nd.placement.hierarchy == (1, 1)

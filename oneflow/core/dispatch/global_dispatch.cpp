@@ -729,9 +729,12 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
     for (size_t i = 0; i < std::max<size_t>(metas.size(), 1); ++i)
       split = split || plan.any_out(i, [](const Sbp& s) { return s.is_split(); });
     if (split) {
+      // "seed_mix" tells an nn.Graph recording the draw which generator state it came from
+      // (and what to mix into the seeds it draws at each replay).
       const uint64_t seed = static_cast<uint64_t>(shard_attrs.get<int64_t>("seed"));
-      const uint64_t mixed = seed ^ (0x9E3779B97F4A7C15ull * static_cast<uint64_t>(me));
-      shard_attrs.set("seed", static_cast<int64_t>(mixed));
+      const uint64_t mix = 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(me);
+      shard_attrs.set("seed", static_cast<int64_t>(seed ^ mix));
+      shard_attrs.set("seed_mix", static_cast<int64_t>(mix));
     }
   }
   TensorList local_out;

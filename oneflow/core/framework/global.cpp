@@ -162,8 +162,10 @@ namespace {
 
 constexpr int64_t kMaxDims = 16;  // dims of a shape exchanged by check_meta
 
-// Whether t's elements fill one range of its storage exactly once (dims of size 1 aside).
+// Whether t's elements fill one range of its storage exactly once (dims of size 1 aside; an
+// empty shard is dense: it must not give its rank other strides than the others').
 bool dense_layout(const TensorImpl& t) {
+  if (t.numel() == 0) return true;
   std::vector<std::pair<int64_t, int64_t>> dims;
   for (int64_t d = 0; d < t.ndim(); ++d)
     if (t.shape()[d] != 1) dims.emplace_back(t.strides()[d], t.shape()[d]);

@@ -10,6 +10,13 @@
 
 namespace oneflow::graph {
 
+namespace {
+// What a global op mixed into a random kernel's seed on this rank (0: nothing).
+uint64_t seed_mix(const Attrs& attrs) {
+  return attrs.has("seed_mix") ? static_cast<uint64_t>(attrs.get<int64_t>("seed_mix")) : 0;
+}
+}  // namespace
+
 // Note [Tracing by running]: rather than tracing metas in a lazy mode, the first call runs
 // build() eagerly and records what the dispatcher runs (DESIGN.md section 7), so every op, its
 // gradient and the optimizer's update work in a graph as soon as they work eagerly, and the
@@ -216,7 +223,8 @@ class Recorder {
   }
 
   void attach_random(Step& step) {
-    const auto seed = static_cast<uint64_t>(step.attrs.get<int64_t>("seed"));
+    // (a global op's shard mixes its rank into the generator's seed: global_dispatch.cpp)
+    const auto seed = static_cast<uint64_t>(step.attrs.get<int64_t>("seed")) ^ seed_mix(step.attrs);
     const auto offset = static_cast<uint64_t>(step.attrs.get<int64_t>("offset"));
     for (auto it = pending_random_.begin(); it != pending_random_.end(); ++it)
       if (it->seed == seed && it->offset == offset) {
@@ -626,12 +634,13 @@ TensorList CompiledGraph::walk(const TensorList& inputs, const TensorList& outpu
       }
       if (s.generator) {
         Attrs attrs = s.attrs;
+        const uint64_t mix = seed_mix(s.attrs);
         if (next_random < random.size()) {  // reserved at the call
-          attrs.set("seed", random[next_random]);
+          attrs.set("seed", static_cast<int64_t>(static_cast<uint64_t>(random[next_random]) ^ mix));
           attrs.set("offset", random[next_random + 1]);
           next_random += 2;
         } else {
-          attrs.set("seed", static_cast<int64_t>(s.generator->state().first));
+          attrs.set("seed", static_cast<int64_t>(s.generator->state().first ^ mix));
           attrs.set("offset", static_cast<int64_t>(s.generator->reserve(s.counters)));
         }
         run_kernel(*s.prim, s.device, ins, outs, attrs, !s.in_place);

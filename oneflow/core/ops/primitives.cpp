@@ -1135,14 +1135,25 @@ TensorList IndexGather::grad(const GradContext& ctx, const TensorList& dy) const
   const TensorMeta& x = ctx.input_metas[0];
   Tensor zeros = F::zeros(x.shape, CreationOptions{x.dtype, x.device, ""});
   // A split gradient (an embedding of a split batch) scatters each rank's rows into its own
-  // zeros: a partial sum (global_dispatch.cpp's index_signature); else the whole value.
-  bool split_rows = dy[0]->global() != nullptr;
-  for (const Tensor& i : idx)
-    split_rows =
-        split_rows && i->global() && i->global()->sbp.is_split() &&
-        dy[0]->global()->sbp == Sbp::split(ctx.attrs.get<int64_t>("dim") + i->global()->sbp.axis);
+  // zeros: a partial sum (global_dispatch.cpp's index_signature); else the whole value. On an
+  // N-D placement, per hierarchy axis: partial sums where the rows are split, broadcast else.
+  NdSbp layout;
+  bool split_rows = false;
+  if (const GlobalMeta* g = dy[0]->global().get()) {
+    const NdSbp dl = g->layout();
+    for (size_t k = 0; k < dl.size(); ++k) {
+      bool split = true;
+      for (const Tensor& i : idx) {
+        const Sbp s = i->global() ? i->global()->layout()[k] : Sbp::broadcast();
+        split =
+            split && s.is_split() && dl[k] == Sbp::split(ctx.attrs.get<int64_t>("dim") + s.axis);
+      }
+      layout.push_back(split ? Sbp::partial_sum() : Sbp::broadcast());
+      split_rows = split_rows || split;
+    }
+  }
   if (split_rows)
-    zeros = global::make(zeros, dy[0]->global()->placement, Sbp::partial_sum(), x.shape);
+    zeros = global::make(zeros, dy[0]->global()->placement, layout, x.shape);
   else
     zeros = global::broadcast_like(dy[0], zeros);
   TensorList dx(ctx.inputs.size());

@@ -32,10 +32,12 @@ def _check_sbp(sbp, ndim, op, axes=1):
         sbps = tuple(sbp)
     elif axes == 1:
         sbps = (sbp,)
+    elif isinstance(sbp, _sbp) and sbp.kind == "broadcast":
+        sbps = (sbp,) * axes  # the whole value on every rank: one meaning on any placement
     else:
         raise ValueError(
             f"{op}: an {axes}-D placement needs a tuple of {axes} sbp (one per hierarchy "
-            f"axis), got one sbp"
+            f"axis), got one sbp ({sbp})"
         )
     out = []
     for s in sbps:

@@ -21,6 +21,31 @@ def _nested_list(ranks):
     return int(ranks) if not isinstance(ranks, bool) else ranks
 
 
+def _check_rectangular(ranks):
+    """Nested lists of one length per depth with ranks (ints) at the innermost level only."""
+    level, shape = ranks, []
+    while isinstance(level, list):
+        if not level:
+            raise ValueError(f"placement: a placement needs at least one rank, got {ranks}")
+        shape.append(len(level))
+        level = level[0]
+
+    def check(x, depth):
+        if depth == len(shape):
+            if isinstance(x, list):
+                raise ValueError(f"placement: the nested lists of ranks are not regular: {ranks}")
+            return
+        if not isinstance(x, list) or len(x) != shape[depth]:
+            raise ValueError(
+                "placement: the nested lists of ranks must all have the same length (an "
+                f"N-D array of ranks), got {ranks}"
+            )
+        for y in x:
+            check(y, depth + 1)
+
+    check(ranks, 0)
+
+
 class placement:
     def __init__(self, type, ranks):
         if type not in ("cpu", "cuda"):
@@ -31,6 +56,7 @@ class placement:
         self._ranks = _nested_list(ranks)
         if not isinstance(self._ranks, list):
             self._ranks = [self._ranks]
+        _check_rectangular(self._ranks)
 
     @property
     def ranks(self):
