@@ -774,6 +774,24 @@ cols = np.arange(2 * 4 * 9, dtype=np.float32).reshape(2, 4, 9)
 folded = flow.nn.functional.fold(flow.tensor(cols).to_global(P, B), (4, 4), 2)
 want = flow.nn.functional.fold(flow.tensor(cols), (4, 4), 2)
 np.testing.assert_allclose(folded.numpy(), want.numpy())
+# composites that build index or constant tensors beside their inputs
+F = flow.nn.functional
+
+
+def like(t, v):
+    return flow.tensor(v).to_global(P, B) if t.is_global else flow.tensor(v)
+
+
+for fn in (
+    lambda t: flow.diag_embed(t),
+    lambda t: flow.block_diag(t, t[:1]),
+    lambda t: flow.vander(t[0]),
+    lambda t: flow.quantile(t, 0.25, dim=0),
+    lambda t: F.embedding_bag(like(t, [[0, 2], [1, 1]]), t, mode="mean"),
+):
+    got, want = fn(x), fn(flow.tensor(a))
+    assert got.is_global
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
 m3 = np.array([[3.0, 1, 0], [1, 2, 0], [0, 0, 1]], np.float32)
 s = flow.linalg.svd(flow.tensor(m3).to_global(P, B))[1]
 assert s.is_global

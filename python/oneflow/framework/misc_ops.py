@@ -348,7 +348,10 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
             raise RuntimeError(f"{op}: q must be a scalar or 1D tensor, got {qv.ndim}-D")
         if not ((qv >= 0) & (qv <= 1)).all():
             raise RuntimeError(f"{op}: q must be in the range [0, 1], got {q}")
+        from oneflow.framework.global_tensor import constant_like
+
         qt = flow.tensor(qv.reshape(-1), dtype=input.dtype, device=input.device)
+        qt = constant_like(input, qt)
     q_1d = qv.ndim == 1
     if dim is None:
         x = input.reshape(-1)

@@ -542,9 +542,12 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         return movedim(diag_embed(input, offset), (-2, -1), (dim1, dim2))
     n = input.shape[-1]
     m = n + builtins.abs(offset)
-    r = oneflow.arange(n, device=input.device) + builtins.max(-offset, 0)
-    c = oneflow.arange(n, device=input.device) + builtins.max(offset, 0)
+    from oneflow.framework.global_tensor import constant_like
+
+    r = constant_like(input, oneflow.arange(n, device=input.device) + builtins.max(-offset, 0))
+    c = constant_like(input, oneflow.arange(n, device=input.device) + builtins.max(offset, 0))
     out = oneflow.zeros(*input.shape[:-1], m, m, dtype=input.dtype, device=input.device)
+    out = constant_like(input, out)
     return _diag_embed_nd(out, r, c, input)
 
 

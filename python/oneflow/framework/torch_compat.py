@@ -336,10 +336,12 @@ def block_diag(*tensors):
     rows, left = [], 0
     for t in blocks:
         r, c = t.shape
+        from oneflow.framework.global_tensor import constant_like
+
         parts = [
-            flow.zeros(r, left, dtype=dtype, device=device),
+            constant_like(t, flow.zeros(r, left, dtype=dtype, device=device)),
             t.to(dtype),
-            flow.zeros(r, cols - left - c, dtype=dtype, device=device),
+            constant_like(t, flow.zeros(r, cols - left - c, dtype=dtype, device=device)),
         ]
         rows.append(flow.cat(parts, dim=1))
         left += c
@@ -458,7 +460,9 @@ def vander(x, N=None, increasing=False):
     if N < 0:
         raise RuntimeError("N must be non-negative.")
     dtype = flow.promote_types(x.dtype, flow.int64)
-    ones = flow.ones(x.shape[0], min(N, 1), dtype=dtype, device=x.device)
+    from oneflow.framework.global_tensor import constant_like
+
+    ones = constant_like(x, flow.ones(x.shape[0], min(N, 1), dtype=dtype, device=x.device))
     if N > 1:
         powers = x.to(dtype).unsqueeze(1).expand(x.shape[0], N - 1)
         out = flow.cat([ones, flow.cumprod(powers, dim=1)], dim=1)

@@ -204,7 +204,10 @@ def embedding_bag(
                 "mini-batch of fixed length sequences. However, found offsets of type "
                 f"{type(offsets)}"
             )
+        from oneflow.framework.global_tensor import constant_like
+
         offsets = oneflow.arange(0, input.numel(), input.shape[1], device=input.device)
+        offsets = constant_like(input, offsets)
         include_last_offset = False
         input = input.reshape(-1)
         if per_sample_weights is not None:
@@ -269,14 +272,17 @@ def embedding_bag(
     keep = bag_of >= 0
     if padding_idx is not None:
         keep &= idx != padding_idx
+    from oneflow.framework.global_tensor import constant_like
+
     pos = oneflow.tensor(np.flatnonzero(keep), dtype=oneflow.int64, device=weight.device)
     bag = oneflow.tensor(bag_of[keep], dtype=oneflow.int64, device=weight.device)
+    pos, bag = constant_like(weight, pos), constant_like(weight, bag)
     counts = np.bincount(bag_of[keep], minlength=bags)
 
     # The renorm (max_norm) and the frequency scaling are those of embedding.
     rows = embedding(input, weight, None, max_norm, norm_type, scale_grad_by_freq)
     rows = oneflow.index_select(rows, 0, pos)
-    out = oneflow.zeros(bags, dim, dtype=weight.dtype, device=weight.device)
+    out = constant_like(weight, oneflow.zeros(bags, dim, dtype=weight.dtype, device=weight.device))
     if mode == "max":
         if rows.dtype in (oneflow.float32, oneflow.float64) and _on_cpu(rows):
             # one pass over the rows, grouped by bag: the first maximum of each bag and column
@@ -295,6 +301,7 @@ def embedding_bag(
         scale = oneflow.tensor(
             1.0 / np.maximum(counts, 1), dtype=weight.dtype, device=weight.device
         ).unsqueeze(-1)
+        scale = constant_like(weight, scale)
         out = _C.mul(out, scale)
     return out
 
