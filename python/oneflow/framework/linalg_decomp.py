@@ -208,8 +208,10 @@ def _zeros(shape, like, dtype=None):
 
 
 def _eye(n, batch, like):
+    from oneflow.framework.global_tensor import constant_like
+
     eye = oneflow.eye(n, dtype=like.dtype, device=like.device)
-    return eye.expand(*batch, n, n).contiguous()
+    return constant_like(like, eye.expand(*batch, n, n).contiguous())
 
 
 def _recompute():

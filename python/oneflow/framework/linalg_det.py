@@ -35,7 +35,10 @@ def _permutation_sign(pivots, like):
     """+1 or -1: the sign of the row permutation of LAPACK's 1-based interchanges, in A's real
     dtype."""
     n = pivots.shape[-1]
-    moved = _C.ne(pivots, oneflow.arange(1, n + 1, dtype=oneflow.int32, device=pivots.device))
+    from oneflow.framework.global_tensor import constant_like
+
+    steps = oneflow.arange(1, n + 1, dtype=oneflow.int32, device=pivots.device)
+    moved = _C.ne(pivots, constant_like(pivots, steps))
     parity = _C.remainder(moved.sum(-1), 2).to(_real_dtype(like))
     return _C.sub(1.0, _C.mul(parity, 2.0))
 

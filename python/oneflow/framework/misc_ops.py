@@ -510,8 +510,14 @@ def _sample_(self, make, generator):
     from oneflow.framework.creation import rand
 
     dt = self.dtype if self.dtype.is_floating_point else None
+    # (a global tensor's numbers: drawn with its placement and layout, partial sums broadcast)
+    where = {"device": self.device}
+    if self.is_global:
+        from oneflow.framework.tensor_methods import _layout_of
+
+        where = _layout_of(self)
     with no_grad():
-        u = rand(*self.shape, dtype=dt, device=self.device, generator=generator)
+        u = rand(*self.shape, dtype=dt, generator=generator, **where)
         return _C.copy_(self, make(u))
 
 

@@ -362,6 +362,10 @@ def logcumsumexp(input, dim):
         pad_shape = list(input.shape)
         pad_shape[dim] = step
         pad = _C.full(pad_shape, -math.inf, dtype=input.dtype, device=input.device)
+        if input.is_global:
+            from oneflow.framework.global_tensor import constant_like
+
+            pad = constant_like(input, pad)
         shifted = _C.cat([pad, out.narrow(dim, 0, n - step)], dim)
         out = _C.logaddexp(out, shifted)
         step *= 2

@@ -1173,7 +1173,9 @@ def ctc_loss(
         loss = _C._ctc_loss(log_probs, targets.long(), il_t, tl_t, blank, zero_infinity)
     else:
         loss = _ctc_composed(log_probs, tgt, il, tl, blank)
-    return _ctc_reduce(loss, tl_t, reduction, zero_infinity, batched)
+    from oneflow.framework.global_tensor import constant_like
+
+    return _ctc_reduce(loss, constant_like(loss, tl_t), reduction, zero_infinity, batched)
 
 
 def _ctc_length_tensor(lengths, n):
@@ -1223,15 +1225,21 @@ def _ctc_composed(log_probs, tgt, il, tl, blank):
             ext[b][2 * i + 1] = int(c)
             if i > 0 and c != row[i - 1]:
                 allow_skip[b][2 * i + 1] = True
+    from oneflow.framework.global_tensor import constant_like
+
     dev = log_probs.device
-    ext_t = oneflow.tensor(ext, dtype=oneflow.int64, device=dev)  # (N, L)
-    skip = oneflow.tensor(allow_skip, dtype=oneflow.bool, device=dev)
-    neg_inf = oneflow.full((N, 1), float("-inf"), dtype=log_probs.dtype, device=dev)
-    neg_inf2 = oneflow.full((N, 2), float("-inf"), dtype=log_probs.dtype, device=dev)
+
+    def const(t):  # beside a global log_probs: a broadcast global tensor
+        return constant_like(log_probs, t)
+
+    ext_t = const(oneflow.tensor(ext, dtype=oneflow.int64, device=dev))  # (N, L)
+    skip = const(oneflow.tensor(allow_skip, dtype=oneflow.bool, device=dev))
+    neg_inf = const(oneflow.full((N, 1), float("-inf"), dtype=log_probs.dtype, device=dev))
+    neg_inf2 = const(oneflow.full((N, 2), float("-inf"), dtype=log_probs.dtype, device=dev))
     # emissions[t] = log_probs[t, b, ext[b, s]]  -> (T, N, L)
     emissions = _C.gather(log_probs, 2, _C.expand(_C.unsqueeze(ext_t, 0), T, N, L))
-    start = oneflow.full((N, L), float("-inf"), dtype=log_probs.dtype, device=dev)
-    init_mask = oneflow.tensor([[s < 2 for s in range(L)]] * N, device=dev)
+    start = const(oneflow.full((N, L), float("-inf"), dtype=log_probs.dtype, device=dev))
+    init_mask = const(oneflow.tensor([[s < 2 for s in range(L)]] * N, device=dev))
     alpha = _C.where(init_mask, emissions[0], start)
     alphas = [alpha]
     for t in range(1, T):
@@ -1241,14 +1249,16 @@ def _ctc_composed(log_probs, tgt, il, tl, blank):
         alpha = _C.add(_logsumexp_safe([alpha, prev1, prev2]), emissions[t])
         alphas.append(alpha)
     stacked = oneflow.stack(alphas, 0)  # (T, N, L)
-    last_t = oneflow.tensor([max(v - 1, 0) for v in il], device=dev)
-    final = stacked[last_t, oneflow.arange(N, device=dev)]  # (N, L)
-    ends = oneflow.tensor([[2 * v, max(2 * v - 1, 0)] for v in tl], device=dev)
+    last_t = const(oneflow.tensor([max(v - 1, 0) for v in il], device=dev))
+    final = stacked[last_t, const(oneflow.arange(N, device=dev))]  # (N, L)
+    ends = const(oneflow.tensor([[2 * v, max(2 * v - 1, 0)] for v in tl], device=dev))
     picked = _C.gather(final, 1, ends)
     both = [
         _C.select(picked, 1, 0),
         _C.where(
-            oneflow.tensor([v > 0 for v in tl], device=dev), _C.select(picked, 1, 1), float("-inf")
+            const(oneflow.tensor([v > 0 for v in tl], device=dev)),
+            _C.select(picked, 1, 1),
+            float("-inf"),
         ),
     ]
     return _C.neg(_logsumexp_safe(both))

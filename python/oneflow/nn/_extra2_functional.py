@@ -324,7 +324,10 @@ def pdist(input, p=2):
     if input.dtype in (oneflow.float32, oneflow.float64) and _on_cpu(input):
         return _C._pdist(input, float(p))
     # Row pairs i < j in row-major order: PyTorch's layout of the condensed distance matrix.
+    from oneflow.framework.global_tensor import constant_like
+
     i, j = oneflow.triu_indices(input.shape[0], input.shape[0], 1, device=input.device)
+    i, j = constant_like(input, i), constant_like(input, j)
     diff = _C.sub(oneflow.index_select(input, 0, i), oneflow.index_select(input, 0, j))
     return oneflow.linalg.vector_norm(diff, p, 1)
 
