@@ -96,3 +96,53 @@ print(f"rank {rank} ok", flush=True)
 @pytest.mark.parametrize("world", [2, 3])
 def test_writes_into_split_global_tensors_on_ranks(tmp_path, world):
     _run_on_ranks(tmp_path, BODY, world)
+
+
+INPLACE_WHOLE = """
+import numpy as np
+import oneflow as flow
+
+rank = flow.env.get_rank()
+P = flow.placement("cpu", ranks=[0, 1])
+S0, S1, B, PS = flow.sbp.split(0), flow.sbp.split(1), flow.sbp.broadcast, flow.sbp.partial_sum
+a = np.arange(12, dtype=np.float32).reshape(4, 3) + 1
+
+
+def g(v, sbp):
+    return flow.tensor(v).to_global(P, B).to_global(P, sbp)
+
+
+idx = np.array([[0, 2, 1], [1, 0, 2], [2, 2, 0], [0, 1, 1]])
+mask = a > 5
+for sbp in (S0, S1, PS):
+    # in-place ops no layout rule covers run on the whole value and land in the shards again
+    cases = {
+        "scatter_": lambda t, T: t.scatter_(1, T(idx), T(-a)),
+        "masked_scatter": lambda t, T: t.masked_scatter(T(mask), T(-a.reshape(-1))),
+        "put": lambda t, T: t.put(T(np.array([0, 7])), T(np.array([9.0, 8.0], np.float32))),
+        "index_fill_": lambda t, T: t.index_fill_(0, T(np.array([1, 3])), 0.5),
+        "mul_self": lambda t, T: t.mul_(t),
+        "pow_": lambda t, T: t.pow_(2),
+    }
+    for name, fn in cases.items():
+        want = fn(flow.tensor(a), flow.tensor).numpy()
+        t = g(a, sbp)
+        out = fn(t, lambda v: g(v, B))
+        assert t.sbp == (sbp,), (name, t.sbp)
+        np.testing.assert_array_equal(out.numpy(), want, err_msg=f"{name} {sbp}")
+        if name.endswith("_") or name == "mul_self":
+            np.testing.assert_array_equal(t.numpy(), want, err_msg=f"{name} {sbp} in place")
+# with autograd: a scatter_ into a split non-leaf, gradients as the local computation
+w = g(a, S0).requires_grad_()
+lw = flow.tensor(a).requires_grad_()
+for x, T in ((w, lambda v: g(v, B)), (lw, flow.tensor)):
+    y = x * 2
+    y.scatter_(1, T(idx[:, :1]), T(np.zeros((4, 1), np.float32)))
+    (y * y).sum().backward()
+np.testing.assert_array_equal(w.grad.numpy(), lw.grad.numpy())
+print(f"rank {rank} ok", flush=True)
+"""
+
+
+def test_inplace_ops_without_a_rule_run_through_the_whole_value(tmp_path):
+    _run_on_ranks(tmp_path, INPLACE_WHOLE, 2)

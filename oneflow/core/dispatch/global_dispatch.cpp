@@ -665,7 +665,18 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
 
   // Global output metas: the primitive's own inference on the global shapes.
   const std::vector<TensorMeta> metas = prim.infer(inputs, attrs);
-  const Plan plan = plan_op(prim, inputs, attrs, metas, inplace_out, *placement);
+  // Note [In-place through the whole value]: an in-place op no signature covers for its
+  // destination's layout (index_put_, scatter_, masked_scatter_ on a split tensor; an in-place
+  // op that does not keep a partial sum one) runs on a broadcast copy of the destination, whose
+  // new value is laid out as the destination again and copied into its shard.
+  Plan plan;
+  bool through_whole = false;
+  try {
+    plan = plan_op(prim, inputs, attrs, metas, inplace_out, *placement);
+  } catch (const NotImplementedError&) {
+    if (!inplace_out) throw;
+    through_whole = true;
+  }
   const bool nd = placement->nd();
 
   bool needs_grad = false;
@@ -710,6 +721,21 @@ TensorList eager_global(const Primitive& prim, const TensorList& inputs, const A
     }
     if (needs_grad) record_autograd(prim, inputs, outputs, attrs, input_versions, original);
     return outputs;
+  }
+  if (through_whole) {
+    const NdSbp layout = global::meta(inplace_out).layout();
+    {
+      GradModeGuard no_grad(false);
+      const Tensor whole = global::box(inplace_out, global::uniform(*placement, Sbp::broadcast()));
+      const Tensor copy = whole == inplace_out ? functional::clone(whole) : whole;
+      TensorList on_whole = inputs;
+      for (Tensor& t : on_whole)
+        if (t == inplace_out) t = copy;
+      eager_global(prim, on_whole, attrs, copy);
+      functional::copy_(global::local_of(inplace_out), global::box_local(copy, layout));
+    }
+    if (needs_grad) record_autograd(prim, inputs, {inplace_out}, attrs, input_versions, original);
+    return {inplace_out};
   }
   TensorList local_in;
   local_in.reserve(inputs.size());
