@@ -961,7 +961,7 @@ ERRORS = {
     "dist_send_self": ("ValueError", "send: invalid dst rank 0: it is the rank of the current"),
     "dist_send_tag": ("ValueError", "send: expected tag to be a non-negative int"),
     "dist_new_group_subset": ("ValueError", "new_group: expected distinct ranks in [0, 0]"),
-    "dist_new_group_all": ("<oneflow.distributed.group.WORLD>", ""),
+    "dist_new_group_all": ("<oneflow.distributed.ProcessGroup ranks=[0]>", ""),  # a group apart
     "all_reduce_list": ("TypeError", "all_reduce: expected tensor to be a Tensor, got list"),
     "all_gather_len": (
         "ValueError",
@@ -1393,6 +1393,93 @@ print(f"rank {rank} ok")
 
 def test_async_collectives_of_groups_in_different_orders(tmp_path):
     _run_on_ranks(tmp_path, GROUP_ORDERS, 3)
+
+
+# Groups as PyTorch's process groups: two of the same ranks are apart; Work.wait() waits for its
+# own op (not another group's, whose peer waits for this rank's next op); irecv's deferred
+# receive is posted at its own group's ops only; a subgroup's send reaches its peer after the
+# sender's wait() and exit; a DataLoader forks while a collective waits for this rank's later
+# message.
+GROUP_WORK = """
+import os
+import time
+import oneflow as flow
+import oneflow.distributed as dist
+
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+gA, gB = dist.new_group([0, 1]), dist.new_group([0, 1])
+g01, g12, g02 = dist.new_group([0, 1]), dist.new_group([1, 2]), dist.new_group([0, 2])
+if rank < 2:
+    x, y = flow.full((4,), float(rank + 1)), flow.full((4,), 10.0 * (rank + 1))
+    pairs = [(x, gA), (y, gB)] if rank == 0 else [(y, gB), (x, gA)]
+    works = [dist.all_reduce(t, group=g, async_op=True) for t, g in pairs]
+    for w in works:
+        w.wait()
+    assert x.tolist() == [3.0] * 4 and y.tolist() == [30.0] * 4, (rank, x, y)
+t, u, v = flow.ones(4), flow.ones(4), flow.ones(4)
+if rank == 0:
+    w02 = dist.all_reduce(t, group=g02, async_op=True)  # rank 2 joins after g12's op
+    dist.all_reduce(u, group=g01, async_op=True).wait()
+    dist.all_reduce(v, group=g01)
+    w02.wait()
+elif rank == 1:
+    dist.all_reduce(u, group=g01, async_op=True).wait()
+    dist.all_reduce(v, group=g01)
+    dist.all_reduce(flow.ones(4), group=g12)
+else:
+    dist.all_reduce(flow.ones(4), group=g12)
+    dist.all_reduce(t, group=g02)
+assert t.tolist() == ([2.0] * 4 if rank != 1 else [1.0] * 4), (rank, t)
+if rank in (1, 2):
+    peer = 3 - rank
+    got = flow.zeros(3)
+    w = dist.irecv(got, src=peer, group=g12)
+    dist.all_reduce(flow.ones(2), group=g01 if rank == 1 else g02)  # another group's op
+    ws = dist.isend(flow.full((3,), float(rank)), dst=peer, group=g12)
+    w.wait()
+    ws.wait()
+    assert got.tolist() == [float(peer)] * 3, (rank, got)
+else:
+    dist.all_reduce(flow.ones(2), group=g01)
+    dist.all_reduce(flow.ones(2), group=g02)
+
+
+class DS(flow.utils.data.Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        return flow.tensor(float(i))
+
+
+if rank == 0:
+    z = flow.ones(4)
+    w = dist.all_reduce(z, group=g01, async_op=True)  # rank 1 joins after our send
+    assert sum(float(b.sum()) for b in flow.utils.data.DataLoader(DS(), 4, num_workers=1)) == 28
+    dist.send(flow.tensor([5.0]), dst=1)
+    w.wait()
+    assert z.tolist() == [2.0] * 4
+elif rank == 1:
+    r = flow.zeros(1)
+    dist.recv(r, src=0)
+    z = flow.ones(4)
+    dist.all_reduce(z, group=g01)
+big = 1 << 20
+if rank == 1:  # sends on a subgroup and exits at once: the message still arrives
+    dist.isend(flow.arange(big, dtype=flow.float32), dst=2, group=g12).wait()
+    print(f"rank {rank} ok", flush=True)
+    os._exit(0)
+if rank == 2:
+    time.sleep(1)
+    got = flow.zeros(big)
+    assert dist.recv(got, src=1, group=g12) == 1 and got[-1].item() == big - 1
+print(f"rank {rank} ok", flush=True)
+"""
+
+
+def test_groups_apart_work_waits_receives_and_sends_per_group(tmp_path):
+    _run_on_ranks(tmp_path, GROUP_WORK, 3)
 
 
 EXCHANGE = """

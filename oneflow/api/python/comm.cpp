@@ -4,6 +4,7 @@
 
 #include "oneflow/api/python/common.h"
 #include "oneflow/core/comm/comm.h"
+#include "oneflow/core/eager/engine.h"
 #include "oneflow/core/framework/global.h"
 
 namespace oneflow::python {
@@ -153,20 +154,22 @@ void init_global(py::module_& m) {
   });
 }
 
-// `with _CommGroupScope(ranks):` runs the collectives of this thread among `ranks` (comm.h
-// GroupScope); rank(), world_size(), src and dst are the subgroup's inside.
+// `with _CommGroupScope(ranks, id=0):` runs the collectives of this thread among `ranks` (comm.h
+// GroupScope; a nonzero id: new_group's group of its own); rank(), world_size(), src and dst
+// are the subgroup's inside.
 class PyGroupScope {
  public:
-  explicit PyGroupScope(std::vector<int64_t> ranks) : ranks_(std::move(ranks)) {}
+  PyGroupScope(std::vector<int64_t> ranks, int64_t id) : ranks_(std::move(ranks)), id_(id) {}
   void enter() {
     if (scope_) throw_error<RuntimeError>("process group", "this group scope is already entered");
     ReleaseGil nogil;  // the first use connects the group's members
-    scope_.emplace(ranks_);
+    scope_.emplace(ranks_, id_);
   }
   void exit() { scope_.reset(); }
 
  private:
   std::vector<int64_t> ranks_;
+  int64_t id_;
   std::optional<comm::GroupScope> scope_;
 };
 
@@ -175,7 +178,7 @@ class PyGroupScope {
 void init_comm(py::module_& m) {
   init_global(m);
   py::class_<PyGroupScope>(m, "_CommGroupScope")
-      .def(py::init<std::vector<int64_t>>())
+      .def(py::init<std::vector<int64_t>, int64_t>(), py::arg("ranks"), py::arg("id") = 0)
       .def("__enter__", [](PyGroupScope& s) { s.enter(); })
       .def("__exit__", [](PyGroupScope& s, py::args) {
         s.exit();
@@ -262,6 +265,22 @@ void init_comm(py::module_& m) {
     ReleaseGil nogil;
     comm::flush_sends();
   });
+  // Work.wait(): until the collectives on these tensors have run (their errors raise), or,
+  // without tensors, until the group's queued collectives and sends have (ranks None: the
+  // process group's).
+  m.def("_comm_wait_tensors", [](const std::vector<Tensor>& tensors) {
+    ReleaseGil nogil;
+    for (const Tensor& t : tensors) eager::wait_for(*t->storage());
+  });
+  m.def(
+      "_comm_wait_group",
+      [](std::optional<std::vector<int64_t>> ranks, int64_t id) {
+        ReleaseGil nogil;
+        std::optional<comm::GroupScope> among;
+        if (ranks) among.emplace(*ranks, id);
+        comm::wait_group();
+      },
+      py::arg("ranks"), py::arg("id") = 0);
   m.def("_comm_barrier", [] {
     ReleaseGil nogil;
     comm::barrier();

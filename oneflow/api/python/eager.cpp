@@ -191,7 +191,9 @@ void init_eager(py::module_& m) {
   m.def("pending_instructions", &eager::pending_instructions);
   m.def("reused_outputs", &eager::reused_outputs);
   // Before fork(): let queued work finish; a kernel error stays for the parent's next sync.
-  m.def("_drain", [] { eager::drain(); });
+  // Before a fork: the CPU and CUDA streams (a collective may wait for this process's work
+  // after the fork).
+  m.def("_drain", [] { eager::drain(/*comm=*/false); });
   // At exit: let queued work finish; a kernel error nobody synchronised on is printed, not lost.
   m.def("_drain_at_exit", [] {
     try {

@@ -61,7 +61,8 @@ class CollectiveStep final : public Primitive {
   // Among the ranks it was traced in (a subgroup's collective records them).
   void issue(const TensorList& in, const TensorList& out, const Attrs& a) const {
     if (!a.has("group")) return issue_(in, out, a);
-    const GroupScope among(a.get<std::vector<int64_t>>("group"));
+    const GroupScope among(a.get<std::vector<int64_t>>("group"),
+                           a.has("group_id") ? a.get<int64_t>("group_id") : 0);
     issue_(in, out, a);
   }
 
@@ -97,8 +98,9 @@ const CollectiveStep kRecvStep("recv", [](const TensorList&, const TensorList& o
   recv(out[0], static_cast<int>(a.get<int64_t>("peer")), static_cast<int>(a.get<int64_t>("tag")));
 });
 
-// The ranks of the subgroup of this thread's innermost GroupScope.
+// The ranks and the id of the subgroup of this thread's innermost GroupScope.
 const std::vector<int64_t>& scoped_ranks();
+int64_t scoped_id();
 
 // The collectives a traced graph cannot record yet say so (rather than the generic refusal of
 // what a graph cannot see).
@@ -119,6 +121,7 @@ class Traced {
     if (!paused_) return;
     Attrs recorded = attrs;
     if (t_scoped) recorded.set("group", scoped_ranks());
+    if (t_scoped && scoped_id() != 0) recorded.set("group_id", scoped_id());
     graph::record_collective(step, inputs, outputs, recorded);
     graph::pause_trace();
   }
@@ -159,8 +162,9 @@ struct Group {
   // A subgroup's process group (whose store it shares) and its ranks; null for the process group.
   const Group* parent = nullptr;
   std::vector<int64_t> ranks;
-  // The subgroups made so far (process group only; under g_mu), keyed by their ranks.
-  std::map<std::vector<int64_t>, std::shared_ptr<Group>> subgroups;
+  // The subgroups made so far (process group only; under g_mu), keyed by their id and ranks.
+  std::map<std::pair<int64_t, std::vector<int64_t>>, std::shared_ptr<Group>> subgroups;
+  int64_t id = 0;  // a subgroup's id (0: by its ranks alone; GroupScope)
   const Group& root() const { return parent ? *parent : *this; }
 };
 
@@ -179,6 +183,7 @@ std::mutex g_mu;
 std::shared_ptr<Group> g_group;  // under g_mu
 
 const std::vector<int64_t>& scoped_ranks() { return t_scoped->ranks; }
+int64_t scoped_id() { return t_scoped->id; }
 
 std::shared_ptr<Group> group(const char* op) {
   if (t_scoped) return t_scoped;
@@ -445,7 +450,7 @@ int world_size() { return group("get_world_size")->size; }
 // connected through the process group's store under a prefix naming its ranks. Only its
 // members connect, the first time a collective needs it; every process runs the same program,
 // so the members reach that point in the same order of calls.
-GroupScope::GroupScope(const std::vector<int64_t>& ranks) {
+GroupScope::GroupScope(const std::vector<int64_t>& ranks, int64_t id) {
   const char* op = "subgroup";
   std::shared_ptr<Group> world = group(op);
   if (world->parent) world = nullptr;  // nested scopes: find the process group below
@@ -454,7 +459,7 @@ GroupScope::GroupScope(const std::vector<int64_t>& ranks) {
     world = g_group;
   }
   const int n = static_cast<int>(ranks.size());
-  bool whole = n == world->size;
+  bool whole = n == world->size && id == 0;
   for (int i = 0; whole && i < n; ++i) whole = ranks[i] == i;
   previous_ = t_scoped;
   if (whole) {
@@ -468,7 +473,7 @@ GroupScope::GroupScope(const std::vector<int64_t>& ranks) {
   std::shared_ptr<Group> sub;
   {
     std::lock_guard<std::mutex> lk(g_mu);
-    auto it = world->subgroups.find(ranks);
+    auto it = world->subgroups.find({id, ranks});
     if (it != world->subgroups.end()) sub = it->second;
   }
   if (!sub) {
@@ -478,8 +483,9 @@ GroupScope::GroupScope(const std::vector<int64_t>& ranks) {
     sub->timeout = world->timeout;
     sub->parent = world.get();
     sub->ranks = ranks;
+    sub->id = id;
     if (n > 1) {
-      std::string prefix = "subgroup";
+      std::string prefix = id ? "subgroup#" + std::to_string(id) : "subgroup";
       for (int64_t r : ranks) prefix += "/" + std::to_string(r);
       try {
         gloo::rendezvous::PrefixStore store(prefix, *world->store);
@@ -492,7 +498,7 @@ GroupScope::GroupScope(const std::vector<int64_t>& ranks) {
       }
     }
     std::lock_guard<std::mutex> lk(g_mu);
-    world->subgroups[ranks] = sub;
+    world->subgroups[{id, ranks}] = sub;
   }
   t_scoped = std::move(sub);
 }
@@ -764,13 +770,24 @@ void barrier() {
 }
 
 void flush_sends() {
-  std::shared_ptr<Group> g;
+  std::vector<std::shared_ptr<Group>> groups;  // the process group's and its subgroups'
   {
     std::lock_guard<std::mutex> lk(g_mu);
-    g = g_group;
+    if (!g_group) return;
+    groups.push_back(g_group);
+    for (const auto& [key, sub] : g_group->subgroups) groups.push_back(sub);
   }
-  if (!g || g->size == 1) return;
-  submit("send", g.get(), {}, [g] { run_gloo("send", *g, [] {}); });
+  for (const std::shared_ptr<Group>& g : groups)
+    if (g->size > 1) submit("send", g.get(), {}, [g] { run_gloo("send", *g, [] {}); });
+}
+
+void wait_group() {
+  const char* name = "wait";
+  auto g = group(name);
+  if (g->size == 1) return;
+  auto fn = [g, name] { run_gloo(name, *g, [] {}); };  // after the pending sends
+  if (!eager::async_enabled()) return fn();
+  eager::wait_comm(eager::enqueue_comm(name, std::move(fn), {}, g.get()));
 }
 
 void send(const Tensor& tensor, int dst, int tag) {

@@ -4,12 +4,12 @@
 //
 // Every collective is queued on its group's communication stream of the eager engine
 // (eager/engine.h, enqueue_comm; a stream per group, so collectives of different groups may be
-// issued in different orders on different ranks) and returns at once: it runs after the CPU ops queued before it on its tensors,
-// and later ops on them (and reads of their values) wait for it, while other CPU ops run beside
-// it. Arguments are checked at the call; a failure inside the collective (a peer that died, the
-// timeout) raises at the next synchronisation point as a RuntimeError naming the collective and
-// the Python line that issued it. With ONEFLOW_SYNC_EXECUTION=1 a collective runs before the
-// call returns.
+// issued in different orders on different ranks) and returns at once: it runs after the CPU ops
+// queued before it on its tensors, and later ops on them (and reads of their values) wait for it,
+// while other CPU ops run beside it. Arguments are checked at the call; a failure inside the
+// collective (a peer that died, the timeout) raises at the next synchronisation point as a
+// RuntimeError naming the collective and the Python line that issued it. With
+// ONEFLOW_SYNC_EXECUTION=1 a collective runs before the call returns.
 //
 // Tensors must be contiguous CPU tensors (the Python layer copies others); CUDA tensors need the
 // NCCL backend, which is not built yet.
@@ -46,7 +46,9 @@ void destroy();
 // (Note [Subgroups] in comm.cpp). The process group itself when `ranks` is every rank in order.
 class GroupScope {
  public:
-  explicit GroupScope(const std::vector<int64_t>& ranks);
+  // id != 0: a group of its own (oneflow.distributed.new_group's), apart from others of the
+  // same ranks, also of all ranks; id 0: the group of those ranks (placements' boxing).
+  explicit GroupScope(const std::vector<int64_t>& ranks, int64_t id = 0);
   ~GroupScope();
   GroupScope(const GroupScope&) = delete;
   GroupScope& operator=(const GroupScope&) = delete;
@@ -77,5 +79,9 @@ void send(const Tensor& tensor, int dst, int tag);
 // before has reached its peer. Every collective and receive does this first too.
 void flush_sends();
 void recv(const Tensor& tensor, int src, int tag);
+// Waits until the collectives queued so far on this thread's group (its GroupScope's, or the
+// process group) have run and its posted sends have reached their peers; raises the group's
+// pending error.
+void wait_group();
 
 }  // namespace oneflow::comm

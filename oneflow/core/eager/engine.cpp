@@ -647,6 +647,7 @@ class Stream {
     failed_.store(true);
   }
 
+ public:
   // Whether an instruction up to `seq` failed (its error not raised yet).
   bool failed_through(uint64_t seq) {
     if (!failed_.load()) return false;
@@ -654,6 +655,7 @@ class Stream {
     return error_ && error_seq_ <= seq;
   }
 
+ private:
   void record_error(std::exception_ptr e, const Instruction& ins, uint64_t seq) {
     std::lock_guard<std::mutex> lk(err_mu_);
     if (error_) return;
@@ -726,7 +728,9 @@ class Stream {
   // Fork: the child has no stream thread. Wait for queued work, hold the lock across fork()
   // so no other thread is inside it, and start over in the child.
   void before_fork() {
-    if (started_) {
+    // A communication stream is not waited for: its collective may wait for a peer that waits
+    // for this process's later work (the child runs none of it).
+    if (started_ && !comm_) {
       uint64_t target;
       {
         std::lock_guard<std::mutex> lk(mu_);
@@ -740,6 +744,10 @@ class Stream {
   }
   void after_fork_parent() { mu_.unlock(); }
   void after_fork_child() {
+    if (comm_) {  // the child takes no part in the parent's collectives, nor their errors
+      error_ = nullptr;
+      failed_.store(false);
+    }
     new (&mu_) std::mutex();
     new (&work_cv_) std::condition_variable();
     new (&done_cv_) std::condition_variable();
@@ -899,11 +907,14 @@ std::vector<CommUse> g_comm_uses;         // under g_comm_uses_mu
 std::atomic<size_t> g_comm_uses_size{0};  // read without the lock: 0 on the common path
 
 // Under g_comm_uses_mu: drops the entries of collectives that have run.
+// (A failed collective's uses stay until its error is raised: reading its tensors raises it.)
 void prune_comm_uses_locked() {
-  g_comm_uses.erase(
-      std::remove_if(g_comm_uses.begin(), g_comm_uses.end(),
-                     [&](const CommUse& u) { return u.seq <= u.stream->completed(); }),
-      g_comm_uses.end());
+  g_comm_uses.erase(std::remove_if(g_comm_uses.begin(), g_comm_uses.end(),
+                                   [&](const CommUse& u) {
+                                     return u.seq <= u.stream->completed() &&
+                                            !u.stream->failed_through(u.seq);
+                                   }),
+                    g_comm_uses.end());
   g_comm_uses_size.store(g_comm_uses.size(), kRelease);
 }
 
@@ -1100,8 +1111,10 @@ void synchronize() {
   for_each_stream([](Stream& s) { s.drain(); });
   for_each_stream([](Stream& s) { s.raise_error(); });
 }
-void drain() {
-  for_each_stream([](Stream& s) { s.drain(); });
+void drain(bool comm) {
+  for_each_stream([&](Stream& s) {
+    if (comm || !s.is_comm()) s.drain();
+  });
 }
 void synchronize_cuda(int index) {
   if (Stream* s = cuda_stream(index, false)) {
@@ -1112,12 +1125,11 @@ void synchronize_cuda(int index) {
 // The communication streams' tasks read their tensors' bytes after their events (wait_cpu);
 // waiting here for the CPU stream could wait for an op queued behind the task itself.
 namespace {
-// A host read also raises a pending communication error (a collective that failed at once
-// has left the table of uses), as it raises the CPU stream's.
+// A host read raises the error of a failed collective on the storage (its group's stream's),
+// not those of other groups (they raise where their tensors are read, or at a synchronize).
 void wait_for_comm(const Storage& storage) {
   if (t_stream != nullptr) return;
   for (const auto& [stream, seq] : comm_dependencies(storage)) wait_comm_event(*stream, seq);
-  for_each_comm_stream([](Stream& c) { c.raise_error(); });
 }
 }  // namespace
 void wait_for(const Storage& storage) {

@@ -139,7 +139,9 @@ bool on_comm_stream();
 // error.
 void synchronize();
 // Waits until every queued instruction has run; a pending kernel error stays pending (fork).
-void drain();
+// With comm false, the communication streams are left running (a fork: their collectives may
+// wait for peers that wait for this process's later work).
+void drain(bool comm = true);
 // The same for CUDA device `index`'s stream only (its kernels are then launched, not finished).
 void synchronize_cuda(int index);
 // Waits for the instructions using `storage` (Storage::data() calls this off the fast path).

@@ -91,8 +91,13 @@ class ProcessGroup:
     only (a Gloo context of its own, connected at the first one); src and dst name global
     ranks, as PyTorch's. A rank outside the group gets None from them and changes nothing."""
 
+    _next_id = 1  # every process makes its groups in the same order (as PyTorch requires)
+
     def __init__(self, ranks):
         self._ranks = list(ranks)
+        # Two groups of the same ranks are apart (a Gloo context and a stream each)
+        self._id = ProcessGroup._next_id
+        ProcessGroup._next_id += 1
 
     def rank(self):
         """This process's rank in the group, -1 outside it."""
@@ -112,21 +117,25 @@ group = GroupMember
 class Work:
     """The handle of an op called with async_op=True."""
 
-    def __init__(self, result=(), source_rank=None):
+    def __init__(self, result=(), source_rank=None, group=None):
         self._result = list(result)
         self._source_rank = source_rank
+        self._group = group
         self._done = False
 
     def wait(self, timeout=None):
-        """Blocks until the op ran; raises its error (a dead peer, a timeout)."""
+        """Blocks until the op ran; raises its error (a dead peer, a timeout). Waits for this
+        op's tensors (or, for an op without them, its group's queued work and sends), not for
+        other groups' collectives."""
         _post_receives()
-        if not self._done:
-            # The engine has no wait for one instruction; waiting for every queued one covers
-            # this op and raises its error like a value read would. A send is complete once
-            # its peer has it: the posted sends are waited for too.
-            if _internal._comm_initialized():
-                _internal._comm_flush_sends()
-            _internal.synchronize()
+        if not self._done and _internal._comm_initialized():
+            if self._result:
+                _internal._comm_wait_tensors(self._result)
+            else:  # a send is complete once its peer has it: the posted sends too
+                g = _sub(self._group)
+                _internal._comm_wait_group(
+                    None if g is None else g._ranks, 0 if g is None else g._id
+                )
             self._done = True
         return True
 
@@ -151,8 +160,8 @@ class Work:
         return self._source_rank
 
 
-def _finish(async_op, *tensors):
-    return Work(tensors) if async_op else None
+def _finish(async_op, group, *tensors):
+    return Work(tensors, group=group) if async_op else None
 
 
 # ---- the default group -----------------------------------------------------------------------
@@ -190,7 +199,7 @@ def _scope(group):
     """Runs the collectives inside it among the group's ranks (rank and world size are the
     group's there)."""
     g = _sub(group)
-    return _internal._CommGroupScope(g._ranks) if g is not None else contextlib.nullcontext()
+    return _internal._CommGroupScope(g._ranks, g._id) if g is not None else contextlib.nullcontext()
 
 
 def _group_rank(op, name, group, rank):
@@ -226,11 +235,11 @@ def _peer(op, name, group, rank, group_rank, default=None):
 
 def _member(op, group):
     """Checks the call; whether this process takes part (outside a group, PyTorch's
-    collectives return None without doing anything). Receives that irecv deferred are queued
-    first, unless this is a send (Note [Receives after sends])."""
+    collectives return None without doing anything). Receives that irecv deferred on the group
+    are queued first, unless this is a send (Note [Receives after sends])."""
     _start(op, group)
     if op not in ("isend", "send", "irecv"):
-        _post_receives()
+        _post_receives(group)
     g = _sub(group)
     return g is None or g.rank() >= 0
 
@@ -367,18 +376,16 @@ def new_group(
     _require_initialized(op)
     _check_backend(op, backend)
     world = _internal._comm_world_size()
-    if ranks is None:
-        return GroupMember.WORLD
+    if ranks is None:  # a group of every rank, apart from the default one (as PyTorch's)
+        ranks = range(world)
     ranks = sorted(int(r) for r in ranks)
     if len(set(ranks)) != len(ranks) or any(not 0 <= r < world for r in ranks):
         raise ValueError(f"{op}: expected distinct ranks in [0, {world - 1}], got {ranks}")
     if not ranks:
         raise ValueError(f"{op}: a group needs at least one rank")
-    if ranks == list(range(world)):
-        return GroupMember.WORLD
     g = ProcessGroup(ranks)
     if g.rank() >= 0:  # every process calls new_group (as PyTorch's): the members connect now
-        with _internal._CommGroupScope(ranks):
+        with _internal._CommGroupScope(ranks, g._id):
             pass
     return g
 
@@ -453,7 +460,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
         _comm._check_tensor("all_reduce", "tensor", tensor)
         _comm._all_reduce(tensor, _comm_op(op, "all_reduce", tensor))
         _average(op, tensor)
-    return _finish(async_op, tensor)
+    return _finish(async_op, group, tensor)
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
@@ -465,7 +472,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
         _comm._reduce(tensor, dst, _comm_op(op, "reduce", tensor))
         if _internal._comm_rank() == dst:
             _average(op, tensor)
-    return _finish(async_op, tensor)
+    return _finish(async_op, group, tensor)
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
@@ -474,7 +481,7 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     src = _peer("broadcast", "src", group, src, group_src)
     with _scope(group):
         _comm.broadcast(tensor, src)
-    return _finish(async_op, tensor)
+    return _finish(async_op, group, tensor)
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
@@ -482,7 +489,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
         return None
     with _scope(group):
         _comm.all_gather(tensor_list, tensor)
-    return _finish(async_op, *tensor_list)
+    return _finish(async_op, group, *tensor_list)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -490,7 +497,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
         return None
     with _scope(group):
         _comm.all_gather_into_tensor(output_tensor, input_tensor)
-    return _finish(async_op, output_tensor)
+    return _finish(async_op, group, output_tensor)
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
@@ -499,7 +506,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     dst = _peer("gather", "dst", group, dst, group_dst, default=0)
     with _scope(group):
         _comm.gather(tensor, gather_list, dst)
-    return _finish(async_op, *(gather_list or ()))
+    return _finish(async_op, group, *(gather_list or ()))
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
@@ -508,7 +515,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     src = _peer("scatter", "src", group, src, group_src, default=0)
     with _scope(group):
         _comm.scatter(tensor, scatter_list, src)
-    return _finish(async_op, tensor)
+    return _finish(async_op, group, tensor)
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
@@ -518,7 +525,7 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
         _comm._check_tensor("reduce_scatter", "output", output)
         _comm._reduce_scatter(output, input_list, _comm_op(op, "reduce_scatter", output))
         _average(op, output)
-    return _finish(async_op, output)
+    return _finish(async_op, group, output)
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
@@ -528,7 +535,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
         _comm._check_tensor("reduce_scatter_tensor", "output", output)
         _comm._reduce_scatter_tensor(output, input, _comm_op(op, "reduce_scatter_tensor", output))
         _average(op, output)
-    return _finish(async_op, output)
+    return _finish(async_op, group, output)
 
 
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
@@ -536,7 +543,7 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
         return None
     with _scope(group):
         _comm.all_to_all(output_tensor_list, input_tensor_list)
-    return _finish(async_op, *output_tensor_list)
+    return _finish(async_op, group, *output_tensor_list)
 
 
 def _check_splits(op, name, splits, tensor, world_size):
@@ -564,7 +571,7 @@ def all_to_all_single(
         return None
     with _scope(group):
         _all_to_all_single(op, output, input, output_split_sizes, input_split_sizes)
-    return _finish(async_op, output)
+    return _finish(async_op, group, output)
 
 
 def _all_to_all_single(op, output, input, output_split_sizes, input_split_sizes):
@@ -596,9 +603,10 @@ def barrier(group=None, async_op=False, device_ids=None):
         return None
     with _scope(group):
         _internal._comm_barrier()
+    work = Work(group=group)
     if async_op:
-        return Work()
-    _internal.synchronize()
+        return work
+    work.wait()
     return None
 
 
@@ -620,17 +628,33 @@ def _check_tag(op, tag):
 
 
 # Note [Receives after sends]: a group's communication stream runs its tasks one after another,
-# and a receive waits there until its message arrives. Two ranks that each irecv and then isend (a
-# common exchange) would both wait in their receive with their send queued behind it. So irecv
-# only checks its arguments and records the receive; it is queued once the sends issued after
-# it are: at the next op that is not a send, at Work.wait(), or at any oneflow.distributed
-# call. Its tensor is undefined until wait(), as PyTorch says.
+# and a receive waits there until its message arrives. Two ranks that each irecv and then isend
+# (a common exchange) would both wait in their receive with their send queued behind it. So
+# irecv only checks its arguments and records the receive; it is queued once the sends issued
+# after it are: at the next op of its group that is not a send, or at a Work.wait() (each
+# group has a stream of its own: another group's op does not need it posted). Its tensor is
+# undefined until wait(), as PyTorch says.
 _deferred_receives = []
 
 
-def _post_receives():
-    while _deferred_receives:
-        _deferred_receives.pop(0)()
+_ALL = object()
+
+
+def _group_id(group):
+    g = _sub(group)
+    return 0 if g is None else g._id
+
+
+def _post_receives(group=_ALL):
+    """Queues the receives irecv deferred: those of `group` (at its ops), or all."""
+    key = _ALL if group is _ALL else _group_id(group)
+    keep = []
+    for gid, post in list(_deferred_receives):
+        if key is _ALL or gid == key:
+            post()
+        else:
+            keep.append((gid, post))
+    _deferred_receives[:] = keep
 
 
 def _isend(op, tensor, dst, group, tag, group_dst=None):
@@ -674,7 +698,7 @@ def _irecv(op, tensor, src, group, tag, group_src=None):
 def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
     """Queues sending `tensor` to rank `dst` (or group_dst, a rank of the group); later writes
     to the tensor wait for it."""
-    return Work() if _isend("isend", tensor, dst, group, tag, group_dst) else None
+    return Work(group=group) if _isend("isend", tensor, dst, group, tag, group_dst) else None
 
 
 def irecv(tensor, src=None, group=None, tag=0, group_src=None):
@@ -695,8 +719,8 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
             with _scope(group), flow.no_grad():
                 _comm._write_through(tensor, lambda t: _internal._comm_recv(t, peer, tag))
 
-    _deferred_receives.append(post)
-    return Work([tensor], source_rank=src)
+    _deferred_receives.append((_group_id(group), post))
+    return Work([tensor], source_rank=src, group=group)
 
 
 def send(tensor, dst=None, group=None, tag=0, group_dst=None):

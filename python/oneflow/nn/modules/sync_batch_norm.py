@@ -18,12 +18,13 @@ def _world_size():
     return _internal._comm_world_size()
 
 
-def _all_reduce(t, ranks):
-    """Sums t over the process group, or over `ranks` (a new_group's) when given."""
-    if ranks is None:
+def _all_reduce(t, group):
+    """Sums t over the process group, or over a new_group's (its ranks and id) when given."""
+    if group is None:
         _internal._comm_all_reduce(t, "sum")
         return
-    with _internal._CommGroupScope(list(ranks)):
+    ranks, gid = group
+    with _internal._CommGroupScope(list(ranks), gid):
         _internal._comm_all_reduce(t, "sum")
 
 
@@ -152,7 +153,9 @@ class SyncBatchNorm(_BatchNorm):
             self.running_var if self.track_running_stats else None,
             self.eps,
             momentum,
-            None if self.process_group is None else tuple(self.process_group._ranks),
+            None
+            if self.process_group is None
+            else (tuple(self.process_group._ranks), self.process_group._id),
         )
 
     @classmethod

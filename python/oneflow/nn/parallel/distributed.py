@@ -167,7 +167,7 @@ class DistributedDataParallel(Module):
         """Runs the collectives inside among the process group's ranks (rank 0: its first)."""
         if self._group is None:
             return contextlib.nullcontext()
-        return _C._CommGroupScope(self._group._ranks)
+        return _C._CommGroupScope(self._group._ranks, self._group._id)
 
     def _broadcast(self, t):
         if self._world == 1 or t.numel() == 0:
