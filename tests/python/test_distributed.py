@@ -1355,6 +1355,12 @@ if rank:
             raise AssertionError("expected ValueError")
         except ValueError as e:
             assert "group_src" in str(e), e
+for kwargs in ({"peer": 1, "group_peer": 0}, {"group_peer": 5}, {"group_peer": -1}, {}):
+    try:
+        dist.P2POp(dist.isend, flow.zeros(1), group=g12, **kwargs)
+        raise AssertionError(f"P2POp took {kwargs}")
+    except ValueError as e:
+        assert "peer" in str(e), e
 print(f"rank {rank} ok")
 """
 

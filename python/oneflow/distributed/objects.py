@@ -222,8 +222,17 @@ class P2POp:
         if op not in (d.isend, d.irecv):
             raise ValueError("P2POp: expected op to be oneflow.distributed.isend or irecv")
         self.op, self.tensor, self.group, self.tag = op, tensor, group, tag
-        if peer is None and group_peer is not None:  # a rank of the group: its global rank
+        if peer is not None and group_peer is not None:
+            raise ValueError("P2POp: cannot specify both peer and group_peer")
+        if peer is None and group_peer is None:
+            raise ValueError("P2POp: must specify peer or group_peer")
+        if group_peer is not None:  # a rank of the group: its global rank
             g = d._sub(group)
+            size = len(g._ranks) if g is not None else d.get_world_size()
+            if not 0 <= group_peer < size:
+                raise ValueError(
+                    f"P2POp: group_peer {group_peer} is not a rank of the group (0..{size - 1})"
+                )
             peer = g._ranks[group_peer] if g is not None else group_peer
         self.peer = peer
 
