@@ -160,7 +160,27 @@ Shape local_shape(const Shape& global_shape, const Sbp& sbp, const Placement& p)
 
 namespace {
 
-constexpr int64_t kMaxDims = 16;  // dims of a shape exchanged by check_meta
+constexpr int64_t kMaxDims = 16;         // dims of a shape exchanged by check_meta
+constexpr int64_t kMeta = 4 + kMaxDims;  // per process: dtype, ndim, dims, two layout values
+
+// Every process's dtype, number of dims, dims and two values naming the layout it passed
+// (kMeta values each, in rank order): what from_local checks the shards against.
+std::vector<int64_t> gather_metas(const Tensor& local, int64_t layout_a, int64_t layout_b) {
+  std::vector<int64_t> mine(kMeta, -1);
+  mine[0] = static_cast<int64_t>(local->dtype());
+  mine[1] = local->ndim();
+  for (int64_t d = 0; d < local->ndim() && d < kMaxDims; ++d) mine[2 + d] = local->shape()[d];
+  mine[kMeta - 2] = layout_a;
+  mine[kMeta - 1] = layout_b;
+  GradModeGuard no_grad(false);
+  Tensor t = F::zeros(Shape{kMeta}, CreationOptions{DType::kInt64, Device{}, ""});
+  std::copy(mine.begin(), mine.end(), t->data_as<int64_t>());
+  const int64_t k = comm::world_size();
+  Tensor all = F::zeros(Shape{k * kMeta}, CreationOptions{DType::kInt64, Device{}, ""});
+  comm::all_gather(all, t);
+  const int64_t* v = all->read_as<int64_t>();
+  return std::vector<int64_t>(v, v + k * kMeta);
+}
 
 // Whether t's elements fill one range of its storage exactly once (dims of size 1 aside; an
 // empty shard is dense: it must not give its rank other strides than the others').
@@ -615,19 +635,8 @@ Tensor from_local(const Tensor& local_in, const Placement& p, const Sbp& sbp_in,
     if (local->ndim() > kMaxDims)
       throw_error<NotImplementedError>("to_global", "tensors of more than ", kMaxDims,
                                        " dims cannot be made global");
-    constexpr int64_t kMeta = 4 + kMaxDims;
-    std::vector<int64_t> mine(kMeta, -1);
-    mine[0] = static_cast<int64_t>(local->dtype());
-    mine[1] = local->ndim();
-    for (int64_t d = 0; d < local->ndim() && d < kMaxDims; ++d) mine[2 + d] = shape[d];
-    mine[kMeta - 2] = sbp.kind;
-    mine[kMeta - 1] = sbp.axis;
-    GradModeGuard no_grad(false);
-    Tensor t = F::zeros(Shape{kMeta}, CreationOptions{DType::kInt64, Device{}, ""});
-    std::copy(mine.begin(), mine.end(), t->data_as<int64_t>());
-    Tensor all = F::zeros(Shape{k * kMeta}, CreationOptions{DType::kInt64, Device{}, ""});
-    comm::all_gather(all, t);
-    const int64_t* v = all->read_as<int64_t>();
+    const std::vector<int64_t> metas = gather_metas(local, sbp.kind, sbp.axis);
+    const int64_t* v = metas.data();
     const int64_t first = p.ranks[0];
     const int64_t* ref = v + first * kMeta;
     for (int64_t r : p.ranks) {
@@ -665,7 +674,7 @@ Tensor from_local(const Tensor& local_in, const Placement& p, const Sbp& sbp_in,
       }
       shape[sbp.axis] = n;
     }
-    if (me < 0 && ref[0] != mine[0])  // a process left out: the placement's dtype
+    if (me < 0 && ref[0] != static_cast<int64_t>(local->dtype()))  // left out: the placement's
       local = F::zeros(Shape{0}, CreationOptions{static_cast<DType>(ref[0]), Device{}, ""});
   } else if (sbp.is_split()) {
     shape[sbp.axis] *= kp;  // without check_meta every shard has this one's size
@@ -719,25 +728,15 @@ Tensor from_local(const Tensor& local_in, const Placement& p, const NdSbp& nd, b
     if (local->ndim() > kMaxDims)
       throw_error<NotImplementedError>("to_global", "tensors of more than ", kMaxDims,
                                        " dims cannot be made global");
-    constexpr int64_t kMeta = 3 + kMaxDims;
-    std::vector<int64_t> mine(kMeta, -1);
-    mine[0] = static_cast<int64_t>(local->dtype());
-    mine[1] = local->ndim();
-    for (int64_t d = 0; d < local->ndim(); ++d) mine[2 + d] = local->shape()[d];
     int64_t code = 0;  // the nd sbp, 7 bits per axis
     for (int64_t a = 0; a < n && a < 9; ++a)
       code |= (static_cast<int64_t>(nd[a].kind) * 32 + nd[a].axis + 1) << (7 * a);
-    mine[kMeta - 1] = code;
-    GradModeGuard no_grad(false);
-    Tensor mt = F::zeros(Shape{kMeta}, CreationOptions{DType::kInt64, Device{}, ""});
-    std::copy(mine.begin(), mine.end(), mt->data_as<int64_t>());
-    Tensor all = F::zeros(Shape{k * kMeta}, CreationOptions{DType::kInt64, Device{}, ""});
-    comm::all_gather(all, mt);
-    const int64_t* v = all->read_as<int64_t>();
+    const std::vector<int64_t> metas = gather_metas(local, code, n);
+    const int64_t* v = metas.data();
     const int64_t* ref = v + p.ranks[0] * kMeta;
     for (int64_t r : p.ranks) {
       const int64_t* m = v + r * kMeta;
-      if (m[kMeta - 1] != ref[kMeta - 1])
+      if (m[kMeta - 2] != ref[kMeta - 2] || m[kMeta - 1] != ref[kMeta - 1])
         throw_error<ValueError>("to_global", "every rank must pass the same sbp: rank ", r,
                                 " passed another one than rank ", p.ranks[0]);
       if (m[0] != ref[0] || m[1] != ref[1])
@@ -777,7 +776,7 @@ Tensor from_local(const Tensor& local_in, const Placement& p, const NdSbp& nd, b
                                 shape_str(shape), " laid out as ", nd_sbp_str(nd), " on ", p.str(),
                                 " (expected ", shape_str(local_shape(shape, nd, p, j)),
                                 "; splits are balanced, the first n % k ranks one row more)");
-    if (me < 0 && ref[0] != mine[0])  // a process left out: the placement's dtype
+    if (me < 0 && ref[0] != static_cast<int64_t>(local->dtype()))  // left out: the placement's
       local = F::zeros(Shape{0}, CreationOptions{static_cast<DType>(ref[0]), Device{}, ""});
   } else {
     for (int64_t a = 0; a < n; ++a)  // without check_meta every shard has this one's size
