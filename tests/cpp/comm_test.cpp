@@ -43,7 +43,7 @@ TEST(CommStream, TasksRunAfterQueuedWritersAndBeforeLaterUsers) {
                         for (int i = 0; i < 3; ++i) p->data_as<float>()[i] += 100;
                         done.store(true);
                       },
-                      {y});
+                      {}, {y});
   // An op on other memory runs while the task waits for its gate.
   Tensor u = F::add(from_vector({5}, {1}), Scalar::from_int(1));
   EXPECT_EQ(to_vector(u), (std::vector<float>{6}));
@@ -66,7 +66,7 @@ TEST(CommStream, HostReadsWaitForTheTask) {
                         wait_for_gate(gate);
                         p->data_as<float>()[0] = 42;
                       },
-                      {y});
+                      {}, {y});
   std::thread opener([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     gate.store(true);
@@ -75,9 +75,44 @@ TEST(CommStream, HostReadsWaitForTheTask) {
   opener.join();
 }
 
+TEST(CommStream, ReadersOfOneTensorRunBesideEachOther) {
+  QueueEveryOp queue;
+  Tensor x = from_vector({1, 2}, {2});
+  std::atomic<bool> gate{false}, second{false}, writer{false};
+  int a = 0, b = 0, c = 0;  // three groups' keys: three streams
+  // A collective of group a reads x until the gate opens.
+  eager::enqueue_comm(
+      "reader_a", [&] { wait_for_gate(gate); }, {x}, {}, &a);
+  // Another group's collective reading x runs meanwhile, as do CPU ops and host reads of x.
+  eager::enqueue_comm(
+      "reader_b", [&] { second.store(true); }, {x}, {}, &b);
+  Tensor z = F::add(x, Scalar::from_int(1));
+  EXPECT_EQ(to_vector(z), (std::vector<float>{2, 3}));
+  EXPECT_EQ(std::vector<float>(static_cast<const float*>(x->storage()->read_data()),
+                               static_cast<const float*>(x->storage()->read_data()) + 2),
+            (std::vector<float>{1, 2}));
+  wait_for_gate(second);
+  EXPECT_TRUE(second.load());
+  // A collective writing x waits for both readers; a CPU op reading x then waits for it.
+  TensorImpl* p = x.get();
+  eager::enqueue_comm(
+      "writer_c",
+      [&, p] {
+        p->data_as<float>()[0] = 7;
+        writer.store(true);
+      },
+      {}, {x}, &c);
+  Tensor w = F::mul(x, Scalar::from_int(2));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(writer.load());
+  gate.store(true);
+  EXPECT_EQ(to_vector(w), (std::vector<float>{14, 4}));
+  EXPECT_TRUE(writer.load());
+}
+
 TEST(CommStream, TaskErrorsSurfaceAtSynchronize) {
   Tensor y = from_vector({1}, {1});
-  eager::enqueue_comm("failing_collective", [] { throw RuntimeError("peer gone"); }, {y});
+  eager::enqueue_comm("failing_collective", [] { throw RuntimeError("peer gone"); }, {}, {y});
   try {
     eager::synchronize();
     FAIL() << "expected the task's error";
@@ -93,7 +128,7 @@ TEST(CommStream, TaskErrorsSurfaceAtSynchronize) {
 TEST(CommStream, OpsOnAFailedTaskMemoryRaiseItsErrorWhenRead) {
   QueueEveryOp queue;
   Tensor y = from_vector({1}, {1});
-  eager::enqueue_comm("failing_collective", [] { throw RuntimeError("peer gone"); }, {y});
+  eager::enqueue_comm("failing_collective", [] { throw RuntimeError("peer gone"); }, {}, {y});
   Tensor z = F::mul(y, Scalar::from_int(2));  // waits for the task, then takes its error
   try {
     to_vector(z);

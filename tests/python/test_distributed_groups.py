@@ -187,6 +187,54 @@ def test_async_collectives_of_groups_in_different_orders(tmp_path):
     _run_on_ranks(tmp_path, GROUP_ORDERS, 3)
 
 
+# Collectives that only read a tensor do not wait for each other, nor for CPU ops reading it:
+# two groups' all_gathers of one input issued in opposite orders on the two ranks complete
+# (they ran one after the other, and each rank's second waited for its peer's, until the
+# timeout); so does a CPU op reading an all_gather's input while the all_gather waits for a
+# collective that needs the CPU op's result. Writes still wait.
+GROUP_READS = """
+import oneflow as flow
+import oneflow.distributed as dist
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+ga, gb = dist.new_group([0, 1]), dist.new_group([0, 1])
+# two groups' collectives that only read x, issued in opposite orders on the two ranks
+x = flow.full((3,), float(rank + 1))
+outs = {g: [flow.empty(3), flow.empty(3)] for g in (ga, gb)}
+order = [ga, gb] if rank == 0 else [gb, ga]
+works = [dist.all_gather(outs[g], x, group=g, async_op=True) for g in order]
+for w in works:
+    w.wait()
+for g in (ga, gb):
+    assert [o.tolist() for o in outs[g]] == [[1.0] * 3, [2.0] * 3], rank
+# a CPU op reading x does not wait for a collective that only reads x
+y = flow.full((3,), float(rank + 1))
+z = flow.full((2,), float(rank + 1))
+if rank == 0:
+    w = dist.all_gather(outs[ga], y, group=ga, async_op=True)
+    y2 = y + 1  # (waited for the all_gather, which waits for rank 1's gb all_reduce below)
+    dist.all_reduce(y2, group=gb)
+    w.wait()
+    assert y2.tolist() == [2.0 + 3.0] * 3, y2.tolist()
+else:
+    y2 = y + 1
+    dist.all_reduce(y2, group=gb)
+    dist.all_gather(outs[ga], y, group=ga)
+    assert y2.tolist() == [5.0] * 3, y2.tolist()
+assert [o.tolist() for o in outs[ga]] == [[1.0] * 3, [2.0] * 3], rank
+# a write still waits: a CPU op writing x after an async all_reduce of x
+x = flow.full((3,), float(rank + 1))
+w = dist.all_reduce(x, async_op=True)
+x.mul_(2)
+assert x.tolist() == [6.0] * 3, x.tolist()
+print(f"rank {rank} ok")
+"""
+
+
+def test_collectives_that_read_one_tensor_run_beside_each_other(tmp_path):
+    _run_on_ranks(tmp_path, GROUP_READS, 2)
+
+
 # Groups as PyTorch's process groups: two of the same ranks are apart; Work.wait() waits for its
 # own op (not another group's, whose peer waits for this rank's next op); irecv's deferred
 # receive is posted at its own group's ops only; a subgroup's send reaches its peer after the

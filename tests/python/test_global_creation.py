@@ -133,7 +133,8 @@ def test_like_local_input_with_placement(name, sbp):
     local = LIKE[name](x)
     r = LIKE[name](x, placement=P, sbp=sbp)
     _check_global(r, sbp, local)
-    np.testing.assert_array_equal(r.numpy(), local.numpy())
+    if name != "empty_like":  # (unspecified values)
+        np.testing.assert_array_equal(r.numpy(), local.numpy())
     r = LIKE[name](x, placement=P, sbp=sbp, dtype=flow.float64, requires_grad=True)
     assert r.dtype == flow.float64 and r.requires_grad
 
@@ -187,7 +188,8 @@ def test_new_methods_local_self_with_placement(name, sbp):
     r = NEW[name](t, placement=P, sbp=sbp)
     _check_global(r, sbp, local)
     assert r.dtype == flow.float64
-    np.testing.assert_array_equal(r.numpy(), local.numpy())
+    if name != "new_empty":  # (unspecified values)
+        np.testing.assert_array_equal(r.numpy(), local.numpy())
     r = NEW[name](t, placement=P, sbp=sbp, dtype=flow.float32, requires_grad=True)
     assert r.dtype == flow.float32 and r.requires_grad
 

@@ -962,6 +962,7 @@ void init_functional(py::module_& m) {
         py::arg("requires_grad") = false, py::arg("placement") = py::none(),
         py::arg("sbp") = py::none());
   };
+  creation("empty", &F::empty);
   creation("zeros", &F::zeros);
   creation("ones", &F::ones);
   m.def(

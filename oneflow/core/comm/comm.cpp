@@ -266,18 +266,21 @@ void run_gloo(const char* op, const Group& g, F&& f, bool flush_sends = true) {
   }
 }
 
-// Queues `fn` on the communication stream (see comm.h); runs it here in synchronous mode.
-// Memory code outside oneflow may touch (NumPy, DLPack) is done before the call returns.
-void submit(const char* op, const Group* group, const TensorList& tensors,
+// Queues `fn`, which reads the memory of `reads` and writes that of `writes`, on the group's
+// communication stream (see comm.h); runs it here in synchronous mode. Memory code outside
+// oneflow may touch (NumPy, DLPack) is done before the call returns.
+void submit(const char* op, const Group* group, const TensorList& reads, const TensorList& writes,
             std::function<void()> fn) {
   if (!eager::async_enabled()) {
-    for (const Tensor& t : tensors) t->storage()->data();  // queued users first
+    for (const Tensor& t : reads) t->storage()->read_data();  // queued writers first
+    for (const Tensor& t : writes) t->storage()->data();      // queued users first
     fn();
     return;
   }
   bool shared = false;
-  for (const Tensor& t : tensors) shared = shared || t->storage()->shared_outside();
-  const eager::CommTicket ticket = eager::enqueue_comm(op, std::move(fn), tensors, group);
+  for (const TensorList* list : {&reads, &writes})
+    for (const Tensor& t : *list) shared = shared || t->storage()->shared_outside();
+  const eager::CommTicket ticket = eager::enqueue_comm(op, std::move(fn), reads, writes, group);
   if (shared) eager::wait_comm(ticket);
 }
 
@@ -517,7 +520,7 @@ void destroy() {
     // Every rank has left the group's last collective before rank 0's store closes, and the
     // store has closed before any rank leaves: a group initialised again on the same port
     // cannot meet this one's store.
-    submit("destroy_process_group", g.get(), {}, [g] {
+    submit("destroy_process_group", g.get(), {}, {}, [g] {
       run_gloo("destroy_process_group", *g, [&] {
         gloo::BarrierOptions o(g->ctx);
         o.setTimeout(g->timeout);
@@ -540,7 +543,7 @@ void all_reduce(const Tensor& tensor, ReduceOp op) {
   if (g->size == 1 || tensor->numel() == 0) return;
   const Traced traced(kAllReduceStep, {tensor}, {tensor}, op_attrs(op));
   TensorImpl* t = tensor.get();
-  submit(name, g.get(), {tensor}, [g, t, op, name] {
+  submit(name, g.get(), {}, {tensor}, [g, t, op, name] {
     by_dtype(t->dtype(), [&](auto tag) {
       using T = decltype(tag);
       run_gloo(name, *g, [&] {
@@ -562,15 +565,17 @@ void broadcast(const Tensor& tensor, int src) {
   if (g->size == 1 || tensor->numel() == 0) return;
   const Traced traced(kBroadcastStep, {tensor}, {tensor}, Attrs{{"src", int64_t{src}}});
   TensorImpl* t = tensor.get();
-  submit(name, g.get(), {tensor}, [g, t, src, name] {
-    run_gloo(name, *g, [&] {
-      gloo::BroadcastOptions o(g->ctx);
-      o.setOutput<uint8_t>(static_cast<uint8_t*>(t->data()), nbytes(*t));
-      o.setRoot(src);
-      o.setTimeout(g->timeout);
-      gloo::broadcast(o);
-    });
-  });
+  const bool root = g->rank == src;
+  submit(name, g.get(), root ? TensorList{tensor} : TensorList{},
+         root ? TensorList{} : TensorList{tensor}, [g, t, src, name] {
+           run_gloo(name, *g, [&] {
+             gloo::BroadcastOptions o(g->ctx);
+             o.setOutput<uint8_t>(static_cast<uint8_t*>(t->data()), nbytes(*t));
+             o.setRoot(src);
+             o.setTimeout(g->timeout);
+             gloo::broadcast(o);
+           });
+         });
 }
 
 void reduce(const Tensor& tensor, int dst, ReduceOp op) {
@@ -581,28 +586,31 @@ void reduce(const Tensor& tensor, int dst, ReduceOp op) {
   check_rank(dst, *g, name, "dst");
   if (g->size == 1 || tensor->numel() == 0) return;
   TensorImpl* t = tensor.get();
-  submit(name, g.get(), {tensor}, [g, t, dst, op, name] {
-    by_dtype(t->dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      const size_t n = static_cast<size_t>(t->numel());
-      // Gloo uses the output as scratch on every rank: other ranks' tensors keep their values.
-      std::unique_ptr<T[]> scratch(g->rank == dst ? nullptr : new T[n]);
-      T* data = t->data_as<T>();
-      run_gloo(name, *g, [&] {
-        gloo::ReduceOptions o(g->ctx);
-        if (g->rank == dst) {
-          o.setOutput<T>(data, n);
-        } else {
-          o.setInput<T>(data, n);
-          o.setOutput<T>(scratch.get(), n);
-        }
-        o.setRoot(dst);
-        o.setReduceFunction(reduce_fn<T>(op));
-        o.setTimeout(g->timeout);
-        gloo::reduce(o);
-      });
-    });
-  });
+  const bool root = g->rank == dst;  // the others' tensors keep their values
+  submit(name, g.get(), root ? TensorList{} : TensorList{tensor},
+         root ? TensorList{tensor} : TensorList{}, [g, t, dst, op, name] {
+           by_dtype(t->dtype(), [&](auto tag) {
+             using T = decltype(tag);
+             const size_t n = static_cast<size_t>(t->numel());
+             // Gloo uses the output as scratch on every rank: other ranks' tensors keep their
+             // values.
+             std::unique_ptr<T[]> scratch(g->rank == dst ? nullptr : new T[n]);
+             T* data = t->data_as<T>();
+             run_gloo(name, *g, [&] {
+               gloo::ReduceOptions o(g->ctx);
+               if (g->rank == dst) {
+                 o.setOutput<T>(data, n);
+               } else {
+                 o.setInput<T>(data, n);
+                 o.setOutput<T>(scratch.get(), n);
+               }
+               o.setRoot(dst);
+               o.setReduceFunction(reduce_fn<T>(op));
+               o.setTimeout(g->timeout);
+               gloo::reduce(o);
+             });
+           });
+         });
 }
 
 void all_gather(const Tensor& output, const Tensor& input) {
@@ -616,7 +624,7 @@ void all_gather(const Tensor& output, const Tensor& input) {
   const Traced traced(kAllGatherStep, {input}, {output});
   TensorImpl* out = output.get();
   TensorImpl* in = input.get();
-  submit(name, g.get(), {output, input}, [g, out, in, name] {
+  submit(name, g.get(), {input}, {output}, [g, out, in, name] {
     const size_t n = nbytes(*in);
     if (g->size == 1) return local_copy(out->data(), in->data(), n);
     run_gloo(name, *g, [&] {
@@ -644,9 +652,7 @@ void gather(const Tensor& output, const Tensor& input, int dst) {
   if (input->numel() == 0) return;
   TensorImpl* out = root ? output.get() : nullptr;
   TensorImpl* in = input.get();
-  TensorList held{input};
-  if (root) held.push_back(output);
-  submit(name, g.get(), held, [g, out, in, dst, name] {
+  submit(name, g.get(), {input}, root ? TensorList{output} : TensorList{}, [g, out, in, dst, name] {
     const size_t n = nbytes(*in);
     if (g->size == 1) return local_copy(out->data(), in->data(), n);
     run_gloo(name, *g, [&] {
@@ -675,9 +681,7 @@ void scatter(const Tensor& output, const Tensor& input, int src) {
   if (output->numel() == 0) return;
   TensorImpl* out = output.get();
   TensorImpl* in = root ? input.get() : nullptr;
-  TensorList held{output};
-  if (root) held.push_back(input);
-  submit(name, g.get(), held, [g, out, in, src, name] {
+  submit(name, g.get(), root ? TensorList{input} : TensorList{}, {output}, [g, out, in, src, name] {
     const size_t n = nbytes(*out);
     if (g->size == 1) return local_copy(out->data(), in->data(), n);
     run_gloo(name, *g, [&] {
@@ -707,7 +711,7 @@ void reduce_scatter(const Tensor& output, const Tensor& input, ReduceOp op) {
   const Traced traced(kReduceScatterStep, {input}, {output}, op_attrs(op));
   TensorImpl* out = output.get();
   TensorImpl* in = input.get();
-  submit(name, g.get(), {output, input}, [g, out, in, op, name] {
+  submit(name, g.get(), {input}, {output}, [g, out, in, op, name] {
     by_dtype(in->dtype(), [&](auto tag) {
       using T = decltype(tag);
       const size_t n = static_cast<size_t>(out->numel());
@@ -742,7 +746,7 @@ void all_to_all(const Tensor& output, const Tensor& input) {
   const Traced traced(kAllToAllStep, {input}, {output});
   TensorImpl* out = output.get();
   TensorImpl* in = input.get();
-  submit(name, g.get(), {output, input}, [g, out, in, name] {
+  submit(name, g.get(), {input}, {output}, [g, out, in, name] {
     const size_t n = nbytes(*in);
     if (g->size == 1) return local_copy(out->data(), in->data(), n);
     run_gloo(name, *g, [&] {
@@ -760,7 +764,7 @@ void barrier() {
   refuse_in_graph(name);
   auto g = group(name);
   if (g->size == 1) return;
-  submit(name, g.get(), {}, [g, name] {
+  submit(name, g.get(), {}, {}, [g, name] {
     run_gloo(name, *g, [&] {
       gloo::BarrierOptions o(g->ctx);
       o.setTimeout(g->timeout);
@@ -778,7 +782,7 @@ void flush_sends() {
     for (const auto& [key, sub] : g_group->subgroups) groups.push_back(sub);
   }
   for (const std::shared_ptr<Group>& g : groups)
-    if (g->size > 1) submit("send", g.get(), {}, [g] { run_gloo("send", *g, [] {}); });
+    if (g->size > 1) submit("send", g.get(), {}, {}, [g] { run_gloo("send", *g, [] {}); });
 }
 
 void wait_group() {
@@ -787,7 +791,7 @@ void wait_group() {
   if (g->size == 1) return;
   auto fn = [g, name] { run_gloo(name, *g, [] {}); };  // after the pending sends
   if (!eager::async_enabled()) return fn();
-  eager::wait_comm(eager::enqueue_comm(name, std::move(fn), {}, g.get()));
+  eager::wait_comm(eager::enqueue_comm(name, std::move(fn), {}, {}, g.get()));
 }
 
 void send(const Tensor& tensor, int dst, int tag) {
@@ -801,7 +805,7 @@ void send(const Tensor& tensor, int dst, int tag) {
   const Traced traced(kSendStep, {tensor}, {},
                       Attrs{{"peer", int64_t{dst}}, {"tag", int64_t{tag}}});
   TensorImpl* t = tensor.get();
-  submit(name, g.get(), {tensor}, [g, t, dst, tag, name] {
+  submit(name, g.get(), {tensor}, {}, [g, t, dst, tag, name] {
     run_gloo(
         name, *g,
         [&] {
@@ -829,7 +833,7 @@ void recv(const Tensor& tensor, int src, int tag) {
   const Traced traced(kRecvStep, {}, {tensor},
                       Attrs{{"peer", int64_t{src}}, {"tag", int64_t{tag}}});
   TensorImpl* t = tensor.get();
-  submit(name, g.get(), {tensor}, [g, t, src, tag, name] {
+  submit(name, g.get(), {}, {tensor}, [g, t, src, tag, name] {
     run_gloo(
         name, *g,
         [&] {

@@ -98,13 +98,14 @@ struct Instruction {
 void register_process_hooks();
 class Stream;
 // Cross-stream events between the CPU and communication streams (defined below the streams):
-// the latest queued collective of each communication stream that uses a storage of `a` or `b`
-// (none but `except`'s), into `out`.
+// the latest queued collective of each communication stream that writes a storage of `reads`
+// or uses one of `writes` (none but `except`'s), into `out`.
 using CommEvents = std::vector<std::pair<Stream*, uint64_t>>;
-void comm_dependencies(const TensorList& a, const TensorList& b, CommEvents& out,
+void comm_dependencies(const TensorList& reads, const TensorList& writes, CommEvents& out,
                        const Stream* except = nullptr);
-bool has_comm_dependency(const TensorList& a, const TensorList& b);
+bool has_comm_dependency(const TensorList& reads, const TensorList& writes);
 Stream& cpu_stream();
+const Primitive& comm_marker();
 
 // A stream: a ring of instructions, one thread running them in order. The CPU stream runs CPU
 // kernels; a CUDA device's stream runs the host side of its CUDA kernels (argument checks,
@@ -148,9 +149,20 @@ class Stream {
     for (const Tensor& t : outputs) bytes += t->storage()->nbytes();
     // A CUDA instruction's host work is a launch: none.
     const uint64_t work = is_cpu() ? prim.cpu_work(inputs, outputs) : 0;
-    // A CPU op on memory a queued collective uses runs after it (an event).
+    // Kernels write their outputs; the few without outputs (the optimizer updates) write
+    // inputs, so all their inputs count as written. A collective's marker (below) only records
+    // the collective's reads (inputs) and writes (outputs): it waits for nothing and holds no
+    // bytes.
+    const bool marker = &prim == &comm_marker();
+    const bool writes_inputs = outputs.empty() && !marker;
+    if (marker) bytes = 0;
+    // A CPU op on memory a queued collective writes, or writing memory one uses, runs after it
+    // (an event).
     CommEvents wait_comm;
-    if (is_cpu()) comm_dependencies(inputs, outputs, wait_comm);
+    if (is_cpu() && !marker) {
+      static const TensorList none;
+      comm_dependencies(writes_inputs ? none : inputs, writes_inputs ? inputs : outputs, wait_comm);
+    }
     // Before taking the lock: locating may allocate Python frames, and a garbage collection
     // run there may call back into oneflow.
     Location location = t_location;
@@ -193,9 +205,6 @@ class Stream {
     ins.work = work;
     queued_bytes_ += bytes;
     issued_work_.fetch_add(work, kRelaxed);
-    // Kernels write their outputs; the few without outputs (the optimizer updates) write
-    // inputs, so all their inputs count as written.
-    const bool writes_inputs = ins.outputs.empty();
     for (const Tensor& t : ins.inputs) {
       t->storage()->last_use().store(seq, kRelease);
       if (writes_inputs) t->storage()->last_write().store(seq, kRelease);
@@ -320,7 +329,8 @@ class Stream {
       return false;
     }
     if (prim.cpu_work(inputs, outputs) > kInlineWork || failed_.load(kRelaxed)) return false;
-    if (has_comm_dependency(inputs, outputs)) return false;  // queued behind a collective
+    if (outputs.empty() ? has_comm_dependency({}, inputs) : has_comm_dependency(inputs, outputs))
+      return false;  // queued behind a collective
     const uint64_t done = completed_.load(kAcquire);
     if (published_.load(kAcquire) != done) return false;
     // The finished instructions' slots still hold their tensors: drop them, as a queuing thread
@@ -889,18 +899,24 @@ void for_each_comm_stream(F&& f) {
 
 // Note [Events between the CPU and communication streams]: a collective queued on a
 // communication stream waits (its instruction's wait_cpu) for the CPU instructions queued
-// before it on its tensors: the latest of their storages' last_use records. The other way, the
-// storages it uses are listed here with its stream and sequence number until it has run; a CPU
-// op queued on one of them waits for it (the CPU instruction's wait_comm), a small op on one of
-// them is queued rather than run at the call, and host access to their bytes (Storage::data(),
-// which the collective's marker instruction on the CPU stream routes to wait_for) waits for it;
-// so does a collective of another group on them (its wait_comm). Only ops that touch a
-// collective's memory wait; the others run beside it. Every wait points to an instruction
-// queued earlier, so they never form a cycle.
+// before it that write the tensors it reads or use those it writes: the latest of their
+// storages' last_write and last_use records. The other way, the storages it uses are listed
+// here with its stream, its sequence number and whether it writes them, until it has run. A
+// CPU op that reads memory the collective writes, or writes memory it uses, waits for it (the
+// CPU instruction's wait_comm); a small op that would is queued rather than run at the call;
+// host access to the bytes (Storage::data() for any use, read_data() for writes: the
+// collective's marker instruction on the CPU stream sets the storages' records, so both reach
+// wait_for) waits for it; so does a collective of another group (its wait_comm). Two that only
+// read a tensor (an all_gather's input and a send of it, the same input to two groups'
+// collectives) do not wait for each other: asynchronous collectives of two groups that read
+// one tensor may be issued in either order on each process, and a CPU op reading a tensor
+// runs while a collective reads it. Every wait points to an instruction queued earlier, so
+// they never form a cycle.
 struct CommUse {
   const Storage* storage;
   Stream* stream;
   uint64_t seq;
+  bool writes;
 };
 std::mutex g_comm_uses_mu;
 std::vector<CommUse> g_comm_uses;         // under g_comm_uses_mu
@@ -928,32 +944,34 @@ void add_event(CommEvents& out, const CommUse& u) {
   out.emplace_back(u.stream, u.seq);
 }
 
-void comm_dependencies(const TensorList& a, const TensorList& b, CommEvents& out,
+void comm_dependencies(const TensorList& reads, const TensorList& writes, CommEvents& out,
                        const Stream* except) {
   out.clear();
   if (g_comm_uses_size.load(kAcquire) == 0) return;
   std::lock_guard<std::mutex> lk(g_comm_uses_mu);
   prune_comm_uses_locked();
-  for (const TensorList* list : {&a, &b})
-    for (const Tensor& t : *list)
+  for (const bool write : {false, true})
+    for (const Tensor& t : write ? writes : reads)
       for (const CommUse& u : g_comm_uses)
-        if (u.storage == t->storage().get() && u.stream != except) add_event(out, u);
+        if (u.storage == t->storage().get() && u.stream != except && (write || u.writes))
+          add_event(out, u);
 }
 
-bool has_comm_dependency(const TensorList& a, const TensorList& b) {
+bool has_comm_dependency(const TensorList& reads, const TensorList& writes) {
   if (g_comm_uses_size.load(kAcquire) == 0) return false;
   CommEvents events;
-  comm_dependencies(a, b, events);
+  comm_dependencies(reads, writes, events);
   return !events.empty();
 }
 
-CommEvents comm_dependencies(const Storage& storage) {
+// The collectives queued on `storage` (with writes_only, those that write it).
+CommEvents comm_dependencies(const Storage& storage, bool writes_only) {
   CommEvents out;
   if (g_comm_uses_size.load(kAcquire) == 0) return out;
   std::lock_guard<std::mutex> lk(g_comm_uses_mu);
   prune_comm_uses_locked();
   for (const CommUse& u : g_comm_uses)
-    if (u.storage == &storage) add_event(out, u);
+    if (u.storage == &storage && (u.writes || !writes_only)) add_event(out, u);
   return out;
 }
 
@@ -968,6 +986,10 @@ class CommMarker final : public Primitive {
   void compute_cuda(const TensorList&, const TensorList&, const Attrs&) const override {}
   uint64_t cpu_work(const TensorList&, const TensorList&) const override { return 0; }
 };
+const Primitive& comm_marker() {
+  static const CommMarker marker;
+  return marker;
+}
 
 // The stream whose instructions a storage's records (last_use, last_write) count.
 Stream* stream_of(const Storage& storage) {
@@ -1074,22 +1096,26 @@ void run_on_stream(const std::function<void()>& fn) {
   const HostTask task(fn);
   cpu_stream().run_and_wait(task, {}, {}, Attrs{});
 }
-CommTicket enqueue_comm(const char* name, std::function<void()> fn, const TensorList& tensors,
-                        const void* group) {
+CommTicket enqueue_comm(const char* name, std::function<void()> fn, const TensorList& reads,
+                        const TensorList& writes, const void* group) {
   graph::check_not_tracing(name);
-  // After the CPU instructions queued on these tensors so far, and the collectives of other
-  // groups queued on them.
+  // After the CPU instructions queued so far that write what it reads or use what it writes,
+  // and the collectives of other groups queued so on them.
   uint64_t after = 0;
-  for (const Tensor& t : tensors) after = std::max(after, t->storage()->last_use().load());
+  for (const Tensor& t : reads) after = std::max(after, t->storage()->last_write().load());
+  for (const Tensor& t : writes) after = std::max(after, t->storage()->last_use().load());
   Stream& comm = comm_stream(group);
   CommEvents others;
-  comm_dependencies(tensors, {}, others, &comm);
-  const uint64_t seq = comm.enqueue_task(name, std::move(fn), tensors, after, others);
-  // The marker first: it must not wait for the collective itself.
-  static const CommMarker marker;
-  cpu_stream().enqueue(marker, tensors, {}, Attrs{});
+  comm_dependencies(reads, writes, others, &comm);
+  TensorList held(reads);
+  held.insert(held.end(), writes.begin(), writes.end());
+  const uint64_t seq = comm.enqueue_task(name, std::move(fn), held, after, others);
+  // The marker before the uses are listed: it must not wait for the collective itself.
+  cpu_stream().enqueue(comm_marker(), reads, writes, Attrs{});
   std::lock_guard<std::mutex> lk(g_comm_uses_mu);
-  for (const Tensor& t : tensors) g_comm_uses.push_back({t->storage().get(), &comm, seq});
+  for (const bool write : {false, true})
+    for (const Tensor& t : write ? writes : reads)
+      g_comm_uses.push_back({t->storage().get(), &comm, seq, write});
   g_comm_uses_size.store(g_comm_uses.size(), kRelease);
   return CommTicket{&comm, seq};
 }
@@ -1127,20 +1153,21 @@ void synchronize_cuda(int index) {
 namespace {
 // A host read raises the error of a failed collective on the storage (its group's stream's),
 // not those of other groups (they raise where their tensors are read, or at a synchronize).
-void wait_for_comm(const Storage& storage) {
+void wait_for_comm(const Storage& storage, bool writes_only) {
   if (t_stream != nullptr) return;
-  for (const auto& [stream, seq] : comm_dependencies(storage)) wait_comm_event(*stream, seq);
+  for (const auto& [stream, seq] : comm_dependencies(storage, writes_only))
+    wait_comm_event(*stream, seq);
 }
 }  // namespace
 void wait_for(const Storage& storage) {
   if (t_stream != nullptr && t_stream->is_comm()) return;
   if (Stream* s = stream_of(storage)) s->wait_for(storage.last_use());
-  wait_for_comm(storage);
+  wait_for_comm(storage, false);
 }
 void wait_for_write(const Storage& storage) {
   if (t_stream != nullptr && t_stream->is_comm()) return;
   if (Stream* s = stream_of(storage)) s->wait_for(storage.last_write());
-  wait_for_comm(storage);
+  wait_for_comm(storage, true);
 }
 void cancel_pending() {
   for_each_stream([](Stream& s) { s.cancel(); });

@@ -122,14 +122,15 @@ struct CommTicket {
   uint64_t seq = 0;
 };
 // Queues `fn` (a collective of the group `group`, any key that identifies it) on that group's
-// communication stream, to run after the CPU instructions and the other groups' collectives
-// queued so far on `tensors` (whose memory it reads and writes; they stay alive until it has
-// run). Later CPU ops on those tensors, and host access to their bytes, wait for it; other CPU
-// ops, and other groups' collectives, run beside it (Notes [Events between the CPU and
-// communication streams] and [A communication stream per group] in engine.cpp). An exception
-// from fn is raised at the next synchronisation point, naming `name`.
-CommTicket enqueue_comm(const char* name, std::function<void()> fn, const TensorList& tensors,
-                        const void* group = nullptr);
+// communication stream. It reads the memory of `reads` and writes that of `writes` (both stay
+// alive until it has run), and runs after the CPU instructions and other groups' collectives
+// queued so far that write what it reads or use what it writes. Later CPU ops and other groups'
+// collectives that read what it writes or write what it uses wait for it, as does host access
+// to those bytes; the others run beside it (Notes [Events between the CPU and communication
+// streams] and [A communication stream per group] in engine.cpp). An exception from fn is
+// raised at the next synchronisation point, naming `name`.
+CommTicket enqueue_comm(const char* name, std::function<void()> fn, const TensorList& reads,
+                        const TensorList& writes, const void* group = nullptr);
 // Waits until the collective has run, then raises a pending communication error.
 void wait_comm(const CommTicket& ticket);
 // True on a communication stream's thread.

@@ -55,6 +55,16 @@ Tensor full(const Shape& shape, Scalar value, const CreationOptions& opts) {
   return dispatch1(prim::fill(), {}, attrs);
 }
 
+// Memory with unspecified values, as PyTorch's empty: no kernel runs, so nothing is queued (a
+// buffer for a collective's output does not wait behind the CPU ops queued so far). Where the
+// tensor must be an op (traced into a graph), global, complex or on the meta device, zeros.
+Tensor empty(const Shape& shape, const CreationOptions& opts) {
+  if (graph::tracing() || !opts.placement.empty() || is_complex(opts.dtype) ||
+      opts.device.type == DeviceType::kMeta)
+    return zeros(shape, opts);
+  return empty_tensor(shape, opts.dtype, opts.device);
+}
+
 Tensor zeros(const Shape& shape, const CreationOptions& opts) {
   return full(shape, Scalar::from_int(0), opts);
 }

@@ -288,6 +288,7 @@ Tensor detach(const Tensor& x);
 
 // ---- creation ----
 Tensor full(const Shape& shape, Scalar value, const CreationOptions& opts);
+Tensor empty(const Shape& shape, const CreationOptions& opts);
 Tensor zeros(const Shape& shape, const CreationOptions& opts);
 Tensor ones(const Shape& shape, const CreationOptions& opts);
 Tensor zeros_like(const Tensor& x);

@@ -471,11 +471,13 @@ def empty(
     pin_memory=False,
     memory_format=None,
 ):
-    """A tensor of the given size; its values are unspecified (this build zero-fills)."""
+    """A tensor of the given size; its values are unspecified (no kernel fills it; global
+    tensors, and tensors made while an nn.Graph traces, are zero-filled)."""
     if size is not None:
         sizes = _size_keyword("empty", sizes, size)
-    t = zeros(
-        *sizes,
+    make = zeros if placement is not None or sbp is not None else _C.empty
+    t = make(
+        *_size(sizes) if make is _C.empty else sizes,
         dtype=dtype,
         device=device,
         requires_grad=requires_grad,
@@ -591,15 +593,16 @@ def empty_like(
     placement=None,
     sbp=None,
 ):
-    return zeros_like(
-        input,
-        dtype=dtype,
-        device=device,
+    placement, sbp = _like_layout(input, placement, sbp)
+    t = empty(
+        *input.shape,
+        dtype=dtype or input.dtype,
+        device=device or input.device,
         requires_grad=requires_grad,
-        memory_format=memory_format,
         placement=placement,
         sbp=sbp,
     )
+    return _fmt.apply("empty_like", input, t, memory_format)
 
 
 def rand_like(
