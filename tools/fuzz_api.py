@@ -12,7 +12,7 @@ child for the remaining calls.
     python tools/fuzz_api.py --replay "flow.add(T((2, 3), 'float32', 7), 2**40)"
 
 The arguments come from hypothesis strategies: tensors of small shapes including 0-size and
-0-dim ones, non-contiguous layouts, meta tensors, every dtype, NaN/Inf values, negative and huge
+0-dim ones, non-contiguous layouts, meta tensors, global tensors, every dtype, NaN/Inf values, negative and huge
 ints for dims, sizes and indices, absurd sizes, device strings, wrong Python types and None. Each
 call is printed as a Python expression that ``--replay`` evaluates again (``T(...)`` rebuilds a
 tensor from its shape, dtype, seed and layout).
@@ -253,8 +253,10 @@ def make_tensor(shape, dtype, seed, layout="c", special=False, requires_grad=Fal
         t = t.expand(*shape)
     elif layout == "m":  # the same metas on the meta device, without values
         t = t.to("meta")
+    elif layout == "g":  # a global tensor, broadcast on this process's placement
+        t = t.to_global(flow.placement("cpu", ranks=[0]), flow.sbp.broadcast)
     if requires_grad and t.is_floating_point():
-        if layout in ("e", "t", "s", "m"):
+        if layout in ("e", "t", "s", "m", "g"):
             t = t.detach()
         t.requires_grad_(True)
     return t
@@ -587,7 +589,7 @@ def strategies():
             shp = [d if draw(st.booleans()) else 1 for d in base[draw(st.integers(0, len(base))) :]]
         dtype = draw(st.sampled_from(DTYPES[:4] if float_only else DTYPES + ["float32"] * 4))
         seed = draw(st.integers(0, 2**16))
-        layout = draw(st.sampled_from("ccccctsem"))
+        layout = draw(st.sampled_from("ccccctsemg"))
         special = draw(st.sampled_from([False, False, False, True]))
         rg = dtype in DTYPES[:4] and draw(st.sampled_from([False, False, True]))
         text = f"T({tuple(shp)!r}, {dtype!r}, {seed}"
