@@ -3,7 +3,7 @@ ops among a group's ranks, a communication stream per group (async ops of severa
 in different orders), groups of the same ranks kept apart, Work.wait() per op, receives and sends
 per group, DDP and SyncBatchNorm over a group."""
 
-from test_distributed import _run_on_ranks
+from test_distributed import _env, _launch, _run_on_ranks
 
 NEW_GROUP = """
 import numpy as np
@@ -193,6 +193,7 @@ def test_async_collectives_of_groups_in_different_orders(tmp_path):
 # timeout); so does a CPU op reading an all_gather's input while the all_gather waits for a
 # collective that needs the CPU op's result. Writes still wait.
 GROUP_READS = """
+import time
 import oneflow as flow
 import oneflow.distributed as dist
 dist.init_process_group("gloo")
@@ -222,6 +223,20 @@ else:
     dist.all_gather(outs[ga], y, group=ga)
     assert y2.tolist() == [5.0] * 3, y2.tolist()
 assert [o.tolist() for o in outs[ga]] == [[1.0] * 3, [2.0] * 3], rank
+# the same with the CPU stream idle (the op runs at the call) and host reads of y meanwhile
+out = flow.empty(6)
+if rank == 0:
+    w = dist.all_gather_into_tensor(out, y, group=ga, async_op=True)
+    time.sleep(0.2)
+    y2 = y + 1
+    assert y.tolist() == [1.0] * 3 and y[0].item() == 1.0 and "1." in str(y)
+    dist.all_reduce(y2, group=gb)
+    w.wait()
+else:
+    y2 = y + 1
+    dist.all_reduce(y2, group=gb)
+    dist.all_gather_into_tensor(out, y2 * 0 + y, group=ga)
+assert y2.tolist() == [5.0] * 3 and out.tolist() == [1.0] * 3 + [2.0] * 3, (rank, out.tolist())
 # a write still waits: a CPU op writing x after an async all_reduce of x
 x = flow.full((3,), float(rank + 1))
 w = dist.all_reduce(x, async_op=True)
@@ -233,6 +248,41 @@ print(f"rank {rank} ok")
 
 def test_collectives_that_read_one_tensor_run_beside_each_other(tmp_path):
     _run_on_ranks(tmp_path, GROUP_READS, 2)
+
+
+# A collective that only reads its tensor (a broadcast from this rank) and fails with nothing
+# reading its result: CPU ops reading the tensor do not wait for it, so its error is raised at
+# exit, which fails the process (it printed the error and exited 0).
+UNOBSERVED_FAILURE = """
+import time
+import oneflow as flow
+import oneflow.distributed as dist
+dist.init_process_group("gloo")
+if dist.get_rank() == 0:
+    x = flow.ones(1 << 16)
+    dist.broadcast(x, src=0)  # rank 1 never joins
+    y = (x * 2).sum()
+    assert y.item() == 2 << 16
+    time.sleep(4)
+    # a later op reading x takes over the failed broadcast's error
+    try:
+        (x + 1).tolist()
+        raise AssertionError("expected the broadcast's error")
+    except RuntimeError as e:
+        assert "broadcast" in str(e), e
+    dist.broadcast(x, src=0)  # fails again: nothing reads it
+    print("rank 0 reached the end", flush=True)
+else:
+    time.sleep(9)
+"""
+
+
+def test_a_failed_collective_nothing_reads_fails_the_process_at_exit(tmp_path):
+    (tmp_path / "ranks.py").write_text(UNOBSERVED_FAILURE)
+    proc = _launch(tmp_path, "--nproc_per_node", "2", "ranks.py", env=_env(ONEFLOW_COMM_TIMEOUT=2))
+    assert "rank 0 reached the end" in proc.stdout, proc.stdout + proc.stderr
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "at exit: broadcast: communication failed" in proc.stderr, proc.stderr
 
 
 # Groups as PyTorch's process groups: two of the same ranks are apart; Work.wait() waits for its

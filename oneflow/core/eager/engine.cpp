@@ -329,8 +329,10 @@ class Stream {
       return false;
     }
     if (prim.cpu_work(inputs, outputs) > kInlineWork || failed_.load(kRelaxed)) return false;
-    if (outputs.empty() ? has_comm_dependency({}, inputs) : has_comm_dependency(inputs, outputs))
-      return false;  // queued behind a collective
+    // Any collective on the operands, even one that only reads them: a kernel run here reaches
+    // its tensors' bytes through Storage::data(), which waits for every collective on them (on
+    // the stream thread it does not).
+    if (has_comm_dependency({}, inputs) || has_comm_dependency({}, outputs)) return false;
     const uint64_t done = completed_.load(kAcquire);
     if (published_.load(kAcquire) != done) return false;
     // The finished instructions' slots still hold their tensors: drop them, as a queuing thread
@@ -953,8 +955,9 @@ void comm_dependencies(const TensorList& reads, const TensorList& writes, CommEv
   for (const bool write : {false, true})
     for (const Tensor& t : write ? writes : reads)
       for (const CommUse& u : g_comm_uses)
-        if (u.storage == t->storage().get() && u.stream != except && (write || u.writes))
-          add_event(out, u);
+        if (u.storage == t->storage().get() && u.stream != except &&
+            (write || u.writes || u.stream->failed_through(u.seq)))
+          add_event(out, u);  // (a reader takes over a failed collective's error)
 }
 
 bool has_comm_dependency(const TensorList& reads, const TensorList& writes) {
@@ -971,7 +974,8 @@ CommEvents comm_dependencies(const Storage& storage, bool writes_only) {
   std::lock_guard<std::mutex> lk(g_comm_uses_mu);
   prune_comm_uses_locked();
   for (const CommUse& u : g_comm_uses)
-    if (u.storage == &storage && (u.writes || !writes_only)) add_event(out, u);
+    if (u.storage == &storage && (u.writes || !writes_only || u.stream->failed_through(u.seq)))
+      add_event(out, u);
   return out;
 }
 
