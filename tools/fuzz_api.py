@@ -12,8 +12,9 @@ child for the remaining calls.
     python tools/fuzz_api.py --replay "flow.add(T((2, 3), 'float32', 7), 2**40)"
 
 The arguments come from hypothesis strategies: tensors of small shapes including 0-size and
-0-dim ones, non-contiguous layouts, meta tensors, global tensors, every dtype, NaN/Inf values, negative and huge
-ints for dims, sizes and indices, absurd sizes, device strings, wrong Python types and None. Each
+0-dim ones, non-contiguous layouts, meta tensors, global tensors, every dtype, NaN/Inf values,
+negative and huge ints for dims, sizes and indices, absurd sizes, device strings, wrong Python
+types and None. Each
 call is printed as a Python expression that ``--replay`` evaluates again (``T(...)`` rebuilds a
 tensor from its shape, dtype, seed and layout).
 """

@@ -80,7 +80,9 @@ def vander(x, *, N=None):
     n = x.shape[-1] if N is None else N
     if n < 1:
         raise RuntimeError(f"linalg.vander: N must be greater than 1, got {n}")
-    powers = oneflow.arange(n, device=x.device)
+    from oneflow.framework.global_tensor import constant_like
+
+    powers = constant_like(x, oneflow.arange(n, device=x.device))
     if not x.dtype.is_floating_point:
         return oneflow.pow(x.unsqueeze(-1).to(oneflow.int64), powers).to(x.dtype)
     return oneflow.pow(x.unsqueeze(-1), powers.to(x.dtype))

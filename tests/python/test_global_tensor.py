@@ -808,3 +808,63 @@ def test_host_value_and_index_building_ops_on_global_tensors(tmp_path):
     from test_distributed import _run_on_ranks
 
     _run_on_ranks(tmp_path, HOST_VALUE_OPS, 2)
+
+
+_SQ = np.random.RandomState(3).rand(4, 4).astype(np.float32) + 4 * np.eye(4, dtype=np.float32)
+# Composites that built local helper tensors (constants, masks, normalisation factors) or read
+# bits through a dtype view: on a global input they raised "expected all inputs to be global
+# tensors" or returned a local tensor.
+GLOBAL_LIKE_LOCAL = {
+    "signbit": lambda x: flow.signbit(x - 0.5),
+    "copysign": lambda x: flow.copysign(x, x - 0.5),
+    "nextafter": lambda x: flow.nextafter(x, x - 0.5),
+    "view_dtype": lambda x: x.view(flow.int32),
+    "view_dtype_narrower": lambda x: x.view(flow.int16),
+    "lu_unpack": lambda x: flow.lu_unpack(*flow.linalg.lu_factor(x)),
+    "linalg_lu": lambda x: flow.linalg.lu(x),
+    "matrix_exp_scaled": lambda x: flow.linalg.matrix_exp(x * 3),
+    "linalg_vander": lambda x: flow.linalg.vander(x[0]),
+    "ifft": lambda x: flow.fft.ifft(x),
+    "ihfft": lambda x: flow.fft.ihfft(x),
+    "hfft": lambda x: flow.fft.hfft(x),
+    "ifft2": lambda x: flow.fft.ifft2(x),
+    "complex_conj": lambda x: flow.complex(x, x - 0.5).conj_physical(),
+    "complex_scalar_ops": lambda x: 2 - (flow.complex(x, x) + 1) ** 0.5 / 3,
+    "complex_pow0": lambda x: flow.complex(x, x) ** 0,
+    "complex_rdiv": lambda x: 1 / flow.complex(x, x + 1),
+    "tensor_of_global": lambda x: flow.tensor(x * 2),
+    "new_tensor_of_global": lambda x: x.new_tensor(x * 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GLOBAL_LIKE_LOCAL))
+def test_composites_with_helper_tensors_on_global_inputs(name):
+    op = GLOBAL_LIKE_LOCAL[name]
+    want = op(flow.tensor(_SQ))
+    for sbp in (flow.sbp.broadcast, flow.sbp.split(0)):
+        got = op(flow.tensor(_SQ).to_global(P1, sbp))
+        outs = got if isinstance(got, tuple) else (got,)
+        wants = want if isinstance(want, tuple) else (want,)
+        for g, w in zip(outs, wants):
+            assert g.is_global, name
+            np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_tensor_of_a_global_tensor_takes_a_new_layout():
+    g = flow.tensor(_SQ).to_global(P1, flow.sbp.broadcast)
+    t = flow.tensor(g, dtype=flow.float64, placement=P1, sbp=flow.sbp.split(1))
+    assert t.is_global and t.sbp == (flow.sbp.split(1),) and t.dtype == flow.float64
+    np.testing.assert_array_equal(t.numpy(), _SQ.astype(np.float64))
+    t.add_(1)  # a copy
+    np.testing.assert_array_equal(g.numpy(), _SQ)
+
+
+@pytest.mark.parametrize("drop", ["dropout1d", "dropout2d", "dropout3d"])
+def test_channel_dropout_of_global_inputs_drops_whole_channels(drop):
+    spatial = {"dropout1d": 1, "dropout2d": 2, "dropout3d": 3}[drop]
+    x = flow.ones(4, 6, *([3] * spatial)).to_global(P1, flow.sbp.split(0))
+    y = getattr(flow.nn.functional, drop)(x, 0.5)
+    assert y.is_global and y.sbp == (flow.sbp.split(0),)
+    v = y.numpy().reshape(4, 6, -1)
+    assert set(np.unique(v)) <= {0.0, 2.0}
+    assert (v.min(-1) == v.max(-1)).all()  # one draw per channel

@@ -117,6 +117,62 @@ Tensor rng_state_tensor(const Generator& g) {
   return t;
 }
 
+// x.view(dtype) (see the binding); of a global tensor, the view of its shard on the same
+// placement and sbp.
+Tensor view_dtype(const Tensor& x, DType to) {
+  if (x->global()) {
+    const GlobalMeta& g = *x->global();
+    const Tensor local = view_dtype(g.local, to);
+    Shape shape = x->shape();
+    if (!shape.empty()) {
+      const int64_t from_size = static_cast<int64_t>(itemsize(x->dtype()));
+      const int64_t to_size = static_cast<int64_t>(itemsize(to));
+      shape.back() = shape.back() * from_size / to_size;
+    }
+    return global::make(local, g.placement, g.layout(), shape, g.copied_view,
+                        g.view_base ? g.view_base : x);
+  }
+  TensorMeta meta = x->meta();
+  meta.dtype = to;
+  const int64_t from_size = static_cast<int64_t>(itemsize(x->dtype()));
+  const int64_t to_size = static_cast<int64_t>(itemsize(to));
+  if (from_size != to_size) {
+    const std::string what = std::string(" to view ") + dtype_name(x->dtype()) + " as " +
+                             dtype_name(to) + " (different element sizes)";
+    const int64_t nd = x->ndim();
+    if (nd == 0) throw_error<RuntimeError>("view", "self.dim() cannot be 0", what);
+    if (meta.strides[nd - 1] != 1)
+      throw_error<RuntimeError>("view", "self.stride(-1) must be 1", what, ", but got ",
+                                meta.strides[nd - 1]);
+    if (to_size < from_size) {
+      const int64_t ratio = from_size / to_size;
+      meta.shape[nd - 1] *= ratio;
+      for (int64_t d = 0; d + 1 < nd; ++d) meta.strides[d] *= ratio;
+      meta.offset *= ratio;
+    } else {
+      const int64_t ratio = to_size / from_size;
+      if (meta.shape[nd - 1] % ratio != 0)
+        throw_error<RuntimeError>("view", "self.size(-1) must be divisible by ", ratio, what,
+                                  ", but got ", meta.shape[nd - 1]);
+      if (meta.offset % ratio != 0)
+        throw_error<RuntimeError>("view", "self.storage_offset() must be divisible by ", ratio,
+                                  what, ", but got ", meta.offset);
+      for (int64_t d = 0; d + 1 < nd; ++d) {
+        if (meta.strides[d] % ratio != 0)
+          throw_error<RuntimeError>("view", "self.stride(", d, ") must be divisible by ", ratio,
+                                    what, ", but got ", meta.strides[d]);
+        meta.strides[d] /= ratio;
+      }
+      meta.shape[nd - 1] /= ratio;
+      meta.offset /= ratio;
+    }
+  }
+  auto t = std::make_shared<TensorImpl>(std::move(meta), x->storage(), x->version_counter());
+  t->set_is_view(true);
+  t->set_view_base(x->is_view() && x->view_base() ? x->view_base() : x);
+  return t;
+}
+
 void set_rng_state(Generator& g, py::handle h) {
   if (!is_tensor(h)) throw_error<TypeError>("set_rng_state", "expected a uint8 Tensor");
   Tensor t = F::contiguous(F::to(h.cast<Tensor>(), std::nullopt, Device{}));
@@ -440,47 +496,7 @@ void init_functional(py::module_& m) {
   // ratio of the sizes (and must divide by it when the new elements are larger). A view of the
   // same storage and version counter, outside autograd (PyTorch's is not differentiable either).
   m.def("view_dtype", [](py::handle xh, py::handle dh) {
-    const Tensor x = as_tensor(xh, "view", "input");
-    const DType to = *optional_dtype(dh, "view");
-    TensorMeta meta = x->meta();
-    meta.dtype = to;
-    const int64_t from_size = static_cast<int64_t>(itemsize(x->dtype()));
-    const int64_t to_size = static_cast<int64_t>(itemsize(to));
-    if (from_size != to_size) {
-      const std::string what = std::string(" to view ") + dtype_name(x->dtype()) + " as " +
-                               dtype_name(to) + " (different element sizes)";
-      const int64_t nd = x->ndim();
-      if (nd == 0) throw_error<RuntimeError>("view", "self.dim() cannot be 0", what);
-      if (meta.strides[nd - 1] != 1)
-        throw_error<RuntimeError>("view", "self.stride(-1) must be 1", what, ", but got ",
-                                  meta.strides[nd - 1]);
-      if (to_size < from_size) {
-        const int64_t ratio = from_size / to_size;
-        meta.shape[nd - 1] *= ratio;
-        for (int64_t d = 0; d + 1 < nd; ++d) meta.strides[d] *= ratio;
-        meta.offset *= ratio;
-      } else {
-        const int64_t ratio = to_size / from_size;
-        if (meta.shape[nd - 1] % ratio != 0)
-          throw_error<RuntimeError>("view", "self.size(-1) must be divisible by ", ratio, what,
-                                    ", but got ", meta.shape[nd - 1]);
-        if (meta.offset % ratio != 0)
-          throw_error<RuntimeError>("view", "self.storage_offset() must be divisible by ", ratio,
-                                    what, ", but got ", meta.offset);
-        for (int64_t d = 0; d + 1 < nd; ++d) {
-          if (meta.strides[d] % ratio != 0)
-            throw_error<RuntimeError>("view", "self.stride(", d, ") must be divisible by ", ratio,
-                                      what, ", but got ", meta.strides[d]);
-          meta.strides[d] /= ratio;
-        }
-        meta.shape[nd - 1] /= ratio;
-        meta.offset /= ratio;
-      }
-    }
-    auto t = std::make_shared<TensorImpl>(std::move(meta), x->storage(), x->version_counter());
-    t->set_is_view(true);
-    t->set_view_base(x->is_view() && x->view_base() ? x->view_base() : x);
-    return t;
+    return view_dtype(as_tensor(xh, "view", "input"), *optional_dtype(dh, "view"));
   });
   m.def("triangle", [](py::handle x, int64_t diagonal, bool upper) {
     return F::triangle(as_tensor(x, upper ? "triu" : "tril", "input"), diagonal, upper);

@@ -6,6 +6,7 @@
 
 #include "oneflow/core/common/op_kinds.h"
 #include "oneflow/core/dispatch/dispatch.h"
+#include "oneflow/core/framework/global.h"
 #include "oneflow/core/ops/complex_primitives.h"
 
 namespace oneflow::functional {
@@ -70,11 +71,11 @@ Tensor complex_of_real_dims(const char* op, const Tensor& z, const std::vector<i
                                     : functional::sum(r, rd, keepdim));
 }
 
-// A real (2,) tensor [v, 0] of dtype dt: adds v to the real parts of a real view by broadcasting.
-Tensor real_part_only(double v, DType dt, Device device) {
-  return cat({full({1}, Scalar::from_double(v), CreationOptions{dt, device, ""}),
-              zeros({1}, CreationOptions{dt, device, ""})},
-             0);
+// A real (2,) tensor [v, 0] of r's dtype beside r (broadcast global beside a global r): adds v to
+// the real parts of the real view r by broadcasting.
+Tensor real_part_only(const Tensor& r, double v) {
+  const CreationOptions o{r->dtype(), r->device(), ""};
+  return global::broadcast_like(r, cat({full({1}, Scalar::from_double(v), o), zeros({1}, o)}, 0));
 }
 
 }  // namespace
@@ -128,7 +129,7 @@ Tensor conj_physical(const Tensor& z) {
   const Tensor sign = cat({ones({1}, CreationOptions{rt, z->device(), ""}),
                            full({1}, Scalar::from_int(-1), CreationOptions{rt, z->device(), ""})},
                           0);
-  return pairs_to_complex(functional::mul(view_as_real(z), sign));
+  return pairs_to_complex(functional::mul(view_as_real(z), global::broadcast_like(z, sign)));
 }
 
 Tensor angle(const Tensor& z) {
@@ -174,8 +175,9 @@ Tensor complex_pad_dim(const Tensor& z, int64_t dim, int64_t extra) {
   const Tensor r = view_as_real(z);
   Shape shape = r->shape();
   shape[dim] = extra;
-  return pairs_to_complex(
-      functional::cat({r, zeros(shape, CreationOptions{r->dtype(), r->device(), ""})}, dim));
+  return pairs_to_complex(functional::cat(
+      {r, global::broadcast_like(r, zeros(shape, CreationOptions{r->dtype(), r->device(), ""}))},
+      dim));
 }
 
 Tensor complex_scale_range(const Tensor& z, int64_t dim, int64_t start, int64_t length,
@@ -188,7 +190,7 @@ Tensor complex_scale_range(const Tensor& z, int64_t dim, int64_t start, int64_t 
                  0);
   Shape shape(static_cast<size_t>(z->ndim() - dim), 1);
   shape[0] = n;
-  return complex_mul_real(z, reshape(w, shape));
+  return complex_mul_real(z, global::broadcast_like(z, reshape(w, shape)));
 }
 
 Tensor complex_mul(const Tensor& a, const Tensor& b, bool conj_b) {
@@ -218,8 +220,7 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
 
 Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
   const Tensor r = view_as_real(a);
-  return pairs_to_complex(functional::add(
-      r, real_part_only(b.to_double() * alpha.to_double(), r->dtype(), r->device())));
+  return pairs_to_complex(functional::add(r, real_part_only(r, b.to_double() * alpha.to_double())));
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
@@ -230,8 +231,7 @@ Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
 
 Tensor rsub(const Tensor& a, Scalar b, Scalar alpha) {
   const Tensor r = view_as_real(a);
-  return pairs_to_complex(
-      functional::sub(real_part_only(b.to_double(), r->dtype(), r->device()), r, alpha));
+  return pairs_to_complex(functional::sub(real_part_only(r, b.to_double()), r, alpha));
 }
 
 Tensor mul(const Tensor& a, const Tensor& b) {
@@ -272,7 +272,9 @@ Tensor div(const Tensor& a, Scalar b) {
 }
 
 Tensor rdiv(const Tensor& a, Scalar b) {
-  return div(full({}, b, CreationOptions{value_dtype(a->dtype()), a->device(), ""}), a);
+  return div(global::broadcast_like(
+                 a, full({}, b, CreationOptions{value_dtype(a->dtype()), a->device(), ""})),
+             a);
 }
 
 Tensor neg(const Tensor& a) { return pairs_to_complex(functional::neg(view_as_real(a))); }
@@ -305,11 +307,12 @@ Tensor sqrt_of(const Tensor& z) {
   // without |x| or |y| so that the gradient on the cut is the one-sided one, as PyTorch's.
   const Tensor x = re_of(z), y = im_of(z);
   const Tensor r = abs(z);
-  const Tensor one =
-      functional::full({}, Scalar::from_int(1), CreationOptions{x->dtype(), x->device(), ""});
+  const Tensor one = global::broadcast_like(
+      x, functional::full({}, Scalar::from_int(1), CreationOptions{x->dtype(), x->device(), ""}));
   const Tensor right = functional::compare(CompareFn::kGe, x, Scalar::from_int(0));
-  const Tensor half =
-      functional::full({}, Scalar::from_double(0.5), CreationOptions{x->dtype(), x->device(), ""});
+  const Tensor half = global::broadcast_like(
+      x,
+      functional::full({}, Scalar::from_double(0.5), CreationOptions{x->dtype(), x->device(), ""}));
   const Tensor t = functional::unary(
       UnaryFn::kSqrt,
       functional::where(
@@ -493,8 +496,9 @@ Tensor pow(const Tensor& a, Scalar b) {
   if (b.kind != Scalar::Kind::kFloat || b.f == std::floor(b.f)) {
     const double e = b.to_double();
     if (e == 0)
-      return complex_ops::full(a->shape(), Scalar::from_int(1),
-                               CreationOptions{a->dtype(), a->device(), ""});
+      return global::broadcast_like(
+          a, complex_ops::full(a->shape(), Scalar::from_int(1),
+                               CreationOptions{a->dtype(), a->device(), ""}));
     if (e == 1) return clone(a);
     if (e == 2) return mul(a, a);
     if (e == 3) return mul(mul(a, a), a);

@@ -128,6 +128,12 @@ def tensor(
     """A new tensor holding a copy of ``data`` (nested lists, NumPy arrays, numbers, tensors);
     with placement= and sbp=, a global tensor holding rank 0's data."""
     placement, sbp = _layout(placement, sbp)
+    if isinstance(data, _internal.Tensor) and data.is_global:
+        # a copy of the global value, on the placement and sbp given (else data's own)
+        t = _C.to(data.detach(), dtype, None, copy=True)
+        if placement is not None or sbp is not None:
+            t = t.to_global(placement or t.placement, sbp if sbp is not None else t.sbp)
+        return t.requires_grad_() if requires_grad else t
     if placement is not None or sbp is not None:
         return _global(
             lambda dev: tensor(data, dtype=dtype, device=dev), placement, sbp, requires_grad, True

@@ -204,7 +204,11 @@ def _diag(A):
 
 
 def _zeros(shape, like, dtype=None):
-    return oneflow.zeros(tuple(shape), dtype=dtype or like.dtype, device=like.device)
+    """Zeros beside `like` (a broadcast global tensor beside a global one)."""
+    from oneflow.framework.global_tensor import constant_like
+
+    z = oneflow.zeros(tuple(shape), dtype=dtype or like.dtype, device=like.device)
+    return constant_like(like, z)
 
 
 def _eye(n, batch, like):
@@ -372,7 +376,10 @@ def _permutation(pivots, m, like):
         perm[rows, j] = row_i
     P = np.zeros((count, m, m))
     P[rows[:, None], perm, np.arange(m)[None, :]] = 1.0
-    return oneflow.tensor(P.reshape(batch + (m, m)), dtype=like.dtype, device=like.device)
+    from oneflow.framework.global_tensor import constant_like
+
+    P = oneflow.tensor(P.reshape(batch + (m, m)), dtype=like.dtype, device=like.device)
+    return constant_like(like, P)
 
 
 def _unpack(LU, pivots, unpack_data=True, unpack_pivots=True):
@@ -381,7 +388,9 @@ def _unpack(LU, pivots, unpack_data=True, unpack_pivots=True):
     k = min(m, n)
     P = L = U = None
     if unpack_data:
-        eye = oneflow.eye(m, k, dtype=LU.dtype, device=LU.device)
+        from oneflow.framework.global_tensor import constant_like
+
+        eye = constant_like(LU, oneflow.eye(m, k, dtype=LU.dtype, device=LU.device))
         L = _C.add(LU.narrow(-1, 0, k).tril(-1), eye)
         U = LU.narrow(-2, 0, k).triu()
     if unpack_pivots:

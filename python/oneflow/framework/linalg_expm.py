@@ -107,9 +107,11 @@ def _expm(A):
             return _pade(A, degree)
     s = np.nan_to_num(np.ceil(np.log2(norms.numpy().astype(np.float64) / _PADE_THETA_13)))
     s = np.clip(s, 0, 1100).astype(np.int64)
-    scale = oneflow.tensor(np.ldexp(1.0, -s), dtype=A.dtype, device=A.device)
+    from oneflow.framework.global_tensor import constant_like
+
+    scale = constant_like(A, oneflow.tensor(np.ldexp(1.0, -s), dtype=A.dtype, device=A.device))
     X = _pade(_C.mul(A, scale.unsqueeze(-1).unsqueeze(-1)), 13)
-    squared = oneflow.tensor(s, device=A.device)
+    squared = constant_like(A, oneflow.tensor(s, device=A.device))
     for i in range(int(s.max(initial=0))):
         X = _C.where(_C.gt(squared, i).unsqueeze(-1).unsqueeze(-1), _mm(X, X), X)
     return X

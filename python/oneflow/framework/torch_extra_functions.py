@@ -70,7 +70,12 @@ def _approximate_basis(A, q, niter, M):
     (Halko, Martinsson and Tropp, 2009, Algorithm 4.4)."""
     flow = _flow()
     n = A.shape[-1]
-    sketch = flow.randn(*A.shape[:-2], n, q, dtype=A.dtype, device=A.device)
+    if A.is_global:  # one draw, the same on every process
+        sketch = flow.randn(
+            *A.shape[:-2], n, q, dtype=A.dtype, placement=A.placement, sbp=flow.sbp.broadcast
+        )
+    else:
+        sketch = flow.randn(*A.shape[:-2], n, q, dtype=A.dtype, device=A.device)
 
     def times(X):
         out = flow.matmul(A, X)

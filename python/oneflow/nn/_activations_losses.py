@@ -342,7 +342,10 @@ def _channel_dropout(op, input, p, training, inplace, spatial):
     if out is not None:
         return out
     shape = list(input.shape[: input.ndim - spatial]) + [1] * spatial
-    keep = _C.bernoulli(oneflow.full(shape, 1.0 - p, dtype=input.dtype, device=input.device))
+    from oneflow.framework.global_tensor import constant_like
+
+    probs = oneflow.full(shape, 1.0 - p, dtype=input.dtype, device=input.device)
+    keep = _C.bernoulli(constant_like(input, probs))  # a global input: one draw, broadcast
     scale = _C.mul(keep, 1.0 / (1.0 - p))
     return _maybe_inplace(input, _C.mul(_source(input, inplace), scale), inplace)
 
