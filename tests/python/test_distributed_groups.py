@@ -237,6 +237,10 @@ else:
     dist.all_reduce(y2, group=gb)
     dist.all_gather_into_tensor(out, y2 * 0 + y, group=ga)
 assert y2.tolist() == [5.0] * 3 and out.tolist() == [1.0] * 3 + [2.0] * 3, (rank, out.tolist())
+# in place: all_to_all_single(x, x) sends a copy of x (Gloo wrote blocks before sending them)
+x = flow.arange(4, dtype=flow.float32) + 10 * rank
+dist.all_to_all_single(x, x)
+assert x.tolist() == [[0.0, 1.0, 10.0, 11.0], [2.0, 3.0, 12.0, 13.0]][rank], x.tolist()
 # a write still waits: a CPU op writing x after an async all_reduce of x
 x = flow.full((3,), float(rank + 1))
 w = dist.all_reduce(x, async_op=True)

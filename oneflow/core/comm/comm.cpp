@@ -749,9 +749,17 @@ void all_to_all(const Tensor& output, const Tensor& input) {
   submit(name, g.get(), {input}, {output}, [g, out, in, name] {
     const size_t n = nbytes(*in);
     if (g->size == 1) return local_copy(out->data(), in->data(), n);
+    // In place (output and input one storage, as all_to_all_single(x, x)): Gloo writes blocks
+    // of the output before it has sent the input's, so it sends a copy.
+    std::vector<uint8_t> copy;
+    uint8_t* src = static_cast<uint8_t*>(in->data());
+    if (in->storage() == out->storage()) {
+      copy.assign(src, src + n);
+      src = copy.data();
+    }
     run_gloo(name, *g, [&] {
       gloo::AlltoallOptions o(g->ctx);
-      o.setInput<uint8_t>(static_cast<uint8_t*>(in->data()), n);
+      o.setInput<uint8_t>(src, n);
       o.setOutput<uint8_t>(static_cast<uint8_t*>(out->data()), n);
       o.setTimeout(g->timeout);
       gloo::alltoall(o);
