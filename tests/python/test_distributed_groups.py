@@ -254,6 +254,37 @@ def test_collectives_that_read_one_tensor_run_beside_each_other(tmp_path):
     _run_on_ranks(tmp_path, GROUP_READS, 2)
 
 
+# A pipeline's messages: rank 0 sends four activations, then receives four gradients; rank 1
+# receives each activation and sends its gradient in turn. A receive used to wait for the
+# process's pending sends, so rank 0's first receive waited for its fourth send, which rank 1
+# receives only after it sent the second gradient (a deadlock until the timeout).
+PIPELINE_MESSAGES = """
+import oneflow as flow
+import oneflow.distributed as dist
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+for step in range(3):
+    if rank == 0:
+        works = [dist.isend(flow.full((256,), float(k + step)), 1) for k in range(4)]
+        grads = [flow.empty(256) for _ in range(4)]
+        for g in grads:
+            dist.recv(g, 1)
+        assert [g[0].item() for g in grads] == [2.0 * (k + step) for k in range(4)]
+        for w in works:
+            w.wait()
+    else:
+        for k in range(4):
+            a = flow.empty(256)
+            dist.recv(a, 0)
+            dist.send(a * 2, 0)
+print(f"rank {rank} ok")
+"""
+
+
+def test_receives_do_not_wait_for_pending_sends(tmp_path):
+    _run_on_ranks(tmp_path, PIPELINE_MESSAGES, 2)
+
+
 # A collective that only reads its tensor (a broadcast from this rank) and fails with nothing
 # reading its result: CPU ops reading the tensor do not wait for it, so its error is raised at
 # exit, which fails the process (it printed the error and exited 0).

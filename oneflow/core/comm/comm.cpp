@@ -138,17 +138,15 @@ class Traced {
 // Note [Sends do not block the stream]: Gloo's send completes only once the peer has posted the
 // matching receive, and the tasks run one after another on the communication stream's thread.
 // A send that waited there would deadlock a ring of ranks that each send before they receive
-// (isend then irecv, a common exchange). So a send copies its bytes, posts them and returns; the
-// next receive posts its buffer first and then waits for the pending sends, and every other
-// collective waits for them before it starts. The tensor is free to change once the send's task
-// has run.
+// (isend then irecv, a common exchange). So a send copies its bytes, posts them and returns; a
+// helper stream of the group's (eager::enqueue_side_task) waits for the send to complete and
+// frees the copy. Every other collective of the group, Work.wait() of a send, flush_sends and
+// process exit wait for those waits first (finish_sends); a receive does not: a pipeline stage
+// that sends its micro-batches' activations and then receives their gradients would wait in its
+// first receive for a send that the peer receives only after it has sent the second gradient,
+// which this process receives after the first (it deadlocked when receives waited for the
+// sends). The tensor is free to change once the send's task has run.
 }  // namespace
-
-struct PendingSend {
-  std::vector<char> bytes;
-  std::unique_ptr<gloo::transport::UnboundBuffer> buf;
-  int dst = 0;
-};
 
 struct Group {
   int rank = 0;
@@ -157,8 +155,10 @@ struct Group {
   std::unique_ptr<TcpStore> store;                 // rank 0 serves it for the group's lifetime
   std::shared_ptr<gloo::rendezvous::Context> ctx;  // null for a group of one
   std::shared_ptr<gloo::transport::Device> device;
-  // Posted sends not yet known to be complete; touched only by the tasks, which run in order.
-  mutable std::vector<PendingSend> pending_sends;
+  // The last send completion queued on the group's side stream (keyed by this field's address;
+  // 0: none); touched only by the group's tasks, which run in order.
+  mutable uint64_t sends_seq = 0;
+  const void* sends_key() const { return &sends_seq; }
   // A subgroup's process group (whose store it shares) and its ranks; null for the process group.
   const Group* parent = nullptr;
   std::vector<int64_t> ranks;
@@ -170,13 +170,10 @@ struct Group {
 
 namespace {
 
-// Waits for the posted sends (Note [Sends do not block the stream]).
+// Waits for the posted sends to complete (Note [Sends do not block the stream]); raises the
+// error of one that failed.
 void finish_sends(const Group& g) {
-  std::vector<PendingSend> sends = std::move(g.pending_sends);
-  g.pending_sends.clear();
-  for (PendingSend& s : sends)
-    if (!s.buf->waitSend(g.timeout))
-      throw gloo::IoException("timed out sending to rank " + std::to_string(s.dst));
+  if (g.sends_seq != 0) eager::wait_side_task(g.sends_key(), g.sends_seq);
 }
 
 std::mutex g_mu;
@@ -814,18 +811,34 @@ void send(const Tensor& tensor, int dst, int tag) {
                       Attrs{{"peer", int64_t{dst}}, {"tag", int64_t{tag}}});
   TensorImpl* t = tensor.get();
   submit(name, g.get(), {tensor}, {}, [g, t, dst, tag, name] {
+    // The group outlives the buffer (members go in reverse order): the buffer uses its context.
+    struct InFlight {
+      std::shared_ptr<Group> group;
+      std::vector<char> bytes;
+      std::unique_ptr<gloo::transport::UnboundBuffer> buf;
+    };
+    auto s = std::make_shared<InFlight>();
+    s->group = g;
     run_gloo(
         name, *g,
         [&] {
-          PendingSend s;
           const char* data = static_cast<const char*>(t->data());
-          s.bytes.assign(data, data + nbytes(*t));
-          s.buf = g->ctx->createUnboundBuffer(s.bytes.data(), s.bytes.size());
-          s.buf->send(dst, gloo::Slot::build(kSendRecvSlotPrefix, static_cast<uint32_t>(tag)));
-          s.dst = dst;
-          g->pending_sends.push_back(std::move(s));
+          s->bytes.assign(data, data + nbytes(*t));
+          s->buf = g->ctx->createUnboundBuffer(s->bytes.data(), s->bytes.size());
+          s->buf->send(dst, gloo::Slot::build(kSendRecvSlotPrefix, static_cast<uint32_t>(tag)));
         },
         /*flush_sends=*/false);
+    g->sends_seq = eager::enqueue_side_task(g->sends_key(), name, [s, dst, name] {
+      const Group& group = *s->group;
+      run_gloo(
+          name, group,
+          [&] {
+            const bool sent = s->buf->waitSend(group.timeout);
+            s->buf.reset();
+            if (!sent) throw gloo::IoException("timed out sending to rank " + std::to_string(dst));
+          },
+          /*flush_sends=*/false);
+    });
   });
 }
 
@@ -847,7 +860,6 @@ void recv(const Tensor& tensor, int src, int tag) {
         [&] {
           auto buf = g->ctx->createUnboundBuffer(t->data(), nbytes(*t));
           buf->recv(src, gloo::Slot::build(kSendRecvSlotPrefix, static_cast<uint32_t>(tag)));
-          finish_sends(*g);  // after posting: the peer's send to us can complete meanwhile
           if (!buf->waitRecv(g->timeout))
             throw gloo::IoException("timed out receiving from rank " + std::to_string(src));
         },
