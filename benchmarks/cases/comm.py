@@ -210,9 +210,12 @@ _PIPELINE = (
     _FRAMEWORK
     + r"""
 rank = int(os.environ["RANK"])
+micro = int(os.environ.get("PIPELINE_MICRO", "1"))  # micro-batches per step (graph only)
 nn = lib.nn
 stage0 = nn.Sequential(nn.Linear(256, n), nn.ReLU(), nn.Linear(n, n))
 stage1 = nn.Sequential(nn.ReLU(), nn.Linear(n, 10))
+if micro > 1:  # stages of about equal work: micro-batches can overlap
+    stage1 = nn.Sequential(nn.ReLU(), nn.Linear(n, n), nn.ReLU(), nn.Linear(n, 10))
 x, y = lib.randn(64, 256), lib.randint(0, 10, (64,))
 loss_fn = nn.CrossEntropyLoss()
 if fw == "oneflow":
@@ -233,6 +236,8 @@ if fw == "oneflow":
                 super().__init__()
                 self.stage0, self.stage1 = stage0, stage1
                 self.add_optimizer(opt)
+                if micro > 1:
+                    self.config.set_gradient_accumulation_steps(micro)
             def build(self, x, y):
                 h = self.stage0(x).to_global(placement=P1, sbp=B)
                 loss = loss_fn(self.stage1(h), y)
@@ -241,6 +246,32 @@ if fw == "oneflow":
         graph = Step()
         def step():
             graph(x, y)
+elif micro > 1:
+    # the schedule oneflow's graph runs: stage 0 all forwards, then the backwards as the
+    # gradients come back; stage 1 each micro-batch's forward and backward in turn
+    opt = torch.optim.SGD((stage0 if rank == 0 else stage1).parameters(), lr=0.01)
+    m = 64 // micro
+    def step():
+        opt.zero_grad()
+        if rank == 0:
+            hs, works = [], []
+            for k in range(micro):
+                hs.append(stage0(x[k * m : (k + 1) * m]))
+                works.append(dist.isend(hs[-1].detach(), 1))
+            for h in hs:
+                g = torch.empty_like(h)
+                dist.recv(g, 1)
+                h.backward(g)
+            for w in works:
+                w.wait()
+        else:
+            for k in range(micro):
+                h = torch.empty(m, n)
+                dist.recv(h, 0)
+                h.requires_grad_()
+                (loss_fn(stage1(h), y[k * m : (k + 1) * m]) / micro).backward()
+                dist.send(h.grad, 0)
+        opt.step()
 else:
     opt = torch.optim.SGD((stage0 if rank == 0 else stage1).parameters(), lr=0.01)
     def step():
@@ -443,11 +474,19 @@ register(
         frameworks=("oneflow", "torch"),
     )
 )
-for _how, _prefix in (("eagerly", ""), ("as an nn.Graph", "os.environ['PIPELINE_GRAPH'] = '1'\n")):
+for _how, _prefix, _stage1 in (
+    ("eagerly", "", "1024x10"),
+    ("as an nn.Graph", "os.environ['PIPELINE_GRAPH'] = '1'\n", "1024x10"),
+    (
+        "as an nn.Graph in 4 micro-batches",
+        "os.environ['PIPELINE_GRAPH'] = '1'\nos.environ['PIPELINE_MICRO'] = '4'\n",
+        "1024x1024x10",
+    ),
+):
     register(
         Case(
             f"two-stage pipeline train step {_how} (oneflow global placements) vs torch "
-            "send/recv by hand, MLP 256x1024 then 1024x10, batch 64, 2 processes",
+            f"send/recv by hand, MLP 256x1024 then {_stage1}, batch 64, 2 processes",
             "comm",
             "ms",
             measure=_measure("import os\n" + _prefix + _PIPELINE, 1024, 10),

@@ -443,6 +443,14 @@ for (x, t), want in zip(batches(), eager):
     np.testing.assert_allclose(losses.mean(), want, rtol=1e-5)
 for a, b in zip(eager_params, list(a0.parameters()) + list(a1.parameters())):
     np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-5, atol=1e-6)
+# the first stage runs both micro-batches' forwards before their backwards (GPipe's order): its
+# program sends both activations before it receives a gradient; the last stage runs each
+# micro-batch's forward and backward in turn
+ir = list(accumulating._plans.values())[0].compiled.ir()
+messages = [w for line in ir.splitlines() for w in ("send", "recv") if w in line]
+want = {0: ["send", "send", "recv", "recv"], 1: ["recv", "send", "recv", "send"]}
+if world == 2:
+    assert messages == want[rank], (rank, messages)
 
 # the rooted collectives say they cannot be recorded
 class Rooted(nn.Graph):

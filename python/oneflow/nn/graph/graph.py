@@ -657,10 +657,20 @@ class Graph:
         self._report(plan, arg_tensors)
         return _rebuild(out_spec, iter([t.detach() for t in out_tensors]))
 
+    def _pipelined(self):
+        """Whether the parameters sit on more than one placement (pipeline stages)."""
+        return len({repr(p.placement) for p in self._parameters() if p.is_global}) > 1
+
     def _build_micro_batches(self, steps, arg_tensors, args, kwargs):
         """build() on each of `steps` slices of dim 0 of the inputs, traced one after another:
         backward() accumulates into .grad, which is divided by `steps` before the optimizers'
-        update; outputs are joined along dim 0 (0-d ones stacked)."""
+        update; outputs are joined along dim 0 (0-d ones stacked).
+
+        In a pipeline (parameters on several placements) the backward() calls are held back
+        until every micro-batch's forward is traced, then run in micro-batch order (GPipe's
+        schedule): a stage's program runs the next micro-batches' forwards while the later
+        stages work on the first, instead of waiting for each micro-batch's gradient to come
+        back. The gradients are the same sums in the same order."""
         for i, t in enumerate(arg_tensors):
             if t.ndim == 0 or t.shape[0] % steps != 0:
                 raise ValueError(
@@ -670,19 +680,26 @@ class Graph:
                 )
         spec = _flatten((args, kwargs), [], keep_values=True)
         results, specs = [], []
-        for k in range(steps):
-            micro = [
-                t.narrow(0, k * (t.shape[0] // steps), t.shape[0] // steps) for t in arg_tensors
-            ]
-            margs, mkwargs = _rebuild(spec, iter(micro))
-            tensors = []
-            specs.append(_flatten(self.build(*margs, **mkwargs), tensors, keep_values=True))
-            results.append(tensors)
-            if specs[-1] != specs[0]:
-                raise ValueError(
-                    f"nn.Graph {self._name}: build() returned differently structured outputs "
-                    "for two micro-batches of one call (gradient accumulation)"
-                )
+        deferred = [] if self.training and self._pipelined() else None
+        saved, _autograd._deferred_backwards = _autograd._deferred_backwards, deferred
+        try:
+            for k in range(steps):
+                micro = [
+                    t.narrow(0, k * (t.shape[0] // steps), t.shape[0] // steps) for t in arg_tensors
+                ]
+                margs, mkwargs = _rebuild(spec, iter(micro))
+                tensors = []
+                specs.append(_flatten(self.build(*margs, **mkwargs), tensors, keep_values=True))
+                results.append(tensors)
+                if specs[-1] != specs[0]:
+                    raise ValueError(
+                        f"nn.Graph {self._name}: build() returned differently structured "
+                        "outputs for two micro-batches of one call (gradient accumulation)"
+                    )
+        finally:
+            _autograd._deferred_backwards = saved
+        for call in deferred or ():
+            _autograd.backward(*call)
         with oneflow.no_grad():
             if self.training:
                 for p in self._parameters():
