@@ -285,6 +285,35 @@ def test_receives_do_not_wait_for_pending_sends(tmp_path):
     _run_on_ranks(tmp_path, PIPELINE_MESSAGES, 2)
 
 
+# A group's failure names the group's ranks that have gone, not other ranks of the process group
+# that have exited (it said "ranks 1, 2 have exited" for the group [0, 1]).
+GONE_PEERS = """
+import time
+import oneflow as flow
+import oneflow.distributed as dist
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+g01 = dist.new_group([0, 1])
+if rank != 0:
+    print(f"rank {rank} ok", flush=True)  # and exits
+else:
+    time.sleep(3)  # ranks 1 and 2 have exited
+    try:
+        dist.all_reduce(flow.ones(4), group=g01)
+        flow.ones(1).tolist()
+        dist.barrier(group=g01)
+        raise AssertionError("expected the group's failure")
+    except RuntimeError as e:
+        msg = str(e)
+        assert "rank 1 has exited" in msg and "ranks 1, 2" not in msg, msg
+    print("rank 0 ok", flush=True)
+"""
+
+
+def test_a_group_failure_names_only_its_own_gone_ranks(tmp_path):
+    _run_on_ranks(tmp_path, GONE_PEERS, 3)
+
+
 # A collective that only reads its tensor (a broadcast from this rank) and fails with nothing
 # reading its result: CPU ops reading the tensor do not wait for it, so its error is raised at
 # exit, which fails the process (it printed the error and exited 0).

@@ -16,6 +16,7 @@
 #include <gloo/transport/tcp/device.h>
 #include <gloo/transport/unbound_buffer.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <functional>
@@ -220,12 +221,19 @@ void check_numel(int64_t got, int64_t want, const char* op, const char* what) {
 
 size_t nbytes(const TensorImpl& t) { return static_cast<size_t>(t.numel()) * itemsize(t.dtype()); }
 
-// Which peers have gone, as rank 0's store saw their connections close (waits up to a second
-// for it to notice); "" when it knows of none.
+// Which peers of the group have gone, as rank 0's store saw their connections close (waits up
+// to a second for it to notice); "" when it knows of none.
 std::string gone_peers(const Group& g) {
   try {
     for (int i = 0; i < 10; ++i) {
-      const std::vector<int> gone = g.root().store->gone_ranks();
+      std::vector<int> gone = g.root().store->gone_ranks();
+      if (g.parent)  // a subgroup: its own ranks only
+        gone.erase(std::remove_if(gone.begin(), gone.end(),
+                                  [&](int r) {
+                                    return std::find(g.ranks.begin(), g.ranks.end(), r) ==
+                                           g.ranks.end();
+                                  }),
+                   gone.end());
       if (!gone.empty()) {
         std::string s = gone.size() == 1 ? "rank " : "ranks ";
         for (size_t j = 0; j < gone.size(); ++j) s += (j ? ", " : "") + std::to_string(gone[j]);
