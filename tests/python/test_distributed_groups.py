@@ -285,6 +285,92 @@ def test_receives_do_not_wait_for_pending_sends(tmp_path):
     _run_on_ranks(tmp_path, PIPELINE_MESSAGES, 2)
 
 
+# The sends' waits run on a thread per group: many groups with sends (each group's stream and
+# the waits used two of the engine's 64 streams: the 33rd group's collective waited on its own
+# stream), many pending sends (1100 isends each way before the receives: the waits' queue was
+# a ring of 1024 that filled), a DataLoader forked while sends are pending (the child tore
+# down the parent's wait and hung).
+MANY_SENDS = """
+import oneflow as flow
+import oneflow.distributed as dist
+from oneflow.utils.data import DataLoader, TensorDataset
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+peer = 1 - rank
+for i, g in enumerate([dist.new_group([0, 1]) for _ in range(36)]):
+    w = dist.isend(flow.full((4,), float(i)), peer, group=g)
+    b = flow.zeros(4)
+    dist.recv(b, peer, group=g)
+    x = flow.ones(2)
+    dist.all_reduce(x, group=g)
+    assert b[0].item() == i and x[0].item() == 2.0, (i, b.tolist(), x.tolist())
+sends = [dist.isend(flow.full((4,), float(i + 10000 * rank)), peer) for i in range(1100)]
+bufs = [flow.zeros(4) for _ in range(1100)]
+for w in [dist.irecv(b, peer) for b in bufs]:
+    w.wait()
+for w in sends:
+    w.wait()
+assert all(b[0].item() == i + 10000 * peer for i, b in enumerate(bufs))
+if rank == 0:
+    ws = [dist.isend(flow.full((1000,), float(i)), 1) for i in range(20)]
+    loader = DataLoader(TensorDataset(flow.arange(64.0)), batch_size=8, num_workers=2)
+    assert sum(b[0].sum().item() for b in loader) == 2016.0
+    for w in ws:
+        w.wait()
+else:
+    for i in range(20):
+        b = flow.zeros(1000)
+        dist.recv(b, 0)
+        assert b[0].item() == i
+print(f"rank {rank} ok")
+"""
+
+
+def test_many_groups_and_pending_sends_and_a_fork(tmp_path):
+    _run_on_ranks(tmp_path, MANY_SENDS, 2)
+
+
+# A send to a rank that has exited fails where sends are waited for (here: at exit, status 1);
+# the process's later messages to live ranks go on (they were dropped after the failure).
+DEAD_PEER = """
+import os, time
+import oneflow as flow
+import oneflow.distributed as dist
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+dist.barrier()
+if rank == 1:
+    os._exit(0)
+time.sleep(1)
+if rank == 0:
+    dist.isend(flow.ones(4), 1)
+    time.sleep(0.5)
+    for i in range(3):
+        dist.send(flow.full((4,), float(i + 1)), 2)
+    ack = flow.zeros(1)
+    dist.recv(ack, 2)
+    print("rank 0 ok", flush=True)
+else:
+    got = []
+    for i in range(3):
+        b = flow.zeros(4)
+        dist.recv(b, 0)
+        got.append(b[0].item())
+    assert got == [1.0, 2.0, 3.0], got
+    print("rank 2 ok", flush=True)
+    dist.send(flow.ones(1), 0)
+    time.sleep(1)
+"""
+
+
+def test_a_failed_send_does_not_stop_messages_to_live_ranks(tmp_path):
+    (tmp_path / "ranks.py").write_text(DEAD_PEER)
+    proc = _launch(tmp_path, "--nproc_per_node", "3", "ranks.py", env=_env(ONEFLOW_COMM_TIMEOUT=10))
+    out = proc.stdout + proc.stderr
+    assert "rank 0 ok" in proc.stdout and "rank 2 ok" in proc.stdout, out
+    assert proc.returncode != 0 and "at exit: send: communication failed" in proc.stderr, out
+
+
 # A group's failure names the group's ranks that have gone, not other ranks of the process group
 # that have exited (it said "ranks 1, 2 have exited" for the group [0, 1]).
 GONE_PEERS = """

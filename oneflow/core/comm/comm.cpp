@@ -18,13 +18,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "oneflow/core/comm/tcp_store.h"
@@ -140,13 +143,88 @@ class Traced {
 // matching receive, and the tasks run one after another on the communication stream's thread.
 // A send that waited there would deadlock a ring of ranks that each send before they receive
 // (isend then irecv, a common exchange). So a send copies its bytes, posts them and returns; a
-// helper stream of the group's (eager::enqueue_side_task) waits for the send to complete and
-// frees the copy. Every other collective of the group, Work.wait() of a send, flush_sends and
-// process exit wait for those waits first (finish_sends); a receive does not: a pipeline stage
-// that sends its micro-batches' activations and then receives their gradients would wait in its
-// first receive for a send that the peer receives only after it has sent the second gradient,
-// which this process receives after the first (it deadlocked when receives waited for the
-// sends). The tensor is free to change once the send's task has run.
+// thread of the group's (SendWaiter) waits for the posted sends in order and frees their copies.
+// Every other collective of the group, Work.wait() of a send, flush_sends and process exit wait
+// for those waits first (finish_sends); a receive does not: a pipeline stage that sends its
+// micro-batches' activations and then receives their gradients would wait in its first receive
+// for a send that the peer receives only after it has sent the second gradient, which this
+// process receives after the first (it deadlocked when receives waited for the sends). The
+// tensor is free to change once the send's task has run.
+
+// The waits for a group's posted sends, run in order on a thread of their own (started with
+// the first send). A failed wait keeps its error for wait_all() and the later sends are still
+// waited for. The thread shares its state with the group; it ends when the group goes. A forked
+// child has no such thread and leaves the state alone.
+class SendWaiter {
+ public:
+  SendWaiter() = default;
+  SendWaiter(const SendWaiter&) = delete;
+  SendWaiter& operator=(const SendWaiter&) = delete;
+  ~SendWaiter() {
+    if (getpid() != st_->owner) return;  // a forked child: the state may be mid-update
+    std::lock_guard<std::mutex> lk(st_->mu);
+    st_->stop = true;
+    st_->work.notify_one();
+  }
+
+  void add(std::function<void()> wait) {
+    std::lock_guard<std::mutex> lk(st_->mu);
+    if (st_->owner != getpid()) {  // first send (or first in this process): start the thread
+      st_->owner = getpid();
+      std::thread([st = st_] { run(st); }).detach();
+    }
+    st_->queue.push_back(std::move(wait));
+    ++st_->added;
+    st_->work.notify_one();
+  }
+
+  // Until the sends added so far have completed or failed; raises the first failure (once).
+  void wait_all() {
+    std::unique_lock<std::mutex> lk(st_->mu);
+    const uint64_t target = st_->added;
+    st_->done.wait(lk, [&] { return st_->finished >= target; });
+    if (st_->error) {
+      std::exception_ptr e = std::exchange(st_->error, nullptr);
+      lk.unlock();
+      std::rethrow_exception(e);
+    }
+  }
+
+ private:
+  struct State {
+    std::mutex mu;
+    std::condition_variable work, done;
+    std::deque<std::function<void()>> queue;
+    uint64_t added = 0, finished = 0;
+    std::exception_ptr error;
+    bool stop = false;
+    pid_t owner = 0;  // the process whose thread runs the waits (0: none yet)
+  };
+
+  static void run(const std::shared_ptr<State>& st) {
+    std::unique_lock<std::mutex> lk(st->mu);
+    for (;;) {
+      st->work.wait(lk, [&] { return st->stop || !st->queue.empty(); });
+      if (st->queue.empty()) return;  // the group has gone
+      std::function<void()> wait = std::move(st->queue.front());
+      st->queue.pop_front();
+      lk.unlock();
+      std::exception_ptr e;
+      try {
+        wait();
+      } catch (...) {
+        e = std::current_exception();
+      }
+      wait = nullptr;  // the send's copy and buffer go here, outside the lock
+      lk.lock();
+      if (e && !st->error) st->error = e;
+      ++st->finished;
+      st->done.notify_all();
+    }
+  }
+
+  std::shared_ptr<State> st_ = std::make_shared<State>();
+};
 }  // namespace
 
 struct Group {
@@ -156,10 +234,7 @@ struct Group {
   std::unique_ptr<TcpStore> store;                 // rank 0 serves it for the group's lifetime
   std::shared_ptr<gloo::rendezvous::Context> ctx;  // null for a group of one
   std::shared_ptr<gloo::transport::Device> device;
-  // The last send completion queued on the group's side stream (keyed by this field's address;
-  // 0: none); touched only by the group's tasks, which run in order.
-  mutable uint64_t sends_seq = 0;
-  const void* sends_key() const { return &sends_seq; }
+  mutable SendWaiter sends;  // the posted sends (Note [Sends do not block the stream])
   // A subgroup's process group (whose store it shares) and its ranks; null for the process group.
   const Group* parent = nullptr;
   std::vector<int64_t> ranks;
@@ -173,9 +248,7 @@ namespace {
 
 // Waits for the posted sends to complete (Note [Sends do not block the stream]); raises the
 // error of one that failed.
-void finish_sends(const Group& g) {
-  if (g.sends_seq != 0) eager::wait_side_task(g.sends_key(), g.sends_seq);
-}
+void finish_sends(const Group& g) { g.sends.wait_all(); }
 
 std::mutex g_mu;
 std::shared_ptr<Group> g_group;  // under g_mu
@@ -827,16 +900,23 @@ void send(const Tensor& tensor, int dst, int tag) {
     };
     auto s = std::make_shared<InFlight>();
     s->group = g;
-    run_gloo(
-        name, *g,
-        [&] {
-          const char* data = static_cast<const char*>(t->data());
-          s->bytes.assign(data, data + nbytes(*t));
-          s->buf = g->ctx->createUnboundBuffer(s->bytes.data(), s->bytes.size());
-          s->buf->send(dst, gloo::Slot::build(kSendRecvSlotPrefix, static_cast<uint32_t>(tag)));
-        },
-        /*flush_sends=*/false);
-    g->sends_seq = eager::enqueue_side_task(g->sends_key(), name, [s, dst, name] {
+    try {
+      run_gloo(
+          name, *g,
+          [&] {
+            const char* data = static_cast<const char*>(t->data());
+            s->bytes.assign(data, data + nbytes(*t));
+            s->buf = g->ctx->createUnboundBuffer(s->bytes.data(), s->bytes.size());
+            s->buf->send(dst, gloo::Slot::build(kSendRecvSlotPrefix, static_cast<uint32_t>(tag)));
+          },
+          /*flush_sends=*/false);
+    } catch (...) {
+      // A send that cannot be posted (its peer has gone) fails where its completion is waited
+      // for, as one that fails later: the group's other messages go on (to live peers).
+      g->sends.add([e = std::current_exception()] { std::rethrow_exception(e); });
+      return;
+    }
+    g->sends.add([s, dst, name] {
       const Group& group = *s->group;
       run_gloo(
           name, group,

@@ -1134,15 +1134,6 @@ void wait_comm(const CommTicket& ticket) {
   if (ticket.stream != nullptr) wait_comm_event(*static_cast<Stream*>(ticket.stream), ticket.seq);
 }
 bool on_comm_stream() { return t_stream != nullptr && t_stream->is_comm(); }
-uint64_t enqueue_side_task(const void* key, const char* name, std::function<void()> fn) {
-  return comm_stream(key).enqueue_task(name, std::move(fn), {}, 0, {});
-}
-void wait_side_task(const void* key, uint64_t seq) {
-  Stream& s = comm_stream(key);
-  s.wait_until(seq, false);
-  s.reclaim();
-  if (s.failed_through(seq)) s.raise_error();
-}
 
 void synchronize() {
   // Every stream first (the CUDA streams' launches, the CPU kernels), then the first error; a

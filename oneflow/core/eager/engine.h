@@ -133,12 +133,6 @@ CommTicket enqueue_comm(const char* name, std::function<void()> fn, const Tensor
                         const TensorList& writes, const void* group = nullptr);
 // Waits until the collective has run, then raises a pending communication error.
 void wait_comm(const CommTicket& ticket);
-// Queues `fn` on the side stream of `key` (a thread of its own, tasks in issue order), for waits
-// a communication stream's task must not block on (a send's completion); returns its sequence
-// number. wait_side_task waits until the side tasks up to `seq` have run and raises the first
-// error among them.
-uint64_t enqueue_side_task(const void* key, const char* name, std::function<void()> fn);
-void wait_side_task(const void* key, uint64_t seq);
 // True on a communication stream's thread.
 bool on_comm_stream();
 
