@@ -443,12 +443,12 @@ for (x, t), want in zip(batches(), eager):
     np.testing.assert_allclose(losses.mean(), want, rtol=1e-5)
 for a, b in zip(eager_params, list(a0.parameters()) + list(a1.parameters())):
     np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-5, atol=1e-6)
-# the first stage runs both micro-batches' forwards before their backwards (GPipe's order): its
-# program sends both activations before it receives a gradient; the last stage runs each
-# micro-batch's forward and backward in turn
+# both micro-batches' forwards run before their backwards (GPipe's order): the first stage's
+# program sends both activations before it receives a gradient, the last stage receives both
+# before it sends one
 ir = list(accumulating._plans.values())[0].compiled.ir()
 messages = [w for line in ir.splitlines() for w in ("send", "recv") if w in line]
-want = {0: ["send", "send", "recv", "recv"], 1: ["recv", "send", "recv", "send"]}
+want = {0: ["send", "send", "recv", "recv"], 1: ["recv", "recv", "send", "send"]}
 if world == 2:
     assert messages == want[rank], (rank, messages)
 
@@ -481,3 +481,59 @@ print(f"rank {rank} ok")
 @pytest.mark.parametrize("world", [2, 3])
 def test_pipeline_in_a_graph_trains_as_eager(tmp_path, world):
     _run_on_ranks(tmp_path, GRAPH_PIPELINE, world)
+
+
+# Stages on [0] -> [1] with the loss back on [0] and two micro-batches: the process with the loss
+# also holds the first stage. Every process holds its backward()s back alike (the messages
+# between two stages pair up by order; when only the processes without the loss held them back,
+# activations and gradients paired up wrongly: wrong parameters, or an abort on sizes).
+LOSS_ON_THE_FIRST_STAGE = """
+import numpy as np
+import oneflow as flow
+import oneflow.nn as nn
+rank = flow.env.get_rank()
+B = flow.sbp.broadcast
+P0, P1 = flow.placement("cpu", ranks=[0]), flow.placement("cpu", ranks=[1])
+
+
+def make(width):
+    flow.manual_seed(7)
+    s0, s1 = nn.Linear(6, 8), nn.Linear(8, width)
+    s0.to_global(placement=P0, sbp=B)
+    s1.to_global(placement=P1, sbp=B)
+    return s0, s1, flow.optim.SGD(list(s0.parameters()) + list(s1.parameters()), lr=0.1)
+
+
+flow.manual_seed(1)
+x = flow.randn(4, 6).to_global(placement=P0, sbp=B)
+for width in (8, 10):  # messages of one size, and of two
+    t = flow.tensor([0, 1, 7, 3]).to_global(placement=P0, sbp=B)
+    e0, e1, eopt = make(width)
+    out = e1(e0(x).relu().to_global(placement=P1, sbp=B)).to_global(placement=P0, sbp=B)
+    nn.functional.cross_entropy(out, t).backward()
+    eopt.step()
+    s0, s1, opt = make(width)
+
+    class G(nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.s0, self.s1 = s0, s1
+            self.add_optimizer(opt)
+            self.config.set_gradient_accumulation_steps(2)
+
+        def build(self, x, t):
+            h = self.s1(self.s0(x).relu().to_global(placement=P1, sbp=B))
+            loss = nn.functional.cross_entropy(h.to_global(placement=P0, sbp=B), t)
+            loss.backward()
+            return loss
+
+    G()(x, t)
+    for a, b in ((e0.weight, s0.weight), (e1.weight, s1.weight)):
+        if rank in a.placement.ranks:
+            np.testing.assert_allclose(b.to_local().numpy(), a.to_local().numpy(), atol=1e-6)
+print(f"rank {rank} ok")
+"""
+
+
+def test_pipeline_micro_batches_with_the_loss_on_the_first_stage(tmp_path):
+    _run_on_ranks(tmp_path, LOSS_ON_THE_FIRST_STAGE, 2)

@@ -49,9 +49,9 @@ _graph_loss_scale = None
 
 
 # backward() calls held back while an nn.Graph traces the micro-batches of a pipeline (their
-# arguments, in call order), run after every micro-batch's forward; None: run at the call. Only
-# on processes that hold no shard of the loss (earlier stages, whose backward waits for the
-# gradient to come back); the stage with the loss runs each backward at once.
+# arguments, in call order), run after every micro-batch's forward; None: run at the call. Every
+# process of the pipeline holds them back alike: the messages between two stages pair up by
+# their order, so both must issue them in the same order.
 _deferred_backwards = None
 
 
@@ -86,10 +86,7 @@ def _scale_like(t, scale):
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     global _backward_depth
-    if _deferred_backwards is not None and not any(
-        isinstance(t, _Tensor) and (not t.is_global or _internal._global_holds(t))
-        for t in _as_list(tensors)
-    ):
+    if _deferred_backwards is not None:
         _deferred_backwards.append((tensors, grad_tensors, retain_graph, create_graph, inputs))
         return
     if retain_graph is None:
