@@ -832,6 +832,9 @@ GLOBAL_LIKE_LOCAL = {
     "complex_scalar_ops": lambda x: 2 - (flow.complex(x, x) + 1) ** 0.5 / 3,
     "complex_pow0": lambda x: flow.complex(x, x) ** 0,
     "complex_rdiv": lambda x: 1 / flow.complex(x, x + 1),
+    "complex_plus_python_complex": lambda x: flow.complex(x, x) + (1 + 1j),
+    "real_times_python_complex": lambda x: x * (1 + 2j),
+    "python_complex_minus_real": lambda x: (1 + 2j) - x,
     "tensor_of_global": lambda x: flow.tensor(x * 2),
     "new_tensor_of_global": lambda x: x.new_tensor(x * 2),
 }
@@ -868,3 +871,12 @@ def test_channel_dropout_of_global_inputs_drops_whole_channels(drop):
     v = y.numpy().reshape(4, 6, -1)
     assert set(np.unique(v)) <= {0.0, 2.0}
     assert (v.min(-1) == v.max(-1)).all()  # one draw per channel
+
+
+def test_view_dtype_of_a_global_tensor_split_along_its_last_dim():
+    g = flow.tensor(_SQ).to_global(P1, flow.sbp.split(1))
+    assert g.view(flow.int32).sbp == (flow.sbp.split(1),)  # same element size: the shard's view
+    with pytest.raises(RuntimeError, match="split along its last dim"):
+        g.view(flow.int16)
+    v = flow.tensor(_SQ).to_global(P1, flow.sbp.split(0)).view(flow.int16)
+    np.testing.assert_array_equal(v.numpy(), _SQ.view(np.int16))

@@ -21,9 +21,10 @@ namespace {
 
 bool is_complex_scalar(py::handle h) { return PyComplex_Check(h.ptr()); }
 
-// A Python complex as a 0-dim tensor, which promotes as a wrapped number does (complex64, or
-// complex128 when the default dtype is float64).
-Tensor complex_scalar_tensor(py::handle h, Device device) {
+// A Python complex as a 0-dim tensor beside `like` (its device; a broadcast global tensor beside
+// a global one), which promotes as a wrapped number does (complex64, or complex128 when the
+// default dtype is float64).
+Tensor complex_scalar_tensor(py::handle h, const Tensor& like) {
   const double re = PyComplex_RealAsDouble(h.ptr()), im = PyComplex_ImagAsDouble(h.ptr());
   const bool wide = default_dtype() == DType::kFloat64;
   Tensor t = empty_tensor({}, wide ? DType::kComplex128 : DType::kComplex64, Device{});
@@ -36,7 +37,7 @@ Tensor complex_scalar_tensor(py::handle h, Device device) {
     p[0] = static_cast<float>(re);
     p[1] = static_cast<float>(im);
   }
-  return F::to(t, std::nullopt, device);
+  return global::broadcast_like(like, F::to(t, std::nullopt, like->device()));
 }
 
 // Runs a binary op whose second operand may be a tensor or a number.
@@ -49,7 +50,7 @@ Tensor binary(const char* op, py::handle a, py::handle b, TT tensor_tensor, TS t
   }
   if (is_tensor(a) && is_complex_scalar(b)) {
     Tensor x = a.cast<Tensor>();
-    Tensor y = complex_scalar_tensor(b, x->device());
+    Tensor y = complex_scalar_tensor(b, x);
     ReleaseGil nogil;
     return tensor_tensor(x, y);
   }
@@ -122,6 +123,13 @@ Tensor rng_state_tensor(const Generator& g) {
 Tensor view_dtype(const Tensor& x, DType to) {
   if (x->global()) {
     const GlobalMeta& g = *x->global();
+    if (itemsize(x->dtype()) != itemsize(to) && x->ndim() > 0)
+      for (const Sbp& sbp : g.layout())
+        if (sbp.is_split() && sbp.axis == x->ndim() - 1)
+          throw_error<RuntimeError>(
+              "view", "cannot view a global tensor split along its last dim as ", dtype_name(to),
+              " (another element size): its shards would not split the new last",
+              " dim as the layout says; make that dim broadcast first (to_global)");
     const Tensor local = view_dtype(g.local, to);
     Shape shape = x->shape();
     if (!shape.empty()) {
@@ -265,7 +273,7 @@ void init_functional(py::module_& m) {
         Scalar al = scalar_from_py(alpha, "sub");
         if (!is_tensor(a) && is_tensor(b) && is_complex_scalar(a)) {
           Tensor y = b.cast<Tensor>();
-          Tensor x = complex_scalar_tensor(a, y->device());
+          Tensor x = complex_scalar_tensor(a, y);
           ReleaseGil nogil;
           return F::sub(x, y, al);
         }
@@ -329,7 +337,7 @@ void init_functional(py::module_& m) {
         }
         if (!is_tensor(a) && is_tensor(b) && is_complex_scalar(a)) {
           Tensor y = b.cast<Tensor>();
-          Tensor x = complex_scalar_tensor(a, y->device());
+          Tensor x = complex_scalar_tensor(a, y);
           ReleaseGil nogil;
           return F::div(x, y);
         }
@@ -357,7 +365,7 @@ void init_functional(py::module_& m) {
                 is_tensor(other) && (other.cast<Tensor>()->dtype() == DType::kFloat64 ||
                                      other.cast<Tensor>()->dtype() == DType::kComplex128);
             if (is_complex_scalar(h)) {
-              Tensor t = complex_scalar_tensor(h, c->device());
+              Tensor t = complex_scalar_tensor(h, c);
               return wide ? F::to(t, DType::kComplex128, std::nullopt) : t;
             }
             const DType dt = is_tensor(other) ? other.cast<Tensor>()->dtype() : DType::kComplex64;
@@ -608,7 +616,7 @@ void init_functional(py::module_& m) {
           }
           return F::copy_(d, s);
         }
-        if (is_complex_scalar(src)) return F::copy_(d, complex_scalar_tensor(src, d->device()));
+        if (is_complex_scalar(src)) return F::copy_(d, complex_scalar_tensor(src, d));
         return F::fill_(d, scalar_from_py(src, "copy_"));
       },
       py::arg("input"), py::arg("src"));
@@ -625,7 +633,7 @@ void init_functional(py::module_& m) {
                                       v->ndim(), " dimensions.");
           return F::copy_(d, v);
         }
-        if (is_complex_scalar(value)) return F::copy_(d, complex_scalar_tensor(value, d->device()));
+        if (is_complex_scalar(value)) return F::copy_(d, complex_scalar_tensor(value, d));
         return F::fill_(d, scalar_from_py(value, "fill_"));
       },
       py::arg("input"), py::arg("value"));
