@@ -330,6 +330,42 @@ def test_many_groups_and_pending_sends_and_a_fork(tmp_path):
     _run_on_ranks(tmp_path, MANY_SENDS, 2)
 
 
+# A child forked (os.fork) while a send is pending exits normally: its exit hooks do not wait for
+# the parent's send (they waited forever).
+FORK_EXIT = """
+import os, sys, time
+import oneflow as flow
+import oneflow.distributed as dist
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+if rank == 0:
+    w = dist.isend(flow.ones(1000), 1)
+    time.sleep(0.2)
+    pid = os.fork()
+    if pid == 0:
+        sys.exit(0)  # the child runs the atexit hooks; the parent's send is not its own
+    t0 = time.time()
+    while time.time() - t0 < 10:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, 9)
+        raise AssertionError("the forked child hung at exit")
+    w.wait()
+else:
+    time.sleep(2)
+    b = flow.zeros(1000)
+    dist.recv(b, 0)
+print(f"rank {rank} ok", flush=True)
+"""
+
+
+def test_a_forked_child_does_not_wait_for_the_parents_sends(tmp_path):
+    _run_on_ranks(tmp_path, FORK_EXIT, 2)
+
+
 # A send to a rank that has exited fails where sends are waited for (here: at exit, status 1);
 # the process's later messages to live ranks go on (they were dropped after the failure).
 DEAD_PEER = """

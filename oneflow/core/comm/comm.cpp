@@ -154,7 +154,8 @@ class Traced {
 // The waits for a group's posted sends, run in order on a thread of their own (started with
 // the first send). A failed wait keeps its error for wait_all() and the later sends are still
 // waited for. The thread shares its state with the group; it ends when the group goes. A forked
-// child has no such thread and leaves the state alone.
+// child has no such thread: the parent's sends are not its own (it neither waits for them nor
+// frees them).
 class SendWaiter {
  public:
   SendWaiter() = default;
@@ -170,6 +171,12 @@ class SendWaiter {
   void add(std::function<void()> wait) {
     std::lock_guard<std::mutex> lk(st_->mu);
     if (st_->owner != getpid()) {  // first send (or first in this process): start the thread
+      if (st_->owner != 0) {       // a forked child: set the parent's sends aside (never freed)
+        new std::deque<std::function<void()>>(std::move(st_->queue));
+        st_->queue.clear();
+        st_->added = st_->finished = 0;
+        st_->error = nullptr;
+      }
       st_->owner = getpid();
       std::thread([st = st_] { run(st); }).detach();
     }
@@ -181,6 +188,7 @@ class SendWaiter {
   // Until the sends added so far have completed or failed; raises the first failure (once).
   void wait_all() {
     std::unique_lock<std::mutex> lk(st_->mu);
+    if (st_->owner != 0 && st_->owner != getpid()) return;  // a forked child: not its sends
     const uint64_t target = st_->added;
     st_->done.wait(lk, [&] { return st_->finished >= target; });
     if (st_->error) {
