@@ -96,9 +96,7 @@ py::array numpy_view(const Tensor& t, bool copy = false) {
   // complex: by NumPy's name (the one-letter codes go through PEP 3118 parsing here)
   py::dtype dt = is_complex(t->dtype()) ? py::dtype::from_args(py::str(dtype_name(t->dtype())))
                                         : py::dtype(numpy_format(t->dtype()));
-  // no base: pybind11 copies (after the queued writers: readers, collectives that send the
-  // values included, may still run)
-  if (copy) return py::array(dt, shape, strides, t->read_as<char>());
+  if (copy) return py::array(dt, shape, strides, t->data());  // no base: pybind11 copies
   t->storage()->set_shared_outside();  // NumPy reads and writes it without synchronising
   auto* keep = new std::shared_ptr<Storage>(t->storage());
   py::capsule owner(keep, [](void* p) { delete static_cast<std::shared_ptr<Storage>*>(p); });

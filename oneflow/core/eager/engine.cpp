@@ -156,12 +156,19 @@ class Stream {
     const bool marker = &prim == &comm_marker();
     const bool writes_inputs = outputs.empty() && !marker;
     if (marker) bytes = 0;
-    // A CPU op on memory a queued collective writes, or writing memory one uses, runs after it
-    // (an event).
+    // A CPU op on memory a queued collective uses runs after it (an event), even one that only
+    // reads what the collective only reads: a collective checks whether the CPU ops it depends
+    // on failed once they have run, and a later reader of the same memory must not raise (and
+    // so clear) that error before the collective has seen it.
     CommEvents wait_comm;
     if (is_cpu() && !marker) {
       static const TensorList none;
-      comm_dependencies(writes_inputs ? none : inputs, writes_inputs ? inputs : outputs, wait_comm);
+      comm_dependencies(none, inputs, wait_comm);
+      if (!outputs.empty()) {
+        CommEvents more;
+        comm_dependencies(none, outputs, more);
+        wait_comm.insert(wait_comm.end(), more.begin(), more.end());
+      }
     }
     // Before taking the lock: locating may allocate Python frames, and a garbage collection
     // run there may call back into oneflow.
@@ -404,7 +411,7 @@ class Stream {
 
   // Waits for the instruction a storage's record (last_use or last_write) names, then clears
   // the record unless a newer instruction took it meanwhile.
-  void wait_for(std::atomic<uint64_t>& record) {
+  void wait_for(std::atomic<uint64_t>& record, bool raise = true) {
     if (t_stream == this) return;
     const uint64_t seq = record.load();
     if (seq == 0) return;
@@ -420,7 +427,7 @@ class Stream {
     reclaim();
     uint64_t expected = seq;
     record.compare_exchange_strong(expected, 0);
-    if (failed_.load()) raise_pending_error();
+    if (raise && failed_.load()) raise_pending_error();
   }
 
   void cancel() {
@@ -1163,15 +1170,23 @@ void wait_for_comm(const Storage& storage, bool writes_only) {
     wait_comm_event(*stream, seq);
 }
 }  // namespace
+// The collectives on the storage are waited for before the stream's error is raised: a
+// collective checks whether the ops it depends on failed once they have run, and takes their
+// error over; raising it here first would clear it before the collective has seen it (it
+// would then send the failed op's garbage).
 void wait_for(const Storage& storage) {
   if (t_stream != nullptr && t_stream->is_comm()) return;
-  if (Stream* s = stream_of(storage)) s->wait_for(storage.last_use());
+  Stream* s = stream_of(storage);
+  if (s) s->wait_for(storage.last_use(), false);
   wait_for_comm(storage, false);
+  if (s && t_stream == nullptr) s->raise_error();  // (another stream's thread only waits)
 }
 void wait_for_write(const Storage& storage) {
   if (t_stream != nullptr && t_stream->is_comm()) return;
-  if (Stream* s = stream_of(storage)) s->wait_for(storage.last_write());
+  Stream* s = stream_of(storage);
+  if (s) s->wait_for(storage.last_write(), false);
   wait_for_comm(storage, true);
+  if (s && t_stream == nullptr) s->raise_error();
 }
 void cancel_pending() {
   for_each_stream([](Stream& s) { s.cancel(); });
