@@ -65,10 +65,14 @@ def test_det_gradient_of_singular_matrices_is_the_cofactor_matrix(dtype, tol):
     d = flow.linalg.det(ours)
     d.real.sum().backward()
     # PyTorch's create_graph path is the SVD formula; its first-order path gives zeros for
-    # exactly singular inputs instead of the cofactors
+    # exactly singular inputs instead of the cofactors. Matrix 0 is compared with its cofactors
+    # only: where rounding leaves its last LU pivot at ~1e-7 instead of 0, PyTorch's complex64
+    # SVD formula gave other values than the cofactors on some CPUs (ours equal them).
     e = torch.linalg.det(ref)
     (g,) = torch.autograd.grad(e.real.sum(), ref, create_graph=True)
-    _close(ours.grad, g, tol * 100)
+    _close(ours.grad[1:], g[1:], tol * 100)
+    if dtype != "complex64":
+        _close(ours.grad, g, tol * 100)
     cof = np.zeros((4, 4), np.complex128)
     for i in range(4):
         for j in range(4):
