@@ -347,6 +347,34 @@ def test_gammainc_accuracy_against_mpmath():
         assert abs(got_q - q) <= 1e-10 * abs(q) + 1e-15, (a, x, got_q, q)
 
 
+def test_gammainc_float32_rounds_the_double_value():
+    # float32 results come from sums stopped at the float's precision: they must still be the
+    # float64 value rounded (within an ulp), also where P is near 1 and Q = 1 - P is small, for
+    # large a (slowly falling terms) and near the switch between the series and the fraction
+    rng = np.random.default_rng(1)
+    a = np.concatenate(
+        [
+            rng.uniform(0.001, 0.1, 300),
+            rng.uniform(0.1, 20, 2000),
+            rng.uniform(100, 1e5, 300),
+            rng.uniform(1, 50, 300),
+        ]
+    ).astype(np.float32)
+    x = np.concatenate(
+        [
+            rng.uniform(0.01, 1.0, 300),
+            rng.uniform(0, 30, 2000),
+            a[2300:2600] * rng.uniform(0.97, 1.03, 300),
+            a[2600:] + rng.uniform(0.5, 1.5, 300),
+        ]
+    ).astype(np.float32)
+    for fn in (flow.special.gammainc, flow.special.gammaincc):
+        got = fn(flow.tensor(a), flow.tensor(x)).numpy()
+        want = fn(flow.tensor(a, dtype=flow.float64), flow.tensor(x, dtype=flow.float64))
+        want = want.numpy()
+        np.testing.assert_allclose(got, want, rtol=1.5e-7, atol=1e-37)
+
+
 def test_gammainc_gradients_broadcasting_and_errors_like_torch():
     a = np.array([[0.5], [2.0], [7.5]])
     x = np.array([0.3, 1.0, 4.0, 12.0])

@@ -1005,8 +1005,9 @@ class ContinuousBernoulli(ProbsOrLogits, ExponentialFamily):
     and its inverse are those of the uniform distribution (within 2 |p - 1/2| x (1 - x) <= 5e-4
     for the default lims), as PyTorch's. The normaliser, mean and variance of lower-precision
     probs are computed in float64 and rounded: in float32 their closed forms keep few digits
-    next to that window (PyTorch's float32 variance at p = 0.49 is 1.2% off). Samples are the inverse CDF of uniform variates
-    (``rsample`` differentiable, with no gradient with respect to p inside that window)."""
+    next to that window (PyTorch's float32 variance at p = 0.49 is 1.2% off). Samples are the
+    inverse CDF of uniform variates (``rsample`` differentiable, with no gradient with respect
+    to p inside that window)."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval

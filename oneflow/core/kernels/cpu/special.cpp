@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "oneflow/core/kernels/cpu/parallel.h"
 #include "oneflow/core/kernels/cpu/strided_loop.h"
@@ -24,17 +25,23 @@ double log_prefactor(double a, double x, double shift) {
   return a * std::log(x) - x - std::lgamma(a + shift);
 }
 
-double lower_series(double a, double x) {
+// P(a, x) by the series, summed until what is left (at most term * x / (a + n + 1 - x): the
+// ratio of successive terms only falls) is below eps times the result: P, or 1 - P when upper
+// (Q = 1 - P with P near 1 would otherwise keep only a few digits).
+double lower_series(double a, double x, double eps, bool upper) {
+  const double scale = std::exp(log_prefactor(a, x, 1));
   double term = 1, sum = 1;
   for (int n = 1; n < kMaxIterations; ++n) {
     term *= x / (a + n);
     sum += term;
-    if (term < sum * kEps) break;
+    const double rest = term * x, room = eps * (a + n + 1 - x);
+    if (upper ? rest * scale < room * (1 - sum * scale) : rest < room * sum) break;
+    if (term < sum * (kEps / 64)) break;  // 1 - P rounds to 0
   }
-  return std::exp(log_prefactor(a, x, 1)) * sum;
+  return scale * sum;
 }
 
-double upper_fraction(double a, double x) {
+double upper_fraction(double a, double x, double eps) {
   constexpr double kTiny = 1e-300;
   double b = x + 1 - a, c = 1 / kTiny, d = 1 / b, h = d;
   for (int i = 1; i < kMaxIterations; ++i) {
@@ -47,13 +54,14 @@ double upper_fraction(double a, double x) {
     d = 1 / d;
     const double step = d * c;
     h *= step;
-    if (std::abs(step - 1) < kEps) break;
+    if (std::abs(step - 1) < eps) break;
   }
   return std::exp(log_prefactor(a, x, 0)) * h;
 }
 
-// P(a, x), or Q(a, x) when upper; PyTorch's values at the edges of the domain.
-double incomplete_gamma(double a, double x, bool upper) {
+// P(a, x), or Q(a, x) when upper; PyTorch's values at the edges of the domain. The sums stop
+// when a term changes them by less than eps relative.
+double incomplete_gamma(double a, double x, bool upper, double eps) {
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   if (std::isnan(a) || std::isnan(x) || a < 0 || x < 0) return kNaN;
   if (a == 0) return x > 0 ? (upper ? 0.0 : 1.0) : kNaN;
@@ -61,10 +69,10 @@ double incomplete_gamma(double a, double x, bool upper) {
   if (std::isinf(a)) return std::isinf(x) ? kNaN : (upper ? 1.0 : 0.0);
   if (std::isinf(x)) return upper ? 0.0 : 1.0;
   if (x < a + 1) {
-    const double p = lower_series(a, x);
+    const double p = lower_series(a, x, eps, upper);
     return upper ? 1 - p : p;
   }
-  const double q = upper_fraction(a, x);
+  const double q = upper_fraction(a, x, eps);
   return upper ? q : 1 - q;
 }
 
@@ -74,12 +82,15 @@ void Igamma::compute_cpu(const TensorList& in, const TensorList& out, const Attr
   const bool upper = attrs.get<bool>("upper");
   const int64_t n = out[0]->numel();
   auto run = [&]<typename T>() {
+    // a float result needs the sums to about 2^-28 (its unit roundoff is 2^-24): about half the
+    // terms a double needs
+    const double eps = std::is_same_v<T, float> ? std::ldexp(1.0, -28) : kEps;
     const T* a = in[0]->data_as<T>();
     const T* x = in[1]->data_as<T>();
     T* y = out[0]->data_as<T>();
     OF_OMP_FOR_IF(
         n > 256, schedule(dynamic, 64), for (int64_t i = 0; i < n; ++i) {
-          y[i] = static_cast<T>(incomplete_gamma(double(a[i]), double(x[i]), upper));
+          y[i] = static_cast<T>(incomplete_gamma(double(a[i]), double(x[i]), upper, eps));
         });
   };
   if (out[0]->dtype() == DType::kFloat64)
