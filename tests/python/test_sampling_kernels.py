@@ -235,6 +235,37 @@ def test_embedding_bag_max_like_torch():
     _close(got, want, 1e-12)
 
 
+@pytest.mark.parametrize("include_last_offset", [False, True])
+def test_embedding_bag_max_reads_the_weight_in_place_like_torch(include_last_offset):
+    """The max kernel reads the (non-contiguous) weight's rows itself and its gradient lands in
+    the weight's shape: bags over the threads, rows in several bags, empty bags; float32 and
+    float64 against PyTorch. (With include_last_offset, a last offset below the number of
+    indices is outside PyTorch's documented use: its max and mean modes then disagree with its
+    own sum mode about where the last bag ends.)"""
+    rng = np.random.default_rng(12)
+    for dtype, tol in ((np.float32, 1e-6), (np.float64, 1e-12)):
+        base = rng.standard_normal((64, 3000)).astype(dtype)  # weight = base.T: 3000 x 64
+        idx = rng.integers(0, 3000, 4000)
+        idx[100:110] = 7  # one row many times, in two bags
+        cuts = np.sort(rng.integers(0, 3900, 300))
+        offsets = np.concatenate([[0, 0], cuts, [4000] if include_last_offset else [3950]])
+        grads = []
+        for lib in (torch, flow):
+            b = lib.tensor(base, requires_grad=True)
+            out = lib.nn.functional.embedding_bag(
+                lib.tensor(idx),
+                b.t(),
+                lib.tensor(offsets),
+                mode="max",
+                include_last_offset=include_last_offset,
+            )
+            g = np.random.default_rng(1).standard_normal(tuple(out.shape)).astype(dtype)
+            (out * lib.tensor(g)).sum().backward()
+            grads.append((out.detach().numpy(), b.grad.numpy()))
+        np.testing.assert_allclose(grads[1][0], grads[0][0], rtol=tol, atol=tol)
+        np.testing.assert_allclose(grads[1][1], grads[0][1], rtol=tol, atol=tol)
+
+
 @pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
 @pytest.mark.parametrize("mode", ["bilinear", "nearest"])
 def test_grid_sample_kernel_non_finite_positions_like_torch(padding_mode, mode):

@@ -248,13 +248,18 @@ void init_nn(py::module_& m) {
     ReleaseGil nogil;
     return dispatch1(prim::igamma(), {F::contiguous(a), F::contiguous(x)}, Attrs{{"upper", upper}});
   });
-  // embedding_bag's max: rows (K, D) grouped by non-decreasing segment ids -> (max, argmax)
-  m.def("_segment_max", [](const Tensor& values, const Tensor& segments, int64_t count) {
-    ReleaseGil nogil;
-    TensorList out = dispatch(prim::segment_max(), {F::contiguous(values), F::contiguous(segments)},
-                              Attrs{{"segments", count}});
-    return out[0];
-  });
+  // embedding_bag's max: rows (K, D) grouped by non-decreasing segment ids -> max; with row
+  // numbers, the rows values[rows[k]] (the weight read in place)
+  m.def(
+      "_segment_max",
+      [](const Tensor& values, const Tensor& segments, int64_t count,
+         const std::optional<Tensor>& rows) {
+        ReleaseGil nogil;
+        TensorList in{F::contiguous(values), F::contiguous(segments)};
+        if (rows) in.push_back(F::contiguous(*rows));
+        return dispatch(prim::segment_max(), in, Attrs{{"segments", count}})[0];
+      },
+      py::arg("values"), py::arg("segments"), py::arg("count"), py::arg("rows") = py::none());
   m.def("_pdist", [](const Tensor& input, double p) {
     ReleaseGil nogil;
     return dispatch1(prim::pdist(), {F::contiguous(input)}, Attrs{{"p", p}});

@@ -201,19 +201,24 @@ PrimTraits SegmentMax::traits() const {
 }
 
 std::vector<TensorMeta> SegmentMax::infer(const TensorList& in, const Attrs& attrs) const {
-  OF_ASSERT(in.size() == 2);
+  OF_ASSERT(in.size() == 2 || in.size() == 3);
   check_float(*this, in[0], "values");
+  const int64_t k = in.size() == 3 ? in[2]->numel() : (in[0]->ndim() ? in[0]->shape()[0] : 0);
   if (in[0]->ndim() != 2 || in[1]->dtype() != DType::kInt64 || !in[1]->is_contiguous() ||
-      in[1]->shape() != Shape{in[0]->shape()[0]})
+      in[1]->shape() != Shape{k})
     throw_error<RuntimeError>(name(), "expected values (K, D) and int64 segment ids (K,), got ",
                               shape_str(in[0]->shape()), " and ", shape_str(in[1]->shape()));
+  if (in.size() == 3 &&
+      (in[2]->dtype() != DType::kInt64 || !in[2]->is_contiguous() || in[2]->ndim() != 1))
+    throw_error<RuntimeError>(name(), "expected int64 row numbers (K,), got ",
+                              dtype_name(in[2]->dtype()), " ", shape_str(in[2]->shape()));
   const Shape out{attrs.get<int64_t>("segments"), in[0]->shape()[1]};
   return {contiguous_meta(out, in[0]->dtype(), in[0]->device()),
           contiguous_meta(out, DType::kInt64, in[0]->device())};
 }
 
 TensorList SegmentMax::grad(const GradContext& ctx, const TensorList& dy) const {
-  TensorList dx(2);
+  TensorList dx(ctx.input_metas.size());
   if (!dy[0] || !ctx.needs_input_grad[0]) return dx;
   Attrs a;
   a.set("rows", ctx.input_metas[0].shape[0]);

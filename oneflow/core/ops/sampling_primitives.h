@@ -106,8 +106,11 @@ class CtcLossGrad final : public Primitive {
 
 // The maximum of each segment of rows: values (K, D) contiguous float32/float64 and segment ids
 // (K,) int64, non-decreasing, in [0, attr segments) -> (max (segments, D), argmax (segments, D)
-// int64: the row of the first maximum, -1 for an empty segment, whose max is 0). embedding_bag's
-// max mode; the gradient puts dy at the argmax rows (SegmentMaxGrad).
+// int64: the row of the first maximum, -1 for an empty segment, whose max is 0). With a third
+// input, int64 row numbers (K,) into values (N, D), the k-th row is values[rows[k]] and argmax
+// holds those row numbers: embedding_bag's max mode reads the weight itself, and its gradient
+// lands in the weight's shape (no gathered copy and no scatter back). The gradient puts dy at
+// the argmax rows (SegmentMaxGrad).
 class SegmentMax final : public Primitive {
  public:
   const char* name() const override { return "segment_max"; }

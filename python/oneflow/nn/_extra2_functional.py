@@ -149,6 +149,9 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
 # ---- embedding bags ---------------------------------------------------------------------
 
 
+_SEGMENT_DTYPES = (oneflow.float32, oneflow.float64)
+
+
 def _bag_bounds(offsets, num_indices, include_last_offset):
     """Host-side (starts, ends) of each bag, with PyTorch's checks on the offsets."""
     off = offsets.numpy().astype(np.int64)
@@ -266,9 +269,9 @@ def embedding_bag(
     bags, dim = len(starts), weight.shape[1]
     # Which bag each index falls in; indices past the last bag and padding entries are left
     # out of every reduction (and out of a mean's count).
-    bag_of = np.full(idx.size, -1, dtype=np.int64)
-    for b, (s, e) in enumerate(zip(starts, ends)):
-        bag_of[s:e] = b
+    # (The bags tile [0, ends[-1]): position i is in the bag of the first end above it.)
+    bag_of = np.searchsorted(ends, np.arange(idx.size), side="right")
+    bag_of[bag_of >= bags] = -1
     keep = bag_of >= 0
     if padding_idx is not None:
         keep &= idx != padding_idx
@@ -279,12 +282,17 @@ def embedding_bag(
     pos, bag = constant_like(weight, pos), constant_like(weight, bag)
     counts = np.bincount(bag_of[keep], minlength=bags)
 
+    if mode == "max" and max_norm is None and weight.dtype in _SEGMENT_DTYPES and _on_cpu(weight):
+        # one pass over the weight's rows, grouped by bag: the first maximum of each bag and
+        # column takes the gradient, as in PyTorch; an empty bag is zeros
+        rows_of = oneflow.tensor(idx[keep], dtype=oneflow.int64)
+        return _C._segment_max(weight, bag, bags, rows_of)
     # The renorm (max_norm) and the frequency scaling are those of embedding.
     rows = embedding(input, weight, None, max_norm, norm_type, scale_grad_by_freq)
     rows = oneflow.index_select(rows, 0, pos)
     out = constant_like(weight, oneflow.zeros(bags, dim, dtype=weight.dtype, device=weight.device))
     if mode == "max":
-        if rows.dtype in (oneflow.float32, oneflow.float64) and _on_cpu(rows):
+        if rows.dtype in _SEGMENT_DTYPES and _on_cpu(rows):
             # one pass over the rows, grouped by bag: the first maximum of each bag and column
             # takes the gradient, as in PyTorch; an empty bag is zeros
             return _C._segment_max(rows, bag, bags)

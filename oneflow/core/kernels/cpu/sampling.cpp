@@ -712,31 +712,53 @@ void CtcLossGrad::compute_cpu(const TensorList& in, const TensorList& out,
 // ---- segment max ----
 
 void SegmentMax::compute_cpu(const TensorList& in, const TensorList& out, const Attrs&) const {
-  const int64_t rows = in[0]->shape()[0], dim = in[0]->shape()[1];
-  const int64_t segments = out[0]->shape()[0];
+  const int64_t dim = in[0]->shape()[1], segments = out[0]->shape()[0];
+  const int64_t rows = in[1]->numel();
   const int64_t* seg = in[1]->data_as<int64_t>();
+  const int64_t* row_of = in.size() == 3 ? in[2]->data_as<int64_t>() : nullptr;
+  const int64_t value_rows = in[0]->shape()[0];
   int64_t* arg = out[1]->data_as<int64_t>();
-  std::fill(arg, arg + segments * dim, int64_t(-1));
-  for (int64_t r = 0; r < rows; ++r)
+  for (int64_t r = 0; r < rows; ++r) {
     if (seg[r] < 0 || seg[r] >= segments || (r > 0 && seg[r] < seg[r - 1]))
       throw_error<RuntimeError>("embedding_bag", "segment id ", seg[r], " of row ", r,
                                 " is out of order or outside [0, ", segments, ")");
+    if (row_of && (row_of[r] < 0 || row_of[r] >= value_rows))
+      throw_error<IndexError>("embedding_bag", "row ", row_of[r], " outside [0, ", value_rows, ")");
+  }
   visit_float(in[0]->dtype(), [&]<typename T>() {
     const T* v = in[0]->data_as<T>();
     T* y = out[0]->data_as<T>();
-    std::fill(y, y + segments * dim, T(0));
-    // rows arrive grouped by segment: each row updates its segment's running maxima (the first
-    // of equal maxima stays, as PyTorch's strict comparison keeps it)
-    for (int64_t r = 0; r < rows; ++r) {
-      T* ys = y + seg[r] * dim;
-      int64_t* as = arg + seg[r] * dim;
-      const T* vr = v + r * dim;
-      for (int64_t d = 0; d < dim; ++d)
-        if (as[d] < 0 || vr[d] > ys[d]) {
-          ys[d] = vr[d];
-          as[d] = r;
+    // Segments are runs of rows: each segment's maxima start at its first row and are updated
+    // by the rest (the first of equal maxima stays, as PyTorch's strict comparison keeps it);
+    // an empty segment is zeros with argmax -1. Segments split over the threads.
+    std::vector<int64_t> first(segments + 1, rows);
+    for (int64_t r = rows - 1; r >= 0; --r) first[seg[r]] = r;
+    for (int64_t s = segments - 1; s >= 0; --s) first[s] = std::min(first[s], first[s + 1]);
+    auto segment = [&](int64_t s) {
+      T* ys = y + s * dim;
+      int64_t* as = arg + s * dim;
+      const int64_t begin = first[s], end = first[s + 1];
+      if (begin == end) {
+        std::fill(ys, ys + dim, T(0));
+        std::fill(as, as + dim, int64_t(-1));
+        return;
+      }
+      const int64_t r0 = row_of ? row_of[begin] : begin;
+      std::copy(v + r0 * dim, v + (r0 + 1) * dim, ys);
+      std::fill(as, as + dim, r0);
+      for (int64_t r = begin + 1; r < end; ++r) {
+        const int64_t vr_at = row_of ? row_of[r] : r;
+        const T* vr = v + vr_at * dim;
+        for (int64_t d = 0; d < dim; ++d) {
+          const bool more = vr[d] > ys[d];
+          ys[d] = more ? vr[d] : ys[d];
+          as[d] = more ? vr_at : as[d];
         }
-    }
+      }
+    };
+    OF_OMP_FOR_IF(
+        segments > 1 && rows * dim > cpu::kParallelGrain, schedule(static),
+        for (int64_t s = 0; s < segments; ++s) { segment(s); });
   });
 }
 
@@ -746,7 +768,7 @@ void SegmentMaxGrad::compute_cpu(const TensorList& in, const TensorList& out, co
   visit_float(in[0]->dtype(), [&]<typename T>() {
     const T* dy = in[0]->data_as<T>();
     T* dx = out[0]->data_as<T>();
-    std::fill(dx, dx + out[0]->numel(), T(0));
+    std::memset(dx, 0, sizeof(T) * out[0]->numel());
     for (int64_t s = 0; s < segments; ++s)
       for (int64_t d = 0; d < dim; ++d) {
         const int64_t r = arg[s * dim + d];
