@@ -315,6 +315,135 @@ struct TapTable {
   int taps = 0;
   std::vector<int64_t> off;
   std::vector<T> w, dw[3], g[3];
+  // For the forward pass of a plane below 2^31 elements: the offsets with every outside tap at
+  // 0 (weight 0, or a nearest tap's 1), read without a branch by every point, and the points
+  // with a tap outside or a NaN position, whose values are then computed again from off and w.
+  std::vector<int32_t> safe;
+  std::vector<int64_t> edge;
+
+  void build_safe(const GridArgs& a) {
+    const int64_t points = a.points;
+    safe.resize(off.size());
+    edge.clear();
+    for (int64_t p = 0; p < points; ++p) {
+      bool outside = false;
+      for (int k = 0; k < taps; ++k) {
+        const int64_t o = off[k * points + p];
+        outside = outside || o < 0;
+        safe[k * points + p] = static_cast<int32_t>(o < 0 ? 0 : o);
+      }
+      if (outside) edge.push_back(p);
+    }
+  }
+
+  // Bilinear 2-D sampling with zeros padding (the default): the same values as the general
+  // path in the same order, in one branch-free pass over the points that vectorises (run under
+  // cpu::run_loop), offsets in int32 (the caller checks that the plane fits), then the points
+  // whose position is not finite (NaN, as the general path) set one by one.
+  template <bool kGrad, bool kAlign>
+  __attribute__((always_inline)) inline void build_bilinear_2d_zeros(const T* grid,
+                                                                     const GridArgs& a) {
+    const int64_t points = a.points;
+    const int32_t width = static_cast<int32_t>(a.size[0]), height = static_cast<int32_t>(a.size[1]);
+    taps = 4;
+    off.resize(4 * points);
+    w.resize(4 * points);
+    safe.resize(4 * points);
+    if (kGrad)
+      for (int k = 0; k < 2; ++k) {
+        dw[k].resize(4 * points);
+        g[k].assign(points, a.align_corners ? static_cast<T>(a.size[k] - 1) / 2
+                                            : static_cast<T>(a.size[k]) / 2);
+      }
+    const T fw = static_cast<T>(width), fh = static_cast<T>(height);
+    const T top = std::numeric_limits<T>::max();
+    const T* g_ = grid;
+    int64_t* o_ = off.data();
+    int32_t* s_ = safe.data();
+    T* w_ = w.data();
+    T* dx_ = kGrad ? dw[0].data() : nullptr;
+    T* dy_ = kGrad ? dw[1].data() : nullptr;
+    const int64_t m = points;
+#pragma omp simd
+    for (int64_t p = 0; p < m; ++p) {
+      const T gx = g_[2 * p], gy = g_[2 * p + 1];
+      T px = kAlign ? (gx + 1) / 2 * (fw - 1) : ((gx + 1) * fw - 1) / 2;
+      T py = kAlign ? (gy + 1) / 2 * (fh - 1) : ((gy + 1) * fh - 1) / 2;
+      const bool finite = (std::abs(px) <= top) & (std::abs(py) <= top);
+      px = std::min(std::max(finite ? px : T(0), T(-2)), fw + 1);
+      py = std::min(std::max(finite ? py : T(0), T(-2)), fh + 1);
+      const T fx = std::floor(px), fy = std::floor(py);
+      const int32_t x0 = static_cast<int32_t>(fx), y0 = static_cast<int32_t>(fy);
+      const T lx = fx + 1 - px, ux = px - fx, ly = fy + 1 - py, uy = py - fy;
+      const bool in_x0 = (x0 >= 0) & (x0 < width), in_x1 = (x0 >= -1) & (x0 + 1 < width);
+      const bool in_y0 = (y0 >= 0) & (y0 < height), in_y1 = (y0 >= -1) & (y0 + 1 < height);
+      const int32_t o = x0 + y0 * width;
+      const bool in0 = in_x0 & in_y0, in1 = in_x1 & in_y0, in2 = in_x0 & in_y1, in3 = in_x1 & in_y1;
+      o_[p] = in0 ? o : -1;
+      o_[m + p] = in1 ? o + 1 : -1;
+      o_[2 * m + p] = in2 ? o + width : -1;
+      o_[3 * m + p] = in3 ? o + width + 1 : -1;
+      s_[p] = in0 ? o : 0;
+      s_[m + p] = in1 ? o + 1 : 0;
+      s_[2 * m + p] = in2 ? o + width : 0;
+      s_[3 * m + p] = in3 ? o + width + 1 : 0;
+      w_[p] = in0 ? lx * ly : T(0);
+      w_[m + p] = in1 ? ux * ly : T(0);
+      w_[2 * m + p] = in2 ? lx * uy : T(0);
+      w_[3 * m + p] = in3 ? ux * uy : T(0);
+      if constexpr (kGrad) {
+        dx_[p] = in0 ? -ly : T(0);
+        dx_[m + p] = in1 ? ly : T(0);
+        dx_[2 * m + p] = in2 ? -uy : T(0);
+        dx_[3 * m + p] = in3 ? uy : T(0);
+        dy_[p] = in0 ? -lx : T(0);
+        dy_[m + p] = in1 ? -ux : T(0);
+        dy_[2 * m + p] = in2 ? lx : T(0);
+        dy_[3 * m + p] = in3 ? ux : T(0);
+      }
+    }
+    edge.clear();
+    for (int64_t p = 0; p < m; ++p) {
+      const T gx = g_[2 * p], gy = g_[2 * p + 1];
+      const T px = kAlign ? (gx + 1) / 2 * (fw - 1) : ((gx + 1) * fw - 1) / 2;
+      const T py = kAlign ? (gy + 1) / 2 * (fh - 1) : ((gy + 1) * fh - 1) / 2;
+      if (!std::isfinite(px) || !std::isfinite(py)) {
+        for (int k = 0; k < 4; ++k) {
+          off[k * m + p] = -1;
+          w[k * m + p] = 0;
+          if (kGrad) dw[0][k * m + p] = dw[1][k * m + p] = 0;
+        }
+        off[p] = 0;
+        w[p] = std::numeric_limits<T>::quiet_NaN();
+        edge.push_back(p);
+      } else if (off[p] < 0 || off[m + p] < 0 || off[2 * m + p] < 0 || off[3 * m + p] < 0) {
+        edge.push_back(p);
+      }
+    }
+  }
+
+  // Whether build() takes the one-pass bilinear 2-D path (and then fills safe and edge too).
+  static bool bilinear_2d_zeros(const GridArgs& a) {
+    return a.mode == GridMode::kBilinear && a.spatial == 2 && a.padding == GridPadding::kZeros &&
+           a.plane + 2 * a.size[0] + 2 < std::numeric_limits<int32_t>::max();
+  }
+
+  // The taps of every point (any mode, padding and rank), under run_loop's tier for the
+  // bilinear 2-D path.
+  void build_any(const T* grid, const GridArgs& a, bool with_grad, cpu::Capability tier) {
+    if (!bilinear_2d_zeros(a)) return build(grid, a, with_grad);
+    cpu::run_loop(
+        tier, [&]() __attribute__((always_inline)) {
+          if (with_grad && a.align_corners)
+            build_bilinear_2d_zeros<true, true>(grid, a);
+          else if (with_grad)
+            build_bilinear_2d_zeros<true, false>(grid, a);
+          else if (a.align_corners)
+            build_bilinear_2d_zeros<false, true>(grid, a);
+          else
+            build_bilinear_2d_zeros<false, false>(grid, a);
+        });
+  }
 
   void build(const T* grid, const GridArgs& a, bool with_grad) {
     const int64_t points = a.points;
@@ -378,9 +507,29 @@ struct TapTable {
 
 }  // namespace
 
+// Every point of one channel plane through its taps without a branch (the edge points' values
+// are garbage here and are written again by the caller), in the taps' order of summation.
+template <int kTaps, typename T>
+__attribute__((always_inline)) inline void sample_plane(const T* xc, T* yc, const int32_t* so,
+                                                        const T* w, int64_t points) {
+  const T* x_ = xc;
+  T* y_ = yc;
+  const int32_t* o_ = so;
+  const T* w_ = w;
+  const int64_t m = points;
+#pragma omp simd
+  for (int64_t p = 0; p < m; ++p) {
+    T v = x_[o_[p]] * w_[p];
+    for (int k = 1; k < kTaps; ++k) v += x_[o_[k * m + p]] * w_[k * m + p];
+    y_[p] = v;
+  }
+}
+
 void GridSample::compute_cpu(const TensorList& in, const TensorList& out,
                              const Attrs& attrs) const {
   const GridArgs a = grid_args(in[0], in[1], attrs);
+  const bool branch_free = a.plane <= std::numeric_limits<int32_t>::max();
+  const auto tier = cpu::loop_tier();
   visit_float(in[0]->dtype(), [&]<typename T>() {
     const T* x = in[0]->data_as<T>();
     const T* grid = in[1]->data_as<T>();
@@ -392,25 +541,34 @@ void GridSample::compute_cpu(const TensorList& in, const TensorList& out,
         a.n > 1 && a.n * points * a.c > cpu::kParallelGrain / 4, schedule(static),
         for (int64_t b = 0; b < a.n; ++b) {
           TapTable<T> tt;
-          tt.build(grid + b * points * a.spatial, a, false);
+          tt.build_any(grid + b * points * a.spatial, a, false, tier);
+          if (branch_free && !TapTable<T>::bilinear_2d_zeros(a)) tt.build_safe(a);
           const int64_t* o = tt.off.data();
           const T* w = tt.w.data();
           for (int64_t ch = 0; ch < a.c; ++ch) {
             const T* xc = x + (b * a.c + ch) * plane;
             T* yc = y + (b * a.c + ch) * points;
             auto tap = [&](int64_t i) { return o[i] < 0 ? T(0) : xc[o[i]] * w[i]; };
-            if (tt.taps == 1) {
-              for (int64_t p = 0; p < points; ++p) yc[p] = tap(p);
-            } else if (tt.taps == 4) {
-              for (int64_t p = 0; p < points; ++p)
-                yc[p] = tap(p) + tap(points + p) + tap(2 * points + p) + tap(3 * points + p);
-            } else {
-              for (int64_t p = 0; p < points; ++p) {
-                T v = 0;
-                for (int k = 0; k < tt.taps; ++k) v += tap(k * points + p);
-                yc[p] = v;
-              }
+            auto exact = [&](int64_t p) {
+              T v = tap(p);
+              for (int k = 1; k < tt.taps; ++k) v += tap(k * points + p);
+              return v;
+            };
+            if (!branch_free) {
+              for (int64_t p = 0; p < points; ++p) yc[p] = exact(p);
+              continue;
             }
+            const int32_t* so = tt.safe.data();
+            cpu::run_loop(
+                tier, [&]() __attribute__((always_inline)) {
+                  if (tt.taps == 1)
+                    sample_plane<1>(xc, yc, so, w, points);
+                  else if (tt.taps == 4)
+                    sample_plane<4>(xc, yc, so, w, points);
+                  else
+                    sample_plane<8>(xc, yc, so, w, points);
+                });
+            for (const int64_t p : tt.edge) yc[p] = exact(p);
           }
         });
   });
@@ -454,6 +612,7 @@ void GridSampleGrad::compute_cpu(const TensorList& in, const TensorList& out,
   const GridArgs a = grid_args(in[1], in[2], attrs);
   const bool need_input = attrs.get<bool>("need_input");
   const bool need_grid = attrs.get<bool>("need_grid") && a.mode != GridMode::kNearest;
+  const auto tier = cpu::loop_tier();
   visit_float(in[1]->dtype(), [&]<typename T>() {
     const T* dy = in[0]->data_as<T>();
     const T* x = in[1]->data_as<T>();
@@ -470,7 +629,7 @@ void GridSampleGrad::compute_cpu(const TensorList& in, const TensorList& out,
           std::memset(dx + b * a.c * plane, 0, sizeof(T) * a.c * plane);
           std::memset(dgrid + b * points * sp, 0, sizeof(T) * points * sp);
           TapTable<T> tt;
-          tt.build(grid + b * points * sp, a, need_grid);
+          tt.build_any(grid + b * points * sp, a, need_grid, tier);
           std::vector<T> acc(need_grid ? sp * points : 0);  // d loss / d position
           const int64_t* o = tt.off.data();
           for (int64_t ch = 0; ch < a.c; ++ch) {
