@@ -115,6 +115,24 @@ def test_pdist_kernel_like_torch(p, dtype, tol):
     assert np.isfinite(fx.grad.numpy()).all()
 
 
+@pytest.mark.parametrize("p", [0, 1, 2, float("inf")])
+@pytest.mark.parametrize("dtype,tol", [("float64", 1e-10), ("float32", 1e-4)])
+def test_pdist_kernel_long_rows_like_torch(p, dtype, tol):
+    """Rows with more than 64 later rows take the blocks of vector sums (and the rest the
+    per-pair loop): values and gradients against PyTorch, equal rows and components too."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((203, 37)).astype(dtype)
+    x[150] = x[3]
+    x[100:180, 5] = x[0, 5]
+    fx, tx = _both(x)
+    got, want = F.pdist(fx, p), TF.pdist(tx, p)
+    _close(got, want, tol)
+    w = rng.standard_normal(tuple(want.shape)).astype(dtype)
+    (got * flow.tensor(w)).sum().backward()
+    (want * torch.tensor(w)).sum().backward()
+    _close(fx.grad, tx.grad, tol * 10)
+
+
 def test_pdist_kernel_edge_shapes():
     for shape in [(0, 3), (1, 3), (2, 0), (5, 1)]:
         x = np.random.default_rng(0).standard_normal(shape)

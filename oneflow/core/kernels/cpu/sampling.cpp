@@ -184,12 +184,54 @@ __attribute__((always_inline)) inline T distance_term(T acc, T d, T pt) {
     return acc + std::pow(d, pt);
 }
 
+// 64 bytes of T as one value of GCC's vector extension (a zmm register under AVX-512).
+template <typename T>
+struct Vec64;
+template <>
+struct Vec64<float> {
+  typedef float type __attribute__((vector_size(64)));
+};
+template <>
+struct Vec64<double> {
+  typedef double type __attribute__((vector_size(64)));
+};
+
 template <PNorm kind, typename T>
 __attribute__((always_inline)) inline void row_distances(const T* xt, const T* xi, int64_t i,
                                                          int64_t n, int64_t m, T pt, T* acc) {
+  int64_t j0 = i + 1;
+  if constexpr (kind != PNorm::kLessThanTwo && kind != PNorm::kOther) {
+    // Blocks of four 64-byte vectors of pairs whose sums are held as vector values (GCC's
+    // vector extension) over all m columns: four independent chains of additions. An array of
+    // sums (the loop below) was stored and reloaded at every column, a chain of store-to-load
+    // latencies (~9 cycles a column for 32 pairs). Same terms, same order.
+    using V = typename Vec64<T>::type;
+    constexpr int64_t kLanes = 64 / sizeof(T);
+    for (; j0 + 4 * kLanes <= n; j0 += 4 * kLanes) {
+      V sum[4] = {};
+      for (int64_t k = 0; k < m; ++k) {
+        const V a = V{} + xi[k];
+        const T* col = xt + k * n + j0;
+        for (int u = 0; u < 4; ++u) {
+          V c;
+          std::memcpy(&c, col + u * kLanes, sizeof(V));
+          V d = c - a;
+          if constexpr (kind != PNorm::kTwo) d = d < 0 ? -d : d;  // (-d)^2 is d^2 exactly
+          if constexpr (kind == PNorm::kZero)
+            sum[u] += d != 0 ? V{} + 1 : V{};
+          else if constexpr (kind == PNorm::kOne)
+            sum[u] += d;
+          else if constexpr (kind == PNorm::kTwo)
+            sum[u] += d * d;
+          else
+            sum[u] = sum[u] < d ? d : sum[u];
+        }
+      }
+      std::memcpy(acc + j0, sum, sizeof(sum));
+    }
+  }
   // blocks of kBlock pairs whose sums stay in registers over all m columns, then the rest
   constexpr int64_t kBlock = 64 / sizeof(T) * 2;  // two 64-byte vectors
-  int64_t j0 = i + 1;
   for (; j0 + kBlock <= n; j0 += kBlock) {
     T block[kBlock] = {};
     for (int64_t k = 0; k < m; ++k) {
