@@ -443,12 +443,11 @@ for (x, t), want in zip(batches(), eager):
     np.testing.assert_allclose(losses.mean(), want, rtol=1e-5)
 for a, b in zip(eager_params, list(a0.parameters()) + list(a1.parameters())):
     np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-5, atol=1e-6)
-# both micro-batches' forwards run before their backwards (GPipe's order): the first stage's
-# program sends both activations before it receives a gradient, the last stage receives both
-# before it sends one
+# 1F1B: the first stage (one stage after it) runs the second micro-batch's forward before the
+# first one's backward, the last stage each backward right after its forward
 ir = list(accumulating._plans.values())[0].compiled.ir()
 messages = [w for line in ir.splitlines() for w in ("send", "recv") if w in line]
-want = {0: ["send", "send", "recv", "recv"], 1: ["recv", "recv", "send", "send"]}
+want = {0: ["send", "send", "recv", "recv"], 1: ["recv", "send", "recv", "send"]}
 if world == 2:
     assert messages == want[rank], (rank, messages)
 
@@ -537,3 +536,92 @@ print(f"rank {rank} ok")
 
 def test_pipeline_micro_batches_with_the_loss_on_the_first_stage(tmp_path):
     _run_on_ranks(tmp_path, LOSS_ON_THE_FIRST_STAGE, 2)
+
+
+# Three stages on [0] -> [1] -> [2], four micro-batches: each stage traces as many forwards
+# ahead as there are stages after it, then a backward after each forward (1F1B), and the
+# parameters end where the eager whole-batch steps put them.
+ONE_F_ONE_B = (
+    _PRELUDE
+    + """
+P = [flow.placement("cpu", ranks=[r]) for r in range(3)]
+
+
+def placed():
+    flow.manual_seed(11)
+    s = [nn.Sequential(nn.Linear(6, 8), nn.Tanh()), nn.Sequential(nn.Linear(8, 5), nn.Tanh()),
+         nn.Linear(5, 3)]
+    for m, p in zip(s, P):
+        m.to_global(placement=p, sbp=B)
+    return s
+
+
+def params(s):
+    return [p for m in s for p in m.parameters()]
+
+
+rng = np.random.default_rng(5)
+data = [rng.standard_normal((8, 6)).astype(np.float32) for _ in range(2)]
+labels = [rng.integers(0, 3, 8) for _ in range(2)]
+
+
+def batches():
+    for x, t in zip(data, labels):
+        yield flow.tensor(x).to_global(placement=P[0], sbp=B), flow.tensor(t).to_global(
+            placement=P[2], sbp=B
+        )
+
+
+def forward(s, x, t):
+    h = s[0](x).to_global(placement=P[1], sbp=B)
+    h = s[1](h).to_global(placement=P[2], sbp=B)
+    return nn.functional.cross_entropy(s[2](h), t)
+
+
+e = placed()
+eopt = flow.optim.SGD(params(e), lr=0.1, momentum=0.9)
+eager = []
+for x, t in batches():
+    loss = forward(e, x, t)
+    eopt.zero_grad()
+    loss.backward()
+    eopt.step()
+    eager.append(loss.numpy().item())
+
+
+class Pipeline(nn.Graph):
+    def __init__(self, s, opt):
+        super().__init__()
+        self.s0, self.s1, self.s2 = s
+        self.add_optimizer(opt)
+        self.config.set_gradient_accumulation_steps(4)
+
+    def build(self, x, t):
+        loss = forward([self.s0, self.s1, self.s2], x, t)
+        loss.backward()
+        return loss
+
+
+g = placed()
+graph = Pipeline(g, flow.optim.SGD(params(g), lr=0.1, momentum=0.9))
+for (x, t), want in zip(batches(), eager):
+    np.testing.assert_allclose(graph(x, t).numpy().mean(), want, rtol=1e-5)
+for a, b in zip(params(e), params(g)):
+    if rank in a.placement.ranks:
+        np.testing.assert_allclose(b.to_local().numpy(), a.to_local().numpy(), atol=1e-6)
+ir = list(graph._plans.values())[0].compiled.ir()
+messages = "".join(w[0] for line in ir.splitlines() for w in ("send", "recv") if w in line)
+want = {0: "sssrsrrr", 1: "rs" * 8, 2: "rs" * 4}
+assert messages == want[rank], (rank, messages)
+# the middle stage: what it receives, activations (8 wide) or gradients (5 wide), in order
+received = [line.split(" = ")[0].split(":")[1] for line in ir.splitlines() if "recv" in line]
+if rank == 1:
+    order = "".join("F" if "8" in meta else "B" for meta in received)
+    assert order == "FFBFBFBB", (received, order)
+print(f"rank {rank} ok")
+"""
+)
+
+
+def test_pipeline_micro_batches_run_one_forward_one_backward(tmp_path):
+    _run_on_ranks(tmp_path, ONE_F_ONE_B, 3)

@@ -153,6 +153,8 @@ class _Conversions:
                 @staticmethod
                 def forward(ctx, x, placement, sbp, grad_sbp):
                     ctx.src, ctx.placement, ctx.grad_sbp = _sbp_of(x), _placement_of(x), grad_sbp
+                    if transfer_log is not None:
+                        transfer_log.append((_flat_ranks(ctx.placement), _flat_ranks(placement)))
                     return _transfer(x, placement, sbp)
 
                 @staticmethod
@@ -207,6 +209,23 @@ def shard_to_global(local, like):
 
 def _axis(sbp):
     return sbp.axis if sbp.kind == "split" else -1
+
+
+# While a list: every move of a value between placements appends (source ranks, destination
+# ranks) to it (nn.Graph reads a pipeline's stages from them). Every process runs each move.
+transfer_log = None
+
+
+def _flat_ranks(placement):
+    """A placement's ranks as a flat tuple (N-D placements too)."""
+    out, todo = [], [placement._ranks]
+    while todo:
+        r = todo.pop()
+        if isinstance(r, list):
+            todo.extend(reversed(r))
+        else:
+            out.append(int(r))
+    return tuple(out)
 
 
 def _transfer(t, placement, sbp):

@@ -23,6 +23,7 @@ from oneflow import autograd as _autograd
 from oneflow import one_embedding
 from oneflow._oneflow_internal import Tensor
 from oneflow.amp import GradScaler, StaticGradScaler
+from oneflow.framework import global_tensor as _global_tensor
 from oneflow.nn.graph.graph_block import GraphModule
 from oneflow.nn.graph.graph_config import GraphConfig
 from oneflow.nn.graph.optimizer_update import make_updater
@@ -242,6 +243,75 @@ class _Plan:
         # per output, the global layout and shape its shard is wrapped in (None: local)
         self.global_outputs = []
         self.global_inputs = False
+
+
+def _run_backwards(calls, outer):
+    """Runs held-back backward() calls now (with the caller's deferral state around them)."""
+    inner, _autograd._deferred_backwards = _autograd._deferred_backwards, outer
+    try:
+        for call in calls:
+            _autograd.backward(*call)
+    finally:
+        _autograd._deferred_backwards = inner
+
+
+def _stages_after_mine(transfers, parameters):
+    """How many stages come after this process's in a pipeline, or None for GPipe's order.
+
+    Stages are the sets of processes joined by a placement (a parameter's, or either end of a
+    move between placements); a move from one stage to another is an edge. Each process traces
+    w micro-batches' forwards ahead, w the longest path of edges from its stage: the stages it
+    sends to then have fewer ahead, so every backward finds its gradients coming (1F1B). Every
+    process sees the same moves and parameters, so all agree. Without moves between stages, or
+    with a cycle among them (a later stage sends back to an earlier one's processes), None."""
+    parent = {}
+
+    def find(r):
+        while parent.setdefault(r, r) != r:
+            parent[r] = parent[parent[r]]
+            r = parent[r]
+        return r
+
+    def join(ranks):
+        for r in ranks[1:]:
+            parent[find(r)] = find(ranks[0])
+
+    for p in parameters:
+        if p.is_global:
+            join(list(_global_tensor._flat_ranks(p.placement)))
+    for src, dst in transfers:
+        join(list(src))
+        join(list(dst))
+    edges = {}
+    for src, dst in transfers:
+        a, b = find(src[0]), find(dst[0])
+        if a != b:
+            edges.setdefault(a, set()).add(b)
+    if not edges:
+        return None
+    depth, visiting = {}, set()
+
+    def longest(c):  # longest path of edges from stage c; None on a cycle
+        if c in depth:
+            return depth[c]
+        if c in visiting:
+            return None
+        visiting.add(c)
+        best = 0
+        for nxt in edges.get(c, ()):
+            d = longest(nxt)
+            if d is None:
+                return None
+            best = max(best, d + 1)
+        visiting.discard(c)
+        depth[c] = best
+        return best
+
+    for c in list(edges):
+        if longest(c) is None:
+            return None
+    me = oneflow.env.get_rank()
+    return depth.get(find(me), 0) if me in parent else 0
 
 
 class Graph:
@@ -667,10 +737,13 @@ class Graph:
         update; outputs are joined along dim 0 (0-d ones stacked).
 
         In a pipeline (parameters on several placements) the backward() calls are held back
-        until every micro-batch's forward is traced, then run in micro-batch order (GPipe's
-        schedule): a stage's program runs the next micro-batches' forwards while the later
-        stages work on the first, instead of waiting for each micro-batch's gradient to come
-        back. The gradients are the same sums in the same order."""
+        and run in micro-batch order on the 1F1B schedule: a process whose stage has w stages
+        after it (read from the first micro-batch's moves between placements) traces w
+        micro-batches' forwards ahead, then one backward after each further forward. A stage
+        works on the next micro-batches while the later ones work on the first, and holds the
+        activations of at most w + 1 micro-batches. Where the stages are no chain of placements
+        (the loss back on the first stage's processes: a cycle) every forward goes before the
+        backwards (GPipe's order). The gradients are the same sums in the same order."""
         for i, t in enumerate(arg_tensors):
             if t.ndim == 0 or t.shape[0] % steps != 0:
                 raise ValueError(
@@ -680,8 +753,11 @@ class Graph:
                 )
         spec = _flatten((args, kwargs), [], keep_values=True)
         results, specs = [], []
-        deferred = [] if self.training and self._pipelined() else None
+        pipelined = self.training and self._pipelined()
+        deferred = [] if pipelined else None
+        ahead, held = None, []  # held: each micro-batch's backward() calls, not yet run
         saved, _autograd._deferred_backwards = _autograd._deferred_backwards, deferred
+        saved_log = _global_tensor.transfer_log
         try:
             for k in range(steps):
                 micro = [
@@ -689,6 +765,8 @@ class Graph:
                 ]
                 margs, mkwargs = _rebuild(spec, iter(micro))
                 tensors = []
+                if pipelined and k == 0:
+                    _global_tensor.transfer_log = []
                 specs.append(_flatten(self.build(*margs, **mkwargs), tensors, keep_values=True))
                 results.append(tensors)
                 if specs[-1] != specs[0]:
@@ -696,10 +774,21 @@ class Graph:
                         f"nn.Graph {self._name}: build() returned differently structured "
                         "outputs for two micro-batches of one call (gradient accumulation)"
                     )
+                if not pipelined:
+                    continue
+                if k == 0:
+                    ahead = _stages_after_mine(_global_tensor.transfer_log, self._parameters())
+                    _global_tensor.transfer_log = saved_log
+                held.append(list(deferred))
+                deferred.clear()
+                if ahead is not None and k >= ahead:
+                    _run_backwards(held[k - ahead], saved)
+                    held[k - ahead] = []
         finally:
             _autograd._deferred_backwards = saved
-        for call in deferred or ():
-            _autograd.backward(*call)
+            _global_tensor.transfer_log = saved_log
+        for calls in held:
+            _run_backwards(calls, saved)
         with oneflow.no_grad():
             if self.training:
                 for p in self._parameters():
