@@ -133,6 +133,29 @@ def test_pdist_kernel_long_rows_like_torch(p, dtype, tol):
     _close(fx.grad, tx.grad, tol * 10)
 
 
+@pytest.mark.parametrize("n", [10, 150])
+def test_pdist_non_finite_entries_like_torch(n):
+    """A NaN in a row makes its distances NaN for every p (p = 0 counted it as a difference and
+    p = inf's maximum dropped it), an infinity makes them infinite: the per-pair loop (10 rows)
+    and the vector blocks (150 rows)."""
+    x = np.random.default_rng(6).standard_normal((n, 5)).astype(np.float32)
+    x[1, 1] = np.nan
+    x[7, 2] = np.inf
+    for p in (0, 0.5, 1, 2, 3, float("inf")):
+        got = F.pdist(flow.tensor(x), p).numpy()
+        want = TF.pdist(torch.tensor(x), p).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-5, equal_nan=True, err_msg=str(p))
+
+
+def test_grid_sample_of_an_empty_plane_raises_like_torch():
+    for shape, grid in (((1, 1, 0, 4), (1, 2, 2, 2)), ((1, 1, 2, 0, 4), (1, 2, 2, 2, 3))):
+        for mode in ("bilinear", "nearest"):
+            with pytest.raises(RuntimeError, match="non-empty spatial dimensions"):
+                F.grid_sample(flow.zeros(*shape), flow.zeros(*grid), mode, align_corners=False)
+            with pytest.raises(RuntimeError, match="non-empty spatial dimensions"):
+                TF.grid_sample(torch.zeros(*shape), torch.zeros(*grid), mode, align_corners=False)
+
+
 def test_pdist_kernel_edge_shapes():
     for shape in [(0, 3), (1, 3), (2, 0), (5, 1)]:
         x = np.random.default_rng(0).standard_normal(shape)

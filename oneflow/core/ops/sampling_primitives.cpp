@@ -62,6 +62,10 @@ std::vector<TensorMeta> GridSample::infer(const TensorList& in, const Attrs&) co
     throw_error<RuntimeError>(name(), "expected input (N, C, [D,] H, W) and grid ",
                               "(N, [D',] H', W', 2 or 3) of one dtype, got ", shape_str(x->shape()),
                               " and ", shape_str(grid->shape()));
+  for (int64_t d = 2; d < x->ndim(); ++d)
+    if (x->shape()[d] == 0)  // no pixel for a tap to read
+      throw_error<RuntimeError>(name(), "expected input to have non-empty spatial dimensions, ",
+                                "got ", shape_str(x->shape()));
   Shape out{x->shape()[0], x->shape()[1]};
   for (int64_t k = 1; k <= spatial; ++k) out.push_back(grid->shape()[k]);
   return {contiguous_meta(out, x->dtype(), x->device())};

@@ -632,6 +632,12 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             f"grid_sample: expected grid and input to have the same dtype, got {grid.dtype} "
             f"and {input.dtype}"
         )
+    for d in range(2, input.ndim):
+        if input.shape[d] == 0:
+            raise RuntimeError(
+                "grid_sampler(): expected input to have non-empty spatial dimensions, but "
+                f"input has sizes {list(input.shape)} with dimension {d} being empty"
+            )
     if (
         mode != "bicubic"
         and input.dtype in (oneflow.float32, oneflow.float64, oneflow.float16, oneflow.bfloat16)

@@ -172,14 +172,14 @@ __attribute__((always_inline)) inline T sign_of(T d) {
 // loops (cpu::run_loop).
 template <PNorm kind, typename T>
 __attribute__((always_inline)) inline T distance_term(T acc, T d, T pt) {
-  if constexpr (kind == PNorm::kZero)
-    return acc + (d != 0 ? T(1) : T(0));
+  if constexpr (kind == PNorm::kZero)  // NaN counts NaN, as PyTorch's
+    return acc + (d > 0 ? T(1) : (d == 0 ? T(0) : d));
   else if constexpr (kind == PNorm::kOne)
     return acc + d;
   else if constexpr (kind == PNorm::kTwo)
     return acc + d * d;
-  else if constexpr (kind == PNorm::kInf)
-    return std::max(acc, d);
+  else if constexpr (kind == PNorm::kInf)  // a NaN stays, as PyTorch's
+    return acc < d || d != d ? d : acc;
   else
     return acc + std::pow(d, pt);
 }
@@ -218,13 +218,13 @@ __attribute__((always_inline)) inline void row_distances(const T* xt, const T* x
           V d = c - a;
           if constexpr (kind != PNorm::kTwo) d = d < 0 ? -d : d;  // (-d)^2 is d^2 exactly
           if constexpr (kind == PNorm::kZero)
-            sum[u] += d != 0 ? V{} + 1 : V{};
+            sum[u] += d > 0 ? V{} + 1 : (d == 0 ? V{} : d);
           else if constexpr (kind == PNorm::kOne)
             sum[u] += d;
           else if constexpr (kind == PNorm::kTwo)
             sum[u] += d * d;
           else
-            sum[u] = sum[u] < d ? d : sum[u];
+            sum[u] = (sum[u] < d) | (d != d) ? d : sum[u];
         }
       }
       std::memcpy(acc + j0, sum, sizeof(sum));
