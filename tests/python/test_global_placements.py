@@ -618,6 +618,30 @@ received = [line.split(" = ")[0].split(":")[1] for line in ir.splitlines() if "r
 if rank == 1:
     order = "".join("F" if "8" in meta else "B" for meta in received)
     assert order == "FFBFBFBB", (received, order)
+
+
+# Local inputs made global inside build(): to_global's meta check is an all_gather of every
+# process, which a later stage would reach in its next forward only after the gradient it sent
+# back was taken (under 1F1B, after the earlier stage's next forward: a deadlock). A collective
+# over several stages keeps GPipe's order.
+class LocalInputs(Pipeline):
+    def build(self, x, t):
+        x = x.to_global(placement=P[0], sbp=B)
+        t = t.to_global(placement=P[2], sbp=B)
+        return super().build(x, t)
+
+
+g = placed()
+graph = LocalInputs(g, flow.optim.SGD(params(g), lr=0.1, momentum=0.9))
+for (x, t), want in zip(zip(data, labels), eager):
+    got = graph(flow.tensor(x), flow.tensor(t)).numpy()
+    np.testing.assert_allclose(got.mean(), want, rtol=1e-5)
+for a, b in zip(params(e), params(g)):
+    if rank in a.placement.ranks:
+        np.testing.assert_allclose(b.to_local().numpy(), a.to_local().numpy(), atol=1e-6)
+ir = list(graph._plans.values())[0].compiled.ir()
+messages = "".join(w[0] for line in ir.splitlines() for w in ("send", "recv") if w in line)
+assert messages == {0: "ssssrrrr", 1: "rs" * 8, 2: "rrrrssss"}[rank], (rank, messages)
 print(f"rank {rank} ok")
 """
 )

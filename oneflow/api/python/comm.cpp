@@ -118,6 +118,8 @@ void init_global(py::module_& m) {
     ReleaseGil nogil;
     return global::box(t, nd);
   });
+  m.def("_comm_log_collectives", [](bool on) { comm::log_collectives(on); });
+  m.def("_comm_logged_collectives", [] { return comm::logged_collectives(); });
   m.def("_global_transfer", [](const Tensor& t, const std::string& type, py::handle ranks,
                                py::handle kind, int64_t axis) {
     const Placement to = placement_from_py(type, ranks);

@@ -17,6 +17,7 @@
 #include <gloo/transport/unbound_buffer.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -352,11 +353,25 @@ void run_gloo(const char* op, const Group& g, F&& f, bool flush_sends = true) {
   }
 }
 
+std::atomic<bool> g_log_collectives{false};
+std::mutex g_collective_log_mu;
+std::vector<std::vector<int64_t>> g_collective_log;  // under g_collective_log_mu
+
+void log_collective(const char* op, const Group& group) {
+  if (std::strcmp(op, "send") == 0 || std::strcmp(op, "recv") == 0) return;
+  std::vector<int64_t> ranks = group.ranks;
+  if (ranks.empty())
+    for (int r = 0; r < group.size; ++r) ranks.push_back(r);
+  std::lock_guard<std::mutex> lk(g_collective_log_mu);
+  g_collective_log.push_back(std::move(ranks));
+}
+
 // Queues `fn`, which reads the memory of `reads` and writes that of `writes`, on the group's
 // communication stream (see comm.h); runs it here in synchronous mode. Memory code outside
 // oneflow may touch (NumPy, DLPack) is done before the call returns.
 void submit(const char* op, const Group* group, const TensorList& reads, const TensorList& writes,
             std::function<void()> fn) {
+  if (g_log_collectives.load(std::memory_order_relaxed) && group) log_collective(op, *group);
   if (!eager::async_enabled()) {
     for (const Tensor& t : reads) t->storage()->read_data();  // queued writers first
     for (const Tensor& t : writes) t->storage()->data();      // queued users first
@@ -886,6 +901,17 @@ void wait_group() {
   auto fn = [g, name] { run_gloo(name, *g, [] {}); };  // after the pending sends
   if (!eager::async_enabled()) return fn();
   eager::wait_comm(eager::enqueue_comm(name, std::move(fn), {}, {}, g.get()));
+}
+
+void log_collectives(bool on) {
+  std::lock_guard<std::mutex> lk(g_collective_log_mu);
+  g_collective_log.clear();
+  g_log_collectives.store(on);
+}
+
+std::vector<std::vector<int64_t>> logged_collectives() {
+  std::lock_guard<std::mutex> lk(g_collective_log_mu);
+  return g_collective_log;
 }
 
 void send(const Tensor& tensor, int dst, int tag) {

@@ -39,6 +39,11 @@ int rank();
 int world_size();
 // Waits for the queued collectives and leaves the group (init may be called again).
 void destroy();
+// While on: the ranks of the group of every collective this process issues (point-to-point
+// sends and receives aside). nn.Graph reads them while it traces a pipeline's first
+// micro-batch: a collective over several stages' processes rules out the 1F1B schedule.
+void log_collectives(bool on);
+std::vector<std::vector<int64_t>> logged_collectives();
 
 // Collectives issued on this thread while a GroupScope lives run among `ranks` only (ranks of
 // the process group; a rank's place in the list is its rank in the subgroup, which src and dst

@@ -255,11 +255,18 @@ def _run_backwards(calls, outer):
         _autograd._deferred_backwards = inner
 
 
-def _stages_after_mine(transfers, parameters):
+def _stages_after_mine(transfers, groups, parameters):
     """How many stages come after this process's in a pipeline, or None for GPipe's order.
 
     Stages are the sets of processes joined by a placement (a parameter's, or either end of a
-    move between placements); a move from one stage to another is an edge. Each process traces
+    move between placements) or by a collective's group (`groups`: the ranks of each collective
+    this process took part in while the first micro-batch was traced); a move from one stage to
+    another is an edge. A collective over several stages' processes (a world all_gather of
+    to_global's meta check on a local tensor, a flow.comm call) joins them, so such pipelines
+    keep GPipe's order: under 1F1B a later stage would reach the collective of its next forward
+    only after the gradient it sent back had been taken, which the earlier stage does only after
+    that forward. (A collective of a subgroup is seen by its members only: one over some but not
+    all processes of two stages is not covered.) Each process traces
     w micro-batches' forwards ahead, w the longest path of edges from its stage: the stages it
     sends to then have fewer ahead, so every backward finds its gradients coming (1F1B). Every
     process sees the same moves and parameters, so all agree. Without moves between stages, or
@@ -282,6 +289,8 @@ def _stages_after_mine(transfers, parameters):
     for src, dst in transfers:
         join(list(src))
         join(list(dst))
+    for ranks in groups:
+        join(list(ranks))
     edges = {}
     for src, dst in transfers:
         a, b = find(src[0]), find(dst[0])
@@ -767,6 +776,7 @@ class Graph:
                 tensors = []
                 if pipelined and k == 0:
                     _global_tensor.transfer_log = []
+                    _internal._comm_log_collectives(True)
                 specs.append(_flatten(self.build(*margs, **mkwargs), tensors, keep_values=True))
                 results.append(tensors)
                 if specs[-1] != specs[0]:
@@ -777,7 +787,11 @@ class Graph:
                 if not pipelined:
                     continue
                 if k == 0:
-                    ahead = _stages_after_mine(_global_tensor.transfer_log, self._parameters())
+                    groups = _internal._comm_logged_collectives()
+                    _internal._comm_log_collectives(False)
+                    ahead = _stages_after_mine(
+                        _global_tensor.transfer_log, groups, self._parameters()
+                    )
                     _global_tensor.transfer_log = saved_log
                 held.append(list(deferred))
                 deferred.clear()
@@ -787,6 +801,8 @@ class Graph:
         finally:
             _autograd._deferred_backwards = saved
             _global_tensor.transfer_log = saved_log
+            if pipelined:
+                _internal._comm_log_collectives(False)
         for calls in held:
             _run_backwards(calls, saved)
         with oneflow.no_grad():
