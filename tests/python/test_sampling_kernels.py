@@ -105,14 +105,19 @@ def test_pdist_kernel_like_torch(p, dtype, tol):
     x = rng.standard_normal((9, 6)).astype(dtype)
     x[4] = x[2]  # a pair at distance 0: zero gradient, not NaN
     x[5, 1] = x[6, 1]  # one equal component
+    fx = _pdist_values_and_gradients_like_torch(x, p, tol, rng)
+    assert np.isfinite(fx.grad.numpy()).all()
+
+
+def _pdist_values_and_gradients_like_torch(x, p, tol, rng):
     fx, tx = _both(x)
     got, want = F.pdist(fx, p), TF.pdist(tx, p)
     _close(got, want, tol)
-    w = rng.standard_normal(tuple(want.shape)).astype(dtype)
+    w = rng.standard_normal(tuple(want.shape)).astype(x.dtype)
     (got * flow.tensor(w)).sum().backward()
     (want * torch.tensor(w)).sum().backward()
     _close(fx.grad, tx.grad, tol * 10)
-    assert np.isfinite(fx.grad.numpy()).all()
+    return fx
 
 
 @pytest.mark.parametrize("p", [0, 1, 2, float("inf")])
@@ -124,13 +129,7 @@ def test_pdist_kernel_long_rows_like_torch(p, dtype, tol):
     x = rng.standard_normal((203, 37)).astype(dtype)
     x[150] = x[3]
     x[100:180, 5] = x[0, 5]
-    fx, tx = _both(x)
-    got, want = F.pdist(fx, p), TF.pdist(tx, p)
-    _close(got, want, tol)
-    w = rng.standard_normal(tuple(want.shape)).astype(dtype)
-    (got * flow.tensor(w)).sum().backward()
-    (want * torch.tensor(w)).sum().backward()
-    _close(fx.grad, tx.grad, tol * 10)
+    _pdist_values_and_gradients_like_torch(x, p, tol, rng)
 
 
 @pytest.mark.parametrize("n", [10, 150])

@@ -218,14 +218,7 @@ transfer_log = None
 
 def _flat_ranks(placement):
     """A placement's ranks as a flat tuple (N-D placements too)."""
-    out, todo = [], [placement._ranks]
-    while todo:
-        r = todo.pop()
-        if isinstance(r, list):
-            todo.extend(reversed(r))
-        else:
-            out.append(int(r))
-    return tuple(out)
+    return tuple(int(r) for r in placement._flat_ranks())
 
 
 def _transfer(t, placement, sbp):
