@@ -261,16 +261,16 @@ def _stages_after_mine(transfers, groups, parameters):
     Stages are the sets of processes joined by a placement (a parameter's, or either end of a
     move between placements) or by a collective's group (`groups`: the ranks of each collective
     this process took part in while the first micro-batch was traced); a move from one stage to
-    another is an edge. A collective over several stages' processes (a world all_gather of
-    to_global's meta check on a local tensor, a flow.comm call) joins them, so such pipelines
-    keep GPipe's order: under 1F1B a later stage would reach the collective of its next forward
-    only after the gradient it sent back had been taken, which the earlier stage does only after
-    that forward. (A collective of a subgroup is seen by its members only: one over some but not
-    all processes of two stages is not covered.) Each process traces
-    w micro-batches' forwards ahead, w the longest path of edges from its stage: the stages it
-    sends to then have fewer ahead, so every backward finds its gradients coming (1F1B). Every
-    process sees the same moves and parameters, so all agree. Without moves between stages, or
-    with a cycle among them (a later stage sends back to an earlier one's processes), None."""
+    another is an edge. Each process traces w micro-batches' forwards ahead, w the longest path
+    of edges from its stage: the stages it sends to then have fewer ahead, so every backward
+    finds its gradients coming (1F1B). Every process runs every move, so all agree on the
+    stages. None (GPipe's order) without moves between stages, with a cycle among them (a later
+    stage sends back to an earlier one's processes), or when a collective spans several stages
+    (a world all_gather of to_global's meta check on a local tensor, a flow.comm call: it joins
+    them into one): under 1F1B a later stage would reach that collective in its next forward
+    only after the gradient it sent back had been received, which the earlier stage does only
+    after that forward. (A subgroup's collective is seen by its members only: one over some
+    but not all processes of two stages is not covered.)"""
     parent = {}
 
     def find(r):
@@ -751,8 +751,9 @@ class Graph:
         micro-batches' forwards ahead, then one backward after each further forward. A stage
         works on the next micro-batches while the later ones work on the first, and holds the
         activations of at most w + 1 micro-batches. Where the stages are no chain of placements
-        (the loss back on the first stage's processes: a cycle) every forward goes before the
-        backwards (GPipe's order). The gradients are the same sums in the same order."""
+        (the loss back on the first stage's processes: a cycle) or a collective spans several
+        stages (see _stages_after_mine), every forward goes before the backwards (GPipe's
+        order). The gradients are the same sums in the same order."""
         for i, t in enumerate(arg_tensors):
             if t.ndim == 0 or t.shape[0] % steps != 0:
                 raise ValueError(
