@@ -317,6 +317,56 @@ def test_grid_sample_kernel_non_finite_positions_like_torch(padding_mode, mode):
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, equal_nan=True)
 
 
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize(
+    "mode,spatial", [("bilinear", 2), ("bilinear", 3), ("nearest", 2), ("bicubic", 2)]
+)
+def test_grid_sample_gradients_at_non_finite_and_huge_positions_like_torch(
+    mode, spatial, align_corners
+):
+    """Zeros padding: a NaN or infinite position reads nothing (the input's gradient gets 0 from
+    it; bilinear 2-D and bicubic give NaN values and grid gradients as PyTorch's vectorised
+    kernels); a coordinate of 1e38 is far outside, not an overflow to NaN."""
+    inf, nan = float("inf"), float("nan")
+    rows = [[1e38, 0.2], [-1e38, 0.1], [nan, 0.5], [0.2, inf], [-inf, 0.3], [0.3, -0.4]]
+    grid = np.array([[r + [0.1] * (spatial - 2) for r in rows]], dtype=np.float32)
+    grid = grid.reshape((1,) * spatial + (len(rows), spatial))
+    x = np.random.default_rng(3).standard_normal((1, 2) + (3, 4, 5)[3 - spatial :])
+    results = []
+    for lib in (torch, flow):
+        xi = lib.tensor(x.astype(np.float32), requires_grad=True)
+        gi = lib.tensor(grid, requires_grad=True)
+        out = lib.nn.functional.grid_sample(
+            xi, gi, mode=mode, padding_mode="zeros", align_corners=align_corners
+        )
+        out.sum().backward()
+        results.append([t.detach().numpy() for t in (out, xi.grad, gi.grad)])
+    for ours, theirs in zip(results[1], results[0]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-5, equal_nan=True)
+    assert np.isfinite(results[1][1]).all()
+
+
+def test_grid_sample_bicubic_non_finite_positions_with_padding():
+    """Border and reflection padding of a NaN or infinite position: NaN values and grid
+    gradients as PyTorch (its input gradient is NaN there too; here the point adds nothing)."""
+    inf, nan = float("inf"), float("nan")
+    grid = np.array([[[[nan, 0.5], [0.2, inf], [-inf, 0.3], [0.3, -0.4], [1e38, 0.0]]]])
+    x = np.random.default_rng(4).standard_normal((1, 2, 4, 5))
+    for padding in ("border", "reflection"):
+        results = []
+        for lib in (torch, flow):
+            xi = lib.tensor(x, requires_grad=True)
+            gi = lib.tensor(
+                grid[..., :4, :] if padding == "reflection" else grid, requires_grad=True
+            )
+            out = lib.nn.functional.grid_sample(xi, gi, mode="bicubic", padding_mode=padding)
+            out.sum().backward()
+            results.append([t.detach().numpy() for t in (out, gi.grad)] + [xi.grad.numpy()])
+        for ours, theirs in zip(results[1][:2], results[0][:2]):
+            np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-9, equal_nan=True)
+        assert np.isfinite(results[1][2]).all()
+
+
 def test_embedding_bag_max_ties_go_to_the_first_row_like_torch():
     """Two different rows with equal values in one bag: the first takes the gradient (PyTorch's
     strict comparison), float32 and float64."""

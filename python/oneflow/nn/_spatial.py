@@ -551,9 +551,10 @@ class _AffineGrid(oneflow.autograd.Function):
 
 
 def _unnormalise(coord, n, align_corners):
-    if align_corners:
-        return _C.mul(_C.add(coord, 1.0), (n - 1) / 2)
-    return _C.div(_C.sub(_C.mul(_C.add(coord, 1.0), float(n)), 1.0), 2.0)
+    """coord * scale + offset, as PyTorch: a coordinate near the largest float (1e38) stays
+    finite, and so outside, where (coord + 1) * n would overflow."""
+    scale = (n - 1) / 2 if align_corners else n / 2
+    return _C.add(_C.mul(coord, scale), (n - 1) / 2)
 
 
 def _reflect(coord, low2, high2):
@@ -678,7 +679,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             n_k = sizes[spatial - 1 - k]
             ok = _C.logical_and(_C.ge(pos, 0), _C.le(pos, n_k - 1))
             inside = ok if inside is None else _C.logical_and(inside, ok)
-            part = _C.mul(_C.clamp(pos, 0, n_k - 1).long(), strides[k])
+            part = _C.mul(_C.clamp(pos, 0, n_k - 1).long(), strides[k])  # pos is finite
             flat = part if flat is None else _C.add(flat, part)
         index = _C.unsqueeze(flat, 1).expand(n, c, points)
         values = _C.gather(planes, 2, index)
@@ -686,8 +687,16 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         return _C.mul(values, _C.unsqueeze(w, 1))
 
     if mode == "bicubic":
+        # A point with a NaN or infinite position reads nothing (its taps at position 0 are
+        # weighed by 0) and comes out NaN with a NaN grid gradient, as PyTorch's output.
+        bad = None
+        for x in coords:
+            b = _C.logical_not(oneflow.isfinite(x))
+            bad = b if bad is None else _C.logical_or(bad, b)
+        coords = [oneflow.where(bad, 0.0, x) for x in coords]
         lows = [oneflow.floor(x) for x in coords]
         weights = [_cubic_weights(_C.sub(x, lo)) for x, lo in zip(coords, lows)]
+        weights = [[oneflow.where(bad, 0.0, w) for w in ws] for ws in weights]
         out = None
         for i in range(4):
             px = _padded_tap(_C.add(lows[0], float(i - 1)), sizes[1], padding_mode, align_corners)
@@ -697,6 +706,9 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
                 )
                 part = tap([px, py], _C.mul(weights[0][i], weights[1][j]))
                 out = part if out is None else _C.add(out, part)
+        # s * s - s * s is 0 (gradient 0) at finite points and NaN (gradient NaN) at the others
+        s = oneflow.where(bad, _C.add(flat_grid[..., 0], flat_grid[..., 1]), 0.0)
+        out = _C.add(out, _C.unsqueeze(_C.sub(_C.mul(s, s), _C.mul(s, s)), 1))
         return out.reshape(n, c, *out_sizes)
     if mode == "nearest":
         nearest = [oneflow.round(x) for x in coords]

@@ -73,14 +73,9 @@ T reflect(T x, int64_t twice_low, int64_t twice_high, T* g) {
 
 template <typename T>
 T source_index(T coord, int64_t size, GridPadding padding, bool align_corners, T* g) {
-  T x;
-  if (align_corners) {
-    *g = static_cast<T>(size - 1) / 2;
-    x = (coord + 1) / 2 * static_cast<T>(size - 1);
-  } else {
-    *g = static_cast<T>(size) / 2;
-    x = ((coord + 1) * static_cast<T>(size) - 1) / 2;
-  }
+  // coord * scale + offset, as PyTorch: a coordinate near the largest float (1e38) stays finite
+  *g = align_corners ? static_cast<T>(size - 1) / 2 : static_cast<T>(size) / 2;
+  T x = coord * *g + static_cast<T>(size - 1) / 2;
   T g2 = 1, g3 = 1;
   if (padding != GridPadding::kZeros && !std::isfinite(x)) {
     // as PyTorch's vectorised CPU kernel: its clamp takes NaN to the first pixel, and so does
@@ -95,7 +90,7 @@ T source_index(T coord, int64_t size, GridPadding padding, bool align_corners, T
     x = clip(x, size, &g3);
   }
   *g *= g2 * g3;
-  // zeros padding: an infinite or NaN position gives NaN (TapTable::build), as PyTorch's weights
+  // zeros padding: an infinite or NaN position, outside (TapTable::build)
   if (!std::isfinite(x)) return std::numeric_limits<T>::quiet_NaN();
   // Far outside: every tap misses, as for any position below -1 or past size; bounded here so
   // that the integer taps below stay defined.
@@ -352,11 +347,17 @@ namespace {
 // each axis (dw[axis]). A tap outside has offset -1 and reads nothing (an infinite value in the
 // input must not turn into 0 * inf). Nearest sampling has one tap, (bi/tri)linear 2^spatial:
 // corner bit k set takes the upper neighbour along axis k.
+// A NaN or infinite position is outside (zeros padding). As PyTorch, bilinear 2-D sampling then
+// gives NaN, and a NaN gradient along the axis whose weights multiply the non-finite one's (its
+// vectorised kernel): such points are listed in nan_points, with a bit per non-finite axis in
+// nan_axes. Nearest and trilinear give 0 (and gradients 0). The input's gradient gets nothing.
 template <typename T>
 struct TapTable {
   int taps = 0;
   std::vector<int64_t> off;
   std::vector<T> w, dw[3], g[3];
+  std::vector<int64_t> nan_points;
+  std::vector<uint8_t> nan_axes;
   // For the forward pass of a plane below 2^31 elements: the offsets with every outside tap at
   // 0 (weight 0, or a nearest tap's 1), read without a branch by every point, and the points
   // with a tap outside or a NaN position, whose values are then computed again from off and w.
@@ -398,6 +399,8 @@ struct TapTable {
                                             : static_cast<T>(a.size[k]) / 2);
       }
     const T fw = static_cast<T>(width), fh = static_cast<T>(height);
+    const T sx = kAlign ? (fw - 1) / 2 : fw / 2, sy = kAlign ? (fh - 1) / 2 : fh / 2;
+    const T ox = (fw - 1) / 2, oy = (fh - 1) / 2;
     const T top = std::numeric_limits<T>::max();
     const T* g_ = grid;
     int64_t* o_ = off.data();
@@ -409,8 +412,7 @@ struct TapTable {
 #pragma omp simd
     for (int64_t p = 0; p < m; ++p) {
       const T gx = g_[2 * p], gy = g_[2 * p + 1];
-      T px = kAlign ? (gx + 1) / 2 * (fw - 1) : ((gx + 1) * fw - 1) / 2;
-      T py = kAlign ? (gy + 1) / 2 * (fh - 1) : ((gy + 1) * fh - 1) / 2;
+      T px = gx * sx + ox, py = gy * sy + oy;
       const bool finite = (std::abs(px) <= top) & (std::abs(py) <= top);
       px = std::min(std::max(finite ? px : T(0), T(-2)), fw + 1);
       py = std::min(std::max(finite ? py : T(0), T(-2)), fh + 1);
@@ -445,19 +447,19 @@ struct TapTable {
       }
     }
     edge.clear();
+    nan_points.clear();
+    nan_axes.clear();
     for (int64_t p = 0; p < m; ++p) {
-      const T gx = g_[2 * p], gy = g_[2 * p + 1];
-      const T px = kAlign ? (gx + 1) / 2 * (fw - 1) : ((gx + 1) * fw - 1) / 2;
-      const T py = kAlign ? (gy + 1) / 2 * (fh - 1) : ((gy + 1) * fh - 1) / 2;
+      const T px = g_[2 * p] * sx + ox, py = g_[2 * p + 1] * sy + oy;
       if (!std::isfinite(px) || !std::isfinite(py)) {
         for (int k = 0; k < 4; ++k) {
           off[k * m + p] = -1;
           w[k * m + p] = 0;
           if (kGrad) dw[0][k * m + p] = dw[1][k * m + p] = 0;
         }
-        off[p] = 0;
-        w[p] = std::numeric_limits<T>::quiet_NaN();
-        edge.push_back(p);
+        nan_points.push_back(p);
+        nan_axes.push_back(
+            static_cast<uint8_t>((std::isfinite(px) ? 0 : 1) | (std::isfinite(py) ? 0 : 2)));
       } else if (off[p] < 0 || off[m + p] < 0 || off[2 * m + p] < 0 || off[3 * m + p] < 0) {
         edge.push_back(p);
       }
@@ -493,6 +495,8 @@ struct TapTable {
     taps = a.mode == GridMode::kNearest ? 1 : 1 << sp;
     off.assign(taps * points, -1);
     w.assign(taps * points, T(0));
+    nan_points.clear();
+    nan_axes.clear();
     for (int k = 0; k < sp && with_grad; ++k) {
       dw[k].assign(taps * points, T(0));
       g[k].resize(points);
@@ -500,9 +504,11 @@ struct TapTable {
     for (int64_t p = 0; p < points; ++p) {
       T pos[3], mult[3];
       bool nan = false;
+      uint8_t axes = 0;
       for (int k = 0; k < sp; ++k) {
         pos[k] = source_index(grid[sp * p + k], a.size[k], a.padding, a.align_corners, &mult[k]);
         nan = nan || std::isnan(pos[k]);  // a non-finite zeros-padded position
+        axes |= static_cast<uint8_t>(std::isnan(pos[k]) << k);
         if (with_grad) g[k][p] = mult[k];
       }
       if (taps == 1) {
@@ -512,9 +518,11 @@ struct TapTable {
         w[p] = 1;
         continue;
       }
-      if (nan) {  // NaN, as PyTorch's weights of an infinite or NaN position make it
-        off[p] = 0;
-        w[p] = std::numeric_limits<T>::quiet_NaN();
+      if (nan) {  // every tap outside
+        if (sp == 2) {
+          nan_points.push_back(p);
+          nan_axes.push_back(axes);
+        }
         continue;
       }
       int64_t lo[3];
@@ -598,6 +606,7 @@ void GridSample::compute_cpu(const TensorList& in, const TensorList& out,
             };
             if (!branch_free) {
               for (int64_t p = 0; p < points; ++p) yc[p] = exact(p);
+              for (const int64_t p : tt.nan_points) yc[p] = std::numeric_limits<T>::quiet_NaN();
               continue;
             }
             const int32_t* so = tt.safe.data();
@@ -611,6 +620,7 @@ void GridSample::compute_cpu(const TensorList& in, const TensorList& out,
                     sample_plane<8>(xc, yc, so, w, points);
                 });
             for (const int64_t p : tt.edge) yc[p] = exact(p);
+            for (const int64_t p : tt.nan_points) yc[p] = std::numeric_limits<T>::quiet_NaN();
           }
         });
   });
@@ -693,6 +703,11 @@ void GridSampleGrad::compute_cpu(const TensorList& in, const TensorList& out,
             for (int64_t p = 0; p < points; ++p)
               for (int axis = 0; axis < sp; ++axis)
                 dg[sp * p + axis] = acc[axis * points + p] * tt.g[axis][p];
+            const T nan = std::numeric_limits<T>::quiet_NaN();
+            for (size_t i = 0; i < tt.nan_points.size(); ++i) {  // 2-D: x by y's weights
+              dg[2 * tt.nan_points[i]] = tt.nan_axes[i] & 2 ? nan : T(0);
+              dg[2 * tt.nan_points[i] + 1] = tt.nan_axes[i] & 1 ? nan : T(0);
+            }
           }
         });
   });
