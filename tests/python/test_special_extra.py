@@ -375,6 +375,48 @@ def test_gammainc_float32_rounds_the_double_value():
         np.testing.assert_allclose(got, want, rtol=1.5e-7, atol=1e-37)
 
 
+def _lower_gamma_series(a, x):
+    """P(a, x) by its power series in 40-digit arithmetic."""
+    with mpmath.workdps(40):
+        a, x = mpmath.mpf(a), mpmath.mpf(x)
+        term = total = mpmath.mpf(1)
+        n = 1
+        while term > total * mpmath.mpf(10) ** -30:
+            term *= x / (a + n)
+            total += term
+            n += 1
+        return float(mpmath.exp(a * mpmath.log(x) - x - mpmath.loggamma(a + 1)) * total)
+
+
+def test_gammainc_large_a_by_the_uniform_expansion():
+    """a >= 1e7 (the series and the fraction would need ~sqrt(a) terms and lose digits in the
+    prefactor; 1e30 gave NaN): within 1e-13 of 40-digit values near the mean, and of the normal
+    limit Phi((x - a) / sqrt(a)) at a = 1e20 and 1e30 (PyTorch's own values drift there: 0.187 for
+    0.162 at a = 1e30); P + Q = 1; float32 within an ulp of float64."""
+    cases = [(1e7, 1e7), (1e7, 1e7 - 3 * math.sqrt(1e7)), (3e7, 3e7 + 1e4), (2e7, 1.99e7)]
+    a = np.array([c[0] for c in cases])
+    x = np.array([c[1] for c in cases])
+    want = np.array([_lower_gamma_series(*c) for c in cases])
+    got = flow.special.gammainc(flow.tensor(a), flow.tensor(x)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-13)
+    d = np.array([-10.0, -3.0, -1.0, -0.01, 0.0, 0.3, 1.0, 3.0])
+    for big, rtol in ((1e20, 1e-7), (1e30, 1e-12)):  # the 1/sqrt(a) term: 3e-8 at 1e20, d=-10
+        x = big + d * math.sqrt(big)
+        d_exact = (x - big) / math.sqrt(big)  # x as rounded
+        normal = np.array([0.5 * math.erfc(-v / math.sqrt(2)) for v in d_exact])
+        a = np.full_like(x, big)
+        p = flow.special.gammainc(flow.tensor(a), flow.tensor(x)).numpy()
+        q = flow.special.gammaincc(flow.tensor(a), flow.tensor(x)).numpy()
+        np.testing.assert_allclose(p, normal, rtol=rtol)
+        np.testing.assert_allclose(p + q, 1.0, rtol=1e-15)
+        p32 = flow.special.gammainc(
+            flow.tensor(a, dtype=flow.float32), flow.tensor(x, dtype=flow.float32)
+        )
+        a32, x32 = a.astype(np.float32).astype(np.float64), x.astype(np.float32).astype(np.float64)
+        want32 = flow.special.gammainc(flow.tensor(a32), flow.tensor(x32)).numpy()
+        np.testing.assert_allclose(p32.numpy(), want32, rtol=1.5e-7, atol=1e-37)
+
+
 def test_gammainc_gradients_broadcasting_and_errors_like_torch():
     a = np.array([[0.5], [2.0], [7.5]])
     x = np.array([0.3, 1.0, 4.0, 12.0])

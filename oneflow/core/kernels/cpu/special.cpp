@@ -4,6 +4,8 @@
 // where it converges quickly (x < a + 1), and Q(a, x) by Legendre's continued fraction
 //   Q = x^a e^-x / Gamma(a) * 1 / (x + 1 - a - 1 (1 - a) / (x + 3 - a - 2 (2 - a) / (x + 5 - a ...
 // evaluated by the modified Lentz method elsewhere; the other function is 1 minus the one found.
+// For a >= 1e7 both would need ~sqrt(a) terms and lose digits to the prefactor's cancellation
+// (a log x - x - log Gamma(a)): Temme's uniform asymptotic expansion (DLMF 8.12) instead.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -59,6 +61,44 @@ double upper_fraction(double a, double x, double eps) {
   return std::exp(log_prefactor(a, x, 0)) * h;
 }
 
+// Temme's expansion (DLMF 8.12.3-8.12.10) to the 1/a term, for a >= kTemmeFrom: with
+// lambda = x / a and eta^2 / 2 = lambda - 1 - log(lambda) (eta of lambda - 1's sign),
+//   Q = erfc(eta sqrt(a / 2)) / 2 + R,  P = erfc(-eta sqrt(a / 2)) / 2 - R,
+//   R = e^(-a eta^2 / 2) / sqrt(2 pi a) (c0(eta) + c1(eta) / a).
+// The next term, c2 / a^2 (c2(0) = 25/6048), is below 1e-20 there. Near eta = 0, where the
+// closed forms of c0 and c1 cancel, their Taylor series (DLMF 8.12.11).
+constexpr double kTemmeFrom = 1e7;
+double temme(double a, double x, bool upper) {
+  const double mu = (x - a) / a;  // lambda - 1
+  double half_eta2 = 0;           // mu - log(1 + mu), by its series for small mu
+  if (std::abs(mu) < 0.1) {
+    double power = mu * mu;
+    for (int k = 2; k < 40; ++k, power *= -mu) {
+      half_eta2 += power / k;
+      if (std::abs(power) < 1e-18 * half_eta2) break;
+    }
+  } else {
+    half_eta2 = mu - std::log1p(mu);
+  }
+  const double eta = std::copysign(std::sqrt(2 * half_eta2), mu);
+  double c0, c1;
+  if (std::abs(eta) < 0.05) {
+    c0 = -1.0 / 3 +
+         eta * (1.0 / 12 +
+                eta * (-2.0 / 135 + eta * (1.0 / 864 + eta * (1.0 / 2835 - eta * 139.0 / 777600))));
+  } else {
+    c0 = 1 / mu - 1 / eta;
+  }
+  if (std::abs(eta) < 0.01) {
+    c1 = -1.0 / 540 - eta / 288;
+  } else {
+    c1 = 1 / (eta * eta * eta) - 1 / (mu * mu * mu) - 1 / (mu * mu) - 1 / (12 * mu);
+  }
+  const double r = std::exp(-a * half_eta2) / std::sqrt(2 * M_PI * a) * (c0 + c1 / a);
+  const double s = eta * std::sqrt(a / 2);
+  return upper ? 0.5 * std::erfc(s) + r : 0.5 * std::erfc(-s) - r;
+}
+
 // P(a, x), or Q(a, x) when upper; PyTorch's values at the edges of the domain. The sums stop
 // when a term changes them by less than eps relative.
 double incomplete_gamma(double a, double x, bool upper, double eps) {
@@ -68,6 +108,7 @@ double incomplete_gamma(double a, double x, bool upper, double eps) {
   if (x == 0) return upper ? 1.0 : 0.0;
   if (std::isinf(a)) return std::isinf(x) ? kNaN : (upper ? 1.0 : 0.0);
   if (std::isinf(x)) return upper ? 0.0 : 1.0;
+  if (a >= kTemmeFrom) return temme(a, x, upper);
   if (x < a + 1) {
     const double p = lower_series(a, x, eps, upper);
     return upper ? 1 - p : p;
