@@ -199,6 +199,18 @@ def test_solve_triangular(upper, left, unitriangular, dtype):
     )
 
 
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("left", [True, False])
+def test_solve_triangular_of_one_matrix_and_many_columns(upper, left):
+    # a batch smaller than the thread team: the columns (rows from the right) in blocks
+    b = (6, 70) if left else (70, 6)
+    compare(
+        lambda lib, x, y: lib.linalg.solve_triangular(_well(lib, x), y, upper=upper, left=left),
+        [_rand(6, 6), _rand(*b, seed=1)],
+        "float64",
+    )
+
+
 # ---- LU ---------------------------------------------------------------------------------------
 
 
@@ -229,6 +241,8 @@ LU_SOLVE_CASES = [
     ((3, 3), (3, 2)),
     ((2, 3, 3), (4, 1, 3, 2)),
     ((2, 4, 4), (2, 4, 1)),
+    ((6, 6), (6, 70)),  # one matrix, many columns: blocks of columns on the threads
+    ((2, 5, 5), (5, 40)),
 ]
 
 

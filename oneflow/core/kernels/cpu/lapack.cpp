@@ -20,10 +20,6 @@ void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info
 void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
 void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
 void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
-void sgetrs_(const char* trans, const int* n, const int* nrhs, const float* a, const int* lda,
-             const int* ipiv, float* b, const int* ldb, int* info);
-void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda,
-             const int* ipiv, double* b, const int* ldb, int* info);
 void sgeqrf_(const int* m, const int* n, float* a, const int* lda, float* tau, float* work,
              const int* lwork, int* info);
 void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work,
@@ -55,10 +51,6 @@ void cungqr_(const int* m, const int* n, const int* k, std::complex<float>* a, c
 void zungqr_(const int* m, const int* n, const int* k, std::complex<double>* a, const int* lda,
              const std::complex<double>* tau, std::complex<double>* work, const int* lwork,
              int* info);
-void cgetrs_(const char* trans, const int* n, const int* nrhs, const std::complex<float>* a,
-             const int* lda, const int* ipiv, std::complex<float>* b, const int* ldb, int* info);
-void zgetrs_(const char* trans, const int* n, const int* nrhs, const std::complex<double>* a,
-             const int* lda, const int* ipiv, std::complex<double>* b, const int* ldb, int* info);
 void cgetrf_(const int* m, const int* n, std::complex<float>* a, const int* lda, int* ipiv,
              int* info);
 void zgetrf_(const int* m, const int* n, std::complex<double>* a, const int* lda, int* ipiv,
@@ -199,24 +191,6 @@ void geev(char jobvr, int n, std::complex<double>* a, std::complex<double>* w,
   std::complex<double> vl = 0;
   zgeev_(&jobvl, &jobvr, &n, a, &ld, w, &vl, &one, vr, &ld, work, &lwork, rwork, info);
 }
-void getrs(char trans, int n, int k, const float* a, const int* ipiv, float* b, int* info) {
-  const int ld = std::max(1, n);
-  sgetrs_(&trans, &n, &k, a, &ld, ipiv, b, &ld, info);
-}
-void getrs(char trans, int n, int k, const double* a, const int* ipiv, double* b, int* info) {
-  const int ld = std::max(1, n);
-  dgetrs_(&trans, &n, &k, a, &ld, ipiv, b, &ld, info);
-}
-void getrs(char trans, int n, int k, const std::complex<float>* a, const int* ipiv,
-           std::complex<float>* b, int* info) {
-  const int ld = std::max(1, n);
-  cgetrs_(&trans, &n, &k, a, &ld, ipiv, b, &ld, info);
-}
-void getrs(char trans, int n, int k, const std::complex<double>* a, const int* ipiv,
-           std::complex<double>* b, int* info) {
-  const int ld = std::max(1, n);
-  zgetrs_(&trans, &n, &k, a, &ld, ipiv, b, &ld, info);
-}
 void geqrf(int m, int n, float* a, float* tau, float* work, int lwork, int* info) {
   const int lda = std::max(1, m);
   sgeqrf_(&m, &n, a, &lda, tau, work, &lwork, info);
@@ -260,6 +234,49 @@ void trsm(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_DIAG diag, int m, int n, const
 void trsm(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_DIAG diag, int m, int n, const double* a, int lda,
           double* b, int ldb) {
   cblas_dtrsm(CblasColMajor, side, uplo, CblasNoTrans, diag, m, n, 1.0, a, lda, b, ldb);
+}
+
+// op(T) X = B from the left for row-major n x n T and n x k B (ld ldb), X in place of B.
+void trsm_rows(CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, CBLAS_DIAG diag, int n, int k,
+               const float* t, float* b, int ldb) {
+  cblas_strsm(CblasRowMajor, CblasLeft, uplo, trans, diag, n, k, 1.0f, t, n, b, ldb);
+}
+void trsm_rows(CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, CBLAS_DIAG diag, int n, int k,
+               const double* t, double* b, int ldb) {
+  cblas_dtrsm(CblasRowMajor, CblasLeft, uplo, trans, diag, n, k, 1.0, t, n, b, ldb);
+}
+void trsm_rows(CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, CBLAS_DIAG diag, int n, int k,
+               const std::complex<float>* t, std::complex<float>* b, int ldb) {
+  const std::complex<float> one(1);
+  cblas_ctrsm(CblasRowMajor, CblasLeft, uplo, trans, diag, n, k, &one, t, n, b, ldb);
+}
+void trsm_rows(CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, CBLAS_DIAG diag, int n, int k,
+               const std::complex<double>* t, std::complex<double>* b, int ldb) {
+  const std::complex<double> one(1);
+  cblas_ztrsm(CblasRowMajor, CblasLeft, uplo, trans, diag, n, k, &one, t, n, b, ldb);
+}
+
+// getrs on row-major data: op(A) X = B with A = P L U given as lu() returns it (row-major LU,
+// LAPACK's 1-based interchanges), for the k columns of row-major B at b (ld ldb), in place.
+// A X = B is U X = L^-1 P^T B (the interchanges in order, then L and U); A^H X = B is
+// X = P L^-H U^-H B (U^H, L^H, then the interchanges backwards). No transposed copies of LU and
+// B as getrs needs, and the rows swap as contiguous runs.
+template <typename T>
+void lu_solve_rows(bool adjoint, int n, int k, const T* lu, const int32_t* pivots, T* b, int ldb) {
+  auto swap_rows = [&](int i) {
+    const int p = pivots[i] - 1;
+    if (p != i)
+      std::swap_ranges(b + int64_t(i) * ldb, b + int64_t(i) * ldb + k, b + int64_t(p) * ldb);
+  };
+  if (!adjoint) {
+    for (int i = 0; i < n; ++i) swap_rows(i);
+    trsm_rows(CblasLower, CblasNoTrans, CblasUnit, n, k, lu, b, ldb);
+    trsm_rows(CblasUpper, CblasNoTrans, CblasNonUnit, n, k, lu, b, ldb);
+  } else {
+    trsm_rows(CblasUpper, CblasConjTrans, CblasNonUnit, n, k, lu, b, ldb);
+    trsm_rows(CblasLower, CblasConjTrans, CblasUnit, n, k, lu, b, ldb);
+    for (int i = n - 1; i >= 0; --i) swap_rows(i);
+  }
 }
 
 // Calls fn.template operator()<T>() with the element type of a float32/float64 tensor.
@@ -370,6 +387,16 @@ void for_each_matrix(int64_t count, int64_t flops, Fn fn) {
 
 int as_int(int64_t v) { return static_cast<int>(v); }
 
+// Blocks of right-hand sides per matrix for the solves: getrs and trsm treat the columns of B
+// (the rows, for trsm from the right) independently, so a batch smaller than the OpenMP team,
+// such as one matrix and an identity (a determinant's gradient, an inverse), runs one LAPACK
+// call per block on each thread. Blocks of 16 columns at least.
+int64_t rhs_blocks(int64_t count, int64_t columns) {
+  const int64_t threads = eager::num_threads();
+  if (count >= threads || columns < 32) return 1;
+  return std::min<int64_t>((threads + count - 1) / count, columns / 16);
+}
+
 // An unblocked Cholesky factorization in place of potrf for small matrices (n <= kSmallCholesky),
 // where the LAPACK call's own cost dominates (1024 8x8 matrices: ~0.4 us each through potrf).
 // Column-major m; reads the lower (or upper) triangle of A and writes L (or U = L^T) there.
@@ -464,19 +491,20 @@ Tensor lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool ad
                               ", got ", dtype_name(pivots->dtype()), " of shape ",
                               shape_str(pivots->shape()));
   const int64_t count = numel(batch);
-  Tensor cm = col_major(lu);
+  Tensor rows = F::contiguous(lu);
   Tensor piv = F::contiguous(pivots);
-  Tensor x = col_major(b);  // (..., k, n): B column-major, solved in place
+  Tensor x = b->is_contiguous() ? F::clone(b) : F::contiguous(b);  // solved in place
   floating_or_complex(lu->dtype(), [&]<typename T>() {
     if (n == 0 || k == 0) return;
-    for_each_matrix(count, n * n * k, [&](int64_t i) {
-      int inf = 0;
-      getrs(adjoint ? 'C' : 'N', as_int(n), as_int(k), cm->data_as<T>() + i * n * n,
-            piv->data_as<int32_t>() + i * n, x->data_as<T>() + i * n * k, &inf);
-      if (inf < 0) throw_error<RuntimeError>(op, "argument ", -inf, " had an illegal value");
+    const int64_t blocks = rhs_blocks(count, k);
+    for_each_matrix(count * blocks, n * n * k / blocks, [&](int64_t j) {
+      const int64_t i = j / blocks, c0 = k * (j % blocks) / blocks,
+                    c1 = k * (j % blocks + 1) / blocks;
+      lu_solve_rows(adjoint, as_int(n), as_int(c1 - c0), rows->data_as<T>() + i * n * n,
+                    piv->data_as<int32_t>() + i * n, x->data_as<T>() + i * n * k + c0, as_int(k));
     });
   });
-  return row_major(x);
+  return x;
 }
 
 Tensor solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left,
@@ -498,11 +526,16 @@ Tensor solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left,
   Tensor x = col_major(b);  // B column-major (rows x cols, ld rows), solved in place
   floating(a->dtype(), [&]<typename T>() {
     if (rows == 0 || cols == 0) return;
-    for_each_matrix(count, n * rows * cols, [&](int64_t i) {
+    // independent columns of B from the left, rows from the right
+    const int64_t blocks = rhs_blocks(count, left ? cols : rows);
+    for_each_matrix(count * blocks, n * rows * cols / blocks, [&](int64_t j) {
+      const int64_t i = j / blocks, part = j % blocks, total = left ? cols : rows;
+      const int64_t lo = total * part / blocks, hi = total * (part + 1) / blocks;
+      T* xb = x->data_as<T>() + i * rows * cols + (left ? lo * rows : lo);
       trsm(left ? CblasLeft : CblasRight, upper ? CblasUpper : CblasLower,
-           unitriangular ? CblasUnit : CblasNonUnit, as_int(rows), as_int(cols),
-           cm->data_as<T>() + i * n * n, as_int(std::max<int64_t>(n, 1)),
-           x->data_as<T>() + i * rows * cols, as_int(std::max<int64_t>(rows, 1)));
+           unitriangular ? CblasUnit : CblasNonUnit, as_int(left ? rows : hi - lo),
+           as_int(left ? hi - lo : cols), cm->data_as<T>() + i * n * n,
+           as_int(std::max<int64_t>(n, 1)), xb, as_int(std::max<int64_t>(rows, 1)));
     });
   });
   return row_major(x);

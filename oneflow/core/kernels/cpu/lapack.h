@@ -22,8 +22,8 @@ namespace oneflow::lapack {
 std::tuple<Tensor, Tensor> cholesky(const Tensor& a, bool upper);
 // getrf of (..., m, n): LU packed as LAPACK's, pivots (int32, 1-based, (..., min(m, n))), info.
 std::tuple<Tensor, Tensor, Tensor> lu(const Tensor& a);
-// getrs: solves A X = B (A^H X = B with adjoint) from lu()'s factors; b (..., n, k) with the
-// batch shape of lu.
+// Solves A X = B (A^H X = B with adjoint) from lu()'s factors (getrs's job, as row-major
+// triangular solves); b (..., n, k) with the batch shape of lu.
 Tensor lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool adjoint);
 // trsm: A X = B (left) or X A = B, reading the named triangle of a (and a unit diagonal when
 // unitriangular); b has a's batch shape.
