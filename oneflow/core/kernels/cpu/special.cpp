@@ -43,6 +43,44 @@ double lower_series(double a, double x, double eps, bool upper) {
   return scale * sum;
 }
 
+// log Gamma(1 + a) for |a| < 0.2 to a's own precision (std::lgamma(1 + a) loses a below
+// 1e-16): -gamma a + sum_{k >= 2} (-1)^k zeta(k) a^k / k, with the 1 of each zeta(k) summed in
+// closed form, a - log(1 + a).
+double lgamma1p_small(double a) {
+  constexpr double kEuler = 0.57721566490153286061;
+  constexpr double kZetaMinusOne[] = {
+      // zeta(k) - 1, k = 2 ... 20
+      0.64493406684822643647,   0.2020569031595942854,     0.082323233711138191516,
+      0.036927755143369926331,  0.017343061984449139715,   0.0083492773819228268398,
+      0.0040773561979443393787, 0.0020083928260822144179,  0.00099457512781808533715,
+      0.0004941886041194645587, 0.00024608655330804829864, 0.00012271334757848914675,
+      6.1248135058704829259e-5, 3.0588236307020493552e-5,  1.5282259408651871733e-5,
+      7.6371976378997622736e-6, 3.8172932649998398565e-6,  1.9082127165539389257e-6,
+      9.5396203387279611315e-7};
+  double sum = 0, power = -a;
+  for (int k = 2; k <= 20; ++k) {
+    power *= -a;  // (-a)^k
+    sum += kZetaMinusOne[k - 2] * power / k;
+  }
+  return -kEuler * a + sum + (a - std::log1p(a));
+}
+
+// Q(a, x) for a < 0.2 on the series' side (x < a + 1), where P is near 1 and 1 - P would keep
+// few of Q's digits (none below a ~ 1e-16): with P = x^a / Gamma(1 + a) (1 + a S),
+// S = sum_{n >= 1} (-x)^n / (n! (a + n)),
+//   Q = -expm1(a log x - log Gamma(1 + a)) - x^a / Gamma(1 + a) a S.
+double upper_small_a(double a, double x, double eps) {
+  const double l = a * std::log(x) - lgamma1p_small(a);
+  double term = 1, sum = 0;
+  for (int n = 1; n < 200; ++n) {
+    term *= -x / n;  // (-x)^n / n!
+    const double t = term / (a + n);
+    sum += t;
+    if (std::abs(t) <= std::abs(sum) * eps) break;
+  }
+  return -std::expm1(l) - std::exp(l) * a * sum;
+}
+
 double upper_fraction(double a, double x, double eps) {
   constexpr double kTiny = 1e-300;
   double b = x + 1 - a, c = 1 / kTiny, d = 1 / b, h = d;
@@ -110,6 +148,7 @@ double incomplete_gamma(double a, double x, bool upper, double eps) {
   if (std::isinf(x)) return upper ? 0.0 : 1.0;
   if (a >= kTemmeFrom) return temme(a, x, upper);
   if (x < a + 1) {
+    if (upper && a < 0.2) return upper_small_a(a, x, eps);
     const double p = lower_series(a, x, eps, upper);
     return upper ? 1 - p : p;
   }
