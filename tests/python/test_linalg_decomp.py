@@ -269,6 +269,26 @@ def test_lu_solve(case, left, adjoint, dtype):
         compare(old, [_rand(*a), _rand(*b, seed=1)], dtype)
 
 
+def test_lu_solve_refuses_pivots_outside_the_rows_like_torch():
+    # the solves swap B's rows by the pivots: out-of-range ones must raise, not write anywhere
+    LU = np.eye(4) * 2
+    B = np.ones((4, 40))
+    for pivots in ([0, 2, 3, 4], [-7, 2, 3, 4], [5, 2, 3, 4]):
+        for adjoint in (False, True):
+            same_error(
+                lambda lib, pivots=pivots, adjoint=adjoint: lib.linalg.lu_solve(
+                    lib.tensor(LU),
+                    lib.tensor(pivots, dtype=lib.int32),
+                    lib.tensor(B),
+                    adjoint=adjoint,
+                )
+            )
+    got = flow.linalg.lu_solve(
+        flow.tensor(LU), flow.tensor([1, 2, 3, 4], dtype=flow.int32), flow.tensor(B)
+    )
+    np.testing.assert_array_equal(got.numpy(), B / 2)
+
+
 def test_lu_solve_gradient_of_the_packed_factor():
     # LU itself a leaf: its strictly lower part is L's, the rest U's
     def fn(lib, lu, y):

@@ -135,6 +135,21 @@ def test_logdet_of_complex_and_real_matrices_like_torch(dtype, tol):
     _close(ours.grad, ref.grad, tol * 10)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_slogdet_and_det_gradients_of_an_infinite_upstream_gradient_like_torch(dtype):
+    """g I is built with g on the diagonal only (as eye * g, 0 * inf put NaN off it)."""
+    a = np.array([[2, 1, 0.5], [1, 3, 0.2], [0.3, 0.1, 4]]).astype(dtype)
+    grads = []
+    for lib in (torch, flow):
+        x = lib.tensor(a, requires_grad=True)
+        lib.linalg.slogdet(x)[1].backward(lib.tensor(float("inf"), dtype=lib.float64))
+        y = lib.tensor(a, requires_grad=True)
+        lib.linalg.det(y).real.backward(lib.tensor(float("inf"), dtype=lib.float64))
+        grads.append((x.grad.numpy(), y.grad.numpy()))
+    for ours, theirs in zip(grads[1], grads[0]):
+        np.testing.assert_array_equal(ours, theirs)
+
+
 def test_complex_slogdet_second_order_like_torch():
     a = _random((3, 3), "complex128", 12)
     ours, ref = _pair(a)

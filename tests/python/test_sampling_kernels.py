@@ -346,6 +346,36 @@ def test_grid_sample_gradients_at_non_finite_and_huge_positions_like_torch(
     assert np.isfinite(results[1][1]).all()
 
 
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+def test_grid_sample_3d_non_finite_positions_with_padding_like_torch(mode):
+    """Volumes: PyTorch's scalar kernel clamps NaN (and a reflected infinity) to the last index,
+    where its 2-D kernel takes the first."""
+    x = np.arange(1.0, 25.0).reshape(1, 1, 2, 3, 4)
+    rows = []
+    for v in (float("nan"), float("inf"), -float("inf")):
+        for axis in range(3):
+            row = [0.1, 0.2, -0.3]
+            row[axis] = v
+            rows.append(row)
+    grid = np.array(rows).reshape(1, 1, 1, len(rows), 3)
+    for padding in ("border", "reflection"):
+        for align in (False, True):
+            got = F.grid_sample(flow.tensor(x), flow.tensor(grid), mode, padding, align)
+            want = TF.grid_sample(torch.tensor(x), torch.tensor(grid), mode, padding, align)
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+
+
+def test_grid_sample_without_channels_has_a_zero_grid_gradient():
+    """NaN positions put NaN into the grid's gradient only through the channels' values."""
+    grads = []
+    for lib in (torch, flow):
+        x = lib.zeros(2, 0, 4, 5, requires_grad=True)
+        g = lib.full((2, 3, 3, 2), float("nan"), requires_grad=True)
+        lib.nn.functional.grid_sample(x, g, align_corners=False).sum().backward()
+        grads.append(g.grad.numpy())
+    np.testing.assert_array_equal(grads[1], grads[0])
+
+
 def test_grid_sample_bicubic_non_finite_positions_with_padding():
     """Border and reflection padding of a NaN or infinite position: NaN values and grid
     gradients as PyTorch (its input gradient is NaN there too; here the point adds nothing)."""

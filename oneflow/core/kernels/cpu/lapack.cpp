@@ -263,6 +263,16 @@ void trsm_rows(CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, CBLAS_DIAG diag, int n, i
 // B as getrs needs, and the rows swap as contiguous runs.
 template <typename T>
 void lu_solve_rows(bool adjoint, int n, int k, const T* lu, const int32_t* pivots, T* b, int ldb) {
+  for (int i = 0; i < n; ++i) {  // the swaps below index B's rows by them
+    if (pivots[i] < 1)
+      throw_error<RuntimeError>("linalg.lu_solve",
+                                "Pivots given to lu_solve must all be greater or equal to 1. Did "
+                                "you properly pass the result of lu_factor?");
+    if (pivots[i] > n)
+      throw_error<RuntimeError>("linalg.lu_solve",
+                                "Pivots given to lu_solve must all be smaller or equal to "
+                                "LU.size(-2). Did you properly pass the result of lu_factor?");
+  }
   auto swap_rows = [&](int i) {
     const int p = pivots[i] - 1;
     if (p != i)

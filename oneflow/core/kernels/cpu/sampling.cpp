@@ -72,16 +72,19 @@ T reflect(T x, int64_t twice_low, int64_t twice_high, T* g) {
 }
 
 template <typename T>
-T source_index(T coord, int64_t size, GridPadding padding, bool align_corners, T* g) {
+T source_index(T coord, int64_t size, GridPadding padding, bool align_corners, bool volume, T* g) {
   // coord * scale + offset, as PyTorch: a coordinate near the largest float (1e38) stays finite
   *g = align_corners ? static_cast<T>(size - 1) / 2 : static_cast<T>(size) / 2;
   T x = coord * *g + static_cast<T>(size - 1) / 2;
   T g2 = 1, g3 = 1;
   if (padding != GridPadding::kZeros && !std::isfinite(x)) {
-    // as PyTorch's vectorised CPU kernel: its clamp takes NaN to the first pixel, and so does
-    // its reflection of an infinity (a NaN remainder); +inf is clamped to the last at the border
+    // +-inf at the border: the last or the first pixel. NaN, and a reflected infinity (a NaN
+    // remainder): the first pixel for images, as PyTorch's vectorised 2-D kernel's clamp, the
+    // last for volumes, as its scalar 3-D kernel's std::min(size - 1, std::max(x, 0))
     *g = 0;
-    return padding == GridPadding::kBorder && x > 0 ? static_cast<T>(size - 1) : T(0);
+    const T last = static_cast<T>(size - 1);
+    if (padding == GridPadding::kBorder && !std::isnan(x)) return x > 0 ? last : T(0);
+    return volume ? last : T(0);
   }
   if (padding == GridPadding::kBorder) {
     x = clip(x, size, &g2);
@@ -506,7 +509,8 @@ struct TapTable {
       bool nan = false;
       uint8_t axes = 0;
       for (int k = 0; k < sp; ++k) {
-        pos[k] = source_index(grid[sp * p + k], a.size[k], a.padding, a.align_corners, &mult[k]);
+        pos[k] = source_index(grid[sp * p + k], a.size[k], a.padding, a.align_corners, sp == 3,
+                              &mult[k]);
         nan = nan || std::isnan(pos[k]);  // a non-finite zeros-padded position
         axes |= static_cast<uint8_t>(std::isnan(pos[k]) << k);
         if (with_grad) g[k][p] = mult[k];
@@ -698,7 +702,7 @@ void GridSampleGrad::compute_cpu(const TensorList& in, const TensorList& out,
               linear_plane_backward<3>(xc, dxc, gy, tt, points, need_input, need_grid, acc.data());
             }
           }
-          if (need_grid) {
+          if (need_grid && a.c > 0) {  // no channels: a zero gradient, NaN points too
             T* dg = dgrid + b * points * sp;
             for (int64_t p = 0; p < points; ++p)
               for (int axis = 0; axis < sp; ++axis)
