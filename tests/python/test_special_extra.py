@@ -441,6 +441,35 @@ def test_gammainc_large_a_by_the_uniform_expansion():
         np.testing.assert_allclose(p32.numpy(), want32, rtol=1.5e-7, atol=1e-37)
 
 
+def test_gammainc_x_gradient_for_large_a():
+    """dP/dx = x^(a-1) e^-x / Gamma(a) without the cancellation of its logarithm from a = 100 on
+    (80% off at a = 1e15, 1, 0 or inf at 1e20 and beyond; PyTorch's too): within 1e-13 of
+    50-digit values; Q's is its negative; second order as PyTorch's."""
+    a, x = [], []
+    for big in [0.5, 3.0, 99.0, 100.0, 1e3, 1e6, 1e9, 1e12, 1e15, 1e20, 1e30]:
+        for z in [-5, -1, 0, 0.5, 3]:
+            a.append(big)
+            x.append(big + z * math.sqrt(big) if big + z * math.sqrt(big) > 0 else big / 2)
+    with mpmath.workdps(50):
+        want = [
+            float(mpmath.exp((mpmath.mpf(u) - 1) * mpmath.log(v) - v - mpmath.loggamma(u)))
+            for u, v in zip(a, x)
+        ]
+    for fn, sign in ((flow.special.gammainc, 1), (flow.special.gammaincc, -1)):
+        xt = flow.tensor(x, dtype=flow.float64, requires_grad=True)
+        fn(flow.tensor(a, dtype=flow.float64), xt).sum().backward()
+        np.testing.assert_allclose(xt.grad.numpy(), sign * np.array(want), rtol=1e-13)
+    grads = []
+    for lib in (torch, flow):
+        xt = lib.tensor([5.0, 150.0, 0.7], dtype=lib.float64, requires_grad=True)
+        at = lib.tensor([3.0, 140.0, 0.4], dtype=lib.float64)
+        (g,) = lib.autograd.grad(lib.special.gammainc(at, xt).sum(), xt, create_graph=True)
+        (g2,) = lib.autograd.grad(g.sum(), xt)
+        grads.append((g.detach().numpy(), g2.numpy()))
+    for ours, theirs in zip(grads[1], grads[0]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
 def test_gammainc_gradients_broadcasting_and_errors_like_torch():
     a = np.array([[0.5], [2.0], [7.5]])
     x = np.array([0.3, 1.0, 4.0, 12.0])

@@ -2,6 +2,7 @@
 #include "oneflow/core/ops/special_primitives.h"
 
 #include "oneflow/core/common/op_kinds.h"
+#include "oneflow/core/dispatch/dispatch.h"
 #include "oneflow/core/functional/functional.h"
 
 namespace oneflow {
@@ -34,11 +35,16 @@ TensorList Igamma::grad(const GradContext& ctx, const TensorList& dy) const {
                                      "implemented");
   if (!ctx.needs_input_grad[1]) return dx;
   const Tensor &a = ctx.inputs[0], &x = ctx.inputs[1];
-  // d P / dx = exp((a - 1) log x - x - lgamma(a)); Q's is its negative.
-  Tensor log_density =
-      F::sub(F::sub(F::mul(F::sub(a, Scalar::from_int(1)), F::unary(UnaryFn::kLog, x)), x),
-             F::unary(UnaryFn::kLgamma, a));
-  Tensor density = F::exp(log_density);
+  if (ctx.attrs.has("density") && ctx.attrs.get<bool>("density")) {
+    // d/dx x^(a-1) e^-x / Gamma(a) = that density times (a - 1) / x - 1
+    Tensor slope = F::sub(F::div(F::sub(a, Scalar::from_int(1)), x), Scalar::from_int(1));
+    Tensor d = dispatch1(prim::igamma(), {a, x}, ctx.attrs);  // outputs are not kept
+    dx[1] = F::mul(dy[0], F::mul(d, slope));
+    return dx;
+  }
+  // d P / dx = x^(a-1) e^-x / Gamma(a) (the kernel's density mode, without the cancellation of
+  // its logarithm for large a); Q's is its negative.
+  Tensor density = dispatch1(prim::igamma(), {a, x}, Attrs{{"upper", false}, {"density", true}});
   if (ctx.attrs.get<bool>("upper")) density = F::neg(density);
   dx[1] = F::mul(dy[0], density);
   return dx;

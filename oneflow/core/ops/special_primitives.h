@@ -10,8 +10,9 @@ namespace oneflow {
 // (a, x) of one shape and one floating dtype (float32 or float64; the functional layer
 // broadcasts and promotes) -> P(a, x), or Q(a, x) with attr upper. Computed in double: a series
 // below x = a + 1, a continued fraction above. NaN outside a >= 0, x >= 0 and at a = x = 0, as
-// PyTorch. The gradient reaches x only (x^(a-1) e^-x / Gamma(a), negated for Q); asking for a's
-// raises NotImplementedError, as PyTorch.
+// PyTorch. The gradient reaches x only (x^(a-1) e^-x / Gamma(a), negated for Q: the same kernel
+// with attr density computes it, in double); asking for a's raises NotImplementedError, as
+// PyTorch.
 class Igamma final : public Primitive {
  public:
   const char* name() const override { return "igamma"; }
