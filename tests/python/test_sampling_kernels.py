@@ -365,15 +365,21 @@ def test_grid_sample_3d_non_finite_positions_with_padding_like_torch(mode):
             np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
 
 
-def test_grid_sample_without_channels_has_a_zero_grid_gradient():
-    """NaN positions put NaN into the grid's gradient only through the channels' values."""
-    grads = []
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("n,c", [(2, 0), (0, 2)])
+def test_grid_sample_without_channels_or_batch_like_torch(mode, n, c):
+    """NaN positions put NaN into the grid's gradient only through the channels' values; empty
+    batches and channels give empty outputs (bicubic raised a reshape error)."""
+    results = []
     for lib in (torch, flow):
-        x = lib.zeros(2, 0, 4, 5, requires_grad=True)
-        g = lib.full((2, 3, 3, 2), float("nan"), requires_grad=True)
-        lib.nn.functional.grid_sample(x, g, align_corners=False).sum().backward()
-        grads.append(g.grad.numpy())
-    np.testing.assert_array_equal(grads[1], grads[0])
+        x = lib.zeros(n, c, 4, 5, requires_grad=True)
+        g = lib.full((n, 3, 3, 2), float("nan"), requires_grad=True)
+        out = lib.nn.functional.grid_sample(x, g, mode=mode, align_corners=False)
+        out.sum().backward()
+        results.append((tuple(out.shape), g.grad.numpy(), x.grad.numpy()))
+    assert results[1][0] == results[0][0]
+    for ours, theirs in zip(results[1][1:], results[0][1:]):
+        np.testing.assert_array_equal(ours, theirs)
 
 
 def test_grid_sample_bicubic_non_finite_positions_with_padding():

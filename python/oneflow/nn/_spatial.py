@@ -659,7 +659,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     sizes = list(input.shape[2:])  # D, H, W
     out_sizes = list(grid.shape[1:-1])
     points = math.prod(out_sizes)
-    planes = input.reshape(n, c, -1)
+    planes = input.reshape(n, c, math.prod(sizes))  # -1 is ambiguous for n or c = 0
     flat_grid = grid.reshape(n, points, spatial)
     # Source coordinates along W, H[, D] (grid's last dim holds x, y[, z]); bicubic pads its
     # integer taps instead of the coordinate.
@@ -707,8 +707,10 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
                 part = tap([px, py], _C.mul(weights[0][i], weights[1][j]))
                 out = part if out is None else _C.add(out, part)
         # s * s - s * s is 0 (gradient 0) at finite points and NaN (gradient NaN) at the others
-        s = oneflow.where(bad, _C.add(flat_grid[..., 0], flat_grid[..., 1]), 0.0)
-        out = _C.add(out, _C.unsqueeze(_C.sub(_C.mul(s, s), _C.mul(s, s)), 1))
+        # (none without channels: there is no value for the NaN to reach)
+        if c > 0:
+            s = oneflow.where(bad, _C.add(flat_grid[..., 0], flat_grid[..., 1]), 0.0)
+            out = _C.add(out, _C.unsqueeze(_C.sub(_C.mul(s, s), _C.mul(s, s)), 1))
         return out.reshape(n, c, *out_sizes)
     if mode == "nearest":
         nearest = [oneflow.round(x) for x in coords]
