@@ -256,7 +256,7 @@ void trsm_rows(CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, CBLAS_DIAG diag, int n, i
   cblas_ztrsm(CblasRowMajor, CblasLeft, uplo, trans, diag, n, k, &one, t, n, b, ldb);
 }
 
-// getrs on row-major data: op(A) X = B with A = P L U given as lu() returns it (row-major LU,
+// getrs's job on row-major data: op(A) X = B with A = P L U given as lu() returns it (row-major LU,
 // LAPACK's 1-based interchanges), for the k columns of row-major B at b (ld ldb), in place.
 // A X = B is U X = L^-1 P^T B (the interchanges in order, then L and U); A^H X = B is
 // X = P L^-H U^-H B (U^H, L^H, then the interchanges backwards). No transposed copies of LU and
@@ -397,13 +397,13 @@ void for_each_matrix(int64_t count, int64_t flops, Fn fn) {
 
 int as_int(int64_t v) { return static_cast<int>(v); }
 
-// Blocks of right-hand sides per matrix for the solves: getrs and trsm treat the columns of B
-// (the rows, for trsm from the right) independently, so a batch smaller than the OpenMP team,
-// such as one matrix and an identity (a determinant's gradient, an inverse), runs one LAPACK
-// call per block on each thread. Blocks of 16 columns at least.
+// Blocks of right-hand sides per matrix for the solves: triangular solves treat the columns of
+// B (the rows, from the right) independently, so a batch smaller than the OpenMP team, such as
+// one matrix and an identity (a determinant's gradient, an inverse), runs one solve per block on
+// each thread. Blocks of 16 columns at least.
 int64_t rhs_blocks(int64_t count, int64_t columns) {
   const int64_t threads = eager::num_threads();
-  if (count >= threads || columns < 32) return 1;
+  if (count == 0 || count >= threads || columns < 32) return 1;
   return std::min<int64_t>((threads + count - 1) / count, columns / 16);
 }
 
