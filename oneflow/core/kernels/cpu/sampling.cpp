@@ -682,8 +682,9 @@ void GridSampleGrad::compute_cpu(const TensorList& in, const TensorList& out,
         a.n > 1 && a.n * points * a.c > cpu::kParallelGrain / 4, schedule(static),
         for (int64_t b = 0; b < a.n; ++b) {
           // each thread zeroes its own batch elements' gradients (nearest: the grid's stays 0)
-          std::memset(dx + b * a.c * plane, 0, sizeof(T) * a.c * plane);
-          std::memset(dgrid + b * points * sp, 0, sizeof(T) * points * sp);
+          // (an empty gradient may have no memory at all: memset of a null pointer is undefined)
+          if (a.c * plane > 0) std::memset(dx + b * a.c * plane, 0, sizeof(T) * a.c * plane);
+          if (points > 0) std::memset(dgrid + b * points * sp, 0, sizeof(T) * points * sp);
           TapTable<T> tt;
           tt.build_any(grid + b * points * sp, a, need_grid, tier);
           std::vector<T> acc(need_grid ? sp * points : 0);  // d loss / d position
@@ -988,7 +989,7 @@ void SegmentMaxGrad::compute_cpu(const TensorList& in, const TensorList& out, co
   visit_float(in[0]->dtype(), [&]<typename T>() {
     const T* dy = in[0]->data_as<T>();
     T* dx = out[0]->data_as<T>();
-    std::memset(dx, 0, sizeof(T) * out[0]->numel());
+    if (out[0]->numel() > 0) std::memset(dx, 0, sizeof(T) * out[0]->numel());  // dx may be null
     for (int64_t s = 0; s < segments; ++s)
       for (int64_t d = 0; d < dim; ++d) {
         const int64_t r = arg[s * dim + d];
