@@ -445,3 +445,24 @@ def test_grid_sample_16_bit_through_the_float_kernel_like_torch(dtype):
     ulp = 2**-7 if dtype == "bfloat16" else 2**-10
     for t, o, e in zip(theirs, ours, exact):
         assert np.all(np.abs(o - e) <= np.maximum(np.abs(t - e), ulp * np.abs(e)) + 1e-6)
+
+
+def test_grid_sample_composed_path_takes_non_finite_positions():
+    """The path composed of ops (global tensors, CUDA) gathered at a wild index for a NaN position
+    and raised; now such a point reads nothing (0; the CPU kernel's 2-D bilinear gives NaN) and
+    the other points equal the kernel's."""
+    placement, broadcast = flow.placement("cpu", [0]), flow.sbp.broadcast
+    x = np.arange(1.0, 31.0).reshape(1, 1, 5, 6)
+    grid = np.array([[[[float("nan"), 0.1], [0.2, 0.3], [float("inf"), -0.2]]]])
+    for mode in ("bilinear", "nearest"):
+        local = F.grid_sample(flow.tensor(x), flow.tensor(grid), mode, "zeros", False).numpy()
+        composed = F.grid_sample(
+            flow.tensor(x).to_global(placement, broadcast),
+            flow.tensor(grid).to_global(placement, broadcast),
+            mode,
+            "zeros",
+            False,
+        )
+        composed = composed.to_local().numpy()
+        np.testing.assert_allclose(composed[..., 1], local[..., 1], rtol=1e-12)
+        np.testing.assert_array_equal(composed[..., [0, 2]], 0.0)

@@ -679,7 +679,9 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             n_k = sizes[spatial - 1 - k]
             ok = _C.logical_and(_C.ge(pos, 0), _C.le(pos, n_k - 1))
             inside = ok if inside is None else _C.logical_and(inside, ok)
-            part = _C.mul(_C.clamp(pos, 0, n_k - 1).long(), strides[k])  # pos is finite
+            # a NaN position (inside is false) reads element 0 rather than a wild index
+            safe = oneflow.where(_C.isnan(pos), 0.0, _C.clamp(pos, 0, n_k - 1))
+            part = _C.mul(safe.long(), strides[k])
             flat = part if flat is None else _C.add(flat, part)
         index = _C.unsqueeze(flat, 1).expand(n, c, points)
         values = _C.gather(planes, 2, index)
